@@ -1,0 +1,34 @@
+/* Exit codes, error helpers and small macros shared by every affbench program. */
+#ifndef AB_COMMON_H
+#define AB_COMMON_H
+
+#include <stddef.h>
+
+#define AB_VERSION "0.1.0"
+
+/* DESIGN.md exit codes */
+enum {
+	AB_EXIT_OK = 0,		/* measured */
+	AB_EXIT_FAIL = 1,	/* the measurement failed */
+	AB_EXIT_USAGE = 2,	/* bad usage: one line naming the bad value */
+	AB_EXIT_SKIP = 4,	/* the machine lacks something: say what and how to get it */
+};
+
+#define AB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define AB_CACHELINE 64
+
+/* Program name used as the prefix of every message ("cputestfs: ..."). */
+extern const char *ab_prog;
+
+/* One line on stderr, prefixed with ab_prog. */
+void ab_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Print one line and exit with the given code. */
+void ab_exit(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
+#define ab_usage_error(...) ab_exit(AB_EXIT_USAGE, __VA_ARGS__)
+#define ab_skip(...) ab_exit(AB_EXIT_SKIP, __VA_ARGS__)
+#define ab_fail(...) ab_exit(AB_EXIT_FAIL, __VA_ARGS__)
+
+/* snprintf into an error buffer (err may be NULL); always returns -1. */
+int ab_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#endif

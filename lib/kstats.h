@@ -1,0 +1,55 @@
+/*
+ * Kernel statistics with BPF, no kernel patch needed: time each FUSE request
+ * spends in the kernel (fuse:fuse_request_send -> fuse:fuse_request_end, by
+ * opcode), which CPU queued it vs which ended it, and spinlock contention of
+ * the measured processes (lock:contention_begin/end, as perf lock contention -b).
+ *
+ * Degrades cleanly: built without clang/bpftool/libbpf, not root, tracepoints
+ * missing or BPF refused -> ab_kstats_open fails with the reason, and callers
+ * skip these metrics (never write zeros). AFFBENCH_KSTATS_FORCE=nobpf|
+ * notracepoint|eperm pretends one of those, so tests can take each path.
+ */
+#ifndef AB_KSTATS_H
+#define AB_KSTATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define AB_FUSE_GETATTR 3
+#define AB_FUSE_READ 15
+#define AB_FUSE_WRITE 16
+
+struct ab_kstats;
+
+struct ab_kstats_op {
+	uint64_t count;
+	uint64_t same_cpu;
+	double sum_ns;
+	double p50_ns, p99_ns;	/* from a log2 histogram: within a factor of sqrt(2) */
+};
+
+struct ab_kstats_result {
+	uint64_t requests;	/* all opcodes */
+	uint64_t same_cpu;
+	double req_ns;		/* summed lifetime of all requests */
+	struct ab_kstats_op op[64];
+	uint64_t spin_count;
+	double spin_wait_ns;
+	double spin_max_ns;
+};
+
+/* Is kstats compiled in? If not, why (for --help and skip messages). */
+const char *ab_kstats_built(void);
+/* Load and attach. 0, or -1 with "unavailable: ..." / "skipped: ..." in why. */
+int ab_kstats_open(struct ab_kstats **ks, char *why, size_t whylen);
+/* Count only requests of this FUSE connection (its number in /sys/fs/fuse/connections). */
+int ab_kstats_set_conn(struct ab_kstats *ks, int conn);
+/* Spinlock waits count for these processes (tgids) only. */
+int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid);
+/* Zero the aggregates (start of a measured interval). */
+int ab_kstats_reset(struct ab_kstats *ks);
+int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r);
+void ab_kstats_close(struct ab_kstats *ks);
+
+#endif

@@ -1,0 +1,53 @@
+/*
+ * The tidy record format of DESIGN.md: one row per metric per repetition.
+ *   CSV:  bench,config,rep,metric,value,unit   (RFC 4180 quoting)
+ *   JSON: {"bench":..,"config":{..},"rep":N,"metric":..,"value":..,"unit":..} per line
+ *   table: aligned columns for people
+ * config is key=value pairs kept sorted by key ("daemon=single;placement=same").
+ */
+#ifndef AB_RECORD_H
+#define AB_RECORD_H
+
+#include <stdio.h>
+
+enum ab_format { AB_FMT_TABLE, AB_FMT_CSV, AB_FMT_JSON };
+int ab_format_parse(const char *s, enum ab_format *f);
+
+#define AB_CONFIG_MAX 16
+struct ab_config {
+	int n;
+	struct {
+		char key[32];
+		char val[128];
+	} kv[AB_CONFIG_MAX];
+};
+void ab_config_init(struct ab_config *c);
+/* Set (or replace) key; keeps keys sorted. Returns -1 if full or too long. */
+int ab_config_set(struct ab_config *c, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *ab_config_get(const struct ab_config *c, const char *key);
+/* "k1=v1;k2=v2" */
+int ab_config_format(const struct ab_config *c, char *buf, size_t len);
+/* Parse "k1=v1;k2=v2" back (keys sorted on the way in). */
+int ab_config_parse(struct ab_config *c, const char *s);
+
+struct ab_out {
+	FILE *f;
+	enum ab_format fmt;
+	const char *bench;
+	int header_done;
+};
+void ab_out_init(struct ab_out *o, FILE *f, enum ab_format fmt, const char *bench);
+/* Write one record and flush, so a crash loses nothing already measured. */
+void ab_record(struct ab_out *o, const struct ab_config *c, int rep, const char *metric,
+	       double value, const char *unit);
+
+/* Field writers, exposed for the harness and tests. */
+void ab_csv_field(FILE *f, const char *s);	/* quotes when s has , " CR or LF */
+void ab_json_string(FILE *f, const char *s);	/* "..." with \" \\ \n \t \uXXXX escapes */
+
+/* Split one CSV line (RFC 4180, no embedded newlines) into at most max fields,
+ * unquoting in place. Returns the number of fields or -1 on a malformed line. */
+int ab_csv_split(char *line, char **fields, int max);
+
+#endif

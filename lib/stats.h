@@ -1,0 +1,76 @@
+/*
+ * Statistics that say how far to trust a number: median with a confidence
+ * interval, CV, percentiles, Welford for streams, and the CI of a ratio of
+ * two medians.
+ *
+ * Methods:
+ *  - percentile: linear interpolation between closest ranks (Hyndman & Fan
+ *    type 7, as R, numpy and gnuplot's stats use by default).
+ *  - CI of a median: distribution-free, from order statistics of the
+ *    binomial(n, 1/2) distribution: the narrowest symmetric pair of order
+ *    statistics (x(k), x(n-k+1)) whose coverage is >= the requested level.
+ *    With too few samples (n < 6 for 95%) no pair reaches it; the interval is
+ *    then [min, max] and 'level' reports the coverage actually reached.
+ *  - CI of a ratio of two medians: percentile bootstrap (resampling both
+ *    samples independently, 2000 resamples, fixed seed, so results repeat).
+ */
+#ifndef AB_STATS_H
+#define AB_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* All functions take unsorted input and leave it untouched; n == 0 gives NAN. */
+double ab_mean(const double *x, size_t n);
+double ab_stddev(const double *x, size_t n);	/* sample standard deviation (n - 1) */
+double ab_cv(const double *x, size_t n);	/* stddev / mean; NAN if mean == 0 */
+double ab_min(const double *x, size_t n);
+double ab_max(const double *x, size_t n);
+double ab_median(const double *x, size_t n);
+double ab_percentile(const double *x, size_t n, double p);	/* p in [0, 100] */
+
+struct ab_ci {
+	double lo, hi;
+	double level;		/* coverage actually reached (e.g. 0.9375 for n = 5) */
+};
+/* Distribution-free CI of the median at the wanted level (e.g. 0.95). */
+int ab_median_ci(const double *x, size_t n, double level, struct ab_ci *ci);
+/* Bootstrap CI of median(a) / median(b); -1 if a median of b is 0 or n is 0. */
+int ab_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,
+		struct ab_ci *ci);
+
+/* Summary used by tables and summary.csv. */
+struct ab_summary {
+	size_t n;
+	double median, mean, stddev, cv, min, max;
+	struct ab_ci ci;	/* 95% CI of the median */
+};
+void ab_summarize(const double *x, size_t n, struct ab_summary *s);
+
+/* Welford's streaming mean and variance. */
+struct ab_welford {
+	uint64_t n;
+	double mean, m2, min, max;
+};
+void ab_welford_init(struct ab_welford *w);
+void ab_welford_add(struct ab_welford *w, double x);
+double ab_welford_stddev(const struct ab_welford *w);	/* sample (n - 1) */
+
+/*
+ * Log2 latency histogram for hot paths: bucket i counts values in [2^i, 2^(i+1)).
+ * Percentiles come back as the geometric middle of the bucket, so they carry at
+ * most a factor-of-sqrt(2) error; exact enough for p50/p99 of ns latencies.
+ */
+#define AB_HIST_BUCKETS 64
+struct ab_hist {
+	uint64_t b[AB_HIST_BUCKETS];
+};
+static inline void ab_hist_add(struct ab_hist *h, uint64_t v)
+{
+	h->b[v ? 63 - __builtin_clzll(v) : 0]++;
+}
+void ab_hist_merge(struct ab_hist *dst, const struct ab_hist *src);
+uint64_t ab_hist_count(const struct ab_hist *h);
+double ab_hist_percentile(const struct ab_hist *h, double p);	/* NAN when empty */
+
+#endif

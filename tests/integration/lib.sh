@@ -1,0 +1,35 @@
+# Shared helpers for integration tests: TAP output, CSV lookups, leftovers.
+# Source it: . "$(dirname "$0")/lib.sh"
+set -u
+TOP=${AFFBENCH_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
+BIN=$TOP/bin
+: "${AFFBENCH_WORKDIR:=$(mktemp -d /tmp/affbench-it.XXXXXX)}"
+export AFFBENCH_WORKDIR
+T_N=0
+T_FAILED=0
+
+ok()   { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
+nok()  { T_N=$((T_N + 1)); T_FAILED=1; echo "not ok $T_N - $*"; }
+skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"; }
+# check DESC CMD...: ok when CMD succeeds
+check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+
+# expect_rc DESC RC CMD...: CMD exits with RC and prints exactly one stderr line
+expect_rc() {
+	local d=$1 want=$2; shift 2
+	local err rc
+	err=$("$@" 2>&1 >/dev/null); rc=$?
+	local lines; lines=$(printf '%s' "$err" | grep -c .)
+	if [ "$rc" = "$want" ] && [ "$lines" = 1 ]; then ok "$d (exit $rc: $err)"
+	else nok "$d: exit $rc (want $want), stderr: $err"; fi
+}
+
+# csv_value FILE CONFIG_SUBSTRING METRIC -> median of matching values' first row
+csv_value() {
+	awk -F, -v c="$2" -v m="$3" 'NR > 1 && index($0, c) && $(NF-2) == m { print $(NF-1); exit }' "$1"
+}
+
+# No FUSE mount may be left under our work directory.
+no_fuse_left() { ! grep -qF " $AFFBENCH_WORKDIR/" /proc/mounts; }
+
+t_done() { echo "1..$T_N"; exit $T_FAILED; }

@@ -1,0 +1,198 @@
+/* The option layer: good and bad command lines, exit codes and messages. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "common.h"
+#include "opts.h"
+
+struct params {
+	int mode;
+	int threads;
+	double ratio;
+	size_t bs;
+	const char *name;
+	int flag;
+	struct ab_intlist procs;
+};
+
+static const struct ab_opt opts[] = {
+	{ "mode", AB_OPT_CHOICE, offsetof(struct params, mode), NULL, "mode", 0, 0, "single|multi|clone_fd" },
+	{ "threads", AB_OPT_INT, offsetof(struct params, threads), "N", "threads", 1, 64, NULL },
+	{ "ratio", AB_OPT_DOUBLE, offsetof(struct params, ratio), "R", "ratio", 0, 10, NULL },
+	{ "bs", AB_OPT_SIZE, offsetof(struct params, bs), "SIZE", "block size", 4096, 1 << 20, NULL },
+	{ "name", AB_OPT_STR, offsetof(struct params, name), "S", "a name", 0, 0, NULL },
+	{ "flag", AB_OPT_FLAG, offsetof(struct params, flag), NULL, "a flag", 0, 0, NULL },
+	{ "procs", AB_OPT_INTLIST, offsetof(struct params, procs), "LIST", "procs", 1, 128, NULL },
+	{ 0 },
+};
+
+static const struct ab_prog_info info = { "testprog", "tests the option layer", NULL, 2.0, 3 };
+
+/* Parse in a child: exit code and first line of stderr come back. */
+static int run(const char *cmdline, char *errline, size_t len, struct params *out, struct ab_common *cout)
+{
+	int pfd[2], dfd[2];
+	assert_int_equal(pipe(pfd), 0);
+	assert_int_equal(pipe(dfd), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char buf[512], *argv[32];
+		int argc = 0;
+		snprintf(buf, sizeof(buf), "testprog %s", cmdline);
+		for (char *t = strtok(buf, " "); t && argc < 31; t = strtok(NULL, " "))
+			argv[argc++] = t;
+		argv[argc] = NULL;
+		dup2(pfd[1], 2);
+		if (!freopen("/dev/null", "w", stdout))
+			_exit(99);
+		struct params p = { .mode = 0, .threads = 1, .ratio = 1.0, .bs = 131072 };
+		struct ab_common c;
+		int idx = ab_parse_args(argc, argv, &info, opts, &p, &c);
+		if (idx != argc)
+			_exit(98);
+		if (write(dfd[1], &p, sizeof(p)) != sizeof(p) || write(dfd[1], &c, sizeof(c)) != sizeof(c))
+			_exit(97);
+		_exit(0);
+	}
+	close(pfd[1]);
+	close(dfd[1]);
+	ssize_t n = read(pfd[0], errline, len - 1);
+	errline[n > 0 ? n : 0] = 0;
+	if (out) {
+		ssize_t a = read(dfd[0], out, sizeof(*out));
+		ssize_t b = read(dfd[0], cout, sizeof(*cout));
+		(void)a; (void)b;
+	}
+	close(pfd[0]);
+	close(dfd[0]);
+	int st;
+	waitpid(pid, &st, 0);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_bad_inputs(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *args;
+		const char *needle;	/* the bad value must be named */
+	} cases[] = {
+		{ "--mode bogus", "'bogus'" },
+		{ "--threads 0", "'0'" },
+		{ "--threads 65", "'65'" },
+		{ "--threads x", "'x'" },
+		{ "--ratio 0", "'0'" },
+		{ "--ratio -1", "'-1'" },
+		{ "--ratio nan", "'nan'" },
+		{ "--bs 1000", "'1000'" },
+		{ "--bs 4Q", "'4Q'" },
+		{ "--bs 2M", "'2M'" },
+		{ "--procs 1,,2", "'1,,2'" },
+		{ "--procs 4-1", "'4-1'" },
+		{ "--procs 0", "'0'" },
+		{ "--procs 1,", "'1,'" },
+		{ "--duration 0", "'0'" },
+		{ "--duration -3", "'-3'" },
+		{ "--duration abc", "'abc'" },
+		{ "--repeat 0", "'0'" },
+		{ "--format xml", "'xml'" },
+		{ "--cpus 3-1", "3-1" },
+		{ "--cpus 99999", "99999" },
+		{ "--cpus a", "'a'" },
+		{ "--nosuch", "--nosuch" },
+		{ "--threads", "--threads" },
+		{ "extra", "extra" },
+	};
+	for (size_t i = 0; i < AB_ARRAY_SIZE(cases); i++) {
+		char err[512];
+		int rc = run(cases[i].args, err, sizeof(err), NULL, NULL);
+		if (!strcmp(cases[i].args, "extra")) {
+			assert_int_equal(rc, 98);	/* leftover argument reported to the caller */
+			continue;
+		}
+		if (rc != AB_EXIT_USAGE || !strstr(err, cases[i].needle) || strchr(err, '\n') != strrchr(err, '\n'))
+			fail_msg("'%s': rc %d, stderr '%s'", cases[i].args, rc, err);
+		assert_non_null(strstr(err, "testprog: "));
+	}
+}
+
+static void test_good_inputs(void **state)
+{
+	(void)state;
+	char err[512];
+	struct params p;
+	struct ab_common c;
+
+	assert_int_equal(run("--mode clone_fd --threads 8 --ratio 2.5 --bs 128K --name x --flag "
+			     "--procs 1,2,4-6 --duration 0.5 --repeat 7 --format csv --quiet --cpus 0",
+			     err, sizeof(err), &p, &c), 0);
+	assert_int_equal(p.mode, 2);
+	assert_int_equal(p.threads, 8);
+	assert_true(p.ratio == 2.5);
+	assert_int_equal(p.bs, 131072);
+	assert_int_equal(p.flag, 1);
+	assert_int_equal(p.procs.n, 5);
+	assert_int_equal(p.procs.v[4], 6);
+	assert_true(c.duration == 0.5);
+	assert_int_equal(c.repeat, 7);
+	assert_int_equal(c.format, AB_FMT_CSV);
+	assert_int_equal(c.quiet, 1);
+	assert_int_equal(ab_cpuset_count(&c.allowed), 1);
+	assert_true(ab_cpuset_isset(&c.allowed, 0));
+
+	/* defaults */
+	assert_int_equal(run("", err, sizeof(err), &p, &c), 0);
+	assert_true(c.duration == 2.0);
+	assert_int_equal(c.repeat, 3);
+	assert_int_equal(c.format, AB_FMT_TABLE);
+	assert_int_equal(p.threads, 1);
+}
+
+static void test_help_version(void **state)
+{
+	(void)state;
+	char err[512];
+	assert_int_equal(run("--help", err, sizeof(err), NULL, NULL), 0);
+	assert_int_equal(run("--version", err, sizeof(err), NULL, NULL), 0);
+}
+
+static void test_size_parse(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *s;
+		int ok;
+		size_t v;
+	} cases[] = {
+		{ "4096", 1, 4096 }, { "4K", 1, 4096 }, { "4k", 1, 4096 }, { "128KiB", 1, 131072 },
+		{ "1M", 1, 1 << 20 }, { "1G", 1, 1ul << 30 }, { "", 0, 0 }, { "-4K", 0, 0 },
+		{ "K", 0, 0 }, { "4X", 0, 0 }, { "4KK", 0, 0 },
+	};
+	for (size_t i = 0; i < AB_ARRAY_SIZE(cases); i++) {
+		size_t v = 0;
+		char err[128];
+		int r = ab_parse_size(cases[i].s, &v, err, sizeof(err));
+		if ((r == 0) != cases[i].ok || (cases[i].ok && v != cases[i].v))
+			fail_msg("size '%s': r=%d v=%zu", cases[i].s, r, v);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_good_inputs),
+		cmocka_unit_test(test_help_version),
+		cmocka_unit_test(test_size_parse),
+	};
+	return cmocka_run_group_tests_name("opts", tests, NULL, NULL);
+}

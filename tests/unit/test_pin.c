@@ -1,0 +1,121 @@
+/* Pinning, the start gate, counters and clocks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "pin.h"
+
+static void test_pin_self(void **state)
+{
+	(void)state;
+	struct ab_cpuset allowed, orig;
+	assert_int_equal(ab_cpuset_allowed(&allowed), 0);
+	orig = allowed;
+	int cpu;
+	ab_cpuset_for_each(cpu, &allowed) {
+		assert_int_equal(ab_pin_self(cpu), 0);
+		sched_yield();
+		assert_int_equal(sched_getcpu(), cpu);
+	}
+	assert_int_equal(ab_pin_self(-1), 0);	/* no-op */
+	assert_int_equal(ab_pin_self_set(&orig), 0);
+	struct ab_cpuset now;
+	assert_int_equal(ab_cpuset_allowed(&now), 0);
+	assert_true(ab_cpuset_equal(&now, &orig));
+}
+
+struct worker {
+	struct ab_gate *gate;
+	struct ab_counter *ctr;
+	int cpu;
+	int seen_cpu;
+};
+
+static void *worker_fn(void *arg)
+{
+	struct worker *w = arg;
+	w->seen_cpu = sched_getcpu();	/* pinned by its attr before it started */
+	ab_gate_arrive_wait(w->gate);
+	for (int i = 0; i < 1000; i++)
+		ab_counter_inc(w->ctr);
+	return NULL;
+}
+
+static void test_gate_threads(void **state)
+{
+	(void)state;
+	struct ab_cpuset allowed;
+	assert_int_equal(ab_cpuset_allowed(&allowed), 0);
+	enum { N = 4 };
+	struct ab_gate gate;
+	struct ab_counter ctr[N];
+	struct worker w[N];
+	pthread_t th[N];
+	ab_gate_init(&gate);
+	for (int i = 0; i < N; i++) {
+		pthread_attr_t attr;
+		ctr[i].v = 0;
+		w[i] = (struct worker){ &gate, &ctr[i], ab_cpuset_nth(&allowed, i % ab_cpuset_count(&allowed)), -1 };
+		pthread_attr_init(&attr);
+		assert_int_equal(ab_thread_attr_pin(&attr, w[i].cpu), 0);
+		assert_int_equal(pthread_create(&th[i], &attr, worker_fn, &w[i]), 0);
+		pthread_attr_destroy(&attr);
+	}
+	assert_int_equal(ab_gate_wait_arrived(&gate, N, 5000000000ull), 0);
+	assert_int_equal(ab_counters_sum(ctr, N), 0);	/* nobody passed the closed gate */
+	ab_gate_open(&gate);
+	for (int i = 0; i < N; i++) {
+		pthread_join(th[i], NULL);
+		assert_int_equal(w[i].seen_cpu, w[i].cpu);
+	}
+	assert_int_equal(ab_counters_sum(ctr, N), N * 1000);
+	/* each counter on its own cache line */
+	assert_int_equal(sizeof(struct ab_counter), AB_CACHELINE);
+	assert_int_equal((uintptr_t)&ctr[1] % AB_CACHELINE, 0);
+}
+
+static void test_gate_processes_and_timeout(void **state)
+{
+	(void)state;
+	struct ab_gate *g = ab_shm_alloc(sizeof(*g));
+	assert_non_null(g);
+	ab_gate_init(g);
+	assert_int_equal(ab_gate_wait_arrived(g, 1, 20000000ull), -1);	/* nobody came */
+	pid_t pid = fork();
+	if (pid == 0) {
+		ab_gate_arrive_wait(g);
+		_exit(7);
+	}
+	assert_int_equal(ab_gate_wait_arrived(g, 1, 5000000000ull), 0);
+	ab_gate_open(g);
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_int_equal(WEXITSTATUS(st), 7);
+	ab_shm_free(g, sizeof(*g));
+}
+
+static void test_clock(void **state)
+{
+	(void)state;
+	uint64_t a = ab_now_ns();
+	ab_sleep_ns(2000000);
+	uint64_t b = ab_now_ns();
+	assert_true(b - a >= 2000000);	/* monotonic and slept at least as asked */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pin_self),
+		cmocka_unit_test(test_gate_threads),
+		cmocka_unit_test(test_gate_processes_and_timeout),
+		cmocka_unit_test(test_clock),
+	};
+	return cmocka_run_group_tests_name("pin", tests, NULL, NULL);
+}

@@ -1,0 +1,406 @@
+/*
+ * lib/stats.c against values worked out by hand: type-7 percentiles, sample
+ * stddev, binomial coverage of order-statistic CIs (sums of C(n, i) / 2^n),
+ * the bootstrap ratio CI, Welford vs two-pass, log2 histogram percentiles.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "stats.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define MAXN 16
+
+/* want NAN means "must be NAN"; otherwise |got - want| <= tol. */
+static void check_close(const char *what, double got, double want, double tol)
+{
+	if (isnan(want)) {
+		if (!isnan(got))
+			fail_msg("%s: got %.17g, want NAN", what, got);
+		return;
+	}
+	if (!(fabs(got - want) <= tol))
+		fail_msg("%s: got %.17g, want %.17g (tol %g)", what, got, want, tol);
+}
+
+struct sample {
+	const char *name;
+	size_t n;
+	double x[MAXN];
+};
+
+/* --- percentiles (type 7: h = (n-1) p / 100, linear between neighbours) --- */
+
+static const struct {
+	struct sample s;
+	double p, want;
+} pct_cases[] = {
+	{ { "1..4", 4, { 4, 1, 3, 2 } }, 50, 2.5 },
+	{ { "1..4", 4, { 4, 1, 3, 2 } }, 25, 1.75 },	/* h = 0.75 */
+	{ { "1..4", 4, { 4, 1, 3, 2 } }, 75, 3.25 },	/* h = 2.25 */
+	{ { "1..4", 4, { 4, 1, 3, 2 } }, 90, 3.7 },	/* h = 2.7 */
+	{ { "1..4", 4, { 4, 1, 3, 2 } }, 0, 1 },
+	{ { "1..4", 4, { 4, 1, 3, 2 } }, 100, 4 },
+	{ { "five", 5, { 40, 15, 50, 20, 35 } }, 40, 29 },	/* h = 1.6: 20 + 0.6 * 15 */
+	{ { "five", 5, { 40, 15, 50, 20, 35 } }, 10, 17 },	/* h = 0.4: 15 + 0.4 * 5 */
+	{ { "five", 5, { 40, 15, 50, 20, 35 } }, 99, 49.6 },	/* h = 3.96: 40 + 0.96 * 10 */
+	{ { "five", 5, { 40, 15, 50, 20, 35 } }, 50, 35 },
+	{ { "one", 1, { 7 } }, 0, 7 },
+	{ { "one", 1, { 7 } }, 63, 7 },
+	{ { "one", 1, { 7 } }, 100, 7 },
+	{ { "ties", 4, { 2, 2, 2, 9 } }, 50, 2 },
+	{ { "bad p", 4, { 4, 1, 3, 2 } }, -1, NAN },
+	{ { "bad p", 4, { 4, 1, 3, 2 } }, 100.5, NAN },
+	{ { "bad p", 4, { 4, 1, 3, 2 } }, NAN, NAN },
+	{ { "empty", 0, { 0 } }, 50, NAN },
+};
+
+static void test_percentile(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < N(pct_cases); i++) {
+		double before[MAXN];
+		char what[64];
+
+		memcpy(before, pct_cases[i].s.x, sizeof(before));
+		snprintf(what, sizeof(what), "percentile %s p%g", pct_cases[i].s.name, pct_cases[i].p);
+		check_close(what, ab_percentile(pct_cases[i].s.x, pct_cases[i].s.n, pct_cases[i].p),
+			    pct_cases[i].want, 1e-12);
+		/* the input is left untouched (not sorted in place) */
+		assert_memory_equal(before, pct_cases[i].s.x, sizeof(before));
+	}
+}
+
+/* --- median, mean, stddev, cv, min, max --- */
+
+static const struct {
+	struct sample s;
+	double median, mean, stddev, cv, min, max;
+} moment_cases[] = {
+	{ { "1..4", 4, { 1, 2, 3, 4 } }, 2.5, 2.5, 1.2909944487358056, 0.5163977794943222, 1, 4 },
+	/* deviations from 5: -3 -1 -1 -1 0 0 2 4, sum of squares 32, var 32/7 */
+	{ { "classic", 8, { 2, 4, 4, 4, 5, 5, 7, 9 } }, 4.5, 5, 2.138089935299395,
+	  0.427617987059879, 2, 9 },
+	{ { "odd", 3, { 3, 1, 2 } }, 2, 2, 1, 0.5, 1, 3 },
+	{ { "negative", 2, { -1, -3 } }, -2, -2, 1.4142135623730951, -0.7071067811865476, -3, -1 },
+	{ { "constant", 3, { 10, 10, 10 } }, 10, 10, 0, 0, 10, 10 },
+	{ { "mean 0", 2, { -1, 1 } }, 0, 0, 1.4142135623730951, NAN, -1, 1 },
+	/* one value: no sample stddev */
+	{ { "one", 1, { 5 } }, 5, 5, NAN, NAN, 5, 5 },
+	{ { "empty", 0, { 0 } }, NAN, NAN, NAN, NAN, NAN, NAN },
+};
+
+static void test_moments(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < N(moment_cases); i++) {
+		const struct sample *s = &moment_cases[i].s;
+		struct ab_summary sum;
+		char what[64];
+
+#define CHECK(field, fn)                                                              \
+	do {                                                                          \
+		snprintf(what, sizeof(what), "%s %s", #field, s->name);               \
+		check_close(what, fn(s->x, s->n), moment_cases[i].field, 1e-12);      \
+		snprintf(what, sizeof(what), "summary %s %s", #field, s->name);       \
+		check_close(what, sum.field, moment_cases[i].field, 1e-12);           \
+	} while (0)
+		ab_summarize(s->x, s->n, &sum);
+		assert_int_equal(sum.n, s->n);
+		CHECK(median, ab_median);
+		CHECK(mean, ab_mean);
+		CHECK(stddev, ab_stddev);
+		CHECK(cv, ab_cv);
+		CHECK(min, ab_min);
+		CHECK(max, ab_max);
+#undef CHECK
+	}
+}
+
+/* --- Welford equals the two-pass batch computation --- */
+
+static void test_welford(void **state)
+{
+	static const struct sample cases[] = {
+		{ "classic", 8, { 2, 4, 4, 4, 5, 5, 7, 9 } },
+		{ "1..4", 4, { 1, 2, 3, 4 } },
+		/* a large offset is where a naive sum of squares loses every digit */
+		{ "offset", 5, { 1e9 + 1, 1e9 + 2, 1e9 + 3, 1e9 + 4, 1e9 + 5 } },
+		{ "mixed", 6, { -3.5, 100, 0.25, 7, 7, -40 } },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++) {
+		const struct sample *s = &cases[i];
+		struct ab_welford w;
+
+		ab_welford_init(&w);
+		for (size_t j = 0; j < s->n; j++)
+			ab_welford_add(&w, s->x[j]);
+		assert_int_equal(w.n, s->n);
+		check_close(s->name, w.mean, ab_mean(s->x, s->n), 1e-9 * fabs(ab_mean(s->x, s->n)));
+		check_close(s->name, ab_welford_stddev(&w), ab_stddev(s->x, s->n),
+			    1e-9 * ab_stddev(s->x, s->n));
+		check_close(s->name, w.min, ab_min(s->x, s->n), 0);
+		check_close(s->name, w.max, ab_max(s->x, s->n), 0);
+	}
+	/* offset case by hand: 1..5 has sample stddev sqrt(2.5) */
+	check_close("offset by hand", ab_stddev(cases[2].x, 5), sqrt(2.5), 1e-6);
+
+	struct ab_welford w;
+	ab_welford_init(&w);
+	check_close("welford empty", ab_welford_stddev(&w), NAN, 0);
+	ab_welford_add(&w, 3);
+	check_close("welford one", ab_welford_stddev(&w), NAN, 0);
+	check_close("welford one mean", w.mean, 3, 0);
+}
+
+/* --- distribution-free CI of the median --- */
+
+/* 1..n in a scrambled order (k * 7 mod n is a permutation when gcd(7, n) = 1). */
+static double *scrambled(size_t n)
+{
+	double *x = malloc(n * sizeof(*x));
+
+	assert_non_null(x);
+	for (size_t i = 0; i < n; i++)
+		x[i] = (double)((i * 7) % n + 1);
+	return x;
+}
+
+static const struct {
+	size_t n;
+	double level;
+	double lo, hi, reached;
+} mci_cases[] = {
+	/* n = 5: even [min, max] reaches only 1 - 2/32 < 0.95 */
+	{ 5, 0.95, 1, 5, 0.9375 },
+	/* n = 6: [min, max] = 1 - 2/64; x(2), x(5) would be 1 - 2 * 7/64 = 0.78 */
+	{ 6, 0.95, 1, 6, 0.96875 },
+	/* n = 20: sum C(20, i), i = 0..5 = 21700; 1 - 2 * 21700 / 2^20. k = 7 adds 38760: 0.885 */
+	{ 20, 0.95, 6, 15, 0.95861053466796875 },
+	/* n = 10 at 90%: k = 2 gives 1 - 2 * 11/1024; k = 3 gives 1 - 2 * 56/1024 = 0.89 */
+	{ 10, 0.90, 2, 9, 0.978515625 },
+	/* n = 1: the single value, no coverage at all */
+	{ 1, 0.95, 1, 1, 0 },
+	/* n = 2: [min, max] covers with 1/2 */
+	{ 2, 0.95, 1, 2, 0.5 },
+};
+
+static void test_median_ci(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < N(mci_cases); i++) {
+		double *x = scrambled(mci_cases[i].n);
+		struct ab_ci ci;
+		char what[64];
+
+		snprintf(what, sizeof(what), "median ci n=%zu", mci_cases[i].n);
+		assert_int_equal(ab_median_ci(x, mci_cases[i].n, mci_cases[i].level, &ci), 0);
+		check_close(what, ci.lo, mci_cases[i].lo, 0);
+		check_close(what, ci.hi, mci_cases[i].hi, 0);
+		check_close(what, ci.level, mci_cases[i].reached, 1e-12);
+		free(x);
+	}
+}
+
+/* Large n: 2^-n underflows a naive pmf; the CI must still be ~ median +- 1.96 sqrt(n)/2. */
+static void test_median_ci_large(void **state)
+{
+	const size_t n = 2001;
+	double *x = scrambled(n);
+	struct ab_ci ci;
+
+	(void)state;
+	assert_int_equal(ab_median_ci(x, n, 0.95, &ci), 0);
+	assert_true(ci.level >= 0.95 && ci.level < 0.96);
+	/* median 1001, half-width about 1.96 * sqrt(2001) / 2 = 43.8 ranks */
+	assert_true(ci.lo >= 1001 - 46 && ci.lo <= 1001 - 42);
+	assert_true(ci.hi <= 1001 + 46 && ci.hi >= 1001 + 42);
+	assert_true(1001 - ci.lo == ci.hi - 1001);
+	free(x);
+}
+
+static void test_median_ci_errors(void **state)
+{
+	static const struct {
+		size_t n;
+		double level;
+	} bad[] = { { 0, 0.95 }, { 5, 0 }, { 5, 1 }, { 5, -0.5 }, { 5, NAN } };
+	double x[5] = { 1, 2, 3, 4, 5 };
+
+	(void)state;
+	for (size_t i = 0; i < N(bad); i++) {
+		struct ab_ci ci = { 0, 0, 0 };
+
+		assert_int_equal(ab_median_ci(x, bad[i].n, bad[i].level, &ci), -1);
+		assert_true(isnan(ci.lo) && isnan(ci.hi) && isnan(ci.level));
+	}
+}
+
+/* --- bootstrap CI of a ratio of medians --- */
+
+static const struct {
+	const char *name;
+	struct sample a, b;
+	double ratio;	/* true ratio of medians */
+	int exact;	/* constant samples: the CI collapses onto the ratio */
+} ratio_cases[] = {
+	{ "constants", { "a", 5, { 10, 10, 10, 10, 10 } }, { "b", 4, { 5, 5, 5, 5 } }, 2, 1 },
+	{ "constants <1", { "a", 3, { 3, 3, 3 } }, { "b", 6, { 12, 12, 12, 12, 12, 12 } }, 0.25, 1 },
+	{ "scaled", { "a", 10, { 2, 4, 6, 8, 10, 12, 14, 16, 18, 20 } },
+	  { "b", 10, { 10, 9, 8, 7, 6, 5, 4, 3, 2, 1 } }, 2, 0 },
+	{ "noisy", { "a", 8, { 101, 99, 103, 98, 100, 102, 97, 100 } },
+	  { "b", 8, { 50, 51, 49, 50, 52, 48, 50, 50 } }, 2, 0 },
+};
+
+static void test_ratio_ci(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < N(ratio_cases); i++) {
+		const struct sample *a = &ratio_cases[i].a, *b = &ratio_cases[i].b;
+		struct ab_ci c1, c2;
+
+		assert_int_equal(ab_ratio_ci(a->x, a->n, b->x, b->n, 0.95, &c1), 0);
+		assert_int_equal(ab_ratio_ci(a->x, a->n, b->x, b->n, 0.95, &c2), 0);
+		/* fixed seed: the same inputs give the same interval, bit for bit */
+		assert_memory_equal(&c1, &c2, sizeof(c1));
+		check_close(ratio_cases[i].name, c1.level, 0.95, 0);
+		if (!(c1.lo <= ratio_cases[i].ratio && ratio_cases[i].ratio <= c1.hi))
+			fail_msg("%s: [%g, %g] misses %g", ratio_cases[i].name, c1.lo, c1.hi,
+				 ratio_cases[i].ratio);
+		if (ratio_cases[i].exact) {
+			check_close(ratio_cases[i].name, c1.lo, ratio_cases[i].ratio, 1e-15);
+			check_close(ratio_cases[i].name, c1.hi, ratio_cases[i].ratio, 1e-15);
+		} else {
+			/* a real spread, and narrower at 50% than at 95% */
+			struct ab_ci c50;
+
+			assert_true(c1.lo < c1.hi);
+			assert_int_equal(ab_ratio_ci(a->x, a->n, b->x, b->n, 0.5, &c50), 0);
+			assert_true(c50.lo >= c1.lo && c50.hi <= c1.hi);
+			assert_true(c50.hi - c50.lo < c1.hi - c1.lo);
+		}
+	}
+}
+
+static void test_ratio_ci_errors(void **state)
+{
+	static const struct {
+		const char *name;
+		struct sample a, b;
+		double level;
+	} bad[] = {
+		{ "empty a", { "a", 0, { 0 } }, { "b", 2, { 1, 2 } }, 0.95 },
+		{ "empty b", { "a", 2, { 1, 2 } }, { "b", 0, { 0 } }, 0.95 },
+		{ "median b 0", { "a", 2, { 1, 2 } }, { "b", 3, { 0, 0, 1 } }, 0.95 },
+		/* median of b is 1, but resamples of it have median 0 */
+		{ "resample b 0", { "a", 2, { 1, 2 } }, { "b", 3, { 0, 1, 1 } }, 0.95 },
+		{ "level 1", { "a", 2, { 1, 2 } }, { "b", 2, { 1, 2 } }, 1 },
+		{ "level 0", { "a", 2, { 1, 2 } }, { "b", 2, { 1, 2 } }, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(bad); i++) {
+		struct ab_ci ci = { 0, 0, 0 };
+
+		if (ab_ratio_ci(bad[i].a.x, bad[i].a.n, bad[i].b.x, bad[i].b.n, bad[i].level, &ci) != -1)
+			fail_msg("%s: accepted", bad[i].name);
+		assert_true(isnan(ci.lo) && isnan(ci.hi) && isnan(ci.level));
+	}
+}
+
+/* --- log2 histogram --- */
+
+static void test_hist_buckets(void **state)
+{
+	static const struct {
+		uint64_t v;
+		int bucket;
+	} cases[] = {
+		{ 0, 0 }, { 1, 0 }, { 2, 1 }, { 3, 1 }, { 4, 2 }, { 1000, 9 }, { 1023, 9 },
+		{ 1024, 10 }, { UINT64_MAX, 63 }, { 1ULL << 63, 63 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++) {
+		struct ab_hist h;
+
+		memset(&h, 0, sizeof(h));
+		ab_hist_add(&h, cases[i].v);
+		assert_int_equal(h.b[cases[i].bucket], 1);
+		assert_int_equal(ab_hist_count(&h), 1);
+	}
+}
+
+static void test_hist_percentile(void **state)
+{
+	/* 90 x 100 (bucket 6), 9 x 1000 (bucket 9), 1 x 1e6 (bucket 19), in two halves merged */
+	static const struct {
+		double p, want;
+	} cases[] = {
+		{ 0, 90.50966799187809 },	/* 2^6.5 */
+		{ 50, 90.50966799187809 },
+		{ 90, 90.50966799187809 },	/* rank 90: still the 100s */
+		{ 90.5, 724.0773439350247 },	/* rank 91: 2^9.5 */
+		{ 99, 724.0773439350247 },
+		{ 99.5, 741455.2001894653 },	/* rank 100: 2^19.5 */
+		{ 100, 741455.2001894653 },
+		{ -1, NAN },
+		{ 101, NAN },
+	};
+	struct ab_hist h1, h2;
+
+	(void)state;
+	memset(&h1, 0, sizeof(h1));
+	memset(&h2, 0, sizeof(h2));
+	for (int i = 0; i < 90; i++)
+		ab_hist_add(i % 2 ? &h1 : &h2, 100);
+	for (int i = 0; i < 9; i++)
+		ab_hist_add(&h1, 1000);
+	ab_hist_add(&h2, 1000000);
+	ab_hist_merge(&h1, &h2);
+	assert_int_equal(ab_hist_count(&h1), 100);
+	for (size_t i = 0; i < N(cases); i++) {
+		char what[32];
+		double got = ab_hist_percentile(&h1, cases[i].p);
+
+		snprintf(what, sizeof(what), "hist p%g", cases[i].p);
+		check_close(what, got, cases[i].want, 1e-9);
+	}
+	/* the promise of stats.h: within a factor sqrt(2) of the true value */
+	assert_true(ab_hist_percentile(&h1, 50) / 100 <= M_SQRT2 &&
+		    100 / ab_hist_percentile(&h1, 50) <= M_SQRT2);
+
+	memset(&h2, 0, sizeof(h2));
+	check_close("hist empty", ab_hist_percentile(&h2, 50), NAN, 0);
+	ab_hist_add(&h2, 0);
+	ab_hist_add(&h2, 1);
+	check_close("hist bucket 0", ab_hist_percentile(&h2, 50), 1, 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_percentile),
+		cmocka_unit_test(test_moments),
+		cmocka_unit_test(test_welford),
+		cmocka_unit_test(test_median_ci),
+		cmocka_unit_test(test_median_ci_large),
+		cmocka_unit_test(test_median_ci_errors),
+		cmocka_unit_test(test_ratio_ci),
+		cmocka_unit_test(test_ratio_ci_errors),
+		cmocka_unit_test(test_hist_buckets),
+		cmocka_unit_test(test_hist_percentile),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
