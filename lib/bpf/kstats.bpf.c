@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel-side aggregation for lib/kstats: FUSE request lifetime by opcode,
+ * the CPU that queued vs the CPU that ended each request, and spinlock
+ * contention of the processes under measurement. Everything is summed in
+ * per-CPU maps so the probes add no shared cache-line traffic of their own.
+ *
+ * fuse:fuse_request_send / fuse:fuse_request_end (Linux >= 6.12), paired on
+ * (connection, unique); lock:contention_begin / lock:contention_end, with
+ * flags bit 0 marking a spinlock (the approach of perf lock contention -b).
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+
+#include "kstats_shared.h"
+
+#define LCB_F_SPIN 1u
+
+/* Set by user space after the mount exists: only this connection counts (0 = all). */
+__u32 target_conn = 0;
+/* 1: spinlock waits count only for tgids in the pids map. */
+__u32 filter_pids = 1;
+
+struct req_key {
+	__u32 conn;
+	__u32 pad;
+	__u64 unique;
+};
+
+struct req_val {
+	__u64 ts;
+	__u32 cpu;
+	__u32 opcode;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct req_key);
+	__type(value, struct req_val);
+} inflight SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, KS_MAX_OP);
+	__type(key, __u32);
+	__type(value, struct ks_op_stat);
+} ops SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);	/* thread id */
+	__type(value, __u64);	/* wait start */
+} lock_start SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ks_lock_stat);
+} locks SEC(".maps");
+
+static __always_inline __u32 log2_bucket(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) { r += 1; }
+	return r < KS_HBUCKETS ? r : KS_HBUCKETS - 1;
+}
+
+SEC("tracepoint/fuse/fuse_request_send")
+int ks_fuse_send(struct trace_event_raw_fuse_request_send *ctx)
+{
+	struct req_key k = { .conn = BPF_CORE_READ(ctx, connection), .unique = BPF_CORE_READ(ctx, unique) };
+	struct req_val v = { .ts = bpf_ktime_get_ns(), .cpu = bpf_get_smp_processor_id(),
+			     .opcode = BPF_CORE_READ(ctx, opcode) };
+
+	if (target_conn && k.conn != target_conn)
+		return 0;
+	bpf_map_update_elem(&inflight, &k, &v, BPF_ANY);
+	return 0;
+}
+
+SEC("tracepoint/fuse/fuse_request_end")
+int ks_fuse_end(struct trace_event_raw_fuse_request_end *ctx)
+{
+	struct req_key k = { .conn = BPF_CORE_READ(ctx, connection), .unique = BPF_CORE_READ(ctx, unique) };
+	struct req_val *v = bpf_map_lookup_elem(&inflight, &k);
+	struct ks_op_stat *s;
+	__u32 op;
+	__u64 d;
+
+	if (!v)
+		return 0;
+	d = bpf_ktime_get_ns() - v->ts;
+	op = v->opcode < KS_MAX_OP ? v->opcode : 0;
+	s = bpf_map_lookup_elem(&ops, &op);
+	if (s) {
+		s->count++;
+		s->sum_ns += d;
+		s->hist[log2_bucket(d)]++;
+		if (v->cpu == bpf_get_smp_processor_id())
+			s->same_cpu++;
+	}
+	bpf_map_delete_elem(&inflight, &k);
+	return 0;
+}
+
+SEC("tracepoint/lock/contention_begin")
+int ks_lock_begin(struct trace_event_raw_contention_begin *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32, tid = (__u32)id;
+	__u64 now;
+
+	if (!(BPF_CORE_READ(ctx, flags) & LCB_F_SPIN))
+		return 0;
+	if (filter_pids && !bpf_map_lookup_elem(&pids, &tgid))
+		return 0;
+	now = bpf_ktime_get_ns();
+	bpf_map_update_elem(&lock_start, &tid, &now, BPF_ANY);
+	return 0;
+}
+
+SEC("tracepoint/lock/contention_end")
+int ks_lock_end(struct trace_event_raw_contention_end *ctx)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
+	__u64 *start = bpf_map_lookup_elem(&lock_start, &tid);
+	struct ks_lock_stat *s;
+	__u64 d;
+
+	(void)ctx;
+	if (!start)
+		return 0;
+	d = bpf_ktime_get_ns() - *start;
+	bpf_map_delete_elem(&lock_start, &tid);
+	s = bpf_map_lookup_elem(&locks, &zero);
+	if (s) {
+		s->count++;
+		s->wait_ns += d;
+		if (d > s->max_ns)
+			s->max_ns = d;
+	}
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";
