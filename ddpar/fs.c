@@ -1,0 +1,267 @@
+/*
+ * The ddpar sink filesystem (libfuse 3.14 low-level API, the shape of
+ * example/hello_ll.c): a root directory holding files w0..w127 (written) and
+ * r0..r127 (read). Every open is direct_io, so each read() or write() of a
+ * worker becomes one FUSE request and no page cache stands between the
+ * workers and the daemon. Writes are counted and discarded; reads return a
+ * fixed pattern from one buffer, so the daemon stores nothing and its cost
+ * per request is the FUSE round trip plus one copy.
+ *
+ * Service time: the handler reads CLOCK_MONOTONIC at entry and after its
+ * reply (two vDSO reads per request, ~50 ns against a 128 KiB copy): it is
+ * the quantity measured, so it is not sampled.
+ */
+#define FUSE_USE_VERSION 34
+#include <fuse_lowlevel.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "ddpar.h"
+
+enum { DDP_INO_ROOT = FUSE_ROOT_ID, DDP_INO_FIRST = 2 };
+
+/* Names and attributes never change: cache them for good. */
+#define DDP_TIMEOUT 1e6
+
+struct ddp_fs {
+	struct ddp_shared *sh;
+	unsigned max_write;
+	char *pattern;			/* max_write bytes every read returns */
+	uint64_t crash_after;
+	_Atomic uint64_t served;	/* only kept when crash_after is set */
+	int miscount;
+};
+
+static __thread int ddp_slot = -1;
+
+static struct ddp_dslot *dds_slot(struct ddp_fs *fs)
+{
+	if (ddp_slot < 0) {
+		uint32_t s = atomic_fetch_add(&fs->sh->nslots, 1);
+		ddp_slot = s < DDP_DSLOTS ? (int)s : DDP_DSLOTS - 1;
+	}
+	return &fs->sh->dslot[ddp_slot];
+}
+
+/* File inode <-> (direction, index): w<i> is 2 + 2i, r<i> is 3 + 2i. */
+static fuse_ino_t dds_ino(enum ddp_dir dir, int idx)
+{
+	return DDP_INO_FIRST + 2 * (fuse_ino_t)idx + (dir == DDP_READ);
+}
+
+static int dds_is_file(fuse_ino_t ino)
+{
+	return ino >= DDP_INO_FIRST && ino < DDP_INO_FIRST + 2 * DDP_MAX_PROCS;
+}
+
+/* "w12" -> write file 12; -1 for any other name. */
+static int dds_parse_name(const char *name, enum ddp_dir *dir, int *idx)
+{
+	char *end;
+
+	if (name[0] != 'w' && name[0] != 'r')
+		return -1;
+	if (name[1] < '0' || name[1] > '9' || (name[1] == '0' && name[2]))
+		return -1;
+	long v = strtol(name + 1, &end, 10);
+	if (*end || v < 0 || v >= DDP_MAX_PROCS)
+		return -1;
+	*dir = name[0] == 'w' ? DDP_WRITE : DDP_READ;
+	*idx = (int)v;
+	return 0;
+}
+
+static int dds_stat(fuse_ino_t ino, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = ino;
+	st->st_uid = getuid();
+	st->st_gid = getgid();
+	if (ino == DDP_INO_ROOT) {
+		st->st_mode = S_IFDIR | 0755;
+		st->st_nlink = 2;
+	} else if (dds_is_file(ino)) {
+		st->st_mode = S_IFREG | 0644;
+		st->st_nlink = 1;
+		st->st_size = (off_t)DDP_FILE_SIZE;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+static void dds_init(void *userdata, struct fuse_conn_info *conn)
+{
+	struct ddp_fs *fs = userdata;
+
+	/* libfuse 3.14 derives max_pages from max_write (FUSE_MAX_PAGES), up to 1 MiB. */
+	conn->max_write = fs->max_write;
+	/* No read-ahead: direct_io already bypasses it; say so anyway. */
+	conn->max_readahead = 0;
+}
+
+static void dds_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fuse_entry_param e;
+	enum ddp_dir dir;
+	int idx;
+
+	if (parent != DDP_INO_ROOT || dds_parse_name(name, &dir, &idx) < 0) {
+		fuse_reply_err(req, ENOENT);
+		return;
+	}
+	memset(&e, 0, sizeof(e));
+	e.ino = dds_ino(dir, idx);
+	e.entry_timeout = DDP_TIMEOUT;
+	e.attr_timeout = DDP_TIMEOUT;
+	dds_stat(e.ino, &e.attr);
+	fuse_reply_entry(req, &e);
+}
+
+static void dds_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct stat st;
+
+	(void)fi;
+	if (dds_stat(ino, &st) < 0)
+		fuse_reply_err(req, ENOENT);
+	else
+		fuse_reply_attr(req, &st, DDP_TIMEOUT);
+}
+
+/* dd opens its output with O_TRUNC: accept and ignore (nothing is stored). */
+static void dds_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+			struct fuse_file_info *fi)
+{
+	struct stat st;
+
+	(void)attr; (void)to_set; (void)fi;
+	if (dds_stat(ino, &st) < 0)
+		fuse_reply_err(req, ENOENT);
+	else
+		fuse_reply_attr(req, &st, DDP_TIMEOUT);
+}
+
+static void dds_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	if (!dds_is_file(ino)) {
+		fuse_reply_err(req, ino == DDP_INO_ROOT ? EISDIR : ENOENT);
+		return;
+	}
+	/* One FUSE request per read()/write(), no page cache. */
+	fi->direct_io = 1;
+	fuse_reply_open(req, fi);
+}
+
+/* Test hook: die like a crashing daemon on request number crash_after. */
+static void dds_maybe_crash(struct ddp_fs *fs)
+{
+	if (fs->crash_after && atomic_fetch_add(&fs->served, 1) + 1 >= fs->crash_after) {
+		struct rlimit no_core = { 0, 0 };
+		setrlimit(RLIMIT_CORE, &no_core);
+		abort();
+	}
+}
+
+static void dds_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t size, off_t off,
+		      struct fuse_file_info *fi)
+{
+	struct ddp_fs *fs = fuse_req_userdata(req);
+	uint64_t t0 = ab_now_ns();
+	struct ddp_dslot *s = dds_slot(fs);
+
+	(void)buf; (void)off; (void)fi;
+	dds_maybe_crash(fs);
+	if (!dds_is_file(ino)) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	/* Counted before the reply, so a worker's count never runs ahead of ours. */
+	atomic_fetch_add_explicit(&s->req[DDP_WRITE], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->bytes[DDP_WRITE], size + (fs->miscount ? 1 : 0),
+				  memory_order_relaxed);
+	fuse_reply_write(req, size);
+	atomic_fetch_add_explicit(&s->ns[DDP_WRITE], ab_now_ns() - t0, memory_order_relaxed);
+}
+
+static void dds_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		     struct fuse_file_info *fi)
+{
+	struct ddp_fs *fs = fuse_req_userdata(req);
+	uint64_t t0 = ab_now_ns();
+	struct ddp_dslot *s = dds_slot(fs);
+
+	(void)off; (void)fi;
+	dds_maybe_crash(fs);
+	if (!dds_is_file(ino)) {
+		fuse_reply_err(req, EBADF);
+		return;
+	}
+	/* The kernel never asks for more than max_pages; clamp anyway, the buffer is that big. */
+	if (size > fs->max_write)
+		size = fs->max_write;
+	atomic_fetch_add_explicit(&s->req[DDP_READ], 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->bytes[DDP_READ], size, memory_order_relaxed);
+	fuse_reply_buf(req, fs->pattern, size);
+	atomic_fetch_add_explicit(&s->ns[DDP_READ], ab_now_ns() - t0, memory_order_relaxed);
+}
+
+static const struct fuse_lowlevel_ops dds_ops = {
+	.init = dds_init,
+	.lookup = dds_lookup,
+	.getattr = dds_getattr,
+	.setattr = dds_setattr,
+	.open = dds_open,
+	.read = dds_read,
+	.write = dds_write,
+};
+
+void ddp_daemon_totals(const struct ddp_shared *sh, enum ddp_dir dir, struct ddp_dtotals *t)
+{
+	struct ddp_shared *m = (struct ddp_shared *)sh;
+
+	memset(t, 0, sizeof(*t));
+	for (int i = 0; i < DDP_DSLOTS; i++) {
+		t->req += atomic_load_explicit(&m->dslot[i].req[dir], memory_order_relaxed);
+		t->bytes += atomic_load_explicit(&m->dslot[i].bytes[dir], memory_order_relaxed);
+		t->ns += atomic_load_explicit(&m->dslot[i].ns[dir], memory_order_relaxed);
+	}
+}
+
+int ddp_daemon_run(void *arg, const char *mnt)
+{
+	struct ddp_daemon_args *a = arg;
+	struct ddp_fs fs = { .sh = a->sh, .max_write = a->max_write,
+			     .crash_after = a->crash_after, .miscount = a->miscount };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+	int ret;
+
+	/* The parent's handlers came along with fork; libfuse installs its own only over SIG_DFL. */
+	for (size_t i = 0; i < AB_ARRAY_SIZE(sigs); i++)
+		signal(sigs[i], SIG_DFL);
+	/* Pin the process before libfuse starts threads: they inherit the mask. */
+	if (a->pinned && ab_pin_self_set(&a->cpus) < 0) {
+		char list[256];
+		ab_cpuset_format(&a->cpus, list, sizeof(list));
+		ab_msg("cannot pin the FUSE daemon to CPUs %s: %s", list, strerror(errno));
+		return 126;
+	}
+	fs.pattern = malloc(a->max_write);
+	if (!fs.pattern) {
+		ab_msg("FUSE daemon: cannot allocate a %u-byte read buffer", a->max_write);
+		return 1;
+	}
+	for (unsigned i = 0; i < a->max_write; i++)
+		fs.pattern[i] = (char)('a' + i % 26);
+	ret = ab_fuse_serve(&dds_ops, sizeof(dds_ops), &fs, mnt, "fsname=ddpar,subtype=ddpar",
+			    a->loop, a->max_threads);
+	free(fs.pattern);
+	return ret;
+}

@@ -1,0 +1,140 @@
+#!/bin/bash
+# ddpar on real FUSE mounts: short write and read sweeps give parseable CSV
+# with a throughput for every point; the bytes the sink daemon counted equal
+# the bytes the clients moved (and a daemon that miscounts is caught); a
+# daemon that crashes or is killed fails its point, writes no number and
+# leaves no mount; bad input exits 2, a missing /dev/fuse exits 4.
+. "$(dirname "$0")/lib.sh"
+
+DD=$BIN/ddpar
+W=$AFFBENCH_WORKDIR/ddpar-it
+mkdir -p "$W"
+SHORT=(--duration 0.3 --repeat 1 --procs 1,2 --kstats off)
+
+if [ ! -x "$DD" ]; then nok "bin/ddpar is built"; t_done; fi
+if [ ! -w /dev/fuse ]; then skip "ddpar" "no /dev/fuse"; t_done; fi
+
+# csv_ok FILE: header, then 6 fields per line, a number in the value field
+csv_ok() {
+	awk -F, 'NR == 1 { if ($0 != "bench,config,rep,metric,value,unit") exit 1; next }
+		 NF != 6 || $1 != "ddpar" || $5 !~ /^-?[0-9.e+-]+$/ { exit 1 }
+		 END { if (NR < 2) exit 1 }' "$1"
+}
+# every_point FILE MODE METRIC: the metric is > 0 for procs 1,2 x clone_fd off,on
+every_point() {
+	local f=$1 mode=$2 m=$3 p c v
+	for p in 1 2; do
+		for c in off on; do
+			v=$(csv_value "$f" "clone_fd=$c;daemon=multi;mode=$mode;procs=$p" "$m")
+			awk -v v="${v:-0}" 'BEGIN { exit !(v > 0) }' || { echo "# $m missing for $mode procs=$p clone_fd=$c" >&2; return 1; }
+		done
+	done
+}
+# bytes_match FILE: client_bytes == daemon_bytes (> 0) in every row pair
+bytes_match() {
+	awk -F, '$4 == "client_bytes" { c[$2] = $5 } $4 == "daemon_bytes" { d[$2] = $5 }
+		 END { n = 0; for (k in c) { n++; if (!(k in d) || c[k] != d[k] || c[k] <= 0) exit 1 }
+		       exit !(n == 4) }' "$1"
+}
+
+# ---- sweeps ----
+for mode in write read; do
+	"$DD" --mode "$mode" "${SHORT[@]}" --format csv >"$W/$mode.csv" 2>"$W/$mode.err"
+	rc=$?
+	check "$mode sweep exits 0 (rc $rc: $(head -c 300 "$W/$mode.err"))" test "$rc" = 0
+	check "$mode sweep CSV parses" csv_ok "$W/$mode.csv"
+	check "$mode sweep: ${mode}_MB_per_s for every N and clone_fd" every_point "$W/$mode.csv" "$mode" "${mode}_MB_per_s"
+	check "$mode sweep: requests_per_s and lat_p99_us for every point" \
+		bash -c "$(declare -f every_point csv_value); every_point '$W/$mode.csv' $mode requests_per_s && every_point '$W/$mode.csv' $mode lat_p99_us"
+	check "$mode sweep: daemon bytes == client bytes at every point" bytes_match "$W/$mode.csv"
+done
+
+# The check must be able to fail: a daemon that counts one byte too many per write.
+AFFBENCH_DDPAR_MISCOUNT=1 "$DD" --mode write --procs 1 --clone-fd off --duration 0.2 --repeat 1 \
+	--kstats off --format csv >"$W/mis.csv" 2>"$W/mis.err"
+rc=$?
+check "miscounting daemon fails the point (exit $rc)" test "$rc" = 1
+check "... and says how many bytes each side counted" grep -q "daemon counted" "$W/mis.err"
+check "... and writes no throughput" bash -c "! grep -q MB_per_s '$W/mis.csv'"
+
+# ---- the built-in loop vs coreutils dd ----
+if command -v dd >/dev/null; then
+	"$DD" --dd --mode both --procs 2 --clone-fd on --duration 0.3 --repeat 1 --kstats off \
+		--format csv >"$W/dd.csv" 2>"$W/dd.err"
+	rc=$?
+	check "--dd runs (rc $rc: $(head -c 200 "$W/dd.err"))" test "$rc" = 0
+	check "--dd: write and read throughput, bytes match" bash -c "grep -q 'client=dd.*write_MB_per_s' '$W/dd.csv' &&
+		grep -q 'client=dd.*read_MB_per_s' '$W/dd.csv' &&
+		awk -F, '\$4==\"client_bytes\"{c[\$2]=\$5} \$4==\"daemon_bytes\"{d[\$2]=\$5} END{n=0; for(k in c){n++; if(c[k]!=d[k]||c[k]<=0) exit 1} exit !(n==2)}' '$W/dd.csv'"
+else
+	skip "--dd runs" "no dd in PATH"
+	skip "--dd: write and read throughput" "no dd in PATH"
+fi
+
+# ---- the seed's layout ----
+"$DD" --mode both --procs 1 --duration 0.2 --repeat 1 --kstats off >"$W/table.txt" 2>/dev/null
+check "table output has the seed's headings" bash -c "grep -q '^1) Writes to single mount' '$W/table.txt' &&
+	grep -q '^2) Reading from single mount' '$W/table.txt' && grep -q 'throughput(with clone_fd)' '$W/table.txt' &&
+	grep -qE '^1 +[0-9.]+ MB/s +[0-9.]+ MB/s' '$W/table.txt' && grep -q 'Time per request' '$W/table.txt'"
+
+# ---- kernel statistics: off writes none, forced-unavailable with 'on' skips ----
+check "--kstats off writes no kernel_us_per_req" bash -c "! grep -q kernel_us_per_req '$W/write.csv'"
+AFFBENCH_KSTATS_FORCE=nobpf expect_rc "--kstats on without BPF: exit 4" 4 "$DD" --kstats on --procs 1 --duration 0.2 --repeat 1
+
+# ---- daemon faults: the point fails, no number, no mount ----
+AFFBENCH_DDPAR_CRASH_AFTER=300 "$DD" --mode write --procs 2 --clone-fd both --duration 0.5 --repeat 1 \
+	--kstats off --format csv >"$W/crash.csv" 2>"$W/crash.err"
+rc=$?
+check "daemon abort() mid-run: exit 1 (rc $rc)" test "$rc" = 1
+check "... each point reports the dead daemon" test "$(grep -c 'FUSE daemon.*\(died during the run\|ended abnormally\)' "$W/crash.err")" = 2
+check "... no number written" bash -c "! grep -q MB_per_s '$W/crash.csv'"
+check "... no mount left" no_fuse_left
+
+pidf=$W/daemon.pid
+rm -f "$pidf"
+AFFBENCH_DAEMON_PIDFILE=$pidf "$DD" --mode write --procs 2 --clone-fd off --duration 5 --repeat 1 \
+	--kstats off --format csv >"$W/kill.csv" 2>"$W/kill.err" &
+ddpid=$!
+for _ in $(seq 100); do [ -s "$pidf" ] && break; sleep 0.05; done
+sleep 0.5
+kill -9 "$(cat "$pidf" 2>/dev/null)" 2>/dev/null
+wait "$ddpid"
+rc=$?
+check "daemon SIGKILLed mid-run: exit 1 (rc $rc)" test "$rc" = 1
+check "... no number written" bash -c "! grep -q MB_per_s '$W/kill.csv'"
+check "... no mount left" no_fuse_left
+
+# ---- bad input: one line, exit 2; a missing /dev/fuse: exit 4 ----
+bad_cases=(
+	"--bs 5000"
+	"--bs 256K --max-write 128K"
+	"--max-write 2M"
+	"--procs 0"
+	"--procs 1,0,2"
+	"--procs 129"
+	"--duration 0"
+	"--duration -1"
+	"--daemon single"
+	"--daemon single --clone-fd on"
+	"--mode sideways"
+	"--threads 0"
+)
+for c in "${bad_cases[@]}"; do
+	# shellcheck disable=SC2086
+	expect_rc "bad input $c" 2 "$DD" $c
+done
+AFFBENCH_FUSE_DEV=/nonexistent expect_rc "no /dev/fuse: exit 4" 4 "$DD" --procs 1 --duration 0.2
+
+# ---- connection knobs (restored through the journal) ----
+"$DD" --mode write --procs 1 --clone-fd off --duration 0.2 --repeat 1 --kstats off --max-background 5 \
+	--congestion-threshold 4 --format csv >"$W/knob.csv" 2>"$W/knob.err"
+rc=$?
+if [ "$rc" = 4 ]; then
+	skip "--max-background / --congestion-threshold" "$(head -1 "$W/knob.err")"
+else
+	check "--max-background 5 --congestion-threshold 4 run (rc $rc: $(head -c 200 "$W/knob.err"))" \
+		bash -c "test $rc = 0 && grep -q 'max_background=5' '$W/knob.csv'"
+fi
+
+check "no FUSE mount left" no_fuse_left
+t_done
