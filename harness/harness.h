@@ -1,0 +1,116 @@
+/*
+ * harness: turns the four benchmarks into one run directory and report.
+ * Subcommands: run, plot, compare, restore (one file each); this header is
+ * the interface between those files.
+ */
+#ifndef HARNESS_H
+#define HARNESS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Subcommands: argc/argv start at the subcommand name. Return an exit code. */
+int cmd_run(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
+
+/* Restore logic shared by 'restore' and the run's watchdog: replay the knob
+ * journal and remove stale FUSE mounts under workdir. Messages go to log
+ * (stderr when NULL). Returns the number of failures. */
+int h_restore(const char *journal, const char *workdir, FILE *log);
+
+/* ---- plans (plan.c) ---- */
+#define H_AXES_MAX 8
+#define H_VALS_MAX 32
+#define H_ARGS_MAX 32
+
+struct h_axis {
+	char name[32];
+	int nvals;
+	char *vals[H_VALS_MAX];
+};
+
+/* One benchmark block of a plan. */
+struct h_block {
+	char bench[32];
+	char program[1024];	/* "" = bin/<bench> next to the harness */
+	double duration;	/* --duration per invocation */
+	double timeout;		/* watchdog per invocation, seconds */
+	double estimate;	/* expected seconds per invocation, for the ETA */
+	int naxes;
+	struct h_axis axes[H_AXES_MAX];
+	int nextra;
+	char *extra[H_ARGS_MAX];
+	double seen_s;		/* measured time of this block's invocations so far */
+	int seen_n;
+};
+
+/* One point of the cross product: a block and one value index per axis. */
+struct h_point {
+	struct h_block *blk;
+	int idx[H_AXES_MAX];
+	char label[512];	/* "daemon=single;placement=same" (sorted like record configs) */
+};
+
+struct h_plan {
+	char path[1024];
+	int repeat;		/* 0 = not given in the plan */
+	int nblocks;
+	struct h_block *blocks;
+	int npoints;
+	struct h_point *points;
+};
+
+/* Find a plan: an existing file path, else harness/plans/NAME.plan next to the
+ * binary's tree or in the installed share dir. 0 or -1 (message in err). */
+int h_plan_find(const char *name, char *path, size_t len, char *err, size_t errlen);
+/* Parse and expand. 0 or -1 with "FILE:LINE: reason" in err. */
+int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen);
+void h_plan_free(struct h_plan *p);
+/* argv for one point (NULL-terminated, strings owned by the plan/point/static). */
+int h_point_argv(const struct h_point *pt, const char *program, char **argv, int max,
+		 char *durbuf, size_t durlen);
+/* Directory holding the harness binary (for bin/<bench> and the plans). */
+const char *h_self_dir(void);
+
+/* ---- data (data.c) ---- */
+struct h_group {
+	char bench[32];
+	char config[512];
+	char metric[64];
+	char unit[32];
+	size_t n, cap;
+	double *v;
+};
+struct h_data {
+	size_t n, cap;
+	struct h_group *g;
+};
+/* Load DIR/raw.csv (or a file). 0 or -1 (message in err). A missing file gives empty data. */
+int h_data_load(struct h_data *d, const char *rawcsv, char *err, size_t errlen);
+void h_data_free(struct h_data *d);
+/* First group of bench/metric whose config holds every "k=v" in want (NULL-terminated). */
+const struct h_group *h_find(const struct h_data *d, const char *bench, const char *metric,
+			     const char *const *want);
+/* The value of key in a "k=v;k=v" config, copied into buf ("" if absent). */
+const char *h_cfg(const char *config, const char *key, char *buf, size_t len);
+/* Write summary.csv. 0 or -1. */
+int h_write_summary(const struct h_data *d, const char *path);
+
+/* ---- outputs (report.c) ---- */
+/* Regenerate summary.csv, tables.md, the .dat .gp .png .svg plots and report.md in dir
+ * from dir/raw.csv (plus machine.txt and failures.csv when present). 0 or -1. */
+int h_render(const char *dir, int quiet);
+
+/* ---- small helpers (util.c) ---- */
+/* Read a small file's first line (newline stripped) into buf; "" and -1 on error. */
+int h_read_line(const char *path, char *buf, size_t len);
+/* mkdir -p. 0 or -1. */
+int h_mkdirs(const char *path);
+/* Run argv in dir with stdout/stderr to /dev/null (or to log when not NULL); exit status or -1. */
+int h_spawn_wait(const char *dir, char *const argv[], const char *log);
+/* Format seconds as m:ss or h:mm:ss. */
+void h_fmt_dur(double s, char *buf, size_t len);
+
+#endif

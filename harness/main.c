@@ -1,0 +1,46 @@
+/*
+ * harness: sweep plans over the affbench benchmarks, write a run directory
+ * (raw.csv, summary.csv, tables.md, plots, report.md), regenerate it from
+ * raw.csv, compare runs, and restore what a killed run left behind.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+#include "harness.h"
+
+static const char usage[] =
+	"usage: harness COMMAND [OPTIONS]   (harness COMMAND --help for details)\n"
+	"  run      run a plan and write results/<date>-<host>/\n"
+	"  plot     regenerate summary, tables, plots and report from DIR/raw.csv\n"
+	"  compare  ratios with 95% CIs between run directories\n"
+	"  restore  replay the knob journal and remove stale FUSE mounts\n";
+
+int main(int argc, char **argv)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int, char **);
+	} cmds[] = {
+		{ "run", cmd_run },
+		{ "plot", cmd_plot },
+		{ "compare", cmd_compare },
+		{ "restore", cmd_restore },
+	};
+
+	ab_prog = "harness";
+	if (argc < 2)
+		ab_usage_error("missing command (run, plot, compare, restore; see --help)");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		fputs(usage, stdout);
+		return AB_EXIT_OK;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("harness %s\n", AB_VERSION);
+		return AB_EXIT_OK;
+	}
+	for (size_t i = 0; i < AB_ARRAY_SIZE(cmds); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	ab_usage_error("unknown command '%s' (run, plot, compare, restore)", argv[1]);
+}

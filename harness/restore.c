@@ -1,0 +1,77 @@
+/*
+ * harness restore: put the machine back after a run that could not clean up
+ * after itself (SIGKILL, power loss): replay the knob journal and remove
+ * stale affbench FUSE mounts.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+#include "fusemnt.h"
+#include "harness.h"
+#include "knob.h"
+
+int h_restore(const char *journal, const char *workdir, FILE *log)
+{
+	char err[512] = "";
+	int failed = 0;
+
+	if (!log)
+		log = stderr;
+	int n = ab_knob_replay("", journal, err, sizeof(err));
+	if (n < 0) {
+		fprintf(log, "harness: restore: knob journal %s: %s\n", journal, err);
+		failed++;
+	} else if (n > 0) {
+		fprintf(log, "harness: restore: %d knob(s) restored from %s\n", n, journal);
+	}
+	int m = ab_mnt_cleanup_stale(workdir);
+	if (m < 0) {
+		fprintf(log, "harness: restore: stale mounts under %s: could not clean up\n", workdir);
+		failed++;
+	} else if (m > 0) {
+		fprintf(log, "harness: restore: %d stale FUSE mount(s) removed under %s\n", m, workdir);
+	}
+	return failed;
+}
+
+static const char restore_usage[] =
+	"usage: harness restore [--journal FILE] [--workdir DIR]\n"
+	"Replays the knob journal (restores sysfs/procfs values a killed run left\n"
+	"changed) and removes stale affbench FUSE mounts under the work directory.\n"
+	"  --journal FILE  default $AFFBENCH_JOURNAL, else /var/lib/affbench/knobs.journal\n"
+	"  --workdir DIR   default $AFFBENCH_WORKDIR, else /tmp\n"
+	"Exit 0 when everything was restored (or nothing was left), 1 otherwise.\n";
+
+int cmd_restore(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "journal", required_argument, NULL, 'j' },
+		{ "workdir", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *journal = NULL, *workdir = NULL;
+	int c;
+
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
+		switch (c) {
+		case 'j': journal = optarg; break;
+		case 'w': workdir = optarg; break;
+		case 'h': fputs(restore_usage, stdout); return AB_EXIT_OK;
+		default:
+			ab_usage_error("restore: bad option '%s' (see harness restore --help)",
+				       argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		ab_usage_error("restore: unexpected argument '%s'", argv[optind]);
+	if (!journal)
+		journal = ab_knob_default_journal();
+	if (!workdir)
+		workdir = ab_workdir();
+	return h_restore(journal, workdir, stderr) ? AB_EXIT_FAIL : AB_EXIT_OK;
+}

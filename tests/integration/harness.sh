@@ -1,0 +1,122 @@
+#!/bin/bash
+# harness: a sweep over a fake benchmark (ok, failing, skipping, hanging points)
+# gives a valid raw.csv, summary, tables and report; failures are recorded and
+# the sweep goes on; the watchdog kills a hung point; plot regenerates from
+# raw.csv alone; resume runs only what is missing; SIGINT stops cleanly;
+# compare and restore work; bad input gets one line and exit 2.
+. "$(dirname "$0")/lib.sh"
+H=$BIN/harness
+D=$(mktemp -d "$AFFBENCH_WORKDIR/harness-it.XXXXXX")
+export AFFBENCH_JOURNAL=${AFFBENCH_JOURNAL:-$D/knobs.journal}
+
+# A fake benchmark honouring the CSV contract: --mode ok|fail|skip|hang.
+cat > "$D/fakebench" <<'FAKE'
+#!/bin/bash
+mode=ok
+while [ $# -gt 0 ]; do
+	case $1 in --mode) mode=$2; shift ;; --format|--repeat|--duration) shift ;; esac
+	shift
+done
+case $mode in
+fail) echo "fakebench: measurement failed on purpose" >&2; exit 1 ;;
+skip) echo "fakebench: skipped: no such hardware" >&2; exit 4 ;;
+hang) echo "fakebench-hang $$" >&2; sleep 3017 & wait; exit 0 ;;
+esac
+echo "bench,config,rep,metric,value,unit"
+echo "fakebench,\"cpus=0,1;mode=$mode\",1,ops_per_s,$((1000 + RANDOM % 50)),1/s"
+echo "fakebench,\"cpus=0,1;mode=$mode\",1,ns_per_op,$((500 + RANDOM % 20)),ns"
+FAKE
+chmod +x "$D/fakebench"
+
+cat > "$D/t.plan" <<'PLAN'
+# test plan
+repeat 3
+bench fakebench
+program fakebench
+duration 0.1
+timeout 2
+axis mode ok fail skip hang
+PLAN
+
+start=$(date +%s)
+"$H" run --plan "$D/t.plan" --out "$D/r1" > "$D/run.out" 2> "$D/run.err"
+rc=$?
+took=$(( $(date +%s) - start ))
+check "run exits 0 although points failed (rc $rc)" test "$rc" = 0
+check "raw.csv has one header and 6 ok records (3 reps x 2 metrics)" \
+	test "$(grep -c '^bench,config,rep,' "$D/r1/raw.csv")" = 1 -a "$(grep -c '^fakebench,' "$D/r1/raw.csv")" = 6
+check "raw.csv records parse: quoted config kept, rep rewritten to 1..3" \
+	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" | sort -u | tr '\n' ' ')" = "1 2 3 "
+check "no failed point written as a number" bash -c "! grep -qE 'mode=(fail|skip|hang)' '$D/r1/raw.csv'"
+check "failures.csv: 3 failed (exit 1), 3 skipped (exit 4), 3 watchdog kills" \
+	test "$(grep -c ',1,fakebench: measurement failed' "$D/r1/failures.csv")" = 3 \
+	-a "$(grep -c ',4,skipped: fakebench: skipped' "$D/r1/failures.csv")" = 3 \
+	-a "$(grep -c 'watchdog' "$D/r1/failures.csv")" = 3
+check "watchdog kept the sweep short (${took}s < 40s)" test "$took" -lt 40
+check "watchdog left no hung benchmark (nor its child) behind" bash -c "! pgrep -f 'sleep [3]017' >/dev/null"
+for f in summary.csv tables.md report.md machine.txt plan.plan runs.csv; do
+	check "run wrote $f" test -s "$D/r1/$f"
+done
+check "summary.csv: n=3 for both metrics" \
+	test "$(awk -F, '$1 == "fakebench" && $(NF-8) == 3' "$D/r1/summary.csv" | wc -l)" = 2
+check "report lists the failed points" grep -q 'measurement failed on purpose' "$D/r1/report.md"
+check "progress lines with an ETA on stderr" grep -q 'ETA' "$D/run.err"
+
+# plot: everything regenerated from raw.csv alone
+mkdir "$D/p"; cp "$D/r1/raw.csv" "$D/p/"
+"$H" plot "$D/p" 2>/dev/null
+check "plot regenerates summary.csv identical from raw.csv alone" cmp -s "$D/r1/summary.csv" "$D/p/summary.csv"
+check "plot regenerates tables.md and report.md" test -s "$D/p/tables.md" -a -s "$D/p/report.md"
+
+# resume: a finished run runs nothing; a lost last invocation runs again, once
+before=$(wc -l < "$D/r1/raw.csv")
+"$H" run --resume "$D/r1" >/dev/null 2>&1
+check "resume of a finished run adds nothing" test "$(wc -l < "$D/r1/raw.csv")" = "$before"
+# an interruption during rep 3: its records reached raw.csv, runs.csv never saw them
+head -9 "$D/r1/runs.csv" > "$D/runs.tmp" && mv "$D/runs.tmp" "$D/r1/runs.csv"
+"$H" run --resume "$D/r1" >/dev/null 2>&1
+check "resume reruns rep 3 only: 13 runs.csv lines, raw.csv $(wc -l < "$D/r1/raw.csv") lines (was $before)" \
+	test "$(wc -l < "$D/r1/runs.csv")" = 13 -a "$(wc -l < "$D/r1/raw.csv")" = "$before"
+check "resume: still exactly 2 records per rep" \
+	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" | sort | uniq -c | awk '{print $1}' | sort -u)" = 2
+
+# SIGINT mid-point: stops, keeps a valid raw.csv, says how to resume, exit 130
+cat > "$D/h.plan" <<'PLAN'
+bench fakebench
+program fakebench
+timeout 60
+axis mode ok hang ok
+PLAN
+"$H" run --plan "$D/h.plan" --repeat 1 --out "$D/r2" 2> "$D/r2.err" &
+hp=$!
+for _ in $(seq 50); do grep -qs fakebench-hang "$D"/r2/log/*.log && break; sleep 0.1; done
+kill -INT $hp; wait $hp; rc=$?
+check "SIGINT: exit 130 (got $rc)" test "$rc" = 130
+check "SIGINT: raw.csv valid, the hung point not recorded as done" \
+	test "$(grep -c '^fakebench,' "$D/r2/raw.csv")" = 2 -a "$(grep -c ',ok,' "$D/r2/runs.csv")" = 1
+check "SIGINT: message names --resume" grep -q -- '--resume' "$D/r2.err"
+
+# dry run and compare
+n=$("$H" run --plan "$D/t.plan" --dry-run | grep -c '^rep ')
+check "dry-run lists 4 points x 3 reps (got $n)" test "$n" = 12
+"$H" compare --out "$D/c" "$D/r1" "$D/p" > "$D/c.out" 2>&1
+check "compare of a run with itself: ratios 1, none significant" \
+	bash -c "grep -q '0 of 2 ratios significant' '$D/c.out' && test -s '$D/c/compare.csv'"
+
+# restore: a missing journal is nothing to do
+check "restore with no journal exits 0" "$H" restore --journal "$D/none.journal" --workdir "$D"
+
+# bad input: one line, exit 2
+printf 'bench x\nfrobnicate 1\n' > "$D/bad.plan"
+expect_rc "unknown command" 2 "$H" frobnicate
+expect_rc "run --repeat 0" 2 "$H" run --repeat 0
+expect_rc "run --plan missing" 2 "$H" run --plan "$D/missing.plan"
+expect_rc "plan with an unknown key" 2 "$H" run --plan "$D/bad.plan" --dry-run
+expect_rc "run --resume not a run dir" 2 "$H" run --resume "$D/p"
+expect_rc "plot without raw.csv" 2 "$H" plot "$D/none"
+expect_rc "compare with one directory" 2 "$H" compare "$D/r1"
+expect_rc "restore --bogus" 2 "$H" restore --bogus
+check "--help of every subcommand" bash -c "for c in run plot compare restore; do '$H' \$c --help | grep -q usage || exit 1; done"
+check "no FUSE mount left" no_fuse_left
+rm -rf "$D"
+t_done
