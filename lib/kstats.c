@@ -13,12 +13,6 @@
 
 #include "common.h"
 
-static const char *forced(void)
-{
-	const char *f = getenv("AFFBENCH_KSTATS_FORCE");
-	return f && *f ? f : NULL;
-}
-
 #ifndef AB_HAVE_BPF
 
 const char *ab_kstats_built(void)
@@ -46,6 +40,12 @@ void ab_kstats_close(struct ab_kstats *ks) { (void)ks; }
 
 #include "bpf/kstats_shared.h"
 #include "kstats.skel.h"
+
+static const char *forced(void)
+{
+	const char *f = getenv("AFFBENCH_KSTATS_FORCE");
+	return f && *f ? f : NULL;
+}
 
 struct ab_kstats {
 	struct kstats_bpf *skel;

@@ -1,0 +1,188 @@
+#!/bin/bash
+# cputestfs end to end on real FUSE mounts: placement same serves on the
+# caller's CPU, placement other never does, one FUSE request per stat(), the
+# records parse, both baselines measure, bad input and missing facilities give
+# one line and exit 2/4, and a daemon killed or stopped mid-run fails the run
+# (exit 1, no number) without leaving a mount or a process behind.
+. "$(dirname "$0")/lib.sh"
+
+B=$BIN/cputestfs
+W=$AFFBENCH_WORKDIR/cputestfs.$$
+mkdir -p "$W"
+SHORT=(--duration 0.5 --repeat 1)
+HEADER=bench,config,rep,metric,value,unit
+# One record: bench, config (RFC 4180: quoted when it holds a comma), rep, metric, value, unit.
+ROW_RE='^cputestfs,("[^"]*"|[^,"]*),[0-9]+,[a-z0-9_]+,-?[0-9.]+(e[-+]?[0-9]+)?,[^,]*$'
+STRAY=()
+
+cleanup() {
+	# A daemon the test stopped must not outlive it.
+	for p in "${STRAY[@]}"; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
+	rm -rf "$W"
+}
+trap cleanup EXIT
+
+# ge A B / le A B: float comparisons
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 >= b + 0) }'; }
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 <= b + 0) }'; }
+
+cfg_ok() {
+	[[ $1 =~ ^baseline=fuse\;client_cpu=[0-9]+\;clients=1\;daemon=single\;daemon_cpu=[0-9]+\;placement=same$ ]]
+}
+
+csv_ok() {
+	local f=$1
+	[ "$(head -n1 "$f")" = "$HEADER" ] || return 1
+	[ "$(wc -l <"$f")" -gt 1 ] || return 1
+	! tail -n +2 "$f" | grep -Evq "$ROW_RE"
+}
+
+if [ ! -x "$B" ]; then
+	nok "bin/cputestfs is built"
+	t_done
+fi
+
+have_fuse=1
+[ "$(id -u)" = 0 ] && [ -w /dev/fuse ] || have_fuse=0
+
+# ---- measurements ----
+if [ "$have_fuse" = 1 ]; then
+	out=$W/pl.csv
+	"$B" --placement same,other "${SHORT[@]}" --format csv --quiet >"$out" 2>"$W/pl.err"
+	rc=$?
+	check "placement same,other runs (exit $rc: $(head -c 300 "$W/pl.err"))" [ "$rc" = 0 ]
+	check "CSV parses: exact header, 6 fields per row" csv_ok "$out"
+	same_same=$(csv_value "$out" "placement=same" same_cpu_pct)
+	other_same=$(csv_value "$out" "placement=other" same_cpu_pct)
+	check "placement same: same_cpu_pct >= 99 (got $same_same)" ge "$same_same" 99
+	check "placement other: same_cpu_pct <= 1 (got $other_same)" le "$other_same" 1
+	for pl in same other; do
+		r=$(csv_value "$out" "placement=$pl" requests_per_stat)
+		check "placement $pl: requests_per_stat is 1.00 (got $r)" eval 'ge "$r" 0.99 && le "$r" 1.01'
+		n=$(grep -c "placement=$pl," "$out")
+		check "placement $pl: all 6 metrics written (got $n)" [ "$n" = 6 ]
+	done
+	cfg=$(awk -F, 'NR == 2 { print $2 }' "$out")
+	check "config names the CPUs used ($cfg)" cfg_ok "$cfg"
+	check "no FUSE mount left after measuring" no_fuse_left
+
+	"$B" --placement other --clients 2 --daemon clone_fd "${SHORT[@]}" --format json --quiet \
+		>"$W/mt.json" 2>"$W/mt.err"
+	rc=$?
+	if [ "$(nproc)" -ge 2 ]; then
+		r=$(sed -n 's/.*"metric":"requests_per_stat","value":\([0-9.e+-]*\).*/\1/p' "$W/mt.json")
+		check "2 clients, daemon clone_fd: JSON records, requests_per_stat 1.00 (exit $rc, got $r)" \
+			eval '[ "$rc" = 0 ] && ge "$r" 0.99 && le "$r" 1.01'
+	else
+		skip "2 clients, daemon clone_fd" "needs 2 CPUs"
+	fi
+
+	# The default run prints the seed's layout and the with/without ratio.
+	"$B" --duration 0.3 --repeat 2 >"$W/table.txt" 2>"$W/table.err"
+	rc=$?
+	lay=1
+	for want in "#### without cpu affinity ####" "#### with cpu affinity ####" "same  cpu (%)" \
+		"other cpu (%)" "----------------------" "stat calls/s" "with/without cpu affinity"; do
+		grep -qF -- "$want" "$W/table.txt" || lay=0
+	done
+	check "default run: seed's table layout and ratio (exit $rc)" eval '[ "$rc" = 0 ] && [ "$lay" = 1 ]'
+	check "default run: stdout carries no progress" eval '! grep -q "^cputestfs:" "$W/table.txt"'
+else
+	skip "FUSE measurements" "needs root and /dev/fuse"
+fi
+
+# Baselines need neither root nor FUSE.
+for base in kernel pipe; do
+	"$B" --baseline "$base" --placement same "${SHORT[@]}" --format csv --quiet >"$W/$base.csv" 2>"$W/$base.err"
+	rc=$?
+	v=$(csv_value "$W/$base.csv" "baseline=$base" stat_per_s)
+	check "--baseline $base: stat_per_s measured (exit $rc, got $v)" eval '[ "$rc" = 0 ] && ge "$v" 1 && csv_ok "$W/$base.csv"'
+done
+
+# ---- bad input and missing facilities: one line, exit 2 or 4, nothing mounted ----
+mkdir -p "$W/full" "$W/empty"
+touch "$W/full/x"
+ncpu=$(nproc)
+faults=(
+	# rc | env | arguments
+	"2||--placement bogus"
+	"2||--placement same,bogus"
+	"2||--cpus 1,,2"
+	"2||--cpus x"
+	"2||--duration 0"
+	"2||--duration -1"
+	"2||--clients $((ncpu + 1))"
+	"2||--daemon threads"
+	"2||--mountpoint $W/full"
+	"2||--mountpoint $W/missing"
+	"2||stray-argument"
+	"4||--cpus 0 --placement other"
+	"4|AFFBENCH_FUSE_DEV=/nonexistent|--placement same"
+)
+for f in "${faults[@]}"; do
+	IFS='|' read -r want envs args <<<"$f"
+	# shellcheck disable=SC2086  # args split on purpose
+	expect_rc "cputestfs $envs $args" "$want" env $envs "$B" $args "${SHORT[@]}"
+	check "no FUSE mount left after: $args" no_fuse_left
+done
+
+if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$B" 2>/dev/null; then
+	expect_rc "not root: skipped" 4 setpriv --reuid=65534 --regid=65534 --clear-groups "$B" "${SHORT[@]}"
+else
+	skip "not root: skipped" "setpriv missing or $B not reachable as nobody"
+fi
+
+# ---- a daemon that dies or hangs mid-measurement ----
+# wait_pidfile FILE: until the daemon is mounted and serving (5 s at most)
+wait_pidfile() {
+	local i
+	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.05; done
+	return 1
+}
+
+if [ "$have_fuse" = 1 ]; then
+	pf=$W/kill.pid
+	AFFBENCH_DAEMON_PIDFILE=$pf "$B" --placement same --duration 3 --repeat 1 --format csv --quiet \
+		>"$W/kill.csv" 2>"$W/kill.err" &
+	bp=$!
+	if wait_pidfile "$pf"; then
+		sleep 1
+		kill -KILL "$(cat "$pf")"
+	fi
+	wait $bp
+	rc=$?
+	check "daemon SIGKILLed mid-run: exit 1 (got $rc: $(tail -n1 "$W/kill.err"))" [ "$rc" = 1 ]
+	check "daemon SIGKILLed: no number written" eval '! grep -q stat_per_s "$W/kill.csv"'
+	check "daemon SIGKILLed: no FUSE mount left" no_fuse_left
+
+	pf=$W/stop.pid
+	dur=2
+	t0=$(date +%s.%N)
+	AFFBENCH_DAEMON_PIDFILE=$pf "$B" --placement same --duration $dur --repeat 1 --format csv --quiet \
+		>"$W/stop.csv" 2>"$W/stop.err" &
+	bp=$!
+	dp=
+	if wait_pidfile "$pf"; then
+		sleep 0.5
+		dp=$(cat "$pf")
+		STRAY+=("$dp")
+		kill -STOP "$dp"
+	fi
+	wait $bp
+	rc=$?
+	el=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
+	check "daemon SIGSTOPped: exit 1 (got $rc: $(tail -n1 "$W/stop.err"))" [ "$rc" = 1 ]
+	check "daemon SIGSTOPped: failed within duration + 4 s (took $el s)" le "$el" $((dur + 4))
+	check "daemon SIGSTOPped: no number written" eval '! grep -q stat_per_s "$W/stop.csv"'
+	check "daemon SIGSTOPped: no FUSE mount left" no_fuse_left
+	check "daemon SIGSTOPped: the daemon was killed and reaped" eval '[ -n "$dp" ] && ! kill -0 "$dp" 2>/dev/null'
+
+	"$B" --mountpoint "$W/empty" --placement same "${SHORT[@]}" --format csv --quiet >"$W/mp.csv" 2>"$W/mp.err"
+	rc=$?
+	check "--mountpoint DIR: measured there, DIR left as found (exit $rc)" \
+		eval '[ "$rc" = 0 ] && grep -q stat_per_s "$W/mp.csv" && [ -d "$W/empty" ] && ! grep -qF " $W/empty " /proc/mounts'
+else
+	skip "daemon killed / stopped mid-run" "needs root and /dev/fuse"
+fi
+
+t_done
