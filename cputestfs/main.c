@@ -43,6 +43,7 @@
 
 #include "common.h"
 #include "cputestfs.h"
+#include "kstats.h"
 #include "opts.h"
 #include "record.h"
 #include "stats.h"
@@ -60,7 +61,9 @@ struct cfs_params {
 	int clients;
 	int baseline;		/* enum cfs_baseline, in the order of the choices */
 	const char *mountpoint;
+	int kstats;		/* KS_AUTO, KS_ON, KS_OFF */
 };
+enum { KS_AUTO, KS_ON, KS_OFF };
 
 static struct cfs_params params = {
 	.placement = "none,same",
@@ -68,6 +71,7 @@ static struct cfs_params params = {
 	.clients = 1,
 	.baseline = CFS_BASE_FUSE,
 	.mountpoint = NULL,
+	.kstats = KS_AUTO,
 };
 
 static const struct ab_opt cfs_opts[] = {
@@ -83,6 +87,8 @@ static const struct ab_opt cfs_opts[] = {
 	  "fuse|kernel|pipe" },
 	{ "mountpoint", AB_OPT_STR, offsetof(struct cfs_params, mountpoint), "DIR",
 	  "mount on this empty directory instead of a private one", 0, 0, NULL },
+	{ "kstats", AB_OPT_CHOICE, offsetof(struct cfs_params, kstats), "WHEN",
+	  "auto|on|off: kernel request time and CPUs from BPF (lib/kstats)", 0, 0, "auto|on|off" },
 	{ NULL, 0, 0, NULL, NULL, 0, 0, NULL },
 };
 
@@ -92,7 +98,8 @@ static const struct ab_prog_info cfs_info = {
 	.usage_extra =
 		"Placements: none same smt llc cross-llc cross-node other (see DESIGN.md).\n"
 		"Metrics: stat_per_s same_cpu_pct other_cpu_pct requests_per_stat latency_p50_ns\n"
-		"latency_p99_ns. Default: placement none then same, daemon single, the seed's table.\n"
+		"latency_p99_ns; with --kstats: kernel_ns_per_req, kernel_same_cpu_pct,\n"
+		"kernel_requests and daemon_requests (whole run, to cross-check). Default: placement none then same, daemon single, the seed's table.\n"
 		"Needs root and /dev/fuse for --baseline fuse.",
 	.default_duration = 2.0,
 	.default_repeat = 3,
@@ -101,7 +108,7 @@ static const struct ab_prog_info cfs_info = {
 static const char *const loop_names[] = { "single", "multi", "clone_fd" };
 static const char *const baseline_names[] = { "fuse", "kernel", "pipe" };
 
-enum { M_STAT, M_SAME, M_OTHER, M_REQ, M_P50, M_P99, M_COUNT };
+enum { M_STAT, M_SAME, M_OTHER, M_REQ, M_P50, M_P99, M_KNS, M_KSAME, M_KREQ, M_DREQ, M_COUNT };
 static const struct {
 	const char *name, *unit;
 } metrics[M_COUNT] = {
@@ -111,7 +118,17 @@ static const struct {
 	[M_REQ] = { "requests_per_stat", "ratio" },
 	[M_P50] = { "latency_p50_ns", "ns" },
 	[M_P99] = { "latency_p99_ns", "ns" },
+	[M_KNS] = { "kernel_ns_per_req", "ns" },
+	[M_KSAME] = { "kernel_same_cpu_pct", "%" },
+	[M_KREQ] = { "kernel_requests", "count" },
+	[M_DREQ] = { "daemon_requests", "count" },
 };
+
+/* Kernel statistics for the whole process, or NULL with the reason they are skipped. */
+static struct ab_kstats *kst;
+
+/* The request kinds our daemon counts: what stat() and the first lookup cause. */
+static const int kst_ops[] = { 1 /* LOOKUP */, AB_FUSE_GETATTR, 28 /* READDIR */, 44 /* READDIRPLUS */ };
 
 struct cfs_result {
 	double v[M_COUNT];
@@ -143,6 +160,16 @@ struct cfs_run {
 	pid_t *client;			/* 0 once reaped */
 	int *client_status;
 };
+
+/* Daemon requests so far (all threads; pipe servers count per client). */
+static uint64_t daemon_requests(const struct cfs_run *r)
+{
+	uint64_t n = ab_counter_read(&r->sh->requests);
+
+	for (int i = 0; i < r->n; i++)
+		n += ab_counter_read(&r->sh->client[i].served);
+	return n;
+}
 
 static struct ab_common common;
 static mode_t mountpoint_mode;	/* --mountpoint's mode, to re-create it as it was */
@@ -500,6 +527,14 @@ static int measure(const struct cfs_pl *pl, struct cfs_result *res, char *why, s
 
 	if (start_servers(&r, why, len) < 0)
 		goto out_stop;
+	/* Kernel statistics cover the whole run of this connection, from here (mounted,
+	 * no client yet) until the clients are reaped, so both counts see the same requests. */
+	uint64_t dreq0 = daemon_requests(&r);
+	if (kst && r.have_daemon) {
+		ab_kstats_set_conn(kst, r.d.conn);
+		ab_kstats_add_pid(kst, r.d.pid);
+		ab_kstats_reset(kst);
+	}
 
 	for (int i = 0; i < r.n; i++) {
 		fflush(NULL);
@@ -597,6 +632,27 @@ out_clients:
 	}
 	if (rc == 0)
 		latency(&r, res);
+	if (rc == 0 && kst && r.have_daemon) {
+		struct ab_kstats_result k;
+		uint64_t n = 0, same = 0;
+		double ns = 0;
+
+		if (ab_kstats_read(kst, &k) == 0) {
+			for (size_t i = 0; i < AB_ARRAY_SIZE(kst_ops); i++) {
+				n += k.op[kst_ops[i]].count;
+				same += k.op[kst_ops[i]].same_cpu;
+				ns += k.op[kst_ops[i]].sum_ns;
+			}
+			res->v[M_KREQ] = (double)n;
+			res->v[M_DREQ] = (double)(daemon_requests(&r) - dreq0);
+			res->has[M_KREQ] = res->has[M_DREQ] = 1;
+			if (n) {
+				res->v[M_KNS] = ns / (double)n;
+				res->v[M_KSAME] = 100.0 * (double)same / (double)n;
+				res->has[M_KNS] = res->has[M_KSAME] = 1;
+			}
+		}
+	}
 out_stop:
 	if (stop_servers(&r, hung, why2, sizeof(why2)) < 0 && rc == 0)
 		rc = ab_err(why, len, "%s", why2);
@@ -813,6 +869,12 @@ int main(int argc, char **argv)
 	if (params.baseline == CFS_BASE_FUSE) {
 		check_fuse();
 		ab_mnt_cleanup_stale(NULL);
+		if (params.kstats != KS_OFF && ab_kstats_open(&kst, err, sizeof(err)) < 0) {
+			if (params.kstats == KS_ON)
+				ab_skip("--kstats on: kernel statistics %s", err);
+			if (!common.quiet)
+				ab_msg("kernel statistics %s: kernel_* metrics not written", err);
+		}
 	}
 
 	if (ab_topo_load(&topo, NULL, &common.allowed, err, sizeof(err)) < 0)
@@ -889,6 +951,7 @@ int main(int argc, char **argv)
 			print_ratio(with, without);
 	}
 	fflush(stdout);
+	ab_kstats_close(kst);
 	for (int k = 0; k < npl; k++) {
 		free(pls[k].a);
 		free(pls[k].b);

@@ -95,8 +95,8 @@ int ab_kstats_open(struct ab_kstats **out, char *why, size_t whylen)
 			      f ? " (forced by AFFBENCH_KSTATS_FORCE)" : "");
 	for (size_t i = 0; i < AB_ARRAY_SIZE(tps); i++) {
 		if ((f && !strcmp(f, "notracepoint") && i == 0) || !tracepoint_exists(tps[i][0], tps[i][1]))
-			return ab_err(why, whylen, "skipped: tracepoint %s:%s missing (needs Linux >= 6.12 "
-				      "for FUSE, CONFIG_LOCKDEP-free lock tracepoints >= 5.19)%s",
+			return ab_err(why, whylen, "skipped: tracepoint %s:%s missing (FUSE tracepoints need Linux >= 6.12, "
+				      "lock tracepoints Linux >= 5.19)%s",
 				      tps[i][0], tps[i][1], f ? " (forced by AFFBENCH_KSTATS_FORCE)" : "");
 	}
 
