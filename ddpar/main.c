@@ -583,8 +583,8 @@ static int run_point(struct ddp_ctx *x, const struct ddp_point *pt, struct ddp_r
 		ddp_daemon_totals(x->sh, pt->dir, &t);
 		uint64_t daemon_bytes = t.bytes;
 		if (records) {
-			ab_record(&x->out, &cfg, pt->rep, "client_bytes", (double)client_bytes, "bytes");
-			ab_record(&x->out, &cfg, pt->rep, "daemon_bytes", (double)daemon_bytes, "bytes");
+			ab_record(&x->out, &cfg, pt->rep + 1, "client_bytes", (double)client_bytes, "bytes");
+			ab_record(&x->out, &cfg, pt->rep + 1, "daemon_bytes", (double)daemon_bytes, "bytes");
 		}
 		if (daemon_bytes != client_bytes && !failed) {
 			ab_err(why, sizeof(why), "the daemon counted %llu bytes, the clients moved %llu",
@@ -600,7 +600,7 @@ static int run_point(struct ddp_ctx *x, const struct ddp_point *pt, struct ddp_r
 	}
 	if (failed) {
 		ab_msg("%s procs=%d clone_fd=%s rep %d failed: %s", pt->dir == DDP_WRITE ? "write" : "read",
-		       pt->n, pt->clone ? "on" : "off", pt->rep, why);
+		       pt->n, pt->clone ? "on" : "off", pt->rep + 1, why);
 		return -1;
 	}
 
@@ -631,7 +631,7 @@ static int run_point(struct ddp_ctx *x, const struct ddp_point *pt, struct ddp_r
 		const char *name = metrics[i].name ? metrics[i].name :
 				   pt->dir == DDP_WRITE ? "write_MB_per_s" : "read_MB_per_s";
 		if (records && !isnan(v))
-			ab_record(&x->out, &cfg, pt->rep, name, v, metrics[i].unit);
+			ab_record(&x->out, &cfg, pt->rep + 1, name, v, metrics[i].unit);
 	}
 	return 0;
 }
@@ -833,7 +833,8 @@ int main(int argc, char **argv)
 	int failures = 0, total = ndirs * np * nclones * C.repeat, done = 0;
 	int progress = !C.quiet && isatty(STDERR_FILENO);
 
-	/* Repetitions outermost: A B A B ..., so drift does not favour one configuration. */
+	/* Repetitions outermost: A B A B ..., so drift does not favour one configuration.
+	 * Records number repetitions from 1, as every benchmark does. */
 	for (int rep = 0; rep < C.repeat && !interrupted; rep++)
 		for (int k = 0; k < ndirs && !interrupted; k++)
 			for (int ni = 0; ni < np && !interrupted; ni++)
