@@ -172,6 +172,28 @@ static int put_value(const char *full, const char *val, size_t len)
 	return e;
 }
 
+/*
+ * Does the knob already hold val (len bytes, no newline)? Then restoring it is a
+ * no-op, and must not fail: a write the kernel refused (a managed IRQ's affinity
+ * gives EPERM) changed nothing, yet its original was journaled before the try.
+ * open/read/close only: this runs in the signal handler too.
+ */
+static int holds(const char *full, const char *val, size_t len)
+{
+	char cur[KNOB_VAL_MAX + 2];
+	int fd = open(full, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, cur, sizeof(cur) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	if (cur[n - 1] == '\n')
+		n--;
+	return (size_t)n == len && memcmp(cur, val, len) == 0;
+}
+
 /* Restore this process's entries, newest first. Returns the number that failed. */
 static int restore_mine(pid_t me)
 {
@@ -186,7 +208,8 @@ static int restore_mine(pid_t me)
 		if (!__atomic_compare_exchange_n(&e->state, &want, E_RESTORING, 0,
 						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			continue;
-		e->err = put_value(e->full, e->orig, e->origlen);
+		e->err = holds(e->full, e->orig, e->origlen - 1) ? 0 :
+			 put_value(e->full, e->orig, e->origlen);
 		if (e->err == ENOENT)	/* the object is gone, nothing left to restore */
 			e->err = 0;
 		if (e->err) {
@@ -812,7 +835,7 @@ int ab_knob_replay(const char *root, const char *journal, char *err, size_t errl
 		if (!e) {
 			memcpy(val, v[i].orig, ol);
 			val[ol] = '\n';
-			e = put_value(full, val, ol + 1);
+			e = holds(full, val, ol) ? 0 : put_value(full, val, ol + 1);
 		}
 		if (e == 0) {
 			restored++;

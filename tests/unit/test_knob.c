@@ -631,6 +631,44 @@ static void test_restore_failure(void **state)
 enum { NONE, D1, D2, LIVE };
 #define DONE NULL
 
+/* A knob that already holds its original is not written again, neither by the
+ * owner's restore nor by a replay: a write the kernel refused (EPERM on a
+ * managed IRQ) changed nothing and must not leave an unrestorable entry. */
+static void set_old_mtime(const char *full)
+{
+	struct timespec t[2] = { { 1000, 0 }, { 1000, 0 } };
+	assert_int_equal(utimensat(AT_FDCWD, full, t, 0), 0);
+}
+
+static time_t mtime_of(const char *full)
+{
+	struct stat st;
+	assert_int_equal(stat(full, &st), 0);
+	return st.st_mtime;
+}
+
+static void test_unchanged_not_rewritten(void **state)
+{
+	struct fx *f = *state;
+	char err[256] = "";
+
+	/* the owner's restore */
+	assert_int_equal(ab_knob_write(RQ, "0", NULL, 0, err, sizeof(err)), 0);
+	put_file(in(f, RQ), "1\n");	/* back to the original behind our back */
+	set_old_mtime(in(f, RQ));
+	assert_int_equal(ab_knob_restore_all(), 0);
+	assert_string_equal(get_file(in(f, RQ)), "1\n");
+	assert_int_equal(mtime_of(in(f, RQ)), 1000);
+
+	/* a replay of a dead process's entry */
+	put_file(f->journal, jline(dead_pid[0], IRQL, "0-1"));
+	set_old_mtime(in(f, IRQL));
+	assert_int_equal(ab_knob_replay(f->dir, f->journal, err, sizeof(err)), 1);
+	assert_string_equal(get_file(in(f, IRQL)), "0-1\n");
+	assert_int_equal(mtime_of(in(f, IRQL)), 1000);
+	assert_int_equal(access(f->journal, F_OK), -1);	/* nothing left to replay */
+}
+
 static pid_t who_pid(int who)
 {
 	return who == D1 ? dead_pid[0] : who == D2 ? dead_pid[1] : getpid();
@@ -737,6 +775,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_child_leaves_parent_knob, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_restore_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unchanged_not_rewritten, setup, teardown),
 	};
 
 	ab_prog = "test_knob";
