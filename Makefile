@@ -81,7 +81,7 @@ $(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(CMOCKA_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(CMOCKA_LIBS) $(LIBS)
+	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(CMOCKA_CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB_A) $(CMOCKA_LIBS) $(LIBS)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_A)
 	@mkdir -p $(@D)
