@@ -1,0 +1,134 @@
+#!/bin/bash
+# fdget end to end: idle-thread mode really runs its loop with two threads
+# (sampled from /proc by a watcher process), records parse, every mode runs,
+# bad input gets one line and exit 2, and the temp file does not stay behind.
+# Short timings throughout: this checks behaviour, not speed (~10 s).
+. "$(dirname "$0")/lib.sh"
+
+FDGET=$BIN/fdget
+if [ ! -x "$FDGET" ]; then
+	skip "fdget" "bin/fdget not built (run make)"
+	t_done
+fi
+out=$AFFBENCH_WORKDIR/fdget-it
+mkdir -p "$out"
+quick=(--duration 0.01 --repeat 3 --quiet)
+
+# --- idle-thread has two threads during the loop, single has one ---------
+"$FDGET" --op pread --mode idle-thread --watch-threads --spawn 0 --format csv "${quick[@]}" \
+	>"$out/watch.csv" 2>"$out/watch.err"
+rc=$?
+check "watch run exits 0 (rc $rc: $(head -c 300 "$out/watch.err"))" [ "$rc" = 0 ]
+# every rep of a mode must report the same min and max thread count
+threads_of() { # MODE METRIC -> distinct values, space separated
+	awk -F, -v m="mode=$1;" -v k="$2" 'index($2, m) == 1 && $4 == k { print $5 }' "$out/watch.csv" |
+		sort -u | tr '\n' ' '
+}
+for metric in threads_seen threads_seen_max; do
+	v=$(threads_of idle-thread $metric)
+	check "idle-thread: $metric is 2 in every rep (got '$v')" [ "$v" = "2 " ]
+	v=$(threads_of single $metric)
+	check "single: $metric is 1 in every rep (got '$v')" [ "$v" = "1 " ]
+done
+n=$(awk -F, '$4 == "threads_seen"' "$out/watch.csv" | wc -l)
+check "threads_seen recorded for each of 3 reps of 2 modes (got $n)" [ "$n" = 6 ]
+
+# --- --syscall raw: the kernel's part alone, marked in the config ----------
+"$FDGET" --op fstat --syscall raw --spawn 0 --format csv "${quick[@]}" >"$out/raw.csv" 2>"$out/raw.err"
+n=$(awk -F, '$4 == "ns_per_op" && $2 ~ /;syscall=raw;/' "$out/raw.csv" | wc -l)
+check "--syscall raw: every rep recorded with syscall=raw (got $n of 6)" [ "$n" = 6 ]
+
+# --- CSV records parse ----------------------------------------------------
+"$FDGET" --mode all --spawn 4 --format csv "${quick[@]}" >"$out/all.csv" 2>"$out/all.err"
+rc=$?
+check "--mode all exits 0 (rc $rc: $(head -c 300 "$out/all.err"))" [ "$rc" = 0 ]
+check "CSV header exact" [ "$(head -1 "$out/all.csv")" = "bench,config,rep,metric,value,unit" ]
+bad=$(awk -F, 'NR > 1 && (NF != 6 || $1 != "fdget" || $3 !~ /^[0-9]+$/ ||
+	$5 !~ /^-?[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?$/ ||
+	$2 !~ /^mode=[a-z-]+;op=[a-z]+;threads=[0-9]+$/ || $6 == "") { print NR": "$0 }' "$out/all.csv")
+check "every CSV row has 6 fields, a finite value, config keys mode;op;threads ($bad)" [ -z "$bad" ]
+rows=$(($(wc -l <"$out/all.csv") - 1))
+check "CSV has records ($rows)" [ "$rows" -gt 0 ]
+missing=""
+for mode in single idle-thread shared-fd private-fd procs; do
+	for op in pread read fstat lseek; do
+		n=$(awk -F, -v c="mode=$mode;op=$op;" 'index($2, c) == 1 && $4 == "ns_per_op"' "$out/all.csv" | wc -l)
+		[ "$n" = 3 ] || missing="$missing $mode/$op:$n"
+	done
+done
+check "every mode x op has 3 ns_per_op records ($missing)" [ -z "$missing" ]
+for m in ratio_to_single ratio_to_single_ci95_lo ratio_to_single_ci95_hi overhead_ns_per_op timer_ns iterations us_per_spawn; do
+	n=$(awk -F, -v k="$m" '$4 == k' "$out/all.csv" | wc -l)
+	check "metric $m present ($n rows)" [ "$n" -gt 0 ]
+done
+v=$(awk -F, '$4 == "ratio_to_single" && $3 != 0' "$out/all.csv" | wc -l)
+check "summary metrics are rep 0" [ "$v" = 0 ]
+check "stdout carries CSV only" [ -z "$(grep -v -e '^bench,' -e '^fdget,' "$out/all.csv")" ]
+# shared-fd/private-fd/procs run one worker per allowed CPU by default
+ncpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //' | tr ',' '\n' |
+	awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n }')
+t=$(awk -F, '$2 ~ /^mode=shared-fd;/ { sub(/.*threads=/, "", $2); print $2; exit }' "$out/all.csv")
+check "shared-fd threads = allowed CPUs ($t vs $ncpu)" [ "$t" = "$ncpu" ]
+
+# --- JSON: one object per line ---------------------------------------------
+"$FDGET" --op lseek --spawn 0 --format json "${quick[@]}" >"$out/j.json" 2>/dev/null
+if command -v python3 >/dev/null; then
+	check "JSON lines parse" python3 -c '
+import json, math, sys
+n = 0
+for line in open(sys.argv[1]):
+    r = json.loads(line)
+    assert set(r) == {"bench", "config", "rep", "metric", "value", "unit"}, r
+    assert set(r["config"]) == {"mode", "op", "threads"}, r
+    assert math.isfinite(r["value"]), r
+    n += 1
+assert n > 0
+' "$out/j.json"
+else
+	skip "JSON lines parse" "python3 not installed"
+fi
+
+# --- default table layout and --verify-overhead ----------------------------
+"$FDGET" --op pread --spawn 4 "${quick[@]}" >"$out/t.txt" 2>"$out/t.err"
+check "table header is the seed's layout" grep -qE '^op +single ns/op +idle-thread ns/op +\+% +95% CI$' "$out/t.txt"
+check "table has a pread row" grep -qE '^pread +[0-9.]+ +[0-9.]+ ' "$out/t.txt"
+check "table ends with the spawn line" grep -qE '^spawn \(4 runs each way\): no thread [0-9.]+ us, one thread [0-9.]+ us' "$out/t.txt"
+"$FDGET" --op pread --verify-overhead --format csv "${quick[@]}" >"$out/v.csv" 2>/dev/null
+n=$(awk -F, '$4 == "bare_ns_per_op"' "$out/v.csv" | wc -l)
+check "--verify-overhead records bare_ns_per_op per rep ($n)" [ "$n" = 3 ]
+check "--verify-overhead records harness_to_bare" grep -q ',harness_to_bare,' "$out/v.csv"
+
+# --- oversubscription only when asked ---------------------------------------
+over=$((ncpu + 1))
+"$FDGET" --op lseek --mode shared-fd --threads $over --oversubscribe --spawn 0 --format csv \
+	"${quick[@]}" >"$out/o.csv" 2>"$out/o.err"
+check "--threads $over --oversubscribe runs ($(head -c 200 "$out/o.err"))" \
+	grep -q "mode=shared-fd;op=lseek;threads=$over,1,ns_per_op" "$out/o.csv"
+
+# --- bad input: one line, exit 2 -------------------------------------------
+bad_cases=(
+	"--op bogus"
+	"--mode bogus"
+	"--mode single,"
+	"--spawn -1"
+	"--spawn x"
+	"--threads $over"
+	"--threads -3"
+	"--duration 0"
+	"--repeat 0"
+	"--format xml"
+	"--cpus 99999"
+	"extra-argument"
+	"--syscall vdso"
+)
+for c in "${bad_cases[@]}"; do
+	# Short settings first, so a case wrongly accepted ends quickly; the case, last, wins.
+	# shellcheck disable=SC2086
+	expect_rc "bad input '$c'" 2 "$FDGET" --op lseek --spawn 0 "${quick[@]}" $c
+done
+
+# --- nothing left behind ----------------------------------------------------
+left=$(find "$AFFBENCH_WORKDIR" -maxdepth 1 -name 'affbench-fdget-*' | wc -l)
+check "no temp file left in the work directory ($left)" [ "$left" = 0 ]
+rm -rf "$out"
+t_done
