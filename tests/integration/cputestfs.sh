@@ -59,7 +59,10 @@ if [ "$have_fuse" = 1 ]; then
 	for pl in same other; do
 		r=$(csv_value "$out" "placement=$pl" requests_per_stat)
 		check "placement $pl: requests_per_stat is 1.00 (got $r)" eval 'ge "$r" 0.99 && le "$r" 1.01'
-		n=$(grep -c "placement=$pl," "$out")
+		n=0
+		for m in stat_per_s same_cpu_pct other_cpu_pct requests_per_stat latency_p50_ns latency_p99_ns; do
+			grep -q "placement=$pl,1,$m," "$out" && n=$((n + 1))
+		done
 		check "placement $pl: all 6 metrics written (got $n)" [ "$n" = 6 ]
 	done
 	cfg=$(awk -F, 'NR == 2 { print $2 }' "$out")

@@ -46,7 +46,7 @@ for force in nobpf notracepoint eperm; do
 	AFFBENCH_KSTATS_FORCE=$force "$CFS" --placement same --duration 0.2 --repeat 1 --format csv \
 		>"$W/f.csv" 2>"$W/f.err"
 	rc=$?
-	check "forced $force, --kstats auto: run ok, reason given, no kernel_* written (exit $rc)" \
+	check "forced $force, --kstats auto: run ok, reason given, no kernel_* written (exit $rc: $(tail -n1 "$W/f.err"))" \
 		eval '[ "$rc" = 0 ] && grep -q stat_per_s "$W/f.csv" && ! grep -q kernel_ "$W/f.csv" && grep -q "kernel statistics" "$W/f.err"'
 	AFFBENCH_KSTATS_FORCE=$force expect_rc "forced $force, --kstats on: skipped" 4 \
 		"$CFS" --kstats on --placement same --duration 0.2 --repeat 1 --quiet
