@@ -11,6 +11,7 @@
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 
 #include "kstats_shared.h"
@@ -22,23 +23,30 @@ __u32 target_conn = 0;
 /* 1: spinlock waits count only for tgids in the pids map. */
 __u32 filter_pids = 1;
 
-struct req_key {
-	__u32 conn;
-	__u32 pad;
-	__u64 unique;
-};
+/*
+ * Requests in flight, in an array indexed by their unique id: an array lookup
+ * is a pointer computation the verifier inlines, where a hash map costs a
+ * hash, a bucket walk and an allocation per request; on a stat() loop that
+ * difference is the probe's overhead. FUSE ids advance by 2 per request, so
+ * KS_SLOTS slots hold that many requests in flight before two could share a
+ * slot, and the end probe checks the id before it trusts a slot.
+ */
+#define KS_SLOTS 65536
 
-struct req_val {
+struct req_slot {
+	__u64 unique;		/* 0: free */
 	__u64 ts;
+	__u32 conn;
 	__u32 cpu;
 	__u32 opcode;
+	__u32 pad;
 };
 
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, struct req_key);
-	__type(value, struct req_val);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, KS_SLOTS);
+	__type(key, __u32);
+	__type(value, struct req_slot);
 } inflight SEC(".maps");
 
 struct {
@@ -82,52 +90,71 @@ static __always_inline __u32 log2_bucket(__u64 v)
 	return r < KS_HBUCKETS ? r : KS_HBUCKETS - 1;
 }
 
-SEC("tracepoint/fuse/fuse_request_send")
-int ks_fuse_send(struct trace_event_raw_fuse_request_send *ctx)
+static __always_inline __u32 slot_of(__u64 unique)
 {
-	struct req_key k = { .conn = BPF_CORE_READ(ctx, connection), .unique = BPF_CORE_READ(ctx, unique) };
-	struct req_val v = { .ts = bpf_ktime_get_ns(), .cpu = bpf_get_smp_processor_id(),
-			     .opcode = BPF_CORE_READ(ctx, opcode) };
+	return (__u32)(unique >> 1) & (KS_SLOTS - 1);
+}
 
-	if (target_conn && k.conn != target_conn)
+/* Raw (BTF) tracepoints: the probe gets the struct fuse_req itself, with no
+ * trace buffer to fill, which is the cheaper path of the two. */
+SEC("tp_btf/fuse_request_send")
+int BPF_PROG(ks_fuse_send, const struct fuse_req *req)
+{
+	__u32 conn = req->fm->fc->dev;	/* BTF pointers: plain loads, no helper calls */
+	__u64 unique = req->in.h.unique;
+	__u32 k = slot_of(unique);
+	struct req_slot *s;
+
+	if (target_conn && conn != target_conn)
 		return 0;
-	bpf_map_update_elem(&inflight, &k, &v, BPF_ANY);
+	s = bpf_map_lookup_elem(&inflight, &k);
+	if (!s)
+		return 0;
+	s->ts = bpf_ktime_get_ns();
+	s->conn = conn;
+	s->cpu = bpf_get_smp_processor_id();
+	s->opcode = req->in.h.opcode;
+	s->unique = unique;
 	return 0;
 }
 
-SEC("tracepoint/fuse/fuse_request_end")
-int ks_fuse_end(struct trace_event_raw_fuse_request_end *ctx)
+SEC("tp_btf/fuse_request_end")
+int BPF_PROG(ks_fuse_end, const struct fuse_req *req)
 {
-	struct req_key k = { .conn = BPF_CORE_READ(ctx, connection), .unique = BPF_CORE_READ(ctx, unique) };
-	struct req_val *v = bpf_map_lookup_elem(&inflight, &k);
+	__u32 conn = req->fm->fc->dev;
+	__u64 unique = req->in.h.unique;
+	__u32 k = slot_of(unique), op;
+	struct req_slot *r;
 	struct ks_op_stat *s;
-	__u32 op;
 	__u64 d;
 
-	if (!v)
+	if (target_conn && conn != target_conn)
 		return 0;
-	d = bpf_ktime_get_ns() - v->ts;
-	op = v->opcode < KS_MAX_OP ? v->opcode : 0;
+	r = bpf_map_lookup_elem(&inflight, &k);
+	if (!r || r->unique != unique || r->conn != conn)
+		return 0;
+	d = bpf_ktime_get_ns() - r->ts;
+	op = r->opcode < KS_MAX_OP ? r->opcode : 0;
 	s = bpf_map_lookup_elem(&ops, &op);
 	if (s) {
 		s->count++;
 		s->sum_ns += d;
 		s->hist[log2_bucket(d)]++;
-		if (v->cpu == bpf_get_smp_processor_id())
+		if (r->cpu == bpf_get_smp_processor_id())
 			s->same_cpu++;
 	}
-	bpf_map_delete_elem(&inflight, &k);
+	r->unique = 0;
 	return 0;
 }
 
-SEC("tracepoint/lock/contention_begin")
-int ks_lock_begin(struct trace_event_raw_contention_begin *ctx)
+SEC("tp_btf/contention_begin")
+int BPF_PROG(ks_lock_begin, void *lock, unsigned int flags)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	__u32 tgid = id >> 32, tid = (__u32)id;
 	__u64 now;
 
-	if (!(BPF_CORE_READ(ctx, flags) & LCB_F_SPIN))
+	if (!(flags & LCB_F_SPIN))
 		return 0;
 	if (filter_pids && !bpf_map_lookup_elem(&pids, &tgid))
 		return 0;
@@ -136,15 +163,14 @@ int ks_lock_begin(struct trace_event_raw_contention_begin *ctx)
 	return 0;
 }
 
-SEC("tracepoint/lock/contention_end")
-int ks_lock_end(struct trace_event_raw_contention_end *ctx)
+SEC("tp_btf/contention_end")
+int BPF_PROG(ks_lock_end, void *lock, int ret)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
 	__u64 *start = bpf_map_lookup_elem(&lock_start, &tid);
 	struct ks_lock_stat *s;
 	__u64 d;
 
-	(void)ctx;
 	if (!start)
 		return 0;
 	d = bpf_ktime_get_ns() - *start;
