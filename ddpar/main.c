@@ -466,13 +466,24 @@ static int run_dd_once(struct ddp_ctx *x, const struct ddp_point *pt, struct ab_
 static int run_dd(struct ddp_ctx *x, const struct ddp_point *pt, struct ab_daemon *d,
 		  struct ddp_result *res, uint64_t *client_bytes, char *why, size_t len)
 {
-	uint64_t cal = DDP_DD_CAL_BYTES / P.bs ? DDP_DD_CAL_BYTES / P.bs : 1;
+	uint64_t cal = DDP_DD_CAL_BYTES / P.bs ? DDP_DD_CAL_BYTES / P.bs : 1, cal_blocks = 0;
 	struct ddp_dtotals d0, d1;
 	double sec;
 
-	/* Calibration (also the warm-up): how long does one dd take per block at this N? */
-	if (run_dd_once(x, pt, d, cal, &sec, why, len) < 0)
-		return -1;
+	/*
+	 * Calibration (also the warm-up): how long does one dd take per block at
+	 * this N? A short batch is mostly dd's fork and exec, so grow the batch
+	 * until it runs for a quarter of --duration before extrapolating.
+	 */
+	for (int i = 0;; i++) {
+		if (run_dd_once(x, pt, d, cal, &sec, why, len) < 0)
+			return -1;
+		cal_blocks += cal;
+		if (sec >= C.duration / 4 || i == 5)
+			break;
+		double grow = ceil(C.duration / 4 / (sec > 1e-3 ? sec : 1e-3));
+		cal *= grow < 2 ? 2 : grow > 64 ? 64 : (uint64_t)grow;
+	}
 	uint64_t count = (uint64_t)ceil(C.duration * (double)cal / sec);
 	if (count < 1)
 		count = 1;
@@ -488,8 +499,8 @@ static int run_dd(struct ddp_ctx *x, const struct ddp_point *pt, struct ab_daemo
 	res->reqps = (double)(d1.req - d0.req) / sec;
 	if (d1.req > d0.req)
 		res->daemon_us = (double)(d1.ns - d0.ns) / (double)(d1.req - d0.req) / 1000.0;
-	/* Both dd runs count toward the byte check: calibration bytes included. */
-	*client_bytes = bytes + (uint64_t)pt->n * cal * P.bs;
+	/* Every dd run counts toward the byte check: calibration bytes included. */
+	*client_bytes = bytes + (uint64_t)pt->n * cal_blocks * P.bs;
 	return 0;
 }
 
