@@ -127,18 +127,9 @@ int cfs_daemon_run(void *arg, const char *mnt)
 {
 	struct cfs_daemon_args *a = arg;
 	struct cfs_fs fs = { .sh = a->sh, .uid = getuid(), .gid = getgid() };
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
-	/* The parent's handlers came along with fork; libfuse installs its own only over SIG_DFL. */
-	for (size_t i = 0; i < AB_ARRAY_SIZE(sigs); i++)
-		signal(sigs[i], SIG_DFL);
-	/* Pin the process before libfuse starts threads: they inherit the mask (multi, clone_fd). */
-	if (a->pinned && ab_pin_self_set(&a->cpus) < 0) {
-		char list[256];
-		ab_cpuset_format(&a->cpus, list, sizeof(list));
-		ab_msg("cannot pin the FUSE daemon to CPUs %s: %s", list, strerror(errno));
+	if (ab_daemon_prepare(a->pinned ? &a->cpus : NULL) < 0)
 		return 126;
-	}
 	return ab_fuse_serve(&cfs_ops, sizeof(cfs_ops), &fs, mnt, "fsname=cputestfs,subtype=cputestfs",
 			     a->loop, 0);
 }

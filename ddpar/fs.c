@@ -240,19 +240,10 @@ int ddp_daemon_run(void *arg, const char *mnt)
 	struct ddp_daemon_args *a = arg;
 	struct ddp_fs fs = { .sh = a->sh, .max_write = a->max_write,
 			     .crash_after = a->crash_after, .miscount = a->miscount };
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 	int ret;
 
-	/* The parent's handlers came along with fork; libfuse installs its own only over SIG_DFL. */
-	for (size_t i = 0; i < AB_ARRAY_SIZE(sigs); i++)
-		signal(sigs[i], SIG_DFL);
-	/* Pin the process before libfuse starts threads: they inherit the mask. */
-	if (a->pinned && ab_pin_self_set(&a->cpus) < 0) {
-		char list[256];
-		ab_cpuset_format(&a->cpus, list, sizeof(list));
-		ab_msg("cannot pin the FUSE daemon to CPUs %s: %s", list, strerror(errno));
+	if (ab_daemon_prepare(a->pinned ? &a->cpus : NULL) < 0)
 		return 126;
-	}
 	fs.pattern = malloc(a->max_write);
 	if (!fs.pattern) {
 		ab_msg("FUSE daemon: cannot allocate a %u-byte read buffer", a->max_write);

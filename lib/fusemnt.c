@@ -591,3 +591,20 @@ out_args:
 	fuse_opt_free_args(&args);
 	return ret;
 }
+
+int ab_daemon_prepare(const struct ab_cpuset *cpus)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	for (size_t i = 0; i < AB_ARRAY_SIZE(sigs); i++)
+		signal(sigs[i], SIG_DFL);
+	if (cpus && ab_pin_self_set(cpus) < 0) {
+		char list[256];
+		int e = errno;
+
+		ab_cpuset_format(cpus, list, sizeof(list));
+		ab_msg("cannot pin the FUSE daemon to CPUs %s: %s", list, strerror(e));
+		return -1;
+	}
+	return 0;
+}

@@ -54,6 +54,16 @@ int ab_daemon_alive(struct ab_daemon *d);
  */
 int ab_daemon_stop(struct ab_daemon *d, int timeout_ms);
 
+/*
+ * First thing in a daemon's run(): put SIGINT/SIGTERM/SIGHUP back to their
+ * defaults (the parent's handlers came along with fork, and libfuse installs
+ * its own only over SIG_DFL) and, when cpus is not NULL, pin the whole process
+ * before libfuse starts threads, so its worker threads inherit the mask.
+ * 0, or -1 after a message naming the CPUs.
+ */
+struct ab_cpuset;
+int ab_daemon_prepare(const struct ab_cpuset *cpus);
+
 /* libfuse 3.14 glue used by our filesystems: build a session from args
  * ("-o" options as one string, may be NULL), mount, and run single- or
  * multi-threaded, optionally with clone_fd. Returns 0 on a clean unmount. */
