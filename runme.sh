@@ -3,26 +3,49 @@
 # killed run left changed, run the default plan, then print the seed-layout
 # tables and where the report is.
 #   ./runme.sh [--quick] [--plan NAME|FILE] [--repeat N] [--out DIR]
+#   ./runme.sh --restore-only   only put back what a killed run left changed
+#                               (knob journal, stale FUSE mounts), then stop
 set -eu
 cd "$(dirname "$0")"
 
 usage() {
-	sed -n '2,5p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+}
+
+# A run killed earlier (SIGKILL, power loss) may have left a knob changed or a
+# FUSE mount behind: put them back before measuring anything. The journal and
+# work directory are the harness's defaults ($AFFBENCH_JOURNAL, $AFFBENCH_WORKDIR).
+restore_leftovers() {
+	echo "== restore leftovers of earlier runs" >&2
+	bin/harness restore
 }
 
 args=()
+restore_only=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) args+=(--quick) ;;
+	--restore-only) restore_only=1 ;;
 	--plan|--repeat|--out)
 		[ $# -ge 2 ] || { echo "runme.sh: $1 needs a value" >&2; exit 2; }
 		args+=("$1" "$2"); shift ;;
 	--plan=*|--repeat=*|--out=*) args+=("${1%%=*}" "${1#*=}") ;;
 	-h|--help) usage; exit 0 ;;
-	*) echo "runme.sh: unknown option '$1' (--quick, --plan, --repeat, --out)" >&2; exit 2 ;;
+	*) echo "runme.sh: unknown option '$1' (--quick, --plan, --repeat, --out, --restore-only)" >&2; exit 2 ;;
 	esac
 	shift
 done
+
+if [ "$restore_only" = 1 ]; then
+	[ ${#args[@]} = 0 ] || { echo "runme.sh: --restore-only takes no other option" >&2; exit 2; }
+	# no dependency check and no measurement: only the harness is needed
+	if [ ! -x bin/harness ] && ! make -s bin/harness; then
+		echo "runme.sh: cannot build bin/harness to restore with" >&2
+		exit 1
+	fi
+	restore_leftovers
+	exit
+fi
 
 echo "== dependencies" >&2
 if ! scripts/deps.sh; then
@@ -36,10 +59,7 @@ if ! make -s all; then
 	exit 1
 fi
 
-# A run killed earlier (SIGKILL, power loss) may have left a knob changed or a
-# FUSE mount behind: put them back before measuring anything.
-echo "== restore leftovers of earlier runs" >&2
-bin/harness restore || echo "runme.sh: warning: some leftovers could not be restored (see above)" >&2
+restore_leftovers || echo "runme.sh: warning: some leftovers could not be restored (see above)" >&2
 
 echo "== run" >&2
 log=$(mktemp)

@@ -66,6 +66,22 @@ static const char *program_of(const struct h_block *b, char *buf, size_t len)
 
 /* ---- machine.txt ---- */
 
+static void last_log_line(const char *log, char *buf, size_t len)
+{
+	FILE *f = fopen(log, "r");
+	char line[512];
+
+	snprintf(buf, len, "no message (see %.300s)", log);
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0])
+			snprintf(buf, len, "%s", line);
+	}
+	fclose(f);
+}
+
 static void cat_first_line(FILE *f, const char *label, const char *path)
 {
 	char buf[512];
@@ -75,25 +91,150 @@ static void cat_first_line(FILE *f, const char *label, const char *path)
 		fprintf(f, "%-14s (unavailable: %s)\n", label, path);
 }
 
-static void write_knobs(FILE *f, const char *when)
+/* The knobs affbench may change, as "knob before|after PATH = VALUE" lines (report.c
+ * warns when a before and an after line differ): rq_affinity of every disk, FUSE's
+ * enable_uring, and the smp_affinity_list of the IRQs sqrtio discovered (irqs: "36,37"). */
+static void write_knobs(FILE *f, const char *when, const char *irqs)
 {
 	FILE *ls = popen("ls /sys/block 2>/dev/null", "r");
-	char dev[256], path[512], val[64];
+	char dev[256], path[512], val[256];
 
-	if (!ls)
-		return;
-	while (fgets(dev, sizeof(dev), ls)) {
-		dev[strcspn(dev, "\n")] = '\0';
-		snprintf(path, sizeof(path), "/sys/block/%s/queue/rq_affinity", dev);
+	if (ls) {
+		while (fgets(dev, sizeof(dev), ls)) {
+			dev[strcspn(dev, "\n")] = '\0';
+			snprintf(path, sizeof(path), "/sys/block/%s/queue/rq_affinity", dev);
+			if (h_read_line(path, val, sizeof(val)) == 0)
+				fprintf(f, "knob %-6s %s = %s\n", when, path, val);
+		}
+		pclose(ls);
+	}
+	if (h_read_line("/sys/module/fuse/parameters/enable_uring", val, sizeof(val)) == 0)
+		fprintf(f, "knob %-6s %s = %s\n", when, "/sys/module/fuse/parameters/enable_uring", val);
+	for (const char *s = irqs; s && *s; s += strcspn(s, ","), s += *s == ',') {
+		int n = (int)strcspn(s, ",");
+		if (n == 0 || n > 16 || (int)strspn(s, "0123456789") != n)
+			continue;	/* named lines (no /proc/irq/N) have no affinity to record */
+		snprintf(path, sizeof(path), "/proc/irq/%.*s/smp_affinity_list", n, s);
 		if (h_read_line(path, val, sizeof(val)) == 0)
 			fprintf(f, "knob %-6s %s = %s\n", when, path, val);
 	}
-	pclose(ls);
 }
 
-static void write_machine(const char *out)
+/* The IRQ list machine.txt recorded for sqrtio ("" if none): the after-run knob lines
+ * need it, also when a resumed run did not discover anything itself. */
+static void machine_irqs(const char *out, char *buf, size_t len)
 {
-	char path[PATH_MAX], buf[512];
+	char path[PATH_MAX], line[1024];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/machine.txt", out);
+	if (!(f = fopen(path, "r")))
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (strncmp(line, "sqrtio_irqs ", 12))
+			continue;
+		char *v = line + 12 + strspn(line + 12, " ");
+		v[strcspn(v, "\n")] = '\0';
+		size_t have = strlen(buf);
+		snprintf(buf + have, len - have, "%s%s", have ? "," : "", v);
+	}
+	fclose(f);
+}
+
+/*
+ * machine.txt names the device and IRQ(s) sqrtio measures: run the block's program
+ * with its extra arguments (--file, --device, --cpus pick the target) and --discover,
+ * and copy its key=value lines as "sqrtio_KEY VALUE". Bounded by a timeout so a hung
+ * device cannot hold up the run; its stderr goes to log/sqrtio-discover.log.
+ */
+#define H_DISCOVER_TIMEOUT_S 20
+static void discover_sqrtio(FILE *f, const char *out, const struct h_block *b, char *irqs,
+			    size_t irqlen)
+{
+	static char discover[] = "--discover";
+	char prog[PATH_MAX], logp[PATH_MAX], line[1024];
+	char *argv[H_ARGS_MAX + 3];
+	int n = 0, pfd[2], st = 0;
+
+	argv[n++] = (char *)program_of(b, prog, sizeof(prog));
+	for (int e = 0; e < b->nextra; e++)
+		argv[n++] = b->extra[e];
+	argv[n++] = discover;
+	argv[n] = NULL;
+	snprintf(logp, sizeof(logp), "%s/log/sqrtio-discover.log", out);
+	if (pipe2(pfd, O_CLOEXEC)) {
+		fprintf(f, "%-14s (failed: pipe: %s)\n", "sqrtio", strerror(errno));
+		return;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		fprintf(f, "%-14s (failed: fork: %s)\n", "sqrtio", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return;
+	}
+	if (pid == 0) {
+		int lf = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(pfd[1], 1);
+		if (lf >= 0)
+			dup2(lf, 2);
+		execv(argv[0], argv);
+		fprintf(stderr, "harness: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	close(pfd[1]);
+	char text[8192];
+	size_t have = 0;
+	double deadline = now_s() + H_DISCOVER_TIMEOUT_S;
+	int timed_out = 0;
+	for (;;) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		if (now_s() > deadline) {
+			kill(-pid, SIGKILL);
+			timed_out = 1;
+			break;
+		}
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		ssize_t r = read(pfd[0], text + have, sizeof(text) - 1 - have);
+		if (r <= 0 || (have += r) == sizeof(text) - 1)
+			break;
+	}
+	close(pfd[0]);
+	text[have] = '\0';
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *eq = strchr(l, '=');
+		size_t klen = strspn(l, "abcdefghijklmnopqrstuvwxyz0123456789_");
+		if (!eq || eq - l != (long)klen || klen == 0 || klen > 40)
+			continue;
+		*eq = '\0';
+		char label[64];
+		snprintf(label, sizeof(label), "sqrtio_%s", l);
+		fprintf(f, "%-14s %s\n", label, eq + 1);
+		if (!strcmp(l, "irqs")) {
+			size_t used = strlen(irqs);
+			snprintf(irqs + used, irqlen - used, "%s%s", used ? "," : "", eq + 1);
+		}
+	}
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (timed_out) {
+		fprintf(f, "%-14s (failed: no answer in %d s; see %s)\n", "sqrtio", H_DISCOVER_TIMEOUT_S,
+			logp);
+	} else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		last_log_line(logp, line, sizeof(line));
+		fprintf(f, "%-14s (discovery failed, exit %d: %s)\n", "sqrtio",
+			WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st), line);
+	}
+}
+
+static void write_machine(const char *out, const struct h_plan *plan)
+{
+	char path[PATH_MAX], buf[512], irqs[512] = "";
 	struct utsname u;
 	struct ab_cpuset allowed;
 	FILE *f, *p;
@@ -150,10 +291,45 @@ static void write_machine(const char *out)
 		}
 		pclose(p);
 	}
-	write_knobs(f, "before");
+	/* once per distinct sqrtio target: blocks with the same extra arguments share it */
+	for (int i = 0; i < plan->nblocks; i++) {
+		const struct h_block *b = &plan->blocks[i];
+		int seen = 0;
+		if (strcmp(b->bench, "sqrtio"))
+			continue;
+		for (int j = 0; j < i && !seen; j++) {
+			const struct h_block *o = &plan->blocks[j];
+			seen = !strcmp(o->bench, "sqrtio") && !strcmp(o->program, b->program) &&
+			       o->nextra == b->nextra;
+			for (int e = 0; seen && e < b->nextra; e++)
+				seen = !strcmp(o->extra[e], b->extra[e]);
+		}
+		if (!seen) {
+			fflush(f);
+			discover_sqrtio(f, out, b, irqs, sizeof(irqs));
+		}
+	}
+	write_knobs(f, "before", irqs);
 	fclose(f);
 }
 
+/* Knob values after the run: before rendering, so report.md can warn about a knob
+ * that was not put back. */
+static void finish_knobs(const char *out)
+{
+	char path[PATH_MAX], irqs[512];
+	FILE *f;
+
+	machine_irqs(out, irqs, sizeof(irqs));
+	snprintf(path, sizeof(path), "%s/machine.txt", out);
+	if (!(f = fopen(path, "a")))
+		return;
+	write_knobs(f, "after", irqs);
+	cat_first_line(f, "loadavg_after", "/proc/loadavg");
+	fclose(f);
+}
+
+/* The harness's own CPU time, rendering included (gnuplot children excluded). */
 static void finish_machine(const char *out, double wall)
 {
 	char path[PATH_MAX];
@@ -163,8 +339,6 @@ static void finish_machine(const char *out, double wall)
 	snprintf(path, sizeof(path), "%s/machine.txt", out);
 	if (!(f = fopen(path, "a")))
 		return;
-	write_knobs(f, "after");
-	cat_first_line(f, "loadavg_after", "/proc/loadavg");
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
 		double cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
 			     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
@@ -175,22 +349,6 @@ static void finish_machine(const char *out, double wall)
 }
 
 /* ---- one invocation ---- */
-
-static void last_log_line(const char *log, char *buf, size_t len)
-{
-	FILE *f = fopen(log, "r");
-	char line[512];
-
-	snprintf(buf, len, "no message (see %.300s)", log);
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (line[0])
-			snprintf(buf, len, "%s", line);
-	}
-	fclose(f);
-}
 
 /* One CSV line from the benchmark: rewrite rep to the harness's repetition (rep 0,
  * a benchmark's summary records, stays 0) and append. */
@@ -251,6 +409,10 @@ static enum outcome run_point(struct run *r, int pi, int rep, int *exit_code, ch
 		*exit_code = -1;
 		return OUT_FAIL;
 	}
+	/* where this point's records start: a point that fails is cut back out */
+	fflush(r->raw);
+	off_t raw_start = lseek(fileno(r->raw), 0, SEEK_END);
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		snprintf(reason, rlen, "fork: %s", strerror(errno));
@@ -265,6 +427,8 @@ static enum outcome run_point(struct run *r, int pi, int rep, int *exit_code, ch
 		 * if the harness dies, the benchmark gets SIGTERM and restores its knobs */
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() != parent)	/* the harness died before prctl: nobody will read us */
+			_exit(127);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
@@ -289,6 +453,7 @@ static enum outcome run_point(struct run *r, int pi, int rep, int *exit_code, ch
 		if (stop_sig && !fwd) {
 			/* the user stopped the sweep: the benchmark restores on SIGINT/SIGTERM itself */
 			kill(-pid, stop_sig == SIGHUP ? SIGTERM : stop_sig);
+			kill(-pid, SIGCONT);	/* a stopped benchmark must run to restore its knobs */
 			fwd = 1;
 			kill_at = t + 5;
 		}
@@ -296,6 +461,9 @@ static enum outcome run_point(struct run *r, int pi, int rep, int *exit_code, ch
 			fprintf(log, "harness: watchdog: no exit after %.0f s, sending SIGTERM\n",
 				pt->blk->timeout);
 			kill(-pid, SIGTERM);
+			/* a stopped process would hold SIGTERM pending until the SIGKILL below and
+			 * never restore its knobs: let it run its handler now */
+			kill(-pid, SIGCONT);
 			killed = 1;
 			kill_at = t + 5;
 		}
@@ -371,6 +539,17 @@ static enum outcome run_point(struct run *r, int pi, int rep, int *exit_code, ch
 	fprintf(log, "harness: %s after %.2f s, exit %d, %d records\n",
 		o == OUT_OK ? "ok" : o == OUT_SKIP ? "skipped" : "FAILED", now_s() - start, *exit_code,
 		records);
+	if ((o != OUT_OK || stop_sig) && raw_start >= 0 && records > 0) {
+		/* records of a failed, skipped or interrupted invocation are not results: a
+		 * failed measurement is never written as a number (--resume runs it again) */
+		fflush(r->raw);
+		if (ftruncate(fileno(r->raw), raw_start))
+			fprintf(log, "harness: cannot cut the failed point's %d records from raw.csv: %s\n",
+				records, strerror(errno));
+		else
+			fprintf(log, "harness: dropped this point's %d records from raw.csv\n", records);
+		fseek(r->raw, 0, SEEK_END);
+	}
 	if (o == OUT_FAIL) {
 		/* a killed benchmark could not restore: replay its journal, remove its mounts */
 		fflush(log);
@@ -588,6 +767,9 @@ int cmd_run(int argc, char **argv)
 		ab_fail("run: cannot create %s: %s", path, strerror(errno));
 	r.journal = ab_knob_default_journal();
 	r.workdir = ab_workdir();
+	/* leftovers of an earlier crash would disturb the first points, and machine.txt's
+	 * "before" knob values must be the machine's own, not what a killed run left */
+	h_restore(r.journal, r.workdir, stderr);
 	if (resume) {
 		if (load_resume(&r, err, sizeof(err)))
 			ab_fail("run: %s", err);
@@ -613,10 +795,8 @@ int cmd_run(int argc, char **argv)
 		}
 		fclose(src);
 		fclose(pf);
-		write_machine(r.out);
+		write_machine(r.out, &r.plan);
 	}
-	/* leftovers of an earlier crash would disturb the first points */
-	h_restore(r.journal, r.workdir, stderr);
 
 	r.raw = open_append(r.out, "raw.csv", "bench,config,rep,metric,value,unit\n");
 	r.runs = open_append(r.out, "runs.csv", "bench,point,rep,status,exit,seconds,raw_bytes,label\n");
@@ -681,6 +861,7 @@ int cmd_run(int argc, char **argv)
 	ab_msg("run: %d ok, %d failed, %d skipped in %s", r.n_ok, r.n_fail, r.n_skip, el);
 	if (stop_sig)
 		h_restore(r.journal, r.workdir, stderr);
+	finish_knobs(r.out);
 	int rc = h_render(r.out, 0);
 	finish_machine(r.out, now_s() - r.t0);
 	h_plan_free(&r.plan);
