@@ -1,9 +1,12 @@
 /* Messages and exit helpers: one line on stderr, prefixed with the program name. */
 #include "common.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 const char *ab_prog = "affbench";
 
@@ -45,4 +48,23 @@ int ab_err(char *err, size_t errlen, const char *fmt, ...)
 		va_end(ap);
 	}
 	return -1;
+}
+
+int ab_pid_alive(pid_t pid)
+{
+	char path[64], buf[512];
+	FILE *f;
+
+	if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 1;	/* no procfs: kill() said it exists */
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	/* "pid (comm) S ...": the state follows the last ')' (comm may hold one) */
+	char *p = strrchr(buf, ')');
+	return !(p && p[1] == ' ' && (p[2] == 'Z' || p[2] == 'X'));
 }

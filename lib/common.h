@@ -28,6 +28,14 @@ void ab_exit(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 #define ab_skip(...) ab_exit(AB_EXIT_SKIP, __VA_ARGS__)
 #define ab_fail(...) ab_exit(AB_EXIT_FAIL, __VA_ARGS__)
 
+/*
+ * Is pid a running process? A zombie is not: a SIGKILLed benchmark re-parented
+ * to an init that reaps late must count as dead, or its knobs and mounts would
+ * never be cleaned up.
+ */
+#include <sys/types.h>
+int ab_pid_alive(pid_t pid);
+
 /* snprintf into an error buffer (err may be NULL); always returns -1. */
 int ab_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

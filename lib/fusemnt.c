@@ -302,7 +302,7 @@ static pid_t name_pid(const char *name)
 
 static int pid_dead(pid_t pid)
 {
-	return kill(pid, 0) == -1 && errno == ESRCH;
+	return !ab_pid_alive(pid);
 }
 
 struct stale {

@@ -615,11 +615,6 @@ struct jline {
 	int restore;		/* dead, not done: restore it */
 };
 
-static int pid_alive(pid_t pid)
-{
-	return kill(pid, 0) == 0 || errno != ESRCH;
-}
-
 /* Read the whole journal from fd into a malloc'd, NUL-terminated buffer. */
 static char *slurp(int fd, size_t *len)
 {
@@ -807,7 +802,7 @@ int ab_knob_replay(const char *root, const char *journal, char *err, size_t errl
 			closed = v[j].done && v[j].pid == v[i].pid;
 		if (closed)
 			continue;
-		if (pid_alive(v[i].pid))
+		if (ab_pid_alive(v[i].pid))
 			v[i].keep = 1;	/* still running: it restores its own knobs */
 		else if (!ab_knob_allowed(v[i].path))
 			ab_msg("knob journal %s: %s is not on the allow-list, not restored",

@@ -669,6 +669,38 @@ static void test_unchanged_not_rewritten(void **state)
 	assert_int_equal(access(f->journal, F_OK), -1);	/* nothing left to replay */
 }
 
+/* A zombie (killed, not yet reaped by a late init) is dead: replay restores its knobs. */
+static void test_replay_zombie(void **state)
+{
+	struct fx *f = *state;
+	char err[256] = "";
+	pid_t z = fork();
+
+	assert_true(z >= 0);
+	if (z == 0)
+		_exit(0);
+	for (int i = 0; i < 2000; i++) {	/* wait until it has exited, unreaped */
+		char path[64], buf[256] = "";
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)z);
+		FILE *st = fopen(path, "r");
+		if (st) {
+			size_t n = fread(buf, 1, sizeof(buf) - 1, st);
+			buf[n] = 0;
+			fclose(st);
+		}
+		char *p = strrchr(buf, ')');
+		if (p && p[2] == 'Z')
+			break;
+		usleep(1000);
+	}
+	put_file(in(f, RQ), "0\n");
+	put_file(f->journal, jline(z, RQ, "1"));
+	int r = ab_knob_replay(f->dir, f->journal, err, sizeof(err));
+	waitpid(z, NULL, 0);
+	assert_int_equal(r, 1);
+	assert_string_equal(get_file(in(f, RQ)), "1\n");
+}
+
 static pid_t who_pid(int who)
 {
 	return who == D1 ? dead_pid[0] : who == D2 ? dead_pid[1] : getpid();
@@ -776,6 +808,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_restore_failure, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unchanged_not_rewritten, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_zombie, setup, teardown),
 	};
 
 	ab_prog = "test_knob";
