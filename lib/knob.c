@@ -12,6 +12,13 @@
  * flock'd around every append and around a replay, which replaces it by rename;
  * an appender re-opens when the file it locked is no longer the journal.
  *
+ * One live process at a time owns a knob: the first write takes an flock on
+ * <root>/run/affbench/knobs/<path> and restoring releases it (so does death).
+ * Without it, a second run would journal the first one's temporary value as
+ * its "original" and put that back at its exit. A second writer waits up to
+ * KNOB_OWNER_WAIT_S (or $AFFBENCH_KNOB_WAIT_S), then fails with EBUSY naming
+ * the owner.
+ *
  * Known limits: a pid reused by an unrelated live process keeps its dead
  * predecessor's entries in the journal until that process is gone; a knob whose
  * object disappeared (ENOENT: FUSE connection unmounted, device removed) counts
@@ -33,6 +40,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
+#define KNOB_OWNER_WAIT_S 10	/* how long a second writer waits for a knob's owner */
 #define KNOB_MAX 64		/* knobs one process may hold changed at once */
 #define KNOB_VAL_MAX 256	/* value bytes incl. the NUL */
 #define KNOB_PATH_MAX 1024	/* root + path */
@@ -54,6 +62,7 @@ struct entry {
 	pid_t owner;			/* the process that changed the knob */
 	int err;			/* errno of a failed restore */
 	size_t origlen;			/* bytes of orig incl. the newline */
+	int lockfd;			/* owner lock, held until restored */
 	char full[KNOB_PATH_MAX];	/* root + path, what open() gets */
 	char orig[KNOB_VAL_MAX + 1];	/* original value + "\n", ready to write */
 };
@@ -217,6 +226,10 @@ static int restore_mine(pid_t me)
 			__atomic_store_n(&failed_pid, me, __ATOMIC_RELEASE);
 		}
 		__atomic_store_n(&e->state, e->err ? E_FAILED : E_RESTORED, __ATOMIC_RELEASE);
+		if (e->lockfd >= 0) {
+			close(e->lockfd);	/* the knob is free for the next owner */
+			e->lockfd = -1;
+		}
 	}
 	return failed;
 }
@@ -481,6 +494,60 @@ int ab_knob_read(const char *path, char *buf, size_t len)
 /* ab_err keeps errno for the caller */
 #define fail_errno(e, ...) ({ int e_ = (e); ab_err(err, errlen, __VA_ARGS__); errno = e_; -1; })
 
+/* Has this process an active entry for full? */
+static int mine(const char *full)
+{
+	pid_t me = getpid();
+	int n = __atomic_load_n(&table_count, __ATOMIC_ACQUIRE);
+
+	for (int i = 0; i < n; i++)
+		if (table[i].owner == me &&
+		    __atomic_load_n(&table[i].state, __ATOMIC_ACQUIRE) == E_ACTIVE &&
+		    strcmp(table[i].full, full) == 0)
+			return 1;
+	return 0;
+}
+
+/* Become the knob's only live owner: an fd holding its lock, or -1 with a message. */
+static int owner_lock(const char *path, char *err, size_t errlen)
+{
+	char dir[KNOB_PATH_MAX], file[KNOB_PATH_MAX], name[KNOB_PATH_MAX];
+	size_t i;
+
+	for (i = 0; path[i] && i < sizeof(name) - 1; i++)
+		name[i] = path[i] == '/' ? '%' : path[i];
+	name[i] = 0;
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/run/affbench/knobs", root_dir) >= sizeof(dir) ||
+	    (size_t)snprintf(file, sizeof(file), "%s/%s", dir, name) >= sizeof(file))
+		return fail_errno(ENAMETOOLONG, "knob %s: lock path too long", path);
+	if (make_dirs(dir) < 0)
+		return fail_errno(errno, "knob lock directory %s: %s", dir, strerror(errno));
+	const char *w = getenv("AFFBENCH_KNOB_WAIT_S");
+	int wait_s = w && *w ? atoi(w) : KNOB_OWNER_WAIT_S;
+	int fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return fail_errno(errno, "knob lock %s: %s", file, strerror(errno));
+	for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; tries++) {
+		if (errno != EWOULDBLOCK || tries >= wait_s * 10) {
+			char owner[32] = "";
+			int e = errno == EWOULDBLOCK ? EBUSY : errno;
+			ssize_t n = pread(fd, owner, sizeof(owner) - 1, 0);
+			close(fd);
+			owner[n > 0 ? n : 0] = 0;
+			return fail_errno(e, "knob %s: changed by another affbench process (pid %s) for "
+					  "more than %d s; let it finish", path, owner[0] ? owner : "?",
+					  wait_s);
+		}
+		usleep(100000);
+	}
+	char pid[32];
+	int len = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
+	/* The pid is only for the message of a waiting writer: failure to write it is harmless. */
+	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)len, 0) != len)
+		errno = 0;
+	return fd;
+}
+
 int ab_knob_write(const char *path, const char *value, char *orig, size_t origlen,
 		  char *err, size_t errlen)
 {
@@ -505,6 +572,12 @@ int ab_knob_write(const char *path, const char *value, char *orig, size_t origle
 	val[vlen++] = '\n';
 	if (full_path(root_dir, path, full, sizeof(full)) < 0)
 		return fail_errno(errno, "knob %s%s: path too long", root_dir, path);
+
+	/* Outside the mutex: waiting for another process must not block our restore. */
+	int have = mine(full);
+	int lockfd = have ? -1 : owner_lock(path, err, errlen);
+	if (!have && lockfd < 0)
+		return -1;
 
 	block_signals(&old);
 	pthread_mutex_lock(&lock);
@@ -551,6 +624,8 @@ int ab_knob_write(const char *path, const char *value, char *orig, size_t origle
 		e->err = 0;
 		snprintf(e->full, sizeof(e->full), "%s", full);
 		e->origlen = strlen(cur) + 1;
+		e->lockfd = lockfd;
+		lockfd = -1;
 		memcpy(e->orig, cur, e->origlen - 1);
 		e->orig[e->origlen - 1] = '\n';
 		__atomic_store_n(&e->state, E_ACTIVE, __ATOMIC_RELEASE);
@@ -569,6 +644,8 @@ int ab_knob_write(const char *path, const char *value, char *orig, size_t origle
 out:
 	pthread_mutex_unlock(&lock);
 	unblock_signals(&old);
+	if (lockfd >= 0)
+		close(lockfd);	/* not journaled after all: nothing of ours to own */
 	return rc;
 }
 

@@ -701,6 +701,53 @@ static void test_replay_zombie(void **state)
 	assert_string_equal(get_file(in(f, RQ)), "1\n");
 }
 
+/* One live owner per knob: while this process holds it changed, another process's
+ * write fails (EBUSY, naming us) instead of journaling our value as its original;
+ * once we restore, the knob is free and the other process takes it. */
+static void test_one_owner(void **state)
+{
+	struct fx *f = *state;
+	char err[256] = "";
+	int pfd[2];
+
+	assert_int_equal(ab_knob_write(RQ, "0", NULL, 0, err, sizeof(err)), 0);
+	setenv("AFFBENCH_KNOB_WAIT_S", "0", 1);
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(pipe(pfd), 0);
+		pid_t c = fork();
+		assert_true(c >= 0);
+		if (c == 0) {
+			char cerr[256] = "", orig[32] = "";
+			int r = ab_knob_write(RQ, "2", orig, sizeof(orig), cerr, sizeof(cerr));
+			char msg[320];
+			int n = snprintf(msg, sizeof(msg), "%d %d %s|%s", r, r ? errno : 0, orig, cerr);
+			if (write(pfd[1], msg, (size_t)n) < 0)
+				_exit(3);
+			ab_knob_restore_all();
+			_exit(0);
+		}
+		close(pfd[1]);
+		char got[320] = "";
+		ssize_t n = read(pfd[0], got, sizeof(got) - 1);
+		close(pfd[0]);
+		waitpid(c, NULL, 0);
+		assert_true(n > 0);
+		if (round == 0) {	/* we own it: refused, our change stands */
+			char want[64];
+			snprintf(want, sizeof(want), "-1 %d |", EBUSY);
+			if (strncmp(got, want, strlen(want)) || !strstr(got, "another affbench process"))
+				fail_msg("second writer while owned: '%s'", got);
+			assert_string_equal(get_file(in(f, RQ)), "0\n");
+			assert_int_equal(ab_knob_restore_all(), 0);
+		} else {		/* restored and released: the other process owns it now */
+			if (strncmp(got, "0 0 1|", 6))
+				fail_msg("second writer after restore: '%s'", got);
+			assert_string_equal(get_file(in(f, RQ)), "1\n");
+		}
+	}
+	unsetenv("AFFBENCH_KNOB_WAIT_S");
+}
+
 static pid_t who_pid(int who)
 {
 	return who == D1 ? dead_pid[0] : who == D2 ? dead_pid[1] : getpid();
@@ -809,6 +856,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_replay, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unchanged_not_rewritten, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_zombie, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_owner, setup, teardown),
 	};
 
 	ab_prog = "test_knob";
