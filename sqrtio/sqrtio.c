@@ -909,7 +909,7 @@ int main(int argc, char **argv)
 			for (int m = 0; m < NM; m++) {
 				pt->v[m][r] = v[m];
 				if (com.format != AB_FMT_TABLE && !isnan(v[m]))
-					ab_record(&out, &pt->cfg, r, metric[m].name, v[m], metric[m].unit);
+					ab_record(&out, &pt->cfg, r + 1, metric[m].name, v[m], metric[m].unit);
 			}
 		}
 

@@ -75,7 +75,7 @@ check "rq_affinity back to $orig after the run (now $(cat "$rq_path"))" [ "$(cat
 check "no scratch file left in $TOP" [ -z "$(ls -A "$TOP" | grep '^\.affbench-sqrtio\.')" ]
 check "CSV header exact" [ "$(head -1 "$out/run.csv")" = "bench,config,rep,metric,value,unit" ]
 # config may be quoted (CPU lists with commas): take metric, value, unit from the end
-bad=$(awk -F, 'NR > 1 && ($1 != "sqrtio" || $(NF-3) !~ /^[0-9]+$/ || $(NF-1) !~ /^[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?$/ || $NF == "")' "$out/run.csv")
+bad=$(awk -F, 'NR > 1 && ($1 != "sqrtio" || $(NF-3) !~ /^[1-9][0-9]*$/ || $(NF-1) !~ /^[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?$/ || $NF == "")' "$out/run.csv")
 check "every row: bench sqrtio, rep, finite value, unit ($bad)" [ -z "$bad" ]
 for m in sqrt_M_per_s ios_K_per_s io_lat_p50_us io_lat_p99_us irqs_per_io cal_ipis_per_io res_ipis_per_io; do
 	n=$(awk -F, -v m="$m" '$(NF-2) == m' "$out/run.csv" | wc -l)
