@@ -50,7 +50,8 @@
 #include "topo.h"
 
 #define NS 1000000000ull
-#define CFS_STALL_NS (1 * NS)		/* a client without progress this long: the daemon hangs */
+#define CFS_STALL_NS (2 * NS)		/* a client without progress this long: the daemon hangs
+					 * (not less: a loaded machine can stall a good client 1 s) */
 #define CFS_GRACE_NS (2 * NS)		/* measurement deadline: duration + this */
 #define CFS_POLL_NS (10 * 1000000ull)	/* watchdog period */
 #define CFS_MOUNT_TIMEOUT_MS 5000
@@ -618,6 +619,7 @@ out_clients:
 	atomic_store(&r.sh->phase, CFS_STOP);
 	ab_gate_open(&r.sh->gate);	/* clients still at the gate see STOP and leave */
 	reap_clients(&r);
+	hung |= r.aborted;	/* clients stuck at the end: the daemon hangs, do not wait for it */
 	if (rc == 0) {
 		/* A client that failed after the interval still fails the measurement. */
 		for (int i = 0; i < r.n; i++) {
