@@ -620,6 +620,11 @@ out_clients:
 	ab_gate_open(&r.sh->gate);	/* clients still at the gate see STOP and leave */
 	reap_clients(&r);
 	hung |= r.aborted;	/* clients stuck at the end: the daemon hangs, do not wait for it */
+	if (rc == 0 && r.aborted) {
+		rc = ab_err(why, len, "the %s hangs: clients were stuck in their call at the end of "
+			    "the window; %s", params.baseline == CFS_BASE_PIPE ? "pipe server" : "daemon",
+			    params.baseline == CFS_BASE_FUSE ? "aborted its FUSE connection" : "killed it");
+	}
 	if (rc == 0) {
 		/* A client that failed after the interval still fails the measurement. */
 		for (int i = 0; i < r.n; i++) {
