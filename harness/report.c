@@ -40,6 +40,13 @@ static const char *sig_word(const struct ab_ci *ci)
 					 : "not significant (95% CI includes 1)";
 }
 
+/* The same verdict for a ratio shown as a change in percent. */
+static const char *sig_word_pct(const struct ab_ci *ci)
+{
+	return ci->lo > 1 || ci->hi < 1 ? "significant (95% CI excludes 0%)"
+					 : "not significant (95% CI includes 0%)";
+}
+
 /* "1.92x [1.71, 2.10] 95% CI, significant" or "n/a" */
 static const char *ratio_str(const struct h_group *a, const struct h_group *b, char *buf,
 			     size_t len)
@@ -591,11 +598,11 @@ static void do_sqrtio(struct ctx *x)
 		if (!ratio(gs.g[r1][1], gs.g[r0][1], &r, &ci))
 			fprintf(rf, "- readers off the IRQ CPU, rq_affinity 1 vs 0: sqrt work %+.1f%% [%+.1f, %+.1f], %s "
 				    "(seed: +4%%).\n", 100 * (r - 1), 100 * (ci.lo - 1), 100 * (ci.hi - 1),
-				sig_word(&ci));
+				sig_word_pct(&ci));
 		if (!ratio(gi.g[r1][1], gi.g[r0][1], &r, &ci))
 			fprintf(rf, "- readers off the IRQ CPU, rq_affinity 1 vs 0: IO rate %+.1f%% [%+.1f, %+.1f], %s "
 				    "(seed: +1%%).\n", 100 * (r - 1), 100 * (ci.lo - 1), 100 * (ci.hi - 1),
-				sig_word(&ci));
+				sig_word_pct(&ci));
 	}
 	fprintf(rf, "\n![sqrtio](sqrtio.png)\n\n");
 	W("\n");
@@ -640,7 +647,7 @@ static void do_fdget(struct ctx *x)
 				  100 * (ci.hi - 1), ci.lo > 1 || ci.hi < 1 ? " *" : "");
 				fprintf(rf, "- %s: idle-thread vs single %+.1f%% [%+.1f%%, %+.1f%%] (%.2f -> %.2f ns/op), %s.\n",
 					m.rows[r], 100 * (q - 1), 100 * (ci.lo - 1), 100 * (ci.hi - 1), med(s),
-					med(t), sig_word(&ci));
+					med(t), sig_word_pct(&ci));
 			} else {
 				W("%8s\n", "n/a");
 			}
