@@ -120,6 +120,37 @@ static void grid_fill(struct grid *m, const struct h_data *d, const char *bench,
 			const char *want[] = { a, b, fixed1, NULL };
 			m->g[r][c] = h_find(d, bench, metric, want);
 		}
+	/* Values that exist only outside the fixed filter (e.g. daemon=none of the
+	 * kernel baseline) would make empty columns: gnuplot refuses those. */
+	int nc = 0;
+	for (int c = 0; c < m->nc; c++) {
+		int any = 0;
+		for (int r = 0; r < m->nr; r++)
+			any |= m->g[r][c] != NULL;
+		if (!any)
+			continue;
+		if (nc != c) {
+			memcpy(m->cols[nc], m->cols[c], sizeof(m->cols[nc]));
+			for (int r = 0; r < m->nr; r++)
+				m->g[r][nc] = m->g[r][c];
+		}
+		nc++;
+	}
+	m->nc = nc;
+	int nr = 0;
+	for (int r = 0; r < m->nr; r++) {
+		int any = 0;
+		for (int c = 0; c < m->nc; c++)
+			any |= m->g[r][c] != NULL;
+		if (!any)
+			continue;
+		if (nr != r) {
+			memcpy(m->rows[nr], m->rows[r], sizeof(m->rows[nr]));
+			memcpy(m->g[nr], m->g[r], sizeof(m->g[nr]));
+		}
+		nr++;
+	}
+	m->nr = nr;
 }
 
 static void grid_dat(const struct grid *m, const char *dir, const char *name)
