@@ -1,0 +1,31 @@
+# regenerate with: gnuplot ddpar.gp (in this directory)
+set encoding utf8
+set grid ytics
+set terminal pngcairo size 1100,450
+set output 'ddpar.png'
+set multiplot layout 1,2
+set logscale x 2
+set xlabel 'dd processes (N)'
+set ylabel 'MB/s'
+set yrange [0:*]
+set key top left
+set offsets graph 0.05, graph 0.05
+set title 'ddpar write'
+plot 'ddpar_write.dat' using 1:2:3:4 with yerrorlines title 'without clone\_fd', '' using 1:5:6:7 with yerrorlines title 'with clone\_fd'
+set title 'ddpar read'
+plot 'ddpar_read.dat' using 1:2:3:4 with yerrorlines title 'without clone\_fd', '' using 1:5:6:7 with yerrorlines title 'with clone\_fd'
+unset multiplot
+set terminal svg size 1100,450
+set output 'ddpar.svg'
+set multiplot layout 1,2
+set logscale x 2
+set xlabel 'dd processes (N)'
+set ylabel 'MB/s'
+set yrange [0:*]
+set key top left
+set offsets graph 0.05, graph 0.05
+set title 'ddpar write'
+plot 'ddpar_write.dat' using 1:2:3:4 with yerrorlines title 'without clone\_fd', '' using 1:5:6:7 with yerrorlines title 'with clone\_fd'
+set title 'ddpar read'
+plot 'ddpar_read.dat' using 1:2:3:4 with yerrorlines title 'without clone\_fd', '' using 1:5:6:7 with yerrorlines title 'with clone\_fd'
+unset multiplot
