@@ -173,7 +173,6 @@ static uint64_t daemon_requests(const struct cfs_run *r)
 }
 
 static struct ab_common common;
-static mode_t mountpoint_mode;	/* --mountpoint's mode, to re-create it as it was */
 static volatile sig_atomic_t interrupted;
 
 static void on_signal(int sig)
@@ -411,6 +410,7 @@ static int start_servers(struct cfs_run *r, char *why, size_t len)
 				    CFS_MOUNT_TIMEOUT_MS, why, len) < 0)
 			return -1;
 		r->have_daemon = 1;
+		r->d.keep_dir = params.mountpoint != NULL;	/* the user's directory stays */
 		snprintf(r->path, sizeof(r->path), "%s/%s", r->d.mnt, CFS_FILE_NAME);
 		if (!common.quiet)
 			ab_msg("daemon pid %d on %s (connection %d)", (int)r->d.pid, r->d.mnt, r->d.conn);
@@ -447,11 +447,6 @@ static int stop_servers(struct cfs_run *r, int hung, char *why, size_t len)
 				rc = ab_err(why, len, "the FUSE daemon (pid %d) exited with status %d",
 					    (int)pid, s == -1 ? -1 : WEXITSTATUS(s));
 		}
-		/* ab_daemon_stop removes the mountpoint; a user's --mountpoint stays as it was. */
-		if (params.mountpoint && mkdir(params.mountpoint, mountpoint_mode) == 0)
-			chmod(params.mountpoint, mountpoint_mode);	/* past the umask */
-		else if (params.mountpoint && errno != EEXIST)
-			ab_msg("cannot re-create %s: %s", params.mountpoint, strerror(errno));
 		r->have_daemon = 0;
 	}
 	if (r->have_kfile) {
@@ -685,8 +680,11 @@ static void cpus_list(const int *cpu, int n, char *buf, size_t len)
 
 	ab_cpuset_zero(&s);
 	for (int i = 0; i < n; i++) {
-		if (cpu[i] < 0) {
-			snprintf(buf, len, "any");
+		if (cpu[i] < 0) {	/* unpinned: any CPU --cpus allows */
+			if (common.cpus_arg)
+				ab_cpuset_format(&common.allowed, buf, len);
+			else
+				snprintf(buf, len, "any");
 			return;
 		}
 		ab_cpuset_set(&s, cpu[i]);
@@ -834,8 +832,6 @@ static void check_mountpoint(const char *dir)
 			ab_usage_error("bad value '%s' for --mountpoint: not an empty directory", dir);
 		}
 	closedir(d);
-	/* Saved now: once mounted, stat() would reach the daemon (and block if it hangs). */
-	mountpoint_mode = st.st_mode & 07777;
 }
 
 static void check_fuse(void)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "pin.h"
 
 enum { C_HELP = 1000, C_VERSION, C_FORMAT, C_DURATION, C_REPEAT, C_CPUS, C_QUIET, C_USER = 2000 };
 
@@ -358,5 +359,8 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 		}
 	}
 	free(lo);
+	/* --cpus holds for everything the benchmark starts: threads and children inherit it. */
+	if (common->cpus_arg && ab_pin_self_set(&common->allowed) < 0)
+		ab_fail("cannot restrict to CPUs %s: %s", common->cpus_arg, strerror(errno));
 	return optind;
 }
