@@ -405,6 +405,7 @@ static void reset(struct ab_daemon *d)
 {
 	d->pid = 0;
 	d->conn = -1;
+	d->keep_dir = 0;
 	d->mnt[0] = '\0';
 }
 
@@ -529,7 +530,8 @@ int ab_daemon_stop(struct ab_daemon *d, int timeout_ms)
 			ab_mnt_abort_conn(d->conn);
 			umount2(d->mnt, MNT_DETACH);
 		}
-		rmdir(d->mnt);
+		if (!d->keep_dir)
+			rmdir(d->mnt);
 	}
 	reset(d);
 	return st;

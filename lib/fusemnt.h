@@ -39,6 +39,7 @@ int ab_mnt_cleanup_stale(const char *workdir);
 struct ab_daemon {
 	pid_t pid;
 	int conn;		/* FUSE connection number once mounted, else -1 */
+	int keep_dir;		/* set after start: stop leaves the (user's) mountpoint in place */
 	char mnt[4096];
 };
 typedef int (*ab_daemon_fn)(void *arg, const char *mnt);
@@ -49,8 +50,8 @@ int ab_daemon_start(struct ab_daemon *d, const char *mnt, int cpu, ab_daemon_fn 
 int ab_daemon_alive(struct ab_daemon *d);
 /*
  * Unmount and reap: unmount (lazy when busy), wait up to timeout_ms for exit, then
- * abort the connection and SIGKILL. Returns the daemon's exit status (as from
- * waitpid) or -1. Safe to call twice.
+ * abort the connection and SIGKILL; then remove the mountpoint unless keep_dir.
+ * Returns the daemon's exit status (as from waitpid) or -1. Safe to call twice.
  */
 int ab_daemon_stop(struct ab_daemon *d, int timeout_ms);
 

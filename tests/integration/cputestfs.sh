@@ -180,10 +180,13 @@ if [ "$have_fuse" = 1 ]; then
 	check "daemon SIGSTOPped: no FUSE mount left" no_fuse_left
 	check "daemon SIGSTOPped: the daemon was killed and reaped" eval '[ -n "$dp" ] && ! kill -0 "$dp" 2>/dev/null'
 
+	chown 65534:65534 "$W/empty" && chmod 0751 "$W/empty"
+	before=$(stat -c '%u:%g:%a:%i' "$W/empty")
 	"$B" --mountpoint "$W/empty" --placement same "${SHORT[@]}" --format csv --quiet >"$W/mp.csv" 2>"$W/mp.err"
 	rc=$?
-	check "--mountpoint DIR: measured there, DIR left as found (exit $rc)" \
-		eval '[ "$rc" = 0 ] && grep -q stat_per_s "$W/mp.csv" && [ -d "$W/empty" ] && ! grep -qF " $W/empty " /proc/mounts'
+	after=$(stat -c '%u:%g:%a:%i' "$W/empty" 2>/dev/null)
+	check "--mountpoint DIR: measured there, DIR left as found: owner, mode, inode $before -> $after (exit $rc)" \
+		eval '[ "$rc" = 0 ] && grep -q stat_per_s "$W/mp.csv" && [ "$before" = "$after" ] && ! grep -qF " $W/empty " /proc/mounts'
 else
 	skip "daemon killed / stopped mid-run" "needs root and /dev/fuse"
 fi
