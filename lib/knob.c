@@ -12,7 +12,7 @@
  * flock'd around every append and around a replay, which replaces it by rename;
  * an appender re-opens when the file it locked is no longer the journal.
  *
- * One live process at a time owns a knob: the first write takes an flock on
+ * One live process at a time owns a knob: the first write takes a record lock on
  * <root>/run/affbench/knobs/<path> and restoring releases it (so does death).
  * Without it, a second run would journal the first one's temporary value as
  * its "original" and put that back at its exit. A second writer waits up to
@@ -423,6 +423,13 @@ int ab_knob_init(const char *root, const char *journal)
 out:
 	pthread_mutex_unlock(&lock);
 	unblock_signals(&old);
+	/* A run killed earlier may have left knobs changed: put them back before this one
+	 * reads any "original", or it would journal the leftover as one. */
+	if (rc == 0) {
+		char err[512];
+		if (ab_knob_replay(root, journal, err, sizeof(err)) < 0)
+			ab_msg("%s", err);
+	}
 	return rc;
 }
 
@@ -527,10 +534,14 @@ static int owner_lock(const char *path, char *err, size_t errlen)
 	int fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return fail_errno(errno, "knob lock %s: %s", file, strerror(errno));
-	for (int tries = 0; flock(fd, LOCK_EX | LOCK_NB) < 0; tries++) {
-		if (errno != EWOULDBLOCK || tries >= wait_s * 10) {
+	/* A POSIX record lock, not flock: it belongs to this process only, so children
+	 * forked after the write (workers, daemons) do not keep the knob locked. */
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	for (int tries = 0; fcntl(fd, F_SETLK, &fl) < 0; tries++) {
+		int busy = errno == EACCES || errno == EAGAIN;
+		if (!busy || tries >= wait_s * 10) {
 			char owner[32] = "";
-			int e = errno == EWOULDBLOCK ? EBUSY : errno;
+			int e = busy ? EBUSY : errno;
 			ssize_t n = pread(fd, owner, sizeof(owner) - 1, 0);
 			close(fd);
 			owner[n > 0 ? n : 0] = 0;
