@@ -15,7 +15,8 @@ PKG_CONFIG ?= pkg-config
 
 WARN    := -Wall -Wextra -Werror
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilib $(EXTRA_CFLAGS)
+# What the code needs whatever CFLAGS the user sets.
+override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilib $(EXTRA_CFLAGS)
 LDFLAGS += $(EXTRA_LDFLAGS)
 FUSE_CFLAGS = $(shell $(PKG_CONFIG) --cflags fuse3)
 FUSE_LIBS   = $(shell $(PKG_CONFIG) --libs fuse3)
@@ -40,11 +41,20 @@ TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/tools/%)
 # Kernel statistics (lib/kstats) need clang, bpftool, libbpf and kernel BTF;
 # without them kstats builds as a stub that says why it is unavailable.
 BPFTOOL ?= $(or $(shell command -v bpftool 2>/dev/null),$(wildcard /usr/sbin/bpftool))
+# The probes read struct fuse_req from vmlinux's BTF: FUSE must be built in.
 HAVE_BPF := $(shell command -v clang >/dev/null 2>&1 && test -n "$(BPFTOOL)" && \
-	$(PKG_CONFIG) --exists libbpf 2>/dev/null && test -r /sys/kernel/btf/vmlinux && echo 1)
+	$(PKG_CONFIG) --exists libbpf 2>/dev/null && test -r /sys/kernel/btf/vmlinux && \
+	test ! -e /sys/kernel/btf/fuse && echo 1)
+ifneq ($(HAVE_BPF),1)
+ifneq ($(wildcard /sys/kernel/btf/fuse),)
+override CFLAGS += -DAB_KSTATS_WHY='"FUSE is a module on this kernel; kstats needs it built in (CONFIG_FUSE_FS=y)"'
+else ifeq ($(wildcard /sys/kernel/btf/vmlinux),)
+override CFLAGS += -DAB_KSTATS_WHY='"the kernel has no BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)"'
+endif
+endif
 ifeq ($(HAVE_BPF),1)
 BPF_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
-CFLAGS += -DAB_HAVE_BPF -I$(BUILD)
+override CFLAGS += -DAB_HAVE_BPF -I$(BUILD)
 LIBS += $(shell $(PKG_CONFIG) --libs libbpf)
 $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)

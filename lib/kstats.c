@@ -12,13 +12,17 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "stats.h"
 
 #ifndef AB_HAVE_BPF
 
+#ifndef AB_KSTATS_WHY
+#define AB_KSTATS_WHY "built without BPF support (install clang, llvm, libbpf-dev and bpftool, then rebuild)"
+#endif
+
 const char *ab_kstats_built(void)
 {
-	return "unavailable: built without BPF support (install clang, llvm, libbpf-dev and bpftool, "
-	       "then rebuild)";
+	return "unavailable: " AB_KSTATS_WHY;
 }
 
 int ab_kstats_open(struct ab_kstats **ks, char *why, size_t whylen)
@@ -88,13 +92,17 @@ int ab_kstats_open(struct ab_kstats **out, char *why, size_t whylen)
 	int err;
 
 	*out = NULL;
+	/* Forced paths first, so tests take each one whoever runs them. */
 	if (f && !strcmp(f, "nobpf"))
 		return ab_err(why, whylen, "unavailable: built without BPF support (forced by AFFBENCH_KSTATS_FORCE)");
+	if (f && !strcmp(f, "notracepoint"))
+		return ab_err(why, whylen, "skipped: tracepoint fuse:fuse_request_send missing (forced by "
+			      "AFFBENCH_KSTATS_FORCE)");
 	if (geteuid() != 0 || (f && !strcmp(f, "eperm")))
 		return ab_err(why, whylen, "skipped: loading BPF needs root (run as root)%s",
 			      f ? " (forced by AFFBENCH_KSTATS_FORCE)" : "");
 	for (size_t i = 0; i < AB_ARRAY_SIZE(tps); i++) {
-		if ((f && !strcmp(f, "notracepoint") && i == 0) || !tracepoint_exists(tps[i][0], tps[i][1]))
+		if (!tracepoint_exists(tps[i][0], tps[i][1]))
 			return ab_err(why, whylen, "skipped: tracepoint %s:%s missing (FUSE tracepoints need Linux >= 6.12, "
 				      "lock tracepoints Linux >= 5.19)%s",
 				      tps[i][0], tps[i][1], f ? " (forced by AFFBENCH_KSTATS_FORCE)" : "");
@@ -155,22 +163,6 @@ int ab_kstats_reset(struct ab_kstats *ks)
 	       zero_percpu(ks->skel->maps.locks, 1, sizeof(struct ks_lock_stat), ks->ncpus);
 }
 
-static double hist_pct(const __u64 *h, __u64 total, double p)
-{
-	__u64 want = (__u64)(p / 100.0 * (double)total + 0.5), seen = 0;
-
-	if (!total)
-		return 0;
-	if (want < 1)
-		want = 1;
-	for (int i = 0; i < KS_HBUCKETS; i++) {
-		seen += h[i];
-		if (seen >= want)	/* geometric middle of [2^i, 2^(i+1)) */
-			return i ? (double)(1ull << i) * 1.41421356 : 1;
-	}
-	return (double)(1ull << (KS_HBUCKETS - 1));
-}
-
 int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r)
 {
 	struct ks_op_stat *v = calloc(ks->ncpus, sizeof(*v));
@@ -181,7 +173,7 @@ int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r)
 	if (!v || !l)
 		goto out;
 	for (__u32 k = 0; k < KS_MAX_OP; k++) {
-		__u64 hist[KS_HBUCKETS] = { 0 };
+		struct ab_hist hist = { { 0 } };	/* same log2 buckets, fewer of them */
 		struct ab_kstats_op *o = &r->op[k];
 
 		if (bpf_map__lookup_elem(ks->skel->maps.ops, &k, sizeof(k), v, sizeof(*v) * ks->ncpus, 0))
@@ -191,10 +183,10 @@ int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r)
 			o->same_cpu += v[c].same_cpu;
 			o->sum_ns += (double)v[c].sum_ns;
 			for (int b = 0; b < KS_HBUCKETS; b++)
-				hist[b] += v[c].hist[b];
+				hist.b[b] += v[c].hist[b];
 		}
-		o->p50_ns = hist_pct(hist, o->count, 50);
-		o->p99_ns = hist_pct(hist, o->count, 99);
+		o->p50_ns = ab_hist_percentile(&hist, 50);	/* NAN when there were none */
+		o->p99_ns = ab_hist_percentile(&hist, 99);
 		r->requests += o->count;
 		r->same_cpu += o->same_cpu;
 		r->req_ns += o->sum_ns;

@@ -26,7 +26,7 @@ struct ab_kstats_op {
 	uint64_t count;
 	uint64_t same_cpu;
 	double sum_ns;
-	double p50_ns, p99_ns;	/* from a log2 histogram: within a factor of sqrt(2) */
+	double p50_ns, p99_ns;	/* from a log2 histogram: within a factor of sqrt(2); NAN if none */
 };
 
 struct ab_kstats_result {
