@@ -588,15 +588,12 @@ static int run_point(struct ddp_ctx *x, const struct ddp_point *pt, struct ddp_r
 	config_for(pt, &cfg);
 	/* table: only the seed's layout at the end; csv and json: every record as it comes. */
 	int records = C.format != AB_FMT_TABLE;
+	uint64_t daemon_bytes = 0;
 	if (daemon_ok) {
 		/* Everything is answered and unmounted now: the two counts must agree exactly. */
 		struct ddp_dtotals t;
 		ddp_daemon_totals(x->sh, pt->dir, &t);
-		uint64_t daemon_bytes = t.bytes;
-		if (records) {
-			ab_record(&x->out, &cfg, pt->rep + 1, "client_bytes", (double)client_bytes, "bytes");
-			ab_record(&x->out, &cfg, pt->rep + 1, "daemon_bytes", (double)daemon_bytes, "bytes");
-		}
+		daemon_bytes = t.bytes;
 		if (daemon_bytes != client_bytes && !failed) {
 			ab_err(why, sizeof(why), "the daemon counted %llu bytes, the clients moved %llu",
 			       (unsigned long long)daemon_bytes, (unsigned long long)client_bytes);
@@ -613,6 +610,11 @@ static int run_point(struct ddp_ctx *x, const struct ddp_point *pt, struct ddp_r
 		ab_msg("%s procs=%d clone_fd=%s rep %d failed: %s", pt->dir == DDP_WRITE ? "write" : "read",
 		       pt->n, pt->clone ? "on" : "off", pt->rep + 1, why);
 		return -1;
+	}
+	/* Only a point that passed its checks writes numbers, the byte counts included. */
+	if (records) {
+		ab_record(&x->out, &cfg, pt->rep + 1, "client_bytes", (double)client_bytes, "bytes");
+		ab_record(&x->out, &cfg, pt->rep + 1, "daemon_bytes", (double)daemon_bytes, "bytes");
 	}
 
 	if (!P.dd) {

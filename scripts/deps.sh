@@ -11,6 +11,7 @@ set -u
 # lib/kstats; without them it builds as a stub that says why)
 need="
 gcc:gcc
+/usr/include/stdio.h:libc6-dev
 make:make
 pkg-config:pkg-config
 /usr/include/fuse3/fuse_lowlevel.h:libfuse3-dev

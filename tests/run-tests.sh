@@ -35,7 +35,7 @@ failures=""
 for t in "$BUILD"/tests/test_*; do
 	[ -x "$t" ] || continue
 	[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
-	out=$("$t" 2>&1); rc=$?
+	out=$(timeout -k 10 300 "$t" 2>&1); rc=$?
 	printf '%s\n' "$out"
 	p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
 	f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
