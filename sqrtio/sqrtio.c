@@ -688,12 +688,14 @@ static void measure(const struct point *pt, const struct target *t, const struct
 		irqs += sq_intr_delta(&a, &b, d->irq[i], -1);
 	v[M_SQRT] = pt->nsqrt ? (double)(sq1 - sq0) / secs / 1e6 : NAN;
 	v[M_IOS] = ios / secs / 1e3;
-	/* No read completed: 0 ios/s is what happened, but per-IO figures do not exist. */
 	for (int m = M_P50; m < NM; m++)
 		v[m] = NAN;
 	if (ios == 0) {
-		ab_msg("rq=%d local=%d: no read completed in %.2f s: a read stalled (device or host busy?)",
-		       pt->rq, pt->local, secs);
+		/* A read that never completes is a failed measurement, not 0 ios/s: no number. */
+		ab_msg("rq=%d local=%d: measurement failed: no read completed in %.2f s "
+		       "(a read stalled: device or host busy?)", pt->rq, pt->local, secs);
+		for (int m = 0; m < NM; m++)
+			v[m] = NAN;
 	} else {
 		v[M_P50] = ab_hist_percentile(&h, 50) / 1e3;
 		v[M_P99] = ab_hist_percentile(&h, 99) / 1e3;
@@ -892,6 +894,7 @@ int main(int argc, char **argv)
 		ab_fail("shared memory: %s", strerror(errno));
 
 	struct ab_out out;
+	int failures = 0;
 	ab_out_init(&out, stdout, com.format, "sqrtio");
 	/* Repetitions interleaved across points (A B C A B C) so drift does not bias a comparison. */
 	for (int r = 0; r < com.repeat; r++)
@@ -906,6 +909,8 @@ int main(int argc, char **argv)
 				       pt->rq, pt->local, pt->io_list, pt->sqrt_list[0] ? pt->sqrt_list : "-");
 			apply_knobs(pt, &t, &d, com.quiet);
 			measure(pt, &t, &d, com.duration, v);
+			if (isnan(v[M_IOS]))
+				failures++;
 			for (int m = 0; m < NM; m++) {
 				pt->v[m][r] = v[m];
 				if (com.format != AB_FMT_TABLE && !isnan(v[m]))
@@ -926,5 +931,5 @@ int main(int argc, char **argv)
 	}
 	if (com.format == AB_FMT_TABLE)
 		print_table(pts, npts, com.repeat);
-	return 0;
+	return failures ? AB_EXIT_FAIL : 0;
 }
