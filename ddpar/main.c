@@ -780,6 +780,13 @@ int main(int argc, char **argv)
 	if (P.bs > x.max_write)
 		ab_usage_error("bad value '%zu' for --bs: above --max-write %zu (one block must be one request)",
 			       P.bs, x.max_write);
+	/* clone_fd needs worker threads: --daemon single alone means without it; asking
+	 * for both explicitly is a contradiction. */
+	int clone_given = 0;
+	for (int i = 1; i < first; i++)
+		clone_given |= !strncmp(argv[i], "--clone-fd", 10);
+	if (P.daemon == DAEMON_SINGLE && !clone_given)
+		P.clone_fd = CLONE_OFF;
 	if (P.daemon == DAEMON_SINGLE && P.clone_fd != CLONE_OFF)
 		ab_usage_error("--daemon single cannot use clone_fd (it needs worker threads): "
 			       "add --clone-fd off or use --daemon multi");
@@ -792,6 +799,8 @@ int main(int argc, char **argv)
 			top = DDP_MAX_PROCS;
 		for (int n = 1; n <= top; n *= 2)
 			procs[np++] = n;
+		if (procs[np - 1] != top)	/* up to 2 x CPUs even when that is no power of two */
+			procs[np++] = top;
 	}
 	if (P.mode != MODE_READ)
 		dirs[ndirs++] = DDP_WRITE;
@@ -811,6 +820,12 @@ int main(int argc, char **argv)
 			strerror(errno));
 	if (P.dd && system("command -v dd >/dev/null 2>&1") != 0)
 		ab_skip("no dd in PATH: install coreutils");
+	/* Ours first: the knob module's handler, installed next, restores the knobs at
+	 * once on a signal and then calls this one. */
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	if (P.max_background || P.congestion) {
 		if (ab_knob_init("", ab_knob_default_journal()) < 0)
 			ab_skip("cannot set up the knob journal %s: %s", ab_knob_default_journal(),
@@ -823,11 +838,6 @@ int main(int argc, char **argv)
 		ab_msg("kernel_us_per_req and spin_us_per_req not measured: %s", why);
 		x.ks = NULL;
 	}
-
-	struct sigaction sa = { .sa_handler = on_signal };
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 
 	ab_mnt_cleanup_stale(NULL);
 	x.sh = ab_shm_alloc(sizeof(*x.sh));

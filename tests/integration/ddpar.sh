@@ -114,8 +114,8 @@ bad_cases=(
 	"--procs 129"
 	"--duration 0"
 	"--duration -1"
-	"--daemon single"
 	"--daemon single --clone-fd on"
+	"--daemon single --clone-fd both"
 	"--mode sideways"
 	"--threads 0"
 )
@@ -123,6 +123,12 @@ for c in "${bad_cases[@]}"; do
 	# shellcheck disable=SC2086
 	expect_rc "bad input $c" 2 "$DD" $c
 done
+# --daemon single alone means without clone_fd (it needs worker threads)
+"$DD" --daemon single --mode write --procs 1 --duration 0.2 --repeat 1 --kstats off --format csv \
+	>"$W/single.csv" 2>"$W/single.err"
+rc=$?
+check "--daemon single alone runs without clone_fd (rc $rc)" \
+	eval '[ "$rc" = 0 ] && grep -q "clone_fd=off;daemon=single" "$W/single.csv" && ! grep -q "clone_fd=on" "$W/single.csv"'
 AFFBENCH_FUSE_DEV=/nonexistent expect_rc "no /dev/fuse: exit 4" 4 "$DD" --procs 1 --duration 0.2
 
 # ---- connection knobs (restored through the journal) ----
