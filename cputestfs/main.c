@@ -574,6 +574,10 @@ static int measure(const struct cfs_pl *pl, struct cfs_result *res, char *why, s
 	if (watch(&r, go + (uint64_t)(warm * NS), deadline, last, last_t, why, len) < 0)
 		goto out_watch;
 
+	/* Kernel time and CPUs per request over the measured window (snapshots at both
+	 * ends); the request counts below cover the whole run, to cross-check the daemon. */
+	struct ab_kstats_result kw0, kw1;
+	int kwin = kst && r.have_daemon && ab_kstats_read(kst, &kw0) == 0;
 	atomic_store(&r.sh->phase, CFS_MEASURE);
 	uint64_t t0 = ab_now_ns();
 	uint64_t req0 = ab_counter_read(&r.sh->requests);
@@ -591,6 +595,7 @@ static int measure(const struct cfs_pl *pl, struct cfs_result *res, char *why, s
 		same += ab_counter_read(&r.sh->client[i].same) - s0[i];
 		req1 += ab_counter_read(&r.sh->client[i].served);
 	}
+	kwin = kwin && ab_kstats_read(kst, &kw1) == 0;
 	atomic_store(&r.sh->phase, CFS_STOP);
 	if (calls == 0) {
 		ab_err(why, len, "no %s completed in the measured interval", op_name());
@@ -636,23 +641,26 @@ out_clients:
 		latency(&r, res);
 	if (rc == 0 && kst && r.have_daemon) {
 		struct ab_kstats_result k;
-		uint64_t n = 0, same = 0;
-		double ns = 0;
+		uint64_t n = 0, wn = 0, wsame = 0;
+		double wns = 0;
 
 		if (ab_kstats_read(kst, &k) == 0) {
-			for (size_t i = 0; i < AB_ARRAY_SIZE(kst_ops); i++) {
+			for (size_t i = 0; i < AB_ARRAY_SIZE(kst_ops); i++)
 				n += k.op[kst_ops[i]].count;
-				same += k.op[kst_ops[i]].same_cpu;
-				ns += k.op[kst_ops[i]].sum_ns;
-			}
 			res->v[M_KREQ] = (double)n;
 			res->v[M_DREQ] = (double)(daemon_requests(&r) - dreq0);
 			res->has[M_KREQ] = res->has[M_DREQ] = 1;
-			if (n) {
-				res->v[M_KNS] = ns / (double)n;
-				res->v[M_KSAME] = 100.0 * (double)same / (double)n;
-				res->has[M_KNS] = res->has[M_KSAME] = 1;
-			}
+		}
+		for (size_t i = 0; kwin && i < AB_ARRAY_SIZE(kst_ops); i++) {
+			const struct ab_kstats_op *a = &kw0.op[kst_ops[i]], *b = &kw1.op[kst_ops[i]];
+			wn += b->count - a->count;
+			wsame += b->same_cpu - a->same_cpu;
+			wns += b->sum_ns - a->sum_ns;
+		}
+		if (wn) {
+			res->v[M_KNS] = wns / (double)wn;
+			res->v[M_KSAME] = 100.0 * (double)wsame / (double)wn;
+			res->has[M_KNS] = res->has[M_KSAME] = 1;
 		}
 	}
 out_stop:

@@ -22,7 +22,8 @@ if ! AFFBENCH_KSTATS_FORCE= "$CFS" --kstats on --placement same --duration 0.2 -
 fi
 
 "$CFS" --kstats on --placement same,none --duration 0.5 --repeat 1 --quiet --format csv >"$W/c.csv" 2>"$W/c.err"
-check "cputestfs --kstats on runs (exit $?)" [ -s "$W/c.csv" ]
+rc=$?
+check "cputestfs --kstats on runs (exit $rc)" eval '[ "$rc" = 0 ] && [ -s "$W/c.csv" ]'
 for pl in same none; do
 	kreq=$(csv_value "$W/c.csv" "placement=$pl" kernel_requests)
 	dreq=$(csv_value "$W/c.csv" "placement=$pl" daemon_requests)
@@ -35,7 +36,8 @@ check "placement same: every request ended on the CPU that queued it (got $s%)" 
 
 "$DD" --kstats on --mode write --procs 2 --clone-fd both --duration 0.3 --repeat 1 --format csv \
 	>"$W/d.csv" 2>"$W/d.err"
-check "ddpar --kstats on runs" [ -s "$W/d.csv" ]
+rc=$?
+check "ddpar --kstats on runs (exit $rc)" eval '[ "$rc" = 0 ] && [ -s "$W/d.csv" ]'
 for m in spin_us_per_req kernel_us_per_req; do
 	v=$(csv_value "$W/d.csv" "clone_fd=on" $m)
 	check "ddpar reports $m (got '$v')" [ -n "$v" ]
