@@ -42,6 +42,8 @@ struct h_block {
 	struct h_axis axes[H_AXES_MAX];
 	int nextra;
 	char *extra[H_ARGS_MAX];
+	int nmetrics;		/* "metrics M...": keep only these metrics (0 = all) */
+	char *metrics[H_ARGS_MAX];
 	double seen_s;		/* measured time of this block's invocations so far */
 	int seen_n;
 };

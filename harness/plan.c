@@ -176,9 +176,15 @@ int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen)
 					PLAN_ERR("too many extra arguments");
 				b->extra[b->nextra++] = strdup(words[i]);
 			}
+		} else if (!strcmp(key, "metrics")) {
+			for (int i = 1; i < nw; i++) {
+				if (b->nmetrics == H_ARGS_MAX)
+					PLAN_ERR("too many metrics");
+				b->metrics[b->nmetrics++] = strdup(words[i]);
+			}
 		} else {
-			PLAN_ERR("unknown key '%s' (repeat, bench, duration, timeout, estimate, program, axis, extra)",
-				 key);
+			PLAN_ERR("unknown key '%s' (repeat, bench, duration, timeout, estimate, program, axis, "
+				 "extra, metrics)", key);
 		}
 	}
 	fclose(f);

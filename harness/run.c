@@ -329,7 +329,20 @@ static void finish_knobs(const char *out)
 	fclose(f);
 }
 
-/* The harness's own CPU time, rendering included (gnuplot children excluded). */
+/* CPU time of reaped children so far: benchmarks, gnuplot and shells alike. */
+static double children_cpu(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+		return 0;
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* CPU of the helpers the harness itself runs (gnuplot, machine.txt's shells), not the benchmarks'. */
+static double helpers_cpu;
+
+/* The harness's own CPU time: itself plus its helpers. */
 static void finish_machine(const char *out, double wall)
 {
 	char path[PATH_MAX];
@@ -341,7 +354,7 @@ static void finish_machine(const char *out, double wall)
 		return;
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
 		double cpu = ru.ru_utime.tv_sec + ru.ru_stime.tv_sec +
-			     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+			     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6 + helpers_cpu;
 		fprintf(f, "%-14s %.3f s of %.1f s wall (%.2f%%)\n", "harness_cpu", cpu, wall,
 			wall > 0 ? 100 * cpu / wall : 0);
 	}
@@ -352,7 +365,17 @@ static void finish_machine(const char *out, double wall)
 
 /* One CSV line from the benchmark: rewrite rep to the harness's repetition (rep 0,
  * a benchmark's summary records, stays 0) and append. */
-static int take_record(struct run *r, char *line, int rep, FILE *log)
+/* Does the block keep this metric? A block that measures one thing on the side
+ * (fdget's spawn block also times a pread) must not pool it with the main block. */
+static int wanted(const struct h_block *b, const char *metric)
+{
+	for (int i = 0; i < b->nmetrics; i++)
+		if (!strcmp(b->metrics[i], metric))
+			return 1;
+	return b->nmetrics == 0;
+}
+
+static int take_record(struct run *r, const struct h_block *b, char *line, int rep, FILE *log)
 {
 	char *f[8], copy[4096];
 
@@ -364,6 +387,8 @@ static int take_record(struct run *r, char *line, int rep, FILE *log)
 		fprintf(log, "harness: ignored a malformed record: %s\n", line);
 		return 0;
 	}
+	if (!wanted(b, f[3]))
+		return 0;
 	for (int i = 0; i < 6; i++) {
 		if (i)
 			fputc(',', r->raw);
@@ -487,7 +512,7 @@ static enum outcome run_point(struct run *r, int pi, int rep, int *exit_code, ch
 					char *s = buf, *nl;
 					while ((nl = strchr(s, '\n'))) {
 						*nl = '\0';
-						records += take_record(r, s, rep, log);
+						records += take_record(r, pt->blk, s, rep, log);
 						s = nl + 1;
 					}
 					have -= s - buf;
@@ -510,7 +535,7 @@ static enum outcome run_point(struct run *r, int pi, int rep, int *exit_code, ch
 	}
 	if (have) {
 		buf[have] = '\0';
-		records += take_record(r, buf, rep, log);
+		records += take_record(r, pt->blk, buf, rep, log);
 	}
 	close(pfd[0]);
 	kill(-pid, SIGKILL);	/* nothing of this point may outlive it (no-op when all exited) */
@@ -795,7 +820,9 @@ int cmd_run(int argc, char **argv)
 		}
 		fclose(src);
 		fclose(pf);
+		double c0 = children_cpu();
 		write_machine(r.out, &r.plan);
+		helpers_cpu += children_cpu() - c0;
 	}
 
 	r.raw = open_append(r.out, "raw.csv", "bench,config,rep,metric,value,unit\n");
@@ -862,7 +889,9 @@ int cmd_run(int argc, char **argv)
 	if (stop_sig)
 		h_restore(r.journal, r.workdir, stderr);
 	finish_knobs(r.out);
+	double c0 = children_cpu();
 	int rc = h_render(r.out, 0);
+	helpers_cpu += children_cpu() - c0;
 	finish_machine(r.out, now_s() - r.t0);
 	h_plan_free(&r.plan);
 	free(r.done);

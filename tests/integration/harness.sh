@@ -118,5 +118,18 @@ expect_rc "compare with one directory" 2 "$H" compare "$D/r1"
 expect_rc "restore --bogus" 2 "$H" restore --bogus
 check "--help of every subcommand" bash -c "for c in run plot compare restore; do '$H' \$c --help | grep -q usage || exit 1; done"
 check "no FUSE mount left" no_fuse_left
+# 'metrics' keeps only the named metrics of a block (a side measurement is not pooled).
+cat > "$D/m.plan" <<'PLAN'
+repeat 1
+bench fakebench
+program fakebench
+duration 0.1
+axis mode ok
+metrics ns_per_op
+PLAN
+"$H" run --plan "$D/m.plan" --out "$D/m" >/dev/null 2>&1
+check "metrics ns_per_op: raw.csv holds ns_per_op only" \
+	eval '[ "$(grep -c ",ns_per_op," "$D/m/raw.csv")" = 1 ] && ! grep -q ",ops_per_s," "$D/m/raw.csv"'
+
 rm -rf "$D"
 t_done
