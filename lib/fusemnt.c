@@ -382,14 +382,6 @@ int ab_mnt_cleanup_stale(const char *workdir)
 
 /* ---- the daemon process ---- */
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 static void describe_status(int st, char *buf, size_t len)
 {
 	if (WIFEXITED(st))
@@ -469,7 +461,7 @@ int ab_daemon_start(struct ab_daemon *d, const char *mnt, int cpu, ab_daemon_fn 
 			d->pid = 0;
 			goto fail_mount;
 		}
-		sleep_ms(1);
+		ab_sleep_ns(1000000);
 	}
 	d->conn = ab_mnt_conn(d->mnt);
 	return 0;
@@ -513,7 +505,7 @@ int ab_daemon_stop(struct ab_daemon *d, int timeout_ms)
 			ab_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
 		pid_t r;
 		while ((r = waitpid(d->pid, &st, WNOHANG)) == 0 && ab_now_ns() < deadline)
-			sleep_ms(1);
+			ab_sleep_ns(1000000);
 		if (r == 0) {
 			/* Hung, stopped, or a lazily detached mount is still in use. */
 			ab_mnt_abort_conn(d->conn);

@@ -11,16 +11,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static int set_one(pid_t pid, int cpu)
+/* sched_setaffinity with a CPU_ALLOC mask of s: works past 1024 CPUs. */
+static int set_mask(pid_t pid, const struct ab_cpuset *s)
 {
-	struct ab_cpuset s;
-
-	if (cpu < 0)
-		return 0;
-	ab_cpuset_zero(&s);
-	ab_cpuset_set(&s, cpu);
 	size_t size;
-	cpu_set_t *k = ab_cpuset_to_kernel(&s, &size);
+	cpu_set_t *k = ab_cpuset_to_kernel(s, &size);
 	if (!k)
 		return -1;
 	int r = sched_setaffinity(pid, size, k);
@@ -30,27 +25,31 @@ static int set_one(pid_t pid, int cpu)
 	return r;
 }
 
+static struct ab_cpuset one_cpu(int cpu)
+{
+	struct ab_cpuset s;
+
+	ab_cpuset_zero(&s);
+	if (cpu >= 0)
+		ab_cpuset_set(&s, cpu);
+	return s;
+}
+
 int ab_pin_self(int cpu)
 {
-	return set_one(0, cpu);
+	struct ab_cpuset s = one_cpu(cpu);
+	return cpu < 0 ? 0 : set_mask(0, &s);
 }
 
 int ab_pin_pid(pid_t pid, int cpu)
 {
-	return set_one(pid, cpu);
+	struct ab_cpuset s = one_cpu(cpu);
+	return cpu < 0 ? 0 : set_mask(pid, &s);
 }
 
 int ab_pin_self_set(const struct ab_cpuset *s)
 {
-	size_t size;
-	cpu_set_t *k = ab_cpuset_to_kernel(s, &size);
-	if (!k)
-		return -1;
-	int r = sched_setaffinity(0, size, k);
-	int e = errno;
-	CPU_FREE(k);
-	errno = e;
-	return r;
+	return set_mask(0, s);
 }
 
 int ab_thread_attr_pin(pthread_attr_t *attr, int cpu)
@@ -60,8 +59,7 @@ int ab_thread_attr_pin(pthread_attr_t *attr, int cpu)
 
 	if (cpu < 0)
 		return 0;
-	ab_cpuset_zero(&s);
-	ab_cpuset_set(&s, cpu);
+	s = one_cpu(cpu);
 	cpu_set_t *k = ab_cpuset_to_kernel(&s, &size);
 	if (!k)
 		return -1;
