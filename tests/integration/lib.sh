@@ -24,9 +24,16 @@ expect_rc() {
 	else nok "$d: exit $rc (want $want), stderr: $err"; fi
 }
 
-# csv_value FILE CONFIG_SUBSTRING METRIC -> median of matching values' first row
+# csv_value FILE KEY=VALUE[;KEY=VALUE] METRIC -> the value of the first record whose
+# config holds those whole key=value pairs (clients=1 does not match clients=16)
 csv_value() {
-	awk -F, -v c="$2" -v m="$3" 'NR > 1 && index($0, c) && $(NF-2) == m { print $(NF-1); exit }' "$1"
+	awk -F, -v c="$2" -v m="$3" '
+	NR > 1 && $(NF-2) == m {
+		cfg = $2
+		for (i = 3; i <= NF - 4; i++) cfg = cfg "," $i	# a quoted config may hold commas
+		gsub(/"/, "", cfg)
+		if (index(";" cfg ";", ";" c ";")) { print $(NF-1); exit }
+	}' "$1"
 }
 
 # No FUSE mount may be left under our work directory.
