@@ -9,7 +9,7 @@ set yrange [0:*]
 set style data histograms
 set style histogram errorbars gap 1 lw 1
 set style fill solid 0.6 border -1
-set key top left
+set key top left noenhanced
 set xtics nomirror
 plot 'cputestfs.dat' using 2:3:4:xtic(1) title 'daemon single', 'cputestfs.dat' using 5:6:7 title 'daemon multi', 'cputestfs.dat' using 8:9:10 title 'daemon clone_fd'
 set terminal svg size 900,500
@@ -20,6 +20,6 @@ set yrange [0:*]
 set style data histograms
 set style histogram errorbars gap 1 lw 1
 set style fill solid 0.6 border -1
-set key top left
+set key top left noenhanced
 set xtics nomirror
 plot 'cputestfs.dat' using 2:3:4:xtic(1) title 'daemon single', 'cputestfs.dat' using 5:6:7 title 'daemon multi', 'cputestfs.dat' using 8:9:10 title 'daemon clone_fd'

@@ -8,7 +8,7 @@ set logscale x 2
 set xlabel 'dd processes (N)'
 set ylabel 'MB/s'
 set yrange [0:*]
-set key top left
+set key top left noenhanced
 set offsets graph 0.05, graph 0.05
 set title 'ddpar write'
 plot 'ddpar_write.dat' using 1:2:3:4 with yerrorlines title 'without clone\_fd', '' using 1:5:6:7 with yerrorlines title 'with clone\_fd'
@@ -22,7 +22,7 @@ set logscale x 2
 set xlabel 'dd processes (N)'
 set ylabel 'MB/s'
 set yrange [0:*]
-set key top left
+set key top left noenhanced
 set offsets graph 0.05, graph 0.05
 set title 'ddpar write'
 plot 'ddpar_write.dat' using 1:2:3:4 with yerrorlines title 'without clone\_fd', '' using 1:5:6:7 with yerrorlines title 'with clone\_fd'

@@ -9,7 +9,7 @@ set yrange [0:*]
 set style data histograms
 set style histogram errorbars gap 1 lw 1
 set style fill solid 0.6 border -1
-set key top left
+set key top left noenhanced
 set xtics nomirror
 plot 'fdget.dat' using 2:3:4:xtic(1) title 'single', 'fdget.dat' using 5:6:7 title 'idle-thread', 'fdget.dat' using 8:9:10 title 'shared-fd', 'fdget.dat' using 11:12:13 title 'private-fd', 'fdget.dat' using 14:15:16 title 'procs'
 set terminal svg size 1000,500
@@ -20,6 +20,6 @@ set yrange [0:*]
 set style data histograms
 set style histogram errorbars gap 1 lw 1
 set style fill solid 0.6 border -1
-set key top left
+set key top left noenhanced
 set xtics nomirror
 plot 'fdget.dat' using 2:3:4:xtic(1) title 'single', 'fdget.dat' using 5:6:7 title 'idle-thread', 'fdget.dat' using 8:9:10 title 'shared-fd', 'fdget.dat' using 11:12:13 title 'private-fd', 'fdget.dat' using 14:15:16 title 'procs'

@@ -11,7 +11,7 @@ set yrange [0:*]
 set style data histograms
 set style histogram errorbars gap 1 lw 1
 set style fill solid 0.6 border -1
-set key top left
+set key top left noenhanced
 set xtics nomirror
 plot 'sqrtio_sqrt.dat' using 2:3:4:xtic(1) title 'local=1', 'sqrtio_sqrt.dat' using 5:6:7 title 'local=0'
 set title '4 KiB O\_DIRECT reads'
@@ -20,7 +20,7 @@ set yrange [0:*]
 set style data histograms
 set style histogram errorbars gap 1 lw 1
 set style fill solid 0.6 border -1
-set key top left
+set key top left noenhanced
 set xtics nomirror
 plot 'sqrtio_io.dat' using 2:3:4:xtic(1) title 'local=1', 'sqrtio_io.dat' using 5:6:7 title 'local=0'
 unset multiplot
@@ -34,7 +34,7 @@ set yrange [0:*]
 set style data histograms
 set style histogram errorbars gap 1 lw 1
 set style fill solid 0.6 border -1
-set key top left
+set key top left noenhanced
 set xtics nomirror
 plot 'sqrtio_sqrt.dat' using 2:3:4:xtic(1) title 'local=1', 'sqrtio_sqrt.dat' using 5:6:7 title 'local=0'
 set title '4 KiB O\_DIRECT reads'
@@ -43,7 +43,7 @@ set yrange [0:*]
 set style data histograms
 set style histogram errorbars gap 1 lw 1
 set style fill solid 0.6 border -1
-set key top left
+set key top left noenhanced
 set xtics nomirror
 plot 'sqrtio_io.dat' using 2:3:4:xtic(1) title 'local=1', 'sqrtio_io.dat' using 5:6:7 title 'local=0'
 unset multiplot
