@@ -5,10 +5,12 @@
 #
 #   scripts/deps.sh           build + test + plot dependencies
 #   scripts/deps.sh --check   only report, never install
+#
+# The kernel-statistics packages are optional: without them lib/kstats builds
+# as a stub that says why, so a failure to get them is a warning, not an exit.
 set -u
 
-# command-or-file : Debian package (clang, llvm, libbpf-dev and bpftool build
-# lib/kstats; without them it builds as a stub that says why)
+# command-or-file : Debian package
 need="
 gcc:gcc
 /usr/include/stdio.h:libc6-dev
@@ -18,6 +20,8 @@ pkg-config:pkg-config
 fusermount3:fuse3
 /usr/include/cmocka.h:libcmocka-dev
 gnuplot:gnuplot-nox
+"
+optional="
 clang:clang
 llvm-strip:llvm
 /usr/include/bpf/libbpf.h:libbpf-dev
@@ -27,34 +31,59 @@ bpftool:bpftool
 check_only=0
 [ "${1:-}" = "--check" ] && check_only=1
 
-missing=""
-for item in $need; do
-	what=${item%%:*}
-	pkg=${item#*:}
-	case $what in
-	/*) [ -e "$what" ] && continue ;;
-	*) command -v "$what" >/dev/null 2>&1 && continue
-	   [ -x "/usr/sbin/$what" ] && continue ;;
-	esac
-	missing="$missing $pkg"
-done
+# missing LIST: the packages of LIST whose command or file is absent
+missing() {
+	out=""
+	for item in $1; do
+		what=${item%%:*}
+		pkg=${item#*:}
+		case $what in
+		/*) [ -e "$what" ] && continue ;;
+		*) command -v "$what" >/dev/null 2>&1 && continue
+		   [ -x "/usr/sbin/$what" ] && continue ;;
+		esac
+		out="$out $pkg"
+	done
+	echo "$out"
+}
 
-[ -z "$missing" ] && exit 0
+# install PKGS: apt-get, refreshing the package list once if it is old or empty
+# shellcheck disable=SC2086 # PKGS is a list of words on purpose
+install() {
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y -q --no-install-recommends $1 >&2 && return 0
+	apt-get update -q >&2 || true
+	apt-get install -y -q --no-install-recommends $1 >&2
+}
 
-cmd="apt-get install -y --no-install-recommends$missing"
+req=$(missing "$need")
+opt=$(missing "$optional")
+[ -z "$req$opt" ] && exit 0
+
+can_install=1
 if [ "$check_only" = 1 ] || [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-	echo "affbench: missing packages:$missing; install them with: sudo $cmd" >&2
-	exit 4
+	can_install=0
 fi
 
-echo "affbench: installing$missing" >&2
-export DEBIAN_FRONTEND=noninteractive
-# An old or empty package list makes apt-get fail to find packages: refresh once.
-if ! apt-get install -y -q --no-install-recommends $missing >&2; then
-	apt-get update -q >&2 || true
-	apt-get install -y -q --no-install-recommends $missing >&2 || {
-		echo "affbench: could not install:$missing (try: $cmd)" >&2
+if [ -n "$req" ]; then
+	if [ "$can_install" = 0 ]; then
+		echo "affbench: missing packages:$req; install them with:" \
+			"sudo apt-get install -y --no-install-recommends$req$opt" >&2
 		exit 4
-	}
+	fi
+	echo "affbench: installing$req" >&2
+	if ! install "$req"; then
+		echo "affbench: could not install:$req (try: apt-get install$req)" >&2
+		exit 4
+	fi
+fi
+
+if [ -n "$opt" ]; then
+	if [ "$can_install" = 1 ]; then
+		echo "affbench: installing$opt (kernel statistics)" >&2
+		install "$opt" && exit 0
+	fi
+	echo "affbench: warning: without$opt, kernel statistics (--kstats) are unavailable;" \
+		"to get them: sudo apt-get install -y --no-install-recommends$opt" >&2
 fi
 exit 0
