@@ -131,5 +131,33 @@ PLAN
 check "metrics ns_per_op: raw.csv holds ns_per_op only" \
 	eval '[ "$(grep -c ",ns_per_op," "$D/m/raw.csv")" = 1 ] && ! grep -q ",ops_per_s," "$D/m/raw.csv"'
 
+# The report from the committed reference run's raw.csv alone: every seed's
+# section with the seed's numbers beside ours, a reading of each, the plots.
+REF=$TOP/results/reference
+if [ -f "$REF/raw.csv" ]; then
+	mkdir -p "$D/ref"
+	cp "$REF/raw.csv" "$REF/plan.plan" "$REF/machine.txt" "$D/ref/"
+	"$H" plot "$D/ref" >/dev/null 2>"$D/ref.err"
+	check "plot of the reference run (exit $?)" test -s "$D/ref/tables.md"
+	for want in "without cpu affinity" "23025" "Writes to single mount" "633" "rq=0 local=1" "66.616" \
+		"idle-thread" "xfs_io"; do
+		check "tables.md shows '$want'" grep -qF -- "$want" "$D/ref/tables.md"
+	done
+	n=$(grep -c '^## .*(seed 00[0-4])' "$D/ref/report.md")
+	check "report.md reads all four seeds ($n sections)" test "$n" = 4
+	check "report.md judges with CIs" grep -q "95% CI" "$D/ref/report.md"
+	for png in cputestfs ddpar ddpar_timereq sqrtio fdget; do
+		check "plot $png.png drawn" test -s "$D/ref/$png.png"
+	done
+	# A missing column must read as n/a, never as a config compared with itself.
+	mkdir -p "$D/part"
+	grep -v '^sqrtio,.*local=1;' "$REF/raw.csv" >"$D/part/raw.csv"
+	"$H" plot "$D/part" >/dev/null 2>&1
+	check "sqrtio without local=1: no ratio claimed" \
+		bash -c "! grep -q 'readers off the IRQ CPU reach' '$D/part/report.md'"
+else
+	skip "plot of the reference run" "no results/reference/raw.csv"
+fi
+
 rm -rf "$D"
 t_done
