@@ -86,15 +86,30 @@ check "ios_K_per_s > 0 everywhere ($zero)" [ -z "$zero" ]
 keys=$(awk -F, 'NR == 2' "$out/run.csv" | grep -o '[a-z_]*=' | tr -d '=' | tr '\n' ' ')
 check "config keys sorted: io_cpus io_procs irq_cpus local rq sqrt_cpus sqrt_procs (got '$keys')" \
 	[ "$keys" = "io_cpus io_procs irq_cpus local rq sqrt_cpus sqrt_procs " ]
-# local=1: readers on the completing CPU; local=0: off it (single-CPU lists, as on small VMs)
+# local=1: readers on the completing CPU(s); local=0: off them. CPU lists in Linux form.
+cpus_of() { # "0-2,5" -> " 0 1 2 5 "
+	local out=" " part
+	for part in ${1//,/ }; do
+		if [[ $part == *-* ]]; then out+="$(seq -s ' ' "${part%-*}" "${part#*-}") "; else out+="$part "; fi
+	done
+	printf '%s' "$out"
+}
+compared=0
 place=$(awk -F, '$(NF-2) == "ios_K_per_s"' "$out/run.csv" | while IFS= read -r l; do
-	io=$(printf '%s' "$l" | sed -n 's/.*io_cpus=\([0-9]*\);.*/\1/p')
-	irq=$(printf '%s' "$l" | sed -n 's/.*irq_cpus=\([0-9]*\);.*/\1/p')
+	io=$(printf '%s' "$l" | sed -n 's/.*io_cpus=\([0-9,-]*\);.*/\1/p')
+	irq=$(printf '%s' "$l" | sed -n 's/.*irq_cpus=\([0-9,-]*\);.*/\1/p')
 	loc=$(printf '%s' "$l" | sed -n 's/.*;local=\([01]\);.*/\1/p')
-	[ -n "$io" ] && [ -n "$irq" ] || continue
-	if [ "$loc" = 1 ] && [ "$io" != "$irq" ]; then echo "local=1 io=$io irq=$irq"; fi
-	if [ "$loc" = 0 ] && [ "$io" = "$irq" ]; then echo "local=0 io=$io irq=$irq"; fi
+	if [ -z "$io" ] || [ -z "$irq" ] || [ -z "$loc" ]; then echo "unparsed: $l"; continue; fi
+	irqs=$(cpus_of "$irq")
+	for c in $(cpus_of "$io"); do
+		on=0; [[ $irqs == *" $c "* ]] && on=1
+		[ "$on" = "$loc" ] || echo "local=$loc io=$io irq=$irq"
+	done
+	echo "compared"
 done)
+compared=$(printf '%s\n' "$place" | grep -c '^compared$')
+place=$(printf '%s\n' "$place" | grep -v '^compared$')
+check "placement compared on every point ($compared rows)" [ "$compared" -gt 0 ]
 check "readers on the IRQ CPU for local=1 and off it for local=0 ($place)" [ -z "$place" ]
 
 # --- the seed's table layout ------------------------------------------------
