@@ -112,7 +112,10 @@ int cmd_compare(int argc, char **argv)
 		    "median | ratio | 95%% CI | |\n|---|---|---|---|---|---|---|---|---|\n", dirs[0]);
 	printf("%-10s %-44s %-18s %-8s %12s %12s %8s  %s\n", "bench", "config", "metric", "run", "A",
 	       "this", "ratio", "95% CI");
-	int nsig = 0, npairs = 0;
+	int nsig = 0, npairs = 0, only_a = 0, only_b = 0, no_ratio = 0;
+	for (int k = 1; k < nr; k++)	/* results of a run that A lacks cannot be compared either */
+		for (size_t i = 0; i < d[k].n; i++)
+			only_b += match(&d[0], &d[k].g[i]) == NULL;
 	for (size_t i = 0; i < d[0].n; i++) {
 		const struct h_group *a = &d[0].g[i];
 		char cfg[512];
@@ -120,8 +123,14 @@ int cmd_compare(int argc, char **argv)
 		for (int k = 1; k < nr; k++) {
 			const struct h_group *b = match(&d[k], a);
 			struct ab_ci ci;
-			if (!b || ab_ratio_ci(b->v, b->n, a->v, a->n, 0.95, &ci))
+			if (!b) {
+				only_a++;
 				continue;
+			}
+			if (ab_ratio_ci(b->v, b->n, a->v, a->n, 0.95, &ci)) {
+				no_ratio++;	/* a median of 0 in A: no ratio exists */
+				continue;
+			}
 			double ma = ab_median(a->v, a->n), mb = ab_median(b->v, b->n), r = mb / ma;
 			int sig = ci.lo > 1 || ci.hi < 1;
 			nsig += sig;
@@ -139,7 +148,15 @@ int cmd_compare(int argc, char **argv)
 			       sig ? " *" : "");
 		}
 	}
-	fprintf(md, "\n%d of %d ratios significant ('*': the 95%% CI excludes 1).\n", nsig, npairs);
+	fprintf(md, "\n%d of %d ratios significant ('*': the 95%% CI excludes 1; with many ratios, about 1 in "
+		    "20 is so by chance alone: trust the headline metrics and effects that repeat).\n",
+		nsig, npairs);
+	if (only_a || only_b || no_ratio) {
+		fprintf(md, "Not compared: %d results only in A, %d only in another run (a failed or skipped "
+			    "point, or another plan), %d with a median of 0 in A.\n", only_a, only_b, no_ratio);
+		ab_msg("compare: not compared: %d results only in A, %d only in another run, %d with a "
+		       "median of 0 in A", only_a, only_b, no_ratio);
+	}
 	fclose(csv);
 
 	/* overlay plots: the main metric of each bench, one bar per run */
