@@ -773,7 +773,7 @@ static void do_generic(struct ctx *x)
 	W("\n");
 }
 
-/* machine.txt line value by label, "" if absent */
+/* machine.txt line value by label (its last occurrence), "" if absent */
 static const char *machine_val(const char *dir, const char *label, char *buf, size_t len)
 {
 	char path[PATH_MAX], line[1024];
@@ -788,8 +788,7 @@ static const char *machine_val(const char *dir, const char *label, char *buf, si
 			char *v = line + ll;
 			v += strspn(v, " ");
 			v[strcspn(v, "\n")] = '\0';
-			snprintf(buf, len, "%s", v);
-			break;
+			snprintf(buf, len, "%s", v);	/* the last wins: a resumed run appends */
 		}
 	fclose(f);
 	return buf;
