@@ -76,8 +76,13 @@ int h_data_load(struct h_data *d, const char *rawcsv, char *err, size_t errlen)
 			if (!nv)
 				goto oom;
 			g->v = nv;
+			int *nr = realloc(g->rep, cap * sizeof(*nr));
+			if (!nr)
+				goto oom;
+			g->rep = nr;
 			g->cap = cap;
 		}
+		g->rep[g->n] = atoi(fl[2]);
 		g->v[g->n++] = v;
 	}
 	fclose(f);
@@ -89,8 +94,10 @@ oom:
 
 void h_data_free(struct h_data *d)
 {
-	for (size_t i = 0; i < d->n; i++)
+	for (size_t i = 0; i < d->n; i++) {
 		free(d->g[i].v);
+		free(d->g[i].rep);
+	}
 	free(d->g);
 	memset(d, 0, sizeof(*d));
 }

@@ -84,6 +84,7 @@ struct h_group {
 	char unit[32];
 	size_t n, cap;
 	double *v;
+	int *rep;		/* the repetition of each value, for paired comparisons */
 };
 struct h_data {
 	size_t n, cap;

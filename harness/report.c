@@ -25,6 +25,31 @@ static double med(const struct h_group *g)
 	return g ? ab_median(g->v, g->n) : NAN;
 }
 
+/*
+ * Paired ratio a/b for results measured side by side in one invocation (fdget
+ * runs single and idle-thread back to back): the median of the per-repetition
+ * ratios with its order-statistic CI, which cancels the drift between
+ * invocations. Falls back to the unpaired ratio of medians when fewer than 3
+ * repetitions pair up.
+ */
+static int ratio(const struct h_group *a, const struct h_group *b, double *r, struct ab_ci *ci);
+static int paired_ratio(const struct h_group *a, const struct h_group *b, double *r, struct ab_ci *ci)
+{
+	double q[256];
+	size_t n = 0;
+
+	for (size_t i = 0; a && b && i < a->n && n < AB_ARRAY_SIZE(q); i++)
+		for (size_t j = 0; j < b->n; j++)
+			if (a->rep[i] == b->rep[j] && a->rep[i] > 0 && b->v[j] > 0) {
+				q[n++] = a->v[i] / b->v[j];
+				break;
+			}
+	if (n < 3 || ab_median_ci(q, n, 0.95, ci))
+		return ratio(a, b, r, ci);
+	*r = ab_median(q, n);
+	return 0;
+}
+
 /* Ratio of medians a/b with its bootstrap 95% CI; 0 or -1 when either is missing. */
 static int ratio(const struct h_group *a, const struct h_group *b, double *r, struct ab_ci *ci)
 {
@@ -690,7 +715,7 @@ static void do_fdget(struct ctx *x)
 			double q;
 			struct ab_ci ci;
 			W("%-8s %12.2f %16.2f ", m.rows[r], med(s), med(t));
-			if (!ratio(t, s, &q, &ci)) {
+			if (!paired_ratio(t, s, &q, &ci)) {
 				W("%+7.1f%%   [%+.1f%%, %+.1f%%]%s\n", 100 * (q - 1), 100 * (ci.lo - 1),
 				  100 * (ci.hi - 1), ci.lo > 1 || ci.hi < 1 ? " *" : "");
 				fprintf(rf, "- %s: idle-thread vs single %+.1f%% [%+.1f%%, %+.1f%%] (%.2f -> %.2f ns/op), %s.\n",
