@@ -1,7 +1,6 @@
 /*
  * fdget: the interfaces between the benchmark's files (STYLE.md point 7).
- *   loops.c   the measured loops, one per operation, and the bare loops of
- *             --verify-overhead
+ *   loops.c   the measured loops, one per operation
  *   calib.c   pure helpers: --mode list parsing, calibration arithmetic
  *             (unit-tested by tests/unit/test_fdget.c)
  *   perf.c    cycles and instructions through perf_event_open
@@ -33,10 +32,6 @@ struct fdget_op_info {
 /* Indexed by enum fdget_op, OP_NOP included ("nop": the loop without a syscall). */
 extern const struct fdget_op_info fdget_ops[OP_COUNT + 1];
 
-/* The same n calls written inline and timed once around the whole loop
- * (ab_now_ns before and after): the reference of --verify-overhead. Returns
- * elapsed ns, or 0 with errno set on a failed call. */
-uint64_t fdget_bare_loop(enum fdget_op op, enum fdget_call call, int fd, uint64_t n);
 
 /* Execution modes; the measured loop is the same in all of them. */
 enum fdget_mode { MODE_SINGLE, MODE_IDLE, MODE_SHARED, MODE_PRIVATE, MODE_PROCS, MODE_COUNT };

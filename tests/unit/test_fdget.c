@@ -120,9 +120,6 @@ static void test_loops(void **state)
 			if (r != 0)
 				fail_msg("%s loop (call %d) on a 3-byte file: %s", fdget_ops[op].name, c,
 					 strerror(errno));
-			if (op < OP_COUNT && fdget_bare_loop(op, c, fd, 10) == 0)
-				fail_msg("%s bare loop (call %d) on a 3-byte file: %s", fdget_ops[op].name,
-					 c, strerror(errno));
 		}
 		/* read really advances f_pos (the fdget_pos path), 1 byte per call. */
 		off_t pos = lseek(fd, 0, SEEK_SET);
@@ -138,10 +135,6 @@ static void test_loops(void **state)
 			if (fdget_ops[op].loop[c](fd, 10) != -1 || errno != EBADF)
 				fail_msg("%s loop (call %d) on a closed fd did not fail with EBADF (errno %d)",
 					 fdget_ops[op].name, c, errno);
-			errno = 0;
-			if (fdget_bare_loop(op, c, fd, 10) != 0 || errno != EBADF)
-				fail_msg("%s bare loop (call %d) on a closed fd did not fail with EBADF",
-					 fdget_ops[op].name, c);
 		}
 	}
 }
