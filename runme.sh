@@ -70,8 +70,8 @@ rc=${PIPESTATUS[0]}
 set -e
 out=$(tail -n 1 "$log")
 if [ "$rc" != 0 ]; then
+	# On an interrupt the harness itself has printed the --resume command.
 	echo "runme.sh: harness run exited $rc" >&2
-	[ "$rc" = 130 ] && [ -n "$out" ] && echo "runme.sh: continue with: bin/harness run --resume <run dir>" >&2
 	exit "$rc"
 fi
 if [ ! -f "$out/tables.md" ]; then

@@ -414,7 +414,8 @@ static enum outcome run_point(struct run *r, int pi, int rep, int *exit_code, ch
 	char *argv[8 + 2 * H_AXES_MAX + H_ARGS_MAX + 1];
 	int pfd[2], st = 0, records = 0, killed = 0;
 
-	snprintf(logp, sizeof(logp), "%s/log/%s-%d.log", r->out, pt->blk->bench, pi * r->repeat + rep);
+	/* point and repetition in the name: a resume with another --repeat cannot overwrite */
+	snprintf(logp, sizeof(logp), "%s/log/%s-p%d-r%d.log", r->out, pt->blk->bench, pi + 1, rep);
 	h_point_argv(pt, program_of(pt->blk, prog, sizeof(prog)), argv, AB_ARRAY_SIZE(argv), dur,
 		     sizeof(dur));
 	FILE *log = fopen(logp, "w");
