@@ -184,6 +184,35 @@ static void grid_prune(struct grid *m)
 	}
 }
 
+/* A grid as a markdown table: medians, with their 95% CI when with_ci ("-" where missing). */
+static void grid_md(FILE *f, const struct grid *m, const char *corner, int with_ci)
+{
+	W("| %s |", corner);
+	for (int c = 0; c < m->nc; c++)
+		W(" %s |", m->cols[c]);
+	W("\n|---|");
+	for (int c = 0; c < m->nc; c++)
+		W("---|");
+	W("\n");
+	for (int r = 0; r < m->nr; r++) {
+		W("| %s |", m->rows[r]);
+		for (int c = 0; c < m->nc; c++) {
+			const struct h_group *g = m->g[r][c];
+			struct ab_summary s;
+			if (!g) {
+				W(" - |");
+			} else if (with_ci) {
+				ab_summarize(g->v, g->n, &s);
+				W(" %.0f [%.0f, %.0f] |", s.median, s.ci.lo, s.ci.hi);
+			} else {
+				W(" %.2f |", med(g));
+			}
+		}
+		W("\n");
+	}
+	W("\n");
+}
+
 static void grid_dat(const struct grid *m, const char *dir, const char *name)
 {
 	char path[PATH_MAX];
@@ -338,27 +367,8 @@ static void do_cputestfs(struct ctx *x)
 	m.nc = distinct(d, "cputestfs", "stat_per_s", "daemon", m.cols, MCOLS);
 	grid_fill(&m, d, "cputestfs", "stat_per_s", "placement", "daemon", fuse);
 	grid_prune(&m);
-	W("stat() calls/s (median [95%% CI]) by placement and daemon mode:\n\n| placement |");
-	for (int c = 0; c < m.nc; c++)
-		W(" %s |", m.cols[c]);
-	W("\n|---|");
-	for (int c = 0; c < m.nc; c++)
-		W("---|");
-	W("\n");
-	for (int rr = 0; rr < m.nr; rr++) {
-		W("| %s |", m.rows[rr]);
-		for (int c = 0; c < m.nc; c++) {
-			struct ab_summary s;
-			if (!m.g[rr][c]) {
-				W(" - |");
-				continue;
-			}
-			ab_summarize(m.g[rr][c]->v, m.g[rr][c]->n, &s);
-			W(" %.0f [%.0f, %.0f] |", s.median, s.ci.lo, s.ci.hi);
-		}
-		W("\n");
-	}
-	W("\n");
+	W("stat() calls/s (median [95%% CI]) by placement and daemon mode:\n\n");
+	grid_md(f, &m, "placement", 1);
 	struct grid bl = { 0 };
 	bl.nr = distinct(d, "cputestfs", "stat_per_s", "placement", bl.rows, MROWS);
 	bl.nc = distinct(d, "cputestfs", "stat_per_s", "baseline", bl.cols, MCOLS);
@@ -725,23 +735,8 @@ static void do_fdget(struct ctx *x)
 				W("%8s\n", "n/a");
 			}
 		}
-		W("```\n(* = CI excludes 0)\n\nns/op by op and mode (median):\n\n| op |");
-		for (int c = 0; c < m.nc; c++)
-			W(" %s |", m.cols[c]);
-		W("\n|---|");
-		for (int c = 0; c < m.nc; c++)
-			W("---|");
-		W("\n");
-		for (int r = 0; r < m.nr; r++) {
-			W("| %s |", m.rows[r]);
-			for (int c = 0; c < m.nc; c++)
-				if (m.g[r][c])
-					W(" %.2f |", med(m.g[r][c]));
-				else
-					W(" - |");
-			W("\n");
-		}
-		W("\n");
+		W("```\n(* = CI excludes 0)\n\nns/op by op and mode (median):\n\n");
+		grid_md(f, &m, "op", 0);
 		grid_dat(&m, x->dir, "fdget");
 		struct body b;
 		gp_bars(body_open(&b), &m, "fdget.dat", "fdget: ns per fd syscall", "ns/op", "");
