@@ -50,6 +50,18 @@ int ab_err(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+const char *ab_test_hook(const char *name)
+{
+#ifdef AB_NO_TEST_HOOKS
+	(void)name;
+	return NULL;
+#else
+	const char *v = getenv(name);
+
+	return v && *v ? v : NULL;
+#endif
+}
+
 int ab_pid_alive(pid_t pid)
 {
 	char path[64], buf[512];

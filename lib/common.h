@@ -36,6 +36,14 @@ void ab_exit(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 #include <sys/types.h>
 int ab_pid_alive(pid_t pid);
 
+/*
+ * A test-only environment hook (fault injection, forced paths): getenv(name) in
+ * the build the tests use, NULL in an installed build (compiled with
+ * -DAB_NO_TEST_HOOKS by 'make install'), so a stray variable on a user's
+ * machine never injects a fault. Every hook goes through here.
+ */
+const char *ab_test_hook(const char *name);
+
 /* snprintf into an error buffer (err may be NULL); always returns -1. */
 int ab_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
