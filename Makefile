@@ -7,6 +7,8 @@
 # Libraries come from pkg-config (fuse3, cmocka). The pkg-config calls are
 # deferred (recursive variables) so 'make check' can install them first.
 
+.DEFAULT_GOAL := all
+
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BUILD   ?= build

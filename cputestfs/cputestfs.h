@@ -17,7 +17,7 @@
 #include <sys/types.h>
 
 #include "cpuset.h"
-#include "fusemnt.h"
+#include "fusedaemon.h"
 #include "pin.h"
 
 #define CFS_FILE_NAME "cputest"	/* the file clients stat() on the mount */

@@ -130,6 +130,6 @@ int cfs_daemon_run(void *arg, const char *mnt)
 
 	if (ab_daemon_prepare(a->pinned ? &a->cpus : NULL) < 0)
 		return 126;
-	return ab_fuse_serve(&cfs_ops, sizeof(cfs_ops), &fs, mnt, "fsname=cputestfs,subtype=cputestfs",
+	return ab_fuse_serve(&cfs_ops, sizeof(cfs_ops), &fs, mnt, "cputestfs", NULL,
 			     a->loop, 0);
 }

@@ -879,7 +879,7 @@ int main(int argc, char **argv)
 		check_mountpoint(params.mountpoint);
 	if (params.baseline == CFS_BASE_FUSE) {
 		check_fuse();
-		ab_mnt_cleanup_stale(NULL);
+		ab_mnt_cleanup_stale(NULL, common.quiet ? NULL : stderr);
 		if (params.kstats != KS_OFF && ab_kstats_open(&kst, err, sizeof(err)) < 0) {
 			if (params.kstats == KS_ON)
 				ab_skip("--kstats on: kernel statistics %s", err);

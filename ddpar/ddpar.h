@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 #include "cpuset.h"
-#include "fusemnt.h"
+#include "fusedaemon.h"
 #include "pin.h"
 #include "stats.h"
 

@@ -251,7 +251,7 @@ int ddp_daemon_run(void *arg, const char *mnt)
 	}
 	for (unsigned i = 0; i < a->max_write; i++)
 		fs.pattern[i] = (char)('a' + i % 26);
-	ret = ab_fuse_serve(&dds_ops, sizeof(dds_ops), &fs, mnt, "fsname=ddpar,subtype=ddpar",
+	ret = ab_fuse_serve(&dds_ops, sizeof(dds_ops), &fs, mnt, "ddpar", NULL,
 			    a->loop, a->max_threads);
 	free(fs.pattern);
 	return ret;

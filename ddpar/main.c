@@ -839,7 +839,7 @@ int main(int argc, char **argv)
 		x.ks = NULL;
 	}
 
-	ab_mnt_cleanup_stale(NULL);
+	ab_mnt_cleanup_stale(NULL, C.quiet ? NULL : stderr);
 	x.sh = ab_shm_alloc(sizeof(*x.sh));
 	if (!x.sh)
 		ab_fail("cannot map %zu bytes of shared memory: %s", sizeof(*x.sh), strerror(errno));

@@ -26,7 +26,7 @@ int h_restore(const char *journal, const char *workdir, FILE *log)
 	} else if (n > 0) {
 		fprintf(log, "harness: restore: %d knob(s) restored from %s\n", n, journal);
 	}
-	int m = ab_mnt_cleanup_stale(workdir);
+	int m = ab_mnt_cleanup_stale(workdir, log);
 	if (m < 0) {
 		fprintf(log, "harness: restore: stale mounts under %s: could not clean up\n", workdir);
 		failed++;

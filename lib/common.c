@@ -62,6 +62,23 @@ const char *ab_test_hook(const char *name)
 #endif
 }
 
+int ab_parse_pid(const char *s, pid_t *pid)
+{
+	unsigned long v = 0;
+
+	if (!s || !*s || strlen(s) > 7)
+		return -1;
+	for (const char *p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	if (v < 1 || v > AB_PID_MAX)
+		return -1;
+	*pid = (pid_t)v;
+	return 0;
+}
+
 int ab_pid_alive(pid_t pid)
 {
 	char path[64], buf[512];

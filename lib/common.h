@@ -35,6 +35,9 @@ void ab_exit(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
  */
 #include <sys/types.h>
 int ab_pid_alive(pid_t pid);
+/* A pid from text: decimal digits only, 1..AB_PID_MAX ("4294967297" is not pid 1). 0 or -1. */
+#define AB_PID_MAX 4194304	/* Linux's PID_MAX_LIMIT */
+int ab_parse_pid(const char *s, pid_t *pid);
 
 /*
  * A test-only environment hook (fault injection, forced paths): getenv(name) in

@@ -1,21 +1,16 @@
 /*
- * FUSE mount hygiene (see fusemnt.h): private mountpoints, a daemon in its own
- * pinned process, waiting for the mount with a deadline, unmount (lazy when
- * busy), abort through fusectl, stale-mount cleanup, and the libfuse 3.14
- * session glue our filesystems share.
+ * FUSE mount hygiene (see fusemnt.h): private mountpoints, mount detection,
+ * unmount without following symlinks, abort through fusectl, and the removal
+ * of stale mounts under rules strict enough that another user's mount, a
+ * symlink or a reused connection number is never touched.
  *
- * Nothing here stat()s a mountpoint: a stat() on a FUSE mount whose daemon hangs
- * blocks, so mount state and the connection number (the superblock's device
- * minor) come from /proc/self/mountinfo, which never calls into the daemon.
+ * Nothing here stat()s into a mount in a way that can block: mount state and
+ * connection numbers come from /proc/self/mountinfo, the mountpoint's device
+ * from statx(AT_STATX_DONT_SYNC) (no request to the daemon), and the
+ * directory under a mount from a non-recursive clone of the work directory
+ * (open_tree), which shows the directory as it was before anything was
+ * mounted on it.
  */
-/*
- * 3.12+ API in this file only: the 3.12 loop config is the only way to set
- * max_threads. Callers may use FUSE_USE_VERSION 34: struct fuse_lowlevel_ops
- * has the same layout in both (only ioctl's cmd type differs).
- */
-#define FUSE_USE_VERSION 312
-#include <fuse_lowlevel.h>
-
 #include "fusemnt.h"
 
 #include <dirent.h>
@@ -23,23 +18,26 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
-#include "pin.h"
+#include "mountinfo.h"
 
-#define MNT_PREFIX "affbench-mnt-"
 #define FUSECTL_DIR "/sys/fs/fuse/connections"
-#define MOUNTINFO "/proc/self/mountinfo"
+
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef UMOUNT_NOFOLLOW
+#define UMOUNT_NOFOLLOW 8
+#endif
 
 const char *ab_workdir(void)
 {
@@ -52,7 +50,7 @@ int ab_mnt_mkdir(const char *workdir, char *path, size_t len, char *err, size_t 
 {
 	if (!workdir)
 		workdir = ab_workdir();
-	int n = snprintf(path, len, "%s/" MNT_PREFIX "%d-XXXXXX", workdir, (int)getpid());
+	int n = snprintf(path, len, "%s/" AB_MNT_PREFIX "%d-XXXXXX", workdir, (int)getpid());
 	if (n < 0 || (size_t)n >= len)
 		return ab_err(err, errlen, "mountpoint name under %s does not fit in %zu bytes",
 			      workdir, len);
@@ -68,133 +66,18 @@ int ab_mnt_mkdir(const char *workdir, char *path, size_t len, char *err, size_t 
 	return 0;
 }
 
-/* ---- /proc/self/mountinfo ---- */
-
-struct mi_entry {
-	unsigned major, minor;
-	char mnt[PATH_MAX];
-	char fstype[256];
-};
-
-/* Undo the kernel's octal escapes (\040 space, \011 tab, \012 newline, \134 backslash). */
-static void unescape(char *dst, size_t len, const char *src)
-{
-	size_t o = 0;
-
-	while (*src && o + 1 < len) {
-		if (src[0] == '\\' && src[1] >= '0' && src[1] <= '3' && src[2] >= '0' &&
-		    src[2] <= '7' && src[3] >= '0' && src[3] <= '7') {
-			dst[o++] = (char)((src[1] - '0') * 64 + (src[2] - '0') * 8 + (src[3] - '0'));
-			src += 4;
-		} else {
-			dst[o++] = *src++;
-		}
-	}
-	dst[o] = '\0';
-}
-
-/*
- * "36 35 98:0 /root /mnt/point rw,noatime master:1 - fuse.hello src rw"
- * Fields: id parent maj:min root mountpoint options [optional...] - fstype source superopts.
- * 0 when parsed, -1 for a line we cannot read.
- */
-static int mi_parse(char *line, struct mi_entry *e)
-{
-	char *save = NULL, *tok;
-	int field = 0;
-
-	line[strcspn(line, "\n")] = '\0';
-	for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save), field++) {
-		if (field == 2 && sscanf(tok, "%u:%u", &e->major, &e->minor) != 2)
-			return -1;
-		if (field == 4)
-			unescape(e->mnt, sizeof(e->mnt), tok);
-		if (field >= 6 && strcmp(tok, "-") == 0) {
-			tok = strtok_r(NULL, " ", &save);
-			if (!tok)
-				return -1;
-			snprintf(e->fstype, sizeof(e->fstype), "%s", tok);
-			return 0;
-		}
-	}
-	return -1;
-}
-
-static int is_fuse_type(const char *fstype)
-{
-	return strcmp(fstype, "fuse") == 0 || strncmp(fstype, "fuse.", 5) == 0;
-}
-
-/*
- * Canonical form of a mountpoint as mountinfo prints it: absolute, no trailing
- * slash, parent resolved with realpath. Only the parent is resolved: realpath on
- * the mountpoint itself would lstat into a possibly hung FUSE root.
- * 0, or -1 when it does not fit (then it cannot be a mountpoint either).
- */
-static int canon_path(const char *path, char *out, size_t len)
-{
-	char tmp[PATH_MAX], parent[PATH_MAX];
-	int n;
-
-	if (path[0] != '/' && getcwd(parent, sizeof(parent)))
-		n = snprintf(tmp, sizeof(tmp), "%s/%s", parent, path);
-	else
-		n = snprintf(tmp, sizeof(tmp), "%s", path);
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return -1;
-	while (n > 1 && tmp[n - 1] == '/')
-		tmp[--n] = '\0';
-
-	char *slash = strrchr(tmp, '/');
-	if (!slash || slash == tmp) {
-		n = snprintf(out, len, "%s", tmp);
-	} else {
-		*slash = '\0';
-		if (realpath(tmp, parent))
-			n = snprintf(out, len, "%s/%s", strcmp(parent, "/") ? parent : "", slash + 1);
-		else
-			n = snprintf(out, len, "%s/%s", tmp, slash + 1);
-	}
-	return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
-/* The topmost mount at path (the last one listed there): 1 found, 0 none, -1 error. */
-static int mi_find(const char *path, struct mi_entry *out)
-{
-	char want[PATH_MAX];
-	char *line = NULL;
-	size_t cap = 0;
-	int found = 0;
-
-	if (canon_path(path, want, sizeof(want)) < 0)
-		return 0;
-	FILE *f = fopen(MOUNTINFO, "re");
-	if (!f)
-		return -1;
-	while (getline(&line, &cap, f) > 0) {
-		struct mi_entry e;
-		if (mi_parse(line, &e) == 0 && strcmp(e.mnt, want) == 0) {
-			*out = e;
-			found = 1;
-		}
-	}
-	free(line);
-	fclose(f);
-	return found;
-}
-
 int ab_mnt_is_fuse(const char *path)
 {
-	struct mi_entry e;
+	struct ab_mi e;
 
-	return mi_find(path, &e) == 1 && is_fuse_type(e.fstype);
+	return ab_mi_find(path, &e) == 1 && ab_mi_is_fuse(&e);
 }
 
 int ab_mnt_conn(const char *path)
 {
-	struct mi_entry e;
+	struct ab_mi e;
 
-	if (mi_find(path, &e) != 1 || !is_fuse_type(e.fstype))
+	if (ab_mi_find(path, &e) != 1 || !ab_mi_is_fuse(&e))
 		return -1;
 	return (int)e.minor;
 }
@@ -203,7 +86,7 @@ int ab_mnt_conn(const char *path)
 
 static int write_abort(const char *file)
 {
-	int fd = open(file, O_WRONLY | O_CLOEXEC);
+	int fd = open(file, O_WRONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return -1;
 	ssize_t w = write(fd, "1", 1);
@@ -215,9 +98,25 @@ static int write_abort(const char *file)
 
 static int fusectl_mounted(void)
 {
-	struct mi_entry e;
+	struct ab_mi e;
 
-	return mi_find(FUSECTL_DIR, &e) == 1 && strcmp(e.fstype, "fusectl") == 0;
+	return ab_mi_find(FUSECTL_DIR, &e) == 1 && strcmp(e.fstype, "fusectl") == 0;
+}
+
+/* The child's exit code is the errno of what failed. */
+static int wait_errno(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (!WIFEXITED(st)) {
+		errno = EIO;
+		return -1;
+	}
+	errno = WEXITSTATUS(st);
+	return errno ? -1 : 0;
 }
 
 int ab_mnt_abort_conn(int conn)
@@ -247,358 +146,204 @@ int ab_mnt_abort_conn(int conn)
 			_exit(errno ? errno : EIO);
 		_exit(0);
 	}
-	int st;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (!WIFEXITED(st)) {
-		errno = EIO;
-		return -1;
-	}
-	if (WEXITSTATUS(st)) {
-		errno = WEXITSTATUS(st);
-		return -1;
-	}
-	return 0;
+	return wait_errno(pid);
 }
 
-/* ---- unmount and stale mounts ---- */
+/* ---- unmount ---- */
 
-/* umount2, lazily when busy. 0 also when nothing was mounted there. */
-static int unmount_only(const char *path)
+int ab_mnt_umount_only(const char *path)
 {
-	if (umount2(path, 0) == 0)
+	if (umount2(path, UMOUNT_NOFOLLOW) == 0)
 		return 0;
 	if (errno == EBUSY)
-		return umount2(path, MNT_DETACH);
+		return umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW);
 	if (errno == EINVAL || errno == ENOENT)
-		return 0;
+		return 0;	/* not a mount point (a symlink is not one either) */
 	return -1;
 }
 
 int ab_mnt_unmount(const char *path)
 {
-	if (unmount_only(path) < 0)
+	if (ab_mnt_umount_only(path) < 0)
 		return -1;
 	if (rmdir(path) < 0 && errno != ENOENT)
 		return -1;
 	return 0;
 }
 
-/* pid from "affbench-mnt-<pid>-XXXXXX", or -1 if name is not ours. */
+/* ---- stale mounts ---- */
+
+/* pid from "affbench-mnt-<pid>-XXXXXX", or -1 if the name is not ours. */
 static pid_t name_pid(const char *name)
 {
-	if (strncmp(name, MNT_PREFIX, strlen(MNT_PREFIX)) != 0)
+	size_t pl = strlen(AB_MNT_PREFIX);
+
+	if (strncmp(name, AB_MNT_PREFIX, pl) != 0)
 		return -1;
-	const char *p = name + strlen(MNT_PREFIX);
-	char *end;
-	errno = 0;
-	long pid = strtol(p, &end, 10);
-	if (end == p || *end != '-' || end[1] == '\0' || errno || pid <= 0 || pid > INT_MAX ||
-	    *p < '0' || *p > '9')
+	const char *dash = strchr(name + pl, '-');
+	pid_t pid;
+	if (!dash || dash[1] == '\0' || strchr(dash + 1, '/'))
 		return -1;
-	return (pid_t)pid;
+	char num[16];
+	size_t nl = (size_t)(dash - (name + pl));
+	if (nl == 0 || nl >= sizeof(num))
+		return -1;
+	memcpy(num, name + pl, nl);
+	num[nl] = '\0';
+	return ab_parse_pid(num, &pid) == 0 ? pid : -1;
 }
 
-static int pid_dead(pid_t pid)
+/* Why the directory entry name under wfd is not our mountpoint directory; NULL if it is. */
+static const char *dir_not_ours(int wfd, const char *name, char *buf, size_t len)
 {
-	return !ab_pid_alive(pid);
+	struct stat st;
+
+	if (fstatat(wfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		snprintf(buf, len, "cannot inspect it: %s", strerror(errno));
+		return buf;
+	}
+	if (S_ISLNK(st.st_mode))
+		return "it is a symlink";
+	if (!S_ISDIR(st.st_mode))
+		return "it is not a directory";
+	if (st.st_uid != 0) {
+		snprintf(buf, len, "its directory is owned by uid %u, not root", (unsigned)st.st_uid);
+		return buf;
+	}
+	if ((st.st_mode & 07777) != 0700) {
+		snprintf(buf, len, "its directory has mode %04o, not 0700", (unsigned)(st.st_mode & 07777));
+		return buf;
+	}
+	return NULL;
 }
 
-struct stale {
-	char mnt[PATH_MAX];
-	int conn;
-};
+/* Why a stale-looking FUSE mount is not ours to remove; NULL when it is. */
+static const char *mount_not_ours(int treefd, const char *name, const char *path,
+				  const struct ab_mi *e, char *buf, size_t len)
+{
+	struct statx sx;
 
-int ab_mnt_cleanup_stale(const char *workdir)
+	if (strncmp(e->source, AB_FSNAME_PREFIX, strlen(AB_FSNAME_PREFIX)) != 0) {
+		snprintf(buf, len, "its source '%.64s' is not affbench's", e->source);
+		return buf;
+	}
+	if (!ab_mi_has_opt(e->superopts, "user_id=0"))
+		return "it was not mounted by root (no user_id=0)";
+	if (treefd < 0)
+		return "the directory under it cannot be inspected (open_tree failed)";
+	const char *why = dir_not_ours(treefd, name, buf, len);
+	if (why)
+		return why;
+	/* DONT_SYNC: the device number without a request to a possibly hung daemon */
+	if (statx(AT_FDCWD, path, AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC | AT_NO_AUTOMOUNT,
+		  STATX_TYPE, &sx) < 0 ||
+	    sx.stx_dev_major != e->major || sx.stx_dev_minor != e->minor)
+		return "its device changed while we looked";
+	return NULL;
+}
+
+/* One line per left-alone path, once per process. */
+static void note_left_alone(FILE *report, const char *path, const char *why)
+{
+	static char seen[64][PATH_MAX];
+	static int nseen;
+
+	if (!report)
+		return;
+	for (int i = 0; i < nseen; i++)
+		if (!strcmp(seen[i], path))
+			return;
+	if (nseen < (int)AB_ARRAY_SIZE(seen))
+		snprintf(seen[nseen++], PATH_MAX, "%s", path);
+	fprintf(report, "%s: left alone %s: %s\n", ab_prog, path, why);
+}
+
+/* Abort, detach and remove one stale mount that passed every check. 1 removed, 0 not. */
+static int remove_mount(int wfd, const char *name, const char *path, const struct ab_mi *e)
+{
+	/* Abort first: a hung daemon would keep a lazily detached mount alive. */
+	ab_mnt_abort_conn((int)e->minor);
+	if (umount2(path, MNT_DETACH | UMOUNT_NOFOLLOW) < 0 && errno != EINVAL && errno != ENOENT)
+		return 0;
+	char buf[128];
+	if (!dir_not_ours(wfd, name, buf, sizeof(buf)))
+		unlinkat(wfd, name, AT_REMOVEDIR);
+	return 1;
+}
+
+/* Stale FUSE mounts directly under dir: collected first (unmounting while reading
+ * mountinfo would skip lines), then each checked and removed. */
+static int cleanup_mounts(const char *dir, int wfd, FILE *report)
+{
+	struct ab_mi *list = NULL;
+	int n = ab_mi_list_children(dir, &list), removed = 0;
+	int treefd = -1;
+
+	if (n > 0)
+		treefd = (int)syscall(SYS_open_tree, wfd, "", OPEN_TREE_CLONE | AT_EMPTY_PATH |
+								 O_CLOEXEC);
+	for (int i = 0; i < n; i++) {
+		const char *name = list[i].mnt + strlen(dir) + 1;
+		char buf[160];
+		pid_t pid = name_pid(name);
+
+		if (pid < 0 || ab_pid_alive(pid) || !ab_mi_is_fuse(&list[i]))
+			continue;
+		const char *why = mount_not_ours(treefd, name, list[i].mnt, &list[i], buf, sizeof(buf));
+		if (why)
+			note_left_alone(report, list[i].mnt, why);
+		else
+			removed += remove_mount(wfd, name, list[i].mnt, &list[i]);
+	}
+	if (treefd >= 0)
+		close(treefd);
+	free(list);
+	return removed;
+}
+
+/* Empty mountpoints of dead runs; rmdir refuses anything non-empty or mounted. */
+static int cleanup_dirs(const char *dir, int wfd, FILE *report)
+{
+	int removed = 0, dfd = dup(wfd);
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		char buf[160], path[PATH_MAX];
+		pid_t pid = name_pid(de->d_name);
+		if (pid < 0 || ab_pid_alive(pid))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (ab_mi_find(path, &(struct ab_mi){ 0 }) == 1)
+			continue;	/* a mount: cleanup_mounts judged it */
+		const char *why = dir_not_ours(wfd, de->d_name, buf, sizeof(buf));
+		if (why)
+			note_left_alone(report, path, why);
+		else if (unlinkat(wfd, de->d_name, AT_REMOVEDIR) == 0)
+			removed++;
+	}
+	closedir(d);
+	return removed;
+}
+
+int ab_mnt_cleanup_stale(const char *workdir, FILE *report)
 {
 	char dir[PATH_MAX];
-	struct stale *list = NULL;
-	size_t n = 0, cap = 0;
-	char *line = NULL;
-	size_t linecap = 0;
-	int removed = 0;
 
 	if (!workdir)
 		workdir = ab_workdir();
 	if (!realpath(workdir, dir))
 		return 0;
-	size_t dlen = strlen(dir);
-
-	/* Collect first: unmounting while reading mountinfo would skip lines. */
-	FILE *f = fopen(MOUNTINFO, "re");
-	if (f) {
-		while (getline(&line, &linecap, f) > 0) {
-			struct mi_entry e;
-			if (mi_parse(line, &e) < 0 || !is_fuse_type(e.fstype))
-				continue;
-			if (strncmp(e.mnt, dir, dlen) != 0 || e.mnt[dlen] != '/' ||
-			    strchr(e.mnt + dlen + 1, '/'))
-				continue;
-			pid_t pid = name_pid(e.mnt + dlen + 1);
-			if (pid < 0 || !pid_dead(pid))
-				continue;
-			if (n == cap) {
-				size_t ncap = cap ? 2 * cap : 4;
-				struct stale *nl = realloc(list, ncap * sizeof(*nl));
-				if (!nl)
-					break;
-				list = nl;
-				cap = ncap;
-			}
-			snprintf(list[n].mnt, sizeof(list[n].mnt), "%s", e.mnt);
-			list[n].conn = (int)e.minor;
-			n++;
-		}
-		free(line);
-		fclose(f);
-	}
-
-	for (size_t i = 0; i < n; i++) {
-		/* Abort first: a hung daemon would keep a lazily detached mount alive. */
-		ab_mnt_abort_conn(list[i].conn);
-		if (umount2(list[i].mnt, MNT_DETACH) < 0 && errno != EINVAL && errno != ENOENT)
-			continue;
-		rmdir(list[i].mnt);
-		removed++;
-	}
-	free(list);
-
-	/* Empty mountpoints of dead runs; rmdir refuses anything non-empty or mounted. */
-	DIR *d = opendir(dir);
-	if (d) {
-		struct dirent *de;
-		while ((de = readdir(d))) {
-			pid_t pid = name_pid(de->d_name);
-			if (pid < 0 || !pid_dead(pid))
-				continue;
-			if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) == 0)
-				removed++;
-		}
-		closedir(d);
-	}
+	int wfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (wfd < 0)
+		return 0;
+	int removed = cleanup_mounts(dir, wfd, report);
+	removed += cleanup_dirs(dir, wfd, report);
+	close(wfd);
 	return removed;
-}
-
-/* ---- the daemon process ---- */
-
-static void describe_status(int st, char *buf, size_t len)
-{
-	if (WIFEXITED(st))
-		snprintf(buf, len, "exited with status %d", WEXITSTATUS(st));
-	else if (WIFSIGNALED(st))
-		snprintf(buf, len, "was killed by signal %d (%s)", WTERMSIG(st),
-			 strsignal(WTERMSIG(st)));
-	else
-		snprintf(buf, len, "ended with wait status 0x%x", (unsigned)st);
-}
-
-static void reset(struct ab_daemon *d)
-{
-	d->pid = 0;
-	d->conn = -1;
-	d->keep_dir = 0;
-	d->mnt[0] = '\0';
-}
-
-int ab_daemon_start(struct ab_daemon *d, const char *mnt, int cpu, ab_daemon_fn run, void *arg,
-		    int timeout_ms, char *err, size_t errlen)
-{
-	char why[128];
-	int made_dir = 0, st;
-
-	reset(d);
-	if (!mnt || !*mnt) {
-		if (ab_mnt_mkdir(NULL, d->mnt, sizeof(d->mnt), err, errlen) < 0)
-			return -1;
-		made_dir = 1;
-	} else if (snprintf(d->mnt, sizeof(d->mnt), "%s", mnt) >= (int)sizeof(d->mnt)) {
-		reset(d);
-		return ab_err(err, errlen, "mountpoint path too long: %s", mnt);
-	}
-	if (ab_mnt_is_fuse(d->mnt)) {
-		ab_err(err, errlen, "%s is already a FUSE mount", d->mnt);
-		reset(d);
-		return -1;
-	}
-
-	pid_t parent = getpid();
-	fflush(NULL);	/* or the child's exit path could repeat buffered output */
-	pid_t pid = fork();
-	if (pid < 0) {
-		ab_err(err, errlen, "fork for the FUSE daemon of %s: %s", d->mnt, strerror(errno));
-		goto fail_dir;
-	}
-	if (pid == 0) {
-		/* PDEATHSIG fires when the forking thread exits: start daemons from a long-lived thread. */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-			_exit(125);
-		if (ab_pin_self(cpu) < 0) {
-			ab_msg("cannot pin the FUSE daemon to CPU %d: %s", cpu, strerror(errno));
-			_exit(126);
-		}
-		_exit(run(arg, d->mnt));
-	}
-	d->pid = pid;
-
-	uint64_t deadline = ab_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
-	for (;;) {
-		pid_t r = waitpid(pid, &st, WNOHANG);
-		if (r == pid) {
-			describe_status(st, why, sizeof(why));
-			ab_err(err, errlen, "FUSE daemon %s before mounting %s", why, d->mnt);
-			d->pid = 0;
-			goto fail_mount;
-		}
-		if (ab_mnt_is_fuse(d->mnt))
-			break;
-		if (ab_now_ns() >= deadline) {
-			ab_err(err, errlen, "FUSE daemon did not mount %s within %d ms", d->mnt,
-			       timeout_ms);
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-				;
-			d->pid = 0;
-			goto fail_mount;
-		}
-		ab_sleep_ns(1000000);
-	}
-	d->conn = ab_mnt_conn(d->mnt);
-	return 0;
-
-fail_mount:
-	/* It may have mounted just before dying or being killed. */
-	if (ab_mnt_is_fuse(d->mnt))
-		unmount_only(d->mnt);
-fail_dir:
-	if (made_dir)
-		rmdir(d->mnt);
-	reset(d);
-	return -1;
-}
-
-int ab_daemon_alive(struct ab_daemon *d)
-{
-	siginfo_t si;
-
-	if (d->pid <= 0)
-		return 0;
-	/* WNOWAIT: leave the status for ab_daemon_stop to return. */
-	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, (id_t)d->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
-		return 0;
-	return si.si_pid == 0;
-}
-
-int ab_daemon_stop(struct ab_daemon *d, int timeout_ms)
-{
-	int st = -1;
-
-	if (d->pid <= 0 && !d->mnt[0])
-		return -1;
-	/* Unmounting makes a healthy daemon's loop see ENODEV and return. */
-	if (d->mnt[0])
-		unmount_only(d->mnt);
-
-	if (d->pid > 0) {
-		uint64_t deadline =
-			ab_now_ns() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0) * 1000000ull;
-		pid_t r;
-		while ((r = waitpid(d->pid, &st, WNOHANG)) == 0 && ab_now_ns() < deadline)
-			ab_sleep_ns(1000000);
-		if (r == 0) {
-			/* Hung, stopped, or a lazily detached mount is still in use. */
-			ab_mnt_abort_conn(d->conn);
-			kill(d->pid, SIGKILL);
-			while ((r = waitpid(d->pid, &st, 0)) < 0 && errno == EINTR)
-				;
-		}
-		if (r != d->pid)
-			st = -1;
-	}
-
-	if (d->mnt[0]) {
-		if (ab_mnt_is_fuse(d->mnt)) {
-			ab_mnt_abort_conn(d->conn);
-			umount2(d->mnt, MNT_DETACH);
-		}
-		if (!d->keep_dir)
-			rmdir(d->mnt);
-	}
-	reset(d);
-	return st;
-}
-
-/* ---- libfuse session glue ---- */
-
-int ab_fuse_serve(const struct fuse_lowlevel_ops *ops, size_t ops_size, void *userdata,
-		  const char *mnt, const char *mount_opts, enum ab_fuse_loop loop, int max_threads)
-{
-	char *argv[] = { (char *)ab_prog, "-o", (char *)mount_opts, NULL };
-	struct fuse_args args = FUSE_ARGS_INIT(mount_opts ? 3 : 1, argv);
-	struct fuse_loop_config *cfg = NULL;
-	int ret = 1, rc;
-
-	struct fuse_session *se = fuse_session_new(&args, ops, ops_size, userdata);
-	if (!se) {
-		ab_msg("fuse_session_new for %s failed (mount options: %s)", mnt,
-		       mount_opts ? mount_opts : "none");
-		goto out_args;
-	}
-	if (fuse_set_signal_handlers(se) != 0) {
-		ab_msg("fuse_set_signal_handlers for %s failed", mnt);
-		goto out_session;
-	}
-	if (fuse_session_mount(se, mnt) != 0) {
-		ab_msg("cannot mount FUSE at %s", mnt);
-		goto out_signals;
-	}
-
-	if (loop == AB_LOOP_SINGLE) {
-		rc = fuse_session_loop(se);
-	} else {
-		cfg = fuse_loop_cfg_create();
-		if (!cfg) {
-			ab_msg("fuse_loop_cfg_create: out of memory");
-			goto out_unmount;
-		}
-		fuse_loop_cfg_set_clone_fd(cfg, loop == AB_LOOP_CLONE_FD);
-		if (max_threads > 0)
-			fuse_loop_cfg_set_max_threads(cfg, (unsigned)max_threads);
-		rc = fuse_session_loop_mt(se, cfg);
-		fuse_loop_cfg_destroy(cfg);
-	}
-	if (rc == 0)
-		ret = 0;
-	else if (rc > 0)
-		ab_msg("FUSE loop on %s ended by signal %d", mnt, rc);
-	else
-		ab_msg("FUSE loop on %s failed: %s", mnt, strerror(-rc));
-
-out_unmount:
-	fuse_session_unmount(se);
-out_signals:
-	fuse_remove_signal_handlers(se);
-out_session:
-	fuse_session_destroy(se);
-out_args:
-	fuse_opt_free_args(&args);
-	return ret;
-}
-
-int ab_daemon_prepare(const struct ab_cpuset *cpus)
-{
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-
-	for (size_t i = 0; i < AB_ARRAY_SIZE(sigs); i++)
-		signal(sigs[i], SIG_DFL);
-	if (cpus && ab_pin_self_set(cpus) < 0) {
-		char list[256];
-		int e = errno;
-
-		ab_cpuset_format(cpus, list, sizeof(list));
-		ab_msg("cannot pin the FUSE daemon to CPUs %s: %s", list, strerror(e));
-		return -1;
-	}
-	return 0;
 }

@@ -34,6 +34,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fusedaemon.h"
 #include "fusemnt.h"
 #include "pin.h"
 
@@ -126,7 +127,7 @@ static const char hello_text[] = "Hello from the affbench test filesystem\n";
 
 struct serve_cfg {
 	enum ab_fuse_loop loop;
-	const char *opts;
+	const char *name;	/* NULL: "test" */
 	int max_threads;
 	/* written by the child into shared memory: where it was allowed to run */
 	int *seen_ncpus, *seen_cpu;
@@ -142,8 +143,27 @@ static int run_hello(void *arg, const char *mnt)
 		*c->seen_ncpus = CPU_COUNT(&set);
 		*c->seen_cpu = CPU_COUNT(&set) == 1 ? sched_getcpu() : -1;
 	}
-	return ab_fuse_serve(&hello_ops, sizeof(hello_ops), &fs, mnt, c->opts, c->loop,
-			     c->max_threads);
+	return ab_fuse_serve(&hello_ops, sizeof(hello_ops), &fs, mnt, c->name ? c->name : "test",
+			     NULL, c->loop, c->max_threads);
+}
+
+/* A mount whose source is not affbench's, as a stranger's filesystem would be. */
+static int run_foreign(void *arg, const char *mnt)
+{
+	char *argv[] = { "foreign", "-o", "fsname=foreign-fs,subtype=hello", NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	struct hello_fs fs = { hello_text, sizeof(hello_text) - 1 };
+	int rc = 1;
+
+	(void)arg;
+	struct fuse_session *se = fuse_session_new(&args, &hello_ops, sizeof(hello_ops), &fs);
+	if (se && fuse_session_mount(se, mnt) == 0) {
+		rc = fuse_session_loop(se) == 0 ? 0 : 1;
+		fuse_session_unmount(se);
+	}
+	if (se)
+		fuse_session_destroy(se);
+	return rc;
 }
 
 static int run_exit1(void *arg, const char *mnt)
@@ -532,15 +552,15 @@ static void test_serve(void **state)
 	enum { CPU_NONE = -1, CPU_LAST = -2 };
 	static const struct {
 		enum ab_fuse_loop loop;
-		const char *opts;
+		const char *name;
 		int max_threads;
 		int cpu;
 	} cases[] = {
 		{ AB_LOOP_SINGLE, NULL, 0, CPU_NONE },
-		{ AB_LOOP_SINGLE, "fsname=abtest,subtype=hello", 0, CPU_LAST },	/* "fuse.hello" */
+		{ AB_LOOP_SINGLE, "hello", 0, CPU_LAST },	/* "fuse.hello" */
 		{ AB_LOOP_MULTI, NULL, 0, CPU_LAST },
 		{ AB_LOOP_MULTI, NULL, 2, CPU_NONE },
-		{ AB_LOOP_CLONE_FD, "subtype=hello", 4, CPU_LAST },
+		{ AB_LOOP_CLONE_FD, "hello", 4, CPU_LAST },
 	};
 	cpu_set_t mine;
 
@@ -549,7 +569,7 @@ static void test_serve(void **state)
 		struct ab_daemon *d = &fx->d[0], *d2 = &fx->d[1];
 		char mnt[PATH_MAX], slash[PATH_MAX + 1], err[512] = "", buf[256];
 		int cpu = cases[i].cpu == CPU_LAST ? last_allowed_cpu() : cases[i].cpu;
-		struct serve_cfg cfg = { cases[i].loop, cases[i].opts, cases[i].max_threads,
+		struct serve_cfg cfg = { cases[i].loop, cases[i].name, cases[i].max_threads,
 					 &fx->shm[0], &fx->shm[1] };
 
 		fx->shm[0] = fx->shm[1] = -100;
@@ -827,7 +847,7 @@ static void test_cleanup_stale(void **state)
 		want += cases[i].removed;
 	}
 
-	assert_int_equal(ab_mnt_cleanup_stale(fx->workdir), want);
+	assert_int_equal(ab_mnt_cleanup_stale(fx->workdir, stderr), want);
 	if (pfd[0] >= 0) {
 		int st;
 		assert_true(readable_within(pfd[0], 5000));	/* EOF: the client got out */
@@ -866,7 +886,80 @@ static void test_cleanup_stale(void **state)
 	}
 	assert_no_children();
 	/* a second pass finds nothing */
-	assert_int_equal(ab_mnt_cleanup_stale(fx->workdir), 0);
+	assert_int_equal(ab_mnt_cleanup_stale(fx->workdir, stderr), 0);
+	assert_int_equal(mounts_under(fx->workdir), 0);
+}
+
+/*
+ * Stale by name (maker dead) but not affbench's: left alone, with one line each,
+ * once per process; and a symlink is never followed, by cleanup or by unmount.
+ */
+static void test_cleanup_not_ours(void **state)
+{
+	struct fx *fx = *state;
+	enum { DIR_ONLY, MOUNTED, SYMLINK };
+	static const struct {
+		int kind;
+		mode_t mode;
+		uid_t uid;
+		ab_daemon_fn run;
+		const char *why;
+	} cases[] = {
+		{ MOUNTED, 0755, 0, run_hello, "mode 0755" },
+		{ MOUNTED, 0700, 65534, run_hello, "owned by uid 65534" },
+		{ MOUNTED, 0700, 0, run_foreign, "'foreign-fs' is not affbench's" },
+		{ DIR_ONLY, 0755, 0, NULL, "mode 0755" },
+		{ DIR_ONLY, 0700, 65534, NULL, "owned by uid 65534" },
+		{ SYMLINK, 0700, 0, run_hello, "symlink" },
+	};
+	static struct serve_cfg cfg = { AB_LOOP_SINGLE, NULL, 0, NULL, NULL };
+	char path[AB_ARRAY_SIZE(cases)][PATH_MAX], err[512], *text = NULL;
+	size_t textlen = 0;
+	pid_t dead = dead_pid();
+
+	assert_true(AB_ARRAY_SIZE(cases) <= MAX_DAEMONS);
+	for (size_t i = 0; i < AB_ARRAY_SIZE(cases); i++) {
+		char dir[PATH_MAX];
+		assert_int_equal(pathf(path[i], PATH_MAX, "%s/affbench-mnt-%d-XXXXXX", fx->workdir,
+				       (int)dead), 0);
+		assert_non_null(mkdtemp(path[i]));
+		if (cases[i].kind == SYMLINK) {	/* the link points at a live mount of ours */
+			assert_int_equal(rmdir(path[i]), 0);
+			assert_int_equal(ab_mnt_mkdir(fx->workdir, dir, sizeof(dir), err, sizeof(err)), 0);
+			assert_int_equal(symlink(dir, path[i]), 0);
+		} else {
+			snprintf(dir, sizeof(dir), "%s", path[i]);
+			assert_int_equal(chmod(dir, cases[i].mode), 0);
+			assert_int_equal(chown(dir, cases[i].uid, 0), 0);
+		}
+		if (cases[i].run && ab_daemon_start(&fx->d[i], dir, -1, cases[i].run, &cfg, 5000, err,
+						    sizeof(err)) < 0)
+			fail_msg("case %zu: %s", i, err);
+	}
+
+	FILE *report = open_memstream(&text, &textlen);
+	assert_non_null(report);
+	assert_int_equal(ab_mnt_cleanup_stale(fx->workdir, report), 0);
+	assert_int_equal(ab_mnt_cleanup_stale(fx->workdir, report), 0);	/* says nothing new */
+	fclose(report);
+	for (size_t i = 0; i < AB_ARRAY_SIZE(cases); i++) {
+		const char *at = strstr(text, path[i]);
+		if (!at || !strstr(at, cases[i].why) || strstr(at + 1, path[i]))
+			fail_msg("case %zu: want one line for %s saying '%s', got:\n%s", i, path[i],
+				 cases[i].why, text);
+		if (cases[i].run)
+			assert_true(ab_mnt_is_fuse(fx->d[i].mnt));
+		assert_true(path_exists(path[i]));
+	}
+	free(text);
+	/* unmount through the symlink: refused, the mount behind it stays */
+	size_t k = AB_ARRAY_SIZE(cases) - 1;
+	assert_int_equal(ab_mnt_unmount(path[k]), -1);
+	assert_true(ab_mnt_is_fuse(fx->d[k].mnt));
+	assert_int_equal(unlink(path[k]), 0);
+	for (size_t i = 0; i < AB_ARRAY_SIZE(cases); i++)
+		if (cases[i].run)
+			ab_daemon_stop(&fx->d[i], 2000);
 	assert_int_equal(mounts_under(fx->workdir), 0);
 }
 
@@ -894,6 +987,7 @@ int main(void)
 		T(test_killed_daemon),
 		T(test_unmount_busy),
 		T(test_cleanup_stale),
+		T(test_cleanup_not_ours),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
