@@ -1,5 +1,7 @@
 /*
  * Knobs: the only place affbench writes sysfs/procfs, so nothing is left changed.
+ * This file writes and restores; knob_replay.c replays a journal after a crash;
+ * the journal's format and file helpers are in knob_journal.[ch].
  *
  * A write journals the original value first (one O_APPEND write, fsync'd), then
  * changes the knob. What to restore is also kept in a fixed in-memory table so
@@ -26,6 +28,7 @@
  */
 #include "knob.h"
 #include "common.h"
+#include "knob_journal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -40,20 +43,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#define KNOB_OWNER_WAIT_S 10	/* how long a second writer waits for a knob's owner */
 #define KNOB_MAX 64		/* knobs one process may hold changed at once */
-#define KNOB_VAL_MAX 256	/* value bytes incl. the NUL */
-#define KNOB_PATH_MAX 1024	/* root + path */
-
-/* Real-machine form; FNM_PATHNAME|FNM_PERIOD keep '*' inside one ordinary component. */
-static const char *const allow_list[] = {
-	"/sys/block/*/queue/rq_affinity",
-	"/proc/irq/*/smp_affinity_list",
-	"/proc/irq/*/smp_affinity",
-	"/sys/fs/fuse/connections/*/max_background",
-	"/sys/fs/fuse/connections/*/congestion_threshold",
-	"/sys/module/fuse/parameters/enable_uring",
-};
 
 enum { E_FREE, E_ACTIVE, E_RESTORING, E_RESTORED, E_FAILED };
 
@@ -78,30 +68,10 @@ static int handlers_installed;
 static char root_dir[KNOB_PATH_MAX];
 static char journal_path[KNOB_PATH_MAX];
 static char journal_dir[KNOB_PATH_MAX];
+static char boot_id[KNOB_BOOT_ID_LEN + 1];	/* padded with '-': the handler copies 36 bytes */
 
 static const int restore_signals[] = { SIGINT, SIGTERM, SIGHUP };
 static struct sigaction old_actions[AB_ARRAY_SIZE(restore_signals)];
-
-const char *ab_knob_default_journal(void)
-{
-	const char *j = getenv("AFFBENCH_JOURNAL");
-
-	return j && *j ? j : "/var/lib/affbench/knobs.journal";
-}
-
-int ab_knob_allowed(const char *path)
-{
-	if (!path || path[0] != '/')
-		return 0;
-	/* ".." must never walk out of the allowed tree; a tab or newline would break a journal line */
-	if (strstr(path, "/../") || strstr(path, "/./") || strstr(path, "//") ||
-	    strpbrk(path, "\t\n"))
-		return 0;
-	for (size_t i = 0; i < AB_ARRAY_SIZE(allow_list); i++)
-		if (fnmatch(allow_list[i], path, FNM_PATHNAME | FNM_PERIOD) == 0)
-			return 1;
-	return 0;
-}
 
 /* ---- async-signal-safe helpers: syscalls and string scans only ---- */
 
@@ -120,89 +90,6 @@ static size_t fmt_pid(char *buf, pid_t pid)
 	return len;
 }
 
-static void sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		fsync(fd);
-		close(fd);
-	}
-}
-
-/*
- * Append one line with one write() and fsync it. Returns 0 or an errno value.
- * The lock makes a concurrent replay's rename atomic for us: when the inode we
- * locked is no longer the journal, append to the new one instead.
- */
-static int journal_append(const char *line, size_t len)
-{
-	int fd = -1;
-	struct stat a, b;
-
-	for (int tries = 0; tries < 5; tries++) {
-		fd = open(journal_path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
-		if (fd < 0)
-			return errno;
-		if (flock(fd, LOCK_EX) < 0 || fstat(fd, &a) < 0) {
-			int e = errno;
-			close(fd);
-			return e;
-		}
-		if (stat(journal_path, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-			break;
-		close(fd);
-		fd = -1;
-	}
-	if (fd < 0)
-		return EAGAIN;
-	ssize_t n = write(fd, line, len);
-	int e = n < 0 ? errno : (size_t)n != len ? EIO : 0;
-	if (!e && fsync(fd) < 0)
-		e = errno;
-	close(fd);
-	if (!e && a.st_size == 0)	/* a new journal: make its name durable too */
-		sync_dir(journal_dir);
-	return e;
-}
-
-/* open/write/close a value that already ends in a newline. Returns 0 or an errno value. */
-static int put_value(const char *full, const char *val, size_t len)
-{
-	/* O_TRUNC: what a shell's '>' does; sysfs and procfs accept it, fake files need it */
-	int fd = open(full, O_WRONLY | O_TRUNC | O_CLOEXEC);
-
-	if (fd < 0)
-		return errno;
-	ssize_t n = write(fd, val, len);
-	int e = n < 0 ? errno : (size_t)n != len ? EIO : 0;
-	if (close(fd) < 0 && !e)
-		e = errno;
-	return e;
-}
-
-/*
- * Does the knob already hold val (len bytes, no newline)? Then restoring it is a
- * no-op, and must not fail: a write the kernel refused (a managed IRQ's affinity
- * gives EPERM) changed nothing, yet its original was journaled before the try.
- * open/read/close only: this runs in the signal handler too.
- */
-static int holds(const char *full, const char *val, size_t len)
-{
-	char cur[KNOB_VAL_MAX + 2];
-	int fd = open(full, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return 0;
-	ssize_t n = read(fd, cur, sizeof(cur) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	if (cur[n - 1] == '\n')
-		n--;
-	return (size_t)n == len && memcmp(cur, val, len) == 0;
-}
-
 /* Restore this process's entries, newest first. Returns the number that failed. */
 static int restore_mine(pid_t me)
 {
@@ -217,8 +104,8 @@ static int restore_mine(pid_t me)
 		if (!__atomic_compare_exchange_n(&e->state, &want, E_RESTORING, 0,
 						 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			continue;
-		e->err = holds(e->full, e->orig, e->origlen - 1) ? 0 :
-			 put_value(e->full, e->orig, e->origlen);
+		e->err = knob_holds(e->full, e->orig, e->origlen - 1) ? 0 :
+			 knob_put_value(e->full, e->orig, e->origlen);
 		if (e->err == ENOENT)	/* the object is gone, nothing left to restore */
 			e->err = 0;
 		if (e->err) {
@@ -241,7 +128,7 @@ static int restore_mine(pid_t me)
 static void mark_done(pid_t me)
 {
 	pid_t want = me;
-	char line[32];
+	char line[KNOB_BOOT_ID_LEN + 32];
 	size_t n;
 
 	if (!__atomic_compare_exchange_n(&journaled_pid, &want, 0, 0,
@@ -249,9 +136,13 @@ static void mark_done(pid_t me)
 		return;
 	if (__atomic_load_n(&failed_pid, __ATOMIC_ACQUIRE) == me)
 		return;
-	n = fmt_pid(line, me);
+	/* boot id, pid, "done": memcpy only, this runs in the signal handler */
+	memcpy(line, boot_id, KNOB_BOOT_ID_LEN);
+	n = KNOB_BOOT_ID_LEN;
+	line[n++] = '\t';
+	n += fmt_pid(line + n, me);
 	memcpy(line + n, "\tdone\n", 6);
-	journal_append(line, n + 6);
+	knob_journal_append(journal_path, journal_dir, line, n + 6);
 }
 
 static void on_signal(int sig, siginfo_t *si, void *uc)
@@ -319,42 +210,6 @@ static void at_exit(void)
 	ab_knob_restore_all();
 }
 
-static int make_dirs(const char *dir)
-{
-	char p[KNOB_PATH_MAX];
-	size_t len = strlen(dir);
-
-	if (len == 0 || len >= sizeof(p)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(p, dir, len + 1);
-	for (char *s = p + 1; ; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-			*s = '\0';
-			if (mkdir(p, 0700) < 0 && errno != EEXIST)
-				return -1;
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	return 0;
-}
-
-static void dir_of(const char *path, char *dir, size_t len)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		snprintf(dir, len, ".");
-	else if (slash == path)
-		snprintf(dir, len, "/");
-	else
-		snprintf(dir, len, "%.*s", (int)(slash - path), path);
-}
-
 int ab_knob_init(const char *root, const char *journal)
 {
 	sigset_t old;
@@ -383,7 +238,8 @@ int ab_knob_init(const char *root, const char *journal)
 	}
 	snprintf(root_dir, sizeof(root_dir), "%s", root);
 	snprintf(journal_path, sizeof(journal_path), "%s", journal);
-	dir_of(journal_path, journal_dir, sizeof(journal_dir));
+	knob_dir_of(journal_path, journal_dir, sizeof(journal_dir));
+	snprintf(boot_id, sizeof(boot_id), "%-36s", knob_boot_id());
 	if (!handlers_installed) {
 		if (atexit(at_exit) != 0) {
 			ab_msg("knob init: atexit failed");
@@ -433,58 +289,6 @@ out:
 	return rc;
 }
 
-/* Read whole file into buf (len bytes incl. NUL), one trailing newline stripped. */
-static int read_full(const char *full, char *buf, size_t len)
-{
-	int fd;
-	size_t got = 0;
-	char extra;
-
-	if (!buf || len == 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	fd = open(full, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	while (got < len - 1) {
-		ssize_t n = read(fd, buf + got, len - 1 - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	/* A value that does not fit would be restored truncated: refuse it. */
-	if (got == len - 1 && read(fd, &extra, 1) > 0) {
-		close(fd);
-		errno = ERANGE;
-		return -1;
-	}
-	close(fd);
-	buf[got] = '\0';
-	if (got && buf[got - 1] == '\n')
-		buf[got - 1] = '\0';
-	return 0;
-}
-
-static int full_path(const char *root, const char *path, char *full, size_t len)
-{
-	int n = snprintf(full, len, "%s%s", root, path);
-
-	if (n < 0 || (size_t)n >= len) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	return 0;
-}
-
 int ab_knob_read(const char *path, char *buf, size_t len)
 {
 	char full[KNOB_PATH_MAX];
@@ -493,16 +297,16 @@ int ab_knob_read(const char *path, char *buf, size_t len)
 		errno = EINVAL;
 		return -1;
 	}
-	if (full_path(root_dir, path, full, sizeof(full)) < 0)
+	if (knob_full_path(root_dir, path, full, sizeof(full)) < 0)
 		return -1;
-	return read_full(full, buf, len);
+	return knob_read_full(full, buf, len);
 }
 
 /* ab_err keeps errno for the caller */
 #define fail_errno(e, ...) ({ int e_ = (e); ab_err(err, errlen, __VA_ARGS__); errno = e_; -1; })
 
-/* Has this process an active entry for full? */
-static int mine(const char *full)
+/* This process's active entry for full, or NULL. */
+static struct entry *find_mine(const char *full)
 {
 	pid_t me = getpid();
 	int n = __atomic_load_n(&table_count, __ATOMIC_ACQUIRE);
@@ -511,52 +315,56 @@ static int mine(const char *full)
 		if (table[i].owner == me &&
 		    __atomic_load_n(&table[i].state, __ATOMIC_ACQUIRE) == E_ACTIVE &&
 		    strcmp(table[i].full, full) == 0)
-			return 1;
-	return 0;
+			return &table[i];
+	return NULL;
 }
 
-/* Become the knob's only live owner: an fd holding its lock, or -1 with a message. */
-static int owner_lock(const char *path, char *err, size_t errlen)
+/*
+ * First write of a knob by this process: journal its original (fsync'd), then
+ * publish the entry, before the knob changes, so a signal in between restores
+ * a no-op. Takes over *lockfd. Called with the mutex held and signals blocked.
+ * The entry, or NULL with a message in err.
+ */
+static struct entry *journal_entry(const char *path, const char *full, int *lockfd, char *err,
+				   size_t errlen)
 {
-	char dir[KNOB_PATH_MAX], file[KNOB_PATH_MAX], name[KNOB_PATH_MAX];
-	size_t i;
+	char cur[KNOB_VAL_MAX], line[KNOB_PATH_MAX + KNOB_VAL_MAX + 64], why[KNOB_PATH_MAX + 64];
+	int n = __atomic_load_n(&table_count, __ATOMIC_ACQUIRE);
+	pid_t me = getpid();
 
-	for (i = 0; path[i] && i < sizeof(name) - 1; i++)
-		name[i] = path[i] == '/' ? '%' : path[i];
-	name[i] = 0;
-	if ((size_t)snprintf(dir, sizeof(dir), "%s/run/affbench/knobs", root_dir) >= sizeof(dir) ||
-	    (size_t)snprintf(file, sizeof(file), "%s/%s", dir, name) >= sizeof(file))
-		return fail_errno(ENAMETOOLONG, "knob %s: lock path too long", path);
-	if (make_dirs(dir) < 0)
-		return fail_errno(errno, "knob lock directory %s: %s", dir, strerror(errno));
-	const char *w = getenv("AFFBENCH_KNOB_WAIT_S");
-	int wait_s = w && *w ? atoi(w) : KNOB_OWNER_WAIT_S;
-	int fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return fail_errno(errno, "knob lock %s: %s", file, strerror(errno));
-	/* A POSIX record lock, not flock: it belongs to this process only, so children
-	 * forked after the write (workers, daemons) do not keep the knob locked. */
-	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	for (int tries = 0; fcntl(fd, F_SETLK, &fl) < 0; tries++) {
-		int busy = errno == EACCES || errno == EAGAIN;
-		if (!busy || tries >= wait_s * 10) {
-			char owner[32] = "";
-			int e = busy ? EBUSY : errno;
-			ssize_t n = pread(fd, owner, sizeof(owner) - 1, 0);
-			close(fd);
-			owner[n > 0 ? n : 0] = 0;
-			return fail_errno(e, "knob %s: changed by another affbench process (pid %s) for "
-					  "more than %d s; let it finish", path, owner[0] ? owner : "?",
-					  wait_s);
-		}
-		usleep(100000);
-	}
-	char pid[32];
-	int len = snprintf(pid, sizeof(pid), "%ld", (long)getpid());
-	/* The pid is only for the message of a waiting writer: failure to write it is harmless. */
-	if (ftruncate(fd, 0) == 0 && pwrite(fd, pid, (size_t)len, 0) != len)
-		errno = 0;
-	return fd;
+	if (n == KNOB_MAX)
+		return fail_errno(ENOSPC, "knob %s: already %d knobs changed, none left to journal",
+				  path, KNOB_MAX), NULL;
+	if (knob_read_full(full, cur, sizeof(cur)) < 0)
+		return fail_errno(errno, "knob %s: read: %s", full, strerror(errno)), NULL;
+	if (strchr(cur, '\n'))
+		return fail_errno(EINVAL, "knob %s: value has more than one line, cannot journal it",
+				  full), NULL;
+	if (knob_make_dirs(journal_dir) < 0)
+		return fail_errno(errno, "knob journal directory %s: %s", journal_dir,
+				  strerror(errno)), NULL;
+	if (knob_trusted(journal_dir, 1, why, sizeof(why)) < 0)
+		return fail_errno(EPERM, "knob journal refused: %s (knob %s left unchanged)", why,
+				  path), NULL;
+	int ln = snprintf(line, sizeof(line), "%s\t%ld\t0\t%s\t%s\n", knob_boot_id(), (long)me,
+			  path, cur);
+	int je = knob_journal_append(journal_path, journal_dir, line, (size_t)ln);
+	if (je)
+		return fail_errno(je, "knob journal %s: %s (knob %s left unchanged)", journal_path,
+				  strerror(je), path), NULL;
+	struct entry *e = &table[n];
+	e->owner = me;
+	e->err = 0;
+	snprintf(e->full, sizeof(e->full), "%s", full);
+	e->origlen = strlen(cur) + 1;
+	e->lockfd = *lockfd;
+	*lockfd = -1;
+	memcpy(e->orig, cur, e->origlen - 1);
+	e->orig[e->origlen - 1] = '\n';
+	__atomic_store_n(&e->state, E_ACTIVE, __ATOMIC_RELEASE);
+	__atomic_store_n(&table_count, n + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&journaled_pid, me, __ATOMIC_RELEASE);
+	return e;
 }
 
 int ab_knob_write(const char *path, const char *value, char *orig, size_t origlen,
@@ -581,74 +389,28 @@ int ab_knob_write(const char *path, const char *value, char *orig, size_t origle
 				  path, value ? value : "(null)", KNOB_VAL_MAX);
 	memcpy(val, value, vlen);
 	val[vlen++] = '\n';
-	if (full_path(root_dir, path, full, sizeof(full)) < 0)
+	if (knob_full_path(root_dir, path, full, sizeof(full)) < 0)
 		return fail_errno(errno, "knob %s%s: path too long", root_dir, path);
 
 	/* Outside the mutex: waiting for another process must not block our restore. */
-	int have = mine(full);
-	int lockfd = have ? -1 : owner_lock(path, err, errlen);
+	int have = find_mine(full) != NULL;
+	int lockfd = have ? -1 : knob_owner_lock(root_dir, path, err, errlen);
 	if (!have && lockfd < 0)
 		return -1;
 
 	block_signals(&old);
 	pthread_mutex_lock(&lock);
-	pid_t me = getpid();
-	int n = __atomic_load_n(&table_count, __ATOMIC_ACQUIRE);
-	for (int i = 0; i < n && !e; i++)
-		if (table[i].owner == me &&
-		    __atomic_load_n(&table[i].state, __ATOMIC_ACQUIRE) == E_ACTIVE &&
-		    strcmp(table[i].full, full) == 0)
-			e = &table[i];
-	if (!e) {
-		char cur[KNOB_VAL_MAX], line[KNOB_PATH_MAX + KNOB_VAL_MAX + 32];
-		int ln;
-
-		if (n == KNOB_MAX) {
-			rc = fail_errno(ENOSPC, "knob %s: already %d knobs changed, none left to journal",
-					path, KNOB_MAX);
-			goto out;
-		}
-		if (read_full(full, cur, sizeof(cur)) < 0) {
-			rc = fail_errno(errno, "knob %s: read: %s", full, strerror(errno));
-			goto out;
-		}
-		if (strchr(cur, '\n')) {
-			rc = fail_errno(EINVAL, "knob %s: value has more than one line, cannot journal it",
-					full);
-			goto out;
-		}
-		if (make_dirs(journal_dir) < 0) {
-			rc = fail_errno(errno, "knob journal directory %s: %s", journal_dir,
-					strerror(errno));
-			goto out;
-		}
-		ln = snprintf(line, sizeof(line), "%ld\t%s\t%s\n", (long)me, path, cur);
-		int je = journal_append(line, (size_t)ln);
-		if (je) {
-			rc = fail_errno(je, "knob journal %s: %s (knob %s left unchanged)",
-					journal_path, strerror(je), path);
-			goto out;
-		}
-		/* Published before the knob changes, so a signal in between restores a no-op. */
-		e = &table[n];
-		e->owner = me;
-		e->err = 0;
-		snprintf(e->full, sizeof(e->full), "%s", full);
-		e->origlen = strlen(cur) + 1;
-		e->lockfd = lockfd;
-		lockfd = -1;
-		memcpy(e->orig, cur, e->origlen - 1);
-		e->orig[e->origlen - 1] = '\n';
-		__atomic_store_n(&e->state, E_ACTIVE, __ATOMIC_RELEASE);
-		__atomic_store_n(&table_count, n + 1, __ATOMIC_RELEASE);
-		__atomic_store_n(&journaled_pid, me, __ATOMIC_RELEASE);
+	e = find_mine(full);
+	if (!e && !(e = journal_entry(path, full, &lockfd, err, errlen))) {
+		rc = -1;
+		goto out;
 	}
 	if (orig && origlen) {
 		size_t k = e->origlen - 1 < origlen - 1 ? e->origlen - 1 : origlen - 1;
 		memcpy(orig, e->orig, k);
 		orig[k] = '\0';
 	}
-	int we = put_value(full, val, vlen);
+	int we = knob_put_value(full, val, vlen);
 	if (we)
 		rc = fail_errno(we, "knob %s: write '%.*s': %s", full, (int)(vlen - 1), val,
 				strerror(we));
@@ -690,267 +452,3 @@ int ab_knob_restore_all(void)
 	return failed;
 }
 
-/* ---- replay ---- */
-
-struct jline {
-	const char *raw;	/* the line in the journal buffer, with its newline */
-	size_t rawlen;
-	pid_t pid;
-	int done;		/* a "<pid>\tdone" line */
-	const char *path;	/* NUL-terminated copies below */
-	const char *orig;
-	int keep;		/* goes back into the journal */
-	int restore;		/* dead, not done: restore it */
-};
-
-/* Read the whole journal from fd into a malloc'd, NUL-terminated buffer. */
-static char *slurp(int fd, size_t *len)
-{
-	size_t cap = 4096, got = 0;
-	char *buf = malloc(cap + 1);
-
-	while (buf) {
-		if (got == cap) {
-			char *nb = realloc(buf, cap * 2 + 1);
-			if (!nb) {
-				free(buf);
-				return NULL;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		ssize_t n = read(fd, buf + got, cap - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = errno;
-			free(buf);
-			errno = e;
-			return NULL;
-		}
-		if (n == 0)
-			break;
-		got += (size_t)n;
-	}
-	if (buf) {
-		buf[got] = '\0';
-		*len = got;
-	}
-	return buf;
-}
-
-/* Split journal text into lines; a torn last line (no newline) is dropped. */
-static struct jline *parse_journal(char *text, size_t len, char *copy, size_t *count)
-{
-	size_t cap = 16, n = 0;
-	struct jline *v = malloc(cap * sizeof(*v));
-	size_t lineno = 0;
-
-	if (!v)
-		return NULL;
-	memcpy(copy, text, len + 1);
-	for (char *p = copy, *raw = text; p < copy + len;) {
-		char *nl = memchr(p, '\n', (size_t)(copy + len - p));
-		if (!nl)
-			break;	/* torn: the writer died in mid-line, before it changed the knob */
-		lineno++;
-		size_t rawlen = (size_t)(nl - p) + 1;
-		*nl = '\0';
-		struct jline l = { .raw = raw, .rawlen = rawlen };
-		char *end, *t1 = strchr(p, '\t');
-		long pid = strtol(p, &end, 10);
-		if (t1 && end == t1 && pid > 0) {
-			l.pid = (pid_t)pid;
-			if (strcmp(t1 + 1, "done") == 0) {
-				l.done = 1;
-			} else {
-				char *t2 = strchr(t1 + 1, '\t');
-				if (t2) {
-					*t2 = '\0';
-					l.path = t1 + 1;
-					l.orig = t2 + 1;
-				}
-			}
-		}
-		if (l.done || l.path) {
-			if (n == cap) {
-				struct jline *nv = realloc(v, cap * 2 * sizeof(*v));
-				if (!nv) {
-					free(v);
-					return NULL;
-				}
-				v = nv;
-				cap *= 2;
-			}
-			v[n++] = l;
-		} else {
-			ab_msg("knob journal: line %zu is not '<pid>\\t<path>\\t<value>' nor '<pid>\\tdone', dropped",
-			       lineno);
-		}
-		p = nl + 1;
-		raw += rawlen;
-	}
-	*count = n;
-	return v;
-}
-
-static int rewrite_journal(const char *journal, const struct jline *v, size_t n,
-			   char *err, size_t errlen)
-{
-	char dir[KNOB_PATH_MAX], tmp[KNOB_PATH_MAX + 16];
-	size_t kept = 0;
-	int fd;
-
-	for (size_t i = 0; i < n; i++)
-		kept += v[i].keep;
-	dir_of(journal, dir, sizeof(dir));
-	if (kept == 0) {
-		if (unlink(journal) < 0 && errno != ENOENT)
-			return fail_errno(errno, "knob journal %s: remove: %s", journal, strerror(errno));
-		sync_dir(dir);
-		return 0;
-	}
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", journal);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return fail_errno(errno, "knob journal %s: %s", tmp, strerror(errno));
-	for (size_t i = 0; i < n; i++) {
-		if (!v[i].keep)
-			continue;
-		if (write(fd, v[i].raw, v[i].rawlen) != (ssize_t)v[i].rawlen) {
-			int e = errno ? errno : EIO;
-			close(fd);
-			unlink(tmp);
-			return fail_errno(e, "knob journal %s: write: %s", tmp, strerror(e));
-		}
-	}
-	if (fsync(fd) < 0 || close(fd) < 0) {
-		int e = errno;
-		unlink(tmp);
-		return fail_errno(e, "knob journal %s: %s", tmp, strerror(e));
-	}
-	if (rename(tmp, journal) < 0) {
-		int e = errno;
-		unlink(tmp);
-		return fail_errno(e, "knob journal %s: rename: %s", journal, strerror(e));
-	}
-	sync_dir(dir);
-	return 0;
-}
-
-int ab_knob_replay(const char *root, const char *journal, char *err, size_t errlen)
-{
-	char *text = NULL, *copy = NULL;
-	struct jline *v = NULL;
-	size_t len = 0, n = 0;
-	int fd = -1, rc = 0, restored = 0, failed = 0;
-	sigset_t old;
-	struct stat a, b;
-
-	if (!root)
-		root = "";
-	if (!journal)
-		journal = ab_knob_default_journal();
-	/* Our own handler appends under the same lock: it must not run while we hold it. */
-	block_signals(&old);
-	for (int tries = 0; tries < 5; tries++) {
-		fd = open(journal, O_RDONLY | O_CLOEXEC);
-		if (fd < 0 && errno == ENOENT)
-			goto out;
-		if (fd < 0) {
-			rc = fail_errno(errno, "knob journal %s: %s", journal, strerror(errno));
-			goto out;
-		}
-		if (flock(fd, LOCK_EX) < 0 || fstat(fd, &a) < 0) {
-			rc = fail_errno(errno, "knob journal %s: lock: %s", journal, strerror(errno));
-			goto out;
-		}
-		if (stat(journal, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-			break;
-		close(fd);	/* replaced or removed by another replay meanwhile */
-		fd = -1;
-	}
-	if (fd < 0)
-		goto out;
-	text = slurp(fd, &len);
-	copy = text ? malloc(len + 1) : NULL;
-	v = copy ? parse_journal(text, len, copy, &n) : NULL;
-	if (!v) {
-		rc = fail_errno(errno ? errno : ENOMEM, "knob journal %s: read: %s", journal,
-				strerror(errno ? errno : ENOMEM));
-		goto out;
-	}
-
-	for (size_t i = 0; i < n; i++) {
-		if (!v[i].path)
-			continue;	/* done lines are dropped: they close what came before */
-		/* A later done line of the same pid says it restored this itself. */
-		int closed = 0;
-		for (size_t j = i + 1; j < n && !closed; j++)
-			closed = v[j].done && v[j].pid == v[i].pid;
-		if (closed)
-			continue;
-		if (ab_pid_alive(v[i].pid))
-			v[i].keep = 1;	/* still running: it restores its own knobs */
-		else if (!ab_knob_allowed(v[i].path))
-			ab_msg("knob journal %s: %s is not on the allow-list, not restored",
-			       journal, v[i].path);
-		else
-			v[i].restore = 1;
-	}
-
-	/* Newest first; of several dead writers of one path the oldest original wins,
-	 * so each path is written once, with its oldest pending original. */
-	for (size_t i = n; i-- > 0;) {
-		char full[KNOB_PATH_MAX], val[KNOB_VAL_MAX + 1];
-		int older = 0;
-
-		if (!v[i].restore)
-			continue;
-		for (size_t j = 0; j < i && !older; j++)
-			older = v[j].restore && strcmp(v[j].path, v[i].path) == 0;
-		if (older)
-			continue;
-		size_t ol = strlen(v[i].orig);
-		int e = 0;
-		if (ol >= KNOB_VAL_MAX || full_path(root, v[i].path, full, sizeof(full)) < 0)
-			e = ENAMETOOLONG;
-		if (!e) {
-			memcpy(val, v[i].orig, ol);
-			val[ol] = '\n';
-			e = holds(full, val, ol) ? 0 : put_value(full, val, ol + 1);
-		}
-		if (e == 0) {
-			restored++;
-		} else if (e != ENOENT) {	/* ENOENT: the object is gone, nothing to restore */
-			char m[KNOB_PATH_MAX + KNOB_VAL_MAX + 64];
-
-			failed++;
-			v[i].keep = 1;	/* try again next time */
-			snprintf(m, sizeof(m), "knob %s%s: restore '%s': %s", root, v[i].path,
-				 v[i].orig, strerror(e));
-			ab_msg("%s", m);
-			ab_err(err, errlen, "%s", m);
-		}
-	}
-
-	int changed = 0;
-	for (size_t i = 0; i < n; i++)
-		changed |= !v[i].keep;
-	size_t used = 0;
-	for (size_t i = 0; i < n; i++)
-		used += v[i].rawlen;
-	changed |= used != len;	/* dropped a torn or malformed line */
-	if (changed && rewrite_journal(journal, v, n, err, errlen) < 0)
-		rc = -1;
-	if (rc == 0)
-		rc = failed ? -1 : restored;
-out:
-	if (fd >= 0)
-		close(fd);
-	free(v);
-	free(copy);
-	free(text);
-	unblock_signals(&old);
-	return rc;
-}

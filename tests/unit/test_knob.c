@@ -120,14 +120,26 @@ static int count_line(const char *journal, const char *line)
 	return n;
 }
 
-/* How many journal lines start with "<pid>\t". */
+/* This boot's id, as the journal lines carry it. */
+static const char *boot(void)
+{
+	static char id[64];
+
+	if (!id[0]) {
+		snprintf(id, sizeof(id), "%s", get_file("/proc/sys/kernel/random/boot_id"));
+		id[strcspn(id, "\n")] = '\0';
+	}
+	return id;
+}
+
+/* How many journal lines start with "<boot>\t<pid>\t". */
 static int count_pid(const char *journal, pid_t pid)
 {
-	char pre[32];
+	char pre[96];
 	const char *text = get_file(journal);
 	int n = 0;
 
-	snprintf(pre, sizeof(pre), "%ld\t", (long)pid);
+	snprintf(pre, sizeof(pre), "%s\t%ld\t", boot(), (long)pid);
 	for (const char *p = text; *p;) {
 		if (strncmp(p, pre, strlen(pre)) == 0)
 			n++;
@@ -139,17 +151,24 @@ static int count_pid(const char *journal, pid_t pid)
 	return n;
 }
 
-static const char *jline(pid_t pid, const char *path, const char *orig)
+/* A journal line of this boot: an entry (tries 0) or, with orig NULL, a done line. */
+static const char *jline_tries(pid_t pid, const char *path, const char *orig, int tries)
 {
 	static char buf[4][512];
 	static int k;
 
 	k = (k + 1) % 4;
 	if (orig)
-		snprintf(buf[k], sizeof(buf[k]), "%ld\t%s\t%s\n", (long)pid, path, orig);
+		snprintf(buf[k], sizeof(buf[k]), "%s\t%ld\t%d\t%s\t%s\n", boot(), (long)pid, tries,
+			 path, orig);
 	else
-		snprintf(buf[k], sizeof(buf[k]), "%ld\tdone\n", (long)pid);
+		snprintf(buf[k], sizeof(buf[k]), "%s\t%ld\tdone\n", boot(), (long)pid);
 	return buf[k];
+}
+
+static const char *jline(pid_t pid, const char *path, const char *orig)
+{
+	return jline_tries(pid, path, orig, 0);
 }
 
 static void assert_tree_pristine(const struct fx *f)
@@ -613,8 +632,8 @@ static void test_restore_failure(void **state)
 			fail_msg("case %zu: replay %d (%s), want %d", i, rc, err, cases[i].replay);
 		if (cases[i].replay < 0) {
 			assert_non_null(strstr(err, RQ));
-			/* kept for the next replay */
-			assert_string_equal(get_file(f->journal), jline(pid, RQ, "1"));
+			/* kept for the next replay, one try counted */
+			assert_string_equal(get_file(f->journal), jline_tries(pid, RQ, "1", 1));
 			assert_int_equal(rmdir(in(f, RQ)), 0);
 		} else {
 			assert_string_equal(get_file(in(f, RQ)), cases[i].left);
@@ -800,6 +819,15 @@ static void test_replay(void **state)
 		{ "knob gone: nothing to restore", { { D1, "/sys/block/sdz/queue/rq_affinity", "1" } },
 		  NULL, 0, 0, { { NULL } }, 0 },
 		{ "missing journal", { { NONE } }, NULL, 1, 0, { { RQ, "9\n" } }, 0 },
+		{ "another boot: dropped, not restored", { { NONE } },
+		  "00000000-1111-2222-3333-444444444444\t77\t0\t" RQ "\t1\n", 0, 0, { { RQ, "9\n" } }, 0 },
+		{ "no boot id (an old journal): dropped", { { NONE } }, "77\t" RQ "\t1\n", 0, 0,
+		  { { RQ, "9\n" } }, 0 },
+		{ "pid out of range: dropped, not pid 1", { { NONE } }, "@BOOT\t4294967297\t0\t" RQ "\t1\n",
+		  0, 0, { { RQ, "9\n" } }, 0 },
+		{ "pid 0: dropped", { { NONE } }, "@BOOT\t0\t0\t" RQ "\t1\n", 0, 0, { { RQ, "9\n" } }, 0 },
+		{ "negative pid: dropped", { { NONE } }, "@BOOT\t-5\t0\t" RQ "\t1\n", 0, 0,
+		  { { RQ, "9\n" } }, 0 },
 	};
 	struct fx *f = *state;
 
@@ -816,8 +844,16 @@ static void test_replay(void **state)
 			if (cases[i].keep & (1u << l))
 				strcat(kept, s);
 		}
-		if (cases[i].tail)
-			strcat(journal, cases[i].tail);
+		if (cases[i].tail) {	/* "@BOOT" stands for this boot's id */
+			const char *at = strstr(cases[i].tail, "@BOOT");
+			if (at) {
+				strncat(journal, cases[i].tail, (size_t)(at - cases[i].tail));
+				strcat(journal, boot());
+				strcat(journal, at + 5);
+			} else {
+				strcat(journal, cases[i].tail);
+			}
+		}
 		unlink(f->journal);
 		if (!cases[i].no_journal)
 			put_file(f->journal, journal);
@@ -841,6 +877,76 @@ static void test_replay(void **state)
 	unlink(f->journal);
 }
 
+/* A restore the kernel keeps refusing is retried by the next replays, then given up. */
+static void test_replay_gives_up(void **state)
+{
+	struct fx *f = *state;
+	char err[256] = "";
+
+	unlink(in(f, RQ));
+	assert_int_equal(mkdir(in(f, RQ), 0755), 0);	/* EISDIR on every write */
+	put_file(f->journal, jline(dead_pid[0], RQ, "1"));
+	for (int t = 1; t <= 3; t++) {
+		assert_int_equal(ab_knob_replay(f->dir, f->journal, err, sizeof(err)), -1);
+		assert_non_null(strstr(err, RQ));
+		if (t < 3)
+			assert_string_equal(get_file(f->journal), jline_tries(dead_pid[0], RQ, "1", t));
+		else
+			assert_string_equal(get_file(f->journal), "<missing>");	/* given up */
+	}
+	assert_non_null(strstr(err, "given up"));
+	assert_int_equal(ab_knob_replay(f->dir, f->journal, err, sizeof(err)), 0);
+	assert_int_equal(rmdir(in(f, RQ)), 0);
+	put_file(in(f, RQ), "1\n");
+}
+
+/* A journal or lock directory others may write is refused: its lines could name any value. */
+static void test_replay_untrusted(void **state)
+{
+	struct fx *f = *state;
+	char err[256], jdir[PATH_MAX], locks[PATH_MAX], target[PATH_MAX];
+	enum { DIR_WRITABLE, FILE_WRITABLE, LOCKS_WRITABLE, SYMLINK, DIR_OTHER_OWNER };
+
+	snprintf(jdir, sizeof(jdir), "%s/state", f->dir);
+	snprintf(locks, sizeof(locks), "%s/run/affbench/knobs", f->dir);
+	snprintf(target, sizeof(target), "%s/elsewhere.journal", f->dir);
+	assert_int_equal(mkdir(jdir, 0700) == 0 || errno == EEXIST, 1);
+	assert_int_equal(system("true"), 0);
+	for (int k = DIR_WRITABLE; k <= DIR_OTHER_OWNER; k++) {
+		put_file(in(f, RQ), "0\n");
+		unlink(f->journal);
+		put_file(f->journal, jline(dead_pid[0], RQ, "1"));
+		chmod(f->journal, 0600);
+		mkdir(in(f, "/run"), 0755);
+		mkdir(in(f, "/run/affbench"), 0700);
+		mkdir(locks, 0700);
+		if (k == DIR_WRITABLE)
+			assert_int_equal(chmod(jdir, 0777), 0);
+		if (k == FILE_WRITABLE)
+			assert_int_equal(chmod(f->journal, 0666), 0);
+		if (k == LOCKS_WRITABLE)
+			assert_int_equal(chmod(locks, 0777), 0);
+		if (k == SYMLINK) {
+			put_file(target, jline(dead_pid[0], RQ, "1"));
+			unlink(f->journal);
+			assert_int_equal(symlink(target, f->journal), 0);
+		}
+		if (k == DIR_OTHER_OWNER)
+			assert_int_equal(chown(jdir, 65534, 0), 0);
+		err[0] = '\0';
+		assert_int_equal(ab_knob_replay(f->dir, f->journal, err, sizeof(err)), -1);
+		if (!strstr(err, "refused"))
+			fail_msg("case %d: '%s' does not say refused", k, err);
+		assert_string_equal(get_file(in(f, RQ)), "0\n");	/* nothing restored from it */
+		chmod(jdir, 0700);
+		chown(jdir, 0, 0);
+		chmod(locks, 0700);
+		unlink(f->journal);
+		unlink(target);
+	}
+	put_file(in(f, RQ), "1\n");
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -857,6 +963,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unchanged_not_rewritten, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_replay_zombie, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_one_owner, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_gives_up, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_replay_untrusted, setup, teardown),
 	};
 
 	ab_prog = "test_knob";
