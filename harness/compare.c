@@ -16,6 +16,7 @@
 
 #include "common.h"
 #include "harness.h"
+#include "gpscript.h"
 #include "record.h"
 #include "stats.h"
 
@@ -35,19 +36,28 @@ static void norm_config(const char *in, char *out, size_t len)
 	}
 }
 
-static const struct h_group *match(const struct h_data *d, const struct h_group *g)
+/*
+ * The run with CPU numbers dropped from every config, found through the result
+ * model's hash index: groups whose configs differ only in CPU numbers merge.
+ * 0, or -1 out of memory.
+ */
+static int normalize(const struct ab_results *in, struct ab_results *out)
 {
-	char a[512], b[512];
-	norm_config(g->config, a, sizeof(a));
-	for (size_t i = 0; i < d->n; i++) {
-		const struct h_group *h = &d->g[i];
-		if (strcmp(h->bench, g->bench) || strcmp(h->metric, g->metric) || strcmp(h->unit, g->unit))
-			continue;
-		norm_config(h->config, b, sizeof(b));
-		if (!strcmp(a, b))
-			return h;
+	ab_results_init(out);
+	for (size_t i = 0; i < in->n; i++) {
+		const struct ab_group *g = &in->g[i];
+		char cfg[AB_CONFIG_LEN];
+		norm_config(g->config, cfg, sizeof(cfg));
+		for (size_t k = 0; k < g->n; k++)
+			if (ab_results_add(out, g->bench, cfg, g->rep[k], g->metric, g->v[k], g->unit) < 0)
+				return -1;
 	}
-	return NULL;
+	return 0;
+}
+
+static const struct ab_group *match(const struct ab_results *d, const struct ab_group *g)
+{
+	return ab_results_get(d, g->bench, g->config, g->metric, g->unit);
 }
 
 static const char cmp_usage[] =
@@ -66,7 +76,7 @@ int cmd_compare(int argc, char **argv)
 					    { NULL, 0, NULL, 0 } };
 	const char *out = NULL;
 	char outbuf[PATH_MAX], path[PATH_MAX], err[512];
-	struct h_data d[MAXRUNS];
+	struct ab_results d[MAXRUNS];
 	int c, nr;
 
 	optind = 1;
@@ -88,9 +98,13 @@ int cmd_compare(int argc, char **argv)
 			ab_usage_error("compare: '%s': no readable raw.csv there", dirs[i]);
 	}
 	for (int i = 0; i < nr; i++) {
+		struct ab_results raw;
 		snprintf(path, sizeof(path), "%s/raw.csv", dirs[i]);
-		if (h_data_load(&d[i], path, err, sizeof(err)))
+		if (h_data_load(&raw, path, err, sizeof(err)))
 			ab_fail("compare: %s", err);
+		if (normalize(&raw, &d[i]) < 0)
+			ab_fail("compare: %s: out of memory", path);
+		ab_results_free(&raw);
 	}
 	if (!out) {
 		char date[64];
@@ -117,11 +131,10 @@ int cmd_compare(int argc, char **argv)
 		for (size_t i = 0; i < d[k].n; i++)
 			only_b += match(&d[0], &d[k].g[i]) == NULL;
 	for (size_t i = 0; i < d[0].n; i++) {
-		const struct h_group *a = &d[0].g[i];
-		char cfg[512];
-		norm_config(a->config, cfg, sizeof(cfg));
+		const struct ab_group *a = &d[0].g[i];
+		const char *cfg = a->config;
 		for (int k = 1; k < nr; k++) {
-			const struct h_group *b = match(&d[k], a);
+			const struct ab_group *b = match(&d[k], a);
 			struct ab_ci ci;
 			if (!b) {
 				only_a++;
@@ -173,21 +186,20 @@ int cmd_compare(int argc, char **argv)
 			continue;
 		fprintf(dat, "# config, then median ci_lo ci_hi per run\n");
 		for (size_t i = 0; i < d[0].n && rows < 40; i++) {
-			const struct h_group *a = &d[0].g[i];
+			const struct ab_group *a = &d[0].g[i];
+			int all = 1;
 			if (strcmp(a->bench, mains[mi][0]) || strcmp(a->metric, mains[mi][1]))
 				continue;
-			char cfg[512];
-			norm_config(a->config, cfg, sizeof(cfg));
-			fprintf(dat, "\"%s\"", cfg);
+			for (int k = 1; k < nr; k++)
+				all &= match(&d[k], a) != NULL;
+			if (!all)
+				continue;	/* plot only what every run holds */
+			ab_gp_label(dat, a->config);
 			for (int k = 0; k < nr; k++) {
-				const struct h_group *b = k ? match(&d[k], a) : a;
+				const struct ab_group *b = k ? match(&d[k], a) : a;
 				struct ab_summary s;
-				if (b) {
-					ab_summarize(b->v, b->n, &s);
-					fprintf(dat, " %.6g %.6g %.6g", s.median, s.ci.lo, s.ci.hi);
-				} else {
-					fprintf(dat, " NaN NaN NaN");
-				}
+				ab_summarize(b->v, b->n, &s);
+				fprintf(dat, " %.6g %.6g %.6g", s.median, s.ci.lo, s.ci.hi);
 			}
 			fprintf(dat, "\n");
 			rows++;
@@ -204,13 +216,19 @@ int cmd_compare(int argc, char **argv)
 		for (int term = 0; term < 2; term++) {
 			fprintf(gp, "set terminal %s size 1200,600\nset output '%s.%s'\n", term ? "svg" : "pngcairo",
 				name, term ? "svg" : "png");
-			fprintf(gp, "set title '%s %s by config, one bar per run'\nset style data histograms\n"
+			char title[160];
+			snprintf(title, sizeof(title), "%s %s by config, one bar per run", mains[mi][0],
+				 mains[mi][1]);
+			fprintf(gp, "set title ");
+			ab_gp_string(gp, title);
+			fprintf(gp, "\nset style data histograms\n"
 				    "set style histogram errorbars gap 1 lw 1\nset style fill solid 0.6 border -1\n"
-				    "set xtics rotate by -30 font ',7' noenhanced\nset yrange [0:*]\nset key noenhanced\nplot ",
-				mains[mi][0], mains[mi][1]);
-			for (int k = 0; k < nr; k++)
-				fprintf(gp, "%s'%s.dat' using %d:%d:%d%s title '%s'", k ? ", " : "", name, 2 + 3 * k,
-					3 + 3 * k, 4 + 3 * k, k ? "" : ":xtic(1)", dirs[k]);
+				    "set xtics rotate by -30 font ',7' noenhanced\nset yrange [0:*]\nset key noenhanced\nplot ");
+			for (int k = 0; k < nr; k++) {
+				fprintf(gp, "%s'%s.dat' using %d:%d:%d%s title ", k ? ", " : "", name, 2 + 3 * k,
+					3 + 3 * k, 4 + 3 * k, k ? "" : ":xtic(1)");
+				ab_gp_string(gp, dirs[k]);	/* a directory name is outside text */
+			}
 			fprintf(gp, "\n");
 		}
 		fclose(gp);
@@ -224,7 +242,7 @@ int cmd_compare(int argc, char **argv)
 	}
 	fclose(md);
 	for (int i = 0; i < nr; i++)
-		h_data_free(&d[i]);
+		ab_results_free(&d[i]);
 	ab_msg("compare: %d of %d ratios significant; %s/compare.md", nsig, npairs, out);
 	return AB_EXIT_OK;
 }

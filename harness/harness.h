@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "results.h"
+
 /* Subcommands: argc/argv start at the subcommand name. Return an exit code. */
 int cmd_run(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
@@ -77,29 +79,10 @@ int h_point_argv(const struct h_point *pt, const char *program, char **argv, int
 const char *h_self_dir(void);
 
 /* ---- data (data.c) ---- */
-struct h_group {
-	char bench[32];
-	char config[512];
-	char metric[64];
-	char unit[32];
-	size_t n, cap;
-	double *v;
-	int *rep;		/* the repetition of each value, for paired comparisons */
-};
-struct h_data {
-	size_t n, cap;
-	struct h_group *g;
-};
-/* Load DIR/raw.csv (or a file). 0 or -1 (message in err). A missing file gives empty data. */
-int h_data_load(struct h_data *d, const char *rawcsv, char *err, size_t errlen);
-void h_data_free(struct h_data *d);
-/* First group of bench/metric whose config holds every "k=v" in want (NULL-terminated). */
-const struct h_group *h_find(const struct h_data *d, const char *bench, const char *metric,
-			     const char *const *want);
-/* The value of key in a "k=v;k=v" config, copied into buf ("" if absent). */
-const char *h_cfg(const char *config, const char *key, char *buf, size_t len);
+/* Load DIR/raw.csv into d (bad rows reported on stderr and skipped). 0 or -1 (message in err). */
+int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errlen);
 /* Write summary.csv. 0 or -1. */
-int h_write_summary(const struct h_data *d, const char *path);
+int h_write_summary(const struct ab_results *d, const char *path);
 
 /* ---- outputs (report.c) ---- */
 /* Regenerate summary.csv, tables.md, the .dat .gp .png .svg plots and report.md in dir

@@ -15,12 +15,13 @@
 
 #include "common.h"
 #include "harness.h"
+#include "gpscript.h"
 #include "record.h"
 #include "stats.h"
 
 #define W(...) fprintf(f, __VA_ARGS__)
 
-static double med(const struct h_group *g)
+static double med(const struct ab_group *g)
 {
 	return g ? ab_median(g->v, g->n) : NAN;
 }
@@ -32,8 +33,8 @@ static double med(const struct h_group *g)
  * invocations. Falls back to the unpaired ratio of medians when fewer than 3
  * repetitions pair up.
  */
-static int ratio(const struct h_group *a, const struct h_group *b, double *r, struct ab_ci *ci);
-static int paired_ratio(const struct h_group *a, const struct h_group *b, double *r, struct ab_ci *ci)
+static int ratio(const struct ab_group *a, const struct ab_group *b, double *r, struct ab_ci *ci);
+static int paired_ratio(const struct ab_group *a, const struct ab_group *b, double *r, struct ab_ci *ci)
 {
 	double q[256];
 	size_t n = 0;
@@ -51,7 +52,7 @@ static int paired_ratio(const struct h_group *a, const struct h_group *b, double
 }
 
 /* Ratio of medians a/b with its bootstrap 95% CI; 0 or -1 when either is missing. */
-static int ratio(const struct h_group *a, const struct h_group *b, double *r, struct ab_ci *ci)
+static int ratio(const struct ab_group *a, const struct ab_group *b, double *r, struct ab_ci *ci)
 {
 	if (!a || !b || !a->n || !b->n || ab_ratio_ci(a->v, a->n, b->v, b->n, 0.95, ci))
 		return -1;
@@ -73,7 +74,7 @@ static const char *sig_word_pct(const struct ab_ci *ci)
 }
 
 /* "1.92x [1.71, 2.10] 95% CI, significant" or "n/a" */
-static const char *ratio_str(const struct h_group *a, const struct h_group *b, char *buf,
+static const char *ratio_str(const struct ab_group *a, const struct ab_group *b, char *buf,
 			     size_t len)
 {
 	double r;
@@ -86,7 +87,7 @@ static const char *ratio_str(const struct h_group *a, const struct h_group *b, c
 	return buf;
 }
 
-static const char *ci_str(const struct h_group *g, char *buf, size_t len)
+static const char *ci_str(const struct ab_group *g, char *buf, size_t len)
 {
 	struct ab_summary s;
 	if (!g || !g->n) {
@@ -100,7 +101,7 @@ static const char *ci_str(const struct h_group *g, char *buf, size_t len)
 }
 
 /* Distinct values of key among groups of bench/metric (data order). */
-static int distinct(const struct h_data *d, const char *bench, const char *metric, const char *key,
+static int distinct(const struct ab_results *d, const char *bench, const char *metric, const char *key,
 		    char vals[][32], int max)
 {
 	int n = 0;
@@ -108,7 +109,7 @@ static int distinct(const struct h_data *d, const char *bench, const char *metri
 		char v[128];
 		if (strcmp(d->g[i].bench, bench) || strcmp(d->g[i].metric, metric))
 			continue;
-		if (!h_cfg(d->g[i].config, key, v, sizeof(v))[0])
+		if (!ab_cfg_get(d->g[i].config, key, v, sizeof(v))[0])
 			continue;
 		int k;
 		for (k = 0; k < n && strcmp(vals[k], v); k++)
@@ -131,10 +132,10 @@ static int cmp_num(const void *a, const void *b)
 struct grid {
 	int nr, nc;
 	char rows[MROWS][32], cols[MCOLS][32];
-	const struct h_group *g[MROWS][MCOLS];
+	const struct ab_group *g[MROWS][MCOLS];
 };
 
-static void grid_fill(struct grid *m, const struct h_data *d, const char *bench, const char *metric,
+static void grid_fill(struct grid *m, const struct ab_results *d, const char *bench, const char *metric,
 		      const char *rkey, const char *ckey, const char *fixed1)
 {
 	for (int r = 0; r < m->nr; r++)
@@ -143,7 +144,7 @@ static void grid_fill(struct grid *m, const struct h_data *d, const char *bench,
 			snprintf(a, sizeof(a), "%s=%s", rkey, m->rows[r]);
 			snprintf(b, sizeof(b), "%s=%s", ckey, m->cols[c]);
 			const char *want[] = { a, b, fixed1, NULL };
-			m->g[r][c] = h_find(d, bench, metric, want);
+			m->g[r][c] = ab_results_find(d, bench, metric, want);
 		}
 }
 
@@ -197,7 +198,7 @@ static void grid_md(FILE *f, const struct grid *m, const char *corner, int with_
 	for (int r = 0; r < m->nr; r++) {
 		W("| %s |", m->rows[r]);
 		for (int c = 0; c < m->nc; c++) {
-			const struct h_group *g = m->g[r][c];
+			const struct ab_group *g = m->g[r][c];
 			struct ab_summary s;
 			if (!g) {
 				W(" - |");
@@ -225,7 +226,7 @@ static void grid_dat(const struct grid *m, const char *dir, const char *name)
 		W(" %s_median %s_ci_lo %s_ci_hi", m->cols[c], m->cols[c], m->cols[c]);
 	W("\n");
 	for (int r = 0; r < m->nr; r++) {
-		W("%s", m->rows[r]);
+		ab_gp_label(f, m->rows[r]);
 		for (int c = 0; c < m->nc; c++) {
 			struct ab_summary s;
 			if (m->g[r][c]) {
@@ -244,13 +245,21 @@ static void grid_dat(const struct grid *m, const char *dir, const char *name)
 static void gp_bars(FILE *f, const struct grid *m, const char *dat, const char *title,
 		    const char *ylabel, const char *prefix)
 {
-	W("set title '%s'\nset ylabel '%s'\nset yrange [0:*]\n", title, ylabel);
+	W("set title ");
+	ab_gp_string(f, title);
+	W("\nset ylabel ");
+	ab_gp_string(f, ylabel);
+	W("\nset yrange [0:*]\n");
 	W("set style data histograms\nset style histogram errorbars gap 1 lw 1\n");
 	W("set style fill solid 0.6 border -1\nset key top left noenhanced\nset xtics nomirror\n");
 	W("plot ");
-	for (int c = 0; c < m->nc; c++)
-		W("%s'%s' using %d:%d:%d%s title '%s%s'", c ? ", " : "", dat, 2 + 3 * c, 3 + 3 * c,
-		  4 + 3 * c, c ? "" : ":xtic(1)", prefix, m->cols[c]);
+	for (int c = 0; c < m->nc; c++) {
+		char key[96];
+		snprintf(key, sizeof(key), "%s%s", prefix, m->cols[c]);
+		W("%s'%s' using %d:%d:%d%s title ", c ? ", " : "", dat, 2 + 3 * c, 3 + 3 * c,
+		  4 + 3 * c, c ? "" : ":xtic(1)");
+		ab_gp_string(f, key);
+	}
 	W("\n");
 }
 
@@ -316,7 +325,7 @@ static void body_done(struct body *b, const char *dir, const char *name, int w, 
 
 struct ctx {
 	const char *dir;
-	const struct h_data *d;
+	const struct ab_results *d;
 	FILE *t;		/* tables.md */
 	FILE *r;		/* report body */
 	int figures;
@@ -324,29 +333,29 @@ struct ctx {
 
 static void do_cputestfs(struct ctx *x)
 {
-	const struct h_data *d = x->d;
+	const struct ab_results *d = x->d;
 	FILE *f = x->t;
 	const char *fuse = "baseline=fuse";
 	const char *w_none[] = { "placement=none", "daemon=single", fuse, NULL };
 	const char *w_same[] = { "placement=same", "daemon=single", fuse, NULL };
-	const struct h_group *none = h_find(d, "cputestfs", "stat_per_s", w_none);
-	const struct h_group *same = h_find(d, "cputestfs", "stat_per_s", w_same);
+	const struct ab_group *none = ab_results_find(d, "cputestfs", "stat_per_s", w_none);
+	const struct ab_group *same = ab_results_find(d, "cputestfs", "stat_per_s", w_same);
 	char b1[160], b2[160];
 
-	if (!h_find(d, "cputestfs", "stat_per_s", NULL))
+	if (!ab_results_find(d, "cputestfs", "stat_per_s", NULL))
 		return;
 	W("## cputestfs: stat() on FUSE, same CPU vs other CPU (seed 000)\n\n```\n");
 	const char *const *ws[] = { w_none, w_same };
 	const char *hdr[] = { "without", "with" };
 	for (int i = 0; i < 2; i++) {
-		const struct h_group *st = h_find(d, "cputestfs", "stat_per_s", ws[i]);
+		const struct ab_group *st = ab_results_find(d, "cputestfs", "stat_per_s", ws[i]);
 		W("#### %s cpu affinity ####\n\n", hdr[i]);
 		if (!st) {
 			W("(not measured)\n\n");
 			continue;
 		}
-		W("same  cpu (%%) %8.2f\n", med(h_find(d, "cputestfs", "same_cpu_pct", ws[i])));
-		W("other cpu (%%) %8.2f\n", med(h_find(d, "cputestfs", "other_cpu_pct", ws[i])));
+		W("same  cpu (%%) %8.2f\n", med(ab_results_find(d, "cputestfs", "same_cpu_pct", ws[i])));
+		W("other cpu (%%) %8.2f\n", med(ab_results_find(d, "cputestfs", "other_cpu_pct", ws[i])));
 		W("----------------------\nstat calls/s  %.2f   %s\n\n", med(st), ci_str(st, b1, sizeof(b1)));
 	}
 	W("```\n\n");
@@ -389,7 +398,7 @@ static void do_cputestfs(struct ctx *x)
 				snprintf(ba, sizeof(ba), "baseline=%s", bl.cols[c]);
 				const char *w[] = { pl, ba, strcmp(bl.cols[c], "fuse") ? NULL : "daemon=single",
 						    NULL };
-				const struct h_group *g = h_find(d, "cputestfs", "stat_per_s", w);
+				const struct ab_group *g = ab_results_find(d, "cputestfs", "stat_per_s", w);
 				if (g)
 					W(" %.0f |", med(g));
 				else
@@ -418,7 +427,7 @@ static void do_cputestfs(struct ctx *x)
 		else
 			W("no effect of pinning could be shown. ");
 		W("The seed saw 1.9x (Phenom) and 4.5x (Athlon X2).");
-		const struct h_group *pct = h_find(d, "cputestfs", "same_cpu_pct", w_none);
+		const struct ab_group *pct = ab_results_find(d, "cputestfs", "same_cpu_pct", w_none);
 		if (pct)
 			W(" Unpinned, %.1f%% of requests were served on the caller's CPU (seed: 0%% and 3.1%%).",
 			  med(pct));
@@ -430,7 +439,7 @@ static void do_cputestfs(struct ctx *x)
 	(void)b2;
 }
 
-static double to_ms(const struct h_group *g, double v)
+static double to_ms(const struct ab_group *g, double v)
 {
 	const char *u = g->unit;
 	if (!strcmp(u, "ns") || strstr(g->metric, "_ns"))
@@ -444,7 +453,7 @@ static double to_ms(const struct h_group *g, double v)
 
 /* The time/req metric: the seed's spinlock time per request when the benchmark measured
  * it (not all zero), else kernel time, else the daemon's or the caller's time per request. */
-static const char *timereq_metric(const struct h_data *d)
+static const char *timereq_metric(const struct ab_results *d)
 {
 	static const char *const pref[] = { "spin_us_per_req", "kernel_us_per_req", "per_req",
 					    "lat_p50", "latency_p50" };
@@ -472,7 +481,7 @@ static void do_ddpar(struct ctx *x)
 		{ 64, { 440.7, 1276.8 }, { 985.8, 2870.3 }, { 4.8335, 0.071 } },
 		{ 128, { 526.2, 2343.4 }, { 1355, 2996.5 }, { 5.972, 0.1812 } },
 	};
-	const struct h_data *d = x->d;
+	const struct ab_results *d = x->d;
 	FILE *f = x->t;
 	static const char *const modes[] = { "write", "read" };
 	static const char *const metrics[] = { "write_MB_per_s", "read_MB_per_s" };
@@ -509,14 +518,14 @@ static void do_ddpar(struct ctx *x)
 		if (dat)
 			fprintf(dat, "# procs off_median off_lo off_hi on_median on_lo on_hi\n");
 		int sig_up = 0, sig_down = 0, shown = 0;
-		const struct h_group *lo_off = NULL, *lo_on = NULL;
+		const struct ab_group *lo_off = NULL, *lo_on = NULL;
 		for (int i = 0; i < np; i++) {
 			char pw[48];
 			snprintf(pw, sizeof(pw), "procs=%.31s", procs[i]);
 			const char *woff[] = { mw, pw, "clone_fd=off", NULL };
 			const char *won[] = { mw, pw, "clone_fd=on", NULL };
-			const struct h_group *off = h_find(d, "ddpar", metrics[m], woff);
-			const struct h_group *on = h_find(d, "ddpar", metrics[m], won);
+			const struct ab_group *off = ab_results_find(d, "ddpar", metrics[m], woff);
+			const struct ab_group *on = ab_results_find(d, "ddpar", metrics[m], won);
 			if (!off && !on)
 				continue;
 			shown++;
@@ -586,8 +595,8 @@ static void do_ddpar(struct ctx *x)
 			snprintf(pw, sizeof(pw), "procs=%.31s", procs[i]);
 			const char *woff[] = { "mode=write", pw, "clone_fd=off", NULL };
 			const char *won[] = { "mode=write", pw, "clone_fd=on", NULL };
-			const struct h_group *off = h_find(d, "ddpar", tm, woff);
-			const struct h_group *on = h_find(d, "ddpar", tm, won);
+			const struct ab_group *off = ab_results_find(d, "ddpar", tm, woff);
+			const struct ab_group *on = ab_results_find(d, "ddpar", tm, won);
 			if (!off && !on)
 				continue;
 			double a = off ? to_ms(off, med(off)) : NAN, c = on ? to_ms(on, med(on)) : NAN;
@@ -620,7 +629,7 @@ static void do_sqrtio(struct ctx *x)
 		double sq, io;
 	} seed[] = { { 0, 1, 66.616, 12.312 }, { 1, 1, 66.616, 12.314 }, { 0, 0, 61.929, 11.911 },
 		     { 1, 0, 64.386, 12.026 } };
-	const struct h_data *d = x->d;
+	const struct ab_results *d = x->d;
 	FILE *f = x->t;
 	char buf[200], rqs[8][32];
 	int nrq = distinct(d, "sqrtio", "sqrt_M_per_s", "rq", rqs, 8);
@@ -642,7 +651,7 @@ static void do_sqrtio(struct ctx *x)
 	grid_fill(&gi, d, "sqrtio", "ios_K_per_s", "rq", "local", NULL);
 	for (int l = 0; l < 2; l++)
 		for (int i = 0; i < nrq; i++) {
-			const struct h_group *s = gs.g[i][l], *io = gi.g[i][l];
+			const struct ab_group *s = gs.g[i][l], *io = gi.g[i][l];
 			if (!s && !io)
 				continue;
 			W("rq=%s local=%s  %10.3f (M sqrt/sec) %8.3f (K ios/sec)", rqs[i], gs.cols[l], med(s),
@@ -702,7 +711,7 @@ static void do_sqrtio(struct ctx *x)
 
 static void do_fdget(struct ctx *x)
 {
-	const struct h_data *d = x->d;
+	const struct ab_results *d = x->d;
 	FILE *f = x->t, *rf = x->r;
 	struct grid m = { 0 };
 
@@ -721,7 +730,7 @@ static void do_fdget(struct ctx *x)
 		W("%-8s %12s %16s %8s   %s\n", "op", "single ns/op", "idle-thread ns/op", "+%", "95% CI of +%");
 		fprintf(rf, "## fdget (seed 003): what does a second (idle) thread cost each fd syscall?\n\n");
 		for (int r = 0; r < m.nr; r++) {
-			const struct h_group *s = cs >= 0 ? m.g[r][cs] : NULL, *t = ci_ >= 0 ? m.g[r][ci_] : NULL;
+			const struct ab_group *s = cs >= 0 ? m.g[r][cs] : NULL, *t = ci_ >= 0 ? m.g[r][ci_] : NULL;
 			double q;
 			struct ab_ci ci;
 			W("%-8s %12.2f %16.2f ", m.rows[r], med(s), med(t));
@@ -745,7 +754,7 @@ static void do_fdget(struct ctx *x)
 	}
 	int spawn = 0;
 	for (size_t i = 0; i < d->n; i++) {
-		const struct h_group *g = &d->g[i];
+		const struct ab_group *g = &d->g[i];
 		if (strcmp(g->bench, "fdget") || strcmp(g->metric, "us_per_spawn"))
 			continue;
 		char b1[120];
@@ -760,8 +769,8 @@ static void do_fdget(struct ctx *x)
 	if (spawn) {
 		/* the seed's question: what one thread adds to a start, and how sure */
 		const char *w0[] = { "op=spawn", "mode=single", NULL }, *w1[] = { "op=spawn", "mode=idle-thread", NULL };
-		const struct h_group *g0 = h_find(d, "fdget", "us_per_spawn", w0);
-		const struct h_group *g1 = h_find(d, "fdget", "us_per_spawn", w1);
+		const struct ab_group *g0 = ab_results_find(d, "fdget", "us_per_spawn", w0);
+		const struct ab_group *g1 = ab_results_find(d, "fdget", "us_per_spawn", w1);
 		double r;
 		struct ab_ci ci;
 		if (g0 && g1 && !ratio(g1, g0, &r, &ci)) {
@@ -782,11 +791,11 @@ static void do_fdget(struct ctx *x)
 static void do_generic(struct ctx *x)
 {
 	FILE *f = x->t;
-	const struct h_data *d = x->d;
+	const struct ab_results *d = x->d;
 	char b1[160];
 	W("## All results (median, 95%% CI of the median, n, CV)\n\n| bench | config | metric | median | unit | CI / n / CV |\n|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < d->n; i++) {
-		const struct h_group *g = &d->g[i];
+		const struct ab_group *g = &d->g[i];
 		W("| %s | %s | %s | %.6g | %s | %s |\n", g->bench, g->config, g->metric, med(g), g->unit,
 		  ci_str(g, b1, sizeof(b1)));
 	}
@@ -816,7 +825,7 @@ static const char *machine_val(const char *dir, const char *label, char *buf, si
 
 static void warnings(struct ctx *x, FILE *f)
 {
-	const struct h_data *d = x->d;
+	const struct ab_results *d = x->d;
 	char buf[512], path[PATH_MAX];
 	int nw = 0;
 
@@ -842,10 +851,10 @@ static void warnings(struct ctx *x, FILE *f)
 	static const char *const headline[] = { "stat_per_s", "write_MB_per_s", "read_MB_per_s",
 						"sqrt_M_per_s", "ios_K_per_s", "ns_per_op", "us_per_spawn" };
 	int noisy = 0, few = 0, nhead = 0;
-	const struct h_group *worst = NULL;
+	const struct ab_group *worst = NULL;
 	double wcv = 0;
 	for (size_t i = 0; i < d->n; i++) {
-		const struct h_group *g = &d->g[i];
+		const struct ab_group *g = &d->g[i];
 		double cv = ab_cv(g->v, g->n);
 		int head = 0;
 		for (size_t k = 0; k < AB_ARRAY_SIZE(headline); k++)
@@ -941,7 +950,7 @@ static void failures(struct ctx *x, FILE *f)
 int h_render(const char *dir, int quiet)
 {
 	char path[PATH_MAX], err[512], buf[512];
-	struct h_data d;
+	struct ab_results d;
 	int rc = 0;
 
 	snprintf(path, sizeof(path), "%s/raw.csv", dir);
@@ -962,7 +971,7 @@ int h_render(const char *dir, int quiet)
 	x.r = open_memstream(&rbody, &rlen);
 	if (!x.t || !x.r) {
 		ab_msg("plot: %s: %s", path, strerror(errno));
-		h_data_free(&d);
+		ab_results_free(&d);
 		return -1;
 	}
 	fprintf(x.t, "# affbench tables: %s\n\nMedians of the repetitions; ratios are medians' ratios with "
@@ -981,7 +990,7 @@ int h_render(const char *dir, int quiet)
 	if (!f) {
 		ab_msg("plot: %s: %s", path, strerror(errno));
 		free(rbody);
-		h_data_free(&d);
+		ab_results_free(&d);
 		return -1;
 	}
 	W("# affbench report\n\nRun directory: `%s`\n\n", dir);
@@ -1004,7 +1013,7 @@ int h_render(const char *dir, int quiet)
 	if (fclose(f))
 		rc = -1;
 	free(rbody);
-	h_data_free(&d);
+	ab_results_free(&d);
 	if (!quiet)
 		ab_msg("report: %s/report.md, tables: %s/tables.md", dir, dir);
 	return rc;

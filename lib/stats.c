@@ -165,69 +165,6 @@ int ab_median_ci(const double *x, size_t n, double level, struct ab_ci *ci)
 	return 0;
 }
 
-/* splitmix64: a private generator so the bootstrap repeats and nobody's rand() state moves. */
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Median of a resample of x (with replacement) drawn into buf. */
-static double resample_median(const double *x, size_t n, double *buf, uint64_t *rng)
-{
-	/* The modulo bias is about n / 2^64: nothing next to the resampling noise. */
-	for (size_t i = 0; i < n; i++)
-		buf[i] = x[splitmix64(rng) % n];
-	qsort(buf, n, sizeof(*buf), cmp_double);
-	return pct_sorted(buf, n, 50);
-}
-
-#define AB_BOOT_RESAMPLES 2000
-#define AB_BOOT_SEED 0x61666662656e6368ULL	/* "affbench" */
-
-int ab_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,
-		struct ab_ci *ci)
-{
-	double *ra = NULL, *rb = NULL, *ratio = NULL;
-	uint64_t rng = AB_BOOT_SEED;
-	int ret = -1;
-
-	ci->lo = ci->hi = ci->level = NAN;
-	if (na == 0 || nb == 0 || !(level > 0 && level < 1) || ab_median(b, nb) == 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	ra = malloc(na * sizeof(*ra));
-	rb = malloc(nb * sizeof(*rb));
-	ratio = malloc(AB_BOOT_RESAMPLES * sizeof(*ratio));
-	if (!ra || !rb || !ratio)
-		goto out;
-	for (size_t i = 0; i < AB_BOOT_RESAMPLES; i++) {
-		double ma = resample_median(a, na, ra, &rng);
-		double mb = resample_median(b, nb, rb, &rng);
-
-		/* A resample whose median of b is 0 has no ratio: no honest interval either. */
-		if (mb == 0) {
-			errno = EDOM;
-			goto out;
-		}
-		ratio[i] = ma / mb;
-	}
-	qsort(ratio, AB_BOOT_RESAMPLES, sizeof(*ratio), cmp_double);
-	ci->lo = pct_sorted(ratio, AB_BOOT_RESAMPLES, 100 * (1 - level) / 2);
-	ci->hi = pct_sorted(ratio, AB_BOOT_RESAMPLES, 100 * (1 + level) / 2);
-	ci->level = level;
-	ret = 0;
-out:
-	free(ra);
-	free(rb);
-	free(ratio);
-	return ret;
-}
-
 void ab_summarize(const double *x, size_t n, struct ab_summary *s)
 {
 	s->n = n;

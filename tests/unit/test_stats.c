@@ -292,6 +292,52 @@ static void test_ratio_ci(void **state)
 	}
 }
 
+/*
+ * Up to 12 values the bootstrap distribution is computed exactly: it must be
+ * what resampling converges to. Brute force here, 200,000 resamples of both
+ * samples: the exact 2.5% and 97.5% quantiles fall within the brute force's
+ * 2.0-3.0% and 97.0-98.0% quantiles, for odd and even sizes alike.
+ */
+static int cmp_d(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+	return (a > b) - (a < b);
+}
+
+static double brute_median(const double *x, size_t n, unsigned *seed)
+{
+	double r[16];
+
+	for (size_t i = 0; i < n; i++)
+		r[i] = x[(size_t)rand_r(seed) % n];
+	return ab_median(r, n);
+}
+
+static void test_ratio_ci_exact(void **state)
+{
+	enum { DRAWS = 200000 };
+	static const double a[12] = { 10.3, 9.1, 11.7, 10.0, 12.2, 9.6, 10.9, 8.8, 11.1, 10.4, 9.9, 13.0 };
+	static const double b[12] = { 5.2, 4.9, 5.6, 5.0, 4.4, 5.3, 6.1, 4.8, 5.1, 5.5, 4.7, 5.8 };
+	static double r[DRAWS];
+	unsigned seed = 12345;
+
+	(void)state;
+	for (size_t n = 1; n <= 12; n++) {
+		size_t nb = n > 2 ? n - 1 : n;	/* unequal sizes too */
+		struct ab_ci ci;
+
+		assert_int_equal(ab_ratio_ci(a, n, b, nb, 0.95, &ci), 0);
+		for (size_t i = 0; i < DRAWS; i++)
+			r[i] = brute_median(a, n, &seed) / brute_median(b, nb, &seed);
+		qsort(r, DRAWS, sizeof(*r), cmp_d);
+		double lo0 = ab_percentile(r, DRAWS, 2.0), lo1 = ab_percentile(r, DRAWS, 3.0);
+		double hi0 = ab_percentile(r, DRAWS, 97.0), hi1 = ab_percentile(r, DRAWS, 98.0);
+		if (!(ci.lo >= lo0 && ci.lo <= lo1 && ci.hi >= hi0 && ci.hi <= hi1))
+			fail_msg("n=%zu/%zu: exact [%g, %g], resampled 2-3%% [%g, %g], 97-98%% [%g, %g]",
+				 n, nb, ci.lo, ci.hi, lo0, lo1, hi0, hi1);
+	}
+}
+
 static void test_ratio_ci_errors(void **state)
 {
 	static const struct {
@@ -398,6 +444,7 @@ int main(void)
 		cmocka_unit_test(test_median_ci_errors),
 		cmocka_unit_test(test_ratio_ci),
 		cmocka_unit_test(test_ratio_ci_errors),
+		cmocka_unit_test(test_ratio_ci_exact),
 		cmocka_unit_test(test_hist_buckets),
 		cmocka_unit_test(test_hist_percentile),
 	};

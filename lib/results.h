@@ -1,0 +1,82 @@
+/*
+ * The result model: records grouped by (bench, config, metric, unit), each
+ * group holding its values and their repetitions, in the order groups first
+ * appear. Benchmarks fill one in memory as they measure; the harness loads
+ * one from raw.csv. Both render tables from it (lib/render).
+ *
+ * Loading trusts nothing: a raw.csv may come from anyone. Every row must match
+ * the record grammar (ab_record_check); a row that does not is reported once
+ * with file:line and skipped, and the rest still loads. Lines have no length
+ * limit (a long line is read whole, then refused), NUL bytes are refused, and
+ * groups are found through a hash index, so 200,000 configs load in seconds.
+ */
+#ifndef AB_RESULTS_H
+#define AB_RESULTS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+/* Field limits of the record grammar (sizes include the NUL). */
+#define AB_BENCH_LEN 32
+#define AB_CONFIG_LEN 512
+#define AB_KEY_LEN 32
+#define AB_VALUE_LEN 128
+#define AB_METRIC_LEN 64
+#define AB_UNIT_LEN 32
+#define AB_REP_MAX 1000000
+
+struct ab_group {
+	char bench[AB_BENCH_LEN];
+	char config[AB_CONFIG_LEN];
+	char metric[AB_METRIC_LEN];
+	char unit[AB_UNIT_LEN];
+	size_t n, cap;
+	double *v;
+	int *rep;		/* the repetition of each value, for paired comparisons */
+};
+
+struct ab_results {
+	size_t n, cap;
+	struct ab_group *g;
+	size_t *slot;		/* open-addressing hash index: group index + 1, 0 = empty */
+	size_t nslot;
+	size_t bad;		/* rows refused by ab_results_load_csv */
+};
+
+void ab_results_init(struct ab_results *r);
+void ab_results_free(struct ab_results *r);
+
+/*
+ * Why a record's text fields break the grammar, or NULL when they are good:
+ * bench [a-z][a-z0-9_-]*, config "" or key=value;... (keys [a-z][a-z0-9_]*,
+ * values from [A-Za-z0-9_.,:+-]), rep 0..AB_REP_MAX, metric
+ * [A-Za-z][A-Za-z0-9_]*, a finite value, unit from [A-Za-z0-9%/_.^-], every
+ * field within its length limit. Nothing that passes can break out of a
+ * quoted string in a gnuplot script, a shell word or a markdown table cell.
+ */
+const char *ab_record_check(const char *bench, const char *config, const char *rep,
+			    const char *metric, const char *value, const char *unit);
+
+/* Add one value (fields must pass ab_record_check). 0, or -1 with errno (EINVAL, ENOMEM). */
+int ab_results_add(struct ab_results *r, const char *bench, const char *config, int rep,
+		   const char *metric, double value, const char *unit);
+
+/*
+ * Load a raw.csv (bench,config,rep,metric,value,unit; RFC 4180) into r, which
+ * must be initialised. Bad rows: "file:line: reason" on report (NULL: silent;
+ * at most 20 lines, then a count), skipped, counted in r->bad. A missing file
+ * gives empty results. 0, or -1 with a message in err (unreadable, no memory).
+ */
+int ab_results_load_csv(struct ab_results *r, const char *path, FILE *report, char *err,
+			size_t errlen);
+
+/* The group exactly matching all four keys, or NULL. */
+const struct ab_group *ab_results_get(const struct ab_results *r, const char *bench,
+				      const char *config, const char *metric, const char *unit);
+/* First group of bench/metric whose config holds every "k=v" in want (NULL-terminated). */
+const struct ab_group *ab_results_find(const struct ab_results *r, const char *bench,
+				       const char *metric, const char *const *want);
+/* The value of key in a "k=v;k=v" config, copied into buf ("" if absent). */
+const char *ab_cfg_get(const char *config, const char *key, char *buf, size_t len);
+
+#endif
