@@ -597,8 +597,9 @@ static int measure(const struct cfs_pl *pl, struct cfs_result *res, char *why, s
 	}
 	kwin = kwin && ab_kstats_read(kst, &kw1) == 0;
 	atomic_store(&r.sh->phase, CFS_STOP);
-	if (calls == 0) {
-		ab_err(why, len, "no %s completed in the measured interval", op_name());
+	if (calls == 0 || t1 - t0 < AB_MIN_WINDOW_NS) {
+		ab_err(why, len, calls ? "the measured window was too short to time" :
+			"no %s completed in the measured interval", op_name());
 		goto out_clients;
 	}
 

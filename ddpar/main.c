@@ -425,6 +425,11 @@ static int run_loop(struct ddp_ctx *x, const struct ddp_point *pt, struct ab_dae
 	atomic_store(&sh->phase, DDP_STOP);
 
 	double sec = (double)(t1 - t0) / 1e9;
+	/* A rate needs a window to time and something moved in it: else no number. */
+	if (t1 - t0 < AB_MIN_WINDOW_NS)
+		return ab_err(why, len, "the measured window was %.6f s, too short to time", sec);
+	if (b1 == b0)
+		return ab_err(why, len, "no byte moved in the measured %.3f s", sec);
 	res->mbps = (double)(b1 - b0) / 1e6 / sec;
 	res->reqps = (double)(o1 - o0) / sec;
 	if (d1.req > d0.req)
@@ -495,6 +500,8 @@ static int run_dd(struct ddp_ctx *x, const struct ddp_point *pt, struct ab_daemo
 	kstats_fill(x, pt, res);
 
 	uint64_t bytes = (uint64_t)pt->n * count * P.bs;
+	if (sec * 1e9 < AB_MIN_WINDOW_NS)
+		return ab_err(why, len, "the dd run took %.6f s, too short to time", sec);
 	res->mbps = (double)bytes / 1e6 / sec;
 	res->reqps = (double)(d1.req - d0.req) / sec;
 	if (d1.req > d0.req)

@@ -26,6 +26,7 @@ int h_restore(const char *journal, const char *workdir, FILE *log);
 #define H_AXES_MAX 8
 #define H_VALS_MAX 32
 #define H_ARGS_MAX 32
+#define H_POINTS_MAX 100000	/* points of a whole plan (docs/plans.md) */
 
 struct h_axis {
 	char name[32];
@@ -62,7 +63,7 @@ struct h_plan {
 	int repeat;		/* 0 = not given in the plan */
 	int nblocks;
 	struct h_block *blocks;
-	int npoints;
+	int npoints;		/* <= H_POINTS_MAX */
 	struct h_point *points;
 };
 

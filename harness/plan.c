@@ -72,6 +72,15 @@ static int valid_word(const char *s)
 	return 1;
 }
 
+static size_t block_points(const struct h_block *b)
+{
+	size_t n = 1;
+
+	for (int a = 0; a < b->naxes; a++)
+		n *= (size_t)b->axes[a].nvals;
+	return n;
+}
+
 static void block_defaults(struct h_block *b)
 {
 	memset(b, 0, sizeof(*b));
@@ -84,6 +93,7 @@ int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen)
 	char line[4096];
 	int lineno = 0, cap = 0;
 	struct h_block *b = NULL;
+	size_t total_before = 0;	/* points of the blocks before b */
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->path, sizeof(p->path), "%s", path);
@@ -125,6 +135,8 @@ int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen)
 					PLAN_ERR("out of memory");
 				p->blocks = nb;
 			}
+			if (b)
+				total_before += block_points(b);
 			b = &p->blocks[p->nblocks++];
 			block_defaults(b);
 			strcpy(b->bench, words[1]);
@@ -137,6 +149,9 @@ int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen)
 			if (nw != 2 || parse_pos(words[1], &v))
 				PLAN_ERR("%s wants one number of seconds > 0, got '%s'", key,
 					 nw > 1 ? words[1] : "");
+			if (key[0] == 'd' && v < AB_MIN_DURATION)
+				PLAN_ERR("duration %s is below the %g s any benchmark can time", words[1],
+					 AB_MIN_DURATION);
 			*(key[0] == 'd' ? &b->duration : key[0] == 't' ? &b->timeout : &b->estimate) = v;
 		} else if (!strcmp(key, "program")) {
 			if (nw != 2)
@@ -170,6 +185,13 @@ int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen)
 					PLAN_ERR("axis value '%s' may not hold ';' or '='", words[i]);
 				a->vals[a->nvals++] = strdup(words[i]);
 			}
+			/* size_t and checked: 8 axes of 32 values would wrap an int */
+			size_t pts = 1;
+			for (int i = 0; i < b->naxes; i++)
+				pts *= (size_t)b->axes[i].nvals;	/* at most 32^8 = 2^40 */
+			if (pts > H_POINTS_MAX || total_before + pts > H_POINTS_MAX)
+				PLAN_ERR("the plan expands to more than %d points (this block alone: %zu); "
+					 "split it or drop values", H_POINTS_MAX, pts);
 		} else if (!strcmp(key, "extra")) {
 			for (int i = 1; i < nw; i++) {
 				if (b->nextra == H_ARGS_MAX)
@@ -194,18 +216,15 @@ int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen)
 		PLAN_ERR("no 'bench' block");
 	}
 
-	/* Expand: every block's cross product, in plan order. */
-	int total = 0;
+	/* Expand: every block's cross product, in plan order (bounded above). */
+	size_t total = 0;
 	for (int i = 0; i < p->nblocks; i++) {
 		b = &p->blocks[i];
 		if (b->timeout == 0)
 			b->timeout = b->duration * 4 + 30;
 		if (b->estimate == 0)
 			b->estimate = b->duration + 1;
-		int n = 1;
-		for (int a = 0; a < b->naxes; a++)
-			n *= b->axes[a].nvals;
-		total += n;
+		total += block_points(b);
 	}
 	p->points = calloc(total, sizeof(*p->points));
 	if (!p->points) {

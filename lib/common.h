@@ -14,6 +14,16 @@ enum {
 	AB_EXIT_SKIP = 4,	/* the machine lacks something: say what and how to get it */
 };
 
+/*
+ * The shortest --duration any benchmark accepts, in seconds: below it, start-up,
+ * clock reads and scheduling dominate the window and a rate means nothing.
+ * A measured window shorter than AB_MIN_WINDOW_NS fails its point.
+ */
+#define AB_MIN_DURATION 0.01
+#define AB_MIN_WINDOW_NS 5000000ull
+#define AB_STR_(x) #x
+#define AB_STR(x) AB_STR_(x)
+
 #define AB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define AB_CACHELINE 64
 

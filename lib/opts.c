@@ -23,7 +23,7 @@ static const struct {
 	const char *arg, *help;
 } common_opts[] = {
 	{ "format", 1, C_FORMAT, "FMT", "output: table (people), csv or json (programs)" },
-	{ "duration", 1, C_DURATION, "SEC", "seconds per repetition" },
+	{ "duration", 1, C_DURATION, "SEC", "seconds per repetition, " AB_STR(AB_MIN_DURATION) "..86400" },
 	{ "repeat", 1, C_REPEAT, "N", "repetitions" },
 	{ "cpus", 1, C_CPUS, "LIST", "use only these CPUs (Linux list: 0-3,8)" },
 	{ "quiet", 0, C_QUIET, NULL, "no progress messages on stderr" },
@@ -330,8 +330,9 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 		case C_DURATION:
 			if (parse_double(optarg, &common->duration))
 				bad(NULL, "duration", optarg, "not a number of seconds");
-			if (common->duration <= 0)
-				bad(NULL, "duration", optarg, "must be > 0");
+			if (!(common->duration >= AB_MIN_DURATION))
+				bad(NULL, "duration", optarg, "must be at least " AB_STR(AB_MIN_DURATION)
+				    " s (shorter windows cannot be timed)");
 			if (common->duration > 86400)
 				bad(NULL, "duration", optarg, "must be <= 86400");
 			break;
