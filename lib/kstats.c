@@ -32,6 +32,7 @@ int ab_kstats_open(struct ab_kstats **ks, char *why, size_t whylen)
 }
 int ab_kstats_set_conn(struct ab_kstats *ks, int conn) { (void)ks; (void)conn; return -1; }
 int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid) { (void)ks; (void)tgid; return -1; }
+int ab_kstats_clear_pids(struct ab_kstats *ks) { (void)ks; return -1; }
 int ab_kstats_reset(struct ab_kstats *ks) { (void)ks; return -1; }
 int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r) { (void)ks; (void)r; return -1; }
 void ab_kstats_close(struct ab_kstats *ks) { (void)ks; }
@@ -140,7 +141,27 @@ int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid)
 	__u32 k = (__u32)tgid;
 	__u8 one = 1;
 
-	return bpf_map__update_elem(ks->skel->maps.pids, &k, sizeof(k), &one, sizeof(one), BPF_ANY);
+	if (bpf_map__update_elem(ks->skel->maps.pids, &k, sizeof(k), &one, sizeof(one), BPF_ANY) < 0) {
+		errno = errno == ENOSPC || errno == E2BIG ? E2BIG : errno;
+		return -1;
+	}
+	return 0;
+}
+
+int ab_kstats_clear_pids(struct ab_kstats *ks)
+{
+	__u32 key, next;
+	int rc = 0;
+
+	/* Delete from the front until empty: next_key of a deleted key restarts the walk. */
+	while (bpf_map__get_next_key(ks->skel->maps.pids, NULL, &next, sizeof(next)) == 0) {
+		key = next;
+		if (bpf_map__delete_elem(ks->skel->maps.pids, &key, sizeof(key), 0) < 0) {
+			rc = -1;
+			break;
+		}
+	}
+	return rc;
 }
 
 static int zero_percpu(struct bpf_map *m, unsigned nkeys, size_t vsize, int ncpus)
@@ -173,7 +194,6 @@ int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r)
 	if (!v || !l)
 		goto out;
 	for (__u32 k = 0; k < KS_MAX_OP; k++) {
-		struct ab_hist hist = { { 0 } };	/* same log2 buckets, fewer of them */
 		struct ab_kstats_op *o = &r->op[k];
 
 		if (bpf_map__lookup_elem(ks->skel->maps.ops, &k, sizeof(k), v, sizeof(*v) * ks->ncpus, 0))
@@ -182,11 +202,7 @@ int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r)
 			o->count += v[c].count;
 			o->same_cpu += v[c].same_cpu;
 			o->sum_ns += (double)v[c].sum_ns;
-			for (int b = 0; b < KS_HBUCKETS; b++)
-				hist.b[b] += v[c].hist[b];
 		}
-		o->p50_ns = ab_hist_percentile(&hist, 50);	/* NAN when there were none */
-		o->p99_ns = ab_hist_percentile(&hist, 99);
 		r->requests += o->count;
 		r->same_cpu += o->same_cpu;
 		r->req_ns += o->sum_ns;

@@ -26,7 +26,6 @@ struct ab_kstats_op {
 	uint64_t count;
 	uint64_t same_cpu;
 	double sum_ns;
-	double p50_ns, p99_ns;	/* from a log2 histogram: within a factor of sqrt(2); NAN if none */
 };
 
 struct ab_kstats_result {
@@ -45,8 +44,12 @@ const char *ab_kstats_built(void);
 int ab_kstats_open(struct ab_kstats **ks, char *why, size_t whylen);
 /* Count only requests of this FUSE connection (its number in /sys/fs/fuse/connections). */
 int ab_kstats_set_conn(struct ab_kstats *ks, int conn);
-/* Spinlock waits count for these processes (tgids) only. */
+/* Spinlock waits count for these processes (tgids) only. -1 with errno E2BIG when the
+ * map (AB_KSTATS_MAX_PIDS) is full: the caller must then skip the spinlock metrics. */
+#define AB_KSTATS_MAX_PIDS 4096
 int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid);
+/* Forget every pid (start of a point). 0 or -1. */
+int ab_kstats_clear_pids(struct ab_kstats *ks);
 /* Zero the aggregates (start of a measured interval). */
 int ab_kstats_reset(struct ab_kstats *ks);
 int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r);

@@ -828,6 +828,10 @@ int main(int argc, char **argv)
 	if (argi < argc)
 		ab_usage_error("unexpected argument '%s' (see --help)", argv[argi]);
 
+	/* A crashed run's leftovers first: its rq_affinity or IRQ affinity, read as
+	 * "original" here, would mislabel which CPU completes IO. */
+	if (geteuid() == 0 && ab_knob_init("", ab_knob_default_journal()))
+		ab_fail("knob journal %s: %s", ab_knob_default_journal(), strerror(errno));
 	find_target(&t, scratch, sizeof(scratch));
 	int ncpu = ab_cpuset_count(&com.allowed);
 	if (ncpu < 2)
@@ -887,8 +891,6 @@ int main(int argc, char **argv)
 	if (!runnable)
 		ab_skip("no point of the sweep can be placed on the allowed CPUs (reasons above)");
 
-	if (change && ab_knob_init("", ab_knob_default_journal()))
-		ab_fail("knob journal %s: %s", ab_knob_default_journal(), strerror(errno));
 	sh = ab_shm_alloc(sizeof(*sh));
 	if (!sh)
 		ab_fail("shared memory: %s", strerror(errno));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel-side aggregation for lib/kstats: FUSE request lifetime by opcode,
+ * Kernel-side aggregation for lib/kstats: FUSE request count and summed lifetime by opcode,
  * the CPU that queued vs the CPU that ended each request, and spinlock
  * contention of the processes under measurement. Everything is summed in
  * per-CPU maps so the probes add no shared cache-line traffic of their own.
@@ -20,8 +20,6 @@
 
 /* Set by user space after the mount exists: only this connection counts (0 = all). */
 __u32 target_conn = 0;
-/* 1: spinlock waits count only for tgids in the pids map. */
-__u32 filter_pids = 1;
 
 /*
  * Requests in flight, in an array indexed by their unique id: an array lookup
@@ -58,7 +56,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, 4096);	/* AB_KSTATS_MAX_PIDS */
 	__type(key, __u32);
 	__type(value, __u8);
 } pids SEC(".maps");
@@ -76,19 +74,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct ks_lock_stat);
 } locks SEC(".maps");
-
-static __always_inline __u32 log2_bucket(__u64 v)
-{
-	__u32 r = 0;
-
-	if (v >> 32) { v >>= 32; r += 32; }
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8) { v >>= 8; r += 8; }
-	if (v >> 4) { v >>= 4; r += 4; }
-	if (v >> 2) { v >>= 2; r += 2; }
-	if (v >> 1) { r += 1; }
-	return r < KS_HBUCKETS ? r : KS_HBUCKETS - 1;
-}
 
 static __always_inline __u32 slot_of(__u64 unique)
 {
@@ -139,7 +124,6 @@ int BPF_PROG(ks_fuse_end, const struct fuse_req *req)
 	if (s) {
 		s->count++;
 		s->sum_ns += d;
-		s->hist[log2_bucket(d)]++;
 		if (r->cpu == bpf_get_smp_processor_id())
 			s->same_cpu++;
 	}
@@ -156,7 +140,7 @@ int BPF_PROG(ks_lock_begin, void *lock, unsigned int flags)
 
 	if (!(flags & LCB_F_SPIN))
 		return 0;
-	if (filter_pids && !bpf_map_lookup_elem(&pids, &tgid))
+	if (!bpf_map_lookup_elem(&pids, &tgid))	/* only the processes under measurement */
 		return 0;
 	now = bpf_ktime_get_ns();
 	bpf_map_update_elem(&lock_start, &tid, &now, BPF_ANY);
