@@ -1,17 +1,14 @@
-# affbench: one non-recursive Makefile.
-#   make              build every program into bin/
-#   make check        install missing dependencies, build, run unit + integration tests
-#   make sanitize     unit tests under ASan + UBSan (separate build tree)
-#   make install      PREFIX=/usr/local DESTDIR=
-#   make clean
-# Libraries come from pkg-config (fuse3, cmocka). The pkg-config calls are
-# deferred (recursive variables) so 'make check' can install them first.
+# affbench: one non-recursive Makefile. `make help` lists the targets.
+# Libraries come from pkg-config (fuse3, cmocka, libbpf). The pkg-config calls
+# are deferred (recursive variables) so 'make check' can install them first.
+# Benchmarks are the folders named in harness/registry.def, one line each.
 
 .DEFAULT_GOAL := all
 
 PREFIX  ?= /usr/local
 DESTDIR ?=
 BUILD   ?= build
+BIN     ?= bin
 CC      ?= gcc
 PKG_CONFIG ?= pkg-config
 
@@ -26,17 +23,20 @@ CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
 CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
 LIBS = $(FUSE_LIBS) -lpthread -lm
 
-# Every directory with C sources becomes one program in bin/ named after it.
-PROGRAMS := $(foreach d,cputestfs ddpar sqrtio fdget harness,$(if $(wildcard $(d)/*.c),$(d)))
-BINS     := $(addprefix bin/,$(PROGRAMS))
+REGISTRY := harness/registry.def
+BENCHES  := $(shell sed -n 's/^AB_BENCH(\([a-z][a-z0-9_]*\)).*/\1/p' $(REGISTRY))
+PROGRAMS := $(BENCHES) harness
+BINS     := $(addprefix $(BIN)/,$(PROGRAMS))
 
 LIB_SRC := $(wildcard lib/*.c)
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o)
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/published.o
 LIB_A   := $(BUILD)/libaffbench.a
+# Each benchmark's descriptor (<bench>/desc.c) also goes into the harness.
+DESC_OBJ := $(foreach b,$(BENCHES),$(BUILD)/$(b)/desc.o)
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-# Small helper programs the integration tests drive (e.g. a crashing knob writer).
+# Small programs the integration tests drive (e.g. a FUSE filesystem another user mounts).
 TOOL_SRC := $(wildcard tests/tools/*.c)
 TOOL_BIN := $(TOOL_SRC:tests/tools/%.c=$(BUILD)/tests/tools/%)
 
@@ -54,6 +54,23 @@ else ifeq ($(wildcard /sys/kernel/btf/vmlinux),)
 override CFLAGS += -DAB_KSTATS_WHY='"the kernel has no BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)"'
 endif
 endif
+
+.PHONY: all help check unit-check sanitize install clean deps check-topology
+
+all: $(BINS)
+
+help:
+	@echo "make                 build every program into $(BIN)/ ($(PROGRAMS))"
+	@echo "make check           install what is missing, build, run unit + integration tests"
+	@echo "make sanitize        unit tests and the raw.csv fuzz test under ASan + UBSan"
+	@echo "make check-topology  run the suite in emulated many-CPU guests (QEMU TCG; slow)"
+	@echo "make install         PREFIX=$(PREFIX) DESTDIR=: programs built without test hooks, plans"
+	@echo "make clean           remove build trees and $(BIN)/"
+	@echo "make deps            install missing Debian packages (as root)"
+
+deps:
+	@scripts/deps.sh
+
 ifeq ($(HAVE_BPF),1)
 BPF_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 override CFLAGS += -DAB_HAVE_BPF -I$(BUILD)
@@ -68,28 +85,33 @@ $(BUILD)/kstats.skel.h: $(BUILD)/kstats.bpf.o
 $(BUILD)/lib/kstats.o: $(BUILD)/kstats.skel.h
 endif
 
-.PHONY: all check unit-check integration-check sanitize install clean deps
-all: $(BINS)
-
-deps:
-	@scripts/deps.sh
-
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(FUSE_CFLAGS) -MMD -MP -c $< -o $@
+
+# The published numbers are data: lib/published.tsv, compiled in as one string.
+$(BUILD)/published.c: lib/published.tsv
+	@mkdir -p $(@D)
+	{ echo '/* generated from lib/published.tsv by the Makefile: edit that file */'; \
+	  echo 'const char ab_published_tsv[] ='; \
+	  sed -e '/^#/d' -e '/^$$/d' -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $<; \
+	  echo ';'; } > $@.tmp && mv $@.tmp $@
+$(BUILD)/published.o: $(BUILD)/published.c
+	$(CC) $(CFLAGS) -c $< -o $@
 
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
 	ar rcs $@ $^
 
-# bin/<dir> from <dir>/*.c
+# $(BIN)/<bench> from <bench>/*.c; the harness also links every descriptor.
 define program_rule
-$(1)_OBJ := $$(patsubst %.c,$$(BUILD)/%.o,$$(wildcard $(1)/*.c))
-bin/$(1): $$($(1)_OBJ) $$(LIB_A)
-	@mkdir -p bin
+$(1)_OBJ := $$(patsubst %.c,$$(BUILD)/%.o,$$(wildcard $(1)/*.c)) $(2)
+$$(BIN)/$(1): $$($(1)_OBJ) $$(LIB_A)
+	@mkdir -p $$(BIN)
 	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$($(1)_OBJ) $$(LIB_A) $$(LIBS)
 endef
-$(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
+$(foreach p,$(BENCHES),$(eval $(call program_rule,$(p),)))
+$(eval $(call program_rule,harness,$(DESC_OBJ)))
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_A)
 	@mkdir -p $(@D)
@@ -108,16 +130,25 @@ check: deps
 unit-check: $(UNIT_BIN)
 	@BUILD=$(BUILD) tests/run-tests.sh --unit-only
 
+# The unit tests, then the raw.csv fuzz test against a sanitized harness.
+SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 sanitize: deps
-	@$(MAKE) --no-print-directory BUILD=build-san \
-		EXTRA_CFLAGS="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined" \
-		EXTRA_LDFLAGS="-fsanitize=address,undefined" unit-check
+	@$(MAKE) --no-print-directory BUILD=build-san BIN=build-san/bin \
+		EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="-fsanitize=address,undefined" \
+		unit-check build-san/bin/harness
+	@AFFBENCH_HARNESS=$(CURDIR)/build-san/bin/harness tests/fuzz/raw_csv.sh
 
-install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/affbench
-	install -m 0755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
-	$(if $(wildcard harness/plans/*.plan),install -d $(DESTDIR)$(PREFIX)/share/affbench/plans && \
-		install -m 0644 harness/plans/*.plan $(DESTDIR)$(PREFIX)/share/affbench/plans/)
+check-topology: all
+	@scripts/check-topology.sh
+
+# Installed programs are built apart, without the test-only environment hooks.
+install:
+	@$(MAKE) --no-print-directory BUILD=build/install BIN=build/install/bin \
+		EXTRA_CFLAGS=-DAB_NO_TEST_HOOKS all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/affbench/plans
+	install -m 0755 $(addprefix build/install/bin/,$(PROGRAMS)) $(DESTDIR)$(PREFIX)/bin/
+	install -m 0644 harness/plans/*.plan $(foreach b,$(BENCHES),$(wildcard $(b)/$(b).plan)) \
+		$(DESTDIR)$(PREFIX)/share/affbench/plans/
 
 clean:
 	rm -rf build build-san bin

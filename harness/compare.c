@@ -17,6 +17,7 @@
 #include "common.h"
 #include "harness.h"
 #include "gpscript.h"
+#include "proc.h"
 #include "record.h"
 #include "stats.h"
 
@@ -172,11 +173,15 @@ int cmd_compare(int argc, char **argv)
 	}
 	fclose(csv);
 
-	/* overlay plots: the main metric of each bench, one bar per run */
-	static const char *const mains[][2] = { { "cputestfs", "stat_per_s" }, { "ddpar", "write_MB_per_s" },
-						 { "ddpar", "read_MB_per_s" }, { "sqrtio", "sqrt_M_per_s" },
-						 { "sqrtio", "ios_K_per_s" }, { "fdget", "ns_per_op" } };
-	for (size_t mi = 0; mi < AB_ARRAY_SIZE(mains); mi++) {
+	/* overlay plots: each registered benchmark's headline metrics, one bar per run */
+	const char *mains[64][2];
+	size_t nmains = 0;
+	for (int b = 0; h_registry[b]; b++)
+		for (int k = 0; h_registry[b]->headline && h_registry[b]->headline[k] && nmains < 64; k++) {
+			mains[nmains][0] = h_registry[b]->name;
+			mains[nmains++][1] = h_registry[b]->headline[k];
+		}
+	for (size_t mi = 0; mi < nmains; mi++) {
 		char name[96];
 		snprintf(name, sizeof(name), "compare_%s_%s", mains[mi][0], mains[mi][1]);
 		snprintf(path, sizeof(path), "%.3000s/%s.dat", out, name);
@@ -235,7 +240,7 @@ int cmd_compare(int argc, char **argv)
 		char gpn[128];
 		snprintf(gpn, sizeof(gpn), "%s.gp", name);
 		char *av[] = { "gnuplot", gpn, NULL };
-		if (h_spawn_wait(out, av, NULL))
+		if (ab_run(out, av, NULL, 60 * AB_NS))
 			ab_msg("compare: gnuplot %s/%s failed", out, gpn);
 		else
 			fprintf(md, "\n![%s](%s.png)\n", name, name);

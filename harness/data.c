@@ -23,9 +23,10 @@ int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errl
 	return 0;
 }
 
-int h_write_summary(const struct ab_results *d, const char *path)
+int h_write_summary(const struct ab_results *d, const char *dir)
 {
-	FILE *f = fopen(path, "w");
+	struct h_out o;
+	FILE *f = h_out_open(&o, dir, "summary.csv");
 
 	if (!f)
 		return -1;
@@ -45,5 +46,5 @@ int h_write_summary(const struct ab_results *d, const char *path)
 		fprintf(f, ",%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", s.n, s.median, s.mean,
 			s.stddev, s.cv, s.min, s.max, s.ci.lo, s.ci.hi);
 	}
-	return fclose(f);
+	return h_out_close(&o);
 }

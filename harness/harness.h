@@ -9,6 +9,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include <string.h>
+
+#include "render.h"
 #include "results.h"
 
 /* Subcommands: argc/argv start at the subcommand name. Return an exit code. */
@@ -21,6 +24,10 @@ int cmd_restore(int argc, char **argv);
  * journal and remove stale FUSE mounts under workdir. Messages go to log
  * (stderr when NULL). Returns the number of failures. */
 int h_restore(const char *journal, const char *workdir, FILE *log);
+
+/* ---- the registry (registry.c, from registry.def) ---- */
+extern const struct ab_bench_desc *const h_registry[];	/* NULL-terminated */
+const struct ab_bench_desc *h_desc(const char *bench);	/* NULL when not registered */
 
 /* ---- plans (plan.c) ---- */
 #define H_AXES_MAX 8
@@ -82,22 +89,36 @@ const char *h_self_dir(void);
 /* ---- data (data.c) ---- */
 /* Load DIR/raw.csv into d (bad rows reported on stderr and skipped). 0 or -1 (message in err). */
 int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errlen);
-/* Write summary.csv. 0 or -1. */
-int h_write_summary(const struct ab_results *d, const char *path);
+/* Write dir/summary.csv. 0 or -1. */
+int h_write_summary(const struct ab_results *d, const char *dir);
 
-/* ---- outputs (report.c) ---- */
-/* Regenerate summary.csv, tables.md, the .dat .gp .png .svg plots and report.md in dir
- * from dir/raw.csv (plus machine.txt and failures.csv when present). 0 or -1. */
+/* ---- outputs (report.c, warnings.c) ---- */
+/* Regenerate summary.csv, tables.md, the plots and report.md in dir from dir/raw.csv
+ * (plus machine.txt and failures.csv when present). 0 or -1 (a write failed). */
 int h_render(const char *dir, int quiet);
+void h_warnings(FILE *f, const char *dir, const struct ab_results *d);
 
 /* ---- small helpers (util.c) ---- */
 /* Read a small file's first line (newline stripped) into buf; "" and -1 on error. */
 int h_read_line(const char *path, char *buf, size_t len);
 /* mkdir -p. 0 or -1. */
 int h_mkdirs(const char *path);
-/* Run argv in dir with stdout/stderr to /dev/null (or to log when not NULL); exit status or -1. */
-int h_spawn_wait(const char *dir, char *const argv[], const char *log);
 /* Format seconds as m:ss or h:mm:ss. */
 void h_fmt_dur(double s, char *buf, size_t len);
+/* machine.txt's value for label (its last occurrence: a resumed run appends), "" if absent. */
+const char *h_machine_val(const char *dir, const char *label, char *buf, size_t len);
+/* Text into a markdown table cell or line: '|' and '`' escaped, control characters as spaces. */
+void h_md_cell(FILE *f, const char *s);
+/*
+ * A whole output file written at once: h_out_open gives a stream on DIR/NAME.tmp,
+ * h_out_close checks every write and the close, then renames it into place (0), or
+ * removes it and says which file failed and why (-1). A full disk leaves the old file.
+ */
+struct h_out {
+	FILE *f;
+	char path[4096], tmp[4096 + 8];
+};
+FILE *h_out_open(struct h_out *o, const char *dir, const char *name);
+int h_out_close(struct h_out *o);
 
 #endif

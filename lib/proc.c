@@ -239,6 +239,31 @@ int ab_reap_one(pid_t pid, uint64_t deadline_ns)
 	return w.gave_up ? -1 : st;
 }
 
+int ab_run(const char *dir, char *const argv[], const char *log, uint64_t timeout_ns)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+			      O_NOFOLLOW, 0644);
+		ab_child_setup(parent, -1, NULL);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		if (dir && chdir(dir) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st = ab_reap_one(pid, ab_now_ns() + timeout_ns);
+	if (st == -1)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
 /* ---- watching ---- */
 
 int ab_watch(uint64_t until_ns, uint64_t deadline_ns, ab_check_fn check, void *arg, char *why,

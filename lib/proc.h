@@ -81,6 +81,13 @@ double ab_slowness(void);
 /* ns scaled by ab_slowness(). */
 uint64_t ab_scaled_ns(uint64_t ns);
 
+/*
+ * Run argv (PATH is searched) in dir with stdout and stderr appended to log
+ * (/dev/null when NULL), no shell involved; killed at timeout_ns. Its exit
+ * status (128 + signal when killed), or -1 when it could not run.
+ */
+int ab_run(const char *dir, char *const argv[], const char *log, uint64_t timeout_ns);
+
 /* Skip (exit 4) unless FUSE can be mounted here: root and a usable /dev/fuse
  * (the test hook AFFBENCH_FUSE_DEV names another device to check). */
 void ab_need_fuse(void);

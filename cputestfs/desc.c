@@ -1,0 +1,173 @@
+/*
+ * cputestfs's report, described once (lib/render): the 2012 post's two tables
+ * (without / with cpu affinity), stat/s by placement and daemon mode, the
+ * baselines, and the reading. bin/cputestfs prints these tables; the harness
+ * puts them in tables.md, report.md and cputestfs.png.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render.h"
+
+#define POST "westerfeld2012"
+
+static const char *const w_none[] = { "placement=none", "daemon=single", "baseline=fuse", NULL };
+static const char *const w_same[] = { "placement=same", "daemon=single", "baseline=fuse", NULL };
+
+static void post_table(struct ab_render *r, const char *const *want, const char *title)
+{
+	FILE *f = r->out;
+	const struct ab_group *st = ab_r_find(r, "stat_per_s", want);
+
+	fprintf(f, "#### %s cpu affinity ####\n\n", title);
+	if (!st) {
+		fprintf(f, "(not measured)\n\n");
+		return;
+	}
+	fprintf(f, "same  cpu (%%) %8.2f\n", ab_r_median(ab_r_find(r, "same_cpu_pct", want)));
+	fprintf(f, "other cpu (%%) %8.2f\n", ab_r_median(ab_r_find(r, "other_cpu_pct", want)));
+	fprintf(f, "----------------------\nstat calls/s  %.2f   (median of %zu)\n\n",
+		ab_r_median(st), st->n);
+}
+
+static void published(struct ab_render *r)
+{
+	static const char *const mach[] = { "phenom", "athlon" };
+	char key[64];
+
+	fprintf(r->out, "- published (%s):", ab_pub_text(POST, "source"));
+	for (size_t i = 0; i < 2; i++) {
+		snprintf(key, sizeof(key), "%s.without.stat_per_s", mach[i]);
+		double a = ab_pub(POST, key);
+		snprintf(key, sizeof(key), "%s.with.stat_per_s", mach[i]);
+		double b = ab_pub(POST, key);
+		snprintf(key, sizeof(key), "machine.%s", mach[i]);
+		fprintf(r->out, "%s %s: %.0f -> %.0f stat/s (%.1fx)", i ? ";" : "",
+			ab_pub_text(POST, key), a, b, b / a);
+	}
+	fprintf(r->out, "\n");
+}
+
+static void baselines(struct ab_render *r)
+{
+	struct ab_grid m;
+
+	ab_grid_build(r, &m, "stat_per_s", "placement", "baseline", NULL);
+	if (m.nc < 2)
+		return;
+	for (int a = 0; a < m.nr; a++)	/* the fuse column is the daemon single one */
+		for (int c = 0; c < m.nc; c++) {
+			char pl[64], ba[64];
+			snprintf(pl, sizeof(pl), "placement=%s", m.rows[a]);
+			snprintf(ba, sizeof(ba), "baseline=%s", m.cols[c]);
+			const char *want[] = { pl, ba, strcmp(m.cols[c], "fuse") ? NULL : "daemon=single",
+					       NULL };
+			m.g[a][c] = ab_r_find(r, "stat_per_s", want);
+		}
+	fprintf(r->out, "Baselines, stat/s (median [95%% CI]; fuse = daemon single, kernel = stat() "
+			"on a kernel filesystem, pipe = a one-byte round trip):\n\n");
+	ab_grid_md(r, &m, "placement", 1);
+}
+
+static void tables(struct ab_render *r)
+{
+	FILE *f = r->out;
+	const struct ab_group *none = ab_r_find(r, "stat_per_s", w_none);
+	const struct ab_group *same = ab_r_find(r, "stat_per_s", w_same);
+	static const char *const fuse[] = { "baseline=fuse", NULL };
+	struct ab_ci ci;
+	double q = NAN;
+	char buf[160];
+	struct ab_grid m;
+
+	fprintf(f, "## cputestfs: stat() on FUSE, same CPU vs other CPU (%s)\n\n",
+		ab_pub_text(POST, "source"));
+	ab_r_fence(r);
+	post_table(r, w_none, "without");
+	post_table(r, w_same, "with");
+	ab_r_fence(r);
+	enum ab_verdict v = ab_r_ratio(same, none, &q, &ci);
+	fprintf(f, "\n- with / without cpu affinity (daemon single): %s\n",
+		ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
+	published(r);
+	ab_grid_build(r, &m, "stat_per_s", "placement", "daemon", fuse);
+	if (m.nr) {
+		fprintf(f, "\nstat() calls/s (median [95%% CI]) by placement and daemon mode:\n\n");
+		ab_grid_md(r, &m, "placement", 1);
+	}
+	ab_grid_build(r, &m, "same_cpu_pct", "placement", "daemon", fuse);
+	if (m.nr) {
+		fprintf(f, "Share of stat() calls served on the caller's CPU (%%, median):\n\n");
+		ab_grid_md(r, &m, "placement", 0);
+	}
+	baselines(r);
+	ab_grid_build(r, &m, "kernel_ns_per_req", "placement", "daemon", fuse);
+	if (m.nr) {
+		fprintf(f, "Kernel time per FUSE request (ns, median; from separate instrumented "
+			   "repetitions, never the ones timed above):\n\n");
+		ab_grid_md(r, &m, "placement", 0);
+	}
+}
+
+static void reading(struct ab_render *r)
+{
+	FILE *f = r->out;
+	const struct ab_group *none = ab_r_find(r, "stat_per_s", w_none);
+	const struct ab_group *same = ab_r_find(r, "stat_per_s", w_same);
+	const struct ab_group *pct = ab_r_find(r, "same_cpu_pct", w_none);
+	struct ab_ci ci;
+	double q = NAN;
+	char buf[160];
+
+	fprintf(f, "## cputestfs: does serving a FUSE request on the caller's CPU help?\n\n");
+	enum ab_verdict v = ab_r_ratio(same, none, &q, &ci);
+	if (v == AB_V_NONE) {
+		fprintf(f, "Placements none and same (daemon single) were not both measured.\n\n");
+		return;
+	}
+	fprintf(f, "Same CPU vs unpinned (daemon single): %s: ",
+		ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
+	if (v == AB_V_UP)
+		fprintf(f, "pinning client and daemon to one CPU made stat() %.0f%% faster "
+			   "(%.0f -> %.0f stat/s). ", 100 * (q - 1), ab_r_median(none), ab_r_median(same));
+	else if (v == AB_V_DOWN)
+		fprintf(f, "pinning to one CPU made stat() %.0f%% slower here. ", 100 * (1 - q));
+	else if (v == AB_V_SAME)
+		fprintf(f, "no effect of pinning could be shown. ");
+	fprintf(f, "The 2012 post saw %.1fx (Phenom) and %.1fx (Athlon X2).",
+		ab_pub(POST, "phenom.with.stat_per_s") / ab_pub(POST, "phenom.without.stat_per_s"),
+		ab_pub(POST, "athlon.with.stat_per_s") / ab_pub(POST, "athlon.without.stat_per_s"));
+	if (pct)
+		fprintf(f, " Unpinned, %.1f%% of requests were served on the caller's CPU (post: "
+			   "%.0f%% and %.1f%%).", ab_r_median(pct),
+			ab_pub(POST, "phenom.without.same_cpu_pct"),
+			ab_pub(POST, "athlon.without.same_cpu_pct"));
+	fprintf(f, "\n\n");
+}
+
+static void plots(struct ab_render *r)
+{
+	static const char *const fuse[] = { "baseline=fuse", NULL };
+	struct ab_grid m;
+
+	ab_grid_build(r, &m, "stat_per_s", "placement", "daemon", fuse);
+	if (!m.nr)
+		return;
+	ab_grid_dat(r, &m, "cputestfs");
+	FILE *b = ab_plot_begin(r);
+	ab_plot_bars(b, &m, "cputestfs.dat", "cputestfs: stat() calls/s on FUSE", "stat/s", "daemon ");
+	ab_plot_end(r, b, "cputestfs", 1000, 500);
+}
+
+static const char *const headline[] = { "stat_per_s", NULL };
+
+const struct ab_bench_desc ab_desc_cputestfs = {
+	.name = "cputestfs",
+	.title = "stat() calls/s on FUSE and the share served on the caller's CPU",
+	.post = POST,
+	.headline = headline,
+	.tables = tables,
+	.reading = reading,
+	.plots = plots,
+};

@@ -1,0 +1,193 @@
+/*
+ * ddpar's report, described once (lib/render): the 2015 post's tables (MB/s
+ * by number of dd processes, without and with cloned /dev/fuse fds; time per
+ * request), the reading, and the plots.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+#define POST "clonefd2015"
+
+static const char *const modes[] = { "write", "read" };
+static const char *const mbps[] = { "write_MB_per_s", "read_MB_per_s" };
+
+/* One row: MB/s without and with clone_fd at procs, and their ratio. */
+static enum ab_verdict row(struct ab_render *r, int m, const char *procs, const struct ab_group **off,
+			   const struct ab_group **on, double *q, struct ab_ci *ci)
+{
+	char mw[32], pw[48];
+
+	snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
+	snprintf(pw, sizeof(pw), "procs=%.31s", procs);
+	const char *woff[] = { mw, pw, "clone_fd=off", NULL }, *won[] = { mw, pw, "clone_fd=on", NULL };
+	*off = ab_r_find(r, mbps[m], woff);
+	*on = ab_r_find(r, mbps[m], won);
+	return ab_r_ratio(*on, *off, q, ci);
+}
+
+/* One mode's rows: procs, MB/s without and with clone_fd, their ratio, the post's numbers. */
+static void mode_table(struct ab_render *r, int m)
+{
+	FILE *f = r->out;
+	char procs[AB_GRID_ROWS][32], buf[160], key[64];
+	int np = ab_r_distinct(r, mbps[m], "procs", procs, AB_GRID_ROWS);
+
+	ab_r_fence(r);
+	fprintf(f, "%d) %s single mount (MB/s = 10^6 bytes/s)\n", m + 1,
+		m ? "Reading from" : "Writes to");
+	fprintf(f, "dd processes throughput(without clone_fd) throughput(with clone_fd)  with/without"
+		   "      post (288 CPUs, \"Mb/s\") without / with\nin parallel\n");
+	for (int i = 0; i < np; i++) {
+		const struct ab_group *off, *on;
+		double q = NAN;
+		struct ab_ci ci;
+		enum ab_verdict v = row(r, m, procs[i], &off, &on, &q, &ci);
+		fprintf(f, "%-4s %14.1f MB/s %24.1f MB/s   ", procs[i], ab_r_median(off), ab_r_median(on));
+		if (v == AB_V_NONE)
+			fprintf(f, "%-12s", "n/a");
+		else
+			fprintf(f, "%.2fx%-7s", q, v == AB_V_FEW ? " (few)" : ab_r_star(v));
+		snprintf(key, sizeof(key), "%s.%.31s.without", modes[m], procs[i]);
+		if (!isnan(ab_pub(POST, key))) {
+			double a = ab_pub(POST, key);
+			snprintf(key, sizeof(key), "%s.%.31s.with", modes[m], procs[i]);
+			fprintf(f, "   %g / %g", a, ab_pub(POST, key));
+		}
+		fprintf(f, "\n");
+		if (i == np - 1 && v != AB_V_NONE)
+			fprintf(f, "largest N, with / without: %s\n",
+				ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
+	}
+	ab_r_fence(r);
+	fprintf(f, "(* = the 95%% CI of the ratio excludes 1; (few) = too few repetitions to judge)\n\n");
+}
+
+/* Time per request: the post measured spinlock time; we show kernel, spin and daemon time. */
+static void timereq_table(struct ab_render *r)
+{
+	static const char *const cols[] = { "kernel_us_per_req", "spin_us_per_req", "daemon_us_per_req" };
+	FILE *f = r->out;
+	char procs[AB_GRID_ROWS][32], key[64];
+	int np = ab_r_distinct(r, "daemon_us_per_req", "procs", procs, AB_GRID_ROWS);
+
+	if (!np)
+		return;
+	ab_r_fence(r);
+	fprintf(f, "3) Time per request, writes (us, median; without / with clone_fd; kernel and spin "
+		   "from separate instrumented repetitions)\n");
+	fprintf(f, "%-6s %-23s %-23s %-23s %s\n", "procs", "kernel", "spinlock wait", "daemon handler",
+		"post: spinlock ms/req");
+	for (int i = 0; i < np; i++) {
+		char pw[64];
+		snprintf(pw, sizeof(pw), "procs=%.31s", procs[i]);
+		const char *woff[] = { "mode=write", pw, "clone_fd=off", NULL };
+		const char *won[] = { "mode=write", pw, "clone_fd=on", NULL };
+		fprintf(f, "%-6s", procs[i]);
+		for (size_t c = 0; c < 3; c++) {
+			char cell[32];
+			snprintf(cell, sizeof(cell), "%.4g / %.4g", ab_r_median(ab_r_find(r, cols[c], woff)),
+				 ab_r_median(ab_r_find(r, cols[c], won)));
+			fprintf(f, " %-23s", cell);
+		}
+		snprintf(key, sizeof(key), "spin_ms.%.31s.without", procs[i]);
+		if (!isnan(ab_pub(POST, key))) {
+			double a = ab_pub(POST, key);
+			snprintf(key, sizeof(key), "spin_ms.%.31s.with", procs[i]);
+			fprintf(f, " %g / %g", a, ab_pub(POST, key));
+		}
+		fprintf(f, "\n");
+	}
+	ab_r_fence(r);
+	fprintf(f, "\n");
+}
+
+static void tables(struct ab_render *r)
+{
+	fprintf(r->out, "## ddpar: parallel dd on one FUSE mount, without / with clone_fd (%s)\n\n",
+		ab_pub_text(POST, "source"));
+	for (int m = 0; m < 2; m++)
+		if (ab_r_find(r, mbps[m], NULL))
+			mode_table(r, m);
+	timereq_table(r);
+	fprintf(r->out, "Published: %s.\n\n", ab_pub_text(POST, "machine"));
+}
+
+static void reading(struct ab_render *r)
+{
+	FILE *f = r->out;
+	int any = 0;
+
+	fprintf(f, "## ddpar: do cloned /dev/fuse fds help parallel IO?\n\n");
+	for (int m = 0; m < 2; m++) {
+		char procs[AB_GRID_ROWS][32];
+		int np = ab_r_distinct(r, mbps[m], "procs", procs, AB_GRID_ROWS), n[AB_V_SAME + 1] = { 0 };
+		for (int i = 0; i < np; i++) {
+			const struct ab_group *off, *on;
+			double q;
+			struct ab_ci ci;
+			n[row(r, m, procs[i], &off, &on, &q, &ci)]++;
+		}
+		if (np == n[AB_V_NONE])
+			continue;
+		fprintf(f, "%s: clone_fd was significantly faster at %d and slower at %d of %d process "
+			   "counts; no effect could be shown at %d; %d had too few repetitions to judge.\n\n",
+			modes[m], n[AB_V_UP], n[AB_V_DOWN], np - n[AB_V_NONE], n[AB_V_SAME], n[AB_V_FEW]);
+		any |= n[AB_V_UP] || n[AB_V_DOWN];
+	}
+	fprintf(f, "The post (8 nodes, 288 CPUs) saw clone_fd win only from 16 processes up "
+		   "(writes %g -> %g \"Mb/s\" at 128)", ab_pub(POST, "write.128.without"),
+		ab_pub(POST, "write.128.with"));
+	if (!any && r->ncpu > 0 && r->ncpu <= 4)
+		fprintf(f, "; with %d CPUs here there is little lock contention for it to remove", r->ncpu);
+	fprintf(f, ".\n\n");
+}
+
+static void mode_dat(struct ab_render *r, int m)
+{
+	struct ab_grid g;
+	static const char *fixed[2][2] = { { "mode=write", NULL }, { "mode=read", NULL } };
+	char name[32];
+
+	ab_grid_build(r, &g, mbps[m], "procs", "clone_fd", fixed[m]);
+	snprintf(name, sizeof(name), "ddpar_%s", modes[m]);
+	ab_grid_dat(r, &g, name);
+}
+
+static void plots(struct ab_render *r)
+{
+	if (!ab_r_find(r, mbps[0], NULL) && !ab_r_find(r, mbps[1], NULL))
+		return;
+	FILE *b = ab_plot_begin(r);
+	fprintf(b, "set multiplot layout 1,2\nset logscale x 2\nset yrange [0:*]\n"
+		   "set key top left noenhanced\nset offsets graph 0.05, graph 0.05\n");
+	ab_plot_set(b, "xlabel", "dd processes (N)");
+	ab_plot_set(b, "ylabel", "MB/s");
+	for (int m = 0; m < 2; m++) {
+		char title[64];
+		mode_dat(r, m);
+		snprintf(title, sizeof(title), "ddpar %s", modes[m]);
+		ab_plot_set(b, "title", title);
+		/* columns follow the sorted clone_fd values: off, then on */
+		fprintf(b, "plot 'ddpar_%s.dat' using 1:2:3:4 with yerrorlines title "
+			   "'without clone_fd', '' using 1:5:6:7 with yerrorlines title "
+			   "'with clone_fd'\n", modes[m]);
+	}
+	fprintf(b, "unset multiplot\n");
+	ab_plot_end(r, b, "ddpar", 1100, 450);
+}
+
+static const char *const headline[] = { "write_MB_per_s", "read_MB_per_s", NULL };
+
+const struct ab_bench_desc ab_desc_ddpar = {
+	.name = "ddpar",
+	.title = "parallel dd-style writers and readers on one FUSE mount, without and with clone_fd",
+	.post = POST,
+	.headline = headline,
+	.tables = tables,
+	.reading = reading,
+	.plots = plots,
+};

@@ -1,0 +1,127 @@
+/*
+ * fdget's report, described once (lib/render): ns per fd syscall single-
+ * threaded vs with an idle second thread (paired per repetition: the two run
+ * back to back), every mode by op, process start-up with and without a
+ * thread, and the 2016 post's numbers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "render.h"
+
+#define POST "goldstein2016"
+
+static const struct ab_group *op_mode(struct ab_render *r, const char *metric, const char *op,
+				      const char *mode)
+{
+	char a[48], b[48];
+
+	snprintf(a, sizeof(a), "op=%.31s", op);
+	snprintf(b, sizeof(b), "mode=%.31s", mode);
+	const char *want[] = { a, b, NULL };
+	return ab_r_find(r, metric, want);
+}
+
+static void op_table(struct ab_render *r)
+{
+	FILE *f = r->out;
+	char ops[AB_GRID_ROWS][32], buf[160];
+	int nop = ab_r_distinct(r, "ns_per_op", "op", ops, AB_GRID_ROWS);
+
+	ab_r_fence(r);
+	fprintf(f, "%-8s %12s %17s   %s\n", "op", "single ns/op", "idle-thread ns/op",
+		"idle-thread vs single (paired per repetition)");
+	for (int i = 0; i < nop; i++) {
+		const struct ab_group *s = op_mode(r, "ns_per_op", ops[i], "single");
+		const struct ab_group *t = op_mode(r, "ns_per_op", ops[i], "idle-thread");
+		double q = NAN;
+		struct ab_ci ci;
+		enum ab_verdict v = ab_r_paired(t, s, &q, &ci);
+		fprintf(f, "%-8s %12.2f %17.2f   %s%s\n", ops[i], ab_r_median(s), ab_r_median(t),
+			ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1), ab_r_star(v));
+	}
+	ab_r_fence(r);
+	fprintf(f, "(* = the 95%% CI of the change excludes 0%%)\n\n");
+}
+
+static void spawn_table(struct ab_render *r)
+{
+	FILE *f = r->out;
+	const struct ab_group *g0 = op_mode(r, "us_per_spawn", "spawn", "single");
+	const struct ab_group *g1 = op_mode(r, "us_per_spawn", "spawn", "idle-thread");
+	char buf[160];
+	double q = NAN;
+	struct ab_ci ci;
+
+	if (!g0 && !g1)
+		return;
+	enum ab_verdict v = ab_r_ratio(g1, g0, &q, &ci);
+	fprintf(f, "Process start-up: %.1f us without a thread, %.1f us with one: %s.\n",
+		ab_r_median(g0), ab_r_median(g1), ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1));
+	fprintf(f, "- post: `xfs_io -c quit` x1000: -M (one extra thread) added %g s, about %.0f us per "
+		   "start; generic/132 took %g s without and %g s with -M\n\n",
+		ab_pub(POST, "spawn.added_s_per_1000"), ab_pub(POST, "spawn.added_s_per_1000") * 1000,
+		ab_pub(POST, "generic132.without_s"), ab_pub(POST, "generic132.with_s"));
+}
+
+static void tables(struct ab_render *r)
+{
+	struct ab_grid m;
+
+	fprintf(r->out, "## fdget: fd syscall cost, single- vs multi-threaded (%s)\n\n",
+		ab_pub_text(POST, "source"));
+	if (ab_r_find(r, "ns_per_op", NULL)) {
+		op_table(r);
+		ab_grid_build(r, &m, "ns_per_op", "op", "mode", NULL);
+		fprintf(r->out, "ns per call by op and mode (median [95%% CI]):\n\n");
+		ab_grid_md(r, &m, "op", 1);
+	}
+	spawn_table(r);
+}
+
+static void reading(struct ab_render *r)
+{
+	FILE *f = r->out;
+	char ops[AB_GRID_ROWS][32], buf[160];
+	int nop = ab_r_distinct(r, "ns_per_op", "op", ops, AB_GRID_ROWS);
+
+	fprintf(f, "## fdget: what does a second (idle) thread cost each fd syscall?\n\n");
+	for (int i = 0; i < nop; i++) {
+		double q = NAN;
+		struct ab_ci ci;
+		enum ab_verdict v = ab_r_paired(op_mode(r, "ns_per_op", ops[i], "idle-thread"),
+						op_mode(r, "ns_per_op", ops[i], "single"), &q, &ci);
+		if (v != AB_V_NONE)
+			fprintf(f, "- %s: idle-thread vs single %s.\n", ops[i],
+				ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1));
+	}
+	fprintf(f, "\nThe post: an extra thread added about %.0f us per xfs_io start and %+.0f%% to an "
+		   "fd-heavy test (generic/132).\n\n", ab_pub(POST, "spawn.added_s_per_1000") * 1000,
+		100 * (ab_pub(POST, "generic132.with_s") / ab_pub(POST, "generic132.without_s") - 1));
+}
+
+static void plots(struct ab_render *r)
+{
+	struct ab_grid m;
+
+	ab_grid_build(r, &m, "ns_per_op", "op", "mode", NULL);
+	if (!m.nr)
+		return;
+	ab_grid_dat(r, &m, "fdget");
+	FILE *b = ab_plot_begin(r);
+	ab_plot_bars(b, &m, "fdget.dat", "fdget: ns per fd syscall", "ns/op", "");
+	ab_plot_end(r, b, "fdget", 1100, 500);
+}
+
+static const char *const headline[] = { "ns_per_op", "us_per_spawn", NULL };
+
+const struct ab_bench_desc ab_desc_fdget = {
+	.name = "fdget",
+	.title = "ns per fd syscall, single-threaded vs with an idle thread; process start-up",
+	.post = POST,
+	.headline = headline,
+	.tables = tables,
+	.reading = reading,
+	.plots = plots,
+};

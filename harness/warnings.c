@@ -1,0 +1,147 @@
+/*
+ * report.md's warnings, with hints (hyperfine's habit): a governor that moves
+ * clocks, load at the start, noisy headline results, repetitions too few for a
+ * 95% CI, runs too short, and knobs not as they were before the run.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common.h"
+#include "harness.h"
+#include "stats.h"
+
+/* Is metric a headline metric of bench, per its descriptor? */
+static int headline(const char *bench, const char *metric)
+{
+	const struct ab_bench_desc *d = h_desc(bench);
+
+	for (int i = 0; d && d->headline && d->headline[i]; i++)
+		if (!strcmp(d->headline[i], metric))
+			return 1;
+	return 0;
+}
+
+static int machine_warnings(FILE *f, const char *dir)
+{
+	char gov[256], load[256], cpus[256];
+	int n = 0;
+
+	h_machine_val(dir, "governor", gov, sizeof(gov));
+	if (gov[0] && strncmp(gov, "(unavailable", 12) && strcmp(gov, "performance")) {
+		fprintf(f, "- CPU frequency governor is '");
+		h_md_cell(f, gov);
+		fprintf(f, "', not 'performance': clock changes add noise. Hint: `cpupower "
+			   "frequency-set -g performance` for the run.\n");
+		n++;
+	}
+	h_machine_val(dir, "loadavg", load, sizeof(load));
+	const char *paren = strchr(h_machine_val(dir, "allowed_cpus", cpus, sizeof(cpus)), '(');
+	int ncpu = paren ? atoi(paren + 1) : 1;
+	if (load[0] && atof(load) > 0.5 * (ncpu > 0 ? ncpu : 1)) {
+		fprintf(f, "- load average %.2f at start on %d CPUs: other work competed with the "
+			   "benchmarks. Hint: stop other programs and re-run.\n", atof(load), ncpu);
+		n++;
+	}
+	return n;
+}
+
+/* Noise is judged on the headline metrics: the CV of a near-zero share or of a
+ * count says nothing about how far to trust a result. */
+static int noise_warnings(FILE *f, const struct ab_results *d)
+{
+	int noisy = 0, few = 0, nhead = 0, n = 0;
+	const struct ab_group *worst = NULL;
+	double wcv = 0;
+
+	for (size_t i = 0; i < d->n; i++) {
+		const struct ab_group *g = &d->g[i];
+		double cv = ab_cv(g->v, g->n);
+		if (!headline(g->bench, g->metric))
+			continue;
+		nhead++;
+		few += g->n < AB_MIN_REPS_CI;
+		if (!isnan(cv) && fabs(cv) > 0.05) {
+			noisy++;
+			if (fabs(cv) > wcv) {
+				wcv = fabs(cv);
+				worst = g;
+			}
+		}
+	}
+	if (noisy) {
+		fprintf(f, "- %d of %d headline results have a CV above 5%% (worst: %s %s %s, CV %.1f%%). "
+			   "Hint: a quieter machine, longer --duration or more --repeat.\n", noisy, nhead,
+			worst->bench, worst->config, worst->metric, 100 * wcv);
+		n++;
+	}
+	if (few) {
+		fprintf(f, "- %d headline results have fewer than %d repetitions: their medians have no "
+			   "95%% CI and no ratio of them is judged (\"too few repetitions to judge\"). "
+			   "Hint: --repeat %d or more.\n", few, AB_MIN_REPS_CI, AB_MIN_REPS_CI);
+		n++;
+	}
+	return n;
+}
+
+static int plan_warnings(FILE *f, const char *dir)
+{
+	char path[PATH_MAX], err[256];
+	struct h_plan p;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/plan.plan", dir);
+	if (h_plan_load(&p, path, err, sizeof(err)) < 0)
+		return 0;
+	for (int i = 0; i < p.nblocks && !n; i++)
+		if (p.blocks[i].duration < 1) {
+			fprintf(f, "- %s ran %.2g s per point: start-up and warm-up weigh in on runs this "
+				   "short. Hint: the default plan (1 s or more per point).\n",
+				p.blocks[i].bench, p.blocks[i].duration);
+			n++;
+		}
+	h_plan_free(&p);
+	return n;
+}
+
+/* A knob that differs before and after the run was not restored. */
+static int knob_warnings(FILE *f, const char *dir)
+{
+	char path[PATH_MAX], line[1024], before[64][200];
+	int nb = 0, n = 0;
+
+	snprintf(path, sizeof(path), "%s/machine.txt", dir);
+	FILE *m = fopen(path, "re");
+	if (!m)
+		return 0;
+	while (fgets(line, sizeof(line), m)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!strncmp(line, "knob before ", 12) && nb < 64) {
+			snprintf(before[nb++], 200, "%.199s", line + 12);
+		} else if (!strncmp(line, "knob after  ", 12)) {
+			int k;
+			for (k = 0; k < nb && strcmp(before[k], line + 12); k++)
+				;
+			if (k < nb)
+				continue;
+			fprintf(f, "- knob not as before the run: ");
+			h_md_cell(f, line + 12);
+			fprintf(f, ". Hint: `bin/harness restore`.\n");
+			n++;
+		}
+	}
+	fclose(m);
+	return n;
+}
+
+void h_warnings(FILE *f, const char *dir, const struct ab_results *d)
+{
+	fprintf(f, "## Warnings\n\n");
+	int n = machine_warnings(f, dir) + noise_warnings(f, d) + plan_warnings(f, dir) +
+		knob_warnings(f, dir);
+	if (!n)
+		fprintf(f, "- none\n");
+	fprintf(f, "\n");
+}
