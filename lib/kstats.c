@@ -14,6 +14,20 @@
 #include "common.h"
 #include "stats.h"
 
+struct ab_kstats *ab_kstats_for_mode(int mode, int quiet)
+{
+	struct ab_kstats *ks = NULL;
+	char why[512];
+
+	if (mode == AB_KSTATS_OFF || ab_kstats_open(&ks, why, sizeof(why)) == 0)
+		return ks;
+	if (mode == AB_KSTATS_ON)
+		ab_skip("--kstats on: kernel statistics %s", why);
+	if (!quiet)
+		ab_msg("kernel statistics %s: kernel_* metrics not written", why);
+	return NULL;
+}
+
 #ifndef AB_HAVE_BPF
 
 #ifndef AB_KSTATS_WHY
@@ -31,6 +45,8 @@ int ab_kstats_open(struct ab_kstats **ks, char *why, size_t whylen)
 	return ab_err(why, whylen, "%s", ab_kstats_built());
 }
 int ab_kstats_set_conn(struct ab_kstats *ks, int conn) { (void)ks; (void)conn; return -1; }
+int ab_kstats_attach(struct ab_kstats *ks) { (void)ks; return -1; }
+void ab_kstats_detach(struct ab_kstats *ks) { (void)ks; }
 int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid) { (void)ks; (void)tgid; return -1; }
 int ab_kstats_clear_pids(struct ab_kstats *ks) { (void)ks; return -1; }
 int ab_kstats_reset(struct ab_kstats *ks) { (void)ks; return -1; }
@@ -48,8 +64,7 @@ void ab_kstats_close(struct ab_kstats *ks) { (void)ks; }
 
 static const char *forced(void)
 {
-	const char *f = getenv("AFFBENCH_KSTATS_FORCE");
-	return f && *f ? f : NULL;
+	return ab_test_hook("AFFBENCH_KSTATS_FORCE");
 }
 
 struct ab_kstats {
@@ -120,14 +135,26 @@ int ab_kstats_open(struct ab_kstats **out, char *why, size_t whylen)
 		free(ks);
 		return ab_err(why, whylen, "skipped: BPF load refused: %s", strerror(err));
 	}
+	/* One attach and detach now: a kernel that refuses the tracepoints says so here. */
 	err = kstats_bpf__attach(ks->skel);
 	if (err) {
 		kstats_bpf__destroy(ks->skel);
 		free(ks);
 		return ab_err(why, whylen, "skipped: attaching tracepoints failed: %s", strerror(-err));
 	}
+	kstats_bpf__detach(ks->skel);
 	*out = ks;
 	return 0;
+}
+
+int ab_kstats_attach(struct ab_kstats *ks)
+{
+	return kstats_bpf__attach(ks->skel) ? -1 : 0;
+}
+
+void ab_kstats_detach(struct ab_kstats *ks)
+{
+	kstats_bpf__detach(ks->skel);
 }
 
 int ab_kstats_set_conn(struct ab_kstats *ks, int conn)

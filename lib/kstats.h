@@ -38,9 +38,24 @@ struct ab_kstats_result {
 	double spin_max_ns;
 };
 
+/*
+ * Headline numbers are never instrumented: open loads the probes without
+ * attaching them; a benchmark attaches them only around its own instrumented
+ * repetitions, whose records are the kernel_* metrics alone, and detaches them
+ * before the next timed one.
+ */
+enum ab_kstats_mode { AB_KSTATS_AUTO, AB_KSTATS_ON, AB_KSTATS_OFF };
+#define AB_KSTATS_CHOICES "auto|on|off"
+/* Open per --kstats: off: NULL; on: skip (exit 4) with the reason when unavailable;
+ * auto: NULL with a one-line note (unless quiet) when unavailable. */
+struct ab_kstats *ab_kstats_for_mode(int mode, int quiet);
+/* Attach / detach the probes (around an instrumented repetition). 0 or -1. */
+int ab_kstats_attach(struct ab_kstats *ks);
+void ab_kstats_detach(struct ab_kstats *ks);
+
 /* Is kstats compiled in? If not, why (for --help and skip messages). */
 const char *ab_kstats_built(void);
-/* Load and attach. 0, or -1 with "unavailable: ..." / "skipped: ..." in why. */
+/* Load (not attach). 0, or -1 with "unavailable: ..." / "skipped: ..." in why. */
 int ab_kstats_open(struct ab_kstats **ks, char *why, size_t whylen);
 /* Count only requests of this FUSE connection (its number in /sys/fs/fuse/connections). */
 int ab_kstats_set_conn(struct ab_kstats *ks, int conn);

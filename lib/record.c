@@ -6,6 +6,8 @@
  * measurement must not turn into a number downstream.
  */
 #include "record.h"
+#include "common.h"
+#include "results.h"
 
 #include <errno.h>
 #include <math.h>
@@ -140,6 +142,7 @@ void ab_out_init(struct ab_out *o, FILE *f, enum ab_format fmt, const char *benc
 	o->fmt = fmt;
 	o->bench = bench;
 	o->header_done = 0;
+	o->keep = NULL;
 }
 
 void ab_csv_field(FILE *f, const char *s)
@@ -265,9 +268,12 @@ void ab_record(struct ab_out *o, const struct ab_config *c, int rep, const char 
 	config[0] = '\0';
 	if (c)
 		ab_config_format(c, config, sizeof(config));
+	if (o->keep && ab_results_add(o->keep, o->bench, config, rep, metric, value, unit) < 0)
+		ab_msg("cannot keep record %s %s: %s", config, metric, strerror(errno));
 	switch (o->fmt) {
 	case AB_FMT_TABLE:
-		write_table(o, config, rep, metric, value, unit);
+		if (!o->keep)
+			write_table(o, config, rep, metric, value, unit);
 		break;
 	case AB_FMT_CSV:
 		write_csv(o, config, rep, metric, value, unit);

@@ -31,11 +31,14 @@ int ab_config_format(const struct ab_config *c, char *buf, size_t len);
 /* Parse "k1=v1;k2=v2" back (keys sorted on the way in). */
 int ab_config_parse(struct ab_config *c, const char *s);
 
+struct ab_results;
 struct ab_out {
 	FILE *f;
 	enum ab_format fmt;
 	const char *bench;
 	int header_done;
+	struct ab_results *keep;	/* not NULL: every record is also kept here, and table
+					 * format prints none (the rendered tables replace them) */
 };
 void ab_out_init(struct ab_out *o, FILE *f, enum ab_format fmt, const char *bench);
 /* Write one record and flush, so a crash loses nothing already measured. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common.h"
+#include "record.h"
 
 int ab_render_has(const struct ab_bench_desc *d, const struct ab_results *res)
 {
@@ -23,6 +24,14 @@ int ab_render_tables(const struct ab_bench_desc *d, const struct ab_results *res
 	if (d->tables && ab_render_has(d, res))
 		d->tables(&r);
 	return ferror(f) || r.failed ? -1 : 0;
+}
+
+int ab_out_tables(const struct ab_out *o, const struct ab_bench_desc *d)
+{
+	if (o->fmt != AB_FMT_TABLE || !o->keep)
+		return 0;
+	int rc = ab_render_tables(d, o->keep, o->f, 0);
+	return fflush(o->f) || rc ? -1 : 0;
 }
 
 /* ---- lookups ---- */

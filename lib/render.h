@@ -51,6 +51,10 @@ struct ab_render {
 /* The tables of one benchmark to f, as its own stdout (markdown 0) or tables.md shows them. */
 int ab_render_tables(const struct ab_bench_desc *d, const struct ab_results *res, FILE *f,
 		     int markdown);
+/* A benchmark's end of output: in table format, its tables from the records o kept
+ * (o->keep); csv and json printed every record already. 0 or -1. */
+struct ab_out;
+int ab_out_tables(const struct ab_out *o, const struct ab_bench_desc *d);
 /* Does res hold any record of d's benchmark? */
 int ab_render_has(const struct ab_bench_desc *d, const struct ab_results *res);
 

@@ -212,7 +212,7 @@ double ab_welford_stddev(const struct ab_welford *w)
 
 void ab_hist_merge(struct ab_hist *dst, const struct ab_hist *src)
 {
-	for (int i = 0; i < AB_HIST_BUCKETS; i++)
+	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++)
 		dst->b[i] += src->b[i];
 }
 
@@ -220,16 +220,21 @@ uint64_t ab_hist_count(const struct ab_hist *h)
 {
 	uint64_t c = 0;
 
-	for (int i = 0; i < AB_HIST_BUCKETS; i++)
+	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++)
 		c += h->b[i];
 	return c;
 }
 
-/*
- * Nearest rank: the bucket holding the ceil(p/100 * count)-th value, reported
- * as 2^(i + 1/2). Bucket 0 holds 0 and 1, where sqrt(2) would exceed every
- * value in it: it reports 1.
- */
+/* Middle of bucket i: [low, low + width). */
+static double bucket_mid(unsigned i)
+{
+	if (i < AB_HIST_SUB)
+		return i;
+	unsigned k = i / AB_HIST_SUB, sub = i % AB_HIST_SUB;
+	double width = ldexp(1.0, (int)k - 1);
+	return ldexp(AB_HIST_SUB + sub, (int)k - 1) + (width - 1) / 2;
+}
+
 double ab_hist_percentile(const struct ab_hist *h, double p)
 {
 	uint64_t count = ab_hist_count(h), rank, cum = 0;
@@ -241,10 +246,10 @@ double ab_hist_percentile(const struct ab_hist *h, double p)
 		rank = 1;
 	if (rank > count)	/* rounding of p/100 * count near the top */
 		rank = count;
-	for (int i = 0; i < AB_HIST_BUCKETS; i++) {
+	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
 		cum += h->b[i];
 		if (cum >= rank)
-			return i == 0 ? 1.0 : ldexp(M_SQRT2, i);
+			return bucket_mid(i);
 	}
 	return NAN;	/* not reached: cum ends at count >= rank */
 }

@@ -57,20 +57,33 @@ void ab_welford_add(struct ab_welford *w, double x);
 double ab_welford_stddev(const struct ab_welford *w);	/* sample (n - 1) */
 
 /*
- * Log2 latency histogram for hot paths: bucket i counts values in [2^i, 2^(i+1)).
- * Percentiles come back as the geometric middle of the bucket, so they carry at
- * most a factor-of-sqrt(2) error; exact enough for p50/p99 of ns latencies.
+ * Log-linear latency histogram for hot paths (HdrHistogram's layout): values
+ * below 32 are counted exactly; above, each power of two is split into 32
+ * equal buckets, so a bucket is at most 1/32 of its values wide and a
+ * percentile, reported at the bucket's middle, is within 1.6% of the true
+ * value. 1920 buckets (15 KiB) cover every uint64_t.
  */
-#define AB_HIST_BUCKETS 64
+#define AB_HIST_SUB_BITS 5
+#define AB_HIST_SUB (1u << AB_HIST_SUB_BITS)
+#define AB_HIST_BUCKETS ((64 - AB_HIST_SUB_BITS + 1) * AB_HIST_SUB)
 struct ab_hist {
 	uint64_t b[AB_HIST_BUCKETS];
 };
+static inline unsigned ab_hist_bucket(uint64_t v)
+{
+	if (v < AB_HIST_SUB)
+		return (unsigned)v;
+	unsigned e = 63 - (unsigned)__builtin_clzll(v);	/* >= AB_HIST_SUB_BITS */
+	unsigned sub = (unsigned)(v >> (e - AB_HIST_SUB_BITS)) & (AB_HIST_SUB - 1);
+	return (e - AB_HIST_SUB_BITS + 1) * AB_HIST_SUB + sub;
+}
 static inline void ab_hist_add(struct ab_hist *h, uint64_t v)
 {
-	h->b[v ? 63 - __builtin_clzll(v) : 0]++;
+	h->b[ab_hist_bucket(v)]++;
 }
 void ab_hist_merge(struct ab_hist *dst, const struct ab_hist *src);
 uint64_t ab_hist_count(const struct ab_hist *h);
-double ab_hist_percentile(const struct ab_hist *h, double p);	/* NAN when empty */
+/* Nearest rank, reported at its bucket's middle (exact below 32). NAN when empty. */
+double ab_hist_percentile(const struct ab_hist *h, double p);
 
 #endif
