@@ -1,7 +1,7 @@
 #!/bin/bash
 # affbench's one command: install what is missing, build, put back anything a
-# killed run left changed, run the default plan, then print the seed-layout
-# tables and where the report is.
+# killed run left changed, run the default plan, then print the posts' tables
+# and the readings, and where the report is.
 #   ./runme.sh [--quick] [--plan NAME|FILE] [--repeat N] [--out DIR]
 #   ./runme.sh --restore-only   only put back what a killed run left changed
 #                               (knob journal, stale FUSE mounts), then stop
@@ -20,6 +20,18 @@ restore_leftovers() {
 	bin/harness restore
 }
 
+# Values are passed to the harness as separate arguments, never through a shell;
+# still, one that could be taken for an option or hides a line break is refused.
+check_value() {
+	case $2 in
+	''|-*|*$'\n'*|*$'\r'*) echo "runme.sh: bad value for $1: '$2'" >&2; exit 2 ;;
+	esac
+	if [ "$1" = --repeat ] && ! [[ $2 =~ ^[0-9]{1,4}$ ]]; then
+		echo "runme.sh: bad value '$2' for --repeat: want a whole number in 1..1000" >&2
+		exit 2
+	fi
+}
+
 args=()
 restore_only=0
 while [ $# -gt 0 ]; do
@@ -28,8 +40,11 @@ while [ $# -gt 0 ]; do
 	--restore-only) restore_only=1 ;;
 	--plan|--repeat|--out)
 		[ $# -ge 2 ] || { echo "runme.sh: $1 needs a value" >&2; exit 2; }
+		check_value "$1" "$2"
 		args+=("$1" "$2"); shift ;;
-	--plan=*|--repeat=*|--out=*) args+=("${1%%=*}" "${1#*=}") ;;
+	--plan=*|--repeat=*|--out=*)
+		check_value "${1%%=*}" "${1#*=}"
+		args+=("${1%%=*}" "${1#*=}") ;;
 	-h|--help) usage; exit 0 ;;
 	*) echo "runme.sh: unknown option '$1' (--quick, --plan, --repeat, --out, --restore-only)" >&2; exit 2 ;;
 	esac
@@ -78,7 +93,9 @@ if [ ! -f "$out/tables.md" ]; then
 	echo "runme.sh: no tables.md in '$out'" >&2
 	exit 1
 fi
+# The posts' tables and the readings; every result stays in the files.
 echo
-cat "$out/tables.md"
-echo
+sed '/^## All results/,$d' "$out/tables.md"
+sed -n '/^## Warnings/,/^## Files/p' "$out/report.md" | sed '/^## Files/d; /^!\[/d'
+echo "tables: $out/tables.md (every result at its end)"
 echo "report: $out/report.md"

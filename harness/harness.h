@@ -74,8 +74,9 @@ struct h_plan {
 	struct h_point *points;
 };
 
-/* Find a plan: an existing file path, else harness/plans/NAME.plan next to the
- * binary's tree or in the installed share dir. 0 or -1 (message in err). */
+/* Find a plan: a file path (with a '/', or an existing file), else NAME.plan in
+ * harness/plans/, in the benchmark folder NAME/ of the source tree, or in the
+ * installed share dir. 0, or -1 with a message listing the plans there are. */
 int h_plan_find(const char *name, char *path, size_t len, char *err, size_t errlen);
 /* Parse and expand. 0 or -1 with "FILE:LINE: reason" in err. */
 int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen);
@@ -85,6 +86,67 @@ int h_point_argv(const struct h_point *pt, const char *program, char **argv, int
 		 char *durbuf, size_t durlen);
 /* Directory holding the harness binary (for bin/<bench> and the plans). */
 const char *h_self_dir(void);
+
+/* ---- a run (run.c, point.c, runfiles.c, machine.c) ---- */
+#include <signal.h>
+#include <sys/types.h>
+
+extern volatile sig_atomic_t h_stop_sig;	/* SIGINT/SIGTERM/SIGHUP received: stop the sweep */
+
+/* An append-only CSV file of the run: one write() per row; a torn row is cut back out. */
+struct h_csv {
+	int fd;
+	char path[4096];
+};
+/* Open (create with header when empty). 0 or -1 with errno. */
+int h_csv_open(struct h_csv *c, const char *dir, const char *name, const char *header);
+void h_csv_close(struct h_csv *c);
+off_t h_csv_size(const struct h_csv *c);
+/* Append text whole, or cut it back out: 0 or an errno value. */
+int h_csv_write(struct h_csv *c, const char *text, size_t len);
+/* Append one RFC 4180 row of n fields: 0 or an errno value. */
+int h_csv_row(struct h_csv *c, int n, const char *const *fields);
+
+/* --resume: mark done[rep * npoints + point] from runs.csv and cut raw.csv back to the
+ * last finished point; refuses (-1, message) when runs.csv is missing or torn, or raw.csv
+ * is shorter than runs.csv says, leaving raw.csv untouched. */
+struct h_resume {
+	int npoints, repeat;
+	char *done;
+};
+int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen);
+
+/* harness run's options (run_opts.c) and the run itself (run.c). */
+struct h_run_opts {
+	const char *plan, *out, *resume, *note;
+	int quick, repeat, dry;
+};
+int h_run(struct h_run_opts *o);
+int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len);
+void h_run_check_programs(const struct h_plan *plan);
+int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out);
+
+/* One invocation of one point (point.c). */
+enum h_outcome { H_OK, H_FAIL, H_SKIP };
+struct h_point_run {
+	const struct h_point *pt;
+	int rep;			/* 1-based repetition */
+	struct h_csv *raw;
+	int exit_code;			/* out: -1 when it did not run or was given up */
+	int write_failed;		/* out: raw.csv could not be written (a full disk) */
+	double seconds;			/* out */
+};
+enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv, char *reason,
+			   size_t rlen);
+/* Benchmarks given up (stuck in the kernel past SIGKILL): reaped if they ever end. */
+void h_abandon(pid_t pid);
+void h_reap_abandoned(void);
+/* The program of a block: its "program" or bin/<bench> next to the harness. */
+const char *h_program_of(const struct h_block *b, char *buf, size_t len);
+
+/* machine.txt: the machine, the discoveries, the knobs "before" (or "after"). 0 or -1. */
+int h_machine_write(const char *out, const struct h_plan *plan, const char *note);
+int h_machine_knobs(const char *out, const char *when);
 
 /* ---- data (data.c) ---- */
 /* Load DIR/raw.csv into d (bad rows reported on stderr and skipped). 0 or -1 (message in err). */

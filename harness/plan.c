@@ -3,6 +3,7 @@
  * the top of harness/plans/default.plan). Expansion is the cross product of a
  * block's axes, in the order the axes are written (last axis varies fastest).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -32,24 +33,68 @@ const char *h_self_dir(void)
 	return dir;
 }
 
+/* bin/harness -> ../harness/plans and ../<bench>/ in the source tree; bin/ -> ../share/affbench/plans installed */
+static const char *const plan_dirs[] = { "%s/../harness/plans", "%s/../share/affbench/plans" };
+
+/* The names of the plans there are, for a message ("default, quick, cputestfs, ..."). */
+static void plan_names(char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < AB_ARRAY_SIZE(plan_dirs); i++) {
+		char dir[PATH_MAX];
+		snprintf(dir, sizeof(dir), plan_dirs[i], h_self_dir());
+		DIR *d = opendir(dir);
+		struct dirent *de;
+		while (d && (de = readdir(d))) {
+			size_t n = strlen(de->d_name);
+			if (n > 5 && !strcmp(de->d_name + n - 5, ".plan") && o + n < len)
+				o += (size_t)snprintf(buf + o, len - o, "%s%.*s", o ? ", " : "",
+						      (int)(n - 5), de->d_name);
+		}
+		if (d)
+			closedir(d);
+	}
+	for (int b = 0; h_registry[b]; b++) {
+		char p[PATH_MAX];
+		snprintf(p, sizeof(p), "%s/../%s/%s.plan", h_self_dir(), h_registry[b]->name,
+			 h_registry[b]->name);
+		if (access(p, R_OK) == 0 && o + 64 < len)
+			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", h_registry[b]->name);
+	}
+}
+
+static int valid_plan_name(const char *s)
+{
+	return *s && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(s) && strlen(s) < 64;
+}
+
 int h_plan_find(const char *name, char *path, size_t len, char *err, size_t errlen)
 {
+	char names[1024];
+
 	if (strchr(name, '/') || access(name, F_OK) == 0) {
 		if (access(name, R_OK) != 0)
-			return ab_err(err, errlen, "plan '%s': %s", name, strerror(errno));
+			return ab_err(err, errlen, "bad value '%s' for --plan: %s", name, strerror(errno));
 		snprintf(path, len, "%s", name);
 		return 0;
 	}
-	/* bin/harness -> ../harness/plans in the source tree; bin/ -> ../share/affbench/plans installed */
-	static const char *const dirs[] = { "%s/../harness/plans/%s.plan",
-					    "%s/../share/affbench/plans/%s.plan" };
-	for (size_t i = 0; i < AB_ARRAY_SIZE(dirs); i++) {
-		snprintf(path, len, dirs[i], h_self_dir(), name);
+	if (valid_plan_name(name)) {
+		for (size_t i = 0; i < AB_ARRAY_SIZE(plan_dirs); i++) {
+			char dir[PATH_MAX];
+			snprintf(dir, sizeof(dir), plan_dirs[i], h_self_dir());
+			snprintf(path, len, "%s/%s.plan", dir, name);
+			if (access(path, R_OK) == 0)
+				return 0;
+		}
+		snprintf(path, len, "%s/../%s/%s.plan", h_self_dir(), name, name);
 		if (access(path, R_OK) == 0)
 			return 0;
 	}
-	return ab_err(err, errlen, "plan '%s': no such file and no %s/../harness/plans/%s.plan",
-		      name, h_self_dir(), name);
+	plan_names(names, sizeof(names));
+	return ab_err(err, errlen, "bad value '%s' for --plan: no such plan or file (plans: %s)", name,
+		      names[0] ? names : "none found");
 }
 
 static int parse_pos(const char *s, double *out)

@@ -143,10 +143,16 @@ if [ -f "$REF/raw.csv" ]; then
 		"idle-thread" "xfs_io"; do
 		check "tables.md shows '$want'" grep -qF -- "$want" "$D/ref/tables.md"
 	done
-	n=$(grep -c '^## .*(seed 00[0-4])' "$D/ref/report.md")
-	check "report.md reads all four seeds ($n sections)" test "$n" = 4
+	n=$(grep -cE '^## (cputestfs|ddpar|sqrtio|fdget): ' "$D/ref/report.md")
+	check "report.md reads all four posts ($n sections)" test "$n" = 4
+	for src in "fuse-devel 2012, Stefan Westerfeld" "fuse-devel 2015" "LKML 2008, Alan D. Brunelle" \
+		"fstests 2016, Amir Goldstein"; do
+		check "tables.md names the post '$src'" grep -qF -- "$src" "$D/ref/tables.md"
+	done
+	check "no internal post numbers anywhere users look" \
+		bash -c "! grep -qE 'seed 00[0-9]' '$D/ref/tables.md' '$D/ref/report.md'"
 	check "report.md judges with CIs" grep -q "95% CI" "$D/ref/report.md"
-	for png in cputestfs ddpar ddpar_timereq sqrtio fdget; do
+	for png in cputestfs ddpar sqrtio fdget; do
 		check "plot $png.png drawn" test -s "$D/ref/$png.png"
 	done
 	# A missing column must read as n/a, never as a config compared with itself.

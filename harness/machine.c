@@ -1,0 +1,308 @@
+/*
+ * machine.txt: what a reader of the results needs to know about the machine
+ * (kernel, CPU, topology, allowed CPUs, governor, mitigations, libfuse), what
+ * the benchmarks' discovery found (a descriptor's `discover` argument: sqrtio's
+ * disk and IRQs), and the knobs affbench may change, before and after the run.
+ * Read from /proc and /sys directly: no shell, nothing from outside in a
+ * command line. An optional note (harness run --machine-note) comes first.
+ */
+#define FUSE_USE_VERSION 34
+#include <fuse_lowlevel.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "cpuset.h"
+#include "harness.h"
+#include "knob.h"
+#include "pin.h"
+#include "proc.h"
+
+#define DISCOVER_TIMEOUT_NS (20 * AB_NS)	/* scaled by the machine's slowness */
+
+static void first_line(FILE *f, const char *label, const char *path)
+{
+	char buf[512];
+
+	if (h_read_line(path, buf, sizeof(buf)) == 0)
+		fprintf(f, "%-14s %s\n", label, buf);
+	else
+		fprintf(f, "%-14s (unavailable: %s)\n", label, path);
+}
+
+static void cpu_model(FILE *f)
+{
+	char line[512];
+	FILE *c = fopen("/proc/cpuinfo", "re");
+
+	while (c && fgets(line, sizeof(line), c))
+		if (!strncmp(line, "model name", 10) && strchr(line, ':')) {
+			char *v = strchr(line, ':') + 1;
+			v += strspn(v, " \t");
+			fprintf(f, "%-14s %s", "cpu_model", v);
+			break;
+		}
+	if (c)
+		fclose(c);
+}
+
+/* One line per CPU: core, package, SMT siblings and the last cache level's sharing. */
+static void topology(FILE *f)
+{
+	struct ab_cpuset present;
+	char path[256], core[32], pkg[32], smt[256], llc[256];
+	int cpu;
+
+	ab_cpuset_zero(&present);
+	for (cpu = 0; cpu < AB_MAX_CPUS; cpu++) {
+		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/topology", cpu);
+		if (access(path, F_OK) == 0)
+			ab_cpuset_set(&present, cpu);
+	}
+	ab_cpuset_for_each(cpu, &present) {
+		const char *base = "/sys/devices/system/cpu";
+		snprintf(path, sizeof(path), "%s/cpu%d/topology/core_id", base, cpu);
+		h_read_line(path, core, sizeof(core));
+		snprintf(path, sizeof(path), "%s/cpu%d/topology/physical_package_id", base, cpu);
+		h_read_line(path, pkg, sizeof(pkg));
+		snprintf(path, sizeof(path), "%s/cpu%d/topology/thread_siblings_list", base, cpu);
+		h_read_line(path, smt, sizeof(smt));
+		llc[0] = '\0';
+		for (int idx = 0; idx < 8; idx++) {	/* the highest index is the last level */
+			char v[256];
+			snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/shared_cpu_list", base, cpu, idx);
+			if (h_read_line(path, v, sizeof(v)) == 0)
+				snprintf(llc, sizeof(llc), "%s", v);
+		}
+		fprintf(f, "topology cpu%d core=%s package=%s smt_siblings=%s llc=%s\n", cpu, core, pkg,
+			smt, llc);
+	}
+}
+
+static void mitigations(FILE *f)
+{
+	const char *dir = "/sys/devices/system/cpu/vulnerabilities";
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		char path[512], v[256];
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (h_read_line(path, v, sizeof(v)) == 0)
+			fprintf(f, "mitigation %s:%s\n", de->d_name, v);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* ---- discovery ---- */
+
+/* The discovery's stdout (bounded in size and time), its log in the run's log/. */
+static int discover_output(const struct h_block *b, const char *arg, const char *logp, char *text,
+			   size_t len)
+{
+	char prog[PATH_MAX], *argv[H_ARGS_MAX + 3];
+	int n = 0, pfd[2];
+	size_t have = 0;
+
+	argv[n++] = (char *)h_program_of(b, prog, sizeof(prog));
+	for (int e = 0; e < b->nextra; e++)
+		argv[n++] = b->extra[e];
+	argv[n++] = (char *)arg;
+	argv[n] = NULL;
+	if (pipe2(pfd, O_CLOEXEC))
+		return -1;
+	pid_t parent = getpid(), pid = fork();
+	if (pid == 0) {
+		int lf = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+		setpgid(0, 0);
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(127);
+		dup2(pfd[1], 1);
+		if (lf >= 0)
+			dup2(lf, 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	uint64_t deadline = ab_now_ns() + ab_scaled_ns(DISCOVER_TIMEOUT_NS);
+	while (pid > 0 && have < len - 1 && ab_now_ns() < deadline) {
+		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+		if (poll(&p, 1, 200) <= 0)
+			continue;
+		ssize_t r = read(pfd[0], text + have, len - 1 - have);
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+	}
+	close(pfd[0]);
+	text[have] = '\0';
+	if (pid < 0)
+		return -1;
+	if (ab_now_ns() >= deadline)
+		kill(-pid, SIGKILL);
+	return ab_reap_one(pid, deadline);	/* bounded: a stuck discovery is given up */
+}
+
+/* KEY=VALUE lines as "<bench>_KEY VALUE"; knob=PATH lines as "<bench>_knob PATH" (allow-listed). */
+static void discover(FILE *f, const char *out, const struct h_block *b, const char *arg)
+{
+	char logp[PATH_MAX], text[8192];
+
+	snprintf(logp, sizeof(logp), "%s/log/%s-discover.log", out, b->bench);
+	int st = discover_output(b, arg, logp, text, sizeof(text));
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *eq = strchr(l, '=');
+		size_t klen = strspn(l, "abcdefghijklmnopqrstuvwxyz0123456789_");
+		if (!eq || eq - l != (long)klen || klen == 0 || klen > 40)
+			continue;
+		*eq = '\0';
+		if (!strcmp(l, "knob") && !ab_knob_allowed(eq + 1))
+			continue;
+		char label[64];
+		snprintf(label, sizeof(label), "%s_%s", b->bench, l);
+		fprintf(f, "%-14s ", label);
+		h_md_cell(f, eq + 1);	/* one line, whatever the program printed */
+		fputc('\n', f);
+	}
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		fprintf(f, "%-14s (discovery %s; see %s)\n", b->bench, st == -1 ? "given up: no answer" :
+			"failed", logp);
+}
+
+/* Once per distinct target: blocks of one benchmark with the same arguments share it. */
+static void discoveries(FILE *f, const char *out, const struct h_plan *plan)
+{
+	for (int i = 0; i < plan->nblocks; i++) {
+		const struct h_block *b = &plan->blocks[i];
+		const struct ab_bench_desc *d = h_desc(b->bench);
+		int seen = 0;
+		if (!d || !d->discover)
+			continue;
+		for (int j = 0; j < i && !seen; j++) {
+			const struct h_block *o = &plan->blocks[j];
+			seen = !strcmp(o->bench, b->bench) && !strcmp(o->program, b->program) &&
+			       o->nextra == b->nextra;
+			for (int e = 0; seen && e < b->nextra; e++)
+				seen = !strcmp(o->extra[e], b->extra[e]);
+		}
+		if (!seen) {
+			fflush(f);
+			discover(f, out, b, d->discover);
+		}
+	}
+}
+
+/* ---- knobs ---- */
+
+static void knob_line(FILE *f, const char *when, const char *path)
+{
+	char val[256];
+
+	if (ab_knob_read(path, val, sizeof(val)) == 0)
+		fprintf(f, "knob %-6s %s = %s\n", when, path, val);
+}
+
+/* The knobs affbench may change: rq_affinity of every disk, FUSE's enable_uring, and
+ * what discoveries listed (machine.txt's "<bench>_knob" lines). */
+static void knobs(FILE *f, const char *out, const char *when)
+{
+	char path[PATH_MAX], line[1024];
+	DIR *d = opendir("/sys/block");
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/sys/block/%s/queue/rq_affinity", de->d_name);
+		knob_line(f, when, path);
+	}
+	if (d)
+		closedir(d);
+	knob_line(f, when, "/sys/module/fuse/parameters/enable_uring");
+	snprintf(path, sizeof(path), "%s/machine.txt", out);
+	FILE *m = fopen(path, "re");
+	while (m && fgets(line, sizeof(line), m)) {
+		char *k = strstr(line, "_knob ");
+		if (!k || strchr(line, ' ') < k)
+			continue;
+		char *v = k + 6 + strspn(k + 6, " ");
+		v[strcspn(v, "\n")] = '\0';
+		if (ab_knob_allowed(v) && !strstr(v, "rq_affinity"))	/* disks are listed above */
+			knob_line(f, when, v);
+	}
+	if (m)
+		fclose(m);
+}
+
+int h_machine_write(const char *out, const struct h_plan *plan, const char *note)
+{
+	char path[PATH_MAX], buf[512];
+	struct utsname u;
+	struct ab_cpuset allowed;
+
+	snprintf(path, sizeof(path), "%s/machine.txt", out);
+	FILE *f = fopen(path, "we");
+	if (!f)
+		return -1;
+	if (note)
+		fprintf(f, "%-14s %s\n", "note", note);
+	time_t t = time(NULL);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S %z", localtime(&t));
+	fprintf(f, "%-14s %s\n", "date", buf);
+	if (uname(&u) == 0)
+		fprintf(f, "%-14s %s %s %s %s\n", "kernel", u.sysname, u.release, u.version, u.machine);
+	gethostname(buf, sizeof(buf));
+	buf[sizeof(buf) - 1] = '\0';
+	fprintf(f, "%-14s %s\n", "host", buf);
+	cpu_model(f);
+	if (ab_cpuset_allowed(&allowed) == 0 && ab_cpuset_format(&allowed, buf, sizeof(buf)) >= 0)
+		fprintf(f, "%-14s %s (%d)\n", "allowed_cpus", buf, ab_cpuset_count(&allowed));
+	first_line(f, "online_cpus", "/sys/devices/system/cpu/online");
+	first_line(f, "numa_nodes", "/sys/devices/system/node/online");
+	first_line(f, "smt_active", "/sys/devices/system/cpu/smt/active");
+	first_line(f, "governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+	first_line(f, "loadavg", "/proc/loadavg");
+	topology(f);
+	mitigations(f);
+	fprintf(f, "%-14s %s\n", "libfuse", fuse_pkgversion());
+	discoveries(f, out, plan);
+	if (ferror(f) | fclose(f))
+		return -1;
+	return h_machine_knobs(out, "before");
+}
+
+int h_machine_knobs(const char *out, const char *when)
+{
+	char path[PATH_MAX], *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+
+	if (!m)
+		return -1;
+	knobs(m, out, when);	/* reads machine.txt: collect first, then append */
+	if (!strcmp(when, "after"))
+		first_line(m, "loadavg_after", "/proc/loadavg");
+	fclose(m);
+	snprintf(path, sizeof(path), "%s/machine.txt", out);
+	FILE *f = fopen(path, "ae");
+	int rc = f && fputs(text ? text : "", f) >= 0 ? 0 : -1;
+	if (f && (ferror(f) | fclose(f)))
+		rc = -1;
+	free(text);
+	return rc;
+}
