@@ -4,7 +4,7 @@
 #   make sanitize     unit tests under ASan + UBSan (separate build tree)
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make clean
-# Libraries come from pkg-config (fuse3, cmocka). The pkg-config calls are
+# Libraries come from pkg-config (fuse3, liburing, cmocka). The pkg-config calls are
 # deferred (recursive variables) so 'make check' can install them first.
 
 PREFIX  ?= /usr/local
@@ -20,9 +20,11 @@ override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilib $(EXTRA_CFLAGS)
 LDFLAGS += $(EXTRA_LDFLAGS)
 FUSE_CFLAGS = $(shell $(PKG_CONFIG) --cflags fuse3)
 FUSE_LIBS   = $(shell $(PKG_CONFIG) --libs fuse3)
+URING_CFLAGS = $(shell $(PKG_CONFIG) --cflags liburing)
+URING_LIBS   = $(shell $(PKG_CONFIG) --libs liburing)
 CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
 CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
-LIBS = $(FUSE_LIBS) -lpthread -lm
+LIBS = $(FUSE_LIBS) $(URING_LIBS) -lpthread -lm
 
 # Every directory with C sources becomes one program in bin/ named after it.
 PROGRAMS := $(foreach d,cputestfs ddpar sqrtio fdget harness,$(if $(wildcard $(d)/*.c),$(d)))
@@ -74,7 +76,7 @@ deps:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(FUSE_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(URING_CFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB_A): $(LIB_OBJ)
 	@rm -f $@
@@ -91,7 +93,7 @@ $(foreach p,$(PROGRAMS),$(eval $(call program_rule,$(p))))
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(CMOCKA_CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB_A) $(CMOCKA_LIBS) $(LIBS)
+	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(URING_CFLAGS) $(CMOCKA_CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB_A) $(CMOCKA_LIBS) $(LIBS)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_A)
 	@mkdir -p $(@D)
