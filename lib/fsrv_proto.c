@@ -428,7 +428,8 @@ ssize_t fsrv_dev_handle(struct fsrv *s, const void *in, size_t n, void *out, siz
 	int rc;
 
 	if (n < sizeof(*ih) || cap < sizeof(oh)) {
-		ab_msg("fsrv: a FUSE request of %zu bytes is shorter than its header", n);
+		ab_msg("fsrv: %s of %zu bytes is shorter than its header",
+		       n < sizeof(*ih) ? "a FUSE request" : "a reply buffer", n < sizeof(*ih) ? n : cap);
 		return -1;
 	}
 	if (ih->len != n) {
