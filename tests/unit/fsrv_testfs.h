@@ -41,6 +41,8 @@ static const char *const tfs_names[] = { [TFS_STAT] = "stat", [TFS_SINK] = "sink
 struct tfs_shared {
 	_Atomic uint64_t getattrs, sink_bytes, sink_writes, pattern_bytes, pt_io;
 	_Atomic uint64_t opens, releases;
+	_Atomic uint64_t client_ok;	/* stat()s that worked, for clients that loop */
+	_Atomic int client_errno;	/* how the first failing one failed */
 	char msg[512];		/* the client's failure, "" when it passed */
 };
 
@@ -220,22 +222,19 @@ static int tfs_fail(struct tfs_shared *sh, const char *fmt, ...)
 	return -1;
 }
 
+/* mnt/<name of ino>; "" when it does not fit (the open or stat then fails). */
 static void tfs_path(char *out, size_t len, const char *mnt, int ino)
 {
-	snprintf(out, len, "%s/%s", mnt, tfs_names[ino]);
+	if (snprintf(out, len, "%s/%s", mnt, tfs_names[ino]) >= (int)len)
+		out[0] = '\0';
 }
 
-/*
- * Run fn(mnt, sh, arg) in a child; wait up to timeout_ms. 0 when it passed;
- * -1 with sh->msg set when it failed, died or hung (then it is killed after
- * the connection conn is aborted, so a blocked request cannot keep it).
- */
 typedef int (*tfs_client_fn)(const char *mnt, struct tfs_shared *sh, const void *arg);
-static int tfs_client(const char *mnt, int conn, struct tfs_shared *sh, tfs_client_fn fn,
-		      const void *arg, int timeout_ms)
-{
-	int st;
 
+/* Start fn(mnt, sh, arg) in a child: its pid, or -1 with sh->msg set. */
+static pid_t tfs_client_start(const char *mnt, struct tfs_shared *sh, tfs_client_fn fn,
+			      const void *arg)
+{
 	sh->msg[0] = '\0';
 	fflush(NULL);
 	pid_t pid = fork();
@@ -243,12 +242,27 @@ static int tfs_client(const char *mnt, int conn, struct tfs_shared *sh, tfs_clie
 		return tfs_fail(sh, "fork: %s", strerror(errno));
 	if (pid == 0)
 		_exit(fn(mnt, sh, arg) == 0 ? 0 : 1);
+	return pid;
+}
+
+/*
+ * Wait up to timeout_ms for the client: 0 when it passed; -1 with sh->msg set
+ * when it failed, died or hung (then connection conn is aborted and the
+ * client killed; a client whose request an io_uring thread of a stopped
+ * daemon holds stays blocked until that daemon is continued or killed).
+ */
+static int tfs_client_wait(pid_t pid, int conn, struct tfs_shared *sh, int timeout_ms)
+{
 	uint64_t deadline = ab_now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	int st;
+
 	while (waitpid(pid, &st, WNOHANG) == 0) {
 		if (ab_now_ns() > deadline) {
 			ab_mnt_abort_conn(conn);
 			kill(pid, SIGKILL);
-			waitpid(pid, &st, 0);
+			/* A request the daemon holds waits uninterruptibly: do not wait for good. */
+			for (int i = 0; i < 1000 && waitpid(pid, &st, WNOHANG) == 0; i++)
+				ab_sleep_ns(1000000);
 			return tfs_fail(sh, "client hung for %d ms", timeout_ms);
 		}
 		ab_sleep_ns(1000000);
@@ -256,6 +270,15 @@ static int tfs_client(const char *mnt, int conn, struct tfs_shared *sh, tfs_clie
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0 && !sh->msg[0])
 		return 0;
 	return tfs_fail(sh, "client ended with status 0x%x", (unsigned)st);
+}
+
+/* Both: run fn in a child and wait for it. */
+static inline int tfs_client(const char *mnt, int conn, struct tfs_shared *sh, tfs_client_fn fn,
+			     const void *arg, int timeout_ms)
+{
+	pid_t pid = tfs_client_start(mnt, sh, fn, arg);
+
+	return pid < 0 ? -1 : tfs_client_wait(pid, conn, sh, timeout_ms);
 }
 
 #endif
