@@ -6,8 +6,11 @@
  *   pattern  direct_io, TFS_PATTERN_SIZE bytes of tfs_pattern_byte()
  *   pt       passthrough to a real file (tfs_args.backing); a read or write
  *            that reaches the daemon is counted in pt_io and fails
- * Names and entries are cached for good, attributes never: one stat() of a
- * file is one GETATTR. Counters live in shared memory for the parent.
+ *   gen      a new node at every lookup, never cached, nlink 0: the kernel
+ *            drops the old inode at once and sends FORGET (or BATCH_FORGET)
+ *            for it over /dev/fuse, whatever the transport
+ * Other names and entries are cached for good, attributes never: one stat()
+ * of a file is one GETATTR. Counters live in shared memory for the parent.
  *
  * Client side: checks run in a forked child (a hung mount must not hang the
  * test) that reports "" or one failure line through shared memory.
@@ -33,14 +36,17 @@
 #include "fusemnt.h"
 #include "pin.h"
 
-enum { TFS_ROOT = FUSE_ROOT_ID, TFS_STAT, TFS_SINK, TFS_PATTERN, TFS_PT };
+enum { TFS_ROOT = FUSE_ROOT_ID, TFS_STAT, TFS_SINK, TFS_PATTERN, TFS_PT, TFS_GEN };
 static const char *const tfs_names[] = { [TFS_STAT] = "stat", [TFS_SINK] = "sink",
-					 [TFS_PATTERN] = "pattern", [TFS_PT] = "pt" };
+					 [TFS_PATTERN] = "pattern", [TFS_PT] = "pt",
+					 [TFS_GEN] = "gen" };
+#define TFS_GEN_FIRST 1000	/* gen's nodes: 1000, 1001 ... */
 #define TFS_PATTERN_SIZE (1024 * 1024 + 123)	/* ends inside a page */
 
 struct tfs_shared {
 	_Atomic uint64_t getattrs, sink_bytes, sink_writes, pattern_bytes, pt_io;
 	_Atomic uint64_t opens, releases;
+	_Atomic uint64_t gen_lookups, forgets;	/* forgets: nlookup summed over gen's nodes */
 	_Atomic uint64_t client_ok;	/* stat()s that worked, for clients that loop */
 	_Atomic int client_errno;	/* how the first failing one failed */
 	char msg[512];		/* the client's failure, "" when it passed */
@@ -86,7 +92,9 @@ static int tfs_attr(struct tfs *fs, uint64_t ino, struct fuse_attr *a)
 		a->size = (uint64_t)st.st_size;
 		break;
 	default:
-		return -ENOENT;
+		if (ino < TFS_GEN_FIRST)
+			return -ENOENT;
+		a->nlink = 0;
 	}
 	a->blocks = (uint64_t)sched_getcpu() + 1;
 	return 0;
@@ -94,12 +102,18 @@ static int tfs_attr(struct tfs *fs, uint64_t ino, struct fuse_attr *a)
 
 static int tfs_lookup(void *p, uint64_t parent, const char *name, struct fuse_entry_out *out)
 {
-	for (uint64_t i = TFS_STAT; parent == TFS_ROOT && i < AB_ARRAY_SIZE(tfs_names); i++) {
+	struct tfs *fs = p;
+
+	if (parent == TFS_ROOT && strcmp(name, tfs_names[TFS_GEN]) == 0) {
+		out->nodeid = TFS_GEN_FIRST + atomic_fetch_add(&fs->sh->gen_lookups, 1);
+		return tfs_attr(fs, out->nodeid, &out->attr);
+	}
+	for (uint64_t i = TFS_STAT; parent == TFS_ROOT && i < TFS_GEN; i++) {
 		if (strcmp(name, tfs_names[i]) != 0)
 			continue;
 		out->nodeid = i;
 		out->entry_valid = 1000000;
-		return tfs_attr(p, i, &out->attr);
+		return tfs_attr(fs, i, &out->attr);
 	}
 	return -ENOENT;
 }
@@ -182,6 +196,14 @@ static ssize_t tfs_write(void *p, uint64_t nodeid, uint64_t fh, uint64_t off, co
 	return size;
 }
 
+static void tfs_forget(void *p, uint64_t nodeid, uint64_t nlookup)
+{
+	struct tfs *fs = p;
+
+	if (nodeid >= TFS_GEN_FIRST)
+		atomic_fetch_add(&fs->sh->forgets, nlookup);
+}
+
 static const struct ab_fsrv_ops tfs_ops = {
 	.lookup = tfs_lookup,
 	.getattr = tfs_getattr,
@@ -189,6 +211,7 @@ static const struct ab_fsrv_ops tfs_ops = {
 	.release = tfs_release,
 	.read = tfs_read,
 	.write = tfs_write,
+	.forget = tfs_forget,
 };
 
 /* ab_daemon_start's run function */

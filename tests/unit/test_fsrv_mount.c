@@ -182,6 +182,25 @@ static int check_read(const char *mnt, struct tfs_shared *sh, const struct cinfo
 	return 0;
 }
 
+/* 50 nodes that the kernel drops at once: forgets reach the daemon. */
+static int check_forget(const char *mnt, struct tfs_shared *sh, const struct cinfo *ci)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	(void)ci;
+	tfs_path(p, sizeof(p), mnt, TFS_GEN);
+	for (int i = 0; i < 50; i++)
+		if (stat(p, &st) < 0)
+			return tfs_fail(sh, "stat %s: %s", p, strerror(errno));
+	uint64_t deadline = ab_now_ns() + 2000000000ull;
+	while (atomic_load(&sh->forgets) < 40 && ab_now_ns() < deadline)
+		ab_sleep_ns(1000000);
+	uint64_t n = atomic_load(&sh->forgets), l = atomic_load(&sh->gen_lookups);
+	return n >= 40 ? 0 : tfs_fail(sh, "%llu lookups of gen, %llu forgotten",
+				     (unsigned long long)l, (unsigned long long)n);
+}
+
 static int check_pt(const char *mnt, struct tfs_shared *sh, const struct cinfo *ci);
 static int check_cpus(const char *mnt, struct tfs_shared *sh, const struct cinfo *ci);
 
@@ -190,7 +209,7 @@ static int client_all(const char *mnt, struct tfs_shared *sh, const void *arg)
 	const struct cinfo *ci = arg;
 
 	if (check_stat(mnt, sh, ci) < 0 || check_write(mnt, sh, ci) < 0 ||
-	    check_read(mnt, sh, ci) < 0)
+	    check_read(mnt, sh, ci) < 0 || check_forget(mnt, sh, ci) < 0)
 		return -1;
 	if (ci->c->passthrough && check_pt(mnt, sh, ci) < 0)
 		return -1;
