@@ -30,9 +30,13 @@
  *                 affinity, that is online), pinned to it, serving that CPU's
  *                 queue; the queues of CPUs that are not allowed or offline
  *                 are spread over those threads. queue_depth entries per
- *                 queue. One more thread reads /dev/fuse for what the kernel
- *                 still sends there (FORGET, INTERRUPT). A REGISTER the kernel
+ *                 queue; threads, clone_fd and pin do not apply. The calling
+ *                 thread reads /dev/fuse for what the kernel still sends there
+ *                 (FORGET, BATCH_FORGET, INTERRUPT). A REGISTER the kernel
  *                 refuses ends the daemon with AB_EXIT_SKIP and one line.
+ *                 An abort through fusectl does not release a request already
+ *                 handed to a ring thread of a SIGSTOPped daemon (Linux 6.18):
+ *                 continue or kill the daemon after it (ab_daemon_stop does).
  *
  * Passthrough (Linux 6.9+, root): with cfg.passthrough the open handler may
  * set backing_fd; the library registers it (FUSE_DEV_IOC_BACKING_OPEN), the

@@ -232,7 +232,8 @@ static int tfs_run(void *arg, const char *mnt)
 /* ---- client side ---- */
 
 /* Record the client's failure (first one wins) and return -1. */
-static int tfs_fail(struct tfs_shared *sh, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int tfs_fail(struct tfs_shared *sh, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 static int tfs_fail(struct tfs_shared *sh, const char *fmt, ...)
 {
 	va_list ap;
