@@ -50,7 +50,7 @@ int fsrv_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct
 static int fsrv_mount(const char *mnt, const struct ab_fsrv_cfg *cfg, int fd)
 {
 	char opts[128], type[128];
-	const char *src = cfg->fsname ? cfg->fsname : "fsrv";
+	const char *src = cfg->fsname ? cfg->fsname : "affbench-fsrv";
 
 	snprintf(opts, sizeof(opts), "fd=%d,rootmode=40000,user_id=%u,group_id=%u", fd,
 		 (unsigned)getuid(), (unsigned)getgid());

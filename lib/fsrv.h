@@ -94,7 +94,8 @@ struct ab_fsrv_ops {
 
 struct ab_fsrv_cfg {
 	enum ab_fsrv_transport transport;
-	const char *fsname;	/* mount source; NULL = "fsrv" */
+	const char *fsname;	/* mount source; NULL = "affbench-fsrv". Start it with
+				 * "affbench-": stale-mount cleanup removes only those */
 	const char *subtype;	/* type "fuse.<subtype>"; NULL = "fuse" */
 	int threads;		/* dev: serving threads (0 = 1) */
 	int clone_fd;		/* dev: one cloned /dev/fuse fd per thread */

@@ -94,7 +94,7 @@ static void __attribute__((noreturn)) probe_child(const char *dir, const char *o
 		m.err = errno, m.step = 0;
 	else if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		m.err = errno, m.step = 1;
-	else if (mount("fsrv-probe", dir, "fuse.fsrv-probe", MS_NOSUID | MS_NODEV, opts) < 0)
+	else if (mount("affbench-fsrv-probe", dir, "fuse.fsrv-probe", MS_NOSUID | MS_NODEV, opts) < 0)
 		m.err = errno, m.step = 2;
 	else if ((m.n = read(devfd, buf, len)) < 0)
 		m.err = errno, m.step = 3;

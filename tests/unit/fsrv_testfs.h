@@ -34,6 +34,10 @@
 #include "common.h"
 #include "fsrv.h"
 #include "fusemnt.h"
+/* The daemon helpers moved from fusemnt.h to fusedaemon.h on main: build on both. */
+#if __has_include("fusedaemon.h")
+#include "fusedaemon.h"
+#endif
 #include "pin.h"
 
 enum { TFS_ROOT = FUSE_ROOT_ID, TFS_STAT, TFS_SINK, TFS_PATTERN, TFS_PT, TFS_GEN };

@@ -133,7 +133,8 @@ static void test_register_refused(void **state)
 	assert_non_null(r);
 	r->a.sh = ab_shm_alloc(sizeof(*r->a.sh));
 	assert_non_null(r->a.sh);
-	r->a.cfg = (struct ab_fsrv_cfg){ .transport = AB_FSRV_URING, .subtype = "fsrvtest" };
+	r->a.cfg = (struct ab_fsrv_cfg){ .transport = AB_FSRV_URING, .fsname = "affbench-fsrvtest",
+					  .subtype = "fsrvtest" };
 	assert_int_equal(pipe2(pfd, O_CLOEXEC), 0);
 	r->errfd = pfd[1];
 	assert_int_equal(ab_mnt_mkdir(NULL, mnt, sizeof(mnt), err, sizeof(err)), 0);
@@ -293,8 +294,8 @@ static void test_fault(void **state)
 	assert_non_null(sh);
 	assert_int_equal(ab_cpuset_allowed(&cpus), 0);
 	a->sh = sh;
-	a->cfg = (struct ab_fsrv_cfg){ .transport = AB_FSRV_URING, .subtype = "fsrvtest",
-				       .queue_depth = 2 };
+	a->cfg = (struct ab_fsrv_cfg){ .transport = AB_FSRV_URING, .fsname = "affbench-fsrvtest",
+				       .subtype = "fsrvtest", .queue_depth = 2 };
 	if (ab_daemon_start(&d, NULL, -1, tfs_run, a, 5000, err, sizeof(err)) < 0)
 		fail_msg("%s", err);
 	snprintf(mnt, sizeof(mnt), "%s", d.mnt);
