@@ -1,5 +1,5 @@
 # affbench: one non-recursive Makefile. `make help` lists the targets.
-# Libraries come from pkg-config (fuse3, cmocka, libbpf). The pkg-config calls
+# Libraries come from pkg-config (fuse3, liburing, cmocka, libbpf). The pkg-config calls
 # are deferred (recursive variables) so 'make check' can install them first.
 # Benchmarks are the folders named in harness/registry.def, one line each.
 
@@ -19,9 +19,11 @@ override CFLAGS += -std=gnu11 $(WARN) -D_GNU_SOURCE -Ilib $(EXTRA_CFLAGS)
 LDFLAGS += $(EXTRA_LDFLAGS)
 FUSE_CFLAGS = $(shell $(PKG_CONFIG) --cflags fuse3)
 FUSE_LIBS   = $(shell $(PKG_CONFIG) --libs fuse3)
+URING_CFLAGS = $(shell $(PKG_CONFIG) --cflags liburing)
+URING_LIBS   = $(shell $(PKG_CONFIG) --libs liburing)
 CMOCKA_CFLAGS = $(shell $(PKG_CONFIG) --cflags cmocka)
 CMOCKA_LIBS   = $(shell $(PKG_CONFIG) --libs cmocka)
-LIBS = $(FUSE_LIBS) -lpthread -lm
+LIBS = $(FUSE_LIBS) $(URING_LIBS) -lpthread -lm
 
 REGISTRY := harness/registry.def
 BENCHES  := $(shell sed -n 's/^AB_BENCH(\([a-z][a-z0-9_]*\)).*/\1/p' $(REGISTRY))
@@ -87,7 +89,7 @@ endif
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(FUSE_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(URING_CFLAGS) -MMD -MP -c $< -o $@
 
 # The published numbers are data: lib/published.tsv, compiled in as one string.
 $(BUILD)/published.c: lib/published.tsv
@@ -115,7 +117,7 @@ $(eval $(call program_rule,harness,$(DESC_OBJ)))
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(CMOCKA_CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB_A) $(CMOCKA_LIBS) $(LIBS)
+	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(URING_CFLAGS) $(CMOCKA_CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB_A) $(CMOCKA_LIBS) $(LIBS)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_A)
 	@mkdir -p $(@D)

@@ -18,6 +18,7 @@ make:make
 pkg-config:pkg-config
 /usr/include/fuse3/fuse_lowlevel.h:libfuse3-dev
 fusermount3:fuse3
+/usr/include/liburing.h:liburing-dev
 /usr/include/cmocka.h:libcmocka-dev
 gnuplot:gnuplot-nox
 "
