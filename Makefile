@@ -137,8 +137,8 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san BIN=build-san/bin \
 		EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="-fsanitize=address,undefined" \
-		unit-check build-san/bin/harness
-	@AFFBENCH_HARNESS=$(CURDIR)/build-san/bin/harness tests/fuzz/raw_csv.sh
+		unit-check build-san/bin/harness build-san/tests/tools/mutate
+	@AFFBENCH_BUILD=build-san AFFBENCH_HARNESS=$(CURDIR)/build-san/bin/harness tests/fuzz/raw_csv.sh
 
 check-topology: all
 	@scripts/check-topology.sh

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gpscript.h"
 #include "render.h"
 
 #define POST "clonefd2015"
@@ -146,38 +147,44 @@ static void reading(struct ab_render *r)
 	fprintf(f, ".\n\n");
 }
 
-static void mode_dat(struct ab_render *r, int m)
-{
-	struct ab_grid g;
-	static const char *fixed[2][2] = { { "mode=write", NULL }, { "mode=read", NULL } };
-	char name[32];
-
-	ab_grid_build(r, &g, mbps[m], "procs", "clone_fd", fixed[m]);
-	snprintf(name, sizeof(name), "ddpar_%s", modes[m]);
-	ab_grid_dat(r, &g, name);
-}
-
+/* One panel per mode with data, one line per clone_fd value it holds. */
 static void plots(struct ab_render *r)
 {
-	if (!ab_r_find(r, mbps[0], NULL) && !ab_r_find(r, mbps[1], NULL))
+	static const char *fixed[2][2] = { { "mode=write", NULL }, { "mode=read", NULL } };
+	struct ab_grid g[2];
+	int panels = 0;
+
+	for (int m = 0; m < 2; m++) {
+		ab_grid_build(r, &g[m], mbps[m], "procs", "clone_fd", fixed[m]);
+		panels += g[m].nr > 0;
+	}
+	if (!panels)
 		return;
 	FILE *b = ab_plot_begin(r);
-	fprintf(b, "set multiplot layout 1,2\nset logscale x 2\nset yrange [0:*]\n"
-		   "set key top left noenhanced\nset offsets graph 0.05, graph 0.05\n");
+	fprintf(b, "set multiplot layout 1,%d\nset logscale x 2\nset yrange [0:*]\n"
+		   "set key top left noenhanced\nset offsets graph 0.05, graph 0.05\n", panels);
 	ab_plot_set(b, "xlabel", "dd processes (N)");
 	ab_plot_set(b, "ylabel", "MB/s");
 	for (int m = 0; m < 2; m++) {
-		char title[64];
-		mode_dat(r, m);
+		char name[32], title[64];
+		if (!g[m].nr)
+			continue;
+		snprintf(name, sizeof(name), "ddpar_%s", modes[m]);
+		ab_grid_dat(r, &g[m], name);
 		snprintf(title, sizeof(title), "ddpar %s", modes[m]);
 		ab_plot_set(b, "title", title);
-		/* columns follow the sorted clone_fd values: off, then on */
-		fprintf(b, "plot 'ddpar_%s.dat' using 1:2:3:4 with yerrorlines title "
-			   "'without clone_fd', '' using 1:5:6:7 with yerrorlines title "
-			   "'with clone_fd'\n", modes[m]);
+		fprintf(b, "plot ");
+		for (int c = 0; c < g[m].nc; c++) {
+			char key[64];
+			snprintf(key, sizeof(key), "clone_fd %s", g[m].cols[c]);
+			fprintf(b, "%s'%s.dat' using 1:%d:%d:%d with yerrorlines title ", c ? ", " : "", name,
+				2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
+			ab_gp_string(b, key);
+		}
+		fprintf(b, "\n");
 	}
 	fprintf(b, "unset multiplot\n");
-	ab_plot_end(r, b, "ddpar", 1100, 450);
+	ab_plot_end(r, b, "ddpar", 550 * panels, 450);
 }
 
 static const char *const headline[] = { "write_MB_per_s", "read_MB_per_s", NULL };

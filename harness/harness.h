@@ -26,6 +26,7 @@ int cmd_restore(int argc, char **argv);
 int h_restore(const char *journal, const char *workdir, FILE *log);
 
 /* ---- the registry (registry.c, from registry.def) ---- */
+#define H_BENCH_MAX 64
 extern const struct ab_bench_desc *const h_registry[];	/* NULL-terminated */
 const struct ab_bench_desc *h_desc(const char *bench);	/* NULL when not registered */
 

@@ -50,24 +50,38 @@ static int write_tables(const char *dir, const struct ab_results *d)
 	return h_out_close(&o);
 }
 
-/* Plots and readings of every registered benchmark with data; readings into body. */
+/* Plots, then readings, of every registered benchmark with data; readings into body.
+ * All .gp files are written first and drawn by one gnuplot; a reading shows the
+ * figures that were drawn. */
 static int render_benches(const char *dir, const struct ab_results *d, FILE *body, int ncpu)
 {
-	int rc = 0;
+	char names[AB_PLOTS_MAX][64];
+	int first[H_BENCH_MAX], count[H_BENCH_MAX], ok[AB_PLOTS_MAX], n = 0, rc = 0;
 
-	for (int i = 0; h_registry[i]; i++) {
-		const struct ab_bench_desc *desc = h_registry[i];
-		struct ab_render r = { .desc = desc, .res = d, .out = body, .markdown = 1, .dir = dir,
-				       .ncpu = ncpu };
-		if (!ab_render_has(desc, d))
+	for (int i = 0; h_registry[i] && i < H_BENCH_MAX; i++) {
+		struct ab_render r = { .desc = h_registry[i], .res = d, .out = body, .markdown = 1,
+				       .dir = dir, .ncpu = ncpu };
+		first[i] = n;
+		count[i] = 0;
+		if (!ab_render_has(r.desc, d) || !r.desc->plots)
 			continue;
-		if (desc->plots)
-			desc->plots(&r);
-		if (desc->reading)
-			desc->reading(&r);
-		for (int k = 0; k < r.nfig; k++)
-			fprintf(body, "![%s](%s.png)\n\n", r.figures[k], r.figures[k]);
+		r.desc->plots(&r);
+		for (int k = 0; k < r.nfig && n < AB_PLOTS_MAX; k++)
+			snprintf(names[n++], sizeof(names[0]), "%s", r.figures[k]);
+		count[i] = n - first[i];
 		rc |= r.failed ? -1 : 0;
+	}
+	rc |= ab_plots_draw(dir, names, n, ok) ? -1 : 0;
+	for (int i = 0; h_registry[i] && i < H_BENCH_MAX; i++) {
+		struct ab_render r = { .desc = h_registry[i], .res = d, .out = body, .markdown = 1,
+				       .ncpu = ncpu };
+		if (!ab_render_has(r.desc, d))
+			continue;
+		if (r.desc->reading)
+			r.desc->reading(&r);
+		for (int k = first[i]; k < first[i] + count[i]; k++)
+			if (ok[k])
+				fprintf(body, "![%s](%s.png)\n\n", names[k], names[k]);
 	}
 	return rc;
 }

@@ -110,12 +110,20 @@ void ab_grid_dat(struct ab_render *r, const struct ab_grid *m, const char *name)
 
 /* ---- plots ---- */
 /* The plot body (gnuplot commands) goes to the returned stream; ab_plot_end writes
- * NAME.gp drawing it to PNG and SVG, runs gnuplot in r->dir and lists the figure. */
+ * NAME.gp drawing it to PNG and SVG and lists the figure in r->figures; nothing is
+ * drawn until ab_plots_draw runs gnuplot on them. */
 FILE *ab_plot_begin(struct ab_render *r);
 void ab_plot_end(struct ab_render *r, FILE *body, const char *name, int width, int height);
 /* Clustered bars with CI error bars of a grid's .dat; title, ylabel and the key are escaped. */
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
 		  const char *ylabel, const char *key_prefix);
+/* "set terminal ... set output 'NAME.png'" (svg 0) or NAME.svg (svg 1). */
+void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height);
+/* Run gnuplot in dir on NAME.gp for each of names (one process for all; when it
+ * fails, each alone to find which). ok[i]: drawn. Returns how many failed, each
+ * named in a message. */
+#define AB_PLOTS_MAX 64
+int ab_plots_draw(const char *dir, char names[][64], int n, int *ok);
 /* gnuplot "set KEYWORD 'text' noenhanced" (title, xlabel, ylabel) with text escaped. */
 void ab_plot_set(FILE *f, const char *keyword, const char *text);
 

@@ -1,0 +1,5 @@
+#!/bin/bash
+# The raw.csv fuzz test (tests/fuzz/raw_csv.sh: 1,000 seeded mutations through
+# harness plot and compare) against bin/harness; `make sanitize` runs the same
+# script against the ASan + UBSan build.
+exec "$(dirname "$0")/../fuzz/raw_csv.sh"
