@@ -6,7 +6,7 @@
 
 #define AB_VERSION "0.1.0"
 
-/* DESIGN.md exit codes */
+/* Exit codes (docs/records.md) */
 enum {
 	AB_EXIT_OK = 0,		/* measured */
 	AB_EXIT_FAIL = 1,	/* the measurement failed */

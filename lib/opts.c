@@ -1,6 +1,6 @@
 /*
  * The option layer: one table per benchmark drives parsing and --help, and
- * the common options of DESIGN.md are handled the same way everywhere.
+ * the common options (docs/records.md) are handled the same way everywhere.
  */
 #include "opts.h"
 

@@ -1,7 +1,7 @@
 /*
  * One option layer for every benchmark: one table drives parsing and --help
  * (perf bench's options[], libfuse's fuse_opt with offsetof). The common
- * options of DESIGN.md come for free:
+ * options (docs/records.md) come for free:
  *   --help --version --format table|csv|json --duration SEC --repeat N
  *   --cpus LIST --quiet
  * Bad input: one line naming the option and the value, exit 2.

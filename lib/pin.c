@@ -1,7 +1,7 @@
 /*
  * Pinning, the start gate and clocks. Workers pin before they start (the
  * thread's attr, or the child before its loop), wait at the gate, then count;
- * the parent times (STYLE.md points 2 and 4).
+ * the parent times, with CLOCK_MONOTONIC.
  */
 #include "pin.h"
 

@@ -1,5 +1,5 @@
 /*
- * Tidy records (DESIGN.md "One contract"): one row per metric per repetition,
+ * Tidy records (docs/records.md): one row per metric per repetition,
  * written as an aligned table for people, or CSV / JSON lines for programs.
  * Every record is flushed as it is written so a crash loses nothing already
  * measured, and a non-finite value is never written at all: a failed
@@ -250,7 +250,7 @@ static void write_json(struct ab_out *o, const struct ab_config *c, int rep, con
 
 /*
  * A NAN or infinite value writes nothing: "a failed measurement is never
- * written as a number" (DESIGN.md). The caller knows why it failed and is
+ * written as a number" (docs/records.md). The caller knows why it failed and is
  * the one to say so on stderr and exit 1.
  */
 void ab_record(struct ab_out *o, const struct ab_config *c, int rep, const char *metric,

@@ -1,5 +1,5 @@
 /*
- * The tidy record format of DESIGN.md: one row per metric per repetition.
+ * The tidy record format (docs/records.md): one row per metric per repetition.
  *   CSV:  bench,config,rep,metric,value,unit   (RFC 4180 quoting)
  *   JSON: {"bench":..,"config":{..},"rep":N,"metric":..,"value":..,"unit":..} per line
  *   table: aligned columns for people

@@ -1,5 +1,5 @@
 /*
- * CPU topology from sysfs and the placement resolver (DESIGN.md "Placements").
+ * CPU topology from sysfs and the placement resolver (docs/placements.md).
  *
  * Per CPU we read, under <sysroot>/sys/devices/system:
  *   cpu/online                                 which CPUs exist (else the cpuN dirs)

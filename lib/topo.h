@@ -1,6 +1,6 @@
 /*
  * CPU topology from sysfs (SMT siblings, last-level cache, NUMA node) and the
- * placement resolver: named placements of DESIGN.md -> concrete CPUs.
+ * placement resolver: named placements (docs/placements.md) -> concrete CPUs.
  * The sysfs root is a parameter so tests can use fixture trees.
  */
 #ifndef AB_TOPO_H
