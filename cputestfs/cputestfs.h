@@ -1,47 +1,135 @@
 /*
- * cputestfs: the interfaces between its files.
- *   fs.c        the FUSE filesystem (daemon process): one directory, one file,
- *               every GETATTR reply says which CPU served it
- *   baseline.c  the kernel-file and pipe ping-pong baselines
- *   main.c      options, placements, client processes, timing, output
+ * cputestfs: every interface between its files.
+ *   main.c     options, placements, the sweep (timed and instrumented
+ *              repetitions), records and the rendered tables
+ *   measure.c  one repetition: start the server side and the clients, time
+ *              the window, watch for a dead or hung side, collect the numbers
+ *   loop.c     the measured loop each client process runs
+ *   server.c   what clients call, one table entry per kind of server: the
+ *              libfuse daemon, a kernel file, pipe servers
+ *   pipes.c    the pipe ping-pong baseline: pipes and their server processes
+ *   fs.c       the FUSE filesystem the daemon serves
+ *   desc.c     the report (lib/render descriptor), also linked into the harness
  * Parent, clients and servers share one struct cfs_shared (ab_shm_alloc, made
- * before fork): the parent flips the phase and samples counters; clients and
- * servers only bump their own counters.
+ * before any fork): the parent flips the phase and samples counters; clients
+ * and servers only bump their own.
  */
 #ifndef CFS_H
 #define CFS_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
 #include "cpuset.h"
 #include "fusedaemon.h"
+#include "kstats.h"
 #include "pin.h"
+#include "proc.h"
+#include "record.h"
+#include "stats.h"
+#include "topo.h"
 
 #define CFS_FILE_NAME "cputest"	/* the file clients stat() on the mount */
-#define CFS_LAT_EVERY 64	/* clients time one call in this many */
-#define CFS_LAT_MAX 65536	/* latency samples kept per client (a ring: the latest) */
+#define CFS_LAT_EVERY 64	/* a client times one call in this many */
 
+/* --baseline, in the order of its choices: which server clients call. */
+enum cfs_baseline { CFS_BASE_FUSE, CFS_BASE_KERNEL, CFS_BASE_PIPE, CFS_BASE_COUNT };
+
+/* Settings of a run: filled by the options table (main.c), read everywhere else. */
+struct cfs_settings {
+	const char *placement;	/* comma-separated placement names */
+	int daemon;		/* enum ab_fuse_loop */
+	int clients;
+	int baseline;		/* enum cfs_baseline */
+	const char *mountpoint;	/* the user's empty directory, or NULL: a private one */
+	int kstats;		/* enum ab_kstats_mode */
+	double duration;	/* seconds of the measured window */
+	int repeat;
+	int quiet;
+};
+
+/* One placement, resolved to CPUs: what a repetition runs where, and its record config. */
+struct cfs_point {
+	enum ab_placement placement;
+	int *client_cpu;	/* client i runs on client_cpu[i] (-1: unpinned) */
+	int *server_cpu;	/* and is served from server_cpu[i] (-1: unpinned) */
+	int server_pinned;	/* the FUSE daemon is pinned to server_set */
+	struct ab_cpuset server_set;
+	char client_list[256], server_list[256];
+	struct ab_config cfg;
+};
+
+/* ---- the numbers of one repetition (measure.c fills, main.c records) ---- */
+enum cfs_metric {
+	CFS_M_STAT, CFS_M_SAME, CFS_M_OTHER, CFS_M_REQ, CFS_M_P50, CFS_M_P99,	/* timed */
+	CFS_M_KNS, CFS_M_KSAME, CFS_M_KREQ, CFS_M_DREQ,				/* instrumented */
+	CFS_M_COUNT
+};
+#define CFS_M_FIRST_KERNEL CFS_M_KNS
+struct cfs_result {
+	double v[CFS_M_COUNT];
+	int has[CFS_M_COUNT];
+};
+
+/*
+ * The timed metrics of a window of ns nanoseconds in which clients completed
+ * calls, same of them served on their own CPU, and the server side answered
+ * requests. names_cpu 0 (a kernel file): no CPU share, no requests per call.
+ */
+static inline void cfs_window_metrics(uint64_t calls, uint64_t same, uint64_t requests, uint64_t ns,
+				      int names_cpu, struct cfs_result *res)
+{
+	res->v[CFS_M_STAT] = (double)calls / ((double)ns / 1e9);
+	res->v[CFS_M_SAME] = 100.0 * (double)same / (double)calls;
+	res->v[CFS_M_OTHER] = 100.0 - res->v[CFS_M_SAME];
+	res->v[CFS_M_REQ] = (double)requests / (double)calls;
+	res->has[CFS_M_STAT] = 1;
+	res->has[CFS_M_SAME] = res->has[CFS_M_OTHER] = res->has[CFS_M_REQ] = names_cpu;
+}
+
+/* The FUSE requests stat() causes (the first LOOKUP, then GETATTR) and READDIR* for ls:
+ * exactly the requests the daemon counts. */
+static inline int cfs_counted_op(unsigned opcode)
+{
+	return opcode == 1 || opcode == AB_FUSE_GETATTR || opcode == 28 || opcode == 44;
+}
+
+/* Counted requests between two kstats snapshots (a NULL: since the reset): how many,
+ * how many ended on the CPU that queued them, and their summed kernel time. */
+static inline void cfs_kernel_delta(const struct ab_kstats_result *a,
+				    const struct ab_kstats_result *b, uint64_t *n, uint64_t *same,
+				    double *ns)
+{
+	*n = *same = 0;
+	*ns = 0;
+	for (unsigned op = 0; op < sizeof(b->op) / sizeof(b->op[0]); op++) {
+		if (!cfs_counted_op(op))
+			continue;
+		*n += b->op[op].count - (a ? a->op[op].count : 0);
+		*same += b->op[op].same_cpu - (a ? a->op[op].same_cpu : 0);
+		*ns += b->op[op].sum_ns - (a ? a->op[op].sum_ns : 0);
+	}
+}
+
+/* ---- shared memory ---- */
 enum cfs_phase { CFS_WARMUP, CFS_MEASURE, CFS_STOP };
-enum cfs_baseline { CFS_BASE_FUSE, CFS_BASE_KERNEL, CFS_BASE_PIPE };
 
 /* Per client: written by that client (and its pipe server), read by the parent. */
 struct cfs_client_shm {
-	struct ab_counter calls;	/* completed operations */
+	struct ab_counter calls;	/* completed calls */
 	struct ab_counter same;		/* ... served on the caller's CPU */
 	struct ab_counter served;	/* pipe baseline: requests its server answered */
-	_Atomic int err;		/* errno of the operation that failed, 0 if none */
-	uint32_t nlat;			/* latency samples written (ring index) */
-	uint32_t lat[CFS_LAT_MAX];	/* ns, saturated at UINT32_MAX */
+	_Atomic int err;		/* errno of the call that failed, 0 if none */
+	struct ab_hist lat;		/* ns of one call in CFS_LAT_EVERY, measured window only */
 } __attribute__((aligned(AB_CACHELINE)));
 
 struct cfs_shared {
 	_Atomic int phase __attribute__((aligned(AB_CACHELINE)));	/* enum cfs_phase */
 	struct ab_gate gate __attribute__((aligned(AB_CACHELINE)));
-	/* FUSE daemon: requests served, all threads (atomic add: multi mode shares it). */
-	struct ab_counter requests;
+	struct ab_counter requests;	/* FUSE daemon: requests served, all its threads */
 	struct cfs_client_shm client[];
 };
 
@@ -59,37 +147,102 @@ static inline int cfs_served_cpu(const struct stat *st)
 	return (int)st->st_blocks - 1;
 }
 
-/* fs.c: the daemon. arg is a struct cfs_daemon_args; run as an ab_daemon_fn. */
+/* Warm-up before the measured window: 20% of it, within [50 ms, 500 ms]. */
+static inline double cfs_warmup_s(double duration)
+{
+	double w = duration * 0.2;
+	return w < 0.05 ? 0.05 : w > 0.5 ? 0.5 : w;
+}
+
+/* ---- pipes.c: the pipe baseline, one server process per client ---- */
+struct cfs_pipe {
+	int to_server, from_server;	/* the client's ends */
+	int server_in, server_out;	/* the server's ends (closed in the parent once it runs) */
+};
+/* Make n pipe pairs (every fd is -1 until made, so a close always works). 0 or -1. */
+int cfs_pipes_open(struct cfs_pipe *p, int n, char *why, size_t len);
+/* In the parent once the servers run: it and the clients keep only client ends. */
+void cfs_pipes_close_server_ends(struct cfs_pipe *p, int n);
+/* In client i: close the other clients' ends (a server sees EOF when its client is gone). */
+void cfs_pipes_keep_client(struct cfs_pipe *p, int n, int i);
+void cfs_pipes_close_all(struct cfs_pipe *p, int n);
+/* The servers' ab_worker_fn argument. */
+struct cfs_pipe_servers {
+	struct cfs_pipe *pipes;
+	int n;
+	struct cfs_shared *sh;
+};
+/* An ab_worker_fn: server i answers each byte with the CPU it runs on, until EOF (0). */
+int cfs_pipe_server(void *servers, int i);
+/* One round trip: 0 with the server's CPU in *served, or -1 with errno (EPIPE when it is gone). */
+int cfs_pipe_ping(const struct cfs_pipe *p, int *served);
+
+/* ---- server.c: the server side of one repetition ---- */
+/* What clients call: stat(path), or, when pipes is not NULL, ping pipes[i]. */
+struct cfs_target {
+	char path[4200];
+	struct cfs_pipe *pipes;
+	int n;
+};
+struct cfs_serving {
+	const struct cfs_settings *set;
+	const struct cfs_point *pt;
+	struct cfs_shared *sh;
+	struct cfs_target target;
+	struct ab_daemon daemon;	/* FUSE */
+	int have_daemon, have_file;
+	struct ab_workers pipe_servers;	/* pipe baseline */
+	int have_pipe_servers;
+	int unblocked;			/* unblock() ran: the server hung or was killed */
+};
+/*
+ * One kind of server (--baseline; later also the FUSE transport). Everything
+ * that differs between kinds is here, so the measured loop and the watchdog
+ * never ask which kind they run.
+ */
+struct cfs_server {
+	const char *name;	/* config value of baseline */
+	const char *call;	/* what one client call is, for messages */
+	const char *daemon;	/* config value of daemon; NULL: the --daemon mode */
+	const char *what;	/* the server, for messages ("daemon", "pipe server") */
+	const char *unblock_how;	/* what unblock() does, for messages */
+	int (*start)(struct cfs_serving *s, char *why, size_t len);
+	/* 0 while it runs, -1 with why once it ended (stop() says how) */
+	int (*gone)(struct cfs_serving *s, char *why, size_t len);
+	/* unstick clients blocked on a hung server (abort its connection, kill it) */
+	void (*unblock)(struct cfs_serving *s);
+	/* end it; -1 with why when it did not end cleanly. hung: do not wait long */
+	int (*stop)(struct cfs_serving *s, int hung, char *why, size_t len);
+};
+const struct cfs_server *cfs_server_for(const struct cfs_settings *set);
+/* Requests the server side answered so far (FUSE daemon, or every pipe server). */
+uint64_t cfs_requests(const struct cfs_shared *sh, int nclients);
+
+/* ---- loop.c: the measured loop ---- */
+/* Client i's process (after ab_child_setup): 0, or 1 with errno in sh->client[i].err. */
+int cfs_client(struct cfs_shared *sh, const struct cfs_target *t, int i);
+
+/* ---- fs.c: the FUSE daemon, run as an ab_daemon_fn ---- */
 struct cfs_daemon_args {
 	struct cfs_shared *sh;
 	enum ab_fuse_loop loop;
-	int pinned;			/* pin the whole process (all threads) to cpus */
-	struct ab_cpuset cpus;
+	const struct ab_cpuset *cpus;	/* pin the whole daemon (all its threads); NULL: not */
 };
 int cfs_daemon_run(void *arg, const char *mnt);
 
-/* baseline.c: a file on a kernel filesystem (under ab_workdir()) to stat(). 0 or -1. */
-int cfs_kernel_file(char *path, size_t len, char *err, size_t errlen);
-
+/* ---- measure.c: one repetition ---- */
+struct ab_kstats;
 /*
- * baseline.c: pipe ping-pong. One server process per client, pinned like the
- * daemon; the client writes one byte, the server answers with its CPU.
+ * Run one repetition of pt. ks NULL: a timed repetition, no probe attached.
+ * ks set: an instrumented one; the probes are attached for it alone and its
+ * kernel_* and daemon_requests values are filled (when kstats could count:
+ * otherwise a note says why). 0 with res filled, or -1 with why.
  */
-struct cfs_pipe {
-	int to_server;		/* client's write end */
-	int from_server;	/* client's read end */
-	pid_t pid;		/* server, 0 if none */
-};
-/* Start servers for p[0..n-1], server i pinned to cpu[i] (-1: not pinned). 0 or -1. */
-int cfs_pipes_start(struct cfs_pipe *p, int n, const int *cpu, struct cfs_shared *sh, char *err,
-		    size_t errlen);
-/* In client i's process: close the other clients' pipe ends. */
-void cfs_pipes_keep_only(struct cfs_pipe *p, int n, int i);
-/* One round trip: 0 with the server's CPU in *served, or -1 with errno (EPIPE when it is gone). */
-int cfs_pipe_ping(const struct cfs_pipe *p, int *served);
-/* Is any server gone? Returns its index or -1 (status left for cfs_pipes_stop). */
-int cfs_pipes_dead(const struct cfs_pipe *p, int n);
-/* Kill and reap every server, close the parent's ends. */
-void cfs_pipes_stop(struct cfs_pipe *p, int n);
+int cfs_measure(const struct cfs_settings *set, const struct cfs_point *pt, struct ab_kstats *ks,
+		struct cfs_result *res, char *why, size_t len);
+
+/* ---- desc.c: the report, rendered from the records (lib/render) ---- */
+struct ab_bench_desc;
+extern const struct ab_bench_desc ab_desc_cputestfs;
 
 #endif

@@ -5,6 +5,10 @@
  * one GETATTR request; the reply carries the CPU that served it (st_blocks,
  * see cfs_encode_cpu) and the daemon counts every request it answers in
  * shared memory so the parent can check requests per stat().
+ *
+ * Limits: the count is one shared atomic for all daemon threads (--daemon
+ * multi bounces its cache line); the CPU is read before the reply is written,
+ * so a daemon thread migrated in between names the CPU it left.
  */
 #define FUSE_USE_VERSION 34
 #include <fuse_lowlevel.h>
@@ -128,7 +132,7 @@ int cfs_daemon_run(void *arg, const char *mnt)
 	struct cfs_daemon_args *a = arg;
 	struct cfs_fs fs = { .sh = a->sh, .uid = getuid(), .gid = getgid() };
 
-	if (ab_daemon_prepare(a->pinned ? &a->cpus : NULL) < 0)
+	if (ab_daemon_prepare(a->cpus) < 0)
 		return 126;
 	return ab_fuse_serve(&cfs_ops, sizeof(cfs_ops), &fs, mnt, "cputestfs", NULL,
 			     a->loop, 0);

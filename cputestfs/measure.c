@@ -1,0 +1,352 @@
+/*
+ * One repetition of one placement: start the server side (server.c), start
+ * the client processes pinned behind the start gate (lib/proc workers running
+ * loop.c), wait out a warm-up, then sample the clients' counters with
+ * CLOCK_MONOTONIC at both ends of the measured window.
+ *
+ * A watchdog (lib/proc ab_watch) fails the repetition when the server or a
+ * client dies, when a client makes no progress for STALL_NS (the server
+ * hangs: its connection is aborted through fusectl, or the pipe servers are
+ * killed), or at warm-up + duration + GRACE_NS. Every one of these waits
+ * scales with the machine's slowness (ab_scaled_ns).
+ *
+ * An instrumented repetition (ks set) runs the same way with the kstats
+ * probes attached from the mount until the clients are reaped; only its
+ * kernel figures are kept (main.c), so no timed number ever comes from a run
+ * with probes attached.
+ *
+ * Limits: the watchdog polls every AB_POLL_NS, so a stall is seen up to that
+ * late; the kernel window is a little wider than the timed one (the maps are
+ * read outside it), which shifts no per-request figure.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "common.h"
+#include "cputestfs.h"
+#include "kstats.h"
+
+#define START_NS (3 * AB_NS)	/* clients make their first call and reach the gate within this */
+#define STALL_NS (2 * AB_NS)	/* a client without progress this long: the server hangs (not
+				 * less: a loaded machine can stall a good client 1 s) */
+#define GRACE_NS (2 * AB_NS)	/* the window's deadline: warm-up + duration + this */
+#define REAP_NS AB_NS		/* clients see STOP and exit within this */
+
+struct run {
+	const struct cfs_settings *set;
+	const struct cfs_server *server;
+	struct cfs_serving srv;
+	size_t shsize;
+	int n;
+	struct ab_workers clients;
+	int have_clients;
+	int early;		/* a client that ended before the end of the window, or -1 */
+	pid_t early_pid;
+	int server_died;
+	/* stall detection, once the gate is open */
+	int counting;
+	uint64_t *last_calls, *last_t, deadline;
+	/* instrumented repetitions */
+	struct ab_kstats *ks;
+	int ks_attached, ks_window;
+	struct ab_kstats_result kw0, kw1;
+	uint64_t dreq0;
+};
+
+static int client_worker(void *arg, int i)
+{
+	struct run *r = arg;
+
+	return cfs_client(r->srv.sh, &r->srv.target, i);
+}
+
+/* Unstick clients blocked on a hung server; once (lib/proc's reap calls it too). */
+static void unblock(void *arg)
+{
+	struct run *r = arg;
+
+	if (r->srv.unblocked)
+		return;
+	r->srv.unblocked = 1;
+	if (r->server->unblock)
+		r->server->unblock(&r->srv);
+}
+
+static int client_ended(struct run *r, int i, char *why, size_t len)
+{
+	int e = atomic_load(&r->srv.sh->client[i].err);
+
+	r->early = i;
+	r->early_pid = r->clients.pid[i];
+	if (e)
+		return ab_err(why, len, "client %d: %s %s: %s", i, r->server->call,
+			      r->srv.target.pipes ? "to its server" : r->srv.target.path, strerror(e));
+	return ab_err(why, len, "client %d (pid %d) ended early", i, (int)r->clients.pid[i]);
+}
+
+/* The watchdog's check (ab_check_fn): 0, or -1 with why. */
+static int check(void *arg, char *why, size_t len)
+{
+	struct run *r = arg;
+	uint64_t now = ab_now_ns();
+
+	if (r->server->gone && r->server->gone(&r->srv, why, len) < 0) {
+		r->server_died = 1;
+		return -1;
+	}
+	int i = r->have_clients ? ab_workers_ended(&r->clients) : -1;
+	if (i >= 0)
+		return client_ended(r, i, why, len);
+	for (i = 0; r->counting && i < r->n; i++) {
+		uint64_t c = ab_counter_read(&r->srv.sh->client[i].calls);
+		if (c != r->last_calls[i]) {
+			r->last_calls[i] = c;
+			r->last_t[i] = now;
+		} else if (now - r->last_t[i] > ab_scaled_ns(STALL_NS)) {
+			unblock(r);
+			return ab_err(why, len, "client %d made no progress for %.1f s: the %s hangs; %s",
+				      i, (double)(now - r->last_t[i]) / AB_NS, r->server->what,
+				      r->server->unblock_how);
+		}
+	}
+	if (r->deadline && now >= r->deadline) {
+		unblock(r);
+		return ab_err(why, len, "the measurement passed its deadline (duration + %.1f s)",
+			      (double)ab_scaled_ns(GRACE_NS) / AB_NS);
+	}
+	return 0;
+}
+
+/* Every client made its first call and waits at the gate. */
+static int wait_gate(struct run *r, char *why, size_t len)
+{
+	uint64_t deadline = ab_now_ns() + ab_scaled_ns(START_NS);
+
+	while (atomic_load(&r->srv.sh->gate.arrived) < (uint32_t)r->n) {
+		if (ab_now_ns() > deadline) {
+			unblock(r);
+			return ab_err(why, len, "clients did not start within %.1f s: the %s hangs; %s",
+				      (double)ab_scaled_ns(START_NS) / AB_NS, r->server->what,
+				      r->server->unblock_how);
+		}
+		if (ab_watch(ab_now_ns() + AB_POLL_NS / 10, UINT64_MAX, check, r, why, len) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void sample(const struct run *r, uint64_t *calls, uint64_t *same)
+{
+	*calls = *same = 0;
+	for (int i = 0; i < r->n; i++) {
+		*calls += ab_counter_read(&r->srv.sh->client[i].calls);
+		*same += ab_counter_read(&r->srv.sh->client[i].same);
+	}
+}
+
+/* Open the gate, warm up, time the window. 0 with the timed metrics in res, or -1 with why. */
+static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
+{
+	struct cfs_shared *sh = r->srv.sh;
+	uint64_t warm = (uint64_t)(cfs_warmup_s(r->set->duration) * AB_NS);
+	uint64_t dur = (uint64_t)(r->set->duration * AB_NS);
+	uint64_t calls0, same0, calls1, same1, go = ab_now_ns();
+
+	for (int i = 0; i < r->n; i++)
+		r->last_t[i] = go;
+	r->counting = 1;
+	r->deadline = go + warm + dur + ab_scaled_ns(GRACE_NS);
+	ab_gate_open(&sh->gate);
+	if (ab_watch(go + warm, UINT64_MAX, check, r, why, len) < 0)
+		return -1;
+
+	r->ks_window = r->ks_attached && ab_kstats_read(r->ks, &r->kw0) == 0;
+	atomic_store(&sh->phase, CFS_MEASURE);
+	uint64_t t0 = ab_now_ns();
+	uint64_t req0 = cfs_requests(sh, r->n);
+	sample(r, &calls0, &same0);
+	if (ab_watch(t0 + dur, UINT64_MAX, check, r, why, len) < 0)
+		return -1;
+	uint64_t t1 = ab_now_ns();
+	uint64_t req1 = cfs_requests(sh, r->n);
+	sample(r, &calls1, &same1);
+	atomic_store(&sh->phase, CFS_STOP);
+	r->ks_window = r->ks_window && ab_kstats_read(r->ks, &r->kw1) == 0;
+
+	if (calls1 == calls0)
+		return ab_err(why, len, "no %s completed in the measured window", r->server->call);
+	if (t1 - t0 < AB_MIN_WINDOW_NS)
+		return ab_err(why, len, "the measured window (%.3f ms) was too short to time",
+			      (double)(t1 - t0) / 1e6);
+	/* A kernel file names no serving CPU and has no server to count requests. */
+	cfs_window_metrics(calls1 - calls0, same1 - same0, req1 - req0, t1 - t0,
+			   r->set->baseline != CFS_BASE_KERNEL, res);
+	return 0;
+}
+
+static void describe_status(int st, char *buf, size_t len)
+{
+	if (st == -1)
+		snprintf(buf, len, "could not be killed (stuck in the kernel)");
+	else if (WIFSIGNALED(st))
+		snprintf(buf, len, "killed by signal %d", WTERMSIG(st));
+	else
+		snprintf(buf, len, "exit %d", WEXITSTATUS(st));
+}
+
+/* Stop and reap the clients; rc is the window's. The repetition's rc, why set on failure. */
+static int end_clients(struct run *r, int rc, char *why, size_t len)
+{
+	struct cfs_shared *sh = r->srv.sh;
+	char how[64];
+
+	atomic_store(&sh->phase, CFS_STOP);
+	ab_gate_open(&sh->gate);	/* clients still at the gate see STOP and leave */
+	int bad = ab_workers_reap(&r->clients, ab_now_ns() + ab_scaled_ns(REAP_NS), unblock, r);
+	r->have_clients = 0;
+	if (rc < 0 && r->early >= 0 && !atomic_load(&sh->client[r->early].err)) {
+		describe_status(r->clients.status[r->early], how, sizeof(how));
+		ab_err(why, len, "client %d (pid %d) ended early (%s)", r->early, (int)r->early_pid,
+		       how);
+	}
+	if (rc < 0)
+		return rc;
+	if (r->srv.unblocked)	/* clients were stuck in their call at the end */
+		return ab_err(why, len, "the %s hangs: clients were stuck in their call at the end of "
+			      "the window; %s", r->server->what, r->server->unblock_how);
+	for (int i = 0; bad && i < r->n; i++) {
+		int st = r->clients.status[i], e = atomic_load(&sh->client[i].err);
+		if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+			continue;
+		describe_status(st, how, sizeof(how));
+		return ab_err(why, len, "client %d failed: %s", i, e ? strerror(e) : how);
+	}
+	return 0;
+}
+
+static void latency(const struct run *r, struct cfs_result *res)
+{
+	struct ab_hist all;
+
+	memset(&all, 0, sizeof(all));
+	for (int i = 0; i < r->n; i++)
+		ab_hist_merge(&all, &r->srv.sh->client[i].lat);
+	if (!ab_hist_count(&all))
+		return;
+	res->v[CFS_M_P50] = ab_hist_percentile(&all, 50);
+	res->v[CFS_M_P99] = ab_hist_percentile(&all, 99);
+	res->has[CFS_M_P50] = res->has[CFS_M_P99] = 1;
+}
+
+/* ---- kernel statistics, instrumented repetitions only ---- */
+
+/* Probes on from here (mounted, no client yet) until the clients are reaped. */
+static void kstats_begin(struct run *r)
+{
+	const char *skip = NULL;
+
+	if (!r->ks || !r->srv.have_daemon)
+		return;
+	if (ab_kstats_clear_pids(r->ks) < 0)
+		skip = "cannot clear the kstats pid map";
+	else if (ab_kstats_add_pid(r->ks, r->srv.daemon.pid) < 0)
+		skip = errno == E2BIG ? "the kstats pid map is full (" AB_STR(AB_KSTATS_MAX_PIDS) " pids)"
+				      : "cannot add the daemon to the kstats pid map";
+	else if (ab_kstats_set_conn(r->ks, r->srv.daemon.conn) < 0 || ab_kstats_reset(r->ks) < 0)
+		skip = "cannot reset the kstats maps";
+	else if (ab_kstats_attach(r->ks) < 0)
+		skip = "attaching the kstats probes failed";
+	if (skip) {
+		ab_msg("%s: kernel_* metrics of this repetition not written", skip);
+		return;
+	}
+	r->ks_attached = 1;
+	r->dreq0 = cfs_requests(r->srv.sh, r->n);
+}
+
+/* Requests over the whole run (to cross-check the daemon's count); time and CPUs per
+ * request over the measured window. */
+static void kstats_end(struct run *r, int rc, struct cfs_result *res)
+{
+	struct ab_kstats_result whole;
+	uint64_t n, same;
+	double ns;
+
+	if (!r->ks_attached)
+		return;
+	if (rc == 0 && ab_kstats_read(r->ks, &whole) == 0) {
+		cfs_kernel_delta(NULL, &whole, &n, &same, &ns);
+		res->v[CFS_M_KREQ] = (double)n;
+		res->v[CFS_M_DREQ] = (double)(cfs_requests(r->srv.sh, r->n) - r->dreq0);
+		res->has[CFS_M_KREQ] = res->has[CFS_M_DREQ] = 1;
+	}
+	if (rc == 0 && r->ks_window) {
+		cfs_kernel_delta(&r->kw0, &r->kw1, &n, &same, &ns);
+		if (n) {
+			res->v[CFS_M_KNS] = ns / (double)n;
+			res->v[CFS_M_KSAME] = 100.0 * (double)same / (double)n;
+			res->has[CFS_M_KNS] = res->has[CFS_M_KSAME] = 1;
+		}
+	}
+	ab_kstats_detach(r->ks);
+	r->ks_attached = 0;
+}
+
+/* ---- one repetition ---- */
+
+static int run_alloc(struct run *r, char *why, size_t len)
+{
+	r->shsize = sizeof(struct cfs_shared) + (size_t)r->n * sizeof(struct cfs_client_shm);
+	r->srv.sh = ab_shm_alloc(r->shsize);
+	r->last_calls = calloc((size_t)r->n, sizeof(*r->last_calls));
+	r->last_t = calloc((size_t)r->n, sizeof(*r->last_t));
+	if (!r->srv.sh || !r->last_calls || !r->last_t)
+		return ab_err(why, len, "out of memory for %d clients", r->n);
+	ab_gate_init(&r->srv.sh->gate);
+	atomic_store(&r->srv.sh->phase, CFS_WARMUP);
+	return 0;
+}
+
+int cfs_measure(const struct cfs_settings *set, const struct cfs_point *pt, struct ab_kstats *ks,
+		struct cfs_result *res, char *why, size_t len)
+{
+	struct run r = { .set = set, .server = cfs_server_for(set), .n = set->clients, .early = -1,
+			 .ks = ks, .srv = { .set = set, .pt = pt } };
+	char why2[512];
+	int rc = -1;
+
+	memset(res, 0, sizeof(*res));
+	if (run_alloc(&r, why, len) < 0)
+		goto out;
+	if (r.server->start(&r.srv, why, len) < 0)
+		goto stop;
+	kstats_begin(&r);
+	if (ab_workers_start(&r.clients, r.n, 0, pt->client_cpu, NULL, client_worker, &r, why,
+			     len) < 0)
+		goto stop;
+	r.have_clients = 1;
+	rc = wait_gate(&r, why, len) == 0 && window(&r, res, why, len) == 0 ? 0 : -1;
+	rc = end_clients(&r, rc, why, len);
+	ab_workers_free(&r.clients);
+	if (rc == 0)
+		latency(&r, res);
+stop:
+	kstats_end(&r, rc, res);
+	/* A server that died explains itself best by how it ended. */
+	if (r.server->stop(&r.srv, r.srv.unblocked, why2, sizeof(why2)) < 0 &&
+	    (rc == 0 || r.server_died)) {
+		snprintf(why, len, "%s", why2);
+		rc = -1;
+	}
+out:
+	if (r.srv.sh)
+		ab_shm_free(r.srv.sh, r.shsize);
+	free(r.last_calls);
+	free(r.last_t);
+	if (rc < 0)
+		memset(res, 0, sizeof(*res));
+	return rc;
+}

@@ -1,0 +1,201 @@
+/*
+ * What clients call, one table entry per kind of server: the libfuse daemon
+ * (the benchmark: --daemon single, multi or clone_fd, in its own process
+ * pinned to the placement's daemon CPUs), a file on a kernel filesystem (the
+ * upper bound, no daemon), and pipe servers placed like the daemon (the
+ * scheduler's wake-up cost without FUSE). Each entry starts its side, says
+ * whether it died, unsticks clients blocked on it when it hangs, and stops it;
+ * the measured loop and the watchdog never ask which kind they run, so a new
+ * kind (another FUSE transport) is one more entry.
+ *
+ * Timeouts that depend on machine speed go through ab_scaled_ns.
+ * Limits: the kernel file lies in the work directory, whatever filesystem
+ * that is (tmpfs under /tmp on most machines).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "cputestfs.h"
+#include "fusemnt.h"
+
+#define MOUNT_WAIT_NS (5 * AB_NS)	/* the daemon mounts within this */
+#define STOP_WAIT_NS (3 * AB_NS)	/* a healthy daemon exits within this of its unmount */
+#define HUNG_STOP_NS (200 * 1000000ull)	/* a hung one cannot exit by itself: kill it soon */
+#define PIPES_STOP_NS AB_NS		/* pipe servers see EOF and exit within this */
+
+static int ms(uint64_t ns)
+{
+	return (int)(ns / 1000000ull);
+}
+
+uint64_t cfs_requests(const struct cfs_shared *sh, int nclients)
+{
+	uint64_t n = ab_counter_read(&sh->requests);
+
+	for (int i = 0; i < nclients; i++)
+		n += ab_counter_read(&sh->client[i].served);
+	return n;
+}
+
+/* ---- the libfuse daemon ---- */
+
+static int fuse_start(struct cfs_serving *s, char *why, size_t len)
+{
+	struct cfs_daemon_args args = {
+		.sh = s->sh,
+		.loop = (enum ab_fuse_loop)s->set->daemon,
+		.cpus = s->pt->server_pinned ? &s->pt->server_set : NULL,
+	};
+
+	/* Pinned inside cfs_daemon_run, before libfuse starts threads that inherit the mask. */
+	if (ab_daemon_start(&s->daemon, s->set->mountpoint, -1, cfs_daemon_run, &args,
+			    ms(ab_scaled_ns(MOUNT_WAIT_NS)), why, len) < 0)
+		return -1;
+	s->have_daemon = 1;
+	s->daemon.keep_dir = s->set->mountpoint != NULL;	/* the user's directory stays */
+	if (snprintf(s->target.path, sizeof(s->target.path), "%s/%s", s->daemon.mnt,
+		     CFS_FILE_NAME) >= (int)sizeof(s->target.path))
+		return ab_err(why, len, "mountpoint path too long: %s", s->daemon.mnt);
+	if (!s->set->quiet)
+		ab_msg("daemon pid %d on %s (connection %d)", (int)s->daemon.pid, s->daemon.mnt,
+		       s->daemon.conn);
+	ab_pidfile_hook(s->daemon.pid);
+	return 0;
+}
+
+static int fuse_gone(struct cfs_serving *s, char *why, size_t len)
+{
+	if (!s->have_daemon || ab_daemon_alive(&s->daemon))
+		return 0;
+	return ab_err(why, len, "the FUSE daemon (pid %d) ended during the run", (int)s->daemon.pid);
+}
+
+static void fuse_unblock(struct cfs_serving *s)
+{
+	if (s->have_daemon && s->daemon.conn >= 0)
+		ab_mnt_abort_conn(s->daemon.conn);
+}
+
+static int fuse_stop(struct cfs_serving *s, int hung, char *why, size_t len)
+{
+	if (!s->have_daemon)
+		return 0;
+	pid_t pid = s->daemon.pid;
+	int st = ab_daemon_stop(&s->daemon, ms(ab_scaled_ns(hung ? HUNG_STOP_NS : STOP_WAIT_NS)));
+	s->have_daemon = 0;
+	if (st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return 0;
+	if (st != -1 && WIFSIGNALED(st))
+		return ab_err(why, len, "the FUSE daemon (pid %d) was killed by signal %d", (int)pid,
+			      WTERMSIG(st));
+	return ab_err(why, len, "the FUSE daemon (pid %d) exited with status %d", (int)pid,
+		      st == -1 ? -1 : WEXITSTATUS(st));
+}
+
+/* ---- a file on a kernel filesystem ---- */
+
+static int kfile_start(struct cfs_serving *s, char *why, size_t len)
+{
+	char *path = s->target.path;
+	size_t size = sizeof(s->target.path);
+
+	if (snprintf(path, size, "%s/affbench-kstat-XXXXXX", ab_workdir()) >= (int)size)
+		return ab_err(why, len, "work directory path too long: %s", ab_workdir());
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return ab_err(why, len, "cannot create %s: %s", path, strerror(errno));
+	close(fd);
+	s->have_file = 1;
+	return 0;
+}
+
+/* A file left behind costs nothing but a line: it fails no measurement. */
+static int kfile_stop(struct cfs_serving *s, int hung, char *why, size_t len)
+{
+	(void)hung, (void)why, (void)len;
+	if (s->have_file && unlink(s->target.path) < 0)
+		ab_msg("cannot remove %s: %s", s->target.path, strerror(errno));
+	s->have_file = 0;
+	return 0;
+}
+
+/* ---- pipe servers ---- */
+
+static int pipes_start(struct cfs_serving *s, char *why, size_t len)
+{
+	int n = s->set->clients;
+	struct cfs_pipe_servers arg = { .n = n, .sh = s->sh };
+
+	s->target.n = n;
+	s->target.pipes = calloc((size_t)n, sizeof(*s->target.pipes));
+	if (!s->target.pipes)
+		return ab_err(why, len, "out of memory for %d pipes", n);
+	arg.pipes = s->target.pipes;
+	if (cfs_pipes_open(s->target.pipes, n, why, len) < 0)
+		return -1;
+	if (ab_workers_start(&s->pipe_servers, n, 0, s->pt->server_cpu, NULL, cfs_pipe_server, &arg,
+			     why, len) < 0)
+		return -1;
+	s->have_pipe_servers = 1;
+	cfs_pipes_close_server_ends(s->target.pipes, n);
+	ab_pidfile_hook(s->pipe_servers.pid[0]);
+	return 0;
+}
+
+static int pipes_gone(struct cfs_serving *s, char *why, size_t len)
+{
+	int i = s->have_pipe_servers ? ab_workers_ended(&s->pipe_servers) : -1;
+
+	if (i < 0)
+		return 0;
+	return ab_err(why, len, "pipe server %d (pid %d) died", i, (int)s->pipe_servers.pid[i]);
+}
+
+static int pipes_stop(struct cfs_serving *s, int hung, char *why, size_t len)
+{
+	int bad = 0, gave_up = 0;
+
+	/* The clients are gone: once our ends close, each server reads EOF and exits 0. */
+	if (s->target.pipes)
+		cfs_pipes_close_all(s->target.pipes, s->target.n);
+	if (s->have_pipe_servers) {
+		bad = ab_workers_reap(&s->pipe_servers, hung ? 0 : ab_now_ns() +
+				      ab_scaled_ns(PIPES_STOP_NS), NULL, NULL);
+		gave_up = s->pipe_servers.gave_up;
+		ab_workers_free(&s->pipe_servers);
+		s->have_pipe_servers = 0;
+	}
+	free(s->target.pipes);
+	s->target.pipes = NULL;
+	if (gave_up)
+		return ab_err(why, len, "%d pipe server(s) could not be killed", gave_up);
+	if (bad && !hung)
+		return ab_err(why, len, "%d pipe server(s) failed or were killed", bad);
+	return 0;
+}
+
+/* Killing the servers (deadline now) gives blocked clients EOF. */
+static void pipes_unblock(struct cfs_serving *s)
+{
+	if (s->have_pipe_servers)
+		ab_workers_reap(&s->pipe_servers, 0, NULL, NULL);
+}
+
+static const struct cfs_server servers[CFS_BASE_COUNT] = {
+	[CFS_BASE_FUSE] = { "fuse", "stat", NULL, "daemon", "aborted its FUSE connection",
+			    fuse_start, fuse_gone, fuse_unblock, fuse_stop },
+	[CFS_BASE_KERNEL] = { "kernel", "stat", "none", "kernel file", "nothing to abort",
+			      kfile_start, NULL, NULL, kfile_stop },
+	[CFS_BASE_PIPE] = { "pipe", "pipe round trip", "single", "pipe server", "killed it",
+			    pipes_start, pipes_gone, pipes_unblock, pipes_stop },
+};
+
+const struct cfs_server *cfs_server_for(const struct cfs_settings *set)
+{
+	return &servers[set->baseline];
+}
