@@ -1,9 +1,11 @@
 #!/bin/bash
 # cputestfs end to end on real FUSE mounts: placement same serves on the
 # caller's CPU, placement other never does, one FUSE request per stat(), the
-# records parse, both baselines measure, bad input and missing facilities give
-# one line and exit 2/4, and a daemon killed or stopped mid-run fails the run
-# (exit 1, no number) without leaving a mount or a process behind.
+# records parse, the default run prints the post's tables (and no record),
+# both baselines measure and show in the tables, bad input and missing
+# facilities give one line and exit 2/4, and a daemon killed or stopped
+# mid-run fails the run (exit 1, no number) without leaving a mount or a
+# process behind.
 . "$(dirname "$0")/lib.sh"
 
 B=$BIN/cputestfs
@@ -80,16 +82,23 @@ if [ "$have_fuse" = 1 ]; then
 		skip "2 clients, daemon clone_fd" "needs 2 CPUs"
 	fi
 
-	# The default run prints the seed's layout and the with/without ratio.
+	# The default run prints the post's layout, the with/without ratio and one row per
+	# configuration (from the kept records), and no record line.
 	"$B" --duration 0.3 --repeat 2 >"$W/table.txt" 2>"$W/table.err"
 	rc=$?
 	lay=1
 	for want in "#### without cpu affinity ####" "#### with cpu affinity ####" "same  cpu (%)" \
-		"other cpu (%)" "----------------------" "stat calls/s" "with/without cpu affinity"; do
-		grep -qF -- "$want" "$W/table.txt" || lay=0
+		"other cpu (%)" "----------------------" "stat calls/s" "(median of 2)" \
+		"with / without cpu affinity (daemon single): " "Every configuration"; do
+		grep -qF -- "$want" "$W/table.txt" || { lay=0; echo "# missing: $want"; }
 	done
-	check "default run: seed's table layout and ratio (exit $rc)" eval '[ "$rc" = 0 ] && [ "$lay" = 1 ]'
+	check "default run: the post's table layout and ratio (exit $rc)" eval '[ "$rc" = 0 ] && [ "$lay" = 1 ]'
+	rows=$(grep -cE '^\| (none|same) \| fuse \| single \| 1 \| [^|]+ \| [^|]+ \| [0-9]+ \| [0-9.]+ \| 1 \| [0-9.]+ \| [0-9.]+ \| 2 \|$' "$W/table.txt")
+	check "default run: a row per placement with 1 request/call and 2 reps (got $rows)" [ "$rows" = 2 ]
+	same_row=$(grep -E '^\| same \| fuse ' "$W/table.txt" | awk -F'|' '{ gsub(/ /, "", $9); print $9 }')
+	check "default run: placement same served 100% on the caller's CPU (got $same_row)" ge "$same_row" 99
 	check "default run: stdout carries no progress" eval '! grep -q "^cputestfs:" "$W/table.txt"'
+	check "default run: stdout carries no record" eval '! grep -qE "stat_per_s|same_cpu_pct" "$W/table.txt"'
 else
 	skip "FUSE measurements" "needs root and /dev/fuse"
 fi
@@ -100,6 +109,10 @@ for base in kernel pipe; do
 	rc=$?
 	v=$(csv_value "$W/$base.csv" "baseline=$base" stat_per_s)
 	check "--baseline $base: stat_per_s measured (exit $rc, got $v)" eval '[ "$rc" = 0 ] && ge "$v" 1 && csv_ok "$W/$base.csv"'
+	"$B" --baseline "$base" --placement same "${SHORT[@]}" --quiet >"$W/$base.txt" 2>&1
+	rc=$?
+	check "--baseline $base, table: the baselines grid shows it (exit $rc)" \
+		eval '[ "$rc" = 0 ] && grep -qE "^\| placement \| $base \|$" "$W/$base.txt" && grep -qE "^\| same \| [0-9]+ \[" "$W/$base.txt"'
 done
 
 # ---- bad input and missing facilities: one line, exit 2 or 4, nothing mounted ----
@@ -114,6 +127,7 @@ faults=(
 	"2||--cpus x"
 	"2||--duration 0"
 	"2||--duration -1"
+	"2||--duration 1e-9"
 	"2||--clients $((ncpu + 1))"
 	"2||--daemon threads"
 	"2||--mountpoint $W/full"
