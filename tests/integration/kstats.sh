@@ -1,8 +1,11 @@
 #!/bin/bash
 # Kernel statistics end to end: the kernel's FUSE request count for a
-# cputestfs run equals the daemon's own count, a ddpar run reports spinlock
-# figures, and every degraded path (no BPF, no tracepoint, BPF refused) skips
-# the kernel metrics with a reason instead of writing zeros.
+# cputestfs run equals the daemon's own count; headline numbers are never
+# instrumented (each timed repetition is followed by an instrumented one of
+# the same point, and the probes are attached during the second only); a
+# ddpar run reports spinlock figures; and every degraded path (no BPF, no
+# tracepoint, BPF refused) skips the kernel metrics with a reason instead of
+# writing zeros.
 . "$(dirname "$0")/lib.sh"
 
 W=$AFFBENCH_WORKDIR/kstats.$$
@@ -33,6 +36,53 @@ done
 s=$(csv_value "$W/c.csv" "placement=same" kernel_same_cpu_pct)
 check "placement same: every request ended on the CPU that queued it (got $s%)" \
 	awk -v v="$s" 'BEGIN { exit !(v != "" && v + 0 >= 99) }'
+
+# Each timed repetition, then an instrumented one of the same point with its own daemon;
+# kernel records share the timed records' config and repetition number.
+"$CFS" --kstats on --placement same --duration 0.3 --repeat 2 --format csv >"$W/i.csv" 2>"$W/i.err"
+rc=$?
+order=$(sed -n 's/^cputestfs: rep \([0-9]\)\/2 placement=same\(, instrumented\)\{0,1\} client_cpu=.*/\1\2/p' "$W/i.err" | tr '\n' ' ')
+check "--kstats on: rep 1, rep 1 instrumented, rep 2, rep 2 instrumented (exit $rc, got '$order')" \
+	[ "$order" = "1 1, instrumented 2 2, instrumented " ]
+n=$(grep -c "daemon pid" "$W/i.err")
+check "--kstats on: a daemon for each of the 4 repetitions (got $n)" [ "$n" = 4 ]
+for rep in 1 2; do
+	a=$(awk -F, -v r=$rep '$3 == r && $4 == "stat_per_s" { print $2 }' "$W/i.csv")
+	b=$(awk -F, -v r=$rep '$3 == r && $4 == "kernel_requests" { print $2 }' "$W/i.csv")
+	check "rep $rep: stat_per_s and kernel_requests once each, same config ('$a')" \
+		eval '[ -n "$a" ] && [ "$a" = "$b" ] && [ "$(grep -c ",$rep,stat_per_s," "$W/i.csv")" = 1 ]'
+done
+
+# The probes are attached during the instrumented repetition only (bpftool perf list names
+# the process holding a tracepoint link); the pidfile names each repetition's daemon.
+BPFTOOL=$(command -v bpftool || echo /usr/sbin/bpftool)
+if [ -x "$BPFTOOL" ] && "$BPFTOOL" perf list >/dev/null 2>&1; then
+	pf=$W/ks.pid
+	AFFBENCH_DAEMON_PIDFILE=$pf "$CFS" --kstats on --placement same --duration 2 --repeat 1 \
+		--quiet --format csv >"$W/t.csv" 2>"$W/t.err" &
+	bp=$!
+	attached() { "$BPFTOOL" perf list 2>/dev/null | grep -q "^pid $bp .*fuse_request_send"; }
+	timed=unknown instr=unknown d1=
+	for _ in $(seq 100); do [ -s "$pf" ] && break; sleep 0.05; done
+	if [ -s "$pf" ]; then
+		d1=$(cat "$pf")
+		sleep 0.8
+		if attached; then timed=attached; else timed=detached; fi
+		for _ in $(seq 100); do
+			d2=$(cat "$pf" 2>/dev/null)
+			[ -n "$d2" ] && [ "$d2" != "$d1" ] && break
+			sleep 0.05
+		done
+		sleep 0.8
+		if attached; then instr=attached; else instr=detached; fi
+	fi
+	wait $bp
+	rc=$?
+	check "timed repetition: no probe attached (got $timed, exit $rc)" eval '[ "$timed" = detached ] && [ "$rc" = 0 ]'
+	check "instrumented repetition: probes attached (got $instr)" [ "$instr" = attached ]
+else
+	skip "probes attached only while instrumented" "no usable bpftool"
+fi
 
 "$DD" --kstats on --mode write --procs 2 --clone-fd both --duration 0.3 --repeat 1 --format csv \
 	>"$W/d.csv" 2>"$W/d.err"
