@@ -320,6 +320,8 @@ int main(int argc, char **argv)
 	if (set.baseline == CFS_BASE_FUSE)	/* the probes count FUSE requests only */
 		ks = ab_kstats_for_mode(set.kstats, set.quiet);
 
+	/* Timed once now (a few forks), not while the first repetition's clients run. */
+	ab_slowness();
 	ab_catch_signals();
 	ab_results_init(&kept);
 	ab_out_init(&out, stdout, common.format, "cputestfs");

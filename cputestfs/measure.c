@@ -330,10 +330,10 @@ int cfs_measure(const struct cfs_settings *set, const struct cfs_point *pt, stru
 	r.have_clients = 1;
 	rc = wait_gate(&r, why, len) == 0 && window(&r, res, why, len) == 0 ? 0 : -1;
 	rc = end_clients(&r, rc, why, len);
-	ab_workers_free(&r.clients);
 	if (rc == 0)
 		latency(&r, res);
 stop:
+	ab_workers_free(&r.clients);
 	kstats_end(&r, rc, res);
 	/* A server that died explains itself best by how it ended. */
 	if (r.server->stop(&r.srv, r.srv.unblocked, why2, sizeof(why2)) < 0 &&

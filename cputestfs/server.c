@@ -167,9 +167,9 @@ static int pipes_stop(struct cfs_serving *s, int hung, char *why, size_t len)
 		bad = ab_workers_reap(&s->pipe_servers, hung ? 0 : ab_now_ns() +
 				      ab_scaled_ns(PIPES_STOP_NS), NULL, NULL);
 		gave_up = s->pipe_servers.gave_up;
-		ab_workers_free(&s->pipe_servers);
 		s->have_pipe_servers = 0;
 	}
+	ab_workers_free(&s->pipe_servers);	/* also after a failed start */
 	free(s->target.pipes);
 	s->target.pipes = NULL;
 	if (gave_up)
