@@ -158,25 +158,31 @@ static int pipes_gone(struct cfs_serving *s, char *why, size_t len)
 
 static int pipes_stop(struct cfs_serving *s, int hung, char *why, size_t len)
 {
-	int bad = 0, gave_up = 0;
+	struct ab_workers *w = &s->pipe_servers;
+	int rc = 0;
 
 	/* The clients are gone: once our ends close, each server reads EOF and exits 0. */
 	if (s->target.pipes)
 		cfs_pipes_close_all(s->target.pipes, s->target.n);
 	if (s->have_pipe_servers) {
-		bad = ab_workers_reap(&s->pipe_servers, hung ? 0 : ab_now_ns() +
-				      ab_scaled_ns(PIPES_STOP_NS), NULL, NULL);
-		gave_up = s->pipe_servers.gave_up;
+		ab_workers_reap(w, hung ? 0 : ab_now_ns() + ab_scaled_ns(PIPES_STOP_NS), NULL, NULL);
+		for (int i = 0; i < w->started && rc == 0; i++) {
+			int st = w->status[i];
+			if (st == -1)
+				rc = ab_err(why, len, "pipe server %d could not be killed (stuck in the kernel)", i);
+			else if (hung || (WIFEXITED(st) && WEXITSTATUS(st) == 0))
+				continue;	/* killed by unblock(), as it should be */
+			else if (WIFSIGNALED(st))
+				rc = ab_err(why, len, "pipe server %d was killed by signal %d", i, WTERMSIG(st));
+			else
+				rc = ab_err(why, len, "pipe server %d exited with status %d", i, WEXITSTATUS(st));
+		}
 		s->have_pipe_servers = 0;
 	}
-	ab_workers_free(&s->pipe_servers);	/* also after a failed start */
+	ab_workers_free(w);	/* also after a failed start */
 	free(s->target.pipes);
 	s->target.pipes = NULL;
-	if (gave_up)
-		return ab_err(why, len, "%d pipe server(s) could not be killed", gave_up);
-	if (bad && !hung)
-		return ab_err(why, len, "%d pipe server(s) failed or were killed", bad);
-	return 0;
+	return rc;
 }
 
 /* Killing the servers (deadline now) gives blocked clients EOF. */

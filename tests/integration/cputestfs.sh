@@ -205,4 +205,21 @@ else
 	skip "daemon killed / stopped mid-run" "needs root and /dev/fuse"
 fi
 
+# A pipe server killed mid-run fails the run the same way (no root needed).
+pf=$W/pipe.pid
+AFFBENCH_DAEMON_PIDFILE=$pf "$B" --baseline pipe --placement same --duration 3 --repeat 1 --format csv \
+	--quiet >"$W/pipe.csv" 2>"$W/pipe.err" &
+bp=$!
+sp=
+if wait_pidfile "$pf"; then
+	sleep 1
+	sp=$(cat "$pf")
+	kill -KILL "$sp"
+fi
+wait $bp
+rc=$?
+check "pipe server SIGKILLed mid-run: exit 1, says so (got $rc: $(tail -n1 "$W/pipe.err"))" \
+	eval '[ -n "$sp" ] && [ "$rc" = 1 ] && grep -q "pipe server 0 was killed by signal 9" "$W/pipe.err"'
+check "pipe server SIGKILLed: no number written" eval '! grep -q stat_per_s "$W/pipe.csv"'
+
 t_done
