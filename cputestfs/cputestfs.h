@@ -13,6 +13,10 @@
  * Parent, clients and servers share one struct cfs_shared (ab_shm_alloc, made
  * before any fork): the parent flips the phase and samples counters; clients
  * and servers only bump their own.
+ *
+ * The arithmetic is inline here so unit tests reach it through this header
+ * (they link with lib/ only). Limits: a client's shared slot holds a 15 KiB
+ * latency histogram, so --clients N maps about N x 16 KiB per repetition.
  */
 #ifndef CFS_H
 #define CFS_H
@@ -231,7 +235,6 @@ struct cfs_daemon_args {
 int cfs_daemon_run(void *arg, const char *mnt);
 
 /* ---- measure.c: one repetition ---- */
-struct ab_kstats;
 /*
  * Run one repetition of pt. ks NULL: a timed repetition, no probe attached.
  * ks set: an instrumented one; the probes are attached for it alone and its
