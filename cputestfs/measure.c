@@ -45,7 +45,6 @@ struct run {
 	int have_clients;
 	int early;		/* a client that ended before the end of the window, or -1 */
 	pid_t early_pid;
-	int server_died;
 	/* stall detection, once the gate is open */
 	int counting;
 	uint64_t *last_calls, *last_t, deadline;
@@ -93,10 +92,8 @@ static int check(void *arg, char *why, size_t len)
 	struct run *r = arg;
 	uint64_t now = ab_now_ns();
 
-	if (r->server->gone && r->server->gone(&r->srv, why, len) < 0) {
-		r->server_died = 1;
+	if (r->server->gone && r->server->gone(&r->srv, why, len) < 0)
 		return -1;
-	}
 	int i = r->have_clients ? ab_workers_ended(&r->clients) : -1;
 	if (i >= 0)
 		return client_ended(r, i, why, len);
@@ -335,9 +332,13 @@ int cfs_measure(const struct cfs_settings *set, const struct cfs_point *pt, stru
 stop:
 	ab_workers_free(&r.clients);
 	kstats_end(&r, rc, res);
-	/* A server that died explains itself best by how it ended. */
+	/*
+	 * A server that ended badly without our unblock() explains the failure best
+	 * (its clients saw only a broken pipe or a lost connection); one we killed
+	 * because it hung does not, nor one a Ctrl-C reached with us.
+	 */
 	if (r.server->stop(&r.srv, r.srv.unblocked, why2, sizeof(why2)) < 0 &&
-	    (rc == 0 || r.server_died)) {
+	    (rc == 0 || (!r.srv.unblocked && !ab_interrupted))) {
 		snprintf(why, len, "%s", why2);
 		rc = -1;
 	}
