@@ -1,71 +1,80 @@
 /*
- * Pure helpers of fdget, kept apart from the syscalls so that unit tests can
- * drive them with tables: --mode list parsing and the calibration step.
+ * Calibration, timed in the parent: how many iterations make one timing last
+ * --duration (lmbench's idea: grow the count until a timing takes the target
+ * time), what the loop around the syscall costs (the same loop with no
+ * syscall), and what one clock read costs. The parent never creates a thread,
+ * so these timings see the single-threaded fast path.
+ *
+ * Known limits: the count is calibrated once per operation, in single mode;
+ * a repetition that runs much faster than the calibration did gets a shorter
+ * window, and one shorter than AB_MIN_WINDOW_NS fails (modes.c).
  */
 #include "fdget.h"
 
+#include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "pin.h"
+#include "stats.h"
 
-const char *const fdget_mode_names[MODE_COUNT] = {
-	[MODE_SINGLE] = "single",
-	[MODE_IDLE] = "idle-thread",
-	[MODE_SHARED] = "shared-fd",
-	[MODE_PRIVATE] = "private-fd",
-	[MODE_PROCS] = "procs",
-};
+#define START_ITERS 1000
+#define MAX_ITERS (1ull << 40)
 
-int fdget_parse_modes(const char *s, int want[MODE_COUNT], char *err, size_t errlen)
+uint64_t fdget_time_loop(const struct fdget_settings *s, enum fdget_op op, uint64_t iters)
 {
-	const char *p = s;
+	fdget_loop_fn loop = fdget_ops[op].loop[s->call];
+	uint64_t t0 = ab_now_ns();
 
-	memset(want, 0, MODE_COUNT * sizeof(want[0]));
-	if (!s || !*s)
-		return ab_err(err, errlen, "bad value '' for --mode: expected %s", FDGET_MODE_CHOICES);
-	while (*p) {
-		size_t len = strcspn(p, ",");
-		int found = 0;
-
-		if (len == 0)
-			return ab_err(err, errlen, "bad value '%s' for --mode: empty entry", s);
-		if (len == 3 && !strncmp(p, "all", 3)) {
-			for (int m = 0; m < MODE_COUNT; m++)
-				want[m] = 1;
-			found = 1;
-		}
-		for (int m = 0; m < MODE_COUNT && !found; m++) {
-			if (strlen(fdget_mode_names[m]) == len && !strncmp(p, fdget_mode_names[m], len)) {
-				want[m] = 1;
-				found = 1;
-			}
-		}
-		if (!found)
-			return ab_err(err, errlen, "bad value '%s' for --mode: '%.*s' is not one of %s", s,
-				      (int)len, p, FDGET_MODE_CHOICES);
-		p += len;
-		if (*p == ',' && !*++p)
-			return ab_err(err, errlen, "bad value '%s' for --mode: trailing comma", s);
-	}
-	want[MODE_SINGLE] = 1;
-	return 0;
+	if (loop(s->fd, iters))
+		ab_fail("%s on the test file (fd %d): %s", fdget_ops[op].name, s->fd, strerror(errno));
+	return ab_now_ns() - t0;
 }
 
-uint64_t fdget_calib_next(uint64_t n, uint64_t elapsed_ns, uint64_t target_ns, uint64_t max_n)
+/* The test hook AFFBENCH_FDGET_ITERS forces the count (a window too short to time). */
+static uint64_t forced_iters(void)
 {
-	uint64_t next;
+	const char *v = ab_test_hook("AFFBENCH_FDGET_ITERS");
+	char *end;
 
-	if (elapsed_ns >= target_ns)
+	if (!v)
 		return 0;
-	if (n == 0)
-		n = 1;
-	/* A timing under 1/100 of the target says little about the rate: grow by 100x
-	 * at most; otherwise scale to the rate seen and aim 10% past the target. */
-	if (elapsed_ns == 0 || (double)target_ns / (double)elapsed_ns > 100.0)
-		next = n * 100;
-	else
-		next = (uint64_t)((double)n * (double)target_ns / (double)elapsed_ns * 1.1) + 1;
-	if (next <= n)
-		next = n + 1;
-	return next > max_n ? max_n : next;
+	errno = 0;
+	unsigned long long n = strtoull(v, &end, 10);
+	if (errno || end == v || *end || n == 0)
+		ab_fail("bad AFFBENCH_FDGET_ITERS '%s': expected a count above 0", v);
+	return n;
+}
+
+uint64_t fdget_calibrate(const struct fdget_settings *s, enum fdget_op op)
+{
+	uint64_t target = (uint64_t)(s->duration * 1e9), n = forced_iters(), t = 0;
+
+	if (n)
+		return n;
+	for (n = START_ITERS;;) {
+		t = fdget_time_loop(s, op, n);
+		uint64_t next = fdget_calib_next(n, t, target, MAX_ITERS);
+		if (!next || next == n)
+			break;
+		n = next;
+	}
+	if (!s->quiet)
+		ab_msg("%s: %llu iterations per timing (%.1f ms)", fdget_ops[op].name,
+		       (unsigned long long)n, (double)t / 1e6);
+	return n;
+}
+
+double fdget_timer_ns(void)
+{
+	double x[101];
+
+	for (size_t i = 0; i < AB_ARRAY_SIZE(x); i++) {
+		uint64_t t0 = ab_now_ns();
+		for (int k = 0; k < 100; k++)
+			ab_now_ns();
+		uint64_t t1 = ab_now_ns();
+		x[i] = (double)(t1 - t0) / 101.0;
+	}
+	return ab_median(x, AB_ARRAY_SIZE(x));
 }

@@ -6,7 +6,7 @@
  *
  *   pread  1 byte at offset 0 of a page-cached file: fdget() only.
  *   read   1 byte at the file position: fdget_pos(), which also decides
- *          whether f_pos needs its lock. The file is FDGET_FILE_SIZE bytes;
+ *          whether f_pos needs its lock. The file is FDGET_FILE_BYTES long;
  *          at EOF (once every 1 Mi reads) the loop seeks back to 0.
  *   fstat  fstat(): fdget() plus a copy of struct stat.
  *   lseek  lseek(fd, 0, SEEK_SET): fdget_pos() with almost no other work.
@@ -19,8 +19,11 @@
  * its single-threaded path. That is part of what a second thread costs a real
  * program, so libc is the default; raw isolates the kernel's part
  * (fdget/fdget_pos). Either way every repetition runs in a fresh process forked
- * from a parent that never creates a thread (main.c), so no repetition
+ * from a parent that never creates a thread (run.c), so no repetition
  * inherits another's state.
+ *
+ * Known limit: a loop reports the first failing call, not how many succeeded
+ * before it; a failed timing is thrown away whole.
  */
 #include "fdget.h"
 
@@ -28,8 +31,6 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-
-#include "pin.h"
 
 /* 'ok' is the loop body: one call and the check of its result. */
 #define FDGET_LOOP(name, ok)						\

@@ -1,8 +1,10 @@
 #!/bin/bash
 # fdget end to end: idle-thread mode really runs its loop with two threads
 # (sampled from /proc by a watcher process), records parse, every mode runs,
+# the loops of every op both ways (libc, raw) including read's wrap at EOF,
+# stdout is the rendered tables, faults fail with one line and no number,
 # bad input gets one line and exit 2, and the temp file does not stay behind.
-# Short timings throughout: this checks behaviour, not speed (~10 s).
+# Short timings throughout: this checks behaviour, not speed (~30 s).
 . "$(dirname "$0")/lib.sh"
 
 FDGET=$BIN/fdget
@@ -57,12 +59,21 @@ for mode in single idle-thread shared-fd private-fd procs; do
 	done
 done
 check "every mode x op has 3 ns_per_op records ($missing)" [ -z "$missing" ]
-for m in ratio_to_single ratio_to_single_ci95_lo ratio_to_single_ci95_hi overhead_ns_per_op timer_ns iterations us_per_spawn; do
+for m in overhead_ns_per_op timer_ns iterations us_per_spawn; do
 	n=$(awk -F, -v k="$m" '$4 == k' "$out/all.csv" | wc -l)
 	check "metric $m present ($n rows)" [ "$n" -gt 0 ]
 done
-v=$(awk -F, '$4 == "ratio_to_single" && $3 != 0' "$out/all.csv" | wc -l)
-check "summary metrics are rep 0" [ "$v" = 0 ]
+n=$(awk -F, '$4 ~ /^ratio_to_single/ || $4 ~ /_ci95_/' "$out/all.csv" | wc -l)
+check "derived ratios are not records (the renderer pairs them; $n rows)" [ "$n" = 0 ]
+n=$(awk -F, '$4 == "us_per_spawn"' "$out/all.csv" | wc -l)
+check "us_per_spawn per batch each way: 3 batches x 2 ($n rows)" [ "$n" = 6 ]
+n=$(awk -F, '$4 == "iterations" || $4 == "overhead_ns_per_op" || $4 == "timer_ns"' "$out/all.csv" | wc -l)
+v=$(awk -F, '($4 == "iterations" || $4 == "overhead_ns_per_op" || $4 == "timer_ns") && $3 != 0' "$out/all.csv" | wc -l)
+check "per-op metadata: 3 metrics x 4 ops, all rep 0 ($n rows, $v not rep 0)" [ "$n" = 12 ] && [ "$v" = 0 ]
+# Paired with single and the order flipped: rep 1 runs single first, rep 2 single last.
+order=$(awk -F, '$4 == "ns_per_op" && $2 ~ /op=pread;/ { sub(/;.*/, "", $2); sub(/mode=/, "", $2); printf "%s%s ", $3, ($2 == "single" ? "S" : "") }' "$out/all.csv")
+check "pread: single first in rep 1, last in rep 2 ($order)" \
+	[ "$(echo "$order" | awk '{ print $1, $10 }')" = "1S 2S" ]
 check "stdout carries CSV only" [ -z "$(grep -v -e '^bench,' -e '^fdget,' "$out/all.csv")" ]
 # shared-fd/private-fd/procs run one worker per allowed CPU by default
 ncpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //' | tr ',' '\n' |
@@ -88,15 +99,73 @@ else
 	skip "JSON lines parse" "python3 not installed"
 fi
 
-# --- default table layout and --verify-overhead ----------------------------
+# --- stdout in table format: the descriptor's tables, no records -------------
 "$FDGET" --op pread --spawn 4 "${quick[@]}" >"$out/t.txt" 2>"$out/t.err"
-check "table header is the seed's layout" grep -qE '^op +single ns/op +idle-thread ns/op +\+% +95% CI$' "$out/t.txt"
-check "table has a pread row" grep -qE '^pread +[0-9.]+ +[0-9.]+ ' "$out/t.txt"
-check "table ends with the spawn line" grep -qE '^spawn \(4 runs each way\): no thread [0-9.]+ us, one thread [0-9.]+ us' "$out/t.txt"
+rc=$?
+check "table run exits 0 (rc $rc: $(head -c 300 "$out/t.err"))" [ "$rc" = 0 ]
+check "tables open with the post's title" grep -qE '^## fdget: fd syscall cost.*fstests 2016' "$out/t.txt"
+check "the post's layout: single vs idle-thread" \
+	grep -qE '^op +single ns/op +idle-thread ns/op +idle-thread vs single \(paired per repetition\)$' "$out/t.txt"
+check "a pread row, 3 repetitions: too few to judge" \
+	grep -qE '^pread +[0-9.]+ +[0-9.]+ +[-+][0-9.]+% \(too few repetitions to judge' "$out/t.txt"
+check "a grid of every mode with CIs" grep -qE '^\| pread \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \| [0-9.]+ \[' "$out/t.txt"
+check "the start-up line" \
+	grep -qE '^Process start-up: [0-9.]+ us without a thread, [0-9.]+ us with one: [-+][0-9.]+%' "$out/t.txt"
+check "no record on stdout" [ -z "$(grep -E '^(bench,|fdget,|config +rep)|ns_per_op' "$out/t.txt")" ]
+check "no every-mode table without N-worker modes" [ -z "$(grep 'Every mode' "$out/t.txt")" ]
+"$FDGET" --op lseek --mode single,procs --spawn 0 "${quick[@]}" >"$out/m.txt" 2>"$out/m.err"
+check "every mode against single: single row, then procs with its ratio" \
+	grep -qE '^lseek +procs +[0-9]+ +[0-9.]+ +[-+][0-9.]+% ' "$out/m.txt"
+check "no post's table without idle-thread" [ -z "$(grep 'idle-thread vs single' "$out/m.txt")" ]
+
+# --- --verify-overhead: the same loop timed bare, paired --------------------
 "$FDGET" --op pread --verify-overhead --format csv "${quick[@]}" >"$out/v.csv" 2>/dev/null
 n=$(awk -F, '$4 == "bare_ns_per_op"' "$out/v.csv" | wc -l)
 check "--verify-overhead records bare_ns_per_op per rep ($n)" [ "$n" = 3 ]
-check "--verify-overhead records harness_to_bare" grep -q ',harness_to_bare,' "$out/v.csv"
+n=$(awk -F, '$4 == "ns_per_op" && $2 ~ /^mode=single;/' "$out/v.csv" | wc -l)
+check "--verify-overhead records single's ns_per_op per rep ($n)" [ "$n" = 3 ]
+check "--verify-overhead records no ratio" [ -z "$(grep -e harness_to_bare -e _ci95_ "$out/v.csv")" ]
+"$FDGET" --op fstat --verify-overhead --duration 0.01 --repeat 6 --quiet >"$out/v.txt" 2>/dev/null
+check "--verify-overhead table: harness vs bare judged at 6 repetitions" \
+	grep -qE '^fstat +[0-9.]+ +[0-9.]+ +[-+][0-9.]+% \[[-+][0-9.]+%, [-+][0-9.]+%\] 95% CI, (not )?significant' "$out/v.txt"
+
+# --- every loop both ways, read wrapping at EOF of a 3-byte file -------------
+for call in libc raw; do
+	AFFBENCH_FDGET_FILE_BYTES=3 "$FDGET" --op all --mode single,procs --syscall $call --spawn 0 \
+		--format csv "${quick[@]}" >"$out/w.csv" 2>"$out/w.err"
+	rc=$?
+	n=$(awk -F, '$4 == "ns_per_op"' "$out/w.csv" | wc -l)
+	check "--syscall $call on a 3-byte file: every op in 2 modes x 3 reps (rc $rc, $n rows; $(head -c 200 "$out/w.err"))" \
+		[ "$rc" = 0 ] && [ "$n" = 24 ]
+done
+
+# --- faults: exit 1, one line saying why, no number -------------------------
+for call in libc raw; do
+	for op in pread read fstat lseek; do
+		AFFBENCH_FDGET_BADF=1 "$FDGET" --op $op --syscall $call --spawn 0 --format csv \
+			"${quick[@]}" >"$out/f.csv" 2>"$out/f.err"
+		rc=$?
+		msg=$(grep -v 'skipped:' "$out/f.err")
+		n=$(awk -F, '$4 == "ns_per_op"' "$out/f.csv" | wc -l)
+		check "$op ($call) on a closed fd: exit 1, one line with EBADF, no ns_per_op (rc $rc, $n rows: $msg)" \
+			[ "$rc" = 1 ] && [ "$(printf '%s\n' "$msg" | grep -c .)" = 1 ] && [ "$n" = 0 ] &&
+			printf '%s' "$msg" | grep -q "^fdget: $op on the test file.*Bad file descriptor"
+	done
+done
+AFFBENCH_FDGET_ITERS=10 "$FDGET" --op lseek --mode single,shared-fd --spawn 0 --format csv "${quick[@]}" \
+	>"$out/s.csv" 2>"$out/s.err"
+rc=$?
+msg=$(grep -v 'skipped:' "$out/s.err")
+n=$(awk -F, '$4 == "ns_per_op"' "$out/s.csv" | wc -l)
+check "a window too short to time: exit 1, one line, no ns_per_op (rc $rc, $n rows: $msg)" \
+	[ "$rc" = 1 ] && [ "$(printf '%s\n' "$msg" | grep -c .)" = 1 ] && [ "$n" = 0 ] &&
+	printf '%s' "$msg" | grep -q 'shorter than the 5 ms a timing needs'
+AFFBENCH_FDGET_ITERS=10 "$FDGET" --op lseek --verify-overhead --format csv "${quick[@]}" \
+	>"$out/s.csv" 2>"$out/s.err"
+rc=$?
+n=$(awk -F, '$4 ~ /ns_per_op/' "$out/s.csv" | wc -l)
+check "--verify-overhead, a window too short: exit 1, no number (rc $rc, $n rows: $(cat "$out/s.err"))" \
+	[ "$rc" = 1 ] && [ "$n" = 0 ] && grep -q 'shorter than the 5 ms' "$out/s.err"
 
 # --- oversubscription only when asked ---------------------------------------
 over=$((ncpu + 1))
@@ -120,6 +189,9 @@ bad_cases=(
 	"--cpus 99999"
 	"extra-argument"
 	"--syscall vdso"
+	"--duration 1e-9"
+	"--repeat 1001"
+	"--mode ,"
 )
 for c in "${bad_cases[@]}"; do
 	# Short settings first, so a case wrongly accepted ends quickly; the case, last, wins.

@@ -1,22 +1,17 @@
 /*
- * fdget's own helpers: --mode list parsing, the calibration step, and the
- * measured loops on a real file (success, rewind at EOF, and a bad fd).
- * The fdget sources are compiled in: they are not part of lib/.
+ * fdget's pure helpers, through its header: --mode list parsing, the
+ * calibration step and the workers per mode. The measured loops run in the
+ * program itself; tests/integration/fdget.sh drives them (every op both ways,
+ * a file so small that read wraps at EOF, a closed fd, a window too short).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <cmocka.h>
 
-#include "../../fdget/calib.c"
-#include "../../fdget/loops.c"
+#include "../../fdget/fdget.h"
 
 static const struct {
 	const char *in;
@@ -55,7 +50,7 @@ static void test_parse_modes(void **state)
 			for (int m = 0; m < MODE_COUNT; m++)
 				if (want[m] != mode_cases[i].want[m])
 					fail_msg("'%s': mode %s is %d, want %d", mode_cases[i].in,
-						 fdget_mode_names[m], want[m], mode_cases[i].want[m]);
+						 fdget_mode_name(m), want[m], mode_cases[i].want[m]);
 		} else {
 			if (r != -1)
 				fail_msg("'%s' was accepted", mode_cases[i].in);
@@ -95,48 +90,21 @@ static void test_calib_next(void **state)
 	}
 }
 
-/* A 3-byte file: 10 reads must wrap at EOF twice and still succeed. */
-static int small_file(void)
+/* The single-thread modes run one worker; the others as many as were set up. */
+static void test_mode_workers(void **state)
 {
-	char path[] = "/tmp/affbench-test-fdget-XXXXXX";
-	int fd = mkstemp(path);
+	struct fdget_settings s = { .nworkers = 7 };
 
-	assert_true(fd >= 0);
-	unlink(path);
-	ssize_t w = write(fd, "abc", 3);
-	assert_int_equal(w, 3);
-	return fd;
-}
-
-static void test_loops(void **state)
-{
 	(void)state;
-
-	for (int c = 0; c < CALL_COUNT; c++) {	/* libc wrappers, then syscall(2) */
-		int fd = small_file();
-
-		for (int op = 0; op <= OP_NOP; op++) {
-			int r = fdget_ops[op].loop[c](fd, 10);
-			if (r != 0)
-				fail_msg("%s loop (call %d) on a 3-byte file: %s", fdget_ops[op].name, c,
-					 strerror(errno));
-		}
-		/* read really advances f_pos (the fdget_pos path), 1 byte per call. */
-		off_t pos = lseek(fd, 0, SEEK_SET);
-		assert_int_equal(pos, 0);
-		int r = fdget_ops[OP_READ].loop[c](fd, 2);
-		assert_int_equal(r, 0);
-		pos = lseek(fd, 0, SEEK_CUR);
-		assert_int_equal(pos, 2);
-		close(fd);
-		/* A closed fd: every syscall loop fails at once with EBADF; nop cannot fail. */
-		for (int op = 0; op < OP_COUNT; op++) {
-			errno = 0;
-			if (fdget_ops[op].loop[c](fd, 10) != -1 || errno != EBADF)
-				fail_msg("%s loop (call %d) on a closed fd did not fail with EBADF (errno %d)",
-					 fdget_ops[op].name, c, errno);
-		}
+	for (int m = 0; m < MODE_COUNT; m++) {
+		int want = m == MODE_SINGLE || m == MODE_IDLE ? 1 : 7;
+		if (fdget_mode_workers(&s, m) != want)
+			fail_msg("mode %s: %d workers, want %d", fdget_mode_name(m),
+				 fdget_mode_workers(&s, m), want);
 	}
+	assert_string_equal(fdget_mode_name(MODE_PROCS), "procs");
+	assert_string_equal(fdget_mode_name(MODE_COUNT), "?");
+	assert_string_equal(fdget_mode_name(-1), "?");
 }
 
 int main(void)
@@ -144,7 +112,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_modes),
 		cmocka_unit_test(test_calib_next),
-		cmocka_unit_test(test_loops),
+		cmocka_unit_test(test_mode_workers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
