@@ -4,6 +4,7 @@
  * block's axes, in the order the axes are written (last axis varies fastest).
  */
 #include <dirent.h>
+#include <sys/stat.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -74,7 +75,9 @@ int h_plan_find(const char *name, char *path, size_t len, char *err, size_t errl
 {
 	char names[1024];
 
-	if (strchr(name, '/') || access(name, F_OK) == 0) {
+	struct stat st;
+	/* a path, or an existing regular file: the folder cputestfs/ is not a plan */
+	if (strchr(name, '/') || (stat(name, &st) == 0 && S_ISREG(st.st_mode))) {
 		if (access(name, R_OK) != 0)
 			return ab_err(err, errlen, "bad value '%s' for --plan: %s", name, strerror(errno));
 		snprintf(path, len, "%s", name);

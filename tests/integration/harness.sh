@@ -101,7 +101,7 @@ n=$("$H" run --plan "$D/t.plan" --dry-run | grep -c '^rep ')
 check "dry-run lists 4 points x 3 reps (got $n)" test "$n" = 12
 "$H" compare --out "$D/c" "$D/r1" "$D/p" > "$D/c.out" 2>&1
 check "compare of a run with itself: ratios 1, none significant" \
-	bash -c "grep -q '0 of 2 ratios significant' '$D/c.out' && test -s '$D/c/compare.csv'"
+	bash -c "grep -q '0 ratios judged, 0 significant, 2 with too few repetitions' '$D/c.out' && test -s '$D/c/compare.csv'"
 
 # restore: a missing journal is nothing to do
 check "restore with no journal exits 0" "$H" restore --journal "$D/none.journal" --workdir "$D"

@@ -257,6 +257,7 @@ bench cputestfs
 duration 2
 timeout $2
 axis placement same other none
+extra --kstats off
 PLAN
 		AFFBENCH_DAEMON_PIDFILE=$D/$1.pid "$H" run --plan "$D/$1.plan" --repeat 1 --out "$D/$1" \
 			>/dev/null 2>"$D/$1.err" &
