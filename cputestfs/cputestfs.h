@@ -8,7 +8,8 @@
  *   server.c   what clients call, one table entry per kind of server: the
  *              libfuse daemon, a kernel file, pipe servers
  *   pipes.c    the pipe ping-pong baseline: pipes and their server processes
- *   fs.c       the FUSE filesystem the daemon serves
+ *   fs.c       the FUSE filesystem the libfuse daemon serves
+ *   rawfs.c    the same filesystem on lib/fsrv (--transport dev, uring)
  *   desc.c     the report (lib/render descriptor), also linked into the harness
  * Parent, clients and servers share one struct cfs_shared (ab_shm_alloc, made
  * before any fork): the parent flips the phase and samples counters; clients
@@ -42,8 +43,12 @@
 /* --baseline, in the order of its choices: which server clients call. */
 enum cfs_baseline { CFS_BASE_FUSE, CFS_BASE_KERNEL, CFS_BASE_PIPE, CFS_BASE_COUNT };
 
+/* --transport, in the order of its choices: the FUSE server (docs/transports.md). */
+enum cfs_transport { CFS_TR_LIBFUSE, CFS_TR_DEV, CFS_TR_URING, CFS_TR_COUNT };
+
 /* Settings of a run: filled by the options table (main.c), read everywhere else. */
 struct cfs_settings {
+	int transport;		/* enum cfs_transport (--baseline fuse only) */
 	const char *placement;	/* comma-separated placement names */
 	int daemon;		/* enum ab_fuse_loop */
 	int clients;
@@ -53,6 +58,7 @@ struct cfs_settings {
 	double duration;	/* seconds of the measured window */
 	int repeat;
 	int quiet;
+	int ncpus;		/* CPUs allowed (--cpus) */
 };
 
 /* One placement, resolved to CPUs: what a repetition runs where, and its record config. */
@@ -233,6 +239,15 @@ struct cfs_daemon_args {
 	const struct ab_cpuset *cpus;	/* pin the whole daemon (all its threads); NULL: not */
 };
 int cfs_daemon_run(void *arg, const char *mnt);
+
+/* ---- rawfs.c: the filesystem on lib/fsrv (--transport dev, uring), an ab_daemon_fn ---- */
+struct cfs_raw_args {
+	struct cfs_shared *sh;
+	int transport;		/* CFS_TR_DEV or CFS_TR_URING */
+	int threads, clone_fd, pin;	/* dev */
+	struct ab_cpuset cpus;	/* the daemon's CPUs; empty: every allowed one */
+};
+int cfs_raw_run(void *arg, const char *mnt);
 
 /* ---- measure.c: one repetition ---- */
 /*

@@ -33,7 +33,9 @@
 
 #include "common.h"
 #include "cputestfs.h"
+#include "fsrv.h"
 #include "fusemnt.h"
+#include "knob.h"
 #include "kstats.h"
 #include "opts.h"
 #include "render.h"
@@ -44,6 +46,9 @@
 static const struct ab_opt cfs_opts[] = {
 	{ "placement", AB_OPT_STR, offsetof(struct cfs_settings, placement), "P[,P...]",
 	  "where clients and daemon run, measured interleaved", 0, 0, NULL },
+	{ "transport", AB_OPT_CHOICE, offsetof(struct cfs_settings, transport), "KIND",
+	  "libfuse|dev|uring: libfuse 3.14's loop (the post's), affbench's own server on "
+	  "/dev/fuse, FUSE over io_uring (Linux 6.14+)", 0, 0, "libfuse|dev|uring" },
 	{ "daemon", AB_OPT_CHOICE, offsetof(struct cfs_settings, daemon), "MODE",
 	  "single|multi|clone_fd: one thread, libfuse's pool, the pool with cloned fds", 0, 0,
 	  "single|multi|clone_fd" },
@@ -77,6 +82,7 @@ static const struct ab_prog_info cfs_info = {
 };
 
 static const char *const loop_names[] = { "single", "multi", "clone_fd" };
+static const char *const transport_names[] = { "libfuse", "dev", "uring" };
 
 static const struct {
 	const char *name, *unit;
@@ -164,6 +170,8 @@ static int resolve(struct cfs_point *pt, const struct cfs_settings *set,
 	    ab_config_set(c, "daemon", "%s", server->daemon ? server->daemon : loop_names[set->daemon]) < 0 ||
 	    ab_config_set(c, "clients", "%d", n) < 0 ||
 	    ab_config_set(c, "baseline", "%s", server->name) < 0 ||
+	    ab_config_set(c, "transport", "%s", set->baseline == CFS_BASE_FUSE ?
+			  transport_names[set->transport] : "none") < 0 ||
 	    ab_config_set(c, "client_cpu", "%s", pt->client_list) < 0 ||
 	    ab_config_set(c, "daemon_cpu", "%s", pt->server_list) < 0)
 		ab_fail("record config of placement %s too long", ab_placement_name(pt->placement));
@@ -220,6 +228,26 @@ static void check_mountpoint(const char *dir)
 			ab_usage_error("bad value '%s' for --mountpoint: not an empty directory", dir);
 		}
 	closedir(d);
+}
+
+/*
+ * The FUSE server the transport needs, or a skip (exit 4) naming what is
+ * missing. io_uring: fuse.enable_uring is set through the knob journal (the
+ * knob module puts it back at exit, on a signal, or by replay after a kill).
+ */
+static void need_transport(const struct cfs_settings *set)
+{
+	char why[512];
+
+	if (set->transport == CFS_TR_LIBFUSE)
+		return;
+	int uring = set->transport == CFS_TR_URING;
+	if (ab_fsrv_check(uring ? AB_FSRV_URING : AB_FSRV_DEV, 0, why, sizeof(why)) < 0)
+		ab_skip("--transport %s: %s", transport_names[set->transport], why);
+	if (uring && ab_knob_init("", ab_knob_default_journal()) < 0)
+		ab_fail("cannot set up the knob journal %s", ab_knob_default_journal());
+	if (uring && ab_fsrv_uring_enable(why, sizeof(why)) < 0)
+		ab_skip("--transport uring: %s", why);
 }
 
 /* ---- the sweep ---- */
@@ -308,11 +336,13 @@ int main(int argc, char **argv)
 		ab_usage_error("bad value '%d' for --clients: more than the %d allowed CPUs (%s)",
 			       set.clients, ncpus, list);
 	}
+	set.ncpus = ncpus;
 	if (set.baseline == CFS_BASE_FUSE) {
 		if (set.mountpoint)
 			check_mountpoint(set.mountpoint);
 		ab_need_fuse();
 		ab_mnt_cleanup_stale(NULL, set.quiet ? NULL : stderr);
+		need_transport(&set);
 	}
 	int npts = resolve_all(want, nwant, pts, &set, &common);
 	if (!npts)

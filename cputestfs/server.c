@@ -44,6 +44,8 @@ uint64_t cfs_requests(const struct cfs_shared *sh, int nclients)
 
 /* ---- the libfuse daemon ---- */
 
+static int fuse_started(struct cfs_serving *s, char *why, size_t len);
+
 static int fuse_start(struct cfs_serving *s, char *why, size_t len)
 {
 	struct cfs_daemon_args args = {
@@ -56,6 +58,12 @@ static int fuse_start(struct cfs_serving *s, char *why, size_t len)
 	if (ab_daemon_start(&s->daemon, s->set->mountpoint, -1, cfs_daemon_run, &args,
 			    ms(ab_scaled_ns(MOUNT_WAIT_NS)), why, len) < 0)
 		return -1;
+	return fuse_started(s, why, len);
+}
+
+/* A daemon is up (libfuse's or fsrv's): where clients stat(), and the test hook. */
+static int fuse_started(struct cfs_serving *s, char *why, size_t len)
+{
 	s->have_daemon = 1;
 	s->daemon.keep_dir = s->set->mountpoint != NULL;	/* the user's directory stays */
 	if (snprintf(s->target.path, sizeof(s->target.path), "%s/%s", s->daemon.mnt,
@@ -95,6 +103,29 @@ static int fuse_stop(struct cfs_serving *s, int hung, char *why, size_t len)
 			      WTERMSIG(st));
 	return ab_err(why, len, "the FUSE daemon (pid %d) exited with status %d", (int)pid,
 		      st == -1 ? -1 : WEXITSTATUS(st));
+}
+
+/* ---- the same filesystem on lib/fsrv: --transport dev or uring ---- */
+
+static int raw_start(struct cfs_serving *s, char *why, size_t len)
+{
+	struct cfs_raw_args args = {
+		.sh = s->sh,
+		.transport = s->set->transport,
+		.threads = 1,
+		.clone_fd = s->set->daemon == AB_LOOP_CLONE_FD,
+	};
+
+	if (s->pt->server_pinned)
+		args.cpus = s->pt->server_set;	/* else empty: every allowed CPU */
+	if (s->set->daemon != AB_LOOP_SINGLE)	/* a thread per daemon CPU, as libfuse's pool */
+		args.threads = s->pt->server_pinned ? ab_cpuset_count(&s->pt->server_set) :
+						       s->set->ncpus;
+	args.pin = s->pt->server_pinned;
+	if (ab_daemon_start(&s->daemon, s->set->mountpoint, -1, cfs_raw_run, &args,
+			    ms(ab_scaled_ns(MOUNT_WAIT_NS)), why, len) < 0)
+		return -1;
+	return fuse_started(s, why, len);
 }
 
 /* ---- a file on a kernel filesystem ---- */
@@ -201,7 +232,19 @@ static const struct cfs_server servers[CFS_BASE_COUNT] = {
 			    pipes_start, pipes_gone, pipes_unblock, pipes_stop },
 };
 
+/* The FUSE daemon by transport: libfuse's (the post's), or lib/fsrv's. */
+static const struct cfs_server transports[CFS_TR_COUNT] = {
+	[CFS_TR_LIBFUSE] = { "fuse", "stat", NULL, "daemon", "aborted its FUSE connection",
+			     fuse_start, fuse_gone, fuse_unblock, fuse_stop },
+	[CFS_TR_DEV] = { "fuse", "stat", NULL, "daemon", "aborted its FUSE connection",
+			 raw_start, fuse_gone, fuse_unblock, fuse_stop },
+	[CFS_TR_URING] = { "fuse", "stat", "percpu", "daemon", "aborted its FUSE connection",
+			   raw_start, fuse_gone, fuse_unblock, fuse_stop },
+};
+
 const struct cfs_server *cfs_server_for(const struct cfs_settings *set)
 {
+	if (set->baseline == CFS_BASE_FUSE)
+		return &transports[set->transport];
 	return &servers[set->baseline];
 }
