@@ -40,6 +40,7 @@
 #define DDP_FILE_SIZE (1ull << 50)	/* reported size: reads never reach EOF */
 #define DDP_DEFAULT_BS (128 * 1024)
 /* Waits that a slow (emulated) machine stretches: each goes through ab_scaled_ns. */
+#define DDP_MOUNT_NS (5 * AB_NS)	/* a fresh daemon mounts */
 #define DDP_GATE_NS (10 * AB_NS)	/* workers open their files and reach the gate */
 #define DDP_STOP_NS (5 * AB_NS)		/* workers end after STOP; a daemon unmounts */
 #define DDP_STALL_NS (30 * AB_NS)	/* the parent overslept its window by this much */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "gpscript.h"
 #include "render.h"
 
@@ -221,6 +222,55 @@ static void reading(struct ab_render *r)
 	fprintf(f, ".\n\n");
 }
 
+/* The time per request to plot, as the post plotted spinlock time: spin when it was
+ * measured (not all zero), else kernel time, else the daemon's. */
+static const char *timereq_metric(struct ab_render *r)
+{
+	static const char *const pref[] = { "spin_us_per_req", "kernel_us_per_req", "daemon_us_per_req" };
+
+	for (size_t p = 0; p < AB_ARRAY_SIZE(pref); p++)
+		for (size_t i = 0; i < r->res->n; i++) {
+			const struct ab_group *g = &r->res->g[i];
+			if (!strcmp(g->bench, r->desc->name) && !strcmp(g->metric, pref[p]) && g->n &&
+			    ab_max(g->v, g->n) > 0)
+				return pref[p];
+		}
+	return NULL;
+}
+
+/* Time per request of writes by N, one line per clone_fd value. */
+static void timereq_plot(struct ab_render *r)
+{
+	static const char *const writes[] = { "mode=write", NULL };
+	const char *tm = timereq_metric(r);
+	struct ab_grid g;
+	char label[64];
+
+	if (!tm)
+		return;
+	ab_grid_build(r, &g, tm, "procs", "clone_fd", writes);
+	if (!g.nr)
+		return;
+	ab_grid_dat(r, &g, "ddpar_timereq");
+	FILE *b = ab_plot_begin(r);
+	fprintf(b, "set logscale x 2\nset yrange [0:*]\nset key top left noenhanced\n"
+		   "set offsets graph 0.05, graph 0.05\n");
+	snprintf(label, sizeof(label), "us per request (%s)", tm);
+	ab_plot_set(b, "xlabel", "dd processes (N)");
+	ab_plot_set(b, "ylabel", label);
+	ab_plot_set(b, "title", "ddpar: time per request (writes)");
+	fprintf(b, "plot ");
+	for (int c = 0; c < g.nc; c++) {
+		char key[64];
+		snprintf(key, sizeof(key), "clone_fd %s", g.cols[c]);
+		fprintf(b, "%s'ddpar_timereq.dat' using 1:%d:%d:%d with yerrorlines title ", c ? ", " : "",
+			2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
+		ab_gp_string(b, key);
+	}
+	fprintf(b, "\n");
+	ab_plot_end(r, b, "ddpar_timereq", 900, 500);
+}
+
 /* One panel per mode with data, one line per clone_fd value it holds. */
 static void plots(struct ab_render *r)
 {
@@ -259,6 +309,7 @@ static void plots(struct ab_render *r)
 	}
 	fprintf(b, "unset multiplot\n");
 	ab_plot_end(r, b, "ddpar", 550 * panels, 450);
+	timereq_plot(r);
 }
 
 static const char *const headline[] = { "write_MB_per_s", "read_MB_per_s", NULL };

@@ -285,7 +285,7 @@ int ddp_libfuse_start(struct ab_daemon *d, const struct ddp_settings *s, const s
 		.crash_after = s->crash_after,
 		.miscount = s->miscount,
 	};
-	int mount_ms = (int)(ab_scaled_ns(DDP_STOP_NS) / 1000000);
+	int mount_ms = (int)(ab_scaled_ns(DDP_MOUNT_NS) / 1000000);
 
 	return ab_daemon_start(d, NULL, -1, daemon_main, &a, mount_ms, err, errlen);
 }

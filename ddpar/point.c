@@ -151,7 +151,7 @@ static void write_records(const struct ddp_point *pt, const struct ab_config *cf
 /* ---- one repetition ---- */
 
 /* Server up, client run, server down: 0, or -1 with why. o->total is filled on success. */
-static int measure(const struct ddp_settings *s, const struct ddp_point *pt, struct ddp_shared *sh,
+static int repetition(const struct ddp_settings *s, const struct ddp_point *pt, struct ddp_shared *sh,
 		   struct ddp_probe *probe, struct ddp_outcome *o, char *why, size_t len)
 {
 	int knobs = s->max_background || s->congestion, failed;
@@ -190,7 +190,7 @@ int ddp_point_run(const struct ddp_settings *s, const struct ddp_point *pt, stru
 
 	memset(sh, 0, sizeof(*sh));
 	memset(&o, 0, sizeof(o));
-	if (measure(s, pt, sh, pt->instrumented ? &probe : NULL, &o, why, sizeof(why)) < 0 ||
+	if (repetition(s, pt, sh, pt->instrumented && ks ? &probe : NULL, &o, why, sizeof(why)) < 0 ||
 	    ddp_judge(&o, why, sizeof(why)) < 0) {
 		ab_msg("%s procs=%d clone_fd=%s rep %d%s failed: %s", dir_name(pt->dir), pt->procs,
 		       pt->clone ? "on" : "off", pt->rep + 1, pt->instrumented ? " (instrumented)" : "", why);
