@@ -1,31 +1,57 @@
 /*
  * ddpar: the interfaces between its files.
- *   fs.c    the sink FUSE filesystem (daemon process): writes are counted and
- *           discarded, reads return a pattern, every file is opened direct_io
- *   main.c  options, the sweep, writer/reader processes (or coreutils dd),
- *           timing, kernel statistics, output
+ *   main.c   options and settings, the sweep (each timed repetition followed by
+ *            its instrumented one), the server table, output
+ *   point.c  one repetition of one point: a fresh server, the client, the
+ *            checks, the records; kernel statistics for instrumented ones
+ *   loop.c   the built-in client: worker processes streaming blocks, and the
+ *            parent timing its window (the measured loop)
+ *   dd.c     the coreutils dd client: calibration, then one timed batch
+ *   fs.c     the libfuse sink filesystem (daemon process)
  * Parent, workers and daemon share one struct ddp_shared (ab_shm_alloc, made
  * before fork): the parent flips the phase and samples counters; workers and
  * daemon threads only bump their own counters.
+ *
+ * The arithmetic that turns counts into numbers or into a failed point is
+ * inline here: the unit tests reach it through this header (the Makefile links
+ * them with lib/ only).
  */
 #ifndef DDP_H
 #define DDP_H
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 
+#include "common.h"
 #include "cpuset.h"
 #include "fusedaemon.h"
+#include "kstats.h"
+#include "opts.h"
 #include "pin.h"
+#include "proc.h"
+#include "record.h"
 #include "stats.h"
 
 #define DDP_MAX_PROCS 128		/* writers or readers per point */
 #define DDP_DSLOTS 128			/* daemon counter slots, one per daemon thread */
 #define DDP_MAX_WRITE_LIMIT (1024 * 1024)	/* libfuse 3.14's buffer: 256 pages */
 #define DDP_FILE_SIZE (1ull << 50)	/* reported size: reads never reach EOF */
+#define DDP_DEFAULT_BS (128 * 1024)
+/* Waits that a slow (emulated) machine stretches: each goes through ab_scaled_ns. */
+#define DDP_MOUNT_NS (5 * AB_NS)	/* a fresh daemon mounts */
+#define DDP_GATE_NS (10 * AB_NS)	/* workers open their files and reach the gate */
+#define DDP_STOP_NS (5 * AB_NS)		/* workers end after STOP; a daemon unmounts */
+#define DDP_STALL_NS (30 * AB_NS)	/* the parent overslept its window by this much */
 
 enum ddp_phase { DDP_WARMUP, DDP_MEASURE, DDP_STOP };
 enum ddp_dir { DDP_WRITE, DDP_READ };
+enum ddp_mode { DDP_MODE_WRITE, DDP_MODE_READ, DDP_MODE_BOTH };
+enum ddp_clone { DDP_CLONE_OFF, DDP_CLONE_ON, DDP_CLONE_BOTH };
+enum ddp_daemon { DDP_DAEMON_SINGLE, DDP_DAEMON_MULTI };
+
+/* ---- shared memory ---- */
 
 /*
  * Counters of one daemon thread. A thread takes a slot on its first request;
@@ -41,9 +67,9 @@ struct ddp_dslot {
 /* Per worker: written by that worker only, read by the parent. */
 struct ddp_worker {
 	struct ab_counter bytes;	/* bytes moved since the gate opened */
-	struct ab_counter ops;		/* read() or write() calls completed */
+	struct ab_counter calls;	/* read() or write() calls completed */
 	_Atomic int err;		/* errno of the call that failed, 0 if none */
-	struct ab_hist lat;		/* ns per call, measured interval only */
+	struct ab_hist lat;		/* ns per call, measured window only */
 } __attribute__((aligned(AB_CACHELINE)));
 
 struct ddp_shared {
@@ -57,25 +83,185 @@ struct ddp_shared {
 /* Names of the files on the mount: worker i writes "w<i>" and reads "r<i>". */
 #define DDP_FILE_FMT(dir) ((dir) == DDP_WRITE ? "%s/w%d" : "%s/r%d")
 
-/* fs.c: the daemon. arg is a struct ddp_daemon_args; run as an ab_daemon_fn. */
-struct ddp_daemon_args {
-	struct ddp_shared *sh;
-	enum ab_fuse_loop loop;
-	int max_threads;		/* 0: libfuse's default */
-	unsigned max_write;		/* bytes, <= DDP_MAX_WRITE_LIMIT */
-	int pinned;			/* pin the whole process (all threads) to cpus */
-	struct ab_cpuset cpus;
-	/* Fault injection for tests: abort() on request number crash_after (0: never);
-	 * miscount: count one byte too many per write, so the byte check must fail. */
-	uint64_t crash_after;
-	int miscount;
-};
-int ddp_daemon_run(void *arg, const char *mnt);
-
 /* Sum of the daemon's counters for one direction. */
 struct ddp_dtotals {
 	uint64_t req, bytes, ns;
 };
 void ddp_daemon_totals(const struct ddp_shared *sh, enum ddp_dir dir, struct ddp_dtotals *t);
+
+/* ---- settings and points ---- */
+
+struct ddp_server;
+
+/* Everything a run is told: the options table fills the first part (main.c). */
+struct ddp_settings {
+	int mode;			/* enum ddp_mode */
+	struct ab_intlist procs;	/* n == 0: the default sweep */
+	int clone_fd;			/* enum ddp_clone */
+	int daemon;			/* enum ddp_daemon */
+	int threads;			/* most daemon threads; 0: libfuse's default */
+	size_t bs;
+	size_t max_write;		/* as given; 0: 128 KiB, or bs if larger */
+	int dd;
+	int max_background;		/* 0: leave the connection's value */
+	int congestion;
+	int kstats;			/* enum ab_kstats_mode */
+	struct ab_common common;	/* --duration --repeat --cpus --format --quiet */
+	/* derived */
+	size_t conn_max_write;		/* the max_write the server announces */
+	const struct ddp_server *server;
+	uint64_t crash_after;		/* test hook: the daemon aborts on this request (0: never) */
+	int miscount;			/* test hook: the daemon counts a byte too many per write */
+};
+
+/* One repetition of one point. */
+struct ddp_point {
+	enum ddp_dir dir;
+	int procs;
+	int clone;			/* 0 off, 1 on */
+	int rep;			/* from 0 */
+	int instrumented;		/* probes attached: writes the kernel_* records alone */
+};
+
+/* A server: start one for pt on a private mountpoint, counting into sh->dslot.
+ * 0, or -1 with a reason in err (nothing left mounted). */
+struct ddp_server {
+	const char *name;
+	int (*start)(struct ab_daemon *d, const struct ddp_settings *s, const struct ddp_point *pt,
+		     struct ddp_shared *sh, char *err, size_t errlen);
+};
+/* fs.c: the libfuse low-level sink. */
+int ddp_libfuse_start(struct ab_daemon *d, const struct ddp_settings *s, const struct ddp_point *pt,
+		      struct ddp_shared *sh, char *err, size_t errlen);
+
+/* Kernel statistics of an instrumented repetition (point.c); NULL in a timed one. */
+struct ddp_probe {
+	struct ab_kstats *ks;
+	int pid_err;			/* errno of a pid the map refused: no spinlock figure */
+	int have;			/* res holds the window's statistics */
+	struct ab_kstats_result res;
+};
+void ddp_probe_pids(struct ddp_probe *p, const struct ab_workers *w);
+void ddp_probe_window_begin(struct ddp_probe *p);
+void ddp_probe_window_end(struct ddp_probe *p);
+
+/* What one repetition measured. The client fills all but total. */
+struct ddp_outcome {
+	uint64_t window_ns;		/* the measured window */
+	uint64_t bytes, calls;		/* moved by the clients in it (calls: 0 for dd) */
+	struct ddp_dtotals window;	/* what the daemon counted in it */
+	uint64_t client_bytes;		/* moved over the whole repetition */
+	uint64_t client_calls;		/* calls over the whole repetition; 0: not known (dd) */
+	struct ddp_dtotals total;	/* the daemon's count, read once it is unmounted */
+	struct ab_hist lat;		/* per call in the window, built-in client only */
+};
+
+/* What a client needs for one repetition. */
+struct ddp_client {
+	const struct ddp_settings *set;
+	const struct ddp_point *pt;
+	struct ddp_shared *sh;
+	struct ab_daemon *d;
+	struct ddp_probe *probe;	/* NULL: timed repetition */
+};
+/* loop.c and dd.c: run one repetition. 0, or -1 with a reason in why; either way
+ * every client process is gone when it returns. */
+int ddp_loop_run(const struct ddp_client *c, struct ddp_outcome *o, char *why, size_t len);
+int ddp_dd_run(const struct ddp_client *c, struct ddp_outcome *o, char *why, size_t len);
+/* Started workers, waited for at the gate: 0, or -1 with why (workers reaped). */
+int ddp_gate_wait(const struct ddp_client *c, struct ab_workers *w, char *why, size_t len);
+/* Reap the clients by deadline_ns, aborting the FUSE connection if they hang. */
+int ddp_reap(const struct ddp_client *c, struct ab_workers *w, uint64_t deadline_ns);
+
+/* point.c: one repetition of one point, records included. 0, or -1 after a message. */
+int ddp_point_run(const struct ddp_settings *s, const struct ddp_point *pt, struct ddp_shared *sh,
+		  struct ab_kstats *ks, struct ab_out *out);
+void ddp_point_config(const struct ddp_settings *s, const struct ddp_point *pt,
+		      struct ab_config *c);
+
+/* ---- the arithmetic ---- */
+
+/* --procs default: 1, 2, 4, .. up to max(8, 2 x CPUs) (that last one even when it is no
+ * power of two), at most DDP_MAX_PROCS. Returns how many went into procs. */
+static inline int ddp_default_procs(int cpus, int procs[AB_INTLIST_MAX])
+{
+	int top = 2 * cpus > 8 ? 2 * cpus : 8, n = 0;
+
+	if (top > DDP_MAX_PROCS)
+		top = DDP_MAX_PROCS;
+	for (int p = 1; p <= top; p *= 2)
+		procs[n++] = p;
+	if (procs[n - 1] != top)
+		procs[n++] = top;
+	return n;
+}
+
+/*
+ * May the numbers of this repetition be written? 0, or -1 with why: a window
+ * too short to time, nothing moved in it, or the daemon's counts disagreeing
+ * with the clients' (every request answered and unmounted by now, so they must
+ * agree exactly; direct_io and bs <= max_write make one call one request).
+ */
+static inline int ddp_judge(const struct ddp_outcome *o, char *why, size_t len)
+{
+	double sec = (double)o->window_ns / 1e9;
+
+	if (o->window_ns < AB_MIN_WINDOW_NS)
+		return ab_err(why, len, "the measured window was %.6f s, too short to time", sec);
+	if (o->bytes == 0)
+		return ab_err(why, len, "no byte moved in the measured %.3f s", sec);
+	if (o->total.bytes != o->client_bytes)
+		return ab_err(why, len, "the daemon counted %llu bytes, the clients moved %llu",
+			      (unsigned long long)o->total.bytes, (unsigned long long)o->client_bytes);
+	if (o->client_calls && o->total.req != o->client_calls)
+		return ab_err(why, len, "the daemon answered %llu requests for %llu calls",
+			      (unsigned long long)o->total.req, (unsigned long long)o->client_calls);
+	return 0;
+}
+
+/* The numbers of a repetition that passed ddp_judge (NAN: not measured). */
+struct ddp_numbers {
+	double mb_per_s, req_per_s, p50_us, p99_us, daemon_us;
+};
+static inline void ddp_numbers(const struct ddp_outcome *o, struct ddp_numbers *n)
+{
+	double sec = (double)o->window_ns / 1e9;
+	int timed_calls = ab_hist_count(&o->lat) > 0;
+
+	n->mb_per_s = (double)o->bytes / 1e6 / sec;
+	/* The clients' calls; dd's are not counted, so then the daemon's requests. */
+	n->req_per_s = (double)(o->calls ? o->calls : o->window.req) / sec;
+	n->daemon_us = o->window.req ? (double)o->window.ns / (double)o->window.req / 1000.0 : NAN;
+	n->p50_us = timed_calls ? ab_hist_percentile(&o->lat, 50) / 1000.0 : NAN;
+	n->p99_us = timed_calls ? ab_hist_percentile(&o->lat, 99) / 1000.0 : NAN;
+}
+
+/* Kernel time per request of one opcode and spinlock wait per request (us; NAN: none). */
+static inline double ddp_kernel_us(const struct ab_kstats_result *r, int op)
+{
+	return r->op[op].count ? r->op[op].sum_ns / (double)r->op[op].count / 1000.0 : NAN;
+}
+static inline double ddp_spin_us(const struct ab_kstats_result *r)
+{
+	return r->requests ? r->spin_wait_ns / (double)r->requests / 1000.0 : NAN;
+}
+
+/*
+ * dd calibration: a batch of blocks per dd took sec. Next batch size while
+ * the batch is shorter than a quarter of the duration (a short batch is
+ * mostly fork and exec), and the count that lasts duration once it is not.
+ */
+static inline uint64_t ddp_dd_grow(uint64_t blocks, double sec, double duration)
+{
+	double grow = ceil(duration / 4 / (sec > 1e-3 ? sec : 1e-3));
+
+	return blocks * (grow < 2 ? 2 : grow > 64 ? 64 : (uint64_t)grow);
+}
+static inline uint64_t ddp_dd_count(uint64_t blocks, double sec, double duration)
+{
+	double c = ceil(duration * (double)blocks / (sec > 1e-6 ? sec : 1e-6));
+
+	return c < 1 ? 1 : (uint64_t)c;
+}
 
 #endif

@@ -1,13 +1,20 @@
 /*
- * ddpar's report, described once (lib/render): the 2015 post's tables (MB/s
- * by number of dd processes, without and with cloned /dev/fuse fds; time per
- * request), the reading, and the plots.
+ * ddpar's report, described once (lib/render): the tables of fuse-devel 2015
+ * (Ashish, Oracle: MB/s by number of dd processes, without and with cloned
+ * /dev/fuse fds), time per request and latency per call, the reading, and the
+ * plots. bin/ddpar prints these tables on stdout; the harness writes them
+ * into tables.md.
+ *
+ * Known limits: each cell is the first matching record group, so records of
+ * several --bs or --dd settings in one file share a table (the heading lists
+ * every value seen).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common.h"
 #include "gpscript.h"
 #include "render.h"
 
@@ -30,6 +37,29 @@ static enum ab_verdict row(struct ab_render *r, int m, const char *procs, const 
 	return ab_r_ratio(*on, *off, q, ci);
 }
 
+/* "bs 131072, built-in loop, n = 6" for the heading of metric's table. */
+static void describe(struct ab_render *r, const char *metric, char *buf, size_t len)
+{
+	char bs[8][32], client[2][32], list[128] = "";
+	int nb = ab_r_distinct(r, metric, "bs", bs, 8), nc = ab_r_distinct(r, metric, "client", client, 2);
+	size_t lo = (size_t)-1, hi = 0, used = 0;
+
+	for (size_t i = 0; i < r->res->n; i++) {
+		const struct ab_group *g = &r->res->g[i];
+		if (strcmp(g->bench, r->desc->name) || strcmp(g->metric, metric))
+			continue;
+		lo = g->n < lo ? g->n : lo;
+		hi = g->n > hi ? g->n : hi;
+	}
+	for (int i = 0; i < nb && used < sizeof(list); i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s", i ? "," : "", bs[i]);
+	if (lo == hi)
+		snprintf(buf, len, "bs %s, %s, n = %zu", list, nc ? "coreutils dd" : "built-in loop", hi);
+	else
+		snprintf(buf, len, "bs %s, %s, n = %zu-%zu", list, nc ? "coreutils dd" : "built-in loop",
+			 lo, hi);
+}
+
 /* One mode's rows: procs, MB/s without and with clone_fd, their ratio, the post's numbers. */
 static void mode_table(struct ab_render *r, int m)
 {
@@ -37,9 +67,10 @@ static void mode_table(struct ab_render *r, int m)
 	char procs[AB_GRID_ROWS][32], buf[160], key[64];
 	int np = ab_r_distinct(r, mbps[m], "procs", procs, AB_GRID_ROWS);
 
+	describe(r, mbps[m], buf, sizeof(buf));
 	ab_r_fence(r);
-	fprintf(f, "%d) %s single mount (MB/s = 10^6 bytes/s)\n", m + 1,
-		m ? "Reading from" : "Writes to");
+	fprintf(f, "%d) %s single mount (MB/s = 10^6 bytes/s, median; %s)\n", m + 1,
+		m ? "Reading from" : "Writes to", buf);
 	fprintf(f, "dd processes throughput(without clone_fd) throughput(with clone_fd)  with/without"
 		   "      post (288 CPUs, \"Mb/s\") without / with\nin parallel\n");
 	for (int i = 0; i < np; i++) {
@@ -67,43 +98,86 @@ static void mode_table(struct ab_render *r, int m)
 	fprintf(f, "(* = the 95%% CI of the ratio excludes 1; (few) = too few repetitions to judge)\n\n");
 }
 
-/* Time per request: the post measured spinlock time; we show kernel, spin and daemon time. */
+/* "median without / median with" of metric at mode m and procs p. */
+static const char *pair(struct ab_render *r, const char *metric, int m, const char *p, char *buf,
+			size_t len)
+{
+	char mw[32], pw[48], a[32], b[32];
+
+	snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
+	snprintf(pw, sizeof(pw), "procs=%.31s", p);
+	const char *woff[] = { mw, pw, "clone_fd=off", NULL }, *won[] = { mw, pw, "clone_fd=on", NULL };
+	snprintf(buf, len, "%s / %s", ab_r_num(a, sizeof(a), ab_r_median(ab_r_find(r, metric, woff))),
+		 ab_r_num(b, sizeof(b), ab_r_median(ab_r_find(r, metric, won))));
+	return buf;
+}
+
+/* Rows of mode x procs (those with a record of the last column), one "without / with"
+ * cell per metric; the post's spinlock figures (writes) at the end of write rows when post. */
+static void pair_table(struct ab_render *r, const char *const *cols, const char *const *heads,
+		       int ncols, int post)
+{
+	FILE *f = r->out;
+	char procs[AB_GRID_ROWS][32], cell[80], key[64], mw[32], pw[48];
+	int np = ab_r_distinct(r, cols[ncols - 1], "procs", procs, AB_GRID_ROWS);
+
+	fprintf(f, "%-6s %-6s", "mode", "procs");
+	for (int c = 0; c < ncols; c++)
+		fprintf(f, " %-23s", heads[c]);
+	fprintf(f, "%s\n", post ? " post: spinlock ms/req" : "");
+	for (int m = 0; m < 2; m++)
+		for (int i = 0; i < np; i++) {
+			snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
+			snprintf(pw, sizeof(pw), "procs=%.31s", procs[i]);
+			const char *want[] = { mw, pw, NULL };
+			if (!ab_r_find(r, cols[ncols - 1], want))
+				continue;
+			fprintf(f, "%-6s %-6s", modes[m], procs[i]);
+			for (int c = 0; c < ncols; c++)
+				fprintf(f, " %-23s", pair(r, cols[c], m, procs[i], cell, sizeof(cell)));
+			snprintf(key, sizeof(key), "spin_ms.%.31s.without", procs[i]);
+			if (post && m == 0 && !isnan(ab_pub(POST, key))) {
+				double a = ab_pub(POST, key);
+				snprintf(key, sizeof(key), "spin_ms.%.31s.with", procs[i]);
+				fprintf(f, " %g / %g", a, ab_pub(POST, key));
+			}
+			fprintf(f, "\n");
+		}
+}
+
+/* Time per request: the post measured spinlock time; we show kernel, spin and daemon time
+ * (daemon time alone when no kernel statistics were taken). */
 static void timereq_table(struct ab_render *r)
 {
 	static const char *const cols[] = { "kernel_us_per_req", "spin_us_per_req", "daemon_us_per_req" };
-	FILE *f = r->out;
-	char procs[AB_GRID_ROWS][32], key[64];
-	int np = ab_r_distinct(r, "daemon_us_per_req", "procs", procs, AB_GRID_ROWS);
+	static const char *const heads[] = { "kernel", "spinlock wait", "daemon handler" };
+	int kernel = ab_r_find(r, "kernel_us_per_req", NULL) != NULL;
 
-	if (!np)
+	if (!ab_r_find(r, "daemon_us_per_req", NULL))
 		return;
 	ab_r_fence(r);
-	fprintf(f, "3) Time per request, writes (us, median; without / with clone_fd; kernel and spin "
-		   "from separate instrumented repetitions)\n");
-	fprintf(f, "%-6s %-23s %-23s %-23s %s\n", "procs", "kernel", "spinlock wait", "daemon handler",
-		"post: spinlock ms/req");
-	for (int i = 0; i < np; i++) {
-		char pw[64];
-		snprintf(pw, sizeof(pw), "procs=%.31s", procs[i]);
-		const char *woff[] = { "mode=write", pw, "clone_fd=off", NULL };
-		const char *won[] = { "mode=write", pw, "clone_fd=on", NULL };
-		fprintf(f, "%-6s", procs[i]);
-		for (size_t c = 0; c < 3; c++) {
-			char cell[32];
-			snprintf(cell, sizeof(cell), "%.4g / %.4g", ab_r_median(ab_r_find(r, cols[c], woff)),
-				 ab_r_median(ab_r_find(r, cols[c], won)));
-			fprintf(f, " %-23s", cell);
-		}
-		snprintf(key, sizeof(key), "spin_ms.%.31s.without", procs[i]);
-		if (!isnan(ab_pub(POST, key))) {
-			double a = ab_pub(POST, key);
-			snprintf(key, sizeof(key), "spin_ms.%.31s.with", procs[i]);
-			fprintf(f, " %g / %g", a, ab_pub(POST, key));
-		}
-		fprintf(f, "\n");
-	}
+	fprintf(r->out, "3) Time per request (us, median; without / with clone_fd%s)\n",
+		kernel ? "; kernel and spin from separate instrumented repetitions" :
+			 "; no kernel statistics taken");
+	pair_table(r, kernel ? cols : cols + 2, kernel ? heads : heads + 2, kernel ? 3 : 1, 1);
 	ab_r_fence(r);
-	fprintf(f, "\n");
+	fprintf(r->out, "\n");
+}
+
+/* Latency per call as the caller sees it (built-in loop only). */
+static void latency_table(struct ab_render *r)
+{
+	static const char *const cols[] = { "lat_p50_us", "lat_p99_us" };
+	static const char *const heads[] = { "p50", "p99" };
+
+	if (!ab_r_find(r, "lat_p99_us", NULL))
+		return;
+	ab_r_fence(r);
+	fprintf(r->out, "4) Latency per call (us, median of the repetitions' percentiles; "
+			"without / with clone_fd)\n");
+	pair_table(r, cols, heads, 2, 0);
+	ab_r_fence(r);
+	fprintf(r->out, "\n");
 }
 
 static void tables(struct ab_render *r)
@@ -114,6 +188,7 @@ static void tables(struct ab_render *r)
 		if (ab_r_find(r, mbps[m], NULL))
 			mode_table(r, m);
 	timereq_table(r);
+	latency_table(r);
 	fprintf(r->out, "Published: %s.\n\n", ab_pub_text(POST, "machine"));
 }
 
@@ -145,6 +220,55 @@ static void reading(struct ab_render *r)
 	if (!any && r->ncpu > 0 && r->ncpu <= 4)
 		fprintf(f, "; with %d CPUs here there is little lock contention for it to remove", r->ncpu);
 	fprintf(f, ".\n\n");
+}
+
+/* The time per request to plot, as the post plotted spinlock time: spin when it was
+ * measured (not all zero), else kernel time, else the daemon's. */
+static const char *timereq_metric(struct ab_render *r)
+{
+	static const char *const pref[] = { "spin_us_per_req", "kernel_us_per_req", "daemon_us_per_req" };
+
+	for (size_t p = 0; p < AB_ARRAY_SIZE(pref); p++)
+		for (size_t i = 0; i < r->res->n; i++) {
+			const struct ab_group *g = &r->res->g[i];
+			if (!strcmp(g->bench, r->desc->name) && !strcmp(g->metric, pref[p]) && g->n &&
+			    ab_max(g->v, g->n) > 0)
+				return pref[p];
+		}
+	return NULL;
+}
+
+/* Time per request of writes by N, one line per clone_fd value. */
+static void timereq_plot(struct ab_render *r)
+{
+	static const char *const writes[] = { "mode=write", NULL };
+	const char *tm = timereq_metric(r);
+	struct ab_grid g;
+	char label[64];
+
+	if (!tm)
+		return;
+	ab_grid_build(r, &g, tm, "procs", "clone_fd", writes);
+	if (!g.nr)
+		return;
+	ab_grid_dat(r, &g, "ddpar_timereq");
+	FILE *b = ab_plot_begin(r);
+	fprintf(b, "set logscale x 2\nset yrange [0:*]\nset key top left noenhanced\n"
+		   "set offsets graph 0.05, graph 0.05\n");
+	snprintf(label, sizeof(label), "us per request (%s)", tm);
+	ab_plot_set(b, "xlabel", "dd processes (N)");
+	ab_plot_set(b, "ylabel", label);
+	ab_plot_set(b, "title", "ddpar: time per request (writes)");
+	fprintf(b, "plot ");
+	for (int c = 0; c < g.nc; c++) {
+		char key[64];
+		snprintf(key, sizeof(key), "clone_fd %s", g.cols[c]);
+		fprintf(b, "%s'ddpar_timereq.dat' using 1:%d:%d:%d with yerrorlines title ", c ? ", " : "",
+			2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
+		ab_gp_string(b, key);
+	}
+	fprintf(b, "\n");
+	ab_plot_end(r, b, "ddpar_timereq", 900, 500);
 }
 
 /* One panel per mode with data, one line per clone_fd value it holds. */
@@ -185,6 +309,7 @@ static void plots(struct ab_render *r)
 	}
 	fprintf(b, "unset multiplot\n");
 	ab_plot_end(r, b, "ddpar", 550 * panels, 450);
+	timereq_plot(r);
 }
 
 static const char *const headline[] = { "write_MB_per_s", "read_MB_per_s", NULL };

@@ -10,6 +10,10 @@
  * Service time: the handler reads CLOCK_MONOTONIC at entry and after its
  * reply (two vDSO reads per request, ~50 ns against a 128 KiB copy): it is
  * the quantity measured, so it is not sampled.
+ *
+ * Known limits: max_write is capped at 1 MiB (libfuse 3.14's buffer); past
+ * DDP_DSLOTS daemon threads the last counter slot is shared (still exact,
+ * atomic adds, but contended).
  */
 #define FUSE_USE_VERSION 34
 #include <fuse_lowlevel.h>
@@ -235,14 +239,25 @@ void ddp_daemon_totals(const struct ddp_shared *sh, enum ddp_dir dir, struct ddp
 	}
 }
 
-int ddp_daemon_run(void *arg, const char *mnt)
+/* What the daemon process is told; it lives in the parent until the fork copies it. */
+struct ddp_daemon_args {
+	struct ddp_shared *sh;
+	enum ab_fuse_loop loop;
+	int max_threads;		/* 0: libfuse's default */
+	unsigned max_write;		/* bytes, <= DDP_MAX_WRITE_LIMIT */
+	const struct ab_cpuset *cpus;	/* pin the whole process (all threads); NULL: not pinned */
+	uint64_t crash_after;
+	int miscount;
+};
+
+static int daemon_main(void *arg, const char *mnt)
 {
 	struct ddp_daemon_args *a = arg;
 	struct ddp_fs fs = { .sh = a->sh, .max_write = a->max_write,
 			     .crash_after = a->crash_after, .miscount = a->miscount };
 	int ret;
 
-	if (ab_daemon_prepare(a->pinned ? &a->cpus : NULL) < 0)
+	if (ab_daemon_prepare(a->cpus) < 0)
 		return 126;
 	fs.pattern = malloc(a->max_write);
 	if (!fs.pattern) {
@@ -255,4 +270,22 @@ int ddp_daemon_run(void *arg, const char *mnt)
 			    a->loop, a->max_threads);
 	free(fs.pattern);
 	return ret;
+}
+
+int ddp_libfuse_start(struct ab_daemon *d, const struct ddp_settings *s, const struct ddp_point *pt,
+		      struct ddp_shared *sh, char *err, size_t errlen)
+{
+	struct ddp_daemon_args a = {
+		.sh = sh,
+		.loop = pt->clone ? AB_LOOP_CLONE_FD :
+			s->daemon == DDP_DAEMON_SINGLE ? AB_LOOP_SINGLE : AB_LOOP_MULTI,
+		.max_threads = s->threads,
+		.max_write = (unsigned)s->conn_max_write,
+		.cpus = s->common.cpus_arg ? &s->common.allowed : NULL,
+		.crash_after = s->crash_after,
+		.miscount = s->miscount,
+	};
+	int mount_ms = (int)(ab_scaled_ns(DDP_MOUNT_NS) / 1000000);
+
+	return ab_daemon_start(d, NULL, -1, daemon_main, &a, mount_ms, err, errlen);
 }

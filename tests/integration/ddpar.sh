@@ -3,7 +3,10 @@
 # with a throughput for every point; the bytes the sink daemon counted equal
 # the bytes the clients moved (and a daemon that miscounts is caught); a
 # daemon that crashes or is killed fails its point, writes no number and
-# leaves no mount; bad input exits 2, a missing /dev/fuse exits 4.
+# leaves no mount; so does an interrupt; kernel statistics come from extra
+# instrumented repetitions that write kernel_* alone; table format prints the
+# rendered tables and no record; bad input exits 2 with one line, a missing
+# /dev/fuse exits 4; the connection knobs are restored.
 . "$(dirname "$0")/lib.sh"
 
 DD=$BIN/ddpar
@@ -66,20 +69,49 @@ if command -v dd >/dev/null; then
 	check "--dd: write and read throughput, bytes match" bash -c "grep -q 'client=dd.*write_MB_per_s' '$W/dd.csv' &&
 		grep -q 'client=dd.*read_MB_per_s' '$W/dd.csv' &&
 		awk -F, '\$4==\"client_bytes\"{c[\$2]=\$5} \$4==\"daemon_bytes\"{d[\$2]=\$5} END{n=0; for(k in c){n++; if(c[k]!=d[k]||c[k]<=0) exit 1} exit !(n==2)}' '$W/dd.csv'"
+	check "--dd: requests_per_s but no latency (dd's calls are not timed)" \
+		bash -c "grep -q 'client=dd.*requests_per_s' '$W/dd.csv' && ! grep -q lat_p50_us '$W/dd.csv'"
 else
 	skip "--dd runs" "no dd in PATH"
 	skip "--dd: write and read throughput" "no dd in PATH"
 fi
 
-# ---- the seed's layout ----
+# ---- table format: the rendered tables of the post's layout, no record lines ----
 "$DD" --mode both --procs 1 --duration 0.2 --repeat 1 --kstats off >"$W/table.txt" 2>/dev/null
-check "table output has the seed's headings" bash -c "grep -q '^1) Writes to single mount' '$W/table.txt' &&
+check "table output has the post's headings" bash -c "grep -q '^1) Writes to single mount' '$W/table.txt' &&
 	grep -q '^2) Reading from single mount' '$W/table.txt' && grep -q 'throughput(with clone_fd)' '$W/table.txt' &&
 	grep -qE '^1 +[0-9.]+ MB/s +[0-9.]+ MB/s' '$W/table.txt' && grep -q 'Time per request' '$W/table.txt'"
+check "table output: time per request and latency for writes and reads" bash -c "
+	sed -n '/^3) Time per request/,/^\$/p' '$W/table.txt' | grep -qE '^read +1 +[0-9.]+ / [0-9.]+' &&
+	sed -n '/^4) Latency per call/,/^\$/p' '$W/table.txt' | grep -qE '^write +1 +[0-9.]+ / [0-9.]+ +[0-9.]+ / [0-9.]+'"
+check "table output prints no record line" bash -c "! grep -qE 'client_bytes|MB_per_s|^config ' '$W/table.txt'"
 
-# ---- kernel statistics: off writes none, forced-unavailable with 'on' skips ----
+# ---- kernel statistics ----
 check "--kstats off writes no kernel_us_per_req" bash -c "! grep -q kernel_us_per_req '$W/write.csv'"
 AFFBENCH_KSTATS_FORCE=nobpf expect_rc "--kstats on without BPF: exit 4" 4 "$DD" --kstats on --procs 1 --duration 0.2 --repeat 1
+AFFBENCH_KSTATS_FORCE=nobpf "$DD" --mode write --procs 1 --clone-fd off --duration 0.2 --repeat 1 --format csv \
+	>"$W/ks-auto.csv" 2>"$W/ks-auto.err"
+rc=$?
+check "--kstats auto without BPF: runs (rc $rc), says why, writes no kernel_*" bash -c "test $rc = 0 &&
+	grep -q write_MB_per_s '$W/ks-auto.csv' && ! grep -q kernel_ '$W/ks-auto.csv' && grep -q 'kernel statistics' '$W/ks-auto.err'"
+# Headline numbers are never instrumented: the instrumented repetition writes the
+# kernel_* records alone, so each config has one headline and one kernel record per rep.
+"$DD" --kstats on --mode write --procs 1,2 --clone-fd both --duration 0.2 --repeat 2 --format csv \
+	>"$W/ks.csv" 2>"$W/ks.err"
+rc=$?
+if [ "$rc" = 4 ]; then
+	skip "instrumented repetitions" "$(head -1 "$W/ks.err")"
+else
+	check "--kstats on runs (rc $rc: $(head -c 200 "$W/ks.err"))" test "$rc" = 0
+	check "--kstats on: per config and rep, one write_MB_per_s, client_bytes, kernel_us_per_req, spin_us_per_req" \
+		awk -F, 'NR > 1 { n[$2 SUBSEP $3 SUBSEP $4]++; cfg[$2] = 1 }
+			 END { k = 0
+			       for (c in cfg) { k++
+				 for (r = 1; r <= 2; r++) {
+				   split("write_MB_per_s client_bytes kernel_us_per_req spin_us_per_req", m, " ")
+				   for (i in m) if (n[c SUBSEP r SUBSEP m[i]] != 1) exit 1 } }
+			       exit !(k == 4) }' "$W/ks.csv"
+fi
 
 # ---- daemon faults: the point fails, no number, no mount ----
 AFFBENCH_DDPAR_CRASH_AFTER=300 "$DD" --mode write --procs 2 --clone-fd both --duration 0.5 --repeat 1 \
@@ -104,6 +136,20 @@ check "daemon SIGKILLed mid-run: exit 1 (rc $rc)" test "$rc" = 1
 check "... no number written" bash -c "! grep -q MB_per_s '$W/kill.csv'"
 check "... no mount left" no_fuse_left
 
+# An interrupt mid-run: exit 1, no number for the point cut short, nothing mounted.
+"$DD" --mode write --procs 2 --clone-fd off --duration 5 --repeat 1 --kstats off --format csv \
+	>"$W/int.csv" 2>"$W/int.err" &
+ddpid=$!
+for _ in $(seq 100); do grep -qF " $AFFBENCH_WORKDIR/" /proc/mounts && break; sleep 0.05; done
+sleep 0.3
+kill -INT "$ddpid"
+wait "$ddpid"
+rc=$?
+check "SIGINT mid-run: exit 1 and says so (rc $rc: $(tail -n1 "$W/int.err"))" \
+	bash -c "test $rc = 1 && grep -q interrupted '$W/int.err'"
+check "... no number written" bash -c "! grep -q MB_per_s '$W/int.csv'"
+check "... no mount left" no_fuse_left
+
 # ---- bad input: one line, exit 2; a missing /dev/fuse: exit 4 ----
 bad_cases=(
 	"--bs 5000"
@@ -114,6 +160,7 @@ bad_cases=(
 	"--procs 129"
 	"--duration 0"
 	"--duration -1"
+	"--duration 1e-9 --procs 1"
 	"--daemon single --clone-fd on"
 	"--daemon single --clone-fd both"
 	"--mode sideways"
@@ -133,13 +180,24 @@ AFFBENCH_FUSE_DEV=/nonexistent expect_rc "no /dev/fuse: exit 4" 4 "$DD" --procs 
 
 # ---- connection knobs (restored through the journal) ----
 "$DD" --mode write --procs 1 --clone-fd off --duration 0.2 --repeat 1 --kstats off --max-background 5 \
-	--congestion-threshold 4 --format csv >"$W/knob.csv" 2>"$W/knob.err"
+	--congestion-threshold 4 --format csv >"$W/knob.csv" 2>"$W/knob.err" &
+ddpid=$!
+wait "$ddpid"
 rc=$?
 if [ "$rc" = 4 ]; then
 	skip "--max-background / --congestion-threshold" "$(head -1 "$W/knob.err")"
 else
 	check "--max-background 5 --congestion-threshold 4 run (rc $rc: $(head -c 200 "$W/knob.err"))" \
 		bash -c "test $rc = 0 && grep -q 'max_background=5' '$W/knob.csv'"
+	j=${AFFBENCH_JOURNAL:-}
+	if [ -n "$j" ]; then
+		check "... both knobs journalled and marked restored" bash -c "
+			grep -qP '\t$ddpid\t0\t/sys/fs/fuse/connections/[0-9]+/max_background\t' '$j' &&
+			grep -qP '\t$ddpid\t0\t/sys/fs/fuse/connections/[0-9]+/congestion_threshold\t' '$j' &&
+			grep -qP '\t$ddpid\tdone\$' '$j'"
+	else
+		skip "knobs journalled" "AFFBENCH_JOURNAL unset (run through tests/run-tests.sh)"
+	fi
 fi
 
 check "no FUSE mount left" no_fuse_left

@@ -1,0 +1,202 @@
+/*
+ * One repetition of one ddpar point: a fresh server on a private mount, the
+ * connection knobs, the client (built-in loop or dd), then the server stopped
+ * and the checks. Every request is answered and unmounted by then, so the
+ * bytes the daemon counted must equal the bytes the clients moved, and (the
+ * built-in loop) its requests the clients' calls; the window must be long
+ * enough to time and have moved something. Only a repetition that passes
+ * writes numbers.
+ *
+ * Headline numbers are never instrumented: a timed repetition runs with the
+ * kernel statistics' probes detached; its instrumented sibling (the same
+ * point, a fresh server and fresh clients) attaches them for itself alone and
+ * writes kernel_us_per_req and spin_us_per_req, nothing else.
+ *
+ * Known limits: spinlock wait counts the daemon's and the clients' processes
+ * only (the pid map); if that map is full the spinlock figure is not written.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "ddpar.h"
+#include "knob.h"
+
+static const char *dir_name(enum ddp_dir dir)
+{
+	return dir == DDP_WRITE ? "write" : "read";
+}
+
+void ddp_point_config(const struct ddp_settings *s, const struct ddp_point *pt, struct ab_config *c)
+{
+	ab_config_init(c);
+	ab_config_set(c, "bs", "%zu", s->bs);
+	ab_config_set(c, "clone_fd", "%s", pt->clone ? "on" : "off");
+	ab_config_set(c, "daemon", "%s", s->daemon == DDP_DAEMON_SINGLE ? "single" : "multi");
+	ab_config_set(c, "mode", "%s", dir_name(pt->dir));
+	ab_config_set(c, "procs", "%d", pt->procs);
+	if (s->dd)
+		ab_config_set(c, "client", "dd");
+	if (s->max_write)
+		ab_config_set(c, "max_write", "%zu", s->max_write);
+	if (s->threads)
+		ab_config_set(c, "threads", "%d", s->threads);
+	if (s->max_background)
+		ab_config_set(c, "max_background", "%d", s->max_background);
+	if (s->congestion)
+		ab_config_set(c, "congestion_threshold", "%d", s->congestion);
+}
+
+/* Connection knobs through the knob module (journalled, restored after the client). */
+static int set_knobs(const struct ddp_settings *s, int conn, char *why, size_t len)
+{
+	const struct {
+		const char *file;
+		int value;
+	} knobs[] = {
+		{ "max_background", s->max_background },
+		{ "congestion_threshold", s->congestion },
+	};
+	char path[128], val[32];
+
+	for (size_t i = 0; i < AB_ARRAY_SIZE(knobs); i++) {
+		if (!knobs[i].value)
+			continue;
+		snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%d/%s", conn, knobs[i].file);
+		snprintf(val, sizeof(val), "%d", knobs[i].value);
+		if (ab_knob_write(path, val, NULL, 0, why, len) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- kernel statistics of an instrumented repetition ---- */
+
+static void probe_add(struct ddp_probe *p, pid_t pid)
+{
+	if (!p->pid_err && ab_kstats_add_pid(p->ks, pid) < 0)
+		p->pid_err = errno ? errno : E2BIG;	/* E2BIG: the map is full */
+}
+
+void ddp_probe_pids(struct ddp_probe *p, const struct ab_workers *w)
+{
+	for (int i = 0; p && i < w->started; i++)
+		probe_add(p, w->pid[i]);
+}
+
+void ddp_probe_window_begin(struct ddp_probe *p)
+{
+	if (p)
+		p->have = ab_kstats_reset(p->ks) == 0;
+}
+
+void ddp_probe_window_end(struct ddp_probe *p)
+{
+	if (p && p->have)
+		p->have = ab_kstats_read(p->ks, &p->res) == 0;
+}
+
+/* This point's processes only, this connection only; then attach. */
+static int probe_attach(struct ddp_probe *p, const struct ab_daemon *d, char *why, size_t len)
+{
+	if (ab_kstats_clear_pids(p->ks) < 0)
+		return ab_err(why, len, "cannot clear the kernel statistics' pid map: %s", strerror(errno));
+	ab_kstats_set_conn(p->ks, d->conn);
+	probe_add(p, d->pid);
+	if (ab_kstats_attach(p->ks) < 0)
+		return ab_err(why, len, "cannot attach the kernel statistics' probes: %s", strerror(errno));
+	return 0;
+}
+
+/* ---- records ---- */
+
+static void record(struct ab_out *out, const struct ab_config *cfg, const struct ddp_point *pt,
+		   const char *metric, double v, const char *unit)
+{
+	if (!isnan(v))
+		ab_record(out, cfg, pt->rep + 1, metric, v, unit);
+}
+
+static void write_records(const struct ddp_point *pt, const struct ab_config *cfg,
+			  const struct ddp_outcome *o, const struct ddp_probe *p, struct ab_out *out)
+{
+	if (pt->instrumented) {
+		if (!p->have) {
+			ab_msg("%s procs=%d clone_fd=%s rep %d: kernel statistics could not be read",
+			       dir_name(pt->dir), pt->procs, pt->clone ? "on" : "off", pt->rep + 1);
+			return;
+		}
+		int op = pt->dir == DDP_WRITE ? AB_FUSE_WRITE : AB_FUSE_READ;
+		record(out, cfg, pt, "kernel_us_per_req", ddp_kernel_us(&p->res, op), "us");
+		if (p->pid_err)
+			ab_msg("%s procs=%d clone_fd=%s rep %d: spin_us_per_req not written: a process could "
+			       "not be added to the kernel statistics' pid map (%s)", dir_name(pt->dir),
+			       pt->procs, pt->clone ? "on" : "off", pt->rep + 1, strerror(p->pid_err));
+		else
+			record(out, cfg, pt, "spin_us_per_req", ddp_spin_us(&p->res), "us");
+		return;
+	}
+	struct ddp_numbers n;
+	ddp_numbers(o, &n);
+	record(out, cfg, pt, "client_bytes", (double)o->client_bytes, "bytes");
+	record(out, cfg, pt, "daemon_bytes", (double)o->total.bytes, "bytes");
+	record(out, cfg, pt, pt->dir == DDP_WRITE ? "write_MB_per_s" : "read_MB_per_s", n.mb_per_s, "MB/s");
+	record(out, cfg, pt, "requests_per_s", n.req_per_s, "req/s");
+	record(out, cfg, pt, "lat_p50_us", n.p50_us, "us");
+	record(out, cfg, pt, "lat_p99_us", n.p99_us, "us");
+	record(out, cfg, pt, "daemon_us_per_req", n.daemon_us, "us");
+}
+
+/* ---- one repetition ---- */
+
+/* Server up, client run, server down: 0, or -1 with why. o->total is filled on success. */
+static int repetition(const struct ddp_settings *s, const struct ddp_point *pt, struct ddp_shared *sh,
+		   struct ddp_probe *probe, struct ddp_outcome *o, char *why, size_t len)
+{
+	int knobs = s->max_background || s->congestion, failed;
+	int stop_ms = (int)(ab_scaled_ns(DDP_STOP_NS) / 1000000);
+	struct ab_daemon d;
+	struct ddp_client c = { s, pt, sh, &d, probe };
+
+	if (s->server->start(&d, s, pt, sh, why, len) < 0)
+		return -1;
+	ab_pidfile_hook(d.pid);
+	failed = knobs && set_knobs(s, d.conn, why, len) < 0;
+	if (!failed && probe)
+		failed = probe_attach(probe, &d, why, len) < 0;
+	if (!failed)
+		failed = (s->dd ? ddp_dd_run : ddp_loop_run)(&c, o, why, len) < 0;
+	if (probe)
+		ab_kstats_detach(probe->ks);
+	if (knobs)
+		ab_knob_restore_all();	/* while the connection still exists */
+	int st = ab_daemon_stop(&d, stop_ms);
+	if (!failed && !(st >= 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0))
+		failed = ab_err(why, len, "the FUSE daemon ended abnormally (wait status 0x%x)", (unsigned)st);
+	if (failed)
+		return -1;
+	ddp_daemon_totals(sh, pt->dir, &o->total);
+	return 0;
+}
+
+int ddp_point_run(const struct ddp_settings *s, const struct ddp_point *pt, struct ddp_shared *sh,
+		  struct ab_kstats *ks, struct ab_out *out)
+{
+	struct ddp_outcome o;
+	struct ddp_probe probe = { .ks = ks };
+	struct ab_config cfg;
+	char why[512] = "";
+
+	memset(sh, 0, sizeof(*sh));
+	memset(&o, 0, sizeof(o));
+	if (repetition(s, pt, sh, pt->instrumented && ks ? &probe : NULL, &o, why, sizeof(why)) < 0 ||
+	    ddp_judge(&o, why, sizeof(why)) < 0) {
+		ab_msg("%s procs=%d clone_fd=%s rep %d%s failed: %s", dir_name(pt->dir), pt->procs,
+		       pt->clone ? "on" : "off", pt->rep + 1, pt->instrumented ? " (instrumented)" : "", why);
+		return -1;
+	}
+	ddp_point_config(s, pt, &cfg);
+	write_records(pt, &cfg, &o, &probe, out);
+	return 0;
+}
