@@ -50,6 +50,10 @@ enum ddp_dir { DDP_WRITE, DDP_READ };
 enum ddp_mode { DDP_MODE_WRITE, DDP_MODE_READ, DDP_MODE_BOTH };
 enum ddp_clone { DDP_CLONE_OFF, DDP_CLONE_ON, DDP_CLONE_BOTH };
 enum ddp_daemon { DDP_DAEMON_SINGLE, DDP_DAEMON_MULTI };
+/* --transport, in the order of its choices (docs/transports.md). */
+enum ddp_transport { DDP_TR_LIBFUSE, DDP_TR_DEV, DDP_TR_URING, DDP_TR_PASSTHROUGH, DDP_TR_COUNT };
+/* passthrough: the backing files' size; workers go back to offset 0 there. */
+#define DDP_PT_SPAN (16ull << 20)
 
 /* ---- shared memory ---- */
 
@@ -83,6 +87,37 @@ struct ddp_shared {
 /* Names of the files on the mount: worker i writes "w<i>" and reads "r<i>". */
 #define DDP_FILE_FMT(dir) ((dir) == DDP_WRITE ? "%s/w%d" : "%s/r%d")
 
+/* Inodes of both sink filesystems (fs.c, rawsink.c): w<i> is 2 + 2i, r<i> is 3 + 2i. */
+enum { DDP_INO_ROOT = 1, DDP_INO_FIRST = 2 };
+static inline uint64_t ddp_ino(enum ddp_dir dir, int idx)
+{
+	return DDP_INO_FIRST + 2 * (uint64_t)idx + (dir == DDP_READ);
+}
+static inline int ddp_is_file(uint64_t ino)
+{
+	return ino >= DDP_INO_FIRST && ino < DDP_INO_FIRST + 2 * DDP_MAX_PROCS;
+}
+static inline enum ddp_dir ddp_ino_dir(uint64_t ino)
+{
+	return (ino - DDP_INO_FIRST) % 2 ? DDP_READ : DDP_WRITE;
+}
+/* "w12" -> write file 12; -1 for any other name. */
+static inline int ddp_parse_name(const char *name, enum ddp_dir *dir, int *idx)
+{
+	long v = 0;
+	const char *p = name + 1;
+
+	if ((name[0] != 'w' && name[0] != 'r') || *p < '0' || *p > '9' || (*p == '0' && p[1]))
+		return -1;
+	for (; *p >= '0' && *p <= '9' && v < DDP_MAX_PROCS; p++)
+		v = v * 10 + (*p - '0');
+	if (*p || v >= DDP_MAX_PROCS)
+		return -1;
+	*dir = name[0] == 'w' ? DDP_WRITE : DDP_READ;
+	*idx = (int)v;
+	return 0;
+}
+
 /* Sum of the daemon's counters for one direction. */
 struct ddp_dtotals {
 	uint64_t req, bytes, ns;
@@ -106,10 +141,12 @@ struct ddp_settings {
 	int max_background;		/* 0: leave the connection's value */
 	int congestion;
 	int kstats;			/* enum ab_kstats_mode */
+	int transport;			/* enum ddp_transport */
 	struct ab_common common;	/* --duration --repeat --cpus --format --quiet */
 	/* derived */
 	size_t conn_max_write;		/* the max_write the server announces */
 	const struct ddp_server *server;
+	char backing_dir[4096];		/* passthrough: the backing files' private directory */
 	uint64_t crash_after;		/* test hook: the daemon aborts on this request (0: never) */
 	int miscount;			/* test hook: the daemon counts a byte too many per write */
 };
@@ -133,6 +170,32 @@ struct ddp_server {
 /* fs.c: the libfuse low-level sink. */
 int ddp_libfuse_start(struct ab_daemon *d, const struct ddp_settings *s, const struct ddp_point *pt,
 		      struct ddp_shared *sh, char *err, size_t errlen);
+
+/* rawsink.c: the sink on lib/fsrv (--transport dev, uring, passthrough). */
+struct ddp_raw_args {
+	struct ddp_shared *sh;
+	int transport;			/* enum ddp_transport */
+	int threads, clone_fd, miscount, passthrough;
+	uint32_t max_write;
+	struct ab_cpuset cpus;		/* empty: every allowed CPU */
+	char backing_dir[4096];
+};
+int ddp_raw_start(struct ab_daemon *d, const struct ddp_settings *s, const struct ddp_point *pt,
+		  struct ddp_shared *sh, char *err, size_t errlen);
+/* passthrough.c: the backing directory and its pattern file (parent), and the checks. */
+int ddp_backing_make(struct ddp_settings *s, char *why, size_t len);
+void ddp_backing_remove(const struct ddp_settings *s);
+/* After a passthrough write point: every w<i> written by a worker holds min(its bytes,
+ * DDP_PT_SPAN) bytes of 'x'. 0, or -1 with why. */
+int ddp_backing_check(const struct ddp_settings *s, const struct ddp_shared *sh, int procs,
+		      char *why, size_t len);
+
+/* The bytes at file offset off of a read file (every bs block the same: what the sinks return). */
+static inline void ddp_fill_pattern(char *buf, uint64_t off, size_t len, size_t bs)
+{
+	for (size_t k = 0; k < len; k++)
+		buf[k] = (char)('a' + ((off + k) % bs) % 26);
+}
 
 /* Kernel statistics of an instrumented repetition (point.c); NULL in a timed one. */
 struct ddp_probe {

@@ -29,7 +29,6 @@
 #include "common.h"
 #include "ddpar.h"
 
-enum { DDP_INO_ROOT = FUSE_ROOT_ID, DDP_INO_FIRST = 2 };
 
 /* Names and attributes never change: cache them for good. */
 #define DDP_TIMEOUT 1e6
@@ -54,34 +53,6 @@ static struct ddp_dslot *dds_slot(struct ddp_fs *fs)
 	return &fs->sh->dslot[ddp_slot];
 }
 
-/* File inode <-> (direction, index): w<i> is 2 + 2i, r<i> is 3 + 2i. */
-static fuse_ino_t dds_ino(enum ddp_dir dir, int idx)
-{
-	return DDP_INO_FIRST + 2 * (fuse_ino_t)idx + (dir == DDP_READ);
-}
-
-static int dds_is_file(fuse_ino_t ino)
-{
-	return ino >= DDP_INO_FIRST && ino < DDP_INO_FIRST + 2 * DDP_MAX_PROCS;
-}
-
-/* "w12" -> write file 12; -1 for any other name. */
-static int dds_parse_name(const char *name, enum ddp_dir *dir, int *idx)
-{
-	char *end;
-
-	if (name[0] != 'w' && name[0] != 'r')
-		return -1;
-	if (name[1] < '0' || name[1] > '9' || (name[1] == '0' && name[2]))
-		return -1;
-	long v = strtol(name + 1, &end, 10);
-	if (*end || v < 0 || v >= DDP_MAX_PROCS)
-		return -1;
-	*dir = name[0] == 'w' ? DDP_WRITE : DDP_READ;
-	*idx = (int)v;
-	return 0;
-}
-
 static int dds_stat(fuse_ino_t ino, struct stat *st)
 {
 	memset(st, 0, sizeof(*st));
@@ -91,7 +62,7 @@ static int dds_stat(fuse_ino_t ino, struct stat *st)
 	if (ino == DDP_INO_ROOT) {
 		st->st_mode = S_IFDIR | 0755;
 		st->st_nlink = 2;
-	} else if (dds_is_file(ino)) {
+	} else if (ddp_is_file(ino)) {
 		st->st_mode = S_IFREG | 0644;
 		st->st_nlink = 1;
 		st->st_size = (off_t)DDP_FILE_SIZE;
@@ -117,12 +88,12 @@ static void dds_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	enum ddp_dir dir;
 	int idx;
 
-	if (parent != DDP_INO_ROOT || dds_parse_name(name, &dir, &idx) < 0) {
+	if (parent != DDP_INO_ROOT || ddp_parse_name(name, &dir, &idx) < 0) {
 		fuse_reply_err(req, ENOENT);
 		return;
 	}
 	memset(&e, 0, sizeof(e));
-	e.ino = dds_ino(dir, idx);
+	e.ino = ddp_ino(dir, idx);
 	e.entry_timeout = DDP_TIMEOUT;
 	e.attr_timeout = DDP_TIMEOUT;
 	dds_stat(e.ino, &e.attr);
@@ -155,7 +126,7 @@ static void dds_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int t
 
 static void dds_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
-	if (!dds_is_file(ino)) {
+	if (!ddp_is_file(ino)) {
 		fuse_reply_err(req, ino == DDP_INO_ROOT ? EISDIR : ENOENT);
 		return;
 	}
@@ -183,7 +154,7 @@ static void dds_write(fuse_req_t req, fuse_ino_t ino, const char *buf, size_t si
 
 	(void)buf; (void)off; (void)fi;
 	dds_maybe_crash(fs);
-	if (!dds_is_file(ino)) {
+	if (!ddp_is_file(ino)) {
 		fuse_reply_err(req, EBADF);
 		return;
 	}
@@ -204,7 +175,7 @@ static void dds_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 
 	(void)off; (void)fi;
 	dds_maybe_crash(fs);
-	if (!dds_is_file(ino)) {
+	if (!ddp_is_file(ino)) {
 		fuse_reply_err(req, EBADF);
 		return;
 	}

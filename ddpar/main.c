@@ -23,20 +23,27 @@
 #include <unistd.h>
 
 #include "ddpar.h"
+#include "fsrv.h"
 #include "knob.h"
 #include "render.h"
 
 extern const struct ab_bench_desc ab_desc_ddpar;	/* desc.c */
 
-/* The servers a point can run against: the choice is this table's entry. */
-static const struct ddp_server ddp_servers[] = {
-	{ "libfuse", ddp_libfuse_start },
+/* The servers a point can run against, by --transport: the choice is this table's entry. */
+static const struct ddp_server ddp_servers[DDP_TR_COUNT] = {
+	[DDP_TR_LIBFUSE] = { "libfuse", ddp_libfuse_start },
+	[DDP_TR_DEV] = { "dev", ddp_raw_start },
+	[DDP_TR_URING] = { "uring", ddp_raw_start },
+	[DDP_TR_PASSTHROUGH] = { "passthrough", ddp_raw_start },
 };
 
 #define OPT(name, type, field, arg, help, ...) \
 	{ name, type, offsetof(struct ddp_settings, field), arg, help, __VA_ARGS__ }
 static const struct ab_opt ddp_opts[] = {
 	OPT("mode", AB_OPT_CHOICE, mode, NULL, "write, read, or both (writes first)", 0, 0, "write|read|both"),
+	OPT("transport", AB_OPT_CHOICE, transport, NULL, "the FUSE server: libfuse 3.14's loop (the post's), "
+	    "affbench's own on /dev/fuse, FUSE over io_uring (Linux 6.14+), or passthrough to a "
+	    "backing file (Linux 6.9+)", 0, 0, "libfuse|dev|uring|passthrough"),
 	OPT("procs", AB_OPT_INTLIST, procs, "LIST",
 	    "numbers of parallel processes (default 1,2,4,.. up to max(8, 2 x CPUs), at most 128)",
 	    1, DDP_MAX_PROCS, NULL),
@@ -99,8 +106,14 @@ static void parse_settings(int argc, char **argv, struct ddp_settings *s, struct
 	int clone_given = 0;
 	for (int i = 1; i < first; i++)
 		clone_given |= !strncmp(argv[i], "--clone-fd", 10);
-	if (s->daemon == DDP_DAEMON_SINGLE && !clone_given)
-		s->clone_fd = DDP_CLONE_OFF;
+	if ((s->daemon == DDP_DAEMON_SINGLE || s->transport >= DDP_TR_URING) && !clone_given)
+		s->clone_fd = DDP_CLONE_OFF;	/* io_uring and passthrough have no cloned fds */
+	if (s->transport >= DDP_TR_URING && s->clone_fd != DDP_CLONE_OFF)
+		ab_usage_error("--transport %s has no cloned /dev/fuse fds: drop --clone-fd",
+			       ddp_servers[s->transport].name);
+	if (s->transport == DDP_TR_PASSTHROUGH && s->dd)
+		ab_usage_error("--transport passthrough with --dd: dd cannot go back to the start of "
+			       "the backing files; use the built-in loop");
 	if (s->daemon == DDP_DAEMON_SINGLE && s->clone_fd != DDP_CLONE_OFF)
 		ab_usage_error("--daemon single cannot use clone_fd (it needs worker threads): "
 			       "add --clone-fd off or use --daemon multi");
@@ -120,7 +133,7 @@ static void parse_settings(int argc, char **argv, struct ddp_settings *s, struct
 		sw->clones[sw->nclones++] = 0;
 	if (s->clone_fd != DDP_CLONE_OFF)
 		sw->clones[sw->nclones++] = 1;
-	s->server = &ddp_servers[0];
+	s->server = &ddp_servers[s->transport];
 	const char *crash = ab_test_hook("AFFBENCH_DDPAR_CRASH_AFTER");
 	const char *miscount = ab_test_hook("AFFBENCH_DDPAR_MISCOUNT");
 	s->crash_after = crash && *crash ? strtoull(crash, NULL, 10) : 0;
@@ -138,13 +151,22 @@ static void check_machine(const struct ddp_settings *s)
 		if (ab_run(NULL, argv, NULL, ab_scaled_ns(10 * AB_NS)) != 0)
 			ab_skip("no working dd in PATH: install coreutils");
 	}
+	if (s->transport != DDP_TR_LIBFUSE &&
+	    ab_fsrv_check(s->transport == DDP_TR_URING ? AB_FSRV_URING : AB_FSRV_DEV,
+			  s->transport == DDP_TR_PASSTHROUGH, why, sizeof(why)) < 0)
+		ab_skip("--transport %s: %s", s->server->name, why);
 	/* Ours first: the knob module's handler, installed next, restores the knobs at
 	 * once on a signal and then calls this one. */
 	ab_catch_signals();
-	if (s->max_background || s->congestion) {
+	if (s->max_background || s->congestion || s->transport == DDP_TR_URING) {
 		if (ab_knob_init("", ab_knob_default_journal()) < 0)
 			ab_skip("cannot set up the knob journal %s: %s", ab_knob_default_journal(),
 				strerror(errno));
+	}
+	/* io_uring: fuse.enable_uring through the knob journal, put back at exit */
+	if (s->transport == DDP_TR_URING && ab_fsrv_uring_enable(why, sizeof(why)) < 0)
+		ab_skip("--transport uring: %s", why);
+	if (s->max_background || s->congestion) {
 		if (ab_fusectl_for_knobs(why, sizeof(why)) < 0)
 			ab_skip("%s", why);
 	}
@@ -202,6 +224,9 @@ int main(int argc, char **argv)
 
 	parse_settings(argc, argv, &s, &sw);
 	check_machine(&s);
+	char why[512];
+	if (s.transport == DDP_TR_PASSTHROUGH && ddp_backing_make(&s, why, sizeof(why)) < 0)
+		ab_fail("%s", why);
 	struct ab_kstats *ks = ab_kstats_for_mode(s.kstats, s.common.quiet);
 	ab_mnt_cleanup_stale(NULL, s.common.quiet ? NULL : stderr);
 	struct ddp_shared *sh = ab_shm_alloc(sizeof(*sh));
@@ -217,6 +242,7 @@ int main(int argc, char **argv)
 	ab_results_free(&kept);
 	ab_kstats_close(ks);
 	ab_shm_free(sh, sizeof(*sh));
+	ddp_backing_remove(&s);
 	if (ab_interrupted)
 		ab_fail("interrupted; nothing is left mounted");
 	if (!tables_ok)
