@@ -18,8 +18,66 @@
 
 #define POST "westerfeld2012"
 
-static const char *const w_none[] = { "placement=none", "daemon=single", "baseline=fuse", NULL };
-static const char *const w_same[] = { "placement=same", "daemon=single", "baseline=fuse", NULL };
+/* The post's server: libfuse (also records from before --transport existed), one thread. */
+static const char *const w_none[] = { "placement=none", "daemon=single", "baseline=fuse",
+				      "transport=libfuse|", NULL };
+static const char *const w_same[] = { "placement=same", "daemon=single", "baseline=fuse",
+				      "transport=libfuse|", NULL };
+static const char *const libfuse[] = { "baseline=fuse", "transport=libfuse|", NULL };
+
+/* The transports, each as it runs best: libfuse and dev single-threaded, uring per CPU. */
+static const struct {
+	const char *name, *daemon;
+} transports[] = { { "libfuse", "single" }, { "dev", "single" }, { "uring", "percpu" } };
+
+static const struct ab_group *transport_cell(struct ab_render *r, const char *metric,
+					     const char *placement, int t)
+{
+	char pl[64], tr[48], dm[48];
+
+	snprintf(pl, sizeof(pl), "placement=%s", placement);
+	snprintf(tr, sizeof(tr), "transport=%s%s", transports[t].name, t ? "" : "|");
+	snprintf(dm, sizeof(dm), "daemon=%s", transports[t].daemon);
+	const char *want[] = { pl, tr, dm, "baseline=fuse", NULL };
+	return ab_r_find(r, metric, want);
+}
+
+/* rows: placements, columns: transports that were measured beside libfuse. */
+static int transport_grid(struct ab_render *r, struct ab_grid *m, const char *metric)
+{
+	int others = 0;
+
+	memset(m, 0, sizeof(*m));
+	m->nr = ab_r_distinct(r, metric, "placement", m->rows, AB_GRID_ROWS);
+	for (int t = 0; t < (int)(sizeof(transports) / sizeof(transports[0])); t++) {
+		int any = 0;
+		for (int a = 0; a < m->nr; a++)
+			any |= transport_cell(r, metric, m->rows[a], t) != NULL;
+		if (!any)
+			continue;
+		others += t > 0;
+		snprintf(m->cols[m->nc], sizeof(m->cols[0]), "%s", transports[t].name);
+		for (int a = 0; a < m->nr; a++)
+			m->g[a][m->nc] = transport_cell(r, metric, m->rows[a], t);
+		m->nc++;
+	}
+	return others;
+}
+
+static void transport_tables(struct ab_render *r)
+{
+	struct ab_grid m;
+
+	if (!transport_grid(r, &m, "stat_per_s"))
+		return;
+	fprintf(r->out, "FUSE transports: stat() calls/s (median [95%% CI]; libfuse and dev one "
+			"thread, uring one ring thread per daemon CPU):\n\n");
+	ab_grid_md(r, &m, "placement", 1);
+	transport_grid(r, &m, "same_cpu_pct");
+	fprintf(r->out, "FUSE transports: share of stat() calls served on the caller's CPU (%%, "
+			"median):\n\n");
+	ab_grid_md(r, &m, "placement", 0);
+}
 
 static void post_table(struct ab_render *r, const char *const *want, const char *title)
 {
@@ -67,8 +125,8 @@ static void baselines(struct ab_render *r)
 			char pl[64], ba[64];
 			snprintf(pl, sizeof(pl), "placement=%s", m.rows[a]);
 			snprintf(ba, sizeof(ba), "baseline=%s", m.cols[c]);
-			const char *want[] = { pl, ba, strcmp(m.cols[c], "fuse") ? NULL : "daemon=single",
-					       NULL };
+			int f = !strcmp(m.cols[c], "fuse");
+			const char *want[] = { pl, ba, f ? "daemon=single" : NULL, "transport=libfuse|", NULL };
 			m.g[a][c] = ab_r_find(r, "stat_per_s", want);
 		}
 	fprintf(r->out, "Baselines, calls/s (median [95%% CI]; fuse = stat() with daemon single, "
@@ -92,7 +150,7 @@ static const struct ab_group *same_config(const struct ab_render *r, const struc
 /* One row per configuration: where it ran and what the tables above leave out. */
 static void configs(struct ab_render *r)
 {
-	static const char *const keys[] = { "placement", "baseline", "daemon", "clients",
+	static const char *const keys[] = { "placement", "baseline", "transport", "daemon", "clients",
 					    "client_cpu", "daemon_cpu" };
 	static const char *const cols[] = { "same_cpu_pct", "requests_per_stat", "latency_p50_ns",
 					    "latency_p99_ns" };
@@ -100,9 +158,9 @@ static void configs(struct ab_render *r)
 	char v[AB_VALUE_LEN], num[32];
 
 	fprintf(f, "Every configuration (medians; calls are stat() or pipe round trips; latency of one "
-		   "call in 64):\n\n| placement | baseline | daemon | clients | client cpu | daemon cpu "
-		   "| calls/s | same cpu %% | requests/call | p50 us | p99 us | reps |\n"
-		   "|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+		   "call in 64):\n\n| placement | baseline | transport | daemon | clients | client cpu | "
+		   "daemon cpu | calls/s | same cpu %% | requests/call | p50 us | p99 us | reps |\n"
+		   "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < r->res->n; i++) {
 		const struct ab_group *g = &r->res->g[i];
 		if (strcmp(g->bench, r->desc->name) || strcmp(g->metric, "stat_per_s"))
@@ -125,7 +183,7 @@ static void tables(struct ab_render *r)
 	FILE *f = r->out;
 	const struct ab_group *none = ab_r_find(r, "stat_per_s", w_none);
 	const struct ab_group *same = ab_r_find(r, "stat_per_s", w_same);
-	static const char *const fuse[] = { "baseline=fuse", NULL };
+	const char *const *fuse = libfuse;
 	struct ab_ci ci;
 	double q = NAN;
 	char buf[160];
@@ -145,7 +203,7 @@ static void tables(struct ab_render *r)
 	}
 	ab_grid_build(r, &m, "stat_per_s", "placement", "daemon", fuse);
 	if (m.nr) {
-		fprintf(f, "\nstat() calls/s (median [95%% CI]) by placement and daemon mode:\n\n");
+		fprintf(f, "\nstat() calls/s (median [95%% CI]) by placement and libfuse daemon mode:\n\n");
 		ab_grid_md(r, &m, "placement", 1);
 	}
 	ab_grid_build(r, &m, "same_cpu_pct", "placement", "daemon", fuse);
@@ -153,6 +211,7 @@ static void tables(struct ab_render *r)
 		fprintf(f, "Share of stat() calls served on the caller's CPU (%%, median):\n\n");
 		ab_grid_md(r, &m, "placement", 0);
 	}
+	transport_tables(r);
 	baselines(r);
 	ab_grid_build(r, &m, "kernel_ns_per_req", "placement", "daemon", fuse);
 	if (m.nr) {
@@ -162,6 +221,8 @@ static void tables(struct ab_render *r)
 	}
 	configs(r);
 }
+
+static void transport_reading(struct ab_render *r);
 
 static void reading(struct ab_render *r)
 {
@@ -174,9 +235,10 @@ static void reading(struct ab_render *r)
 	char buf[160];
 
 	fprintf(f, "## cputestfs: does serving a FUSE request on the caller's CPU help?\n\n");
+	transport_reading(r);
 	enum ab_verdict v = ab_r_ratio(same, none, &q, &ci);
 	if (v == AB_V_NONE) {
-		fprintf(f, "Placements none and same (daemon single) were not both measured.\n\n");
+		fprintf(f, "Placements none and same (libfuse, daemon single) were not both measured.\n\n");
 		return;
 	}
 	fprintf(f, "Same CPU vs unpinned (daemon single): %s: ",
@@ -199,18 +261,50 @@ static void reading(struct ab_render *r)
 	fprintf(f, "\n\n");
 }
 
+/* Today's answer: io_uring unpinned against libfuse unpinned and pinned. */
+static void transport_reading(struct ab_render *r)
+{
+	const struct ab_group *u = transport_cell(r, "stat_per_s", "none", 2);
+	const struct ab_group *up = transport_cell(r, "same_cpu_pct", "none", 2);
+	const struct ab_group *ln = transport_cell(r, "stat_per_s", "none", 0);
+	const struct ab_group *ls = transport_cell(r, "stat_per_s", "same", 0);
+	struct ab_ci ci;
+	double q = NAN;
+	char buf[160];
+
+	if (!u)
+		return;
+	fprintf(r->out, "FUSE over io_uring, caller unpinned: %.1f%% of stat() calls served on the "
+			"caller's CPU, %.0f stat/s. ", ab_r_median(up), ab_r_median(u));
+	enum ab_verdict v = ab_r_ratio(u, ln, &q, &ci);
+	if (v != AB_V_NONE)
+		fprintf(r->out, "Against libfuse unpinned: %s. ", ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
+	v = ab_r_ratio(u, ls, &q, &ci);
+	if (v != AB_V_NONE)
+		fprintf(r->out, "Against libfuse with client and daemon pinned to one CPU (the 2012 "
+				"answer): %s.", ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
+	fprintf(r->out, "\n\n");
+}
+
 static void plots(struct ab_render *r)
 {
-	static const char *const fuse[] = { "baseline=fuse", NULL };
 	struct ab_grid m;
 
-	ab_grid_build(r, &m, "stat_per_s", "placement", "daemon", fuse);
-	if (!m.nr)
-		return;
-	ab_grid_dat(r, &m, "cputestfs");
-	FILE *b = ab_plot_begin(r);
-	ab_plot_bars(b, &m, "cputestfs.dat", "cputestfs: stat() calls/s on FUSE", "stat/s", "daemon ");
-	ab_plot_end(r, b, "cputestfs", 1000, 500);
+	ab_grid_build(r, &m, "stat_per_s", "placement", "daemon", libfuse);
+	if (m.nr) {
+		ab_grid_dat(r, &m, "cputestfs");
+		FILE *b = ab_plot_begin(r);
+		ab_plot_bars(b, &m, "cputestfs.dat", "cputestfs: stat() calls/s, libfuse", "stat/s",
+			     "daemon ");
+		ab_plot_end(r, b, "cputestfs", 1000, 500);
+	}
+	if (transport_grid(r, &m, "stat_per_s")) {
+		ab_grid_dat(r, &m, "cputestfs_transports");
+		FILE *b = ab_plot_begin(r);
+		ab_plot_bars(b, &m, "cputestfs_transports.dat", "cputestfs: stat() calls/s by FUSE transport",
+			     "stat/s", "");
+		ab_plot_end(r, b, "cputestfs_transports", 1000, 500);
+	}
 }
 
 static const char *const headline[] = { "stat_per_s", NULL };

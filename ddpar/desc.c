@@ -20,6 +20,10 @@
 
 #define POST "clonefd2015"
 
+/* The post's server: libfuse (also records from before --transport existed). */
+#define LIBFUSE "transport=libfuse|"
+static const char *const transports[] = { "libfuse", "dev", "uring", "passthrough" };
+
 static const char *const modes[] = { "write", "read" };
 static const char *const mbps[] = { "write_MB_per_s", "read_MB_per_s" };
 
@@ -31,7 +35,8 @@ static enum ab_verdict row(struct ab_render *r, int m, const char *procs, const 
 
 	snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
 	snprintf(pw, sizeof(pw), "procs=%.31s", procs);
-	const char *woff[] = { mw, pw, "clone_fd=off", NULL }, *won[] = { mw, pw, "clone_fd=on", NULL };
+	const char *woff[] = { mw, pw, "clone_fd=off", LIBFUSE, NULL };
+	const char *won[] = { mw, pw, "clone_fd=on", LIBFUSE, NULL };
 	*off = ab_r_find(r, mbps[m], woff);
 	*on = ab_r_find(r, mbps[m], won);
 	return ab_r_ratio(*on, *off, q, ci);
@@ -106,7 +111,8 @@ static const char *pair(struct ab_render *r, const char *metric, int m, const ch
 
 	snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
 	snprintf(pw, sizeof(pw), "procs=%.31s", p);
-	const char *woff[] = { mw, pw, "clone_fd=off", NULL }, *won[] = { mw, pw, "clone_fd=on", NULL };
+	const char *woff[] = { mw, pw, "clone_fd=off", LIBFUSE, NULL };
+	const char *won[] = { mw, pw, "clone_fd=on", LIBFUSE, NULL };
 	snprintf(buf, len, "%s / %s", ab_r_num(a, sizeof(a), ab_r_median(ab_r_find(r, metric, woff))),
 		 ab_r_num(b, sizeof(b), ab_r_median(ab_r_find(r, metric, won))));
 	return buf;
@@ -180,6 +186,60 @@ static void latency_table(struct ab_render *r)
 	fprintf(r->out, "\n");
 }
 
+static const struct ab_group *transport_cell(struct ab_render *r, int m, const char *procs, int t)
+{
+	char mw[32], pw[48], tw[48];
+
+	snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
+	snprintf(pw, sizeof(pw), "procs=%.31s", procs);
+	snprintf(tw, sizeof(tw), "transport=%s%s", transports[t], t ? "" : "|");
+	const char *want[] = { mw, pw, tw, "clone_fd=off", NULL };
+	return ab_r_find(r, mbps[m], want);
+}
+
+/* Per N: MB/s of each transport measured (one /dev/fuse fd), and its ratio to libfuse. */
+static void transport_table(struct ab_render *r, int m)
+{
+	char procs[AB_GRID_ROWS][32], cell[64], buf[160];
+	int np = ab_r_distinct(r, mbps[m], "procs", procs, AB_GRID_ROWS), have[4] = { 0 }, others = 0;
+
+	for (int t = 0; t < 4; t++)
+		for (int i = 0; i < np; i++)
+			have[t] |= transport_cell(r, m, procs[i], t) != NULL;
+	for (int t = 1; t < 4; t++)
+		others += have[t];
+	if (!others)
+		return;
+	fprintf(r->out, "%s by FUSE transport (MB/s, median; x = ratio to libfuse, * = its 95%% CI "
+			"excludes 1):\n\n| procs |", m ? "Reads" : "Writes");
+	for (int t = 0; t < 4; t++)
+		if (have[t])
+			fprintf(r->out, " %s |", transports[t]);
+	fprintf(r->out, "\n|---|");
+	for (int t = 0; t < 4; t++)
+		fprintf(r->out, "%s", have[t] ? "---|" : "");
+	fprintf(r->out, "\n");
+	for (int i = 0; i < np; i++) {
+		const struct ab_group *base = transport_cell(r, m, procs[i], 0);
+		fprintf(r->out, "| %s |", procs[i]);
+		for (int t = 0; t < 4; t++) {
+			const struct ab_group *g = transport_cell(r, m, procs[i], t);
+			double q = NAN;
+			struct ab_ci ci;
+			if (!have[t])
+				continue;
+			enum ab_verdict v = t ? ab_r_ratio(g, base, &q, &ci) : AB_V_NONE;
+			snprintf(cell, sizeof(cell), "%s", ab_r_num(buf, sizeof(buf), ab_r_median(g)));
+			if (v != AB_V_NONE)
+				snprintf(cell + strlen(cell), sizeof(cell) - strlen(cell), " (%.2fx%s)", q,
+					 v == AB_V_FEW ? ", few" : ab_r_star(v));
+			fprintf(r->out, " %s |", cell);
+		}
+		fprintf(r->out, "\n");
+	}
+	fprintf(r->out, "\n");
+}
+
 static void tables(struct ab_render *r)
 {
 	fprintf(r->out, "## ddpar: parallel dd on one FUSE mount, without / with clone_fd (%s)\n\n",
@@ -187,9 +247,16 @@ static void tables(struct ab_render *r)
 	for (int m = 0; m < 2; m++)
 		if (ab_r_find(r, mbps[m], NULL))
 			mode_table(r, m);
+	for (int m = 0; m < 2; m++)
+		transport_table(r, m);
 	timereq_table(r);
 	latency_table(r);
-	fprintf(r->out, "Published: %s.\n\n", ab_pub_text(POST, "machine"));
+	fprintf(r->out, "Published: %s. FUSE over io_uring (%s, %s): direct I/O of 1 MiB, 1 job %g -> "
+			"%g MB/s, 16 jobs %g -> %g MB/s.\n\n", ab_pub_text(POST, "machine"),
+		ab_pub_text("schubert2024", "source"), ab_pub_text("schubert2024", "machine"),
+		ab_pub("schubert2024", "dio1m.1job.dev_MB_per_s"), ab_pub("schubert2024", "dio1m.1job.uring_MB_per_s"),
+		ab_pub("schubert2024", "dio1m.16jobs.dev_MB_per_s"),
+		ab_pub("schubert2024", "dio1m.16jobs.uring_MB_per_s"));
 }
 
 static void reading(struct ab_render *r)
@@ -274,7 +341,7 @@ static void timereq_plot(struct ab_render *r)
 /* One panel per mode with data, one line per clone_fd value it holds. */
 static void plots(struct ab_render *r)
 {
-	static const char *fixed[2][2] = { { "mode=write", NULL }, { "mode=read", NULL } };
+	static const char *fixed[2][3] = { { "mode=write", LIBFUSE, NULL }, { "mode=read", LIBFUSE, NULL } };
 	struct ab_grid g[2];
 	int panels = 0;
 

@@ -22,13 +22,9 @@
 
 static int holds(const char *config, const char *const *fixed)
 {
-	for (int k = 0; fixed && fixed[k]; k++) {
-		char key[AB_KEY_LEN], val[AB_VALUE_LEN];
-		const char *eq = strchr(fixed[k], '=');
-		snprintf(key, sizeof(key), "%.*s", (int)(eq - fixed[k]), fixed[k]);
-		if (strcmp(ab_cfg_get(config, key, val, sizeof(val)), eq + 1))
+	for (int k = 0; fixed && fixed[k]; k++)
+		if (!ab_cfg_matches(config, fixed[k]))
 			return 0;
-	}
 	return 1;
 }
 

@@ -294,18 +294,30 @@ const char *ab_cfg_get(const char *config, const char *key, char *buf, size_t le
 	return buf;
 }
 
+int ab_cfg_matches(const char *config, const char *kv)
+{
+	char key[AB_KEY_LEN], val[AB_VALUE_LEN];
+	const char *eq = strchr(kv, '=');
+
+	if (!eq || (size_t)(eq - kv) >= sizeof(key))
+		return 0;
+	snprintf(key, sizeof(key), "%.*s", (int)(eq - kv), kv);
+	size_t vl = strlen(eq + 1);
+	int or_absent = vl && eq[vl] == '|';	/* "key=value|" */
+	ab_cfg_get(config, key, val, sizeof(val));
+	if (or_absent)
+		return !val[0] || (strlen(val) == vl - 1 && !strncmp(val, eq + 1, vl - 1));
+	return !strcmp(val, eq + 1);
+}
+
 const struct ab_group *ab_results_find(const struct ab_results *r, const char *bench,
 				       const char *metric, const char *const *want)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		const struct ab_group *g = &r->g[i];
 		int ok = !strcmp(g->bench, bench) && !strcmp(g->metric, metric);
-		for (int k = 0; ok && want && want[k]; k++) {
-			char key[AB_KEY_LEN], val[AB_VALUE_LEN];
-			const char *eq = strchr(want[k], '=');
-			snprintf(key, sizeof(key), "%.*s", (int)(eq - want[k]), want[k]);
-			ok = !strcmp(ab_cfg_get(g->config, key, val, sizeof(val)), eq + 1);
-		}
+		for (int k = 0; ok && want && want[k]; k++)
+			ok = ab_cfg_matches(g->config, want[k]);
 		if (ok)
 			return g;
 	}

@@ -73,7 +73,11 @@ int ab_results_load_csv(struct ab_results *r, const char *path, FILE *report, ch
 /* The group exactly matching all four keys, or NULL. */
 const struct ab_group *ab_results_get(const struct ab_results *r, const char *bench,
 				      const char *config, const char *metric, const char *unit);
-/* First group of bench/metric whose config holds every "k=v" in want (NULL-terminated). */
+/* Does config hold kv ("key=value")? "key=value|" also matches a config without key:
+ * records written before the key existed (a new sweep axis) count as its default. */
+int ab_cfg_matches(const char *config, const char *kv);
+/* First group of bench/metric whose config holds every "k=v" in want (NULL-terminated,
+ * each as ab_cfg_matches takes it). */
 const struct ab_group *ab_results_find(const struct ab_results *r, const char *bench,
 				       const char *metric, const char *const *want);
 /* The value of key in a "k=v;k=v" config, copied into buf ("" if absent). */
