@@ -4,6 +4,9 @@
 #   make sanitize     unit tests under ASan + UBSan (separate build tree)
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make clean
+#   make check-topology   emulated-topology check: QEMU TCG guests with 16 and 72 CPUs
+#                         (root, about 8 minutes; SHAPES="A B C", SAVE=results/emulated)
+#   make check-topology-selftest   its checker's self-test alone (no guest, seconds)
 # Libraries come from pkg-config (fuse3, cmocka). The pkg-config calls are
 # deferred (recursive variables) so 'make check' can install them first.
 
@@ -66,7 +69,7 @@ $(BUILD)/kstats.skel.h: $(BUILD)/kstats.bpf.o
 $(BUILD)/lib/kstats.o: $(BUILD)/kstats.skel.h
 endif
 
-.PHONY: all check unit-check integration-check sanitize install clean deps
+.PHONY: all check unit-check integration-check sanitize install clean deps check-topology check-topology-selftest
 all: $(BINS)
 
 deps:
@@ -102,6 +105,16 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_A)
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(TOOL_BIN)
 	@BUILD=$(BUILD) tests/run-tests.sh
+
+# The emulated-topology check (scripts/check-topology.sh): installs what is missing,
+# builds, boots each shape under QEMU TCG and checks the run directories it brings back.
+SHAPES ?= A B C
+check-topology: deps
+	@$(MAKE) --no-print-directory all
+	@SHAPES="$(SHAPES)" scripts/check-topology.sh $(if $(SAVE),--save $(SAVE))
+
+check-topology-selftest:
+	@sh scripts/topology/selftest.sh
 
 unit-check: $(UNIT_BIN)
 	@BUILD=$(BUILD) tests/run-tests.sh --unit-only
