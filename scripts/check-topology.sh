@@ -186,8 +186,10 @@ build_initramfs() {
 }
 
 # ---- one shape ----------------------------------------------------------------------------
-shape_args() { # SHAPE -> QEMU_SMP, CPUSET, OFFLINE, SHAPE_DESC
+shape_args() { # SHAPE -> QEMU_SMP, CPUSET, OFFLINE, CPUS_ARG, SHAPE_DESC
 	CPUSET= OFFLINE=
+	# CPUS_ARG: a cputestfs --cpus run with a list that spans cores, LLCs and nodes.
+	CPUS_ARG=1,4-6,12
 	case $1 in
 	A|C)
 		QEMU_SMP=(-smp 16,sockets=2,cores=4,threads=2
@@ -198,12 +200,14 @@ shape_args() { # SHAPE -> QEMU_SMP, CPUSET, OFFLINE, SHAPE_DESC
 			# CPU 3 is inside the allowed set and the SMT sibling of 2: the suite must
 			# neither use it nor pair 2 with it (2 has no sibling left; 4-5 is the only pair).
 			CPUSET=2-5,9 OFFLINE=3
+			CPUS_ARG=2,4-5
 			SHAPE_DESC="$SHAPE_DESC; suite under taskset -c $CPUSET, cpu$OFFLINE offline"
 		fi
 		;;
 	B)
 		QEMU_SMP=(-smp 72,sockets=1,cores=36,threads=2)
 		SHAPE_DESC="72 CPUs, 1 socket x 36 cores x 2 threads, 1 NUMA node"
+		CPUS_ARG=1,4-6,64-66	# above 63: masks wider than one word
 		;;
 	esac
 }
@@ -222,6 +226,7 @@ run_shape() {
 		SHAPE_DESC="$SHAPE_DESC"
 		CPUSET=$CPUSET
 		OFFLINE=$OFFLINE
+		CPUS_ARG=$CPUS_ARG
 		DUR=${TOPO_DUR:-0.3}
 		FDGET_DUR=0.05
 		DDPAR_MODE=write

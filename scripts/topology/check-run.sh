@@ -54,6 +54,7 @@ F=$R/facts.txt
 		[ -f "$i/effective_affinity_list" ] && echo "eff ${i##*/} $(first "$i/effective_affinity_list")"
 	done
 	echo "cpuset $(conf CPUSET)"
+	echo "cpus_arg $(conf CPUS_ARG)"
 	echo "offline_req $(conf OFFLINE)"
 	echo "allowed_seen $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "$R/state/allowed" 2>/dev/null)"
 	for rc in "$R"/direct/*.rc; do

@@ -133,7 +133,8 @@ function inE(set, what,    c, outside) {
 # Returns a short text for the table.
 function check_pl(src, p, n, CL, DL, cfgtext,    A, B, na, nb, a, b, a1, a2, b1, b2, i, k, inter, d) {
 	if (p == "none") {
-		if ((CL == "any" || CL == EL) && (DL == "any" || DL == EL)) {
+		# Unpinned: "any", or with --cpus the list it allows (NONE_WANT).
+		if (NONE_WANT != "" ? (CL == NONE_WANT && DL == NONE_WANT) : ((CL == "any" || CL == EL) && (DL == "any" || DL == EL))) {
 			ok(src " none: unpinned (client " CL ", daemon " DL ")")
 			return "unpinned"
 		}
@@ -373,6 +374,7 @@ kind == "facts" {
 	else if ($1 == "irq") IRQOF[$3] = $2
 	else if ($1 == "eff") EFF[$2] = $3
 	else if ($1 == "cpuset") CPUSET = $2
+	else if ($1 == "cpus_arg") CPUSARG = $2
 	else if ($1 == "offline_req") OFFREQ = $2
 	else if ($1 == "allowed_seen") SEEN = $2
 	else if ($1 == "step") { STEPRC[$2] = $3 }
@@ -422,6 +424,18 @@ END {
 	NPL = split("none same smt llc cross-llc cross-node other", PL, " ")
 	placement_table("cputestfs", 1, "1")
 	placement_table("cputestfs-2clients", 2, "2")
+	# --cpus LIST narrows the allowed set (and "none" then names it)
+	if ("cputestfs-cpus" in STEPRC) {
+		split("", E0); for (c in E) E0[c] = 1
+		EL0 = EL; NE0 = NE
+		expand(CPUSARG, T); split("", E); NE = 0
+		for (c in T) if (c in E0) { E[c] = 1; NE++ }
+		EL = fmt(E); NONE_WANT = EL
+		note("cputestfs --cpus " CPUSARG ": allowed " EL)
+		placement_table("cputestfs-cpus", 1, "c")
+		split("", E); for (c in E0) E[c] = 1
+		EL = EL0; NE = NE0; NONE_WANT = ""
+	}
 	for (s in KMET) if (KMET[s] != "") bad(s ": kernel statistics written on a kernel without FUSE tracepoints:" KMET[s])
 	# kernel statistics: auto skips with a reason, on exits 4 with it
 	for (i = 1; i <= NERR["cputestfs"]; i++) if (ERR["cputestfs", i] ~ /kernel statistics .*: kernel_\* metrics not written/) ks1 = ERR["cputestfs", i]
@@ -578,10 +592,10 @@ END {
 	# ---- the table ----
 	print ""
 	print "placements (cputestfs; client/daemon CPUs as resolved in the guest):"
-	printf "  %-11s %-24s %-28s %s\n", "placement", "1 client", "2 clients", "harness plan"
+	printf "  %-11s %-12s %-20s %-14s %s\n", "placement", "1 client", "2 clients", "harness plan", ("cputestfs-cpus" in STEPRC) ? "--cpus " CPUSARG : ""
 	for (i = 1; i <= NPL; i++) {
 		p = PL[i]
-		printf "  %-11s %-24s %-28s %s\n", p, TAB["1", p], TAB["2", p], TAB["h", p]
+		printf "  %-11s %-12s %-20s %-14s %s\n", p, TAB["1", p], TAB["2", p], TAB["h", p], TAB["c", p]
 	}
 	for (i = 1; i <= NPL; i++) if (PL[i] in SKIPNOTE) print "  skipped: " SKIPNOTE[PL[i]]
 	print "sqrtio points (readers on/off the CPU completing the disk's reads):"
