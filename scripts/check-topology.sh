@@ -7,13 +7,15 @@
 #
 #   scripts/check-topology.sh [--shapes "A B C"] [--save DIR] [--keep]
 #   scripts/check-topology.sh --selftest     the checker's self-test only (no guest, seconds)
-#   scripts/check-topology.sh --check DIR    check one result directory again (no guest)
+#   scripts/check-topology.sh --check DIR|PACK   check a result directory (or a saved
+#                                            topology/result.pack) again, no guest
 #
 # Shapes (all by default; SHAPES="A C" in the environment also picks):
 #   A  16 CPUs: 2 sockets x 4 cores x 2 threads, 2 NUMA nodes
 #   B  72 CPUs on 1 socket (36 cores x 2 threads), one node
 #   C  shape A, the suite under taskset -c 2-5,9 and CPU 3 offline
-# --save DIR copies each shape's run directory to DIR/<shape> (e.g. results/emulated).
+# --save DIR copies each shape's run directory to DIR/<shape> (e.g. results/emulated);
+# --keep keeps the disk images under build/topology/<shape>/ (they are removed otherwise).
 # Needs root to install what is missing from Debian (qemu-system-x86,
 # busybox-static, e2fsprogs); the guest kernel is fetched with apt-get download
 # and unpacked under build/topology/cache, never installed on this machine.
@@ -53,6 +55,12 @@ if [ "$mode" = selftest ]; then
 	exec sh "$HERE/selftest.sh"
 fi
 if [ "$mode" = check ]; then
+	# A saved result.pack is unpacked first (results/emulated/<shape>/topology/result.pack).
+	if [ -f "$check_dir" ]; then
+		rm -rf "$W/unpacked"
+		sh "$HERE/selftest.sh" --unpack "$check_dir" "$W/unpacked" || die "cannot unpack $check_dir"
+		check_dir=$W/unpacked
+	fi
 	exec sh "$HERE/check-run.sh" "$check_dir"
 fi
 
@@ -64,15 +72,16 @@ apt_update() {
 	apt-get update -q >"$W/apt-update.log" 2>&1 || { cat "$W/apt-update.log" >&2; die "apt-get update failed"; }
 	apt_updated=1
 }
+# The guest has no other userland: its busybox must need no library.
+static_busybox() { [ -x /bin/busybox ] && LC_ALL=C ldd /bin/busybox 2>&1 | grep -q -e 'not a dynamic executable' -e 'statically linked'; }
 need_tools() {
 	local missing=()
 	command -v qemu-system-x86_64 >/dev/null 2>&1 || missing+=(qemu-system-x86)
 	# A static busybox: the guest has no other userland.
-	if ! [ -x /bin/busybox ] || ! file -L /bin/busybox 2>/dev/null | grep -q 'statically linked'; then
+	if ! static_busybox; then
 		missing+=(busybox-static)
 	fi
 	{ command -v mke2fs && command -v debugfs; } >/dev/null 2>&1 || missing+=(e2fsprogs)
-	command -v file >/dev/null 2>&1 || missing=(file "${missing[@]}")
 	[ ${#missing[@]} = 0 ] && return 0
 	if [ "$(id -u)" != 0 ]; then
 		say "missing: ${missing[*]}; as root: apt-get install ${missing[*]}"
@@ -82,8 +91,7 @@ need_tools() {
 	say "installing ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
 		>"$W/apt-install.log" 2>&1 || { tail -n 20 "$W/apt-install.log" >&2; die "apt-get install failed"; }
-	# 'file' itself may just have arrived: check again.
-	file -L /bin/busybox | grep -q 'statically linked' || die "/bin/busybox is not statically linked"
+	static_busybox || die "/bin/busybox is not statically linked (package busybox-static)"
 }
 
 # The guest kernel: the version linux-image-amd64 points to, else the newest
@@ -281,7 +289,12 @@ write_emulated() { # SHAPE DIR
 mkdir -p "$W"
 T_ALL0=$(date +%s)
 say "checker self-test (no guest)"
-sh "$HERE/selftest.sh" || die "the checker's self-test failed: a broken placement would not be caught"
+if sh "$HERE/selftest.sh" >"$W/selftest.log" 2>&1; then
+	say "$(tail -n 1 "$W/selftest.log")"
+else
+	grep -v '^ok ' "$W/selftest.log" >&2
+	die "the checker's self-test failed: a broken placement would not be caught"
+fi
 need_tools
 [ -x bin/cputestfs ] && [ -x bin/harness ] || die "bin/ is not built: run make all (make check-topology does)"
 fetch_kernel
@@ -300,14 +313,19 @@ for s in $SHAPES; do
 		res=FAIL
 		failed="$failed $s"
 	fi
-	boot=$(sed -n 's/.*guest: suite starts at \([0-9.]*\) s.*/\1/p' "$r/console.log" | head -n 1)
-	summary="${summary}shape $s: $res in ${SHAPE_SECS} s wall (guest booted and ready at ${boot:-?} s)"$'\n'
+	boot=$(sed -n 's/.*guest: booted in \([0-9.]*\) s.*/\1/p' "$r/console.log" | head -n 1)
+	ready=$(sed -n 's/.*guest: suite starts at \([0-9.]*\) s.*/\1/p' "$r/console.log" | head -n 1)
+	suite=$(sed -n 's/.*guest: suite ended at \([0-9.]*\) s.*/\1/p' "$r/console.log" | head -n 1)
+	summary="${summary}shape $s: $res, ${SHAPE_SECS} s from QEMU start to poweroff (guest clock: /init at ${boot:-?} s, suite from ${ready:-?} to ${suite:-?} s)"$'\n'
 	if [ -n "$save" ] && [ -d "$r/harness" ]; then
 		rm -rf "${save:?}/$s"
 		mkdir -p "$save/$s"
 		cp -a "$r/harness/." "$save/$s/"
+		# Beside the harness run directory, what the guest ran alone and what the checker read:
+		# result.pack holds the snapshot and every file it checks (selftest.sh --unpack to re-check).
 		mkdir -p "$save/$s/topology"
-		for f in direct sysfs state guest.log console.log qemu.cmd check.txt wall_secs EMULATED; do
+		sh "$HERE/selftest.sh" --pack "$r" >"$save/$s/topology/result.pack"
+		for f in direct state guest.log console.log qemu.cmd check.txt facts.txt wall_secs EMULATED; do
 			[ -e "$r/$f" ] && cp -a "$r/$f" "$save/$s/topology/"
 		done
 		say "shape $s: run directory copied to $save/$s"

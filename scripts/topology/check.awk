@@ -207,8 +207,19 @@ function collect_cfs(src, line,    f, nf, kv) {
 	PLN[src, kv["placement"]] = kv["clients"] + 0
 	if (f[4] ~ /^kernel_/) KMET[src] = KMET[src] " " f[4]
 	if (f[4] == "stat_per_s") HASSTAT[src, kv["placement"]] = 1
+	if (f[4] == "same_cpu_pct") SCP[src, kv["placement"]] = f[5]
 }
 
+# Behaviour, not labels: with one client, the daemon (pinned to the daemon CPU) serves on the
+# client's CPU for every request under "same", for none under a two-CPU placement.
+function pinned_check(src, p,    v) {
+	if (p == "none") return
+	if (!((src SUBSEP p) in SCP)) { bad(src " " p ": no same_cpu_pct record"); return }
+	v = SCP[src, p] + 0
+	if (p == "same" ? v < 99.9 : v > 0.1)
+		bad(src " " p ": the daemon served " v "% of the requests on the client's CPU; pinned " (p == "same" ? "to one CPU that must be 100" : "to two CPUs it must be 0"))
+	else PINOK[src]++
+}
 function placement_table(step, n, label,    i, p, t) {
 	skips(step)
 	if (!(step in STEPRC)) { bad(step ": did not run (no exit code)"); return }
@@ -219,6 +230,7 @@ function placement_table(step, n, label,    i, p, t) {
 		can = possible(p)
 		if ((step SUBSEP p) in PLC) {
 			t = check_pl(step, p, n, PLC[step, p], PLD[step, p])
+			if (n == 1) pinned_check(step, p)
 			if (!((step SUBSEP p) in HASSTAT)) bad(step " " p ": no stat_per_s record")
 			if (!can) bad(step " " p ": ran although the snapshot says it cannot (" why_not(p) ")")
 		} else if ((step SUBSEP p) in SKIPR) {
@@ -554,6 +566,7 @@ END {
 		p = PL[i]
 		if (("harness" SUBSEP p) in PLC) {
 			TAB["h", p] = check_pl("harness", p, 1, PLC["harness", p], PLD["harness", p])
+			pinned_check("harness", p)
 			if (!possible(p)) bad("harness " p ": ran although the snapshot says it cannot (" why_not(p) ")")
 		} else TAB["h", p] = ("cputestfs placement=" p) in HT ? "skipped" : "-"
 	}
@@ -589,6 +602,7 @@ END {
 	if (!kd && nkb) ok("harness machine.txt: " nkb " knobs the same before and after")
 	if (!nkb) bad("harness machine.txt: no knob before/after lines")
 
+	for (s in PINOK) ok(s ": same_cpu_pct 100 under same, 0 under two-CPU placements (" PINOK[s] " placements): the daemon ran where it was pinned")
 	# ---- the table ----
 	print ""
 	print "placements (cputestfs; client/daemon CPUs as resolved in the guest):"

@@ -28,7 +28,8 @@ pack_list() {
 }
 if [ "${1:-}" = --pack ]; then
 	d=${2:?--pack DIR}
-	echo "# affbench check-topology fixture, packed from $d by selftest.sh --pack: '@@ PATH' starts a file, '|' a line"
+	echo "# affbench check-topology result, packed by scripts/topology/selftest.sh --pack ('@@ PATH' starts a file, '|' a line of it);"
+	echo "# re-check: scripts/topology/selftest.sh --unpack THIS DIR && scripts/topology/check-run.sh DIR"
 	for f in $(pack_list "$d"); do
 		echo "@@ $f"
 		sed 's/^/|/' "$d/$f"
@@ -46,6 +47,21 @@ unpack() { # FIXTURE DIR
 			 printf "" > f; next }
 		/^\|/ { print substr($0, 2) > f }' "$1"
 }
+
+# --fixture DIR: a fixture from a shape's result, with the one documented edit: the
+# harness's sqrtio skip gets the reason a fixed sqrtio would give (FINDINGS: "reasons above").
+if [ "${1:-}" = --fixture ]; then
+	echo "# affbench check-topology fixture: a shape as a guest wrote it, reduced to the files the checker reads"
+	echo "# (selftest.sh --fixture DIR). One edit: harness/failures.csv gives the sqrtio local=0 skip the reason a"
+	echo "# fixed sqrtio would; the guest's run said only '(reasons above)', which the checker rejects."
+	sh "$0" --pack "${2:?--fixture DIR}" | sed -e 1,2d \
+		-e 's/^|sqrtio,local=0,1,4,skipped: sqrtio: no point of the sweep can be placed on the allowed CPUs (reasons above)$/|sqrtio,local=0,1,4,skipped: sqrtio: rq=1 local=0: every allowed CPU completes its own reads (per-CPU queues); try --irq-affinity/'
+	exit
+fi
+if [ "${1:-}" = --unpack ]; then
+	unpack "${2:?--unpack FILE DIR}" "${3:?--unpack FILE DIR}"
+	exit
+fi
 
 W=${TOPO_SELFTEST_DIR:-$TOP/build/topology/selftest}
 rm -rf "$W"
@@ -210,6 +226,17 @@ fdget_threads() {
 	sedi direct/fdget.csv 's/mode=shared-fd;op=pread;threads=16/mode=shared-fd;op=pread;threads=2/g'
 }
 expect "fdget shared-fd with 2 workers on 16 CPUs" A "fdget shared-fd: threads=2, want 16" fdget_threads
+
+not_pinned() {
+	sedi direct/cputestfs.csv 's/\(daemon_cpu=14;placement=smt,1,same_cpu_pct,\)0,/\137.5,/'
+	grep -q 'placement=smt,1,same_cpu_pct,37.5,' direct/cputestfs.csv
+}
+expect "smt labelled 15/14 but the daemon served 37.5% on the client's CPU (pinning not applied)" A "the daemon served 37.5% of the requests on the client" not_pinned
+
+cpus_ignored() {
+	sedi direct/cputestfs-cpus.csv 's/client_cpu=12;clients=1;daemon=single;daemon_cpu=12;placement=same/client_cpu=15;clients=1;daemon=single;daemon_cpu=15;placement=same/'
+}
+expect "--cpus 1,4-6,12 ignored: same on CPU 15" A "CPU 15 outside the allowed, online set 1,4-6,12" cpus_ignored
 
 unfinished() {
 	rm -f done
