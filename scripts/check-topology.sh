@@ -237,7 +237,7 @@ run_shape() {
 		CPUS_ARG=$CPUS_ARG
 		DUR=${TOPO_DUR:-0.3}
 		FDGET_DUR=0.05
-		DDPAR_MODE=write
+		DDPAR_MODE=both
 		T_STEP=420
 	EOF
 	mke2fs -q -F -t ext2 -L affbench-out -d "$d/disk" "$d/disk.img" 128M >/dev/null

@@ -199,6 +199,8 @@ function collect_cfs(src, line,    f, nf, kv) {
 	if (f[2] ~ /,/ && line !~ /"/) bad(src ": a config with a comma is not quoted: " line)
 	if (f[1] != "cputestfs") return
 	cfgsplit(f[2], kv)
+	# The harness plan sweeps daemon modes too: each mode is its own source.
+	if (src == "harness") { src = "harness daemon=" kv["daemon"]; HDAEMON[kv["daemon"]] = 1 }
 	if (!("placement" in kv) || !("client_cpu" in kv) || !("daemon_cpu" in kv)) {
 		bad(src ": cputestfs record without placement/client_cpu/daemon_cpu: " f[2]); return
 	}
@@ -471,8 +473,8 @@ END {
 		nf = csvsplit(REC["ddpar", i], f)
 		if (f[1] != "ddpar") continue
 		cfgsplit(f[2], kv)
-		k = kv["procs"] SUBSEP kv["clone_fd"]
-		DP[kv["procs"]] = 1
+		k = kv["mode"] SUBSEP kv["procs"] SUBSEP kv["clone_fd"]
+		DP[kv["procs"]] = 1; DMODE[kv["mode"]] = 1
 		if (f[4] ~ /_MB_per_s$/) DMB[k] = f[5]
 		if (f[4] == "client_bytes") DC[k] = f[5]
 		if (f[4] == "daemon_bytes") DB[k] = f[5]
@@ -481,13 +483,16 @@ END {
 	if (got == want) ok("ddpar: processes" got " (up to 2 x " NE " allowed CPUs" (2 * NE > 128 ? ", capped at 128 by ddpar" : "") ")")
 	else bad("ddpar: processes" got ", expected" want " (2 x " NE " allowed CPUs)")
 	nd = 0; ndb = 0
-	for (n = 1; n <= 256; n++) if (n in DP) for (cf = 0; cf <= 1; cf++) {
-		k = n SUBSEP (cf ? "on" : "off")
-		if (!(k in DMB)) { bad("ddpar procs=" n " clone_fd=" (cf ? "on" : "off") ": no MB/s record"); continue }
+	if (!("write" in DMODE)) bad("ddpar: no write records")
+	for (md in DMODE) for (n = 1; n <= 256; n++) if (n in DP) for (cf = 0; cf <= 1; cf++) {
+		k = md SUBSEP n SUBSEP (cf ? "on" : "off")
+		pt = "ddpar " md " procs=" n " clone_fd=" (cf ? "on" : "off")
+		if (!(k in DMB)) { bad(pt ": no MB/s record"); continue }
 		nd++
-		if (DC[k] != DB[k] || DC[k] == "") { bad("ddpar procs=" n " clone_fd=" (cf ? "on" : "off") ": client bytes " DC[k] " != daemon bytes " DB[k]); ndb++ }
+		if (DC[k] != DB[k] || DC[k] == "") { bad(pt ": client bytes " DC[k] " != daemon bytes " DB[k]); ndb++ }
 	}
-	if (nd && !ndb) ok("ddpar: " nd " points measured, daemon bytes = client bytes in each")
+	modes = ""; for (md in DMODE) modes = modes " " md
+	if (nd && !ndb) ok("ddpar:" modes ": " nd " points measured, daemon bytes = client bytes in each")
 	if (2 * NE > 128) note("ddpar cannot sweep to 2 x " NE " = " 2 * NE " processes: --procs is limited to 128 (documented)")
 
 	# ---- sqrtio: IRQ discovery and readers on/off the completing CPU, per disk ----
@@ -541,8 +546,9 @@ END {
 			nskip++
 			if (r !~ /^skipped: ./) { bad("harness " f[1] " " f[8] ": skipped without a reason in failures.csv"); continue }
 			# Is the skip the machine's? Placements and sqrtio points are checked against the snapshot.
-			if (f[1] == "cputestfs" && f[8] ~ /^placement=/) {
-				p = substr(f[8], 11)
+			if (f[1] == "cputestfs" && f[8] ~ /placement=/) {
+				p = f[8]; sub(/.*placement=/, "", p); sub(/;.*/, "", p)
+				HSKIPPED[p] = 1
 				if (possible(p)) bad("harness cputestfs " p ": skipped (" r ") but the allowed CPUs offer it")
 				else ok("harness cputestfs " p ": " r)
 			} else if (f[1] == "sqrtio" && f[8] ~ /local=/) {
@@ -562,14 +568,17 @@ END {
 	if (nrun == 0) bad("harness: runs.csv lists no invocation")
 	else if (!nfail) ok("harness: " nrun " invocations, none failed, " nskip " skipped with a reason")
 	for (i = 1; i <= NREC["harness"]; i++) collect_cfs("harness", REC["harness", i])
-	for (i = 1; i <= NPL; i++) {
-		p = PL[i]
-		if (("harness" SUBSEP p) in PLC) {
-			TAB["h", p] = check_pl("harness", p, 1, PLC["harness", p], PLD["harness", p])
-			pinned_check("harness", p)
-			if (!possible(p)) bad("harness " p ": ran although the snapshot says it cannot (" why_not(p) ")")
-		} else TAB["h", p] = ("cputestfs placement=" p) in HT ? "skipped" : "-"
+	for (dm in HDAEMON) for (i = 1; i <= NPL; i++) {
+		p = PL[i]; s = "harness daemon=" dm
+		if ((s SUBSEP p) in PLC) {
+			t = check_pl(s, p, 1, PLC[s, p], PLD[s, p])
+			pinned_check(s, p)
+			if (!possible(p)) bad(s " " p ": ran although the snapshot says it cannot (" why_not(p) ")")
+		} else t = HSKIPPED[p] ? "skipped" : "-"
+		if (dm == "single" || !((SUBSEP p) in TABH)) TAB["h", p] = t
+		if (dm == "single") TABH[SUBSEP p] = 1
 	}
+	for (i = 1; i <= NPL; i++) if (!(("h" SUBSEP PL[i]) in TAB)) TAB["h", PL[i]] = HSKIPPED[PL[i]] ? "skipped" : "-"
 	# harness sqrtio records: the same rules as the direct run
 	for (i = 1; i <= NREC["harness"]; i++) {
 		nf = csvsplit(REC["harness", i], f)

@@ -132,7 +132,7 @@ llc_smt() {
 	grep -q 'daemon_cpu=14;placement=llc' direct/cputestfs.csv
 }
 expect "llc resolved to two SMT siblings (15/14)" A "cputestfs llc: client 15, daemon 14 is not llc" llc_smt
-expect "the same bug seen in the harness's raw.csv" A "harness llc: client 15, daemon 14 is not llc" llc_smt
+expect "the same bug seen in the harness's raw.csv" A "harness daemon=single llc: client 15, daemon 14 is not llc" llc_smt
 
 # The bug in the topology the resolver reads instead: the snapshot says 13 and 15 share a
 # core. The checker trusts the snapshot, so here the records (15/13 for llc) are wrong.
