@@ -218,9 +218,15 @@ function pinned_check(src, p,    v) {
 	if (p == "none") return
 	if (!((src SUBSEP p) in SCP)) { bad(src " " p ": no same_cpu_pct record"); return }
 	v = SCP[src, p] + 0
-	if (p == "same" ? v < 99.9 : v > 0.1)
+	# Pinning that did not hold shows as tens of percent. A call or two off at the
+	# window's edges is the counters being read apart (FINDINGS), visible in TCG's
+	# few hundred calls per window: noted, not failed.
+	if (p == "same" ? v < 99 : v > 1)
 		bad(src " " p ": the daemon served " v "% of the requests on the client's CPU; pinned " (p == "same" ? "to one CPU that must be 100" : "to two CPUs it must be 0"))
-	else PINOK[src]++
+	else {
+		PINOK[src]++
+		if (p == "same" ? v < 100 : v > 0) note(src " " p ": same_cpu_pct " v ", not " (p == "same" ? 100 : 0) ": a call or two counted across the window's edge (counters read apart)")
+	}
 }
 function placement_table(step, n, label,    i, p, t) {
 	skips(step)
@@ -611,7 +617,7 @@ END {
 	if (!kd && nkb) ok("harness machine.txt: " nkb " knobs the same before and after")
 	if (!nkb) bad("harness machine.txt: no knob before/after lines")
 
-	for (s in PINOK) ok(s ": same_cpu_pct 100 under same, 0 under two-CPU placements (" PINOK[s] " placements): the daemon ran where it was pinned")
+	for (s in PINOK) ok(s ": same_cpu_pct 100 under same, 0 under two-CPU placements, to a call (" PINOK[s] " placements): the daemon ran where it was pinned")
 	# ---- the table ----
 	print ""
 	print "placements (cputestfs; client/daemon CPUs as resolved in the guest):"
