@@ -202,6 +202,12 @@ knob_left() {
 }
 expect "rq_affinity left at 2" A "knobs changed at the end" knob_left
 
+journal_left() {
+	printf '%s\n' "-rw-------    1 root     root            64 Nov 30 21:01 knobs.journal" \
+		"/sys/block/vda/queue/rq_affinity 1" >>state/after/journal
+}
+expect "a knob journal entry left at the end" A "knob journal not empty at the end" journal_left
+
 harness_failed() {
 	sedi harness/runs.csv 's/^ddpar,7,1,ok,0,/ddpar,7,1,failed,1,/'
 }
