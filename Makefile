@@ -5,7 +5,7 @@
 #   make install      PREFIX=/usr/local DESTDIR=
 #   make clean
 #   make check-topology   emulated-topology check: QEMU TCG guests with 16 and 72 CPUs
-#                         (root, about 8 minutes; SHAPES="A B C", SAVE=results/emulated)
+#                         (root, 9-13 minutes; SHAPES="A B C", SAVE=results/emulated)
 #   make check-topology-selftest   its checker's self-test alone (no guest, seconds)
 # Libraries come from pkg-config (fuse3, cmocka). The pkg-config calls are
 # deferred (recursive variables) so 'make check' can install them first.
