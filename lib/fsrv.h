@@ -84,6 +84,16 @@ struct ab_fsrv_ops {
 	/* copy up to size bytes at off into buf: bytes copied (0 = end of file) or -errno. */
 	ssize_t (*read)(void *fs, uint64_t nodeid, uint64_t fh, uint64_t off, void *buf,
 			uint32_t size);
+	/* Instead of read, for data already in memory that never changes while
+	 * mounted: point *data at up to size bytes at off and return how many (or
+	 * -errno). The library then hands them to the kernel without a copy of its
+	 * own where it can: dev writes them from there, uring copies them into an
+	 * entry's payload only when that payload does not hold them already. A
+	 * server that produces its data (from a disk, say) has to copy it once with
+	 * either transport; a server replying from memory need not with libfuse
+	 * (fuse_reply_buf), and read_ref keeps ours level with it. */
+	ssize_t (*read_ref)(void *fs, uint64_t nodeid, uint64_t fh, uint64_t off, const void **data,
+			    uint32_t size);
 	/* take size bytes at off: bytes taken or -errno. */
 	ssize_t (*write)(void *fs, uint64_t nodeid, uint64_t fh, uint64_t off, const void *buf,
 			 uint32_t size);

@@ -49,16 +49,18 @@ static void *dev_loop(void *arg)
 					       strerror(errno));
 			break;
 		}
-		ssize_t len = fsrv_dev_handle(t->s, t->in, (size_t)n, t->out, t->out_len);
-		if (len <= 0)
+		struct iovec iov[2];
+		int k = fsrv_dev_handle_iov(t->s, t->in, (size_t)n, t->out, t->out_len, iov);
+		if (k <= 0)
 			continue;
 		/* ENOENT: the request was interrupted or aborted meanwhile; nobody waits */
-		if (write(t->fd, t->out, (size_t)len) < 0 && errno != ENOENT) {
+		if (writev(t->fd, iov, k) < 0 && errno != ENOENT) {
 			if (errno == ENODEV)
 				break;
 			const struct fuse_in_header *ih = (const void *)t->in;
-			ab_msg("fsrv: write of the %s reply (%zd bytes) to /dev/fuse: %s",
-			       fsrv_opname(ih->opcode), len, strerror(errno));
+			ab_msg("fsrv: write of the %s reply (%zu bytes) to /dev/fuse: %s",
+			       fsrv_opname(ih->opcode), iov[0].iov_len + (k > 1 ? iov[1].iov_len : 0),
+			       strerror(errno));
 		}
 	}
 	return NULL;

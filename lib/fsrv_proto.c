@@ -269,11 +269,36 @@ static int do_release(struct fsrv *s, const struct fsrv_req *r)
 	return 0;
 }
 
+/* A read_ref reply: left by reference (dev), kept if the payload holds it (uring), else copied. */
+static int read_by_ref(struct fsrv *s, const struct fsrv_req *r, uint64_t fh, uint32_t size)
+{
+	const struct fuse_read_in *in = r->arg;
+	const void *p = NULL;
+	ssize_t n = s->ops->read_ref(s->fs, r->in->nodeid, fh, in->offset, &p, size);
+
+	if (n < 0)
+		return as_error(n);
+	if (n > size)
+		n = size;
+	if (n > 0 && !p)
+		return -EIO;
+	if (r->ref) {
+		*r->ref = p;
+	} else if (!r->held || r->held->p != p || r->held->len < n) {
+		memcpy(r->out, p, (size_t)n);
+		if (r->held)
+			*r->held = (struct fsrv_held){ p, (uint32_t)n };
+	}
+	return (int)n;
+}
+
 static int do_read(struct fsrv *s, const struct fsrv_req *r)
 {
 	const struct fuse_read_in *in = r->arg;
 	uint32_t size = in->size < r->out_cap ? in->size : r->out_cap;
 
+	if (s->ops->read_ref)
+		return read_by_ref(s, r, pt_fh(s, in->fh, 0), size);
 	if (!s->ops->read)
 		return -ENOSYS;
 	ssize_t n = s->ops->read(s->fs, r->in->nodeid, pt_fh(s, in->fh, 0), in->offset, r->out,
@@ -423,8 +448,26 @@ int fsrv_dispatch(struct fsrv *s, const struct fsrv_req *r)
 
 ssize_t fsrv_dev_handle(struct fsrv *s, const void *in, size_t n, void *out, size_t cap)
 {
+	struct iovec iov[2];
+	int k = fsrv_dev_handle_iov(s, in, n, out, cap, iov);
+
+	if (k <= 0)
+		return k;
+	if (k == 2) {
+		/* a read_ref reply: its data goes after the header, as write() wants it */
+		if (iov[0].iov_len + iov[1].iov_len > cap)
+			return -1;
+		memmove((char *)out + iov[0].iov_len, iov[1].iov_base, iov[1].iov_len);
+	}
+	return (ssize_t)(iov[0].iov_len + (k == 2 ? iov[1].iov_len : 0));
+}
+
+int fsrv_dev_handle_iov(struct fsrv *s, const void *in, size_t n, void *out, size_t cap,
+			struct iovec iov[2])
+{
 	const struct fuse_in_header *ih = in;
 	struct fuse_out_header oh;
+	const void *ref = NULL;
 	int rc;
 
 	if (n < sizeof(*ih) || cap < sizeof(oh)) {
@@ -442,6 +485,7 @@ ssize_t fsrv_dev_handle(struct fsrv *s, const void *in, size_t n, void *out, siz
 			.in = ih, .arg = ih + 1, .arg_len = arg_len,
 			.data = (const char *)(ih + 1) + split, .data_len = arg_len - split,
 			.out = (char *)out + sizeof(oh), .out_cap = (uint32_t)(cap - sizeof(oh)),
+			.ref = &ref,
 		};
 		rc = fsrv_dispatch(s, &r);
 	}
@@ -451,11 +495,15 @@ ssize_t fsrv_dev_handle(struct fsrv *s, const void *in, size_t n, void *out, siz
 	oh.error = rc < 0 ? rc : 0;
 	oh.unique = ih->unique;
 	memcpy(out, &oh, sizeof(oh));
-	return oh.len;
+	iov[0] = (struct iovec){ out, ref ? sizeof(oh) : oh.len };
+	if (!ref)
+		return 1;
+	iov[1] = (struct iovec){ (void *)ref, oh.len - sizeof(oh) };
+	return 2;
 }
 
 uint64_t fsrv_uring_handle(struct fsrv *s, struct fuse_uring_req_header *h, void *payload,
-			   uint32_t cap)
+			   uint32_t cap, struct fsrv_held *held)
 {
 	struct fuse_in_header ih;
 	struct fuse_out_header oh;
@@ -464,15 +512,21 @@ uint64_t fsrv_uring_handle(struct fsrv *s, struct fuse_uring_req_header *h, void
 
 	/* in_out is overwritten by the reply's header: keep the request's */
 	memcpy(&ih, h->in_out, sizeof(ih));
+	/* the kernel wrote the request's data (a name, write data) over the payload */
+	if (psz > 0 && held)
+		held->p = NULL;
 	if (psz > cap) {
 		rc = -EINVAL;
 	} else {
 		struct fsrv_req r = {
 			.in = &ih, .arg = h->op_in, .arg_len = sizeof(h->op_in),
-			.data = payload, .data_len = psz, .out = payload, .out_cap = cap,
+			.data = payload, .data_len = psz, .out = payload, .out_cap = cap, .held = held,
 		};
 		rc = fsrv_dispatch(s, &r);
 	}
+	/* any other reply's arguments went into the payload too */
+	if (held && rc > 0 && !(ih.opcode == FUSE_READ && s->ops->read_ref))
+		held->p = NULL;
 	/* Every ring entry must be committed to come back: a request the kernel
 	 * should never have put there still gets an answer. */
 	if (rc == FSRV_NO_REPLY)

@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/ioctl.h>
+#include <sys/uio.h>
 #include <sys/types.h>
 
 #include "fsrv.h"
@@ -128,6 +129,12 @@ void fsrv_set_fatal(struct fsrv *s, int code, const char *fmt, ...)
 
 /* ---- one request ---- */
 
+/* What an io_uring entry's payload holds from read_ref replies: len bytes of p. */
+struct fsrv_held {
+	const void *p;
+	uint32_t len;
+};
+
 struct fsrv_req {
 	const struct fuse_in_header *in;
 	const void *arg;	/* the opcode's fixed argument (fuse_read_in ...) */
@@ -136,6 +143,8 @@ struct fsrv_req {
 	uint32_t data_len;
 	void *out;		/* the reply's arguments go here ... */
 	uint32_t out_cap;	/* ... up to this many bytes */
+	const void **ref;	/* dev: a read_ref reply's data is left here, not copied to out */
+	struct fsrv_held *held;	/* uring: what out holds already (read_ref replies) */
 };
 
 /* fsrv_dispatch's answer when the opcode takes no reply (FORGET, INTERRUPT). */
@@ -155,13 +164,17 @@ const char *fsrv_opname(uint32_t opcode);
  * 0 for none, or -1 for a request too short to answer (message printed).
  */
 ssize_t fsrv_dev_handle(struct fsrv *s, const void *in, size_t n, void *out, size_t cap);
+/* The same as iovecs: iov[0] the header and arguments in out, iov[1] read_ref
+ * data where it lies. Returns how many iovecs (0: no reply) or -1. */
+int fsrv_dev_handle_iov(struct fsrv *s, const void *in, size_t n, void *out, size_t cap,
+			struct iovec iov[2]);
 /*
  * io_uring framing: the request in an entry's header and payload buffers ->
  * the reply written back into them (out header, payload, payload_sz).
  * Returns the reply's unique (the commit id).
  */
 uint64_t fsrv_uring_handle(struct fsrv *s, struct fuse_uring_req_header *h, void *payload,
-			   uint32_t cap);
+			   uint32_t cap, struct fsrv_held *held);
 
 /* ---- transports: serve until unmounted; an AB_EXIT_* code ---- */
 int fsrv_dev_run(struct fsrv *s);

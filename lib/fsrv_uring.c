@@ -50,6 +50,7 @@ struct uring_ent {
 	uint16_t qid;
 	uint8_t state;
 	uint16_t again;		/* -EAGAIN answers to REGISTER so far */
+	struct fsrv_held held;	/* read_ref data the payload holds */
 };
 
 struct uring_thr {
@@ -188,7 +189,7 @@ static void ent_complete(struct uring_thr *t, struct uring_ent *e, int res)
 {
 	if (res == 0) {
 		e->state = ENT_LIVE;
-		uint64_t id = fsrv_uring_handle(t->s, e->hdr, e->payload, t->s->bufsize);
+		uint64_t id = fsrv_uring_handle(t->s, e->hdr, e->payload, t->s->bufsize, &e->held);
 		ent_submit(t, e, FUSE_IO_URING_CMD_COMMIT_AND_FETCH, id);
 		return;
 	}

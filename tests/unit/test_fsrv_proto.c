@@ -4,7 +4,8 @@
  * io_uring entry (header buffer with the first argument, payload), fed to
  * the framings, replies checked byte for byte: GETATTR, WRITE, READ, LOOKUP,
  * OPEN/RELEASE, FORGET and BATCH_FORGET, unknown opcodes and malformed
- * requests. INIT has its own file (test_fsrv_init.c).
+ * requests, and read_ref replies (no copy on dev; on uring one copy per
+ * payload until something overwrites it). INIT has its own file (test_fsrv_init.c).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -231,7 +232,7 @@ static void test_uring_lookup(void **state)
 	assert_non_null(e);
 	/* LOOKUP's first argument is empty: the name is all of the payload */
 	put_ent(e, FUSE_LOOKUP, 555, 1, NULL, 0, "f", 2);
-	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload)), 555);
+	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload), NULL), 555);
 	assert_string_equal(seen.name, "f");
 	assert_int_equal(seen.nodeid, 1);
 	assert_int_equal(ent_out(e)->error, 0);
@@ -243,7 +244,7 @@ static void test_uring_lookup(void **state)
 	assert_int_equal(o.attr.mode, 0100644);
 
 	put_ent(e, FUSE_LOOKUP, 556, 1, NULL, 0, "nope", 5);
-	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload)), 556);
+	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload), NULL), 556);
 	assert_int_equal(ent_out(e)->error, -ENOENT);
 	assert_int_equal(e->h.ring_ent_in_out.payload_sz, 0);
 	free(e);
@@ -262,7 +263,7 @@ static void test_uring_requests(void **state)
 	assert_non_null(e);
 	/* GETATTR: the argument in op_in, the 104-byte reply (no out header) in the payload */
 	put_ent(e, FUSE_GETATTR, 600, 33, &g, sizeof(g), NULL, 0);
-	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload)), 600);
+	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload), NULL), 600);
 	assert_int_equal(e->h.ring_ent_in_out.payload_sz, 104);
 	memcpy(&ao, e->payload, sizeof(ao));
 	assert_int_equal(ao.attr.ino, 33);
@@ -270,7 +271,7 @@ static void test_uring_requests(void **state)
 
 	/* WRITE: data in the payload, the reply overwrites it */
 	put_ent(e, FUSE_WRITE, 601, 34, &w, sizeof(w), "hello", 5);
-	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload)), 601);
+	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload), NULL), 601);
 	assert_memory_equal(seen.data, "hello", 5);
 	assert_int_equal(seen.off, 4096);
 	assert_int_equal(e->h.ring_ent_in_out.payload_sz, 8);
@@ -279,19 +280,82 @@ static void test_uring_requests(void **state)
 
 	/* READ larger than the payload: clamped to it */
 	put_ent(e, FUSE_READ, 602, 35, &r, sizeof(r), NULL, 0);
-	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, 4096), 602);
+	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, 4096, NULL), 602);
 	assert_int_equal(seen.size, 4096);
 	assert_int_equal(e->h.ring_ent_in_out.payload_sz, 10);
 
 	/* a payload size beyond the buffer, and an opcode that takes no reply */
 	put_ent(e, FUSE_GETATTR, 603, 36, &g, sizeof(g), NULL, 0);
 	e->h.ring_ent_in_out.payload_sz = 1u << 30;
-	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload)), 603);
+	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload), NULL), 603);
 	assert_int_equal(ent_out(e)->error, -EINVAL);
 	put_ent(e, FUSE_INTERRUPT, 604, 0, &g, 8, NULL, 0);
-	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload)), 604);
+	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload), NULL), 604);
 	assert_true(ent_out(e)->error < 0);
 	assert_int_equal(e->h.ring_ent_in_out.payload_sz, 0);
+	free(e);
+}
+
+/* ---- read_ref: replies from memory the filesystem keeps ---- */
+
+static const char ref_data[] = "refdata!";
+
+static ssize_t p_read_ref(void *fs, uint64_t nodeid, uint64_t fh, uint64_t off, const void **data,
+			  uint32_t size)
+{
+	(void)fs;
+	(void)fh;
+	(void)off;
+	seen.nodeid = nodeid;
+	*data = ref_data;
+	return size < 8 ? size : 8;
+}
+
+static void test_read_ref(void **state)
+{
+	struct fx *f = *state;
+	struct ab_fsrv_ops ops = p_ops;
+	struct fuse_read_in in = { .size = 4096 };
+	struct fuse_write_in w = { .size = 3 };
+	struct iovec iov[2];
+	struct ent *e = malloc(sizeof(*e));
+	struct fsrv_held held = { 0 };
+
+	assert_non_null(e);
+	ops.read = NULL;
+	ops.read_ref = p_read_ref;
+	f->s.ops = &ops;
+	/* dev: the header in out, the data where the filesystem keeps it */
+	size_t len = put_req(f, FUSE_READ, 9, &in, sizeof(in), NULL, 0);
+	assert_int_equal(fsrv_dev_handle_iov(&f->s, f->in, len, f->out, sizeof(f->out), iov), 2);
+	assert_ptr_equal(iov[0].iov_base, f->out);
+	assert_int_equal(iov[0].iov_len, 16);
+	assert_ptr_equal(iov[1].iov_base, ref_data);
+	assert_int_equal(iov[1].iov_len, 8);
+	assert_int_equal(out_hdr(f)->len, 24);
+	/* ... and in one buffer for a caller that writes one */
+	assert_int_equal(handle(f, len), 24);
+	assert_memory_equal(out_arg(f), ref_data, 8);
+
+	/* uring: copied into the payload once, then only after something overwrote it */
+	put_ent(e, FUSE_READ, 700, 9, &in, sizeof(in), NULL, 0);
+	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload), &held), 700);
+	assert_int_equal(e->h.ring_ent_in_out.payload_sz, 8);
+	assert_memory_equal(e->payload, ref_data, 8);
+	assert_ptr_equal(held.p, ref_data);
+	put_ent(e, FUSE_READ, 701, 9, &in, sizeof(in), NULL, 0);
+	/* the kernel leaves a READ's payload alone; put_ent poisons it: mark it instead */
+	memcpy(e->payload, ref_data, 8);
+	((char *)e->payload)[0] = 'X';	/* a copy now would put 'r' back */
+	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload), &held), 701);
+	assert_int_equal(((char *)e->payload)[0], 'X');
+	put_ent(e, FUSE_WRITE, 702, 9, &w, sizeof(w), "abc", 3);
+	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload), &held), 702);
+	assert_null(held.p);
+	put_ent(e, FUSE_READ, 703, 9, &in, sizeof(in), NULL, 0);
+	assert_int_equal(fsrv_uring_handle(&f->s, &e->h, e->payload, sizeof(e->payload), &held), 703);
+	assert_memory_equal(e->payload, ref_data, 8);
+	f->s.ops = &p_ops;
 	free(e);
 }
 
@@ -307,6 +371,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_truncated, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_uring_lookup, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_uring_requests, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_read_ref, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("fsrv protocol", tests, NULL, NULL);
