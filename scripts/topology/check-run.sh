@@ -129,6 +129,8 @@ fi
 [ -f "$R/EMULATED" ] && ok "EMULATED label in the result directory" || bad "no EMULATED file in $R"
 if [ -d "$H" ]; then
 	[ -f "$H/EMULATED" ] && ok "EMULATED label in the harness run directory" || bad "no EMULATED file in $H"
+	grep -q '^note  *EMULATED: QEMU TCG guest' "$H/machine.txt" 2>/dev/null &&
+		ok "machine.txt's note says EMULATED" || bad "machine.txt in $H has no EMULATED note"
 	[ -s "$H/report.md" ] && ok "harness report.md written" || bad "no report.md in $H"
 fi
 
