@@ -55,9 +55,7 @@ int cfs_client(struct cfs_shared *sh, const struct cfs_target *t, int i)
 		int cpu = sched_getcpu();
 		if (timed)
 			ab_hist_add(&me->lat, ab_now_ns() - t0);
-		if (served == cpu)
-			ab_counter_inc(&me->same);
-		ab_counter_inc(&me->calls);
+		cfs_count_call(me, served == cpu);
 	}
 	return 0;
 fail:

@@ -139,8 +139,10 @@ static void sample(const struct run *r, uint64_t *calls, uint64_t *same)
 {
 	*calls = *same = 0;
 	for (int i = 0; i < r->n; i++) {
-		*calls += ab_counter_read(&r->srv.sh->client[i].calls);
-		*same += ab_counter_read(&r->srv.sh->client[i].same);
+		uint64_t c, s;
+		cfs_read_calls(&r->srv.sh->client[i], &c, &s);
+		*calls += c;
+		*same += s;
 	}
 }
 

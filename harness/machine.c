@@ -30,7 +30,10 @@
 #include "pin.h"
 #include "proc.h"
 
-#define DISCOVER_TIMEOUT_NS (20 * AB_NS)	/* scaled by the machine's slowness */
+/* A discovery may probe every CPU (sqrtio): 20 s, or half a second per CPU on
+ * bigger machines, and that scaled by the machine's slowness. */
+#define DISCOVER_TIMEOUT_NS (20 * AB_NS)
+#define DISCOVER_PER_CPU_NS (AB_NS / 2)
 
 static void first_line(FILE *f, const char *label, const char *path)
 {
@@ -139,7 +142,11 @@ static int discover_output(const struct h_block *b, const char *arg, const char 
 		_exit(127);
 	}
 	close(pfd[1]);
-	uint64_t deadline = ab_now_ns() + ab_scaled_ns(DISCOVER_TIMEOUT_NS);
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	uint64_t limit = DISCOVER_TIMEOUT_NS;
+	if (ncpu > 0 && (uint64_t)ncpu * DISCOVER_PER_CPU_NS > limit)
+		limit = (uint64_t)ncpu * DISCOVER_PER_CPU_NS;
+	uint64_t deadline = ab_now_ns() + ab_scaled_ns(limit);
 	while (pid > 0 && have < len - 1 && ab_now_ns() < deadline) {
 		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
 		if (poll(&p, 1, 200) <= 0)

@@ -29,7 +29,7 @@ ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 >= b + 0) }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 <= b + 0) }'; }
 
 cfg_ok() {
-	[[ $1 =~ ^baseline=fuse\;client_cpu=[0-9]+\;clients=1\;daemon=single\;daemon_cpu=[0-9]+\;placement=same$ ]]
+	[[ $1 =~ ^baseline=fuse\;client_cpu=[0-9]+\;clients=1\;daemon=single\;daemon_cpu=[0-9]+\;placement=same\;transport=libfuse$ ]]
 }
 
 csv_ok() {
@@ -63,7 +63,7 @@ if [ "$have_fuse" = 1 ]; then
 		check "placement $pl: requests_per_stat is 1.00 (got $r)" eval 'ge "$r" 0.99 && le "$r" 1.01'
 		n=0
 		for m in stat_per_s same_cpu_pct other_cpu_pct requests_per_stat latency_p50_ns latency_p99_ns; do
-			grep -q "placement=$pl,1,$m," "$out" && n=$((n + 1))
+			grep -q "placement=$pl;transport=libfuse,1,$m," "$out" && n=$((n + 1))
 		done
 		check "placement $pl: all 6 metrics written (got $n)" [ "$n" = 6 ]
 	done
@@ -93,9 +93,9 @@ if [ "$have_fuse" = 1 ]; then
 		grep -qF -- "$want" "$W/table.txt" || { lay=0; echo "# missing: $want"; }
 	done
 	check "default run: the post's table layout and ratio (exit $rc)" eval '[ "$rc" = 0 ] && [ "$lay" = 1 ]'
-	rows=$(grep -cE '^\| (none|same) \| fuse \| single \| 1 \| [^|]+ \| [^|]+ \| [0-9]+ \| [0-9.]+ \| 1 \| [0-9.]+ \| [0-9.]+ \| 2 \|$' "$W/table.txt")
+	rows=$(grep -cE '^\| (none|same) \| fuse \| libfuse \| single \| 1 \| [^|]+ \| [^|]+ \| [0-9]+ \| [0-9.]+ \| 1 \| [0-9.]+ \| [0-9.]+ \| 2 \|$' "$W/table.txt")
 	check "default run: a row per placement with 1 request/call and 2 reps (got $rows)" [ "$rows" = 2 ]
-	same_row=$(grep -E '^\| same \| fuse ' "$W/table.txt" | awk -F'|' '{ gsub(/ /, "", $9); print $9 }')
+	same_row=$(grep -E '^\| same \| fuse ' "$W/table.txt" | awk -F'|' '{ gsub(/ /, "", $10); print $10 }')
 	check "default run: placement same served 100% on the caller's CPU (got $same_row)" ge "$same_row" 99
 	check "default run: stdout carries no progress" eval '! grep -q "^cputestfs:" "$W/table.txt"'
 	check "default run: stdout carries no record" eval '! grep -qE "stat_per_s|same_cpu_pct" "$W/table.txt"'
