@@ -1,6 +1,7 @@
 /*
  * sqrtio: the interfaces between its files.
- *   main.c      options, the sweep (which CPUs each point uses), records, exit codes
+ *   main.c      options, the sweep, records and tables, exit codes
+ *   place.c     which CPUs each point's readers and sqrt workers use
  *   measure.c   one repetition of one point: pinned workers behind the start
  *               gate, warm-up, the timed window, stall watch, reap
  *   loop.c      the measured loops: sqrt, and 4 KiB O_DIRECT reads
@@ -180,7 +181,7 @@ void sq_knobs_apply(int rq, const char *irq_list, const struct sq_target *t,
 /* Restore every knob changed; 0, or -1 when one failed (message printed). */
 int sq_knobs_restore(const struct sq_target *t, int quiet);
 
-/* ---- main.c / measure.c: one point of the sweep ---- */
+/* ---- place.c and measure.c: one point of the sweep ---- */
 enum { SQ_SQRT, SQ_IOS, SQ_P50, SQ_P99, SQ_IRQ, SQ_CAL, SQ_RES, SQ_NM };
 struct sq_point {
 	int rq, local;
