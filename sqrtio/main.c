@@ -145,6 +145,8 @@ static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 
 			if (pt->skip)
 				continue;
+			if (ab_interrupted)	/* the knob module restored: change nothing more */
+				die_interrupted();
 			if (!com->quiet)
 				ab_msg("rep %d/%d rq=%d local=%d: io on %s, sqrt on %s", r + 1, com->repeat,
 				       pt->rq, pt->local, pt->io_list, pt->sqrt_list[0] ? pt->sqrt_list : "-");
@@ -214,12 +216,11 @@ int main(int argc, char **argv)
 	if (ab_interrupted)
 		die_interrupted();
 
-	if (change && sq_knobs_restore(&t, com.quiet))
-		return AB_EXIT_FAIL;
+	int unrestored = change && sq_knobs_restore(&t, com.quiet);
 	if (ab_out_tables(&out, &ab_desc_sqrtio))
 		ab_fail("writing the tables: %s", strerror(errno));
 	ab_results_free(&kept);
 	free(pts);
 	sq_discovery_free(&d);
-	return failures ? AB_EXIT_FAIL : AB_EXIT_OK;
+	return failures || unrestored ? AB_EXIT_FAIL : AB_EXIT_OK;
 }
