@@ -20,6 +20,12 @@
 #include "sqrtio.h"
 
 #define SETTLE_READS 20		/* first reads on a new CPU, not counted */
+#define PROBE_MAX 600		/* reads per CPU when finding the IRQ */
+/* A probe reads for PROBE_NS once SQ_PROBE_MIN are done; on many CPUs for less, so all
+ * probes together take about DISCOVER_NS (the harness gives discovery 20 s). */
+#define PROBE_NS (200 * 1000000ull)
+#define PROBE_SHORTEST_NS (20 * 1000000ull)
+#define DISCOVER_NS (8 * AB_NS)
 
 void sq_discovery_init(struct sq_discovery *d, const struct ab_cpuset *allowed)
 {
@@ -94,6 +100,7 @@ int sq_discover_probe(struct sq_discovery *d, int i, const struct sq_intr *a,
 struct probe {
 	struct ab_gate gate;
 	const struct sq_target *t;
+	uint64_t burst_ns;
 	int reads;
 	int err_no;
 	char err[256];
@@ -114,8 +121,8 @@ static int probe_worker(void *arg, int i)
 			  sizeof(p->err));
 	if (n >= 0) {
 		ab_gate_arrive_wait(&p->gate);
-		n = sq_read_burst(p->t->fd, p->t->nblocks, buf, SQ_PROBE_MIN, SQ_PROBE_MAX,
-				  ab_now_ns() + SQ_PROBE_NS, p->err, sizeof(p->err));
+		n = sq_read_burst(p->t->fd, p->t->nblocks, buf, SQ_PROBE_MIN, PROBE_MAX,
+				  ab_now_ns() + p->burst_ns, p->err, sizeof(p->err));
 	}
 	p->err_no = n < 0 ? errno : 0;
 	p->reads = n;
@@ -160,7 +167,7 @@ static int probe_cpu(struct probe *p, int cpu, struct sq_intr *a, struct sq_intr
 		rc = -1;
 	ab_gate_open(&p->gate);
 	/* Failed already: the worker is killed at once; else it has the burst and a stall. */
-	uint64_t deadline = ab_now_ns() + (rc ? 0 : SQ_PROBE_NS + ab_scaled_ns(SQ_STALL_NS));
+	uint64_t deadline = ab_now_ns() + (rc ? 0 : p->burst_ns + ab_scaled_ns(SQ_STALL_NS));
 	int bad = ab_workers_reap(&w, deadline, NULL, NULL);
 	if (bad && (!rc || p->err[0] || w.gave_up))
 		rc = probe_failed(p, &w, cpu, why, len);
@@ -182,6 +189,10 @@ int sq_discover(const struct sq_target *t, const struct ab_cpuset *allowed,
 		return AB_EXIT_FAIL;
 	}
 	p->t = t;
+	p->burst_ns = PROBE_NS;
+	if ((uint64_t)d->ncpu * PROBE_NS > DISCOVER_NS)
+		p->burst_ns = DISCOVER_NS / (uint64_t)d->ncpu > PROBE_SHORTEST_NS ?
+				      DISCOVER_NS / (uint64_t)d->ncpu : PROBE_SHORTEST_NS;
 	for (int i = 0; i < d->ncpu && !rc; i++) {
 		struct sq_intr a, b;
 

@@ -144,8 +144,6 @@ struct sq_discovery {
 	struct ab_cpuset local, remote;	/* reader CPUs that do / do not complete their own reads */
 };
 #define SQ_PROBE_MIN 20			/* reads a probe makes whatever the time */
-#define SQ_PROBE_MAX 600		/* reads per CPU when finding the IRQ */
-#define SQ_PROBE_NS (200 * 1000000ull)	/* a probe stops here once SQ_PROBE_MIN are done */
 /* Probe each allowed CPU in a pinned worker (bounded: a hung device fails it). 0 (no
  * line grew: d->nirq == 0), or AB_EXIT_FAIL or AB_EXIT_SKIP (O_DIRECT refused) with why. */
 int sq_discover(const struct sq_target *t, const struct ab_cpuset *allowed,
