@@ -199,6 +199,7 @@ int main(int argc, char **argv)
 			t.name, t.blk.disk);
 	if (params.discover) {
 		sq_discover_print(&t, &d, stdout);
+		sq_discovery_free(&d);
 		return fflush(stdout) ? AB_EXIT_FAIL : AB_EXIT_OK;
 	}
 	if (!com.quiet)

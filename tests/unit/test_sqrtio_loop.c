@@ -112,12 +112,13 @@ static void *sqrt_thread(void *p)
 
 static void test_loops(void **state)
 {
-	struct sq_shared *sh = calloc(1, sizeof(*sh));
-	struct loop_run r = { sh, fd, -1 };
+	struct sq_shared *sh;
+	struct loop_run r = { NULL, fd, -1 };
 	pthread_t io, sq;
 
 	(void)state;
 	need_sqrtio();
+	r.sh = sh = calloc(1, sizeof(*sh));
 	assert_non_null(sh);
 	/* Already stopped: returns at once, having read nothing. */
 	atomic_store(&sh->phase, SQ_STOP);
@@ -162,7 +163,7 @@ static void point_on_cpus(struct sq_point *pt, int nio, int nsqrt)
 
 static void test_measure(void **state)
 {
-	struct sq_shared *sh = ab_shm_alloc(sizeof(*sh));
+	struct sq_shared *sh;
 	struct sq_target t = { .fd = fd, .name = "test file", .nblocks = NBLOCKS };
 	struct sq_discovery d = { 0 };
 	struct sq_point pt;
@@ -171,6 +172,7 @@ static void test_measure(void **state)
 
 	(void)state;
 	need_sqrtio();
+	sh = ab_shm_alloc(sizeof(*sh));
 	assert_non_null(sh);
 	point_on_cpus(&pt, 1, 1);
 	if (sq_measure(sh, &pt, &t, &d, 0.3, v, why, sizeof(why)))
