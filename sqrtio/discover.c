@@ -242,15 +242,16 @@ void sq_discover_print(const struct sq_target *t, const struct sq_discovery *d, 
 	print_set(f, "irq_cpus", &d->irq_cpus);
 	print_set(f, "local_cpus", &d->local);
 	print_set(f, "remote_cpus", &d->remote);
-	for (int i = 0; i < d->ncpu; i++) {
-		snprintf(key, sizeof(key), "cpu%d_completes_on", d->cpu[i]);
-		print_set(f, key, &d->completes[i]);
-	}
-	/* What the harness records before and after a run: every knob a run may change. */
+	/* What the harness records before and after a run: every knob a run may change.
+	 * Before the per-CPU lines, so a reader that keeps only so much keeps these. */
 	fprintf(f, "knob=%s\n", t->blk.rq_path);
 	for (int i = 0; i < d->nirq; i++) {
 		sq_irq_knob(path, sizeof(path), d->irq[i]);
 		fprintf(f, "knob=%s\n", path);
+	}
+	for (int i = 0; i < d->ncpu; i++) {
+		snprintf(key, sizeof(key), "cpu%d_completes_on", d->cpu[i]);
+		print_set(f, key, &d->completes[i]);
 	}
 	free(irqs);
 }

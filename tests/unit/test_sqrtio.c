@@ -402,9 +402,9 @@ static void test_discover_print(void **state)
 	static const char want[] =
 		"target=/data/f\ndisk=vda\nresolved=vda1 -> vda (partition)\nrq_affinity=1\n"
 		"irqs=50,51\nirq_cpus=0,3\nlocal_cpus=0,3\nremote_cpus=1-2\n"
-		"cpu0_completes_on=0\ncpu1_completes_on=0\ncpu2_completes_on=3\ncpu3_completes_on=3\n"
 		"knob=/sys/block/vda/queue/rq_affinity\n"
-		"knob=/proc/irq/50/smp_affinity_list\nknob=/proc/irq/51/smp_affinity_list\n";
+		"knob=/proc/irq/50/smp_affinity_list\nknob=/proc/irq/51/smp_affinity_list\n"
+		"cpu0_completes_on=0\ncpu1_completes_on=0\ncpu2_completes_on=3\ncpu3_completes_on=3\n";
 	struct sq_target t = { .fd = -1, .name = "/data/f", .rq_orig = "1" };
 	struct sq_discovery d;
 	char *text = NULL;
