@@ -3,6 +3,8 @@
  * serves its IO, through sysfs: /sys/dev/block/MAJ:MIN is a link into the
  * device tree; a partition sits inside its disk's directory; stacked devices
  * (device-mapper, md) list what they sit on in slaves/.
+ * Known limits: a device stacked on several (md RAID, LVM over two disks) and
+ * a loop device are refused, not measured: no single queue and IRQ serve them.
  */
 #include <errno.h>
 #include <dirent.h>

@@ -1,13 +1,18 @@
 /*
  * sqrtio's report, described once (lib/render): the 2008 post's lines (M sqrt/s
- * and K ios/s per rq_affinity and local), the on/off-IRQ-CPU and rq_affinity
- * ratios, the reading, and the plot.
+ * and K ios/s per rq_affinity and local), what each IO cost (latency,
+ * interrupts and IPIs per IO) and where everything ran, the on/off-IRQ-CPU and
+ * rq_affinity ratios, the reading, and the plot. Linked into the harness too:
+ * it uses lib/ and sqrtio.h's names only.
+ * Known limits: a table shows the first config found for each rq and local;
+ * runs that mix --io-procs or --sqrt-procs in one raw.csv show only one.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "render.h"
+#include "sqrtio.h"
 
 #define POST "brunelle2008"
 
@@ -22,20 +27,32 @@ static const struct ab_group *cell(struct ab_render *r, const char *metric, cons
 	return ab_r_find(r, metric, want);
 }
 
+static const char *const locals[] = { "1", "0" };
+
+/* v with prec decimals in width, "-" when missing */
+static const char *num(char *buf, size_t len, int width, int prec, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "%*s", width, "-");
+	else
+		snprintf(buf, len, "%*.*f", width, prec, v);
+	return buf;
+}
+
 static void post_lines(struct ab_render *r, char rqs[][32], int nrq)
 {
-	static const char *const locals[] = { "1", "0" };
-	char key[64];
+	char key[64], a[32], b[32];
 
 	ab_r_fence(r);
 	for (int l = 0; l < 2; l++)
 		for (int i = 0; i < nrq; i++) {
-			const struct ab_group *s = cell(r, "sqrt_M_per_s", rqs[i], locals[l]);
-			const struct ab_group *io = cell(r, "ios_K_per_s", rqs[i], locals[l]);
+			const struct ab_group *s = cell(r, SQ_M_SQRT, rqs[i], locals[l]);
+			const struct ab_group *io = cell(r, SQ_M_IOS, rqs[i], locals[l]);
 			if (!s && !io)
 				continue;
-			fprintf(r->out, "rq=%s local=%s  %10.3f (M sqrt/sec) %8.3f (K ios/sec)", rqs[i],
-				locals[l], ab_r_median(s), ab_r_median(io));
+			fprintf(r->out, "rq=%s local=%s  %s (M sqrt/sec) %s (K ios/sec)", rqs[i], locals[l],
+				num(a, sizeof(a), 10, 3, ab_r_median(s)),
+				num(b, sizeof(b), 8, 3, ab_r_median(io)));
 			snprintf(key, sizeof(key), "rq%.31s.local%.1s.sqrt_M_per_s", rqs[i], locals[l]);
 			if (!isnan(ab_pub(POST, key))) {
 				double sq = ab_pub(POST, key);
@@ -47,12 +64,41 @@ static void post_lines(struct ab_render *r, char rqs[][32], int nrq)
 	ab_r_fence(r);
 }
 
+/* What each IO cost and who ran where: the medians behind the post's rates. */
+static void cost_lines(struct ab_render *r, char rqs[][32], int nrq)
+{
+	static const char *const ms[] = { SQ_M_P50, SQ_M_P99, SQ_M_IRQ, SQ_M_CAL, SQ_M_RES };
+	static const int prec[] = { 1, 1, 3, 3, 3 }, width[] = { 9, 9, 8, 8, 8 };
+	char buf[32], label[80], io[128], sq[128], irq[128];
+
+	ab_r_fence(r);
+	fprintf(r->out, "%-13s %9s %9s %8s %8s %8s  %s\n", "", "p50 us", "p99 us", "irqs/io",
+		"CAL/io", "RES/io", "cpus");
+	for (int l = 0; l < 2; l++)
+		for (int i = 0; i < nrq; i++) {
+			const struct ab_group *g[AB_ARRAY_SIZE(ms)], *any = NULL;
+			for (size_t k = 0; k < AB_ARRAY_SIZE(ms); k++)
+				if ((g[k] = cell(r, ms[k], rqs[i], locals[l])) && !any)
+					any = g[k];
+			if (!any)
+				continue;
+			snprintf(label, sizeof(label), "rq=%.31s local=%s", rqs[i], locals[l]);
+			fprintf(r->out, "%-13s", label);
+			for (size_t k = 0; k < AB_ARRAY_SIZE(ms); k++)
+				fprintf(r->out, " %s", num(buf, sizeof(buf), width[k], prec[k], ab_r_median(g[k])));
+			ab_cfg_get(any->config, "io_cpus", io, sizeof(io));
+			ab_cfg_get(any->config, "sqrt_cpus", sq, sizeof(sq));
+			ab_cfg_get(any->config, "irq_cpus", irq, sizeof(irq));
+			fprintf(r->out, "  io=%s sqrt=%s irq=%s\n", io, sq[0] ? sq : "-", irq);
+		}
+	ab_r_fence(r);
+}
+
 /* "sqrt ...; IO ..." for a/b */
 static void ratio_pair(struct ab_render *r, const char *what, const char *rq_a, const char *loc_a,
 		       const char *rq_b, const char *loc_b)
 {
-	static const char *const ms[] = { "sqrt_M_per_s", "ios_K_per_s" }, *const names[] = { "sqrt",
-											       "IO" };
+	static const char *const ms[] = { SQ_M_SQRT, SQ_M_IOS }, *const names[] = { "sqrt", "IO" };
 	char buf[160];
 
 	fprintf(r->out, "- %s:", what);
@@ -70,11 +116,13 @@ static void ratio_pair(struct ab_render *r, const char *what, const char *rq_a, 
 static void tables(struct ab_render *r)
 {
 	char rqs[8][32], what[96];
-	int nrq = ab_r_distinct(r, "ios_K_per_s", "rq", rqs, 8);
+	int nrq = ab_r_distinct(r, SQ_M_IOS, "rq", rqs, 8);
 
 	fprintf(r->out, "## sqrtio: sqrt + O_DIRECT reads, rq_affinity and IRQ placement (%s)\n\n",
 		ab_pub_text(POST, "source"));
 	post_lines(r, rqs, nrq);
+	fprintf(r->out, "\n");
+	cost_lines(r, rqs, nrq);
 	fprintf(r->out, "\n");
 	for (int i = 0; i < nrq; i++) {
 		snprintf(what, sizeof(what), "rq=%.31s, readers off / on the IRQ CPU", rqs[i]);
@@ -89,19 +137,19 @@ static void reading(struct ab_render *r)
 {
 	FILE *f = r->out;
 	char buf[160], rqs[8][32];
-	int nrq = ab_r_distinct(r, "ios_K_per_s", "rq", rqs, 8);
+	int nrq = ab_r_distinct(r, SQ_M_IOS, "rq", rqs, 8);
 
 	fprintf(f, "## sqrtio: rq_affinity and readers on / off the IRQ CPU\n\n");
 	for (int i = 0; i < nrq; i++) {
 		double q = NAN;
 		struct ab_ci ci;
-		enum ab_verdict v = ab_r_ratio(cell(r, "ios_K_per_s", rqs[i], "0"),
-					       cell(r, "ios_K_per_s", rqs[i], "1"), &q, &ci);
+		enum ab_verdict v = ab_r_ratio(cell(r, SQ_M_IOS, rqs[i], "0"),
+					       cell(r, SQ_M_IOS, rqs[i], "1"), &q, &ci);
 		if (v != AB_V_NONE)
 			fprintf(f, "- rq=%s: readers off the IRQ CPU reach %s of the IO rate of readers on it.\n",
 				rqs[i], ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
 	}
-	static const char *const ms[] = { "sqrt_M_per_s", "ios_K_per_s" };
+	static const char *const ms[] = { SQ_M_SQRT, SQ_M_IOS };
 	static const char *const names[] = { "sqrt work", "IO rate" }, *const post[] = { "+4%", "+1%" };
 	for (int k = 0; k < 2; k++) {
 		double q = NAN;
@@ -119,8 +167,8 @@ static void plots(struct ab_render *r)
 	static const char *const fixed[] = { NULL };
 	struct ab_grid s, io;
 
-	ab_grid_build(r, &s, "sqrt_M_per_s", "rq", "local", fixed);
-	ab_grid_build(r, &io, "ios_K_per_s", "rq", "local", fixed);
+	ab_grid_build(r, &s, SQ_M_SQRT, "rq", "local", fixed);
+	ab_grid_build(r, &io, SQ_M_IOS, "rq", "local", fixed);
 	if (!io.nr)
 		return;
 	ab_grid_dat(r, &s, "sqrtio_sqrt");
@@ -135,7 +183,7 @@ static void plots(struct ab_render *r)
 	ab_plot_end(r, b, "sqrtio", 1200, 450);
 }
 
-static const char *const headline[] = { "sqrt_M_per_s", "ios_K_per_s", NULL };
+static const char *const headline[] = { SQ_M_SQRT, SQ_M_IOS, NULL };
 
 const struct ab_bench_desc ab_desc_sqrtio = {
 	.name = "sqrtio",

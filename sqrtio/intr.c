@@ -2,6 +2,9 @@
  * /proc/interrupts snapshots. sqrtio diffs two of them to find which IRQ lines
  * serve a device (no driver names are hard-coded) and to count interrupts and
  * IPIs (CAL: function call, RES: rescheduling) per IO.
+ * Known limits: a CPU going on- or offline between two snapshots changes the
+ * columns, and the deltas of those two read 0; a line re-registered between
+ * them is counted from 0.
  */
 #include <ctype.h>
 #include <errno.h>

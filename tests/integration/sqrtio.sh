@@ -1,9 +1,13 @@
 #!/bin/bash
-# sqrtio end to end on this machine's disk: IRQ discovery finds a line that an
-# independent dd burst also moves, a short run on the repository's filesystem
-# gives records that parse with readers on / off the completing CPU, the
-# seed's table layout, rq_affinity restored by journal replay after SIGKILL,
-# and bad input gets one line, exit 2 or 4, and no knob change. (~30 s)
+# sqrtio end to end on this machine's disk: its unit tests linked with its
+# objects, IRQ discovery finds a line that an independent dd burst also moves
+# and names every knob a run may change, a short run on the repository's
+# filesystem gives records that parse with readers on / off the CPU that
+# completes their reads (per reader CPU, from discovery), the post's table
+# layout and the cost table, a stalled reader fails its point while the rest
+# goes on, a stalled discovery probe fails discovery in bounded time, SIGTERM
+# restores rq_affinity at once, SIGKILL leaves it to journal replay, and bad
+# input gets one line, exit 2 or 4, and no knob change. (~60 s)
 . "$(dirname "$0")/lib.sh"
 
 SQ=$BIN/sqrtio
@@ -33,6 +37,32 @@ trap 'restore >/dev/null 2>&1' EXIT
 F=$TOP/.affbench-sqrtio-it.$$
 trap 'restore >/dev/null 2>&1; rm -f "$F"' EXIT
 
+# --- sqrtio's unit tests, linked with its objects ------------------------------
+# The Makefile links a unit test with lib/ alone, where sqrtio's tests skip:
+# here they run against build/sqrtio/*.o (all but main.o).
+build=$TOP/${AFFBENCH_BUILD:-build}
+objs=()
+for c in "$TOP"/sqrtio/*.c; do
+	[ "$(basename "$c")" = main.c ] || objs+=("$build/sqrtio/$(basename "${c%.c}").o")
+done
+if ! ls "${objs[@]}" "$build/libaffbench.a" >/dev/null 2>&1 || ! pkg-config --exists cmocka; then
+	skip "sqrtio unit tests linked with its objects" "build/sqrtio/*.o or cmocka missing (run make)"
+else
+	for t in test_sqrtio test_sqrtio_loop; do
+		# shellcheck disable=SC2046
+		cc -std=gnu11 -D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags cmocka) -o "$out/$t" \
+			"$TOP/tests/unit/$t.c" "${objs[@]}" "$build/libaffbench.a" $(pkg-config --libs cmocka) \
+			-lpthread -lm >"$out/$t.log" 2>&1 &&
+			(cd "$out" && "./$t") >>"$out/$t.log" 2>&1
+		rc=$?
+		n=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out/$t.log")
+		skipped=$(grep -c SKIPPED "$out/$t.log")
+		check "$t linked with sqrtio's objects: all ran, all passed (rc $rc, passed '$n', skipped lines $skipped)" \
+			[ "$rc" = 0 -a -n "$n" -a "$skipped" = 0 ]
+		[ "$rc" = 0 ] || grep -vE '^\[ +(RUN|OK) +\]' "$out/$t.log" | tail -n 25 | sed 's/^/# /'
+	done
+fi
+
 # --- IRQ discovery ---------------------------------------------------------
 "$SQ" --file "$F" --discover >"$out/disc.txt" 2>"$out/disc.err"
 rc=$?
@@ -48,6 +78,33 @@ check "disk '$disk' has $rq_path" [ -n "$disk" -a -f "$rq_path" ]
 check "at least one IRQ reported (irqs='$irqs', completing CPUs '$irq_cpus')" \
 	bash -c "[[ '$irqs' =~ ^[0-9]+(,[0-9]+)*$ && -n '$irq_cpus' ]]"
 orig=$(cat "$rq_path")
+# One knob= line per knob a run may change, for the harness to record before and after.
+knobs=$(kv knob | tr '\n' ' ')
+want="$rq_path "
+for i in ${irqs//,/ }; do want+="/proc/irq/$i/smp_affinity_list "; done
+check "knob= lines: rq_affinity and each IRQ's affinity (got '$knobs', want '$want')" [ "$knobs" = "$want" ]
+missing=""
+for k in $knobs; do [ -r "$k" ] || missing+=" $k"; done
+check "every knob= path is readable (missing:$missing)" [ -z "$missing" ]
+# CPU lists in Linux form: "0-2,5" -> " 0 1 2 5 "
+cpus_of() {
+	local out=" " part
+	for part in ${1//,/ }; do
+		if [[ $part == *-* ]]; then out+="$(seq -s ' ' "${part%-*}" "${part#*-}") "; else out+="$part "; fi
+	done
+	printf '%s' "$out"
+}
+# Per reader CPU: local iff it appears in its own cpuN_completes_on, every allowed CPU one or the other.
+local_cpus=$(cpus_of "$(kv local_cpus)") remote_cpus=$(cpus_of "$(kv remote_cpus)")
+wrong="" ncpu=0
+for c in $(cpus_of "$(taskset -pc $$ | sed 's/.*: //')"); do
+	ncpu=$((ncpu + 1))
+	done_on=$(cpus_of "$(kv "cpu${c}_completes_on")")
+	[[ $done_on == *" $c "* ]] && want=local || want=remote
+	[[ $local_cpus == *" $c "* ]] && got=local || { [[ $remote_cpus == *" $c "* ]] && got=remote || got=neither; }
+	[ "$got" = "$want" ] || wrong+=" CPU $c: $got, completes on '$done_on'"
+done
+check "each of the $ncpu CPUs is local iff it completes its own reads ($wrong)" [ "$ncpu" -gt 1 -a -z "$wrong" ]
 
 # Independently of sqrtio: O_DIRECT reads by dd move the reported line(s).
 irq_total() { # sum of the reported IRQ lines over all CPUs
@@ -86,39 +143,116 @@ check "ios_K_per_s > 0 everywhere ($zero)" [ -z "$zero" ]
 keys=$(awk -F, 'NR == 2' "$out/run.csv" | grep -o '[a-z_]*=' | tr -d '=' | tr '\n' ' ')
 check "config keys sorted: io_cpus io_procs irq_cpus local rq sqrt_cpus sqrt_procs (got '$keys')" \
 	[ "$keys" = "io_cpus io_procs irq_cpus local rq sqrt_cpus sqrt_procs " ]
-# local=1: readers on the completing CPU(s); local=0: off them. CPU lists in Linux form.
-cpus_of() { # "0-2,5" -> " 0 1 2 5 "
-	local out=" " part
-	for part in ${1//,/ }; do
-		if [[ $part == *-* ]]; then out+="$(seq -s ' ' "${part%-*}" "${part#*-}") "; else out+="$part "; fi
-	done
-	printf '%s' "$out"
-}
-compared=0
+# local=1: readers on CPUs that complete their own reads, local=0: on CPUs whose
+# reads complete elsewhere, per reader CPU as discovery found (not "the" IRQ CPU).
 place=$(awk -F, '$(NF-2) == "ios_K_per_s"' "$out/run.csv" | while IFS= read -r l; do
 	io=$(printf '%s' "$l" | sed -n 's/.*io_cpus=\([0-9,-]*\);.*/\1/p')
 	irq=$(printf '%s' "$l" | sed -n 's/.*irq_cpus=\([0-9,-]*\);.*/\1/p')
 	loc=$(printf '%s' "$l" | sed -n 's/.*;local=\([01]\);.*/\1/p')
 	if [ -z "$io" ] || [ -z "$irq" ] || [ -z "$loc" ]; then echo "unparsed: $l"; continue; fi
-	irqs=$(cpus_of "$irq")
+	[ "$irq" = "$irq_cpus" ] || echo "irq_cpus=$irq, discovery said $irq_cpus"
+	pool=$([ "$loc" = 1 ] && echo "$local_cpus" || echo "$remote_cpus")
 	for c in $(cpus_of "$io"); do
-		on=0; [[ $irqs == *" $c "* ]] && on=1
-		[ "$on" = "$loc" ] || echo "local=$loc io=$io irq=$irq"
+		[[ $pool == *" $c "* ]] || echo "local=$loc reader on CPU $c (local:$local_cpus remote:$remote_cpus)"
 	done
 	echo "compared"
 done)
 compared=$(printf '%s\n' "$place" | grep -c '^compared$')
 place=$(printf '%s\n' "$place" | grep -v '^compared$')
-check "placement compared on every point ($compared rows)" [ "$compared" -gt 0 ]
-check "readers on the IRQ CPU for local=1 and off it for local=0 ($place)" [ -z "$place" ]
+check "placement compared on every point ($compared rows)" [ "$compared" = 4 ]
+check "readers on CPUs completing their own reads for local=1, on the others for local=0 ($place)" [ -z "$place" ]
 
-# --- the seed's table layout ------------------------------------------------
-"$SQ" --file "$F" --rq "$orig" --local 0,1 --duration 0.2 --repeat 2 --quiet >"$out/table.txt" 2>"$out/table.err"
+# --- the descriptor's tables on stdout ----------------------------------------
+# 0.5 s windows: on a busy host one read can stall for a few hundred ms.
+"$SQ" --file "$F" --rq "$orig" --local 0,1 --duration 0.5 --repeat 6 --quiet >"$out/table.txt" 2>"$out/table.err"
 rc=$?
 check "table run exits 0 (rc $rc: $(head -c 300 "$out/table.err"))" [ "$rc" = 0 ]
-n=$(grep -cE "^rq=$orig local=[01] +[0-9]+\.[0-9]{3} \(M sqrt/sec\) +[0-9]+\.[0-9]{3} \(K ios/sec\)$" "$out/table.txt")
-check "two lines in the seed's layout (got $n)" [ "$n" = 2 ]
-check "local=1 / local=0 ratio line with a CI" grep -qE "^rq=$orig +sqrt +[0-9.]+ \[[0-9.]+, [0-9.]+\] +ios +[0-9.]+ \[" "$out/table.txt"
+n=$(grep -cE "^rq=$orig local=[01] +[0-9]+\.[0-9]{3} \(M sqrt/sec\) +[0-9]+\.[0-9]{3} \(K ios/sec\)( +post: [0-9.]+ / [0-9.]+)?$" "$out/table.txt")
+check "two lines in the post's layout (got $n)" [ "$n" = 2 ]
+n=$(grep -cE "^rq=$orig local=[01] +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3}  io=[0-9,-]+ sqrt=[0-9,-]+ irq=[0-9,-]+$" "$out/table.txt")
+check "latency, IRQs and IPIs per IO and the CPUs, one line per point (got $n)" [ "$n" = 2 ]
+check "the cost table's header" grep -qE "^ +p50 us +p99 us +irqs/io +CAL/io +RES/io +cpus$" "$out/table.txt"
+check "off / on ratios judged with a 95% CI over 6 repetitions" \
+	grep -qE "^- rq=$orig, readers off / on the IRQ CPU: sqrt [0-9.]+x \[[0-9.]+, [0-9.]+\] 95% CI, (not )?significant; IO [0-9.]+x \[" "$out/table.txt"
+check "no per-record lines in table format" bash -c "! grep -qE 'io_cpus=|ios_K_per_s' '$out/table.txt'"
+"$SQ" --file "$F" --rq "$orig" --local 0,1 --duration 0.5 --repeat 2 --quiet >"$out/table2.txt" 2>&1
+check "below 6 repetitions: too few to judge, no interval" \
+	grep -qE "^- rq=$orig, readers off / on the IRQ CPU: sqrt [0-9.]+x \(too few repetitions to judge" "$out/table2.txt"
+
+# --- a stalled reader fails its point, the rest goes on --------------------------
+# The first repetition's workers are stopped (SIGSTOP): no read completes, which is
+# what a hung device looks like from here. Bounded by 5 s (scaled by machine speed).
+"$SQ" --file "$F" --rq "$orig" --local 1 --duration 6 --repeat 2 --format csv >"$out/stall.csv" 2>"$out/stall.err" &
+pid=$!
+stopped=""
+for _ in $(seq 200); do
+	if grep -q "rep 1/2" "$out/stall.err"; then
+		stopped=$(pgrep -P "$pid" | tr '\n' ' ')
+		[ -n "$stopped" ] && { kill -STOP $stopped; break; }
+	fi
+	sleep 0.05
+done
+t0=$(date +%s)
+wait "$pid"
+rc=$? secs=$(($(date +%s) - t0))
+check "workers of repetition 1 stopped ('$stopped')" [ -n "$stopped" ]
+check "a stalled point exits 1 (rc $rc after ${secs} s)" [ "$rc" = 1 ]
+check "the stall is reported with the reader's CPU ($(grep failed "$out/stall.err"))" \
+	grep -qE "rq=$orig local=1: measurement failed: (no read issued on CPU [0-9]+ completed for [0-9.]+ s|the reader on CPU [0-9]+ did not stop)" "$out/stall.err"
+check "repetition 2 still measured, repetition 1 has no number" \
+	[ "$(csv_value "$out/stall.csv" "local=1" ios_K_per_s)" != "" -a "$(awk -F, '$(NF-3) == 1' "$out/stall.csv" | wc -l)" = 0 ]
+alive=""
+for k in $stopped; do
+	st=$(ps -o stat= -p "$k" 2>/dev/null)
+	[ -n "$st" ] && [ "${st#Z}" = "$st" ] && alive="$alive $k"
+done
+check "the stopped workers were killed, not left behind (alive:$alive)" [ -z "$alive" ]
+check "rq_affinity $orig after the stalled run (now $(cat "$rq_path"))" [ "$(cat "$rq_path")" = "$orig" ]
+
+# --- a stalled discovery probe fails discovery in bounded time ------------------
+"$SQ" --file "$F" --discover >/dev/null 2>"$out/dstall.err" &
+pid=$!
+probe=""
+for _ in $(seq 400); do
+	probe=$(pgrep -P "$pid" | head -1)
+	[ -n "$probe" ] && { kill -STOP "$probe"; break; }
+	kill -0 "$pid" 2>/dev/null || break
+	sleep 0.005
+done
+t0=$(date +%s)
+wait "$pid"
+rc=$? secs=$(($(date +%s) - t0))
+if [ -z "$probe" ]; then
+	skip "a stalled discovery probe" "every probe ended before this script could stop one (rc $rc)"
+else
+	check "discovery with a stopped probe exits 1 within 20 s (rc $rc, ${secs} s: $(cat "$out/dstall.err"))" \
+		[ "$rc" = 1 -a "$secs" -le 20 -a "$(grep -c . "$out/dstall.err")" = 1 ]
+	check "its message says what hung" grep -qE "finding the IRQ of .*(did not finish within|did not reach the start gate)" "$out/dstall.err"
+	st=$(ps -o stat= -p "$probe" 2>/dev/null)
+	check "the stopped probe was killed (state '$st')" [ -z "$st" -o "${st#Z}" != "$st" ]
+fi
+
+# --- SIGTERM: rq_affinity restored at once, workers stopped ----------------------
+"$SQ" --file "$F" --rq "$other" --local 1 --duration 30 --repeat 1 --quiet >/dev/null 2>"$out/term.err" &
+pid=$!
+changed=0
+for _ in $(seq 100); do
+	[ "$(cat "$rq_path")" = "$other" ] && { changed=1; break; }
+	sleep 0.1
+done
+kids=$(pgrep -P "$pid" | tr '\n' ' ')
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+check "SIGTERM: the run changed rq_affinity first, then died of the signal (rc $rc: $(cat "$out/term.err"))" \
+	[ "$changed" = 1 -a "$rc" = 143 ]
+check "SIGTERM: rq_affinity $orig again without a replay (now $(cat "$rq_path"))" [ "$(cat "$rq_path")" = "$orig" ]
+alive=""
+for k in $kids; do
+	st=$(ps -o stat= -p "$k" 2>/dev/null)
+	[ -n "$st" ] && [ "${st#Z}" = "$st" ] && alive="$alive $k"
+done
+check "SIGTERM: workers stopped (children '$kids', alive '$alive')" [ -n "$kids" -a -z "$alive" ]
 
 # --- SIGKILL: the journal brings rq_affinity back ------------------------------
 "$SQ" --file "$F" --rq "$other" --local 1 --duration 30 --repeat 1 --quiet >/dev/null 2>"$out/kill.err" &
@@ -153,6 +287,7 @@ j0=$(jsize)
 expect_rc "missing device" 2 "$SQ" --device /dev/affbench-no-such-disk --rq "$other" "${quick[@]}"
 expect_rc "a regular file as --device" 2 "$SQ" --device /etc/hostname --rq "$other" "${quick[@]}"
 expect_rc "rq value 3" 2 "$SQ" --file "$F" --rq 3 "${quick[@]}"
+expect_rc "--duration 1e-9 (below the shortest window)" 2 "$SQ" --file "$F" --rq "$other" --quiet --duration 1e-9
 expect_rc "--file with --device" 2 "$SQ" --file "$F" --device "/dev/$disk" "${quick[@]}"
 if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
 	shm=/dev/shm/affbench-sqrtio-it.$$

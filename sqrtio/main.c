@@ -1,0 +1,227 @@
+/*
+ * sqrtio reproduces LKML 2008, Alan D. Brunelle, "Block IO: more
+ * io-cpu-affinity results": CPU-bound processes computing sqrt and IO-bound
+ * processes doing 4 KiB O_DIRECT reads that the device serves from its cache
+ * (random offsets in a small --span), all pinned, with the block queue's
+ * rq_affinity at 0, 1, 2 and the readers on (local=1) or off (local=0) the
+ * CPU(s) that complete their reads. Records M sqrt/s, K ios/s, IO latency,
+ * interrupts and IPIs per IO; the tables put local=0 against local=1.
+ *
+ * What to vary: --rq, --local, --sqrt-procs, --io-procs, --span, or
+ * --irq-affinity to move the IRQ instead of the readers.
+ * Known limits: the completing CPU is found by diffing /proc/interrupts, so a
+ * busy unrelated device on the same line adds noise; interrupts and IPIs per
+ * IO count the whole machine in the window; with per-CPU queues (nvme,
+ * multi-queue virtio) every CPU completes its own reads and local=0 cannot be
+ * offered without --irq-affinity, which managed IRQs refuse.
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "knob.h"
+#include "opts.h"
+#include "render.h"
+#include "results.h"
+#include "sqrtio.h"
+
+static struct sq_params params = {
+	.span = 16 << 20,
+	.rq = { 3, { 0, 1, 2 } },
+	.local = { 2, { 0, 1 } },
+	.sqrt_procs = -1,
+	.io_procs = -1,
+};
+
+#define OPT(n, t, f, a, h, lo, hi) \
+	{ .name = n, .type = t, .offset = offsetof(struct sq_params, f), .arg = a, .help = h, .min = lo, .max = hi }
+static const struct ab_opt opts[] = {
+	OPT("file", AB_OPT_STR, file, "PATH", "read this file (created with 64 MiB if missing; default: "
+	    "a scratch file in the current directory, removed after)", 0, 0),
+	OPT("device", AB_OPT_STR, device, "DEV", "read this block device instead (read-only, never written)", 0, 0),
+	OPT("span", AB_OPT_SIZE, span, "SIZE", "reads stay in the first SIZE bytes so the device's cache "
+	    "serves them", 4096, 1ull << 40),
+	OPT("rq", AB_OPT_INTLIST, rq, "LIST", "rq_affinity values to sweep", 0, 2),
+	OPT("local", AB_OPT_INTLIST, local, "LIST", "1: readers on CPUs that complete their own reads, "
+	    "0: on CPUs whose reads complete elsewhere", 0, 1),
+	OPT("sqrt-procs", AB_OPT_INT, sqrt_procs, "N", "sqrt processes, 0 for readers alone "
+	    "(-1 = 2 where four CPUs allow, else 1)", -1, SQ_MAX_WORKERS / 2),
+	OPT("io-procs", AB_OPT_INT, io_procs, "N", "reader processes (-1 = 2 where four CPUs allow, else 1)",
+	    -1, SQ_MAX_WORKERS / 2),
+	OPT("irq-affinity", AB_OPT_FLAG, irq_affinity, NULL, "keep the readers in place and move the "
+	    "device's IRQ(s) instead", 0, 0),
+	OPT("discover", AB_OPT_FLAG, discover, NULL, "only find the disk, its IRQ(s) and the CPU "
+	    "completing each CPU's reads; print key=value lines", 0, 0),
+	{ .name = NULL }
+};
+
+static const struct ab_prog_info info = {
+	.name = "sqrtio",
+	.summary = "M sqrt/s and K O_DIRECT 4 KiB reads/s with rq_affinity 0/1/2 and readers on/off "
+		   "the completing CPU (LKML 2008, Brunelle)",
+	.usage_extra = "Changes /sys/block/<disk>/queue/rq_affinity (and with --irq-affinity\n"
+		       "/proc/irq/N/smp_affinity_list) through the knob journal; originals are\n"
+		       "restored at exit and by 'harness restore' after a crash. Needs root to change them.",
+	.default_duration = 2,
+	.default_repeat = 3,
+};
+
+static const struct {
+	const char *name, *unit;
+} metric[SQ_NM] = {
+	[SQ_SQRT] = { SQ_M_SQRT, "Msqrt/s" },
+	[SQ_IOS] = { SQ_M_IOS, "Kio/s" },
+	[SQ_P50] = { SQ_M_P50, "us" },
+	[SQ_P99] = { SQ_M_P99, "us" },
+	[SQ_IRQ] = { SQ_M_IRQ, "irq/io" },
+	[SQ_CAL] = { SQ_M_CAL, "ipi/io" },
+	[SQ_RES] = { SQ_M_RES, "ipi/io" },
+};
+
+/* ---- the sweep ---- */
+
+/* Every rq x local point placed; exits 4 when none can be. */
+static struct sq_point *plan(const struct sq_discovery *d, const struct ab_common *com, int *npts)
+{
+	int ncpu = ab_cpuset_count(&com->allowed), deflt = ncpu >= 4 ? 2 : 1, runnable = 0;
+	int nio = params.io_procs >= 0 ? params.io_procs : deflt;
+	int nsqrt = params.sqrt_procs >= 0 ? params.sqrt_procs : deflt;
+	struct sq_point *pts;
+
+	*npts = params.rq.n * params.local.n;
+	pts = calloc((size_t)*npts, sizeof(*pts));
+	if (!pts)
+		ab_fail("out of memory");
+	for (int i = 0; i < *npts; i++) {
+		struct sq_point *pt = &pts[i];
+		pt->rq = params.rq.v[i / params.local.n];
+		pt->local = params.local.v[i % params.local.n];
+		pt->nio = nio;
+		pt->nsqrt = nsqrt;
+		sq_place(pt, d, &com->allowed, params.irq_affinity);
+		if (pt->skip)
+			ab_msg("rq=%d local=%d skipped: %s", pt->rq, pt->local, pt->skip);
+		else
+			runnable++;
+	}
+	if (!runnable)
+		ab_skip("no point of the sweep can be placed on the allowed CPUs (reasons above)");
+	return pts;
+}
+
+/* A signal stopped us: workers are reaped, and the knob module restored its knobs in
+ * its handler (again here, harmlessly, when the signal came before it was set up). */
+static void die_interrupted(void)
+{
+	int sig = (int)ab_interrupted;
+
+	ab_msg("interrupted by signal %d: workers stopped, knobs restored", sig);
+	ab_knob_restore_all();
+	signal(sig, SIG_DFL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+/* Repetitions interleaved across points (A B C A B C) so drift does not bias a comparison.
+ * Returns the number of failed points. */
+static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
+		 const struct sq_discovery *d, const struct ab_common *com, struct ab_out *out)
+{
+	struct sq_shared *sh = ab_shm_alloc(sizeof(*sh));
+	int failures = 0;
+
+	if (!sh)
+		ab_fail("shared memory: %s", strerror(errno));
+	for (int r = 0; r < com->repeat; r++)
+		for (int i = 0; i < npts; i++) {
+			struct sq_point *pt = &pts[i];
+			double v[SQ_NM];
+			char why[512];
+
+			if (pt->skip)
+				continue;
+			if (ab_interrupted)	/* the knob module restored: change nothing more */
+				die_interrupted();
+			if (!com->quiet)
+				ab_msg("rep %d/%d rq=%d local=%d: io on %s, sqrt on %s", r + 1, com->repeat,
+				       pt->rq, pt->local, pt->io_list, pt->sqrt_list[0] ? pt->sqrt_list : "-");
+			sq_knobs_apply(pt->rq, pt->irq_list, t, d, params.irq_affinity, com->quiet);
+			if (sq_measure(sh, pt, t, d, com->duration, v, why, sizeof(why))) {
+				if (ab_interrupted)
+					die_interrupted();
+				ab_msg("rq=%d local=%d: measurement failed: %s (%s)", pt->rq, pt->local, why,
+				       t->name);
+				failures++;
+				continue;
+			}
+			for (int m = 0; m < SQ_NM; m++)
+				if (!isnan(v[m]))
+					ab_record(out, &pt->cfg, r + 1, metric[m].name, v[m], metric[m].unit);
+		}
+	ab_shm_free(sh, sizeof(*sh));
+	return failures;
+}
+
+int main(int argc, char **argv)
+{
+	struct ab_common com;
+	struct sq_target t;
+	struct sq_discovery d;
+	char why[512];
+	int argi = ab_parse_args(argc, argv, &info, opts, &params, &com);
+
+	if (argi < argc)
+		ab_usage_error("unexpected argument '%s' (see --help)", argv[argi]);
+	ab_catch_signals();
+	sq_knobs_init();
+	sq_target_find(&t, &params);
+	if (ab_cpuset_count(&com.allowed) < 2)
+		ab_skip("one CPU only: readers on and off the completing CPU need at least 2 (check "
+			"--cpus and taskset)");
+	if (params.io_procs == 0)
+		ab_usage_error("bad value '0' for --io-procs: at least one reader is needed");
+	int change = sq_knobs_check(&params, &t);
+
+	sq_target_open(&t, &params, com.quiet);
+	int rc = sq_discover(&t, &com.allowed, &d, why, sizeof(why));
+	if (ab_interrupted)
+		die_interrupted();
+	if (rc)
+		ab_exit(rc, "finding the IRQ of %s: %s", t.name, why);
+	if (!d.nirq)
+		ab_skip("%s: no interrupt line in /proc/interrupts grew with reads of %s: it completes IO "
+			"without an IRQ (polled or software device); use a file on an interrupt-driven disk",
+			t.name, t.blk.disk);
+	if (params.discover) {
+		sq_discover_print(&t, &d, stdout);
+		sq_discovery_free(&d);
+		return fflush(stdout) ? AB_EXIT_FAIL : AB_EXIT_OK;
+	}
+	if (!com.quiet)
+		sq_discover_note(&t, &d);
+
+	int npts;
+	struct sq_point *pts = plan(&d, &com, &npts);
+	struct ab_results kept;
+	struct ab_out out;
+
+	ab_results_init(&kept);
+	ab_out_init(&out, stdout, com.format, "sqrtio");
+	out.keep = &kept;
+	int failures = sweep(pts, npts, &t, &d, &com, &out);
+	if (ab_interrupted)
+		die_interrupted();
+
+	int unrestored = change && sq_knobs_restore(&t, com.quiet);
+	if (ab_out_tables(&out, &ab_desc_sqrtio))
+		ab_fail("writing the tables: %s", strerror(errno));
+	ab_results_free(&kept);
+	free(pts);
+	sq_discovery_free(&d);
+	return failures || unrestored ? AB_EXIT_FAIL : AB_EXIT_OK;
+}
