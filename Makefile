@@ -117,9 +117,17 @@ endef
 $(foreach p,$(BENCHES),$(eval $(call program_rule,$(p),)))
 $(eval $(call program_rule,harness,$(DESC_OBJ)))
 
+# A benchmark's unit tests (tests/unit/test_<bench>*.c) link its objects but main.o,
+# so they test its functions through <bench>.h.
+define unit_rule
+$$(filter $$(BUILD)/tests/test_$(1)%,$$(UNIT_BIN)): $$(filter-out $$(BUILD)/$(1)/main.o,$$($(1)_OBJ))
+endef
+$(foreach p,$(BENCHES),$(eval $(call unit_rule,$(p))))
+
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(URING_CFLAGS) $(CMOCKA_CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< $(LIB_A) $(CMOCKA_LIBS) $(LIBS)
+	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(URING_CFLAGS) $(CMOCKA_CFLAGS) -MMD -MP $(LDFLAGS) -o $@ $< \
+		$(filter %.o,$^) $(LIB_A) $(CMOCKA_LIBS) $(LIBS)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_A)
 	@mkdir -p $(@D)

@@ -1,6 +1,6 @@
 #!/bin/bash
-# sqrtio end to end on this machine's disk: its unit tests linked with its
-# objects, IRQ discovery finds a line that an independent dd burst also moves
+# sqrtio end to end on this machine's disk: IRQ discovery finds a line that
+# an independent dd burst also moves
 # and names every knob a run may change, a short run on the repository's
 # filesystem gives records that parse with readers on / off the CPU that
 # completes their reads (per reader CPU, from discovery), the post's table
@@ -36,32 +36,6 @@ trap 'restore >/dev/null 2>&1' EXIT
 # The scratch file sits on the repository's filesystem (tests' work dir may be tmpfs elsewhere).
 F=$TOP/.affbench-sqrtio-it.$$
 trap 'restore >/dev/null 2>&1; rm -f "$F"' EXIT
-
-# --- sqrtio's unit tests, linked with its objects ------------------------------
-# The Makefile links a unit test with lib/ alone, where sqrtio's tests skip:
-# here they run against build/sqrtio/*.o (all but main.o).
-build=$TOP/${AFFBENCH_BUILD:-build}
-objs=()
-for c in "$TOP"/sqrtio/*.c; do
-	[ "$(basename "$c")" = main.c ] || objs+=("$build/sqrtio/$(basename "${c%.c}").o")
-done
-if ! ls "${objs[@]}" "$build/libaffbench.a" >/dev/null 2>&1 || ! pkg-config --exists cmocka; then
-	skip "sqrtio unit tests linked with its objects" "build/sqrtio/*.o or cmocka missing (run make)"
-else
-	for t in test_sqrtio test_sqrtio_loop; do
-		# shellcheck disable=SC2046
-		cc -std=gnu11 -D_GNU_SOURCE -I"$TOP/lib" $(pkg-config --cflags cmocka) -o "$out/$t" \
-			"$TOP/tests/unit/$t.c" "${objs[@]}" "$build/libaffbench.a" $(pkg-config --libs cmocka) \
-			-lpthread -lm >"$out/$t.log" 2>&1 &&
-			(cd "$out" && "./$t") >>"$out/$t.log" 2>&1
-		rc=$?
-		n=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$out/$t.log")
-		skipped=$(grep -c SKIPPED "$out/$t.log")
-		check "$t linked with sqrtio's objects: all ran, all passed (rc $rc, passed '$n', skipped lines $skipped)" \
-			[ "$rc" = 0 -a -n "$n" -a "$skipped" = 0 ]
-		[ "$rc" = 0 ] || grep -vE '^\[ +(RUN|OK) +\]' "$out/$t.log" | tail -n 25 | sed 's/^/# /'
-	done
-fi
 
 # --- IRQ discovery ---------------------------------------------------------
 "$SQ" --file "$F" --discover >"$out/disc.txt" 2>"$out/disc.err"

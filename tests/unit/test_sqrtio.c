@@ -7,10 +7,7 @@
  * queues shared, completions rotated to the next CPU, 72 queues), the
  * --discover lines, and where each point places readers and sqrt workers.
  *
- * The Makefile links a unit test with lib/ alone; sqrtio's functions are weak
- * references here, so this binary also builds that way and then skips every
- * test, saying why. tests/integration/sqrtio.sh links it with sqrtio's objects
- * and runs it for real.
+ * The Makefile links it with sqrtio's objects (all but main.o).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -26,26 +23,6 @@
 
 #include "../../sqrtio/sqrtio.h"
 
-#pragma weak sq_blkdev_resolve
-#pragma weak sq_intr_read
-#pragma weak sq_intr_free
-#pragma weak sq_intr_delta
-#pragma weak sq_intr_is_irq
-#pragma weak sq_discovery_init
-#pragma weak sq_discovery_free
-#pragma weak sq_discover_probe
-#pragma weak sq_discover_print
-#pragma weak sq_place
-
-/* Skip unless sqrtio's objects are linked in (see the top of this file). */
-static void need_sqrtio(void)
-{
-	if (!sq_intr_read || !sq_blkdev_resolve || !sq_discover_probe || !sq_place) {
-		print_message("sqrtio's objects are not linked into this test; "
-			      "tests/integration/sqrtio.sh runs it linked with them\n");
-		skip();
-	}
-}
 
 static char root[] = "/tmp/affbench-sqrtio-unit.XXXXXX";
 
@@ -132,7 +109,6 @@ static const struct {
 static void test_blkdev_resolve(void **state)
 {
 	(void)state;
-	need_sqrtio();
 	for (size_t i = 0; i < AB_ARRAY_SIZE(blk_cases); i++) {
 		struct sq_blkdev b;
 		char why[512] = "";
@@ -196,7 +172,6 @@ static void test_intr(void **state)
 	struct sq_intr a, b;
 
 	(void)state;
-	need_sqrtio();
 	snprintf(pa, sizeof(pa), "%s/intr_a", root);
 	snprintf(pb, sizeof(pb), "%s/intr_b", root);
 	write_file(pa, intr_a);
@@ -332,7 +307,6 @@ static void test_discover_probe(void **state)
 	char got[256], irqs[256];
 
 	(void)state;
-	need_sqrtio();
 	for (size_t k = 0; k < AB_ARRAY_SIZE(probe_cases); k++) {
 		struct sq_discovery d;
 
@@ -371,7 +345,6 @@ static void test_discover_72_queues(void **state)
 	int cols[72];
 
 	(void)state;
-	need_sqrtio();
 	assert_int_equal(ab_cpuset_parse(&allowed, "0-71", NULL, err, sizeof(err)), 0);
 	sq_discovery_init(&d, &allowed);
 	for (int i = 0; i < 72; i++)
@@ -412,7 +385,6 @@ static void test_discover_print(void **state)
 	FILE *f;
 
 	(void)state;
-	need_sqrtio();
 	snprintf(t.blk.disk, sizeof(t.blk.disk), "vda");
 	snprintf(t.blk.how, sizeof(t.blk.how), "vda1 -> vda (partition)");
 	snprintf(t.blk.rq_path, sizeof(t.blk.rq_path), "/sys/block/vda/queue/rq_affinity");
@@ -459,7 +431,6 @@ static const struct {
 static void test_place(void **state)
 {
 	(void)state;
-	need_sqrtio();
 	for (size_t k = 0; k < AB_ARRAY_SIZE(place_cases); k++) {
 		struct sq_discovery d;
 		struct ab_cpuset allowed;

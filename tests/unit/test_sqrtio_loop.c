@@ -6,9 +6,7 @@
  * (the point fails promptly with the reader's error, the workers are reaped),
  * and discovery's probes on a file that raises no interrupt.
  *
- * Like test_sqrtio.c: sqrtio's functions are weak references, so under a
- * Makefile that links lib/ alone every test skips, saying why;
- * tests/integration/sqrtio.sh runs it linked with sqrtio's objects.
+ * The Makefile links it with sqrtio's objects (all but main.o).
  */
 #include <errno.h>
 #include <math.h>
@@ -25,21 +23,6 @@
 
 #include "../../sqrtio/sqrtio.h"
 
-#pragma weak sq_read_burst
-#pragma weak sq_io_loop
-#pragma weak sq_sqrt_loop
-#pragma weak sq_measure
-#pragma weak sq_discover
-#pragma weak sq_discovery_free
-
-static void need_sqrtio(void)
-{
-	if (!sq_read_burst || !sq_io_loop || !sq_measure || !sq_discover) {
-		print_message("sqrtio's objects are not linked into this test; "
-			      "tests/integration/sqrtio.sh runs it linked with them\n");
-		skip();
-	}
-}
 
 #define NBLOCKS 64
 static char path[] = "/tmp/affbench-sqrtio-loop.XXXXXX";
@@ -75,7 +58,6 @@ static void test_burst(void **state)
 	char err[256] = "";
 
 	(void)state;
-	need_sqrtio();
 	/* Time is up at once, yet the minimum is read. */
 	assert_int_equal(sq_read_burst(fd, NBLOCKS, buf, 5, 50, 0, err, sizeof(err)), 5);
 	assert_int_equal(sq_read_burst(fd, NBLOCKS, buf, 5, 50, ab_now_ns() + 10 * AB_NS, err,
@@ -117,7 +99,6 @@ static void test_loops(void **state)
 	pthread_t io, sq;
 
 	(void)state;
-	need_sqrtio();
 	r.sh = sh = calloc(1, sizeof(*sh));
 	assert_non_null(sh);
 	/* Already stopped: returns at once, having read nothing. */
@@ -171,7 +152,6 @@ static void test_measure(void **state)
 	char why[512] = "";
 
 	(void)state;
-	need_sqrtio();
 	sh = ab_shm_alloc(sizeof(*sh));
 	assert_non_null(sh);
 	/* A host busy enough can starve a 0.3 s window of reads: three tries. */
@@ -213,7 +193,6 @@ static void test_discover_file(void **state)
 	char why[512] = "";
 
 	(void)state;
-	need_sqrtio();
 	assert_int_equal(ab_cpuset_allowed(&allowed), 0);
 	/* Page-cache reads raise no interrupt worth half the reads (noise may, rarely). */
 	assert_int_equal(sq_discover(&t, &allowed, &d, why, sizeof(why)), 0);
