@@ -66,6 +66,15 @@ static void last_log_line(const char *log, char *buf, size_t len)
 	fclose(f);
 }
 
+/* Remove "<word><sep>" from the start of s, if it is there. */
+static void drop_prefix(char *s, const char *word, const char *sep)
+{
+	size_t w = strlen(word), n = strlen(sep);
+
+	if (!strncmp(s, word, w) && !strncmp(s + w, sep, n))
+		memmove(s, s + w + n, strlen(s + w + n) + 1);
+}
+
 /* Does the block keep this metric? A block that measures one thing on the side
  * (fdget's spawn block also times a pread) must not pool it with the main block. */
 static int wanted(const struct h_block *b, const char *metric)
@@ -248,6 +257,9 @@ static enum h_outcome judge(struct inv *v, const char *logp, char *reason, size_
 		return H_FAIL;
 	}
 	last_log_line(logp, reason, rlen);
+	/* "cputestfs: skipped: no X" is said as "no X": the bench and outcome are columns */
+	drop_prefix(reason, v->pr->pt->blk->bench, ": ");
+	drop_prefix(reason, "skipped", ": ");
 	return v->pr->exit_code == AB_EXIT_SKIP ? H_SKIP : H_FAIL;
 }
 

@@ -85,6 +85,24 @@ static const struct {
 
 /* ---- the sweep ---- */
 
+/* No point can run: skip with their reasons, each once (the last stderr line is
+ * what the harness records). */
+static void skip_all(const struct sq_point *pts, int n)
+{
+	char why[1024] = "";
+	size_t len = 0;
+
+	for (int i = 0; i < n; i++) {
+		int seen = 0;
+		for (int j = 0; j < i; j++)
+			seen |= !strcmp(pts[j].skip, pts[i].skip);
+		if (!seen && len < sizeof(why))
+			len += (size_t)snprintf(why + len, sizeof(why) - len, "%s%s", len ? "; " : "",
+						pts[i].skip);
+	}
+	ab_skip("no point of the sweep can run: %s", why);
+}
+
 /* Every rq x local point placed; exits 4 when none can be. */
 static struct sq_point *plan(const struct sq_discovery *d, const struct ab_common *com, int *npts)
 {
@@ -110,7 +128,7 @@ static struct sq_point *plan(const struct sq_discovery *d, const struct ab_commo
 			runnable++;
 	}
 	if (!runnable)
-		ab_skip("no point of the sweep can be placed on the allowed CPUs (reasons above)");
+		skip_all(pts, *npts);
 	return pts;
 }
 

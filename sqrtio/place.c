@@ -39,7 +39,7 @@ void sq_place(struct sq_point *pt, const struct sq_discovery *d, const struct ab
 		const struct ab_cpuset *pool = pt->local ? &d->local : &d->remote;
 		if (!ab_cpuset_count(pool)) {
 			pt->skip = pt->local ? "no allowed CPU completes its own reads (the completing CPUs are "
-					       "not in --cpus)"
+					       "outside the allowed set: --cpus or the affinity mask)"
 					     : "every allowed CPU completes its own reads (per-CPU queues); "
 					       "try --irq-affinity";
 			return;

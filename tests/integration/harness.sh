@@ -49,8 +49,8 @@ check "raw.csv records parse: quoted config kept, rep rewritten to 1..3" \
 	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" | sort -u | tr '\n' ' ')" = "1 2 3 "
 check "no failed point written as a number" bash -c "! grep -qE 'mode=(fail|skip|hang)' '$D/r1/raw.csv'"
 check "failures.csv: 3 failed (exit 1), 3 skipped (exit 4), 3 watchdog kills" \
-	test "$(grep -c ',1,fakebench: measurement failed' "$D/r1/failures.csv")" = 3 \
-	-a "$(grep -c ',4,skipped: fakebench: skipped' "$D/r1/failures.csv")" = 3 \
+	test "$(grep -c ',1,measurement failed on purpose' "$D/r1/failures.csv")" = 3 \
+	-a "$(grep -c ',4,skipped: no such hardware' "$D/r1/failures.csv")" = 3 \
 	-a "$(grep -c 'watchdog' "$D/r1/failures.csv")" = 3
 check "watchdog kept the sweep short (${took}s < 40s)" test "$took" -lt 40
 check "watchdog left no hung benchmark (nor its child) behind" bash -c "! pgrep -f 'sleep [3]017' >/dev/null"

@@ -1,13 +1,12 @@
 #!/bin/bash
-# sqrtio end to end on this machine's disk: IRQ discovery finds a line that
-# an independent dd burst also moves
-# and names every knob a run may change, a short run on the repository's
-# filesystem gives records that parse with readers on / off the CPU that
-# completes their reads (per reader CPU, from discovery), the post's table
-# layout and the cost table, a stalled reader fails its point while the rest
-# goes on, a stalled discovery probe fails discovery in bounded time, SIGTERM
-# restores rq_affinity at once, SIGKILL leaves it to journal replay, and bad
-# input gets one line, exit 2 or 4, and no knob change. (~60 s)
+# sqrtio end to end on this machine's disk: IRQ discovery finds a line that an
+# independent dd burst also moves and names every knob a run may change, a short
+# run on the repository's filesystem gives records that parse with readers on /
+# off the CPU that completes their reads (per reader CPU, from discovery), the
+# post's table layout and the cost table, a stalled reader fails its point while
+# the rest goes on, a stalled discovery probe fails discovery in bounded time,
+# SIGTERM restores rq_affinity at once, SIGKILL leaves it to journal replay, and
+# bad input gets one line, exit 2 or 4, and no knob change. (~60 s)
 . "$(dirname "$0")/lib.sh"
 
 SQ=$BIN/sqrtio
