@@ -338,18 +338,21 @@ static void timereq_plot(struct ab_render *r)
 	ab_plot_end(r, b, "ddpar_timereq", 900, 500);
 }
 
-/* One panel per mode with data, one line per clone_fd value it holds. */
-static void plots(struct ab_render *r)
+/* One panel per mode with data, one line per value of ckey among records holding fix;
+ * drawn when some panel has at least min_lines lines. */
+static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, const char *fix,
+		      const char *key_prefix, int min_lines)
 {
-	static const char *fixed[2][3] = { { "mode=write", LIBFUSE, NULL }, { "mode=read", LIBFUSE, NULL } };
+	const char *fixed[2][3] = { { "mode=write", fix, NULL }, { "mode=read", fix, NULL } };
 	struct ab_grid g[2];
-	int panels = 0;
+	int panels = 0, lines = 0;
 
 	for (int m = 0; m < 2; m++) {
-		ab_grid_build(r, &g[m], mbps[m], "procs", "clone_fd", fixed[m]);
+		ab_grid_build(r, &g[m], mbps[m], "procs", ckey, fixed[m]);
 		panels += g[m].nr > 0;
+		lines = g[m].nr && g[m].nc > lines ? g[m].nc : lines;
 	}
-	if (!panels)
+	if (!panels || lines < min_lines)
 		return;
 	FILE *b = ab_plot_begin(r);
 	fprintf(b, "set multiplot layout 1,%d\nset logscale x 2\nset yrange [0:*]\n"
@@ -357,25 +360,33 @@ static void plots(struct ab_render *r)
 	ab_plot_set(b, "xlabel", "dd processes (N)");
 	ab_plot_set(b, "ylabel", "MB/s");
 	for (int m = 0; m < 2; m++) {
-		char name[32], title[64];
+		char dat[64], title[64];
 		if (!g[m].nr)
 			continue;
-		snprintf(name, sizeof(name), "ddpar_%s", modes[m]);
-		ab_grid_dat(r, &g[m], name);
-		snprintf(title, sizeof(title), "ddpar %s", modes[m]);
+		snprintf(dat, sizeof(dat), "%s_%s", name, modes[m]);
+		ab_grid_dat(r, &g[m], dat);
+		snprintf(title, sizeof(title), "ddpar %s%s", modes[m], min_lines > 1 ? " by transport" : "");
 		ab_plot_set(b, "title", title);
 		fprintf(b, "plot ");
 		for (int c = 0; c < g[m].nc; c++) {
 			char key[64];
-			snprintf(key, sizeof(key), "clone_fd %s", g[m].cols[c]);
-			fprintf(b, "%s'%s.dat' using 1:%d:%d:%d with yerrorlines title ", c ? ", " : "", name,
+			snprintf(key, sizeof(key), "%s%s", key_prefix, g[m].cols[c]);
+			fprintf(b, "%s'%s.dat' using 1:%d:%d:%d with yerrorlines title ", c ? ", " : "", dat,
 				2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
 			ab_gp_string(b, key);
 		}
 		fprintf(b, "\n");
 	}
 	fprintf(b, "unset multiplot\n");
-	ab_plot_end(r, b, "ddpar", 550 * panels, 450);
+	ab_plot_end(r, b, name, 550 * panels, 450);
+}
+
+/* The post's figure (libfuse, by clone_fd), the transports beside each other
+ * (one /dev/fuse fd each), and the time per request. */
+static void plots(struct ab_render *r)
+{
+	mbps_plot(r, "ddpar", "clone_fd", LIBFUSE, "clone_fd ", 1);
+	mbps_plot(r, "ddpar_transports", "transport", "clone_fd=off", "", 2);
 	timereq_plot(r);
 }
 
