@@ -51,8 +51,8 @@ static const struct ab_opt opts[] = {
 	    "0: on CPUs whose reads complete elsewhere", 0, 1),
 	OPT("sqrt-procs", AB_OPT_INT, sqrt_procs, "N", "sqrt processes, 0 for readers alone "
 	    "(-1 = 2 where four CPUs allow, else 1)", -1, SQ_MAX_WORKERS / 2),
-	OPT("io-procs", AB_OPT_INT, io_procs, "N", "reader processes (-1 = 2 where four CPUs allow, else 1)",
-	    -1, SQ_MAX_WORKERS / 2),
+	OPT("io-procs", AB_OPT_INT, io_procs, "N", "reader processes (-1 = 2 where four CPUs "
+	    "allow, else 1, and no more than local and remote CPUs each)", -1, SQ_MAX_WORKERS / 2),
 	OPT("irq-affinity", AB_OPT_FLAG, irq_affinity, NULL, "keep the readers in place and move the "
 	    "device's IRQ(s) instead", 0, 0),
 	OPT("discover", AB_OPT_FLAG, discover, NULL, "only find the disk, its IRQ(s) and the CPU "
@@ -107,7 +107,14 @@ static void skip_all(const struct sq_point *pts, int n)
 static struct sq_point *plan(const struct sq_discovery *d, const struct ab_common *com, int *npts)
 {
 	int ncpu = ab_cpuset_count(&com->allowed), deflt = ncpu >= 4 ? 2 : 1, runnable = 0;
-	int nio = params.io_procs >= 0 ? params.io_procs : deflt;
+	int nl = ab_cpuset_count(&d->local), nr = ab_cpuset_count(&d->remote);
+	/* By default no more readers than either side has CPUs: two readers sharing the one
+	 * completing CPU of a single-queue disk against two CPUs off it would mix "on the
+	 * completing CPU or not" with "one CPU or two". */
+	int dio = deflt;
+	if (!params.irq_affinity && nl > 0 && nr > 0 && dio > (nl < nr ? nl : nr))
+		dio = nl < nr ? nl : nr;
+	int nio = params.io_procs >= 0 ? params.io_procs : dio;
 	int nsqrt = params.sqrt_procs >= 0 ? params.sqrt_procs : deflt;
 	struct sq_point *pts;
 
