@@ -157,6 +157,8 @@ struct fsrv_req {
 int fsrv_dispatch(struct fsrv *s, const struct fsrv_req *r);
 /* Kernel name of an opcode ("GETATTR"), "?" when unknown. */
 const char *fsrv_opname(uint32_t opcode);
+/* Bytes of the opcode's fixed argument (what precedes a name or write data); 0 when unknown. */
+uint32_t fsrv_in_size(uint32_t opcode);
 
 /*
  * /dev/fuse framing: one request as read() gave it (n bytes at in) -> the
