@@ -72,6 +72,9 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 		rc |= r.failed ? -1 : 0;
 	}
 	rc |= ab_plots_draw(dir, names, n, ok) ? -1 : 0;
+	if (n > 0 && !ab_have_gnuplot())
+		fprintf(body, "Figures not drawn: gnuplot is not installed here (apt-get install "
+			      "gnuplot-nox, then `harness plot` on this directory draws them).\n\n");
 	for (int i = 0; h_registry[i] && i < H_BENCH_MAX; i++) {
 		struct ab_render r = { .desc = h_registry[i], .res = d, .out = body, .markdown = 1,
 				       .ncpu = ncpu };

@@ -121,9 +121,11 @@ void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char 
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height);
 /* Run gnuplot in dir on NAME.gp for each of names (one process for all; when it
  * fails, each alone to find which). ok[i]: drawn. Returns how many failed, each
- * named in a message. */
+ * named in a message; without gnuplot none is drawn, one message says so, and
+ * that is not a failure (ab_have_gnuplot tells). */
 #define AB_PLOTS_MAX 64
 int ab_plots_draw(const char *dir, char names[][64], int n, int *ok);
+int ab_have_gnuplot(void);
 /* gnuplot "set KEYWORD 'text' noenhanced" (title, xlabel, ylabel) with text escaped. */
 void ab_plot_set(FILE *f, const char *keyword, const char *text);
 
