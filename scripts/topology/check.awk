@@ -364,7 +364,7 @@ function check_sqrtio(disk, dstep, rstep, label,    c, S, LOC, REM, UNI, got, wa
 	}
 }
 function CNT(set,    k, n) { n = 0; for (k in set) n++; return n }
-function check_sq_point(r, pt, kv, LOC, REM, UNI,    IO, SQ, c, good, want_procs) {
+function check_sq_point(r, pt, kv, LOC, REM, UNI,    IO, SQ, c, good, want_procs, want_io) {
 	expand(kv["io_cpus"], IO); expand(kv["sqrt_cpus"], SQ)
 	if (!inE(IO, r " " pt " io_cpus=" kv["io_cpus"]) || !inE(SQ, r " " pt " sqrt_cpus=" kv["sqrt_cpus"])) return
 	good = 1
@@ -373,9 +373,16 @@ function check_sq_point(r, pt, kv, LOC, REM, UNI,    IO, SQ, c, good, want_procs
 		if (kv["local"] == 0 && !(c in REM)) { bad(r " " pt ": reader on CPU " c ", which completes its own reads (local=0 wants it off)"); good = 0 }
 	}
 	if (kv["irq_cpus"] != fmt(UNI)) { bad(r " " pt ": irq_cpus=" kv["irq_cpus"] ", derived " fmt(UNI)); good = 0 }
+	# the default: 2 of each with 4 or more allowed CPUs, else 1; readers also no more
+	# than the local and the remote CPUs each, when both exist
 	want_procs = NE >= 4 ? 2 : 1
-	if (kv["io_procs"] != want_procs || kv["sqrt_procs"] != want_procs) {
-		bad(r " " pt ": io_procs=" kv["io_procs"] " sqrt_procs=" kv["sqrt_procs"] ", the default is " want_procs " with " NE " allowed CPUs"); good = 0
+	want_io = want_procs
+	if (CNT(LOC) > 0 && CNT(REM) > 0) {
+		if (CNT(LOC) < want_io) want_io = CNT(LOC)
+		if (CNT(REM) < want_io) want_io = CNT(REM)
+	}
+	if (kv["io_procs"] != want_io || kv["sqrt_procs"] != want_procs) {
+		bad(r " " pt ": io_procs=" kv["io_procs"] " sqrt_procs=" kv["sqrt_procs"] ", the default is " want_io " and " want_procs " with " NE " allowed CPUs, " CNT(LOC) " local and " CNT(REM) " remote"); good = 0
 	}
 	if (good) ok(r " " pt ": readers on " kv["io_cpus"] " (" (kv["local"] == 1 ? "complete their own reads" : "reads complete elsewhere") "), sqrt on " kv["sqrt_cpus"] ", IRQ CPUs " kv["irq_cpus"])
 	return good

@@ -152,7 +152,7 @@ cross_llc_same() {
 expect "2 clients: cross-llc daemons on the clients' LLC" A "cputestfs-2clients cross-llc: clients 14-15 and daemons 12-13 cannot be paired" cross_llc_same
 
 smt_overlap() {
-	sedi direct/cputestfs-2clients.csv 's/"baseline=fuse;client_cpu=13,15;clients=2;daemon=single;daemon_cpu=12,14;placement=smt"/baseline=fuse;client_cpu=14-15;clients=2;daemon=single;daemon_cpu=14-15;placement=smt/'
+	sedi direct/cputestfs-2clients.csv 's/"baseline=fuse;client_cpu=13,15;clients=2;daemon=single;daemon_cpu=12,14;placement=smt;transport=libfuse"/baseline=fuse;client_cpu=14-15;clients=2;daemon=single;daemon_cpu=14-15;placement=smt;transport=libfuse/'
 }
 expect "2 clients: smt pairs share CPUs although two disjoint pairs exist" A "share CPUs although four distinct" smt_overlap
 
@@ -178,7 +178,7 @@ outside_used() {
 expect "shape C: cross-node on CPU 0, outside taskset -c 2-5,9" C "CPU 0 outside the allowed, online set" outside_used
 
 sq_local_wrong() {
-	sedi direct/sqrtio-1q.csv 's/io_cpus=15;io_procs=2;irq_cpus=15;local=1/io_cpus=14;io_procs=2;irq_cpus=15;local=1/'
+	sedi direct/sqrtio-1q.csv 's/io_cpus=15;io_procs=1;irq_cpus=15;local=1/io_cpus=14;io_procs=1;irq_cpus=15;local=1/'
 }
 expect "sqrtio local=1 reader on a CPU whose reads complete elsewhere" A "reader on CPU 14, whose reads complete on 15" sq_local_wrong
 
@@ -209,7 +209,7 @@ journal_left() {
 expect "a knob journal entry left at the end" A "knob journal not empty at the end" journal_left
 
 harness_failed() {
-	sedi harness/runs.csv 's/^ddpar,7,1,ok,0,/ddpar,7,1,failed,1,/'
+	sedi harness/runs.csv 's/^\(ddpar,[0-9]*,1,\)ok,0,\(.*,mode=write;procs=1\)$/\1failed,1,\2/'
 }
 expect "a failed harness point" A "harness ddpar mode=write;procs=1 rep 1: failed" harness_failed
 
@@ -234,8 +234,8 @@ fdget_threads() {
 expect "fdget shared-fd with 2 workers on 16 CPUs" A "fdget shared-fd: threads=2, want 16" fdget_threads
 
 not_pinned() {
-	sedi direct/cputestfs.csv 's/\(daemon_cpu=14;placement=smt,1,same_cpu_pct,\)0,/\137.5,/'
-	grep -q 'placement=smt,1,same_cpu_pct,37.5,' direct/cputestfs.csv
+	sedi direct/cputestfs.csv 's/\(daemon_cpu=14;placement=smt;transport=libfuse,1,same_cpu_pct,\)0,/\137.5,/'
+	grep -q 'placement=smt;transport=libfuse,1,same_cpu_pct,37.5,' direct/cputestfs.csv
 }
 expect "smt labelled 15/14 but the daemon served 37.5% on the client's CPU (pinning not applied)" A "the daemon served 37.5% of the requests on the client" not_pinned
 
