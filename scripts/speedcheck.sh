@@ -21,7 +21,8 @@
 #              file directly (>= 0.8). Skipped when the kernel lacks io_uring or
 #              passthrough for FUSE.
 #
-#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|all] [--duration SEC]
+#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|all] [--duration SEC] [--repeat N]
+#   (--repeat: interleaved repetitions, default 3; more narrow the medians on a busy host)
 #
 # The sections live in scripts/speedcheck/, one file each, on common.sh.
 #
@@ -46,7 +47,7 @@ DD_PROCS="1 2 4 8"
 SPAN=$((16 << 20))
 
 usage() {
-	echo "usage: $0 [cputestfs|ddpar|sqrtio|transports|all] [--duration SEC]" >&2
+	echo "usage: $0 [cputestfs|ddpar|sqrtio|transports|all] [--duration SEC] [--repeat N]" >&2
 	exit 2
 }
 
@@ -60,6 +61,12 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	--duration=*) DUR=${1#*=} ;;
+	--repeat)
+		[ $# -ge 2 ] || usage
+		REPS=$2
+		shift
+		;;
+	--repeat=*) REPS=${1#*=} ;;
 	-h | --help) usage ;;
 	*)
 		echo "speedcheck: bad argument '$1'" >&2
@@ -70,6 +77,10 @@ while [ $# -gt 0 ]; do
 done
 if ! [[ $DUR =~ ^[0-9]+([.][0-9]+)?$ ]] || ! awk -v d="$DUR" 'BEGIN { exit !(d > 0 && d <= 60) }'; then
 	echo "speedcheck: bad value '$DUR' for --duration: seconds, > 0 and <= 60" >&2
+	exit 2
+fi
+if ! [[ $REPS =~ ^[0-9]+$ ]] || [ "$REPS" -lt 1 ] || [ "$REPS" -gt 50 ]; then
+	echo "speedcheck: bad value '$REPS' for --repeat: a whole number, 1 to 50" >&2
 	exit 2
 fi
 
