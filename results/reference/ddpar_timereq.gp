@@ -4,16 +4,24 @@ set grid ytics
 set terminal pngcairo size 900,500
 set output 'ddpar_timereq.png'
 set logscale x 2
-set xlabel 'dd processes (N)'
-set ylabel 'ms per request (kernel_us_per_req)'
-set title 'ddpar: time per request (writes)'
+set yrange [0:*]
 set key top left noenhanced
-plot 'ddpar_timereq.dat' using 1:2 with linespoints title 'without clone\_fd', '' using 1:3 with linespoints title 'with clone\_fd'
+set offsets graph 0.05, graph 0.05
+set xlabel 'dd processes (N)' noenhanced
+set ylabel 'us per request (spin_us_per_req)' noenhanced
+set title 'ddpar: time per request (writes)' noenhanced
+plot 'ddpar_timereq.dat' using 1:2:3:4 with yerrorlines title 'clone_fd off', 'ddpar_timereq.dat' using 1:5:6:7 with yerrorlines title 'clone_fd on'
+reset
+set grid ytics
 set terminal svg size 900,500
 set output 'ddpar_timereq.svg'
 set logscale x 2
-set xlabel 'dd processes (N)'
-set ylabel 'ms per request (kernel_us_per_req)'
-set title 'ddpar: time per request (writes)'
+set yrange [0:*]
 set key top left noenhanced
-plot 'ddpar_timereq.dat' using 1:2 with linespoints title 'without clone\_fd', '' using 1:3 with linespoints title 'with clone\_fd'
+set offsets graph 0.05, graph 0.05
+set xlabel 'dd processes (N)' noenhanced
+set ylabel 'us per request (spin_us_per_req)' noenhanced
+set title 'ddpar: time per request (writes)' noenhanced
+plot 'ddpar_timereq.dat' using 1:2:3:4 with yerrorlines title 'clone_fd off', 'ddpar_timereq.dat' using 1:5:6:7 with yerrorlines title 'clone_fd on'
+unset output
+reset
