@@ -1,0 +1,1 @@
+sqrtio --discover --file /mnt/sq/sqrtio.dat --span 8M

@@ -1,0 +1,1 @@
+sqrtio --discover --file /mnt/disk/sqrtio.dat --span 8M
