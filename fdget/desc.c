@@ -37,25 +37,33 @@ static int has_mode(struct ab_render *r, const char *mode)
 	return ab_r_find(r, "ns_per_op", want) != NULL;
 }
 
+/* One op: base and other medians in columns of width wb and wo, then other vs
+ * base, paired per repetition, with its 95% CI. */
+static void paired_row(FILE *f, const char *op, const struct ab_group *base, int wb,
+		       const struct ab_group *other, int wo)
+{
+	char buf[160];
+	double q = NAN;
+	struct ab_ci ci;
+	enum ab_verdict v = ab_r_paired(other, base, &q, &ci);
+
+	fprintf(f, "%-8s %*.2f %*.2f   %s%s\n", op, wb, ab_r_median(base), wo, ab_r_median(other),
+		ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1), ab_r_star(v));
+}
+
 /* The post's layout: single vs idle-thread, one row per op. */
 static void op_table(struct ab_render *r)
 {
 	FILE *f = r->out;
-	char ops[AB_GRID_ROWS][32], buf[160];
+	char ops[AB_GRID_ROWS][32];
 	int nop = ab_r_distinct(r, "ns_per_op", "op", ops, AB_GRID_ROWS);
 
 	ab_r_fence(r);
 	fprintf(f, "%-8s %12s %17s   %s\n", "op", "single ns/op", "idle-thread ns/op",
 		"idle-thread vs single (paired per repetition)");
-	for (int i = 0; i < nop; i++) {
-		const struct ab_group *s = op_mode(r, "ns_per_op", ops[i], "single");
-		const struct ab_group *t = op_mode(r, "ns_per_op", ops[i], "idle-thread");
-		double q = NAN;
-		struct ab_ci ci;
-		enum ab_verdict v = ab_r_paired(t, s, &q, &ci);
-		fprintf(f, "%-8s %12.2f %17.2f   %s%s\n", ops[i], ab_r_median(s), ab_r_median(t),
-			ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1), ab_r_star(v));
-	}
+	for (int i = 0; i < nop; i++)
+		paired_row(f, ops[i], op_mode(r, "ns_per_op", ops[i], "single"), 12,
+			   op_mode(r, "ns_per_op", ops[i], "idle-thread"), 17);
 	ab_r_fence(r);
 	fprintf(f, "(* = the 95%% CI of the change excludes 0%%)\n\n");
 }
