@@ -30,7 +30,9 @@ BENCHES  := $(shell sed -n 's/^AB_BENCH(\([a-z][a-z0-9_]*\)).*/\1/p' $(REGISTRY)
 PROGRAMS := $(BENCHES) harness
 BINS     := $(addprefix $(BIN)/,$(PROGRAMS))
 
-LIB_SRC := $(wildcard lib/*.c)
+# lib/ has five parts: sys (CPUs, pinning, processes, options), fuse (mounts and
+# servers), knob (the journal), report (records, statistics, rendering), kstats (BPF).
+LIB_SRC := $(filter-out %.bpf.c,$(wildcard lib/*/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/published.o
 LIB_A   := $(BUILD)/libaffbench.a
 # Each benchmark's descriptor (<bench>/desc.c) also goes into the harness.
@@ -82,21 +84,21 @@ LIBS += $(shell $(PKG_CONFIG) --libs libbpf)
 $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
-$(BUILD)/kstats.bpf.o: lib/bpf/kstats.bpf.c lib/bpf/kstats_shared.h $(BUILD)/vmlinux.h
-	clang -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BUILD) -Ilib/bpf -c $< -o $@
+$(BUILD)/kstats.bpf.o: lib/kstats/kstats.bpf.c lib/kstats/kstats_bpf_i.h $(BUILD)/vmlinux.h
+	clang -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BUILD) -Ilib -c $< -o $@
 $(BUILD)/kstats.skel.h: $(BUILD)/kstats.bpf.o
 	$(BPFTOOL) gen skeleton $< name kstats_bpf > $@.tmp && mv $@.tmp $@
-$(BUILD)/lib/kstats.o: $(BUILD)/kstats.skel.h
+$(BUILD)/lib/kstats/kstats.o: $(BUILD)/kstats.skel.h
 endif
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(URING_CFLAGS) -MMD -MP -c $< -o $@
 
-# The published numbers are data: lib/published.tsv, compiled in as one string.
-$(BUILD)/published.c: lib/published.tsv
+# The published numbers are data: lib/report/published.tsv, compiled in as one string.
+$(BUILD)/published.c: lib/report/published.tsv
 	@mkdir -p $(@D)
-	{ echo '/* generated from lib/published.tsv by the Makefile: edit that file */'; \
+	{ echo '/* generated from lib/report/published.tsv by the Makefile: edit that file */'; \
 	  echo 'const char ab_published_tsv[] ='; \
 	  sed -e '/^#/d' -e '/^$$/d' -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $<; \
 	  echo ';'; } > $@.tmp && mv $@.tmp $@

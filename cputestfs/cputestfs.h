@@ -28,14 +28,14 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "cpuset.h"
-#include "fusedaemon.h"
-#include "kstats.h"
-#include "pin.h"
-#include "proc.h"
-#include "record.h"
-#include "stats.h"
-#include "topo.h"
+#include "sys/cpuset.h"
+#include "fuse/fusedaemon.h"
+#include "kstats/kstats.h"
+#include "sys/pin.h"
+#include "sys/proc.h"
+#include "report/record.h"
+#include "report/stats.h"
+#include "sys/topo.h"
 
 #define CFS_FILE_NAME "cputest"	/* the file clients stat() on the mount */
 #define CFS_LAT_EVERY 64	/* a client times one call in this many */

@@ -14,7 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render.h"
+#include "report/render.h"
 
 #define POST "westerfeld2012"
 

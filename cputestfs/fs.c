@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "cputestfs.h"
 
 enum { CFS_INO_ROOT = FUSE_ROOT_ID, CFS_INO_FILE = 2 };

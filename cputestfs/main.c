@@ -31,15 +31,15 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "cputestfs.h"
-#include "fsrv.h"
-#include "fusemnt.h"
-#include "knob.h"
-#include "kstats.h"
-#include "opts.h"
-#include "render.h"
-#include "results.h"
+#include "fuse/fsrv.h"
+#include "fuse/fusemnt.h"
+#include "knob/knob.h"
+#include "kstats/kstats.h"
+#include "sys/opts.h"
+#include "report/render.h"
+#include "report/results.h"
 
 #define MAX_POINTS 32
 

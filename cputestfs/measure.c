@@ -25,9 +25,9 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "cputestfs.h"
-#include "kstats.h"
+#include "kstats/kstats.h"
 
 #define START_NS (3 * AB_NS)	/* clients make their first call and reach the gate within this */
 #define STALL_NS (2 * AB_NS)	/* a client without progress this long: the server hangs (not

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "cputestfs.h"
 
 static void close_fd(int *fd)

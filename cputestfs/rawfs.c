@@ -17,9 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "cputestfs.h"
-#include "fsrv.h"
+#include "fuse/fsrv.h"
 
 enum { RAW_INO_ROOT = FUSE_ROOT_ID, RAW_INO_FILE = 2 };
 #define RAW_ENTRY_VALID_S 1000000	/* entries stay valid: no LOOKUP per stat() */

@@ -19,9 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "cputestfs.h"
-#include "fusemnt.h"
+#include "fuse/fusemnt.h"
 
 #define MOUNT_WAIT_NS (5 * AB_NS)	/* the daemon mounts within this */
 #define STOP_WAIT_NS (3 * AB_NS)	/* a healthy daemon exits within this of its unmount */

@@ -24,15 +24,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "common.h"
-#include "cpuset.h"
-#include "fusedaemon.h"
-#include "kstats.h"
-#include "opts.h"
-#include "pin.h"
-#include "proc.h"
-#include "record.h"
-#include "stats.h"
+#include "sys/common.h"
+#include "sys/cpuset.h"
+#include "fuse/fusedaemon.h"
+#include "kstats/kstats.h"
+#include "sys/opts.h"
+#include "sys/pin.h"
+#include "sys/proc.h"
+#include "report/record.h"
+#include "report/stats.h"
 
 #define DDP_MAX_PROCS 128		/* writers or readers per point */
 #define DDP_DSLOTS 128			/* daemon counter slots, one per daemon thread */

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
-#include "gpscript.h"
-#include "render.h"
+#include "sys/common.h"
+#include "report/gpscript.h"
+#include "report/render.h"
 
 #define POST "clonefd2015"
 

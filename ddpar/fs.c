@@ -26,7 +26,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "ddpar.h"
 
 

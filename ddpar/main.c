@@ -23,9 +23,9 @@
 #include <unistd.h>
 
 #include "ddpar.h"
-#include "fsrv.h"
-#include "knob.h"
-#include "render.h"
+#include "fuse/fsrv.h"
+#include "knob/knob.h"
+#include "report/render.h"
 
 extern const struct ab_bench_desc ab_desc_ddpar;	/* desc.c */
 

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "ddpar.h"
-#include "fusemnt.h"
+#include "fuse/fusemnt.h"
 
 int ddp_backing_make(struct ddp_settings *s, char *why, size_t len)
 {

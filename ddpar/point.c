@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 
 #include "ddpar.h"
-#include "knob.h"
+#include "knob/knob.h"
 
 static const char *dir_name(enum ddp_dir dir)
 {

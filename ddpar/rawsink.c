@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "ddpar.h"
-#include "fsrv.h"
+#include "fuse/fsrv.h"
 
 #define RAW_VALID_S 1000000	/* names and attributes never change */
 

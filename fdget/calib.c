@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "pin.h"
-#include "stats.h"
+#include "sys/pin.h"
+#include "report/stats.h"
 
 #define START_ITERS 1000
 #define MAX_ITERS (1ull << 40)

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render.h"
+#include "report/render.h"
 
 #define POST "goldstein2016"
 

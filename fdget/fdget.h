@@ -21,8 +21,8 @@
 #include <string.h>
 #include <sys/types.h>
 
-#include "common.h"
-#include "render.h"
+#include "sys/common.h"
+#include "report/render.h"
 
 #define FDGET_FILE_BYTES (1u << 20)	/* read advances 1 MiB before it seeks back */
 #define FDGET_MAX_REPEAT 1000

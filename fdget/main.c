@@ -32,15 +32,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cpuset.h"
+#include "sys/cpuset.h"
 #include "fdget.h"
-#include "fusemnt.h"
-#include "opts.h"
-#include "pin.h"
-#include "proc.h"
-#include "record.h"
-#include "results.h"
-#include "stats.h"
+#include "fuse/fusemnt.h"
+#include "sys/opts.h"
+#include "sys/pin.h"
+#include "sys/proc.h"
+#include "report/record.h"
+#include "report/results.h"
+#include "report/stats.h"
 
 static const struct ab_opt options[] = {
 	{ "op", AB_OPT_CHOICE, offsetof(struct fdget_settings, op), NULL, "operation to time", 0, 0,

@@ -31,8 +31,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "pin.h"
-#include "proc.h"
+#include "sys/pin.h"
+#include "sys/proc.h"
 
 #define START_NS (2 * AB_NS)	/* scaled: workers reach the gate, a thread starts or stops */
 #define SETTLE_NS 200000ull	/* lets the sleeper reach its futex wait before the loop */

@@ -15,7 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sys/common.h"
 
 static int open_counter(uint64_t config)
 {

@@ -31,8 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pin.h"
-#include "proc.h"
+#include "sys/pin.h"
+#include "sys/proc.h"
 
 #define FORK_SLACK_NS (30 * AB_NS)	/* fork, set-up and exit of a repetition, at hardware speed */
 #define HANG_FACTOR 100			/* a loop 100x slower than calibrated counts as hung */

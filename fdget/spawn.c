@@ -22,8 +22,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pin.h"
-#include "proc.h"
+#include "sys/pin.h"
+#include "sys/proc.h"
 
 #define START_LIMIT_NS (10 * AB_NS)	/* scaled: one start-up of the helper, hung past this */
 

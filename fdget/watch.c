@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pin.h"
-#include "proc.h"
+#include "sys/pin.h"
+#include "sys/proc.h"
 
 #define ANSWER_NS (2 * AB_NS)	/* scaled: the sampler acknowledges a request within this */
 #define SAMPLE_NS 200000ull

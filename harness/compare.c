@@ -19,11 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "gpscript.h"
+#include "sys/common.h"
+#include "report/gpscript.h"
 #include "harness.h"
-#include "record.h"
-#include "stats.h"
+#include "report/record.h"
+#include "report/stats.h"
 
 #define MAXRUNS 8
 

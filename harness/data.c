@@ -8,10 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "harness.h"
-#include "record.h"
-#include "stats.h"
+#include "report/record.h"
+#include "report/stats.h"
 
 int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errlen)
 {

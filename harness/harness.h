@@ -11,8 +11,8 @@
 
 #include <string.h>
 
-#include "render.h"
-#include "results.h"
+#include "report/render.h"
+#include "report/results.h"
 
 /* Subcommands: argc/argv start at the subcommand name. Return an exit code. */
 int cmd_run(int argc, char **argv);

@@ -23,12 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "cpuset.h"
+#include "sys/common.h"
+#include "sys/cpuset.h"
 #include "harness.h"
-#include "knob.h"
-#include "pin.h"
-#include "proc.h"
+#include "knob/knob.h"
+#include "sys/pin.h"
+#include "sys/proc.h"
 
 /* A discovery may probe every CPU (sqrtio): 20 s, or half a second per CPU on
  * bigger machines, and that scaled by the machine's slowness. */

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "harness.h"
 
 static const char usage[] =

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "harness.h"
-#include "record.h"
+#include "report/record.h"
 
 const char *h_self_dir(void)
 {

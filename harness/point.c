@@ -23,11 +23,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "harness.h"
-#include "pin.h"
-#include "proc.h"
-#include "record.h"
+#include "sys/pin.h"
+#include "sys/proc.h"
+#include "report/record.h"
 
 #define KILL_AFTER_TERM_S 5.0
 #define GIVE_UP_AFTER_KILL_S 10.0	/* scaled by the machine's slowness */

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "harness.h"
-#include "record.h"
-#include "stats.h"
+#include "report/record.h"
+#include "report/stats.h"
 
 /* Every result as a table: in tables.md only (a terminal gets the posts' layouts). */
 static void all_results(FILE *f, const struct ab_results *d)

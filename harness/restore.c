@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
-#include "fusemnt.h"
+#include "sys/common.h"
+#include "fuse/fusemnt.h"
 #include "harness.h"
-#include "knob.h"
+#include "knob/knob.h"
 
 int h_restore(const char *journal, const char *workdir, FILE *log)
 {

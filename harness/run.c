@@ -19,11 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "fusemnt.h"
+#include "sys/common.h"
+#include "fuse/fusemnt.h"
 #include "harness.h"
-#include "knob.h"
-#include "pin.h"
+#include "knob/knob.h"
+#include "sys/pin.h"
 
 volatile sig_atomic_t h_stop_sig;
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "harness.h"
 
 static const char run_usage[] =

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "harness.h"
-#include "record.h"
+#include "report/record.h"
 
 int h_csv_open(struct h_csv *c, const char *dir, const char *name, const char *header)
 {

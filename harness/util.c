@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "harness.h"
 
 int h_read_line(const char *path, char *buf, size_t len)

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "harness.h"
-#include "stats.h"
+#include "report/stats.h"
 
 /* Is metric a headline metric of bench, per its descriptor? */
 static int headline(const char *bench, const char *metric)

@@ -16,7 +16,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "sqrtio.h"
 
 void sq_fstype(dev_t dev, char *buf, size_t len)

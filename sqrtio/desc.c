@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render.h"
+#include "report/render.h"
 #include "sqrtio.h"
 
 #define POST "brunelle2008"

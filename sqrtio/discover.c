@@ -16,7 +16,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "sqrtio.h"
 
 #define SETTLE_READS 20		/* first reads on a new CPU, not counted */

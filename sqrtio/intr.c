@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "sqrtio.h"
 
 int sq_intr_is_irq(const char *name)

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "knob.h"
+#include "sys/common.h"
+#include "knob/knob.h"
 #include "sqrtio.h"
 
 void sq_knobs_init(void)

@@ -23,11 +23,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "knob.h"
-#include "opts.h"
-#include "render.h"
-#include "results.h"
+#include "sys/common.h"
+#include "knob/knob.h"
+#include "sys/opts.h"
+#include "report/render.h"
+#include "report/results.h"
 #include "sqrtio.h"
 
 static struct sq_params params = {

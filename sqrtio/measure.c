@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "sqrtio.h"
 
 #define WARMUP_MAX_NS (500 * 1000000ull)	/* caches, queue, CPU frequency */

@@ -7,7 +7,7 @@
  * Known limits: the highest CPUs are used first (CPU 0 takes most
  * housekeeping); with fewer CPUs than workers, workers share CPUs.
  */
-#include "common.h"
+#include "sys/common.h"
 #include "sqrtio.h"
 
 /* n CPUs from pool, highest first (CPU 0 takes most housekeeping), sharing when the pool is short. */

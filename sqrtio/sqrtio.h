@@ -23,12 +23,12 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "cpuset.h"
-#include "opts.h"
-#include "pin.h"
-#include "proc.h"
-#include "record.h"
-#include "stats.h"
+#include "sys/cpuset.h"
+#include "sys/opts.h"
+#include "sys/pin.h"
+#include "sys/proc.h"
+#include "report/record.h"
+#include "report/stats.h"
 
 #define SQ_BLK 4096			/* read size and alignment */
 #define SQ_MAX_WORKERS 256

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "sys/common.h"
 #include "sqrtio.h"
 
 #define DEFAULT_FILE_SIZE (64ull << 20)

@@ -9,7 +9,7 @@
 #   err      its stderr (step=NAME); kv: key=value lines (step=NAME)
 #   hraw hruns hfail hmachine   the harness run directory's files
 # The topology the records are checked against comes from those facts alone,
-# never from the project's resolver (lib/topo.c), so a resolver bug shows.
+# never from the project's resolver (lib/sys/topo.c), so a resolver bug shows.
 # Prints one line per check ("ok", "FAIL", "note") and the placement table;
 # exits 1 when a check failed.
 
@@ -169,7 +169,7 @@ function check_pl(src, p, n, CL, DL, cfgtext,    A, B, na, nb, a, b, a1, a2, b1,
 	if (p != "same" && inter) {
 		d = disjoint2(p)
 		if (d != "") {
-			bad(src " " p ": clients " CL " and daemons " DL " share CPUs although four distinct allowed CPUs hold two " p " pairs (" d "; lib/topo.h: 2n distinct CPUs first)")
+			bad(src " " p ": clients " CL " and daemons " DL " share CPUs although four distinct allowed CPUs hold two " p " pairs (" d "; lib/sys/topo.h: 2n distinct CPUs first)")
 			return "BAD " CL "/" DL
 		}
 		ok(src " " p ": clients " CL ", daemons " DL " pair up as " p " (sharing CPUs: no four distinct allowed CPUs hold two " p " pairs)")

@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "fusedaemon.h"
+#include "sys/common.h"
+#include "fuse/fusedaemon.h"
 
 static void st_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {

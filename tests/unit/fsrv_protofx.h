@@ -12,8 +12,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "fsrv_proto.h"
+#include "sys/common.h"
+#include "fuse/fsrv_i.h"
 
 /* ---- a filesystem that records what it is asked ---- */
 

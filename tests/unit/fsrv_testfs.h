@@ -31,14 +31,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "fsrv.h"
-#include "fusemnt.h"
-/* The daemon helpers moved from fusemnt.h to fusedaemon.h on main: build on both. */
-#if __has_include("fusedaemon.h")
-#include "fusedaemon.h"
-#endif
-#include "pin.h"
+#include "sys/common.h"
+#include "fuse/fsrv.h"
+#include "fuse/fusemnt.h"
+#include "fuse/fusedaemon.h"
+#include "sys/pin.h"
 
 enum { TFS_ROOT = FUSE_ROOT_ID, TFS_STAT, TFS_SINK, TFS_PATTERN, TFS_PT, TFS_GEN };
 static const char *const tfs_names[] = { [TFS_STAT] = "stat", [TFS_SINK] = "sink",

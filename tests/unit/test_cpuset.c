@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cpuset.h"
+#include "sys/cpuset.h"
 
 /* Builds a set from a list the test trusts; fails the test if it does not parse. */
 static struct ab_cpuset set_of(const char *list)

@@ -24,7 +24,7 @@
 #include <sys/mount.h>
 
 #include "fsrv_testfs.h"
-#include "knob.h"
+#include "knob/knob.h"
 
 #define CLIENT_MS 5000		/* "bounded time" for a client to see the end */
 

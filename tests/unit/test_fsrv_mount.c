@@ -18,7 +18,7 @@
 #include <stdlib.h>
 
 #include "fsrv_testfs.h"
-#include "knob.h"
+#include "knob/knob.h"
 
 #define BACKING_SIZE 20000
 

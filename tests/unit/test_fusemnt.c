@@ -34,9 +34,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "fusedaemon.h"
-#include "fusemnt.h"
-#include "pin.h"
+#include "fuse/fusedaemon.h"
+#include "fuse/fusemnt.h"
+#include "sys/pin.h"
 
 /* ---- the hello filesystem ---- */
 

@@ -1,5 +1,5 @@
 /*
- * lib/knob.c against a fake sysfs/procfs tree in a mkdtemp directory (under
+ * lib/knob/knob.c against a fake sysfs/procfs tree in a mkdtemp directory (under
  * $AFFBENCH_WORKDIR, else /tmp): allow-list, journal before write, restore by
  * the owner only (at exit, restore_all, signal handler), and journal replay
  * after a SIGKILL. Forked children report through their exit status only; the
@@ -23,8 +23,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "knob.h"
+#include "sys/common.h"
+#include "knob/knob.h"
 
 #define RQ "/sys/block/vda/queue/rq_affinity"
 #define IRQL "/proc/irq/24/smp_affinity_list"

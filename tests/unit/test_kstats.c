@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "common.h"
-#include "kstats.h"
+#include "sys/common.h"
+#include "kstats/kstats.h"
 
 static void test_forced_degrades(void **state)
 {

@@ -10,8 +10,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "common.h"
-#include "opts.h"
+#include "sys/common.h"
+#include "sys/opts.h"
 
 struct params {
 	int mode;

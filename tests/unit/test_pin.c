@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "pin.h"
+#include "sys/pin.h"
 
 static void test_pin_self(void **state)
 {

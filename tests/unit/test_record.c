@@ -1,5 +1,5 @@
 /*
- * lib/record.c: the exact text of CSV, JSON and table records (written into
+ * lib/report/record.c: the exact text of CSV, JSON and table records (written into
  * an open_memstream), config keys kept sorted, RFC 4180 quoting and its
  * inverse, and that a non-finite value is never written.
  */
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "record.h"
+#include "report/record.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,5 +1,5 @@
 /*
- * lib/stats.c against values worked out by hand: type-7 percentiles, sample
+ * lib/report/stats.c against values worked out by hand: type-7 percentiles, sample
  * stddev, binomial coverage of order-statistic CIs (sums of C(n, i) / 2^n),
  * the bootstrap ratio CI, Welford vs two-pass, log2 histogram percentiles.
  */
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "stats.h"
+#include "report/stats.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define MAXN 16

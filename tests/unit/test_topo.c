@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "topo.h"
+#include "sys/topo.h"
 
 #define MAX_PAIRS 16
 

@@ -1,0 +1,224 @@
+/* The renderer's lookups, verdicts and published numbers (see render.h). */
+#include "report/render.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/common.h"
+#include "report/record.h"
+
+int ab_render_has(const struct ab_bench_desc *d, const struct ab_results *res)
+{
+	for (size_t i = 0; i < res->n; i++)
+		if (!strcmp(res->g[i].bench, d->name))
+			return 1;
+	return 0;
+}
+
+int ab_render_tables(const struct ab_bench_desc *d, const struct ab_results *res, FILE *f,
+		     int markdown)
+{
+	struct ab_render r = { .desc = d, .res = res, .out = f, .markdown = markdown };
+
+	if (d->tables && ab_render_has(d, res))
+		d->tables(&r);
+	return ferror(f) || r.failed ? -1 : 0;
+}
+
+int ab_out_tables(const struct ab_out *o, const struct ab_bench_desc *d)
+{
+	if (o->fmt != AB_FMT_TABLE || !o->keep)
+		return 0;
+	int rc = ab_render_tables(d, o->keep, o->f, 0);
+	return fflush(o->f) || rc ? -1 : 0;
+}
+
+/* ---- lookups ---- */
+
+const struct ab_group *ab_r_find(const struct ab_render *r, const char *metric,
+				 const char *const *want)
+{
+	return ab_results_find(r->res, r->desc->name, metric, want);
+}
+
+double ab_r_median(const struct ab_group *g)
+{
+	return g && g->n ? ab_median(g->v, g->n) : NAN;
+}
+
+static int all_numbers(char vals[][32], int n)
+{
+	for (int i = 0; i < n; i++) {
+		char *end;
+		strtod(vals[i], &end);
+		if (end == vals[i] || *end)
+			return 0;
+	}
+	return 1;
+}
+
+static int cmp_num(const void *a, const void *b)
+{
+	double x = atof(a), y = atof(b);
+	return (x > y) - (x < y);
+}
+
+int ab_r_distinct(const struct ab_render *r, const char *metric, const char *key, char vals[][32],
+		  int max)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < r->res->n; i++) {
+		const struct ab_group *g = &r->res->g[i];
+		char v[AB_VALUE_LEN];
+		int k;
+		if (strcmp(g->bench, r->desc->name) || strcmp(g->metric, metric) ||
+		    !ab_cfg_get(g->config, key, v, sizeof(v))[0])
+			continue;
+		for (k = 0; k < n && strcmp(vals[k], v); k++)
+			;
+		if (k == n && n < max)
+			snprintf(vals[n++], 32, "%.31s", v);
+	}
+	if (all_numbers(vals, n))
+		qsort(vals, (size_t)n, 32, cmp_num);
+	return n;
+}
+
+const char *ab_r_num(char *buf, size_t len, double v)
+{
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else if (fabs(v) >= 1000)
+		snprintf(buf, len, "%.0f", v);	/* stat/s, MB/s: digits, not exponents */
+	else
+		snprintf(buf, len, "%.4g", v);
+	return buf;
+}
+
+void ab_r_fence(struct ab_render *r)
+{
+	if (r->markdown)
+		fputs("```\n", r->out);
+}
+
+/* ---- verdicts ---- */
+
+static enum ab_verdict judge(const struct ab_ci *ci)
+{
+	return ci->lo > 1 ? AB_V_UP : ci->hi < 1 ? AB_V_DOWN : AB_V_SAME;
+}
+
+enum ab_verdict ab_r_ratio(const struct ab_group *a, const struct ab_group *b, double *ratio,
+			   struct ab_ci *ci)
+{
+	double mb = ab_r_median(b);
+
+	ci->lo = ci->hi = ci->level = NAN;
+	if (!a || !b || !a->n || !b->n || !(mb != 0))
+		return AB_V_NONE;
+	*ratio = ab_r_median(a) / mb;
+	if (a->n < AB_MIN_REPS_CI || b->n < AB_MIN_REPS_CI)
+		return AB_V_FEW;
+	if (ab_ratio_ci(a->v, a->n, b->v, b->n, 0.95, ci) < 0)
+		return AB_V_NONE;
+	return judge(ci);
+}
+
+enum ab_verdict ab_r_paired(const struct ab_group *a, const struct ab_group *b, double *ratio,
+			    struct ab_ci *ci)
+{
+	double q[1024];
+	size_t n = 0;
+
+	ci->lo = ci->hi = ci->level = NAN;
+	for (size_t i = 0; a && b && i < a->n && n < AB_ARRAY_SIZE(q); i++)
+		for (size_t j = 0; j < b->n; j++)
+			if (a->rep[i] == b->rep[j] && a->rep[i] > 0 && b->v[j] > 0) {
+				q[n++] = a->v[i] / b->v[j];
+				break;
+			}
+	if (!n)
+		return AB_V_NONE;
+	*ratio = ab_median(q, n);
+	if (n < AB_MIN_REPS_CI || ab_median_ci(q, n, 0.95, ci) < 0 || ci->level < 0.95)
+		return AB_V_FEW;
+	return judge(ci);
+}
+
+const char *ab_r_ratio_text(char *buf, size_t len, enum ab_verdict v, double ratio,
+			    const struct ab_ci *ci, int pct)
+{
+	char est[48];
+
+	if (v == AB_V_NONE) {
+		snprintf(buf, len, "n/a");
+		return buf;
+	}
+	if (pct)
+		snprintf(est, sizeof(est), "%+.1f%%", 100 * (ratio - 1));
+	else
+		snprintf(est, sizeof(est), "%.3gx", ratio);
+	if (v == AB_V_FEW) {
+		snprintf(buf, len, "%s (too few repetitions to judge: %d or more needed)", est,
+			 AB_MIN_REPS_CI);
+	} else if (pct) {
+		snprintf(buf, len, "%s [%+.1f%%, %+.1f%%] 95%% CI, %s", est, 100 * (ci->lo - 1),
+			 100 * (ci->hi - 1), v == AB_V_SAME ? "not significant" : "significant");
+	} else {
+		snprintf(buf, len, "%s [%.3g, %.3g] 95%% CI, %s", est, ci->lo, ci->hi,
+			 v == AB_V_SAME ? "not significant" : "significant");
+	}
+	return buf;
+}
+
+const char *ab_r_star(enum ab_verdict v)
+{
+	return v == AB_V_UP || v == AB_V_DOWN ? " *" : "";
+}
+
+/* ---- published numbers ---- */
+
+extern const char ab_published_tsv[];	/* build/published.c, from lib/report/published.tsv */
+
+/* The value text of post/key: a pointer into the table and its length, or NULL. */
+static const char *pub_find(const char *post, const char *key, size_t *len)
+{
+	size_t pl = strlen(post), kl = strlen(key);
+
+	for (const char *l = ab_published_tsv; *l; l += strcspn(l, "\n"), l += *l == '\n') {
+		if (strncmp(l, post, pl) || l[pl] != '\t' || strncmp(l + pl + 1, key, kl) ||
+		    l[pl + 1 + kl] != '\t')
+			continue;
+		const char *v = l + pl + kl + 2;
+		*len = strcspn(v, "\n");
+		return v;
+	}
+	return NULL;
+}
+
+double ab_pub(const char *post, const char *key)
+{
+	size_t len;
+	const char *v = pub_find(post, key, &len);
+	char buf[64];
+
+	if (!v || len >= sizeof(buf))
+		return NAN;
+	memcpy(buf, v, len);
+	buf[len] = '\0';
+	return atof(buf);
+}
+
+const char *ab_pub_text(const char *post, const char *key)
+{
+	static char buf[4][512];
+	static int k;
+	size_t len;
+	const char *v = pub_find(post, key, &len);
+
+	k = (k + 1) % 4;
+	snprintf(buf[k], sizeof(buf[k]), "%.*s", v ? (int)len : 0, v ? v : "");
+	return buf[k];
+}

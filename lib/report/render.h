@@ -1,0 +1,132 @@
+/*
+ * One renderer for every benchmark. A benchmark describes its report once, in
+ * a descriptor (<bench>/desc.c): the post's table layout and its grids, the
+ * reading of the data, and the plots. The benchmark prints those tables on
+ * stdout from its own results; the harness writes the same tables into
+ * tables.md, the readings into report.md and the plots next to them, from
+ * raw.csv. Nothing is written twice, and the harness knows benchmarks only
+ * through the registry (harness/registry.def).
+ *
+ * Verdicts are honest at small n: a ratio is judged (significant or not) only
+ * when both sides have AB_MIN_REPS_CI repetitions, the fewest for which a 95%
+ * interval of a median exists; below that the text says "too few repetitions
+ * to judge" and shows the estimate alone.
+ */
+#ifndef AB_RENDER_H
+#define AB_RENDER_H
+
+#include <stdio.h>
+
+#include "report/results.h"
+#include "report/stats.h"
+
+#define AB_MIN_REPS_CI 6
+
+struct ab_render;
+
+struct ab_bench_desc {
+	const char *name;		/* folder, program and record bench name */
+	const char *title;		/* one line: what it measures */
+	const char *post;		/* id of the post it reproduces in lib/report/published.tsv */
+	const char *const *headline;	/* metrics users compare (noise warnings, compare plots) */
+	const char *discover;		/* argument the harness runs once for machine.txt, or NULL */
+	void (*tables)(struct ab_render *r);	/* the post's layout and grids */
+	void (*reading)(struct ab_render *r);	/* what the data say, for report.md */
+	void (*plots)(struct ab_render *r);	/* .dat and .gp files (harness only) */
+};
+
+struct ab_render {
+	const struct ab_bench_desc *desc;
+	const struct ab_results *res;
+	FILE *out;		/* tables or reading go here */
+	int markdown;		/* 1: tables.md / report.md; 0: a terminal (no fences) */
+	const char *dir;	/* run directory for plots; NULL: none */
+	int ncpu;		/* CPUs of the machine that measured (0: unknown) */
+	int failed;		/* a plot or a write failed */
+	char figures[8][64];	/* plots made, for the report to show */
+	int nfig;
+};
+
+/* ---- rendering ---- */
+/* The tables of one benchmark to f, as its own stdout (markdown 0) or tables.md shows them. */
+int ab_render_tables(const struct ab_bench_desc *d, const struct ab_results *res, FILE *f,
+		     int markdown);
+/* A benchmark's end of output: in table format, its tables from the records o kept
+ * (o->keep); csv and json printed every record already. 0 or -1. */
+struct ab_out;
+int ab_out_tables(const struct ab_out *o, const struct ab_bench_desc *d);
+/* Does res hold any record of d's benchmark? */
+int ab_render_has(const struct ab_bench_desc *d, const struct ab_results *res);
+
+/* ---- lookups for descriptors (restricted to r->desc's benchmark) ---- */
+/* First group of metric whose config holds every "k=v" of want (NULL-terminated). */
+const struct ab_group *ab_r_find(const struct ab_render *r, const char *metric,
+				 const char *const *want);
+/* Distinct values of key among groups of metric, sorted (numerically when all are numbers). */
+int ab_r_distinct(const struct ab_render *r, const char *metric, const char *key, char vals[][32],
+		  int max);
+double ab_r_median(const struct ab_group *g);
+/* A number for a table: whole above 1000, 4 significant digits below, "-" for NAN. */
+const char *ab_r_num(char *buf, size_t len, double v);
+/* "```" in markdown, nothing on a terminal. */
+void ab_r_fence(struct ab_render *r);
+
+/* ---- verdicts ---- */
+enum ab_verdict { AB_V_NONE, AB_V_FEW, AB_V_UP, AB_V_DOWN, AB_V_SAME };
+/* Ratio of medians a/b with its bootstrap 95% CI. AB_V_NONE when either is missing or
+ * b's median is 0; AB_V_FEW when either has fewer than AB_MIN_REPS_CI values. */
+enum ab_verdict ab_r_ratio(const struct ab_group *a, const struct ab_group *b, double *ratio,
+			   struct ab_ci *ci);
+/* The median of per-repetition ratios a/b (pairs of one repetition) with its CI. */
+enum ab_verdict ab_r_paired(const struct ab_group *a, const struct ab_group *b, double *ratio,
+			    struct ab_ci *ci);
+/* "1.92x [1.71, 2.10] 95% CI, significant", "1.92x (too few repetitions to judge: n=3,
+ * 6 needed)" or "n/a"; pct: as a change in percent. */
+const char *ab_r_ratio_text(char *buf, size_t len, enum ab_verdict v, double ratio,
+			    const struct ab_ci *ci, int pct);
+/* " *" for a significant verdict, "" otherwise. */
+const char *ab_r_star(enum ab_verdict v);
+
+/* ---- published numbers (lib/report/published.tsv) ---- */
+double ab_pub(const char *post, const char *key);		/* NAN when absent */
+const char *ab_pub_text(const char *post, const char *key);	/* "" when absent */
+
+/* ---- grids: rows x columns of groups, as markdown and as gnuplot data ---- */
+#define AB_GRID_ROWS 24
+#define AB_GRID_COLS 8
+struct ab_grid {
+	int nr, nc;
+	char rows[AB_GRID_ROWS][32], cols[AB_GRID_COLS][32];
+	const struct ab_group *g[AB_GRID_ROWS][AB_GRID_COLS];
+};
+/* Rows: values of rkey, columns: values of ckey, among groups of metric that also hold
+ * every "k=v" of fixed (may be NULL); empty rows and columns dropped. */
+void ab_grid_build(struct ab_render *r, struct ab_grid *m, const char *metric, const char *rkey,
+		   const char *ckey, const char *const *fixed);
+/* Medians (with their 95% CI when with_ci), "-" where missing. */
+void ab_grid_md(struct ab_render *r, const struct ab_grid *m, const char *corner, int with_ci);
+/* NAME.dat: row label, then median ci_lo ci_hi per column. */
+void ab_grid_dat(struct ab_render *r, const struct ab_grid *m, const char *name);
+
+/* ---- plots ---- */
+/* The plot body (gnuplot commands) goes to the returned stream; ab_plot_end writes
+ * NAME.gp drawing it to PNG and SVG and lists the figure in r->figures; nothing is
+ * drawn until ab_plots_draw runs gnuplot on them. */
+FILE *ab_plot_begin(struct ab_render *r);
+void ab_plot_end(struct ab_render *r, FILE *body, const char *name, int width, int height);
+/* Clustered bars with CI error bars of a grid's .dat; title, ylabel and the key are escaped. */
+void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
+		  const char *ylabel, const char *key_prefix);
+/* "set terminal ... set output 'NAME.png'" (svg 0) or NAME.svg (svg 1). */
+void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height);
+/* Run gnuplot in dir on NAME.gp for each of names (one process for all; when it
+ * fails, each alone to find which). ok[i]: drawn. Returns how many failed, each
+ * named in a message; without gnuplot none is drawn, one message says so, and
+ * that is not a failure (ab_have_gnuplot tells). */
+#define AB_PLOTS_MAX 64
+int ab_plots_draw(const char *dir, char names[][64], int n, int *ok);
+int ab_have_gnuplot(void);
+/* gnuplot "set KEYWORD 'text' noenhanced" (title, xlabel, ylabel) with text escaped. */
+void ab_plot_set(FILE *f, const char *keyword, const char *text);
+
+#endif

@@ -1,0 +1,255 @@
+/*
+ * Statistics for repetitions and latency streams; the methods are described
+ * in stats.h. Inputs are never modified: order statistics work on a malloc'd
+ * copy sorted with qsort. n == 0 (or an allocation failure) gives NAN, so an
+ * empty sample can never turn into a number in a table.
+ */
+#include "report/stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Sorts NaN last so a stray NaN cannot break qsort's ordering contract. */
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	if (isnan(a) || isnan(b))
+		return isnan(a) - isnan(b);
+	return (a > b) - (a < b);
+}
+
+static double *sorted_copy(const double *x, size_t n)
+{
+	double *c = malloc(n * sizeof(*c));
+
+	if (!c)
+		return NULL;
+	memcpy(c, x, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), cmp_double);
+	return c;
+}
+
+/* Type 7 on sorted data: h = (n - 1) p, interpolate between floor(h) and the next rank. */
+static double pct_sorted(const double *s, size_t n, double p)
+{
+	double h = (double)(n - 1) * p / 100.0;
+	size_t lo = (size_t)floor(h);
+
+	if (lo + 1 >= n)
+		return s[n - 1];
+	return s[lo] + (h - (double)lo) * (s[lo + 1] - s[lo]);
+}
+
+double ab_mean(const double *x, size_t n)
+{
+	double sum = 0;
+
+	if (n == 0)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		sum += x[i];
+	return sum / (double)n;
+}
+
+/* Two passes (mean, then squared deviations): no cancellation for large means. */
+double ab_stddev(const double *x, size_t n)
+{
+	double m, ss = 0;
+
+	if (n < 2)	/* the sample stddev of one value is undefined */
+		return NAN;
+	m = ab_mean(x, n);
+	for (size_t i = 0; i < n; i++)
+		ss += (x[i] - m) * (x[i] - m);
+	return sqrt(ss / (double)(n - 1));
+}
+
+double ab_cv(const double *x, size_t n)
+{
+	double m = ab_mean(x, n);
+
+	if (n == 0 || m == 0)
+		return NAN;
+	return ab_stddev(x, n) / m;
+}
+
+double ab_min(const double *x, size_t n)
+{
+	double v;
+
+	if (n == 0)
+		return NAN;
+	v = x[0];
+	for (size_t i = 1; i < n; i++)
+		if (x[i] < v)
+			v = x[i];
+	return v;
+}
+
+double ab_max(const double *x, size_t n)
+{
+	double v;
+
+	if (n == 0)
+		return NAN;
+	v = x[0];
+	for (size_t i = 1; i < n; i++)
+		if (x[i] > v)
+			v = x[i];
+	return v;
+}
+
+double ab_percentile(const double *x, size_t n, double p)
+{
+	double *s, v;
+
+	if (n == 0 || !(p >= 0 && p <= 100))
+		return NAN;
+	s = sorted_copy(x, n);
+	if (!s)
+		return NAN;
+	v = pct_sorted(s, n, p);
+	free(s);
+	return v;
+}
+
+double ab_median(const double *x, size_t n)
+{
+	return ab_percentile(x, n, 50);
+}
+
+/* P(B = i) for B ~ binomial(n, 1/2), in log space because 2^-n underflows past n ~ 1074. */
+static double binom_half_pmf(size_t n, size_t i)
+{
+	return exp(lgamma((double)n + 1) - lgamma((double)i + 1) - lgamma((double)(n - i) + 1) -
+		   (double)n * M_LN2);
+}
+
+int ab_median_ci(const double *x, size_t n, double level, struct ab_ci *ci)
+{
+	double *s, cdf, cover, best;
+	size_t k;
+
+	ci->lo = ci->hi = ci->level = NAN;
+	if (n == 0 || !(level > 0 && level < 1)) {
+		errno = EINVAL;
+		return -1;
+	}
+	s = sorted_copy(x, n);
+	if (!s)
+		return -1;
+	/*
+	 * (x(k), x(n-k+1)) covers the median with probability
+	 * 1 - 2 P(B <= k-1). Coverage falls as k grows: take the largest k
+	 * (narrowest pair) still >= level, and at least k = 1 ([min, max]),
+	 * reporting what that pair actually reaches.
+	 */
+	k = 1;
+	cdf = binom_half_pmf(n, 0);
+	best = 1 - 2 * cdf;
+	while (k + 1 <= n - k) {	/* x(k+1) stays strictly left of x(n-k) */
+		cdf += binom_half_pmf(n, k);
+		cover = 1 - 2 * cdf;
+		if (cover < level)
+			break;
+		k++;
+		best = cover;
+	}
+	ci->lo = s[k - 1];
+	ci->hi = s[n - k];
+	ci->level = best;
+	free(s);
+	return 0;
+}
+
+void ab_summarize(const double *x, size_t n, struct ab_summary *s)
+{
+	s->n = n;
+	s->median = ab_median(x, n);
+	s->mean = ab_mean(x, n);
+	s->stddev = ab_stddev(x, n);
+	s->cv = ab_cv(x, n);
+	s->min = ab_min(x, n);
+	s->max = ab_max(x, n);
+	ab_median_ci(x, n, 0.95, &s->ci);	/* leaves NANs on failure */
+}
+
+void ab_welford_init(struct ab_welford *w)
+{
+	w->n = 0;
+	w->mean = NAN;
+	w->m2 = 0;
+	w->min = w->max = NAN;
+}
+
+void ab_welford_add(struct ab_welford *w, double x)
+{
+	double d;
+
+	if (w->n++ == 0) {
+		w->mean = w->min = w->max = x;
+		w->m2 = 0;
+		return;
+	}
+	d = x - w->mean;
+	w->mean += d / (double)w->n;
+	w->m2 += d * (x - w->mean);
+	if (x < w->min)
+		w->min = x;
+	if (x > w->max)
+		w->max = x;
+}
+
+double ab_welford_stddev(const struct ab_welford *w)
+{
+	if (w->n < 2)
+		return NAN;
+	return sqrt(w->m2 / (double)(w->n - 1));
+}
+
+void ab_hist_merge(struct ab_hist *dst, const struct ab_hist *src)
+{
+	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++)
+		dst->b[i] += src->b[i];
+}
+
+uint64_t ab_hist_count(const struct ab_hist *h)
+{
+	uint64_t c = 0;
+
+	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++)
+		c += h->b[i];
+	return c;
+}
+
+/* Middle of bucket i: [low, low + width). */
+static double bucket_mid(unsigned i)
+{
+	if (i < AB_HIST_SUB)
+		return i;
+	unsigned k = i / AB_HIST_SUB, sub = i % AB_HIST_SUB;
+	double width = ldexp(1.0, (int)k - 1);
+	return ldexp(AB_HIST_SUB + sub, (int)k - 1) + (width - 1) / 2;
+}
+
+double ab_hist_percentile(const struct ab_hist *h, double p)
+{
+	uint64_t count = ab_hist_count(h), rank, cum = 0;
+
+	if (count == 0 || !(p >= 0 && p <= 100))
+		return NAN;
+	rank = (uint64_t)ceil(p / 100.0 * (double)count);
+	if (rank < 1)
+		rank = 1;
+	if (rank > count)	/* rounding of p/100 * count near the top */
+		rank = count;
+	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
+		cum += h->b[i];
+		if (cum >= rank)
+			return bucket_mid(i);
+	}
+	return NAN;	/* not reached: cum ends at count >= rank */
+}

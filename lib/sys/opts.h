@@ -1,0 +1,73 @@
+/*
+ * One option layer for every benchmark: one table drives parsing and --help
+ * (perf bench's options[], libfuse's fuse_opt with offsetof). The common
+ * options (docs/records.md) come for free:
+ *   --help --version --format table|csv|json --duration SEC --repeat N
+ *   --cpus LIST --quiet
+ * Bad input: one line naming the option and the value, exit 2.
+ */
+#ifndef AB_OPTS_H
+#define AB_OPTS_H
+
+#include <stddef.h>
+
+#include "sys/cpuset.h"
+#include "report/record.h"
+
+enum ab_opt_type {
+	AB_OPT_FLAG,		/* int, set to 1; no argument */
+	AB_OPT_INT,		/* int within [min, max] */
+	AB_OPT_DOUBLE,		/* double within (min, max]: duration-like, must be > min */
+	AB_OPT_SIZE,		/* size_t with K/M/G suffixes (powers of 1024), within [min, max] */
+	AB_OPT_STR,		/* const char * */
+	AB_OPT_CHOICE,		/* int index into choices ("a|b|c") */
+	AB_OPT_INTLIST,		/* struct ab_intlist: "1,2,4" or "1-8" ranges, each in [min, max] */
+};
+
+#define AB_INTLIST_MAX 64
+struct ab_intlist {
+	int n;
+	int v[AB_INTLIST_MAX];
+};
+
+struct ab_opt {
+	const char *name;	/* long name without "--" */
+	enum ab_opt_type type;
+	size_t offset;		/* offsetof(params struct, field) */
+	const char *arg;	/* argument name for --help ("N", "LIST") */
+	const char *help;
+	double min, max;	/* for numbers; 0, 0 = unbounded */
+	const char *choices;	/* for AB_OPT_CHOICE: "single|multi|clone_fd" */
+};
+
+struct ab_common {
+	enum ab_format format;
+	double duration;	/* seconds per repetition */
+	int repeat;
+	struct ab_cpuset allowed;	/* sched_getaffinity narrowed by --cpus */
+	const char *cpus_arg;	/* --cpus as given, or NULL */
+	int quiet;
+};
+
+struct ab_prog_info {
+	const char *name;	/* "cputestfs" */
+	const char *summary;	/* one line: what it measures */
+	const char *usage_extra;	/* paragraph after the options, may be NULL */
+	double default_duration;
+	int default_repeat;
+};
+
+/*
+ * Parse argv. Fills *common and the params struct through opts (an array ended
+ * by an entry with name NULL). --help / --version print and exit 0; bad input
+ * prints one line and exits 2. Returns the index of the first non-option
+ * argument (benchmarks take none and exit 2 on one).
+ */
+int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
+		  const struct ab_opt *opts, void *params, struct ab_common *common);
+
+/* Parse helpers, also used by tests. 0 or -1 with a message in err. */
+int ab_parse_size(const char *s, size_t *out, char *err, size_t errlen);
+int ab_parse_intlist(const char *s, struct ab_intlist *l, int min, int max, char *err, size_t errlen);
+
+#endif

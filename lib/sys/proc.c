@@ -1,0 +1,374 @@
+/* The process runner (see proc.h). */
+#include "sys/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sys/common.h"
+#include "sys/pin.h"
+
+#define GIVE_UP_NS (5 * AB_NS)	/* after SIGKILL: a process still here is stuck in the kernel */
+
+volatile sig_atomic_t ab_interrupted;
+
+static void on_signal(int sig)
+{
+	ab_interrupted = sig;
+}
+
+void ab_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+}
+
+void ab_child_setup(pid_t parent, int cpu, const struct ab_cpuset *set)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+		_exit(125);
+	for (size_t i = 0; i < AB_ARRAY_SIZE(sigs); i++)
+		signal(sigs[i], SIG_DFL);
+	signal(SIGPIPE, SIG_IGN);
+	if ((cpu >= 0 && ab_pin_self(cpu) < 0) || (cpu < 0 && set && ab_pin_self_set(set) < 0)) {
+		ab_msg("cannot pin a worker to CPU %d: %s", cpu, strerror(errno));
+		_exit(126);
+	}
+}
+
+/* ---- workers ---- */
+
+struct thread_start {
+	ab_worker_fn fn;
+	void *arg;
+	int i;
+	int *status;
+	_Atomic int done;
+};
+
+static void *thread_main(void *p)
+{
+	struct thread_start *t = p;
+
+	*t->status = t->fn(t->arg, t->i);
+	atomic_store(&t->done, 1);
+	return NULL;
+}
+
+static struct thread_start *thread_starts;	/* one set per process: benchmarks run one at a time */
+
+static int start_one(struct ab_workers *w, int i, int cpu, const struct ab_cpuset *set,
+		     ab_worker_fn fn, void *arg, pid_t parent)
+{
+	if (w->threads) {
+		pthread_attr_t attr;
+		pthread_attr_init(&attr);
+		if (cpu >= 0)
+			ab_thread_attr_pin(&attr, cpu);
+		thread_starts[i] = (struct thread_start){ fn, arg, i, &w->status[i], 0 };
+		int e = pthread_create(&w->tid[i], &attr, thread_main, &thread_starts[i]);
+		pthread_attr_destroy(&attr);
+		errno = e;
+		return e ? -1 : 0;
+	}
+	pid_t pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		ab_child_setup(parent, cpu, set);
+		_exit(fn(arg, i));
+	}
+	w->pid[i] = pid;
+	return 0;
+}
+
+int ab_workers_start(struct ab_workers *w, int n, int threads, const int *cpu,
+		     const struct ab_cpuset *set, ab_worker_fn fn, void *arg, char *err, size_t errlen)
+{
+	pid_t parent = getpid();
+
+	memset(w, 0, sizeof(*w));
+	w->n = n;
+	w->threads = threads;
+	w->pid = calloc((size_t)n, sizeof(*w->pid));
+	w->tid = calloc((size_t)n, sizeof(*w->tid));
+	w->status = calloc((size_t)n, sizeof(*w->status));
+	free(thread_starts);
+	thread_starts = threads ? calloc((size_t)n, sizeof(*thread_starts)) : NULL;
+	if (!w->pid || !w->tid || !w->status || (threads && !thread_starts)) {
+		ab_workers_free(w);
+		return ab_err(err, errlen, "out of memory for %d workers", n);
+	}
+	fflush(NULL);	/* or each child's exit path could repeat buffered output */
+	for (int i = 0; i < n; i++, w->started++)
+		if (start_one(w, i, cpu ? cpu[i] : -1, set, fn, arg, parent) < 0) {
+			int e = errno;
+			ab_workers_reap(w, 0, NULL, NULL);
+			return ab_err(err, errlen, "starting worker %d of %d: %s", i, n, strerror(e));
+		}
+	return 0;
+}
+
+int ab_workers_ended(const struct ab_workers *w)
+{
+	for (int i = 0; i < w->started; i++) {
+		if (w->threads) {
+			if (atomic_load(&thread_starts[i].done))
+				return i;
+			continue;
+		}
+		siginfo_t si;
+		memset(&si, 0, sizeof(si));
+		if (w->pid[i] > 0 && waitid(P_PID, (id_t)w->pid[i], &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+		    si.si_pid)
+			return i;
+	}
+	return -1;
+}
+
+/* One pass over the processes: reap what ended. Returns how many are left. */
+static int reap_pass(struct ab_workers *w)
+{
+	int left = 0;
+
+	for (int i = 0; i < w->started; i++) {
+		if (w->pid[i] <= 0)
+			continue;
+		pid_t r = waitpid(w->pid[i], &w->status[i], WNOHANG);
+		if (r == w->pid[i] || (r < 0 && errno == ECHILD))
+			w->pid[i] = 0;
+		else
+			left++;
+	}
+	return left;
+}
+
+static int join_threads(struct ab_workers *w, uint64_t deadline_ns, void (*unblock)(void *),
+			void *arg)
+{
+	int bad = 0;
+
+	for (int i = 0; i < w->started; i++) {
+		while (!atomic_load(&thread_starts[i].done)) {
+			if (ab_now_ns() > deadline_ns && unblock) {
+				unblock(arg);
+				unblock = NULL;
+				deadline_ns = ab_now_ns() + ab_scaled_ns(GIVE_UP_NS);
+			} else if (ab_now_ns() > deadline_ns) {
+				break;
+			}
+			ab_sleep_ns(AB_POLL_NS / 10);
+		}
+		if (atomic_load(&thread_starts[i].done))
+			pthread_join(w->tid[i], NULL);
+		else {
+			pthread_detach(w->tid[i]);	/* stuck: given up, never joined */
+			w->gave_up++;
+			w->status[i] = -1;
+		}
+		bad += w->status[i] != 0;
+	}
+	return bad;
+}
+
+int ab_workers_reap(struct ab_workers *w, uint64_t deadline_ns, void (*unblock)(void *), void *arg)
+{
+	int killed = 0, bad = 0;
+
+	if (w->threads)
+		return join_threads(w, deadline_ns, unblock, arg);
+	while (reap_pass(w)) {
+		uint64_t now = ab_now_ns();
+		if (now > deadline_ns && !killed) {
+			if (unblock)
+				unblock(arg);
+			for (int i = 0; i < w->started; i++)
+				if (w->pid[i] > 0)
+					kill(w->pid[i], SIGKILL);
+			killed = 1;
+			deadline_ns = now + ab_scaled_ns(GIVE_UP_NS);
+		} else if (now > deadline_ns) {
+			for (int i = 0; i < w->started; i++)
+				if (w->pid[i] > 0) {
+					w->pid[i] = 0;	/* left to init: waiting on would never end */
+					w->status[i] = -1;
+					w->gave_up++;
+				}
+			break;
+		}
+		ab_sleep_ns(AB_POLL_NS / 10);
+	}
+	for (int i = 0; i < w->started; i++)
+		bad += w->status[i] == -1 || !WIFEXITED(w->status[i]) || WEXITSTATUS(w->status[i]) != 0;
+	return bad;
+}
+
+void ab_workers_free(struct ab_workers *w)
+{
+	free(w->pid);
+	free(w->tid);
+	free(w->status);
+	w->pid = NULL;
+	w->tid = NULL;
+	w->status = NULL;
+}
+
+int ab_reap_one(pid_t pid, uint64_t deadline_ns)
+{
+	struct ab_workers w = { .n = 1, .started = 1, .pid = &pid };
+	int st = 0;
+
+	w.status = &st;
+	ab_workers_reap(&w, deadline_ns, NULL, NULL);
+	return w.gave_up ? -1 : st;
+}
+
+int ab_run(const char *dir, char *const argv[], const char *log, uint64_t timeout_ns)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int fd = open(log ? log : "/dev/null", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC |
+			      O_NOFOLLOW, 0644);
+		ab_child_setup(parent, -1, NULL);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		if (dir && chdir(dir) < 0)
+			_exit(127);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	int st = ab_reap_one(pid, ab_now_ns() + timeout_ns);
+	if (st == -1)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* ---- watching ---- */
+
+int ab_watch(uint64_t until_ns, uint64_t deadline_ns, ab_check_fn check, void *arg, char *why,
+	     size_t len)
+{
+	for (;;) {
+		uint64_t now = ab_now_ns();
+
+		if (ab_interrupted)
+			return ab_err(why, len, "interrupted by signal %d", (int)ab_interrupted);
+		if (check && check(arg, why, len) < 0)
+			return -1;
+		if (now >= deadline_ns)
+			return ab_err(why, len, "passed its deadline");
+		if (now >= until_ns)
+			return 0;
+		uint64_t step = until_ns - now < AB_POLL_NS ? until_ns - now : AB_POLL_NS;
+		ab_sleep_ns(step);
+	}
+}
+
+/* ---- machine speed ---- */
+
+#define SLOW_FORKS 20
+#define SLOW_REF_NS (150 * 1000ull)	/* fork + exit + wait of a small process: about 100 us on a VM */
+
+double ab_slowness(void)
+{
+	static double factor;
+
+	if (factor > 0)
+		return factor;
+	uint64_t best = UINT64_MAX;
+	for (int i = 0; i < SLOW_FORKS; i++) {	/* the fastest of a few: noise only adds */
+		uint64_t t0 = ab_now_ns();
+		pid_t p = fork();
+		if (p == 0)
+			_exit(0);
+		if (p < 0 || waitpid(p, NULL, 0) != p)
+			break;
+		uint64_t d = ab_now_ns() - t0;
+		best = d < best ? d : best;
+	}
+	factor = best == UINT64_MAX ? 1 : (double)best / SLOW_REF_NS;
+	factor = factor < 1 ? 1 : factor > 100 ? 100 : factor;
+	return factor;
+}
+
+uint64_t ab_scaled_ns(uint64_t ns)
+{
+	return (uint64_t)((double)ns * ab_slowness());
+}
+
+/* ---- shared checks and hooks ---- */
+
+void ab_need_fuse(void)
+{
+	const char *dev = ab_test_hook("AFFBENCH_FUSE_DEV");
+
+	if (!dev)
+		dev = "/dev/fuse";
+	if (geteuid() != 0)
+		ab_skip("needs root to mount FUSE and abort hung connections through fusectl: run it as root");
+	if (access(dev, R_OK | W_OK) < 0)
+		ab_skip("no usable %s (%s): load the fuse module (modprobe fuse), or pass the device "
+			"into the container", dev, strerror(errno));
+}
+
+int ab_fusectl_for_knobs(char *why, size_t len)
+{
+	char line[1024];
+	int mounted = 0;
+	FILE *f = fopen("/proc/self/mounts", "re");
+
+	if (access("/sys/fs/fuse/connections", F_OK) < 0)
+		return ab_err(why, len, "no /sys/fs/fuse/connections: load the fuse module (modprobe fuse)");
+	while (f && fgets(line, sizeof(line), f))
+		mounted |= strstr(line, " /sys/fs/fuse/connections fusectl ") != NULL;
+	if (f)
+		fclose(f);
+	if (mounted)
+		return 0;
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("fusectl", "/sys/fs/fuse/connections", "fusectl", 0, NULL) < 0)
+		return ab_err(why, len, "fusectl is not mounted and cannot be mounted privately (%s): "
+			      "mount -t fusectl none /sys/fs/fuse/connections", strerror(errno));
+	return 0;
+}
+
+void ab_pidfile_hook(pid_t pid)
+{
+	const char *path = ab_test_hook("AFFBENCH_DAEMON_PIDFILE");
+	char tmp[4200], text[32];
+
+	if (!path)
+		return;
+	int n = snprintf(text, sizeof(text), "%d\n", (int)pid);
+	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int ok = fd >= 0 && write(fd, text, (size_t)n) == n;
+	if (fd >= 0 && close(fd) < 0)
+		ok = 0;
+	if (!ok || rename(tmp, path) < 0) {
+		ab_msg("cannot write the daemon pid to %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			unlink(tmp);
+	}
+}
