@@ -44,25 +44,26 @@
 #define MAX_POINTS 32
 
 static const struct ab_opt cfs_opts[] = {
-	{ "placement", AB_OPT_STR, offsetof(struct cfs_settings, placement), "P[,P...]",
-	  "where clients and daemon run, measured interleaved", 0, 0, NULL },
-	{ "transport", AB_OPT_CHOICE, offsetof(struct cfs_settings, transport), "KIND",
-	  "libfuse|dev|uring: libfuse 3.14's loop (the post's), affbench's own server on "
-	  "/dev/fuse, FUSE over io_uring (Linux 6.14+)", 0, 0, "libfuse|dev|uring" },
-	{ "daemon", AB_OPT_CHOICE, offsetof(struct cfs_settings, daemon), "MODE",
-	  "single|multi|clone_fd: one thread, libfuse's pool, the pool with cloned fds", 0, 0,
-	  "single|multi|clone_fd" },
-	{ "clients", AB_OPT_INT, offsetof(struct cfs_settings, clients), "N",
-	  "client processes, one per CPU", 1, AB_MAX_CPUS, NULL },
-	{ "baseline", AB_OPT_CHOICE, offsetof(struct cfs_settings, baseline), "KIND",
-	  "fuse|kernel|pipe: the benchmark, stat() on a kernel fs, pipe ping-pong", 0, 0,
-	  "fuse|kernel|pipe" },
-	{ "mountpoint", AB_OPT_STR, offsetof(struct cfs_settings, mountpoint), "DIR",
-	  "mount on this empty directory instead of a private one (left as found)", 0, 0, NULL },
-	{ "kstats", AB_OPT_CHOICE, offsetof(struct cfs_settings, kstats), "WHEN",
-	  AB_KSTATS_CHOICES ": kernel time and CPUs per request from BPF, in extra "
-	  "instrumented repetitions", 0, 0, AB_KSTATS_CHOICES },
-	{ NULL, 0, 0, NULL, NULL, 0, 0, NULL },
+	AB_OPT(struct cfs_settings, placement, "placement", AB_OPT_STR, "P[,P...]",
+		"where clients and daemon run, measured interleaved"),
+	AB_OPT(struct cfs_settings, transport, "transport", AB_OPT_CHOICE, "KIND",
+		"libfuse|dev|uring: libfuse 3.14's loop (the post's), affbench's own server on "
+		"/dev/fuse, FUSE over io_uring (Linux 6.14+)", .choices = "libfuse|dev|uring"),
+	AB_OPT(struct cfs_settings, daemon, "daemon", AB_OPT_CHOICE, "MODE",
+		"single|multi|clone_fd: one thread, libfuse's pool, the pool with cloned fds "
+		"(libfuse transport only)", .choices = "single|multi|clone_fd"),
+	AB_OPT(struct cfs_settings, clients, "clients", AB_OPT_INT, "N", "client processes, one per CPU",
+		.min = 1, .max = AB_MAX_CPUS),
+	AB_OPT(struct cfs_settings, baseline, "baseline", AB_OPT_CHOICE, "KIND",
+		"fuse|kernel|pipe: the benchmark, stat() on a kernel fs, pipe ping-pong "
+		"(kernel and pipe run no FUSE server: no --transport, --daemon)",
+		.choices = "fuse|kernel|pipe"),
+	AB_OPT(struct cfs_settings, mountpoint, "mountpoint", AB_OPT_STR, "DIR",
+		"mount on this empty directory instead of a private one (left as found)"),
+	AB_OPT(struct cfs_settings, kstats, "kstats", AB_OPT_CHOICE, "WHEN",
+		AB_KSTATS_CHOICES ": kernel time and CPUs per request from BPF, in extra "
+		"instrumented repetitions", .choices = AB_KSTATS_CHOICES),
+	AB_OPT_END,
 };
 
 static const struct ab_prog_info cfs_info = {
