@@ -110,9 +110,7 @@ static void parse_settings(int argc, char **argv, struct ddp_settings *s, struct
 			       s->bs, s->conn_max_write);
 	/* clone_fd needs worker threads: --daemon single alone means without it; asking
 	 * for both explicitly is a contradiction. */
-	int clone_given = 0;
-	for (int i = 1; i < first; i++)
-		clone_given |= !strncmp(argv[i], "--clone-fd", 10);
+	int clone_given = ab_opt_given(ddp_opts, &s->common, "clone-fd");
 	if ((s->daemon == DDP_DAEMON_SINGLE || s->transport >= DDP_TR_URING) && !clone_given)
 		s->clone_fd = DDP_CLONE_OFF;	/* io_uring and passthrough have no cloned fds */
 	if (s->transport >= DDP_TR_URING && s->clone_fd != DDP_CLONE_OFF)
@@ -124,6 +122,9 @@ static void parse_settings(int argc, char **argv, struct ddp_settings *s, struct
 	if (s->daemon == DDP_DAEMON_SINGLE && s->clone_fd != DDP_CLONE_OFF)
 		ab_usage_error("--daemon single cannot use clone_fd (it needs worker threads): "
 			       "add --clone-fd off or use --daemon multi");
+	if (s->daemon == DDP_DAEMON_SINGLE && s->threads)
+		ab_usage_error("--threads means nothing with --daemon single (one thread): "
+			       "use --daemon multi");
 
 	memset(sw, 0, sizeof(*sw));
 	if (s->procs.n) {

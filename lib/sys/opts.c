@@ -327,6 +327,8 @@ static struct option *getopt_table(const struct ab_opt *opts, int with_common)
 
 	while (opts && opts[nuser].name)
 		nuser++;
+	if (nuser > 64)		/* struct ab_common's given has a bit each */
+		ab_fail("option table of %zu entries: at most 64", nuser);
 	struct option *lo = calloc(nuser + AB_ARRAY_SIZE(common_opts) + 1, sizeof(*lo));
 	if (!lo)
 		ab_fail("out of memory");
@@ -338,6 +340,14 @@ static struct option *getopt_table(const struct ab_opt *opts, int with_common)
 		lo[n++] = (struct option){ opts[i].name, opts[i].type == AB_OPT_FLAG ? no_argument :
 					  required_argument, NULL, C_USER + (int)i };
 	return lo;
+}
+
+int ab_opt_given(const struct ab_opt *opts, const struct ab_common *common, const char *name)
+{
+	for (int i = 0; opts[i].name && i < 64; i++)
+		if (!strcmp(opts[i].name, name))
+			return !!(common->given & (1ull << i));
+	return 0;
 }
 
 int ab_parse_cmd(int argc, char **argv, const char *cmd, const char *usage_text,
@@ -431,6 +441,8 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 			ab_usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
 		default:
 			set_user(&opts[c - C_USER], params, optarg);
+			if (c - C_USER < 64)
+				common->given |= 1ull << (c - C_USER);
 		}
 	}
 	free(lo);

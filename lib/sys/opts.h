@@ -59,6 +59,7 @@ struct ab_common {
 	struct ab_cpuset allowed;	/* sched_getaffinity narrowed by --cpus */
 	const char *cpus_arg;	/* --cpus as given, or NULL */
 	int quiet;
+	unsigned long long given;	/* bit i: opts[i] was on the command line (ab_opt_given) */
 };
 
 struct ab_prog_info {
@@ -77,6 +78,12 @@ struct ab_prog_info {
  */
 int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 		  const struct ab_opt *opts, void *params, struct ab_common *common);
+
+/*
+ * Was option name on the command line? For combinations that mean nothing:
+ * "--baseline pipe --transport dev" is refused, the default transport is not.
+ */
+int ab_opt_given(const struct ab_opt *opts, const struct ab_common *common, const char *name);
 
 /*
  * A harness subcommand's options: opts alone, no common options. usage is
