@@ -21,6 +21,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -31,6 +32,42 @@
 
 #define DIR_LOCK "run.lock"
 #define MACHINE_LOCK "/run/affbench.lock"
+
+/*
+ * The locks this process holds, cleared at any exit: a run refused after taking
+ * them (a torn runs.csv, a full disk) exits through ab_exit, and must not leave
+ * its pid behind to be reported as a dead holder. Only the owner clears them:
+ * a forked child that exits runs the same atexit handlers.
+ */
+static int held[2] = { -1, -1 };
+static pid_t held_by;
+
+static void clear_holder(int fd)
+{
+	int rc = ftruncate(fd, 0);	/* fails on a read-only fd: then nothing of ours is there */
+
+	(void)rc;
+}
+
+static void release_at_exit(void)
+{
+	for (size_t i = 0; i < AB_ARRAY_SIZE(held) && getpid() == held_by; i++)
+		if (held[i] >= 0)
+			clear_holder(held[i]);
+}
+
+static void hold(int fd)
+{
+	if (!held_by) {
+		held_by = getpid();
+		atexit(release_at_exit);
+	}
+	for (size_t i = 0; i < AB_ARRAY_SIZE(held); i++)
+		if (held[i] < 0) {
+			held[i] = fd;
+			return;
+		}
+}
 
 /* The holder's line, "PID DIR", with anything unprintable replaced: it came from a file. */
 static pid_t holder(int fd, char *dir, size_t len)
@@ -160,6 +197,7 @@ int h_dir_lock(const char *dir, int resume)
 		ab_usage_error("run: bad value '%s' for --out: not empty (it holds %s): continue that run "
 			       "with --resume %s, or choose another --out", dir, first, dir);
 	claim(fd, dir, path);
+	hold(fd);
 	return fd;
 }
 
@@ -191,6 +229,7 @@ int h_machine_lock(const char *dir, int no_wait)
 	}
 	if (rw)
 		claim(fd, dir, path);
+	hold(fd);
 	return fd;
 }
 
@@ -198,8 +237,9 @@ void h_lock_release(int fd)
 {
 	if (fd < 0)
 		return;
-	/* fails on a read-only fd (a user under root's lock): then nothing of ours is there */
-	int rc = ftruncate(fd, 0);
-	(void)rc;
+	for (size_t i = 0; i < AB_ARRAY_SIZE(held); i++)
+		if (held[i] == fd)
+			held[i] = -1;
+	clear_holder(fd);
 	close(fd);
 }

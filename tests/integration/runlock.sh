@@ -104,6 +104,10 @@ GATE= "$H" run --plan "$D/g.plan" --out "$D/L" >/dev/null 2>"$D/L.err"
 check "a dead run's machine lock is taken over with one line" \
 	test "$(grep -c "pid $kpid ($D/K) ended without releasing it; taking it over" "$D/L.err")" = 1
 check "... and the run goes on" test -s "$D/L/raw.csv"
+cp -r "$D/L" "$D/T"
+printf 'torn' >> "$D/T/runs.csv"
+expect_rc "a --resume refused after taking the locks (torn runs.csv) exits 2" 2 "$H" run --resume "$D/T"
+check "... and leaves no pid behind in either lock" test ! -s "$D/machine.lock" -a ! -s "$D/T/run.lock"
 
 # ---- combinations that mean nothing, numbers that are not decimal ----
 expect_rc "cputestfs --baseline pipe --transport dev exits 2" 2 \
