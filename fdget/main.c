@@ -285,6 +285,14 @@ static void settings_from_args(struct fdget_settings *s, struct ab_common *commo
 	s->repeat = common->repeat;
 	s->quiet = common->quiet;
 	setup_cpus(s, &common->allowed);
+	/* combinations that mean nothing: one line, exit 2 */
+	if (ab_opt_given(options, common, "threads") && !s->want[MODE_SHARED] && !s->want[MODE_PRIVATE] &&
+	    !s->want[MODE_PROCS])
+		ab_usage_error("--threads means nothing without a shared-fd, private-fd or procs "
+			       "--mode (single and idle-thread have one worker)");
+	if (s->oversubscribe && !ab_opt_given(options, common, "threads"))
+		ab_usage_error("--oversubscribe means nothing without --threads (the default is one "
+			       "worker per allowed CPU)");
 }
 
 int main(int argc, char **argv)

@@ -119,6 +119,9 @@ expect_rc "cputestfs --transport uring --daemon multi exits 2" 2 \
 expect_rc "cputestfs --baseline kernel --mountpoint DIR exits 2" 2 \
 	"$BIN/cputestfs" --baseline kernel --mountpoint "$D" --duration 0.05
 expect_rc "ddpar --daemon single --threads 4 exits 2" 2 "$BIN/ddpar" --daemon single --threads 4
+expect_rc "sqrtio --discover --rq 1 exits 2" 2 "$BIN/sqrtio" --discover --rq 1
+expect_rc "fdget --threads 2 --mode single exits 2" 2 "$BIN/fdget" --threads 2 --mode single
+expect_rc "fdget --oversubscribe without --threads exits 2" 2 "$BIN/fdget" --oversubscribe --mode shared-fd
 expect_rc "fdget --duration 0x10 exits 2" 2 "$BIN/fdget" --duration 0x10
 expect_rc "fdget --duration inf exits 2" 2 "$BIN/fdget" --duration inf
 expect_rc "harness run --repeat 0x2 exits 2" 2 "$H" run --plan "$D/g.plan" --repeat 0x2 --dry-run
