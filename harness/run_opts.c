@@ -158,7 +158,6 @@ int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
 int h_run_record_repeat(const char *dir, int from, int to)
 {
 	char path[PATH_MAX], tmp[PATH_MAX], line[4096];
-	int done = 0;
 
 	snprintf(path, sizeof(path), "%s/plan.plan", dir);
 	snprintf(tmp, sizeof(tmp), "%s/plan.plan.new", dir);
@@ -175,15 +174,12 @@ int h_run_record_repeat(const char *dir, int from, int to)
 		errno = e;
 		return -1;
 	}
+	/* as h_run_copy_plan: one repeat line, first; the plan's own are dropped */
+	fprintf(dst, "# repeat %d until harness run --resume --repeat %d\nrepeat %d\n", from, to, to);
 	while (fgets(line, sizeof(line), src)) {
 		const char *w = line + strspn(line, " \t");
-		if (!done && !strncmp(w, "repeat", 6) && strchr(" \t", w[6])) {
-			fprintf(dst, "# repeat %d until harness run --resume --repeat %d\nrepeat %d\n", from,
-				to, to);
-			done = 1;
-		} else {
+		if (strncmp(w, "repeat", 6) || !strchr(" \t\n", w[6]) || !w[6])
 			fputs(line, dst);
-		}
 	}
 	fclose(src);
 	if (ferror(dst) | fclose(dst))

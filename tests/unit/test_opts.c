@@ -168,6 +168,25 @@ static void test_good_inputs(void **state)
 	assert_int_equal(p.threads, 1);
 }
 
+/* What was on the command line, not what the value is: the defaults are not "given". */
+static void test_given(void **state)
+{
+	(void)state;
+	char err[512];
+	struct params p;
+	struct ab_common c;
+
+	assert_int_equal(run("--threads 1 --flag", err, sizeof(err), &p, &c), 0);
+	assert_true(ab_opt_given(opts, &c, "threads"));
+	assert_true(ab_opt_given(opts, &c, "flag"));
+	assert_false(ab_opt_given(opts, &c, "mode"));
+	assert_false(ab_opt_given(opts, &c, "nosuch"));
+	assert_int_equal(run("--thr 2", err, sizeof(err), &p, &c), 0);	/* getopt's abbreviation */
+	assert_true(ab_opt_given(opts, &c, "threads"));
+	assert_int_equal(run("", err, sizeof(err), &p, &c), 0);
+	assert_false(ab_opt_given(opts, &c, "threads"));
+}
+
 static void test_help_version(void **state)
 {
 	(void)state;
@@ -229,6 +248,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_good_inputs),
+		cmocka_unit_test(test_given),
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_size_parse),
 		cmocka_unit_test(test_decimal),
