@@ -187,9 +187,10 @@ int h_dir_lock(const char *dir, int resume)
 
 	snprintf(path, sizeof(path), "%s/" DIR_LOCK, dir);
 	int fd = open_lock(path, O_RDWR | O_CREAT);
+	if (fd < 0 && (errno == EINVAL || errno == ELOOP))	/* planted: a link, a FIFO */
+		ab_usage_error("run: %s: not a regular file; refusing to run in %s", path, dir);
 	if (fd < 0)
-		ab_fail("run: cannot open %s: %s", path, errno == EINVAL || errno == ELOOP ?
-			"not a regular file" : strerror(errno));
+		ab_fail("run: cannot open %s: %s", path, strerror(errno));
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
 		refuse_held(fd, dir);
 	/* a run that took the directory between our check and our lock, and finished */

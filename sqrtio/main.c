@@ -194,17 +194,6 @@ static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 	return failures;
 }
 
-/* --discover measures nothing: what only shapes a measurement means nothing with it. */
-static void check_combinations(const struct ab_common *com)
-{
-	static const char *const measuring[] = { "rq", "local", "sqrt-procs", "io-procs", "irq-affinity" };
-
-	for (size_t i = 0; i < AB_ARRAY_SIZE(measuring) && params.discover; i++)
-		if (ab_opt_given(opts, com, measuring[i]))
-			ab_usage_error("--%s means nothing with --discover, which only finds the disk, its "
-				       "IRQ(s) and the completing CPUs", measuring[i]);
-}
-
 int main(int argc, char **argv)
 {
 	struct ab_common com;
@@ -215,7 +204,6 @@ int main(int argc, char **argv)
 
 	if (argi < argc)
 		ab_usage_error("unexpected argument '%s' (see --help)", argv[argi]);
-	check_combinations(&com);
 	ab_catch_signals();
 	sq_knobs_init();
 	sq_target_find(&t, &params);

@@ -108,6 +108,11 @@ cp -r "$D/L" "$D/T"
 printf 'torn' >> "$D/T/runs.csv"
 expect_rc "a --resume refused after taking the locks (torn runs.csv) exits 2" 2 "$H" run --resume "$D/T"
 check "... and leaves no pid behind in either lock" test ! -s "$D/machine.lock" -a ! -s "$D/T/run.lock"
+cp -r "$D/L" "$D/S"
+rm -f "$D/S/run.lock"
+ln -s "$D/victim" "$D/S/run.lock"
+expect_rc "a link planted as DIR/run.lock is refused" 2 "$H" run --resume "$D/S"
+check "... and its target was not created" test ! -e "$D/victim"
 
 # ---- combinations that mean nothing, numbers that are not decimal ----
 expect_rc "cputestfs --baseline pipe --transport dev exits 2" 2 \
@@ -119,7 +124,6 @@ expect_rc "cputestfs --transport uring --daemon multi exits 2" 2 \
 expect_rc "cputestfs --baseline kernel --mountpoint DIR exits 2" 2 \
 	"$BIN/cputestfs" --baseline kernel --mountpoint "$D" --duration 0.05
 expect_rc "ddpar --daemon single --threads 4 exits 2" 2 "$BIN/ddpar" --daemon single --threads 4
-expect_rc "sqrtio --discover --rq 1 exits 2" 2 "$BIN/sqrtio" --discover --rq 1
 expect_rc "fdget --threads 2 --mode single exits 2" 2 "$BIN/fdget" --threads 2 --mode single
 expect_rc "fdget --oversubscribe without --threads exits 2" 2 "$BIN/fdget" --oversubscribe --mode shared-fd
 expect_rc "fdget --duration 0x10 exits 2" 2 "$BIN/fdget" --duration 0x10
