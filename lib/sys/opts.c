@@ -320,18 +320,19 @@ static void usage(const struct ab_prog_info *info, const struct ab_opt *opts, co
 	printf("\nExit codes: 0 ok, 1 measurement failed, 2 bad usage, 4 skipped (machine lacks something).\n");
 }
 
-/* getopt's table: the common options (or --help alone), then opts as C_USER + index. */
-static struct option *getopt_table(const struct ab_opt *opts, int with_common)
+/* getopt's table, on the caller's stack (nothing to free on --help's exit): the common
+ * options (or --help alone), then opts as C_USER + index. */
+#define AB_OPTS_MAX 64	/* struct ab_common's given has a bit each */
+#define GETOPT_TABLE_LEN (AB_OPTS_MAX + AB_ARRAY_SIZE(common_opts) + 1)
+
+static void getopt_table(const struct ab_opt *opts, int with_common, struct option *lo)
 {
 	size_t nuser = 0, n = 0;
 
 	while (opts && opts[nuser].name)
 		nuser++;
-	if (nuser > 64)		/* struct ab_common's given has a bit each */
-		ab_fail("option table of %zu entries: at most 64", nuser);
-	struct option *lo = calloc(nuser + AB_ARRAY_SIZE(common_opts) + 1, sizeof(*lo));
-	if (!lo)
-		ab_fail("out of memory");
+	if (nuser > AB_OPTS_MAX)
+		ab_fail("option table of %zu entries: at most %d", nuser, AB_OPTS_MAX);
 	for (size_t i = 0; i < AB_ARRAY_SIZE(common_opts); i++)
 		if (with_common || common_opts[i].id == C_HELP)
 			lo[n++] = (struct option){ common_opts[i].name, common_opts[i].has_arg ?
@@ -339,12 +340,12 @@ static struct option *getopt_table(const struct ab_opt *opts, int with_common)
 	for (size_t i = 0; i < nuser; i++)
 		lo[n++] = (struct option){ opts[i].name, opts[i].type == AB_OPT_FLAG ? no_argument :
 					  required_argument, NULL, C_USER + (int)i };
-	return lo;
+	lo[n] = (struct option){ 0 };
 }
 
 int ab_opt_given(const struct ab_opt *opts, const struct ab_common *common, const char *name)
 {
-	for (int i = 0; opts[i].name && i < 64; i++)
+	for (int i = 0; opts[i].name && i < AB_OPTS_MAX; i++)
 		if (!strcmp(opts[i].name, name))
 			return !!(common->given & (1ull << i));
 	return 0;
@@ -354,9 +355,10 @@ int ab_parse_cmd(int argc, char **argv, const char *cmd, const char *usage_text,
 		 const struct ab_opt *opts, void *params)
 {
 	char prefix[64], see[96];
-	struct option *lo = getopt_table(opts, 0);
+	struct option lo[GETOPT_TABLE_LEN];
 	int c;
 
+	getopt_table(opts, 0, lo);
 	snprintf(prefix, sizeof(prefix), "%s: ", cmd);
 	msg_prefix = prefix;
 	snprintf(see, sizeof(see), "see %s %s --help", ab_prog, cmd);
@@ -375,7 +377,6 @@ int ab_parse_cmd(int argc, char **argv, const char *cmd, const char *usage_text,
 			set_user(&opts[c - C_USER], params, optarg);
 		}
 	}
-	free(lo);
 	msg_prefix = "";
 	return optind;
 }
@@ -385,8 +386,10 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 {
 	char err[512];
 
+	struct option lo[GETOPT_TABLE_LEN];
+
 	ab_prog = info->name;
-	struct option *lo = getopt_table(opts, 1);
+	getopt_table(opts, 1, lo);
 
 	memset(common, 0, sizeof(*common));
 	common->format = AB_FMT_TABLE;
@@ -441,11 +444,9 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 			ab_usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
 		default:
 			set_user(&opts[c - C_USER], params, optarg);
-			if (c - C_USER < 64)
-				common->given |= 1ull << (c - C_USER);
+			common->given |= 1ull << (c - C_USER);
 		}
 	}
-	free(lo);
 	/* --cpus holds for everything the benchmark starts: threads and children inherit it. */
 	if (common->cpus_arg && ab_pin_self_set(&common->allowed) < 0)
 		ab_fail("cannot restrict to CPUs %s: %s", common->cpus_arg, strerror(errno));
