@@ -352,10 +352,8 @@ int ab_knob_replay(const char *root, const char *journal, char *err, size_t errl
 		root = "";
 	if (!journal)
 		journal = ab_knob_default_journal();
-	if (check_trust(root, journal, err, errlen) < 0) {
-		ab_msg("%s", err);
-		return -1;
-	}
+	if (check_trust(root, journal, err, errlen) < 0)
+		return -1;	/* the caller prints err: once */
 	/* Our own signal handler appends under the same lock: it must not run while we hold it. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);
