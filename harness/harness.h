@@ -148,6 +148,12 @@ const char *h_program_of(const struct h_block *b, char *buf, size_t len);
 /* machine.txt: the machine, the discoveries, the knobs "before" (or "after"). 0 or -1. */
 int h_machine_write(const char *out, const struct h_plan *plan, const char *note);
 int h_machine_knobs(const char *out, const char *when);
+/* The settings that decide what a cross-CPU ratio means (harness/machcheck.c): irqbalance,
+ * boost, SMT, isolated and nohz_full CPUs, cpuidle, PM QoS, THP, a hypervisor, steal. */
+void h_machine_checks(FILE *f);
+void h_machine_steal(FILE *f, const char *label);
+/* report.md's warnings about them, from dir's machine.txt; how many were written. */
+int h_machine_check_warnings(FILE *f, const char *dir);
 
 /* ---- data (data.c) ---- */
 /* Load DIR/raw.csv into d (bad rows reported on stderr and skipped). 0 or -1 (message in err). */
