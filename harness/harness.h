@@ -18,6 +18,7 @@
 int cmd_run(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 
 /* Restore logic shared by 'restore' and the run's watchdog: replay the knob
@@ -160,6 +161,8 @@ int h_machine_check_warnings(FILE *f, const char *dir);
 int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errlen);
 /* Write dir/summary.csv. 0 or -1. */
 int h_write_summary(const struct ab_results *d, const char *dir);
+/* Write dir/results.json (export.c, docs/results.schema.json). 0 or -1. */
+int h_write_json(const struct ab_results *d, const char *dir);
 
 /* ---- outputs (report.c, warnings.c) ---- */
 /* Regenerate summary.csv, tables.md, the plots and report.md in dir from dir/raw.csv

@@ -21,6 +21,7 @@ fusermount3:fuse3
 /usr/include/liburing.h:liburing-dev
 /usr/include/cmocka.h:libcmocka-dev
 gnuplot:gnuplot-nox
+/usr/lib/python3/dist-packages/jsonschema/__init__.py:python3-jsonschema
 "
 optional="
 clang:clang
