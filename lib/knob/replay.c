@@ -1,7 +1,7 @@
 /*
  * Knob journal replay: after a SIGKILL or a power loss, restore what the
  * journal still holds for processes that are dead and never marked themselves
- * done (format in knob_journal.h). The oldest pending original of a path wins;
+ * done (format in journal_i.h). The oldest pending original of a path wins;
  * entries of live processes stay; entries of another boot are dropped (a reboot
  * reset the knobs already); an entry the kernel keeps refusing is given up after
  * KNOB_MAX_TRIES replays. A journal or lock directory that is not root's, or
