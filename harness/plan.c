@@ -183,13 +183,9 @@ static int key_axis(struct parse *ps, const struct plan_key *k, char **args, int
 	for (int i = 0; i < b->naxes; i++)
 		if (!strcmp(b->axes[i].name, args[0]))
 			return plan_err(ps, "axis '%s' given twice", args[0]);
-	for (int i = 1; i < nargs; i++) {
+	for (int i = 1; i < nargs; i++)
 		if (strchr(args[i], ';') || strchr(args[i], '='))
 			return plan_err(ps, "axis value '%s' may not hold ';' or '='", args[i]);
-		for (int j = 1; j < i; j++)
-			if (!strcmp(args[i], args[j]))
-				return plan_err(ps, "axis '%s': value '%s' given twice", args[0], args[i]);
-	}
 	size_t pts = (size_t)(nargs - 1) * block_points(b);
 	size_t before = points_before(ps->p, ps->p->nblocks - 1);
 	if (pts > H_POINTS_MAX || before + pts > H_POINTS_MAX)
