@@ -24,12 +24,14 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/cpuset.h"
 #include "sys/pin.h"
 #include "sys/proc.h"
 #include "harness.h"
 
 #define CHECK_TIMEOUT_NS (10 * AB_NS)	/* parsing options; scaled by the machine's slowness */
 #define CHECK_MSG_MAX 512
+#define CHECK_PARALLEL_MAX 32	/* checks at once: one per allowed CPU, at most this */
 
 /* ---- the points already checked: a set of argv hashes ---- */
 
@@ -64,17 +66,33 @@ static int seen_before(struct seen *s, char **argv)
 	return 0;
 }
 
-/* ---- one check ---- */
+/* ---- checks running at once, one per allowed CPU ---- */
 
-/* Run argv with stdout on /dev/null, its stderr's first line into msg. The exit
- * status, 128 + signal, or -1 (could not run, or no exit within the timeout). */
-static int run_check(char **argv, char *msg, size_t len)
+struct check {
+	int point;		/* index into the plan's points; -1: a free slot */
+	pid_t pid;
+	int fd;			/* its stderr */
+	uint64_t deadline;
+	size_t have;
+	char msg[CHECK_MSG_MAX];	/* the start of its stderr */
+};
+
+struct pool {
+	struct check *c;
+	int max, running;
+	int bad;		/* the first point refused, in plan order; -1: none */
+	int bad_late;		/* it did not answer in time */
+	char bad_msg[CHECK_MSG_MAX];
+};
+
+/* Start argv in a free slot: stdout on /dev/null, stderr on a pipe. 0 or -1. */
+static int check_start(struct pool *pl, int point, char **argv)
 {
+	struct check *c = pl->c;
 	int pfd[2];
-	size_t have = 0;
-	char buf[256];
 
-	msg[0] = '\0';
+	while (c->point >= 0)
+		c++;
 	if (pipe2(pfd, O_CLOEXEC))
 		return -1;
 	pid_t pid = fork();
@@ -94,30 +112,67 @@ static int run_check(char **argv, char *msg, size_t len)
 		_exit(127);
 	}
 	close(pfd[1]);
-	uint64_t deadline = ab_now_ns() + ab_scaled_ns(CHECK_TIMEOUT_NS);
-	for (;;) {	/* read to the end, keeping the start; bounded in time */
-		uint64_t t = ab_now_ns();
-		struct pollfd p = { pfd[0], POLLIN, 0 };
-		if (t >= deadline || poll(&p, 1, (int)((deadline - t) / 1000000 + 1)) == 0)
-			break;
-		ssize_t n = read(pfd[0], buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		size_t take = have + 1 < len ? len - 1 - have : 0;
-		take = take < (size_t)n ? take : (size_t)n;
-		memcpy(msg + have, buf, take);
-		have += take;
+	*c = (struct check){ .point = point, .pid = pid, .fd = pfd[0],
+			     .deadline = ab_now_ns() + ab_scaled_ns(CHECK_TIMEOUT_NS) };
+	pl->running++;
+	return 0;
+}
+
+/* Its exit: exit 2 or no answer in time is kept when it is the earliest point so far. */
+static void check_end(struct pool *pl, struct check *c)
+{
+	int late = ab_now_ns() >= c->deadline;
+	int st = ab_reap_one(c->pid, c->deadline);	/* killed at once when late */
+
+	close(c->fd);
+	c->msg[c->have] = '\0';
+	c->msg[strcspn(c->msg, "\n")] = '\0';
+	late |= st < 0;
+	/* 0: good; 4 (the machine lacks something) or a failure: the point will say so */
+	if ((late || (WIFEXITED(st) && WEXITSTATUS(st) == AB_EXIT_USAGE)) &&
+	    (pl->bad < 0 || c->point < pl->bad)) {
+		pl->bad = c->point;
+		pl->bad_late = late;
+		memcpy(pl->bad_msg, c->msg, sizeof(pl->bad_msg));
 	}
-	close(pfd[0]);
-	msg[have] = '\0';
-	msg[strcspn(msg, "\n")] = '\0';
-	int late = ab_now_ns() >= deadline;
-	int st = ab_reap_one(pid, deadline);	/* killed at once when late */
-	if (st < 0 || late)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	c->point = -1;
+	pl->running--;
+}
+
+/* Wait for output, an exit or a deadline of the running checks; end those done. */
+static void check_wait(struct pool *pl)
+{
+	struct pollfd fds[CHECK_PARALLEL_MAX];
+	struct check *who[CHECK_PARALLEL_MAX];
+	uint64_t t = ab_now_ns(), first = UINT64_MAX;
+	int n = 0;
+
+	for (int i = 0; i < pl->max; i++)
+		if (pl->c[i].point >= 0) {
+			fds[n] = (struct pollfd){ pl->c[i].fd, POLLIN, 0 };
+			who[n++] = &pl->c[i];
+			first = pl->c[i].deadline < first ? pl->c[i].deadline : first;
+		}
+	if (poll(fds, (nfds_t)n, first > t ? (int)((first - t) / 1000000 + 1) : 0) < 0 && errno != EINTR)
+		return;
+	for (int i = 0; i < n; i++) {
+		struct check *c = who[i];
+		char buf[512];
+		ssize_t got = 0;
+		if (fds[i].revents) {
+			got = read(c->fd, buf, sizeof(buf));
+			if (got < 0 && errno == EINTR)
+				continue;
+		}
+		if (got > 0) {	/* keep the start, drop the rest */
+			size_t take = sizeof(c->msg) - 1 - c->have;
+			take = take < (size_t)got ? take : (size_t)got;
+			memcpy(c->msg + c->have, buf, take);
+			c->have += take;
+		} else if (fds[i].revents || ab_now_ns() >= c->deadline) {
+			check_end(pl, c);	/* its end of the pipe closed (it exited), or too late */
+		}
+	}
 }
 
 /* ---- back to the plan line ---- */
@@ -155,51 +210,64 @@ static int refused(const struct h_plan *p, const struct h_point *pt, const char 
 		      why[0] ? why : "exit 2 without a message");
 }
 
-static int check_point(const struct h_plan *p, const struct h_point *pt, struct seen *seen,
-		       char *err, size_t errlen)
+/* Start the check of one point unless it is not to be checked or was seen. 0 or -1. */
+static int start_point(struct pool *pl, const struct h_plan *p, int i, struct seen *seen, char *err,
+		       size_t errlen)
 {
-	char prog[PATH_MAX], dur[32], msg[CHECK_MSG_MAX];
+	const struct h_point *pt = &p->points[i];
+	char prog[PATH_MAX], dur[32];
 	char *argv[8 + 2 * H_AXES_MAX + H_ARGS_MAX + 2];
 	static char check[] = "--check-options";
 
-	int n = h_point_argv(pt, h_program_of(pt->blk, prog, sizeof(prog)), argv,
-			     (int)AB_ARRAY_SIZE(argv) - 1, dur, sizeof(dur));
+	/* a program of the plan's own, or one not built (h_run_check_programs says so) */
+	if (pt->blk->program[0] || access(h_program_of(pt->blk, prog, sizeof(prog)), X_OK))
+		return 0;
+	int n = h_point_argv(pt, prog, argv, (int)AB_ARRAY_SIZE(argv) - 1, dur, sizeof(dur));
 	if (n < 0)
 		return ab_err(err, errlen, "%s:%d: too many arguments", p->path, pt->blk->line);
 	argv[n++] = check;
 	argv[n] = NULL;
 	if (seen_before(seen, argv))
 		return 0;
-	int rc = run_check(argv, msg, sizeof(msg));
-	if (rc == AB_EXIT_USAGE)
-		return refused(p, pt, msg, err, errlen);
-	if (rc < 0)
-		return ab_err(err, errlen, "%s:%d: %s --check-options did not answer within %.0f s",
-			      p->path, pt->blk->line, prog, (double)ab_scaled_ns(CHECK_TIMEOUT_NS) / AB_NS);
-	/* 0: good; 4 (the machine lacks something) or a failure: the point will say so */
+	if (check_start(pl, i, argv) < 0)
+		return ab_err(err, errlen, "cannot run %s: %s", prog, strerror(errno));
 	return 0;
 }
 
 int h_plan_check(const struct h_plan *p, char *err, size_t errlen)
 {
+	struct ab_cpuset cpus;
+	struct check c[CHECK_PARALLEL_MAX];
+	struct pool pl = { .c = c, .max = 1, .bad = -1 };
 	struct seen seen = { 0 };
 	size_t slots = 16;
 	int rc = 0;
 
+	if (ab_cpuset_allowed(&cpus) == 0)
+		pl.max = ab_cpuset_count(&cpus);
+	pl.max = pl.max < 1 ? 1 : pl.max > CHECK_PARALLEL_MAX ? CHECK_PARALLEL_MAX : pl.max;
+	for (int i = 0; i < pl.max; i++)
+		c[i].point = -1;
 	while (slots < 2 * (size_t)p->npoints)
 		slots *= 2;
 	seen.h = calloc(slots, sizeof(*seen.h));
 	seen.mask = slots - 1;
 	if (!seen.h)
 		return ab_err(err, errlen, "out of memory");
-	for (int i = 0; i < p->npoints && rc == 0; i++) {
-		const struct h_block *b = p->points[i].blk;
-		char prog[PATH_MAX];
-		/* a program of the plan's own, or one not built (h_run_check_programs says so) */
-		if (b->program[0] || access(h_program_of(b, prog, sizeof(prog)), X_OK))
-			continue;
-		rc = check_point(p, &p->points[i], &seen, err, errlen);
+	/* after the first refusal nothing new starts: an earlier point's is still running */
+	for (int i = 0; (i < p->npoints && pl.bad < 0 && rc == 0) || pl.running;) {
+		while (pl.running < pl.max && i < p->npoints && pl.bad < 0 && rc == 0)
+			rc = start_point(&pl, p, i++, &seen, err, errlen);
+		if (pl.running)
+			check_wait(&pl);
 	}
 	free(seen.h);
-	return rc;
+	if (rc < 0 || pl.bad < 0)
+		return rc;
+	const struct h_point *pt = &p->points[pl.bad];
+	if (pl.bad_late)
+		return ab_err(err, errlen, "%s:%d: bin/%s --check-options did not answer within %.0f s",
+			      p->path, pt->blk->line, pt->blk->bench,
+			      (double)ab_scaled_ns(CHECK_TIMEOUT_NS) / AB_NS);
+	return refused(p, pt, pl.bad_msg, err, errlen);
 }
