@@ -106,7 +106,7 @@ static int key_repeat(struct parse *ps, const struct plan_key *k, char **args, i
 	double r;
 
 	(void)nargs;
-	if (parse_number(args[0], &r) || r != (int)r || r < k->min || r > k->max)
+	if (parse_number(args[0], &r) || !(r >= k->min && r <= k->max) || r != (int)r)
 		return plan_err(ps, "repeat wants %s, got '%s'", k->args, args[0]);
 	ps->p->repeat = (int)r;
 	return 0;

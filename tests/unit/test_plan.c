@@ -152,6 +152,8 @@ static const struct bad {
 	{ "repeat 1001\n", 1, "repeat wants" },
 	{ "repeat 1.5\n", 1, "repeat wants" },
 	{ "repeat 0x10\n", 1, "repeat wants" },	/* decimal only */
+	{ "repeat 1e300\n", 1, "repeat wants" },
+	{ "repeat nan\n", 1, "repeat wants" },
 	{ "repeat\n", 1, "repeat wants" },
 	{ "repeat 1 2\n", 1, "repeat wants" },
 	{ "bench fdget\nduration 0.001\n", 2, "duration wants one number of seconds in 0.01..86400" },
