@@ -33,6 +33,8 @@ if [ -x "$BIN/fdget" ]; then
 		4 "unknown option '--opp'"
 	refused value 'bench fdget\nduration 0.1\naxis op pread fstatx\n' 3 "'fstatx' for --op"
 	refused extra 'bench fdget\naxis op pread\n\nextra --spawn 0\nextra --mode bogus\n' 5 "'bogus' for --mode"
+	# checks run side by side: the first refused point in plan order is the one named
+	refused first 'bench fdget\naxis op pread fstat lseek x1\n\nbench fdget\naxis op x2\n' 2 "'x1' for --op"
 	out=$("$BIN/fdget" --op pread --check-options 2>&1)
 	rc=$?
 	check "fdget --check-options: exit 0 (got $rc), no output ($out)" eval '[ "$rc" = 0 ] && [ -z "$out" ]'
