@@ -1,0 +1,100 @@
+#!/bin/bash
+# contrib/lkp/programs/affbench/parse (affbench's LKP stats script) over the
+# recorded runs and a hostile corpus, with Debian's ruby alone (no lkp-tests):
+# every line is LKP's "key: value" with no blank or comma in the key, keys are
+# unique, the reference run's keys are the golden list, the order of the rows
+# does not matter, values are the medians (recomputed by tests/lkp/medians.py
+# within 1e-8 relative), and hostile rows are counted, never emitted.
+. "$(dirname "$0")/lib.sh"
+cd "$TOP" || exit 1
+PARSE=contrib/lkp/programs/affbench/parse
+GOLDEN=tests/fixtures/lkp/reference.keys
+tmp=$(mktemp -d /tmp/affbench-lkp-parse.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+if ! command -v ruby >/dev/null 2>&1; then
+	skip "parse tests" "no ruby (apt-get install ruby; make check installs it as root)"
+	t_done
+fi
+
+# stats_grammar FILE: LKP's stats line (sbin/dump-stat): "key: value", the key
+# without blanks, commas or ": ", the value a number dump-stat reads back as
+# written (an integer, or a decimal with a '.').
+stats_grammar() {
+	! grep -avE '^[A-Za-z0-9][^[:space:],]*: -?([0-9]+|[0-9]+\.[0-9]+([eE][-+]?[0-9]+)?)$' "$1" | grep -q . &&
+		! cut -d' ' -f1 "$1" | grep -q ': .*:'
+}
+keys_unique() { [ -z "$(sed 's/: [^ ]*$//' "$1" | sort | uniq -d)" ]; }
+
+# same_medians STATS RAW...: every stat of tests/lkp/medians.py is in STATS
+# with a value within 1e-8 relative, and STATS has no other (but the counts).
+same_medians() {
+	local stats=$1; shift
+	python3 tests/lkp/medians.py "$@" >"$tmp/want" || return 1
+	awk 'NR == FNR { want[$1] = $2; n++; next }
+	     { sub(/:$/, "", $1) }
+	     $1 == "rejected_rows" || $1 ~ /\.(skip|fail)$/ { next }
+	     !($1 in want) { print "extra " $1; bad = 1; next }
+	     { d = $2 - want[$1]; if (d < 0) d = -d; m = want[$1] < 0 ? -want[$1] : want[$1]
+	       if (d > 1e-8 * m + 1e-12) { print "differs " $1, $2, want[$1]; bad = 1 }
+	       seen++ }
+	     END { if (seen != n) { print "missing", n - seen; bad = 1 }; exit bad }' \
+		"$tmp/want" "$stats" >&2
+}
+
+rejected() { sed -n 's/^rejected_rows: //p' "$1"; }
+
+runs="results/reference results/emulated/A results/emulated/B results/emulated/C"
+for run in $runs; do
+	name=$(basename "$run")
+	if "$PARSE" <"$run/raw.csv" >"$tmp/$name.stats" 2>"$tmp/err"; then
+		ok "parse $run/raw.csv: $(wc -l <"$tmp/$name.stats") stats"
+	else
+		nok "parse $run/raw.csv: $(cat "$tmp/err")"
+	fi
+	check "$run: every line is LKP's key: value" stats_grammar "$tmp/$name.stats"
+	check "$run: keys are unique" keys_unique "$tmp/$name.stats"
+	check "$run: values are the medians over the repetitions" \
+		same_medians "$tmp/$name.stats" "$run/raw.csv"
+	check "$run: no row rejected" [ "$(rejected "$tmp/$name.stats")" = 0 ]
+done
+
+# The reference keys are the golden list: a change of key rule shows here.
+sed 's/: [^ ]*$//' "$tmp/reference.stats" >"$tmp/keys"
+if cmp -s "$tmp/keys" "$GOLDEN"; then
+	ok "results/reference keys match $GOLDEN ($(wc -l <"$GOLDEN"))"
+else
+	nok "results/reference keys differ from $GOLDEN: $(diff "$GOLDEN" "$tmp/keys" | head -5)"
+fi
+
+# Stable: the rows in another order (header first) give the same stats.
+{ head -1 results/reference/raw.csv; tail -n +2 results/reference/raw.csv | sort -R --random-source=/dev/zero | tac; } \
+	>"$tmp/shuffled.csv"
+"$PARSE" <"$tmp/shuffled.csv" >"$tmp/shuffled.stats"
+check "rows in another order give the same stats" cmp -s "$tmp/shuffled.stats" "$tmp/reference.stats"
+
+# As LKP calls it: bin/run-stats runs `parse FILE <FILE`.
+"$PARSE" results/emulated/A/raw.csv <results/emulated/A/raw.csv >"$tmp/args.stats"
+check "called as run-stats calls it (parse FILE <FILE)" cmp -s "$tmp/args.stats" "$tmp/A.stats"
+
+# The hostile corpus.
+bash tests/lkp/hostile.sh >"$tmp/hostile.csv"
+want=$(sed -n '1s/^#expect-rejected //p' "$tmp/hostile.csv")
+if "$PARSE" <"$tmp/hostile.csv" >"$tmp/hostile.stats" 2>"$tmp/err"; then
+	ok "parse the hostile corpus (exit 0)"
+else
+	nok "parse the hostile corpus: $(cat "$tmp/err")"
+fi
+check "hostile: every line is LKP's key: value" stats_grammar "$tmp/hostile.stats"
+check "hostile: keys are unique" keys_unique "$tmp/hostile.stats"
+no_evil() { ! grep -aqi evil "$1"; }
+check "hostile: no hostile row emitted" no_evil "$tmp/hostile.stats"
+got=$(rejected "$tmp/hostile.stats")
+check "hostile: rejected_rows counts the $want hostile rows (got $got)" [ "$got" = "$want" ]
+check "hostile: duplicates and a changed unit leave the median (150)" \
+	grep -qx 'cputestfs.clients=1.placement=same.stat_per_s: 150' "$tmp/hostile.stats"
+check "hostile: a quoted config with a comma and a CRLF row are read (13)" \
+	grep -qx 'ddpar.cpus=0-1~4.procs=4.write_MB_per_s: 13' "$tmp/hostile.stats"
+check "hostile: the run script's skip note is counted" grep -qx 'sqrtio.skip: 1' "$tmp/hostile.stats"
+check "hostile: 4 lines out, nothing else" [ "$(wc -l <"$tmp/hostile.stats")" = 4 ]
+t_done
