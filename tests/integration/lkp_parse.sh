@@ -9,6 +9,7 @@
 cd "$TOP" || exit 1
 PARSE=contrib/lkp/programs/affbench/parse
 GOLDEN=tests/fixtures/lkp/reference.keys
+GOLDEN_NOTED=tests/fixtures/lkp/reference-noted.keys
 tmp=$(mktemp -d /tmp/affbench-lkp-parse.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -66,6 +67,41 @@ if cmp -s "$tmp/keys" "$GOLDEN"; then
 else
 	nok "results/reference keys differ from $GOLDEN: $(diff "$GOLDEN" "$tmp/keys" | head -5)"
 fi
+
+# As the run script feeds it: "#key" notes from the plan name only the swept
+# axes. Same stats (a bijection: the same values), other keys, still unique.
+RUN=contrib/lkp/programs/affbench/run
+{ "$RUN" --key-notes results/reference/plan.plan; cat results/reference/raw.csv; } >"$tmp/noted.csv"
+"$PARSE" <"$tmp/noted.csv" >"$tmp/noted.stats"
+check "with the plan's #key notes: every line is LKP's key: value" stats_grammar "$tmp/noted.stats"
+check "with the plan's #key notes: keys are unique" keys_unique "$tmp/noted.stats"
+values() { sed 's/^.*: //' "$1" | sort; }
+check "with the plan's #key notes: the same values as without" \
+	cmp -s <(values "$tmp/noted.stats") <(values "$tmp/reference.stats")
+sed 's/: [^ ]*$//' "$tmp/noted.stats" >"$tmp/noted.keys"
+if cmp -s "$tmp/noted.keys" "$GOLDEN_NOTED"; then
+	ok "results/reference keys with the plan's notes match $GOLDEN_NOTED"
+else
+	nok "results/reference keys with notes differ from $GOLDEN_NOTED: $(diff "$GOLDEN_NOTED" "$tmp/noted.keys" | head -5)"
+fi
+check "no placement CPU numbers in cputestfs keys with notes" \
+	[ -z "$(grep '^cputestfs\.' "$tmp/noted.keys" | grep -e client_cpu -e daemon_cpu)" ]
+# A job that fixes placement (lkp split-job makes one per value) and sweeps
+# daemon: placement leaves the keys, so the two placements' keys are equal.
+printf 'bench cputestfs\naxis placement same\naxis daemon single multi\n' >"$tmp/one.plan"
+notes=$(placement=same daemon="single multi" "$RUN" --key-notes "$tmp/one.plan")
+check "a job parameter with one value is not in the keys ($notes)" [ "$notes" = "#key cputestfs daemon" ]
+for p in same none; do
+	{ echo "#key cputestfs"; echo 'bench,config,rep,metric,value,unit'
+	  echo "cputestfs,client_cpu=1;placement=$p,1,stat_per_s,10,1/s"; } | "$PARSE" >"$tmp/$p.stats"
+done
+check "two placements give the same key" cmp -s <(cut -d: -f1 "$tmp/same.stats") <(cut -d: -f1 "$tmp/none.stats")
+check "the key of a one-point job is BENCH.METRIC" grep -qx 'cputestfs.stat_per_s: 10' "$tmp/same.stats"
+{ echo "#key fdget op"; echo 'bench,config,rep,metric,value,unit'
+  echo 'fdget,mode=single;op=pread,1,ns_per_op,10,ns'; echo 'fdget,mode=idle-thread;op=pread,1,ns_per_op,20,ns'; } |
+	"$PARSE" >"$tmp/clash.stats"
+check "configs that would share a key fall back to all config keys" \
+	[ "$(grep -c '^fdget\.mode=.*\.op=pread\.ns_per_op: ' "$tmp/clash.stats")" = 2 ]
 
 # Stable: the rows in another order (header first) give the same stats.
 { head -1 results/reference/raw.csv; tail -n +2 results/reference/raw.csv | sort -R --random-source=/dev/zero | tac; } \
