@@ -59,7 +59,7 @@ override CFLAGS += -DAB_KSTATS_WHY='"the kernel has no BTF (/sys/kernel/btf/vmli
 endif
 endif
 
-.PHONY: all help check unit-check sanitize install clean deps check-topology check-topology-selftest
+.PHONY: all help check unit-check sanitize install clean deps check-topology check-topology-selftest check-lkp
 
 all: $(BINS)
 
@@ -70,6 +70,8 @@ help:
 	@echo "make check-topology  run the suite in emulated many-CPU guests (QEMU TCG; 9-13 min;"
 	@echo "                     SHAPES=\"A B C\", SAVE=results/emulated)"
 	@echo "make check-topology-selftest  the topology checker's self-test alone (no guest)"
+	@echo "make check-lkp       affbench as an LKP test case in LKP_SRC=<lkp-tests checkout>, copied"
+	@echo "                     (split-job, run, ncompare; root; skipped without LKP_SRC)"
 	@echo "make install         PREFIX=$(PREFIX) DESTDIR=: programs built without test hooks, plans"
 	@echo "make clean           remove build trees and $(BIN)/"
 	@echo "make deps            install missing Debian packages (as root)"
@@ -161,6 +163,12 @@ check-topology: deps
 
 check-topology-selftest:
 	@sh scripts/topology/selftest.sh
+
+# contrib/lkp in a copy of the lkp-tests checkout LKP_SRC (tests/lkp/check-lkp.sh);
+# without LKP_SRC it says so in one line and succeeds.
+check-lkp:
+	@if [ -n "$(LKP_SRC)" ]; then scripts/deps.sh && $(MAKE) --no-print-directory all; fi
+	@LKP_SRC="$(LKP_SRC)" tests/lkp/check-lkp.sh
 
 # Installed programs are built apart, without the test-only environment hooks.
 install:

@@ -21,6 +21,7 @@ fusermount3:fuse3
 /usr/include/liburing.h:liburing-dev
 /usr/include/cmocka.h:libcmocka-dev
 gnuplot:gnuplot-nox
+ruby:ruby
 "
 optional="
 clang:clang
