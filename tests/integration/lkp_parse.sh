@@ -113,6 +113,51 @@ check "rows in another order give the same stats" cmp -s "$tmp/shuffled.stats" "
 "$PARSE" results/emulated/A/raw.csv <results/emulated/A/raw.csv >"$tmp/args.stats"
 check "called as run-stats calls it (parse FILE <FILE)" cmp -s "$tmp/args.stats" "$tmp/A.stats"
 
+# The run script, against a stand-in harness (no root, no FUSE): what it
+# passes, what it prints for parse, skips (exit 4) and refusals.
+mkdir -p "$tmp/root/bin"
+cat >"$tmp/root/bin/harness" <<'FAKE'
+#!/bin/bash
+# Stand-in for bin/harness run: keeps its arguments and plan, writes one point
+# measured and one skipped, exits $FAKE_RC.
+while [ $# -gt 0 ]; do case $1 in --plan) plan=$2; shift ;; --out) out=$2; shift ;; esac; shift; done
+mkdir -p "$out" && cp "$plan" "$out/plan.seen"
+printf 'bench,config,rep,metric,value,unit\ncputestfs,placement=same,1,stat_per_s,10,1/s\n' >"$out/raw.csv"
+printf 'bench,point,rep,status,exit,seconds,raw_bytes,label\ncputestfs,0,1,ok,0,1,80,x\ncputestfs,1,1,skip,4,0,80,y\n' >"$out/runs.csv"
+exit "${FAKE_RC:-0}"
+FAKE
+chmod +x "$tmp/root/bin/harness"
+mkdir -p "$tmp/root/share/affbench/plans" && cp harness/plans/quick.plan "$tmp/root/share/affbench/plans/"
+run_fake() { env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/root" TMP_RESULT_ROOT="$tmp/rr" "$@" "$RUN"; }
+rm -rf "$tmp/rr"; mkdir "$tmp/rr"
+run_fake bench=cputestfs placement="same none" daemon=single duration=0.2 repeat=3 FAKE_RC=0 >"$tmp/run.out" 2>"$tmp/run.err"
+rc=$?
+check "run (bench): exit 0 with a point skipped" [ "$rc" = 0 ]
+check "run (bench): the plan sweeps the job's axes" \
+	grep -qx 'axis placement same none' "$tmp/rr/affbench-run/plan.seen"
+check "run (bench): --repeat passed on, duration in the plan" \
+	test -n "$(grep -x 'duration 0.2' "$tmp/rr/affbench-run/plan.seen")" -a -n "$(grep -e '--repeat 3' "$tmp/run.out")"
+"$PARSE" <"$tmp/run.out" >"$tmp/run.stats"
+check "run | parse: the skipped point is cputestfs.skip, the key names the swept axis" \
+	test "$(cat "$tmp/run.stats" | tr '\n' ' ')" = 'cputestfs.placement=same.stat_per_s: 10 cputestfs.skip: 1 rejected_rows: 0 '
+rm -rf "$tmp/rr"; mkdir "$tmp/rr"
+run_fake plan=quick placement=same FAKE_RC=4 >"$tmp/run.out" 2>/dev/null
+rc=$?
+check "run (plan, harness exit 4): exit 0, a skip note" test "$rc" = 0 -a -n "$(grep -x '#skip run' "$tmp/run.out")"
+check "run (plan): the job's placement replaces the plan's axis values" \
+	test "$(grep -c '^axis placement same$' "$tmp/rr/affbench-run/plan.seen")" -ge 1 -a \
+	-z "$(grep '^axis placement .* ' "$tmp/rr/affbench-run/plan.seen")"
+run_fake plan=quick FAKE_RC=1 >/dev/null 2>&1
+check "run: a failed harness fails the job (exit 1)" [ $? = 1 ]
+expect_rc "run: a plan that is not there is refused" 2 \
+	env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/root" TMP_RESULT_ROOT="$tmp/rr" plan=nosuch "$RUN"
+rm -rf "$tmp/rr"; mkdir "$tmp/rr"
+expect_rc "run: a parameter with a shell character is refused" 2 \
+	env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/root" TMP_RESULT_ROOT="$tmp/rr" bench=cputestfs 'placement=same;touch x' "$RUN"
+check "run: nothing was started for it" [ ! -e "$tmp/rr/affbench-run" ]
+expect_rc "run: no harness is a failure that says where it looked" 1 \
+	env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/none" BENCHMARK_ROOT="$tmp/none" TMP_RESULT_ROOT="$tmp/rr" bench=cputestfs "$RUN"
+
 # The hostile corpus.
 bash tests/lkp/hostile.sh >"$tmp/hostile.csv"
 want=$(sed -n '1s/^#expect-rejected //p' "$tmp/hostile.csv")

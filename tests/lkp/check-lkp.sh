@@ -90,7 +90,7 @@ check "affbench registered once as a perf test case" [ "$(grep -cx affbench "$lk
 
 # The host setup `lkp install` would do: the testbox's hosts/ file and the
 # event helper (bin/event/wait is a link to wakeup; an export may flatten it).
-box=affbench-check-$(tr -dc a-z </dev/urandom | head -c 8)
+box=affbench-check-$(tr -dc '[:lower:]' </dev/urandom | head -c 8)
 printf 'nr_cpu: %s\nmemory: %sG\nhdd_partitions:\nssd_partitions:\nlocal_run: 1\n' \
 	"$(nproc)" "$(($(awk '/MemTotal/ { print $2 }' /proc/meminfo) / 1048576))" >"$lkp/hosts/$box"
 if [ ! -x "$lkp/bin/event/wakeup" ]; then
@@ -103,7 +103,7 @@ mkdir -p "$work/jobs" && cd "$work/jobs" || exit 1
 "$lkp/bin/lkp" split-job -t "$box" "$lkp/jobs/affbench-smoke.yaml" >"$work/split.out" 2>"$work/split.err"
 grep '=>' "$work/split.out" | sed 's/^/# /'
 jobs=$(ls affbench-smoke-*.yaml 2>/dev/null)
-check "lkp split-job: one job per placement ($(echo $jobs))" [ "$(echo "$jobs" | grep -c -e '-same-' -e '-none-')" = 2 ]
+check "lkp split-job: one job per placement ($(echo "$jobs" | tr '\n' ' '))" [ "$(echo "$jobs" | grep -c -e '-same-' -e '-none-')" = 2 ]
 
 for job in $jobs; do
 	place=$(echo "$job" | grep -o -e '-same-' -e '-none-' | tr -d -)
@@ -132,5 +132,5 @@ check "lkp ncompare across the two placements shows stat_per_s (exit $rc)" \
 cd "$TOP" || exit 1
 remove_lkp_state
 left=$(lkp_leftovers)
-check "nothing lkp run made is left under /lkp or in $lkp_tmp${left:+ (left: $(echo $left | head -c 200))}" [ -z "$left" ]
+check "nothing lkp run made is left under /lkp or in $lkp_tmp${left:+ (left: $(echo "$left" | tr "\n" " " | head -c 200))}" [ -z "$left" ]
 t_done
