@@ -105,6 +105,31 @@ grep '=>' "$work/split.out" | sed 's/^/# /'
 jobs=$(ls affbench-smoke-*.yaml 2>/dev/null)
 check "lkp split-job: one job per placement ($(echo "$jobs" | tr '\n' ' '))" [ "$(echo "$jobs" | grep -c -e '-same-' -e '-none-')" = 2 ]
 
+# Every job file splits (LKP reads the parameters from run's "# - NAME" lines).
+mkdir "$work/all" && (
+	cd "$work/all" || exit 1
+	for f in "$lkp"/jobs/affbench-*.yaml; do
+		n=$("$lkp/bin/lkp" split-job -t "$box" "$f" 2>/dev/null | grep -c '=>')
+		echo "${f##*/}: $n"
+	done
+) >"$work/all.out"
+check "every affbench job file splits: $(tr '\n' ' ' <"$work/all.out")" \
+	[ -z "$(grep ': 0$' "$work/all.out")" -a "$(grep -c . "$work/all.out")" -ge 7 ]
+
+# LKP's own stats reader (sbin/dump-stat) takes every line parse writes, for the
+# reference run and the hostile corpus: no warning, one JSON key per nonzero stat
+# (dump-stat drops stats that are all zero).
+bash "$TOP/tests/lkp/hostile.sh" >"$work/hostile.csv"
+for input in "$TOP/results/reference/raw.csv" "$work/hostile.csv"; do
+	"$lkp/programs/affbench/parse" <"$input" >"$work/in.stats"
+	RESULT_ROOT=$work "$lkp/sbin/dump-stat" affbench "$work/in.json" <"$work/in.stats" >"$work/dump.out" 2>&1
+	rc=$?
+	want=$(grep -vc ': 0$' "$work/in.stats")
+	got=$(ruby -rjson -e 'puts JSON.parse(File.read(ARGV[0])).size' "$work/in.json" 2>/dev/null)
+	check "dump-stat reads parse's stats of ${input##*/} (exit $rc, $got of $want keys, no warning)" \
+		test "$rc" = 0 -a "${got:-x}" = "$want" -a ! -s "$work/dump.out"
+done
+
 for job in $jobs; do
 	place=$(echo "$job" | grep -o -e '-same-' -e '-none-' | tr -d -)
 	start=$(date +%s)
