@@ -1,10 +1,13 @@
 #!/bin/bash
 # contrib/lkp/programs/affbench/parse (affbench's LKP stats script) over the
-# recorded runs and a hostile corpus, with Debian's ruby alone (no lkp-tests):
-# every line is LKP's "key: value" with no blank or comma in the key, keys are
-# unique, the reference run's keys are the golden list, the order of the rows
-# does not matter, values are the medians (recomputed by tests/lkp/medians.py
-# within 1e-8 relative), and hostile rows are counted, never emitted.
+# recorded runs, a hostile corpus (tests/lkp/hostile.sh) and 100 seeded
+# mutations, with Debian's ruby alone (no lkp-tests): every line is LKP's
+# "key: value" with no blank or comma in the key, keys are unique, the
+# reference run's keys are the golden lists (with and without the run
+# script's #key notes), the order of the rows does not matter, values are the
+# medians (recomputed by tests/lkp/medians.py within 1e-8 relative), and
+# hostile rows are counted, never emitted. Also the run script against a
+# stand-in harness: the plan it writes, skips (exit 4), refusals.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 PARSE=contrib/lkp/programs/affbench/parse
@@ -178,4 +181,25 @@ check "hostile: a quoted config with a comma and a CRLF row are read (13)" \
 	grep -qx 'ddpar.cpus=0-1~4.procs=4.write_MB_per_s: 13' "$tmp/hostile.stats"
 check "hostile: the run script's skip note is counted" grep -qx 'sqrtio.skip: 1' "$tmp/hostile.stats"
 check "hostile: 4 lines out, nothing else" [ "$(wc -l <"$tmp/hostile.stats")" = 4 ]
+
+# The fuzz corpus: seeded mutations of the reference rows (tests/tools/mutate:
+# truncation, byte flips, quotes, huge fields, NUL, duplicated and deleted
+# lines). Each parses with exit 0 into unique, grammatical keys.
+MUT=$TOP/${AFFBENCH_BUILD:-build}/tests/tools/mutate
+[ -x "$MUT" ] || make -s -C "$TOP" "${AFFBENCH_BUILD:-build}/tests/tools/mutate" >/dev/null 2>&1
+if [ -x "$MUT" ]; then
+	REF=results/reference/raw.csv
+	{ head -n1 "$REF"; for b in cputestfs ddpar sqrtio fdget; do grep "^$b," "$REF" | head -n 40; done; } >"$tmp/base.csv"
+	bad=""
+	for seed in $(seq 1 100); do
+		"$MUT" "$seed" "$tmp/base.csv" "$tmp/m.csv" || { bad="$bad $seed(mutate)"; continue; }
+		if ! "$PARSE" <"$tmp/m.csv" >"$tmp/m.stats" 2>/dev/null || ! stats_grammar "$tmp/m.stats" ||
+			! keys_unique "$tmp/m.stats" || ! grep -q '^rejected_rows: [0-9]*$' "$tmp/m.stats"; then
+			bad="$bad $seed"
+		fi
+	done
+	check "100 mutated raw.csv files: exit 0, grammatical unique keys${bad:+ (bad seeds:$bad)}" [ -z "$bad" ]
+else
+	skip "the fuzz corpus" "no $MUT (make ${AFFBENCH_BUILD:-build}/tests/tools/mutate)"
+fi
 t_done
