@@ -15,13 +15,13 @@ need="
 gcc:gcc
 /usr/include/stdio.h:libc6-dev
 make:make
+ruby:ruby
 pkg-config:pkg-config
 /usr/include/fuse3/fuse_lowlevel.h:libfuse3-dev
 fusermount3:fuse3
 /usr/include/liburing.h:liburing-dev
 /usr/include/cmocka.h:libcmocka-dev
 gnuplot:gnuplot-nox
-ruby:ruby
 "
 optional="
 clang:clang
