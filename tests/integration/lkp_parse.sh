@@ -161,6 +161,14 @@ check "run: nothing was started for it" [ ! -e "$tmp/rr/affbench-run" ]
 expect_rc "run: no harness is a failure that says where it looked" 1 \
 	env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/none" BENCHMARK_ROOT="$tmp/none" TMP_RESULT_ROOT="$tmp/rr" bench=cputestfs "$RUN"
 
+# make check-lkp without a checkout: one line saying why, exit 0 (a visible
+# skip, not a failure); a LKP_SRC that is no checkout: one line, exit 2.
+out=$(env -u LKP_SRC make -s --no-print-directory -C "$TOP" check-lkp LKP_SRC= 2>&1); rc=$?
+check "make check-lkp without LKP_SRC: exit 0, one line ($out)" \
+	test "$rc" = 0 -a "$(printf '%s\n' "$out" | grep -c .)" = 1 -a -n "$(echo "$out" | grep 'LKP_SRC is not set')"
+expect_rc "check-lkp with LKP_SRC that is no lkp-tests checkout" 2 env LKP_SRC="$tmp/none" tests/lkp/check-lkp.sh
+expect_rc "install.sh into a directory that is no lkp-tests checkout" 2 contrib/lkp/install.sh "$tmp"
+
 # The hostile corpus.
 bash tests/lkp/hostile.sh >"$tmp/hostile.csv"
 want=$(sed -n '1s/^#expect-rejected //p' "$tmp/hostile.csv")
