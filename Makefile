@@ -60,7 +60,7 @@ endif
 endif
 
 .PHONY: all help check unit-check sanitize check-valgrind install clean deps check-topology \
-	check-topology-selftest
+	check-topology-selftest check-lkp
 
 all: $(BINS)
 
@@ -72,6 +72,8 @@ help:
 	@echo "make check-topology  run the suite in emulated many-CPU guests (QEMU TCG; 9-13 min;"
 	@echo "                     SHAPES=\"A B C\", SAVE=results/emulated)"
 	@echo "make check-topology-selftest  the topology checker's self-test alone (no guest)"
+	@echo "make check-lkp       affbench as an LKP test case in LKP_SRC=<lkp-tests checkout>, copied"
+	@echo "                     (split-job, run, ncompare; root; skipped without LKP_SRC)"
 	@echo "make install         PREFIX=$(PREFIX) DESTDIR=: programs built without test hooks, plans"
 	@echo "make clean           remove build trees and $(BIN)/"
 	@echo "make deps            install missing Debian packages (as root)"
@@ -177,6 +179,12 @@ check-topology: deps
 
 check-topology-selftest:
 	@sh scripts/topology/selftest.sh
+
+# contrib/lkp in a copy of the lkp-tests checkout LKP_SRC (tests/lkp/check-lkp.sh);
+# without LKP_SRC it says so in one line and succeeds.
+check-lkp:
+	@if [ -n "$(LKP_SRC)" ]; then scripts/deps.sh && $(MAKE) --no-print-directory all; fi
+	@LKP_SRC="$(LKP_SRC)" tests/lkp/check-lkp.sh
 
 # Installed programs are built apart, without the test-only environment hooks.
 install:
