@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "sys/gate.h"
 #include "sys/pin.h"
 
 static void test_pin_self(void **state)
