@@ -2,10 +2,10 @@
  * The process runner every benchmark stands on (will-it-scale's main.c, perf
  * bench's harness): set up a child, start N pinned workers (threads or
  * processes) behind the start gate, watch them with deadlines, reap them with a
- * deadline that gives up on a process stuck in the kernel, and the checks and
- * hooks benchmarks share (FUSE present, fusectl for connection knobs, test
- * pidfiles). Timeouts tied to machine speed scale with ab_slowness(), so an
- * emulated machine 50x slower than hardware fails no point a fast one passes.
+ * deadline that gives up on a process stuck in the kernel. Timeouts tied to
+ * machine speed scale with ab_slowness(), so an emulated machine 50x slower
+ * than hardware fails no point a fast one passes. The FUSE checks and hooks
+ * benchmarks share are in fuse/fuseenv.h.
  */
 #ifndef AB_PROC_H
 #define AB_PROC_H
@@ -87,18 +87,5 @@ uint64_t ab_scaled_ns(uint64_t ns);
  * status (128 + signal when killed), or -1 when it could not run.
  */
 int ab_run(const char *dir, char *const argv[], const char *log, uint64_t timeout_ns);
-
-/* Skip (exit 4) unless FUSE can be mounted here: root and a usable /dev/fuse
- * (the test hook AFFBENCH_FUSE_DEV names another device to check). */
-void ab_need_fuse(void);
-/*
- * FUSE connection knobs live in fusectl. If it is not mounted, mount it in a
- * private mount namespace of this process (its own FUSE mounts are then
- * invisible to other processes, and fusectl goes with the process). 0 or -1.
- */
-int ab_fusectl_for_knobs(char *why, size_t len);
-/* Tests learn a daemon's pid through the hook AFFBENCH_DAEMON_PIDFILE: written
- * atomically (a temporary file, O_EXCL|O_NOFOLLOW, renamed into place). */
-void ab_pidfile_hook(pid_t pid);
 
 #endif
