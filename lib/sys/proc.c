@@ -274,6 +274,7 @@ void ab_workers_free(struct ab_workers *w)
 	w->pid = NULL;
 	w->tid = NULL;
 	w->status = NULL;
+	w->n = w->started = 0;	/* a freed set has no workers to wait for (gave_up stays) */
 }
 
 int ab_reap_one(pid_t pid, uint64_t deadline_ns)

@@ -68,6 +68,7 @@ int ab_workers_ended(const struct ab_workers *w);
  * status 0.
  */
 int ab_workers_reap(struct ab_workers *w, uint64_t deadline_ns, void (*unblock)(void *), void *arg);
+/* Free the set (gave_up is kept). A thread never reaped is detached, as if given up. */
 void ab_workers_free(struct ab_workers *w);
 
 /* Wait for one child until deadline_ns, then SIGKILL it and wait a bounded
