@@ -84,7 +84,7 @@ static void *thread_main(void *p)
 	return NULL;
 }
 
-/* Thread worker i: 0, or -1 with errno and a message naming the CPU that failed. */
+/* Thread worker i: 0, or -1 with a message in err naming the CPU it could not be pinned to. */
 static int start_thread(struct ab_workers *w, int i, int cpu, const struct ab_cpuset *set,
 			ab_worker_fn fn, void *arg, char *err, size_t errlen)
 {
