@@ -338,6 +338,7 @@ int main(int argc, char **argv)
 			       set.clients, ncpus, list);
 	}
 	set.ncpus = ncpus;
+	ab_opts_checked(&common);
 	if (set.baseline == CFS_BASE_FUSE) {
 		if (set.mountpoint)
 			check_mountpoint(set.mountpoint);

@@ -82,6 +82,10 @@ int cmd_run(int argc, char **argv)
 	}
 	if (optind < argc)
 		ab_usage_error("run: unexpected argument '%s'", argv[optind]);
+	if (o.plan && !strcmp(o.plan, "list")) {	/* a plan file named list: --plan ./list */
+		h_plan_list(stdout);
+		return fflush(stdout) ? AB_EXIT_FAIL : AB_EXIT_OK;
+	}
 	if (o.resume && o.out)
 		ab_usage_error("run: --resume DIR already names the run directory; drop --out");
 	const char *dir = o.resume ? o.resume : o.out;
