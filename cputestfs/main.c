@@ -34,6 +34,7 @@
 #include "sys/common.h"
 #include "cputestfs.h"
 #include "fuse/fsrv.h"
+#include "fuse/fuseenv.h"
 #include "fuse/fusemnt.h"
 #include "knob/knob.h"
 #include "kstats/kstats.h"

@@ -24,6 +24,7 @@
 
 #include "ddpar.h"
 #include "fuse/fsrv.h"
+#include "fuse/fuseenv.h"
 #include "knob/knob.h"
 #include "report/render.h"
 

@@ -27,7 +27,7 @@
 #include "sys/cpuset.h"
 #include "harness.h"
 #include "knob/knob.h"
-#include "sys/pin.h"
+#include "sys/gate.h"
 #include "sys/proc.h"
 
 /* A discovery may probe every CPU (sqrtio): 20 s, or half a second per CPU on

@@ -23,7 +23,7 @@
 #include "fuse/fusemnt.h"
 #include "harness.h"
 #include "knob/knob.h"
-#include "sys/pin.h"
+#include "sys/gate.h"
 
 volatile sig_atomic_t h_stop_sig;
 
