@@ -80,6 +80,10 @@ int cmd_run(int argc, char **argv)
 	if (first < argc)
 		ab_usage_error("run: unexpected argument '%s'", argv[first]);
 	resume_conflicts(&o);
+	if (o.plan && !strcmp(o.plan, "list")) {	/* a plan file named list: --plan ./list */
+		h_plan_list(stdout);
+		return fflush(stdout) ? AB_EXIT_FAIL : AB_EXIT_OK;
+	}
 	const char *dir = o.resume ? o.resume : o.out;
 	if (dir && (!printable(dir, 1900) || dir[0] == '-'))
 		ab_usage_error("run: bad value for %s: a directory name of 1 to 1900 printable "

@@ -60,6 +60,7 @@ struct ab_common {
 	const char *cpus_arg;	/* --cpus as given, or NULL */
 	int quiet;
 	unsigned long long given;	/* bit i: opts[i] was on the command line (ab_opt_given) */
+	int check_options;	/* --check-options: see ab_opts_checked */
 };
 
 struct ab_prog_info {
@@ -99,6 +100,14 @@ int ab_parse_cmd(int argc, char **argv, const char *cmd, const char *usage,
  */
 int ab_parse_double(const char *s, double *v);
 int ab_parse_long(const char *s, long *v);
+
+/*
+ * --check-options (the harness checks a plan's points with it before the first
+ * one runs): exit 0 here when it was given. A benchmark calls this once, after
+ * its last check of the options and before it touches the machine, so a bad
+ * option or combination exits 2 with its one line and a good one measures nothing.
+ */
+void ab_opts_checked(const struct ab_common *common);
 
 /* Parse helpers, also used by tests. 0 or -1 with a message in err. */
 int ab_parse_size(const char *s, size_t *out, char *err, size_t errlen);
