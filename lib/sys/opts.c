@@ -407,11 +407,9 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
 		switch (c) {
 		case C_HELP:
-			free(lo);	/* not left to LeakSanitizer's luck at exit */
 			usage(info, opts, params);
 			exit(0);
 		case C_VERSION:
-			free(lo);
 			printf("%s (affbench) %s\n", info->name, AB_VERSION);
 			exit(0);
 		case C_FORMAT:
