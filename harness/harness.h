@@ -13,6 +13,8 @@
 
 #include "report/render.h"
 #include "report/results.h"
+#include "sys/infile.h"
+#include "sys/outfile.h"
 
 /* Subcommands: argc/argv start at the subcommand name. Return an exit code. */
 int cmd_run(int argc, char **argv);
@@ -172,16 +174,4 @@ void h_fmt_dur(double s, char *buf, size_t len);
 const char *h_machine_val(const char *dir, const char *label, char *buf, size_t len);
 /* Text into a markdown table cell or line: '|' and '`' escaped, control characters as spaces. */
 void h_md_cell(FILE *f, const char *s);
-/*
- * A whole output file written at once: h_out_open gives a stream on DIR/NAME.tmp,
- * h_out_close checks every write and the close, then renames it into place (0), or
- * removes it and says which file failed and why (-1). A full disk leaves the old file.
- */
-struct h_out {
-	FILE *f;
-	char path[4096], tmp[4096 + 8];
-};
-FILE *h_out_open(struct h_out *o, const char *dir, const char *name);
-int h_out_close(struct h_out *o);
-
 #endif

@@ -3,8 +3,11 @@
  * machine.txt, plan.plan and failures.csv when present): summary.csv,
  * tables.md, the plots and report.md. What each benchmark shows comes from its
  * descriptor in the registry (lib/render); this file only puts the pieces in
- * place. Every file is written to a temporary name and renamed when complete,
- * so a failed write (a full disk) leaves the previous version, and fails.
+ * place. Every file is written to a new temporary name and renamed when
+ * complete (lib/sys/outfile), so a failed write (a full disk) leaves the
+ * previous version and fails, and a link planted under a file's name is
+ * replaced, never written through; the figures are made in a private
+ * directory and moved in the same way (ab_plotdir).
  */
 #include <errno.h>
 #include <limits.h>
@@ -36,8 +39,8 @@ static void all_results(FILE *f, const struct ab_results *d)
 
 static int write_tables(const char *dir, const struct ab_results *d)
 {
-	struct h_out o;
-	FILE *f = h_out_open(&o, dir, "tables.md");
+	struct ab_outfile o;
+	FILE *f = ab_outfile_open(&o, dir, "tables.md");
 
 	if (!f)
 		return -1;
@@ -47,7 +50,7 @@ static int write_tables(const char *dir, const struct ab_results *d)
 	for (int i = 0; h_registry[i]; i++)
 		ab_render_tables(h_registry[i], d, f, 1);
 	all_results(f, d);
-	return h_out_close(&o);
+	return ab_outfile_close(&o);
 }
 
 /* Plots, then readings, of every registered benchmark with data; readings into body.
@@ -57,10 +60,13 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 {
 	char names[AB_PLOTS_MAX][64];
 	int first[H_BENCH_MAX], count[H_BENCH_MAX], ok[AB_PLOTS_MAX], n = 0, rc = 0;
+	struct ab_plotdir pd;
 
+	if (ab_plotdir_open(&pd, dir) < 0)
+		return -1;
 	for (int i = 0; h_registry[i] && i < H_BENCH_MAX; i++) {
 		struct ab_render r = { .desc = h_registry[i], .res = d, .out = body, .markdown = 1,
-				       .dir = dir, .ncpu = ncpu };
+				       .dir = pd.path, .ncpu = ncpu };
 		first[i] = n;
 		count[i] = 0;
 		if (!ab_render_has(r.desc, d) || !r.desc->plots)
@@ -71,7 +77,8 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 		count[i] = n - first[i];
 		rc |= r.failed ? -1 : 0;
 	}
-	rc |= ab_plots_draw(dir, names, n, ok) ? -1 : 0;
+	rc |= ab_plots_draw(&pd, names, n, ok) ? -1 : 0;
+	rc |= ab_plotdir_close(&pd);
 	if (n > 0 && !ab_have_gnuplot())
 		fprintf(body, "Figures not drawn: gnuplot is not installed here (apt-get install "
 			      "gnuplot-nox, then `harness plot` on this directory draws them).\n\n");
@@ -149,14 +156,14 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 	char *body = NULL;
 	size_t blen = 0;
 	FILE *b = open_memstream(&body, &blen);
-	struct h_out o;
+	struct ab_outfile o;
 	int rc = 0;
 
 	if (!b)
 		return -1;
 	rc |= render_benches(dir, d, b, ncpu);
 	fclose(b);
-	FILE *f = h_out_open(&o, dir, "report.md");
+	FILE *f = ab_outfile_open(&o, dir, "report.md");
 	if (!f) {
 		free(body);
 		return -1;
@@ -173,7 +180,7 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 		   "`log/`: each run's stderr\n- `machine.txt`: the machine and its knobs before and after\n"
 		   "- regenerate with `bin/harness plot DIR`\n");
 	free(body);
-	return rc | h_out_close(&o);
+	return rc | ab_outfile_close(&o);
 }
 
 int h_render(const char *dir, int quiet)

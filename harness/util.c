@@ -88,32 +88,3 @@ void h_md_cell(FILE *f, const char *s)
 		fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
 	}
 }
-
-FILE *h_out_open(struct h_out *o, const char *dir, const char *name)
-{
-	snprintf(o->path, sizeof(o->path), "%s/%s", dir, name);
-	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", o->path);
-	o->f = fopen(o->tmp, "we");
-	if (!o->f)
-		ab_msg("cannot write %s: %s", o->tmp, strerror(errno));
-	return o->f;
-}
-
-int h_out_close(struct h_out *o)
-{
-	int bad = ferror(o->f), e = errno;
-
-	if (fclose(o->f) != 0 && !bad) {
-		bad = 1;
-		e = errno;
-	}
-	o->f = NULL;
-	if (!bad && rename(o->tmp, o->path) == 0)
-		return 0;
-	if (!bad)
-		e = errno;
-	unlink(o->tmp);
-	ab_msg("writing %s failed: %s (the previous version, if any, is left as it was)", o->path,
-	       strerror(e ? e : EIO));
-	return -1;
-}

@@ -9,7 +9,7 @@
 #include "sys/common.h"
 #include "sys/infile.h"
 
-static const char *kind(mode_t m)
+const char *ab_file_kind(mode_t m)
 {
 	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
 	     : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a plain file";
@@ -28,13 +28,17 @@ FILE *ab_infile_open(const char *path, unsigned long long max_bytes, char *err, 
 		return NULL;
 	}
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
 		int e = errno;
-		if (e == 0 || S_ISREG(st.st_mode) == 0)
-			e = EINVAL;
-		ab_err(err, errlen, "%s: not a regular file (%s)", path, kind(st.st_mode));
+		ab_err(err, errlen, "%s: %s", path, strerror(e));
 		close(fd);
 		errno = e;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ab_err(err, errlen, "%s: not a regular file (%s)", path, ab_file_kind(st.st_mode));
+		close(fd);
+		errno = EINVAL;
 		return NULL;
 	}
 	if ((unsigned long long)st.st_size > max_bytes) {
@@ -67,7 +71,7 @@ ssize_t ab_infile_line(FILE *f, char **buf, size_t *cap)
 	size_t n = 0;
 	int c, over = 0;
 
-	while ((c = getc(f)) != EOF && c != '\n') {
+	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
 		if (n + 1 >= AB_INFILE_MAX_LINE) {
 			over = 1;
 			continue;

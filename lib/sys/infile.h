@@ -36,4 +36,7 @@ FILE *ab_infile_open(const char *path, unsigned long long max_bytes, char *err, 
  */
 ssize_t ab_infile_line(FILE *f, char **buf, size_t *cap);
 
+/* What a file that is not a regular file is, for messages: "a FIFO", "a directory", ... */
+const char *ab_file_kind(mode_t m);
+
 #endif
