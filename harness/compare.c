@@ -238,8 +238,8 @@ static void load_runs(struct cmp *c)
 	for (int i = 0; i < c->nr; i++) {
 		struct ab_results raw;
 		snprintf(path, sizeof(path), "%s/raw.csv", c->dirs[i]);
-		if (h_data_load(&raw, path, err, sizeof(err)))
-			ab_fail("compare: %s", err);
+		if (h_data_load(&raw, path, err, sizeof(err)))	/* EINVAL: the file is refused */
+			ab_exit(errno == EINVAL ? AB_EXIT_USAGE : AB_EXIT_FAIL, "compare: %s", err);
 		if (normalize(&raw, &c->d[i]) < 0)
 			ab_fail("compare: %s: out of memory", path);
 		ab_results_free(&raw);

@@ -17,7 +17,9 @@ int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errl
 {
 	ab_results_init(d);
 	if (ab_results_load_csv(d, rawcsv, stderr, err, errlen) < 0) {
+		int e = errno;	/* EINVAL: the file itself is refused */
 		ab_results_free(d);
+		errno = e;
 		return -1;
 	}
 	return 0;

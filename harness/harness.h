@@ -132,6 +132,7 @@ int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out);
 /* One invocation of one point (point.c). */
 enum h_outcome { H_OK, H_FAIL, H_SKIP };
 struct h_point_run {
+	const char *dir;		/* the run directory, which holds the point's log */
 	const struct h_point *pt;
 	int rep;			/* 1-based repetition */
 	struct h_csv *raw;
@@ -172,6 +173,17 @@ int h_mkdirs(const char *path);
 void h_fmt_dur(double s, char *buf, size_t len);
 /* machine.txt's value for label (its last occurrence: a resumed run appends), "" if absent. */
 const char *h_machine_val(const char *dir, const char *label, char *buf, size_t len);
+/* May path be read: absent, or a regular file (not a link) of at most max bytes and
+ * lines of at most AB_INFILE_MAX_LINE (sys/infile.h)? 0, or -1 with one line in err. */
+int h_input_check(const char *path, unsigned long long max, char *err, size_t errlen);
+/* Check every input of a run directory (raw.csv, runs.csv, failures.csv, machine.txt,
+ * plan.plan) before any is read: exit 2 with one line naming the first bad one. */
+void h_inputs_check(const char *cmd, const char *dir);
+/* A log (or machine.txt) under the run directory dir, path being dir/...: appended
+ * to, or emptied first (trunc), a regular file reached without following any link
+ * below dir (sys/outfile.h). fd or -1 / stream or NULL, with errno. */
+int h_log_fd(const char *dir, const char *path, int trunc);
+FILE *h_log_open(const char *dir, const char *path, int trunc);
 /* Text into a markdown table cell or line: '|' and '`' escaped, control characters as spaces. */
 void h_md_cell(FILE *f, const char *s);
 #endif

@@ -103,10 +103,14 @@ static void failures(FILE *f, const char *dir)
 	int n = 0;
 
 	snprintf(path, sizeof(path), "%s/failures.csv", dir);
-	FILE *in = fopen(path, "re");
+	FILE *in = ab_infile_open(path, AB_INFILE_MAX_BYTES, NULL, 0);	/* checked before */
+	ssize_t len;
+
 	if (!in)
 		return;
-	while (getline(&line, &cap, in) > 0) {
+	while ((len = ab_infile_line(in, &line, &cap)) != -1) {
+		if (len < 0)
+			continue;
 		char *fl[6];
 		line[strcspn(line, "\r\n")] = '\0';
 		if (!strncmp(line, "bench,", 6) || ab_csv_split(line, fl, 6) != 5)
@@ -228,5 +232,6 @@ int cmd_plot(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/raw.csv", argv[1]);
 	if (access(path, R_OK))
 		ab_usage_error("plot: '%s': no readable raw.csv there", argv[1]);
+	h_inputs_check("plot", argv[1]);	/* a FIFO, a device, a link: refused before anything is written */
 	return h_render(argv[1], 0) ? AB_EXIT_FAIL : AB_EXIT_OK;
 }

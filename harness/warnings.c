@@ -109,15 +109,18 @@ static int plan_warnings(FILE *f, const char *dir)
 /* A knob that differs before and after the run was not restored. */
 static int knob_warnings(FILE *f, const char *dir)
 {
-	char path[PATH_MAX], line[1024], before[64][200];
+	char path[PATH_MAX], *line = NULL, before[64][200];
+	size_t cap = 0;
+	ssize_t len;
 	int nb = 0, n = 0;
 
 	snprintf(path, sizeof(path), "%s/machine.txt", dir);
-	FILE *m = fopen(path, "re");
+	FILE *m = ab_infile_open(path, AB_INFILE_MAX_SMALL, NULL, 0);	/* h_inputs_check said why */
 	if (!m)
 		return 0;
-	while (fgets(line, sizeof(line), m)) {
-		line[strcspn(line, "\n")] = '\0';
+	while ((len = ab_infile_line(m, &line, &cap)) != -1) {
+		if (len < 0)
+			continue;
 		if (!strncmp(line, "knob before ", 12) && nb < 64) {
 			snprintf(before[nb++], 200, "%.199s", line + 12);
 		} else if (!strncmp(line, "knob after  ", 12)) {
@@ -132,6 +135,7 @@ static int knob_warnings(FILE *f, const char *dir)
 			n++;
 		}
 	}
+	free(line);
 	fclose(m);
 	return n;
 }
