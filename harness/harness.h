@@ -176,8 +176,8 @@ const char *h_machine_val(const char *dir, const char *label, char *buf, size_t 
 /* May path be read: absent, or a regular file (not a link) of at most max bytes and
  * lines of at most AB_INFILE_MAX_LINE (sys/infile.h)? 0, or -1 with one line in err. */
 int h_input_check(const char *path, unsigned long long max, char *err, size_t errlen);
-/* Check every input of a run directory (raw.csv, runs.csv, failures.csv, machine.txt,
- * plan.plan) before any is read: exit 2 with one line naming the first bad one. */
+/* Check every input that plot reads in a run directory (raw.csv, failures.csv,
+ * machine.txt, plan.plan) before any is read: exit 2 with one line naming the first bad one. */
 void h_inputs_check(const char *cmd, const char *dir);
 /* A log (or machine.txt) under the run directory dir, path being dir/...: appended
  * to, or emptied first (trunc), a regular file reached without following any link

@@ -101,8 +101,8 @@ int h_input_check(const char *path, unsigned long long max, char *err, size_t er
 void h_inputs_check(const char *cmd, const char *dir)
 {
 	static const struct { const char *name; unsigned long long max; } in[] = {
-		{ "raw.csv", AB_INFILE_MAX_BYTES }, { "runs.csv", AB_INFILE_MAX_BYTES },
-		{ "failures.csv", AB_INFILE_MAX_BYTES }, { "machine.txt", AB_INFILE_MAX_SMALL },
+		{ "raw.csv", AB_INFILE_MAX_BYTES }, { "failures.csv", AB_INFILE_MAX_BYTES },
+		{ "machine.txt", AB_INFILE_MAX_SMALL },
 		{ "plan.plan", AB_INFILE_MAX_SMALL },
 	};
 	char path[PATH_MAX], err[PATH_MAX + 128];
