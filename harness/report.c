@@ -61,12 +61,12 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 	char names[AB_PLOTS_MAX][64];
 	int first[H_BENCH_MAX], count[H_BENCH_MAX], ok[AB_PLOTS_MAX], n = 0, rc = 0;
 	struct ab_plotdir pd;
+	int have_pd = ab_plotdir_open(&pd, dir) == 0;	/* without it: the readings, and a failure */
 
-	if (ab_plotdir_open(&pd, dir) < 0)
-		return -1;
+	rc = have_pd ? 0 : -1;
 	for (int i = 0; h_registry[i] && i < H_BENCH_MAX; i++) {
 		struct ab_render r = { .desc = h_registry[i], .res = d, .out = body, .markdown = 1,
-				       .dir = pd.path, .ncpu = ncpu };
+				       .dir = have_pd ? pd.path : NULL, .ncpu = ncpu };
 		first[i] = n;
 		count[i] = 0;
 		if (!ab_render_has(r.desc, d) || !r.desc->plots)
@@ -77,8 +77,10 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 		count[i] = n - first[i];
 		rc |= r.failed ? -1 : 0;
 	}
-	rc |= ab_plots_draw(&pd, names, n, ok) ? -1 : 0;
-	rc |= ab_plotdir_close(&pd);
+	if (have_pd) {
+		rc |= ab_plots_draw(&pd, names, n, ok) ? -1 : 0;
+		rc |= ab_plotdir_close(&pd);
+	}
 	if (n > 0 && !ab_have_gnuplot())
 		fprintf(body, "Figures not drawn: gnuplot is not installed here (apt-get install "
 			      "gnuplot-nox, then `harness plot` on this directory draws them).\n\n");
