@@ -39,6 +39,21 @@ static void put(const char *p, const char *text)
 	assert_int_equal(fclose(f), 0);
 }
 
+/* p is a regular file of ours (not a link) holding text */
+static void assert_ours(const char *p, const char *text)
+{
+	char buf[64] = "";
+	struct stat st;
+
+	assert_int_equal(lstat(p, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	FILE *f = fopen(p, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, text);
+}
+
 static int exists(const char *p)
 {
 	struct stat st;
@@ -137,7 +152,7 @@ static void infile_line_limit(void **state)
 
 static void outfile_replaces_a_planted_link(void **state)
 {
-	char p[PATH_MAX], victim[PATH_MAX], keep[PATH_MAX], buf[64] = "";
+	char p[PATH_MAX], victim[PATH_MAX], keep[PATH_MAX];
 	struct ab_outfile o;
 	(void)state;
 
@@ -148,13 +163,7 @@ static void outfile_replaces_a_planted_link(void **state)
 	fputs("ours\n", o.f);
 	assert_int_equal(ab_outfile_close(&o), 0);
 	assert_false(exists(victim));
-	struct stat st;
-	assert_int_equal(lstat(p, &st), 0);
-	assert_true(S_ISREG(st.st_mode));
-	FILE *f = fopen(p, "r");
-	assert_non_null(fgets(buf, sizeof(buf), f));
-	fclose(f);
-	assert_string_equal(buf, "ours\n");
+	assert_ours(p, "ours\n");
 
 	path(keep, out, "keep");	/* a link to a file that exists */
 	put(keep, "keep\n");
@@ -163,10 +172,8 @@ static void outfile_replaces_a_planted_link(void **state)
 	assert_non_null(ab_outfile_open(&o, in, "tables.md"));
 	fputs("ours\n", o.f);
 	assert_int_equal(ab_outfile_close(&o), 0);
-	f = fopen(keep, "r");
-	assert_non_null(fgets(buf, sizeof(buf), f));
-	fclose(f);
-	assert_string_equal(buf, "keep\n");
+	assert_ours(keep, "keep\n");
+	assert_ours(p, "ours\n");
 }
 
 static void outfile_refuses_a_linked_directory(void **state)
@@ -217,7 +224,7 @@ static void append_takes_regular_files_only(void **state)
 
 static void private_dir_and_move(void **state)
 {
-	char priv[1024], p[PATH_MAX], victim[PATH_MAX], buf[64] = "";
+	char priv[1024], p[PATH_MAX], victim[PATH_MAX];
 	struct stat st;
 	(void)state;
 
@@ -234,12 +241,7 @@ static void private_dir_and_move(void **state)
 	assert_int_equal(symlink(victim, p), 0);
 	assert_int_equal(ab_outfile_move(fd, "fig.png", in), 0);
 	assert_false(exists(victim));
-	assert_int_equal(lstat(p, &st), 0);
-	assert_true(S_ISREG(st.st_mode));
-	FILE *r = fopen(p, "r");
-	assert_non_null(fgets(buf, sizeof(buf), r));
-	fclose(r);
-	assert_string_equal(buf, "png\n");
+	assert_ours(p, "png\n");
 	ab_private_dir_remove(fd, priv);
 	assert_false(exists(priv));
 }
@@ -247,7 +249,7 @@ static void private_dir_and_move(void **state)
 /* /dev/shm is another file system than most work directories: the move copies. */
 static void move_across_file_systems(void **state)
 {
-	char priv[] = "/dev/shm/affbench-files.XXXXXX", p[PATH_MAX], buf[64] = "";
+	char priv[] = "/dev/shm/affbench-files.XXXXXX", p[PATH_MAX];
 	struct stat a, b;
 	(void)state;
 
@@ -263,26 +265,17 @@ static void move_across_file_systems(void **state)
 	path(p, in, "x.svg");
 	assert_int_equal(symlink("/dev/null", p), 0);
 	assert_int_equal(ab_outfile_move(fd, "x.svg", in), 0);
-	assert_int_equal(lstat(p, &a), 0);
-	assert_true(S_ISREG(a.st_mode));
-	FILE *r = fopen(p, "r");
-	assert_non_null(fgets(buf, sizeof(buf), r));
-	fclose(r);
-	assert_string_equal(buf, "svg\n");
+	assert_ours(p, "svg\n");
 	ab_private_dir_remove(fd, priv);
 }
 
 int main(void)
 {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)	/* each in a fresh directory */
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(infile_refuses_what_is_not_a_regular_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(infile_size_limit, setup, teardown),
-		cmocka_unit_test_setup_teardown(infile_line_limit, setup, teardown),
-		cmocka_unit_test_setup_teardown(outfile_replaces_a_planted_link, setup, teardown),
-		cmocka_unit_test_setup_teardown(outfile_refuses_a_linked_directory, setup, teardown),
-		cmocka_unit_test_setup_teardown(append_takes_regular_files_only, setup, teardown),
-		cmocka_unit_test_setup_teardown(private_dir_and_move, setup, teardown),
-		cmocka_unit_test_setup_teardown(move_across_file_systems, setup, teardown),
+		T(infile_refuses_what_is_not_a_regular_file), T(infile_size_limit), T(infile_line_limit),
+		T(outfile_replaces_a_planted_link), T(outfile_refuses_a_linked_directory),
+		T(append_takes_regular_files_only), T(private_dir_and_move), T(move_across_file_systems),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
