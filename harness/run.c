@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -308,6 +309,10 @@ int h_run(struct h_run_opts *o)
 	snprintf(path, sizeof(path), "%s/log", r.out);
 	if (h_mkdirs(path))
 		ab_fail("run: cannot create %s: %s", path, strerror(errno));
+	struct stat st;	/* a directory from elsewhere: its log/ must not lead out of it */
+	if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+		ab_usage_error("run: %s: a symbolic link or not a directory: logs are never written "
+			       "through a link", path);
 	r.journal = ab_knob_default_journal();
 	r.workdir = ab_workdir();
 	/* leftovers of an earlier crash would disturb the first points, and machine.txt's

@@ -99,6 +99,7 @@ int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len
 	char err[1024];
 
 	if (o->resume) {
+		h_inputs_check("run", o->resume);	/* links, FIFOs, devices: refused before anything */
 		snprintf(path, len, "%s/plan.plan", o->resume);
 		if (access(path, R_OK)) {
 			ab_msg("run: bad value '%s' for --resume: no plan.plan there (not a run directory?)",

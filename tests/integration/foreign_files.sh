@@ -11,7 +11,7 @@
 #    in bounded memory; likewise a FIFO as machine.txt, failures.csv or
 #    plan.plan, as runs.csv or plan.plan for --resume, as a --plan file, an
 #    oversized file and an oversized line;
-#  - --resume of a run whose machine.txt and log/ are planted links.
+#  - --resume of a run whose machine.txt or log/ is a planted link: refused.
 . "$(dirname "$0")/lib.sh"
 H=$BIN/harness
 D=$(mktemp -d "$AFFBENCH_WORKDIR/foreign.XXXXXX")
@@ -136,15 +136,17 @@ expect_rc "--resume with plan.plan a FIFO" 2 timeout 20 "$H" run --resume "$D/re
 mkfifo "$D/plan-fifo"
 expect_rc "--plan naming a FIFO" 2 timeout 20 "$H" run --plan "$D/plan-fifo" --dry-run
 
-# ---- 3. --resume of a run whose machine.txt and log/ are planted links ----
-cp -r "$D/res" "$D/res-links"
-rm -rf "$D/res-links/machine.txt" "$D/res-links/log"
-ln -s "$OUT/keep" "$D/res-links/machine.txt"
-ln -s "$OUT" "$D/res-links/log"
-sed -i '$d' "$D/res-links/runs.csv"	# one point left to run
+# ---- 3. --resume of a run whose machine.txt or log/ is a planted link ----
 before=$(snapshot)
-timeout 60 "$H" run --resume "$D/res-links" >/dev/null 2>&1
-check "--resume wrote nothing through planted machine.txt and log/ links" \
+cp -r "$D/res" "$D/res-log"
+rm -rf "$D/res-log/log" && ln -s "$OUT" "$D/res-log/log"
+sed -i '$d' "$D/res-log/runs.csv"	# one point left to run
+expect_rc "--resume with log/ a link to elsewhere is refused" 2 timeout 60 "$H" run --resume "$D/res-log"
+cp -r "$D/res" "$D/res-machine"
+rm "$D/res-machine/machine.txt" && ln -s "$OUT/keep" "$D/res-machine/machine.txt"
+sed -i '$d' "$D/res-machine/runs.csv"
+expect_rc "--resume with machine.txt a link is refused" 2 timeout 60 "$H" run --resume "$D/res-machine"
+check "--resume wrote nothing through the planted links" \
 	eval '[ "$(snapshot)" = "$before" ] && [ "$(cat "$OUT/keep")" = keep ]'
 
 check "no private plot directory left" eval '[ -z "$(ls -A "$TMPDIR")" ]'
