@@ -304,8 +304,9 @@ static int publish(struct ab_plotdir *p)
 		ab_msg("plot: %s: %s", p->path, strerror(errno));
 		return -1;
 	}
-	while ((de = readdir(d)))
-		if (de->d_type == DT_REG && ab_outfile_move(p->fd, de->d_name, p->dest) < 0)
+	while ((de = readdir(d)))	/* ours alone: no dot files, no directories */
+		if (de->d_name[0] != '.' && (de->d_type == DT_REG || de->d_type == DT_UNKNOWN) &&
+		    ab_outfile_move(p->fd, de->d_name, p->dest) < 0)
 			bad = -1;
 	closedir(d);
 	return bad;
