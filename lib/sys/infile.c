@@ -15,6 +15,59 @@ const char *ab_file_kind(mode_t m)
 	     : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a plain file";
 }
 
+/*
+ * The size was checked at open, but a regular file can still grow while it is
+ * read (a file another process appends to, one a FUSE server makes up as it
+ * goes): the stream itself ends in a read error (EFBIG) past max bytes.
+ */
+struct capped {
+	int fd;
+	unsigned long long left;
+};
+
+static ssize_t capped_read(void *cookie, char *buf, size_t n)
+{
+	struct capped *c = cookie;
+	char probe;
+
+	if (c->left == 0) {	/* at the limit: only the end of the file may follow */
+		ssize_t r = read(c->fd, &probe, 1);
+		if (r > 0)
+			errno = EFBIG;
+		return r > 0 ? -1 : r;
+	}
+	if (n > c->left)
+		n = (size_t)c->left;
+	ssize_t r = read(c->fd, buf, n);
+	if (r > 0)
+		c->left -= (unsigned long long)r;
+	return r;
+}
+
+static int capped_close(void *cookie)
+{
+	struct capped *c = cookie;
+	int r = close(c->fd);
+
+	free(c);
+	return r;
+}
+
+static FILE *capped_open(int fd, unsigned long long max_bytes)
+{
+	struct capped *c = malloc(sizeof(*c));
+	FILE *f = NULL;
+
+	if (c) {
+		*c = (struct capped){ fd, max_bytes };
+		f = fopencookie(c, "r", (cookie_io_functions_t){ .read = capped_read,
+								 .close = capped_close });
+		if (!f)
+			free(c);
+	}
+	return f;
+}
+
 FILE *ab_infile_open(const char *path, unsigned long long max_bytes, char *err, size_t errlen)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -56,7 +109,7 @@ FILE *ab_infile_open(const char *path, unsigned long long max_bytes, char *err, 
 		errno = e;
 		return NULL;
 	}
-	FILE *f = fdopen(fd, "re");
+	FILE *f = capped_open(fd, max_bytes);
 	if (!f) {
 		int e = errno;
 		ab_err(err, errlen, "%s: %s", path, strerror(e));

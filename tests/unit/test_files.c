@@ -1,7 +1,8 @@
 /*
  * lib/sys/infile.c and lib/sys/outfile.c: files of a directory from elsewhere.
  * Inputs: a link, a FIFO (without blocking), a directory and a file over its
- * size are refused; a line over the limit is reported and skipped. Outputs: a
+ * size are refused, a file that grows past it ends in a read error; a line
+ * over the limit is reported and skipped. Outputs: a
  * link planted under the name is replaced, never followed; a linked directory
  * on the way is refused; appends take regular files only; a move across file
  * systems copies; the private directory is 0700 and goes away.
@@ -116,6 +117,17 @@ static void infile_size_limit(void **state)
 	assert_null(ab_infile_open(p, 9, err, sizeof(err)));
 	assert_int_equal(errno, EFBIG);
 	assert_non_null(strstr(err, "10 bytes, over the 9-byte limit"));
+
+	/* a file that grows after the open still ends at the limit, in a read error */
+	char buf[64];
+	f = ab_infile_open(p, 10, err, sizeof(err));
+	assert_non_null(f);
+	FILE *w = fopen(p, "a");
+	fputs("more", w);
+	fclose(w);
+	assert_int_equal(fread(buf, 1, sizeof(buf), f), 10);
+	assert_true(ferror(f));
+	fclose(f);
 }
 
 static void infile_line_limit(void **state)
