@@ -31,7 +31,7 @@
 #include "sys/cpuset.h"
 #include "fuse/fusedaemon.h"
 #include "kstats/kstats.h"
-#include "sys/pin.h"
+#include "sys/gate.h"
 #include "sys/proc.h"
 #include "report/record.h"
 #include "report/stats.h"

@@ -34,6 +34,7 @@
 #include "sys/common.h"
 #include "cputestfs.h"
 #include "fuse/fsrv.h"
+#include "fuse/fuseenv.h"
 #include "fuse/fusemnt.h"
 #include "knob/knob.h"
 #include "kstats/kstats.h"
@@ -337,6 +338,7 @@ int main(int argc, char **argv)
 			       set.clients, ncpus, list);
 	}
 	set.ncpus = ncpus;
+	ab_opts_checked(&common);
 	if (set.baseline == CFS_BASE_FUSE) {
 		if (set.mountpoint)
 			check_mountpoint(set.mountpoint);

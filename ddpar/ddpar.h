@@ -29,7 +29,7 @@
 #include "fuse/fusedaemon.h"
 #include "kstats/kstats.h"
 #include "sys/opts.h"
-#include "sys/pin.h"
+#include "sys/gate.h"
 #include "sys/proc.h"
 #include "report/record.h"
 #include "report/stats.h"

@@ -24,6 +24,7 @@
 
 #include "ddpar.h"
 #include "fuse/fsrv.h"
+#include "fuse/fuseenv.h"
 #include "knob/knob.h"
 #include "report/render.h"
 
@@ -223,6 +224,7 @@ int main(int argc, char **argv)
 	int runs;
 
 	parse_settings(argc, argv, &s, &sw);
+	ab_opts_checked(&s.common);
 	check_machine(&s);
 	char why[512];
 	if (s.transport == DDP_TR_PASSTHROUGH && ddp_backing_make(&s, why, sizeof(why)) < 0)

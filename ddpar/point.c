@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 
 #include "ddpar.h"
+#include "fuse/fuseenv.h"
 #include "knob/knob.h"
 
 static const char *dir_name(enum ddp_dir dir)

@@ -301,6 +301,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], FDGET_SPAWN_CHILD))
 		return fdget_spawn_child(argv[2]);
 	settings_from_args(&set, &common, argc, argv);
+	ab_opts_checked(&common);
 	make_file(&set);
 	ab_slowness();	/* timed once now (a few forks), not beside a measured loop */
 	ab_catch_signals();

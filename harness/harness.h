@@ -20,6 +20,7 @@
 int cmd_run(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_export(int argc, char **argv);
 int cmd_restore(int argc, char **argv);
 
 /* Restore logic shared by 'restore' and the run's watchdog: replay the knob
@@ -37,9 +38,11 @@ const struct ab_bench_desc *h_desc(const char *bench);	/* NULL when not register
 #define H_VALS_MAX 32
 #define H_ARGS_MAX 32
 #define H_POINTS_MAX 100000	/* points of a whole plan (docs/plans.md) */
+#define H_BLOCKS_MAX 1000	/* bench blocks of a plan */
 
 struct h_axis {
 	char name[32];
+	int line;		/* its line in the plan file, for messages */
 	int nvals;
 	char *vals[H_VALS_MAX];
 };
@@ -47,6 +50,7 @@ struct h_axis {
 /* One benchmark block of a plan. */
 struct h_block {
 	char bench[32];
+	int line;		/* the 'bench' line */
 	char program[1024];	/* "" = bin/<bench> next to the harness */
 	double duration;	/* --duration per invocation */
 	double timeout;		/* watchdog per invocation, seconds */
@@ -55,6 +59,7 @@ struct h_block {
 	struct h_axis axes[H_AXES_MAX];
 	int nextra;
 	char *extra[H_ARGS_MAX];
+	int extra_line[H_ARGS_MAX];
 	int nmetrics;		/* "metrics M...": keep only these metrics (0 = all) */
 	char *metrics[H_ARGS_MAX];
 	double seen_s;		/* measured time of this block's invocations so far */
@@ -81,9 +86,16 @@ struct h_plan {
  * harness/plans/, in the benchmark folder NAME/ of the source tree, or in the
  * installed share dir. 0, or -1 with a message listing the plans there are. */
 int h_plan_find(const char *name, char *path, size_t len, char *err, size_t errlen);
-/* Parse and expand. 0 or -1 with "FILE:LINE: reason" in err. */
+/* Parse and expand (a regular file within AB_INFILE_MAX_SMALL; a block without
+ * 'program' names a registered benchmark). 0 or -1 with "FILE:LINE: reason" in err. */
 int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen);
 void h_plan_free(struct h_plan *p);
+/* harness run --plan list: each plan there is, its points and what it is for. */
+void h_plan_list(FILE *out);
+/* Every distinct point of the registered benchmarks' blocks through
+ * bin/<bench> ARGS --check-options (plan_check.c): 0, or -1 with
+ * "FILE:LINE: ..." in err naming the plan line the benchmark refused. */
+int h_plan_check(const struct h_plan *p, char *err, size_t errlen);
 /* argv for one point (NULL-terminated, strings owned by the plan/point/static). */
 int h_point_argv(const struct h_point *pt, const char *program, char **argv, int max,
 		 char *durbuf, size_t durlen);
@@ -151,12 +163,20 @@ const char *h_program_of(const struct h_block *b, char *buf, size_t len);
 /* machine.txt: the machine, the discoveries, the knobs "before" (or "after"). 0 or -1. */
 int h_machine_write(const char *out, const struct h_plan *plan, const char *note);
 int h_machine_knobs(const char *out, const char *when);
+/* The settings that decide what a cross-CPU ratio means (harness/machcheck.c): irqbalance,
+ * boost, SMT, isolated and nohz_full CPUs, cpuidle, PM QoS, THP, a hypervisor, steal. */
+void h_machine_checks(FILE *f);
+void h_machine_steal(FILE *f, const char *label);
+/* report.md's warnings about them, from dir's machine.txt; how many were written. */
+int h_machine_check_warnings(FILE *f, const char *dir);
 
 /* ---- data (data.c) ---- */
 /* Load DIR/raw.csv into d (bad rows reported on stderr and skipped). 0 or -1 (message in err). */
 int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errlen);
 /* Write dir/summary.csv. 0 or -1. */
 int h_write_summary(const struct ab_results *d, const char *dir);
+/* Write dir/results.json (export.c, docs/results.schema.json). 0 or -1. */
+int h_write_json(const struct ab_results *d, const char *dir);
 
 /* ---- outputs (report.c, warnings.c) ---- */
 /* Regenerate summary.csv, tables.md, the plots and report.md in dir from dir/raw.csv

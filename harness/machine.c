@@ -27,7 +27,7 @@
 #include "sys/cpuset.h"
 #include "harness.h"
 #include "knob/knob.h"
-#include "sys/pin.h"
+#include "sys/gate.h"
 #include "sys/proc.h"
 
 /* A discovery may probe every CPU (sqrtio): 20 s, or half a second per CPU on
@@ -286,6 +286,7 @@ int h_machine_write(const char *out, const struct h_plan *plan, const char *note
 	first_line(f, "smt_active", "/sys/devices/system/cpu/smt/active");
 	first_line(f, "governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
 	first_line(f, "loadavg", "/proc/loadavg");
+	h_machine_checks(f);
 	topology(f);
 	mitigations(f);
 	fprintf(f, "%-14s %s\n", "libfuse", fuse_pkgversion());
@@ -304,8 +305,10 @@ int h_machine_knobs(const char *out, const char *when)
 	if (!m)
 		return -1;
 	knobs(m, out, when);	/* reads machine.txt: collect first, then append */
-	if (!strcmp(when, "after"))
+	if (!strcmp(when, "after")) {
 		first_line(m, "loadavg_after", "/proc/loadavg");
+		h_machine_steal(m, "steal_after");
+	}
 	fclose(m);
 	snprintf(path, sizeof(path), "%s/machine.txt", out);
 	FILE *f = h_log_open(out, path, 0);

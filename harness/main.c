@@ -14,6 +14,7 @@ static const char usage[] =
 	"  run      run a plan and write results/<date>-<host>/\n"
 	"  plot     regenerate summary, tables, plots and report from DIR/raw.csv\n"
 	"  compare  ratios with 95% CIs between run directories\n"
+	"  export   write DIR/results.json, one JSON document for the run\n"
 	"  restore  replay the knob journal and remove stale FUSE mounts\n";
 
 int main(int argc, char **argv)
@@ -25,12 +26,13 @@ int main(int argc, char **argv)
 		{ "run", cmd_run },
 		{ "plot", cmd_plot },
 		{ "compare", cmd_compare },
+		{ "export", cmd_export },
 		{ "restore", cmd_restore },
 	};
 
 	ab_prog = "harness";
 	if (argc < 2)
-		ab_usage_error("missing command (run, plot, compare, restore; see --help)");
+		ab_usage_error("missing command (run, plot, compare, export, restore; see --help)");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, stdout);
 		return AB_EXIT_OK;
@@ -42,5 +44,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < AB_ARRAY_SIZE(cmds); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
-	ab_usage_error("unknown command '%s' (run, plot, compare, restore)", argv[1]);
+	ab_usage_error("unknown command '%s' (run, plot, compare, export, restore)", argv[1]);
 }

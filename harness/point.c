@@ -25,7 +25,7 @@
 
 #include "sys/common.h"
 #include "harness.h"
-#include "sys/pin.h"
+#include "sys/gate.h"
 #include "sys/proc.h"
 #include "report/record.h"
 

@@ -203,6 +203,7 @@ int h_render(const char *dir, int quiet)
 	const char *paren = strchr(h_machine_val(dir, "allowed_cpus", buf, sizeof(buf)), '(');
 	int ncpu = paren ? atoi(paren + 1) : 0;
 	rc |= h_write_summary(&d, dir);
+	rc |= h_write_json(&d, dir);
 	rc |= write_tables(dir, &d);
 	rc |= write_report(dir, &d, ncpu);
 	ab_results_free(&d);

@@ -21,7 +21,7 @@ int h_restore(const char *journal, const char *workdir, FILE *log)
 		log = stderr;
 	int n = ab_knob_replay("", journal, err, sizeof(err));
 	if (n < 0) {
-		fprintf(log, "harness: restore: knob journal %s: %s\n", journal, err);
+		fprintf(log, "harness: restore: %s\n", err);
 		failed++;
 	} else if (n > 0) {
 		fprintf(log, "harness: restore: %d knob(s) restored from %s\n", n, journal);

@@ -24,7 +24,7 @@
 #include "fuse/fusemnt.h"
 #include "harness.h"
 #include "knob/knob.h"
-#include "sys/pin.h"
+#include "sys/gate.h"
 
 volatile sig_atomic_t h_stop_sig;
 
@@ -293,6 +293,8 @@ int h_run(struct h_run_opts *o)
 		return AB_EXIT_USAGE;
 	r.repeat = o->repeat ? o->repeat : r.plan.repeat ? r.plan.repeat : o->quick ? 3 : 5;
 	h_run_check_programs(&r.plan);
+	if (h_plan_check(&r.plan, err, sizeof(err)) < 0)	/* before anything runs, --dry-run too */
+		ab_usage_error("run: %s", err);
 	r.done = calloc((size_t)r.plan.npoints * (size_t)r.repeat, 1);
 	if (!r.done)
 		ab_fail("run: out of memory");

@@ -106,36 +106,112 @@ static int plan_warnings(FILE *f, const char *dir)
 	return n;
 }
 
-/* A knob that differs before and after the run was not restored. */
+/*
+ * machine.txt's knob lines: "knob before PATH = VALUE", then after the run
+ * "knob after  PATH = VALUE" (harness/machine.c). One knob, keyed by its path: its
+ * first "before" value, and its last "after" value (a resumed run appends another
+ * "after" set; the last says how the run left the knob). No fixed count: a machine
+ * with many CPUs lists an smp_affinity_list per IRQ, hundreds of them.
+ */
+struct knob_seen {
+	char *path, *before, *after;
+};
+
+struct knob_table {
+	struct knob_seen *k;
+	size_t n, cap;
+};
+
+static struct knob_seen *knob_find(struct knob_table *t, const char *path)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->k[i].path, path))
+			return &t->k[i];
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		struct knob_seen *k = realloc(t->k, cap * sizeof(*k));
+		if (!k)
+			return NULL;
+		t->k = k;
+		t->cap = cap;
+	}
+	struct knob_seen *e = &t->k[t->n];
+	*e = (struct knob_seen){ .path = strdup(path) };
+	if (!e->path)
+		return NULL;
+	t->n++;
+	return e;
+}
+
+/* Records one machine.txt line if it is a knob line. Out of memory, the knob is
+ * left out: no warning is better than a false one. */
+static void knob_note(struct knob_table *t, char *line)
+{
+	int before = !strncmp(line, "knob before ", 12);
+	char *eq = strstr(line, " = ");
+
+	if ((!before && strncmp(line, "knob after  ", 12)) || !eq)
+		return;
+	*eq = '\0';
+	struct knob_seen *e = knob_find(t, line + 12);
+	char **slot = e ? (before ? &e->before : &e->after) : NULL;
+	if (!slot || (before && *slot))
+		return;
+	free(*slot);
+	*slot = strdup(eq + 3);
+}
+
+/*
+ * A knob whose value after the run differs from its value before was not restored.
+ * One with no value before has nothing to compare with: its file appeared during
+ * the run (enable_uring, once the benchmarks loaded the fuse module).
+ * Lines longer than buf are no knob lines of ours (a path is allow-listed and
+ * short, a value at most 255 bytes): they are skipped whole, not read in pieces.
+ */
+static int knob_changes(FILE *f, FILE *machine)
+{
+	struct knob_table t = { 0 };
+	char line[8192];
+	int n = 0, whole = 1;
+
+	while (fgets(line, sizeof(line), machine)) {
+		size_t len = strlen(line);
+		int ends = len && line[len - 1] == '\n';
+		if (whole && ends) {
+			line[len - 1] = '\0';
+			knob_note(&t, line);
+		}
+		whole = ends;
+	}
+	for (size_t i = 0; i < t.n; i++) {
+		const struct knob_seen *e = &t.k[i];
+		if (e->before && e->after && strcmp(e->before, e->after)) {
+			fprintf(f, "- knob not as before the run: ");
+			h_md_cell(f, e->path);
+			fprintf(f, " = ");
+			h_md_cell(f, e->after);
+			fprintf(f, " (before: ");
+			h_md_cell(f, e->before);
+			fprintf(f, "). Hint: `bin/harness restore`.\n");
+			n++;
+		}
+		free(e->path);
+		free(e->before);
+		free(e->after);
+	}
+	free(t.k);
+	return n;
+}
+
 static int knob_warnings(FILE *f, const char *dir)
 {
-	char path[PATH_MAX], *line = NULL, before[64][200];
-	size_t cap = 0;
-	ssize_t len;
-	int nb = 0, n = 0;
+	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/machine.txt", dir);
 	FILE *m = ab_infile_open(path, AB_INFILE_MAX_SMALL, NULL, 0);	/* h_inputs_check said why */
 	if (!m)
 		return 0;
-	while ((len = ab_infile_line(m, &line, &cap)) != -1) {
-		if (len < 0)
-			continue;
-		if (!strncmp(line, "knob before ", 12) && nb < 64) {
-			snprintf(before[nb++], 200, "%.199s", line + 12);
-		} else if (!strncmp(line, "knob after  ", 12)) {
-			int k;
-			for (k = 0; k < nb && strcmp(before[k], line + 12); k++)
-				;
-			if (k < nb)
-				continue;
-			fprintf(f, "- knob not as before the run: ");
-			h_md_cell(f, line + 12);
-			fprintf(f, ". Hint: `bin/harness restore`.\n");
-			n++;
-		}
-	}
-	free(line);
+	int n = knob_changes(f, m);
 	fclose(m);
 	return n;
 }
@@ -143,8 +219,8 @@ static int knob_warnings(FILE *f, const char *dir)
 void h_warnings(FILE *f, const char *dir, const struct ab_results *d)
 {
 	fprintf(f, "## Warnings\n\n");
-	int n = machine_warnings(f, dir) + noise_warnings(f, d) + plan_warnings(f, dir) +
-		knob_warnings(f, dir);
+	int n = machine_warnings(f, dir) + h_machine_check_warnings(f, dir) + noise_warnings(f, d) +
+		plan_warnings(f, dir) + knob_warnings(f, dir);
 	if (!n)
 		fprintf(f, "- none\n");
 	fprintf(f, "\n");

@@ -15,12 +15,15 @@ need="
 gcc:gcc
 /usr/include/stdio.h:libc6-dev
 make:make
+valgrind:valgrind
+ruby:ruby
 pkg-config:pkg-config
 /usr/include/fuse3/fuse_lowlevel.h:libfuse3-dev
 fusermount3:fuse3
 /usr/include/liburing.h:liburing-dev
 /usr/include/cmocka.h:libcmocka-dev
 gnuplot:gnuplot-nox
+/usr/lib/python3/dist-packages/jsonschema/__init__.py:python3-jsonschema
 "
 optional="
 clang:clang

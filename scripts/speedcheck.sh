@@ -46,8 +46,15 @@ BS=131072
 DD_PROCS="1 2 4 8"
 SPAN=$((16 << 20))
 
+# usage [CODE]: the synopsis, on stdout for --help (exit 0), on stderr otherwise (exit 2)
 usage() {
-	echo "usage: $0 [cputestfs|ddpar|sqrtio|transports|all] [--duration SEC] [--repeat N]" >&2
+	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|all] [--duration SEC] [--repeat N]"
+	if [ "${1:-2}" = 0 ]; then
+		echo "$line"
+		sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"
+		exit 0
+	fi
+	echo "$line" >&2
 	exit 2
 }
 
@@ -67,7 +74,7 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	--repeat=*) REPS=${1#*=} ;;
-	-h | --help) usage ;;
+	-h | --help) usage 0 ;;
 	*)
 		echo "speedcheck: bad argument '$1'" >&2
 		usage

@@ -263,8 +263,10 @@ void sq_discover_note(const struct sq_target *t, const struct sq_discovery *d)
 	ab_cpuset_format(&d->irq_cpus, done, sizeof(done));
 	ab_cpuset_format(&d->local, loc, sizeof(loc));
 	ab_cpuset_format(&d->remote, rem, sizeof(rem));
-	ab_msg("%s: disk %s (%s), rq_affinity %s, IRQ %s complete reads on CPU %s; CPUs that "
+	int many = strchr(irqs, ',') != NULL, cpus = strpbrk(done, ",-") != NULL;
+	ab_msg("%s: disk %s (%s), rq_affinity %s, %s %s %s reads on %s %s; CPUs that "
 	       "complete their own reads: %s; that do not: %s", t->name, t->blk.disk, t->blk.how,
-	       t->rq_orig, irqs, done, loc[0] ? loc : "none", rem[0] ? rem : "none");
+	       t->rq_orig, many ? "IRQs" : "IRQ", irqs, many ? "complete" : "completes",
+	       cpus ? "CPUs" : "CPU", done, loc[0] ? loc : "none", rem[0] ? rem : "none");
 	free(irqs);
 }

@@ -202,6 +202,7 @@ int main(int argc, char **argv)
 
 	if (argi < argc)
 		ab_usage_error("unexpected argument '%s' (see --help)", argv[argi]);
+	ab_opts_checked(&com);
 	ab_catch_signals();
 	sq_knobs_init();
 	sq_target_find(&t, &params);

@@ -182,8 +182,4 @@ uint64_t fsrv_uring_handle(struct fsrv *s, struct fuse_uring_req_header *h, void
 int fsrv_dev_run(struct fsrv *s);
 int fsrv_uring_run(struct fsrv *s);
 
-/* Start a thread allowed on set (NULL: inherited) or pinned to cpu (>= 0). 0 or -errno. */
-int fsrv_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct ab_cpuset *set,
-		      int cpu);
-
 #endif

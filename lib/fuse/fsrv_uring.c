@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/pin.h"
 
 #define POSSIBLE "/sys/devices/system/cpu/possible"
 #define ONLINE "/sys/devices/system/cpu/online"
@@ -352,8 +353,8 @@ int fsrv_uring_run(struct fsrv *s)
 	}
 	for (; started < nt; started++) {
 		t[started].evfd = evfd;
-		int rc = fsrv_thread_start(&t[started].tid, uring_loop, &t[started], NULL,
-					   t[started].cpu);
+		int rc = ab_thread_start_pinned(&t[started].tid, t[started].cpu, NULL, uring_loop,
+						&t[started]);
 		if (rc) {
 			fsrv_set_fatal(s, AB_EXIT_FAIL, "start the io_uring thread on CPU %d: %s",
 				       t[started].cpu, strerror(rc));

@@ -25,6 +25,7 @@
 
 #include "sys/common.h"
 #include "sys/cpuset.h"
+#include "sys/gate.h"
 #include "sys/pin.h"
 
 

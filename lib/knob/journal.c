@@ -1,5 +1,5 @@
 /*
- * The knob journal's file helpers (see knob_journal.h). Everything a signal
+ * The knob journal's file helpers (see journal_i.h). Everything a signal
  * handler calls here uses open/read/write/fsync/close/stat only: no malloc,
  * no stdio.
  */

@@ -1,5 +1,5 @@
 /*
- * Internals shared by the knob files (knob.c writes and restores, knob_replay.c
+ * Internals shared by the knob files (knob.c writes and restores, replay.c
  * replays): the journal's line format and the async-signal-safe file helpers.
  *
  * Journal lines (tab-separated, one write() each, fsync'd):

@@ -1,7 +1,8 @@
 /*
  * Knobs: the only place affbench writes sysfs/procfs, so nothing is left changed.
- * This file writes and restores; knob_replay.c replays a journal after a crash;
- * the journal's format and file helpers are in knob_journal.[ch].
+ * This file writes and restores; replay.c replays a journal after a crash;
+ * the journal's format is described in journal_i.h, its file helpers are in
+ * journal.c.
  *
  * A write journals the original value first (one O_APPEND write, fsync'd), then
  * changes the knob. What to restore is also kept in a fixed in-memory table so
@@ -9,8 +10,10 @@
  * stdio). Every entry records the pid that made the change: a forked child
  * inherits the table and the handlers, but restores only its own entries.
  *
- * Journal lines: "<pid>\t<path>\t<original>\n" before a pid's first write of a
- * path, "<pid>\tdone\n" once that pid restored everything. The journal is
+ * Journal lines: "<boot_id>\t<pid>\t0\t<path>\t<original>\n" before a pid's
+ * first write of a path (0: no replay has tried it yet), "<boot_id>\t<pid>\tdone\n"
+ * once that pid restored everything. The boot id lets a replay drop what an
+ * earlier boot left: the reboot reset it. The journal is
  * flock'd around every append and around a replay, which replaces it by rename;
  * an appender re-opens when the file it locked is no longer the journal.
  *
@@ -122,7 +125,7 @@ static int restore_mine(pid_t me)
 }
 
 /*
- * "<pid>\tdone\n", once, and only by the pid that journaled. After a failed
+ * "<boot_id>\t<pid>\tdone\n", once, and only by the pid that journaled. After a failed
  * restore it stays unwritten, so a later replay retries what failed.
  */
 static void mark_done(pid_t me)

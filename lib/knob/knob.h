@@ -4,12 +4,15 @@
  *  - Only paths on an allow-list may be written (rq_affinity, IRQ affinity,
  *    FUSE connection limits, fuse enable_uring).
  *  - Before the first write of a path, its original value is appended to a
- *    journal and fsync'd ("<pid>\t<path>\t<value>\n").
+ *    journal and fsync'd ("<boot_id>\t<pid>\t<tries>\t<path>\t<value>\n",
+ *    tries 0; the format in full in journal_i.h).
  *  - The owning process restores at exit and on SIGINT/SIGTERM/SIGHUP
- *    (async-signal-safe: open/write/close/_exit) and appends "<pid>\tdone\n";
- *    a forked child never restores its parent's knobs.
+ *    (async-signal-safe: open/write/close/_exit) and appends
+ *    "<boot_id>\t<pid>\tdone\n"; a forked child never restores its parent's knobs.
  *  - After SIGKILL or a power loss, ab_knob_replay() restores what the journal
- *    still holds for processes that never marked themselves done.
+ *    still holds for processes of this boot that never marked themselves done;
+ *    lines of another boot are dropped (the reboot reset the knobs), and an
+ *    entry the kernel keeps refusing is given up after a few tries.
  *
  * root is a path prefix ("" for the real machine) so tests use a fake tree;
  * paths are given as on the real machine ("/sys/block/vda/queue/rq_affinity").

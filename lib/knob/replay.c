@@ -1,7 +1,7 @@
 /*
  * Knob journal replay: after a SIGKILL or a power loss, restore what the
  * journal still holds for processes that are dead and never marked themselves
- * done (format in knob_journal.h). The oldest pending original of a path wins;
+ * done (format in journal_i.h). The oldest pending original of a path wins;
  * entries of live processes stay; entries of another boot are dropped (a reboot
  * reset the knobs already); an entry the kernel keeps refusing is given up after
  * KNOB_MAX_TRIES replays. A journal or lock directory that is not root's, or
@@ -352,10 +352,8 @@ int ab_knob_replay(const char *root, const char *journal, char *err, size_t errl
 		root = "";
 	if (!journal)
 		journal = ab_knob_default_journal();
-	if (check_trust(root, journal, err, errlen) < 0) {
-		ab_msg("%s", err);
-		return -1;
-	}
+	if (check_trust(root, journal, err, errlen) < 0)
+		return -1;	/* the caller prints err: once */
 	/* Our own signal handler appends under the same lock: it must not run while we hold it. */
 	sigemptyset(&set);
 	sigaddset(&set, SIGINT);

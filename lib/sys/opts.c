@@ -14,7 +14,8 @@
 #include "sys/common.h"
 #include "sys/pin.h"
 
-enum { C_HELP = 1000, C_VERSION, C_FORMAT, C_DURATION, C_REPEAT, C_CPUS, C_QUIET, C_USER = 2000 };
+enum { C_HELP = 1000, C_VERSION, C_FORMAT, C_DURATION, C_REPEAT, C_CPUS, C_QUIET, C_CHECK,
+       C_USER = 2000 };
 
 static const struct {
 	const char *name;
@@ -27,6 +28,7 @@ static const struct {
 	{ "repeat", 1, C_REPEAT, "N", "repetitions" },
 	{ "cpus", 1, C_CPUS, "LIST", "use only these CPUs (Linux list: 0-3,8)" },
 	{ "quiet", 0, C_QUIET, NULL, "no progress messages on stderr" },
+	{ "check-options", 0, C_CHECK, NULL, "check the options and exit 0 (or 2), measure nothing" },
 	{ "help", 0, C_HELP, NULL, "this help" },
 	{ "version", 0, C_VERSION, NULL, "print the version" },
 };
@@ -318,9 +320,11 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
 		switch (c) {
 		case C_HELP:
+			free(lo);	/* not left to LeakSanitizer's luck at exit */
 			usage(info, opts, params);
 			exit(0);
 		case C_VERSION:
+			free(lo);
 			printf("%s (affbench) %s\n", info->name, AB_VERSION);
 			exit(0);
 		case C_FORMAT:
@@ -351,6 +355,9 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 		case C_QUIET:
 			common->quiet = 1;
 			break;
+		case C_CHECK:
+			common->check_options = 1;
+			break;
 		case ':':
 			ab_usage_error("option '%s' needs a value", argv[optind - 1]);
 		case '?':
@@ -364,4 +371,10 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 	if (common->cpus_arg && ab_pin_self_set(&common->allowed) < 0)
 		ab_fail("cannot restrict to CPUs %s: %s", common->cpus_arg, strerror(errno));
 	return optind;
+}
+
+void ab_opts_checked(const struct ab_common *common)
+{
+	if (common->check_options)
+		exit(AB_EXIT_OK);
 }

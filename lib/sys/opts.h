@@ -47,6 +47,7 @@ struct ab_common {
 	struct ab_cpuset allowed;	/* sched_getaffinity narrowed by --cpus */
 	const char *cpus_arg;	/* --cpus as given, or NULL */
 	int quiet;
+	int check_options;	/* --check-options: see ab_opts_checked */
 };
 
 struct ab_prog_info {
@@ -65,6 +66,14 @@ struct ab_prog_info {
  */
 int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 		  const struct ab_opt *opts, void *params, struct ab_common *common);
+
+/*
+ * --check-options (the harness checks a plan's points with it before the first
+ * one runs): exit 0 here when it was given. A benchmark calls this once, after
+ * its last check of the options and before it touches the machine, so a bad
+ * option or combination exits 2 with its one line and a good one measures nothing.
+ */
+void ab_opts_checked(const struct ab_common *common);
 
 /* Parse helpers, also used by tests. 0 or -1 with a message in err. */
 int ab_parse_size(const char *s, size_t *out, char *err, size_t errlen);

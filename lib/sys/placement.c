@@ -296,7 +296,7 @@ int ab_placement_resolve(const struct ab_topo *t, enum ab_placement p, int n, in
 				ab_err(why, whylen, "cross-node: all CPUs in %s are on one NUMA node", cpus);
 				break;
 			default:
-				ab_err(why, whylen, "%s: needs 2 CPUs, only %s is available", name, cpus);
+				ab_err(why, whylen, "%s: needs 2 CPUs, only CPU %s is available", name, cpus);
 				break;
 			}
 		}

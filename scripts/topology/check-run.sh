@@ -132,6 +132,14 @@ if [ -d "$H" ]; then
 	grep -q '^note  *EMULATED: QEMU TCG guest' "$H/machine.txt" 2>/dev/null &&
 		ok "machine.txt's note says EMULATED" || bad "machine.txt in $H has no EMULATED note"
 	[ -s "$H/report.md" ] && ok "harness report.md written" || bad "no report.md in $H"
+	# The suite restores every knob: a warning that one is not restored is a fault,
+	# of the restore or of the harness's comparison (the state/ diff above says which).
+	if [ -f "$H/report.md" ]; then
+		kw=$(grep -c 'knob not as before' "$H/report.md")
+		[ "$kw" = 0 ] && ok "harness report.md warns of no knob not as before the run" ||
+			bad "harness report.md: $kw knob(s) not as before the run: $(grep 'knob not as before' "$H/report.md" |
+				head -n 3 | sed 's/^- knob not as before the run: //; s/\. Hint:.*//' | tr '\n' ';')"
+	fi
 fi
 
 sed -n '/^placements/,$p' "$R/check-records.txt" | sed '$d'

@@ -35,7 +35,8 @@ if [ "${1:-}" = --pack ]; then
 		sed 's/^/|/' "$d/$f"
 	done
 	echo "@@ harness/report.md"
-	echo "|# (report.md of the run; only its presence is checked)"
+	echo "|# (report.md of the run; its presence and its knob warnings are checked)"
+	grep 'knob not as before' "$d/harness/report.md" 2>/dev/null | sed 's/^/|/'
 	exit 0
 fi
 
@@ -201,6 +202,12 @@ knob_left() {
 	sedi state/after/knobs 's|^/sys/block/vda/queue/rq_affinity = 1$|/sys/block/vda/queue/rq_affinity = 2|'
 }
 expect "rq_affinity left at 2" A "knobs changed at the end" knob_left
+
+knob_warned() {
+	echo '- knob not as before the run: /proc/irq/30/smp_affinity_list = 5 (before: 0-15). Hint: `bin/harness restore`.' \
+		>>harness/report.md
+}
+expect "report.md warns of a knob not as before the run" A "1 knob(s) not as before the run: /proc/irq/30/smp_affinity_list = 5" knob_warned
 
 journal_left() {
 	printf '%s\n' "-rw-------    1 root     root            64 Nov 30 21:01 knobs.journal" \

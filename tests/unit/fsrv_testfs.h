@@ -35,7 +35,7 @@
 #include "fuse/fsrv.h"
 #include "fuse/fusemnt.h"
 #include "fuse/fusedaemon.h"
-#include "sys/pin.h"
+#include "sys/gate.h"
 
 enum { TFS_ROOT = FUSE_ROOT_ID, TFS_STAT, TFS_SINK, TFS_PATTERN, TFS_PT, TFS_GEN };
 static const char *const tfs_names[] = { [TFS_STAT] = "stat", [TFS_SINK] = "sink",

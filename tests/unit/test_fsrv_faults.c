@@ -25,6 +25,7 @@
 
 #include "fsrv_testfs.h"
 #include "knob/knob.h"
+#include "sys/pin.h"
 
 #define CLIENT_MS 5000		/* "bounded time" for a client to see the end */
 

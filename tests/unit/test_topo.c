@@ -166,7 +166,7 @@ static const struct {
 	{ "vm2", NULL, AB_PL_OTHER, 2, "1,0", "0,1", NULL },
 	{ "vm2", NULL, AB_PL_SAME, 3, NULL, NULL, "same: 3 pairs need 3 CPUs, only 2 in 0-1" },
 	{ "vm2", NULL, AB_PL_OTHER, 3, NULL, NULL, "other: 3 pairs asked for, CPUs 0-1 offer at most 2" },
-	{ "vm2", "1", AB_PL_OTHER, 1, NULL, NULL, "other: needs 2 CPUs, only 1 is available" },
+	{ "vm2", "1", AB_PL_OTHER, 1, NULL, NULL, "other: needs 2 CPUs, only CPU 1 is available" },
 	{ "vm2", "1", AB_PL_LLC, 1, NULL, NULL, "llc: no two cores in 1 share a last-level cache" },
 	{ "vm2", "0", AB_PL_SAME, 1, "0", "0", NULL },
 	{ "vm2", NULL, AB_PL_OTHER, 0, NULL, NULL, "other: 0 pairs asked for, need at least 1" },

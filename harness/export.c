@@ -1,0 +1,308 @@
+/*
+ * results.json: one machine-readable document per run (docs/results.schema.json),
+ * as fio and hyperfine write: the machine (machine.txt's facts, structured), the
+ * plan, and per point its config and metrics (median, interval, n, unit), plus
+ * the points that failed or were skipped. Written with every report, and by
+ * `harness export DIR` for runs made before it existed.
+ *
+ * An interval is called a 95% CI only when it is one: with fewer than
+ * AB_MIN_REPS_CI repetitions it is the min-max range, and "interval" says so.
+ * Numbers that do not exist (a CV of one value) are null, never NaN.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "report/record.h"
+#include "report/render.h"
+#include "report/stats.h"
+#include "sys/common.h"
+#include "sys/infile.h"
+
+#define SCHEMA "affbench-results/1"
+
+static void num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.10g", v);
+	else
+		fputs("null", f);
+}
+
+static void key(FILE *f, int *first, const char *k)
+{
+	fputs(*first ? "" : ",", f);
+	*first = 0;
+	ab_json_string(f, k);
+	fputc(':', f);
+}
+
+/* "k=v;k=v" as an object of strings. */
+static void config(FILE *f, const char *cfg)
+{
+	char copy[AB_CONFIG_LEN], *save = NULL;
+	int first = 1;
+
+	snprintf(copy, sizeof(copy), "%s", cfg);
+	fputc('{', f);
+	for (char *kv = strtok_r(copy, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+		char *eq = strchr(kv, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		key(f, &first, kv);
+		ab_json_string(f, eq + 1);
+	}
+	fputc('}', f);
+}
+
+/* ---- the machine ---- */
+
+/* machine.txt's "label value" lines: facts, knobs before/after, topology, mitigations. */
+static void machine(FILE *f, const char *dir)
+{
+	char path[PATH_MAX], err[256], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int ff = 1, fm = 1, ft = 1, fkb = 1, fka = 1;
+	char *facts = NULL, *mit = NULL, *topo = NULL, *kb = NULL, *ka = NULL;
+	size_t lf = 0, lm = 0, lt = 0, lkb = 0, lka = 0;
+	FILE *F = open_memstream(&facts, &lf), *M = open_memstream(&mit, &lm),
+	     *T = open_memstream(&topo, &lt), *KB = open_memstream(&kb, &lkb),
+	     *KA = open_memstream(&ka, &lka);
+
+	snprintf(path, sizeof(path), "%s/machine.txt", dir);
+	FILE *in = ab_infile_open(path, AB_INFILE_MAX_SMALL, err, sizeof(err));
+	while (in && F && M && T && KB && KA && (n = ab_infile_line(in, &line, &cap)) != -1) {
+		if (n < 0)
+			continue;	/* a line over the limit is not ours */
+		char *sp = strchr(line, ' ');
+		if (!sp)
+			continue;
+		*sp = '\0';
+		char *v = sp + 1 + strspn(sp + 1, " ");
+		if (!strcmp(line, "mitigation")) {
+			char *c = strchr(v, ':');
+			if (c) {
+				*c = '\0';
+				key(M, &fm, v);
+				ab_json_string(M, c + 1);
+			}
+		} else if (!strcmp(line, "topology")) {
+			fputs(ft ? "" : ",", T);
+			ft = 0;
+			ab_json_string(T, v);
+		} else if (!strcmp(line, "knob")) {
+			int after = !strncmp(v, "after", 5);
+			char *p = v + strcspn(v, " "), *eq;
+			p += strspn(p, " ");
+			if ((after || !strncmp(v, "before", 6)) && (eq = strstr(p, " = "))) {
+				*eq = '\0';
+				key(after ? KA : KB, after ? &fka : &fkb, p);
+				ab_json_string(after ? KA : KB, eq + 3);
+			}
+		} else {
+			key(F, &ff, line);	/* the last of a label wins: a resumed run appends */
+			ab_json_string(F, v);
+		}
+	}
+	if (in)
+		fclose(in);
+	free(line);
+	for (FILE **s = (FILE *[]){ F, M, T, KB, KA }, **e = s + 5; s < e; s++)
+		if (*s)
+			fclose(*s);
+	fprintf(f, "\"machine\":{\"facts\":{%s},\"topology\":[%s],\"mitigations\":{%s},"
+		   "\"knobs_before\":{%s},\"knobs_after\":{%s}}",
+		facts ? facts : "", topo ? topo : "", mit ? mit : "", kb ? kb : "", ka ? ka : "");
+	free(facts);
+	free(mit);
+	free(topo);
+	free(kb);
+	free(ka);
+}
+
+/* ---- the plan ---- */
+
+static void plan(FILE *f, const char *dir)
+{
+	char path[PATH_MAX], err[256], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int first = 1;
+
+	snprintf(path, sizeof(path), "%s/plan.plan", dir);
+	FILE *in = ab_infile_open(path, AB_INFILE_MAX_SMALL, err, sizeof(err));
+	fputs(",\"plan\":", f);
+	if (!in) {
+		fputs("null", f);
+		return;
+	}
+	fputs("{\"lines\":[", f);
+	while ((n = ab_infile_line(in, &line, &cap)) != -1) {
+		if (n < 0 || !line[0] || line[0] == '#')
+			continue;
+		fputs(first ? "" : ",", f);
+		first = 0;
+		ab_json_string(f, line);
+	}
+	fputs("]}", f);
+	fclose(in);
+	free(line);
+}
+
+/* ---- points ---- */
+
+static void metric(FILE *f, const struct ab_group *g)
+{
+	struct ab_summary s;
+	int ci = g->n >= AB_MIN_REPS_CI;
+
+	ab_summarize(g->v, g->n, &s);
+	ab_json_string(f, g->metric);
+	fputs(":{\"unit\":", f);
+	ab_json_string(f, g->unit);
+	fprintf(f, ",\"n\":%zu,\"median\":", s.n);
+	num(f, s.median);
+	fputs(",\"interval\":{\"kind\":", f);
+	fputs(ci ? "\"ci95_median\"" : "\"min_max\"", f);
+	fputs(",\"lo\":", f);
+	num(f, ci ? s.ci.lo : s.min);
+	fputs(",\"hi\":", f);
+	num(f, ci ? s.ci.hi : s.max);
+	fputs("},\"mean\":", f);
+	num(f, s.mean);
+	fputs(",\"stddev\":", f);
+	num(f, s.stddev);
+	fputs(",\"cv\":", f);
+	num(f, s.cv);
+	fputs(",\"min\":", f);
+	num(f, s.min);
+	fputs(",\"max\":", f);
+	num(f, s.max);
+	fputc('}', f);
+}
+
+/* One object per (bench, config), its metrics in the order they first appear. */
+static void points(FILE *f, const struct ab_results *d)
+{
+	char *done = calloc(d->n ? d->n : 1, 1);
+	int first = 1;
+
+	fputs(",\"points\":[", f);
+	for (size_t i = 0; done && i < d->n; i++) {
+		if (done[i])
+			continue;
+		const struct ab_group *g = &d->g[i];
+		fputs(first ? "{" : ",{", f);
+		first = 0;
+		fputs("\"bench\":", f);
+		ab_json_string(f, g->bench);
+		fputs(",\"config\":", f);
+		config(f, g->config);
+		fputs(",\"metrics\":{", f);
+		for (size_t j = i, fm = 1; j < d->n; j++) {
+			const struct ab_group *h = &d->g[j];
+			if (done[j] || strcmp(h->bench, g->bench) || strcmp(h->config, g->config))
+				continue;
+			done[j] = 1;
+			/* a metric under two units (never written by affbench) keeps its first */
+			int dup = 0;
+			for (size_t k = i; k < j && !dup; k++)
+				dup = !strcmp(d->g[k].bench, g->bench) && !strcmp(d->g[k].config, g->config) &&
+				      !strcmp(d->g[k].metric, h->metric);
+			if (dup)
+				continue;
+			fputs(fm ? "" : ",", f);
+			fm = 0;
+			metric(f, h);
+		}
+		fputs("}}", f);
+	}
+	fputc(']', f);
+	free(done);
+}
+
+/* failures.csv: bench,config,rep,exit,reason; a reason "skipped: ..." or exit 4 is a skip. */
+static void failures(FILE *f, const char *dir)
+{
+	char path[PATH_MAX], err[256], *line = NULL, *fld[8];
+	size_t cap = 0;
+	ssize_t n;
+	int first = 1, header = 1;
+
+	snprintf(path, sizeof(path), "%s/failures.csv", dir);
+	FILE *in = ab_infile_open(path, AB_INFILE_MAX_BYTES, err, sizeof(err));
+	fputs(",\"failures\":[", f);
+	while (in && (n = ab_infile_line(in, &line, &cap)) != -1) {
+		if (n < 0 || header-- > 0 || ab_csv_split(line, fld, 8) != 5 ||
+		    ab_record_check(fld[0], fld[1], fld[2], "x", "0", "x"))
+			continue;	/* a row that breaks the grammar is not ours */
+		int skip = atoi(fld[3]) == AB_EXIT_SKIP || !strncmp(fld[4], "skipped", 7);
+		fputs(first ? "{" : ",{", f);
+		first = 0;
+		fputs("\"bench\":", f);
+		ab_json_string(f, fld[0]);
+		fputs(",\"config\":", f);
+		config(f, fld[1]);
+		fprintf(f, ",\"rep\":%d,\"exit\":%d,\"status\":\"%s\",\"reason\":", atoi(fld[2]),
+			atoi(fld[3]), skip ? "skipped" : "failed");
+		ab_json_string(f, fld[4]);
+		fputc('}', f);
+	}
+	fputc(']', f);
+	if (in)
+		fclose(in);
+	free(line);
+}
+
+int h_write_json(const struct ab_results *d, const char *dir)
+{
+	struct ab_outfile o;
+	FILE *f = ab_outfile_open(&o, dir, "results.json");
+
+	if (!f)
+		return -1;
+	fprintf(f, "{\"schema\":\"%s\",\"affbench_version\":\"%s\",", SCHEMA, AB_VERSION);
+	machine(f, dir);
+	plan(f, dir);
+	points(f, d);
+	failures(f, dir);
+	fprintf(f, ",\"rejected_rows\":%zu}\n", d->bad);
+	return ab_outfile_close(&o);
+}
+
+static const char export_usage[] =
+	"usage: harness export DIR\n"
+	"Writes DIR/results.json (docs/results.schema.json) from DIR's raw.csv, machine.txt,\n"
+	"plan.plan and failures.csv, for runs made before every report wrote it.\n";
+
+int cmd_export(int argc, char **argv)
+{
+	char path[PATH_MAX], err[512];
+	struct ab_results d;
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(export_usage, stdout);
+		return AB_EXIT_OK;
+	}
+	if (argc != 2 || argv[1][0] == '-')
+		ab_usage_error("export: want exactly one run directory (harness export DIR)");
+	if (strlen(argv[1]) > PATH_MAX - 64)
+		ab_usage_error("export: '%.64s...': path too long", argv[1]);
+	snprintf(path, sizeof(path), "%s/raw.csv", argv[1]);
+	if (access(path, R_OK))
+		ab_usage_error("export: '%s': no readable raw.csv there", argv[1]);
+	h_inputs_check("export", argv[1]);	/* a FIFO, a device, a link: refused before anything is written */
+	if (h_data_load(&d, path, err, sizeof(err)) < 0)
+		ab_usage_error("export: %s", err);
+	int rc = h_write_json(&d, argv[1]);
+	ab_results_free(&d);
+	if (rc == 0)
+		ab_msg("export: %s/results.json", argv[1]);
+	return rc ? AB_EXIT_FAIL : AB_EXIT_OK;
+}
