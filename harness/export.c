@@ -283,26 +283,18 @@ static const char export_usage[] =
 
 int cmd_export(int argc, char **argv)
 {
+	const char *dir = h_dir_arg("export", argc, argv, export_usage);
 	char path[PATH_MAX], err[512];
 	struct ab_results d;
 
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(export_usage, stdout);
+	if (!dir)
 		return AB_EXIT_OK;
-	}
-	if (argc != 2 || argv[1][0] == '-')
-		ab_usage_error("export: want exactly one run directory (harness export DIR)");
-	if (strlen(argv[1]) > PATH_MAX - 64)
-		ab_usage_error("export: '%.64s...': path too long", argv[1]);
-	snprintf(path, sizeof(path), "%s/raw.csv", argv[1]);
-	if (access(path, R_OK))
-		ab_usage_error("export: '%s': no readable raw.csv there", argv[1]);
-	h_inputs_check("export", argv[1]);	/* a FIFO, a device, a link: refused before anything is written */
+	snprintf(path, sizeof(path), "%s/raw.csv", dir);
 	if (h_data_load(&d, path, err, sizeof(err)) < 0)
 		ab_usage_error("export: %s", err);
-	int rc = h_write_json(&d, argv[1]);
+	int rc = h_write_json(&d, dir);
 	ab_results_free(&d);
 	if (rc == 0)
-		ab_msg("export: %s/results.json", argv[1]);
+		ab_msg("export: %s/results.json", dir);
 	return rc ? AB_EXIT_FAIL : AB_EXIT_OK;
 }

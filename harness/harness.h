@@ -212,4 +212,7 @@ int h_log_fd(const char *dir, const char *path, int trunc);
 FILE *h_log_open(const char *dir, const char *path, int trunc);
 /* Text into a markdown table cell or line: '|' and '`' escaped, control characters as spaces. */
 void h_md_cell(FILE *f, const char *s);
+/* The one run directory of `harness CMD DIR` (plot, export), its inputs checked; NULL after
+ * printing usage for --help; exit 2 with one line for anything else. */
+const char *h_dir_arg(const char *cmd, int argc, char **argv, const char *usage);
 #endif

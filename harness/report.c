@@ -222,19 +222,9 @@ static const char plot_usage[] =
 
 int cmd_plot(int argc, char **argv)
 {
-	char path[PATH_MAX];
+	const char *dir = h_dir_arg("plot", argc, argv, plot_usage);
 
-	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
-		fputs(plot_usage, stdout);
+	if (!dir)
 		return AB_EXIT_OK;
-	}
-	if (argc != 2 || argv[1][0] == '-')
-		ab_usage_error("plot: want exactly one run directory (harness plot DIR)");
-	if (strlen(argv[1]) > PATH_MAX - 64)
-		ab_usage_error("plot: '%.64s...': path too long", argv[1]);
-	snprintf(path, sizeof(path), "%s/raw.csv", argv[1]);
-	if (access(path, R_OK))
-		ab_usage_error("plot: '%s': no readable raw.csv there", argv[1]);
-	h_inputs_check("plot", argv[1]);	/* a FIFO, a device, a link: refused before anything is written */
-	return h_render(argv[1], 0) ? AB_EXIT_FAIL : AB_EXIT_OK;
+	return h_render(dir, 0) ? AB_EXIT_FAIL : AB_EXIT_OK;
 }

@@ -120,3 +120,22 @@ FILE *h_log_open(const char *dir, const char *path, int trunc)
 		close(fd);
 	return f;
 }
+
+const char *h_dir_arg(const char *cmd, int argc, char **argv, const char *usage)
+{
+	char path[PATH_MAX];
+
+	if (argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		fputs(usage, stdout);
+		return NULL;
+	}
+	if (argc != 2 || argv[1][0] == '-')
+		ab_usage_error("%s: want exactly one run directory (harness %s DIR)", cmd, cmd);
+	if (strlen(argv[1]) > PATH_MAX - 64)
+		ab_usage_error("%s: '%.64s...': path too long", cmd, argv[1]);
+	snprintf(path, sizeof(path), "%s/raw.csv", argv[1]);
+	if (access(path, R_OK))
+		ab_usage_error("%s: '%s': no readable raw.csv there", cmd, argv[1]);
+	h_inputs_check(cmd, argv[1]);	/* a FIFO, a device, a link: refused before anything is written */
+	return argv[1];
+}
