@@ -50,6 +50,9 @@ static const struct ab_opt cfs_opts[] = {
 	{ "transport", AB_OPT_CHOICE, offsetof(struct cfs_settings, transport), "KIND",
 	  "libfuse|dev|uring: libfuse 3.14's loop (the post's), affbench's own server on "
 	  "/dev/fuse, FUSE over io_uring (Linux 6.14+)", 0, 0, "libfuse|dev|uring" },
+	{ "uring-cpu", AB_OPT_CHOICE, offsetof(struct cfs_settings, uring_cpu), "WHERE",
+	  AB_FSRV_URING_CPU_NAMES ": --transport uring: where the thread serving a CPU's queue "
+	  "runs: on that CPU, on the next daemon CPU, or unpinned", 0, 0, AB_FSRV_URING_CPU_NAMES },
 	{ "daemon", AB_OPT_CHOICE, offsetof(struct cfs_settings, daemon), "MODE",
 	  "single|multi|clone_fd: one thread, libfuse's pool, the pool with cloned fds", 0, 0,
 	  "single|multi|clone_fd" },
@@ -166,6 +169,8 @@ static int resolve(struct cfs_point *pt, const struct cfs_settings *set,
 		cpus_list(pt->server_cpu, n, common, pt->server_list, sizeof(pt->server_list));
 
 	struct ab_config *c = &pt->cfg;
+	/* uring only: records of other transports (and older ones) keep their keys */
+	int uring = set->baseline == CFS_BASE_FUSE && set->transport == CFS_TR_URING;
 	ab_config_init(c);
 	if (ab_config_set(c, "placement", "%s", ab_placement_name(pt->placement)) < 0 ||
 	    ab_config_set(c, "daemon", "%s", server->daemon ? server->daemon : loop_names[set->daemon]) < 0 ||
@@ -173,6 +178,7 @@ static int resolve(struct cfs_point *pt, const struct cfs_settings *set,
 	    ab_config_set(c, "baseline", "%s", server->name) < 0 ||
 	    ab_config_set(c, "transport", "%s", set->baseline == CFS_BASE_FUSE ?
 			  transport_names[set->transport] : "none") < 0 ||
+	    (uring && ab_config_set(c, "uring_cpu", "%s", ab_fsrv_uring_cpu_name(set->uring_cpu)) < 0) ||
 	    ab_config_set(c, "client_cpu", "%s", pt->client_list) < 0 ||
 	    ab_config_set(c, "daemon_cpu", "%s", pt->server_list) < 0)
 		ab_fail("record config of placement %s too long", ab_placement_name(pt->placement));
@@ -251,6 +257,22 @@ static void need_transport(const struct cfs_settings *set)
 		ab_skip("--transport uring: %s", why);
 }
 
+/* --uring-cpu places io_uring's threads: with any other server it is a usage error. */
+static void check_uring_cpu(int argc, char **argv, int first, const struct cfs_settings *set)
+{
+	for (int i = 1; i < first && i < argc; i++) {
+		if (strncmp(argv[i], "--uring-cpu", 11))
+			continue;
+		if (set->baseline != CFS_BASE_FUSE)
+			ab_usage_error("--uring-cpu places io_uring's server threads: it needs "
+				       "--baseline fuse --transport uring, not --baseline %s",
+				       set->baseline == CFS_BASE_KERNEL ? "kernel" : "pipe");
+		if (set->transport != CFS_TR_URING)
+			ab_usage_error("--uring-cpu places io_uring's server threads: it needs "
+				       "--transport uring, not %s", transport_names[set->transport]);
+	}
+}
+
 /* ---- the sweep ---- */
 
 static void progress(const struct cfs_settings *set, const struct cfs_point *pt, int rep,
@@ -326,6 +348,7 @@ int main(int argc, char **argv)
 	int first = ab_parse_args(argc, argv, &cfs_info, cfs_opts, &set, &common);
 	if (first < argc)
 		ab_usage_error("unexpected argument '%s' (see --help)", argv[first]);
+	check_uring_cpu(argc, argv, first, &set);
 	set.duration = common.duration;
 	set.repeat = common.repeat;
 	set.quiet = common.quiet;

@@ -45,6 +45,9 @@ static const struct ab_opt ddp_opts[] = {
 	OPT("transport", AB_OPT_CHOICE, transport, NULL, "the FUSE server: libfuse 3.14's loop (the post's), "
 	    "affbench's own on /dev/fuse, FUSE over io_uring (Linux 6.14+), or passthrough to a "
 	    "backing file (Linux 6.9+)", 0, 0, "libfuse|dev|uring|passthrough"),
+	OPT("uring-cpu", AB_OPT_CHOICE, uring_cpu, NULL, "--transport uring: where the thread serving "
+	    "a CPU's queue runs: on that CPU, on the next allowed one, or unpinned", 0, 0,
+	    AB_FSRV_URING_CPU_NAMES),
 	OPT("procs", AB_OPT_INTLIST, procs, "LIST",
 	    "numbers of parallel processes (default 1,2,4,.. up to max(8, 2 x CPUs), at most 128)",
 	    1, DDP_MAX_PROCS, NULL),
@@ -104,9 +107,14 @@ static void parse_settings(int argc, char **argv, struct ddp_settings *s, struct
 			       s->bs, s->conn_max_write);
 	/* clone_fd needs worker threads: --daemon single alone means without it; asking
 	 * for both explicitly is a contradiction. */
-	int clone_given = 0;
-	for (int i = 1; i < first; i++)
+	int clone_given = 0, uring_cpu_given = 0;
+	for (int i = 1; i < first; i++) {
 		clone_given |= !strncmp(argv[i], "--clone-fd", 10);
+		uring_cpu_given |= !strncmp(argv[i], "--uring-cpu", 11);
+	}
+	if (uring_cpu_given && s->transport != DDP_TR_URING)
+		ab_usage_error("--uring-cpu places io_uring's server threads: it needs --transport "
+			       "uring, not %s", ddp_servers[s->transport].name);
 	if ((s->daemon == DDP_DAEMON_SINGLE || s->transport >= DDP_TR_URING) && !clone_given)
 		s->clone_fd = DDP_CLONE_OFF;	/* io_uring and passthrough have no cloned fds */
 	if (s->transport >= DDP_TR_URING && s->clone_fd != DDP_CLONE_OFF)
