@@ -274,7 +274,11 @@ static void *uring_loop(void *arg)
 	struct uring_thr *t = arg;
 	struct io_uring_cqe *cqe;
 	unsigned head, n;
+	char name[16];
 
+	/* Named for its first queue, so tools and tests can tell where it runs. */
+	snprintf(name, sizeof(name), "fsrv-uring-%d", t->cpu);
+	pthread_setname_np(pthread_self(), name);
 	if (thr_setup(t) == 0) {
 		while (t->live > 0 && !atomic_load(&t->s->fatal)) {
 			int rc = io_uring_submit_and_wait(&t->ring, 1);
