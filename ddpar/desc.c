@@ -201,14 +201,35 @@ static void latency_table(struct ab_render *r)
 	fprintf(r->out, "\n");
 }
 
-static const struct ab_group *transport_cell(struct ab_render *r, int m, const char *procs, int t)
+/* Column t's group of metric at procs (and bs when not NULL: else the first bs found). */
+static const struct ab_group *transport_find(struct ab_render *r, const char *metric, int m,
+					     const char *procs, int t, const char *bs)
 {
-	char mw[32], pw[48];
+	char mw[32], pw[48], bw[48];
+	const char *want[7] = { mw, pw, tcols[t].kv, "clone_fd=off" };
+	int n = 4;
 
 	snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
 	snprintf(pw, sizeof(pw), "procs=%.31s", procs);
-	const char *want[] = { mw, pw, tcols[t].kv, "clone_fd=off", tcols[t].cpu, NULL };
-	return ab_r_find(r, mbps[m], want);
+	if (bs) {
+		snprintf(bw, sizeof(bw), "bs=%.31s", bs);
+		want[n++] = bw;
+	}
+	if (tcols[t].cpu)
+		want[n++] = tcols[t].cpu;
+	want[n] = NULL;
+	return ab_r_find(r, metric, want);
+}
+
+static const struct ab_group *transport_cell_bs(struct ab_render *r, int m, const char *procs, int t,
+						const char *bs)
+{
+	return transport_find(r, mbps[m], m, procs, t, bs);
+}
+
+static const struct ab_group *transport_cell(struct ab_render *r, int m, const char *procs, int t)
+{
+	return transport_cell_bs(r, m, procs, t, NULL);
 }
 
 /* Per N: MB/s of each transport measured (one /dev/fuse fd), and its ratio to libfuse. */
@@ -276,23 +297,24 @@ static void tables(struct ab_render *r)
 		ab_pub("schubert2024", "dio1m.16jobs.uring_MB_per_s"));
 }
 
-/* One reader, reads: each --uring-cpu choice measured against libfuse, and the best. */
-static void uring_cpu_reading(struct ab_render *r)
+/* One reader, reads of bs: each --uring-cpu choice measured against libfuse, and the best. */
+static void uring_cpu_reading_bs(struct ab_render *r, const char *bs)
 {
-	const struct ab_group *base = transport_cell(r, 1, "1", 0), *g[URING_NCOLS];
+	const struct ab_group *base = transport_cell_bs(r, 1, "1", 0, bs), *g[URING_NCOLS];
 	int n = 0, best = -1;
 	char buf[160];
 
 	for (int c = 0; c < URING_NCOLS; c++) {
-		g[c] = transport_cell(r, 1, "1", URING_COL + c);
+		g[c] = transport_cell_bs(r, 1, "1", URING_COL + c, bs);
 		n += g[c] != NULL;
 		if (g[c] && (best < 0 || ab_r_median(g[c]) > ab_r_median(g[best])))
 			best = c;
 	}
 	if (n < 2 || !base)
 		return;
-	fprintf(r->out, "One reader, FUSE over io_uring by where its ring threads run (--uring-cpu; "
-			"MB/s vs libfuse at %s MB/s):", ab_r_num(buf, sizeof(buf), ab_r_median(base)));
+	fprintf(r->out, "One reader, bs %s, FUSE over io_uring by where its ring threads run "
+			"(--uring-cpu; MB/s vs libfuse at %s MB/s):", bs,
+		ab_r_num(buf, sizeof(buf), ab_r_median(base)));
 	for (int c = 0; c < URING_NCOLS; c++) {
 		double q = NAN;
 		struct ab_ci ci;
@@ -301,11 +323,28 @@ static void uring_cpu_reading(struct ab_render *r)
 		enum ab_verdict v = ab_r_ratio(g[c], base, &q, &ci);
 		fprintf(r->out, " %s %s", uring_cpus[c], ab_r_num(buf, sizeof(buf),
 			ab_r_median(g[c])));
-		fprintf(r->out, " (%s);", ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
+		fprintf(r->out, " (%s", ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
+		const struct ab_group *p50 = transport_find(r, "lat_p50_us", 1, "1", URING_COL + c, bs);
+		const struct ab_group *p99 = transport_find(r, "lat_p99_us", 1, "1", URING_COL + c, bs);
+		if (p50 && p99)
+			fprintf(r->out, "; per read p50 %.0f us, p99 %.0f us", ab_r_median(p50),
+				ab_r_median(p99));
+		fprintf(r->out, ");");
 	}
-	fprintf(r->out, " best here: %s. The queue's own CPU saves a cross-CPU wake-up of the ring "
-			"thread per request; another CPU takes the reply's copy off the reader's.\n\n",
+	fprintf(r->out, " best here: %s. On its queue's CPU the ring thread is woken where the "
+			"reader just went to sleep; elsewhere each request pays a cross-CPU wake-up "
+			"(a tail of slow reads when that CPU is idle or busy), against the reply's "
+			"copy running beside the reader.\n\n",
 		uring_cpus[best]);
+}
+
+static void uring_cpu_reading(struct ab_render *r)
+{
+	char bs[8][32];
+	int nb = ab_r_distinct(r, mbps[1], "bs", bs, 8);
+
+	for (int i = 0; i < nb; i++)
+		uring_cpu_reading_bs(r, bs[i]);
 }
 
 static void reading(struct ab_render *r)
