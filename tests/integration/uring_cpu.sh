@@ -26,6 +26,29 @@ done
 expect_rc "cputestfs --uring-cpu with --baseline pipe" 2 "$BIN/cputestfs" --baseline pipe --uring-cpu queue
 expect_rc "ddpar --uring-cpu with --transport passthrough" 2 "$BIN/ddpar" --transport passthrough --uring-cpu=next
 
+# ---- the report: a column per choice, the reading names the best ----
+# uring records without uring_cpu (from before the option) stand for queue.
+R=$W/render
+mkdir -p "$R"
+{
+	echo "bench,config,rep,metric,value,unit"
+	base="bs=131072;clone_fd=off;daemon=multi;mode=read;procs=1"
+	for rep in 1 2 3 4 5 6; do
+		for tv in "transport=libfuse 1000" "transport=uring 2000" \
+			"transport=uring;uring_cpu=next 300" "transport=uring;uring_cpu=none 900"; do
+			echo "ddpar,$base;${tv% *},$rep,read_MB_per_s,$((${tv#* } + rep)),MB/s"
+		done
+	done
+} >"$R/raw.csv"
+"$BIN/harness" plot "$R" >"$W/plot.out" 2>&1
+rc=$?
+check "harness plot of uring_cpu records: exit 0 (got $rc: $(tail -n1 "$W/plot.out"))" [ "$rc" = 0 ]
+check "tables.md: a column per --uring-cpu choice beside libfuse" \
+	grep -q '^| procs | libfuse | uring | uring next | uring none |' "$R/tables.md"
+line=$(grep '^One reader' "$R/report.md")
+check "report.md names the best choice with each ratio to libfuse ($line)" \
+	eval '[[ $line == *"queue 2004 (2x ["*"next 30"*"(0.3"*"best here: queue."* ]]'
+
 if [ "$(id -u)" != 0 ] || [ ! -w /dev/fuse ]; then
 	skip "--uring-cpu at work" "needs root and /dev/fuse"
 	t_done
@@ -105,7 +128,7 @@ for mode in queue next none; do
 	wait "$bp"
 	rc=$?
 	want=$(expected $mode)
-	check "--uring-cpu $mode: ring threads (queue CPU, allowed CPUs) are '$(echo $want)' (got '$(echo $got)', exit $rc)" \
+	check "--uring-cpu $mode: ring threads (queue CPU, allowed CPUs) are '$(echo $want)' (got '$(echo $got)', exit $rc: $(tail -n1 "$W/$mode.err"))" \
 		eval '[ "$rc" = 0 ] && [ -n "$got" ] && [ "$got" = "$want" ]'
 done
 check "no FUSE mount left" no_fuse_left
