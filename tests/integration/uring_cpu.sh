@@ -118,16 +118,17 @@ for mode in queue next none; do
 		--duration 3 --repeat 1 --format csv --quiet --kstats off >/dev/null 2>"$W/$mode.err" &
 	bp=$!
 	got=""
+	want=$(expected $mode)
+	# threads start one after another: wait for all of them (5 s at most)
 	for _ in $(seq 100); do
 		if [ -s "$pf" ]; then
 			got=$(ring_threads "$(cat "$pf")")
-			[ -n "$got" ] && break
+			[ "$(echo "$got" | grep -c .)" = "$(echo "$want" | grep -c .)" ] && break
 		fi
 		sleep 0.05
 	done
 	wait "$bp"
 	rc=$?
-	want=$(expected $mode)
 	check "--uring-cpu $mode: ring threads (queue CPU, allowed CPUs) are '$(echo $want)' (got '$(echo $got)', exit $rc: $(tail -n1 "$W/$mode.err"))" \
 		eval '[ "$rc" = 0 ] && [ -n "$got" ] && [ "$got" = "$want" ]'
 done
