@@ -28,7 +28,8 @@
  *                 it; every queue needs entries or the mount hangs. One thread
  *                 and ring per allowed CPU (cpus, else the process's
  *                 affinity, that is online), serving that CPU's queue and
- *                 running where uring_cpu says (pinned to it by default);
+ *                 running where uring_cpu says (pinned to it by default)
+ *                 and named "fsrv-uring-<that CPU>";
  *                 the queues of CPUs that are not allowed or offline
  *                 are spread over those threads. queue_depth entries per
  *                 queue; threads, clone_fd and pin do not apply. The calling
