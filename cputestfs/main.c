@@ -45,28 +45,30 @@
 #define MAX_POINTS 32
 
 static const struct ab_opt cfs_opts[] = {
-	{ "placement", AB_OPT_STR, offsetof(struct cfs_settings, placement), "P[,P...]",
-	  "where clients and daemon run, measured interleaved", 0, 0, NULL },
-	{ "transport", AB_OPT_CHOICE, offsetof(struct cfs_settings, transport), "KIND",
-	  "libfuse|dev|uring: libfuse 3.14's loop (the post's), affbench's own server on "
-	  "/dev/fuse, FUSE over io_uring (Linux 6.14+)", 0, 0, "libfuse|dev|uring" },
-	{ "uring-cpu", AB_OPT_CHOICE, offsetof(struct cfs_settings, uring_cpu), "WHERE",
-	  AB_FSRV_URING_CPU_NAMES ": --transport uring: where the thread serving a CPU's queue "
-	  "runs: on that CPU, on the next daemon CPU, or unpinned", 0, 0, AB_FSRV_URING_CPU_NAMES },
-	{ "daemon", AB_OPT_CHOICE, offsetof(struct cfs_settings, daemon), "MODE",
-	  "single|multi|clone_fd: one thread, libfuse's pool, the pool with cloned fds", 0, 0,
-	  "single|multi|clone_fd" },
-	{ "clients", AB_OPT_INT, offsetof(struct cfs_settings, clients), "N",
-	  "client processes, one per CPU", 1, AB_MAX_CPUS, NULL },
-	{ "baseline", AB_OPT_CHOICE, offsetof(struct cfs_settings, baseline), "KIND",
-	  "fuse|kernel|pipe: the benchmark, stat() on a kernel fs, pipe ping-pong", 0, 0,
-	  "fuse|kernel|pipe" },
-	{ "mountpoint", AB_OPT_STR, offsetof(struct cfs_settings, mountpoint), "DIR",
-	  "mount on this empty directory instead of a private one (left as found)", 0, 0, NULL },
-	{ "kstats", AB_OPT_CHOICE, offsetof(struct cfs_settings, kstats), "WHEN",
-	  AB_KSTATS_CHOICES ": kernel time and CPUs per request from BPF, in extra "
-	  "instrumented repetitions", 0, 0, AB_KSTATS_CHOICES },
-	{ NULL, 0, 0, NULL, NULL, 0, 0, NULL },
+	AB_OPT(struct cfs_settings, placement, "placement", AB_OPT_STR, "P[,P...]",
+		"where clients and daemon run, measured interleaved"),
+	AB_OPT(struct cfs_settings, transport, "transport", AB_OPT_CHOICE, "KIND",
+		"libfuse|dev|uring: libfuse 3.14's loop (the post's), affbench's own server on "
+		"/dev/fuse, FUSE over io_uring (Linux 6.14+)", .choices = "libfuse|dev|uring"),
+	AB_OPT(struct cfs_settings, uring_cpu, "uring-cpu", AB_OPT_CHOICE, "WHERE",
+		AB_FSRV_URING_CPU_NAMES ": --transport uring: where the thread serving a CPU's "
+		"queue runs: on that CPU, on the next daemon CPU, or unpinned",
+		.choices = AB_FSRV_URING_CPU_NAMES),
+	AB_OPT(struct cfs_settings, daemon, "daemon", AB_OPT_CHOICE, "MODE",
+		"single|multi|clone_fd: one thread, a pool, the pool with cloned fds (not with "
+		"--transport uring: one ring thread per CPU)", .choices = "single|multi|clone_fd"),
+	AB_OPT(struct cfs_settings, clients, "clients", AB_OPT_INT, "N", "client processes, one per CPU",
+		.min = 1, .max = AB_MAX_CPUS),
+	AB_OPT(struct cfs_settings, baseline, "baseline", AB_OPT_CHOICE, "KIND",
+		"fuse|kernel|pipe: the benchmark, stat() on a kernel fs, pipe ping-pong "
+		"(kernel and pipe run no FUSE server: no --transport, --daemon, --mountpoint)",
+		.choices = "fuse|kernel|pipe"),
+	AB_OPT(struct cfs_settings, mountpoint, "mountpoint", AB_OPT_STR, "DIR",
+		"mount on this empty directory instead of a private one (left as found)"),
+	AB_OPT(struct cfs_settings, kstats, "kstats", AB_OPT_CHOICE, "WHEN",
+		AB_KSTATS_CHOICES ": kernel time and CPUs per request from BPF, in extra "
+		"instrumented repetitions", .choices = AB_KSTATS_CHOICES),
+	AB_OPT_END,
 };
 
 static const struct ab_prog_info cfs_info = {
@@ -102,6 +104,31 @@ static const struct {
 	[CFS_M_KREQ] = { "kernel_requests", "count" },
 	[CFS_M_DREQ] = { "daemon_requests", "count" },
 };
+
+/*
+ * Combinations that mean nothing are refused with one line (--help says so):
+ * the kernel and pipe baselines run no FUSE server, and io_uring's server is
+ * always one ring thread per daemon CPU whatever --daemon says.
+ */
+static void check_combinations(const struct cfs_settings *set, const struct ab_common *common)
+{
+	static const char *const fuse_only[] = { "transport", "daemon", "mountpoint", "uring-cpu" };
+	static const char *const baselines[] = { "fuse", "kernel", "pipe" };
+
+	for (size_t i = 0; i < AB_ARRAY_SIZE(fuse_only) && set->baseline != CFS_BASE_FUSE; i++)
+		if (ab_opt_given(cfs_opts, common, fuse_only[i]))
+			ab_usage_error("--%s means nothing with --baseline %s: it runs no FUSE server",
+				       fuse_only[i], baselines[set->baseline]);
+	if (set->baseline != CFS_BASE_FUSE && set->kstats == AB_KSTATS_ON)
+		ab_usage_error("--kstats on means nothing with --baseline %s: the probes count FUSE "
+			       "requests", baselines[set->baseline]);
+	if (set->transport != CFS_TR_URING && ab_opt_given(cfs_opts, common, "uring-cpu"))
+		ab_usage_error("--uring-cpu places io_uring's server threads: it needs --transport "
+			       "uring, not %s", transport_names[set->transport]);
+	if (set->transport == CFS_TR_URING && ab_opt_given(cfs_opts, common, "daemon"))
+		ab_usage_error("--daemon means nothing with --transport uring: its server is always one "
+			       "ring thread per daemon CPU (recorded as daemon=percpu)");
+}
 
 /* ---- placements ---- */
 
@@ -257,22 +284,6 @@ static void need_transport(const struct cfs_settings *set)
 		ab_skip("--transport uring: %s", why);
 }
 
-/* --uring-cpu places io_uring's threads: with any other server it is a usage error. */
-static void check_uring_cpu(int argc, char **argv, int first, const struct cfs_settings *set)
-{
-	for (int i = 1; i < first && i < argc; i++) {
-		if (strncmp(argv[i], "--uring-cpu", 11))
-			continue;
-		if (set->baseline != CFS_BASE_FUSE)
-			ab_usage_error("--uring-cpu places io_uring's server threads: it needs "
-				       "--baseline fuse --transport uring, not --baseline %s",
-				       set->baseline == CFS_BASE_KERNEL ? "kernel" : "pipe");
-		if (set->transport != CFS_TR_URING)
-			ab_usage_error("--uring-cpu places io_uring's server threads: it needs "
-				       "--transport uring, not %s", transport_names[set->transport]);
-	}
-}
-
 /* ---- the sweep ---- */
 
 static void progress(const struct cfs_settings *set, const struct cfs_point *pt, int rep,
@@ -348,7 +359,7 @@ int main(int argc, char **argv)
 	int first = ab_parse_args(argc, argv, &cfs_info, cfs_opts, &set, &common);
 	if (first < argc)
 		ab_usage_error("unexpected argument '%s' (see --help)", argv[first]);
-	check_uring_cpu(argc, argv, first, &set);
+	check_combinations(&set, &common);
 	set.duration = common.duration;
 	set.repeat = common.repeat;
 	set.quiet = common.quiet;

@@ -43,26 +43,24 @@
 #include "report/stats.h"
 
 static const struct ab_opt options[] = {
-	{ "op", AB_OPT_CHOICE, offsetof(struct fdget_settings, op), NULL, "operation to time", 0, 0,
-	  "pread|read|fstat|lseek|all" },
-	{ "mode", AB_OPT_STR, offsetof(struct fdget_settings, mode), "MODES",
-	  "comma list of " FDGET_MODE_CHOICES, 0, 0, NULL },
-	{ "threads", AB_OPT_INT, offsetof(struct fdget_settings, threads), "N",
-	  "workers of shared-fd, private-fd, procs (0 = one per allowed CPU)", 0, 4096, NULL },
-	{ "oversubscribe", AB_OPT_FLAG, offsetof(struct fdget_settings, oversubscribe), NULL,
-	  "allow --threads beyond the allowed CPUs", 0, 0, NULL },
-	{ "spawn", AB_OPT_INT, offsetof(struct fdget_settings, spawn), "N",
-	  "start the helper N times without and with one thread (0 = skip)", 0, 1000000, NULL },
-	{ "verify-overhead", AB_OPT_FLAG, offsetof(struct fdget_settings, verify_overhead), NULL,
-	  "time single mode against the same loop timed bare (no gate, counters, perf), side by side",
-	  0, 0, NULL },
-	{ "syscall", AB_OPT_CHOICE, offsetof(struct fdget_settings, call), NULL,
-	  "libc wrappers (what programs pay) or raw syscall(2) (the kernel's part alone)", 0, 0,
-	  "libc|raw" },
-	{ "watch-threads", AB_OPT_FLAG, offsetof(struct fdget_settings, watch_threads), NULL,
-	  "debug: a sampler process reads Threads: of /proc/PID/status during each "
-	  "single/idle-thread loop (metrics threads_seen = min, threads_seen_max)", 0, 0, NULL },
-	{ NULL, 0, 0, NULL, NULL, 0, 0, NULL },
+	AB_OPT(struct fdget_settings, op, "op", AB_OPT_CHOICE, NULL, "operation to time",
+	       .choices = "pread|read|fstat|lseek|all"),
+	AB_OPT(struct fdget_settings, mode, "mode", AB_OPT_STR, "MODES", "comma list of " FDGET_MODE_CHOICES),
+	AB_OPT(struct fdget_settings, threads, "threads", AB_OPT_INT, "N",
+	       "workers of shared-fd, private-fd, procs (0 = one per allowed CPU)", .min = 0, .max = 4096),
+	AB_OPT(struct fdget_settings, oversubscribe, "oversubscribe", AB_OPT_FLAG, NULL,
+	       "allow --threads beyond the allowed CPUs"),
+	AB_OPT(struct fdget_settings, spawn, "spawn", AB_OPT_INT, "N",
+	       "start the helper N times without and with one thread (0 = skip)", .min = 0, .max = 1000000),
+	AB_OPT(struct fdget_settings, verify_overhead, "verify-overhead", AB_OPT_FLAG, NULL,
+	       "time single mode against the same loop timed bare (no gate, counters, perf), side by side"),
+	AB_OPT(struct fdget_settings, call, "syscall", AB_OPT_CHOICE, NULL,
+	       "libc wrappers (what programs pay) or raw syscall(2) (the kernel's part alone)",
+	       .choices = "libc|raw"),
+	AB_OPT(struct fdget_settings, watch_threads, "watch-threads", AB_OPT_FLAG, NULL,
+	       "debug: a sampler process reads Threads: of /proc/PID/status during each "
+	       "single/idle-thread loop (metrics threads_seen = min, threads_seen_max)"),
+	AB_OPT_END,
 };
 
 static const struct ab_prog_info info = {
@@ -287,6 +285,14 @@ static void settings_from_args(struct fdget_settings *s, struct ab_common *commo
 	s->repeat = common->repeat;
 	s->quiet = common->quiet;
 	setup_cpus(s, &common->allowed);
+	/* combinations that mean nothing: one line, exit 2 */
+	if (ab_opt_given(options, common, "threads") && !s->want[MODE_SHARED] && !s->want[MODE_PRIVATE] &&
+	    !s->want[MODE_PROCS])
+		ab_usage_error("--threads means nothing without a shared-fd, private-fd or procs "
+			       "--mode (single and idle-thread have one worker)");
+	if (s->oversubscribe && !ab_opt_given(options, common, "threads"))
+		ab_usage_error("--oversubscribe means nothing without --threads (the default is one "
+			       "worker per allowed CPU)");
 }
 
 int main(int argc, char **argv)

@@ -10,7 +10,6 @@
  * they are written.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -20,6 +19,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/opts.h"
 #include "report/gpscript.h"
 #include "harness.h"
 #include "report/record.h"
@@ -244,25 +244,18 @@ static void load_runs(struct cmp *c)
 
 int cmd_compare(int argc, char **argv)
 {
-	static const struct option lo[] = { { "out", required_argument, NULL, 'o' },
-					    { "help", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 } };
+	static const struct ab_opt opts[] = {
+		AB_OPT(struct cmp, out, "out", AB_OPT_STR, "DIR", "output directory"),
+		AB_OPT_END,
+	};
 	static struct cmp c;
 	char outbuf[PATH_MAX];
 	struct h_out md, csv;
-	int o;
 
 	memset(&c, 0, sizeof(c));
-	optind = 1;
-	opterr = 0;
-	while ((o = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (o) {
-		case 'o': c.out = optarg; break;
-		case 'h': fputs(cmp_usage, stdout); return AB_EXIT_OK;
-		default: ab_usage_error("compare: bad option '%s' (see harness compare --help)", argv[optind - 1]);
-		}
-	}
-	c.nr = argc - optind;
-	c.dirs = argv + optind;
+	int first = ab_parse_cmd(argc, argv, "compare", cmp_usage, opts, &c);
+	c.nr = argc - first;
+	c.dirs = argv + first;
 	if (c.nr < 2 || c.nr > MAXRUNS)
 		ab_usage_error("compare: want 2 to %d run directories, got %d", MAXRUNS, c.nr);
 	load_runs(&c);

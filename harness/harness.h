@@ -132,12 +132,20 @@ int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen
 /* harness run's options (run_opts.c) and the run itself (run.c). */
 struct h_run_opts {
 	const char *plan, *out, *resume, *note;
-	int quick, repeat, dry;
+	int quick, repeat, dry, no_wait;
 };
 int h_run(struct h_run_opts *o);
 int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len);
 void h_run_check_programs(const struct h_plan *plan);
 int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out);
+/* --resume --repeat N: plan.plan's repeat line becomes N, with a note. 0 or -1 with errno. */
+int h_run_record_repeat(const char *dir, int from, int to);
+
+/* One run per directory, one measuring run per machine (runlock.c). Refusals exit 2. */
+void h_out_check(const char *dir, int resume);	/* new or empty; not held by a live run */
+int h_dir_lock(const char *dir, int resume);	/* held for the run's life: the fd */
+int h_machine_lock(const char *dir, int no_wait);	/* waits, or exits 2; -1: none to take */
+void h_lock_release(int fd);			/* clear the holder's line, unlock */
 
 /* One invocation of one point (point.c). */
 enum h_outcome { H_OK, H_FAIL, H_SKIP };

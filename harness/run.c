@@ -282,43 +282,68 @@ static int finish(struct run *r)
 	return rc ? AB_EXIT_FAIL : AB_EXIT_OK;
 }
 
+/*
+ * The machine first (a run that waits or gives up has created nothing), then
+ * the run directory, held for the run's life. A directory is locked only under
+ * the machine lock, and without waiting: no two runs wait for each other.
+ */
+static void take_locks(struct run *r, const struct h_run_opts *o, int *dirfd, int *machinefd)
+{
+	char path[PATH_MAX];
+
+	*machinefd = h_machine_lock(r->out, o->no_wait);
+	if (!o->resume && h_mkdirs(r->out))
+		ab_fail("run: cannot create %s: %s", r->out, strerror(errno));
+	*dirfd = h_dir_lock(r->out, o->resume != NULL);
+	snprintf(path, sizeof(path), "%s/log", r->out);
+	if (h_mkdirs(path))
+		ab_fail("run: cannot create %s: %s", path, strerror(errno));
+}
+
 int h_run(struct h_run_opts *o)
 {
 	static struct run r;
 	char err[1024], path[PATH_MAX];
+	int dirfd, machinefd;
 
 	memset(&r, 0, sizeof(r));
 	if (h_run_plan(o, &r.plan, path, sizeof(path)) < 0)
 		return AB_EXIT_USAGE;
 	r.repeat = o->repeat ? o->repeat : r.plan.repeat ? r.plan.repeat : o->quick ? 3 : 5;
+	if (o->resume && o->repeat && o->repeat < r.plan.repeat)
+		ab_usage_error("run: bad value '%d' for --repeat: --resume %s goes on with its %d "
+			       "repetitions, or more; not fewer", o->repeat, o->resume, r.plan.repeat);
 	h_run_check_programs(&r.plan);
 	if (h_plan_check(&r.plan, err, sizeof(err)) < 0)	/* before anything runs, --dry-run too */
 		ab_usage_error("run: %s", err);
 	r.done = calloc((size_t)r.plan.npoints * (size_t)r.repeat, 1);
 	if (!r.done)
 		ab_fail("run: out of memory");
-	if (o->dry) {
-		dry_run(&r);
-		return AB_EXIT_OK;
-	}
 	if (o->resume)
 		snprintf(r.out, sizeof(r.out), "%s", o->resume);
 	else if (o->out)
 		snprintf(r.out, sizeof(r.out), "%s", o->out);
 	else
 		default_out(&r);
-	snprintf(path, sizeof(path), "%s/log", r.out);
-	if (h_mkdirs(path))
-		ab_fail("run: cannot create %s: %s", path, strerror(errno));
+	h_out_check(r.out, o->resume != NULL);	/* --dry-run says so too */
+	if (o->dry) {
+		dry_run(&r);
+		return AB_EXIT_OK;
+	}
+	take_locks(&r, o, &dirfd, &machinefd);
 	r.journal = ab_knob_default_journal();
 	r.workdir = ab_workdir();
 	/* leftovers of an earlier crash would disturb the first points, and machine.txt's
-	 * "before" knob values must be the machine's own, not what a killed run left */
+	 * "before" knob values must be the machine's own, not what a killed run left;
+	 * under the machine lock, so no live run's knobs are undone */
 	h_restore(r.journal, r.workdir, stderr);
 	if (o->resume) {
 		struct h_resume rs = { r.plan.npoints, r.repeat, r.done };
 		if (h_resume_load(&rs, r.out, err, sizeof(err)) < 0)
 			ab_usage_error("run: %s", err);
+		if (r.repeat != r.plan.repeat && h_run_record_repeat(r.out, r.plan.repeat, r.repeat) < 0)
+			ab_fail("run: cannot record --repeat %d in %s/plan.plan: %s", r.repeat, r.out,
+				strerror(errno));
 	} else {
 		double c0 = children_cpu();
 		if (h_run_copy_plan(&r.plan, r.repeat, r.out) < 0 ||
@@ -333,6 +358,8 @@ int h_run(struct h_run_opts *o)
 	ab_msg("run: %s, %d points x %d repetitions -> %s", r.plan.path, r.plan.npoints, r.repeat, r.out);
 	sweep(&r);
 	int rc = finish(&r);
+	h_lock_release(machinefd);
+	h_lock_release(dirfd);
 	h_plan_free(&r.plan);
 	free(r.done);
 	return rc;

@@ -41,13 +41,13 @@ void ab_child_setup(pid_t parent, int cpu, const struct ab_cpuset *set)
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(125);
+		_exit(AB_EXIT_ORPHAN);
 	for (size_t i = 0; i < AB_ARRAY_SIZE(sigs); i++)
 		signal(sigs[i], SIG_DFL);
 	signal(SIGPIPE, SIG_IGN);
 	if ((cpu >= 0 && ab_pin_self(cpu) < 0) || (cpu < 0 && set && ab_pin_self_set(set) < 0)) {
 		ab_msg("cannot pin a worker to CPU %d: %s", cpu, strerror(errno));
-		_exit(126);
+		_exit(AB_EXIT_CHILD_SETUP);
 	}
 }
 

@@ -112,7 +112,7 @@ static int run_refused(void *arg, const char *mnt)
 	struct refused *r = arg;
 
 	if (dup2(r->errfd, STDERR_FILENO) < 0)
-		return 125;
+		return AB_EXIT_CHILD_SETUP;
 	return tfs_run(&r->a, mnt);
 }
 
