@@ -50,6 +50,7 @@ enum cfs_transport { CFS_TR_LIBFUSE, CFS_TR_DEV, CFS_TR_URING, CFS_TR_COUNT };
 /* Settings of a run: filled by the options table (main.c), read everywhere else. */
 struct cfs_settings {
 	int transport;		/* enum cfs_transport (--baseline fuse only) */
+	int uring_cpu;		/* enum ab_fsrv_uring_cpu (--transport uring only) */
 	const char *placement;	/* comma-separated placement names */
 	int daemon;		/* enum ab_fuse_loop */
 	int clients;
@@ -295,6 +296,7 @@ struct cfs_raw_args {
 	struct cfs_shared *sh;
 	int transport;		/* CFS_TR_DEV or CFS_TR_URING */
 	int threads, clone_fd, pin;	/* dev */
+	int uring_cpu;		/* uring: enum ab_fsrv_uring_cpu */
 	struct ab_cpuset cpus;	/* the daemon's CPUs; empty: every allowed one */
 };
 int cfs_raw_run(void *arg, const char *mnt);

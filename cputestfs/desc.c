@@ -39,7 +39,8 @@ static const struct ab_group *transport_cell(struct ab_render *r, const char *me
 	snprintf(pl, sizeof(pl), "placement=%s", placement);
 	snprintf(tr, sizeof(tr), "transport=%s%s", transports[t].name, t ? "" : "|");
 	snprintf(dm, sizeof(dm), "daemon=%s", transports[t].daemon);
-	const char *want[] = { pl, tr, dm, "baseline=fuse", NULL };
+	/* uring as it runs by default (--uring-cpu queue); other transports lack the key */
+	const char *want[] = { pl, tr, dm, "baseline=fuse", "uring_cpu=queue|", NULL };
 	return ab_r_find(r, metric, want);
 }
 

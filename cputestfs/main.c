@@ -50,6 +50,10 @@ static const struct ab_opt cfs_opts[] = {
 	AB_OPT(struct cfs_settings, transport, "transport", AB_OPT_CHOICE, "KIND",
 		"libfuse|dev|uring: libfuse 3.14's loop (the post's), affbench's own server on "
 		"/dev/fuse, FUSE over io_uring (Linux 6.14+)", .choices = "libfuse|dev|uring"),
+	AB_OPT(struct cfs_settings, uring_cpu, "uring-cpu", AB_OPT_CHOICE, "WHERE",
+		AB_FSRV_URING_CPU_NAMES ": --transport uring: where the thread serving a CPU's "
+		"queue runs: on that CPU, on the next daemon CPU, or unpinned",
+		.choices = AB_FSRV_URING_CPU_NAMES),
 	AB_OPT(struct cfs_settings, daemon, "daemon", AB_OPT_CHOICE, "MODE",
 		"single|multi|clone_fd: one thread, a pool, the pool with cloned fds (not with "
 		"--transport uring: one ring thread per CPU)", .choices = "single|multi|clone_fd"),
@@ -108,7 +112,7 @@ static const struct {
  */
 static void check_combinations(const struct cfs_settings *set, const struct ab_common *common)
 {
-	static const char *const fuse_only[] = { "transport", "daemon", "mountpoint" };
+	static const char *const fuse_only[] = { "transport", "daemon", "mountpoint", "uring-cpu" };
 	static const char *const baselines[] = { "fuse", "kernel", "pipe" };
 
 	for (size_t i = 0; i < AB_ARRAY_SIZE(fuse_only) && set->baseline != CFS_BASE_FUSE; i++)
@@ -118,6 +122,9 @@ static void check_combinations(const struct cfs_settings *set, const struct ab_c
 	if (set->baseline != CFS_BASE_FUSE && set->kstats == AB_KSTATS_ON)
 		ab_usage_error("--kstats on means nothing with --baseline %s: the probes count FUSE "
 			       "requests", baselines[set->baseline]);
+	if (set->transport != CFS_TR_URING && ab_opt_given(cfs_opts, common, "uring-cpu"))
+		ab_usage_error("--uring-cpu places io_uring's server threads: it needs --transport "
+			       "uring, not %s", transport_names[set->transport]);
 	if (set->transport == CFS_TR_URING && ab_opt_given(cfs_opts, common, "daemon"))
 		ab_usage_error("--daemon means nothing with --transport uring: its server is always one "
 			       "ring thread per daemon CPU (recorded as daemon=percpu)");
@@ -189,6 +196,8 @@ static int resolve(struct cfs_point *pt, const struct cfs_settings *set,
 		cpus_list(pt->server_cpu, n, common, pt->server_list, sizeof(pt->server_list));
 
 	struct ab_config *c = &pt->cfg;
+	/* uring only: records of other transports (and older ones) keep their keys */
+	int uring = set->baseline == CFS_BASE_FUSE && set->transport == CFS_TR_URING;
 	ab_config_init(c);
 	if (ab_config_set(c, "placement", "%s", ab_placement_name(pt->placement)) < 0 ||
 	    ab_config_set(c, "daemon", "%s", server->daemon ? server->daemon : loop_names[set->daemon]) < 0 ||
@@ -196,6 +205,7 @@ static int resolve(struct cfs_point *pt, const struct cfs_settings *set,
 	    ab_config_set(c, "baseline", "%s", server->name) < 0 ||
 	    ab_config_set(c, "transport", "%s", set->baseline == CFS_BASE_FUSE ?
 			  transport_names[set->transport] : "none") < 0 ||
+	    (uring && ab_config_set(c, "uring_cpu", "%s", ab_fsrv_uring_cpu_name(set->uring_cpu)) < 0) ||
 	    ab_config_set(c, "client_cpu", "%s", pt->client_list) < 0 ||
 	    ab_config_set(c, "daemon_cpu", "%s", pt->server_list) < 0)
 		ab_fail("record config of placement %s too long", ab_placement_name(pt->placement));

@@ -83,6 +83,7 @@ int cfs_raw_run(void *arg, const char *mnt)
 		.threads = a->threads,
 		.clone_fd = a->clone_fd,
 		.pin = a->pin,
+		.uring_cpu = a->uring_cpu,
 		.cpus = a->cpus,
 	};
 

@@ -115,6 +115,7 @@ static int raw_start(struct cfs_serving *s, char *why, size_t len)
 		.transport = s->set->transport,
 		.threads = 1,
 		.clone_fd = s->set->daemon == AB_LOOP_CLONE_FD,
+		.uring_cpu = s->set->uring_cpu,
 	};
 
 	if (s->pt->server_pinned)

@@ -154,6 +154,7 @@ struct ddp_settings {
 	int congestion;
 	int kstats;			/* enum ab_kstats_mode */
 	int transport;			/* enum ddp_transport */
+	int uring_cpu;			/* enum ab_fsrv_uring_cpu (--transport uring only) */
 	struct ab_common common;	/* --duration --repeat --cpus --format --quiet */
 	/* derived */
 	size_t conn_max_write;		/* the max_write the server announces */
@@ -187,6 +188,7 @@ int ddp_libfuse_start(struct ab_daemon *d, const struct ddp_settings *s, const s
 struct ddp_raw_args {
 	struct ddp_shared *sh;
 	int transport;			/* enum ddp_transport */
+	int uring_cpu;			/* enum ab_fsrv_uring_cpu */
 	int threads, clone_fd, miscount, passthrough;
 	uint32_t max_write;
 	struct ab_cpuset cpus;		/* empty: every allowed CPU */

@@ -22,7 +22,22 @@
 
 /* The post's server: libfuse (also records from before --transport existed). */
 #define LIBFUSE "transport=libfuse|"
-static const char *const transports[] = { "libfuse", "dev", "uring", "passthrough" };
+/* The transport table's columns: uring once per --uring-cpu (queue, the default,
+ * also stands for uring records from before the option existed). */
+static const struct {
+	const char *name, *kv, *cpu;
+} tcols[] = {
+	{ "libfuse", LIBFUSE, NULL },
+	{ "dev", "transport=dev", NULL },
+	{ "uring", "transport=uring", "uring_cpu=queue|" },
+	{ "uring next", "transport=uring", "uring_cpu=next" },
+	{ "uring none", "transport=uring", "uring_cpu=none" },
+	{ "passthrough", "transport=passthrough", NULL },
+};
+#define NTCOLS ((int)AB_ARRAY_SIZE(tcols))
+#define URING_COL 2	/* the first uring column; the --uring-cpu ones follow */
+#define URING_NCOLS 3
+static const char *const uring_cpus[URING_NCOLS] = { "queue", "next", "none" };
 
 static const char *const modes[] = { "write", "read" };
 static const char *const mbps[] = { DDP_M_WRITE, DDP_M_READ };
@@ -186,43 +201,63 @@ static void latency_table(struct ab_render *r)
 	fprintf(r->out, "\n");
 }
 
-static const struct ab_group *transport_cell(struct ab_render *r, int m, const char *procs, int t)
+/* Column t's group of metric at procs (and bs when not NULL: else the first bs found). */
+static const struct ab_group *transport_find(struct ab_render *r, const char *metric, int m,
+					     const char *procs, int t, const char *bs)
 {
-	char mw[32], pw[48], tw[48];
+	char mw[32], pw[48], bw[48];
+	const char *want[7] = { mw, pw, tcols[t].kv, "clone_fd=off" };
+	int n = 4;
 
 	snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
 	snprintf(pw, sizeof(pw), "procs=%.31s", procs);
-	snprintf(tw, sizeof(tw), "transport=%s%s", transports[t], t ? "" : "|");
-	const char *want[] = { mw, pw, tw, "clone_fd=off", NULL };
-	return ab_r_find(r, mbps[m], want);
+	if (bs) {
+		snprintf(bw, sizeof(bw), "bs=%.31s", bs);
+		want[n++] = bw;
+	}
+	if (tcols[t].cpu)
+		want[n++] = tcols[t].cpu;
+	want[n] = NULL;
+	return ab_r_find(r, metric, want);
+}
+
+static const struct ab_group *transport_cell_bs(struct ab_render *r, int m, const char *procs, int t,
+						const char *bs)
+{
+	return transport_find(r, mbps[m], m, procs, t, bs);
+}
+
+static const struct ab_group *transport_cell(struct ab_render *r, int m, const char *procs, int t)
+{
+	return transport_cell_bs(r, m, procs, t, NULL);
 }
 
 /* Per N: MB/s of each transport measured (one /dev/fuse fd), and its ratio to libfuse. */
 static void transport_table(struct ab_render *r, int m)
 {
 	char procs[AB_GRID_ROWS][32], cell[64], buf[160];
-	int np = ab_r_distinct(r, mbps[m], "procs", procs, AB_GRID_ROWS), have[4] = { 0 }, others = 0;
+	int np = ab_r_distinct(r, mbps[m], "procs", procs, AB_GRID_ROWS), have[NTCOLS] = { 0 }, others = 0;
 
-	for (int t = 0; t < 4; t++)
+	for (int t = 0; t < NTCOLS; t++)
 		for (int i = 0; i < np; i++)
 			have[t] |= transport_cell(r, m, procs[i], t) != NULL;
-	for (int t = 1; t < 4; t++)
+	for (int t = 1; t < NTCOLS; t++)
 		others += have[t];
 	if (!others)
 		return;
 	fprintf(r->out, "%s by FUSE transport (MB/s, median; x = ratio to libfuse, * = its 95%% CI "
 			"excludes 1):\n\n| procs |", m ? "Reads" : "Writes");
-	for (int t = 0; t < 4; t++)
+	for (int t = 0; t < NTCOLS; t++)
 		if (have[t])
-			fprintf(r->out, " %s |", transports[t]);
+			fprintf(r->out, " %s |", tcols[t].name);
 	fprintf(r->out, "\n|---|");
-	for (int t = 0; t < 4; t++)
+	for (int t = 0; t < NTCOLS; t++)
 		fprintf(r->out, "%s", have[t] ? "---|" : "");
 	fprintf(r->out, "\n");
 	for (int i = 0; i < np; i++) {
 		const struct ab_group *base = transport_cell(r, m, procs[i], 0);
 		fprintf(r->out, "| %s |", procs[i]);
-		for (int t = 0; t < 4; t++) {
+		for (int t = 0; t < NTCOLS; t++) {
 			const struct ab_group *g = transport_cell(r, m, procs[i], t);
 			double q = NAN;
 			struct ab_ci ci;
@@ -237,6 +272,9 @@ static void transport_table(struct ab_render *r, int m)
 		}
 		fprintf(r->out, "\n");
 	}
+	if (have[URING_COL + 1] || have[URING_COL + 2])
+		fprintf(r->out, "(uring: its ring threads on the queue's CPU; next: on the next allowed "
+				"CPU; none: unpinned; --uring-cpu)\n");
 	fprintf(r->out, "\n");
 }
 
@@ -257,6 +295,56 @@ static void tables(struct ab_render *r)
 		ab_pub("schubert2024", "dio1m.1job.dev_MB_per_s"), ab_pub("schubert2024", "dio1m.1job.uring_MB_per_s"),
 		ab_pub("schubert2024", "dio1m.16jobs.dev_MB_per_s"),
 		ab_pub("schubert2024", "dio1m.16jobs.uring_MB_per_s"));
+}
+
+/* One reader, reads of bs: each --uring-cpu choice measured against libfuse, and the best. */
+static void uring_cpu_reading_bs(struct ab_render *r, const char *bs)
+{
+	const struct ab_group *base = transport_cell_bs(r, 1, "1", 0, bs), *g[URING_NCOLS];
+	int n = 0, best = -1;
+	char buf[160];
+
+	for (int c = 0; c < URING_NCOLS; c++) {
+		g[c] = transport_cell_bs(r, 1, "1", URING_COL + c, bs);
+		n += g[c] != NULL;
+		if (g[c] && (best < 0 || ab_r_median(g[c]) > ab_r_median(g[best])))
+			best = c;
+	}
+	if (n < 2 || !base)
+		return;
+	fprintf(r->out, "One reader, bs %s, FUSE over io_uring by where its ring threads run "
+			"(--uring-cpu; MB/s vs libfuse at %s MB/s):", bs,
+		ab_r_num(buf, sizeof(buf), ab_r_median(base)));
+	for (int c = 0; c < URING_NCOLS; c++) {
+		double q = NAN;
+		struct ab_ci ci;
+		if (!g[c])
+			continue;
+		enum ab_verdict v = ab_r_ratio(g[c], base, &q, &ci);
+		fprintf(r->out, " %s %s", uring_cpus[c], ab_r_num(buf, sizeof(buf),
+			ab_r_median(g[c])));
+		fprintf(r->out, " (%s", ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
+		const struct ab_group *p50 = transport_find(r, "lat_p50_us", 1, "1", URING_COL + c, bs);
+		const struct ab_group *p99 = transport_find(r, "lat_p99_us", 1, "1", URING_COL + c, bs);
+		if (p50 && p99)
+			fprintf(r->out, "; per read p50 %.0f us, p99 %.0f us", ab_r_median(p50),
+				ab_r_median(p99));
+		fprintf(r->out, ");");
+	}
+	fprintf(r->out, " best here: %s. On its queue's CPU the ring thread is woken where the "
+			"reader just went to sleep; elsewhere each request pays a cross-CPU wake-up "
+			"(a tail of slow reads when that CPU is idle or busy), against the reply's "
+			"copy running beside the reader.\n\n",
+		uring_cpus[best]);
+}
+
+static void uring_cpu_reading(struct ab_render *r)
+{
+	char bs[8][32];
+	int nb = ab_r_distinct(r, mbps[1], "bs", bs, 8);
+
+	for (int i = 0; i < nb; i++)
+		uring_cpu_reading_bs(r, bs[i]);
 }
 
 static void reading(struct ab_render *r)
@@ -287,6 +375,7 @@ static void reading(struct ab_render *r)
 	if (!any && r->ncpu > 0 && r->ncpu <= 4)
 		fprintf(f, "; with %d CPUs here there is little lock contention for it to remove", r->ncpu);
 	fprintf(f, ".\n\n");
+	uring_cpu_reading(r);
 }
 
 /* The time per request to plot, as the post plotted spinlock time: spin when it was
@@ -333,9 +422,9 @@ static void timereq_plot(struct ab_render *r)
 /* One panel per mode with data, one line per value of ckey among records holding fix;
  * drawn when some panel has at least min_lines lines. */
 static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, const char *fix,
-		      const char *key_prefix, int min_lines)
+		      const char *fix2, const char *key_prefix, int min_lines)
 {
-	const char *fixed[2][3] = { { "mode=write", fix, NULL }, { "mode=read", fix, NULL } };
+	const char *fixed[2][4] = { { "mode=write", fix, fix2, NULL }, { "mode=read", fix, fix2, NULL } };
 	struct ab_grid g[2];
 	int panels = 0, lines = 0;
 
@@ -370,8 +459,9 @@ static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, c
  * (one /dev/fuse fd each), and the time per request. */
 static void plots(struct ab_render *r)
 {
-	mbps_plot(r, "ddpar", "clone_fd", LIBFUSE, "clone_fd ", 1);
-	mbps_plot(r, "ddpar_transports", "transport", "clone_fd=off", "", 2);
+	mbps_plot(r, "ddpar", "clone_fd", LIBFUSE, NULL, "clone_fd ", 1);
+	/* uring as it runs by default: the --uring-cpu points are in the table */
+	mbps_plot(r, "ddpar_transports", "transport", "clone_fd=off", "uring_cpu=queue|", "", 2);
 	timereq_plot(r);
 }
 

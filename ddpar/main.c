@@ -45,6 +45,9 @@ static const struct ab_opt ddp_opts[] = {
 	       "the FUSE server: libfuse 3.14's loop (the post's), affbench's own on /dev/fuse, FUSE "
 	       "over io_uring (Linux 6.14+), or passthrough to a backing file (Linux 6.9+)",
 	       .choices = "libfuse|dev|uring|passthrough"),
+	AB_OPT(struct ddp_settings, uring_cpu, "uring-cpu", AB_OPT_CHOICE, NULL,
+	       "--transport uring: where the thread serving a CPU's queue runs: on that CPU, on the "
+	       "next allowed one, or unpinned", .choices = AB_FSRV_URING_CPU_NAMES),
 	AB_OPT(struct ddp_settings, procs, "procs", AB_OPT_INTLIST, "LIST",
 	       "numbers of parallel processes (default 1,2,4,.. up to max(8, 2 x CPUs), at most 128)",
 	       .min = 1, .max = DDP_MAX_PROCS),
@@ -112,6 +115,9 @@ static void parse_settings(int argc, char **argv, struct ddp_settings *s, struct
 	/* clone_fd needs worker threads: --daemon single alone means without it; asking
 	 * for both explicitly is a contradiction. */
 	int clone_given = ab_opt_given(ddp_opts, &s->common, "clone-fd");
+	if (ab_opt_given(ddp_opts, &s->common, "uring-cpu") && s->transport != DDP_TR_URING)
+		ab_usage_error("--uring-cpu places io_uring's server threads: it needs --transport "
+			       "uring, not %s", ddp_servers[s->transport].name);
 	if ((s->daemon == DDP_DAEMON_SINGLE || s->transport >= DDP_TR_URING) && !clone_given)
 		s->clone_fd = DDP_CLONE_OFF;	/* io_uring and passthrough have no cloned fds */
 	if (s->transport >= DDP_TR_URING && s->clone_fd != DDP_CLONE_OFF)

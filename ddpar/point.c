@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 
 #include "ddpar.h"
+#include "fuse/fsrv.h"
 #include "fuse/fuseenv.h"
 #include "knob/knob.h"
 
@@ -39,6 +40,8 @@ void ddp_point_config(const struct ddp_settings *s, const struct ddp_point *pt, 
 	ab_config_set(c, "mode", "%s", dir_name(pt->dir));
 	ab_config_set(c, "procs", "%d", pt->procs);
 	ab_config_set(c, "transport", "%s", s->server->name);
+	if (s->transport == DDP_TR_URING)	/* only here: other records keep matching */
+		ab_config_set(c, "uring_cpu", "%s", ab_fsrv_uring_cpu_name(s->uring_cpu));
 	if (s->dd)
 		ab_config_set(c, "client", "dd");
 	if (s->max_write)

@@ -177,6 +177,7 @@ static int raw_main(void *arg, const char *mnt)
 		.subtype = "ddpar",
 		.threads = a->threads,
 		.clone_fd = a->clone_fd,
+		.uring_cpu = a->uring_cpu,
 		.cpus = a->cpus,
 		.max_write = a->max_write,
 		.passthrough = a->passthrough,
@@ -209,6 +210,7 @@ int ddp_raw_start(struct ab_daemon *d, const struct ddp_settings *s, const struc
 	a = (struct ddp_raw_args){
 		.sh = sh,
 		.transport = s->transport,
+		.uring_cpu = s->uring_cpu,
 		.threads = s->daemon == DDP_DAEMON_SINGLE ? 1 : s->threads ? s->threads :
 			   ab_cpuset_count(&s->common.allowed),
 		.clone_fd = pt->clone,

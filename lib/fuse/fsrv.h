@@ -27,8 +27,10 @@
  *                 CPU and puts each request on the queue of the CPU that made
  *                 it; every queue needs entries or the mount hangs. One thread
  *                 and ring per allowed CPU (cpus, else the process's
- *                 affinity, that is online), pinned to it, serving that CPU's
- *                 queue; the queues of CPUs that are not allowed or offline
+ *                 affinity, that is online), serving that CPU's queue and
+ *                 running where uring_cpu says (pinned to it by default)
+ *                 and named "fsrv-uring-<that CPU>";
+ *                 the queues of CPUs that are not allowed or offline
  *                 are spread over those threads. queue_depth entries per
  *                 queue; threads, clone_fd and pin do not apply. The calling
  *                 thread reads /dev/fuse for what the kernel still sends there
@@ -55,6 +57,25 @@
 #include "sys/cpuset.h"
 
 enum ab_fsrv_transport { AB_FSRV_DEV, AB_FSRV_URING };
+
+/*
+ * uring: where the thread serving a CPU's queue runs. A request's daemon
+ * wake-up and its reply copy (COMMIT) happen on that thread's CPU, so this
+ * trades a cross-CPU wake-up against the copy sharing the caller's CPU:
+ *   QUEUE  on the queue's own CPU (the default: no cross-CPU wake-up);
+ *   NEXT   on the next allowed CPU after it (wrapping; the queue's own when
+ *          it is the only one): always cross-CPU, the copy off the caller's CPU;
+ *   NONE   unpinned, on any allowed CPU: the scheduler decides.
+ * Names in this order: AB_FSRV_URING_CPU_NAMES (for an option's choices).
+ */
+enum ab_fsrv_uring_cpu { AB_FSRV_URING_CPU_QUEUE, AB_FSRV_URING_CPU_NEXT, AB_FSRV_URING_CPU_NONE };
+#define AB_FSRV_URING_CPU_NAMES "queue|next|none"
+static inline const char *ab_fsrv_uring_cpu_name(int c)
+{
+	static const char *const names[] = { "queue", "next", "none" };
+
+	return c >= 0 && c < (int)(sizeof(names) / sizeof(names[0])) ? names[c] : "?";
+}
 
 /* OPEN: what the handler gets and fills. */
 struct ab_fsrv_open {
@@ -111,6 +132,7 @@ struct ab_fsrv_cfg {
 	int clone_fd;		/* dev: one cloned /dev/fuse fd per thread */
 	int pin;		/* dev: pin thread i to the i-th CPU of cpus (wrapping) */
 	int queue_depth;	/* uring: entries per queue (0 = 4) */
+	int uring_cpu;		/* uring: enum ab_fsrv_uring_cpu (0 = QUEUE) */
 	struct ab_cpuset cpus;	/* CPUs server threads may use; empty = the process's affinity */
 	uint32_t max_write;	/* bytes per WRITE request (0 = 128 KiB); READ gets as much */
 	int passthrough;	/* negotiate FUSE_PASSTHROUGH (root, Linux 6.9+) */

@@ -9,9 +9,10 @@
  * and hands the entry back. The request is copied into the entry in the
  * task that submitted it, so each entry belongs to the thread serving it.
  *
- * One thread and ring per allowed online CPU, pinned there, serve that
- * CPU's queue; queues of CPUs not allowed or offline are spread over those
- * threads. One submit-and-wait system call per request. The main thread
+ * One thread and ring per allowed online CPU serve that CPU's queue;
+ * queues of CPUs not allowed or offline are spread over those threads. Each
+ * thread runs where cfg.uring_cpu says: pinned to its queue's CPU (default),
+ * pinned to the next allowed CPU, or unpinned on the allowed ones. One submit-and-wait system call per request. The main thread
  * reads /dev/fuse for what never goes through the ring (FORGET, INTERRUPT).
  *
  * Teardown: an unmount or abort completes every entry with -ENOTCONN and
@@ -57,7 +58,9 @@ struct uring_ent {
 
 struct uring_thr {
 	struct fsrv *s;
-	int cpu;		/* the CPU it is pinned to */
+	int cpu;		/* the CPU whose queue it serves first */
+	int run_cpu;		/* the CPU it is pinned to; -1: unpinned on run_set */
+	struct ab_cpuset run_set;
 	int evfd;		/* wakes the /dev/fuse reader on a fatal error */
 	uint16_t *qids;		/* queues it serves */
 	unsigned nq;
@@ -87,6 +90,20 @@ static int read_cpulist(const char *path, struct ab_cpuset *set)
 		return -1;
 	}
 	return 0;
+}
+
+/* Where the thread serving cpu's queue runs (cfg.uring_cpu), within allowed. */
+static void place_thread(struct uring_thr *t, int mode, const struct ab_cpuset *allowed)
+{
+	int next = ab_cpuset_next(allowed, t->cpu + 1);
+
+	t->run_set = *allowed;
+	if (mode == AB_FSRV_URING_CPU_NONE)
+		t->run_cpu = -1;
+	else if (mode == AB_FSRV_URING_CPU_NEXT)
+		t->run_cpu = next >= 0 ? next : ab_cpuset_next(allowed, 0);	/* wrap */
+	else
+		t->run_cpu = t->cpu;
 }
 
 /*
@@ -134,6 +151,7 @@ static int uring_plan(const struct fsrv *s, struct uring_thr **out)
 	ab_cpuset_for_each(cpu, &cpus) {
 		t[i].s = (struct fsrv *)s;
 		t[i].cpu = cpu;
+		place_thread(&t[i], s->cfg->uring_cpu, &allowed);
 		t[i].qids = qids + (size_t)i * (size_t)nq;
 		if (cpu < nq)
 			t[i].qids[t[i].nq++] = (uint16_t)cpu;
@@ -253,7 +271,11 @@ static void *uring_loop(void *arg)
 	struct uring_thr *t = arg;
 	struct io_uring_cqe *cqe;
 	unsigned head, n;
+	char name[16];
 
+	/* Named for its first queue, so tools and tests can tell where it runs. */
+	snprintf(name, sizeof(name), "fsrv-uring-%d", t->cpu);
+	pthread_setname_np(pthread_self(), name);
 	if (thr_setup(t) == 0) {
 		while (t->live > 0 && !atomic_load(&t->s->fatal)) {
 			int rc = io_uring_submit_and_wait(&t->ring, 1);
@@ -350,8 +372,8 @@ int fsrv_uring_run(struct fsrv *s)
 	}
 	for (; started < nt; started++) {
 		t[started].evfd = evfd;
-		int rc = ab_thread_start_pinned(&t[started].tid, t[started].cpu, NULL, uring_loop,
-						&t[started]);
+		int rc = ab_thread_start_pinned(&t[started].tid, t[started].run_cpu,
+						&t[started].run_set, uring_loop, &t[started]);
 		if (rc) {
 			fsrv_set_fatal(s, AB_EXIT_FAIL, "start the io_uring thread on CPU %d: %s",
 				       t[started].cpu, strerror(rc));

@@ -6,7 +6,9 @@
 #   ddpar, 1 MiB blocks (max_write 1 MiB), N = 1 and 4, MB/s: uring vs libfuse
 #       (the better of clone_fd off and on) for writes and reads (>= 1.0);
 #       passthrough reads vs fio reading a file of the same size in the same
-#       directory, buffered, N jobs (>= 0.8).
+#       directory, buffered, N jobs (>= 0.8); N = 1 reads by where uring's ring
+#       threads run (--uring-cpu queue, the default above, next, none) vs
+#       libfuse, and the best of the three (>= 1.0).
 # ddpar runs with --kstats off: the measured repetition is the same with kstats
 # on (those numbers come from extra repetitions), so this only saves time.
 
@@ -97,7 +99,7 @@ t_row() { # LABEL OURS REFERENCE TARGET
 
 t_ddpar_table() {
 	local r n line file=$WORK/fio-file
-	declare -A lw lr uw ur pr fr
+	declare -A lw lr uw ur pr fr uc
 	dd if=/dev/urandom of="$file" bs=1M count=$((SPAN >> 20)) status=none || die "cannot write $file"
 	for r in $(seq "$REPS"); do
 		for n in $T_PROCS; do
@@ -105,6 +107,13 @@ t_ddpar_table() {
 			lw[$n]+="$VAL_W " lr[$n]+="$VAL_R " line="libfuse $VAL_W / $VAL_R"
 			t_ddpar uring "$n" both
 			uw[$n]+="$VAL_W " ur[$n]+="$VAL_R " line="$line, uring $VAL_W / $VAL_R MB/s write / read"
+			if [ "$n" = 1 ]; then
+				local c
+				for c in next none; do
+					t_ddpar uring 1 read --uring-cpu $c
+					uc[$c]+="$VAL_R " line="$line, uring $c $VAL_R"
+				done
+			fi
 			t_ddpar passthrough "$n" read
 			pr[$n]+="$VAL_R " line="$line; reads: passthrough $VAL_R"
 			t_fio "$n" "$file"
@@ -122,6 +131,24 @@ t_ddpar_table() {
 		t_row "N=$n read: uring vs libfuse" "$(echo "${ur[$n]}" | median)" "$(echo "${lr[$n]}" | median)" 1.0
 		t_row "N=$n read: passthrough vs fio" "$(echo "${pr[$n]}" | median)" "$(echo "${fr[$n]}" | median)" 0.8
 	done
+	t_uring_cpu_rows "${ur[1]}" "${uc[next]}" "${uc[none]}" "${lr[1]}"
+}
+
+# t_uring_cpu_rows QUEUE NEXT NONE LIBFUSE (each a list of N=1 read MB/s): the
+# three --uring-cpu choices vs libfuse, and the best of them against the target
+t_uring_cpu_rows() {
+	local c i=0 m best="" bm=0 lib
+	lib=$(echo "$4" | median)
+	for c in queue next none; do
+		i=$((i + 1))
+		m=$(echo "${!i}" | median)
+		printf '%-34s %12.1f %12.1f %8s %8s  %s\n' "N=1 read: uring --uring-cpu $c" "$m" "$lib" \
+			"$(ratio "$m" "$lib")" - info
+		if awk -v a="$m" -v b="$bm" 'BEGIN { exit !(a != "nan" && a + 0 > b + 0) }'; then
+			best=$c bm=$m
+		fi
+	done
+	[ -n "$best" ] && t_row "N=1 read: best (uring-cpu $best)" "$bm" "$lib" 1.0
 }
 
 check_transports() {
