@@ -30,6 +30,7 @@
 
 #include "sys/cpuset.h"
 #include "fuse/fusedaemon.h"
+#include "kstats/brk.h"
 #include "kstats/kstats.h"
 #include "sys/pin.h"
 #include "sys/proc.h"
@@ -82,6 +83,8 @@ enum cfs_metric {
 struct cfs_result {
 	double v[CFS_M_COUNT];
 	int has[CFS_M_COUNT];
+	int has_brk;			/* instrumented: the request breakdown (brk_* records) */
+	struct ab_brk_metrics brk;
 };
 
 /*

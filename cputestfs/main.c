@@ -267,6 +267,19 @@ static void progress(const struct cfs_settings *set, const struct cfs_point *pt,
 		ab_msg("rep %d placement=%s: %.0f %s/s", rep, pl, res->v[CFS_M_STAT], call);
 }
 
+struct brk_ctx {
+	struct ab_out *out;
+	const struct ab_config *cfg;
+	int rep;
+};
+
+static void brk_record(void *ctx, const char *metric, double v, const char *unit)
+{
+	const struct brk_ctx *c = ctx;
+
+	ab_record(c->out, c->cfg, c->rep, metric, v, unit);
+}
+
 /* One repetition of pt, timed (ks NULL) or instrumented, and its records. 0 or -1. */
 static int one_rep(const struct cfs_settings *set, const struct cfs_point *pt, struct ab_kstats *ks,
 		   int rep, struct ab_out *out)
@@ -285,6 +298,10 @@ static int one_rep(const struct cfs_settings *set, const struct cfs_point *pt, s
 	for (int m = ks ? CFS_M_FIRST_KERNEL : 0; m < (ks ? CFS_M_COUNT : CFS_M_FIRST_KERNEL); m++)
 		if (res.has[m])
 			ab_record(out, &pt->cfg, rep, metrics[m].name, res.v[m], metrics[m].unit);
+	if (ks && res.has_brk) {
+		struct brk_ctx c = { out, &pt->cfg, rep };
+		ab_brk_emit(&res.brk, brk_record, &c);
+	}
 	if (!set->quiet)
 		progress(set, pt, rep, ks != NULL, &res);
 	return 0;
