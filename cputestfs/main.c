@@ -14,7 +14,7 @@
  * measured interleaved (rep 1 of each, then rep 2, ...) so drift hits all
  * alike. With kernel statistics (--kstats auto or on, FUSE only), every timed
  * repetition is followed by an instrumented one of the same point whose only
- * records are the kernel_* metrics and daemon_requests: headline numbers never
+ * records are the kernel_* and brk_* metrics and daemon_requests: headline numbers never
  * come from a run with probes attached. Records go through lib/record; in
  * table format the report's tables (desc.c) print at the end.
  *
@@ -74,7 +74,8 @@ static const struct ab_prog_info cfs_info = {
 		"Metrics: stat_per_s same_cpu_pct other_cpu_pct requests_per_stat latency_p50_ns\n"
 		"latency_p99_ns; with kernel statistics, from a separate instrumented repetition\n"
 		"after each timed one: kernel_ns_per_req kernel_same_cpu_pct, and kernel_requests\n"
-		"and daemon_requests (whole run, to cross-check). Default: placement none then\n"
+		"and daemon_requests (whole run, to cross-check), and the request breakdown's\n"
+		"brk_* (docs/breakdown.md). Default: placement none then\n"
 		"same, daemon single, the post's two tables.\n"
 		"Needs root and /dev/fuse for --baseline fuse.",
 	.default_duration = 2.0,

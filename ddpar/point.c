@@ -10,7 +10,8 @@
  * Headline numbers are never instrumented: a timed repetition runs with the
  * kernel statistics' probes detached; its instrumented sibling (the same
  * point, a fresh server and fresh clients) attaches them for itself alone and
- * writes kernel_us_per_req and spin_us_per_req, nothing else.
+ * writes kernel_us_per_req, spin_us_per_req and the brk_* request breakdown,
+ * nothing else.
  *
  * Known limits: spinlock wait counts the daemon's and the clients' processes
  * only (the pid map); if that map is full the spinlock figure is not written.
