@@ -261,6 +261,11 @@ static void progress(const struct cfs_settings *set, const struct cfs_point *pt,
 	if (instrumented && res->has[CFS_M_KNS])
 		ab_msg("rep %d placement=%s: kernel %.0f ns/request, %.0f requests (daemon %.0f)", rep,
 		       pl, res->v[CFS_M_KNS], res->v[CFS_M_KREQ], res->v[CFS_M_DREQ]);
+	if (instrumented && res->has_brk) {
+		char line[512];
+		ab_brk_describe(&res->brk, line, sizeof(line));
+		ab_msg("rep %d placement=%s: %s", rep, pl, line);
+	}
 	else if (!instrumented && res->has[CFS_M_SAME])
 		ab_msg("rep %d placement=%s: %.0f %s/s, same cpu %.1f%%, %.3f requests/%s", rep, pl,
 		       res->v[CFS_M_STAT], call, res->v[CFS_M_SAME], res->v[CFS_M_REQ], call);

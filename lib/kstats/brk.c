@@ -105,6 +105,21 @@ void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx
 	}
 }
 
+void ab_brk_describe(const struct ab_brk_metrics *m, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	at += (size_t)snprintf(buf, len, "%.2f us per call =", m->call_ns / 1e3);
+	for (int i = 0; i < AB_BRK_STEPS && at < len; i++) {
+		at += (size_t)snprintf(buf + at, len - at, "%s %s %.2f", i ? " +" : "", step_names[i],
+				       m->share[i] * m->call_ns / 100 / 1e3);
+		int w = i == AB_BRK_DWAKE ? AB_BRK_W_DAEMON : i == AB_BRK_RWAKE ? AB_BRK_W_REPLY : -1;
+		if (w >= 0 && at < len && !isnan(m->cross_pct[w]))
+			at += (size_t)snprintf(buf + at, len - at, " (cross %.0f%%, idle %.0f%%)",
+					       m->cross_pct[w], m->idle_pct[w]);
+	}
+}
+
 #ifndef AB_HAVE_BPF
 
 int ab_brk_open(struct ab_brk **b, char *why, size_t len)

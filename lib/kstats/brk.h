@@ -51,6 +51,8 @@ int ab_brk_metrics(const struct ab_brk_result *r, struct ab_brk_metrics *m);
 /* Each brk_* record of m (the NAN ones left out), through emit. */
 typedef void ab_brk_emit_fn(void *ctx, const char *metric, double value, const char *unit);
 void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx);
+/* One line for a progress message: the mean of each step and the wake-ups' flags. */
+void ab_brk_describe(const struct ab_brk_metrics *m, char *buf, size_t len);
 /* Step names as in the records ("daemon_wake"). */
 const char *ab_brk_step_name(int step);
 
