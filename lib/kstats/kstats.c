@@ -76,6 +76,7 @@ struct ab_kstats {
 	int ncpus;
 	struct ab_brk *brk;	/* the request breakdown; NULL: brk_why says why not */
 	char brk_why[256];
+	int brk_lost;		/* a server pid it could not take since the last clear */
 };
 
 const char *ab_kstats_built(void)
@@ -206,7 +207,7 @@ int ab_kstats_add_caller(struct ab_kstats *ks, pid_t tgid)
 
 int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_brk_result *r)
 {
-	return ks->brk ? ab_brk_read(ks->brk, r) : -1;
+	return ks->brk && !ks->brk_lost ? ab_brk_read(ks->brk, r) : -1;
 }
 
 int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid)
@@ -218,8 +219,10 @@ int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid)
 		errno = errno == ENOSPC || errno == E2BIG ? E2BIG : errno;
 		return -1;
 	}
-	if (ks->brk && ab_brk_add(ks->brk, tgid, 1) < 0)	/* a server, unless a caller */
-		return -1;
+	/* A server to the breakdown, unless a caller; a process it could not take makes its
+	 * figures unknown, not the spinlock figures. */
+	if (ks->brk && ab_brk_add(ks->brk, tgid, 1) < 0)
+		ks->brk_lost = 1;
 	return 0;
 }
 
@@ -238,6 +241,7 @@ int ab_kstats_clear_pids(struct ab_kstats *ks)
 	}
 	if (ks->brk && ab_brk_clear(ks->brk) < 0)
 		rc = -1;
+	ks->brk_lost = 0;
 	return rc;
 }
 
