@@ -179,6 +179,8 @@ struct cfs_shared {
 	_Atomic int phase __attribute__((aligned(AB_CACHELINE)));	/* enum cfs_phase */
 	struct ab_gate gate __attribute__((aligned(AB_CACHELINE)));
 	struct ab_counter requests;	/* FUSE daemon: requests served, all its threads */
+	int time_every;			/* instrumented: clients time every call in the window, for
+					 * the breakdown's check (lat is not recorded then) */
 	struct cfs_client_shm client[];
 };
 

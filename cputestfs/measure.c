@@ -53,7 +53,7 @@ struct run {
 	int ks_attached, ks_window;
 	struct ab_kstats_result kw0, kw1;
 	uint64_t dreq0;
-	struct ab_brk_result *bw0, *bw1;	/* the breakdown at the window's ends */
+	struct ab_brk_result *brk;	/* the breakdown of the calls the window started */
 	int brk_window;
 	double loop_ns, calls_per_s;		/* this window's time per call and rate */
 };
@@ -166,7 +166,8 @@ static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
 		return -1;
 
 	r->ks_window = r->ks_attached && ab_kstats_read(r->ks, &r->kw0) == 0;
-	r->brk_window = r->ks_window && r->bw0 && ab_kstats_read_brk(r->ks, r->bw0) == 0;
+	/* The calls the clients start in the window, as they time them (time_every). */
+	r->brk_window = r->ks_window && r->brk && ab_kstats_brk_window(r->ks, 1) == 0;
 	atomic_store(&sh->phase, CFS_MEASURE);
 	uint64_t t0 = ab_now_ns();
 	uint64_t req0 = cfs_requests(sh, r->n);
@@ -178,7 +179,8 @@ static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
 	sample(r, &calls1, &same1);
 	atomic_store(&sh->phase, CFS_STOP);
 	r->ks_window = r->ks_window && ab_kstats_read(r->ks, &r->kw1) == 0;
-	r->brk_window = r->brk_window && ab_kstats_read_brk(r->ks, r->bw1) == 0;
+	if (r->brk_window)
+		ab_kstats_brk_window(r->ks, 0);	/* after STOP: no client starts another call */
 
 	if (calls1 == calls0)
 		return ab_err(why, len, "no %s completed in the measured window", r->server->call);
@@ -288,9 +290,9 @@ static void brk_begin(struct run *r)
 			ab_msg("%s: brk_* metrics not written", why);
 		return;
 	}
-	r->bw0 = malloc(sizeof(*r->bw0));
-	r->bw1 = malloc(sizeof(*r->bw1));
-	if (!r->bw0 || !r->bw1) {
+	r->srv.sh->time_every = 1;	/* before the clients start */
+	r->brk = malloc(sizeof(*r->brk));
+	if (!r->brk) {
 		ab_msg("out of memory for the request breakdown: brk_* metrics not written");
 		brk_free(r);
 	}
@@ -298,7 +300,7 @@ static void brk_begin(struct run *r)
 
 static void brk_callers(struct run *r)
 {
-	for (int i = 0; r->ks_attached && r->bw0 && i < r->n; i++)
+	for (int i = 0; r->ks_attached && r->brk && i < r->n; i++)
 		if (ab_kstats_add_caller(r->ks, r->clients.pid[i]) < 0) {
 			ab_msg("cannot name client %d to the request breakdown: brk_* metrics not written", i);
 			brk_free(r);
@@ -307,18 +309,30 @@ static void brk_callers(struct run *r)
 
 static void brk_free(struct run *r)
 {
-	free(r->bw0);
-	free(r->bw1);
-	r->bw0 = r->bw1 = NULL;
+	free(r->brk);
+	r->brk = NULL;
 }
 
-/* The steps over the measured window, against the same window's time per call. */
+/* The mean call as the clients timed it (every call of the window: time_every). */
+static double client_mean(const struct run *r)
+{
+	struct ab_hist all;
+
+	memset(&all, 0, sizeof(all));
+	for (int i = 0; i < r->n; i++)
+		ab_hist_merge(&all, &r->srv.sh->client[i].lat);
+	return ab_brk_hist_mean(&all);
+}
+
+/* The steps of the calls the window started, against the clients' own clock on the same
+ * calls and the window's time per call. */
 static void brk_end(struct run *r, struct cfs_result *res)
 {
-	if (r->brk_window) {
-		ab_brk_sub(r->bw1, r->bw0);
-		res->has_brk = ab_brk_metrics(r->bw1, &res->brk) == 0;
+	/* Read once the clients are gone: every call the window started has ended. */
+	if (r->brk_window && ab_kstats_read_brk(r->ks, r->brk) == 0) {
+		res->has_brk = ab_brk_metrics(r->brk, &res->brk) == 0;
 		res->brk.loop_ns = r->loop_ns;
+		res->brk.client_ns = client_mean(r);
 		res->brk.calls_per_s = r->calls_per_s;
 	}
 	brk_free(r);

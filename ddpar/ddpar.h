@@ -205,7 +205,7 @@ struct ddp_probe {
 	int have;			/* res holds the window's statistics */
 	struct ab_kstats_result res;
 	struct ab_brk_result *brk;	/* the window's request breakdown; NULL: not followed */
-	int have_brk;
+	int brk_on, have_brk;
 };
 void ddp_probe_pids(struct ddp_probe *p, const struct ab_workers *w);
 void ddp_probe_window_begin(struct ddp_probe *p);

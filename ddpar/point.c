@@ -99,13 +99,17 @@ void ddp_probe_window_begin(struct ddp_probe *p)
 {
 	if (p)
 		p->have = ab_kstats_reset(p->ks) == 0;
+	if (p && p->brk)
+		p->brk_on = ab_kstats_brk_window(p->ks, 1) == 0;
 }
 
 void ddp_probe_window_end(struct ddp_probe *p)
 {
 	if (p && p->have)
 		p->have = ab_kstats_read(p->ks, &p->res) == 0;
-	if (p && p->have && p->brk)
+	if (p && p->brk_on)
+		ab_kstats_brk_window(p->ks, 0);
+	if (p && p->have && p->brk_on)
 		p->have_brk = ab_kstats_read_brk(p->ks, p->brk) == 0;
 }
 
@@ -167,6 +171,7 @@ static void write_brk(const struct ddp_point *pt, const struct ab_config *cfg,
 		m.loop_ns = (double)o->window_ns * pt->procs / (double)o->calls;
 		m.calls_per_s = (double)o->calls / ((double)o->window_ns / 1e9);
 	}
+	m.client_ns = ab_brk_hist_mean(&o->lat);	/* NAN for dd: it times no call */
 	ab_brk_emit(&m, brk_record, &c);
 }
 

@@ -33,6 +33,9 @@
 #include "kstats/brk_bpf_i.h"
 
 __u32 target_conn = 0;	/* only this FUSE connection (0: all) */
+/* Calls that enter while this is set are counted when they exit, even after it is
+ * cleared: a window of calls by their start, as the benchmark's own clients time them. */
+__u32 counting = 0;
 
 struct call {
 	__u64 t_last;		/* time of the last transition */
@@ -44,6 +47,7 @@ struct call {
 	__u32 waker_cpu;	/* of the pending wake-up */
 	__u32 woken;		/* the pending step's target was woken */
 	__u32 dtid;		/* the server thread woken for this request */
+	__u32 counted;		/* entered while counting */
 };
 
 struct {
@@ -118,12 +122,12 @@ static __always_inline void move(struct call *c, __u32 to, __u32 next, __u64 now
 	c->woken = 0;
 }
 
-static __always_inline void count_wake(__u32 w, int cross, int idle)
+static __always_inline void count_wake(const struct call *c, __u32 w, int cross, int idle)
 {
 	__u32 zero = 0;
 	struct brk_sums *s = bpf_map_lookup_elem(&sums, &zero);
 
-	if (!s || w >= BRK_NWAKES)
+	if (!s || w >= BRK_NWAKES || !c->counted)
 		return;
 	s->wakes[w]++;
 	s->cross[w] += cross;
@@ -160,6 +164,7 @@ int BPF_PROG(brk_sys_enter, struct pt_regs *regs, long id)
 	c->active = 1;
 	c->nreq = 0;
 	c->woken = 0;
+	c->counted = counting;
 	return 0;
 }
 
@@ -174,7 +179,7 @@ int BPF_PROG(brk_sys_exit, struct pt_regs *regs, long ret)
 	if (!c || !c->active)
 		return 0;
 	c->active = 0;
-	if (!c->nreq)
+	if (!c->nreq || !c->counted)
 		return 0;
 	/* Not woken by the reply: the caller never slept, the rest is its return. */
 	move(c, c->step == BRK_RWAKE ? BRK_RETURN : c->step, BRK_SUBMIT, bpf_ktime_get_ns());
@@ -275,7 +280,7 @@ int BPF_PROG(brk_switch, bool preempt, struct task_struct *prev, struct task_str
 	}
 	c = bpf_map_lookup_elem(&calls, &tid);
 	if (c && c->active && c->step == BRK_RWAKE && c->woken) {
-		count_wake(BRK_W_REPLY, c->waker_cpu != cpu, idle);
+		count_wake(c, BRK_W_REPLY, c->waker_cpu != cpu, idle);
 		move(c, BRK_RWAKE, BRK_RETURN, bpf_ktime_get_ns());
 		return 0;
 	}
@@ -287,7 +292,7 @@ int BPF_PROG(brk_switch, bool preempt, struct task_struct *prev, struct task_str
 	c = bpf_map_lookup_elem(&calls, &ctid);
 	if (!c || !c->active || c->step != BRK_DWAKE || !c->woken || c->dtid != tid)
 		return 0;
-	count_wake(BRK_W_DAEMON, c->waker_cpu != cpu, idle);
+	count_wake(c, BRK_W_DAEMON, c->waker_cpu != cpu, idle);
 	move(c, BRK_DWAKE, BRK_SERVICE, bpf_ktime_get_ns());
 	return 0;
 }

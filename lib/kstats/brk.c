@@ -24,25 +24,30 @@ const char *ab_brk_step_name(int step)
 	return step >= 0 && step < AB_BRK_STEPS ? step_names[step] : "?";
 }
 
-void ab_brk_sub(struct ab_brk_result *b, const struct ab_brk_result *a)
-{
-	b->calls -= a->calls;
-	b->requests -= a->requests;
-	for (int i = 0; i < AB_BRK_STEPS; i++)
-		b->step_ns[i] -= a->step_ns[i];
-	for (int w = 0; w < AB_BRK_WAKES; w++) {
-		b->wakes[w] -= a->wakes[w];
-		b->cross[w] -= a->cross[w];
-		b->idle[w] -= a->idle[w];
-	}
-	for (int i = 0; i <= AB_BRK_STEPS; i++)
-		for (unsigned k = 0; k < AB_HIST_BUCKETS; k++)
-			b->hist[i].b[k] -= a->hist[i].b[k];
-}
-
 static double pct(uint64_t part, uint64_t whole)
 {
 	return whole ? 100.0 * (double)part / (double)whole : NAN;
+}
+
+/* Middle of bucket i, as lib/report/stats.c's ab_hist_percentile reports it. */
+static double bucket_mid(unsigned i)
+{
+	if (i < AB_HIST_SUB)
+		return i;
+	unsigned k = i / AB_HIST_SUB, sub = i % AB_HIST_SUB;
+	double width = ldexp(1.0, (int)k - 1);
+	return ldexp(AB_HIST_SUB + sub, (int)k - 1) + (width - 1) / 2;
+}
+
+double ab_brk_hist_mean(const struct ab_hist *h)
+{
+	double sum = 0, n = 0;
+
+	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
+		sum += (double)h->b[i] * bucket_mid(i);
+		n += (double)h->b[i];
+	}
+	return n > 0 ? sum / n : NAN;
 }
 
 int ab_brk_metrics(const struct ab_brk_result *r, struct ab_brk_metrics *m)
@@ -67,7 +72,7 @@ int ab_brk_metrics(const struct ab_brk_result *r, struct ab_brk_metrics *m)
 		m->cross_pct[w] = pct(r->cross[w], r->wakes[w]);
 		m->idle_pct[w] = pct(r->idle[w], r->wakes[w]);
 	}
-	m->loop_ns = m->calls_per_s = NAN;
+	m->loop_ns = m->client_ns = m->calls_per_s = NAN;
 	return 0;
 }
 
@@ -86,6 +91,7 @@ void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx
 	put(emit, ctx, "brk_call_p50_ns", m->call_p50, "ns");
 	put(emit, ctx, "brk_call_p99_ns", m->call_p99, "ns");
 	put(emit, ctx, "brk_loop_ns", m->loop_ns, "ns");
+	put(emit, ctx, "brk_client_ns", m->client_ns, "ns");
 	put(emit, ctx, "brk_calls_per_s", m->calls_per_s, "1/s");
 	for (int i = 0; i < AB_BRK_STEPS; i++) {
 		snprintf(name, sizeof(name), "brk_%s_p50_ns", step_names[i]);
@@ -133,6 +139,7 @@ void ab_brk_set_conn(struct ab_brk *b, int conn) { (void)b; (void)conn; }
 int ab_brk_add(struct ab_brk *b, pid_t tgid, int role) { (void)b; (void)tgid; (void)role; return -1; }
 int ab_brk_clear(struct ab_brk *b) { (void)b; return -1; }
 int ab_brk_reset(struct ab_brk *b) { (void)b; return -1; }
+int ab_brk_window(struct ab_brk *b, int on) { (void)b; (void)on; return -1; }
 int ab_brk_read(struct ab_brk *b, struct ab_brk_result *r) { (void)b; (void)r; return -1; }
 void ab_brk_close(struct ab_brk *b) { (void)b; }
 
@@ -222,6 +229,7 @@ static int clear_map(struct bpf_map *m)
 
 int ab_brk_clear(struct ab_brk *b)
 {
+	b->skel->bss->counting = 0;
 	return clear_map(b->skel->maps.roles) | clear_map(b->skel->maps.calls) |
 	       clear_map(b->skel->maps.dwait);
 }
@@ -242,6 +250,15 @@ int ab_brk_reset(struct ab_brk *b)
 		r |= bpf_map__update_elem(b->skel->maps.hists, &k, sizeof(k), b->buf, hsize, BPF_ANY);
 	free(z);
 	return r ? -1 : 0;
+}
+
+int ab_brk_window(struct ab_brk *b, int on)
+{
+	if (on && ab_brk_reset(b) < 0)
+		return -1;
+	/* A plain store the probes read on their next call: the window's edge is where this lands. */
+	__atomic_store_n(&b->skel->bss->counting, on ? 1u : 0u, __ATOMIC_SEQ_CST);
+	return 0;
 }
 
 int ab_brk_read(struct ab_brk *b, struct ab_brk_result *r)

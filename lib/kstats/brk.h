@@ -26,7 +26,7 @@ enum ab_brk_step { AB_BRK_SUBMIT, AB_BRK_DWAKE, AB_BRK_SERVICE, AB_BRK_RWAKE, AB
 		   AB_BRK_STEPS };
 enum ab_brk_wake { AB_BRK_W_DAEMON, AB_BRK_W_REPLY, AB_BRK_WAKES };
 
-/* Raw counts, as read (a difference of two reads is again one of these). */
+/* Raw counts, as read. */
 struct ab_brk_result {
 	uint64_t calls, requests;
 	double step_ns[AB_BRK_STEPS];
@@ -41,13 +41,15 @@ struct ab_brk_metrics {
 	double per_call[AB_BRK_WAKES], cross_pct[AB_BRK_WAKES], idle_pct[AB_BRK_WAKES];
 	/* From the benchmark's own clock over the same window (NAN until it sets them): */
 	double loop_ns;		/* the window over the calls, per caller (includes user space) */
+	double client_ns;	/* the mean call as the callers timed it (the clock around each) */
 	double calls_per_s;	/* the instrumented repetition's rate, to compare with the timed one */
 };
 
-/* b -= a, for a window between two reads. */
-void ab_brk_sub(struct ab_brk_result *b, const struct ab_brk_result *a);
 /* 0 with m filled (its window fields NAN), or -1 when r holds no call. */
 int ab_brk_metrics(const struct ab_brk_result *r, struct ab_brk_metrics *m);
+/* The mean of a histogram, each value at its bucket's middle (as ab_hist_percentile
+ * reports it, so within 1.6%); NAN when empty. */
+double ab_brk_hist_mean(const struct ab_hist *h);
 /* Each brk_* record of m (the NAN ones left out), through emit. */
 typedef void ab_brk_emit_fn(void *ctx, const char *metric, double value, const char *unit);
 void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx);

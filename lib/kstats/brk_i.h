@@ -17,6 +17,8 @@ void ab_brk_set_conn(struct ab_brk *b, int conn);
 int ab_brk_add(struct ab_brk *b, pid_t tgid, int role);
 int ab_brk_clear(struct ab_brk *b);
 int ab_brk_reset(struct ab_brk *b);
+/* on: zero, then count the calls that enter from now; off: no call entering from now. */
+int ab_brk_window(struct ab_brk *b, int on);
 int ab_brk_read(struct ab_brk *b, struct ab_brk_result *r);
 void ab_brk_close(struct ab_brk *b);
 

@@ -53,6 +53,7 @@ int ab_kstats_reset(struct ab_kstats *ks) { (void)ks; return -1; }
 int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r) { (void)ks; (void)r; return -1; }
 int ab_kstats_add_caller(struct ab_kstats *ks, pid_t tgid) { (void)ks; (void)tgid; return -1; }
 int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_brk_result *r) { (void)ks; (void)r; return -1; }
+int ab_kstats_brk_window(struct ab_kstats *ks, int on) { (void)ks; (void)on; return -1; }
 const char *ab_kstats_brk_why(const struct ab_kstats *ks) { (void)ks; return ab_kstats_built(); }
 void ab_kstats_close(struct ab_kstats *ks) { (void)ks; }
 
@@ -203,6 +204,11 @@ int ab_kstats_set_conn(struct ab_kstats *ks, int conn)
 int ab_kstats_add_caller(struct ab_kstats *ks, pid_t tgid)
 {
 	return ks->brk ? ab_brk_add(ks->brk, tgid, 2) : -1;
+}
+
+int ab_kstats_brk_window(struct ab_kstats *ks, int on)
+{
+	return ks->brk && !ks->brk_lost ? ab_brk_window(ks->brk, on) : -1;
 }
 
 int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_brk_result *r)

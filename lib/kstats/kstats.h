@@ -68,7 +68,10 @@ int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid);
 /* The processes whose FUSE calls the request breakdown follows (kstats/brk.h); the
  * processes add_pid names are the servers. 0, or -1 (also when the breakdown is unavailable). */
 int ab_kstats_add_caller(struct ab_kstats *ks, pid_t tgid);
-/* The breakdown's counts since the reset: 0, or -1 (ab_kstats_brk_why says why). */
+/* The breakdown counts the calls that enter between on (which zeroes it) and off, each
+ * when it exits; none before the first on. 0, or -1. */
+int ab_kstats_brk_window(struct ab_kstats *ks, int on);
+/* The breakdown's counts: 0, or -1 (ab_kstats_brk_why says why). */
 int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_brk_result *r);
 /* NULL when the breakdown is loaded, else why not (one line, for a message). */
 const char *ab_kstats_brk_why(const struct ab_kstats *ks);

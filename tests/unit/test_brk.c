@@ -1,5 +1,4 @@
-/* The request breakdown's arithmetic (kstats/brk.h): a window is the difference
- * of two reads; the step percentiles come from their histograms, the shares
+/* The request breakdown's arithmetic (kstats/brk.h): the step percentiles come from their histograms, the shares
  * add up to 100 and the call time is the sum of the steps; a wake-up share
  * with no wake-up is absent, never 0; and the real path loads, reads and
  * forgets, or explains why not (the steps themselves are checked against
@@ -46,19 +45,14 @@ static void test_metrics(void **state)
 	(void)state;
 	static const uint64_t fast[AB_BRK_STEPS] = { 1000, 2000, 3000, 2000, 2000 };	/* 10 us */
 	static const uint64_t slow[AB_BRK_STEPS] = { 1000, 20000, 3000, 24000, 2000 };	/* 50 us */
-	struct ab_brk_result *before = fresh(), *after = fresh();
+	struct ab_brk_result *after = fresh();
 	struct ab_brk_metrics m;
 
-	add_calls(before, 7, slow);	/* before the window: must not count */
-	before->wakes[AB_BRK_W_DAEMON] = 7;
-	before->cross[AB_BRK_W_DAEMON] = 7;
-	*after = *before;
 	add_calls(after, 98, fast);
 	add_calls(after, 2, slow);
 	after->wakes[AB_BRK_W_DAEMON] += 40;
 	after->cross[AB_BRK_W_DAEMON] += 38;
 	after->idle[AB_BRK_W_DAEMON] += 10;
-	ab_brk_sub(after, before);
 
 	assert_int_equal(ab_brk_metrics(after, &m), 0);
 	assert_true(m.calls == 100);
@@ -75,11 +69,15 @@ static void test_metrics(void **state)
 	assert_true(fabs(m.cross_pct[AB_BRK_W_DAEMON] - 95) < 1e-9);
 	assert_true(fabs(m.idle_pct[AB_BRK_W_DAEMON] - 25) < 1e-9);
 	assert_true(isnan(m.cross_pct[AB_BRK_W_REPLY]) && isnan(m.idle_pct[AB_BRK_W_REPLY]));
-	assert_true(isnan(m.loop_ns) && isnan(m.calls_per_s));
+	assert_true(isnan(m.loop_ns) && isnan(m.client_ns) && isnan(m.calls_per_s));
+	/* The mean of the call histogram is the mean call, within a bucket's half width. */
+	double mean = ab_brk_hist_mean(&after->hist[AB_BRK_STEPS]);
+	assert_true(fabs(mean - m.call_ns) <= m.call_ns / 64);
+	struct ab_hist empty = { { 0 } };
+	assert_true(isnan(ab_brk_hist_mean(&empty)));
 
 	memset(after, 0, sizeof(*after));
 	assert_int_equal(ab_brk_metrics(after, &m), -1);	/* no call: no records */
-	free(before);
 	free(after);
 }
 
@@ -138,6 +136,8 @@ static void test_real_open(void **state)
 		fail_msg("kstats loads but the breakdown does not: %s", ab_kstats_brk_why(ks));
 	assert_int_equal(ab_kstats_add_caller(ks, getpid()), 0);
 	assert_int_equal(ab_kstats_reset(ks), 0);
+	assert_int_equal(ab_kstats_brk_window(ks, 1), 0);
+	assert_int_equal(ab_kstats_brk_window(ks, 0), 0);
 	assert_int_equal(ab_kstats_read_brk(ks, r), 0);
 	assert_int_equal(r->calls, 0);
 	assert_int_equal(ab_kstats_clear_pids(ks), 0);
@@ -148,6 +148,7 @@ static void test_real_open(void **state)
 	assert_non_null(ab_kstats_brk_why(ks));
 	assert_int_equal(ab_kstats_read_brk(ks, r), -1);
 	assert_int_equal(ab_kstats_add_caller(ks, getpid()), -1);
+	assert_int_equal(ab_kstats_brk_window(ks, 1), -1);
 	ab_kstats_close(ks);
 	unsetenv("AFFBENCH_KSTATS_FORCE");
 	free(r);
