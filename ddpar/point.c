@@ -157,8 +157,9 @@ static void brk_record(void *ctx, const char *metric, double v, const char *unit
 	ab_record(c->out, c->cfg, c->pt->rep + 1, metric, v, unit);
 }
 
-/* The breakdown of the window, against the window's time per call (built-in clients: each
- * makes one call at a time; dd counts no calls, so its records go without that check). */
+/* The breakdown of the calls the window started, against the built-in clients' own clock
+ * on them (o->lat) and the window's time per call; dd times and counts no call, so its
+ * records go without either. */
 static void write_brk(const struct ddp_point *pt, const struct ab_config *cfg,
 		      const struct ddp_outcome *o, const struct ddp_probe *p, struct ab_out *out)
 {
