@@ -59,17 +59,21 @@ override CFLAGS += -DAB_KSTATS_WHY='"the kernel has no BTF (/sys/kernel/btf/vmli
 endif
 endif
 
-.PHONY: all help check unit-check sanitize install clean deps check-topology check-topology-selftest
+.PHONY: all help check unit-check sanitize check-valgrind install clean deps check-topology \
+	check-topology-selftest check-lkp
 
 all: $(BINS)
 
 help:
 	@echo "make                 build every program into $(BIN)/ ($(PROGRAMS))"
 	@echo "make check           install what is missing, build, run unit + integration tests"
-	@echo "make sanitize        unit tests and the raw.csv fuzz test under ASan + UBSan"
+	@echo "make sanitize        unit tests and the raw.csv fuzz test under ASan + UBSan, then check-valgrind"
+	@echo "make check-valgrind  valgrind over harness run --dry-run of the default plan and a 20-block plan"
 	@echo "make check-topology  run the suite in emulated many-CPU guests (QEMU TCG; 9-13 min;"
 	@echo "                     SHAPES=\"A B C\", SAVE=results/emulated)"
 	@echo "make check-topology-selftest  the topology checker's self-test alone (no guest)"
+	@echo "make check-lkp       affbench as an LKP test case in LKP_SRC=<lkp-tests checkout>, copied"
+	@echo "                     (split-job, run, ncompare; root; skipped without LKP_SRC)"
 	@echo "make install         PREFIX=$(PREFIX) DESTDIR=: programs built without test hooks, plans"
 	@echo "make clean           remove build trees and $(BIN)/"
 	@echo "make deps            install missing Debian packages (as root)"
@@ -130,6 +134,8 @@ define unit_rule
 $$(filter $$(BUILD)/tests/test_$(1)%,$$(UNIT_BIN)): $$(filter-out $$(BUILD)/$(1)/main.o,$$($(1)_OBJ))
 endef
 $(foreach p,$(BENCHES),$(eval $(call unit_rule,$(p))))
+# The harness's (tests/unit/test_plan*.c) likewise link the harness's objects but main.o.
+$(filter $(BUILD)/tests/test_plan%,$(UNIT_BIN)): $(filter-out $(BUILD)/harness/main.o,$(harness_OBJ))
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_A)
 	@mkdir -p $(@D)
@@ -156,6 +162,18 @@ sanitize: deps
 		EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="-fsanitize=address,undefined" \
 		unit-check build-san/bin/harness build-san/tests/tools/mutate
 	@AFFBENCH_BUILD=build-san AFFBENCH_HARNESS=$(CURDIR)/build-san/bin/harness tests/fuzz/raw_csv.sh
+	@$(MAKE) --no-print-directory check-valgrind
+
+# valgrind (memcheck) over the harness loading, expanding and checking plans: the
+# default plan, and 20 blocks (more than the block array starts with). A few
+# seconds. ASan builds cannot run under valgrind: this uses the plain build.
+VALGRIND := valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
+check-valgrind: deps
+	@$(MAKE) --no-print-directory all
+	$(VALGRIND) $(BIN)/harness run --dry-run >/dev/null
+	$(VALGRIND) $(BIN)/harness run --plan tests/fixtures/plans/blocks20.plan --dry-run >/dev/null
+	$(VALGRIND) $(BIN)/harness run --plan list >/dev/null
+	@echo "check-valgrind: no error"
 
 # The emulated-topology check (scripts/check-topology.sh, docs/emulated.md): installs
 # what is missing, boots each shape under QEMU TCG and checks the run directories.
@@ -166,6 +184,12 @@ check-topology: deps
 
 check-topology-selftest:
 	@sh scripts/topology/selftest.sh
+
+# contrib/lkp in a copy of the lkp-tests checkout LKP_SRC (tests/lkp/check-lkp.sh);
+# without LKP_SRC it says so in one line and succeeds.
+check-lkp:
+	@if [ -n "$(LKP_SRC)" ]; then scripts/deps.sh && $(MAKE) --no-print-directory all; fi
+	@LKP_SRC="$(LKP_SRC)" tests/lkp/check-lkp.sh
 
 # Installed programs are built apart, without the test-only environment hooks.
 install:

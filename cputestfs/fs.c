@@ -133,7 +133,7 @@ int cfs_daemon_run(void *arg, const char *mnt)
 	struct cfs_fs fs = { .sh = a->sh, .uid = getuid(), .gid = getgid() };
 
 	if (ab_daemon_prepare(a->cpus) < 0)
-		return 126;
+		return AB_EXIT_CHILD_SETUP;
 	return ab_fuse_serve(&cfs_ops, sizeof(cfs_ops), &fs, mnt, "cputestfs", NULL,
 			     a->loop, 0);
 }

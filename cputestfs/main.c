@@ -34,6 +34,7 @@
 #include "sys/common.h"
 #include "cputestfs.h"
 #include "fuse/fsrv.h"
+#include "fuse/fuseenv.h"
 #include "fuse/fusemnt.h"
 #include "knob/knob.h"
 #include "kstats/kstats.h"
@@ -44,25 +45,26 @@
 #define MAX_POINTS 32
 
 static const struct ab_opt cfs_opts[] = {
-	{ "placement", AB_OPT_STR, offsetof(struct cfs_settings, placement), "P[,P...]",
-	  "where clients and daemon run, measured interleaved", 0, 0, NULL },
-	{ "transport", AB_OPT_CHOICE, offsetof(struct cfs_settings, transport), "KIND",
-	  "libfuse|dev|uring: libfuse 3.14's loop (the post's), affbench's own server on "
-	  "/dev/fuse, FUSE over io_uring (Linux 6.14+)", 0, 0, "libfuse|dev|uring" },
-	{ "daemon", AB_OPT_CHOICE, offsetof(struct cfs_settings, daemon), "MODE",
-	  "single|multi|clone_fd: one thread, libfuse's pool, the pool with cloned fds", 0, 0,
-	  "single|multi|clone_fd" },
-	{ "clients", AB_OPT_INT, offsetof(struct cfs_settings, clients), "N",
-	  "client processes, one per CPU", 1, AB_MAX_CPUS, NULL },
-	{ "baseline", AB_OPT_CHOICE, offsetof(struct cfs_settings, baseline), "KIND",
-	  "fuse|kernel|pipe: the benchmark, stat() on a kernel fs, pipe ping-pong", 0, 0,
-	  "fuse|kernel|pipe" },
-	{ "mountpoint", AB_OPT_STR, offsetof(struct cfs_settings, mountpoint), "DIR",
-	  "mount on this empty directory instead of a private one (left as found)", 0, 0, NULL },
-	{ "kstats", AB_OPT_CHOICE, offsetof(struct cfs_settings, kstats), "WHEN",
-	  AB_KSTATS_CHOICES ": kernel time and CPUs per request from BPF, in extra "
-	  "instrumented repetitions", 0, 0, AB_KSTATS_CHOICES },
-	{ NULL, 0, 0, NULL, NULL, 0, 0, NULL },
+	AB_OPT(struct cfs_settings, placement, "placement", AB_OPT_STR, "P[,P...]",
+		"where clients and daemon run, measured interleaved"),
+	AB_OPT(struct cfs_settings, transport, "transport", AB_OPT_CHOICE, "KIND",
+		"libfuse|dev|uring: libfuse 3.14's loop (the post's), affbench's own server on "
+		"/dev/fuse, FUSE over io_uring (Linux 6.14+)", .choices = "libfuse|dev|uring"),
+	AB_OPT(struct cfs_settings, daemon, "daemon", AB_OPT_CHOICE, "MODE",
+		"single|multi|clone_fd: one thread, a pool, the pool with cloned fds (not with "
+		"--transport uring: one ring thread per CPU)", .choices = "single|multi|clone_fd"),
+	AB_OPT(struct cfs_settings, clients, "clients", AB_OPT_INT, "N", "client processes, one per CPU",
+		.min = 1, .max = AB_MAX_CPUS),
+	AB_OPT(struct cfs_settings, baseline, "baseline", AB_OPT_CHOICE, "KIND",
+		"fuse|kernel|pipe: the benchmark, stat() on a kernel fs, pipe ping-pong "
+		"(kernel and pipe run no FUSE server: no --transport, --daemon, --mountpoint)",
+		.choices = "fuse|kernel|pipe"),
+	AB_OPT(struct cfs_settings, mountpoint, "mountpoint", AB_OPT_STR, "DIR",
+		"mount on this empty directory instead of a private one (left as found)"),
+	AB_OPT(struct cfs_settings, kstats, "kstats", AB_OPT_CHOICE, "WHEN",
+		AB_KSTATS_CHOICES ": kernel time and CPUs per request from BPF, in extra "
+		"instrumented repetitions", .choices = AB_KSTATS_CHOICES),
+	AB_OPT_END,
 };
 
 static const struct ab_prog_info cfs_info = {
@@ -87,18 +89,40 @@ static const char *const transport_names[] = { "libfuse", "dev", "uring" };
 
 static const struct {
 	const char *name, *unit;
-} metrics[CFS_M_COUNT] = {
-	[CFS_M_STAT] = { "stat_per_s", "1/s" },
-	[CFS_M_SAME] = { "same_cpu_pct", "%" },
-	[CFS_M_OTHER] = { "other_cpu_pct", "%" },
-	[CFS_M_REQ] = { "requests_per_stat", "ratio" },
-	[CFS_M_P50] = { "latency_p50_ns", "ns" },
-	[CFS_M_P99] = { "latency_p99_ns", "ns" },
-	[CFS_M_KNS] = { "kernel_ns_per_req", "ns" },
-	[CFS_M_KSAME] = { "kernel_same_cpu_pct", "%" },
-	[CFS_M_KREQ] = { "kernel_requests", "count" },
-	[CFS_M_DREQ] = { "daemon_requests", "count" },
+} metrics[CFS_NM] = {
+	[CFS_STAT] = { CFS_M_STAT, "1/s" },
+	[CFS_SAME] = { CFS_M_SAME, "%" },
+	[CFS_OTHER] = { CFS_M_OTHER, "%" },
+	[CFS_REQ] = { CFS_M_REQ, "ratio" },
+	[CFS_P50] = { CFS_M_P50, "ns" },
+	[CFS_P99] = { CFS_M_P99, "ns" },
+	[CFS_KNS] = { CFS_M_KNS, "ns" },
+	[CFS_KSAME] = { CFS_M_KSAME, "%" },
+	[CFS_KREQ] = { CFS_M_KREQ, "count" },
+	[CFS_DREQ] = { CFS_M_DREQ, "count" },
 };
+
+/*
+ * Combinations that mean nothing are refused with one line (--help says so):
+ * the kernel and pipe baselines run no FUSE server, and io_uring's server is
+ * always one ring thread per daemon CPU whatever --daemon says.
+ */
+static void check_combinations(const struct cfs_settings *set, const struct ab_common *common)
+{
+	static const char *const fuse_only[] = { "transport", "daemon", "mountpoint" };
+	static const char *const baselines[] = { "fuse", "kernel", "pipe" };
+
+	for (size_t i = 0; i < AB_ARRAY_SIZE(fuse_only) && set->baseline != CFS_BASE_FUSE; i++)
+		if (ab_opt_given(cfs_opts, common, fuse_only[i]))
+			ab_usage_error("--%s means nothing with --baseline %s: it runs no FUSE server",
+				       fuse_only[i], baselines[set->baseline]);
+	if (set->baseline != CFS_BASE_FUSE && set->kstats == AB_KSTATS_ON)
+		ab_usage_error("--kstats on means nothing with --baseline %s: the probes count FUSE "
+			       "requests", baselines[set->baseline]);
+	if (set->transport == CFS_TR_URING && ab_opt_given(cfs_opts, common, "daemon"))
+		ab_usage_error("--daemon means nothing with --transport uring: its server is always one "
+			       "ring thread per daemon CPU (recorded as daemon=percpu)");
+}
 
 /* ---- placements ---- */
 
@@ -258,19 +282,19 @@ static void progress(const struct cfs_settings *set, const struct cfs_point *pt,
 {
 	const char *pl = ab_placement_name(pt->placement), *call = cfs_server_for(set)->call;
 
-	if (instrumented && res->has[CFS_M_KNS])
+	if (instrumented && res->has[CFS_KNS])
 		ab_msg("rep %d placement=%s: kernel %.0f ns/request, %.0f requests (daemon %.0f)", rep,
-		       pl, res->v[CFS_M_KNS], res->v[CFS_M_KREQ], res->v[CFS_M_DREQ]);
+		       pl, res->v[CFS_KNS], res->v[CFS_KREQ], res->v[CFS_DREQ]);
+	else if (!instrumented && res->has[CFS_SAME])
+		ab_msg("rep %d placement=%s: %.0f %s/s, same cpu %.1f%%, %.3f requests/%s", rep, pl,
+		       res->v[CFS_STAT], call, res->v[CFS_SAME], res->v[CFS_REQ], call);
+	else if (!instrumented)
+		ab_msg("rep %d placement=%s: %.0f %s/s", rep, pl, res->v[CFS_STAT], call);
 	if (instrumented && res->has_brk) {
 		char line[512];
 		ab_brk_describe(&res->brk, line, sizeof(line));
 		ab_msg("rep %d placement=%s: %s", rep, pl, line);
 	}
-	else if (!instrumented && res->has[CFS_M_SAME])
-		ab_msg("rep %d placement=%s: %.0f %s/s, same cpu %.1f%%, %.3f requests/%s", rep, pl,
-		       res->v[CFS_M_STAT], call, res->v[CFS_M_SAME], res->v[CFS_M_REQ], call);
-	else if (!instrumented)
-		ab_msg("rep %d placement=%s: %.0f %s/s", rep, pl, res->v[CFS_M_STAT], call);
 }
 
 struct brk_ctx {
@@ -301,7 +325,7 @@ static int one_rep(const struct cfs_settings *set, const struct cfs_point *pt, s
 		ab_msg("rep %d placement=%s%s: measurement failed: %s", rep, pl, kind, err);
 		return -1;
 	}
-	for (int m = ks ? CFS_M_FIRST_KERNEL : 0; m < (ks ? CFS_M_COUNT : CFS_M_FIRST_KERNEL); m++)
+	for (int m = ks ? CFS_FIRST_KERNEL : 0; m < (ks ? CFS_NM : CFS_FIRST_KERNEL); m++)
 		if (res.has[m])
 			ab_record(out, &pt->cfg, rep, metrics[m].name, res.v[m], metrics[m].unit);
 	if (ks && res.has_brk) {
@@ -348,6 +372,7 @@ int main(int argc, char **argv)
 	int first = ab_parse_args(argc, argv, &cfs_info, cfs_opts, &set, &common);
 	if (first < argc)
 		ab_usage_error("unexpected argument '%s' (see --help)", argv[first]);
+	check_combinations(&set, &common);
 	set.duration = common.duration;
 	set.repeat = common.repeat;
 	set.quiet = common.quiet;
@@ -360,6 +385,7 @@ int main(int argc, char **argv)
 			       set.clients, ncpus, list);
 	}
 	set.ncpus = ncpus;
+	ab_opts_checked(&common);
 	if (set.baseline == CFS_BASE_FUSE) {
 		if (set.mountpoint)
 			check_mountpoint(set.mountpoint);

@@ -87,6 +87,6 @@ int cfs_raw_run(void *arg, const char *mnt)
 	};
 
 	if (ab_daemon_prepare(NULL) < 0)
-		return 126;
+		return AB_EXIT_CHILD_SETUP;
 	return ab_fsrv_serve(mnt, &raw_ops, &fs, &cfg);
 }

@@ -21,6 +21,7 @@
 
 #include "sys/common.h"
 #include "cputestfs.h"
+#include "fuse/fuseenv.h"
 #include "fuse/fusemnt.h"
 
 #define MOUNT_WAIT_NS (5 * AB_NS)	/* the daemon mounts within this */

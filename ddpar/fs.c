@@ -229,7 +229,7 @@ static int daemon_main(void *arg, const char *mnt)
 	int ret;
 
 	if (ab_daemon_prepare(a->cpus) < 0)
-		return 126;
+		return AB_EXIT_CHILD_SETUP;
 	fs.pattern = malloc(a->max_write);
 	if (!fs.pattern) {
 		ab_msg("FUSE daemon: cannot allocate a %u-byte read buffer", a->max_write);

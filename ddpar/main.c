@@ -24,6 +24,7 @@
 
 #include "ddpar.h"
 #include "fuse/fsrv.h"
+#include "fuse/fuseenv.h"
 #include "knob/knob.h"
 #include "report/render.h"
 
@@ -37,33 +38,40 @@ static const struct ddp_server ddp_servers[DDP_TR_COUNT] = {
 	[DDP_TR_PASSTHROUGH] = { "passthrough", ddp_raw_start },
 };
 
-#define OPT(name, type, field, arg, help, ...) \
-	{ name, type, offsetof(struct ddp_settings, field), arg, help, __VA_ARGS__ }
 static const struct ab_opt ddp_opts[] = {
-	OPT("mode", AB_OPT_CHOICE, mode, NULL, "write, read, or both (writes first)", 0, 0, "write|read|both"),
-	OPT("transport", AB_OPT_CHOICE, transport, NULL, "the FUSE server: libfuse 3.14's loop (the post's), "
-	    "affbench's own on /dev/fuse, FUSE over io_uring (Linux 6.14+), or passthrough to a "
-	    "backing file (Linux 6.9+)", 0, 0, "libfuse|dev|uring|passthrough"),
-	OPT("procs", AB_OPT_INTLIST, procs, "LIST",
-	    "numbers of parallel processes (default 1,2,4,.. up to max(8, 2 x CPUs), at most 128)",
-	    1, DDP_MAX_PROCS, NULL),
-	OPT("clone-fd", AB_OPT_CHOICE, clone_fd, NULL, "daemon reads /dev/fuse through one fd or one per thread",
-	    0, 0, "off|on|both"),
-	OPT("daemon", AB_OPT_CHOICE, daemon, NULL, "daemon loop (clone_fd needs multi)", 0, 0, "single|multi"),
-	OPT("threads", AB_OPT_INT, threads, "N", "most daemon threads (multi; 0: libfuse's default)", 1, 100000, NULL),
-	OPT("bs", AB_OPT_SIZE, bs, "SIZE", "block per read()/write(), a multiple of 4K", 4096, DDP_MAX_WRITE_LIMIT, NULL),
-	OPT("max-write", AB_OPT_SIZE, max_write, "SIZE",
-	    "FUSE max_write, max_pages to match (0: 128K, or bs if larger)", 4096,
-	    DDP_MAX_WRITE_LIMIT, NULL),
-	OPT("dd", AB_OPT_FLAG, dd, NULL, "run coreutils dd processes instead of the built-in loop", 0, 0, NULL),
-	OPT("max-background", AB_OPT_INT, max_background, "N",
-	    "set the connection's max_background (sysfs, restored; 0: leave it)", 1, 65535, NULL),
-	OPT("congestion-threshold", AB_OPT_INT, congestion, "N",
-	    "set the connection's congestion_threshold (sysfs, restored; 0: leave it)", 1, 65535, NULL),
-	OPT("kstats", AB_OPT_CHOICE, kstats, NULL,
-	    "kernel time and spinlock wait per request (BPF), from extra instrumented repetitions", 0, 0,
-	    AB_KSTATS_CHOICES),
-	{ 0 },
+	AB_OPT(struct ddp_settings, mode, "mode", AB_OPT_CHOICE, NULL, "write, read, or both (writes first)",
+	       .choices = "write|read|both"),
+	AB_OPT(struct ddp_settings, transport, "transport", AB_OPT_CHOICE, NULL,
+	       "the FUSE server: libfuse 3.14's loop (the post's), affbench's own on /dev/fuse, FUSE "
+	       "over io_uring (Linux 6.14+), or passthrough to a backing file (Linux 6.9+)",
+	       .choices = "libfuse|dev|uring|passthrough"),
+	AB_OPT(struct ddp_settings, procs, "procs", AB_OPT_INTLIST, "LIST",
+	       "numbers of parallel processes (default 1,2,4,.. up to max(8, 2 x CPUs), at most 128)",
+	       .min = 1, .max = DDP_MAX_PROCS),
+	AB_OPT(struct ddp_settings, clone_fd, "clone-fd", AB_OPT_CHOICE, NULL,
+	       "daemon reads /dev/fuse through one fd or one per thread", .choices = "off|on|both"),
+	AB_OPT(struct ddp_settings, daemon, "daemon", AB_OPT_CHOICE, NULL, "daemon loop (clone_fd needs multi)",
+	       .choices = "single|multi"),
+	AB_OPT(struct ddp_settings, threads, "threads", AB_OPT_INT, "N",
+	       "most daemon threads, with --daemon multi (default: libfuse's own limit; dev, uring "
+	       "and passthrough: one per allowed CPU)", .min = 1, .max = 100000),
+	AB_OPT(struct ddp_settings, bs, "bs", AB_OPT_SIZE, "SIZE", "block per read()/write(), a multiple of 4K",
+	       .min = 4096, .max = DDP_MAX_WRITE_LIMIT),
+	AB_OPT(struct ddp_settings, max_write, "max-write", AB_OPT_SIZE, "SIZE",
+	       "FUSE max_write, max_pages to match (default: 128K, or bs if larger)", .min = 4096,
+	       .max = DDP_MAX_WRITE_LIMIT),
+	AB_OPT(struct ddp_settings, dd, "dd", AB_OPT_FLAG, NULL,
+	       "run coreutils dd processes instead of the built-in loop"),
+	AB_OPT(struct ddp_settings, max_background, "max-background", AB_OPT_INT, "N",
+	       "set the connection's max_background (sysfs, restored; default: leave it)", .min = 1,
+	       .max = 65535),
+	AB_OPT(struct ddp_settings, congestion, "congestion-threshold", AB_OPT_INT, "N",
+	       "set the connection's congestion_threshold (sysfs, restored; default: leave it)", .min = 1,
+	       .max = 65535),
+	AB_OPT(struct ddp_settings, kstats, "kstats", AB_OPT_CHOICE, NULL,
+	       "kernel time and spinlock wait per request (BPF), from extra instrumented repetitions",
+	       .choices = AB_KSTATS_CHOICES),
+	AB_OPT_END,
 };
 
 static const struct ab_prog_info ddp_info = {
@@ -103,9 +111,7 @@ static void parse_settings(int argc, char **argv, struct ddp_settings *s, struct
 			       s->bs, s->conn_max_write);
 	/* clone_fd needs worker threads: --daemon single alone means without it; asking
 	 * for both explicitly is a contradiction. */
-	int clone_given = 0;
-	for (int i = 1; i < first; i++)
-		clone_given |= !strncmp(argv[i], "--clone-fd", 10);
+	int clone_given = ab_opt_given(ddp_opts, &s->common, "clone-fd");
 	if ((s->daemon == DDP_DAEMON_SINGLE || s->transport >= DDP_TR_URING) && !clone_given)
 		s->clone_fd = DDP_CLONE_OFF;	/* io_uring and passthrough have no cloned fds */
 	if (s->transport >= DDP_TR_URING && s->clone_fd != DDP_CLONE_OFF)
@@ -117,6 +123,9 @@ static void parse_settings(int argc, char **argv, struct ddp_settings *s, struct
 	if (s->daemon == DDP_DAEMON_SINGLE && s->clone_fd != DDP_CLONE_OFF)
 		ab_usage_error("--daemon single cannot use clone_fd (it needs worker threads): "
 			       "add --clone-fd off or use --daemon multi");
+	if (s->daemon == DDP_DAEMON_SINGLE && s->threads)
+		ab_usage_error("--threads means nothing with --daemon single (one thread): "
+			       "use --daemon multi");
 
 	memset(sw, 0, sizeof(*sw));
 	if (s->procs.n) {
@@ -223,6 +232,7 @@ int main(int argc, char **argv)
 	int runs;
 
 	parse_settings(argc, argv, &s, &sw);
+	ab_opts_checked(&s.common);
 	check_machine(&s);
 	char why[512];
 	if (s.transport == DDP_TR_PASSTHROUGH && ddp_backing_make(&s, why, sizeof(why)) < 0)

@@ -184,7 +184,7 @@ static int raw_main(void *arg, const char *mnt)
 	char path[4200];
 
 	if (ab_daemon_prepare(NULL) < 0)
-		return 126;
+		return AB_EXIT_CHILD_SETUP;
 	fs = (struct rawsink){ .sh = a->sh, .a = a, .read_fd = -1 };
 	for (int i = 0; i < DDP_MAX_PROCS; i++)
 		fs.write_fd[i] = -1;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sys/pin.h"
+#include "sys/gate.h"
 #include "report/stats.h"
 
 #define START_ITERS 1000

@@ -43,26 +43,24 @@
 #include "report/stats.h"
 
 static const struct ab_opt options[] = {
-	{ "op", AB_OPT_CHOICE, offsetof(struct fdget_settings, op), NULL, "operation to time", 0, 0,
-	  "pread|read|fstat|lseek|all" },
-	{ "mode", AB_OPT_STR, offsetof(struct fdget_settings, mode), "MODES",
-	  "comma list of " FDGET_MODE_CHOICES, 0, 0, NULL },
-	{ "threads", AB_OPT_INT, offsetof(struct fdget_settings, threads), "N",
-	  "workers of shared-fd, private-fd, procs (0 = one per allowed CPU)", 0, 4096, NULL },
-	{ "oversubscribe", AB_OPT_FLAG, offsetof(struct fdget_settings, oversubscribe), NULL,
-	  "allow --threads beyond the allowed CPUs", 0, 0, NULL },
-	{ "spawn", AB_OPT_INT, offsetof(struct fdget_settings, spawn), "N",
-	  "start the helper N times without and with one thread (0 = skip)", 0, 1000000, NULL },
-	{ "verify-overhead", AB_OPT_FLAG, offsetof(struct fdget_settings, verify_overhead), NULL,
-	  "time single mode against the same loop timed bare (no gate, counters, perf), side by side",
-	  0, 0, NULL },
-	{ "syscall", AB_OPT_CHOICE, offsetof(struct fdget_settings, call), NULL,
-	  "libc wrappers (what programs pay) or raw syscall(2) (the kernel's part alone)", 0, 0,
-	  "libc|raw" },
-	{ "watch-threads", AB_OPT_FLAG, offsetof(struct fdget_settings, watch_threads), NULL,
-	  "debug: a sampler process reads Threads: of /proc/PID/status during each "
-	  "single/idle-thread loop (metrics threads_seen = min, threads_seen_max)", 0, 0, NULL },
-	{ NULL, 0, 0, NULL, NULL, 0, 0, NULL },
+	AB_OPT(struct fdget_settings, op, "op", AB_OPT_CHOICE, NULL, "operation to time",
+	       .choices = "pread|read|fstat|lseek|all"),
+	AB_OPT(struct fdget_settings, mode, "mode", AB_OPT_STR, "MODES", "comma list of " FDGET_MODE_CHOICES),
+	AB_OPT(struct fdget_settings, threads, "threads", AB_OPT_INT, "N",
+	       "workers of shared-fd, private-fd, procs (0 = one per allowed CPU)", .min = 0, .max = 4096),
+	AB_OPT(struct fdget_settings, oversubscribe, "oversubscribe", AB_OPT_FLAG, NULL,
+	       "allow --threads beyond the allowed CPUs"),
+	AB_OPT(struct fdget_settings, spawn, "spawn", AB_OPT_INT, "N",
+	       "start the helper N times without and with one thread (0 = skip)", .min = 0, .max = 1000000),
+	AB_OPT(struct fdget_settings, verify_overhead, "verify-overhead", AB_OPT_FLAG, NULL,
+	       "time single mode against the same loop timed bare (no gate, counters, perf), side by side"),
+	AB_OPT(struct fdget_settings, call, "syscall", AB_OPT_CHOICE, NULL,
+	       "libc wrappers (what programs pay) or raw syscall(2) (the kernel's part alone)",
+	       .choices = "libc|raw"),
+	AB_OPT(struct fdget_settings, watch_threads, "watch-threads", AB_OPT_FLAG, NULL,
+	       "debug: a sampler process reads Threads: of /proc/PID/status during each "
+	       "single/idle-thread loop (metrics threads_seen = min, threads_seen_max)"),
+	AB_OPT_END,
 };
 
 static const struct ab_prog_info info = {
@@ -97,12 +95,12 @@ static void record(const struct fdget_settings *s, struct ab_out *out, const cha
 static void record_rep(const struct fdget_settings *s, struct ab_out *out, const char *op, int m,
 		       int rep, const struct fdget_rep *r)
 {
-	record(s, out, op, m, rep, "ns_per_op", r->ns_per_op, "ns");
-	record(s, out, op, m, rep, "cycles_per_op", r->cycles_per_op, "cycles");
-	record(s, out, op, m, rep, "instructions_per_op", r->instr_per_op, "instructions");
+	record(s, out, op, m, rep, FDGET_M_NS, r->ns_per_op, "ns");
+	record(s, out, op, m, rep, FDGET_M_CYCLES, r->cycles_per_op, "cycles");
+	record(s, out, op, m, rep, FDGET_M_INSTR, r->instr_per_op, "instructions");
 	if (r->threads_min >= 0) {
-		record(s, out, op, m, rep, "threads_seen", r->threads_min, "threads");
-		record(s, out, op, m, rep, "threads_seen_max", r->threads_max, "threads");
+		record(s, out, op, m, rep, FDGET_M_THREADS, r->threads_min, "threads");
+		record(s, out, op, m, rep, FDGET_M_THREADS_MAX, r->threads_max, "threads");
 	}
 }
 
@@ -131,9 +129,9 @@ static void sweep_op(const struct fdget_settings *s, struct ab_out *out, enum fd
 	double ovh = (double)fdget_time_loop(s, OP_NOP, iters) / (double)iters;
 	static double ns[MODE_COUNT][FDGET_MAX_REPEAT];
 
-	record(s, out, name, MODE_SINGLE, 0, "iterations", (double)iters, "count");
-	record(s, out, name, MODE_SINGLE, 0, "overhead_ns_per_op", ovh, "ns");
-	record(s, out, name, MODE_SINGLE, 0, "timer_ns", tns, "ns");
+	record(s, out, name, MODE_SINGLE, 0, FDGET_M_ITERS, (double)iters, "count");
+	record(s, out, name, MODE_SINGLE, 0, FDGET_M_OVERHEAD, ovh, "ns");
+	record(s, out, name, MODE_SINGLE, 0, FDGET_M_TIMER, tns, "ns");
 	if (!s->quiet)
 		ab_msg("%s: loop+timer overhead %.3f ns/op, one clock read %.1f ns", name, ovh, tns);
 	for (int rep = 1; rep <= s->repeat; rep++)
@@ -165,8 +163,8 @@ static void verify_overhead(const struct fdget_settings *s, struct ab_out *out, 
 		fdget_run_rep(s, op, MODE_SINGLE, iters, &r);
 		if (rep % 2)
 			bare = fdget_run_bare(s, op, iters);
-		record(s, out, name, MODE_SINGLE, rep, "ns_per_op", r.ns_per_op, "ns");
-		record(s, out, name, MODE_SINGLE, rep, "bare_ns_per_op", bare, "ns");
+		record(s, out, name, MODE_SINGLE, rep, FDGET_M_NS, r.ns_per_op, "ns");
+		record(s, out, name, MODE_SINGLE, rep, FDGET_M_BARE, bare, "ns");
 	}
 }
 
@@ -182,7 +180,7 @@ static void sweep_spawn(const struct fdget_settings *s, struct ab_out *out)
 		for (int k = 0; k < 2; k++) {
 			int with_thread = rep % 2 ? k : 1 - k;
 			double us = fdget_spawn_batch(with_thread, per);
-			record(s, out, "spawn", with_thread ? MODE_IDLE : MODE_SINGLE, rep, "us_per_spawn",
+			record(s, out, "spawn", with_thread ? MODE_IDLE : MODE_SINGLE, rep, FDGET_M_SPAWN,
 			       us, "us");
 		}
 	}
@@ -287,6 +285,14 @@ static void settings_from_args(struct fdget_settings *s, struct ab_common *commo
 	s->repeat = common->repeat;
 	s->quiet = common->quiet;
 	setup_cpus(s, &common->allowed);
+	/* combinations that mean nothing: one line, exit 2 */
+	if (ab_opt_given(options, common, "threads") && !s->want[MODE_SHARED] && !s->want[MODE_PRIVATE] &&
+	    !s->want[MODE_PROCS])
+		ab_usage_error("--threads means nothing without a shared-fd, private-fd or procs "
+			       "--mode (single and idle-thread have one worker)");
+	if (s->oversubscribe && !ab_opt_given(options, common, "threads"))
+		ab_usage_error("--oversubscribe means nothing without --threads (the default is one "
+			       "worker per allowed CPU)");
 }
 
 int main(int argc, char **argv)
@@ -301,6 +307,7 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], FDGET_SPAWN_CHILD))
 		return fdget_spawn_child(argv[2]);
 	settings_from_args(&set, &common, argc, argv);
+	ab_opts_checked(&common);
 	make_file(&set);
 	ab_slowness();	/* timed once now (a few forks), not beside a measured loop */
 	ab_catch_signals();

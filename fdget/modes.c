@@ -31,7 +31,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sys/pin.h"
+#include "sys/gate.h"
 #include "sys/proc.h"
 
 #define START_NS (2 * AB_NS)	/* scaled: workers reach the gate, a thread starts or stops */

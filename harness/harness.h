@@ -13,6 +13,8 @@
 
 #include "report/render.h"
 #include "report/results.h"
+#include "sys/infile.h"
+#include "sys/outfile.h"
 
 /* Subcommands: argc/argv start at the subcommand name. Return an exit code. */
 int cmd_run(int argc, char **argv);
@@ -36,9 +38,11 @@ const struct ab_bench_desc *h_desc(const char *bench);	/* NULL when not register
 #define H_VALS_MAX 32
 #define H_ARGS_MAX 32
 #define H_POINTS_MAX 100000	/* points of a whole plan (docs/plans.md) */
+#define H_BLOCKS_MAX 1000	/* bench blocks of a plan */
 
 struct h_axis {
 	char name[32];
+	int line;		/* its line in the plan file, for messages */
 	int nvals;
 	char *vals[H_VALS_MAX];
 };
@@ -46,6 +50,7 @@ struct h_axis {
 /* One benchmark block of a plan. */
 struct h_block {
 	char bench[32];
+	int line;		/* the 'bench' line */
 	char program[1024];	/* "" = bin/<bench> next to the harness */
 	double duration;	/* --duration per invocation */
 	double timeout;		/* watchdog per invocation, seconds */
@@ -54,6 +59,7 @@ struct h_block {
 	struct h_axis axes[H_AXES_MAX];
 	int nextra;
 	char *extra[H_ARGS_MAX];
+	int extra_line[H_ARGS_MAX];
 	int nmetrics;		/* "metrics M...": keep only these metrics (0 = all) */
 	char *metrics[H_ARGS_MAX];
 	double seen_s;		/* measured time of this block's invocations so far */
@@ -80,9 +86,16 @@ struct h_plan {
  * harness/plans/, in the benchmark folder NAME/ of the source tree, or in the
  * installed share dir. 0, or -1 with a message listing the plans there are. */
 int h_plan_find(const char *name, char *path, size_t len, char *err, size_t errlen);
-/* Parse and expand. 0 or -1 with "FILE:LINE: reason" in err. */
+/* Parse and expand (a regular file within AB_INFILE_MAX_SMALL; a block without
+ * 'program' names a registered benchmark). 0 or -1 with "FILE:LINE: reason" in err. */
 int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen);
 void h_plan_free(struct h_plan *p);
+/* harness run --plan list: each plan there is, its points and what it is for. */
+void h_plan_list(FILE *out);
+/* Every distinct point of the registered benchmarks' blocks through
+ * bin/<bench> ARGS --check-options (plan_check.c): 0, or -1 with
+ * "FILE:LINE: ..." in err naming the plan line the benchmark refused. */
+int h_plan_check(const struct h_plan *p, char *err, size_t errlen);
 /* argv for one point (NULL-terminated, strings owned by the plan/point/static). */
 int h_point_argv(const struct h_point *pt, const char *program, char **argv, int max,
 		 char *durbuf, size_t durlen);
@@ -121,16 +134,25 @@ int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen
 /* harness run's options (run_opts.c) and the run itself (run.c). */
 struct h_run_opts {
 	const char *plan, *out, *resume, *note;
-	int quick, repeat, dry;
+	int quick, repeat, dry, no_wait;
 };
 int h_run(struct h_run_opts *o);
 int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len);
 void h_run_check_programs(const struct h_plan *plan);
 int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out);
+/* --resume --repeat N: plan.plan's repeat line becomes N, with a note. 0 or -1 with errno. */
+int h_run_record_repeat(const char *dir, int from, int to);
+
+/* One run per directory, one measuring run per machine (runlock.c). Refusals exit 2. */
+void h_out_check(const char *dir, int resume);	/* new or empty; not held by a live run */
+int h_dir_lock(const char *dir, int resume);	/* held for the run's life: the fd */
+int h_machine_lock(const char *dir, int no_wait);	/* waits, or exits 2; -1: none to take */
+void h_lock_release(int fd);			/* clear the holder's line, unlock */
 
 /* One invocation of one point (point.c). */
 enum h_outcome { H_OK, H_FAIL, H_SKIP };
 struct h_point_run {
+	const char *dir;		/* the run directory, which holds the point's log */
 	const struct h_point *pt;
 	int rep;			/* 1-based repetition */
 	struct h_csv *raw;
@@ -171,26 +193,23 @@ int h_render(const char *dir, int quiet);
 void h_warnings(FILE *f, const char *dir, const struct ab_results *d);
 
 /* ---- small helpers (util.c) ---- */
-/* Read a small file's first line (newline stripped) into buf; "" and -1 on error. */
-int h_read_line(const char *path, char *buf, size_t len);
-/* mkdir -p. 0 or -1. */
+/* mkdir -p with mode 0755 (lib/sys/fsutil.h). 0 or -1. */
 int h_mkdirs(const char *path);
 /* Format seconds as m:ss or h:mm:ss. */
 void h_fmt_dur(double s, char *buf, size_t len);
 /* machine.txt's value for label (its last occurrence: a resumed run appends), "" if absent. */
 const char *h_machine_val(const char *dir, const char *label, char *buf, size_t len);
+/* May path be read: absent, or a regular file (not a link) of at most max bytes and
+ * lines of at most AB_INFILE_MAX_LINE (sys/infile.h)? 0, or -1 with one line in err. */
+int h_input_check(const char *path, unsigned long long max, char *err, size_t errlen);
+/* Check every input that plot reads in a run directory (raw.csv, failures.csv,
+ * machine.txt, plan.plan) before any is read: exit 2 with one line naming the first bad one. */
+void h_inputs_check(const char *cmd, const char *dir);
+/* A log (or machine.txt) under the run directory dir, path being dir/...: appended
+ * to, or emptied first (trunc), a regular file reached without following any link
+ * below dir (sys/outfile.h). fd or -1 / stream or NULL, with errno. */
+int h_log_fd(const char *dir, const char *path, int trunc);
+FILE *h_log_open(const char *dir, const char *path, int trunc);
 /* Text into a markdown table cell or line: '|' and '`' escaped, control characters as spaces. */
 void h_md_cell(FILE *f, const char *s);
-/*
- * A whole output file written at once: h_out_open gives a stream on DIR/NAME.tmp,
- * h_out_close checks every write and the close, then renames it into place (0), or
- * removes it and says which file failed and why (-1). A full disk leaves the old file.
- */
-struct h_out {
-	FILE *f;
-	char path[4096], tmp[4096 + 8];
-};
-FILE *h_out_open(struct h_out *o, const char *dir, const char *name);
-int h_out_close(struct h_out *o);
-
 #endif

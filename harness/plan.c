@@ -1,111 +1,71 @@
 /*
  * Plans: plain text, one benchmark block after another (format documented at
- * the top of harness/plans/default.plan). Expansion is the cross product of a
- * block's axes, in the order the axes are written (last axis varies fastest).
+ * the top of harness/plans/default.plan and in docs/plans.md). Parsing is one
+ * table of keys, each with its handler and limits; expansion is the cross
+ * product of a block's axes, in the order the axes are written (last axis
+ * varies fastest).
  */
-#include <dirent.h>
-#include <sys/stat.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/infile.h"
 #include "harness.h"
 #include "report/record.h"
 
-const char *h_self_dir(void)
-{
-	static char dir[PATH_MAX];
+/* What the parser carries from line to line. The block being filled is always
+ * the last of p->blocks, found again each time: the array moves as it grows. */
+struct parse {
+	struct h_plan *p;
+	const char *path;
+	int lineno;
+	int cap;		/* allocated blocks */
+	char *err;
+	size_t errlen;
+};
 
-	if (!dir[0]) {
-		ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
-		if (n <= 0) {
-			strcpy(dir, ".");
-		} else {
-			dir[n] = '\0';
-			char *slash = strrchr(dir, '/');
-			if (slash)
-				*slash = '\0';
-		}
+struct plan_key {
+	const char *name;
+	int (*parse)(struct parse *ps, const struct plan_key *k, char **args, int nargs);
+	int min_args, max_args;	/* words after the key */
+	int in_block;		/* only after a 'bench' line */
+	size_t field;		/* numbers: offsetof(struct h_block, ...) */
+	double min, max;	/* numbers: the range, min excluded when 0 */
+	const char *args;	/* for messages: what the key wants */
+};
+
+/* "FILE:LINE: reason" (LINE 0: the file as a whole). -1. */
+static int __attribute__((format(printf, 2, 3))) plan_err(struct parse *ps, const char *fmt, ...)
+{
+	va_list ap;
+	int n = ps->lineno ? snprintf(ps->err, ps->errlen, "%s:%d: ", ps->path, ps->lineno) :
+			     snprintf(ps->err, ps->errlen, "%s: ", ps->path);
+
+	if (n >= 0 && (size_t)n < ps->errlen) {
+		va_start(ap, fmt);
+		vsnprintf(ps->err + n, ps->errlen - (size_t)n, fmt, ap);
+		va_end(ap);
 	}
-	return dir;
+	return -1;
 }
 
-/* bin/harness -> ../harness/plans and ../<bench>/ in the source tree; bin/ -> ../share/affbench/plans installed */
-static const char *const plan_dirs[] = { "%s/../harness/plans", "%s/../share/affbench/plans" };
-
-/* The names of the plans there are, for a message ("default, quick, cputestfs, ..."). */
-static void plan_names(char *buf, size_t len)
+static struct h_block *cur_block(struct parse *ps)
 {
-	size_t o = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; i < AB_ARRAY_SIZE(plan_dirs); i++) {
-		char dir[PATH_MAX];
-		snprintf(dir, sizeof(dir), plan_dirs[i], h_self_dir());
-		DIR *d = opendir(dir);
-		struct dirent *de;
-		while (d && (de = readdir(d))) {
-			size_t n = strlen(de->d_name);
-			if (n > 5 && !strcmp(de->d_name + n - 5, ".plan") && o + n < len)
-				o += (size_t)snprintf(buf + o, len - o, "%s%.*s", o ? ", " : "",
-						      (int)(n - 5), de->d_name);
-		}
-		if (d)
-			closedir(d);
-	}
-	for (int b = 0; h_registry[b]; b++) {
-		char p[PATH_MAX];
-		snprintf(p, sizeof(p), "%s/../%s/%s.plan", h_self_dir(), h_registry[b]->name,
-			 h_registry[b]->name);
-		if (access(p, R_OK) == 0 && o + 64 < len)
-			o += (size_t)snprintf(buf + o, len - o, "%s%s", o ? ", " : "", h_registry[b]->name);
-	}
+	return &ps->p->blocks[ps->p->nblocks - 1];
 }
 
-static int valid_plan_name(const char *s)
-{
-	return *s && strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(s) && strlen(s) < 64;
-}
-
-int h_plan_find(const char *name, char *path, size_t len, char *err, size_t errlen)
-{
-	char names[1024];
-
-	struct stat st;
-	/* a path, or an existing regular file: the folder cputestfs/ is not a plan */
-	if (strchr(name, '/') || (stat(name, &st) == 0 && S_ISREG(st.st_mode))) {
-		if (access(name, R_OK) != 0)
-			return ab_err(err, errlen, "bad value '%s' for --plan: %s", name, strerror(errno));
-		snprintf(path, len, "%s", name);
-		return 0;
-	}
-	if (valid_plan_name(name)) {
-		for (size_t i = 0; i < AB_ARRAY_SIZE(plan_dirs); i++) {
-			char dir[PATH_MAX];
-			snprintf(dir, sizeof(dir), plan_dirs[i], h_self_dir());
-			snprintf(path, len, "%s/%s.plan", dir, name);
-			if (access(path, R_OK) == 0)
-				return 0;
-		}
-		snprintf(path, len, "%s/../%s/%s.plan", h_self_dir(), name, name);
-		if (access(path, R_OK) == 0)
-			return 0;
-	}
-	plan_names(names, sizeof(names));
-	return ab_err(err, errlen, "bad value '%s' for --plan: no such plan or file (plans: %s)", name,
-		      names[0] ? names : "none found");
-}
-
-static int parse_pos(const char *s, double *out)
+static int parse_number(const char *s, double *out)
 {
 	char *end;
+
 	errno = 0;
 	double v = strtod(s, &end);
-	if (errno || end == s || *end || !(v > 0) || v > 1e6)
+	/* decimal only: strtod would take "0x10" as 16 and "inf" as a number */
+	if (errno || end == s || *end || strspn(s, "0123456789.eE+-") != strlen(s))
 		return -1;
 	*out = v;
 	return 0;
@@ -120,204 +80,306 @@ static int valid_word(const char *s)
 	return 1;
 }
 
+/* Points of one block, and of the blocks before the current one. */
 static size_t block_points(const struct h_block *b)
 {
 	size_t n = 1;
 
 	for (int a = 0; a < b->naxes; a++)
-		n *= (size_t)b->axes[a].nvals;
+		n *= (size_t)b->axes[a].nvals;	/* at most 32^8 = 2^40: no wrap in a size_t */
 	return n;
 }
 
-static void block_defaults(struct h_block *b)
+static size_t points_before(const struct h_plan *p, int nblocks)
 {
-	memset(b, 0, sizeof(*b));
-	b->duration = 1;
+	size_t n = 0;
+
+	for (int i = 0; i < nblocks; i++)
+		n += block_points(&p->blocks[i]);
+	return n;
 }
 
-int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen)
+/* ---- the keys ---- */
+
+static int key_repeat(struct parse *ps, const struct plan_key *k, char **args, int nargs)
 {
-	FILE *f = fopen(path, "r");
-	char line[4096];
-	int lineno = 0, cap = 0;
-	struct h_block *b = NULL;
-	size_t total_before = 0;	/* points of the blocks before b */
+	double r;
 
-	memset(p, 0, sizeof(*p));
-	snprintf(p->path, sizeof(p->path), "%s", path);
+	(void)nargs;
+	if (parse_number(args[0], &r) || !(r >= k->min && r <= k->max) || r != (int)r)
+		return plan_err(ps, "repeat wants %s, got '%s'", k->args, args[0]);
+	ps->p->repeat = (int)r;
+	return 0;
+}
+
+static int key_bench(struct parse *ps, const struct plan_key *k, char **args, int nargs)
+{
+	struct h_plan *p = ps->p;
+
+	(void)nargs;
+	if (!valid_word(args[0]) || strlen(args[0]) >= sizeof(p->blocks[0].bench))
+		return plan_err(ps, "bench wants %s, got '%s'", k->args, args[0]);
+	if (p->nblocks == H_BLOCKS_MAX)
+		return plan_err(ps, "more than %d bench blocks", H_BLOCKS_MAX);
+	if (points_before(p, p->nblocks) + 1 > H_POINTS_MAX)
+		return plan_err(ps, "the plan expands to more than %d points", H_POINTS_MAX);
+	if (p->nblocks == ps->cap) {
+		int cap = ps->cap ? 2 * ps->cap : 8;
+		struct h_block *nb = realloc(p->blocks, (size_t)cap * sizeof(*nb));
+		if (!nb)
+			return plan_err(ps, "out of memory");
+		p->blocks = nb;
+		ps->cap = cap;
+	}
+	struct h_block *b = &p->blocks[p->nblocks++];
+	memset(b, 0, sizeof(*b));
+	b->duration = 1;
+	b->line = ps->lineno;
+	strcpy(b->bench, args[0]);
+	return 0;
+}
+
+/* duration, timeout, estimate: seconds into a double of the block. */
+static int key_seconds(struct parse *ps, const struct plan_key *k, char **args, int nargs)
+{
+	double v;
+
+	(void)nargs;
+	if (parse_number(args[0], &v) || !(v >= k->min) || (k->min == 0 && v == 0) || v > k->max)
+		return plan_err(ps, "%s wants %s, got '%s'", k->name, k->args, args[0]);
+	*(double *)((char *)cur_block(ps) + k->field) = v;
+	return 0;
+}
+
+static int key_program(struct parse *ps, const struct plan_key *k, char **args, int nargs)
+{
+	struct h_block *b = cur_block(ps);
+	char abs[PATH_MAX];
+
+	(void)k;
+	(void)nargs;
+	/* relative to the plan file, so test plans can name a fake benchmark; made
+	 * absolute, so the copy of the plan in a run directory still finds it */
+	if (args[0][0] == '/') {
+		snprintf(b->program, sizeof(b->program), "%s", args[0]);
+	} else if (realpath(ps->path, abs)) {
+		*strrchr(abs, '/') = '\0';
+		snprintf(b->program, sizeof(b->program), "%.700s/%.300s", abs, args[0]);
+	} else {
+		return plan_err(ps, "cannot resolve program '%s': %s", args[0], strerror(errno));
+	}
+	return 0;
+}
+
+static int key_axis(struct parse *ps, const struct plan_key *k, char **args, int nargs)
+{
+	struct h_block *b = cur_block(ps);
+
+	(void)k;
+	if (b->naxes == H_AXES_MAX)
+		return plan_err(ps, "too many axes (at most %d)", H_AXES_MAX);
+	if (!valid_word(args[0]) || strlen(args[0]) >= sizeof(b->axes[0].name))
+		return plan_err(ps, "bad axis name '%s' (letters, digits, - and _)", args[0]);
+	for (int i = 0; i < b->naxes; i++)
+		if (!strcmp(b->axes[i].name, args[0]))
+			return plan_err(ps, "axis '%s' given twice", args[0]);
+	for (int i = 1; i < nargs; i++)
+		if (strchr(args[i], ';') || strchr(args[i], '='))
+			return plan_err(ps, "axis value '%s' may not hold ';' or '='", args[i]);
+	size_t pts = (size_t)(nargs - 1) * block_points(b);
+	size_t before = points_before(ps->p, ps->p->nblocks - 1);
+	if (pts > H_POINTS_MAX || before + pts > H_POINTS_MAX)
+		return plan_err(ps, "the plan expands to more than %d points (this block alone: %zu); "
+				"split it or drop values", H_POINTS_MAX, pts);
+	struct h_axis *a = &b->axes[b->naxes++];
+	memset(a, 0, sizeof(*a));
+	strcpy(a->name, args[0]);
+	a->line = ps->lineno;
+	for (int i = 1; i < nargs; i++)
+		if (!(a->vals[a->nvals++] = strdup(args[i])))
+			return plan_err(ps, "out of memory");
+	return 0;
+}
+
+/* extra, metrics: words appended to the block's list. */
+static int key_list(struct parse *ps, const struct plan_key *k, char **args, int nargs)
+{
+	struct h_block *b = cur_block(ps);
+	int extra = k->name[0] == 'e';
+	int *n = extra ? &b->nextra : &b->nmetrics;
+	char **list = extra ? b->extra : b->metrics;
+
+	if (*n + nargs > H_ARGS_MAX)
+		return plan_err(ps, "too many %s (at most %d in a block)", k->name, H_ARGS_MAX);
+	for (int i = 0; i < nargs; i++) {
+		if (extra)
+			b->extra_line[*n] = ps->lineno;
+		if (!(list[(*n)++] = strdup(args[i])))
+			return plan_err(ps, "out of memory");
+	}
+	return 0;
+}
+
+static const struct plan_key plan_keys[] = {
+	{ "repeat", key_repeat, 1, 1, 0, 0, 1, 1000, "one whole number in 1..1000" },
+	{ "bench", key_bench, 1, 1, 0, 0, 0, 0, "one name (letters, digits, - and _)" },
+	{ "duration", key_seconds, 1, 1, 1, offsetof(struct h_block, duration), AB_MIN_DURATION, 86400,
+	  "one number of seconds in " AB_STR(AB_MIN_DURATION) "..86400" },
+	{ "timeout", key_seconds, 1, 1, 1, offsetof(struct h_block, timeout), 0, 1e6,
+	  "one number of seconds > 0, at most 1000000" },
+	{ "estimate", key_seconds, 1, 1, 1, offsetof(struct h_block, estimate), 0, 1e6,
+	  "one number of seconds > 0, at most 1000000" },
+	{ "program", key_program, 1, 1, 1, 0, 0, 0, "one path" },
+	{ "axis", key_axis, 2, 1 + H_VALS_MAX, 1, 0, 0, 0,
+	  "a name and 1 to " AB_STR(H_VALS_MAX) " values" },
+	{ "extra", key_list, 1, H_ARGS_MAX, 1, 0, 0, 0, "at least one argument" },
+	{ "metrics", key_list, 1, H_ARGS_MAX, 1, 0, 0, 0, "at least one metric name" },
+};
+
+static int parse_line(struct parse *ps, char *line)
+{
+	char *words[H_VALS_MAX + 2], *save = NULL, *w;
+	int nw = 0;
+	char *hash = strchr(line, '#');
+
+	if (hash)
+		*hash = '\0';
+	for (w = strtok_r(line, " \t\r", &save); w; w = strtok_r(NULL, " \t\r", &save)) {
+		if (nw == (int)AB_ARRAY_SIZE(words))
+			return plan_err(ps, "too many words (at most %d)", (int)AB_ARRAY_SIZE(words));
+		words[nw++] = w;
+	}
+	if (nw == 0)
+		return 0;
+	for (size_t i = 0; i < AB_ARRAY_SIZE(plan_keys); i++) {
+		const struct plan_key *k = &plan_keys[i];
+		if (strcmp(words[0], k->name))
+			continue;
+		if (k->in_block && ps->p->nblocks == 0)
+			return plan_err(ps, "'%s' before the first 'bench' line", k->name);
+		if (nw - 1 < k->min_args || nw - 1 > k->max_args)
+			return plan_err(ps, "%s wants %s", k->name, k->args);
+		return k->parse(ps, k, words + 1, nw - 1);
+	}
+	char keys[256];
+	size_t o = 0;
+	for (size_t i = 0; i < AB_ARRAY_SIZE(plan_keys); i++)
+		o += (size_t)snprintf(keys + o, sizeof(keys) - o, "%s%s", i ? ", " : "", plan_keys[i].name);
+	return plan_err(ps, "unknown key '%s' (%s)", words[0], keys);
+}
+
+static int parse_file(struct parse *ps)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int rc = 0;
+	FILE *f = ab_infile_open(ps->path, AB_INFILE_MAX_SMALL, ps->err, ps->errlen);
+
 	if (!f)
-		return ab_err(err, errlen, "plan %s: %s", path, strerror(errno));
-#define PLAN_ERR(...) do { int _n = snprintf(err, errlen, "%s:%d: ", path, lineno); \
-		if (_n >= 0 && (size_t)_n < errlen) snprintf(err + _n, errlen - _n, __VA_ARGS__); \
-		goto fail; } while (0)
-	while (fgets(line, sizeof(line), f)) {
-		char *words[H_VALS_MAX + 2], *save = NULL, *w;
-		int nw = 0;
-
-		lineno++;
-		char *hash = strchr(line, '#');
-		if (hash)
-			*hash = '\0';
-		for (w = strtok_r(line, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
-			if (nw == (int)AB_ARRAY_SIZE(words))
-				PLAN_ERR("too many words (at most %d)", (int)AB_ARRAY_SIZE(words));
-			words[nw++] = w;
-		}
-		if (nw == 0)
-			continue;
-		const char *key = words[0];
-		if (!strcmp(key, "repeat")) {
-			double r;
-			if (nw != 2 || parse_pos(words[1], &r) || r != (int)r || r > 1000)
-				PLAN_ERR("repeat wants one whole number in 1..1000");
-			p->repeat = (int)r;
-			continue;
-		}
-		if (!strcmp(key, "bench")) {
-			if (nw != 2 || !valid_word(words[1]) || strlen(words[1]) >= sizeof(b->bench))
-				PLAN_ERR("bench wants one name (letters, digits, - and _)");
-			if (p->nblocks == cap) {
-				cap = cap ? 2 * cap : 8;
-				struct h_block *nb = realloc(p->blocks, cap * sizeof(*nb));
-				if (!nb)
-					PLAN_ERR("out of memory");
-				p->blocks = nb;
-			}
-			if (b)
-				total_before += block_points(b);
-			b = &p->blocks[p->nblocks++];
-			block_defaults(b);
-			strcpy(b->bench, words[1]);
-			continue;
-		}
-		if (!b)
-			PLAN_ERR("'%s' before the first 'bench' line", key);
-		if (!strcmp(key, "duration") || !strcmp(key, "timeout") || !strcmp(key, "estimate")) {
-			double v;
-			if (nw != 2 || parse_pos(words[1], &v))
-				PLAN_ERR("%s wants one number of seconds > 0, got '%s'", key,
-					 nw > 1 ? words[1] : "");
-			if (key[0] == 'd' && v < AB_MIN_DURATION)
-				PLAN_ERR("duration %s is below the %g s any benchmark can time", words[1],
-					 AB_MIN_DURATION);
-			*(key[0] == 'd' ? &b->duration : key[0] == 't' ? &b->timeout : &b->estimate) = v;
-		} else if (!strcmp(key, "program")) {
-			if (nw != 2)
-				PLAN_ERR("program wants one path");
-			/* relative to the plan file, so test plans can name a fake benchmark */
-			/* absolute, so the copy of the plan in a run directory still finds it */
-			char abs[PATH_MAX];
-			if (words[1][0] == '/') {
-				snprintf(b->program, sizeof(b->program), "%s", words[1]);
-			} else if (realpath(path, abs)) {
-				*strrchr(abs, '/') = '\0';
-				snprintf(b->program, sizeof(b->program), "%.700s/%.300s", abs, words[1]);
-			} else {
-				PLAN_ERR("cannot resolve program '%s': %s", words[1], strerror(errno));
-			}
-		} else if (!strcmp(key, "axis")) {
-			if (nw < 3)
-				PLAN_ERR("axis wants a name and at least one value");
-			if (b->naxes == H_AXES_MAX)
-				PLAN_ERR("too many axes (at most %d)", H_AXES_MAX);
-			if (!valid_word(words[1]) || strlen(words[1]) >= sizeof(b->axes[0].name))
-				PLAN_ERR("bad axis name '%s'", words[1]);
-			for (int i = 0; i < b->naxes; i++)
-				if (!strcmp(b->axes[i].name, words[1]))
-					PLAN_ERR("axis '%s' given twice", words[1]);
-			struct h_axis *a = &b->axes[b->naxes++];
-			memset(a, 0, sizeof(*a));
-			strcpy(a->name, words[1]);
-			for (int i = 2; i < nw; i++) {
-				if (strchr(words[i], ';') || strchr(words[i], '='))
-					PLAN_ERR("axis value '%s' may not hold ';' or '='", words[i]);
-				a->vals[a->nvals++] = strdup(words[i]);
-			}
-			/* size_t and checked: 8 axes of 32 values would wrap an int */
-			size_t pts = 1;
-			for (int i = 0; i < b->naxes; i++)
-				pts *= (size_t)b->axes[i].nvals;	/* at most 32^8 = 2^40 */
-			if (pts > H_POINTS_MAX || total_before + pts > H_POINTS_MAX)
-				PLAN_ERR("the plan expands to more than %d points (this block alone: %zu); "
-					 "split it or drop values", H_POINTS_MAX, pts);
-		} else if (!strcmp(key, "extra")) {
-			for (int i = 1; i < nw; i++) {
-				if (b->nextra == H_ARGS_MAX)
-					PLAN_ERR("too many extra arguments");
-				b->extra[b->nextra++] = strdup(words[i]);
-			}
-		} else if (!strcmp(key, "metrics")) {
-			for (int i = 1; i < nw; i++) {
-				if (b->nmetrics == H_ARGS_MAX)
-					PLAN_ERR("too many metrics");
-				b->metrics[b->nmetrics++] = strdup(words[i]);
-			}
-		} else {
-			PLAN_ERR("unknown key '%s' (repeat, bench, duration, timeout, estimate, program, axis, "
-				 "extra, metrics)", key);
-		}
+		return -1;
+	while (rc == 0 && (n = ab_infile_line(f, &line, &cap)) != -1) {
+		ps->lineno++;
+		if (n == -2)
+			rc = plan_err(ps, "line longer than %d bytes", AB_INFILE_MAX_LINE);
+		else
+			rc = parse_line(ps, line);
 	}
+	if (rc == 0 && ferror(f)) {
+		ps->lineno = 0;
+		rc = plan_err(ps, "%s", strerror(errno));
+	}
+	free(line);
 	fclose(f);
-	f = NULL;
-	if (p->nblocks == 0) {
-		lineno = 0;
-		PLAN_ERR("no 'bench' block");
-	}
+	return rc;
+}
 
-	/* Expand: every block's cross product, in plan order (bounded above). */
-	size_t total = 0;
+/* ---- after the last line: what a block needs, then the expansion ---- */
+
+static int check_blocks(struct parse *ps)
+{
+	struct h_plan *p = ps->p;
+
+	if (p->nblocks == 0) {
+		ps->lineno = 0;
+		return plan_err(ps, "no 'bench' block");
+	}
 	for (int i = 0; i < p->nblocks; i++) {
-		b = &p->blocks[i];
+		struct h_block *b = &p->blocks[i];
+		if (!b->program[0] && !h_desc(b->bench)) {
+			char names[256];
+			size_t o = 0;
+			for (int r = 0; h_registry[r] && o < sizeof(names); r++)
+				o += (size_t)snprintf(names + o, sizeof(names) - o, "%s%s", r ? ", " : "",
+						      h_registry[r]->name);
+			ps->lineno = b->line;
+			return plan_err(ps, "unknown benchmark '%s' (benchmarks: %s; a program of your own "
+					"needs a 'program' line)", b->bench, names);
+		}
 		if (b->timeout == 0)
 			b->timeout = b->duration * 4 + 30;
 		if (b->estimate == 0)
 			b->estimate = b->duration + 1;
-		total += block_points(b);
 	}
-	p->points = calloc(total, sizeof(*p->points));
+	return 0;
+}
+
+/* Every block's cross product, in plan order (bounded by the axis lines). */
+static int expand(struct parse *ps)
+{
+	struct h_plan *p = ps->p;
+
+	p->points = calloc(points_before(p, p->nblocks), sizeof(*p->points));
 	if (!p->points) {
-		lineno = 0;
-		PLAN_ERR("out of memory");
+		ps->lineno = 0;
+		return plan_err(ps, "out of memory");
 	}
 	for (int i = 0; i < p->nblocks; i++) {
-		b = &p->blocks[i];
-		int idx[H_AXES_MAX] = { 0 };
-		for (;;) {
+		struct h_block *b = &p->blocks[i];
+		int idx[H_AXES_MAX] = { 0 }, a;
+		do {
 			struct h_point *pt = &p->points[p->npoints++];
 			struct ab_config c;
 			pt->blk = b;
 			memcpy(pt->idx, idx, sizeof(idx));
 			ab_config_init(&c);
-			for (int a = 0; a < b->naxes; a++)
+			for (a = 0; a < b->naxes; a++)
 				ab_config_set(&c, b->axes[a].name, "%s", b->axes[a].vals[idx[a]]);
 			ab_config_format(&c, pt->label, sizeof(pt->label));
-			int a = b->naxes - 1;
-			for (; a >= 0; a--) {
+			for (a = b->naxes - 1; a >= 0; a--) {	/* the next index, last axis fastest */
 				if (++idx[a] < b->axes[a].nvals)
 					break;
 				idx[a] = 0;
 			}
-			if (a < 0)
-				break;
-		}
+		} while (a >= 0);
 	}
 	return 0;
-fail:
-	if (f)
-		fclose(f);
-	h_plan_free(p);
-	return -1;
-#undef PLAN_ERR
+}
+
+int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen)
+{
+	struct parse ps = { .p = p, .path = path, .err = err, .errlen = errlen };
+
+	memset(p, 0, sizeof(*p));
+	snprintf(p->path, sizeof(p->path), "%s", path);
+	if (parse_file(&ps) < 0 || check_blocks(&ps) < 0 || expand(&ps) < 0) {
+		h_plan_free(p);
+		return -1;
+	}
+	return 0;
 }
 
 void h_plan_free(struct h_plan *p)
 {
 	for (int i = 0; i < p->nblocks; i++) {
-		for (int a = 0; a < p->blocks[i].naxes; a++)
-			for (int v = 0; v < p->blocks[i].axes[a].nvals; v++)
-				free(p->blocks[i].axes[a].vals[v]);
-		for (int e = 0; e < p->blocks[i].nextra; e++)
-			free(p->blocks[i].extra[e]);
+		struct h_block *b = &p->blocks[i];
+		for (int a = 0; a < b->naxes; a++)
+			for (int v = 0; v < b->axes[a].nvals; v++)
+				free(b->axes[a].vals[v]);
+		for (int e = 0; e < b->nextra; e++)
+			free(b->extra[e]);
+		for (int m = 0; m < b->nmetrics; m++)
+			free(b->metrics[m]);
 	}
 	free(p->blocks);
 	free(p->points);

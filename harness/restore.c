@@ -3,11 +3,11 @@
  * after itself (SIGKILL, power loss): replay the knob journal and remove
  * stale affbench FUSE mounts.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sys/common.h"
+#include "sys/opts.h"
 #include "fuse/fusemnt.h"
 #include "harness.h"
 #include "knob/knob.h"
@@ -46,29 +46,19 @@ static const char restore_usage[] =
 
 int cmd_restore(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "journal", required_argument, NULL, 'j' },
-		{ "workdir", required_argument, NULL, 'w' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct restore_opts {
+		const char *journal, *workdir;
+	} o = { NULL, NULL };
+	static const struct ab_opt opts[] = {
+		AB_OPT(struct restore_opts, journal, "journal", AB_OPT_STR, "FILE", "the knob journal"),
+		AB_OPT(struct restore_opts, workdir, "workdir", AB_OPT_STR, "DIR", "the work directory"),
+		AB_OPT_END,
 	};
-	const char *journal = NULL, *workdir = NULL;
-	int c;
+	int first = ab_parse_cmd(argc, argv, "restore", restore_usage, opts, &o);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (c) {
-		case 'j': journal = optarg; break;
-		case 'w': workdir = optarg; break;
-		case 'h': fputs(restore_usage, stdout); return AB_EXIT_OK;
-		default:
-			ab_usage_error("restore: bad option '%s' (see harness restore --help)",
-				       argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		ab_usage_error("restore: unexpected argument '%s'", argv[optind]);
+	if (first < argc)
+		ab_usage_error("restore: unexpected argument '%s'", argv[first]);
+	const char *journal = o.journal, *workdir = o.workdir;
 	if (!journal)
 		journal = ab_knob_default_journal();
 	if (!workdir)

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,7 +24,7 @@
 #include "fuse/fusemnt.h"
 #include "harness.h"
 #include "knob/knob.h"
-#include "sys/pin.h"
+#include "sys/gate.h"
 
 volatile sig_atomic_t h_stop_sig;
 
@@ -76,7 +77,7 @@ static void harness_cpu(struct run *r)
 	double wall = now_s() - r->t0;
 
 	snprintf(path, sizeof(path), "%s/machine.txt", r->out);
-	FILE *f = fopen(path, "ae");
+	FILE *f = h_log_open(r->out, path, 0);
 	if (!f)
 		return;
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
@@ -151,7 +152,7 @@ static enum h_outcome run_point(struct run *r, int pi, int rep, struct h_point_r
 	char prog[PATH_MAX], dur[32], logp[PATH_MAX];
 	char *argv[8 + 2 * H_AXES_MAX + H_ARGS_MAX + 1];
 
-	*pr = (struct h_point_run){ .pt = pt, .rep = rep + 1, .raw = &r->raw };
+	*pr = (struct h_point_run){ .dir = r->out, .pt = pt, .rep = rep + 1, .raw = &r->raw };
 	/* point and repetition in the name: a resume with another --repeat cannot overwrite */
 	snprintf(logp, sizeof(logp), "%s/log/%s-p%d-r%d.log", r->out, pt->blk->bench, pi + 1, rep + 1);
 	h_point_argv(pt, h_program_of(pt->blk, prog, sizeof(prog)), argv, AB_ARRAY_SIZE(argv), dur,
@@ -159,7 +160,7 @@ static enum h_outcome run_point(struct run *r, int pi, int rep, struct h_point_r
 	enum h_outcome o = h_point_run(pr, logp, argv, reason, rlen);
 	r->write_failed |= pr->write_failed;
 	if (o == H_FAIL) {	/* a killed benchmark could not restore: replay, remove mounts */
-		FILE *log = fopen(logp, "ae");
+		FILE *log = h_log_open(r->out, logp, 0);
 		h_restore(r->journal, r->workdir, log);
 		if (log)
 			fclose(log);
@@ -282,41 +283,72 @@ static int finish(struct run *r)
 	return rc ? AB_EXIT_FAIL : AB_EXIT_OK;
 }
 
+/*
+ * The machine first (a run that waits or gives up has created nothing), then
+ * the run directory, held for the run's life. A directory is locked only under
+ * the machine lock, and without waiting: no two runs wait for each other.
+ */
+static void take_locks(struct run *r, const struct h_run_opts *o, int *dirfd, int *machinefd)
+{
+	char path[PATH_MAX];
+
+	*machinefd = h_machine_lock(r->out, o->no_wait);
+	if (!o->resume && h_mkdirs(r->out))
+		ab_fail("run: cannot create %s: %s", r->out, strerror(errno));
+	*dirfd = h_dir_lock(r->out, o->resume != NULL);
+	snprintf(path, sizeof(path), "%s/log", r->out);
+	if (h_mkdirs(path))
+		ab_fail("run: cannot create %s: %s", path, strerror(errno));
+	struct stat st;	/* a directory from elsewhere: its log/ must not lead out of it */
+	if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+		ab_usage_error("run: %s: a symbolic link or not a directory: logs are never written "
+			       "through a link", path);
+}
+
 int h_run(struct h_run_opts *o)
 {
 	static struct run r;
 	char err[1024], path[PATH_MAX];
+	int dirfd, machinefd;
 
 	memset(&r, 0, sizeof(r));
 	if (h_run_plan(o, &r.plan, path, sizeof(path)) < 0)
 		return AB_EXIT_USAGE;
 	r.repeat = o->repeat ? o->repeat : r.plan.repeat ? r.plan.repeat : o->quick ? 3 : 5;
+	if (o->resume && o->repeat && o->repeat < r.plan.repeat)
+		ab_usage_error("run: bad value '%d' for --repeat: --resume %s goes on with its %d "
+			       "repetitions, or more; not fewer", o->repeat, o->resume, r.plan.repeat);
 	h_run_check_programs(&r.plan);
+	if (h_plan_check(&r.plan, err, sizeof(err)) < 0)	/* before anything runs, --dry-run too */
+		ab_usage_error("run: %s", err);
 	r.done = calloc((size_t)r.plan.npoints * (size_t)r.repeat, 1);
 	if (!r.done)
 		ab_fail("run: out of memory");
-	if (o->dry) {
-		dry_run(&r);
-		return AB_EXIT_OK;
-	}
 	if (o->resume)
 		snprintf(r.out, sizeof(r.out), "%s", o->resume);
 	else if (o->out)
 		snprintf(r.out, sizeof(r.out), "%s", o->out);
 	else
 		default_out(&r);
-	snprintf(path, sizeof(path), "%s/log", r.out);
-	if (h_mkdirs(path))
-		ab_fail("run: cannot create %s: %s", path, strerror(errno));
+	h_out_check(r.out, o->resume != NULL);	/* --dry-run says so too */
+	if (o->dry) {
+		dry_run(&r);
+		return AB_EXIT_OK;
+	}
+	take_locks(&r, o, &dirfd, &machinefd);
 	r.journal = ab_knob_default_journal();
 	r.workdir = ab_workdir();
 	/* leftovers of an earlier crash would disturb the first points, and machine.txt's
-	 * "before" knob values must be the machine's own, not what a killed run left */
+	 * "before" knob values must be the machine's own, not what a killed run left;
+	 * under the machine lock, so no live run's knobs are undone */
 	h_restore(r.journal, r.workdir, stderr);
 	if (o->resume) {
 		struct h_resume rs = { r.plan.npoints, r.repeat, r.done };
 		if (h_resume_load(&rs, r.out, err, sizeof(err)) < 0)
 			ab_usage_error("run: %s", err);
+		if (r.repeat != r.plan.repeat && h_run_record_repeat(r.out, r.plan.repeat, r.repeat) < 0)
+			ab_fail("run: cannot record --repeat %d in %s/plan.plan: %s", r.repeat, r.out,
+				strerror(errno));
 	} else {
 		double c0 = children_cpu();
 		if (h_run_copy_plan(&r.plan, r.repeat, r.out) < 0 ||
@@ -331,6 +363,8 @@ int h_run(struct h_run_opts *o)
 	ab_msg("run: %s, %d points x %d repetitions -> %s", r.plan.path, r.plan.npoints, r.repeat, r.out);
 	sweep(&r);
 	int rc = finish(&r);
+	h_lock_release(machinefd);
+	h_lock_release(dirfd);
 	h_plan_free(&r.plan);
 	free(r.done);
 	return rc;

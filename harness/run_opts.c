@@ -5,7 +5,7 @@
  * and the resolved plan copied into the run directory.
  */
 #include <errno.h>
-#include <getopt.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,21 +13,27 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/opts.h"
 #include "harness.h"
 
 static const char run_usage[] =
 	"usage: harness run [--plan NAME|FILE] [--quick] [--repeat N] [--out DIR] [--resume DIR]\n"
-	"                   [--machine-note TEXT] [--dry-run]\n"
+	"                   [--machine-note TEXT] [--dry-run] [--no-wait]\n"
 	"Runs every point of a plan once per repetition, repetitions interleaved, and writes\n"
 	"DIR/{machine.txt,raw.csv,runs.csv,failures.csv,summary.csv,tables.md,report.md,log/,plots}.\n"
 	"  --plan NAME|FILE     a plan by name (harness run --plan list shows them) or a file\n"
 	"  --quick              the quick plan (under 2 minutes), 3 repetitions unless --repeat\n"
 	"  --repeat N           repetitions per point, 1..1000 (default: the plan's, else 5)\n"
 	"  --out DIR            run directory (default results/<YYYY-MM-DD-HHMMSS>-<host>)\n"
-	"  --resume DIR         continue an interrupted run in DIR (its plan and repeat)\n"
+	"  --resume DIR         continue an interrupted run in DIR with its own plan.plan;\n"
+	"                       --plan, --quick and --machine-note are refused with it, and\n"
+	"                       --repeat N (at least the run's) is recorded in DIR/plan.plan\n"
 	"  --machine-note TEXT  a line said first in machine.txt and report.md (e.g. that the\n"
 	"                       machine is emulated); printable text, at most 200 characters\n"
 	"  --dry-run            list the invocations and the ETA, run nothing\n"
+	"  --no-wait            exit 2 instead of waiting while another run measures\n"
+	"DIR must be new or empty, and one run at a time holds it (DIR/run.lock); a run\n"
+	"that measures also holds the machine (/run/affbench.lock) and waits for it.\n"
 	"Exit 0 when the sweep finished (failed points are in failures.csv), 1 when a write\n"
 	"failed (the files stay valid), 2 bad usage, 130 when interrupted (--resume DIR goes on).\n";
 
@@ -42,48 +48,42 @@ static int printable(const char *s, size_t max)
 	return n > 0 && n <= max;
 }
 
-static void parse_repeat(struct h_run_opts *o, const char *arg)
-{
-	char *end;
-	long v = strtol(arg, &end, 10);
+static const struct ab_opt run_opts[] = {
+	AB_OPT(struct h_run_opts, plan, "plan", AB_OPT_STR, "NAME|FILE", "the plan"),
+	AB_OPT(struct h_run_opts, quick, "quick", AB_OPT_FLAG, NULL, "the quick plan"),
+	AB_OPT(struct h_run_opts, repeat, "repeat", AB_OPT_INT, "N", "repetitions", .min = 1, .max = 1000),
+	AB_OPT(struct h_run_opts, out, "out", AB_OPT_STR, "DIR", "run directory"),
+	AB_OPT(struct h_run_opts, resume, "resume", AB_OPT_STR, "DIR", "continue the run in DIR"),
+	AB_OPT(struct h_run_opts, dry, "dry-run", AB_OPT_FLAG, NULL, "run nothing"),
+	AB_OPT(struct h_run_opts, note, "machine-note", AB_OPT_STR, "TEXT", "a line for machine.txt"),
+	AB_OPT(struct h_run_opts, no_wait, "no-wait", AB_OPT_FLAG, NULL, "do not wait for the machine"),
+	AB_OPT_END,
+};
 
-	if (*end || end == arg || v < 1 || v > 1000)
-		ab_usage_error("run: bad value '%s' for --repeat: want a whole number in 1..1000", arg);
-	o->repeat = (int)v;
+/* --resume runs DIR's own plan: an option that would change it is refused, not ignored. */
+static void resume_conflicts(const struct h_run_opts *o)
+{
+	const char *bad = o->plan ? "--plan" : o->quick ? "--quick" : o->note ? "--machine-note" :
+			  o->out ? "--out" : NULL;
+
+	if (o->resume && bad)
+		ab_usage_error("run: %s contradicts --resume %s, which goes on with that run's own "
+			       "plan.plan and machine.txt; drop %s, or start a new run with --out",
+			       bad, o->resume, bad);
 }
 
 int cmd_run(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "plan", required_argument, NULL, 'p' }, { "quick", no_argument, NULL, 'q' },
-		{ "repeat", required_argument, NULL, 'r' }, { "out", required_argument, NULL, 'o' },
-		{ "resume", required_argument, NULL, 'R' }, { "dry-run", no_argument, NULL, 'n' },
-		{ "machine-note", required_argument, NULL, 'N' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct h_run_opts o = { 0 };
-	int c;
+	int first = ab_parse_cmd(argc, argv, "run", run_usage, run_opts, &o);
 
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
-		switch (c) {
-		case 'p': o.plan = optarg; break;
-		case 'q': o.quick = 1; break;
-		case 'o': o.out = optarg; break;
-		case 'R': o.resume = optarg; break;
-		case 'n': o.dry = 1; break;
-		case 'N': o.note = optarg; break;
-		case 'r': parse_repeat(&o, optarg); break;
-		case 'h': fputs(run_usage, stdout); return AB_EXIT_OK;
-		default:
-			ab_usage_error("run: bad option '%s' (see harness run --help)", argv[optind - 1]);
-		}
+	if (first < argc)
+		ab_usage_error("run: unexpected argument '%s'", argv[first]);
+	resume_conflicts(&o);
+	if (o.plan && !strcmp(o.plan, "list")) {	/* a plan file named list: --plan ./list */
+		h_plan_list(stdout);
+		return fflush(stdout) ? AB_EXIT_FAIL : AB_EXIT_OK;
 	}
-	if (optind < argc)
-		ab_usage_error("run: unexpected argument '%s'", argv[optind]);
-	if (o.resume && o.out)
-		ab_usage_error("run: --resume DIR already names the run directory; drop --out");
 	const char *dir = o.resume ? o.resume : o.out;
 	if (dir && (!printable(dir, 1900) || dir[0] == '-'))
 		ab_usage_error("run: bad value for %s: a directory name of 1 to 1900 printable "
@@ -99,6 +99,7 @@ int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len
 	char err[1024];
 
 	if (o->resume) {
+		h_inputs_check("run", o->resume);	/* links, FIFOs, devices: refused before anything */
 		snprintf(path, len, "%s/plan.plan", o->resume);
 		if (access(path, R_OK)) {
 			ab_msg("run: bad value '%s' for --resume: no plan.plan there (not a run directory?)",
@@ -130,20 +131,23 @@ void h_run_check_programs(const struct h_plan *plan)
 /* The resolved plan travels with the run, so --resume and readers see what ran. */
 int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
 {
-	char path[PATH_MAX], line[4096];
+	char err[PATH_MAX + 128], *line = NULL;
+	size_t cap = 0;
 	int blk = -1;
+	struct ab_outfile o;
 
-	snprintf(path, sizeof(path), "%s/plan.plan", out);
-	FILE *pf = fopen(path, "we"), *src = fopen(plan->path, "re");
-	if (!pf || !src) {
-		if (pf)
-			fclose(pf);
-		if (src)
-			fclose(src);
+	FILE *src = ab_infile_open(plan->path, AB_INFILE_MAX_SMALL, err, sizeof(err));
+	if (!src) {
+		ab_msg("run: %s", err);
+		return -1;
+	}
+	FILE *pf = ab_outfile_open(&o, out, "plan.plan");
+	if (!pf) {
+		fclose(src);
 		return -1;
 	}
 	fprintf(pf, "# copied from %s by harness run\nrepeat %d\n", plan->path, repeat);
-	while (fgets(line, sizeof(line), src)) {
+	while (ab_infile_line(src, &line, &cap) >= 0) {
 		const char *w = line + strspn(line, " \t");
 		if (!strncmp(w, "bench", 5))
 			blk++;
@@ -152,8 +156,43 @@ int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
 		if (!strncmp(w, "program", 7) && blk >= 0)	/* resolved: the copy lives elsewhere */
 			fprintf(pf, "program %s\n", plan->blocks[blk].program);
 		else
-			fputs(line, pf);
+			fprintf(pf, "%s\n", line);
+	}
+	free(line);
+	fclose(src);
+	return ab_outfile_close(&o);
+}
+
+/* --resume DIR --repeat N: plan.plan says what ran, so its repeat line changes with a note. */
+int h_run_record_repeat(const char *dir, int from, int to)
+{
+	char path[PATH_MAX], tmp[PATH_MAX], line[4096];
+
+	snprintf(path, sizeof(path), "%s/plan.plan", dir);
+	snprintf(tmp, sizeof(tmp), "%s/plan.plan.new", dir);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	FILE *src = fopen(path, "re"), *dst = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!src || !dst) {
+		int e = errno;
+		if (src)
+			fclose(src);
+		if (dst)
+			fclose(dst);
+		else if (fd >= 0)
+			close(fd);
+		errno = e;
+		return -1;
+	}
+	/* as h_run_copy_plan: one repeat line, first; the plan's own are dropped */
+	fprintf(dst, "# repeat %d until harness run --resume --repeat %d\nrepeat %d\n", from, to, to);
+	while (fgets(line, sizeof(line), src)) {
+		const char *w = line + strspn(line, " \t");
+		if (strncmp(w, "repeat", 6) || !strchr(" \t\n", w[6]) || !w[6])
+			fputs(line, dst);
 	}
 	fclose(src);
-	return ferror(pf) | fclose(pf) ? -1 : 0;
+	if (ferror(dst) | fclose(dst))
+		return -1;
+	ab_msg("run: %s: repeat %d -> %d (--repeat)", path, from, to);
+	return rename(tmp, path);
 }

@@ -15,6 +15,8 @@ need="
 gcc:gcc
 /usr/include/stdio.h:libc6-dev
 make:make
+valgrind:valgrind
+ruby:ruby
 pkg-config:pkg-config
 /usr/include/fuse3/fuse_lowlevel.h:libfuse3-dev
 fusermount3:fuse3

@@ -69,8 +69,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: statloop PATH SECONDS\n");
 		return 2;
 	}
+	/* decimal only: strtod alone takes 0x10 as 16 s, and inf */
 	double seconds = strtod(argv[2], &end);
-	if (*end || !(seconds > 0)) {
+	if (*end || !(seconds > 0) || !(seconds <= 86400) ||
+	    strspn(argv[2], "0123456789.") != strlen(argv[2])) {
 		fprintf(stderr, "statloop: bad value '%s' for SECONDS\n", argv[2]);
 		return 2;
 	}

@@ -38,26 +38,28 @@ static struct sq_params params = {
 	.io_procs = -1,
 };
 
-#define OPT(n, t, f, a, h, lo, hi) \
-	{ .name = n, .type = t, .offset = offsetof(struct sq_params, f), .arg = a, .help = h, .min = lo, .max = hi }
 static const struct ab_opt opts[] = {
-	OPT("file", AB_OPT_STR, file, "PATH", "read this file (created with 64 MiB if missing; default: "
-	    "a scratch file in the current directory, removed after)", 0, 0),
-	OPT("device", AB_OPT_STR, device, "DEV", "read this block device instead (read-only, never written)", 0, 0),
-	OPT("span", AB_OPT_SIZE, span, "SIZE", "reads stay in the first SIZE bytes so the device's cache "
-	    "serves them", 4096, 1ull << 40),
-	OPT("rq", AB_OPT_INTLIST, rq, "LIST", "rq_affinity values to sweep", 0, 2),
-	OPT("local", AB_OPT_INTLIST, local, "LIST", "1: readers on CPUs that complete their own reads, "
-	    "0: on CPUs whose reads complete elsewhere", 0, 1),
-	OPT("sqrt-procs", AB_OPT_INT, sqrt_procs, "N", "sqrt processes, 0 for readers alone "
-	    "(-1 = 2 where four CPUs allow, else 1)", -1, SQ_MAX_WORKERS / 2),
-	OPT("io-procs", AB_OPT_INT, io_procs, "N", "reader processes (-1 = 2 where four CPUs "
-	    "allow, else 1, and no more than local and remote CPUs each)", -1, SQ_MAX_WORKERS / 2),
-	OPT("irq-affinity", AB_OPT_FLAG, irq_affinity, NULL, "keep the readers in place and move the "
-	    "device's IRQ(s) instead", 0, 0),
-	OPT("discover", AB_OPT_FLAG, discover, NULL, "only find the disk, its IRQ(s) and the CPU "
-	    "completing each CPU's reads; print key=value lines", 0, 0),
-	{ .name = NULL }
+	AB_OPT(struct sq_params, file, "file", AB_OPT_STR, "PATH", "read this file (created with 64 MiB if "
+	       "missing; default: a scratch file in the current directory, removed after)"),
+	AB_OPT(struct sq_params, device, "device", AB_OPT_STR, "DEV",
+	       "read this block device instead (read-only, never written)"),
+	AB_OPT(struct sq_params, span, "span", AB_OPT_SIZE, "SIZE",
+	       "reads stay in the first SIZE bytes so the device's cache serves them", .min = 4096,
+	       .max = 1ull << 40),
+	AB_OPT(struct sq_params, rq, "rq", AB_OPT_INTLIST, "LIST", "rq_affinity values to sweep", .min = 0,
+	       .max = 2),
+	AB_OPT(struct sq_params, local, "local", AB_OPT_INTLIST, "LIST", "1: readers on CPUs that complete "
+	       "their own reads, 0: on CPUs whose reads complete elsewhere", .min = 0, .max = 1),
+	AB_OPT(struct sq_params, sqrt_procs, "sqrt-procs", AB_OPT_INT, "N", "sqrt processes, 0 for readers "
+	       "alone (-1 = 2 where four CPUs allow, else 1)", .min = -1, .max = SQ_MAX_WORKERS / 2),
+	AB_OPT(struct sq_params, io_procs, "io-procs", AB_OPT_INT, "N", "reader processes (-1 = 2 where four "
+	       "CPUs allow, else 1, and no more than local and remote CPUs each)", .min = -1,
+	       .max = SQ_MAX_WORKERS / 2),
+	AB_OPT(struct sq_params, irq_affinity, "irq-affinity", AB_OPT_FLAG, NULL,
+	       "keep the readers in place and move the device's IRQ(s) instead"),
+	AB_OPT(struct sq_params, discover, "discover", AB_OPT_FLAG, NULL, "only find the disk, its IRQ(s) and "
+	       "the CPU completing each CPU's reads; print key=value lines"),
+	AB_OPT_END,
 };
 
 static const struct ab_prog_info info = {
@@ -202,6 +204,7 @@ int main(int argc, char **argv)
 
 	if (argi < argc)
 		ab_usage_error("unexpected argument '%s' (see --help)", argv[argi]);
+	ab_opts_checked(&com);
 	ab_catch_signals();
 	sq_knobs_init();
 	sq_target_find(&t, &params);

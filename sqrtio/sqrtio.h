@@ -25,7 +25,7 @@
 
 #include "sys/cpuset.h"
 #include "sys/opts.h"
-#include "sys/pin.h"
+#include "sys/gate.h"
 #include "sys/proc.h"
 #include "report/record.h"
 #include "report/stats.h"

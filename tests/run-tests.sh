@@ -14,6 +14,8 @@ pattern=${1:-}
 # Everything the tests mount or journal stays under one work directory.
 export AFFBENCH_WORKDIR=$(mktemp -d /tmp/affbench-tests.XXXXXX)
 export AFFBENCH_JOURNAL=$AFFBENCH_WORKDIR/knobs.journal
+# runs under test take this machine lock, not the real one (/run/affbench.lock)
+export AFFBENCH_MACHINE_LOCK=$AFFBENCH_WORKDIR/machine.lock
 export AFFBENCH_TOP=$PWD AFFBENCH_BUILD=$BUILD
 
 cleanup() {

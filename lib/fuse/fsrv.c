@@ -17,34 +17,6 @@
 #include <unistd.h>
 
 #include "sys/common.h"
-#include "sys/pin.h"
-
-int fsrv_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct ab_cpuset *set,
-		      int cpu)
-{
-	pthread_attr_t a;
-	int rc = pthread_attr_init(&a);
-
-	if (rc)
-		return rc;
-	if (cpu >= 0) {
-		if (ab_thread_attr_pin(&a, cpu) < 0)
-			rc = errno ? errno : EINVAL;
-	} else if (set) {
-		size_t size;
-		cpu_set_t *k = ab_cpuset_to_kernel(set, &size);
-		if (!k)
-			rc = ENOMEM;
-		else
-			rc = pthread_attr_setaffinity_np(&a, size, k);
-		if (k)
-			CPU_FREE(k);
-	}
-	if (!rc)
-		rc = pthread_create(t, &a, fn, arg);
-	pthread_attr_destroy(&a);
-	return rc;
-}
 
 /* mount(2) the FUSE filesystem of fd at mnt. An AB_EXIT_* code. */
 static int fsrv_mount(const char *mnt, const struct ab_fsrv_cfg *cfg, int fd)

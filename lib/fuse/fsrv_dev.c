@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/pin.h"
 
 struct dev_thr {
 	struct fsrv *s;
@@ -131,7 +132,7 @@ int fsrv_dev_run(struct fsrv *s)
 		int rc;
 		if (dev_thr_setup(s, d, started) < 0)
 			break;
-		rc = fsrv_thread_start(&d->tid, dev_loop, d, d->cpu >= 0 ? NULL : set, d->cpu);
+		rc = ab_thread_start_pinned(&d->tid, d->cpu, set, dev_loop, d);
 		if (rc) {
 			ab_msg("fsrv: start serving thread %d (CPU %d): %s", started, d->cpu,
 			       strerror(rc));

@@ -3,8 +3,8 @@
  * <linux/fuse.h> (protocol 7.38) lacks, the server state, one request as
  * either transport lays it out, and the dispatcher. Not a public API.
  */
-#ifndef AB_FSRV_PROTO_H
-#define AB_FSRV_PROTO_H
+#ifndef AB_FSRV_I_H
+#define AB_FSRV_I_H
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -181,9 +181,5 @@ uint64_t fsrv_uring_handle(struct fsrv *s, struct fuse_uring_req_header *h, void
 /* ---- transports: serve until unmounted; an AB_EXIT_* code ---- */
 int fsrv_dev_run(struct fsrv *s);
 int fsrv_uring_run(struct fsrv *s);
-
-/* Start a thread allowed on set (NULL: inherited) or pinned to cpu (>= 0). 0 or -errno. */
-int fsrv_thread_start(pthread_t *t, void *(*fn)(void *), void *arg, const struct ab_cpuset *set,
-		      int cpu);
 
 #endif

@@ -32,6 +32,8 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/pin.h"
+#include "sys/sysfs.h"
 
 #define POSSIBLE "/sys/devices/system/cpu/possible"
 #define ONLINE "/sys/devices/system/cpu/online"
@@ -71,19 +73,15 @@ struct uring_thr {
 static int read_cpulist(const char *path, struct ab_cpuset *set)
 {
 	char buf[4096], err[256];
-	FILE *f = fopen(path, "re");
 
-	if (!f) {
+	if (ab_sysfs_read(path, buf, sizeof(buf)) < 0) {
 		ab_msg("fsrv: %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
+	if (!buf[0]) {
 		ab_msg("fsrv: %s is empty", path);
 		return -1;
 	}
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
 	if (ab_cpuset_parse(set, buf, NULL, err, sizeof(err)) < 0) {
 		ab_msg("fsrv: %s: %s", path, err);
 		return -1;
@@ -352,8 +350,8 @@ int fsrv_uring_run(struct fsrv *s)
 	}
 	for (; started < nt; started++) {
 		t[started].evfd = evfd;
-		int rc = fsrv_thread_start(&t[started].tid, uring_loop, &t[started], NULL,
-					   t[started].cpu);
+		int rc = ab_thread_start_pinned(&t[started].tid, t[started].cpu, NULL, uring_loop,
+						&t[started]);
 		if (rc) {
 			fsrv_set_fatal(s, AB_EXIT_FAIL, "start the io_uring thread on CPU %d: %s",
 				       t[started].cpu, strerror(rc));

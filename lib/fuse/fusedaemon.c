@@ -25,6 +25,7 @@
 
 #include "sys/common.h"
 #include "sys/cpuset.h"
+#include "sys/gate.h"
 #include "sys/pin.h"
 
 
@@ -78,10 +79,10 @@ int ab_daemon_start(struct ab_daemon *d, const char *mnt, int cpu, ab_daemon_fn 
 	if (pid == 0) {
 		/* PDEATHSIG fires when the forking thread exits: start daemons from a long-lived thread. */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-			_exit(125);
+			_exit(AB_EXIT_ORPHAN);
 		if (ab_pin_self(cpu) < 0) {
 			ab_msg("cannot pin the FUSE daemon to CPU %d: %s", cpu, strerror(errno));
-			_exit(126);
+			_exit(AB_EXIT_CHILD_SETUP);
 		}
 		_exit(run(arg, d->mnt));
 	}

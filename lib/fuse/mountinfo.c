@@ -1,4 +1,4 @@
-/* /proc/self/mountinfo parsing (see mountinfo.h). */
+/* /proc/self/mountinfo parsing (see mountinfo_i.h). */
 #include "fuse/mountinfo_i.h"
 
 #include <stdio.h>
@@ -6,23 +6,56 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MOUNTINFO "/proc/self/mountinfo"
-
-/* Undo the kernel's octal escapes (\040 space, \011 tab, \012 newline, \134 backslash). */
-static void unescape(char *dst, size_t len, const char *src)
+/*
+ * Undo the kernel's octal escapes (\040 space, \011 tab, \012 newline, \134
+ * backslash). 0, or -1 when it does not fit or holds \000: a mount point cut
+ * short could name another directory.
+ */
+static int unescape(char *dst, size_t len, const char *src)
 {
 	size_t o = 0;
 
-	while (*src && o + 1 < len) {
+	while (*src) {
+		if (o + 1 >= len)
+			return -1;
 		if (src[0] == '\\' && src[1] >= '0' && src[1] <= '3' && src[2] >= '0' &&
 		    src[2] <= '7' && src[3] >= '0' && src[3] <= '7') {
-			dst[o++] = (char)((src[1] - '0') * 64 + (src[2] - '0') * 8 + (src[3] - '0'));
+			dst[o] = (char)((src[1] - '0') * 64 + (src[2] - '0') * 8 + (src[3] - '0'));
+			if (!dst[o++])
+				return -1;
 			src += 4;
 		} else {
 			dst[o++] = *src++;
 		}
 	}
 	dst[o] = '\0';
+	return 0;
+}
+
+/* src into dst whole, or -1. */
+static int copy(char *dst, size_t len, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= len)
+		return -1;
+	memcpy(dst, src, n + 1);
+	return 0;
+}
+
+/* "maj:min", decimal digits only, or -1. */
+static int parse_dev(const char *tok, unsigned *major, unsigned *minor)
+{
+	int end = 0;
+
+	if (tok[0] < '0' || tok[0] > '9' || sscanf(tok, "%u:%n", major, &end) != 1 || !end ||
+	    tok[end] < '0' || tok[end] > '9')
+		return -1;
+	tok += end;
+	end = 0;
+	if (sscanf(tok, "%u%n", minor, &end) != 1 || tok[end])
+		return -1;
+	return 0;
 }
 
 /*
@@ -37,19 +70,19 @@ int ab_mi_parse(char *line, struct ab_mi *e)
 	memset(e, 0, sizeof(*e));
 	line[strcspn(line, "\n")] = '\0';
 	for (tok = strtok_r(line, " ", &save); tok; tok = strtok_r(NULL, " ", &save), field++) {
-		if (field == 2 && sscanf(tok, "%u:%u", &e->major, &e->minor) != 2)
+		if (field == 2 && parse_dev(tok, &e->major, &e->minor) < 0)
 			return -1;
-		if (field == 4)
-			unescape(e->mnt, sizeof(e->mnt), tok);
+		if (field == 4 && unescape(e->mnt, sizeof(e->mnt), tok) < 0)
+			return -1;
 		if (field >= 6 && strcmp(tok, "-") == 0) {
 			char *fstype = strtok_r(NULL, " ", &save);
 			char *source = strtok_r(NULL, " ", &save);
 			char *opts = strtok_r(NULL, " ", &save);
-			if (!fstype || !source)
+			if (!fstype || !source ||
+			    copy(e->fstype, sizeof(e->fstype), fstype) < 0 ||
+			    unescape(e->source, sizeof(e->source), source) < 0 ||
+			    copy(e->superopts, sizeof(e->superopts), opts ? opts : "") < 0)
 				return -1;
-			snprintf(e->fstype, sizeof(e->fstype), "%s", fstype);
-			unescape(e->source, sizeof(e->source), source);
-			snprintf(e->superopts, sizeof(e->superopts), "%s", opts ? opts : "");
 			return 0;
 		}
 	}
@@ -103,13 +136,13 @@ static int canon_path(const char *path, char *out, size_t len)
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-/* Calls fn(e, arg) for every parsable line; stops when fn returns non-zero. */
-static int each(int (*fn)(const struct ab_mi *, void *), void *arg)
+/* Calls fn(e, arg) for every parsable line of file; stops when fn returns non-zero. */
+static int each(const char *file, int (*fn)(const struct ab_mi *, void *), void *arg)
 {
 	char *line = NULL;
 	size_t cap = 0;
 	struct ab_mi *e = malloc(sizeof(*e));
-	FILE *f = fopen(MOUNTINFO, "re");
+	FILE *f = fopen(file, "re");
 	int rc = 0;
 
 	if (!f || !e) {
@@ -146,12 +179,17 @@ static int find_one(const struct ab_mi *e, void *arg)
 
 int ab_mi_find(const char *path, struct ab_mi *out)
 {
+	return ab_mi_find_in(AB_MI_SELF, path, out);
+}
+
+int ab_mi_find_in(const char *file, const char *path, struct ab_mi *out)
+{
 	char want[PATH_MAX];
 	struct find_arg a = { want, out, 0 };
 
 	if (canon_path(path, want, sizeof(want)) < 0)
 		return 0;
-	if (each(find_one, &a) < 0)
+	if (each(file, find_one, &a) < 0)
 		return -1;
 	return a.found;
 }
@@ -184,10 +222,15 @@ static int list_one(const struct ab_mi *e, void *arg)
 
 int ab_mi_list_children(const char *dir, struct ab_mi **list)
 {
+	return ab_mi_list_children_in(AB_MI_SELF, dir, list);
+}
+
+int ab_mi_list_children_in(const char *file, const char *dir, struct ab_mi **list)
+{
 	struct list_arg a = { dir, strlen(dir), NULL, 0, 0 };
 
 	*list = NULL;
-	if (each(list_one, &a) < 0) {
+	if (each(file, list_one, &a) < 0) {
 		free(a.v);
 		return -1;
 	}

@@ -40,7 +40,7 @@ struct ab_render {
 	const struct ab_results *res;
 	FILE *out;		/* tables or reading go here */
 	int markdown;		/* 1: tables.md / report.md; 0: a terminal (no fences) */
-	const char *dir;	/* run directory for plots; NULL: none */
+	const char *dir;	/* where .dat and .gp files go (ab_plotdir); NULL: none */
 	int ncpu;		/* CPUs of the machine that measured (0: unknown) */
 	int failed;		/* a plot or a write failed */
 	char figures[8][64];	/* plots made, for the report to show */
@@ -62,6 +62,9 @@ int ab_render_has(const struct ab_bench_desc *d, const struct ab_results *res);
 /* First group of metric whose config holds every "k=v" of want (NULL-terminated). */
 const struct ab_group *ab_r_find(const struct ab_render *r, const char *metric,
 				 const char *const *want);
+/* The same for "k1=v1" and "k2=v2" (k2 NULL: k1 alone); values are cut at 31 characters. */
+const struct ab_group *ab_r_find_kv(const struct ab_render *r, const char *metric, const char *k1,
+				    const char *v1, const char *k2, const char *v2);
 /* Distinct values of key among groups of metric, sorted (numerically when all are numbers). */
 int ab_r_distinct(const struct ab_render *r, const char *metric, const char *key, char vals[][32],
 		  int max);
@@ -117,14 +120,37 @@ void ab_plot_end(struct ab_render *r, FILE *body, const char *name, int width, i
 /* Clustered bars with CI error bars of a grid's .dat; title, ylabel and the key are escaped. */
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
 		  const char *ylabel, const char *key_prefix);
+/* A descriptor's usual figure in one call: NAME.dat from m and NAME.gp drawing it as
+ * ab_plot_bars does, width x height pixels. Nothing when m has no rows. 1: made, 0: not. */
+int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name, const char *title,
+		 const char *ylabel, const char *key_prefix, int width, int height);
+/* "plot" of a grid's .dat as lines with CI error bars, one per column, x the row (a number);
+ * each line's key is key_prefix and the column, escaped. */
+void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix);
 /* "set terminal ... set output 'NAME.png'" (svg 0) or NAME.svg (svg 1). */
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height);
-/* Run gnuplot in dir on NAME.gp for each of names (one process for all; when it
- * fails, each alone to find which). ok[i]: drawn. Returns how many failed, each
- * named in a message; without gnuplot none is drawn, one message says so, and
+/*
+ * Where figures are made: a private directory (0700, under $TMPDIR) holding the
+ * .dat and .gp files (ab_render.dir points there) and whatever gnuplot draws,
+ * since gnuplot opens its outputs by name and would follow a link planted in
+ * the run directory. ab_plotdir_close moves each file into dest (never through
+ * a link: lib/sys/outfile) and removes the directory: 0, or -1 when a file
+ * could not be moved (each said).
+ */
+struct ab_plotdir {
+	int fd;
+	char path[1024];	/* $TMPDIR/affbench-plot.XXXXXX */
+	const char *dest;
+};
+int ab_plotdir_open(struct ab_plotdir *p, const char *dest);
+int ab_plotdir_close(struct ab_plotdir *p);
+/* Run gnuplot in the private directory on NAME.gp for each of names (one process
+ * for all; when it fails, each alone to find which); its messages are appended to
+ * dest/log/gnuplot.log when dest has a log/. ok[i]: drawn. Returns how many failed,
+ * each named in a message; without gnuplot none is drawn, one message says so, and
  * that is not a failure (ab_have_gnuplot tells). */
 #define AB_PLOTS_MAX 64
-int ab_plots_draw(const char *dir, char names[][64], int n, int *ok);
+int ab_plots_draw(struct ab_plotdir *p, char names[][64], int n, int *ok);
 int ab_have_gnuplot(void);
 /* gnuplot "set KEYWORD 'text' noenhanced" (title, xlabel, ylabel) with text escaped. */
 void ab_plot_set(FILE *f, const char *keyword, const char *text);

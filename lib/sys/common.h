@@ -12,6 +12,10 @@ enum {
 	AB_EXIT_FAIL = 1,	/* the measurement failed */
 	AB_EXIT_USAGE = 2,	/* bad usage: one line naming the bad value */
 	AB_EXIT_SKIP = 4,	/* the machine lacks something: say what and how to get it */
+	/* A child of ours (worker, FUSE daemon) that could not start; never a benchmark's exit:
+	 * the parent sees it as the child's wait status and fails the point. */
+	AB_EXIT_ORPHAN = 125,	/* the parent was gone before the child could watch for it */
+	AB_EXIT_CHILD_SETUP = 126,	/* pinning or preparing the child failed (said on stderr) */
 };
 
 /*

@@ -14,7 +14,8 @@
 #include "sys/common.h"
 #include "sys/pin.h"
 
-enum { C_HELP = 1000, C_VERSION, C_FORMAT, C_DURATION, C_REPEAT, C_CPUS, C_QUIET, C_USER = 2000 };
+enum { C_HELP = 1000, C_VERSION, C_FORMAT, C_DURATION, C_REPEAT, C_CPUS, C_QUIET, C_CHECK,
+       C_USER = 2000 };
 
 static const struct {
 	const char *name;
@@ -27,26 +28,57 @@ static const struct {
 	{ "repeat", 1, C_REPEAT, "N", "repetitions" },
 	{ "cpus", 1, C_CPUS, "LIST", "use only these CPUs (Linux list: 0-3,8)" },
 	{ "quiet", 0, C_QUIET, NULL, "no progress messages on stderr" },
+	{ "check-options", 0, C_CHECK, NULL, "check the options and exit 0 (or 2), measure nothing" },
 	{ "help", 0, C_HELP, NULL, "this help" },
 	{ "version", 0, C_VERSION, NULL, "print the version" },
 };
 
-static int parse_long(const char *s, long *v)
+/* Is s a plain decimal number: [+-]digits[.digits][e[+-]digits]? No hex, inf, nan, spaces. */
+static int is_decimal(const char *s, int fraction)
 {
-	char *end;
+	size_t digits = 0;
 
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	return (errno || end == s || *end) ? -1 : 0;
+	if (*s == '+' || *s == '-')
+		s++;
+	for (; *s >= '0' && *s <= '9'; s++)
+		digits++;
+	if (fraction && *s == '.')
+		for (s++; *s >= '0' && *s <= '9'; s++)
+			digits++;
+	if (!digits)
+		return 0;
+	if (fraction && (*s == 'e' || *s == 'E')) {
+		s++;
+		if (*s == '+' || *s == '-')
+			s++;
+		if (*s < '0' || *s > '9')
+			return 0;
+		while (*s >= '0' && *s <= '9')
+			s++;
+	}
+	return *s == '\0';
 }
 
-static int parse_double(const char *s, double *v)
+int ab_parse_long(const char *s, long *v)
 {
 	char *end;
 
+	if (!s || !is_decimal(s, 0))
+		return -1;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return (errno || *end) ? -1 : 0;
+}
+
+int ab_parse_double(const char *s, double *v)
+{
+	char *end;
+
+	if (!s || !is_decimal(s, 1))
+		return -1;
 	errno = 0;
 	*v = strtod(s, &end);
-	return (errno || end == s || *end || !isfinite(*v)) ? -1 : 0;
+	return (errno || *end || !isfinite(*v)) ? -1 : 0;
 }
 
 int ab_parse_size(const char *s, size_t *out, char *err, size_t errlen)
@@ -54,7 +86,7 @@ int ab_parse_size(const char *s, size_t *out, char *err, size_t errlen)
 	char *end;
 	unsigned long long v;
 
-	if (!s || !*s || *s == '-')
+	if (!s || *s < '0' || *s > '9')	/* strtoull alone takes " 5", "+5", "-5" */
 		return ab_err(err, errlen, "'%s' is not a size", s ? s : "");
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -97,9 +129,9 @@ int ab_parse_intlist(const char *s, struct ab_intlist *l, int min, int max, char
 		char *dash = strchr(tok + 1, '-');
 		if (dash) {
 			*dash = 0;
-			if (parse_long(tok, &a) || parse_long(dash + 1, &b))
+			if (ab_parse_long(tok, &a) || ab_parse_long(dash + 1, &b))
 				return ab_err(err, errlen, "bad list '%s': '%s-%s' is not a range", s, tok, dash + 1);
-		} else if (parse_long(tok, &a)) {
+		} else if (ab_parse_long(tok, &a)) {
 			return ab_err(err, errlen, "bad list '%s': '%s' is not a number", s, tok);
 		} else {
 			b = a;
@@ -156,9 +188,12 @@ static void choice_name(const char *choices, int idx, char *buf, size_t len)
 	snprintf(buf, len, "?");
 }
 
+/* "run: " while a harness subcommand parses, so its messages say whose option it was */
+static const char *msg_prefix = "";
+
 static void bad(const struct ab_opt *o, const char *name, const char *val, const char *why)
 {
-	ab_usage_error("bad value '%s' for --%s: %s", val, o ? o->name : name, why);
+	ab_usage_error("%sbad value '%s' for --%s: %s", msg_prefix, val, o ? o->name : name, why);
 }
 
 static void set_user(const struct ab_opt *o, void *params, const char *arg)
@@ -175,7 +210,7 @@ static void set_user(const struct ab_opt *o, void *params, const char *arg)
 		*(int *)field = 1;
 		break;
 	case AB_OPT_INT:
-		if (parse_long(arg, &l))
+		if (ab_parse_long(arg, &l))
 			bad(o, NULL, arg, "not an integer");
 		if ((o->min || o->max) && (l < o->min || l > o->max)) {
 			snprintf(err, sizeof(err), "must be between %.0f and %.0f", o->min, o->max);
@@ -184,7 +219,7 @@ static void set_user(const struct ab_opt *o, void *params, const char *arg)
 		*(int *)field = (int)l;
 		break;
 	case AB_OPT_DOUBLE:
-		if (parse_double(arg, &d))
+		if (ab_parse_double(arg, &d))
 			bad(o, NULL, arg, "not a number");
 		if ((o->min || o->max) && (d <= o->min || d > o->max)) {
 			snprintf(err, sizeof(err), "must be > %g and <= %g", o->min, o->max);
@@ -228,14 +263,17 @@ static void default_text(const struct ab_opt *o, const void *params, char *buf, 
 
 	buf[0] = 0;
 	switch (o->type) {
-	case AB_OPT_INT:
-		snprintf(buf, len, "%d", *(const int *)field);
+	case AB_OPT_INT:	/* outside its range: "not given", and the help says what then */
+		if (!((o->min || o->max) && (*(const int *)field < o->min || *(const int *)field > o->max)))
+			snprintf(buf, len, "%d", *(const int *)field);
 		break;
 	case AB_OPT_DOUBLE:
 		snprintf(buf, len, "%g", *(const double *)field);
 		break;
 	case AB_OPT_SIZE:
-		snprintf(buf, len, "%zu", *(const size_t *)field);
+		if (!((o->min || o->max) && (*(const size_t *)field < o->min ||
+					      *(const size_t *)field > o->max)))
+			snprintf(buf, len, "%zu", *(const size_t *)field);
 		break;
 	case AB_OPT_STR:
 		if (*(const char *const *)field)
@@ -284,25 +322,76 @@ static void usage(const struct ab_prog_info *info, const struct ab_opt *opts, co
 	printf("\nExit codes: 0 ok, 1 measurement failed, 2 bad usage, 4 skipped (machine lacks something).\n");
 }
 
-int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
-		  const struct ab_opt *opts, void *params, struct ab_common *common)
+/* getopt's table, on the caller's stack (nothing to free on --help's exit): the common
+ * options (or --help alone), then opts as C_USER + index. */
+#define AB_OPTS_MAX 64	/* struct ab_common's given has a bit each */
+#define GETOPT_TABLE_LEN (AB_OPTS_MAX + AB_ARRAY_SIZE(common_opts) + 1)
+
+static void getopt_table(const struct ab_opt *opts, int with_common, struct option *lo)
 {
 	size_t nuser = 0, n = 0;
-	char err[512];
 
-	ab_prog = info->name;
 	while (opts && opts[nuser].name)
 		nuser++;
-
-	struct option *lo = calloc(nuser + AB_ARRAY_SIZE(common_opts) + 1, sizeof(*lo));
-	if (!lo)
-		ab_fail("out of memory");
+	if (nuser > AB_OPTS_MAX)
+		ab_fail("option table of %zu entries: at most %d", nuser, AB_OPTS_MAX);
 	for (size_t i = 0; i < AB_ARRAY_SIZE(common_opts); i++)
-		lo[n++] = (struct option){ common_opts[i].name, common_opts[i].has_arg ? required_argument :
-					  no_argument, NULL, common_opts[i].id };
+		if (with_common || common_opts[i].id == C_HELP)
+			lo[n++] = (struct option){ common_opts[i].name, common_opts[i].has_arg ?
+						  required_argument : no_argument, NULL, common_opts[i].id };
 	for (size_t i = 0; i < nuser; i++)
 		lo[n++] = (struct option){ opts[i].name, opts[i].type == AB_OPT_FLAG ? no_argument :
 					  required_argument, NULL, C_USER + (int)i };
+	lo[n] = (struct option){ 0 };
+}
+
+int ab_opt_given(const struct ab_opt *opts, const struct ab_common *common, const char *name)
+{
+	for (int i = 0; opts[i].name && i < AB_OPTS_MAX; i++)
+		if (!strcmp(opts[i].name, name))
+			return !!(common->given & (1ull << i));
+	return 0;
+}
+
+int ab_parse_cmd(int argc, char **argv, const char *cmd, const char *usage_text,
+		 const struct ab_opt *opts, void *params)
+{
+	char prefix[64], see[96];
+	struct option lo[GETOPT_TABLE_LEN];
+	int c;
+
+	getopt_table(opts, 0, lo);
+	snprintf(prefix, sizeof(prefix), "%s: ", cmd);
+	msg_prefix = prefix;
+	snprintf(see, sizeof(see), "see %s %s --help", ab_prog, cmd);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
+		switch (c) {
+		case C_HELP:
+			fputs(usage_text, stdout);
+			exit(AB_EXIT_OK);
+		case ':':
+			ab_usage_error("%soption '%s' needs a value", prefix, argv[optind - 1]);
+		case '?':
+			ab_usage_error("%sunknown option '%s' (%s)", prefix, argv[optind - 1], see);
+		default:
+			set_user(&opts[c - C_USER], params, optarg);
+		}
+	}
+	msg_prefix = "";
+	return optind;
+}
+
+int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
+		  const struct ab_opt *opts, void *params, struct ab_common *common)
+{
+	char err[512];
+
+	struct option lo[GETOPT_TABLE_LEN];
+
+	ab_prog = info->name;
+	getopt_table(opts, 1, lo);
 
 	memset(common, 0, sizeof(*common));
 	common->format = AB_FMT_TABLE;
@@ -328,7 +417,7 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 				bad(NULL, "format", optarg, "expected table|csv|json");
 			break;
 		case C_DURATION:
-			if (parse_double(optarg, &common->duration))
+			if (ab_parse_double(optarg, &common->duration))
 				bad(NULL, "duration", optarg, "not a number of seconds");
 			if (!(common->duration >= AB_MIN_DURATION))
 				bad(NULL, "duration", optarg, "must be at least " AB_STR(AB_MIN_DURATION)
@@ -337,7 +426,7 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 				bad(NULL, "duration", optarg, "must be <= 86400");
 			break;
 		case C_REPEAT:
-			if (parse_long(optarg, &l) || l < 1 || l > 100000)
+			if (ab_parse_long(optarg, &l) || l < 1 || l > 100000)
 				bad(NULL, "repeat", optarg, "must be an integer from 1 to 100000");
 			common->repeat = (int)l;
 			break;
@@ -351,17 +440,26 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 		case C_QUIET:
 			common->quiet = 1;
 			break;
+		case C_CHECK:
+			common->check_options = 1;
+			break;
 		case ':':
 			ab_usage_error("option '%s' needs a value", argv[optind - 1]);
 		case '?':
 			ab_usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
 		default:
 			set_user(&opts[c - C_USER], params, optarg);
+			common->given |= 1ull << (c - C_USER);
 		}
 	}
-	free(lo);
 	/* --cpus holds for everything the benchmark starts: threads and children inherit it. */
 	if (common->cpus_arg && ab_pin_self_set(&common->allowed) < 0)
 		ab_fail("cannot restrict to CPUs %s: %s", common->cpus_arg, strerror(errno));
 	return optind;
+}
+
+void ab_opts_checked(const struct ab_common *common)
+{
+	if (common->check_options)
+		exit(AB_EXIT_OK);
 }

@@ -30,6 +30,18 @@ struct ab_intlist {
 	int v[AB_INTLIST_MAX];
 };
 
+/*
+ * Every option table, the four benchmarks' and the harness's, is written with
+ * AB_OPT and ends with AB_OPT_END:
+ *   AB_OPT(struct cfs_settings, clients, "clients", AB_OPT_INT, "N", "client processes",
+ *          .min = 1, .max = AB_MAX_CPUS),
+ * The trailing designated initialisers (.min, .max, .choices) are optional.
+ */
+#define AB_OPT(params, field, name_, type_, arg_, help_, ...)                             \
+	{ .name = (name_), .type = (type_), .offset = offsetof(params, field), .arg = (arg_), \
+	  .help = (help_), __VA_ARGS__ }
+#define AB_OPT_END { .name = NULL }
+
 struct ab_opt {
 	const char *name;	/* long name without "--" */
 	enum ab_opt_type type;
@@ -47,6 +59,8 @@ struct ab_common {
 	struct ab_cpuset allowed;	/* sched_getaffinity narrowed by --cpus */
 	const char *cpus_arg;	/* --cpus as given, or NULL */
 	int quiet;
+	unsigned long long given;	/* bit i: opts[i] was on the command line (ab_opt_given) */
+	int check_options;	/* --check-options: see ab_opts_checked */
 };
 
 struct ab_prog_info {
@@ -58,13 +72,42 @@ struct ab_prog_info {
 };
 
 /*
- * Parse argv. Fills *common and the params struct through opts (an array ended
- * by an entry with name NULL). --help / --version print and exit 0; bad input
+ * Parse argv. Fills *common and the params struct through opts (a table ended
+ * by AB_OPT_END). --help / --version print and exit 0; bad input
  * prints one line and exits 2. Returns the index of the first non-option
  * argument (benchmarks take none and exit 2 on one).
  */
 int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 		  const struct ab_opt *opts, void *params, struct ab_common *common);
+
+/*
+ * Was option name on the command line? For combinations that mean nothing:
+ * "--baseline pipe --transport dev" is refused, the default transport is not.
+ */
+int ab_opt_given(const struct ab_opt *opts, const struct ab_common *common, const char *name);
+
+/*
+ * A harness subcommand's options: opts alone, no common options. usage is
+ * printed by --help (exit 0); bad input prints one line starting with cmd
+ * ("run: bad value ...") and exits 2. Returns the index of the first operand.
+ */
+int ab_parse_cmd(int argc, char **argv, const char *cmd, const char *usage,
+		 const struct ab_opt *opts, void *params);
+
+/*
+ * Numbers on a command line are decimal: "0x10", "inf", "nan", "1e999" and
+ * trailing text are refused (strtod alone would take 0x10 as 16). 0 or -1.
+ */
+int ab_parse_double(const char *s, double *v);
+int ab_parse_long(const char *s, long *v);
+
+/*
+ * --check-options (the harness checks a plan's points with it before the first
+ * one runs): exit 0 here when it was given. A benchmark calls this once, after
+ * its last check of the options and before it touches the machine, so a bad
+ * option or combination exits 2 with its one line and a good one measures nothing.
+ */
+void ab_opts_checked(const struct ab_common *common);
 
 /* Parse helpers, also used by tests. 0 or -1 with a message in err. */
 int ab_parse_size(const char *s, size_t *out, char *err, size_t errlen);

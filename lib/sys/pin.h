@@ -1,6 +1,8 @@
 /*
- * Pinning, start gate, per-worker counters and clocks: the machinery every
- * measured loop stands on (will-it-scale main.c, perf bench/futex-hash.c).
+ * Pinning: a worker is pinned before it runs (perf bench/futex-hash.c), a
+ * thread through its attr, a process in the child before its loop. Masks
+ * are CPU_ALLOC-sized, so they work past 1024 CPUs. The gate, counters and
+ * clock the pinned workers then use are in sys/gate.h.
  */
 #ifndef AB_PIN_H
 #define AB_PIN_H
@@ -9,71 +11,25 @@
 #define _GNU_SOURCE	/* the Makefile passes -D_GNU_SOURCE; do not redefine it */
 #endif
 #include <pthread.h>
-#include <stdatomic.h>
-#include <stdint.h>
 #include <sys/types.h>
-#include <time.h>
 
-#include "sys/common.h"
 #include "sys/cpuset.h"
 
 /* Pin the calling thread (or process, with pid) to one CPU; cpu < 0 = leave it. 0 or -1/errno. */
 int ab_pin_self(int cpu);
 int ab_pin_pid(pid_t pid, int cpu);
 int ab_pin_self_set(const struct ab_cpuset *s);
-/* Set attr's affinity so the thread starts on cpu (pin before it starts). cpu < 0: no-op. */
+/* Set attr's affinity so the thread starts on cpu (pin before it starts). cpu < 0: no-op.
+ * 0, or -1/errno (EINVAL for a CPU number no mask can hold). */
 int ab_thread_attr_pin(pthread_attr_t *attr, int cpu);
-
-/* Shared anonymous memory visible to forked children; NULL on failure. */
-void *ab_shm_alloc(size_t size);
-void ab_shm_free(void *p, size_t size);
-
 /*
- * Start gate for N workers, threads or processes (place it in ab_shm_alloc memory
- * for processes). Workers call ab_gate_arrive_wait(); the parent waits until all
- * have arrived, then opens the gate so they start together.
+ * The one way to start a pinned thread: fn(arg) on a thread that runs on cpu
+ * (>= 0), or on set (cpu < 0, set not NULL), or unpinned, from its first
+ * instruction. 0, or an errno value with nothing started: a CPU that cannot
+ * be pinned to (offline, outside this process's cpuset) fails here (glibc
+ * sets the affinity before the thread runs and reports its error).
  */
-struct ab_gate {
-	_Atomic uint32_t arrived;
-	_Atomic uint32_t open;	/* futex word */
-};
-void ab_gate_init(struct ab_gate *g);
-void ab_gate_arrive_wait(struct ab_gate *g);
-/* Wait until n workers arrived or timeout_ns passed: 0, or -1 on timeout. */
-int ab_gate_wait_arrived(struct ab_gate *g, unsigned n, uint64_t timeout_ns);
-void ab_gate_open(struct ab_gate *g);
-
-/* One counter per worker, each on its own cache line ("avoid cacheline bouncing"). */
-struct ab_counter {
-	_Atomic uint64_t v;
-	char pad[AB_CACHELINE - sizeof(uint64_t)];
-} __attribute__((aligned(AB_CACHELINE)));
-
-/* Workers bump with relaxed stores: the parent only samples. */
-static inline void ab_counter_inc(struct ab_counter *c)
-{
-	atomic_store_explicit(&c->v, atomic_load_explicit(&c->v, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
-}
-static inline void ab_counter_add(struct ab_counter *c, uint64_t n)
-{
-	atomic_store_explicit(&c->v, atomic_load_explicit(&c->v, memory_order_relaxed) + n,
-			      memory_order_relaxed);
-}
-static inline uint64_t ab_counter_read(const struct ab_counter *c)
-{
-	return atomic_load_explicit(&((struct ab_counter *)c)->v, memory_order_relaxed);
-}
-/* Sum of n counters. */
-uint64_t ab_counters_sum(const struct ab_counter *c, int n);
-
-/* CLOCK_MONOTONIC in ns; never CLOCK_REALTIME. */
-static inline uint64_t ab_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-void ab_sleep_ns(uint64_t ns);
+int ab_thread_start_pinned(pthread_t *t, int cpu, const struct ab_cpuset *set, void *(*fn)(void *),
+			   void *arg);
 
 #endif

@@ -8,14 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/gate.h"
 #include "sys/pin.h"
 
 #define GIVE_UP_NS (5 * AB_NS)	/* after SIGKILL: a process still here is stuck in the kernel */
@@ -42,54 +41,79 @@ void ab_child_setup(pid_t parent, int cpu, const struct ab_cpuset *set)
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-		_exit(125);
+		_exit(AB_EXIT_ORPHAN);
 	for (size_t i = 0; i < AB_ARRAY_SIZE(sigs); i++)
 		signal(sigs[i], SIG_DFL);
 	signal(SIGPIPE, SIG_IGN);
 	if ((cpu >= 0 && ab_pin_self(cpu) < 0) || (cpu < 0 && set && ab_pin_self_set(set) < 0)) {
 		ab_msg("cannot pin a worker to CPU %d: %s", cpu, strerror(errno));
-		_exit(126);
+		_exit(AB_EXIT_CHILD_SETUP);
 	}
 }
 
 /* ---- workers ---- */
 
-struct thread_start {
+/*
+ * A thread worker's start record, one allocation per thread. The set and the
+ * thread each hold a reference and the last to let go frees it: a thread the
+ * set gave up on (detached, still stuck) may finish after the set is freed,
+ * and then writes only into its own record, never into the set.
+ */
+struct ab_thread_start {
 	ab_worker_fn fn;
 	void *arg;
 	int i;
-	int *status;
+	int status;		/* fn's return, once done */
 	_Atomic int done;
+	_Atomic int refs;
 };
+
+static void start_put(struct ab_thread_start *t)
+{
+	if (t && atomic_fetch_sub(&t->refs, 1) == 1)
+		free(t);
+}
 
 static void *thread_main(void *p)
 {
-	struct thread_start *t = p;
+	struct ab_thread_start *t = p;
 
-	*t->status = t->fn(t->arg, t->i);
+	t->status = t->fn(t->arg, t->i);
 	atomic_store(&t->done, 1);
+	start_put(t);
 	return NULL;
 }
 
-static struct thread_start *thread_starts;	/* one set per process: benchmarks run one at a time */
-
-static int start_one(struct ab_workers *w, int i, int cpu, const struct ab_cpuset *set,
-		     ab_worker_fn fn, void *arg, pid_t parent)
+/* Thread worker i: 0, or -1 with a message in err naming the CPU it could not be pinned to. */
+static int start_thread(struct ab_workers *w, int i, int cpu, const struct ab_cpuset *set,
+			ab_worker_fn fn, void *arg, char *err, size_t errlen)
 {
-	if (w->threads) {
-		pthread_attr_t attr;
-		pthread_attr_init(&attr);
-		if (cpu >= 0)
-			ab_thread_attr_pin(&attr, cpu);
-		thread_starts[i] = (struct thread_start){ fn, arg, i, &w->status[i], 0 };
-		int e = pthread_create(&w->tid[i], &attr, thread_main, &thread_starts[i]);
-		pthread_attr_destroy(&attr);
+	struct ab_thread_start *t = malloc(sizeof(*t));
+
+	if (!t)
+		return ab_err(err, errlen, "out of memory for worker %d", i);
+	*t = (struct ab_thread_start){ .fn = fn, .arg = arg, .i = i, .refs = 2 };
+	int e = ab_thread_start_pinned(&w->tid[i], cpu, cpu >= 0 ? NULL : set, thread_main, t);
+	if (e) {
+		free(t);
 		errno = e;
-		return e ? -1 : 0;
+		if (cpu >= 0)
+			return ab_err(err, errlen, "cannot start worker %d pinned to CPU %d: %s", i, cpu,
+				      strerror(e));
+		return ab_err(err, errlen, "cannot start worker %d: %s", i, strerror(e));
 	}
+	w->start[i] = t;
+	return 0;
+}
+
+/* Process worker i: pinned in the child, which says so and fails (126) when it cannot be. */
+static int start_process(struct ab_workers *w, int i, int cpu, const struct ab_cpuset *set,
+			 ab_worker_fn fn, void *arg, pid_t parent, char *err, size_t errlen)
+{
 	pid_t pid = fork();
+
 	if (pid < 0)
-		return -1;
+		return ab_err(err, errlen, "cannot start worker %d: fork: %s", i, strerror(errno));
 	if (pid == 0) {
 		ab_child_setup(parent, cpu, set);
 		_exit(fn(arg, i));
@@ -109,19 +133,22 @@ int ab_workers_start(struct ab_workers *w, int n, int threads, const int *cpu,
 	w->pid = calloc((size_t)n, sizeof(*w->pid));
 	w->tid = calloc((size_t)n, sizeof(*w->tid));
 	w->status = calloc((size_t)n, sizeof(*w->status));
-	free(thread_starts);
-	thread_starts = threads ? calloc((size_t)n, sizeof(*thread_starts)) : NULL;
-	if (!w->pid || !w->tid || !w->status || (threads && !thread_starts)) {
+	w->start = threads ? calloc((size_t)n, sizeof(*w->start)) : NULL;
+	if (!w->pid || !w->tid || !w->status || (threads && !w->start)) {
 		ab_workers_free(w);
 		return ab_err(err, errlen, "out of memory for %d workers", n);
 	}
 	fflush(NULL);	/* or each child's exit path could repeat buffered output */
-	for (int i = 0; i < n; i++, w->started++)
-		if (start_one(w, i, cpu ? cpu[i] : -1, set, fn, arg, parent) < 0) {
-			int e = errno;
+	for (int i = 0; i < n; i++, w->started++) {
+		int c = cpu ? cpu[i] : -1;
+		int rc = threads ? start_thread(w, i, c, set, fn, arg, err, errlen) :
+				   start_process(w, i, c, set, fn, arg, parent, err, errlen);
+		if (rc < 0) {
 			ab_workers_reap(w, 0, NULL, NULL);
-			return ab_err(err, errlen, "starting worker %d of %d: %s", i, n, strerror(e));
+			ab_workers_free(w);
+			return -1;
 		}
+	}
 	return 0;
 }
 
@@ -129,7 +156,7 @@ int ab_workers_ended(const struct ab_workers *w)
 {
 	for (int i = 0; i < w->started; i++) {
 		if (w->threads) {
-			if (atomic_load(&thread_starts[i].done))
+			if (w->start[i] && atomic_load(&w->start[i]->done))
 				return i;
 			continue;
 		}
@@ -159,13 +186,32 @@ static int reap_pass(struct ab_workers *w)
 	return left;
 }
 
+/* Let go of thread worker i: joined when done, else given up (detached, status -1). */
+static void let_go(struct ab_workers *w, int i)
+{
+	struct ab_thread_start *t = w->start[i];
+
+	if (!t)
+		return;
+	if (atomic_load(&t->done)) {
+		pthread_join(w->tid[i], NULL);
+		w->status[i] = t->status;
+	} else {
+		pthread_detach(w->tid[i]);	/* stuck: never joined; its record outlives the set */
+		w->gave_up++;
+		w->status[i] = -1;
+	}
+	w->start[i] = NULL;
+	start_put(t);
+}
+
 static int join_threads(struct ab_workers *w, uint64_t deadline_ns, void (*unblock)(void *),
 			void *arg)
 {
 	int bad = 0;
 
 	for (int i = 0; i < w->started; i++) {
-		while (!atomic_load(&thread_starts[i].done)) {
+		while (w->start[i] && !atomic_load(&w->start[i]->done)) {
 			if (ab_now_ns() > deadline_ns && unblock) {
 				unblock(arg);
 				unblock = NULL;
@@ -175,13 +221,7 @@ static int join_threads(struct ab_workers *w, uint64_t deadline_ns, void (*unblo
 			}
 			ab_sleep_ns(AB_POLL_NS / 10);
 		}
-		if (atomic_load(&thread_starts[i].done))
-			pthread_join(w->tid[i], NULL);
-		else {
-			pthread_detach(w->tid[i]);	/* stuck: given up, never joined */
-			w->gave_up++;
-			w->status[i] = -1;
-		}
+		let_go(w, i);
 		bad += w->status[i] != 0;
 	}
 	return bad;
@@ -221,12 +261,20 @@ int ab_workers_reap(struct ab_workers *w, uint64_t deadline_ns, void (*unblock)(
 
 void ab_workers_free(struct ab_workers *w)
 {
+	for (int i = 0; w->start && i < w->started; i++)
+		if (w->start[i]) {	/* never reaped: it may still run, so it keeps its record */
+			pthread_detach(w->tid[i]);
+			start_put(w->start[i]);
+		}
+	free(w->start);
+	w->start = NULL;
 	free(w->pid);
 	free(w->tid);
 	free(w->status);
 	w->pid = NULL;
 	w->tid = NULL;
 	w->status = NULL;
+	w->n = w->started = 0;	/* a freed set has no workers to wait for (gave_up stays) */
 }
 
 int ab_reap_one(pid_t pid, uint64_t deadline_ns)
@@ -315,60 +363,4 @@ double ab_slowness(void)
 uint64_t ab_scaled_ns(uint64_t ns)
 {
 	return (uint64_t)((double)ns * ab_slowness());
-}
-
-/* ---- shared checks and hooks ---- */
-
-void ab_need_fuse(void)
-{
-	const char *dev = ab_test_hook("AFFBENCH_FUSE_DEV");
-
-	if (!dev)
-		dev = "/dev/fuse";
-	if (geteuid() != 0)
-		ab_skip("needs root to mount FUSE and abort hung connections through fusectl: run it as root");
-	if (access(dev, R_OK | W_OK) < 0)
-		ab_skip("no usable %s (%s): load the fuse module (modprobe fuse), or pass the device "
-			"into the container", dev, strerror(errno));
-}
-
-int ab_fusectl_for_knobs(char *why, size_t len)
-{
-	char line[1024];
-	int mounted = 0;
-	FILE *f = fopen("/proc/self/mounts", "re");
-
-	if (access("/sys/fs/fuse/connections", F_OK) < 0)
-		return ab_err(why, len, "no /sys/fs/fuse/connections: load the fuse module (modprobe fuse)");
-	while (f && fgets(line, sizeof(line), f))
-		mounted |= strstr(line, " /sys/fs/fuse/connections fusectl ") != NULL;
-	if (f)
-		fclose(f);
-	if (mounted)
-		return 0;
-	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("fusectl", "/sys/fs/fuse/connections", "fusectl", 0, NULL) < 0)
-		return ab_err(why, len, "fusectl is not mounted and cannot be mounted privately (%s): "
-			      "mount -t fusectl none /sys/fs/fuse/connections", strerror(errno));
-	return 0;
-}
-
-void ab_pidfile_hook(pid_t pid)
-{
-	const char *path = ab_test_hook("AFFBENCH_DAEMON_PIDFILE");
-	char tmp[4200], text[32];
-
-	if (!path)
-		return;
-	int n = snprintf(text, sizeof(text), "%d\n", (int)pid);
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	int ok = fd >= 0 && write(fd, text, (size_t)n) == n;
-	if (fd >= 0 && close(fd) < 0)
-		ok = 0;
-	if (!ok || rename(tmp, path) < 0) {
-		ab_msg("cannot write the daemon pid to %s: %s", path, strerror(errno));
-		if (fd >= 0)
-			unlink(tmp);
-	}
 }

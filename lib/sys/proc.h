@@ -1,11 +1,11 @@
 /*
  * The process runner every benchmark stands on (will-it-scale's main.c, perf
  * bench's harness): set up a child, start N pinned workers (threads or
- * processes) behind the start gate, watch them with deadlines, reap them with a
- * deadline that gives up on a process stuck in the kernel, and the checks and
- * hooks benchmarks share (FUSE present, fusectl for connection knobs, test
- * pidfiles). Timeouts tied to machine speed scale with ab_slowness(), so an
- * emulated machine 50x slower than hardware fails no point a fast one passes.
+ * processes) behind the start gate, watch them with deadlines, and reap them
+ * with a deadline that gives up on a worker stuck in the kernel. Timeouts
+ * tied to machine speed scale with ab_slowness(), so an emulated machine 50x
+ * slower than hardware fails no point a fast one passes. The FUSE checks and
+ * hooks benchmarks share are in fuse/fuseenv.h.
  */
 #ifndef AB_PROC_H
 #define AB_PROC_H
@@ -30,22 +30,30 @@ void ab_catch_signals(void);
  * In a freshly forked child: die with the parent (SIGKILL; parent is the pid
  * that forked, to catch a parent that died before prctl), default
  * SIGINT/SIGTERM/SIGHUP, SIGPIPE ignored (a broken pipe is an error like any
- * other), and pin to cpu (>= 0) or to set (not NULL). _exit(125/126) on failure.
+ * other), and pin to cpu (>= 0) or to set (not NULL). _exit(AB_EXIT_ORPHAN or AB_EXIT_CHILD_SETUP) on failure.
  */
 void ab_child_setup(pid_t parent, int cpu, const struct ab_cpuset *set);
 
-/* Workers: n processes or threads running fn(arg, i), worker i pinned to cpu[i]
+/*
+ * Workers: n processes or threads running fn(arg, i), worker i pinned to cpu[i]
  * (cpu NULL or cpu[i] < 0: to set, or unpinned when set is NULL too). A process
- * worker ends with _exit(fn's return value); a thread worker's return is kept. */
+ * worker ends with _exit(fn's return value); a thread worker's return is kept.
+ * Each set is its own: several may be alive at once. A worker that cannot be
+ * pinned fails: a thread does not start (ab_workers_start fails naming the
+ * CPU), a process says so and exits 126.
+ */
 typedef int (*ab_worker_fn)(void *arg, int i);
+struct ab_thread_start;
 struct ab_workers {
 	int n, started, threads;
 	pid_t *pid;		/* processes: 0 once reaped */
 	pthread_t *tid;
+	struct ab_thread_start **start;	/* threads: each one's start record, NULL once let go */
 	int *status;		/* waitpid status (processes) or fn's return (threads) */
-	int gave_up;		/* processes left unreaped: stuck in the kernel past every deadline */
+	int gave_up;		/* workers left behind: stuck in the kernel past every deadline */
 };
-/* 0, or -1 with a message in err (those started are killed and reaped). */
+/* 0, or -1 with a message in err: those started are killed and reaped, and the
+ * set freed (ab_workers_free on it again does nothing). */
 int ab_workers_start(struct ab_workers *w, int n, int threads, const int *cpu,
 		     const struct ab_cpuset *set, ab_worker_fn fn, void *arg, char *err, size_t errlen);
 /* Has a worker ended (processes: without reaping it)? Its index, or -1. */
@@ -54,9 +62,13 @@ int ab_workers_ended(const struct ab_workers *w);
  * Wait for every worker until deadline_ns; then call unblock(arg) once (abort a
  * FUSE connection, kill a server) and SIGKILL what is left; a process that
  * still does not die within ab_scaled_ns(5 s) is given up (w->gave_up), never
- * waited for forever. Returns how many workers did not end with status 0.
+ * waited for forever. A thread still running at the deadline is given up too
+ * (detached): it may finish later, so whatever fn's arg points to must outlive
+ * it; the set itself may be freed. Returns how many workers did not end with
+ * status 0.
  */
 int ab_workers_reap(struct ab_workers *w, uint64_t deadline_ns, void (*unblock)(void *), void *arg);
+/* Free the set (gave_up is kept). A thread never reaped is detached, as if given up. */
 void ab_workers_free(struct ab_workers *w);
 
 /* Wait for one child until deadline_ns, then SIGKILL it and wait a bounded
@@ -87,18 +99,5 @@ uint64_t ab_scaled_ns(uint64_t ns);
  * status (128 + signal when killed), or -1 when it could not run.
  */
 int ab_run(const char *dir, char *const argv[], const char *log, uint64_t timeout_ns);
-
-/* Skip (exit 4) unless FUSE can be mounted here: root and a usable /dev/fuse
- * (the test hook AFFBENCH_FUSE_DEV names another device to check). */
-void ab_need_fuse(void);
-/*
- * FUSE connection knobs live in fusectl. If it is not mounted, mount it in a
- * private mount namespace of this process (its own FUSE mounts are then
- * invisible to other processes, and fusectl goes with the process). 0 or -1.
- */
-int ab_fusectl_for_knobs(char *why, size_t len);
-/* Tests learn a daemon's pid through the hook AFFBENCH_DAEMON_PIDFILE: written
- * atomically (a temporary file, O_EXCL|O_NOFOLLOW, renamed into place). */
-void ab_pidfile_hook(pid_t pid);
 
 #endif

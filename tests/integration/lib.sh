@@ -5,6 +5,8 @@ TOP=${AFFBENCH_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
 BIN=$TOP/bin
 : "${AFFBENCH_WORKDIR:=$(mktemp -d /tmp/affbench-it.XXXXXX)}"
 export AFFBENCH_WORKDIR
+: "${AFFBENCH_MACHINE_LOCK:=$AFFBENCH_WORKDIR/machine.lock}"
+export AFFBENCH_MACHINE_LOCK
 T_N=0
 T_FAILED=0
 

@@ -35,7 +35,7 @@
 #include "fuse/fsrv.h"
 #include "fuse/fusemnt.h"
 #include "fuse/fusedaemon.h"
-#include "sys/pin.h"
+#include "sys/gate.h"
 
 enum { TFS_ROOT = FUSE_ROOT_ID, TFS_STAT, TFS_SINK, TFS_PATTERN, TFS_PT, TFS_GEN };
 static const char *const tfs_names[] = { [TFS_STAT] = "stat", [TFS_SINK] = "sink",
@@ -222,7 +222,7 @@ static int tfs_run(void *arg, const char *mnt)
 	struct tfs fs = { .sh = a->sh, .backing_fd = -1 };
 
 	if (ab_daemon_prepare(NULL) < 0)
-		return 126;
+		return AB_EXIT_CHILD_SETUP;
 	if (a->backing[0] && (fs.backing_fd = open(a->backing, O_RDWR | O_CLOEXEC)) < 0) {
 		ab_msg("open %s: %s", a->backing, strerror(errno));
 		return 1;

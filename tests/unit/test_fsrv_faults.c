@@ -25,6 +25,7 @@
 
 #include "fsrv_testfs.h"
 #include "knob/knob.h"
+#include "sys/pin.h"
 
 #define CLIENT_MS 5000		/* "bounded time" for a client to see the end */
 
@@ -111,7 +112,7 @@ static int run_refused(void *arg, const char *mnt)
 	struct refused *r = arg;
 
 	if (dup2(r->errfd, STDERR_FILENO) < 0)
-		return 125;
+		return AB_EXIT_CHILD_SETUP;
 	return tfs_run(&r->a, mnt);
 }
 

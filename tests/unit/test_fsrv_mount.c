@@ -19,6 +19,7 @@
 
 #include "fsrv_testfs.h"
 #include "knob/knob.h"
+#include "sys/pin.h"
 
 #define BACKING_SIZE 20000
 

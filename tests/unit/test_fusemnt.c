@@ -36,7 +36,7 @@
 
 #include "fuse/fusedaemon.h"
 #include "fuse/fusemnt.h"
-#include "sys/pin.h"
+#include "sys/gate.h"
 
 /* ---- the hello filesystem ---- */
 

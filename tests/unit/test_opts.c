@@ -24,14 +24,14 @@ struct params {
 };
 
 static const struct ab_opt opts[] = {
-	{ "mode", AB_OPT_CHOICE, offsetof(struct params, mode), NULL, "mode", 0, 0, "single|multi|clone_fd" },
-	{ "threads", AB_OPT_INT, offsetof(struct params, threads), "N", "threads", 1, 64, NULL },
-	{ "ratio", AB_OPT_DOUBLE, offsetof(struct params, ratio), "R", "ratio", 0, 10, NULL },
-	{ "bs", AB_OPT_SIZE, offsetof(struct params, bs), "SIZE", "block size", 4096, 1 << 20, NULL },
-	{ "name", AB_OPT_STR, offsetof(struct params, name), "S", "a name", 0, 0, NULL },
-	{ "flag", AB_OPT_FLAG, offsetof(struct params, flag), NULL, "a flag", 0, 0, NULL },
-	{ "procs", AB_OPT_INTLIST, offsetof(struct params, procs), "LIST", "procs", 1, 128, NULL },
-	{ 0 },
+	AB_OPT(struct params, mode, "mode", AB_OPT_CHOICE, NULL, "mode", .choices = "single|multi|clone_fd"),
+	AB_OPT(struct params, threads, "threads", AB_OPT_INT, "N", "threads", .min = 1, .max = 64),
+	AB_OPT(struct params, ratio, "ratio", AB_OPT_DOUBLE, "R", "ratio", .min = 0, .max = 10),
+	AB_OPT(struct params, bs, "bs", AB_OPT_SIZE, "SIZE", "block size", .min = 4096, .max = 1 << 20),
+	AB_OPT(struct params, name, "name", AB_OPT_STR, "S", "a name"),
+	AB_OPT(struct params, flag, "flag", AB_OPT_FLAG, NULL, "a flag"),
+	AB_OPT(struct params, procs, "procs", AB_OPT_INTLIST, "LIST", "procs", .min = 1, .max = 128),
+	AB_OPT_END,
 };
 
 static const struct ab_prog_info info = { "testprog", "tests the option layer", NULL, 2.0, 3 };
@@ -104,6 +104,17 @@ static void test_bad_inputs(void **state)
 		{ "--duration -3", "'-3'" },
 		{ "--duration abc", "'abc'" },
 		{ "--repeat 0", "'0'" },
+		/* numbers are decimal: strtod alone took 0x10 as 16 */
+		{ "--duration 0x10", "'0x10'" },
+		{ "--duration inf", "'inf'" },
+		{ "--duration 1e999", "'1e999'" },
+		{ "--duration 0x1p4", "'0x1p4'" },
+		{ "--ratio 0x2", "'0x2'" },
+		{ "--ratio infinity", "'infinity'" },
+		{ "--threads 0x10", "'0x10'" },
+		{ "--repeat 0x3", "'0x3'" },
+		{ "--bs 0x1000", "'0x1000'" },
+		{ "--procs 0x2", "'0x2'" },
 		{ "--format xml", "'xml'" },
 		{ "--cpus 3-1", "3-1" },
 		{ "--cpus 99999", "99999" },
@@ -157,6 +168,25 @@ static void test_good_inputs(void **state)
 	assert_int_equal(p.threads, 1);
 }
 
+/* What was on the command line, not what the value is: the defaults are not "given". */
+static void test_given(void **state)
+{
+	(void)state;
+	char err[512];
+	struct params p;
+	struct ab_common c;
+
+	assert_int_equal(run("--threads 1 --flag", err, sizeof(err), &p, &c), 0);
+	assert_true(ab_opt_given(opts, &c, "threads"));
+	assert_true(ab_opt_given(opts, &c, "flag"));
+	assert_false(ab_opt_given(opts, &c, "mode"));
+	assert_false(ab_opt_given(opts, &c, "nosuch"));
+	assert_int_equal(run("--thr 2", err, sizeof(err), &p, &c), 0);	/* getopt's abbreviation */
+	assert_true(ab_opt_given(opts, &c, "threads"));
+	assert_int_equal(run("", err, sizeof(err), &p, &c), 0);
+	assert_false(ab_opt_given(opts, &c, "threads"));
+}
+
 static void test_help_version(void **state)
 {
 	(void)state;
@@ -175,7 +205,8 @@ static void test_size_parse(void **state)
 	} cases[] = {
 		{ "4096", 1, 4096 }, { "4K", 1, 4096 }, { "4k", 1, 4096 }, { "128KiB", 1, 131072 },
 		{ "1M", 1, 1 << 20 }, { "1G", 1, 1ul << 30 }, { "", 0, 0 }, { "-4K", 0, 0 },
-		{ "K", 0, 0 }, { "4X", 0, 0 }, { "4KK", 0, 0 },
+		{ "K", 0, 0 }, { "4X", 0, 0 }, { "4KK", 0, 0 }, { "0x1000", 0, 0 }, { " 4096", 0, 0 },
+		{ "+4096", 0, 0 },
 	};
 	for (size_t i = 0; i < AB_ARRAY_SIZE(cases); i++) {
 		size_t v = 0;
@@ -186,13 +217,41 @@ static void test_size_parse(void **state)
 	}
 }
 
+static void test_decimal(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *s;
+		int ok;
+		double v;
+	} cases[] = {
+		{ "16", 1, 16 }, { "0.5", 1, 0.5 }, { "-2", 1, -2 }, { "1e3", 1, 1000 }, { "2.5E-1", 1, 0.25 },
+		{ "0x10", 0, 0 }, { "inf", 0, 0 }, { "nan", 0, 0 }, { "", 0, 0 }, { " 1", 0, 0 },
+		{ "1 ", 0, 0 }, { ".", 0, 0 }, { "1e", 0, 0 }, { "1e999", 0, 0 }, { "1.5s", 0, 0 },
+	};
+	for (size_t i = 0; i < AB_ARRAY_SIZE(cases); i++) {
+		double v = 0;
+		int r = ab_parse_double(cases[i].s, &v);
+		if ((r == 0) != cases[i].ok || (cases[i].ok && v != cases[i].v))
+			fail_msg("decimal '%s': r=%d v=%g", cases[i].s, r, v);
+	}
+	long l;
+	assert_int_equal(ab_parse_long("42", &l), 0);
+	assert_int_equal(l, 42);
+	assert_int_equal(ab_parse_long("0x10", &l), -1);
+	assert_int_equal(ab_parse_long("4.0", &l), -1);
+	assert_int_equal(ab_parse_long("99999999999999999999", &l), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_good_inputs),
+		cmocka_unit_test(test_given),
 		cmocka_unit_test(test_help_version),
 		cmocka_unit_test(test_size_parse),
+		cmocka_unit_test(test_decimal),
 	};
 	return cmocka_run_group_tests_name("opts", tests, NULL, NULL);
 }

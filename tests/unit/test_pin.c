@@ -1,4 +1,5 @@
 /* Pinning, the start gate, counters and clocks. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "sys/gate.h"
 #include "sys/pin.h"
 
 static void test_pin_self(void **state)
@@ -80,6 +82,50 @@ static void test_gate_threads(void **state)
 	assert_int_equal((uintptr_t)&ctr[1] % AB_CACHELINE, 0);
 }
 
+static void *where_fn(void *arg)
+{
+	*(int *)arg = sched_getcpu();
+	return NULL;
+}
+
+/* ab_thread_start_pinned: on the CPU, within the set, or refused with nothing started. */
+static void test_start_pinned(void **state)
+{
+	struct ab_cpuset allowed, last;
+	(void)state;
+	assert_int_equal(ab_cpuset_allowed(&allowed), 0);
+	int lastcpu = ab_cpuset_nth(&allowed, ab_cpuset_count(&allowed) - 1);
+	ab_cpuset_zero(&last);
+	ab_cpuset_set(&last, lastcpu);
+	const struct {
+		int cpu;
+		const struct ab_cpuset *set;
+		int rc;		/* 0 or the errno */
+		int on;		/* the CPU it must run on, or -1: any */
+	} cases[] = {
+		{ ab_cpuset_nth(&allowed, 0), NULL, 0, ab_cpuset_nth(&allowed, 0) },
+		{ lastcpu, &allowed, 0, lastcpu },	/* cpu wins over set */
+		{ -1, &last, 0, lastcpu },
+		{ -1, NULL, 0, -1 },
+		{ 4000, NULL, EINVAL, -1 },	/* no such CPU */
+		{ AB_MAX_CPUS, NULL, EINVAL, -1 },	/* no mask holds it */
+	};
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		pthread_t t;
+		int seen = -2;
+		assert_int_equal(ab_thread_start_pinned(&t, cases[k].cpu, cases[k].set, where_fn, &seen),
+				 cases[k].rc);
+		if (cases[k].rc) {
+			assert_int_equal(seen, -2);
+			continue;
+		}
+		assert_int_equal(pthread_join(t, NULL), 0);
+		assert_true(seen >= 0);
+		if (cases[k].on >= 0)
+			assert_int_equal(seen, cases[k].on);
+	}
+}
+
 static void test_gate_processes_and_timeout(void **state)
 {
 	(void)state;
@@ -114,6 +160,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pin_self),
 		cmocka_unit_test(test_gate_threads),
+		cmocka_unit_test(test_start_pinned),
 		cmocka_unit_test(test_gate_processes_and_timeout),
 		cmocka_unit_test(test_clock),
 	};

@@ -1,0 +1,273 @@
+/*
+ * A plan checked against the benchmarks' own options before the first point
+ * runs: every distinct point of a registered benchmark's block goes through
+ * bin/<bench> ARGS --check-options, which parses and checks the options and
+ * their combinations as a real run would, then exits 0 without measuring or
+ * touching the machine (lib/sys/opts.h). Exit 2 is a mistake in the plan: its
+ * one line goes back to the plan line of the option it names (an axis, an
+ * extra argument), else the block's 'bench' line. The benchmark is the one
+ * place that knows its options, so the harness keeps no copy of them.
+ *
+ * Blocks with a 'program' line run a program of the plan's own, whose options
+ * the harness cannot know: they are not checked.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sys/common.h"
+#include "sys/cpuset.h"
+#include "sys/gate.h"
+#include "sys/proc.h"
+#include "harness.h"
+
+#define CHECK_TIMEOUT_NS (10 * AB_NS)	/* parsing options; scaled by the machine's slowness */
+#define CHECK_MSG_MAX 512
+#define CHECK_PARALLEL_MAX 32	/* checks at once: one per allowed CPU, at most this */
+
+/* ---- the points already checked: a set of argv hashes ---- */
+
+struct seen {
+	uint64_t *h;	/* 0 = empty slot */
+	size_t mask;
+};
+
+static uint64_t argv_hash(char **argv)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a over the words and their ends */
+
+	for (; *argv; argv++)
+		for (const unsigned char *c = (const unsigned char *)*argv;; c++) {
+			h = (h ^ *c) * 1099511628211ull;
+			if (!*c)
+				break;
+		}
+	return h ? h : 1;
+}
+
+/* 1 when argv was seen before, else 0 (and it is now). */
+static int seen_before(struct seen *s, char **argv)
+{
+	uint64_t h = argv_hash(argv);
+	size_t i = h & s->mask;
+
+	for (; s->h[i]; i = (i + 1) & s->mask)
+		if (s->h[i] == h)
+			return 1;
+	s->h[i] = h;
+	return 0;
+}
+
+/* ---- checks running at once, one per allowed CPU ---- */
+
+struct check {
+	int point;		/* index into the plan's points; -1: a free slot */
+	pid_t pid;
+	int fd;			/* its stderr */
+	uint64_t deadline;
+	size_t have;
+	char msg[CHECK_MSG_MAX];	/* the start of its stderr */
+};
+
+struct pool {
+	struct check *c;
+	int max, running;
+	int bad;		/* the first point refused, in plan order; -1: none */
+	int bad_late;		/* it did not answer in time */
+	char bad_msg[CHECK_MSG_MAX];
+};
+
+/* Start argv in a free slot: stdout on /dev/null, stderr on a pipe. 0 or -1. */
+static int check_start(struct pool *pl, int point, char **argv)
+{
+	struct check *c = pl->c;
+	int pfd[2];
+
+	while (c->point >= 0)
+		c++;
+	if (pipe2(pfd, O_CLOEXEC))
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(pfd[0]);
+		close(pfd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		int dn = open("/dev/null", O_RDWR);
+		if (dn >= 0) {
+			dup2(dn, 0);
+			dup2(dn, 1);
+		}
+		dup2(pfd[1], 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pfd[1]);
+	*c = (struct check){ .point = point, .pid = pid, .fd = pfd[0],
+			     .deadline = ab_now_ns() + ab_scaled_ns(CHECK_TIMEOUT_NS) };
+	pl->running++;
+	return 0;
+}
+
+/* Its exit: exit 2 or no answer in time is kept when it is the earliest point so far. */
+static void check_end(struct pool *pl, struct check *c)
+{
+	int late = ab_now_ns() >= c->deadline;
+	int st = ab_reap_one(c->pid, c->deadline);	/* killed at once when late */
+
+	close(c->fd);
+	c->msg[c->have] = '\0';
+	c->msg[strcspn(c->msg, "\n")] = '\0';
+	late |= st < 0;
+	/* 0: good; 4 (the machine lacks something) or a failure: the point will say so */
+	if ((late || (WIFEXITED(st) && WEXITSTATUS(st) == AB_EXIT_USAGE)) &&
+	    (pl->bad < 0 || c->point < pl->bad)) {
+		pl->bad = c->point;
+		pl->bad_late = late;
+		memcpy(pl->bad_msg, c->msg, sizeof(pl->bad_msg));
+	}
+	c->point = -1;
+	pl->running--;
+}
+
+/* Wait for output, an exit or a deadline of the running checks; end those done. */
+static void check_wait(struct pool *pl)
+{
+	struct pollfd fds[CHECK_PARALLEL_MAX];
+	struct check *who[CHECK_PARALLEL_MAX];
+	uint64_t t = ab_now_ns(), first = UINT64_MAX;
+	int n = 0;
+
+	for (int i = 0; i < pl->max; i++)
+		if (pl->c[i].point >= 0) {
+			fds[n] = (struct pollfd){ pl->c[i].fd, POLLIN, 0 };
+			who[n++] = &pl->c[i];
+			first = pl->c[i].deadline < first ? pl->c[i].deadline : first;
+		}
+	if (poll(fds, (nfds_t)n, first > t ? (int)((first - t) / 1000000 + 1) : 0) < 0 && errno != EINTR)
+		return;
+	for (int i = 0; i < n; i++) {
+		struct check *c = who[i];
+		char buf[512];
+		ssize_t got = 0;
+		if (fds[i].revents) {
+			got = read(c->fd, buf, sizeof(buf));
+			if (got < 0 && errno == EINTR)
+				continue;
+		}
+		if (got > 0) {	/* keep the start, drop the rest */
+			size_t take = sizeof(c->msg) - 1 - c->have;
+			take = take < (size_t)got ? take : (size_t)got;
+			memcpy(c->msg + c->have, buf, take);
+			c->have += take;
+		} else if (fds[i].revents || ab_now_ns() >= c->deadline) {
+			check_end(pl, c);	/* its end of the pipe closed (it exited), or too late */
+		}
+	}
+}
+
+/* ---- back to the plan line ---- */
+
+/* The plan line of the first option --NAME in msg that the block passes. */
+static int line_of(const struct h_block *b, const char *msg)
+{
+	for (const char *s = strstr(msg, "--"); s; s = strstr(s + 2, "--")) {
+		size_t n = strspn(s + 2, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_");
+		if (n == 0)
+			continue;
+		for (int a = 0; a < b->naxes; a++)
+			if (strlen(b->axes[a].name) == n && !strncmp(b->axes[a].name, s + 2, n))
+				return b->axes[a].line;
+		for (int e = 0; e < b->nextra; e++)
+			if (!strncmp(b->extra[e], s, n + 2) &&
+			    (b->extra[e][n + 2] == '\0' || b->extra[e][n + 2] == '='))
+				return b->extra_line[e];
+	}
+	return b->line;
+}
+
+static int refused(const struct h_plan *p, const struct h_point *pt, const char *msg, char *err,
+		   size_t errlen)
+{
+	const struct h_block *b = pt->blk;
+	const char *why = msg;
+	size_t pre = strlen(b->bench);
+
+	/* "cputestfs: unknown option ..." -> "unknown option ..." */
+	if (!strncmp(why, b->bench, pre) && !strncmp(why + pre, ": ", 2))
+		why += pre + 2;
+	return ab_err(err, errlen, "%s:%d: %s%s%s%s: %s", p->path, line_of(b, msg), b->bench,
+		      pt->label[0] ? " (" : "", pt->label, pt->label[0] ? ")" : "",
+		      why[0] ? why : "exit 2 without a message");
+}
+
+/* Start the check of one point unless it is not to be checked or was seen. 0 or -1. */
+static int start_point(struct pool *pl, const struct h_plan *p, int i, struct seen *seen, char *err,
+		       size_t errlen)
+{
+	const struct h_point *pt = &p->points[i];
+	char prog[PATH_MAX], dur[32];
+	char *argv[8 + 2 * H_AXES_MAX + H_ARGS_MAX + 2];
+	static char check[] = "--check-options";
+
+	/* a program of the plan's own, or one not built (h_run_check_programs says so) */
+	if (pt->blk->program[0] || access(h_program_of(pt->blk, prog, sizeof(prog)), X_OK))
+		return 0;
+	int n = h_point_argv(pt, prog, argv, (int)AB_ARRAY_SIZE(argv) - 1, dur, sizeof(dur));
+	if (n < 0)
+		return ab_err(err, errlen, "%s:%d: too many arguments", p->path, pt->blk->line);
+	argv[n++] = check;
+	argv[n] = NULL;
+	if (seen_before(seen, argv))
+		return 0;
+	if (check_start(pl, i, argv) < 0)
+		return ab_err(err, errlen, "cannot run %s: %s", prog, strerror(errno));
+	return 0;
+}
+
+int h_plan_check(const struct h_plan *p, char *err, size_t errlen)
+{
+	struct ab_cpuset cpus;
+	struct check c[CHECK_PARALLEL_MAX];
+	struct pool pl = { .c = c, .max = 1, .bad = -1 };
+	struct seen seen = { 0 };
+	size_t slots = 16;
+	int rc = 0;
+
+	if (ab_cpuset_allowed(&cpus) == 0)
+		pl.max = ab_cpuset_count(&cpus);
+	pl.max = pl.max < 1 ? 1 : pl.max > CHECK_PARALLEL_MAX ? CHECK_PARALLEL_MAX : pl.max;
+	for (int i = 0; i < pl.max; i++)
+		c[i].point = -1;
+	while (slots < 2 * (size_t)p->npoints)
+		slots *= 2;
+	seen.h = calloc(slots, sizeof(*seen.h));
+	seen.mask = slots - 1;
+	if (!seen.h)
+		return ab_err(err, errlen, "out of memory");
+	/* after the first refusal nothing new starts: an earlier point's is still running */
+	for (int i = 0; (i < p->npoints && pl.bad < 0 && rc == 0) || pl.running;) {
+		while (pl.running < pl.max && i < p->npoints && pl.bad < 0 && rc == 0)
+			rc = start_point(&pl, p, i++, &seen, err, errlen);
+		if (pl.running)
+			check_wait(&pl);
+	}
+	free(seen.h);
+	if (rc < 0 || pl.bad < 0)
+		return rc;
+	const struct h_point *pt = &p->points[pl.bad];
+	if (pl.bad_late)
+		return ab_err(err, errlen, "%s:%d: bin/%s --check-options did not answer within %.0f s",
+			      p->path, pt->blk->line, pt->blk->bench,
+			      (double)ab_scaled_ns(CHECK_TIMEOUT_NS) / AB_NS);
+	return refused(p, pt, pl.bad_msg, err, errlen);
+}

@@ -1,0 +1,246 @@
+/*
+ * One run per directory, one measuring run per machine.
+ *
+ * A run directory is new or empty (a finished or interrupted run goes on with
+ * --resume, never by writing a second run into it), and a run holds
+ * DIR/run.lock (flock) for its whole life, so a second run on the same
+ * directory exits 2 naming the holder and touches nothing there.
+ *
+ * Runs that measure also hold the machine lock (/run/affbench.lock): two runs
+ * at once compete for the CPUs and invalidate each other's numbers, and the
+ * second one's crash clean-up would undo the first one's knobs. The second
+ * waits, saying for whom, or exits 2 with --no-wait.
+ *
+ * Both are flock locks, so the kernel releases them when the holder dies; the
+ * file says who holds it ("PID DIR"), and is emptied on a clean exit, so a pid
+ * found there when the lock is free is a run that died: taken over with a line.
+ * Files are opened with O_NOFOLLOW: a link planted under the name is refused.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sys/common.h"
+#include "harness.h"
+
+#define DIR_LOCK "run.lock"
+#define MACHINE_LOCK "/run/affbench.lock"
+
+/*
+ * The locks this process holds, cleared at any exit: a run refused after taking
+ * them (a torn runs.csv, a full disk) exits through ab_exit, and must not leave
+ * its pid behind to be reported as a dead holder. Only the owner clears them:
+ * a forked child that exits runs the same atexit handlers.
+ */
+static int held[2] = { -1, -1 };
+static pid_t held_by;
+
+static void clear_holder(int fd)
+{
+	int rc = ftruncate(fd, 0);	/* fails on a read-only fd: then nothing of ours is there */
+
+	(void)rc;
+}
+
+static void release_at_exit(void)
+{
+	for (size_t i = 0; i < AB_ARRAY_SIZE(held) && getpid() == held_by; i++)
+		if (held[i] >= 0)
+			clear_holder(held[i]);
+}
+
+static void hold(int fd)
+{
+	if (!held_by) {
+		held_by = getpid();
+		atexit(release_at_exit);
+	}
+	for (size_t i = 0; i < AB_ARRAY_SIZE(held); i++)
+		if (held[i] < 0) {
+			held[i] = fd;
+			return;
+		}
+}
+
+/* The holder's line, "PID DIR", with anything unprintable replaced: it came from a file. */
+static pid_t holder(int fd, char *dir, size_t len)
+{
+	char buf[512], *sp;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	pid_t pid = 0;
+
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	for (char *c = buf; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	sp = strchr(buf, ' ');
+	if (sp)
+		*sp++ = '\0';
+	snprintf(dir, len, "%s", sp ? sp : "?");
+	if (ab_parse_pid(buf, &pid) < 0)
+		pid = 0;
+	return pid;
+}
+
+/* Say who holds it now: "PID DIR". A failed write costs the next run a name, not a number. */
+static void claim(int fd, const char *dir, const char *what)
+{
+	char pidtxt[32], line[PATH_MAX + 64];
+
+	snprintf(pidtxt, sizeof(pidtxt), "%d", (int)getpid());
+	pid_t old = holder(fd, line, sizeof(line));
+	if (old > 0 && old != getpid() && !ab_pid_alive(old))
+		ab_msg("run: %s: pid %d (%s) ended without releasing it; taking it over", what, (int)old,
+		       line);
+	int n = snprintf(line, sizeof(line), "%s %s\n", pidtxt, dir);
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, line, (size_t)n, 0) != n)
+		ab_msg("run: %s: cannot write this run's pid: %s", what, strerror(errno));
+}
+
+/* An open lock file: O_NOFOLLOW, and a regular file. -1 with errno. */
+static int open_lock(const char *path, int flags)
+{
+	struct stat st;
+	int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+/* Is dir empty but for its lock file? A new directory counts as empty. */
+static int dir_empty(const char *dir, char *first, size_t len)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int empty = 1;
+
+	if (!d)
+		return errno == ENOENT;
+	snprintf(first, len, "plan.plan: a run");	/* the likeliest, and the telling name */
+	if (!faccessat(dirfd(d), "plan.plan", F_OK, AT_SYMLINK_NOFOLLOW)) {
+		closedir(d);
+		return 0;
+	}
+	while (empty && (e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && strcmp(e->d_name, DIR_LOCK)) {
+			snprintf(first, len, "%s", e->d_name);
+			empty = 0;
+		}
+	closedir(d);
+	return empty;
+}
+
+/* Refuse, with one line, a directory another run holds now. */
+static void refuse_held(int fd, const char *dir)
+{
+	char other[PATH_MAX];
+	pid_t pid = holder(fd, other, sizeof(other));
+
+	if (pid > 0)
+		ab_usage_error("run: %s is in use by harness run pid %d; wait for it to finish, or "
+			       "choose another --out", dir, (int)pid);
+	ab_usage_error("run: %s is in use by another harness run; wait for it to finish, or choose "
+		       "another --out", dir);
+}
+
+void h_out_check(const char *dir, int resume)
+{
+	char path[PATH_MAX], first[256] = "";
+	struct stat st;
+	const char *opt = resume ? "--resume" : "--out";
+
+	if (stat(dir, &st) < 0) {
+		if (errno == ENOENT && !resume)
+			return;		/* a new directory */
+		ab_usage_error("run: bad value '%s' for %s: %s", dir, opt, strerror(errno));
+	}
+	if (!S_ISDIR(st.st_mode))
+		ab_usage_error("run: bad value '%s' for %s: not a directory", dir, opt);
+	snprintf(path, sizeof(path), "%s/" DIR_LOCK, dir);
+	int fd = open_lock(path, O_RDONLY);
+	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK)
+		refuse_held(fd, dir);
+	if (fd >= 0)
+		close(fd);
+	if (!resume && !dir_empty(dir, first, sizeof(first)))
+		ab_usage_error("run: bad value '%s' for --out: not empty (it holds %s): continue that run "
+			       "with --resume %s, or choose another --out", dir, first, dir);
+}
+
+int h_dir_lock(const char *dir, int resume)
+{
+	char path[PATH_MAX], first[256] = "";
+
+	snprintf(path, sizeof(path), "%s/" DIR_LOCK, dir);
+	int fd = open_lock(path, O_RDWR | O_CREAT);
+	if (fd < 0 && (errno == EINVAL || errno == ELOOP))	/* planted: a link, a FIFO */
+		ab_usage_error("run: %s: not a regular file; refusing to run in %s", path, dir);
+	if (fd < 0)
+		ab_fail("run: cannot open %s: %s", path, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
+		refuse_held(fd, dir);
+	/* a run that took the directory between our check and our lock, and finished */
+	if (!resume && !dir_empty(dir, first, sizeof(first)))
+		ab_usage_error("run: bad value '%s' for --out: not empty (it holds %s): continue that run "
+			       "with --resume %s, or choose another --out", dir, first, dir);
+	claim(fd, dir, path);
+	hold(fd);
+	return fd;
+}
+
+int h_machine_lock(const char *dir, int no_wait)
+{
+	const char *path = ab_test_hook("AFFBENCH_MACHINE_LOCK");
+	char other[PATH_MAX];
+
+	if (!path)
+		path = MACHINE_LOCK;
+	int fd = open_lock(path, O_RDWR | O_CREAT), rw = fd >= 0;
+	if (fd < 0 && errno == EACCES)	/* root's lock, seen by a user: still a lock */
+		fd = open_lock(path, O_RDONLY);
+	if (fd < 0) {
+		ab_msg("run: warning: no machine lock (%s: %s; root can take it): another run at the "
+		       "same time would go unnoticed", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		pid_t pid = holder(fd, other, sizeof(other));
+		if (no_wait)
+			ab_usage_error("run: another run is measuring on this machine (pid %d, %s); "
+				       "try again when it has finished", (int)pid, other);
+		ab_msg("run: waiting for run pid %d (%s) to finish; --no-wait to exit instead",
+		       (int)pid, other);
+		while (flock(fd, LOCK_EX) < 0)
+			if (errno != EINTR)
+				ab_fail("run: %s: flock: %s", path, strerror(errno));
+	}
+	if (rw)
+		claim(fd, dir, path);
+	hold(fd);
+	return fd;
+}
+
+void h_lock_release(int fd)
+{
+	if (fd < 0)
+		return;
+	for (size_t i = 0; i < AB_ARRAY_SIZE(held); i++)
+		if (held[i] == fd)
+			held[i] = -1;
+	clear_holder(fd);
+	close(fd);
+}

@@ -1,0 +1,83 @@
+/*
+ * The start gate, counters and the clock (see gate.h): a futex the parent
+ * opens once every worker waits on it, counters the parent samples, and
+ * CLOCK_MONOTONIC.
+ */
+#include "sys/gate.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+void *ab_shm_alloc(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void ab_shm_free(void *p, size_t size)
+{
+	if (p)
+		munmap(p, size);
+}
+
+/* Not FUTEX_PRIVATE: the gate also works across fork()ed processes. */
+static void futex_wait(_Atomic uint32_t *w, uint32_t val)
+{
+	syscall(SYS_futex, w, FUTEX_WAIT, val, NULL, NULL, 0);
+}
+
+static void futex_wake_all(_Atomic uint32_t *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
+}
+
+void ab_gate_init(struct ab_gate *g)
+{
+	atomic_store(&g->arrived, 0);
+	atomic_store(&g->open, 0);
+}
+
+void ab_gate_arrive_wait(struct ab_gate *g)
+{
+	atomic_fetch_add(&g->arrived, 1);
+	while (!atomic_load(&g->open))
+		futex_wait(&g->open, 0);
+}
+
+int ab_gate_wait_arrived(struct ab_gate *g, unsigned n, uint64_t timeout_ns)
+{
+	uint64_t deadline = ab_now_ns() + timeout_ns;
+
+	while (atomic_load(&g->arrived) < n) {
+		if (ab_now_ns() > deadline)
+			return -1;
+		ab_sleep_ns(100000);
+	}
+	return 0;
+}
+
+void ab_gate_open(struct ab_gate *g)
+{
+	atomic_store(&g->open, 1);
+	futex_wake_all(&g->open);
+}
+
+uint64_t ab_counters_sum(const struct ab_counter *c, int n)
+{
+	uint64_t sum = 0;
+
+	for (int i = 0; i < n; i++)
+		sum += ab_counter_read(&c[i]);
+	return sum;
+}
+
+void ab_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000ull, .tv_nsec = ns % 1000000000ull };
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}

@@ -1,0 +1,68 @@
+/*
+ * The start gate, per-worker counters and the clock: what every measured loop
+ * stands on once its workers are pinned (will-it-scale main.c, perf
+ * bench/futex-hash.c). Workers wait at the gate, then count; the parent times.
+ */
+#ifndef AB_GATE_H
+#define AB_GATE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "sys/common.h"
+
+/* Shared anonymous memory visible to forked children; NULL on failure. */
+void *ab_shm_alloc(size_t size);
+void ab_shm_free(void *p, size_t size);
+
+/*
+ * Start gate for N workers, threads or processes (place it in ab_shm_alloc memory
+ * for processes). Workers call ab_gate_arrive_wait(); the parent waits until all
+ * have arrived, then opens the gate so they start together.
+ */
+struct ab_gate {
+	_Atomic uint32_t arrived;
+	_Atomic uint32_t open;	/* futex word */
+};
+void ab_gate_init(struct ab_gate *g);
+void ab_gate_arrive_wait(struct ab_gate *g);
+/* Wait until n workers arrived or timeout_ns passed: 0, or -1 on timeout. */
+int ab_gate_wait_arrived(struct ab_gate *g, unsigned n, uint64_t timeout_ns);
+void ab_gate_open(struct ab_gate *g);
+
+/* One counter per worker, each on its own cache line ("avoid cacheline bouncing"). */
+struct ab_counter {
+	_Atomic uint64_t v;
+	char pad[AB_CACHELINE - sizeof(uint64_t)];
+} __attribute__((aligned(AB_CACHELINE)));
+
+/* Workers bump with relaxed stores: the parent only samples. */
+static inline void ab_counter_inc(struct ab_counter *c)
+{
+	atomic_store_explicit(&c->v, atomic_load_explicit(&c->v, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+}
+static inline void ab_counter_add(struct ab_counter *c, uint64_t n)
+{
+	atomic_store_explicit(&c->v, atomic_load_explicit(&c->v, memory_order_relaxed) + n,
+			      memory_order_relaxed);
+}
+static inline uint64_t ab_counter_read(const struct ab_counter *c)
+{
+	return atomic_load_explicit(&((struct ab_counter *)c)->v, memory_order_relaxed);
+}
+/* Sum of n counters. */
+uint64_t ab_counters_sum(const struct ab_counter *c, int n);
+
+/* CLOCK_MONOTONIC in ns; never CLOCK_REALTIME. */
+static inline uint64_t ab_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+void ab_sleep_ns(uint64_t ns);
+
+#endif

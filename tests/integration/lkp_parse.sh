@@ -1,0 +1,213 @@
+#!/bin/bash
+# contrib/lkp/programs/affbench/parse (affbench's LKP stats script) over the
+# recorded runs, a hostile corpus (tests/lkp/hostile.sh) and 100 seeded
+# mutations, with Debian's ruby alone (no lkp-tests): every line is LKP's
+# "key: value" with no blank or comma in the key, keys are unique, the
+# reference run's keys are the golden lists (with and without the run
+# script's #key notes), the order of the rows does not matter, values are the
+# medians (recomputed by tests/lkp/medians.py within 1e-8 relative), and
+# hostile rows are counted, never emitted. Also the run script against a
+# stand-in harness: the plan it writes, skips (exit 4), refusals.
+. "$(dirname "$0")/lib.sh"
+cd "$TOP" || exit 1
+PARSE=contrib/lkp/programs/affbench/parse
+GOLDEN=tests/fixtures/lkp/reference.keys
+GOLDEN_NOTED=tests/fixtures/lkp/reference-noted.keys
+tmp=$(mktemp -d /tmp/affbench-lkp-parse.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+if ! command -v ruby >/dev/null 2>&1; then
+	skip "parse tests" "no ruby (apt-get install ruby; make check installs it as root)"
+	t_done
+fi
+
+# stats_grammar FILE: LKP's stats line (sbin/dump-stat): "key: value", the key
+# without blanks, commas or ": ", the value a number dump-stat reads back as
+# written (an integer, or a decimal with a '.').
+stats_grammar() {
+	! grep -avE '^[A-Za-z0-9][^[:space:],]*: -?([0-9]+|[0-9]+\.[0-9]+([eE][-+]?[0-9]+)?)$' "$1" | grep -q . &&
+		! cut -d' ' -f1 "$1" | grep -q ': .*:'
+}
+keys_unique() { [ -z "$(sed 's/: [^ ]*$//' "$1" | sort | uniq -d)" ]; }
+
+# same_medians STATS RAW...: every stat of tests/lkp/medians.py is in STATS
+# with a value within 1e-8 relative, and STATS has no other (but the counts).
+same_medians() {
+	local stats=$1; shift
+	python3 tests/lkp/medians.py "$@" >"$tmp/want" || return 1
+	awk 'NR == FNR { want[$1] = $2; n++; next }
+	     { sub(/:$/, "", $1) }
+	     $1 == "rejected_rows" || $1 ~ /\.(skip|fail)$/ { next }
+	     !($1 in want) { print "extra " $1; bad = 1; next }
+	     { d = $2 - want[$1]; if (d < 0) d = -d; m = want[$1] < 0 ? -want[$1] : want[$1]
+	       if (d > 1e-8 * m + 1e-12) { print "differs " $1, $2, want[$1]; bad = 1 }
+	       seen++ }
+	     END { if (seen != n) { print "missing", n - seen; bad = 1 }; exit bad }' \
+		"$tmp/want" "$stats" >&2
+}
+
+rejected() { sed -n 's/^rejected_rows: //p' "$1"; }
+
+runs="results/reference results/emulated/A results/emulated/B results/emulated/C"
+for run in $runs; do
+	name=$(basename "$run")
+	if "$PARSE" <"$run/raw.csv" >"$tmp/$name.stats" 2>"$tmp/err"; then
+		ok "parse $run/raw.csv: $(wc -l <"$tmp/$name.stats") stats"
+	else
+		nok "parse $run/raw.csv: $(cat "$tmp/err")"
+	fi
+	check "$run: every line is LKP's key: value" stats_grammar "$tmp/$name.stats"
+	check "$run: keys are unique" keys_unique "$tmp/$name.stats"
+	check "$run: values are the medians over the repetitions" \
+		same_medians "$tmp/$name.stats" "$run/raw.csv"
+	check "$run: no row rejected" [ "$(rejected "$tmp/$name.stats")" = 0 ]
+done
+
+# The reference keys are the golden list: a change of key rule shows here.
+sed 's/: [^ ]*$//' "$tmp/reference.stats" >"$tmp/keys"
+if cmp -s "$tmp/keys" "$GOLDEN"; then
+	ok "results/reference keys match $GOLDEN ($(wc -l <"$GOLDEN"))"
+else
+	nok "results/reference keys differ from $GOLDEN: $(diff "$GOLDEN" "$tmp/keys" | head -5)"
+fi
+
+# As the run script feeds it: "#key" notes from the plan name only the swept
+# axes. Same stats (a bijection: the same values), other keys, still unique.
+RUN=contrib/lkp/programs/affbench/run
+{ "$RUN" --key-notes results/reference/plan.plan; cat results/reference/raw.csv; } >"$tmp/noted.csv"
+"$PARSE" <"$tmp/noted.csv" >"$tmp/noted.stats"
+check "with the plan's #key notes: every line is LKP's key: value" stats_grammar "$tmp/noted.stats"
+check "with the plan's #key notes: keys are unique" keys_unique "$tmp/noted.stats"
+values() { sed 's/^.*: //' "$1" | sort; }
+check "with the plan's #key notes: the same values as without" \
+	cmp -s <(values "$tmp/noted.stats") <(values "$tmp/reference.stats")
+sed 's/: [^ ]*$//' "$tmp/noted.stats" >"$tmp/noted.keys"
+if cmp -s "$tmp/noted.keys" "$GOLDEN_NOTED"; then
+	ok "results/reference keys with the plan's notes match $GOLDEN_NOTED"
+else
+	nok "results/reference keys with notes differ from $GOLDEN_NOTED: $(diff "$GOLDEN_NOTED" "$tmp/noted.keys" | head -5)"
+fi
+check "no placement CPU numbers in cputestfs keys with notes" \
+	[ -z "$(grep '^cputestfs\.' "$tmp/noted.keys" | grep -e client_cpu -e daemon_cpu)" ]
+# A job that fixes placement (lkp split-job makes one per value) and sweeps
+# daemon: placement leaves the keys, so the two placements' keys are equal.
+printf 'bench cputestfs\naxis placement same\naxis daemon single multi\n' >"$tmp/one.plan"
+notes=$(placement=same daemon="single multi" "$RUN" --key-notes "$tmp/one.plan")
+check "a job parameter with one value is not in the keys ($notes)" [ "$notes" = "#key cputestfs daemon" ]
+for p in same none; do
+	{ echo "#key cputestfs"; echo 'bench,config,rep,metric,value,unit'
+	  echo "cputestfs,client_cpu=1;placement=$p,1,stat_per_s,10,1/s"; } | "$PARSE" >"$tmp/$p.stats"
+done
+check "two placements give the same key" cmp -s <(cut -d: -f1 "$tmp/same.stats") <(cut -d: -f1 "$tmp/none.stats")
+check "the key of a one-point job is BENCH.METRIC" grep -qx 'cputestfs.stat_per_s: 10' "$tmp/same.stats"
+{ echo "#key fdget op"; echo 'bench,config,rep,metric,value,unit'
+  echo 'fdget,mode=single;op=pread,1,ns_per_op,10,ns'; echo 'fdget,mode=idle-thread;op=pread,1,ns_per_op,20,ns'; } |
+	"$PARSE" >"$tmp/clash.stats"
+check "configs that would share a key fall back to all config keys" \
+	[ "$(grep -c '^fdget\.mode=.*\.op=pread\.ns_per_op: ' "$tmp/clash.stats")" = 2 ]
+
+# Stable: the rows in another order (header first) give the same stats.
+{ head -1 results/reference/raw.csv; tail -n +2 results/reference/raw.csv | sort -R --random-source=/dev/zero | tac; } \
+	>"$tmp/shuffled.csv"
+"$PARSE" <"$tmp/shuffled.csv" >"$tmp/shuffled.stats"
+check "rows in another order give the same stats" cmp -s "$tmp/shuffled.stats" "$tmp/reference.stats"
+
+# As LKP calls it: bin/run-stats runs `parse FILE <FILE`.
+"$PARSE" results/emulated/A/raw.csv <results/emulated/A/raw.csv >"$tmp/args.stats"
+check "called as run-stats calls it (parse FILE <FILE)" cmp -s "$tmp/args.stats" "$tmp/A.stats"
+
+# The run script, against a stand-in harness (no root, no FUSE): what it
+# passes, what it prints for parse, skips (exit 4) and refusals.
+mkdir -p "$tmp/root/bin"
+cat >"$tmp/root/bin/harness" <<'FAKE'
+#!/bin/bash
+# Stand-in for bin/harness run: keeps its arguments and plan, writes one point
+# measured and one skipped, exits $FAKE_RC.
+while [ $# -gt 0 ]; do case $1 in --plan) plan=$2; shift ;; --out) out=$2; shift ;; esac; shift; done
+mkdir -p "$out" && cp "$plan" "$out/plan.seen"
+printf 'bench,config,rep,metric,value,unit\ncputestfs,placement=same,1,stat_per_s,10,1/s\n' >"$out/raw.csv"
+printf 'bench,point,rep,status,exit,seconds,raw_bytes,label\ncputestfs,0,1,ok,0,1,80,x\ncputestfs,1,1,skip,4,0,80,y\n' >"$out/runs.csv"
+exit "${FAKE_RC:-0}"
+FAKE
+chmod +x "$tmp/root/bin/harness"
+mkdir -p "$tmp/root/share/affbench/plans" && cp harness/plans/quick.plan "$tmp/root/share/affbench/plans/"
+run_fake() { env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/root" TMP_RESULT_ROOT="$tmp/rr" "$@" "$RUN"; }
+rm -rf "$tmp/rr"; mkdir "$tmp/rr"
+run_fake bench=cputestfs placement="same none" daemon=single duration=0.2 repeat=3 FAKE_RC=0 >"$tmp/run.out" 2>"$tmp/run.err"
+rc=$?
+check "run (bench): exit 0 with a point skipped" [ "$rc" = 0 ]
+check "run (bench): the plan sweeps the job's axes" \
+	grep -qx 'axis placement same none' "$tmp/rr/affbench-run/plan.seen"
+check "run (bench): --repeat passed on, duration in the plan" \
+	test -n "$(grep -x 'duration 0.2' "$tmp/rr/affbench-run/plan.seen")" -a -n "$(grep -e '--repeat 3' "$tmp/run.out")"
+"$PARSE" <"$tmp/run.out" >"$tmp/run.stats"
+check "run | parse: the skipped point is cputestfs.skip, the key names the swept axis" \
+	test "$(cat "$tmp/run.stats" | tr '\n' ' ')" = 'cputestfs.placement=same.stat_per_s: 10 cputestfs.skip: 1 rejected_rows: 0 '
+rm -rf "$tmp/rr"; mkdir "$tmp/rr"
+run_fake plan=quick placement=same FAKE_RC=4 >"$tmp/run.out" 2>/dev/null
+rc=$?
+check "run (plan, harness exit 4): exit 0, a skip note" test "$rc" = 0 -a -n "$(grep -x '#skip run' "$tmp/run.out")"
+check "run (plan): the job's placement replaces the plan's axis values" \
+	test "$(grep -c '^axis placement same$' "$tmp/rr/affbench-run/plan.seen")" -ge 1 -a \
+	-z "$(grep '^axis placement .* ' "$tmp/rr/affbench-run/plan.seen")"
+run_fake plan=quick FAKE_RC=1 >/dev/null 2>&1
+check "run: a failed harness fails the job (exit 1)" [ $? = 1 ]
+expect_rc "run: a plan that is not there is refused" 2 \
+	env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/root" TMP_RESULT_ROOT="$tmp/rr" plan=nosuch "$RUN"
+rm -rf "$tmp/rr"; mkdir "$tmp/rr"
+expect_rc "run: a parameter with a shell character is refused" 2 \
+	env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/root" TMP_RESULT_ROOT="$tmp/rr" bench=cputestfs 'placement=same;touch x' "$RUN"
+check "run: nothing was started for it" [ ! -e "$tmp/rr/affbench-run" ]
+expect_rc "run: no harness is a failure that says where it looked" 1 \
+	env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/none" BENCHMARK_ROOT="$tmp/none" TMP_RESULT_ROOT="$tmp/rr" bench=cputestfs "$RUN"
+
+# make check-lkp without a checkout: one line saying why, exit 0 (a visible
+# skip, not a failure); a LKP_SRC that is no checkout: one line, exit 2.
+out=$(env -u LKP_SRC make -s --no-print-directory -C "$TOP" check-lkp LKP_SRC= 2>&1); rc=$?
+check "make check-lkp without LKP_SRC: exit 0, one line ($out)" \
+	test "$rc" = 0 -a "$(printf '%s\n' "$out" | grep -c .)" = 1 -a -n "$(echo "$out" | grep 'LKP_SRC is not set')"
+expect_rc "check-lkp with LKP_SRC that is no lkp-tests checkout" 2 env LKP_SRC="$tmp/none" tests/lkp/check-lkp.sh
+expect_rc "install.sh into a directory that is no lkp-tests checkout" 2 contrib/lkp/install.sh "$tmp"
+
+# The hostile corpus.
+bash tests/lkp/hostile.sh >"$tmp/hostile.csv"
+want=$(sed -n '1s/^#expect-rejected //p' "$tmp/hostile.csv")
+if "$PARSE" <"$tmp/hostile.csv" >"$tmp/hostile.stats" 2>"$tmp/err"; then
+	ok "parse the hostile corpus (exit 0)"
+else
+	nok "parse the hostile corpus: $(cat "$tmp/err")"
+fi
+check "hostile: every line is LKP's key: value" stats_grammar "$tmp/hostile.stats"
+check "hostile: keys are unique" keys_unique "$tmp/hostile.stats"
+no_evil() { ! grep -aqi evil "$1"; }
+check "hostile: no hostile row emitted" no_evil "$tmp/hostile.stats"
+got=$(rejected "$tmp/hostile.stats")
+check "hostile: rejected_rows counts the $want hostile rows (got $got)" [ "$got" = "$want" ]
+check "hostile: duplicates and a changed unit leave the median (150)" \
+	grep -qx 'cputestfs.clients=1.placement=same.stat_per_s: 150' "$tmp/hostile.stats"
+check "hostile: a quoted config with a comma and a CRLF row are read (13)" \
+	grep -qx 'ddpar.cpus=0-1~4.procs=4.write_MB_per_s: 13' "$tmp/hostile.stats"
+check "hostile: the run script's skip note is counted" grep -qx 'sqrtio.skip: 1' "$tmp/hostile.stats"
+check "hostile: 4 lines out, nothing else" [ "$(wc -l <"$tmp/hostile.stats")" = 4 ]
+
+# The fuzz corpus: seeded mutations of the reference rows (tests/tools/mutate:
+# truncation, byte flips, quotes, huge fields, NUL, duplicated and deleted
+# lines). Each parses with exit 0 into unique, grammatical keys.
+MUT=$TOP/${AFFBENCH_BUILD:-build}/tests/tools/mutate
+[ -x "$MUT" ] || make -s -C "$TOP" "${AFFBENCH_BUILD:-build}/tests/tools/mutate" >/dev/null 2>&1
+if [ -x "$MUT" ]; then
+	REF=results/reference/raw.csv
+	{ head -n1 "$REF"; for b in cputestfs ddpar sqrtio fdget; do grep "^$b," "$REF" | head -n 40; done; } >"$tmp/base.csv"
+	bad=""
+	for seed in $(seq 1 100); do
+		"$MUT" "$seed" "$tmp/base.csv" "$tmp/m.csv" || { bad="$bad $seed(mutate)"; continue; }
+		if ! "$PARSE" <"$tmp/m.csv" >"$tmp/m.stats" 2>/dev/null || ! stats_grammar "$tmp/m.stats" ||
+			! keys_unique "$tmp/m.stats" || ! grep -q '^rejected_rows: [0-9]*$' "$tmp/m.stats"; then
+			bad="$bad $seed"
+		fi
+	done
+	check "100 mutated raw.csv files: exit 0, grammatical unique keys${bad:+ (bad seeds:$bad)}" [ -z "$bad" ]
+else
+	skip "the fuzz corpus" "no $MUT (make ${AFFBENCH_BUILD:-build}/tests/tools/mutate)"
+fi
+t_done

@@ -1,0 +1,151 @@
+/*
+ * lib/report/gpscript.c, the one escaper the README's Security section rests
+ * on: whatever the text, ab_gp_string's output is one single-quoted gnuplot
+ * string that ends where it is meant to and holds no control character, and
+ * ab_gp_label's is one double-quoted label of safe characters.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "report/gpscript.h"
+
+/* What fn writes for s, as a malloc'd string. */
+static char *escaped(void (*fn)(FILE *, const char *), const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	fn(f, s);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(strlen(buf), len);	/* no NUL written */
+	return buf;
+}
+
+/* Does out read, the way gnuplot reads a single-quoted string, as exactly one
+ * string that ends at out's last character, without control characters? */
+static int one_gp_string(const char *out)
+{
+	size_t n = strlen(out), i = 1;
+
+	if (n < 2 || out[0] != '\'')
+		return 0;
+	for (; i < n; i++) {
+		unsigned char c = (unsigned char)out[i];
+		if (c < 0x20 || c == 0x7f)
+			return 0;
+		if (c != '\'')
+			continue;
+		if (i + 1 < n && out[i + 1] == '\'')
+			i++;	/* '' stands for one quote */
+		else
+			break;	/* the closing quote */
+	}
+	return i == n - 1;
+}
+
+static const struct {
+	const char *in, *string, *label;
+} cases[] = {
+	{ "", "''", "\"\"" },
+	{ "plain", "'plain'", "\"plain\"" },
+	{ "a'b", "'a''b'", "\"a_b\"" },
+	{ "'", "''''", "\"_\"" },
+	{ "''", "''''''", "\"__\"" },
+	{ "a\"b", "'a\"b'", "\"a_b\"" },
+	/* inside single quotes gnuplot takes a backslash as it is */
+	{ "a\\b", "'a\\b'", "\"a_b\"" },
+	{ "a\\'b", "'a\\''b'", "\"a__b\"" },
+	{ "end\\", "'end\\'", "\"end_\"" },
+	{ "line\nbreak", "'line?break'", "\"line_break\"" },
+	{ "cr\rtab\tesc\033del\177", "'cr?tab?esc?del?'", "\"cr_tab_esc_del_\"" },
+	/* gnuplot's shell escapes, backquotes, macros: plain text inside the quotes */
+	{ "`rm -rf /`", "'`rm -rf /`'", "\"_rm_-rf___\"" },
+	{ "<cat /etc/shadow", "'<cat /etc/shadow'", "\"_cat__etc_shadow\"" },
+	{ "@macro $1 system(\"id\")", "'@macro $1 system(\"id\")'", "\"_macro__1_system__id__\"" },
+	{ "'; system('id'); '", "'''; system(''id''); '''", "\"_;_system__id__;__\"" },
+	/* non-ASCII: bytes kept in a string, each replaced in a label */
+	{ "caf\xc3\xa9 \xe2\x86\x92", "'caf\xc3\xa9 \xe2\x86\x92'", "\"caf______\"" },
+	{ "\xff\x80", "'\xff\x80'", "\"__\"" },
+	{ "a_b.c,d:e;f=g+h-i", "'a_b.c,d:e;f=g+h-i'", "\"a_b.c,d:e;f=g+h-i\"" },
+	{ "col 1\tcol 2", "'col 1?col 2'", "\"col_1_col_2\"" },
+};
+
+static void test_cases(void **state)
+{
+	(void)state;
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		char *s = escaped(ab_gp_string, cases[k].in), *l = escaped(ab_gp_label, cases[k].in);
+
+		print_message("%s\n", cases[k].string);
+		assert_string_equal(s, cases[k].string);
+		assert_string_equal(l, cases[k].label);
+		assert_true(one_gp_string(s));
+		free(s);
+		free(l);
+	}
+}
+
+/* Every byte, alone and between quotes: one string, one label, no byte lost. */
+static void test_every_byte(void **state)
+{
+	(void)state;
+	for (int c = 1; c < 256; c++) {
+		char in[] = { '\'', (char)c, '\'', (char)c, '\0' };
+		char *s = escaped(ab_gp_string, in), *l = escaped(ab_gp_label, in);
+
+		assert_true(one_gp_string(s));
+		assert_int_equal(strlen(l), strlen(in) + 2);
+		assert_int_equal(l[0], '"');
+		assert_int_equal(l[strlen(l) - 1], '"');
+		for (size_t i = 1; i + 1 < strlen(l); i++)
+			assert_non_null(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					       "0123456789_.,:;=+-", l[i]));
+		free(s);
+		free(l);
+	}
+}
+
+/* Long text of quotes, backslashes and newlines: the output grows by one per
+ * quote only, and still reads as one string. */
+static void test_long(void **state)
+{
+	enum { N = 1 << 20 };
+	static const char pattern[] = "a'\\\n\"'";
+	char *in = malloc(N + 1);
+	size_t quotes = 0;
+
+	(void)state;
+	assert_non_null(in);
+	for (size_t i = 0; i < N; i++) {
+		in[i] = pattern[i % (sizeof(pattern) - 1)];
+		quotes += in[i] == '\'';
+	}
+	in[N] = '\0';
+	char *s = escaped(ab_gp_string, in), *l = escaped(ab_gp_label, in);
+	assert_int_equal(strlen(s), N + 2 + quotes);
+	assert_true(one_gp_string(s));
+	assert_int_equal(strlen(l), N + 2);
+	assert_null(strpbrk(l + 1, "'\\\n"));
+	assert_ptr_equal(strchr(l + 1, '"'), l + N + 1);
+	free(s);
+	free(l);
+	free(in);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_cases),
+		cmocka_unit_test(test_every_byte),
+		cmocka_unit_test(test_long),
+	};
+	return cmocka_run_group_tests_name("gpscript", tests, NULL, NULL);
+}
