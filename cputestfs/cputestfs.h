@@ -31,6 +31,7 @@
 
 #include "sys/cpuset.h"
 #include "fuse/fusedaemon.h"
+#include "kstats/brk.h"
 #include "kstats/kstats.h"
 #include "sys/gate.h"
 #include "sys/proc.h"
@@ -96,6 +97,8 @@ enum cfs_metric {
 struct cfs_result {
 	double v[CFS_NM];
 	int has[CFS_NM];
+	int has_brk;			/* instrumented: the request breakdown (brk_* records) */
+	struct ab_brk_metrics brk;
 };
 
 /*
@@ -191,6 +194,8 @@ struct cfs_shared {
 	_Atomic int phase __attribute__((aligned(AB_CACHELINE)));	/* enum cfs_phase */
 	struct ab_gate gate __attribute__((aligned(AB_CACHELINE)));
 	struct ab_counter requests;	/* FUSE daemon: requests served, all its threads */
+	int time_every;			/* instrumented: clients time every call in the window, for
+					 * the breakdown's check (lat is not recorded then) */
 	struct cfs_client_shm client[];
 };
 

@@ -6,7 +6,8 @@
  * cache line; the parent times the window with CLOCK_MONOTONIC at both ends.
  *
  * One call in CFS_LAT_EVERY is timed, and only in the measured window: two
- * clock reads per 64 calls, not one per call.
+ * clock reads per 64 calls, not one per call. An instrumented repetition
+ * (time_every) times every call, for the request breakdown's check.
  *
  * Limits: sched_getcpu() after the call says where the client runs when it
  * returns, which is where it was woken; a migration in between is counted as
@@ -43,12 +44,13 @@ int cfs_client(struct cfs_shared *sh, const struct cfs_target *t, int i)
 	if (call_once(t, i, &served) < 0)
 		goto fail;
 	ab_gate_arrive_wait(&sh->gate);
+	unsigned every = sh->time_every ? 1 : CFS_LAT_EVERY;
 
 	for (uint64_t n = 0;; n++) {
 		int phase = atomic_load_explicit(&sh->phase, memory_order_relaxed);
 		if (phase == CFS_STOP)
 			break;
-		int timed = phase == CFS_MEASURE && n % CFS_LAT_EVERY == 0;
+		int timed = phase == CFS_MEASURE && n % every == 0;
 		uint64_t t0 = timed ? ab_now_ns() : 0;
 		if (call_once(t, i, &served) < 0)
 			goto fail;

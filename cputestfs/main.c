@@ -14,7 +14,7 @@
  * measured interleaved (rep 1 of each, then rep 2, ...) so drift hits all
  * alike. With kernel statistics (--kstats auto or on, FUSE only), every timed
  * repetition is followed by an instrumented one of the same point whose only
- * records are the kernel_* metrics and daemon_requests: headline numbers never
+ * records are the kernel_* and brk_* metrics and daemon_requests: headline numbers never
  * come from a run with probes attached. Records go through lib/record; in
  * table format the report's tables (desc.c) print at the end.
  *
@@ -80,7 +80,8 @@ static const struct ab_prog_info cfs_info = {
 		"Metrics: stat_per_s same_cpu_pct other_cpu_pct requests_per_stat latency_p50_ns\n"
 		"latency_p99_ns; with kernel statistics, from a separate instrumented repetition\n"
 		"after each timed one: kernel_ns_per_req kernel_same_cpu_pct, and kernel_requests\n"
-		"and daemon_requests (whole run, to cross-check). Default: placement none then\n"
+		"and daemon_requests (whole run, to cross-check), and the request breakdown's\n"
+		"brk_* (docs/breakdown.md). Default: placement none then\n"
 		"same, daemon single, the post's two tables.\n"
 		"Needs root and /dev/fuse for --baseline fuse.",
 	.default_duration = 2.0,
@@ -299,6 +300,24 @@ static void progress(const struct cfs_settings *set, const struct cfs_point *pt,
 		       res->v[CFS_STAT], call, res->v[CFS_SAME], res->v[CFS_REQ], call);
 	else if (!instrumented)
 		ab_msg("rep %d placement=%s: %.0f %s/s", rep, pl, res->v[CFS_STAT], call);
+	if (instrumented && res->has_brk) {
+		char line[512];
+		ab_brk_describe(&res->brk, line, sizeof(line));
+		ab_msg("rep %d placement=%s: %s", rep, pl, line);
+	}
+}
+
+struct brk_ctx {
+	struct ab_out *out;
+	const struct ab_config *cfg;
+	int rep;
+};
+
+static void brk_record(void *ctx, const char *metric, double v, const char *unit)
+{
+	const struct brk_ctx *c = ctx;
+
+	ab_record(c->out, c->cfg, c->rep, metric, v, unit);
 }
 
 /* One repetition of pt, timed (ks NULL) or instrumented, and its records. 0 or -1. */
@@ -319,6 +338,10 @@ static int one_rep(const struct cfs_settings *set, const struct cfs_point *pt, s
 	for (int m = ks ? CFS_FIRST_KERNEL : 0; m < (ks ? CFS_NM : CFS_FIRST_KERNEL); m++)
 		if (res.has[m])
 			ab_record(out, &pt->cfg, rep, metrics[m].name, res.v[m], metrics[m].unit);
+	if (ks && res.has_brk) {
+		struct brk_ctx c = { out, &pt->cfg, rep };
+		ab_brk_emit(&res.brk, brk_record, &c);
+	}
 	if (!set->quiet)
 		progress(set, pt, rep, ks != NULL, &res);
 	return 0;

@@ -53,6 +53,9 @@ struct run {
 	int ks_attached, ks_window;
 	struct ab_kstats_result kw0, kw1;
 	uint64_t dreq0;
+	struct ab_brk_result *brk;	/* the breakdown of the calls the window started */
+	int brk_window;
+	double loop_ns, calls_per_s;		/* this window's time per call and rate */
 };
 
 static int client_worker(void *arg, int i)
@@ -163,6 +166,8 @@ static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
 		return -1;
 
 	r->ks_window = r->ks_attached && ab_kstats_read(r->ks, &r->kw0) == 0;
+	/* The calls the clients start in the window, as they time them (time_every). */
+	r->brk_window = r->ks_window && r->brk && ab_kstats_brk_window(r->ks, 1) == 0;
 	atomic_store(&sh->phase, CFS_MEASURE);
 	uint64_t t0 = ab_now_ns();
 	uint64_t req0 = cfs_requests(sh, r->n);
@@ -174,6 +179,8 @@ static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
 	sample(r, &calls1, &same1);
 	atomic_store(&sh->phase, CFS_STOP);
 	r->ks_window = r->ks_window && ab_kstats_read(r->ks, &r->kw1) == 0;
+	if (r->brk_window)
+		ab_kstats_brk_window(r->ks, 0);	/* after STOP: no client starts another call */
 
 	if (calls1 == calls0)
 		return ab_err(why, len, "no %s completed in the measured window", r->server->call);
@@ -183,6 +190,9 @@ static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
 	/* A kernel file names no serving CPU and has no server to count requests. */
 	cfs_window_metrics(calls1 - calls0, same1 - same0, req1 - req0, t1 - t0,
 			   r->set->baseline != CFS_BASE_KERNEL, res);
+	/* Each client makes one call at a time: its time per call is the window over its calls. */
+	r->loop_ns = (double)(t1 - t0) * r->n / (double)(calls1 - calls0);
+	r->calls_per_s = res->v[CFS_STAT];
 	return 0;
 }
 
@@ -242,6 +252,9 @@ static void latency(const struct run *r, struct cfs_result *res)
 
 /* ---- kernel statistics, instrumented repetitions only ---- */
 
+static void brk_begin(struct run *r);
+static void brk_free(struct run *r);
+
 /* Probes on from here (mounted, no client yet) until the clients are reaped. */
 static void kstats_begin(struct run *r)
 {
@@ -264,6 +277,65 @@ static void kstats_begin(struct run *r)
 	}
 	r->ks_attached = 1;
 	r->dreq0 = cfs_requests(r->srv.sh, r->n);
+	brk_begin(r);
+}
+
+/* The request breakdown rides on kstats: its buffers now, its callers once they exist. */
+static void brk_begin(struct run *r)
+{
+	const char *why = ab_kstats_brk_why(r->ks);
+
+	if (why) {
+		if (!r->set->quiet)
+			ab_msg("%s: brk_* metrics not written", why);
+		return;
+	}
+	r->srv.sh->time_every = 1;	/* before the clients start */
+	r->brk = malloc(sizeof(*r->brk));
+	if (!r->brk) {
+		ab_msg("out of memory for the request breakdown: brk_* metrics not written");
+		brk_free(r);
+	}
+}
+
+static void brk_callers(struct run *r)
+{
+	for (int i = 0; r->ks_attached && r->brk && i < r->n; i++)
+		if (ab_kstats_add_caller(r->ks, r->clients.pid[i]) < 0) {
+			ab_msg("cannot name client %d to the request breakdown: brk_* metrics not written", i);
+			brk_free(r);
+		}
+}
+
+static void brk_free(struct run *r)
+{
+	free(r->brk);
+	r->brk = NULL;
+}
+
+/* The mean call as the clients timed it (every call of the window: time_every). */
+static double client_mean(const struct run *r)
+{
+	struct ab_hist all;
+
+	memset(&all, 0, sizeof(all));
+	for (int i = 0; i < r->n; i++)
+		ab_hist_merge(&all, &r->srv.sh->client[i].lat);
+	return ab_brk_hist_mean(&all);
+}
+
+/* The steps of the calls the window started, against the clients' own clock on the same
+ * calls and the window's time per call. */
+static void brk_end(struct run *r, struct cfs_result *res)
+{
+	/* Read once the clients are gone: every call the window started has ended. */
+	if (r->brk_window && ab_kstats_read_brk(r->ks, r->brk) == 0) {
+		res->has_brk = ab_brk_metrics(r->brk, &res->brk) == 0;
+		res->brk.loop_ns = r->loop_ns;
+		res->brk.client_ns = client_mean(r);
+		res->brk.calls_per_s = r->calls_per_s;
+	}
+	brk_free(r);
 }
 
 /* Requests over the whole run (to cross-check the daemon's count); time and CPUs per
@@ -290,6 +362,9 @@ static void kstats_end(struct run *r, int rc, struct cfs_result *res)
 			res->has[CFS_KNS] = res->has[CFS_KSAME] = 1;
 		}
 	}
+	if (rc == 0)
+		brk_end(r, res);
+	brk_free(r);
 	ab_kstats_detach(r->ks);
 	r->ks_attached = 0;
 }
@@ -327,6 +402,7 @@ int cfs_measure(const struct cfs_settings *set, const struct cfs_point *pt, stru
 			     len) < 0)
 		goto stop;
 	r.have_clients = 1;
+	brk_callers(&r);
 	rc = wait_gate(&r, why, len) == 0 && window(&r, res, why, len) == 0 ? 0 : -1;
 	rc = end_clients(&r, rc, why, len);
 	if (rc == 0)

@@ -83,8 +83,8 @@ static const struct ab_prog_info ddp_info = {
 		   "(fuse-devel 2015, Ashish)",
 	.usage_extra = "MB/s means 10^6 bytes per second, summed over all processes. With kernel\n"
 		       "statistics each timed repetition is followed by an instrumented one of the same\n"
-		       "point, which writes kernel_us_per_req and spin_us_per_req alone: no other number\n"
-		       "is measured with probes attached.",
+		       "point, which writes kernel_us_per_req, spin_us_per_req and the request breakdown's\n"
+		       "brk_* (docs/breakdown.md) alone: no other number is measured with probes attached.",
 	.default_duration = 1.0,
 	.default_repeat = 3,
 };

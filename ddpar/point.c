@@ -10,7 +10,8 @@
  * Headline numbers are never instrumented: a timed repetition runs with the
  * kernel statistics' probes detached; its instrumented sibling (the same
  * point, a fresh server and fresh clients) attaches them for itself alone and
- * writes kernel_us_per_req and spin_us_per_req, nothing else.
+ * writes kernel_us_per_req, spin_us_per_req and the brk_* request breakdown,
+ * nothing else.
  *
  * Known limits: spinlock wait counts the daemon's and the clients' processes
  * only (the pid map); if that map is full the spinlock figure is not written.
@@ -18,6 +19,7 @@
 #include <errno.h>
 #include <linux/fuse.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
@@ -85,22 +87,51 @@ static void probe_add(struct ddp_probe *p, pid_t pid)
 		p->pid_err = errno ? errno : E2BIG;	/* E2BIG: the map is full */
 }
 
+/* Clients are the callers whose requests the breakdown follows. */
 void ddp_probe_pids(struct ddp_probe *p, const struct ab_workers *w)
 {
-	for (int i = 0; p && i < w->started; i++)
+	for (int i = 0; p && i < w->started; i++) {
 		probe_add(p, w->pid[i]);
+		if (p->brk && ab_kstats_add_caller(p->ks, w->pid[i]) < 0) {
+			ab_msg("cannot name client %d to the request breakdown: brk_* metrics not written", i);
+			free(p->brk);
+			p->brk = NULL;
+		}
+	}
 }
 
 void ddp_probe_window_begin(struct ddp_probe *p)
 {
 	if (p)
 		p->have = ab_kstats_reset(p->ks) == 0;
+	if (p && p->brk)
+		p->brk_on = ab_kstats_brk_window(p->ks, 1) == 0;
 }
 
 void ddp_probe_window_end(struct ddp_probe *p)
 {
 	if (p && p->have)
 		p->have = ab_kstats_read(p->ks, &p->res) == 0;
+	if (p && p->brk_on)
+		ab_kstats_brk_window(p->ks, 0);
+	if (p && p->have && p->brk_on)
+		p->have_brk = ab_kstats_read_brk(p->ks, p->brk) == 0;
+}
+
+/* The breakdown's buffer, when it is loaded; a reason once when it is not. */
+static void brk_prepare(struct ddp_probe *p)
+{
+	static int told;
+	const char *why = ab_kstats_brk_why(p->ks);
+
+	if (why) {
+		if (!told++)
+			ab_msg("%s: brk_* metrics not written", why);
+		return;
+	}
+	p->brk = malloc(sizeof(*p->brk));
+	if (!p->brk)
+		ab_msg("out of memory for the request breakdown: brk_* metrics not written");
 }
 
 /* This point's processes only, this connection only; then attach. */
@@ -110,12 +141,45 @@ static int probe_attach(struct ddp_probe *p, const struct ab_daemon *d, char *wh
 		return ab_err(why, len, "cannot clear the kernel statistics' pid map: %s", strerror(errno));
 	ab_kstats_set_conn(p->ks, d->conn);
 	probe_add(p, d->pid);
+	brk_prepare(p);
 	if (ab_kstats_attach(p->ks) < 0)
 		return ab_err(why, len, "cannot attach the kernel statistics' probes: %s", strerror(errno));
 	return 0;
 }
 
 /* ---- records ---- */
+
+struct brk_ctx {
+	struct ab_out *out;
+	const struct ab_config *cfg;
+	const struct ddp_point *pt;
+};
+
+static void brk_record(void *ctx, const char *metric, double v, const char *unit)
+{
+	const struct brk_ctx *c = ctx;
+
+	ab_record(c->out, c->cfg, c->pt->rep + 1, metric, v, unit);
+}
+
+/* The breakdown of the calls the window started, against the built-in clients' own clock
+ * on them (o->lat) and the window's time per call; dd times and counts no call, so its
+ * records go without either. */
+static void write_brk(const struct ddp_point *pt, const struct ab_config *cfg,
+		      const struct ddp_outcome *o, const struct ddp_probe *p, struct ab_out *out)
+{
+	struct ab_brk_metrics m;
+	struct brk_ctx c = { out, cfg, pt };
+
+	if (!p->have_brk || ab_brk_metrics(p->brk, &m) < 0)
+		return;
+	if (o->calls && o->window_ns) {
+		m.loop_ns = (double)o->window_ns * pt->procs / (double)o->calls;
+		m.calls_per_s = (double)o->calls / ((double)o->window_ns / 1e9);
+	}
+	m.client_ns = ab_brk_hist_mean(&o->lat);	/* NAN for dd: it times no call */
+	ab_brk_emit(&m, brk_record, &c);
+}
 
 static void record(struct ab_out *out, const struct ab_config *cfg, const struct ddp_point *pt,
 		   const char *metric, double v, const char *unit)
@@ -141,6 +205,7 @@ static void write_records(const struct ddp_point *pt, const struct ab_config *cf
 			       pt->procs, pt->clone ? "on" : "off", pt->rep + 1, strerror(p->pid_err));
 		else
 			record(out, cfg, pt, DDP_M_SPIN_US, ddp_spin_us(&p->res), "us");
+		write_brk(pt, cfg, o, p, out);
 		return;
 	}
 	struct ddp_numbers n;
@@ -221,9 +286,11 @@ int ddp_point_run(const struct ddp_settings *s, const struct ddp_point *pt, stru
 	    judge(s, pt, sh, &o, why, sizeof(why)) < 0) {
 		ab_msg("%s procs=%d clone_fd=%s rep %d%s failed: %s", dir_name(pt->dir), pt->procs,
 		       pt->clone ? "on" : "off", pt->rep + 1, pt->instrumented ? " (instrumented)" : "", why);
+		free(probe.brk);
 		return -1;
 	}
 	ddp_point_config(s, pt, &cfg);
 	write_records(pt, &cfg, &o, &probe, out);
+	free(probe.brk);
 	return 0;
 }

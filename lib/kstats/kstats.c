@@ -51,6 +51,10 @@ int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid) { (void)ks; (void)tgid; 
 int ab_kstats_clear_pids(struct ab_kstats *ks) { (void)ks; return -1; }
 int ab_kstats_reset(struct ab_kstats *ks) { (void)ks; return -1; }
 int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r) { (void)ks; (void)r; return -1; }
+int ab_kstats_add_caller(struct ab_kstats *ks, pid_t tgid) { (void)ks; (void)tgid; return -1; }
+int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_brk_result *r) { (void)ks; (void)r; return -1; }
+int ab_kstats_brk_window(struct ab_kstats *ks, int on) { (void)ks; (void)on; return -1; }
+const char *ab_kstats_brk_why(const struct ab_kstats *ks) { (void)ks; return ab_kstats_built(); }
 void ab_kstats_close(struct ab_kstats *ks) { (void)ks; }
 
 #else
@@ -59,6 +63,7 @@ void ab_kstats_close(struct ab_kstats *ks) { (void)ks; }
 #include <bpf/libbpf.h>
 #include <linux/types.h>
 
+#include "kstats/brk_i.h"
 #include "kstats/kstats_bpf_i.h"
 #include "kstats.skel.h"
 
@@ -70,6 +75,9 @@ static const char *forced(void)
 struct ab_kstats {
 	struct kstats_bpf *skel;
 	int ncpus;
+	struct ab_brk *brk;	/* the request breakdown; NULL: brk_why says why not */
+	char brk_why[256];
+	int brk_lost;		/* a server pid it could not take since the last clear */
 };
 
 const char *ab_kstats_built(void)
@@ -96,6 +104,8 @@ static int tracepoint_exists(const char *group, const char *name)
 	/* tracefs not mounted: we cannot tell, let the attach decide */
 	return access("/sys/kernel/tracing/events", F_OK) != 0 ? -1 : 0;
 }
+
+static void open_brk(struct ab_kstats *ks, const char *f);
 
 int ab_kstats_open(struct ab_kstats **out, char *why, size_t whylen)
 {
@@ -143,24 +153,67 @@ int ab_kstats_open(struct ab_kstats **out, char *why, size_t whylen)
 		return ab_err(why, whylen, "skipped: attaching tracepoints failed: %s", strerror(-err));
 	}
 	kstats_bpf__detach(ks->skel);
+	open_brk(ks, f);
 	*out = ks;
 	return 0;
 }
 
+/* The breakdown is a second program: without it kstats still counts, and says why. */
+static void open_brk(struct ab_kstats *ks, const char *f)
+{
+	char why[200];
+
+	if (f && !strcmp(f, "nobrk"))
+		snprintf(ks->brk_why, sizeof(ks->brk_why), "the request breakdown is unavailable "
+			 "(forced by AFFBENCH_KSTATS_FORCE)");
+	else if (ab_brk_open(&ks->brk, why, sizeof(why)) < 0)
+		snprintf(ks->brk_why, sizeof(ks->brk_why), "the request breakdown is unavailable: %s", why);
+}
+
+const char *ab_kstats_brk_why(const struct ab_kstats *ks)
+{
+	return ks->brk ? NULL : ks->brk_why;
+}
+
 int ab_kstats_attach(struct ab_kstats *ks)
 {
-	return kstats_bpf__attach(ks->skel) ? -1 : 0;
+	if (kstats_bpf__attach(ks->skel))
+		return -1;
+	if (ks->brk && ab_brk_attach(ks->brk) < 0) {
+		kstats_bpf__detach(ks->skel);
+		return -1;
+	}
+	return 0;
 }
 
 void ab_kstats_detach(struct ab_kstats *ks)
 {
 	kstats_bpf__detach(ks->skel);
+	if (ks->brk)
+		ab_brk_detach(ks->brk);
 }
 
 int ab_kstats_set_conn(struct ab_kstats *ks, int conn)
 {
 	ks->skel->bss->target_conn = conn > 0 ? (__u32)conn : 0;
+	if (ks->brk)
+		ab_brk_set_conn(ks->brk, conn);
 	return 0;
+}
+
+int ab_kstats_add_caller(struct ab_kstats *ks, pid_t tgid)
+{
+	return ks->brk ? ab_brk_add(ks->brk, tgid, 2) : -1;
+}
+
+int ab_kstats_brk_window(struct ab_kstats *ks, int on)
+{
+	return ks->brk && !ks->brk_lost ? ab_brk_window(ks->brk, on) : -1;
+}
+
+int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_brk_result *r)
+{
+	return ks->brk && !ks->brk_lost ? ab_brk_read(ks->brk, r) : -1;
 }
 
 int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid)
@@ -172,6 +225,10 @@ int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid)
 		errno = errno == ENOSPC || errno == E2BIG ? E2BIG : errno;
 		return -1;
 	}
+	/* A server to the breakdown, unless a caller; a process it could not take makes its
+	 * figures unknown, not the spinlock figures. */
+	if (ks->brk && ab_brk_add(ks->brk, tgid, 1) < 0)
+		ks->brk_lost = 1;
 	return 0;
 }
 
@@ -188,6 +245,9 @@ int ab_kstats_clear_pids(struct ab_kstats *ks)
 			break;
 		}
 	}
+	if (ks->brk && ab_brk_clear(ks->brk) < 0)
+		rc = -1;
+	ks->brk_lost = 0;
 	return rc;
 }
 
@@ -208,7 +268,8 @@ static int zero_percpu(struct bpf_map *m, unsigned nkeys, size_t vsize, int ncpu
 int ab_kstats_reset(struct ab_kstats *ks)
 {
 	return zero_percpu(ks->skel->maps.ops, KS_MAX_OP, sizeof(struct ks_op_stat), ks->ncpus) |
-	       zero_percpu(ks->skel->maps.locks, 1, sizeof(struct ks_lock_stat), ks->ncpus);
+	       zero_percpu(ks->skel->maps.locks, 1, sizeof(struct ks_lock_stat), ks->ncpus) |
+	       (ks->brk ? ab_brk_reset(ks->brk) : 0);
 }
 
 int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r)
@@ -256,6 +317,7 @@ void ab_kstats_close(struct ab_kstats *ks)
 {
 	if (!ks)
 		return;
+	ab_brk_close(ks->brk);
 	kstats_bpf__destroy(ks->skel);
 	free(ks);
 }

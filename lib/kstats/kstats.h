@@ -7,7 +7,8 @@
  * Degrades cleanly: built without clang/bpftool/libbpf, not root, tracepoints
  * missing or BPF refused -> ab_kstats_open fails with the reason, and callers
  * skip these metrics (never write zeros). AFFBENCH_KSTATS_FORCE=nobpf|
- * notracepoint|eperm pretends one of those, so tests can take each path.
+ * notracepoint|eperm pretends one of those, so tests can take each path;
+ * =nobrk leaves kstats up but the request breakdown (brk.h) unavailable.
  */
 #ifndef AB_KSTATS_H
 #define AB_KSTATS_H
@@ -17,6 +18,7 @@
 #include <sys/types.h>
 
 struct ab_kstats;
+struct ab_brk_result;
 
 struct ab_kstats_op {
 	uint64_t count;
@@ -59,6 +61,16 @@ int ab_kstats_set_conn(struct ab_kstats *ks, int conn);
  * map (AB_KSTATS_MAX_PIDS) is full: the caller must then skip the spinlock metrics. */
 #define AB_KSTATS_MAX_PIDS 4096
 int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid);
+/* The processes whose FUSE calls the request breakdown follows (kstats/brk.h); the
+ * processes add_pid names are the servers. 0, or -1 (also when the breakdown is unavailable). */
+int ab_kstats_add_caller(struct ab_kstats *ks, pid_t tgid);
+/* The breakdown counts the calls that enter between on (which zeroes it) and off, each
+ * when it exits; none before the first on. 0, or -1. */
+int ab_kstats_brk_window(struct ab_kstats *ks, int on);
+/* The breakdown's counts: 0, or -1 (ab_kstats_brk_why says why). */
+int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_brk_result *r);
+/* NULL when the breakdown is loaded, else why not (one line, for a message). */
+const char *ab_kstats_brk_why(const struct ab_kstats *ks);
 /* Forget every pid (start of a point). 0 or -1. */
 int ab_kstats_clear_pids(struct ab_kstats *ks);
 /* Zero the aggregates (start of a measured interval). */

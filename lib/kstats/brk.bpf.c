@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Where a FUSE call's time goes (lib/kstats/brk.h): each syscall of a caller
+ * process is followed from raw_syscalls:sys_enter to sys_exit, through the
+ * events that split it into steps:
+ *
+ *   submit       sys_enter .. fuse:fuse_request_send (in the caller)
+ *   daemon wake  .. the server thread the caller woke is switched in
+ *   service      .. fuse:fuse_request_end (the reply, written to /dev/fuse or
+ *                   committed on the ring, ends the request)
+ *   reply wake   .. the caller, woken by the reply, is switched in
+ *   return       .. sys_exit
+ *
+ * The steps are consecutive intervals of one clock, so they add up to the
+ * call exactly; every transition charges the time since the previous one to
+ * the step it leaves. A server thread that was not asleep (it was already
+ * running when the request came) gives no wake-up: its daemon wake lasts
+ * until the caller hands its CPU to a server thread (a runnable server
+ * behind the caller on a shared CPU), or is 0 when no such switch comes before
+ * the reply (a server already running elsewhere). A caller that had not yet
+ * slept when the reply came likewise has no wake-up and a reply wake of 0. A wake-up is
+ * "cross" when the waking CPU is not the one the target then ran on, "idle"
+ * when that CPU switched from its idle task.
+ *
+ * A call that sends several requests (a large read) charges the time between
+ * a reply and the next request to submit. Calls that sent no request are not
+ * counted.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "kstats/brk_bpf_i.h"
+
+__u32 target_conn = 0;	/* only this FUSE connection (0: all) */
+/* Calls that enter while this is set are counted when they exit, even after it is
+ * cleared: a window of calls by their start, as the benchmark's own clients time them. */
+__u32 counting = 0;
+
+struct call {
+	__u64 t_last;		/* time of the last transition */
+	__u64 unique;		/* the request the caller waits for */
+	__u64 acc[BRK_NSTEPS];
+	__u32 step;		/* the step the caller is in */
+	__u32 active;		/* inside a syscall */
+	__u32 nreq;
+	__u32 waker_cpu;	/* of the pending wake-up */
+	__u32 woken;		/* the pending step's target was woken */
+	__u32 dtid;		/* the server thread woken for this request */
+	__u32 counted;		/* entered while counting */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u32);	/* tgid */
+	__type(value, __u8);	/* BRK_ROLE_* */
+} roles SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);	/* caller thread id */
+	__type(value, struct call);
+} calls SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);	/* server thread id */
+	__type(value, __u32);	/* the caller that woke it */
+} dwait SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, BRK_NHIST);
+	__type(key, __u32);
+	__type(value, struct brk_hist);
+} hists SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct brk_sums);
+} sums SEC(".maps");
+
+/* struct ab_hist's bucket, without __builtin_clzll (BPF has no such instruction). */
+static __always_inline __u32 bucket(__u64 v)
+{
+	__u32 e = 0;
+	__u64 x = v;
+
+	if (v < BRK_HIST_SUB)
+		return (__u32)v;
+	if (x >> 32) { x >>= 32; e += 32; }
+	if (x >> 16) { x >>= 16; e += 16; }
+	if (x >> 8) { x >>= 8; e += 8; }
+	if (x >> 4) { x >>= 4; e += 4; }
+	if (x >> 2) { x >>= 2; e += 2; }
+	if (x >> 1) e += 1;
+	return (e - BRK_HIST_SUB_BITS + 1) * BRK_HIST_SUB +
+	       ((__u32)(v >> (e - BRK_HIST_SUB_BITS)) & (BRK_HIST_SUB - 1));
+}
+
+static __always_inline void hist_add(__u32 k, __u64 v)
+{
+	struct brk_hist *h = bpf_map_lookup_elem(&hists, &k);
+	__u32 b = bucket(v);
+
+	if (h && b < BRK_HIST_BUCKETS)
+		h->b[b]++;
+}
+
+/* Charge the time since the last transition to `to`, and enter step `next`. */
+static __always_inline void move(struct call *c, __u32 to, __u32 next, __u64 now)
+{
+	if (to < BRK_NSTEPS)
+		c->acc[to] += now - c->t_last;
+	c->t_last = now;
+	c->step = next;
+	c->woken = 0;
+}
+
+static __always_inline void count_wake(const struct call *c, __u32 w, int cross, int idle)
+{
+	__u32 zero = 0;
+	struct brk_sums *s = bpf_map_lookup_elem(&sums, &zero);
+
+	if (!s || w >= BRK_NWAKES || !c->counted)
+		return;
+	s->wakes[w]++;
+	s->cross[w] += cross;
+	s->idle[w] += idle;
+}
+
+static __always_inline int is_role(__u32 tgid, __u8 role)
+{
+	__u8 *r = bpf_map_lookup_elem(&roles, &tgid);
+
+	return r && *r == role;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(brk_sys_enter, struct pt_regs *regs, long id)
+{
+	__u64 pt = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)pt;
+	struct call *c = bpf_map_lookup_elem(&calls, &tid);
+
+	if (!c) {
+		struct call fresh = {};
+
+		if (!is_role(pt >> 32, BRK_ROLE_CALLER))
+			return 0;
+		bpf_map_update_elem(&calls, &tid, &fresh, BPF_NOEXIST);
+		c = bpf_map_lookup_elem(&calls, &tid);
+		if (!c)
+			return 0;
+	}
+	__builtin_memset(c->acc, 0, sizeof(c->acc));
+	c->t_last = bpf_ktime_get_ns();
+	c->step = BRK_SUBMIT;
+	c->active = 1;
+	c->nreq = 0;
+	c->woken = 0;
+	c->counted = counting;
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(brk_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid(), zero = 0;
+	struct call *c = bpf_map_lookup_elem(&calls, &tid);
+	struct brk_sums *s;
+	__u64 total = 0;
+
+	if (!c || !c->active)
+		return 0;
+	c->active = 0;
+	if (!c->nreq || !c->counted)
+		return 0;
+	/* Not woken by the reply: the caller never slept, the rest is its return. */
+	move(c, c->step == BRK_RWAKE ? BRK_RETURN : c->step, BRK_SUBMIT, bpf_ktime_get_ns());
+	s = bpf_map_lookup_elem(&sums, &zero);
+	if (!s)
+		return 0;
+	s->calls++;
+	s->requests += c->nreq;
+	for (__u32 i = 0; i < BRK_NSTEPS; i++) {
+		s->step_ns[i] += c->acc[i];
+		total += c->acc[i];
+		hist_add(i, c->acc[i]);
+	}
+	hist_add(BRK_CALL, total);
+	return 0;
+}
+
+SEC("tp_btf/fuse_request_send")
+int BPF_PROG(brk_fuse_send, const struct fuse_req *req)
+{
+	__u32 tid = (__u32)bpf_get_current_pid_tgid();
+	struct call *c;
+
+	if (target_conn && req->fm->fc->dev != target_conn)
+		return 0;
+	c = bpf_map_lookup_elem(&calls, &tid);
+	if (!c || !c->active)
+		return 0;
+	/* After a reply, the way to the next request of the same call is submit again. */
+	move(c, c->step == BRK_RETURN || c->step == BRK_RWAKE ? BRK_SUBMIT : c->step, BRK_DWAKE,
+	     bpf_ktime_get_ns());
+	c->unique = req->in.h.unique;
+	c->nreq++;
+	return 0;
+}
+
+SEC("tp_btf/fuse_request_end")
+int BPF_PROG(brk_fuse_end, const struct fuse_req *req)
+{
+	__u32 tid = req->in.h.pid;	/* the caller's thread id, as the server sees it */
+	struct call *c;
+
+	if (target_conn && req->fm->fc->dev != target_conn)
+		return 0;
+	c = bpf_map_lookup_elem(&calls, &tid);
+	if (!c || !c->active || c->unique != req->in.h.unique)
+		return 0;
+	/* No server thread switched in since the request: it was running, all of it is service. */
+	if (c->step == BRK_DWAKE) {
+		if (c->woken)
+			bpf_map_delete_elem(&dwait, &c->dtid);
+		c->step = BRK_SERVICE;
+	}
+	if (c->step == BRK_SERVICE)
+		move(c, BRK_SERVICE, BRK_RWAKE, bpf_ktime_get_ns());
+	return 0;
+}
+
+SEC("tp_btf/sched_waking")
+int BPF_PROG(brk_waking, struct task_struct *p)
+{
+	__u32 me = (__u32)bpf_get_current_pid_tgid(), target = p->pid;
+	struct call *c;
+
+	/* The reply wakes its caller. */
+	c = bpf_map_lookup_elem(&calls, &target);
+	if (c && c->active && c->step == BRK_RWAKE && !c->woken) {
+		c->woken = 1;
+		c->waker_cpu = bpf_get_smp_processor_id();
+		return 0;
+	}
+	/* The caller, with its request queued, wakes a server thread. */
+	c = bpf_map_lookup_elem(&calls, &me);
+	if (!c || !c->active || c->step != BRK_DWAKE || c->woken || !is_role(p->tgid, BRK_ROLE_SERVER))
+		return 0;
+	c->woken = 1;
+	c->waker_cpu = bpf_get_smp_processor_id();
+	c->dtid = target;
+	bpf_map_update_elem(&dwait, &target, &me, BPF_ANY);
+	return 0;
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(brk_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
+{
+	__u32 tid = next->pid, cpu = bpf_get_smp_processor_id();
+	int idle = prev->pid == 0;	/* this CPU ran its idle task */
+	__u32 *caller;
+	struct call *c;
+
+	/* A caller that queued its request and found no server asleep (one was runnable behind
+	 * it, as on a shared CPU) gives its CPU to that server now: the server is on a CPU. */
+	__u32 ptid = prev->pid;
+	c = bpf_map_lookup_elem(&calls, &ptid);
+	if (c && c->active && c->step == BRK_DWAKE && !c->woken && is_role(next->tgid, BRK_ROLE_SERVER)) {
+		move(c, BRK_DWAKE, BRK_SERVICE, bpf_ktime_get_ns());
+		return 0;
+	}
+	c = bpf_map_lookup_elem(&calls, &tid);
+	if (c && c->active && c->step == BRK_RWAKE && c->woken) {
+		count_wake(c, BRK_W_REPLY, c->waker_cpu != cpu, idle);
+		move(c, BRK_RWAKE, BRK_RETURN, bpf_ktime_get_ns());
+		return 0;
+	}
+	caller = bpf_map_lookup_elem(&dwait, &tid);
+	if (!caller)
+		return 0;
+	__u32 ctid = *caller;
+	bpf_map_delete_elem(&dwait, &tid);
+	c = bpf_map_lookup_elem(&calls, &ctid);
+	if (!c || !c->active || c->step != BRK_DWAKE || !c->woken || c->dtid != tid)
+		return 0;
+	count_wake(c, BRK_W_DAEMON, c->waker_cpu != cpu, idle);
+	move(c, BRK_DWAKE, BRK_SERVICE, bpf_ktime_get_ns());
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,307 @@
+/*
+ * The request breakdown's user-space half: load brk.bpf.c, name its
+ * processes, read and zero its per-CPU sums and histograms; and, with or
+ * without BPF, turn two reads into the brk_* records.
+ */
+#include "kstats/brk.h"
+#include "kstats/brk_i.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/common.h"
+
+static const char *const step_names[AB_BRK_STEPS] = {
+	"submit", "daemon_wake", "service", "reply_wake", "return",
+};
+static const char *const wake_names[AB_BRK_WAKES] = { "daemon", "reply" };
+
+const char *ab_brk_step_name(int step)
+{
+	return step >= 0 && step < AB_BRK_STEPS ? step_names[step] : "?";
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+	return whole ? 100.0 * (double)part / (double)whole : NAN;
+}
+
+/* Middle of bucket i, as lib/report/stats.c's ab_hist_percentile reports it. */
+static double bucket_mid(unsigned i)
+{
+	if (i < AB_HIST_SUB)
+		return i;
+	unsigned k = i / AB_HIST_SUB, sub = i % AB_HIST_SUB;
+	double width = ldexp(1.0, (int)k - 1);
+	return ldexp(AB_HIST_SUB + sub, (int)k - 1) + (width - 1) / 2;
+}
+
+double ab_brk_hist_mean(const struct ab_hist *h)
+{
+	double sum = 0, n = 0;
+
+	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
+		sum += (double)h->b[i] * bucket_mid(i);
+		n += (double)h->b[i];
+	}
+	return n > 0 ? sum / n : NAN;
+}
+
+int ab_brk_metrics(const struct ab_brk_result *r, struct ab_brk_metrics *m)
+{
+	double total = 0;
+
+	if (!r->calls)
+		return -1;
+	for (int i = 0; i < AB_BRK_STEPS; i++)
+		total += r->step_ns[i];
+	m->calls = (double)r->calls;
+	m->call_ns = total / (double)r->calls;
+	m->call_p50 = ab_hist_percentile(&r->hist[AB_BRK_STEPS], 50);
+	m->call_p99 = ab_hist_percentile(&r->hist[AB_BRK_STEPS], 99);
+	for (int i = 0; i < AB_BRK_STEPS; i++) {
+		m->p50[i] = ab_hist_percentile(&r->hist[i], 50);
+		m->p99[i] = ab_hist_percentile(&r->hist[i], 99);
+		m->share[i] = total > 0 ? 100.0 * r->step_ns[i] / total : NAN;
+	}
+	for (int w = 0; w < AB_BRK_WAKES; w++) {
+		m->per_call[w] = (double)r->wakes[w] / (double)r->calls;
+		m->cross_pct[w] = pct(r->cross[w], r->wakes[w]);
+		m->idle_pct[w] = pct(r->idle[w], r->wakes[w]);
+	}
+	m->loop_ns = m->client_ns = m->calls_per_s = NAN;
+	return 0;
+}
+
+static void put(ab_brk_emit_fn *emit, void *ctx, const char *name, double v, const char *unit)
+{
+	if (!isnan(v))
+		emit(ctx, name, v, unit);
+}
+
+void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx)
+{
+	char name[64];
+
+	put(emit, ctx, "brk_calls", m->calls, "count");
+	put(emit, ctx, "brk_call_ns", m->call_ns, "ns");
+	put(emit, ctx, "brk_call_p50_ns", m->call_p50, "ns");
+	put(emit, ctx, "brk_call_p99_ns", m->call_p99, "ns");
+	put(emit, ctx, "brk_loop_ns", m->loop_ns, "ns");
+	put(emit, ctx, "brk_client_ns", m->client_ns, "ns");
+	put(emit, ctx, "brk_calls_per_s", m->calls_per_s, "1/s");
+	for (int i = 0; i < AB_BRK_STEPS; i++) {
+		snprintf(name, sizeof(name), "brk_%s_p50_ns", step_names[i]);
+		put(emit, ctx, name, m->p50[i], "ns");
+		snprintf(name, sizeof(name), "brk_%s_p99_ns", step_names[i]);
+		put(emit, ctx, name, m->p99[i], "ns");
+		snprintf(name, sizeof(name), "brk_%s_share_pct", step_names[i]);
+		put(emit, ctx, name, m->share[i], "%");
+	}
+	for (int w = 0; w < AB_BRK_WAKES; w++) {
+		snprintf(name, sizeof(name), "brk_%s_wakes_per_call", wake_names[w]);
+		put(emit, ctx, name, m->per_call[w], "ratio");
+		snprintf(name, sizeof(name), "brk_%s_wake_cross_pct", wake_names[w]);
+		put(emit, ctx, name, m->cross_pct[w], "%");
+		snprintf(name, sizeof(name), "brk_%s_wake_idle_pct", wake_names[w]);
+		put(emit, ctx, name, m->idle_pct[w], "%");
+	}
+}
+
+void ab_brk_describe(const struct ab_brk_metrics *m, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	at += (size_t)snprintf(buf, len, "%.2f us per call =", m->call_ns / 1e3);
+	for (int i = 0; i < AB_BRK_STEPS && at < len; i++) {
+		at += (size_t)snprintf(buf + at, len - at, "%s %s %.2f", i ? " +" : "", step_names[i],
+				       m->share[i] * m->call_ns / 100 / 1e3);
+		int w = i == AB_BRK_DWAKE ? AB_BRK_W_DAEMON : i == AB_BRK_RWAKE ? AB_BRK_W_REPLY : -1;
+		if (w >= 0 && at < len && !isnan(m->cross_pct[w]))
+			at += (size_t)snprintf(buf + at, len - at, " (cross %.0f%%, idle %.0f%%)",
+					       m->cross_pct[w], m->idle_pct[w]);
+	}
+}
+
+#ifndef AB_HAVE_BPF
+
+int ab_brk_open(struct ab_brk **b, char *why, size_t len)
+{
+	*b = NULL;
+	return ab_err(why, len, "built without BPF support");
+}
+int ab_brk_attach(struct ab_brk *b) { (void)b; return -1; }
+void ab_brk_detach(struct ab_brk *b) { (void)b; }
+void ab_brk_set_conn(struct ab_brk *b, int conn) { (void)b; (void)conn; }
+int ab_brk_add(struct ab_brk *b, pid_t tgid, int role) { (void)b; (void)tgid; (void)role; return -1; }
+int ab_brk_clear(struct ab_brk *b) { (void)b; return -1; }
+int ab_brk_reset(struct ab_brk *b) { (void)b; return -1; }
+int ab_brk_window(struct ab_brk *b, int on) { (void)b; (void)on; return -1; }
+int ab_brk_read(struct ab_brk *b, struct ab_brk_result *r) { (void)b; (void)r; return -1; }
+void ab_brk_close(struct ab_brk *b) { (void)b; }
+
+#else
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <linux/types.h>
+
+#include "kstats/brk_bpf_i.h"
+#include "brk.skel.h"
+
+_Static_assert(BRK_HIST_BUCKETS == AB_HIST_BUCKETS && BRK_HIST_SUB_BITS == AB_HIST_SUB_BITS,
+	       "brk.bpf.c's histogram must be struct ab_hist's");
+_Static_assert((int)BRK_NSTEPS == (int)AB_BRK_STEPS && (int)BRK_NWAKES == (int)AB_BRK_WAKES, "step lists differ");
+
+struct ab_brk {
+	struct brk_bpf *skel;
+	int ncpus;
+	struct brk_hist *buf;	/* one histogram per CPU, for reading */
+};
+
+int ab_brk_open(struct ab_brk **out, char *why, size_t len)
+{
+	struct ab_brk *b = calloc(1, sizeof(*b));
+	int err;
+
+	*out = NULL;
+	if (!b)
+		return ab_err(why, len, "out of memory");
+	b->ncpus = libbpf_num_possible_cpus();
+	b->buf = calloc((size_t)b->ncpus, sizeof(*b->buf));
+	b->skel = b->buf ? brk_bpf__open_and_load() : NULL;
+	if (!b->skel) {
+		err = errno;
+		free(b->buf);
+		free(b);
+		return ab_err(why, len, "BPF load refused: %s", strerror(err));
+	}
+	err = brk_bpf__attach(b->skel);
+	if (err) {
+		ab_brk_close(b);
+		return ab_err(why, len, "attaching the sched, syscall and FUSE tracepoints failed: %s",
+			      strerror(-err));
+	}
+	brk_bpf__detach(b->skel);
+	*out = b;
+	return 0;
+}
+
+int ab_brk_attach(struct ab_brk *b)
+{
+	return brk_bpf__attach(b->skel) ? -1 : 0;
+}
+
+void ab_brk_detach(struct ab_brk *b)
+{
+	brk_bpf__detach(b->skel);
+}
+
+void ab_brk_set_conn(struct ab_brk *b, int conn)
+{
+	b->skel->bss->target_conn = conn > 0 ? (__u32)conn : 0;
+}
+
+int ab_brk_add(struct ab_brk *b, pid_t tgid, int role)
+{
+	__u32 k = (__u32)tgid;
+	__u8 v = (__u8)role, old;
+
+	if (role != BRK_ROLE_CALLER &&
+	    bpf_map__lookup_elem(b->skel->maps.roles, &k, sizeof(k), &old, sizeof(old), 0) == 0)
+		return 0;	/* a caller stays one */
+	return bpf_map__update_elem(b->skel->maps.roles, &k, sizeof(k), &v, sizeof(v), BPF_ANY) < 0 ? -1 : 0;
+}
+
+/* Delete every key of m, from the front (next_key of a deleted key restarts the walk). */
+static int clear_map(struct bpf_map *m)
+{
+	__u32 key;
+
+	while (bpf_map__get_next_key(m, NULL, &key, sizeof(key)) == 0)
+		if (bpf_map__delete_elem(m, &key, sizeof(key), 0) < 0)
+			return -1;
+	return 0;
+}
+
+int ab_brk_clear(struct ab_brk *b)
+{
+	b->skel->bss->counting = 0;
+	return clear_map(b->skel->maps.roles) | clear_map(b->skel->maps.calls) |
+	       clear_map(b->skel->maps.dwait);
+}
+
+int ab_brk_reset(struct ab_brk *b)
+{
+	size_t hsize = sizeof(*b->buf) * (size_t)b->ncpus;
+	size_t ssize = sizeof(struct brk_sums) * (size_t)b->ncpus;
+	void *z = calloc(1, ssize);
+	__u32 k = 0;
+	int r;
+
+	if (!z)
+		return -1;
+	memset(b->buf, 0, hsize);
+	r = bpf_map__update_elem(b->skel->maps.sums, &k, sizeof(k), z, ssize, BPF_ANY);
+	for (k = 0; k < BRK_NHIST; k++)
+		r |= bpf_map__update_elem(b->skel->maps.hists, &k, sizeof(k), b->buf, hsize, BPF_ANY);
+	free(z);
+	return r ? -1 : 0;
+}
+
+int ab_brk_window(struct ab_brk *b, int on)
+{
+	if (on && ab_brk_reset(b) < 0)
+		return -1;
+	/* A plain store the probes read on their next call: the window's edge is where this lands. */
+	__atomic_store_n(&b->skel->bss->counting, on ? 1u : 0u, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int ab_brk_read(struct ab_brk *b, struct ab_brk_result *r)
+{
+	struct brk_sums *s = calloc((size_t)b->ncpus, sizeof(*s));
+	size_t hsize = sizeof(*b->buf) * (size_t)b->ncpus;
+	__u32 k = 0;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	if (!s || bpf_map__lookup_elem(b->skel->maps.sums, &k, sizeof(k), s, sizeof(*s) * b->ncpus, 0))
+		goto out;
+	for (int c = 0; c < b->ncpus; c++) {
+		r->calls += s[c].calls;
+		r->requests += s[c].requests;
+		for (int i = 0; i < AB_BRK_STEPS; i++)
+			r->step_ns[i] += (double)s[c].step_ns[i];
+		for (int w = 0; w < AB_BRK_WAKES; w++) {
+			r->wakes[w] += s[c].wakes[w];
+			r->cross[w] += s[c].cross[w];
+			r->idle[w] += s[c].idle[w];
+		}
+	}
+	for (k = 0; k < BRK_NHIST; k++) {
+		if (bpf_map__lookup_elem(b->skel->maps.hists, &k, sizeof(k), b->buf, hsize, 0))
+			goto out;
+		for (int c = 0; c < b->ncpus; c++)
+			for (unsigned i = 0; i < AB_HIST_BUCKETS; i++)
+				r->hist[k].b[i] += b->buf[c].b[i];
+	}
+	ret = 0;
+out:
+	free(s);
+	return ret;
+}
+
+void ab_brk_close(struct ab_brk *b)
+{
+	if (!b)
+		return;
+	brk_bpf__destroy(b->skel);
+	free(b->buf);
+	free(b);
+}
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * Where a FUSE call's time goes, from BPF (brk.bpf.c): each syscall of the
+ * caller processes that sends a FUSE request is split into five consecutive
+ * steps that add up to the call, and the two wake-ups on its way are
+ * classified (crossed CPUs or not; found the CPU idle or not):
+ *
+ *   submit        syscall entry .. the request is queued (fuse_request_send)
+ *   daemon_wake   .. the server thread the caller woke is on a CPU
+ *   service       .. the reply ends the request (fuse_request_end: the
+ *                    server's write to /dev/fuse, or its commit on the ring)
+ *   reply_wake    .. the caller, woken by the reply, is on a CPU
+ *   return        .. syscall exit
+ *
+ * Loaded and attached together with kstats (kstats.h): instrumented
+ * repetitions only. docs/breakdown.md says how to read the numbers.
+ */
+#ifndef AB_BRK_H
+#define AB_BRK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "report/stats.h"
+
+enum ab_brk_step { AB_BRK_SUBMIT, AB_BRK_DWAKE, AB_BRK_SERVICE, AB_BRK_RWAKE, AB_BRK_RETURN,
+		   AB_BRK_STEPS };
+enum ab_brk_wake { AB_BRK_W_DAEMON, AB_BRK_W_REPLY, AB_BRK_WAKES };
+
+/* Raw counts, as read. */
+struct ab_brk_result {
+	uint64_t calls, requests;
+	double step_ns[AB_BRK_STEPS];
+	uint64_t wakes[AB_BRK_WAKES], cross[AB_BRK_WAKES], idle[AB_BRK_WAKES];
+	struct ab_hist hist[AB_BRK_STEPS + 1];	/* last: the whole call */
+};
+
+/* What the records say. NAN: not known (no call, no wake-up). */
+struct ab_brk_metrics {
+	double calls, call_ns, call_p50, call_p99;
+	double p50[AB_BRK_STEPS], p99[AB_BRK_STEPS], share[AB_BRK_STEPS];
+	double per_call[AB_BRK_WAKES], cross_pct[AB_BRK_WAKES], idle_pct[AB_BRK_WAKES];
+	/* From the benchmark's own clock over the same window (NAN until it sets them): */
+	double loop_ns;		/* the window over the calls, per caller (includes user space) */
+	double client_ns;	/* the mean call as the callers timed it (the clock around each) */
+	double calls_per_s;	/* the instrumented repetition's rate, to compare with the timed one */
+};
+
+/* 0 with m filled (its window fields NAN), or -1 when r holds no call. */
+int ab_brk_metrics(const struct ab_brk_result *r, struct ab_brk_metrics *m);
+/* The mean of a histogram, each value at its bucket's middle (as ab_hist_percentile
+ * reports it, so within 1.6%); NAN when empty. */
+double ab_brk_hist_mean(const struct ab_hist *h);
+/* Each brk_* record of m (the NAN ones left out), through emit. */
+typedef void ab_brk_emit_fn(void *ctx, const char *metric, double value, const char *unit);
+void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx);
+/* One line for a progress message: the mean of each step and the wake-ups' flags. */
+void ab_brk_describe(const struct ab_brk_metrics *m, char *buf, size_t len);
+/* Step names as in the records ("daemon_wake"). */
+const char *ab_brk_step_name(int step);
+
+#endif
