@@ -311,10 +311,13 @@ int cfs_raw_run(void *arg, const char *mnt);
  * Run one repetition of pt. ks NULL: a timed repetition, no probe attached.
  * ks set: an instrumented one; the probes are attached for it alone and its
  * kernel_* and daemon_requests values are filled (when kstats could count:
- * otherwise a note says why). 0 with res filled, or -1 with why.
+ * otherwise a note says why). mon, when set, samples the CPUs' counters at the
+ * window's edges (lib/kstats/cpumon.h) and counts the clients' and the daemon's
+ * migrations and switches. 0 with res filled, or -1 with why.
  */
+struct ab_cpumon;
 int cfs_measure(const struct cfs_settings *set, const struct cfs_point *pt, struct ab_kstats *ks,
-		struct cfs_result *res, char *why, size_t len);
+		struct ab_cpumon *mon, struct cfs_result *res, char *why, size_t len);
 
 /* ---- desc.c: the report, rendered from the records (lib/render) ---- */
 struct ab_bench_desc;

@@ -27,6 +27,7 @@
 
 #include "sys/common.h"
 #include "cputestfs.h"
+#include "kstats/cpumon.h"
 #include "kstats/kstats.h"
 
 #define START_NS (3 * AB_NS)	/* clients make their first call and reach the gate within this */
@@ -56,6 +57,7 @@ struct run {
 	struct ab_brk_result *brk;	/* the breakdown of the calls the window started */
 	int brk_window;
 	double loop_ns, calls_per_s;		/* this window's time per call and rate */
+	struct ab_cpumon *mon;		/* what the CPUs did in the window (timed repetitions) */
 };
 
 static int client_worker(void *arg, int i)
@@ -168,6 +170,7 @@ static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
 	r->ks_window = r->ks_attached && ab_kstats_read(r->ks, &r->kw0) == 0;
 	/* The calls the clients start in the window, as they time them (time_every). */
 	r->brk_window = r->ks_window && r->brk && ab_kstats_brk_window(r->ks, 1) == 0;
+	ab_cpumon_begin(r->mon);	/* its reads fall outside the clock reads below */
 	atomic_store(&sh->phase, CFS_MEASURE);
 	uint64_t t0 = ab_now_ns();
 	uint64_t req0 = cfs_requests(sh, r->n);
@@ -177,6 +180,8 @@ static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
 	uint64_t t1 = ab_now_ns();
 	uint64_t req1 = cfs_requests(sh, r->n);
 	sample(r, &calls1, &same1);
+	if (r->mon)
+		ab_cpumon_end(r->mon, (double)(t1 - t0) / 1e9);
 	atomic_store(&sh->phase, CFS_STOP);
 	r->ks_window = r->ks_window && ab_kstats_read(r->ks, &r->kw1) == 0;
 	if (r->brk_window)
@@ -385,10 +390,10 @@ static int run_alloc(struct run *r, char *why, size_t len)
 }
 
 int cfs_measure(const struct cfs_settings *set, const struct cfs_point *pt, struct ab_kstats *ks,
-		struct cfs_result *res, char *why, size_t len)
+		struct ab_cpumon *mon, struct cfs_result *res, char *why, size_t len)
 {
 	struct run r = { .set = set, .server = cfs_server_for(set), .n = set->clients, .early = -1,
-			 .ks = ks, .srv = { .set = set, .pt = pt } };
+			 .ks = ks, .mon = mon, .srv = { .set = set, .pt = pt } };
 	char why2[512];
 	int rc = -1;
 
@@ -403,6 +408,10 @@ int cfs_measure(const struct cfs_settings *set, const struct cfs_point *pt, stru
 		goto stop;
 	r.have_clients = 1;
 	brk_callers(&r);
+	for (int i = 0; mon && i < r.n; i++)
+		ab_cpumon_add_task(mon, r.clients.pid[i]);
+	if (mon && r.srv.have_daemon && r.srv.daemon.pid > 0)
+		ab_cpumon_add_task(mon, r.srv.daemon.pid);
 	rc = wait_gate(&r, why, len) == 0 && window(&r, res, why, len) == 0 ? 0 : -1;
 	rc = end_clients(&r, rc, why, len);
 	if (rc == 0)

@@ -414,9 +414,9 @@ static void per_cpu(const struct ab_cpumon *m, struct ab_out *o, const struct ab
 }
 
 void ab_cpumon_record(const struct ab_cpumon *m, struct ab_out *o, const struct ab_config *c,
-		      int rep, double ops)
+		      int rep, double ops_per_s)
 {
-	double idle_entries = 0;
+	double idle_entries = 0, ops = m ? ops_per_s * m->window_s : 0;
 	int have_idle = 0;
 
 	if (!m || !m->done || !(ops > 0))
@@ -442,7 +442,9 @@ void ab_cpumon_record(const struct ab_cpumon *m, struct ab_out *o, const struct 
 		case R_IDLE_TIME: {	/* a share of the window on the monitored CPUs */
 			char st[ROWNAME + 8];
 			snprintf(st, sizeof(st), "idle_%s", e->name);
-			rec(o, c, rep, st, "_pct", total(m, b, e) / (m->window_s * 1e4 * m->ncpu), "%");
+			/* the reads sit just outside the window: a fully idle CPU may overshoot */
+			rec(o, c, rep, st, "_pct",
+			    fmin(100, total(m, b, e) / (m->window_s * 1e4 * m->ncpu)), "%");
 			break;
 		}
 		case R_FREQ: {

@@ -50,9 +50,10 @@ int ab_cpumon_add_task(struct ab_cpumon *m, pid_t pid);
 /* Sample at the window's start and end. 0, or -1 when nothing could be read. */
 int ab_cpumon_begin(struct ab_cpumon *m);
 int ab_cpumon_end(struct ab_cpumon *m, double window_s);
-/* The window's records (metric names start with "mon_"), per operation (ops > 0). */
+/* The window's records (metric names start with "mon_"), per operation: the window's
+ * operations are ops_per_s (> 0) times its length. */
 void ab_cpumon_record(const struct ab_cpumon *m, struct ab_out *o, const struct ab_config *c,
-		      int rep, double ops);
+		      int rep, double ops_per_s);
 /* "; "-separated reasons for what this machine cannot count, "" when none. */
 const char *ab_cpumon_missing(const struct ab_cpumon *m);
 

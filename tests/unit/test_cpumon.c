@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -43,14 +44,18 @@ static char *window(struct ab_cpumon *m)
 	FILE *f = open_memstream(&buf, &len);
 
 	assert_non_null(f);
+	struct timespec a, b;
 	assert_int_equal(ab_cpumon_begin(m), 0);
+	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (int i = 0; i < SLEEPS; i++)
 		usleep(1000);
-	assert_int_equal(ab_cpumon_end(m, 0.05), 0);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	double s = (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_nsec - a.tv_nsec) / 1e9;
+	assert_int_equal(ab_cpumon_end(m, s), 0);
 	ab_config_init(&c);
 	ab_config_set(&c, "t", "1");
 	ab_out_init(&o, f, AB_FMT_CSV, "t");
-	ab_cpumon_record(m, &o, &c, 1, SLEEPS);
+	ab_cpumon_record(m, &o, &c, 1, SLEEPS / s);	/* SLEEPS ops in the window */
 	fclose(f);
 	return buf;
 }
@@ -125,7 +130,7 @@ static void test_nothing_without_window(void **state)
 
 	ab_config_init(&c);
 	ab_out_init(&o, f, AB_FMT_CSV, "t");
-	ab_cpumon_record(m, &o, &c, 1, 10);	/* never sampled */
+	ab_cpumon_record(m, &o, &c, 1, 1000);	/* never sampled */
 	assert_int_equal(ab_cpumon_begin(m), 0);
 	assert_int_equal(ab_cpumon_end(m, 0.01), 0);
 	ab_cpumon_record(m, &o, &c, 1, 0);	/* no operation */
