@@ -63,18 +63,15 @@ if [ -x "$BPFTOOL" ] && "$BPFTOOL" perf list >/dev/null 2>&1; then
 	bp=$!
 	attached() { "$BPFTOOL" perf list 2>/dev/null | grep -q "^pid $bp .*fuse_request_send"; }
 	timed=unknown instr=unknown d1=
-	for _ in $(seq 100); do [ -s "$pf" ] && break; sleep 0.05; done
-	if [ -s "$pf" ]; then
+	# next_daemon: the pidfile names a daemon other than the timed repetition's ($d1)
+	next_daemon() { d2=$(cat "$pf" 2>/dev/null); [ -n "$d2" ] && [ "$d2" != "$d1" ]; }
+	# Waits end when what they wait for happens: generous for a busy machine's start-up.
+	if wait_until 30 test -s "$pf"; then
 		d1=$(cat "$pf")
-		sleep 0.8
+		sleep 0.8	# into the timed repetition's 2 s
 		if attached; then timed=attached; else timed=detached; fi
-		for _ in $(seq 100); do
-			d2=$(cat "$pf" 2>/dev/null)
-			[ -n "$d2" ] && [ "$d2" != "$d1" ] && break
-			sleep 0.05
-		done
-		sleep 0.8
-		if attached; then instr=attached; else instr=detached; fi
+		# the instrumented repetition: attached at some moment of its 2 s
+		if wait_until 30 next_daemon && wait_until 4 attached; then instr=attached; else instr=detached; fi
 	fi
 	wait $bp
 	rc=$?
