@@ -51,8 +51,10 @@ if [ "$unit_only" = 0 ]; then
 		[ -f "$t" ] || continue
 		[ -n "$pattern" ] && [[ $t != *$pattern* ]] && continue
 		echo "# $t"
+		t0=$SECONDS
 		out=$(timeout 600 bash "$t" 2>&1); rc=$?
 		printf '%s\n' "$out"
+		echo "# $t: exit $rc after $((SECONDS - t0)) s"
 		p=$(printf '%s\n' "$out" | grep -cE '^ok [0-9]+' )
 		s=$(printf '%s\n' "$out" | grep -cE '^ok [0-9]+.*# SKIP')
 		f=$(printf '%s\n' "$out" | grep -cE '^not ok [0-9]+')
