@@ -36,7 +36,17 @@ trap 'restore >/dev/null 2>&1' EXIT
 F=$TOP/.affbench-sqrtio-it.$$
 trap 'restore >/dev/null 2>&1; rm -f "$F"' EXIT
 
+# Another sqrtio on this machine (a harness run, another checkout's tests) changes
+# the same rq_affinity, and each restores what it found: knob checks hold only when
+# they do not overlap. Runs that change the knob, and the first reading of it, wait
+# until no other sqrtio runs (none of ours runs when this is called).
+quiet_disk() {
+	wait_until 120 eval '! pgrep -x sqrtio >/dev/null' ||
+		echo "# another sqrtio still runs: rq_affinity checks may see its changes"
+}
+
 # --- IRQ discovery ---------------------------------------------------------
+quiet_disk
 "$SQ" --file "$F" --discover >"$out/disc.txt" 2>"$out/disc.err"
 rc=$?
 if [ "$rc" = 4 ]; then
@@ -97,6 +107,7 @@ check "dd's 400 O_DIRECT reads raise IRQ(s) $irqs by >= 200 (got $((after - befo
 # Default target (scratch file in the current directory), run from the repository.
 other=$([ "$orig" = 0 ] && echo 1 || echo 0)
 # 1 s per point: on a busy host one read can stall for a few hundred ms.
+quiet_disk
 (cd "$TOP" && "$SQ" --rq "$other,$orig" --local 0,1 --format csv --duration 1 --repeat 1 --quiet) \
 	>"$out/run.csv" 2>"$out/run.err"
 rc=$?
@@ -155,6 +166,7 @@ check "below 6 repetitions: too few to judge, no interval" \
 # --- a stalled reader fails its point, the rest goes on --------------------------
 # The first repetition's workers are stopped (SIGSTOP): no read completes, which is
 # what a hung device looks like from here. Bounded by 5 s (scaled by machine speed).
+quiet_disk
 "$SQ" --file "$F" --rq "$orig" --local 1 --duration 6 --repeat 2 --format csv >"$out/stall.csv" 2>"$out/stall.err" &
 pid=$!
 stopped=""
@@ -212,6 +224,7 @@ fi
 # measuring PID: the run changed rq_affinity and started its workers (discovery comes
 # first: seconds, more on a busy machine)
 measuring() { [ "$(cat "$rq_path")" = "$other" ] && pgrep -P "$1" >/dev/null; }
+quiet_disk
 "$SQ" --file "$F" --rq "$other" --local 1 --duration 30 --repeat 1 --quiet >/dev/null 2>"$out/term.err" &
 pid=$!
 changed=0
@@ -231,6 +244,7 @@ done
 check "SIGTERM: workers stopped (children '$kids', alive '$alive')" [ -n "$kids" -a -z "$alive" ]
 
 # --- SIGKILL: the journal brings rq_affinity back ------------------------------
+quiet_disk
 "$SQ" --file "$F" --rq "$other" --local 1 --duration 30 --repeat 1 --quiet >/dev/null 2>"$out/kill.err" &
 pid=$!
 changed=0
