@@ -15,11 +15,11 @@ SHORT=(--duration 0.5 --repeat 1)
 HEADER=bench,config,rep,metric,value,unit
 # One record: bench, config (RFC 4180: quoted when it holds a comma), rep, metric, value, unit.
 ROW_RE='^cputestfs,("[^"]*"|[^,"]*),[0-9]+,[a-z0-9_]+,-?[0-9.]+(e[-+]?[0-9]+)?,[^,]*$'
-STRAY=()
+STRAY=()	# identities (proc_id) of processes to end at exit, if still the same
 
 cleanup() {
 	# A daemon the test stopped must not outlive it.
-	for p in "${STRAY[@]}"; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
+	kill_same "${STRAY[@]}"
 	rm -rf "$W"
 }
 trap cleanup EXIT
@@ -196,7 +196,7 @@ if [ "$have_fuse" = 1 ]; then
 	if wait_pidfile "$pf"; then
 		sleep 0.5
 		dp=$(cat "$pf")
-		STRAY+=("$dp")
+		STRAY+=("$(proc_id "$dp")")
 		kill -STOP "$dp"
 	fi
 	wait $bp

@@ -24,16 +24,12 @@ F=$TOP/.affbench-harness-faults.$$
 HEADER=bench,config,rep,metric,value,unit
 ROW_RE='^[a-z0-9_]+,("[^"]*"|[^,"]*),[0-9]+,[A-Za-z0-9_]+,-?[0-9.]+(e[-+]?[0-9]+)?,[^,]*$'
 rq_path="" orig=""
-STRAY=()	# pids this test stopped or may leave behind: continued and killed at the end
+# processes this test stopped or may leave behind, continued and killed at the end:
+# identities (proc_id), so a recycled pid (another suite's cputestfs) is left alone
+STRAY=()
 
 cleanup() {
-	local p
-	for p in "${STRAY[@]}"; do
-		# only if the pid is still one of ours, not a recycled one
-		ps -o args= -p "$p" 2>/dev/null | grep -qE 'harness|cputestfs|sqrtio' || continue
-		kill -CONT "$p" 2>/dev/null
-		kill -KILL "$p" 2>/dev/null
-	done
+	kill_same "${STRAY[@]}"
 	"$H" restore --journal "$AFFBENCH_JOURNAL" --workdir "$AFFBENCH_WORKDIR" >/dev/null 2>&1
 	# Last resort (a journal owner not yet reaped counts as alive): write it back
 	# ourselves, unless another sqrtio (someone else's test) owns the change now.
@@ -150,7 +146,7 @@ PLAN
 	quiet_disk
 	"$H" run --plan "$D/sq.plan" --repeat 1 --out "$D/int" >/dev/null 2>"$D/int.err" &
 	hp=$!
-	STRAY+=("$hp")
+	STRAY+=("$(proc_id "$hp")")
 	wait_for 90 eval 'runs_ok "$D/int" 1 && rq_is "$v2"'
 	check "first point done and the second changed rq_affinity to $v2 ($(cat "$rq_path"))" rq_is "$v2"
 	kill -INT "$hp"
@@ -203,7 +199,7 @@ PLAN
 		quiet_disk
 		"$H" run --plan "$D/sq.plan" --repeat 1 --out "$out" >/dev/null 2>"$out.err" &
 		hp=$!
-		STRAY+=("$hp")
+		STRAY+=("$(proc_id "$hp")")
 		# our sqrtio journals the original, then writes the new value
 		if ! wait_for 60 eval 'grep -qF "	$rq_path	$orig" "$AFFBENCH_JOURNAL" 2>/dev/null && rq_is "$v1"'; then
 			echo "# $out: rq_affinity never became $v1 by our sqrtio ($(cat "$rq_path"))"
@@ -265,12 +261,12 @@ PLAN
 		AFFBENCH_DAEMON_PIDFILE=$D/$1.pid "$H" run --plan "$D/$1.plan" --repeat 1 --out "$D/$1" \
 			>/dev/null 2>"$D/$1.err" &
 		hp=$!
-		STRAY+=("$hp")
+		STRAY+=("$(proc_id "$hp")")
 		dp=""
 		if wait_for 30 test -s "$D/$1.pid"; then
 			sleep 0.5	# into the measurement
 			dp=$(cat "$D/$1.pid")
-			STRAY+=("$dp")
+			STRAY+=("$(proc_id "$dp")")
 		fi
 	}
 	# fuse_checks NAME REASON_RE: first point failed as REASON_RE, the later ones ran and measured
@@ -316,7 +312,7 @@ PLAN
 	# 6 s: the healthy points after it (2 s windows) must fit on a busy machine too.
 	fuse_run gstop 6
 	bp=$(pgrep -P "$hp" | head -n1)
-	[ -n "$bp" ] && STRAY+=("$bp") && kill -STOP -- "-$bp"
+	[ -n "$bp" ] && STRAY+=("$(proc_id "$bp")") && kill -STOP -- "-$bp"
 	wait "$hp"
 	rc=$?
 	fuse_checks gstop "watchdog"

@@ -64,6 +64,26 @@ wait_until() {
 	done
 }
 
+# A process's identity: its pid and start time. A pid alone is recycled within
+# minutes on a busy machine (pid_max 32768), and a test that kills a pid it saw
+# earlier could kill another suite's daemon, or anything.
+proc_id() { # PID -> "PID:STARTTIME", nothing if no such process
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*) }	# after the command name, which may hold spaces
+	set -- "$1" $s
+	[ -n "${21:-}" ] && echo "$1:${21}"
+}
+# kill_same ID...: SIGCONT then SIGKILL to each process still the one proc_id named
+kill_same() {
+	local id
+	for id in "$@"; do
+		[ -n "$id" ] && [ "$(proc_id "${id%%:*}")" = "$id" ] || continue
+		kill -CONT "${id%%:*}" 2>/dev/null
+		kill -KILL "${id%%:*}" 2>/dev/null
+	done
+}
+
 # No FUSE mount may be left under our work directory.
 no_fuse_left() { ! grep -qF " $AFFBENCH_WORKDIR/" /proc/mounts; }
 

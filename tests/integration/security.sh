@@ -168,6 +168,7 @@ if [ "$(id -u)" = 0 ] && [ -x "$TOOLS/stuck" ] && [ -w /dev/fuse ]; then
 	# 20 s at most: a busy machine may take a while to end it
 	wait_gone() { for _ in $(seq 200); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; return 1; }
 	check "the stuck benchmark ends once its filesystem goes" wait_gone "$hp"
+	kill -0 "$hp" 2>/dev/null || rm -f "$D/stuck.pids"	# gone: cleanup kills no recycled pid
 	"$H" restore >/dev/null 2>&1
 else
 	skip "a benchmark stuck in the kernel" "needs root and /dev/fuse"

@@ -16,10 +16,10 @@ W=$AFFBENCH_WORKDIR/transports.$$
 mkdir -p "$W"
 PARAM=/sys/module/fuse/parameters/enable_uring
 SHORT=(--duration 0.5 --repeat 1 --format csv --quiet)
-STRAY=()
+STRAY=()	# identities (proc_id) of processes to end at exit, if still the same
 
 cleanup() {
-	for p in "${STRAY[@]}"; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
+	kill_same "${STRAY[@]}"
 	rm -rf "$W"
 }
 trap cleanup EXIT
@@ -132,7 +132,7 @@ AFFBENCH_DAEMON_PIDFILE=$pf "$BIN/cputestfs" --transport uring --placement same 
 bp=$!
 if wait_pidfile "$pf"; then
 	dp=$(cat "$pf")
-	STRAY+=("$dp")
+	STRAY+=("$(proc_id "$dp")")
 	sleep 0.3
 	was=$(uring_now)
 	kill -KILL "$bp"
