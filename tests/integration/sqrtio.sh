@@ -222,9 +222,14 @@ else
 fi
 
 # --- SIGTERM: rq_affinity restored at once, workers stopped ----------------------
-# measuring PID: the run changed rq_affinity and started its workers (discovery comes
-# first: seconds, more on a busy machine)
-measuring() { [ "$(cat "$rq_path")" = "$other" ] && pgrep -P "$1" >/dev/null; }
+# measuring PID: run PID journaled rq_affinity, changed it and started its workers
+# (discovery comes first: seconds, more on a busy machine). Its own journal line
+# tells its change from another sqrtio's on this machine.
+journaled() {
+	awk -F'\t' -v p="$1" -v k="$rq_path" '$2 == p && $4 == k { f = 1 } END { exit !f }' \
+		"$AFFBENCH_JOURNAL" 2>/dev/null
+}
+measuring() { journaled "$1" && [ "$(cat "$rq_path")" = "$other" ] && pgrep -P "$1" >/dev/null; }
 quiet_disk
 "$SQ" --file "$F" --rq "$other" --local 1 --duration 30 --repeat 1 --quiet >/dev/null 2>"$out/term.err" &
 pid=$!
