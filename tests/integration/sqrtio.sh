@@ -260,7 +260,7 @@ wait_until 60 measuring "$pid" && changed=1
 kids=$(pgrep -P "$pid" | tr '\n' ' ')
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
-check "run changed rq_affinity to $other before the kill" [ "$changed" = 1 ]
+check "run changed rq_affinity to $other before the kill ($(tail -n1 "$out/kill.err"))" [ "$changed" = 1 ]
 check "still $other after SIGKILL (nothing restored it yet: $(cat "$rq_path"))" [ "$(cat "$rq_path")" = "$other" ]
 check "journal holds the original of $rq_path" grep -qF "$rq_path	$orig" "$AFFBENCH_JOURNAL"
 # alive_of PIDS...: those still running; reparented to an init that may not reap,
