@@ -59,14 +59,15 @@ override CFLAGS += -DAB_KSTATS_WHY='"the kernel has no BTF (/sys/kernel/btf/vmli
 endif
 endif
 
-.PHONY: all help check unit-check sanitize check-valgrind install clean deps check-topology \
-	check-topology-selftest check-lkp
+.PHONY: all help check check-loaded unit-check sanitize check-valgrind install clean deps \
+	check-topology check-topology-selftest check-lkp
 
 all: $(BINS)
 
 help:
 	@echo "make                 build every program into $(BIN)/ ($(PROGRAMS))"
 	@echo "make check           install what is missing, build, run unit + integration tests"
+	@echo "make check-loaded    make check with a busy loop on every CPU (the tests must hold there)"
 	@echo "make sanitize        unit tests and the raw.csv fuzz test under ASan + UBSan, then check-valgrind"
 	@echo "make check-valgrind  valgrind over harness run --dry-run of the default plan and a 20-block plan"
 	@echo "make check-topology  run the suite in emulated many-CPU guests (QEMU TCG; 9-13 min;"
@@ -151,6 +152,10 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_A)
 check: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BIN) $(TOOL_BIN)
 	@BUILD=$(BUILD) tests/run-tests.sh
+
+# The same while a busy loop runs on every CPU; the loops always stop, the status is make check's.
+check-loaded:
+	@MAKE="$(MAKE)" scripts/check-loaded.sh
 
 unit-check: $(UNIT_BIN)
 	@BUILD=$(BUILD) tests/run-tests.sh --unit-only

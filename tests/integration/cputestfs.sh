@@ -15,11 +15,11 @@ SHORT=(--duration 0.5 --repeat 1)
 HEADER=bench,config,rep,metric,value,unit
 # One record: bench, config (RFC 4180: quoted when it holds a comma), rep, metric, value, unit.
 ROW_RE='^cputestfs,("[^"]*"|[^,"]*),[0-9]+,[a-z0-9_]+,-?[0-9.]+(e[-+]?[0-9]+)?,[^,]*$'
-STRAY=()
+STRAY=()	# identities (proc_id) of processes to end at exit, if still the same
 
 cleanup() {
 	# A daemon the test stopped must not outlive it.
-	for p in "${STRAY[@]}"; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
+	kill_same "${STRAY[@]}"
 	rm -rf "$W"
 }
 trap cleanup EXIT
@@ -84,7 +84,8 @@ if [ "$have_fuse" = 1 ]; then
 
 	# The default run prints the post's layout, the with/without ratio and one row per
 	# configuration (from the kept records), and no record line.
-	"$B" --duration 0.3 --repeat 2 >"$W/table.txt" 2>"$W/table.err"
+	# 1 s windows: at 0.3 s a busy machine can leave a window without a completed stat()
+	"$B" --duration 1 --repeat 2 >"$W/table.txt" 2>"$W/table.err"
 	rc=$?
 	lay=1
 	for want in "#### without cpu affinity ####" "#### with cpu affinity ####" "same  cpu (%)" \
@@ -92,11 +93,27 @@ if [ "$have_fuse" = 1 ]; then
 		"with / without cpu affinity (daemon single): " "Every configuration"; do
 		grep -qF -- "$want" "$W/table.txt" || { lay=0; echo "# missing: $want"; }
 	done
-	check "default run: the post's table layout and ratio (exit $rc)" eval '[ "$rc" = 0 ] && [ "$lay" = 1 ]'
-	rows=$(grep -cE '^\| (none|same) \| fuse \| libfuse \| single \| 1 \| [^|]+ \| [^|]+ \| [0-9]+ \| [0-9.]+ \| 1 \| [0-9.]+ \| [0-9.]+ \| 2 \|$' "$W/table.txt")
-	check "default run: a row per placement with 1 request/call and 2 reps (got $rows)" [ "$rows" = 2 ]
-	same_row=$(grep -E '^\| same \| fuse ' "$W/table.txt" | awk -F'|' '{ gsub(/ /, "", $10); print $10 }')
-	check "default run: placement same served 100% on the caller's CPU (got $same_row)" ge "$same_row" 99
+	check "default run: the post's table layout and ratio (exit $rc$(grep -m1 ' failed' "$W/table.err" | sed 's/^/: /'))" \
+		eval '[ "$rc" = 0 ] && [ "$lay" = 1 ]'
+	# | placement | baseline | transport | daemon | clients | client cpu | daemon cpu | calls/s |
+	#   same cpu % | requests/call | p50 us | p99 us | reps |: measured columns are numbers,
+	# compared with a tolerance (requests/call is a median ratio, printed as 1 or 1.001).
+	row_of() { # PLACEMENT -> that row's cells, one per line, trimmed
+		awk -F'|' -v p="$1" 'NF == 15 {
+			for (i = 2; i < NF; i++) gsub(/^ +| +$/, "", $i)
+			if ($2 == p && $3 == "fuse" && $4 == "libfuse" && $5 == "single" && $6 == 1) {
+				for (i = 2; i < NF; i++) print $i
+				exit } }' "$W/table.txt"
+	}
+	for pl in none same; do
+		mapfile -t c < <(row_of $pl)
+		req=${c[9]:-} reps=${c[12]:-}
+		check "default run: a row for placement $pl: measured columns are numbers, 1 request/call, 2 reps (got '${c[*]:-}')" \
+			eval '[ "${#c[@]}" = 13 ] && within "${c[7]}" 0 1e30 && within "${c[8]}" 0 100 &&
+				within "$req" 0.99 1.01 && within "${c[10]}" 0 1e30 && within "${c[11]}" 0 1e30 && [ "$reps" = 2 ]'
+	done
+	same_row=$(row_of same | sed -n 9p)
+	check "default run: placement same served 100% on the caller's CPU (got $same_row)" within "$same_row" 99 100
 	check "default run: stdout carries no progress" eval '! grep -q "^cputestfs:" "$W/table.txt"'
 	check "default run: stdout carries no record" eval '! grep -qE "stat_per_s|same_cpu_pct" "$W/table.txt"'
 else
@@ -150,12 +167,9 @@ else
 fi
 
 # ---- a daemon that dies or hangs mid-measurement ----
-# wait_pidfile FILE: until the daemon is mounted and serving (5 s at most)
-wait_pidfile() {
-	local i
-	for i in $(seq 100); do [ -s "$1" ] && return 0; sleep 0.05; done
-	return 1
-}
+# wait_pidfile FILE: until the daemon is mounted and serving (30 s at most: a busy
+# machine can take seconds to start one; the wait ends as soon as it is up)
+wait_pidfile() { wait_until 30 test -s "$1"; }
 
 if [ "$have_fuse" = 1 ]; then
 	pf=$W/kill.pid
@@ -182,14 +196,17 @@ if [ "$have_fuse" = 1 ]; then
 	if wait_pidfile "$pf"; then
 		sleep 0.5
 		dp=$(cat "$pf")
-		STRAY+=("$dp")
+		STRAY+=("$(proc_id "$dp")")
 		kill -STOP "$dp"
 	fi
 	wait $bp
 	rc=$?
 	el=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.1f", b - a }')
 	check "daemon SIGSTOPped: exit 1 (got $rc: $(tail -n1 "$W/stop.err"))" [ "$rc" = 1 ]
-	check "daemon SIGSTOPped: failed within duration + 4 s (took $el s)" le "$el" $((dur + 4))
+	# The hang is found at the window's end: warm-up, duration, then cputestfs's grace and
+	# reap times (3 s, scaled by its slowness); beyond that, start-up on a busy machine.
+	bound=$((dur + $(scaled 4) + 8))
+	check "daemon SIGSTOPped: failed in bounded time, within $bound s (took $el s)" le "$el" "$bound"
 	check "daemon SIGSTOPped: no number written" eval '! grep -q stat_per_s "$W/stop.csv"'
 	check "daemon SIGSTOPped: no FUSE mount left" no_fuse_left
 	check "daemon SIGSTOPped: the daemon was killed and reaped" eval '[ -n "$dp" ] && ! kill -0 "$dp" 2>/dev/null'

@@ -38,6 +38,54 @@ csv_value() {
 	}' "$1"
 }
 
+# Measured values are noisy, more so on a busy machine: compare them as numbers
+# with a tolerance, never match them as formatted text.
+# NUM: a number as a table or record prints it (digits, a point, an exponent)
+NUM='-?[0-9]+(\.[0-9]*)?(e[-+]?[0-9]+)?'
+# within V LO HI: V is a number and LO <= V <= HI
+within() {
+	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN {
+		exit !(v ~ /^-?[0-9]+(\.[0-9]*)?(e[-+]?[0-9]+)?$/ && v + 0 >= lo + 0 && v + 0 <= hi + 0) }'
+}
+
+# SLOW: the machine's slowness as the programs measure it to scale their own
+# timeouts (ab_slowness: 1 on an idle VM, more on a slow one); 1 if unknown.
+SLOW=$("$TOP/${AFFBENCH_BUILD:-build}/tests/tools/slowness" 2>/dev/null) || SLOW=1
+# scaled SEC: SEC seconds scaled like the programs' timeouts, rounded up
+scaled() { awk -v s="$1" -v f="$SLOW" 'BEGIN { v = s * f; print (v == int(v)) ? v : int(v) + 1 }'; }
+
+# wait_until SEC CMD...: until CMD succeeds, every 50 ms, for at most SEC seconds.
+# Waits end as soon as what they wait for happens, so on a busy machine a
+# generous SEC costs nothing; only a failure waits it out.
+wait_until() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -ge "$end" ] && return 1
+		sleep 0.05
+	done
+}
+
+# A process's identity: its pid and start time. A pid alone is recycled within
+# minutes on a busy machine (pid_max 32768), and a test that kills a pid it saw
+# earlier could kill another suite's daemon, or anything.
+proc_id() { # PID -> "PID:STARTTIME", nothing if no such process
+	local s
+	s=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	s=${s##*) }	# after the command name, which may hold spaces
+	set -- "$1" $s
+	[ -n "${21:-}" ] && echo "$1:${21}"
+}
+# kill_same ID...: SIGCONT then SIGKILL to each process still the one proc_id named
+kill_same() {
+	local id
+	for id in "$@"; do
+		[ -n "$id" ] && [ "$(proc_id "${id%%:*}")" = "$id" ] || continue
+		kill -CONT "${id%%:*}" 2>/dev/null
+		kill -KILL "${id%%:*}" 2>/dev/null
+	done
+}
+
 # No FUSE mount may be left under our work directory.
 no_fuse_left() { ! grep -qF " $AFFBENCH_WORKDIR/" /proc/mounts; }
 

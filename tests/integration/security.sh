@@ -165,8 +165,10 @@ if [ "$(id -u)" = 0 ] && [ -x "$TOOLS/stuck" ] && [ -w /dev/fuse ]; then
 	check "the next point ran" grep -q '^okbench,' "$D/st/raw.csv"
 	read -r dp hp <"$D/stuck.pids"
 	kill -KILL "$dp" "$hp" 2>/dev/null	# frees the stuck writer: it dies of its SIGKILL
-	wait_gone() { for _ in $(seq 50); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; return 1; }
+	# 20 s at most: a busy machine may take a while to end it
+	wait_gone() { for _ in $(seq 200); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; return 1; }
 	check "the stuck benchmark ends once its filesystem goes" wait_gone "$hp"
+	kill -0 "$hp" 2>/dev/null || rm -f "$D/stuck.pids"	# gone: cleanup kills no recycled pid
 	"$H" restore >/dev/null 2>&1
 else
 	skip "a benchmark stuck in the kernel" "needs root and /dev/fuse"

@@ -16,10 +16,10 @@ W=$AFFBENCH_WORKDIR/transports.$$
 mkdir -p "$W"
 PARAM=/sys/module/fuse/parameters/enable_uring
 SHORT=(--duration 0.5 --repeat 1 --format csv --quiet)
-STRAY=()
+STRAY=()	# identities (proc_id) of processes to end at exit, if still the same
 
 cleanup() {
-	for p in "${STRAY[@]}"; do kill -CONT "$p" 2>/dev/null; kill -KILL "$p" 2>/dev/null; done
+	kill_same "${STRAY[@]}"
 	rm -rf "$W"
 }
 trap cleanup EXIT
@@ -101,14 +101,9 @@ check "forced skips: no FUSE mount left" no_fuse_left
 check "forced skips: enable_uring is as found" [ "$(uring_now)" = "$uring_before" ]
 
 # ---- faults while io_uring serves ----
-# wait_pidfile FILE: until the daemon is mounted and serving (5 s at most)
-wait_pidfile() {
-	for _ in $(seq 100); do
-		[ -s "$1" ] && return 0
-		sleep 0.05
-	done
-	return 1
-}
+# wait_pidfile FILE: until the daemon is mounted and serving (30 s at most: a busy
+# machine can take seconds to start one; the wait ends as soon as it is up)
+wait_pidfile() { wait_until 30 test -s "$1"; }
 
 if [ -n "$(usable cputestfs --transport uring --placement same)" ]; then
 	skip "io_uring faults" "no FUSE over io_uring here"
@@ -137,14 +132,15 @@ AFFBENCH_DAEMON_PIDFILE=$pf "$BIN/cputestfs" --transport uring --placement same 
 bp=$!
 if wait_pidfile "$pf"; then
 	dp=$(cat "$pf")
-	STRAY+=("$dp")
+	STRAY+=("$(proc_id "$dp")")
 	sleep 0.3
 	was=$(uring_now)
 	kill -KILL "$bp"
 fi
 wait "$bp" 2>/dev/null
 # its daemon dies with it (parent-death signal); give it a moment to unmount
-for _ in $(seq 50); do kill -0 "${dp:-0}" 2>/dev/null || break; sleep 0.1; done
+daemon_gone() { ! kill -0 "${dp:-0}" 2>/dev/null; }
+wait_until 20 daemon_gone
 check "cputestfs SIGKILLed while io_uring served: enable_uring was on (Y) during the run (got ${was:-?})" \
 	[ "${was:-}" = Y ]
 "$BIN/harness" restore --workdir "$AFFBENCH_WORKDIR" --journal "$AFFBENCH_JOURNAL" >"$W/restore.out" 2>&1

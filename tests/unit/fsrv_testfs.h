@@ -36,6 +36,18 @@
 #include "fuse/fusemnt.h"
 #include "fuse/fusedaemon.h"
 #include "sys/gate.h"
+#include "sys/proc.h"
+
+/*
+ * A bound in ms on a step that takes a moment (a mount, a client's calls, a
+ * daemon's exit): scaled like the library's own timeouts, and generous, since
+ * a busy machine stretches every step. Waits end when the step is done, so only
+ * a step that hangs waits its bound out, and it still fails.
+ */
+static inline int tfs_ms(int ms)
+{
+	return (int)(ab_scaled_ns((uint64_t)ms * 1000000ull) / 1000000);
+}
 
 enum { TFS_ROOT = FUSE_ROOT_ID, TFS_STAT, TFS_SINK, TFS_PATTERN, TFS_PT, TFS_GEN };
 static const char *const tfs_names[] = { [TFS_STAT] = "stat", [TFS_SINK] = "sink",

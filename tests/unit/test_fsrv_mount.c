@@ -194,7 +194,7 @@ static int check_forget(const char *mnt, struct tfs_shared *sh, const struct cin
 	for (int i = 0; i < 50; i++)
 		if (stat(p, &st) < 0)
 			return tfs_fail(sh, "stat %s: %s", p, strerror(errno));
-	uint64_t deadline = ab_now_ns() + 2000000000ull;
+	uint64_t deadline = ab_now_ns() + (uint64_t)tfs_ms(10000) * 1000000ull;
 	while (atomic_load(&sh->forgets) < 40 && ab_now_ns() < deadline)
 		ab_sleep_ns(1000000);
 	uint64_t n = atomic_load(&sh->forgets), l = atomic_load(&sh->gen_lookups);
@@ -316,13 +316,13 @@ static void run_case(const struct mcase *c)
 	if (c->passthrough)
 		assert_int_equal(make_backing(a->backing, sizeof(a->backing)), 0);
 
-	int rc = ab_daemon_start(&d, NULL, -1, tfs_run, a, 5000, err, sizeof(err));
+	int rc = ab_daemon_start(&d, NULL, -1, tfs_run, a, tfs_ms(10000), err, sizeof(err));
 	if (rc < 0)
 		fail_msg("%s: %s", c->name, err);
-	int crc = tfs_client(d.mnt, d.conn, sh, client_all, &ci, 20000);
+	int crc = tfs_client(d.mnt, d.conn, sh, client_all, &ci, tfs_ms(30000));
 	char mnt[sizeof(d.mnt)];
 	snprintf(mnt, sizeof(mnt), "%s", d.mnt);
-	int st = ab_daemon_stop(&d, 5000);
+	int st = ab_daemon_stop(&d, tfs_ms(10000));
 	if (crc < 0)
 		fail_msg("%s: %s", c->name, sh->msg);
 	assert_false(ab_mnt_is_fuse(mnt));

@@ -37,6 +37,7 @@
 #include "fuse/fusedaemon.h"
 #include "fuse/fusemnt.h"
 #include "sys/gate.h"
+#include "sys/proc.h"
 
 /* ---- the hello filesystem ---- */
 
@@ -427,6 +428,27 @@ static pid_t dead_pid(void)
 	return pid;
 }
 
+/*
+ * Bounds on steps that take a moment (a daemon mounting or exiting, a client
+ * getting out): generous, because a busy machine stretches every step, and
+ * scaled like the library's own timeouts. Waits end as soon as the step is
+ * done, so only a step that hangs waits the bound out, and it still fails.
+ */
+#define STEP_MS 10000
+static int bound_ms(int ms)
+{
+	return (int)(ab_scaled_ns((uint64_t)ms * 1000000ull) / 1000000);
+}
+
+/* Until the daemon has exited (not reaped), for at most a step's bound. */
+static void wait_exited(struct ab_daemon *d)
+{
+	uint64_t deadline = ab_now_ns() + ab_scaled_ns(STEP_MS * 1000000ull);
+
+	while (ab_daemon_alive(d) && ab_now_ns() < deadline)
+		ab_sleep_ns(1000000);
+}
+
 /* Waits up to ms for fd to become readable: 1 ready, 0 not. */
 static int readable_within(int fd, int ms)
 {
@@ -574,7 +596,7 @@ static void test_serve(void **state)
 
 		fx->shm[0] = fx->shm[1] = -100;
 		assert_int_equal(ab_mnt_mkdir(fx->workdir, mnt, sizeof(mnt), err, sizeof(err)), 0);
-		if (ab_daemon_start(d, mnt, cpu, run_hello, &cfg, 5000, err, sizeof(err)) < 0)
+		if (ab_daemon_start(d, mnt, cpu, run_hello, &cfg, bound_ms(STEP_MS), err, sizeof(err)) < 0)
 			fail_msg("case %zu: %s", i, err);
 
 		/* mounted, found by path in any spelling, with a live connection */
@@ -605,7 +627,7 @@ static void test_serve(void **state)
 		assert_non_null(strstr(err, "already"));
 		assert_int_equal(d2->pid, 0);
 
-		int status = ab_daemon_stop(d, 2000);
+		int status = ab_daemon_stop(d, bound_ms(STEP_MS));
 		assert_true(WIFEXITED(status));
 		assert_int_equal(WEXITSTATUS(status), 0);
 		assert_gone(mnt);
@@ -647,7 +669,7 @@ static void test_start_fails(void **state)
 		assert_int_equal(rc, -1);
 		if (!strstr(err, cases[i].want) || !strstr(err, mnt))
 			fail_msg("case %zu: message '%s' lacks '%s' or the path", i, err, cases[i].want);
-		assert_true(ms < (uint64_t)cases[i].timeout_ms + 2000);
+		assert_true(ms < (uint64_t)(cases[i].timeout_ms + bound_ms(STEP_MS)));
 		if (cases[i].run == run_never_mount)
 			assert_true(ms >= (uint64_t)cases[i].timeout_ms);
 		assert_int_equal(d->pid, 0);
@@ -682,7 +704,7 @@ static void test_hung_daemon(void **state)
 		int pfd[2], client_errno = -1, st;
 
 		assert_int_equal(ab_mnt_mkdir(fx->workdir, mnt, sizeof(mnt), err, sizeof(err)), 0);
-		if (ab_daemon_start(d, mnt, -1, run_hello, &cfg, 5000, err, sizeof(err)) < 0)
+		if (ab_daemon_start(d, mnt, -1, run_hello, &cfg, bound_ms(STEP_MS), err, sizeof(err)) < 0)
 			fail_msg("%s", err);
 		read_hello(mnt, buf, sizeof(buf));	/* INIT is done: the daemon did serve */
 		int conn = d->conn;
@@ -703,11 +725,11 @@ static void test_hung_daemon(void **state)
 		uint64_t t0 = ab_now_ns();
 		if (cases[i].abort_first) {
 			assert_int_equal(ab_mnt_abort_conn(conn), 0);
-			assert_true(readable_within(pfd[0], 5000));
+			assert_true(readable_within(pfd[0], bound_ms(STEP_MS)));
 		}
 		int status = ab_daemon_stop(d, cases[i].timeout_ms);
 		uint64_t ms = (ab_now_ns() - t0) / 1000000;
-		assert_true(readable_within(pfd[0], 5000));
+		assert_true(readable_within(pfd[0], bound_ms(STEP_MS)));
 		assert_int_equal(read(pfd[0], &client_errno, sizeof(client_errno)),
 				 sizeof(client_errno));
 		close(pfd[0]);
@@ -720,7 +742,7 @@ static void test_hung_daemon(void **state)
 		assert_true(WIFSIGNALED(status));
 		assert_int_equal(WTERMSIG(status), SIGKILL);
 		assert_true(ms >= (uint64_t)cases[i].timeout_ms);
-		assert_true(ms < (uint64_t)cases[i].timeout_ms + 2000);
+		assert_true(ms < (uint64_t)(cases[i].timeout_ms + bound_ms(STEP_MS)));
 		assert_gone(mnt);
 		assert_no_children();
 	}
@@ -735,11 +757,10 @@ static void test_killed_daemon(void **state)
 	struct stat sb;
 
 	assert_int_equal(ab_mnt_mkdir(fx->workdir, mnt, sizeof(mnt), err, sizeof(err)), 0);
-	if (ab_daemon_start(d, mnt, -1, run_hello, &cfg, 5000, err, sizeof(err)) < 0)
+	if (ab_daemon_start(d, mnt, -1, run_hello, &cfg, bound_ms(STEP_MS), err, sizeof(err)) < 0)
 		fail_msg("%s", err);
 	assert_int_equal(kill(d->pid, SIGKILL), 0);
-	for (int i = 0; i < 2000 && ab_daemon_alive(d); i++)
-		usleep(1000);
+	wait_exited(d);
 	assert_false(ab_daemon_alive(d));
 	/* dead connection: still listed, and no longer blocking */
 	assert_true(ab_mnt_is_fuse(mnt));
@@ -762,7 +783,7 @@ static void test_unmount_busy(void **state)
 	char mnt[PATH_MAX], file[PATH_MAX + 8], err[512] = "", buf[256];
 
 	assert_int_equal(ab_mnt_mkdir(fx->workdir, mnt, sizeof(mnt), err, sizeof(err)), 0);
-	if (ab_daemon_start(d, mnt, -1, run_hello, &cfg, 5000, err, sizeof(err)) < 0)
+	if (ab_daemon_start(d, mnt, -1, run_hello, &cfg, bound_ms(STEP_MS), err, sizeof(err)) < 0)
 		fail_msg("%s", err);
 	snprintf(file, sizeof(file), "%s/%s", mnt, hello_name);
 	int fd = open(file, O_RDONLY);
@@ -775,7 +796,7 @@ static void test_unmount_busy(void **state)
 	assert_true(ab_daemon_alive(d));
 	close(fd);
 
-	int status = ab_daemon_stop(d, 2000);
+	int status = ab_daemon_stop(d, bound_ms(STEP_MS));
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
 	assert_no_children();
@@ -823,7 +844,7 @@ static void test_cleanup_stale(void **state)
 			close(fd);
 		}
 		if (cases[i].kind >= MOUNT_LIVE) {
-			if (ab_daemon_start(&fx->d[i], mnt[i], -1, run_hello, &cfg, 5000, err,
+			if (ab_daemon_start(&fx->d[i], mnt[i], -1, run_hello, &cfg, bound_ms(STEP_MS), err,
 					    sizeof(err)) < 0)
 				fail_msg("case %zu: %s", i, err);
 		}
@@ -850,7 +871,7 @@ static void test_cleanup_stale(void **state)
 	assert_int_equal(ab_mnt_cleanup_stale(fx->workdir, stderr), want);
 	if (pfd[0] >= 0) {
 		int st;
-		assert_true(readable_within(pfd[0], 5000));	/* EOF: the client got out */
+		assert_true(readable_within(pfd[0], bound_ms(STEP_MS)));	/* EOF: the client got out */
 		close(pfd[0]);
 		assert_int_equal(waitpid(fx->client, &st, 0), fx->client);
 		fx->client = 0;
@@ -870,11 +891,12 @@ static void test_cleanup_stale(void **state)
 			continue;
 		/* an aborted daemon exits by itself; stop reaps it and removes what is left */
 		if (cases[i].kind == MOUNT_LIVE && cases[i].removed) {
-			for (int t = 0; t < 2000 && ab_daemon_alive(&fx->d[i]); t++)
-				usleep(1000);
+			wait_exited(&fx->d[i]);
 			assert_false(ab_daemon_alive(&fx->d[i]));
 		}
-		int status = ab_daemon_stop(&fx->d[i], 2000);
+		/* a hung daemon is killed when the stop times out; the others exit by themselves */
+		int stop_ms = cases[i].kind == MOUNT_HUNG ? 2000 : bound_ms(STEP_MS);
+		int status = ab_daemon_stop(&fx->d[i], stop_ms);
 		assert_true(WIFEXITED(status) || WIFSIGNALED(status));
 		if (cases[i].kind == MOUNT_HUNG)
 			assert_int_equal(WTERMSIG(status), SIGKILL);
@@ -932,7 +954,7 @@ static void test_cleanup_not_ours(void **state)
 			assert_int_equal(chmod(dir, cases[i].mode), 0);
 			assert_int_equal(chown(dir, cases[i].uid, 0), 0);
 		}
-		if (cases[i].run && ab_daemon_start(&fx->d[i], dir, -1, cases[i].run, &cfg, 5000, err,
+		if (cases[i].run && ab_daemon_start(&fx->d[i], dir, -1, cases[i].run, &cfg, bound_ms(STEP_MS), err,
 						    sizeof(err)) < 0)
 			fail_msg("case %zu: %s", i, err);
 	}

@@ -174,14 +174,15 @@ static void test_measure(void **state)
 		fail_msg("readers alone on a plain file failed three times: %s", why);
 	assert_true(isnan(v[SQ_SQRT]) && v[SQ_IOS] > 0);
 
-	/* Every read fails: the point fails with the reader's error, without waiting out 5 s. */
+	/* Every read fails: the point fails with the reader's error, without waiting out its
+	 * 30 s (within 10: start-up can take seconds on a busy machine). */
 	t.fd = -1;
 	point_on_cpus(&pt, 1, 1);
 	uint64_t t0 = ab_now_ns();
-	assert_int_equal(sq_measure(sh, &pt, &t, &d, 5.0, v, why, sizeof(why)), -1);
+	assert_int_equal(sq_measure(sh, &pt, &t, &d, 30.0, v, why, sizeof(why)), -1);
 	print_message("failed point: %s\n", why);
 	assert_non_null(strstr(why, "pread at offset"));
-	assert_true(ab_now_ns() - t0 < 2 * AB_NS);
+	assert_true(ab_now_ns() - t0 < 10 * AB_NS);
 	ab_shm_free(sh, sizeof(*sh));
 }
 
