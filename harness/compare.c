@@ -70,6 +70,7 @@ struct cmp {
 	char **dirs;
 	struct ab_results d[MAXRUNS];
 	const char *out;
+	struct ab_plotdir pd;	/* overlays are made here, then moved into out */
 	FILE *md, *csv;
 	int judged, sig, few, only_a, only_b, no_ratio;
 };
@@ -146,7 +147,7 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 	char path[PATH_MAX], title[160];
 	int rows = 0;
 
-	snprintf(path, sizeof(path), "%s/%s.dat", c->out, name);
+	snprintf(path, sizeof(path), "%s/%s.dat", c->pd.path, name);
 	FILE *dat = fopen(path, "we");
 	if (!dat)
 		return 0;
@@ -173,7 +174,7 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 		unlink(path);
 		return 0;
 	}
-	snprintf(path, sizeof(path), "%s/%s.gp", c->out, name);
+	snprintf(path, sizeof(path), "%s/%s.gp", c->pd.path, name);
 	FILE *gp = fopen(path, "we");
 	if (!gp)
 		return 0;
@@ -201,13 +202,16 @@ static int plots(struct cmp *c)
 	char names[AB_PLOTS_MAX][64];
 	int n = 0, ok[AB_PLOTS_MAX];
 
+	if (ab_plotdir_open(&c->pd, c->out) < 0)
+		return -1;
 	for (int b = 0; h_registry[b]; b++)
 		for (int k = 0; h_registry[b]->headline && h_registry[b]->headline[k] && n < AB_PLOTS_MAX; k++) {
 			snprintf(names[n], sizeof(names[n]), "compare_%s_%s", h_registry[b]->name,
 				 h_registry[b]->headline[k]);
 			n += overlay(c, h_registry[b]->name, h_registry[b]->headline[k], names[n]);
 		}
-	int bad = ab_plots_draw(c->out, names, n, ok);
+	int bad = ab_plots_draw(&c->pd, names, n, ok);
+	bad |= ab_plotdir_close(&c->pd);
 	for (int i = 0; i < n; i++)
 		if (ok[i])
 			fprintf(c->md, "\n![%s](%s.png)\n", names[i], names[i]);
@@ -234,8 +238,8 @@ static void load_runs(struct cmp *c)
 	for (int i = 0; i < c->nr; i++) {
 		struct ab_results raw;
 		snprintf(path, sizeof(path), "%s/raw.csv", c->dirs[i]);
-		if (h_data_load(&raw, path, err, sizeof(err)))
-			ab_fail("compare: %s", err);
+		if (h_data_load(&raw, path, err, sizeof(err)))	/* EINVAL: the file is refused */
+			ab_exit(errno == EINVAL ? AB_EXIT_USAGE : AB_EXIT_FAIL, "compare: %s", err);
 		if (normalize(&raw, &c->d[i]) < 0)
 			ab_fail("compare: %s: out of memory", path);
 		ab_results_free(&raw);
@@ -250,7 +254,7 @@ int cmd_compare(int argc, char **argv)
 	};
 	static struct cmp c;
 	char outbuf[PATH_MAX];
-	struct h_out md, csv;
+	struct ab_outfile md, csv;
 
 	memset(&c, 0, sizeof(c));
 	int first = ab_parse_cmd(argc, argv, "compare", cmp_usage, opts, &c);
@@ -268,13 +272,13 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (strlen(c.out) > PATH_MAX - 64 || h_mkdirs(c.out))
 		ab_fail("compare: cannot create %s: %s", c.out, strerror(errno));
-	c.md = h_out_open(&md, c.out, "compare.md");
-	c.csv = c.md ? h_out_open(&csv, c.out, "compare.csv") : NULL;
+	c.md = ab_outfile_open(&md, c.out, "compare.md");
+	c.csv = c.md ? ab_outfile_open(&csv, c.out, "compare.csv") : NULL;
 	if (!c.md || !c.csv)
 		ab_fail("compare: cannot write in %s", c.out);
 	table(&c);
-	int rc = h_out_close(&csv) | plots(&c);
-	rc |= h_out_close(&md);
+	int rc = ab_outfile_close(&csv) | plots(&c);
+	rc |= ab_outfile_close(&md);
 	for (int i = 0; i < c.nr; i++)
 		ab_results_free(&c.d[i]);
 	ab_msg("compare: %d ratios judged, %d significant, %d with too few repetitions; %s/compare.md",

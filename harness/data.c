@@ -17,7 +17,9 @@ int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errl
 {
 	ab_results_init(d);
 	if (ab_results_load_csv(d, rawcsv, stderr, err, errlen) < 0) {
+		int e = errno;	/* EINVAL: the file itself is refused */
 		ab_results_free(d);
+		errno = e;
 		return -1;
 	}
 	return 0;
@@ -25,8 +27,8 @@ int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errl
 
 int h_write_summary(const struct ab_results *d, const char *dir)
 {
-	struct h_out o;
-	FILE *f = h_out_open(&o, dir, "summary.csv");
+	struct ab_outfile o;
+	FILE *f = ab_outfile_open(&o, dir, "summary.csv");
 
 	if (!f)
 		return -1;
@@ -46,5 +48,5 @@ int h_write_summary(const struct ab_results *d, const char *dir)
 		fprintf(f, ",%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g\n", s.n, s.median, s.mean,
 			s.stddev, s.cv, s.min, s.max, s.ci.lo, s.ci.hi);
 	}
-	return h_out_close(&o);
+	return ab_outfile_close(&o);
 }

@@ -262,8 +262,8 @@ static void failures(FILE *f, const char *dir)
 
 int h_write_json(const struct ab_results *d, const char *dir)
 {
-	struct h_out o;
-	FILE *f = h_out_open(&o, dir, "results.json");
+	struct ab_outfile o;
+	FILE *f = ab_outfile_open(&o, dir, "results.json");
 
 	if (!f)
 		return -1;
@@ -273,7 +273,7 @@ int h_write_json(const struct ab_results *d, const char *dir)
 	points(f, d);
 	failures(f, dir);
 	fprintf(f, ",\"rejected_rows\":%zu}\n", d->bad);
-	return h_out_close(&o);
+	return ab_outfile_close(&o);
 }
 
 static const char export_usage[] =
@@ -297,6 +297,7 @@ int cmd_export(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/raw.csv", argv[1]);
 	if (access(path, R_OK))
 		ab_usage_error("export: '%s': no readable raw.csv there", argv[1]);
+	h_inputs_check("export", argv[1]);	/* a FIFO, a device, a link: refused before anything is written */
 	if (h_data_load(&d, path, err, sizeof(err)) < 0)
 		ab_usage_error("export: %s", err);
 	int rc = h_write_json(&d, argv[1]);

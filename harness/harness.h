@@ -13,6 +13,8 @@
 
 #include "report/render.h"
 #include "report/results.h"
+#include "sys/infile.h"
+#include "sys/outfile.h"
 
 /* Subcommands: argc/argv start at the subcommand name. Return an exit code. */
 int cmd_run(int argc, char **argv);
@@ -150,6 +152,7 @@ void h_lock_release(int fd);			/* clear the holder's line, unlock */
 /* One invocation of one point (point.c). */
 enum h_outcome { H_OK, H_FAIL, H_SKIP };
 struct h_point_run {
+	const char *dir;		/* the run directory, which holds the point's log */
 	const struct h_point *pt;
 	int rep;			/* 1-based repetition */
 	struct h_csv *raw;
@@ -198,18 +201,17 @@ int h_mkdirs(const char *path);
 void h_fmt_dur(double s, char *buf, size_t len);
 /* machine.txt's value for label (its last occurrence: a resumed run appends), "" if absent. */
 const char *h_machine_val(const char *dir, const char *label, char *buf, size_t len);
+/* May path be read: absent, or a regular file (not a link) of at most max bytes and
+ * lines of at most AB_INFILE_MAX_LINE (sys/infile.h)? 0, or -1 with one line in err. */
+int h_input_check(const char *path, unsigned long long max, char *err, size_t errlen);
+/* Check every input that plot reads in a run directory (raw.csv, failures.csv,
+ * machine.txt, plan.plan) before any is read: exit 2 with one line naming the first bad one. */
+void h_inputs_check(const char *cmd, const char *dir);
+/* A log (or machine.txt) under the run directory dir, path being dir/...: appended
+ * to, or emptied first (trunc), a regular file reached without following any link
+ * below dir (sys/outfile.h). fd or -1 / stream or NULL, with errno. */
+int h_log_fd(const char *dir, const char *path, int trunc);
+FILE *h_log_open(const char *dir, const char *path, int trunc);
 /* Text into a markdown table cell or line: '|' and '`' escaped, control characters as spaces. */
 void h_md_cell(FILE *f, const char *s);
-/*
- * A whole output file written at once: h_out_open gives a stream on DIR/NAME.tmp,
- * h_out_close checks every write and the close, then renames it into place (0), or
- * removes it and says which file failed and why (-1). A full disk leaves the old file.
- */
-struct h_out {
-	FILE *f;
-	char path[4096], tmp[4096 + 8];
-};
-FILE *h_out_open(struct h_out *o, const char *dir, const char *name);
-int h_out_close(struct h_out *o);
-
 #endif

@@ -114,8 +114,8 @@ static void mitigations(FILE *f)
 
 /* ---- discovery ---- */
 
-/* The discovery's stdout (bounded in size and time), its log in the run's log/. */
-static int discover_output(const struct h_block *b, const char *arg, const char *logp, char *text,
+/* The discovery's stdout (bounded in size and time), its stderr into lf (the log, or -1). */
+static int discover_output(const struct h_block *b, const char *arg, int lf, char *text,
 			   size_t len)
 {
 	char prog[PATH_MAX], *argv[H_ARGS_MAX + 3];
@@ -131,7 +131,6 @@ static int discover_output(const struct h_block *b, const char *arg, const char 
 		return -1;
 	pid_t parent = getpid(), pid = fork();
 	if (pid == 0) {
-		int lf = open(logp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 		setpgid(0, 0);
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 			_exit(127);
@@ -171,7 +170,10 @@ static void discover(FILE *f, const char *out, const struct h_block *b, const ch
 	char logp[PATH_MAX], text[8192];
 
 	snprintf(logp, sizeof(logp), "%s/log/%s-discover.log", out, b->bench);
-	int st = discover_output(b, arg, logp, text, sizeof(text));
+	int lf = h_log_fd(out, logp, 1);
+	int st = discover_output(b, arg, lf, text, sizeof(text));
+	if (lf >= 0)
+		close(lf);
 	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
 		char *eq = strchr(l, '=');
 		size_t klen = strspn(l, "abcdefghijklmnopqrstuvwxyz0123456789_");
@@ -242,7 +244,7 @@ static void knobs(FILE *f, const char *out, const char *when)
 		closedir(d);
 	knob_line(f, when, "/sys/module/fuse/parameters/enable_uring");
 	snprintf(path, sizeof(path), "%s/machine.txt", out);
-	FILE *m = fopen(path, "re");
+	FILE *m = ab_infile_open(path, AB_INFILE_MAX_SMALL, NULL, 0);
 	while (m && fgets(line, sizeof(line), m)) {
 		char *k = strstr(line, "_knob ");
 		if (!k || strchr(line, ' ') < k)
@@ -258,12 +260,12 @@ static void knobs(FILE *f, const char *out, const char *when)
 
 int h_machine_write(const char *out, const struct h_plan *plan, const char *note)
 {
-	char path[PATH_MAX], buf[512];
+	char buf[512];
 	struct utsname u;
 	struct ab_cpuset allowed;
+	struct ab_outfile o;
 
-	snprintf(path, sizeof(path), "%s/machine.txt", out);
-	FILE *f = fopen(path, "we");
+	FILE *f = ab_outfile_open(&o, out, "machine.txt");
 	if (!f)
 		return -1;
 	if (note)
@@ -289,7 +291,7 @@ int h_machine_write(const char *out, const struct h_plan *plan, const char *note
 	mitigations(f);
 	fprintf(f, "%-14s %s\n", "libfuse", fuse_pkgversion());
 	discoveries(f, out, plan);
-	if (ferror(f) | fclose(f))
+	if (ab_outfile_close(&o) < 0)
 		return -1;
 	return h_machine_knobs(out, "before");
 }
@@ -309,7 +311,7 @@ int h_machine_knobs(const char *out, const char *when)
 	}
 	fclose(m);
 	snprintf(path, sizeof(path), "%s/machine.txt", out);
-	FILE *f = fopen(path, "ae");
+	FILE *f = h_log_open(out, path, 0);
 	int rc = f && fputs(text ? text : "", f) >= 0 ? 0 : -1;
 	if (f && (ferror(f) | fclose(f)))
 		rc = -1;

@@ -52,7 +52,7 @@ static double now_s(void)
 
 static void last_log_line(const char *log, char *buf, size_t len)
 {
-	FILE *f = fopen(log, "re");
+	FILE *f = ab_infile_open(log, AB_INFILE_MAX_BYTES, NULL, 0);
 	char line[512];
 
 	snprintf(buf, len, "no message (see %.300s)", log);
@@ -269,7 +269,7 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 	struct inv v = { .pr = pr, .fd = -1 };
 
 	pr->exit_code = -1;
-	v.log = fopen(logp, "we");
+	v.log = h_log_open(pr->dir, logp, 1);
 	if (!v.log) {
 		snprintf(reason, rlen, "cannot create %.300s: %s", logp, strerror(errno));
 		return H_FAIL;

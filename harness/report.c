@@ -3,8 +3,11 @@
  * machine.txt, plan.plan and failures.csv when present): summary.csv,
  * tables.md, the plots and report.md. What each benchmark shows comes from its
  * descriptor in the registry (lib/render); this file only puts the pieces in
- * place. Every file is written to a temporary name and renamed when complete,
- * so a failed write (a full disk) leaves the previous version, and fails.
+ * place. Every file is written to a new temporary name and renamed when
+ * complete (lib/sys/outfile), so a failed write (a full disk) leaves the
+ * previous version and fails, and a link planted under a file's name is
+ * replaced, never written through; the figures are made in a private
+ * directory and moved in the same way (ab_plotdir).
  */
 #include <errno.h>
 #include <limits.h>
@@ -36,8 +39,8 @@ static void all_results(FILE *f, const struct ab_results *d)
 
 static int write_tables(const char *dir, const struct ab_results *d)
 {
-	struct h_out o;
-	FILE *f = h_out_open(&o, dir, "tables.md");
+	struct ab_outfile o;
+	FILE *f = ab_outfile_open(&o, dir, "tables.md");
 
 	if (!f)
 		return -1;
@@ -47,7 +50,7 @@ static int write_tables(const char *dir, const struct ab_results *d)
 	for (int i = 0; h_registry[i]; i++)
 		ab_render_tables(h_registry[i], d, f, 1);
 	all_results(f, d);
-	return h_out_close(&o);
+	return ab_outfile_close(&o);
 }
 
 /* Plots, then readings, of every registered benchmark with data; readings into body.
@@ -57,10 +60,13 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 {
 	char names[AB_PLOTS_MAX][64];
 	int first[H_BENCH_MAX], count[H_BENCH_MAX], ok[AB_PLOTS_MAX], n = 0, rc = 0;
+	struct ab_plotdir pd;
+	int have_pd = ab_plotdir_open(&pd, dir) == 0;	/* without it: the readings, and a failure */
 
+	rc = have_pd ? 0 : -1;
 	for (int i = 0; h_registry[i] && i < H_BENCH_MAX; i++) {
 		struct ab_render r = { .desc = h_registry[i], .res = d, .out = body, .markdown = 1,
-				       .dir = dir, .ncpu = ncpu };
+				       .dir = have_pd ? pd.path : NULL, .ncpu = ncpu };
 		first[i] = n;
 		count[i] = 0;
 		if (!ab_render_has(r.desc, d) || !r.desc->plots)
@@ -71,7 +77,10 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 		count[i] = n - first[i];
 		rc |= r.failed ? -1 : 0;
 	}
-	rc |= ab_plots_draw(dir, names, n, ok) ? -1 : 0;
+	if (have_pd) {
+		rc |= ab_plots_draw(&pd, names, n, ok) ? -1 : 0;
+		rc |= ab_plotdir_close(&pd);
+	}
 	if (n > 0 && !ab_have_gnuplot())
 		fprintf(body, "Figures not drawn: gnuplot is not installed here (apt-get install "
 			      "gnuplot-nox, then `harness plot` on this directory draws them).\n\n");
@@ -96,10 +105,14 @@ static void failures(FILE *f, const char *dir)
 	int n = 0;
 
 	snprintf(path, sizeof(path), "%s/failures.csv", dir);
-	FILE *in = fopen(path, "re");
+	FILE *in = ab_infile_open(path, AB_INFILE_MAX_BYTES, NULL, 0);	/* checked before */
+	ssize_t len;
+
 	if (!in)
 		return;
-	while (getline(&line, &cap, in) > 0) {
+	while ((len = ab_infile_line(in, &line, &cap)) != -1) {
+		if (len < 0)
+			continue;
 		char *fl[6];
 		line[strcspn(line, "\r\n")] = '\0';
 		if (!strncmp(line, "bench,", 6) || ab_csv_split(line, fl, 6) != 5)
@@ -149,14 +162,14 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 	char *body = NULL;
 	size_t blen = 0;
 	FILE *b = open_memstream(&body, &blen);
-	struct h_out o;
+	struct ab_outfile o;
 	int rc = 0;
 
 	if (!b)
 		return -1;
 	rc |= render_benches(dir, d, b, ncpu);
 	fclose(b);
-	FILE *f = h_out_open(&o, dir, "report.md");
+	FILE *f = ab_outfile_open(&o, dir, "report.md");
 	if (!f) {
 		free(body);
 		return -1;
@@ -173,7 +186,7 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 		   "`log/`: each run's stderr\n- `machine.txt`: the machine and its knobs before and after\n"
 		   "- regenerate with `bin/harness plot DIR`\n");
 	free(body);
-	return rc | h_out_close(&o);
+	return rc | ab_outfile_close(&o);
 }
 
 int h_render(const char *dir, int quiet)
@@ -222,5 +235,6 @@ int cmd_plot(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/raw.csv", argv[1]);
 	if (access(path, R_OK))
 		ab_usage_error("plot: '%s': no readable raw.csv there", argv[1]);
+	h_inputs_check("plot", argv[1]);	/* a FIFO, a device, a link: refused before anything is written */
 	return h_render(argv[1], 0) ? AB_EXIT_FAIL : AB_EXIT_OK;
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,7 +77,7 @@ static void harness_cpu(struct run *r)
 	double wall = now_s() - r->t0;
 
 	snprintf(path, sizeof(path), "%s/machine.txt", r->out);
-	FILE *f = fopen(path, "ae");
+	FILE *f = h_log_open(r->out, path, 0);
 	if (!f)
 		return;
 	if (getrusage(RUSAGE_SELF, &ru) == 0) {
@@ -151,7 +152,7 @@ static enum h_outcome run_point(struct run *r, int pi, int rep, struct h_point_r
 	char prog[PATH_MAX], dur[32], logp[PATH_MAX];
 	char *argv[8 + 2 * H_AXES_MAX + H_ARGS_MAX + 1];
 
-	*pr = (struct h_point_run){ .pt = pt, .rep = rep + 1, .raw = &r->raw };
+	*pr = (struct h_point_run){ .dir = r->out, .pt = pt, .rep = rep + 1, .raw = &r->raw };
 	/* point and repetition in the name: a resume with another --repeat cannot overwrite */
 	snprintf(logp, sizeof(logp), "%s/log/%s-p%d-r%d.log", r->out, pt->blk->bench, pi + 1, rep + 1);
 	h_point_argv(pt, h_program_of(pt->blk, prog, sizeof(prog)), argv, AB_ARRAY_SIZE(argv), dur,
@@ -159,7 +160,7 @@ static enum h_outcome run_point(struct run *r, int pi, int rep, struct h_point_r
 	enum h_outcome o = h_point_run(pr, logp, argv, reason, rlen);
 	r->write_failed |= pr->write_failed;
 	if (o == H_FAIL) {	/* a killed benchmark could not restore: replay, remove mounts */
-		FILE *log = fopen(logp, "ae");
+		FILE *log = h_log_open(r->out, logp, 0);
 		h_restore(r->journal, r->workdir, log);
 		if (log)
 			fclose(log);
@@ -298,6 +299,10 @@ static void take_locks(struct run *r, const struct h_run_opts *o, int *dirfd, in
 	snprintf(path, sizeof(path), "%s/log", r->out);
 	if (h_mkdirs(path))
 		ab_fail("run: cannot create %s: %s", path, strerror(errno));
+	struct stat st;	/* a directory from elsewhere: its log/ must not lead out of it */
+	if (lstat(path, &st) || !S_ISDIR(st.st_mode))
+		ab_usage_error("run: %s: a symbolic link or not a directory: logs are never written "
+			       "through a link", path);
 }
 
 int h_run(struct h_run_opts *o)

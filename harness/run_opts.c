@@ -99,6 +99,7 @@ int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len
 	char err[1024];
 
 	if (o->resume) {
+		h_inputs_check("run", o->resume);	/* links, FIFOs, devices: refused before anything */
 		snprintf(path, len, "%s/plan.plan", o->resume);
 		if (access(path, R_OK)) {
 			ab_msg("run: bad value '%s' for --resume: no plan.plan there (not a run directory?)",
@@ -130,20 +131,23 @@ void h_run_check_programs(const struct h_plan *plan)
 /* The resolved plan travels with the run, so --resume and readers see what ran. */
 int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
 {
-	char path[PATH_MAX], line[4096];
+	char err[PATH_MAX + 128], *line = NULL;
+	size_t cap = 0;
 	int blk = -1;
+	struct ab_outfile o;
 
-	snprintf(path, sizeof(path), "%s/plan.plan", out);
-	FILE *pf = fopen(path, "we"), *src = fopen(plan->path, "re");
-	if (!pf || !src) {
-		if (pf)
-			fclose(pf);
-		if (src)
-			fclose(src);
+	FILE *src = ab_infile_open(plan->path, AB_INFILE_MAX_SMALL, err, sizeof(err));
+	if (!src) {
+		ab_msg("run: %s", err);
+		return -1;
+	}
+	FILE *pf = ab_outfile_open(&o, out, "plan.plan");
+	if (!pf) {
+		fclose(src);
 		return -1;
 	}
 	fprintf(pf, "# copied from %s by harness run\nrepeat %d\n", plan->path, repeat);
-	while (fgets(line, sizeof(line), src)) {
+	while (ab_infile_line(src, &line, &cap) >= 0) {
 		const char *w = line + strspn(line, " \t");
 		if (!strncmp(w, "bench", 5))
 			blk++;
@@ -152,10 +156,11 @@ int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
 		if (!strncmp(w, "program", 7) && blk >= 0)	/* resolved: the copy lives elsewhere */
 			fprintf(pf, "program %s\n", plan->blocks[blk].program);
 		else
-			fputs(line, pf);
+			fprintf(pf, "%s\n", line);
 	}
+	free(line);
 	fclose(src);
-	return ferror(pf) | fclose(pf) ? -1 : 0;
+	return ab_outfile_close(&o);
 }
 
 /* --resume DIR --repeat N: plan.plan says what ran, so its repeat line changes with a note. */

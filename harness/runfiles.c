@@ -23,7 +23,7 @@ int h_csv_open(struct h_csv *c, const char *dir, const char *name, const char *h
 	struct stat st;
 
 	snprintf(c->path, sizeof(c->path), "%s/%s", dir, name);
-	c->fd = open(c->path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+	c->fd = ab_append_open(dir, name, NULL, 0);	/* a regular file, never through a link */
 	if (c->fd < 0 || fstat(c->fd, &st) < 0)
 		return -1;
 	if (st.st_size == 0 && header && h_csv_write(c, header, strlen(header)) != 0)
@@ -80,10 +80,10 @@ int h_csv_row(struct h_csv *c, int n, const char *const *fields)
 
 /* ---- resume ---- */
 
-/* The whole of a small file, or NULL (errno). */
-static char *slurp(const char *path, size_t *len)
+/* The whole of runs.csv, or NULL with err set (sys/infile.h: a regular file within bounds). */
+static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = ab_infile_open(path, AB_INFILE_MAX_BYTES, err, errlen);
 	char *buf = NULL;
 	size_t cap = 0;
 
@@ -99,7 +99,7 @@ static char *slurp(const char *path, size_t *len)
 	fclose(f);
 	if (!m || fclose(m) || bad) {
 		free(buf);
-		errno = EIO;
+		ab_err(err, errlen, "%s: %s", path, strerror(EIO));
 		return NULL;
 	}
 	*len = cap;
@@ -129,15 +129,15 @@ static int resume_row(struct h_resume *rs, char *line, long long *keep)
 
 int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], why[PATH_MAX + 128];
 	size_t len;
 	long long keep = 0;
 
 	snprintf(path, sizeof(path), "%s/runs.csv", dir);
-	char *text = slurp(path, &len);
+	char *text = slurp(path, &len, why, sizeof(why));
 	if (!text)
 		return ab_err(err, errlen, "--resume %s: no readable runs.csv (%s): cannot tell what "
-			      "ran; raw.csv left as it is", dir, strerror(errno));
+			      "ran; raw.csv left as it is", dir, why);
 	if (len == 0 || text[len - 1] != '\n' || memchr(text, '\0', len)) {
 		free(text);
 		return ab_err(err, errlen, "--resume %s: runs.csv ends in a torn row: raw.csv left as "
@@ -153,13 +153,18 @@ int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen
 			      "raw.csv left as it is", dir, bad);
 	struct stat st;
 	snprintf(path, sizeof(path), "%s/raw.csv", dir);
-	long long have = stat(path, &st) == 0 ? (long long)st.st_size : 0;
+	int fd = ab_append_open(dir, "raw.csv", why, sizeof(why));	/* truncate() would follow a link */
+	if (fd < 0)
+		return ab_err(err, errlen, "--resume %s: raw.csv refused: %s", dir, why);
+	long long have = fstat(fd, &st) == 0 ? (long long)st.st_size : 0;
+	int rc = 0;
 	if (have < keep)
-		return ab_err(err, errlen, "--resume %s: raw.csv has %lld bytes, runs.csv says %lld "
-			      "were written: records were lost; raw.csv left as it is", dir, have, keep);
+		rc = ab_err(err, errlen, "--resume %s: raw.csv has %lld bytes, runs.csv says %lld "
+			    "were written: records were lost; raw.csv left as it is", dir, have, keep);
 	/* records of a point that was running when the run stopped: it runs again */
-	if (have > keep && truncate(path, (off_t)keep) < 0)
-		return ab_err(err, errlen, "%s: cannot cut back the interrupted point: %s", path,
-			      strerror(errno));
-	return 0;
+	else if (have > keep && ftruncate(fd, (off_t)keep) < 0)
+		rc = ab_err(err, errlen, "%s: cannot cut back the interrupted point: %s", path,
+			    strerror(errno));
+	close(fd);
+	return rc;
 }

@@ -61,22 +61,57 @@ const char *h_machine_val(const char *dir, const char *label, char *buf, size_t 
 {
 	char path[PATH_MAX], *line = NULL;
 	size_t ll = strlen(label), cap = 0;
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "%s/machine.txt", dir);
 	buf[0] = '\0';
-	FILE *f = fopen(path, "re");
+	FILE *f = ab_infile_open(path, AB_INFILE_MAX_SMALL, NULL, 0);	/* h_inputs_check said why */
 	if (!f)
 		return buf;
-	while (getline(&line, &cap, f) > 0)
-		if (!strncmp(line, label, ll) && line[ll] == ' ') {
+	while ((n = ab_infile_line(f, &line, &cap)) != -1)
+		if (n >= 0 && !strncmp(line, label, ll) && line[ll] == ' ') {
 			char *v = line + ll;
 			v += strspn(v, " ");
-			v[strcspn(v, "\n")] = '\0';
 			snprintf(buf, len, "%s", v);	/* the last wins: a resumed run appends */
 		}
 	free(line);
 	fclose(f);
 	return buf;
+}
+
+int h_input_check(const char *path, unsigned long long max, char *err, size_t errlen)
+{
+	FILE *f = ab_infile_open(path, max, err, errlen);
+	char *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t n;
+
+	if (!f)
+		return errno == ENOENT ? 0 : -1;
+	while ((n = ab_infile_line(f, &line, &cap)) >= 0)
+		lineno++;
+	free(line);
+	fclose(f);
+	if (n == -2)
+		return ab_err(err, errlen, "%s:%zu: a line over the %d-byte limit (docs/records.md)",
+			      path, lineno + 1, AB_INFILE_MAX_LINE);
+	return 0;
+}
+
+void h_inputs_check(const char *cmd, const char *dir)
+{
+	static const struct { const char *name; unsigned long long max; } in[] = {
+		{ "raw.csv", AB_INFILE_MAX_BYTES }, { "failures.csv", AB_INFILE_MAX_BYTES },
+		{ "machine.txt", AB_INFILE_MAX_SMALL },
+		{ "plan.plan", AB_INFILE_MAX_SMALL },
+	};
+	char path[PATH_MAX], err[PATH_MAX + 128];
+
+	for (size_t i = 0; i < AB_ARRAY_SIZE(in); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, in[i].name);
+		if (h_input_check(path, in[i].max, err, sizeof(err)) < 0)
+			ab_usage_error("%s: %s", cmd, err);
+	}
 }
 
 void h_md_cell(FILE *f, const char *s)
@@ -89,31 +124,28 @@ void h_md_cell(FILE *f, const char *s)
 	}
 }
 
-FILE *h_out_open(struct h_out *o, const char *dir, const char *name)
+int h_log_fd(const char *dir, const char *path, int trunc)
 {
-	snprintf(o->path, sizeof(o->path), "%s/%s", dir, name);
-	snprintf(o->tmp, sizeof(o->tmp), "%s.tmp", o->path);
-	o->f = fopen(o->tmp, "we");
-	if (!o->f)
-		ab_msg("cannot write %s: %s", o->tmp, strerror(errno));
-	return o->f;
+	size_t dl = strlen(dir);
+
+	if (strncmp(path, dir, dl) || path[dl] != '/') {
+		errno = EINVAL;
+		return -1;
+	}
+	int fd = ab_append_open(dir, path + dl + 1, NULL, 0);
+	if (fd >= 0 && trunc && ftruncate(fd, 0) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
-int h_out_close(struct h_out *o)
+FILE *h_log_open(const char *dir, const char *path, int trunc)
 {
-	int bad = ferror(o->f), e = errno;
+	int fd = h_log_fd(dir, path, trunc);
+	FILE *f = fd >= 0 ? fdopen(fd, "ae") : NULL;
 
-	if (fclose(o->f) != 0 && !bad) {
-		bad = 1;
-		e = errno;
-	}
-	o->f = NULL;
-	if (!bad && rename(o->tmp, o->path) == 0)
-		return 0;
-	if (!bad)
-		e = errno;
-	unlink(o->tmp);
-	ab_msg("writing %s failed: %s (the previous version, if any, is left as it was)", o->path,
-	       strerror(e ? e : EIO));
-	return -1;
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
 }

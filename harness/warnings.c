@@ -208,7 +208,7 @@ static int knob_warnings(FILE *f, const char *dir)
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s/machine.txt", dir);
-	FILE *m = fopen(path, "re");
+	FILE *m = ab_infile_open(path, AB_INFILE_MAX_SMALL, NULL, 0);	/* h_inputs_check said why */
 	if (!m)
 		return 0;
 	int n = knob_changes(f, m);

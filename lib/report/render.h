@@ -40,7 +40,7 @@ struct ab_render {
 	const struct ab_results *res;
 	FILE *out;		/* tables or reading go here */
 	int markdown;		/* 1: tables.md / report.md; 0: a terminal (no fences) */
-	const char *dir;	/* run directory for plots; NULL: none */
+	const char *dir;	/* where .dat and .gp files go (ab_plotdir); NULL: none */
 	int ncpu;		/* CPUs of the machine that measured (0: unknown) */
 	int failed;		/* a plot or a write failed */
 	char figures[8][64];	/* plots made, for the report to show */
@@ -119,12 +119,28 @@ void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char 
 		  const char *ylabel, const char *key_prefix);
 /* "set terminal ... set output 'NAME.png'" (svg 0) or NAME.svg (svg 1). */
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height);
-/* Run gnuplot in dir on NAME.gp for each of names (one process for all; when it
- * fails, each alone to find which). ok[i]: drawn. Returns how many failed, each
- * named in a message; without gnuplot none is drawn, one message says so, and
+/*
+ * Where figures are made: a private directory (0700, under $TMPDIR) holding the
+ * .dat and .gp files (ab_render.dir points there) and whatever gnuplot draws,
+ * since gnuplot opens its outputs by name and would follow a link planted in
+ * the run directory. ab_plotdir_close moves each file into dest (never through
+ * a link: lib/sys/outfile) and removes the directory: 0, or -1 when a file
+ * could not be moved (each said).
+ */
+struct ab_plotdir {
+	int fd;
+	char path[1024];	/* $TMPDIR/affbench-plot.XXXXXX */
+	const char *dest;
+};
+int ab_plotdir_open(struct ab_plotdir *p, const char *dest);
+int ab_plotdir_close(struct ab_plotdir *p);
+/* Run gnuplot in the private directory on NAME.gp for each of names (one process
+ * for all; when it fails, each alone to find which); its messages are appended to
+ * dest/log/gnuplot.log when dest has a log/. ok[i]: drawn. Returns how many failed,
+ * each named in a message; without gnuplot none is drawn, one message says so, and
  * that is not a failure (ab_have_gnuplot tells). */
 #define AB_PLOTS_MAX 64
-int ab_plots_draw(const char *dir, char names[][64], int n, int *ok);
+int ab_plots_draw(struct ab_plotdir *p, char names[][64], int n, int *ok);
 int ab_have_gnuplot(void);
 /* gnuplot "set KEYWORD 'text' noenhanced" (title, xlabel, ylabel) with text escaped. */
 void ab_plot_set(FILE *f, const char *keyword, const char *text);

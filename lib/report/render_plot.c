@@ -1,11 +1,17 @@
 /*
  * Grids and plots of the renderer (see render.h). Every .gp file is written
  * here, with titles, labels and keys through lib/gpscript's escaper, and run
- * by gnuplot in the run directory with no shell in between.
+ * by gnuplot with no shell in between. gnuplot opens its output files by name
+ * and follows links, so it never draws in the run directory (which may come
+ * from elsewhere): the .dat and .gp files are written, and drawn, in a private
+ * directory, and each file is then moved into the run directory by
+ * lib/sys/outfile, which replaces a link planted under its name.
  */
 #include "report/render.h"
 
 #include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +20,7 @@
 
 #include "sys/common.h"
 #include "report/gpscript.h"
+#include "sys/outfile.h"
 #include "sys/proc.h"
 
 #define GNUPLOT_TIMEOUT_NS (60 * AB_NS)
@@ -277,9 +284,67 @@ int ab_have_gnuplot(void)
 	return 0;
 }
 
-int ab_plots_draw(const char *dir, char names[][64], int n, int *ok)
+int ab_plotdir_open(struct ab_plotdir *p, const char *dest)
 {
-	char log[PATH_MAX], *av[AB_PLOTS_MAX + 2], files[AB_PLOTS_MAX][96];
+	p->dest = dest;
+	p->fd = ab_private_dir(p->path, sizeof(p->path), "plot");
+	return p->fd < 0 ? -1 : 0;
+}
+
+/* Every file drawn or written in the private directory, moved into dest. */
+static int publish(struct ab_plotdir *p)
+{
+	int dfd = dup(p->fd), bad = 0;
+	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	struct dirent *de;
+
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		ab_msg("plot: %s: %s", p->path, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d)))	/* ours alone: no dot files, no directories */
+		if (de->d_name[0] != '.' && (de->d_type == DT_REG || de->d_type == DT_UNKNOWN) &&
+		    ab_outfile_move(p->fd, de->d_name, p->dest) < 0)
+			bad = -1;
+	closedir(d);
+	return bad;
+}
+
+int ab_plotdir_close(struct ab_plotdir *p)
+{
+	if (p->fd < 0)
+		return -1;
+	int rc = publish(p);
+	ab_private_dir_remove(p->fd, p->path);
+	p->fd = -1;
+	return rc;
+}
+
+/* gnuplot's messages, kept in the run's log/ when it has one; 1 when kept. */
+static int keep_log(struct ab_plotdir *p)
+{
+	char err[512], buf[65536];
+	ssize_t n;
+	int kept = 0, src = openat(p->fd, "gnuplot.log", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int dst = src >= 0 ? ab_append_open(p->dest, "log/gnuplot.log", err, sizeof(err)) : -1;
+
+	if (src >= 0 && dst < 0 && errno != ENOENT)
+		ab_msg("plot: gnuplot's messages not kept: %s", err);
+	while (dst >= 0 && (n = read(src, buf, sizeof(buf))) > 0)
+		kept = write(dst, buf, (size_t)n) == n;
+	if (dst >= 0)
+		close(dst);
+	if (src >= 0)
+		close(src);
+	unlinkat(p->fd, "gnuplot.log", 0);
+	return kept;
+}
+
+int ab_plots_draw(struct ab_plotdir *p, char names[][64], int n, int *ok)
+{
+	char log[sizeof(p->path) + 16], *av[AB_PLOTS_MAX + 2], files[AB_PLOTS_MAX][96];
 	int bad = 0;
 
 	if (n <= 0)
@@ -289,14 +354,10 @@ int ab_plots_draw(const char *dir, char names[][64], int n, int *ok)
 		for (int i = 0; i < n; i++)
 			ok[i] = 0;
 		ab_msg("plot: gnuplot is not installed: %d figure(s) not drawn; their .gp and .dat "
-		       "files are in %s (install it with: apt-get install gnuplot-nox)", n, dir);
+		       "files are in %s (install it with: apt-get install gnuplot-nox)", n, p->dest);
 		return 0;
 	}
-	snprintf(log, sizeof(log), "%s/log", dir);
-	if (access(log, F_OK) == 0)
-		snprintf(log, sizeof(log), "%s/log/gnuplot.log", dir);
-	else
-		log[0] = '\0';
+	snprintf(log, sizeof(log), "%s/gnuplot.log", p->path);
 	/* One gnuplot for all: its start-up is most of a plot's cost. */
 	av[0] = "gnuplot";
 	for (int i = 0; i < n && i < AB_PLOTS_MAX; i++) {
@@ -304,14 +365,15 @@ int ab_plots_draw(const char *dir, char names[][64], int n, int *ok)
 		av[i + 1] = files[i];
 	}
 	av[n < AB_PLOTS_MAX ? n + 1 : AB_PLOTS_MAX + 1] = NULL;
-	int all = ab_run(dir, av, log[0] ? log : NULL, GNUPLOT_TIMEOUT_NS);
-	for (int i = 0; i < n; i++) {	/* one failed: find which, one at a time */
-		ok[i] = all == 0 || draw_one(dir, names[i], log[0] ? log : NULL) == 0;
+	int all = ab_run(p->path, av, log, GNUPLOT_TIMEOUT_NS);
+	for (int i = 0; i < n; i++)	/* one failed: find which, one at a time */
+		ok[i] = all == 0 || draw_one(p->path, names[i], log) == 0;
+	int kept = keep_log(p);
+	for (int i = 0; i < n; i++)
 		if (!ok[i]) {
-			ab_msg("plot: gnuplot %s/%s.gp failed%s", dir, names[i],
-			       log[0] ? " (see log/gnuplot.log)" : "");
+			ab_msg("plot: gnuplot %s/%s.gp failed%s", p->dest, names[i],
+			       kept ? " (see log/gnuplot.log)" : "");
 			bad++;
 		}
-	}
 	return bad;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "sys/infile.h"
 #include "report/record.h"
 
 #define BAD_ROWS_SHOWN 20
@@ -251,21 +252,33 @@ static int load_line(struct ab_results *r, char *line, size_t len, const char *p
 int ab_results_load_csv(struct ab_results *r, const char *path, FILE *report, char *err,
 			size_t errlen)
 {
-	FILE *f = fopen(path, "re");
+	/* raw.csv may come from anyone: a regular file within bounds, or refused (sys/infile.h) */
+	FILE *f = ab_infile_open(path, AB_INFILE_MAX_BYTES, err, errlen);
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	ssize_t len;
 	int rc = 0;
 
-	if (!f)
-		return errno == ENOENT ? 0 : ab_err(err, errlen, "%s: %s", path, strerror(errno));
-	while ((len = getline(&line, &cap, f)) > 0)
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		errno = EINVAL;	/* the file itself is refused, not a row */
+		return -1;
+	}
+	while ((len = ab_infile_line(f, &line, &cap)) >= 0)
 		if (load_line(r, line, (size_t)len, path, ++lineno, report) < 0) {
 			rc = ab_err(err, errlen, "%s: out of memory", path);
+			errno = ENOMEM;
 			break;
 		}
-	if (rc == 0 && ferror(f))
+	if (len == -2) {
+		rc = ab_err(err, errlen, "%s:%zu: a line over the %d-byte limit: not a raw.csv of "
+			    "affbench (docs/records.md)", path, lineno + 1, AB_INFILE_MAX_LINE);
+		errno = EINVAL;
+	} else if (rc == 0 && ferror(f)) {
 		rc = ab_err(err, errlen, "%s: read error: %s", path, strerror(errno));
+		errno = EIO;
+	}
 	if (report && r->bad > BAD_ROWS_SHOWN)
 		fprintf(report, "%s: %s: %zu bad rows skipped in all\n", ab_prog, path, r->bad);
 	free(line);

@@ -65,7 +65,10 @@ int ab_results_add(struct ab_results *r, const char *bench, const char *config, 
  * Load a raw.csv (bench,config,rep,metric,value,unit; RFC 4180) into r, which
  * must be initialised. Bad rows: "file:line: reason" on report (NULL: silent;
  * at most 20 lines, then a count), skipped, counted in r->bad. A missing file
- * gives empty results. 0, or -1 with a message in err (unreadable, no memory).
+ * gives empty results. The file is opened as sys/infile.h says (a regular file,
+ * not a link, within AB_INFILE_MAX_BYTES and lines of AB_INFILE_MAX_LINE). 0, or
+ * -1 with one line in err and errno EINVAL (the file is refused: not a regular
+ * file, a link, too large, a line too long), EIO or ENOMEM.
  */
 int ab_results_load_csv(struct ab_results *r, const char *path, FILE *report, char *err,
 			size_t errlen);

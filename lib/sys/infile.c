@@ -9,10 +9,63 @@
 #include "sys/common.h"
 #include "sys/infile.h"
 
-static const char *kind(mode_t m)
+const char *ab_file_kind(mode_t m)
 {
 	return S_ISDIR(m) ? "a directory" : S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
 	     : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket" : "not a plain file";
+}
+
+/*
+ * The size was checked at open, but a regular file can still grow while it is
+ * read (a file another process appends to, one a FUSE server makes up as it
+ * goes): the stream itself ends in a read error (EFBIG) past max bytes.
+ */
+struct capped {
+	int fd;
+	unsigned long long left;
+};
+
+static ssize_t capped_read(void *cookie, char *buf, size_t n)
+{
+	struct capped *c = cookie;
+	char probe;
+
+	if (c->left == 0) {	/* at the limit: only the end of the file may follow */
+		ssize_t r = read(c->fd, &probe, 1);
+		if (r > 0)
+			errno = EFBIG;
+		return r > 0 ? -1 : r;
+	}
+	if (n > c->left)
+		n = (size_t)c->left;
+	ssize_t r = read(c->fd, buf, n);
+	if (r > 0)
+		c->left -= (unsigned long long)r;
+	return r;
+}
+
+static int capped_close(void *cookie)
+{
+	struct capped *c = cookie;
+	int r = close(c->fd);
+
+	free(c);
+	return r;
+}
+
+static FILE *capped_open(int fd, unsigned long long max_bytes)
+{
+	struct capped *c = malloc(sizeof(*c));
+	FILE *f = NULL;
+
+	if (c) {
+		*c = (struct capped){ fd, max_bytes };
+		f = fopencookie(c, "r", (cookie_io_functions_t){ .read = capped_read,
+								 .close = capped_close });
+		if (!f)
+			free(c);
+	}
+	return f;
 }
 
 FILE *ab_infile_open(const char *path, unsigned long long max_bytes, char *err, size_t errlen)
@@ -28,13 +81,17 @@ FILE *ab_infile_open(const char *path, unsigned long long max_bytes, char *err, 
 		return NULL;
 	}
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+	if (fstat(fd, &st) < 0) {
 		int e = errno;
-		if (e == 0 || S_ISREG(st.st_mode) == 0)
-			e = EINVAL;
-		ab_err(err, errlen, "%s: not a regular file (%s)", path, kind(st.st_mode));
+		ab_err(err, errlen, "%s: %s", path, strerror(e));
 		close(fd);
 		errno = e;
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ab_err(err, errlen, "%s: not a regular file (%s)", path, ab_file_kind(st.st_mode));
+		close(fd);
+		errno = EINVAL;
 		return NULL;
 	}
 	if ((unsigned long long)st.st_size > max_bytes) {
@@ -52,7 +109,7 @@ FILE *ab_infile_open(const char *path, unsigned long long max_bytes, char *err, 
 		errno = e;
 		return NULL;
 	}
-	FILE *f = fdopen(fd, "re");
+	FILE *f = capped_open(fd, max_bytes);
 	if (!f) {
 		int e = errno;
 		ab_err(err, errlen, "%s: %s", path, strerror(e));
@@ -67,7 +124,7 @@ ssize_t ab_infile_line(FILE *f, char **buf, size_t *cap)
 	size_t n = 0;
 	int c, over = 0;
 
-	while ((c = getc(f)) != EOF && c != '\n') {
+	while ((c = getc_unlocked(f)) != EOF && c != '\n') {
 		if (n + 1 >= AB_INFILE_MAX_LINE) {
 			over = 1;
 			continue;

@@ -24,7 +24,8 @@
 /*
  * Open path for reading: O_NOFOLLOW (the last component may not be a link),
  * O_NONBLOCK (a FIFO does not block the open), then fstat: a regular file of
- * at most max_bytes. NULL with err set ("PATH: not a regular file (a FIFO)",
+ * at most max_bytes; the stream ends in a read error (EFBIG) if the file grows
+ * past max_bytes while it is read. NULL with err set ("PATH: not a regular file (a FIFO)",
  * "PATH: 70000000 bytes, over the 67108864-byte limit") and errno.
  */
 FILE *ab_infile_open(const char *path, unsigned long long max_bytes, char *err, size_t errlen);
@@ -35,5 +36,8 @@ FILE *ab_infile_open(const char *path, unsigned long long max_bytes, char *err, 
  * line is longer than the limit (the rest of it is skipped).
  */
 ssize_t ab_infile_line(FILE *f, char **buf, size_t *cap);
+
+/* What a file that is not a regular file is, for messages: "a FIFO", "a directory", ... */
+const char *ab_file_kind(mode_t m);
 
 #endif

@@ -6,6 +6,10 @@
 # by a signal (a sanitizer's report is a signal here: it aborts), and nothing
 # may appear outside the run and compare directories. TAP output; a failure
 # names its seed: `mutate SEED base.csv raw.csv` rebuilds the input.
+# Then raw.csv as what no mutation of bytes can make: a FIFO, a device (a link
+# to /dev/zero or /dev/urandom, a device node), a link to a good file, a
+# directory, a file over the size limit, lines over the line limit: each must
+# end with exit 2 within seconds and in bounded memory (docs/records.md).
 #   tests/fuzz/raw_csv.sh [N]   (AFFBENCH_HARNESS: the harness to test)
 set -u
 TOP=${AFFBENCH_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -57,5 +61,56 @@ else
 	echo "not ok 2 - left in the fuzz directory: $left"
 fi
 rm -f "$W.before"
-echo "1..2"
-[ "$nf" = 0 ] && [ -z "$left" ]
+
+# ---- raw.csv as what it must not be ----
+# ASan reserves terabytes of address space: the memory bound holds for a plain build.
+grep -qa __asan_init "$H" && MEMLIM=unlimited || MEMLIM=1048576
+make_case() { # NAME FILE: make FILE the raw.csv of case NAME
+	local f=$2 b=$W/base/raw.csv s len at
+	case $1 in
+	fifo) mkfifo "$f" ;;
+	link-zero) ln -s /dev/zero "$f" ;;
+	link-urandom) ln -s /dev/urandom "$f" ;;
+	link-good) ln -s "$b" "$f" ;;	# a link is refused whatever it names
+	directory) mkdir "$f" ;;
+	node-zero) mknod "$f" c 1 5 ;;
+	node-urandom) mknod "$f" c 1 9 ;;
+	node-null) mknod "$f" c 1 3 ;;
+	over-size) truncate -s 65M "$f" ;;	# sparse: no disk needed
+	over-size-tail) cp "$b" "$f" && truncate -s 64M "$f" && echo x >>"$f" ;;
+	long-line-*)	# seeded length over 65536 and place
+		s=${1#long-line-}; len=$((65536 + (s * 7919) % 200000)); at=$((1 + (s * 31) % 150))
+		{ head -n "$at" "$b"; head -c "$len" /dev/zero | tr '\0' a; echo; tail -n +$((at + 1)) "$b"; } >"$f" ;;
+	line-at-limit)	# 65535 bytes: within the limit, only a bad row
+		{ cat "$b"; head -c 65535 /dev/zero | tr '\0' a; echo; } >"$f" ;;
+	esac
+}
+bounded() { timeout 20 bash -c 'ulimit -v '"$MEMLIM"'; exec "$@"' _ "$@"; }
+nonreg() { # NAME WANT: plot and compare of case NAME both exit WANT
+	local d=$W/n-$1 rp rc
+	mkdir -p "$d"
+	make_case "$1" "$d/raw.csv" || { echo "$1: could not make the case"; return; }
+	bounded "$H" plot "$d" >/dev/null 2>"$d.err"
+	rp=$?
+	bounded "$H" compare --out "$W/nc-$1" "$d" "$W/base" >/dev/null 2>>"$d.err"
+	rc=$?
+	[ "$rp" = "$2" ] && [ "$rc" = "$2" ] ||
+		echo "$1: plot exit $rp, compare exit $rc (want $2; 124: hung): $(tail -n2 "$d.err" | tr '\n' ' ')"
+	rm -rf "$d" "$d.err" "$W/nc-$1"
+}
+cases="fifo link-zero link-urandom link-good directory over-size over-size-tail long-line-1 long-line-2 long-line-3 long-line-4 long-line-5"
+[ "$(id -u)" = 0 ] && cases="$cases node-zero node-urandom node-null"
+nfails=$W/nonreg
+: >"$nfails"
+n=0
+for c in $cases; do nonreg "$c" 2 >>"$nfails"; n=$((n + 1)); done
+nonreg line-at-limit 0 >>"$nfails"
+nn=$(grep -c . "$nfails")
+if [ "$nn" = 0 ]; then
+	echo "ok 3 - $n raw.csv that are not regular files, are links or break a limit: exit 2 in bounds; a line at the limit loads"
+else
+	echo "not ok 3 - $nn of $((n + 1)) special raw.csv ended badly:"
+	sed 's/^/#   /' "$nfails"
+fi
+echo "1..3"
+[ "$nf" = 0 ] && [ -z "$left" ] && [ "$nn" = 0 ]
