@@ -291,20 +291,11 @@ static void plots(struct ab_render *r)
 	struct ab_grid m;
 
 	ab_grid_build(r, &m, "stat_per_s", "placement", "daemon", libfuse);
-	if (m.nr) {
-		ab_grid_dat(r, &m, "cputestfs");
-		FILE *b = ab_plot_begin(r);
-		ab_plot_bars(b, &m, "cputestfs.dat", "cputestfs: stat() calls/s, libfuse", "stat/s",
-			     "daemon ");
-		ab_plot_end(r, b, "cputestfs", 1000, 500);
-	}
-	if (transport_grid(r, &m, "stat_per_s")) {
-		ab_grid_dat(r, &m, "cputestfs_transports");
-		FILE *b = ab_plot_begin(r);
-		ab_plot_bars(b, &m, "cputestfs_transports.dat", "cputestfs: stat() calls/s by FUSE transport",
-			     "stat/s", "");
-		ab_plot_end(r, b, "cputestfs_transports", 1000, 500);
-	}
+	ab_grid_plot(r, &m, "cputestfs", "cputestfs: stat() calls/s, libfuse", "stat/s", "daemon ",
+		     1000, 500);
+	if (transport_grid(r, &m, "stat_per_s"))
+		ab_grid_plot(r, &m, "cputestfs_transports", "cputestfs: stat() calls/s by FUSE transport",
+			     "stat/s", "", 1000, 500);
 }
 
 static const char *const headline[] = { "stat_per_s", NULL };

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "report/gpscript.h"
 #include "report/render.h"
 
 #define POST "clonefd2015"
@@ -326,15 +325,7 @@ static void timereq_plot(struct ab_render *r)
 	ab_plot_set(b, "xlabel", "dd processes (N)");
 	ab_plot_set(b, "ylabel", label);
 	ab_plot_set(b, "title", "ddpar: time per request (writes)");
-	fprintf(b, "plot ");
-	for (int c = 0; c < g.nc; c++) {
-		char key[64];
-		snprintf(key, sizeof(key), "clone_fd %s", g.cols[c]);
-		fprintf(b, "%s'ddpar_timereq.dat' using 1:%d:%d:%d with yerrorlines title ", c ? ", " : "",
-			2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
-		ab_gp_string(b, key);
-	}
-	fprintf(b, "\n");
+	ab_plot_lines(b, &g, "ddpar_timereq.dat", "clone_fd ");
 	ab_plot_end(r, b, "ddpar_timereq", 900, 500);
 }
 
@@ -367,15 +358,8 @@ static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, c
 		ab_grid_dat(r, &g[m], dat);
 		snprintf(title, sizeof(title), "ddpar %s%s", modes[m], min_lines > 1 ? " by transport" : "");
 		ab_plot_set(b, "title", title);
-		fprintf(b, "plot ");
-		for (int c = 0; c < g[m].nc; c++) {
-			char key[64];
-			snprintf(key, sizeof(key), "%s%s", key_prefix, g[m].cols[c]);
-			fprintf(b, "%s'%s.dat' using 1:%d:%d:%d with yerrorlines title ", c ? ", " : "", dat,
-				2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
-			ab_gp_string(b, key);
-		}
-		fprintf(b, "\n");
+		snprintf(dat + strlen(dat), sizeof(dat) - strlen(dat), ".dat");
+		ab_plot_lines(b, &g[m], dat, key_prefix);
 	}
 	fprintf(b, "unset multiplot\n");
 	ab_plot_end(r, b, name, 550 * panels, 450);

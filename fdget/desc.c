@@ -193,12 +193,7 @@ static void plots(struct ab_render *r)
 	struct ab_grid m;
 
 	ab_grid_build(r, &m, "ns_per_op", "op", "mode", NULL);
-	if (!m.nr)
-		return;
-	ab_grid_dat(r, &m, "fdget");
-	FILE *b = ab_plot_begin(r);
-	ab_plot_bars(b, &m, "fdget.dat", "fdget: ns per fd syscall", "ns/op", "");
-	ab_plot_end(r, b, "fdget", 1100, 500);
+	ab_grid_plot(r, &m, "fdget", "fdget: ns per fd syscall", "ns/op", "", 1100, 500);
 }
 
 static const char *const headline[] = { "ns_per_op", "us_per_spawn", NULL };

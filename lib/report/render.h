@@ -117,6 +117,13 @@ void ab_plot_end(struct ab_render *r, FILE *body, const char *name, int width, i
 /* Clustered bars with CI error bars of a grid's .dat; title, ylabel and the key are escaped. */
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
 		  const char *ylabel, const char *key_prefix);
+/* A descriptor's usual figure in one call: NAME.dat from m and NAME.gp drawing it as
+ * ab_plot_bars does, width x height pixels. Nothing when m has no rows. 1: made, 0: not. */
+int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name, const char *title,
+		 const char *ylabel, const char *key_prefix, int width, int height);
+/* "plot" of a grid's .dat as lines with CI error bars, one per column, x the row (a number);
+ * each line's key is key_prefix and the column, escaped. */
+void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix);
 /* "set terminal ... set output 'NAME.png'" (svg 0) or NAME.svg (svg 1). */
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height);
 /* Run gnuplot in dir on NAME.gp for each of names (one process for all; when it
