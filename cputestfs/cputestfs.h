@@ -22,6 +22,7 @@
 #ifndef CFS_H
 #define CFS_H
 
+#include <linux/fuse.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -104,7 +105,8 @@ static inline void cfs_window_metrics(uint64_t calls, uint64_t same, uint64_t re
  * exactly the requests the daemon counts. */
 static inline int cfs_counted_op(unsigned opcode)
 {
-	return opcode == 1 || opcode == AB_FUSE_GETATTR || opcode == 28 || opcode == 44;
+	return opcode == FUSE_LOOKUP || opcode == FUSE_GETATTR || opcode == FUSE_READDIR ||
+	       opcode == FUSE_READDIRPLUS;
 }
 
 /* Counted requests between two kstats snapshots (a NULL: since the reset): how many,

@@ -16,6 +16,7 @@
  * only (the pid map); if that map is full the spinlock figure is not written.
  */
 #include <errno.h>
+#include <linux/fuse.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -129,7 +130,7 @@ static void write_records(const struct ddp_point *pt, const struct ab_config *cf
 			       dir_name(pt->dir), pt->procs, pt->clone ? "on" : "off", pt->rep + 1);
 			return;
 		}
-		int op = pt->dir == DDP_WRITE ? AB_FUSE_WRITE : AB_FUSE_READ;
+		int op = pt->dir == DDP_WRITE ? FUSE_WRITE : FUSE_READ;
 		record(out, cfg, pt, "kernel_us_per_req", ddp_kernel_us(&p->res, op), "us");
 		if (p->pid_err)
 			ab_msg("%s procs=%d clone_fd=%s rep %d: spin_us_per_req not written: a process could "

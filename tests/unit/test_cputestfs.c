@@ -77,18 +77,18 @@ static void test_window_metrics(void **state)
 static void test_counted_ops(void **state)
 {
 	(void)state;
-	/* LOOKUP 1, GETATTR 3, READDIR 28, READDIRPLUS 44: what the daemon counts. */
-	assert_true(cfs_counted_op(1));
-	assert_true(cfs_counted_op(AB_FUSE_GETATTR));
-	assert_true(cfs_counted_op(28));
-	assert_true(cfs_counted_op(44));
-	/* FORGET 2, OPEN 14, READ 15, INIT 26, DESTROY 38, BATCH_FORGET 42: not ours to count. */
-	assert_false(cfs_counted_op(2));
-	assert_false(cfs_counted_op(14));
-	assert_false(cfs_counted_op(AB_FUSE_READ));
-	assert_false(cfs_counted_op(26));
-	assert_false(cfs_counted_op(38));
-	assert_false(cfs_counted_op(42));
+	/* What the daemon counts. */
+	assert_true(cfs_counted_op(FUSE_LOOKUP));
+	assert_true(cfs_counted_op(FUSE_GETATTR));
+	assert_true(cfs_counted_op(FUSE_READDIR));
+	assert_true(cfs_counted_op(FUSE_READDIRPLUS));
+	/* Not ours to count. */
+	assert_false(cfs_counted_op(FUSE_FORGET));
+	assert_false(cfs_counted_op(FUSE_OPEN));
+	assert_false(cfs_counted_op(FUSE_READ));
+	assert_false(cfs_counted_op(FUSE_INIT));
+	assert_false(cfs_counted_op(FUSE_DESTROY));
+	assert_false(cfs_counted_op(FUSE_BATCH_FORGET));
 	assert_false(cfs_counted_op(0));
 }
 
@@ -101,12 +101,12 @@ static void test_kernel_delta(void **state)
 	(void)state;
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	a.op[1] = (struct ab_kstats_op){ .count = 1, .same_cpu = 1, .sum_ns = 5000 };
-	a.op[AB_FUSE_GETATTR] = (struct ab_kstats_op){ .count = 100, .same_cpu = 40, .sum_ns = 2e5 };
-	a.op[26] = (struct ab_kstats_op){ .count = 1, .same_cpu = 0, .sum_ns = 1e6 };	/* INIT */
+	a.op[FUSE_LOOKUP] = (struct ab_kstats_op){ .count = 1, .same_cpu = 1, .sum_ns = 5000 };
+	a.op[FUSE_GETATTR] = (struct ab_kstats_op){ .count = 100, .same_cpu = 40, .sum_ns = 2e5 };
+	a.op[FUSE_INIT] = (struct ab_kstats_op){ .count = 1, .same_cpu = 0, .sum_ns = 1e6 };
 	b = a;
-	b.op[AB_FUSE_GETATTR] = (struct ab_kstats_op){ .count = 300, .same_cpu = 140, .sum_ns = 6e5 };
-	b.op[2] = (struct ab_kstats_op){ .count = 7, .same_cpu = 7, .sum_ns = 7e3 };	/* FORGET */
+	b.op[FUSE_GETATTR] = (struct ab_kstats_op){ .count = 300, .same_cpu = 140, .sum_ns = 6e5 };
+	b.op[FUSE_FORGET] = (struct ab_kstats_op){ .count = 7, .same_cpu = 7, .sum_ns = 7e3 };
 
 	/* The window: 200 more GETATTRs, 100 of them on the queuing CPU, 4e5 ns. */
 	cfs_kernel_delta(&a, &b, &n, &same, &ns);
