@@ -51,27 +51,27 @@ static void test_window_metrics(void **state)
 	memset(&res, 0, sizeof(res));
 	/* 1000 calls in 0.5 s, 250 on the caller's CPU, 1000 requests answered. */
 	cfs_window_metrics(1000, 250, 1000, 500000000ull, 1, &res);
-	assert_true(fabs(res.v[CFS_M_STAT] - 2000.0) < 1e-9);
-	assert_true(fabs(res.v[CFS_M_SAME] - 25.0) < 1e-12);
-	assert_true(fabs(res.v[CFS_M_OTHER] - 75.0) < 1e-12);
-	assert_true(fabs(res.v[CFS_M_REQ] - 1.0) < 1e-12);
-	assert_true(res.has[CFS_M_STAT] && res.has[CFS_M_SAME] && res.has[CFS_M_OTHER] &&
-		    res.has[CFS_M_REQ]);
+	assert_true(fabs(res.v[CFS_STAT] - 2000.0) < 1e-9);
+	assert_true(fabs(res.v[CFS_SAME] - 25.0) < 1e-12);
+	assert_true(fabs(res.v[CFS_OTHER] - 75.0) < 1e-12);
+	assert_true(fabs(res.v[CFS_REQ] - 1.0) < 1e-12);
+	assert_true(res.has[CFS_STAT] && res.has[CFS_SAME] && res.has[CFS_OTHER] &&
+		    res.has[CFS_REQ]);
 	/* Nothing else is claimed: latency and kernel figures come from elsewhere. */
-	for (int m = CFS_M_P50; m < CFS_M_COUNT; m++)
+	for (int m = CFS_P50; m < CFS_NM; m++)
 		assert_false(res.has[m]);
 
 	/* Two requests per call would show (a lookup per stat: entries not cached). */
 	cfs_window_metrics(10, 10, 20, 1000000000ull, 1, &res);
-	assert_true(fabs(res.v[CFS_M_REQ] - 2.0) < 1e-12);
-	assert_true(fabs(res.v[CFS_M_OTHER]) < 1e-12);
+	assert_true(fabs(res.v[CFS_REQ] - 2.0) < 1e-12);
+	assert_true(fabs(res.v[CFS_OTHER]) < 1e-12);
 
 	/* A kernel file names no CPU and has no server: only the rate. */
 	memset(&res, 0, sizeof(res));
 	cfs_window_metrics(3, 0, 0, 1000000000ull, 0, &res);
-	assert_true(fabs(res.v[CFS_M_STAT] - 3.0) < 1e-12);
-	assert_true(res.has[CFS_M_STAT]);
-	assert_false(res.has[CFS_M_SAME] || res.has[CFS_M_OTHER] || res.has[CFS_M_REQ]);
+	assert_true(fabs(res.v[CFS_STAT] - 3.0) < 1e-12);
+	assert_true(res.has[CFS_STAT]);
+	assert_false(res.has[CFS_SAME] || res.has[CFS_OTHER] || res.has[CFS_REQ]);
 }
 
 static void test_counted_ops(void **state)
