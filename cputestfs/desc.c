@@ -1,5 +1,5 @@
 /*
- * cputestfs's report, described once (lib/render): the 2012 post's two tables
+ * cputestfs's report, described once (lib/report/render.h): the 2012 post's two tables
  * (without / with cpu affinity), stat/s by placement and daemon mode, the
  * baselines, kernel time per request, every configuration with its CPUs,
  * requests per call and latency, and the reading. bin/cputestfs prints these

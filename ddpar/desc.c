@@ -1,5 +1,5 @@
 /*
- * ddpar's report, described once (lib/render): the tables of fuse-devel 2015
+ * ddpar's report, described once (lib/report/render.h): the tables of fuse-devel 2015
  * (Ashish, Oracle: MB/s by number of dd processes, without and with cloned
  * /dev/fuse fds), time per request and latency per call, the reading, and the
  * plots. bin/ddpar prints these tables on stdout; the harness writes them

@@ -1,5 +1,5 @@
 /*
- * fdget's report, described once (lib/render): ns per fd syscall single-
+ * fdget's report, described once (lib/report/render.h): ns per fd syscall single-
  * threaded vs with an idle second thread, every mode against single, process
  * start-up with and without a thread, and the 2016 post's numbers. Every
  * ratio is paired per repetition (each mode's repetition i ran right beside

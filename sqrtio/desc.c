@@ -1,5 +1,5 @@
 /*
- * sqrtio's report, described once (lib/render): the 2008 post's lines (M sqrt/s
+ * sqrtio's report, described once (lib/report/render.h): the 2008 post's lines (M sqrt/s
  * and K ios/s per rq_affinity and local), what each IO cost (latency,
  * interrupts and IPIs per IO) and where everything ran, the on/off-IRQ-CPU and
  * rq_affinity ratios, the reading, and the plot. Linked into the harness too:
