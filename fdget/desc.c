@@ -21,21 +21,12 @@
 static const struct ab_group *op_mode(struct ab_render *r, const char *metric, const char *op,
 				      const char *mode)
 {
-	char a[48], b[48];
-
-	snprintf(a, sizeof(a), "op=%.31s", op);
-	snprintf(b, sizeof(b), "mode=%.31s", mode);
-	const char *want[] = { a, b, NULL };
-	return ab_r_find(r, metric, want);
+	return ab_r_find_kv(r, metric, "op", op, "mode", mode);
 }
 
 static int has_mode(struct ab_render *r, const char *mode)
 {
-	char m[48];
-
-	snprintf(m, sizeof(m), "mode=%.31s", mode);
-	const char *want[] = { m, NULL };
-	return ab_r_find(r, FDGET_M_NS, want) != NULL;
+	return ab_r_find_kv(r, FDGET_M_NS, "mode", mode, NULL, NULL) != NULL;
 }
 
 /* One op: base and other medians in columns of width wb and wo, then other vs

@@ -19,12 +19,7 @@
 static const struct ab_group *cell(struct ab_render *r, const char *metric, const char *rq,
 				   const char *local)
 {
-	char a[48], b[48];
-
-	snprintf(a, sizeof(a), "rq=%.31s", rq);
-	snprintf(b, sizeof(b), "local=%.31s", local);
-	const char *want[] = { a, b, NULL };
-	return ab_r_find(r, metric, want);
+	return ab_r_find_kv(r, metric, "rq", rq, "local", local);
 }
 
 static const char *const locals[] = { "1", "0" };

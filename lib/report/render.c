@@ -43,6 +43,18 @@ const struct ab_group *ab_r_find(const struct ab_render *r, const char *metric,
 	return ab_results_find(r->res, r->desc->name, metric, want);
 }
 
+const struct ab_group *ab_r_find_kv(const struct ab_render *r, const char *metric, const char *k1,
+				    const char *v1, const char *k2, const char *v2)
+{
+	char a[48], b[48];
+
+	snprintf(a, sizeof(a), "%.15s=%.31s", k1, v1);
+	if (k2)
+		snprintf(b, sizeof(b), "%.15s=%.31s", k2, v2);
+	const char *want[] = { a, k2 ? b : NULL, NULL };
+	return ab_r_find(r, metric, want);
+}
+
 double ab_r_median(const struct ab_group *g)
 {
 	return g && g->n ? ab_median(g->v, g->n) : NAN;

@@ -62,6 +62,9 @@ int ab_render_has(const struct ab_bench_desc *d, const struct ab_results *res);
 /* First group of metric whose config holds every "k=v" of want (NULL-terminated). */
 const struct ab_group *ab_r_find(const struct ab_render *r, const char *metric,
 				 const char *const *want);
+/* The same for "k1=v1" and "k2=v2" (k2 NULL: k1 alone); values are cut at 31 characters. */
+const struct ab_group *ab_r_find_kv(const struct ab_render *r, const char *metric, const char *k1,
+				    const char *v1, const char *k2, const char *v2);
 /* Distinct values of key among groups of metric, sorted (numerically when all are numbers). */
 int ab_r_distinct(const struct ab_render *r, const char *metric, const char *key, char vals[][32],
 		  int max);
