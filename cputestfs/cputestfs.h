@@ -22,6 +22,7 @@
 #ifndef CFS_H
 #define CFS_H
 
+#include <linux/fuse.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,15 +74,27 @@ struct cfs_point {
 };
 
 /* ---- the numbers of one repetition (measure.c fills, main.c records) ---- */
+/* Record names, shared by main.c (writes them) and desc.c (renders them). */
+#define CFS_M_STAT "stat_per_s"
+#define CFS_M_SAME "same_cpu_pct"
+#define CFS_M_OTHER "other_cpu_pct"
+#define CFS_M_REQ "requests_per_stat"
+#define CFS_M_P50 "latency_p50_ns"
+#define CFS_M_P99 "latency_p99_ns"
+#define CFS_M_KNS "kernel_ns_per_req"
+#define CFS_M_KSAME "kernel_same_cpu_pct"
+#define CFS_M_KREQ "kernel_requests"
+#define CFS_M_DREQ "daemon_requests"
+
 enum cfs_metric {
-	CFS_M_STAT, CFS_M_SAME, CFS_M_OTHER, CFS_M_REQ, CFS_M_P50, CFS_M_P99,	/* timed */
-	CFS_M_KNS, CFS_M_KSAME, CFS_M_KREQ, CFS_M_DREQ,				/* instrumented */
-	CFS_M_COUNT
+	CFS_STAT, CFS_SAME, CFS_OTHER, CFS_REQ, CFS_P50, CFS_P99,	/* timed */
+	CFS_KNS, CFS_KSAME, CFS_KREQ, CFS_DREQ,				/* instrumented */
+	CFS_NM
 };
-#define CFS_M_FIRST_KERNEL CFS_M_KNS
+#define CFS_FIRST_KERNEL CFS_KNS
 struct cfs_result {
-	double v[CFS_M_COUNT];
-	int has[CFS_M_COUNT];
+	double v[CFS_NM];
+	int has[CFS_NM];
 };
 
 /*
@@ -92,19 +105,20 @@ struct cfs_result {
 static inline void cfs_window_metrics(uint64_t calls, uint64_t same, uint64_t requests, uint64_t ns,
 				      int names_cpu, struct cfs_result *res)
 {
-	res->v[CFS_M_STAT] = (double)calls / ((double)ns / 1e9);
-	res->v[CFS_M_SAME] = 100.0 * (double)same / (double)calls;
-	res->v[CFS_M_OTHER] = 100.0 - res->v[CFS_M_SAME];
-	res->v[CFS_M_REQ] = (double)requests / (double)calls;
-	res->has[CFS_M_STAT] = 1;
-	res->has[CFS_M_SAME] = res->has[CFS_M_OTHER] = res->has[CFS_M_REQ] = names_cpu;
+	res->v[CFS_STAT] = (double)calls / ((double)ns / 1e9);
+	res->v[CFS_SAME] = 100.0 * (double)same / (double)calls;
+	res->v[CFS_OTHER] = 100.0 - res->v[CFS_SAME];
+	res->v[CFS_REQ] = (double)requests / (double)calls;
+	res->has[CFS_STAT] = 1;
+	res->has[CFS_SAME] = res->has[CFS_OTHER] = res->has[CFS_REQ] = names_cpu;
 }
 
 /* The FUSE requests stat() causes (the first LOOKUP, then GETATTR) and READDIR* for ls:
  * exactly the requests the daemon counts. */
 static inline int cfs_counted_op(unsigned opcode)
 {
-	return opcode == 1 || opcode == AB_FUSE_GETATTR || opcode == 28 || opcode == 44;
+	return opcode == FUSE_LOOKUP || opcode == FUSE_GETATTR || opcode == FUSE_READDIR ||
+	       opcode == FUSE_READDIRPLUS;
 }
 
 /* Counted requests between two kstats snapshots (a NULL: since the reset): how many,

@@ -1,10 +1,10 @@
 /*
- * cputestfs's report, described once (lib/render): the 2012 post's two tables
+ * cputestfs's report, described once (lib/report/render.h): the 2012 post's two tables
  * (without / with cpu affinity), stat/s by placement and daemon mode, the
  * baselines, kernel time per request, every configuration with its CPUs,
  * requests per call and latency, and the reading. bin/cputestfs prints these
  * tables; the harness puts them in tables.md, report.md and cputestfs.png.
- * Depends on lib/ only: the harness links it too.
+ * Uses lib/ and cputestfs.h's names only: the harness links it too.
  *
  * Limits: grids key on placement and daemon (or baseline); runs that differ
  * only in --clients share a cell (the first group found fills it), while the
@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "report/render.h"
+#include "cputestfs.h"
 
 #define POST "westerfeld2012"
 
@@ -68,12 +69,12 @@ static void transport_tables(struct ab_render *r)
 {
 	struct ab_grid m;
 
-	if (!transport_grid(r, &m, "stat_per_s"))
+	if (!transport_grid(r, &m, CFS_M_STAT))
 		return;
 	fprintf(r->out, "FUSE transports: stat() calls/s (median [95%% CI]; libfuse and dev one "
 			"thread, uring one ring thread per daemon CPU):\n\n");
 	ab_grid_md(r, &m, "placement", 1);
-	transport_grid(r, &m, "same_cpu_pct");
+	transport_grid(r, &m, CFS_M_SAME);
 	fprintf(r->out, "FUSE transports: share of stat() calls served on the caller's CPU (%%, "
 			"median):\n\n");
 	ab_grid_md(r, &m, "placement", 0);
@@ -82,15 +83,15 @@ static void transport_tables(struct ab_render *r)
 static void post_table(struct ab_render *r, const char *const *want, const char *title)
 {
 	FILE *f = r->out;
-	const struct ab_group *st = ab_r_find(r, "stat_per_s", want);
+	const struct ab_group *st = ab_r_find(r, CFS_M_STAT, want);
 
 	fprintf(f, "#### %s cpu affinity ####\n\n", title);
 	if (!st) {
 		fprintf(f, "(not measured)\n\n");
 		return;
 	}
-	fprintf(f, "same  cpu (%%) %8.2f\n", ab_r_median(ab_r_find(r, "same_cpu_pct", want)));
-	fprintf(f, "other cpu (%%) %8.2f\n", ab_r_median(ab_r_find(r, "other_cpu_pct", want)));
+	fprintf(f, "same  cpu (%%) %8.2f\n", ab_r_median(ab_r_find(r, CFS_M_SAME, want)));
+	fprintf(f, "other cpu (%%) %8.2f\n", ab_r_median(ab_r_find(r, CFS_M_OTHER, want)));
 	fprintf(f, "----------------------\nstat calls/s  %.2f   (median of %zu)\n\n",
 		ab_r_median(st), st->n);
 }
@@ -117,7 +118,7 @@ static void baselines(struct ab_render *r)
 {
 	struct ab_grid m;
 
-	ab_grid_build(r, &m, "stat_per_s", "placement", "baseline", NULL);
+	ab_grid_build(r, &m, CFS_M_STAT, "placement", "baseline", NULL);
 	if (m.nc < 2 && !(m.nc == 1 && strcmp(m.cols[0], "fuse")))
 		return;	/* FUSE alone: the grids above show it */
 	for (int a = 0; a < m.nr; a++)	/* the fuse column is the daemon single one */
@@ -127,7 +128,7 @@ static void baselines(struct ab_render *r)
 			snprintf(ba, sizeof(ba), "baseline=%s", m.cols[c]);
 			int f = !strcmp(m.cols[c], "fuse");
 			const char *want[] = { pl, ba, f ? "daemon=single" : NULL, "transport=libfuse|", NULL };
-			m.g[a][c] = ab_r_find(r, "stat_per_s", want);
+			m.g[a][c] = ab_r_find(r, CFS_M_STAT, want);
 		}
 	fprintf(r->out, "Baselines, calls/s (median [95%% CI]; fuse = stat() with daemon single, "
 			"kernel = stat() on a kernel filesystem, pipe = a one-byte round trip):\n\n");
@@ -152,8 +153,8 @@ static void configs(struct ab_render *r)
 {
 	static const char *const keys[] = { "placement", "baseline", "transport", "daemon", "clients",
 					    "client_cpu", "daemon_cpu" };
-	static const char *const cols[] = { "same_cpu_pct", "requests_per_stat", "latency_p50_ns",
-					    "latency_p99_ns" };
+	static const char *const cols[] = { CFS_M_SAME, CFS_M_REQ, CFS_M_P50,
+					    CFS_M_P99 };
 	FILE *f = r->out;
 	char v[AB_VALUE_LEN], num[32];
 
@@ -163,7 +164,7 @@ static void configs(struct ab_render *r)
 		   "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (size_t i = 0; i < r->res->n; i++) {
 		const struct ab_group *g = &r->res->g[i];
-		if (strcmp(g->bench, r->desc->name) || strcmp(g->metric, "stat_per_s"))
+		if (strcmp(g->bench, r->desc->name) || strcmp(g->metric, CFS_M_STAT))
 			continue;
 		fprintf(f, "|");
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
@@ -181,8 +182,8 @@ static void configs(struct ab_render *r)
 static void tables(struct ab_render *r)
 {
 	FILE *f = r->out;
-	const struct ab_group *none = ab_r_find(r, "stat_per_s", w_none);
-	const struct ab_group *same = ab_r_find(r, "stat_per_s", w_same);
+	const struct ab_group *none = ab_r_find(r, CFS_M_STAT, w_none);
+	const struct ab_group *same = ab_r_find(r, CFS_M_STAT, w_same);
 	const char *const *fuse = libfuse;
 	struct ab_ci ci;
 	double q = NAN;
@@ -201,19 +202,19 @@ static void tables(struct ab_render *r)
 			ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
 		published(r);
 	}
-	ab_grid_build(r, &m, "stat_per_s", "placement", "daemon", fuse);
+	ab_grid_build(r, &m, CFS_M_STAT, "placement", "daemon", fuse);
 	if (m.nr) {
 		fprintf(f, "\nstat() calls/s (median [95%% CI]) by placement and libfuse daemon mode:\n\n");
 		ab_grid_md(r, &m, "placement", 1);
 	}
-	ab_grid_build(r, &m, "same_cpu_pct", "placement", "daemon", fuse);
+	ab_grid_build(r, &m, CFS_M_SAME, "placement", "daemon", fuse);
 	if (m.nr) {
 		fprintf(f, "Share of stat() calls served on the caller's CPU (%%, median):\n\n");
 		ab_grid_md(r, &m, "placement", 0);
 	}
 	transport_tables(r);
 	baselines(r);
-	ab_grid_build(r, &m, "kernel_ns_per_req", "placement", "daemon", fuse);
+	ab_grid_build(r, &m, CFS_M_KNS, "placement", "daemon", fuse);
 	if (m.nr) {
 		fprintf(f, "Kernel time per FUSE request (ns, median; from separate instrumented "
 			   "repetitions, never the ones timed above):\n\n");
@@ -227,9 +228,9 @@ static void transport_reading(struct ab_render *r);
 static void reading(struct ab_render *r)
 {
 	FILE *f = r->out;
-	const struct ab_group *none = ab_r_find(r, "stat_per_s", w_none);
-	const struct ab_group *same = ab_r_find(r, "stat_per_s", w_same);
-	const struct ab_group *pct = ab_r_find(r, "same_cpu_pct", w_none);
+	const struct ab_group *none = ab_r_find(r, CFS_M_STAT, w_none);
+	const struct ab_group *same = ab_r_find(r, CFS_M_STAT, w_same);
+	const struct ab_group *pct = ab_r_find(r, CFS_M_SAME, w_none);
 	struct ab_ci ci;
 	double q = NAN;
 	char buf[160];
@@ -264,10 +265,10 @@ static void reading(struct ab_render *r)
 /* Today's answer: io_uring unpinned against libfuse unpinned and pinned. */
 static void transport_reading(struct ab_render *r)
 {
-	const struct ab_group *u = transport_cell(r, "stat_per_s", "none", 2);
-	const struct ab_group *up = transport_cell(r, "same_cpu_pct", "none", 2);
-	const struct ab_group *ln = transport_cell(r, "stat_per_s", "none", 0);
-	const struct ab_group *ls = transport_cell(r, "stat_per_s", "same", 0);
+	const struct ab_group *u = transport_cell(r, CFS_M_STAT, "none", 2);
+	const struct ab_group *up = transport_cell(r, CFS_M_SAME, "none", 2);
+	const struct ab_group *ln = transport_cell(r, CFS_M_STAT, "none", 0);
+	const struct ab_group *ls = transport_cell(r, CFS_M_STAT, "same", 0);
 	struct ab_ci ci;
 	double q = NAN;
 	char buf[160];
@@ -290,24 +291,15 @@ static void plots(struct ab_render *r)
 {
 	struct ab_grid m;
 
-	ab_grid_build(r, &m, "stat_per_s", "placement", "daemon", libfuse);
-	if (m.nr) {
-		ab_grid_dat(r, &m, "cputestfs");
-		FILE *b = ab_plot_begin(r);
-		ab_plot_bars(b, &m, "cputestfs.dat", "cputestfs: stat() calls/s, libfuse", "stat/s",
-			     "daemon ");
-		ab_plot_end(r, b, "cputestfs", 1000, 500);
-	}
-	if (transport_grid(r, &m, "stat_per_s")) {
-		ab_grid_dat(r, &m, "cputestfs_transports");
-		FILE *b = ab_plot_begin(r);
-		ab_plot_bars(b, &m, "cputestfs_transports.dat", "cputestfs: stat() calls/s by FUSE transport",
-			     "stat/s", "");
-		ab_plot_end(r, b, "cputestfs_transports", 1000, 500);
-	}
+	ab_grid_build(r, &m, CFS_M_STAT, "placement", "daemon", libfuse);
+	ab_grid_plot(r, &m, "cputestfs", "cputestfs: stat() calls/s, libfuse", "stat/s", "daemon ",
+		     1000, 500);
+	if (transport_grid(r, &m, CFS_M_STAT))
+		ab_grid_plot(r, &m, "cputestfs_transports", "cputestfs: stat() calls/s by FUSE transport",
+			     "stat/s", "", 1000, 500);
 }
 
-static const char *const headline[] = { "stat_per_s", NULL };
+static const char *const headline[] = { CFS_M_STAT, NULL };
 
 const struct ab_bench_desc ab_desc_cputestfs = {
 	.name = "cputestfs",

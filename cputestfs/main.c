@@ -88,17 +88,17 @@ static const char *const transport_names[] = { "libfuse", "dev", "uring" };
 
 static const struct {
 	const char *name, *unit;
-} metrics[CFS_M_COUNT] = {
-	[CFS_M_STAT] = { "stat_per_s", "1/s" },
-	[CFS_M_SAME] = { "same_cpu_pct", "%" },
-	[CFS_M_OTHER] = { "other_cpu_pct", "%" },
-	[CFS_M_REQ] = { "requests_per_stat", "ratio" },
-	[CFS_M_P50] = { "latency_p50_ns", "ns" },
-	[CFS_M_P99] = { "latency_p99_ns", "ns" },
-	[CFS_M_KNS] = { "kernel_ns_per_req", "ns" },
-	[CFS_M_KSAME] = { "kernel_same_cpu_pct", "%" },
-	[CFS_M_KREQ] = { "kernel_requests", "count" },
-	[CFS_M_DREQ] = { "daemon_requests", "count" },
+} metrics[CFS_NM] = {
+	[CFS_STAT] = { CFS_M_STAT, "1/s" },
+	[CFS_SAME] = { CFS_M_SAME, "%" },
+	[CFS_OTHER] = { CFS_M_OTHER, "%" },
+	[CFS_REQ] = { CFS_M_REQ, "ratio" },
+	[CFS_P50] = { CFS_M_P50, "ns" },
+	[CFS_P99] = { CFS_M_P99, "ns" },
+	[CFS_KNS] = { CFS_M_KNS, "ns" },
+	[CFS_KSAME] = { CFS_M_KSAME, "%" },
+	[CFS_KREQ] = { CFS_M_KREQ, "count" },
+	[CFS_DREQ] = { CFS_M_DREQ, "count" },
 };
 
 /*
@@ -281,14 +281,14 @@ static void progress(const struct cfs_settings *set, const struct cfs_point *pt,
 {
 	const char *pl = ab_placement_name(pt->placement), *call = cfs_server_for(set)->call;
 
-	if (instrumented && res->has[CFS_M_KNS])
+	if (instrumented && res->has[CFS_KNS])
 		ab_msg("rep %d placement=%s: kernel %.0f ns/request, %.0f requests (daemon %.0f)", rep,
-		       pl, res->v[CFS_M_KNS], res->v[CFS_M_KREQ], res->v[CFS_M_DREQ]);
-	else if (!instrumented && res->has[CFS_M_SAME])
+		       pl, res->v[CFS_KNS], res->v[CFS_KREQ], res->v[CFS_DREQ]);
+	else if (!instrumented && res->has[CFS_SAME])
 		ab_msg("rep %d placement=%s: %.0f %s/s, same cpu %.1f%%, %.3f requests/%s", rep, pl,
-		       res->v[CFS_M_STAT], call, res->v[CFS_M_SAME], res->v[CFS_M_REQ], call);
+		       res->v[CFS_STAT], call, res->v[CFS_SAME], res->v[CFS_REQ], call);
 	else if (!instrumented)
-		ab_msg("rep %d placement=%s: %.0f %s/s", rep, pl, res->v[CFS_M_STAT], call);
+		ab_msg("rep %d placement=%s: %.0f %s/s", rep, pl, res->v[CFS_STAT], call);
 }
 
 /* One repetition of pt, timed (ks NULL) or instrumented, and its records. 0 or -1. */
@@ -306,7 +306,7 @@ static int one_rep(const struct cfs_settings *set, const struct cfs_point *pt, s
 		ab_msg("rep %d placement=%s%s: measurement failed: %s", rep, pl, kind, err);
 		return -1;
 	}
-	for (int m = ks ? CFS_M_FIRST_KERNEL : 0; m < (ks ? CFS_M_COUNT : CFS_M_FIRST_KERNEL); m++)
+	for (int m = ks ? CFS_FIRST_KERNEL : 0; m < (ks ? CFS_NM : CFS_FIRST_KERNEL); m++)
 		if (res.has[m])
 			ab_record(out, &pt->cfg, rep, metrics[m].name, res.v[m], metrics[m].unit);
 	if (!set->quiet)

@@ -235,9 +235,9 @@ static void latency(const struct run *r, struct cfs_result *res)
 		ab_hist_merge(&all, &r->srv.sh->client[i].lat);
 	if (!ab_hist_count(&all))
 		return;
-	res->v[CFS_M_P50] = ab_hist_percentile(&all, 50);
-	res->v[CFS_M_P99] = ab_hist_percentile(&all, 99);
-	res->has[CFS_M_P50] = res->has[CFS_M_P99] = 1;
+	res->v[CFS_P50] = ab_hist_percentile(&all, 50);
+	res->v[CFS_P99] = ab_hist_percentile(&all, 99);
+	res->has[CFS_P50] = res->has[CFS_P99] = 1;
 }
 
 /* ---- kernel statistics, instrumented repetitions only ---- */
@@ -278,16 +278,16 @@ static void kstats_end(struct run *r, int rc, struct cfs_result *res)
 		return;
 	if (rc == 0 && ab_kstats_read(r->ks, &whole) == 0) {
 		cfs_kernel_delta(NULL, &whole, &n, &same, &ns);
-		res->v[CFS_M_KREQ] = (double)n;
-		res->v[CFS_M_DREQ] = (double)(cfs_requests(r->srv.sh, r->n) - r->dreq0);
-		res->has[CFS_M_KREQ] = res->has[CFS_M_DREQ] = 1;
+		res->v[CFS_KREQ] = (double)n;
+		res->v[CFS_DREQ] = (double)(cfs_requests(r->srv.sh, r->n) - r->dreq0);
+		res->has[CFS_KREQ] = res->has[CFS_DREQ] = 1;
 	}
 	if (rc == 0 && r->ks_window) {
 		cfs_kernel_delta(&r->kw0, &r->kw1, &n, &same, &ns);
 		if (n) {
-			res->v[CFS_M_KNS] = ns / (double)n;
-			res->v[CFS_M_KSAME] = 100.0 * (double)same / (double)n;
-			res->has[CFS_M_KNS] = res->has[CFS_M_KSAME] = 1;
+			res->v[CFS_KNS] = ns / (double)n;
+			res->v[CFS_KSAME] = 100.0 * (double)same / (double)n;
+			res->has[CFS_KNS] = res->has[CFS_KSAME] = 1;
 		}
 	}
 	ab_kstats_detach(r->ks);

@@ -55,6 +55,18 @@ enum ddp_transport { DDP_TR_LIBFUSE, DDP_TR_DEV, DDP_TR_URING, DDP_TR_PASSTHROUG
 /* passthrough: the backing files' size; workers go back to offset 0 there. */
 #define DDP_PT_SPAN (16ull << 20)
 
+/* Record names, shared by point.c (writes them) and desc.c (renders them). */
+#define DDP_M_WRITE "write_MB_per_s"
+#define DDP_M_READ "read_MB_per_s"
+#define DDP_M_REQS "requests_per_s"
+#define DDP_M_P50 "lat_p50_us"
+#define DDP_M_P99 "lat_p99_us"
+#define DDP_M_DAEMON_US "daemon_us_per_req"
+#define DDP_M_KERNEL_US "kernel_us_per_req"
+#define DDP_M_SPIN_US "spin_us_per_req"
+#define DDP_M_CLIENT_BYTES "client_bytes"
+#define DDP_M_DAEMON_BYTES "daemon_bytes"
+
 /* ---- shared memory ---- */
 
 /*

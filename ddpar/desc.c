@@ -1,5 +1,5 @@
 /*
- * ddpar's report, described once (lib/render): the tables of fuse-devel 2015
+ * ddpar's report, described once (lib/report/render.h): the tables of fuse-devel 2015
  * (Ashish, Oracle: MB/s by number of dd processes, without and with cloned
  * /dev/fuse fds), time per request and latency per call, the reading, and the
  * plots. bin/ddpar prints these tables on stdout; the harness writes them
@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "report/gpscript.h"
 #include "report/render.h"
+#include "ddpar.h"
 
 #define POST "clonefd2015"
 
@@ -25,7 +25,7 @@
 static const char *const transports[] = { "libfuse", "dev", "uring", "passthrough" };
 
 static const char *const modes[] = { "write", "read" };
-static const char *const mbps[] = { "write_MB_per_s", "read_MB_per_s" };
+static const char *const mbps[] = { DDP_M_WRITE, DDP_M_READ };
 
 /* One row: MB/s without and with clone_fd at procs, and their ratio. */
 static enum ab_verdict row(struct ab_render *r, int m, const char *procs, const struct ab_group **off,
@@ -155,11 +155,11 @@ static void pair_table(struct ab_render *r, const char *const *cols, const char 
  * (daemon time alone when no kernel statistics were taken). */
 static void timereq_table(struct ab_render *r)
 {
-	static const char *const cols[] = { "kernel_us_per_req", "spin_us_per_req", "daemon_us_per_req" };
+	static const char *const cols[] = { DDP_M_KERNEL_US, DDP_M_SPIN_US, DDP_M_DAEMON_US };
 	static const char *const heads[] = { "kernel", "spinlock wait", "daemon handler" };
-	int kernel = ab_r_find(r, "kernel_us_per_req", NULL) != NULL;
+	int kernel = ab_r_find(r, DDP_M_KERNEL_US, NULL) != NULL;
 
-	if (!ab_r_find(r, "daemon_us_per_req", NULL))
+	if (!ab_r_find(r, DDP_M_DAEMON_US, NULL))
 		return;
 	ab_r_fence(r);
 	fprintf(r->out, "3) Time per request (us, median; without / with clone_fd%s)\n",
@@ -173,10 +173,10 @@ static void timereq_table(struct ab_render *r)
 /* Latency per call as the caller sees it (built-in loop only). */
 static void latency_table(struct ab_render *r)
 {
-	static const char *const cols[] = { "lat_p50_us", "lat_p99_us" };
+	static const char *const cols[] = { DDP_M_P50, DDP_M_P99 };
 	static const char *const heads[] = { "p50", "p99" };
 
-	if (!ab_r_find(r, "lat_p99_us", NULL))
+	if (!ab_r_find(r, DDP_M_P99, NULL))
 		return;
 	ab_r_fence(r);
 	fprintf(r->out, "4) Latency per call (us, median of the repetitions' percentiles; "
@@ -293,7 +293,7 @@ static void reading(struct ab_render *r)
  * measured (not all zero), else kernel time, else the daemon's. */
 static const char *timereq_metric(struct ab_render *r)
 {
-	static const char *const pref[] = { "spin_us_per_req", "kernel_us_per_req", "daemon_us_per_req" };
+	static const char *const pref[] = { DDP_M_SPIN_US, DDP_M_KERNEL_US, DDP_M_DAEMON_US };
 
 	for (size_t p = 0; p < AB_ARRAY_SIZE(pref); p++)
 		for (size_t i = 0; i < r->res->n; i++) {
@@ -326,15 +326,7 @@ static void timereq_plot(struct ab_render *r)
 	ab_plot_set(b, "xlabel", "dd processes (N)");
 	ab_plot_set(b, "ylabel", label);
 	ab_plot_set(b, "title", "ddpar: time per request (writes)");
-	fprintf(b, "plot ");
-	for (int c = 0; c < g.nc; c++) {
-		char key[64];
-		snprintf(key, sizeof(key), "clone_fd %s", g.cols[c]);
-		fprintf(b, "%s'ddpar_timereq.dat' using 1:%d:%d:%d with yerrorlines title ", c ? ", " : "",
-			2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
-		ab_gp_string(b, key);
-	}
-	fprintf(b, "\n");
+	ab_plot_lines(b, &g, "ddpar_timereq.dat", "clone_fd ");
 	ab_plot_end(r, b, "ddpar_timereq", 900, 500);
 }
 
@@ -367,15 +359,8 @@ static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, c
 		ab_grid_dat(r, &g[m], dat);
 		snprintf(title, sizeof(title), "ddpar %s%s", modes[m], min_lines > 1 ? " by transport" : "");
 		ab_plot_set(b, "title", title);
-		fprintf(b, "plot ");
-		for (int c = 0; c < g[m].nc; c++) {
-			char key[64];
-			snprintf(key, sizeof(key), "%s%s", key_prefix, g[m].cols[c]);
-			fprintf(b, "%s'%s.dat' using 1:%d:%d:%d with yerrorlines title ", c ? ", " : "", dat,
-				2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
-			ab_gp_string(b, key);
-		}
-		fprintf(b, "\n");
+		snprintf(dat + strlen(dat), sizeof(dat) - strlen(dat), ".dat");
+		ab_plot_lines(b, &g[m], dat, key_prefix);
 	}
 	fprintf(b, "unset multiplot\n");
 	ab_plot_end(r, b, name, 550 * panels, 450);
@@ -390,7 +375,7 @@ static void plots(struct ab_render *r)
 	timereq_plot(r);
 }
 
-static const char *const headline[] = { "write_MB_per_s", "read_MB_per_s", NULL };
+static const char *const headline[] = { DDP_M_WRITE, DDP_M_READ, NULL };
 
 const struct ab_bench_desc ab_desc_ddpar = {
 	.name = "ddpar",

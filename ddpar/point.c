@@ -16,6 +16,7 @@
  * only (the pid map); if that map is full the spinlock figure is not written.
  */
 #include <errno.h>
+#include <linux/fuse.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -129,25 +130,25 @@ static void write_records(const struct ddp_point *pt, const struct ab_config *cf
 			       dir_name(pt->dir), pt->procs, pt->clone ? "on" : "off", pt->rep + 1);
 			return;
 		}
-		int op = pt->dir == DDP_WRITE ? AB_FUSE_WRITE : AB_FUSE_READ;
-		record(out, cfg, pt, "kernel_us_per_req", ddp_kernel_us(&p->res, op), "us");
+		int op = pt->dir == DDP_WRITE ? FUSE_WRITE : FUSE_READ;
+		record(out, cfg, pt, DDP_M_KERNEL_US, ddp_kernel_us(&p->res, op), "us");
 		if (p->pid_err)
 			ab_msg("%s procs=%d clone_fd=%s rep %d: spin_us_per_req not written: a process could "
 			       "not be added to the kernel statistics' pid map (%s)", dir_name(pt->dir),
 			       pt->procs, pt->clone ? "on" : "off", pt->rep + 1, strerror(p->pid_err));
 		else
-			record(out, cfg, pt, "spin_us_per_req", ddp_spin_us(&p->res), "us");
+			record(out, cfg, pt, DDP_M_SPIN_US, ddp_spin_us(&p->res), "us");
 		return;
 	}
 	struct ddp_numbers n;
 	ddp_numbers(o, &n);
-	record(out, cfg, pt, "client_bytes", (double)o->client_bytes, "bytes");
-	record(out, cfg, pt, "daemon_bytes", (double)o->total.bytes, "bytes");
-	record(out, cfg, pt, pt->dir == DDP_WRITE ? "write_MB_per_s" : "read_MB_per_s", n.mb_per_s, "MB/s");
-	record(out, cfg, pt, "requests_per_s", n.req_per_s, "req/s");
-	record(out, cfg, pt, "lat_p50_us", n.p50_us, "us");
-	record(out, cfg, pt, "lat_p99_us", n.p99_us, "us");
-	record(out, cfg, pt, "daemon_us_per_req", n.daemon_us, "us");
+	record(out, cfg, pt, DDP_M_CLIENT_BYTES, (double)o->client_bytes, "bytes");
+	record(out, cfg, pt, DDP_M_DAEMON_BYTES, (double)o->total.bytes, "bytes");
+	record(out, cfg, pt, pt->dir == DDP_WRITE ? DDP_M_WRITE : DDP_M_READ, n.mb_per_s, "MB/s");
+	record(out, cfg, pt, DDP_M_REQS, n.req_per_s, "req/s");
+	record(out, cfg, pt, DDP_M_P50, n.p50_us, "us");
+	record(out, cfg, pt, DDP_M_P99, n.p99_us, "us");
+	record(out, cfg, pt, DDP_M_DAEMON_US, n.daemon_us, "us");
 }
 
 /* ---- one repetition ---- */

@@ -1,5 +1,5 @@
 /*
- * fdget's report, described once (lib/render): ns per fd syscall single-
+ * fdget's report, described once (lib/report/render.h): ns per fd syscall single-
  * threaded vs with an idle second thread, every mode against single, process
  * start-up with and without a thread, and the 2016 post's numbers. Every
  * ratio is paired per repetition (each mode's repetition i ran right beside
@@ -14,27 +14,19 @@
 #include <string.h>
 
 #include "report/render.h"
+#include "fdget.h"
 
 #define POST "goldstein2016"
 
 static const struct ab_group *op_mode(struct ab_render *r, const char *metric, const char *op,
 				      const char *mode)
 {
-	char a[48], b[48];
-
-	snprintf(a, sizeof(a), "op=%.31s", op);
-	snprintf(b, sizeof(b), "mode=%.31s", mode);
-	const char *want[] = { a, b, NULL };
-	return ab_r_find(r, metric, want);
+	return ab_r_find_kv(r, metric, "op", op, "mode", mode);
 }
 
 static int has_mode(struct ab_render *r, const char *mode)
 {
-	char m[48];
-
-	snprintf(m, sizeof(m), "mode=%.31s", mode);
-	const char *want[] = { m, NULL };
-	return ab_r_find(r, "ns_per_op", want) != NULL;
+	return ab_r_find_kv(r, FDGET_M_NS, "mode", mode, NULL, NULL) != NULL;
 }
 
 /* One op: base and other medians in columns of width wb and wo, then other vs
@@ -56,14 +48,14 @@ static void op_table(struct ab_render *r)
 {
 	FILE *f = r->out;
 	char ops[AB_GRID_ROWS][32];
-	int nop = ab_r_distinct(r, "ns_per_op", "op", ops, AB_GRID_ROWS);
+	int nop = ab_r_distinct(r, FDGET_M_NS, "op", ops, AB_GRID_ROWS);
 
 	ab_r_fence(r);
 	fprintf(f, "%-8s %12s %17s   %s\n", "op", "single ns/op", "idle-thread ns/op",
 		"idle-thread vs single (paired per repetition)");
 	for (int i = 0; i < nop; i++)
-		paired_row(f, ops[i], op_mode(r, "ns_per_op", ops[i], "single"), 12,
-			   op_mode(r, "ns_per_op", ops[i], "idle-thread"), 17);
+		paired_row(f, ops[i], op_mode(r, FDGET_M_NS, ops[i], "single"), 12,
+			   op_mode(r, FDGET_M_NS, ops[i], "idle-thread"), 17);
 	ab_r_fence(r);
 	fprintf(f, "(* = the 95%% CI of the change excludes 0%%)\n\n");
 }
@@ -74,17 +66,17 @@ static void mode_table(struct ab_render *r)
 {
 	FILE *f = r->out;
 	char ops[AB_GRID_ROWS][32], modes[AB_GRID_COLS][32], buf[160], nthreads[AB_VALUE_LEN];
-	int nop = ab_r_distinct(r, "ns_per_op", "op", ops, AB_GRID_ROWS);
-	int nmode = ab_r_distinct(r, "ns_per_op", "mode", modes, AB_GRID_COLS);
+	int nop = ab_r_distinct(r, FDGET_M_NS, "op", ops, AB_GRID_ROWS);
+	int nmode = ab_r_distinct(r, FDGET_M_NS, "mode", modes, AB_GRID_COLS);
 
 	fprintf(f, "Every mode against single (threads: workers of the mode):\n\n");
 	ab_r_fence(r);
 	fprintf(f, "%-8s %-12s %7s %10s   %s\n", "op", "mode", "threads", "ns/op",
 		"vs single (paired per repetition)");
 	for (int i = 0; i < nop; i++) {
-		const struct ab_group *s = op_mode(r, "ns_per_op", ops[i], "single");
+		const struct ab_group *s = op_mode(r, FDGET_M_NS, ops[i], "single");
 		for (int k = 0; k < nmode; k++) {
-			const struct ab_group *g = op_mode(r, "ns_per_op", ops[i], modes[k]);
+			const struct ab_group *g = op_mode(r, FDGET_M_NS, ops[i], modes[k]);
 			double q = NAN;
 			struct ab_ci ci;
 			if (!g)
@@ -107,15 +99,15 @@ static void overhead_table(struct ab_render *r)
 {
 	FILE *f = r->out;
 	char ops[AB_GRID_ROWS][32], buf[160];
-	int nop = ab_r_distinct(r, "bare_ns_per_op", "op", ops, AB_GRID_ROWS);
+	int nop = ab_r_distinct(r, FDGET_M_BARE, "op", ops, AB_GRID_ROWS);
 
 	fprintf(f, "Loop overhead check: single mode as measured vs the same loop timed bare:\n\n");
 	ab_r_fence(r);
 	fprintf(f, "%-8s %13s %10s   %s\n", "op", "harness ns/op", "bare ns/op",
 		"harness vs bare (paired per repetition)");
 	for (int i = 0; i < nop; i++) {
-		const struct ab_group *h = op_mode(r, "ns_per_op", ops[i], "single");
-		const struct ab_group *b = op_mode(r, "bare_ns_per_op", ops[i], "single");
+		const struct ab_group *h = op_mode(r, FDGET_M_NS, ops[i], "single");
+		const struct ab_group *b = op_mode(r, FDGET_M_BARE, ops[i], "single");
 		double q = NAN;
 		struct ab_ci ci;
 		enum ab_verdict v = ab_r_paired(h, b, &q, &ci);
@@ -129,8 +121,8 @@ static void overhead_table(struct ab_render *r)
 static void spawn_table(struct ab_render *r)
 {
 	FILE *f = r->out;
-	const struct ab_group *g0 = op_mode(r, "us_per_spawn", "spawn", "single");
-	const struct ab_group *g1 = op_mode(r, "us_per_spawn", "spawn", "idle-thread");
+	const struct ab_group *g0 = op_mode(r, FDGET_M_SPAWN, "spawn", "single");
+	const struct ab_group *g1 = op_mode(r, FDGET_M_SPAWN, "spawn", "idle-thread");
 	char buf[160];
 	double q = NAN;
 	struct ab_ci ci;
@@ -153,14 +145,14 @@ static void tables(struct ab_render *r)
 
 	fprintf(r->out, "## fdget: fd syscall cost, single- vs multi-threaded (%s)\n\n",
 		ab_pub_text(POST, "source"));
-	if (ab_r_find(r, "bare_ns_per_op", NULL)) {
+	if (ab_r_find(r, FDGET_M_BARE, NULL)) {
 		overhead_table(r);
-	} else if (ab_r_find(r, "ns_per_op", NULL)) {
+	} else if (ab_r_find(r, FDGET_M_NS, NULL)) {
 		if (has_mode(r, "idle-thread"))
 			op_table(r);
 		if (has_mode(r, "shared-fd") || has_mode(r, "private-fd") || has_mode(r, "procs"))
 			mode_table(r);
-		ab_grid_build(r, &m, "ns_per_op", "op", "mode", NULL);
+		ab_grid_build(r, &m, FDGET_M_NS, "op", "mode", NULL);
 		fprintf(r->out, "ns per call by op and mode (median [95%% CI]):\n\n");
 		ab_grid_md(r, &m, "op", 1);
 	}
@@ -171,14 +163,14 @@ static void reading(struct ab_render *r)
 {
 	FILE *f = r->out;
 	char ops[AB_GRID_ROWS][32], buf[160];
-	int nop = ab_r_distinct(r, "ns_per_op", "op", ops, AB_GRID_ROWS);
+	int nop = ab_r_distinct(r, FDGET_M_NS, "op", ops, AB_GRID_ROWS);
 
 	fprintf(f, "## fdget: what does a second (idle) thread cost each fd syscall?\n\n");
 	for (int i = 0; i < nop; i++) {
 		double q = NAN;
 		struct ab_ci ci;
-		enum ab_verdict v = ab_r_paired(op_mode(r, "ns_per_op", ops[i], "idle-thread"),
-						op_mode(r, "ns_per_op", ops[i], "single"), &q, &ci);
+		enum ab_verdict v = ab_r_paired(op_mode(r, FDGET_M_NS, ops[i], "idle-thread"),
+						op_mode(r, FDGET_M_NS, ops[i], "single"), &q, &ci);
 		if (v != AB_V_NONE)
 			fprintf(f, "- %s: idle-thread vs single %s.\n", ops[i],
 				ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1));
@@ -192,16 +184,11 @@ static void plots(struct ab_render *r)
 {
 	struct ab_grid m;
 
-	ab_grid_build(r, &m, "ns_per_op", "op", "mode", NULL);
-	if (!m.nr)
-		return;
-	ab_grid_dat(r, &m, "fdget");
-	FILE *b = ab_plot_begin(r);
-	ab_plot_bars(b, &m, "fdget.dat", "fdget: ns per fd syscall", "ns/op", "");
-	ab_plot_end(r, b, "fdget", 1100, 500);
+	ab_grid_build(r, &m, FDGET_M_NS, "op", "mode", NULL);
+	ab_grid_plot(r, &m, "fdget", "fdget: ns per fd syscall", "ns/op", "", 1100, 500);
 }
 
-static const char *const headline[] = { "ns_per_op", "us_per_spawn", NULL };
+static const char *const headline[] = { FDGET_M_NS, FDGET_M_SPAWN, NULL };
 
 const struct ab_bench_desc ab_desc_fdget = {
 	.name = "fdget",

@@ -27,6 +27,18 @@
 #define FDGET_FILE_BYTES (1u << 20)	/* read advances 1 MiB before it seeks back */
 #define FDGET_MAX_REPEAT 1000
 
+/* Record names, shared by main.c (writes them) and desc.c (renders them). */
+#define FDGET_M_NS "ns_per_op"
+#define FDGET_M_CYCLES "cycles_per_op"
+#define FDGET_M_INSTR "instructions_per_op"
+#define FDGET_M_THREADS "threads_seen"
+#define FDGET_M_THREADS_MAX "threads_seen_max"
+#define FDGET_M_ITERS "iterations"
+#define FDGET_M_OVERHEAD "overhead_ns_per_op"
+#define FDGET_M_TIMER "timer_ns"
+#define FDGET_M_BARE "bare_ns_per_op"
+#define FDGET_M_SPAWN "us_per_spawn"
+
 /* Operations under test, plus the empty loop used to measure loop+timer overhead. */
 enum fdget_op { OP_PREAD, OP_READ, OP_FSTAT, OP_LSEEK, OP_COUNT, OP_NOP = OP_COUNT };
 

@@ -95,12 +95,12 @@ static void record(const struct fdget_settings *s, struct ab_out *out, const cha
 static void record_rep(const struct fdget_settings *s, struct ab_out *out, const char *op, int m,
 		       int rep, const struct fdget_rep *r)
 {
-	record(s, out, op, m, rep, "ns_per_op", r->ns_per_op, "ns");
-	record(s, out, op, m, rep, "cycles_per_op", r->cycles_per_op, "cycles");
-	record(s, out, op, m, rep, "instructions_per_op", r->instr_per_op, "instructions");
+	record(s, out, op, m, rep, FDGET_M_NS, r->ns_per_op, "ns");
+	record(s, out, op, m, rep, FDGET_M_CYCLES, r->cycles_per_op, "cycles");
+	record(s, out, op, m, rep, FDGET_M_INSTR, r->instr_per_op, "instructions");
 	if (r->threads_min >= 0) {
-		record(s, out, op, m, rep, "threads_seen", r->threads_min, "threads");
-		record(s, out, op, m, rep, "threads_seen_max", r->threads_max, "threads");
+		record(s, out, op, m, rep, FDGET_M_THREADS, r->threads_min, "threads");
+		record(s, out, op, m, rep, FDGET_M_THREADS_MAX, r->threads_max, "threads");
 	}
 }
 
@@ -129,9 +129,9 @@ static void sweep_op(const struct fdget_settings *s, struct ab_out *out, enum fd
 	double ovh = (double)fdget_time_loop(s, OP_NOP, iters) / (double)iters;
 	static double ns[MODE_COUNT][FDGET_MAX_REPEAT];
 
-	record(s, out, name, MODE_SINGLE, 0, "iterations", (double)iters, "count");
-	record(s, out, name, MODE_SINGLE, 0, "overhead_ns_per_op", ovh, "ns");
-	record(s, out, name, MODE_SINGLE, 0, "timer_ns", tns, "ns");
+	record(s, out, name, MODE_SINGLE, 0, FDGET_M_ITERS, (double)iters, "count");
+	record(s, out, name, MODE_SINGLE, 0, FDGET_M_OVERHEAD, ovh, "ns");
+	record(s, out, name, MODE_SINGLE, 0, FDGET_M_TIMER, tns, "ns");
 	if (!s->quiet)
 		ab_msg("%s: loop+timer overhead %.3f ns/op, one clock read %.1f ns", name, ovh, tns);
 	for (int rep = 1; rep <= s->repeat; rep++)
@@ -163,8 +163,8 @@ static void verify_overhead(const struct fdget_settings *s, struct ab_out *out, 
 		fdget_run_rep(s, op, MODE_SINGLE, iters, &r);
 		if (rep % 2)
 			bare = fdget_run_bare(s, op, iters);
-		record(s, out, name, MODE_SINGLE, rep, "ns_per_op", r.ns_per_op, "ns");
-		record(s, out, name, MODE_SINGLE, rep, "bare_ns_per_op", bare, "ns");
+		record(s, out, name, MODE_SINGLE, rep, FDGET_M_NS, r.ns_per_op, "ns");
+		record(s, out, name, MODE_SINGLE, rep, FDGET_M_BARE, bare, "ns");
 	}
 }
 
@@ -180,7 +180,7 @@ static void sweep_spawn(const struct fdget_settings *s, struct ab_out *out)
 		for (int k = 0; k < 2; k++) {
 			int with_thread = rep % 2 ? k : 1 - k;
 			double us = fdget_spawn_batch(with_thread, per);
-			record(s, out, "spawn", with_thread ? MODE_IDLE : MODE_SINGLE, rep, "us_per_spawn",
+			record(s, out, "spawn", with_thread ? MODE_IDLE : MODE_SINGLE, rep, FDGET_M_SPAWN,
 			       us, "us");
 		}
 	}

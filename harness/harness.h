@@ -193,9 +193,7 @@ int h_render(const char *dir, int quiet);
 void h_warnings(FILE *f, const char *dir, const struct ab_results *d);
 
 /* ---- small helpers (util.c) ---- */
-/* Read a small file's first line (newline stripped) into buf; "" and -1 on error. */
-int h_read_line(const char *path, char *buf, size_t len);
-/* mkdir -p. 0 or -1. */
+/* mkdir -p with mode 0755 (lib/sys/fsutil.h). 0 or -1. */
 int h_mkdirs(const char *path);
 /* Format seconds as m:ss or h:mm:ss. */
 void h_fmt_dur(double s, char *buf, size_t len);

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/sysfs.h"
 #include "harness.h"
 
 /* /dev/cpu_dma_latency's value when nobody holds a limit (PM_QOS_DEFAULT_VALUE). */
@@ -42,7 +43,7 @@ static int rd(const char *rel, char *buf, size_t len)
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s%s", root(), rel);
-	if (h_read_line(path, buf, len) < 0)
+	if (ab_sysfs_read(path, buf, len) < 0)
 		return -1;
 	size_t n = strlen(buf);
 	while (n && isspace((unsigned char)buf[n - 1]))
@@ -120,7 +121,7 @@ static void cmdline_arg(const char *key, char *out, size_t len)
 
 	out[0] = '\0';
 	snprintf(path, sizeof(path), "%s/proc/cmdline", root());
-	if (h_read_line(path, line, sizeof(line)) < 0)
+	if (ab_sysfs_read(path, line, sizeof(line)) < 0)
 		return;
 	for (char *w = strtok(line, " \t"); w; w = strtok(NULL, " \t"))
 		if (!strncmp(w, key, kl))

@@ -29,6 +29,7 @@
 #include "knob/knob.h"
 #include "sys/gate.h"
 #include "sys/proc.h"
+#include "sys/sysfs.h"
 
 /* A discovery may probe every CPU (sqrtio): 20 s, or half a second per CPU on
  * bigger machines, and that scaled by the machine's slowness. */
@@ -39,7 +40,7 @@ static void first_line(FILE *f, const char *label, const char *path)
 {
 	char buf[512];
 
-	if (h_read_line(path, buf, sizeof(buf)) == 0)
+	if (ab_sysfs_read(path, buf, sizeof(buf)) == 0)
 		fprintf(f, "%-14s %s\n", label, buf);
 	else
 		fprintf(f, "%-14s (unavailable: %s)\n", label, path);
@@ -77,16 +78,16 @@ static void topology(FILE *f)
 	ab_cpuset_for_each(cpu, &present) {
 		const char *base = "/sys/devices/system/cpu";
 		snprintf(path, sizeof(path), "%s/cpu%d/topology/core_id", base, cpu);
-		h_read_line(path, core, sizeof(core));
+		ab_sysfs_read(path, core, sizeof(core));
 		snprintf(path, sizeof(path), "%s/cpu%d/topology/physical_package_id", base, cpu);
-		h_read_line(path, pkg, sizeof(pkg));
+		ab_sysfs_read(path, pkg, sizeof(pkg));
 		snprintf(path, sizeof(path), "%s/cpu%d/topology/thread_siblings_list", base, cpu);
-		h_read_line(path, smt, sizeof(smt));
+		ab_sysfs_read(path, smt, sizeof(smt));
 		llc[0] = '\0';
 		for (int idx = 0; idx < 8; idx++) {	/* the highest index is the last level */
 			char v[256];
 			snprintf(path, sizeof(path), "%s/cpu%d/cache/index%d/shared_cpu_list", base, cpu, idx);
-			if (h_read_line(path, v, sizeof(v)) == 0)
+			if (ab_sysfs_read(path, v, sizeof(v)) == 0)
 				snprintf(llc, sizeof(llc), "%s", v);
 		}
 		fprintf(f, "topology cpu%d core=%s package=%s smt_siblings=%s llc=%s\n", cpu, core, pkg,
@@ -105,7 +106,7 @@ static void mitigations(FILE *f)
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-		if (h_read_line(path, v, sizeof(v)) == 0)
+		if (ab_sysfs_read(path, v, sizeof(v)) == 0)
 			fprintf(f, "mitigation %s:%s\n", de->d_name, v);
 	}
 	if (d)

@@ -10,41 +10,12 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/fsutil.h"
 #include "harness.h"
-
-int h_read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "r");
-
-	buf[0] = '\0';
-	if (!f)
-		return -1;
-	if (!fgets(buf, (int)len, f))
-		buf[0] = '\0';
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
 
 int h_mkdirs(const char *path)
 {
-	char tmp[4096];
-
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
-		return -1;
-	return 0;
+	return ab_mkdirs(path, 0755);	/* a run directory others may read */
 }
 
 void h_fmt_dur(double s, char *buf, size_t len)

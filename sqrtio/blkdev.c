@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/sysfs.h"
 #include "sqrtio.h"
 
 void sq_fstype(dev_t dev, char *buf, size_t len)
@@ -139,16 +140,10 @@ int sq_blkdev_resolve(const char *sysroot, dev_t dev, struct sq_blkdev *b, char 
 		}
 		if (exists(dir, "loop/backing_file")) {
 			char bf[PATH_MAX] = "?";
-			FILE *f;
 
-			f = snprintf(tmp, sizeof(tmp), "%s/loop/backing_file", dir) < (int)sizeof(tmp) ?
-				    fopen(tmp, "r") : NULL;
-			if (f) {
-				if (!fgets(bf, sizeof(bf), f))
-					snprintf(bf, sizeof(bf), "?");
-				bf[strcspn(bf, "\n")] = 0;
-				fclose(f);
-			}
+			if (snprintf(tmp, sizeof(tmp), "%s/loop/backing_file", dir) < (int)sizeof(tmp) &&
+			    (ab_sysfs_read(tmp, bf, sizeof(bf)) < 0 || !bf[0]))
+				snprintf(bf, sizeof(bf), "?");
 			return ab_err(why, whylen, "%s is a loop device backed by %s: its IO completes in a "
 				      "kernel worker, not a device interrupt; use a file on the filesystem "
 				      "that holds %s", name, bf, bf);

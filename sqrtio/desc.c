@@ -1,5 +1,5 @@
 /*
- * sqrtio's report, described once (lib/render): the 2008 post's lines (M sqrt/s
+ * sqrtio's report, described once (lib/report/render.h): the 2008 post's lines (M sqrt/s
  * and K ios/s per rq_affinity and local), what each IO cost (latency,
  * interrupts and IPIs per IO) and where everything ran, the on/off-IRQ-CPU and
  * rq_affinity ratios, the reading, and the plot. Linked into the harness too:
@@ -19,12 +19,7 @@
 static const struct ab_group *cell(struct ab_render *r, const char *metric, const char *rq,
 				   const char *local)
 {
-	char a[48], b[48];
-
-	snprintf(a, sizeof(a), "rq=%.31s", rq);
-	snprintf(b, sizeof(b), "local=%.31s", local);
-	const char *want[] = { a, b, NULL };
-	return ab_r_find(r, metric, want);
+	return ab_r_find_kv(r, metric, "rq", rq, "local", local);
 }
 
 static const char *const locals[] = { "1", "0" };

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/sysfs.h"
 #include "sqrtio.h"
 
 #define DEFAULT_FILE_SIZE (64ull << 20)
@@ -28,17 +29,10 @@
 static void resolve(dev_t dev, const char *what, struct sq_target *t)
 {
 	char why[512];
-	FILE *f;
 
 	if (sq_blkdev_resolve("", dev, &t->blk, why, sizeof(why)))
 		ab_skip("%s: %s", what, why);
-	f = fopen(t->blk.rq_path, "re");
-	if (!f || !fgets(t->rq_orig, sizeof(t->rq_orig), f))
-		t->rq_orig[0] = 0;
-	if (f)
-		fclose(f);
-	t->rq_orig[strcspn(t->rq_orig, "\n")] = 0;
-	if (!t->rq_orig[0])
+	if (ab_sysfs_read(t->blk.rq_path, t->rq_orig, sizeof(t->rq_orig)) < 0 || !t->rq_orig[0])
 		ab_skip("%s: cannot read %s", what, t->blk.rq_path);
 }
 

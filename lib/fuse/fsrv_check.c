@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/sysfs.h"
 #include "fuse/fusemnt.h"
 #include "knob/knob.h"
 
@@ -48,7 +49,7 @@ static int check_uring(char *why, size_t len)
 {
 	struct io_uring ring;
 	struct io_uring_params p = { .flags = IORING_SETUP_SQE128 };
-	char buf[16] = "";
+	long disabled;
 
 	if (forced("nouring"))
 		return ab_err(why, len, "FUSE over io_uring forced off (%s=nouring)", FORCE_HOOK);
@@ -56,15 +57,8 @@ static int check_uring(char *why, size_t len)
 		return ab_err(why, len, "no %s: this kernel has no FUSE over io_uring (needs Linux "
 			      "6.14+ built with CONFIG_FUSE_IO_URING)", AB_FSRV_URING_PARAM);
 	/* Missing before Linux 6.6: io_uring cannot be switched off there. */
-	int fd = open(URING_DISABLED, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[n > 0 ? n : 0] = '\0';
-		if (atoi(buf) != 0)
-			return ab_err(why, len, "io_uring is disabled (%s is %d)", URING_DISABLED,
-				      atoi(buf));
-	}
+	if (ab_sysfs_read_long(URING_DISABLED, &disabled) == 0 && disabled != 0)
+		return ab_err(why, len, "io_uring is disabled (%s is %ld)", URING_DISABLED, disabled);
 	int rc = io_uring_queue_init_params(2, &ring, &p);
 	if (rc < 0)
 		return ab_err(why, len, "io_uring_setup with SQE128 failed: %s (needs Linux 5.19+)",

@@ -3,8 +3,8 @@
  * <linux/fuse.h> (protocol 7.38) lacks, the server state, one request as
  * either transport lays it out, and the dispatcher. Not a public API.
  */
-#ifndef AB_FSRV_PROTO_H
-#define AB_FSRV_PROTO_H
+#ifndef AB_FSRV_I_H
+#define AB_FSRV_I_H
 
 #include <pthread.h>
 #include <stdatomic.h>

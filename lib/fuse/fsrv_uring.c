@@ -33,6 +33,7 @@
 
 #include "sys/common.h"
 #include "sys/pin.h"
+#include "sys/sysfs.h"
 
 #define POSSIBLE "/sys/devices/system/cpu/possible"
 #define ONLINE "/sys/devices/system/cpu/online"
@@ -72,19 +73,15 @@ struct uring_thr {
 static int read_cpulist(const char *path, struct ab_cpuset *set)
 {
 	char buf[4096], err[256];
-	FILE *f = fopen(path, "re");
 
-	if (!f) {
+	if (ab_sysfs_read(path, buf, sizeof(buf)) < 0) {
 		ab_msg("fsrv: %s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (!fgets(buf, sizeof(buf), f)) {
-		fclose(f);
+	if (!buf[0]) {
 		ab_msg("fsrv: %s is empty", path);
 		return -1;
 	}
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
 	if (ab_cpuset_parse(set, buf, NULL, err, sizeof(err)) < 0) {
 		ab_msg("fsrv: %s: %s", path, err);
 		return -1;

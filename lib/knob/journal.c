@@ -7,6 +7,7 @@
 #include "knob/knob.h"
 
 #include "sys/common.h"
+#include "sys/fsutil.h"
 
 #include <errno.h>
 #include <fnmatch.h>
@@ -162,30 +163,6 @@ int knob_trusted(const char *path, int want_dir, char *why, size_t len)
 	return -1;
 }
 
-int knob_make_dirs(const char *dir)
-{
-	char p[KNOB_PATH_MAX];
-	size_t len = strlen(dir);
-
-	if (len == 0 || len >= sizeof(p)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	memcpy(p, dir, len + 1);
-	for (char *s = p + 1; ; s++) {
-		if (*s == '/' || *s == '\0') {
-			char c = *s;
-			*s = '\0';
-			if (mkdir(p, 0700) < 0 && errno != EEXIST)
-				return -1;
-			*s = c;
-			if (!c)
-				break;
-		}
-	}
-	return 0;
-}
-
 #define fail_errno(e, ...) ({ int e_ = (e); ab_err(err, errlen, __VA_ARGS__); errno = e_; -1; })
 
 /* Become the knob's only live owner: an fd holding its lock, or -1 with a message. */
@@ -201,7 +178,7 @@ int knob_owner_lock(const char *root, const char *path, char *err, size_t errlen
 	    (size_t)snprintf(file, sizeof(file), "%s/%s", dir, name) >= sizeof(file))
 		return fail_errno(ENAMETOOLONG, "knob %s: lock path too long", path);
 	char why[KNOB_PATH_MAX + 64];
-	if (knob_make_dirs(dir) < 0)
+	if (ab_mkdirs(dir, 0700) < 0)
 		return fail_errno(errno, "knob lock directory %s: %s", dir, strerror(errno));
 	if (knob_trusted(dir, 1, why, sizeof(why)) < 0)
 		return fail_errno(EPERM, "knob lock directory refused: %s", why);

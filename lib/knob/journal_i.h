@@ -36,8 +36,6 @@ int knob_full_path(const char *root, const char *path, char *full, size_t len);
  * symlink? 0, or -1 with the reason in why. A missing one is trusted (made 0700 by us). */
 int knob_trusted(const char *path, int want_dir, char *why, size_t len);
 
-/* mkdir -p with mode 0700. 0 or -1. */
-int knob_make_dirs(const char *dir);
 /*
  * Become the knob's only live owner: a POSIX record lock on
  * <root>/run/affbench/knobs/<path with / as %>, held until restored (or death).

@@ -31,6 +31,7 @@
  */
 #include "knob/knob.h"
 #include "sys/common.h"
+#include "sys/fsutil.h"
 #include "knob/journal_i.h"
 
 #include <errno.h>
@@ -343,7 +344,7 @@ static struct entry *journal_entry(const char *path, const char *full, int *lock
 	if (strchr(cur, '\n'))
 		return fail_errno(EINVAL, "knob %s: value has more than one line, cannot journal it",
 				  full), NULL;
-	if (knob_make_dirs(journal_dir) < 0)
+	if (ab_mkdirs(journal_dir, 0700) < 0)
 		return fail_errno(errno, "knob journal directory %s: %s", journal_dir,
 				  strerror(errno)), NULL;
 	if (knob_trusted(journal_dir, 1, why, sizeof(why)) < 0)

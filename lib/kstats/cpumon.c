@@ -17,6 +17,7 @@
 #include "kstats/cpumon.h"
 #include "report/record.h"
 #include "sys/common.h"
+#include "sys/sysfs.h"
 
 #define ROWS 160
 #define ROWNAME 40
@@ -160,11 +161,8 @@ static int per_cpu_table(struct ab_cpumon *m, struct snap *s, const char *path, 
 static int read_u64(const char *path, uint64_t *v)
 {
 	char buf[64];
-	FILE *f = fopen(path, "re");
-	int ok = f && fgets(buf, sizeof(buf), f) && isdigit((unsigned char)buf[0]);
+	int ok = ab_sysfs_read(path, buf, sizeof(buf)) == 0 && isdigit((unsigned char)buf[0]);
 
-	if (f)
-		fclose(f);
 	if (ok)
 		*v = strtoull(buf, NULL, 10);
 	return ok ? 0 : -1;
@@ -193,12 +191,9 @@ static void idle_states(struct ab_cpumon *m, struct snap *s)
 			uint64_t usage, us;
 			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/name",
 				 m->cpu[i], st);
-			FILE *f = fopen(path, "re");
-			if (!f)
+			if (ab_sysfs_read(path, name, sizeof(name)) < 0)
 				break;
-			int ok = fgets(name, sizeof(name), f) != NULL;
-			fclose(f);
-			name[strcspn(name, "\n")] = '\0';
+			int ok = name[0] != '\0';
 			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpuidle/state%d/usage",
 				 m->cpu[i], st);
 			ok = ok && read_u64(path, &usage) == 0;

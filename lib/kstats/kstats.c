@@ -220,6 +220,8 @@ int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r)
 	memset(r, 0, sizeof(*r));
 	if (!v || !l)
 		goto out;
+	_Static_assert(KS_MAX_OP <= sizeof(r->op) / sizeof(r->op[0]),
+		       "the BPF map keeps more opcodes than ab_kstats_result holds");
 	for (__u32 k = 0; k < KS_MAX_OP; k++) {
 		struct ab_kstats_op *o = &r->op[k];
 

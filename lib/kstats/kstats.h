@@ -16,10 +16,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define AB_FUSE_GETATTR 3
-#define AB_FUSE_READ 15
-#define AB_FUSE_WRITE 16
-
 struct ab_kstats;
 
 struct ab_kstats_op {
@@ -32,7 +28,7 @@ struct ab_kstats_result {
 	uint64_t requests;	/* all opcodes */
 	uint64_t same_cpu;
 	double req_ns;		/* summed lifetime of all requests */
-	struct ab_kstats_op op[64];
+	struct ab_kstats_op op[64];	/* by opcode (FUSE_GETATTR ... of <linux/fuse.h>) */
 	uint64_t spin_count;
 	double spin_wait_ns;
 	double spin_max_ns;

@@ -1,4 +1,4 @@
-/* The renderer's lookups, verdicts and published numbers (see render.h). */
+/* The renderer's lookups, verdicts, published numbers and the common bar figure (see render.h). */
 #include "report/render.h"
 
 #include <math.h>
@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "report/gpscript.h"
 #include "report/record.h"
 
 int ab_render_has(const struct ab_bench_desc *d, const struct ab_results *res)
@@ -40,6 +41,18 @@ const struct ab_group *ab_r_find(const struct ab_render *r, const char *metric,
 				 const char *const *want)
 {
 	return ab_results_find(r->res, r->desc->name, metric, want);
+}
+
+const struct ab_group *ab_r_find_kv(const struct ab_render *r, const char *metric, const char *k1,
+				    const char *v1, const char *k2, const char *v2)
+{
+	char a[48], b[48];
+
+	snprintf(a, sizeof(a), "%.15s=%.31s", k1, v1);
+	if (k2)
+		snprintf(b, sizeof(b), "%.15s=%.31s", k2, v2);
+	const char *want[] = { a, k2 ? b : NULL, NULL };
+	return ab_r_find(r, metric, want);
 }
 
 double ab_r_median(const struct ab_group *g)
@@ -221,4 +234,38 @@ const char *ab_pub_text(const char *post, const char *key)
 	k = (k + 1) % 4;
 	snprintf(buf[k], sizeof(buf[k]), "%.*s", v ? (int)len : 0, v ? v : "");
 	return buf[k];
+}
+
+/* ---- the common figure ---- */
+
+int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name, const char *title,
+		 const char *ylabel, const char *key_prefix, int width, int height)
+{
+	char dat[96];
+
+	if (!m->nr)
+		return 0;
+	ab_grid_dat(r, m, name);
+	FILE *b = ab_plot_begin(r);
+	if (!b) {
+		r->failed = 1;
+		return 0;
+	}
+	snprintf(dat, sizeof(dat), "%s.dat", name);
+	ab_plot_bars(b, m, dat, title, ylabel, key_prefix);
+	ab_plot_end(r, b, name, width, height);
+	return 1;
+}
+
+void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix)
+{
+	fprintf(f, "plot ");
+	for (int c = 0; c < m->nc; c++) {
+		char key[96];
+		snprintf(key, sizeof(key), "%s%s", key_prefix, m->cols[c]);
+		fprintf(f, "%s'%s' using 1:%d:%d:%d with yerrorlines title ", c ? ", " : "", dat,
+			2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
+		ab_gp_string(f, key);
+	}
+	fprintf(f, "\n");
 }

@@ -62,6 +62,9 @@ int ab_render_has(const struct ab_bench_desc *d, const struct ab_results *res);
 /* First group of metric whose config holds every "k=v" of want (NULL-terminated). */
 const struct ab_group *ab_r_find(const struct ab_render *r, const char *metric,
 				 const char *const *want);
+/* The same for "k1=v1" and "k2=v2" (k2 NULL: k1 alone); values are cut at 31 characters. */
+const struct ab_group *ab_r_find_kv(const struct ab_render *r, const char *metric, const char *k1,
+				    const char *v1, const char *k2, const char *v2);
 /* Distinct values of key among groups of metric, sorted (numerically when all are numbers). */
 int ab_r_distinct(const struct ab_render *r, const char *metric, const char *key, char vals[][32],
 		  int max);
@@ -117,6 +120,13 @@ void ab_plot_end(struct ab_render *r, FILE *body, const char *name, int width, i
 /* Clustered bars with CI error bars of a grid's .dat; title, ylabel and the key are escaped. */
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
 		  const char *ylabel, const char *key_prefix);
+/* A descriptor's usual figure in one call: NAME.dat from m and NAME.gp drawing it as
+ * ab_plot_bars does, width x height pixels. Nothing when m has no rows. 1: made, 0: not. */
+int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name, const char *title,
+		 const char *ylabel, const char *key_prefix, int width, int height);
+/* "plot" of a grid's .dat as lines with CI error bars, one per column, x the row (a number);
+ * each line's key is key_prefix and the column, escaped. */
+void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix);
 /* "set terminal ... set output 'NAME.png'" (svg 0) or NAME.svg (svg 1). */
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height);
 /*

@@ -27,35 +27,19 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "sys/sysfs.h"
 
 #define SYS_SUFFIX "/sys/devices/system"
 
-/*
- * Reads a one-line sysfs file into buf without its trailing newline.
- * Returns 0, 1 when the file does not exist, or -1 with the path and errno in err.
- */
+/* A one-line sysfs file into buf. 0, 1 when the file does not exist, or -1 with the
+ * path and errno in err. */
 static int read_line(const char *path, char *buf, size_t len, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "re");
-
-	if (!f) {
-		if (errno == ENOENT)
-			return 1;
-		return ab_err(err, errlen, "%s: %s", path, strerror(errno));
-	}
-	if (!fgets(buf, (int)len, f)) {
-		int e = ferror(f) ? errno : 0;
-		fclose(f);
-		if (e)
-			return ab_err(err, errlen, "%s: %s", path, strerror(e));
-		buf[0] = '\0';	/* an empty file, e.g. a memory-only node's cpulist */
+	if (ab_sysfs_read(path, buf, len) == 0)
 		return 0;
-	}
-	fclose(f);
-	size_t n = strlen(buf);
-	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' ' || buf[n - 1] == '\t'))
-		buf[--n] = '\0';
-	return 0;
+	if (errno == ENOENT)
+		return 1;
+	return ab_err(err, errlen, "%s: %s", path, strerror(errno));
 }
 
 /* A CPU-list file. Returns 0, 1 when missing, -1 on error. An empty file is an empty set. */

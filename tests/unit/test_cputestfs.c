@@ -51,44 +51,44 @@ static void test_window_metrics(void **state)
 	memset(&res, 0, sizeof(res));
 	/* 1000 calls in 0.5 s, 250 on the caller's CPU, 1000 requests answered. */
 	cfs_window_metrics(1000, 250, 1000, 500000000ull, 1, &res);
-	assert_true(fabs(res.v[CFS_M_STAT] - 2000.0) < 1e-9);
-	assert_true(fabs(res.v[CFS_M_SAME] - 25.0) < 1e-12);
-	assert_true(fabs(res.v[CFS_M_OTHER] - 75.0) < 1e-12);
-	assert_true(fabs(res.v[CFS_M_REQ] - 1.0) < 1e-12);
-	assert_true(res.has[CFS_M_STAT] && res.has[CFS_M_SAME] && res.has[CFS_M_OTHER] &&
-		    res.has[CFS_M_REQ]);
+	assert_true(fabs(res.v[CFS_STAT] - 2000.0) < 1e-9);
+	assert_true(fabs(res.v[CFS_SAME] - 25.0) < 1e-12);
+	assert_true(fabs(res.v[CFS_OTHER] - 75.0) < 1e-12);
+	assert_true(fabs(res.v[CFS_REQ] - 1.0) < 1e-12);
+	assert_true(res.has[CFS_STAT] && res.has[CFS_SAME] && res.has[CFS_OTHER] &&
+		    res.has[CFS_REQ]);
 	/* Nothing else is claimed: latency and kernel figures come from elsewhere. */
-	for (int m = CFS_M_P50; m < CFS_M_COUNT; m++)
+	for (int m = CFS_P50; m < CFS_NM; m++)
 		assert_false(res.has[m]);
 
 	/* Two requests per call would show (a lookup per stat: entries not cached). */
 	cfs_window_metrics(10, 10, 20, 1000000000ull, 1, &res);
-	assert_true(fabs(res.v[CFS_M_REQ] - 2.0) < 1e-12);
-	assert_true(fabs(res.v[CFS_M_OTHER]) < 1e-12);
+	assert_true(fabs(res.v[CFS_REQ] - 2.0) < 1e-12);
+	assert_true(fabs(res.v[CFS_OTHER]) < 1e-12);
 
 	/* A kernel file names no CPU and has no server: only the rate. */
 	memset(&res, 0, sizeof(res));
 	cfs_window_metrics(3, 0, 0, 1000000000ull, 0, &res);
-	assert_true(fabs(res.v[CFS_M_STAT] - 3.0) < 1e-12);
-	assert_true(res.has[CFS_M_STAT]);
-	assert_false(res.has[CFS_M_SAME] || res.has[CFS_M_OTHER] || res.has[CFS_M_REQ]);
+	assert_true(fabs(res.v[CFS_STAT] - 3.0) < 1e-12);
+	assert_true(res.has[CFS_STAT]);
+	assert_false(res.has[CFS_SAME] || res.has[CFS_OTHER] || res.has[CFS_REQ]);
 }
 
 static void test_counted_ops(void **state)
 {
 	(void)state;
-	/* LOOKUP 1, GETATTR 3, READDIR 28, READDIRPLUS 44: what the daemon counts. */
-	assert_true(cfs_counted_op(1));
-	assert_true(cfs_counted_op(AB_FUSE_GETATTR));
-	assert_true(cfs_counted_op(28));
-	assert_true(cfs_counted_op(44));
-	/* FORGET 2, OPEN 14, READ 15, INIT 26, DESTROY 38, BATCH_FORGET 42: not ours to count. */
-	assert_false(cfs_counted_op(2));
-	assert_false(cfs_counted_op(14));
-	assert_false(cfs_counted_op(AB_FUSE_READ));
-	assert_false(cfs_counted_op(26));
-	assert_false(cfs_counted_op(38));
-	assert_false(cfs_counted_op(42));
+	/* What the daemon counts. */
+	assert_true(cfs_counted_op(FUSE_LOOKUP));
+	assert_true(cfs_counted_op(FUSE_GETATTR));
+	assert_true(cfs_counted_op(FUSE_READDIR));
+	assert_true(cfs_counted_op(FUSE_READDIRPLUS));
+	/* Not ours to count. */
+	assert_false(cfs_counted_op(FUSE_FORGET));
+	assert_false(cfs_counted_op(FUSE_OPEN));
+	assert_false(cfs_counted_op(FUSE_READ));
+	assert_false(cfs_counted_op(FUSE_INIT));
+	assert_false(cfs_counted_op(FUSE_DESTROY));
+	assert_false(cfs_counted_op(FUSE_BATCH_FORGET));
 	assert_false(cfs_counted_op(0));
 }
 
@@ -101,12 +101,12 @@ static void test_kernel_delta(void **state)
 	(void)state;
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
-	a.op[1] = (struct ab_kstats_op){ .count = 1, .same_cpu = 1, .sum_ns = 5000 };
-	a.op[AB_FUSE_GETATTR] = (struct ab_kstats_op){ .count = 100, .same_cpu = 40, .sum_ns = 2e5 };
-	a.op[26] = (struct ab_kstats_op){ .count = 1, .same_cpu = 0, .sum_ns = 1e6 };	/* INIT */
+	a.op[FUSE_LOOKUP] = (struct ab_kstats_op){ .count = 1, .same_cpu = 1, .sum_ns = 5000 };
+	a.op[FUSE_GETATTR] = (struct ab_kstats_op){ .count = 100, .same_cpu = 40, .sum_ns = 2e5 };
+	a.op[FUSE_INIT] = (struct ab_kstats_op){ .count = 1, .same_cpu = 0, .sum_ns = 1e6 };
 	b = a;
-	b.op[AB_FUSE_GETATTR] = (struct ab_kstats_op){ .count = 300, .same_cpu = 140, .sum_ns = 6e5 };
-	b.op[2] = (struct ab_kstats_op){ .count = 7, .same_cpu = 7, .sum_ns = 7e3 };	/* FORGET */
+	b.op[FUSE_GETATTR] = (struct ab_kstats_op){ .count = 300, .same_cpu = 140, .sum_ns = 6e5 };
+	b.op[FUSE_FORGET] = (struct ab_kstats_op){ .count = 7, .same_cpu = 7, .sum_ns = 7e3 };
 
 	/* The window: 200 more GETATTRs, 100 of them on the queuing CPU, 4e5 ns. */
 	cfs_kernel_delta(&a, &b, &n, &same, &ns);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <cmocka.h>
+#include <linux/fuse.h>
 
 #include "../../ddpar/ddpar.h"
 
@@ -130,15 +131,15 @@ static void test_kernel(void **state)
 	(void)state;
 
 	memset(&r, 0, sizeof(r));
-	assert_true(isnan(ddp_kernel_us(&r, AB_FUSE_WRITE)));
+	assert_true(isnan(ddp_kernel_us(&r, FUSE_WRITE)));
 	assert_true(isnan(ddp_spin_us(&r)));
-	r.op[AB_FUSE_WRITE].count = 4;
-	r.op[AB_FUSE_WRITE].sum_ns = 80000;
-	r.op[AB_FUSE_READ].count = 1;
-	r.op[AB_FUSE_READ].sum_ns = 1e9;
+	r.op[FUSE_WRITE].count = 4;
+	r.op[FUSE_WRITE].sum_ns = 80000;
+	r.op[FUSE_READ].count = 1;
+	r.op[FUSE_READ].sum_ns = 1e9;
 	r.requests = 10;	/* every opcode: lookups, opens, writes */
 	r.spin_wait_ns = 5000;
-	assert_near(ddp_kernel_us(&r, AB_FUSE_WRITE), 20, 1e-9);
+	assert_near(ddp_kernel_us(&r, FUSE_WRITE), 20, 1e-9);
 	assert_near(ddp_spin_us(&r), 0.5, 1e-9);
 }
 
