@@ -22,6 +22,7 @@
 #include "sys/opts.h"
 #include "report/gpscript.h"
 #include "harness.h"
+#include "gate.h"
 #include "report/record.h"
 #include "report/stats.h"
 
@@ -70,6 +71,8 @@ struct cmp {
 	char **dirs;
 	struct ab_results d[MAXRUNS];
 	const char *out;
+	const char *gate;	/* --gate FILE */
+	int strict;		/* --strict: a rule that cannot be judged fails the gate */
 	struct ab_plotdir pd;	/* overlays are made here, then moved into out */
 	FILE *md, *csv;
 	int judged, sig, few, only_a, only_b, no_ratio;
@@ -219,12 +222,16 @@ static int plots(struct cmp *c)
 }
 
 static const char cmp_usage[] =
-	"usage: harness compare [--out DIR] A B [C ...]\n"
+	"usage: harness compare [--out DIR] [--gate FILE [--strict]] A B [C ...]\n"
 	"Ratios of medians (B/A, C/A, ...) with bootstrap 95% CIs for every bench, config and metric\n"
 	"present in A and the other run, judged with 6 or more repetitions a side. CPU numbers in\n"
 	"configs are ignored, so runs from two machines compare. Prints the table and writes\n"
 	"compare.md, compare.csv and overlay plots to --out DIR (default results/compare-<date>).\n"
-	"Rows of a raw.csv that break the record grammar are reported with file:line and skipped.\n";
+	"Rows of a raw.csv that break the record grammar are reported with file:line and skipped.\n"
+	"--gate FILE: rules, one a line: BENCH METRIC [KEY=VALUE ...] max-drop|max-rise N%\n"
+	"(e.g. 'cputestfs stat_per_s placement=same max-drop 5%'). Exit 3 when a run's ratio to A\n"
+	"is worse than N% with its whole 95% CI beyond; a rule with fewer than 6 repetitions a side\n"
+	"cannot be judged, said, and fails the gate only with --strict. A bad rule: FILE:LINE, exit 2.\n";
 
 static void load_runs(struct cmp *c)
 {
@@ -250,9 +257,14 @@ int cmd_compare(int argc, char **argv)
 {
 	static const struct ab_opt opts[] = {
 		AB_OPT(struct cmp, out, "out", AB_OPT_STR, "DIR", "output directory"),
+		AB_OPT(struct cmp, gate, "gate", AB_OPT_STR, "FILE",
+		       "regression rules; exit 3 when one is violated"),
+		AB_OPT(struct cmp, strict, "strict", AB_OPT_FLAG, NULL,
+		       "with --gate: a rule that cannot be judged fails the gate too"),
 		AB_OPT_END,
 	};
 	static struct cmp c;
+	static struct h_gate gate;
 	char outbuf[PATH_MAX];
 	struct ab_outfile md, csv;
 
@@ -262,6 +274,10 @@ int cmd_compare(int argc, char **argv)
 	c.dirs = argv + first;
 	if (c.nr < 2 || c.nr > MAXRUNS)
 		ab_usage_error("compare: want 2 to %d run directories, got %d", MAXRUNS, c.nr);
+	if (c.strict && !c.gate)
+		ab_usage_error("compare: --strict means something only with --gate FILE");
+	if (c.gate)	/* a bad rule file is said before any run is read */
+		h_gate_load(&gate, c.gate);
 	load_runs(&c);
 	if (!c.out) {
 		char date[64];
@@ -279,9 +295,10 @@ int cmd_compare(int argc, char **argv)
 	table(&c);
 	int rc = ab_outfile_close(&csv) | plots(&c);
 	rc |= ab_outfile_close(&md);
-	for (int i = 0; i < c.nr; i++)
-		ab_results_free(&c.d[i]);
 	ab_msg("compare: %d ratios judged, %d significant, %d with too few repetitions; %s/compare.md",
 	       c.judged, c.sig, c.few, c.out);
-	return rc ? AB_EXIT_FAIL : AB_EXIT_OK;
+	int grc = c.gate ? h_gate_judge(&gate, c.d, c.dirs, c.nr, c.strict) : 0;
+	for (int i = 0; i < c.nr; i++)
+		ab_results_free(&c.d[i]);
+	return rc ? AB_EXIT_FAIL : grc;
 }

@@ -1,0 +1,76 @@
+#!/bin/bash
+# harness compare --gate: a 10% drop of one headline metric (cputestfs stat_per_s,
+# doctored with awk in a copy of results/reference) violates a 5% max-drop rule and
+# exits 3 naming it; the untouched copy passes (0); a 2-repetition copy cannot be
+# judged: said, exit 0, and exit 3 with --strict; a bad rule file exits 2 with FILE:LINE.
+. "$(dirname "$0")/lib.sh"
+H=$BIN/harness
+D=$(mktemp -d "$AFFBENCH_WORKDIR/compare.XXXXXX")
+REF=$TOP/results/reference
+
+# scale FACTOR DIR: a copy of the reference with every cputestfs stat_per_s times FACTOR
+scale() {
+	cp -a "$REF" "$2"
+	awk -F, -v f="$1" 'BEGIN { OFS = "," }
+		NR > 1 && $1 == "cputestfs" && $(NF-2) == "stat_per_s" { $(NF-1) = sprintf("%.6f", $(NF-1) * f) }
+		{ print }' "$REF/raw.csv" > "$2/raw.csv"
+}
+scale 1 "$D/same"
+scale 0.9 "$D/drop"
+cp -a "$REF" "$D/two"
+awk -F, 'NR == 1 || $3 <= 2' "$REF/raw.csv" > "$D/two/raw.csv"
+
+cat > "$D/rules" <<'RULES'
+# the issue's form, as written
+cputestfs stat_per_s placement=same max-drop 5%
+ddpar write_MB_per_s   max-drop 20%	# a rule the doctoring leaves alone
+RULES
+printf 'cputestfs stat_per_s max-rise 5%%\n' > "$D/rise"
+
+gate() { # NAME RULES BASE NEW [--strict]: stdout in $D/NAME.out, the exit status returned
+	local n=$1 r=$2 a=$3 b=$4; shift 4
+	"$H" compare --out "$D/o-$n" --gate "$r" "$@" "$a" "$b" > "$D/$n.out" 2> "$D/$n.err"
+}
+
+gate drop "$D/rules" "$REF" "$D/drop"; rc=$?
+check "a 10% drop of stat_per_s fails the gate (exit $rc, want 3)" [ "$rc" = 3 ]
+check "one VIOLATED line, naming rules:2" \
+	eval '[ "$(grep -c "^gate: VIOLATED" "$D/drop.out")" = 1 ] &&
+	      grep -q "^gate: VIOLATED .*rules:2 .cputestfs stat_per_s placement=same max-drop 5%." "$D/drop.out"'
+check "the rule left alone is ok" grep -q "^gate: ok .*rules:3 " "$D/drop.out"
+
+gate same "$D/rules" "$REF" "$D/same"; rc=$?
+check "the untouched copy passes the gate (exit $rc, want 0)" [ "$rc" = 0 ]
+check "... with no VIOLATED line" eval '! grep -q VIOLATED "$D/same.out"'
+
+gate rise "$D/rise" "$D/drop" "$D/same"; rc=$?
+check "max-rise: an 11% rise fails the gate (exit $rc, want 3)" [ "$rc" = 3 ]
+
+gate two "$D/rules" "$REF" "$D/two"; rc=$?
+check "2 repetitions: exit $rc (want 0) without --strict" [ "$rc" = 0 ]
+check "... and each rule says it cannot judge" \
+	eval '[ "$(grep -c "^gate: CANNOT JUDGE .*too few repetitions" "$D/two.out")" = 2 ]'
+gate twostrict "$D/rules" "$REF" "$D/two" --strict; rc=$?
+check "2 repetitions with --strict: exit $rc (want 3)" [ "$rc" = 3 ]
+
+# bad rule files: one line naming FILE:LINE, exit 2, before any run is read
+bad() { # DESC LINE RULE-TEXT
+	printf '# ok\n%s\n' "$3" > "$D/bad"
+	expect_rc "bad rule: $1" 2 "$H" compare --out "$D/o-bad" --gate "$D/bad" "$REF" "$D/same"
+	check "... names $D/bad:$2" grep -q "bad:$2:" <("$H" compare --gate "$D/bad" "$REF" "$D/same" 2>&1)
+}
+bad "an unknown benchmark" 2 "nosuch stat_per_s max-drop 5%"
+bad "a threshold without %" 2 "cputestfs stat_per_s max-drop 5"
+bad "a drop of 100% or more" 2 "cputestfs stat_per_s max-drop 100%"
+bad "a filter that is not KEY=VALUE" 2 "cputestfs stat_per_s placement max-drop 5%"
+bad "a filter with a quote" 2 "cputestfs stat_per_s placement='x' max-drop 5%"
+bad "neither max-drop nor max-rise" 2 "cputestfs stat_per_s placement=same min-drop 5%"
+bad "too few words" 2 "cputestfs max-drop 5%"
+expect_rc "a rule file that is a FIFO" 2 timeout 20 bash -c \
+	'mkfifo "$1/fifo" && "$2" compare --out "$1/o-fifo" --gate "$1/fifo" "$3" "$1/same"' _ "$D" "$H" "$REF"
+ln -s "$D/rules" "$D/link"
+expect_rc "a rule file that is a link" 2 "$H" compare --out "$D/o-link" --gate "$D/link" "$REF" "$D/same"
+expect_rc "--strict without --gate" 2 "$H" compare --out "$D/o-s" --strict "$REF" "$D/same"
+
+rm -rf "$D"
+t_done
