@@ -75,66 +75,137 @@ struct cmp {
 	int strict;		/* --strict: a rule that cannot be judged fails the gate */
 	struct ab_plotdir pd;	/* overlays are made here, then moved into out */
 	FILE *md, *csv;
-	int judged, sig, few, only_a, only_b, no_ratio;
+	int judged, sig, sig_raw, tests, few, only_a, only_b, no_ratio;
 };
 
-static void one_pair(struct cmp *c, const struct ab_group *a, const struct ab_group *b, int k)
-{
+/* One ratio run/A, judged before any is printed: the correction needs them all. */
+struct pair {
+	const struct ab_group *a, *b;
+	int k;			/* the run */
+	enum ab_verdict v;
+	double r, p, adj;	/* ratio, bootstrap p, Holm-adjusted p */
 	struct ab_ci ci;
-	double r = NAN;
-	char buf[160], num[4][32];
-	enum ab_verdict v = ab_r_ratio(b, a, &r, &ci);
+};
+
+#define ALPHA 0.05
+
+static void judge_pair(struct pair *q)
+{
+	q->p = q->adj = NAN;
+	q->v = ab_r_ratio(q->b, q->a, &q->r, &q->ci);
+	if (q->v == AB_V_UP || q->v == AB_V_DOWN || q->v == AB_V_SAME) {
+		struct ab_ci ci;
+		if (ab_ratio_ci_p(q->b->v, q->b->n, q->a->v, q->a->n, 0.95, &ci, &q->p) < 0)
+			q->p = NAN;
+	}
+}
+
+static void one_pair(struct cmp *c, const struct pair *q)
+{
+	char buf[160], num[6][32];
+	enum ab_verdict v = q->v;
+	const struct ab_group *a = q->a;
 
 	if (v == AB_V_NONE) {
 		c->no_ratio++;	/* a median of 0 in A: no ratio exists */
 		return;
 	}
+	/* significant only when Holm's adjusted p stays within ALPHA */
+	if ((v == AB_V_UP || v == AB_V_DOWN) && !(q->adj <= ALPHA))
+		v = AB_V_SAME;
 	c->judged += v != AB_V_FEW;
 	c->few += v == AB_V_FEW;
 	c->sig += v == AB_V_UP || v == AB_V_DOWN;
+	c->sig_raw += q->p < ALPHA;
 	snprintf(num[0], sizeof(num[0]), "%.6g", ab_r_median(a));
-	snprintf(num[1], sizeof(num[1]), "%.6g", ab_r_median(b));
-	snprintf(num[2], sizeof(num[2]), "%.6g", r);
+	snprintf(num[1], sizeof(num[1]), "%.6g", ab_r_median(q->b));
+	snprintf(num[2], sizeof(num[2]), "%.6g", q->r);
 	snprintf(num[3], sizeof(num[3]), "%s", v == AB_V_FEW ? "too few repetitions" :
 		 v == AB_V_SAME ? "0" : "1");
-	const char *row[] = { a->bench, a->config, a->metric, a->unit, c->dirs[0], c->dirs[k], num[0],
-			      num[1], num[2], num[3] };
-	for (int j = 0; j < 10; j++) {
+	snprintf(num[4], sizeof(num[4]), "%.4g", q->p);
+	snprintf(num[5], sizeof(num[5]), "%.4g", q->adj);
+	const char *row[] = { a->bench, a->config, a->metric, a->unit, c->dirs[0], c->dirs[q->k],
+			      num[0], num[1], num[2], num[3], isnan(q->p) ? "" : num[4],
+			      isnan(q->adj) ? "" : num[5] };
+	for (int j = 0; j < 12; j++) {
 		ab_csv_field(c->csv, row[j]);
-		fputc(j < 9 ? ',' : '\n', c->csv);
+		fputc(j < 11 ? ',' : '\n', c->csv);
 	}
 	fprintf(c->md, "| %s | %s | %s | ", a->bench, a->config, a->metric);
-	h_md_cell(c->md, c->dirs[k]);
-	fprintf(c->md, " | %s | %s | %s |\n", num[0], num[1],
-		ab_r_ratio_text(buf, sizeof(buf), v, r, &ci, 0));
+	h_md_cell(c->md, c->dirs[q->k]);
+	fprintf(c->md, " | %s | %s | %s | %s |\n", num[0], num[1],
+		ab_r_ratio_text(buf, sizeof(buf), v, q->r, &q->ci, 0), isnan(q->adj) ? "-" : num[5]);
 	printf("%-10s %-44s %-18s %-3s %12s %12s  %s\n", a->bench, a->config, a->metric,
-	       k == 1 ? "B" : k == 2 ? "C" : "D+", num[0], num[1], buf);
+	       q->k == 1 ? "B" : q->k == 2 ? "C" : "D+", num[0], num[1], buf);
+}
+
+/* Every pair, judged, with Holm-adjusted p-values over those that have a p. */
+static struct pair *collect(struct cmp *c, size_t *np)
+{
+	size_t n = 0, cap = 0;
+	struct pair *q = NULL;
+
+	for (size_t i = 0; i < c->d[0].n; i++)
+		for (int k = 1; k < c->nr; k++) {
+			const struct ab_group *b = match(&c->d[k], &c->d[0].g[i]);
+			if (!b) {
+				c->only_a++;
+				continue;
+			}
+			if (n == cap) {
+				cap = cap ? 2 * cap : 1024;
+				struct pair *t = realloc(q, cap * sizeof(*q));
+				if (!t)
+					ab_fail("compare: out of memory");
+				q = t;
+			}
+			q[n] = (struct pair){ .a = &c->d[0].g[i], .b = b, .k = k };
+			judge_pair(&q[n++]);
+		}
+	double *p = malloc((n ? n : 1) * sizeof(*p)), *adj = malloc((n ? n : 1) * sizeof(*adj));
+	if (!p || !adj)
+		ab_fail("compare: out of memory");
+	for (size_t i = 0; i < n; i++)
+		p[i] = q[i].p;
+	long m = ab_holm(p, n, adj);
+	if (m < 0)
+		ab_fail("compare: out of memory");
+	c->tests = (int)m;
+	for (size_t i = 0; i < n; i++)
+		q[i].adj = adj[i];
+	free(p);
+	free(adj);
+	*np = n;
+	return q;
 }
 
 static void table(struct cmp *c)
 {
+	size_t n;
+
 	fprintf(c->md, "# affbench compare\n\nBase (A): `");
 	h_md_cell(c->md, c->dirs[0]);
-	fprintf(c->md, "`\n\n| bench | config | metric | run | A median | median | ratio run/A |\n"
-		       "|---|---|---|---|---|---|---|\n");
-	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,significant\n");
+	fprintf(c->md, "`\n\n| bench | config | metric | run | A median | median | ratio run/A | "
+		       "p (Holm) |\n|---|---|---|---|---|---|---|---|\n");
+	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,significant,p,"
+			"p_holm\n");
 	printf("%-10s %-44s %-18s %-3s %12s %12s  %s\n", "bench", "config", "metric", "run", "A", "this",
 	       "ratio this/A");
 	for (int k = 1; k < c->nr; k++)	/* results of a run that A lacks cannot be compared either */
 		for (size_t i = 0; i < c->d[k].n; i++)
 			c->only_b += match(&c->d[0], &c->d[k].g[i]) == NULL;
-	for (size_t i = 0; i < c->d[0].n; i++)
-		for (int k = 1; k < c->nr; k++) {
-			const struct ab_group *b = match(&c->d[k], &c->d[0].g[i]);
-			if (b)
-				one_pair(c, &c->d[0].g[i], b, k);
-			else
-				c->only_a++;
-		}
-	fprintf(c->md, "\n%d ratios judged, %d significant (the 95%% CI excludes 1; with many ratios, "
-		       "about 1 in 20 is so by chance alone: trust the headline metrics and effects that "
-		       "repeat); %d not judged: too few repetitions (%d or more needed a side).\n",
-		c->judged, c->sig, c->few, AB_MIN_REPS_CI);
+	struct pair *q = collect(c, &n);
+	for (size_t i = 0; i < n; i++)
+		one_pair(c, &q[i]);
+	free(q);
+	fprintf(c->md, "\n%d comparisons made (ratios judged); %d significant after the "
+		       "Holm-Bonferroni correction for those %d comparisons (family-wise error rate "
+		       "%g: the chance that any of them is significant by chance alone is at most "
+		       "5%%), %d before it (the ratio's 95%% CI excludes 1). p: the two-sided "
+		       "bootstrap p-value of a ratio of 1 (twice the smaller share of bootstrap ratios "
+		       "on either side of 1); p (Holm): adjusted. %d not judged: too few repetitions "
+		       "(%d or more needed a side).\n",
+		c->tests, c->sig, c->tests, ALPHA, c->sig_raw, c->few, AB_MIN_REPS_CI);
 	if (c->only_a || c->only_b || c->no_ratio) {
 		fprintf(c->md, "Not compared: %d results only in A, %d only in another run (a failed or "
 			       "skipped point, or another plan), %d with a median of 0 in A.\n",
@@ -295,8 +366,9 @@ int cmd_compare(int argc, char **argv)
 	table(&c);
 	int rc = ab_outfile_close(&csv) | plots(&c);
 	rc |= ab_outfile_close(&md);
-	ab_msg("compare: %d ratios judged, %d significant, %d with too few repetitions; %s/compare.md",
-	       c.judged, c.sig, c.few, c.out);
+	ab_msg("compare: %d ratios judged, %d significant, %d with too few repetitions "
+	       "(Holm-Bonferroni over %d comparisons; %d significant before it); %s/compare.md",
+	       c.judged, c.sig, c.few, c.tests, c.sig_raw, c.out);
 	int grc = c.gate ? h_gate_judge(&gate, c.d, c.dirs, c.nr, c.strict) : 0;
 	for (int i = 0; i < c.nr; i++)
 		ab_results_free(&c.d[i]);

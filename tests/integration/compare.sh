@@ -53,6 +53,17 @@ check "... and each rule says it cannot judge" \
 gate twostrict "$D/rules" "$REF" "$D/two" --strict; rc=$?
 check "2 repetitions with --strict: exit $rc (want 3)" [ "$rc" = 3 ]
 
+# multiple comparisons: compare.md says how many and which correction; compare.csv
+# holds each p and its Holm-adjusted p, never below it, and a significant verdict
+# only where the adjusted p is within 0.05
+md=$D/o-drop/compare.md
+check "compare.md says how many comparisons were made" \
+	grep -qE "^[0-9]+ comparisons made .* significant after the Holm-Bonferroni correction" "$md"
+check "compare.csv: p_holm >= p, significant only with p_holm <= 0.05" awk -F, '
+	NR == 1 { ok = $(NF-1) == "p" && $NF == "p_holm"; next }
+	$NF != "" { n++; if ($NF + 0 < $(NF-1) - 1e-12 || ($(NF-2) == "1" && $NF + 0 > 0.05)) ok = 0 }
+	END { exit !(ok && n > 100) }' "$D/o-drop/compare.csv"
+
 # bad rule files: one line naming FILE:LINE, exit 2, before any run is read
 bad() { # DESC LINE RULE-TEXT
 	printf '# ok\n%s\n' "$3" > "$D/bad"
