@@ -26,7 +26,7 @@
 #include "report/record.h"
 #include "report/stats.h"
 
-#define MAXRUNS 8
+#define MAXRUNS 1000	/* a sane bound: 1000 runs of the default plan load in about 1 GB */
 
 /* config without the CPU-number keys */
 static void norm_config(const char *in, char *out, size_t len)
@@ -69,7 +69,7 @@ static const struct ab_group *match(const struct ab_results *d, const struct ab_
 struct cmp {
 	int nr;
 	char **dirs;
-	struct ab_results d[MAXRUNS];
+	struct ab_results *d;	/* nr runs, d[0] the base */
 	const char *out;
 	const char *gate;	/* --gate FILE */
 	int strict;		/* --strict: a rule that cannot be judged fails the gate */
@@ -77,6 +77,16 @@ struct cmp {
 	FILE *md, *csv;
 	int judged, sig, sig_raw, tests, few, only_a, only_b, no_ratio;
 };
+
+/* A, B, ... Z, then #26, #27, ...: the run's label in the terminal table. */
+static const char *run_label(char *buf, size_t len, int k)
+{
+	if (k < 26)
+		snprintf(buf, len, "%c", 'A' + k);
+	else
+		snprintf(buf, len, "#%d", k);
+	return buf;
+}
 
 /* One ratio run/A, judged before any is printed: the correction needs them all. */
 struct pair {
@@ -102,7 +112,7 @@ static void judge_pair(struct pair *q)
 
 static void one_pair(struct cmp *c, const struct pair *q)
 {
-	char buf[160], num[6][32];
+	char buf[160], num[6][32], lab[16];
 	enum ab_verdict v = q->v;
 	const struct ab_group *a = q->a;
 
@@ -135,8 +145,8 @@ static void one_pair(struct cmp *c, const struct pair *q)
 	h_md_cell(c->md, c->dirs[q->k]);
 	fprintf(c->md, " | %s | %s | %s | %s |\n", num[0], num[1],
 		ab_r_ratio_text(buf, sizeof(buf), v, q->r, &q->ci, 0), isnan(q->adj) ? "-" : num[5]);
-	printf("%-10s %-44s %-18s %-3s %12s %12s  %s\n", a->bench, a->config, a->metric,
-	       q->k == 1 ? "B" : q->k == 2 ? "C" : "D+", num[0], num[1], buf);
+	printf("%-10s %-44s %-18s %-4s %12s %12s  %s\n", a->bench, a->config, a->metric,
+	       run_label(lab, sizeof(lab), q->k), num[0], num[1], buf);
 }
 
 /* Every pair, judged, with Holm-adjusted p-values over those that have a p. */
@@ -189,7 +199,13 @@ static void table(struct cmp *c)
 		       "p (Holm) |\n|---|---|---|---|---|---|---|---|\n");
 	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,significant,p,"
 			"p_holm\n");
-	printf("%-10s %-44s %-18s %-3s %12s %12s  %s\n", "bench", "config", "metric", "run", "A", "this",
+	for (int k = 0; k < c->nr; k++) {	/* the legend of the run column */
+		char l[16];
+		printf("run %s: ", run_label(l, sizeof(l), k));
+		h_md_cell(stdout, c->dirs[k]);	/* outside text: escaped */
+		printf("\n");
+	}
+	printf("%-10s %-44s %-18s %-4s %12s %12s  %s\n", "bench", "config", "metric", "run", "A", "this",
 	       "ratio this/A");
 	for (int k = 1; k < c->nr; k++)	/* results of a run that A lacks cannot be compared either */
 		for (size_t i = 0; i < c->d[k].n; i++)
@@ -349,6 +365,9 @@ int cmd_compare(int argc, char **argv)
 		ab_usage_error("compare: --strict means something only with --gate FILE");
 	if (c.gate)	/* a bad rule file is said before any run is read */
 		h_gate_load(&gate, c.gate);
+	c.d = calloc((size_t)c.nr, sizeof(*c.d));
+	if (!c.d)
+		ab_fail("compare: out of memory");
 	load_runs(&c);
 	if (!c.out) {
 		char date[64];
@@ -372,5 +391,6 @@ int cmd_compare(int argc, char **argv)
 	int grc = c.gate ? h_gate_judge(&gate, c.d, c.dirs, c.nr, c.strict) : 0;
 	for (int i = 0; i < c.nr; i++)
 		ab_results_free(&c.d[i]);
+	free(c.d);
 	return rc ? AB_EXIT_FAIL : grc;
 }

@@ -64,6 +64,14 @@ check "compare.csv: p_holm >= p, significant only with p_holm <= 0.05" awk -F, '
 	$NF != "" { n++; if ($NF + 0 < $(NF-1) - 1e-12 || ($(NF-2) == "1" && $NF + 0 > 0.05)) ok = 0 }
 	END { exit !(ok && n > 100) }' "$D/o-drop/compare.csv"
 
+# more than the old limit of 8 runs: 30 (the same copy again and again), labelled A..Z, #26..
+many=(); for i in $(seq 29); do many+=("$D/same"); done
+"$H" compare --out "$D/o-many" "$REF" "${many[@]}" > "$D/many.out" 2> "$D/many.err"; rc=$?
+check "30 runs compare (exit $rc)" [ "$rc" = 0 ]
+check "... each run in the legend, past Z as #26.." \
+	eval 'grep -q "^run Z: " "$D/many.out" && grep -q "^run #29: " "$D/many.out" &&
+	      grep -qE "^[0-9]+ comparisons made" "$D/o-many/compare.md"'
+
 # bad rule files: one line naming FILE:LINE, exit 2, before any run is read
 bad() { # DESC LINE RULE-TEXT
 	printf '# ok\n%s\n' "$3" > "$D/bad"
