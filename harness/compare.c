@@ -23,6 +23,7 @@
 #include "report/gpscript.h"
 #include "harness.h"
 #include "gate.h"
+#include "compare_machine.h"
 #include "report/record.h"
 #include "report/stats.h"
 
@@ -75,6 +76,7 @@ struct cmp {
 	int strict;		/* --strict: a rule that cannot be judged fails the gate */
 	struct ab_plotdir pd;	/* overlays are made here, then moved into out */
 	FILE *md, *csv;
+	int machines_differ;
 	int judged, sig, sig_raw, tests, few, only_a, only_b, no_ratio;
 };
 
@@ -195,7 +197,9 @@ static void table(struct cmp *c)
 
 	fprintf(c->md, "# affbench compare\n\nBase (A): `");
 	h_md_cell(c->md, c->dirs[0]);
-	fprintf(c->md, "`\n\n| bench | config | metric | run | A median | median | ratio run/A | "
+	fprintf(c->md, "`\n\n");
+	c->machines_differ = h_compare_machines(c->md, c->dirs, c->nr);
+	fprintf(c->md, "## Ratios\n\n| bench | config | metric | run | A median | median | ratio run/A | "
 		       "p (Holm) |\n|---|---|---|---|---|---|---|---|\n");
 	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,significant,p,"
 			"p_holm\n");
@@ -222,6 +226,12 @@ static void table(struct cmp *c)
 		       "on either side of 1); p (Holm): adjusted. %d not judged: too few repetitions "
 		       "(%d or more needed a side).\n",
 		c->tests, c->sig, c->tests, ALPHA, c->sig_raw, c->few, AB_MIN_REPS_CI);
+	if (c->machines_differ) {
+		fprintf(c->md, "These verdicts compare machines, not the change under test: the runs' "
+			       "machines differ (see The machines).\n");
+		ab_msg("compare: the runs' machines differ (compare.md, The machines): the verdicts "
+		       "compare machines, not the change under test");
+	}
 	if (c->only_a || c->only_b || c->no_ratio) {
 		fprintf(c->md, "Not compared: %d results only in A, %d only in another run (a failed or "
 			       "skipped point, or another plan), %d with a median of 0 in A.\n",

@@ -64,6 +64,21 @@ check "compare.csv: p_holm >= p, significant only with p_holm <= 0.05" awk -F, '
 	$NF != "" { n++; if ($NF + 0 < $(NF-1) - 1e-12 || ($(NF-2) == "1" && $NF + 0 > 0.05)) ok = 0 }
 	END { exit !(ok && n > 100) }' "$D/o-drop/compare.csv"
 
+# machines first: compare.md opens with what differs between the machines
+check "same machine: compare.md says the machines agree" \
+	grep -q "^The machines agree in every fact compared" "$D/o-same/compare.md"
+"$H" compare --out "$D/o-mach" "$REF" "$TOP/results/emulated/A" > /dev/null 2> "$D/mach.err"
+check "another machine: kernel, cpu_model and topology rows" \
+	eval 'grep -q "^| kernel | Linux" "$D/o-mach/compare.md" && grep -q "^| cpu_model | " "$D/o-mach/compare.md" &&
+	      grep -q "^| topology | " "$D/o-mach/compare.md"'
+check "... and the verdicts say they compare machines (compare.md and stderr)" \
+	eval 'grep -q "^These verdicts compare machines, not the change under test" "$D/o-mach/compare.md" &&
+	      grep -q "verdicts compare machines" "$D/mach.err"'
+cp -a "$D/same" "$D/evil"
+printf 'cpu_model      evil | `x` <b>\n' >> "$D/evil/machine.txt"
+"$H" compare --out "$D/o-evil" "$REF" "$D/evil" > /dev/null 2>&1
+check "a machine.txt value is escaped in the table" grep -qF '| evil \| \`x\` <b> |' "$D/o-evil/compare.md"
+
 # more than the old limit of 8 runs: 30 (the same copy again and again), labelled A..Z, #26..
 many=(); for i in $(seq 29); do many+=("$D/same"); done
 "$H" compare --out "$D/o-many" "$REF" "${many[@]}" > "$D/many.out" 2> "$D/many.err"; rc=$?
