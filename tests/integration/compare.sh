@@ -79,6 +79,29 @@ printf 'cpu_model      evil | `x` <b>\n' >> "$D/evil/machine.txt"
 "$H" compare --out "$D/o-evil" "$REF" "$D/evil" > /dev/null 2>&1
 check "a machine.txt value is escaped in the table" grep -qF '| evil \| \`x\` <b> |' "$D/o-evil/compare.md"
 
+# the acceptance: reference, the emulated runs A, B, C and two doctored copies: a trend
+# table per headline metric (one row per run, the drop shows as x0.9), trend plots
+runs=("$REF" "$TOP/results/emulated/A" "$TOP/results/emulated/B" "$TOP/results/emulated/C" "$D/drop" "$D/same")
+"$H" compare --out "$D/o-acc" "${runs[@]}" > /dev/null 2>&1; rc=$?
+check "six runs: exit $rc" [ "$rc" = 0 ]
+check "a trend table for cputestfs stat_per_s, a row per run, the drop at x0.9" awk '
+	/^### cputestfs stat_per_s / { t = 1; next }
+	t && /^### / { t = 0 }
+	t && /^\| [0-5] \|/ { rows++ }
+	t && /^\| 4 \|.*; x0\.9 \[/ { drop = 1 }
+	END { exit !(rows == 6 && drop) }' "$D/o-acc/compare.md"
+check "a trend plot per headline metric (.gp: labelled axes)" \
+	eval 'for m in cputestfs_stat_per_s ddpar_write_MB_per_s ddpar_read_MB_per_s fdget_ns_per_op; do
+		grep -q "^set ylabel " "$D/o-acc/trend_$m.gp" && grep -q "^set xlabel " "$D/o-acc/trend_$m.gp" || exit 1; done'
+if command -v gnuplot > /dev/null; then
+	check "... drawn" [ -s "$D/o-acc/trend_cputestfs_stat_per_s.png" ]
+else
+	skip "... drawn" "no gnuplot"
+fi
+check "baselines are left out of the plot, kept in the table" \
+	eval '! grep -q "baseline=kernel" "$D/o-acc/trend_cputestfs_stat_per_s.gp" &&
+	      grep -q "baselines left out" "$D/o-acc/trend_cputestfs_stat_per_s.gp"'
+
 # more than the old limit of 8 runs: 30 (the same copy again and again), labelled A..Z, #26..
 many=(); for i in $(seq 29); do many+=("$D/same"); done
 "$H" compare --out "$D/o-many" "$REF" "${many[@]}" > "$D/many.out" 2> "$D/many.err"; rc=$?
