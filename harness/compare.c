@@ -79,7 +79,90 @@ struct cmp {
 	FILE *md, *csv;
 	int machines_differ;
 	int judged, sig, sig_raw, tests, few, only_a, only_b, no_ratio;
+	struct shortkeys {	/* per benchmark, the config keys that vary in the base */
+		char bench[AB_BENCH_LEN];
+		char key[16][AB_KEY_LEN];
+		int n;
+	} sk[16];
+	int nsk;
 };
+
+/* The terminal table fits 100 columns: configs as the values of the keys that vary
+ * ("fuse/single/same/libfuse"), a legend per benchmark names those keys. */
+#define TERM_ROW "%-9.9s %-24.24s %-19.19s %-4.4s %9.9s %9.9s %s\n"
+
+static int cfg_varies(const struct ab_results *d, const char *bench, const char *key)
+{
+	char v0[AB_VALUE_LEN] = "", v[AB_VALUE_LEN];
+	int seen = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		if (strcmp(d->g[i].bench, bench))
+			continue;
+		ab_cfg_get(d->g[i].config, key, v, sizeof(v));
+		if (!seen++)
+			memcpy(v0, v, sizeof(v0));
+		else if (strcmp(v, v0))
+			return 1;
+	}
+	return 0;
+}
+
+static const struct shortkeys *short_keys(struct cmp *c, const char *bench)
+{
+	for (int i = 0; i < c->nsk; i++)
+		if (!strcmp(c->sk[i].bench, bench))
+			return &c->sk[i];
+	if (c->nsk == (int)AB_ARRAY_SIZE(c->sk))
+		return NULL;
+	struct shortkeys *s = &c->sk[c->nsk++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->bench, sizeof(s->bench), "%s", bench);
+	for (size_t i = 0; i < c->d[0].n; i++) {	/* every key any of bench's configs holds */
+		if (strcmp(c->d[0].g[i].bench, bench))
+			continue;
+		char tmp[AB_CONFIG_LEN], *save = NULL;
+		snprintf(tmp, sizeof(tmp), "%s", c->d[0].g[i].config);
+		for (char *kv = strtok_r(tmp, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+			kv[strcspn(kv, "=")] = '\0';
+			int have = 0;
+			for (int k = 0; k < s->n; k++)
+				have |= !strcmp(s->key[k], kv);
+			if (!have && s->n < 16 && cfg_varies(&c->d[0], bench, kv))
+				snprintf(s->key[s->n++], sizeof(s->key[0]), "%s", kv);
+		}
+	}
+	return s;
+}
+
+static const char *short_cfg(struct cmp *c, const struct ab_group *g, char *buf, size_t len)
+{
+	const struct shortkeys *s = short_keys(c, g->bench);
+	char v[AB_VALUE_LEN];
+	size_t o = 0;
+
+	if (!s || !s->n)
+		return snprintf(buf, len, "%s", s ? "-" : g->config), buf;
+	buf[0] = '\0';
+	for (int k = 0; k < s->n; k++)
+		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", k ? "/" : "",
+				      ab_cfg_get(g->config, s->key[k], v, sizeof(v))[0] ? v : "-");
+	return buf;
+}
+
+static void term_legend(struct cmp *c)
+{
+	int told[AB_ARRAY_SIZE(c->sk)] = { 0 };
+
+	for (size_t i = 0; i < c->d[0].n; i++) {
+		const struct shortkeys *s = short_keys(c, c->d[0].g[i].bench);
+		if (!s || told[s - c->sk]++)
+			continue;
+		printf("%s configs:", s->bench);
+		for (int k = 0; k < s->n; k++)
+			printf("%s%s", k ? "/" : " ", s->key[k]);
+		printf("%s\n", s->n ? "" : " (one)");
+	}
+}
 
 /* A, B, ... Z, then #26, #27, ...: the run's label in the terminal table. */
 static const char *run_label(char *buf, size_t len, int k)
@@ -148,8 +231,16 @@ static void one_pair(struct cmp *c, const struct pair *q)
 	h_md_cell(c->md, c->dirs[q->k]);
 	fprintf(c->md, " | %s | %s | %s | %s |\n", num[0], num[1],
 		ab_r_ratio_text(buf, sizeof(buf), v, q->r, &q->ci, 0), isnan(q->adj) ? "-" : num[5]);
-	printf("%-10s %-44s %-18s %-4s %12s %12s  %s\n", a->bench, a->config, a->metric,
-	       run_label(lab, sizeof(lab), q->k), num[0], num[1], buf);
+	char sc[AB_CONFIG_LEN], ma[16], mb[16], rt[48];
+	snprintf(ma, sizeof(ma), "%.4g", ab_r_median(a));
+	snprintf(mb, sizeof(mb), "%.4g", ab_r_median(q->b));
+	if (v == AB_V_FEW)
+		snprintf(rt, sizeof(rt), "%.3f (few reps)", q->r);
+	else
+		snprintf(rt, sizeof(rt), "%.3f [%.2f,%.2f]%s", q->r, q->ci.lo, q->ci.hi,
+			 v == AB_V_UP || v == AB_V_DOWN ? "*" : "");
+	printf(TERM_ROW, a->bench, short_cfg(c, a, sc, sizeof(sc)), a->metric,
+	       run_label(lab, sizeof(lab), q->k), ma, mb, rt);
 }
 
 /* Every pair, judged, with Holm-adjusted p-values over those that have a p. */
@@ -210,8 +301,8 @@ static void table(struct cmp *c)
 		h_md_cell(stdout, c->dirs[k]);	/* outside text: escaped */
 		printf("\n");
 	}
-	printf("%-10s %-44s %-18s %-4s %12s %12s  %s\n", "bench", "config", "metric", "run", "A", "this",
-	       "ratio this/A");
+	term_legend(c);
+	printf(TERM_ROW, "bench", "config", "metric", "run", "A", "this", "this/A [95% CI]");
 	for (int k = 1; k < c->nr; k++)	/* results of a run that A lacks cannot be compared either */
 		for (size_t i = 0; i < c->d[k].n; i++)
 			c->only_b += match(&c->d[0], &c->d[k].g[i]) == NULL;

@@ -102,6 +102,11 @@ check "baselines are left out of the plot, kept in the table" \
 	eval '! grep -q "baseline=kernel" "$D/o-acc/trend_cputestfs_stat_per_s.gp" &&
 	      grep -q "baselines left out" "$D/o-acc/trend_cputestfs_stat_per_s.gp"'
 
+check "the terminal table fits 100 columns (configs shortened, a legend per benchmark)" \
+	eval '"$H" compare --out "$D/o-term" "$REF" "$D/drop" "$TOP/results/emulated/A" 2>/dev/null |
+	      awk "!/^run [A-Z#0-9]+: / && length(\$0) > 100 { bad = 1 } /^cputestfs configs: / { l = 1 }
+		   END { exit bad || !l }"'
+
 # more than the old limit of 8 runs: 30 (the same copy again and again), labelled A..Z, #26..
 many=(); for i in $(seq 29); do many+=("$D/same"); done
 "$H" compare --out "$D/o-many" "$REF" "${many[@]}" > "$D/many.out" 2> "$D/many.err"; rc=$?
