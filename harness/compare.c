@@ -75,6 +75,7 @@ struct cmp {
 	const char *out;
 	const char *gate;	/* --gate FILE */
 	int strict;		/* --strict: a rule that cannot be judged fails the gate */
+	int sort;		/* --sort: H_SORT_* */
 	struct ab_plotdir pd;	/* overlays are made here, then moved into out */
 	FILE *md, *csv;
 	int machines_differ;
@@ -412,7 +413,7 @@ static int plots(struct cmp *c)
 }
 
 static const char cmp_usage[] =
-	"usage: harness compare [--out DIR] [--gate FILE [--strict]] A B [C ...]\n"
+	"usage: harness compare [--out DIR] [--sort kernel|date|host] [--gate FILE [--strict]] A B [C ...]\n"
 	"Ratios of medians (B/A, C/A, ...) with bootstrap 95% CIs for every bench, config and metric\n"
 	"present in A and the other run, judged with 6 or more repetitions a side. CPU numbers in\n"
 	"configs are ignored, so runs from two machines compare. Prints the table and writes\n"
@@ -449,6 +450,9 @@ int cmd_compare(int argc, char **argv)
 		AB_OPT(struct cmp, out, "out", AB_OPT_STR, "DIR", "output directory"),
 		AB_OPT(struct cmp, gate, "gate", AB_OPT_STR, "FILE",
 		       "regression rules; exit 3 when one is violated"),
+		AB_OPT(struct cmp, sort, "sort", AB_OPT_CHOICE, NULL,
+		       "order of the runs, the first the base (machine.txt facts)",
+		       .choices = H_SORT_CHOICES),
 		AB_OPT(struct cmp, strict, "strict", AB_OPT_FLAG, NULL,
 		       "with --gate: a rule that cannot be judged fails the gate too"),
 		AB_OPT_END,
@@ -466,6 +470,10 @@ int cmd_compare(int argc, char **argv)
 		ab_usage_error("compare: want 2 to %d run directories, got %d", MAXRUNS, c.nr);
 	if (c.strict && !c.gate)
 		ab_usage_error("compare: --strict means something only with --gate FILE");
+	if (c.sort && c.gate)
+		ab_usage_error("compare: --sort and --gate: the gate's base is the first run as given");
+	if (c.sort)
+		h_compare_sort(c.dirs, c.nr, c.sort);
 	if (c.gate)	/* a bad rule file is said before any run is read */
 		h_gate_load(&gate, c.gate);
 	c.d = calloc((size_t)c.nr, sizeof(*c.d));

@@ -7,9 +7,11 @@
  * VAL_MAX and escaped where written.
  */
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sys/common.h"
 #include "sys/infile.h"
 #include "harness.h"
 #include "compare_machine.h"
@@ -24,6 +26,7 @@ static const char *const facts[] = { "kernel", "host", "cpu_model", "allowed_cpu
 struct mach {
 	char *fact[16];		/* one per facts[], NULL when absent */
 	char *topology, *mitigation, *knobs;	/* all such lines, joined */
+	char *date;
 	int missing;		/* no readable machine.txt */
 };
 
@@ -64,6 +67,8 @@ static void read_machine(const char *dir, struct mach *m)
 			append(&m->mitigation, v);
 		else if (!strcmp(line, "knob") && !strncmp(v, "before ", 7))
 			append(&m->knobs, v + 7);
+		else if (!strcmp(line, "date") && !m->date)	/* the first: when the run began */
+			m->date = strndup(v, VAL_MAX);
 		for (int i = 0; facts[i]; i++)
 			if (!strcmp(line, facts[i])) {	/* the last wins: a resumed run appends */
 				free(m->fact[i]);
@@ -72,6 +77,16 @@ static void read_machine(const char *dir, struct mach *m)
 	}
 	free(line);
 	fclose(f);
+}
+
+static void free_machine(struct mach *m)
+{
+	for (int i = 0; facts[i]; i++)
+		free(m->fact[i]);
+	free(m->topology);
+	free(m->mitigation);
+	free(m->knobs);
+	free(m->date);
 }
 
 static int same(const char *a, const char *b)
@@ -155,13 +170,68 @@ int h_compare_machines(FILE *md, char *const *dirs, int nr)
 			"change under test. " : "The machines agree in every fact compared. ",
 		kernel ? "The kernels differ: a verdict includes the kernel change. " : "",
 		missing ? "Some runs have no readable machine.txt: their machines are unknown." : "");
-	for (int k = 0; k < nr; k++) {
-		for (int i = 0; facts[i]; i++)
-			free(m[k].fact[i]);
-		free(m[k].topology);
-		free(m[k].mitigation);
-		free(m[k].knobs);
-	}
+	for (int k = 0; k < nr; k++)
+		free_machine(&m[k]);
 	free(m);
 	return other || missing;
+}
+
+/* ---- --sort kernel|date|host ---- */
+
+struct sortkey {
+	char *dir;
+	char key[VAL_MAX + 1];
+	long long when;		/* date: seconds since the epoch, UTC */
+	int known, pos;
+};
+
+/* "Linux 6.18.44-fc #1 ..." -> "6.18.44-fc": the release, compared as versions */
+static void kernel_release(const char *v, char *out, size_t len)
+{
+	const char *r = strchr(v, ' ');
+	r = r ? r + 1 : v;
+	snprintf(out, len, "%.*s", (int)strcspn(r, " "), r);
+}
+
+static int by_key(const void *pa, const void *pb, int date)
+{
+	const struct sortkey *a = pa, *b = pb;
+	if (a->known != b->known)	/* unknown machines last */
+		return b->known - a->known;
+	int d = !a->known ? 0 : date ? (a->when > b->when) - (a->when < b->when) : strverscmp(a->key, b->key);
+	return d ? d : a->pos - b->pos;	/* stable: ties as given */
+}
+static int by_text(const void *a, const void *b) { return by_key(a, b, 0); }
+static int by_date(const void *a, const void *b) { return by_key(a, b, 1); }
+
+void h_compare_sort(char **dirs, int nr, int by)
+{
+	struct sortkey *s = calloc((size_t)nr, sizeof(*s));
+	const int fact = by == H_SORT_KERNEL ? 0 : by == H_SORT_HOST ? 1 : -1;
+
+	if (!s)
+		ab_fail("compare: out of memory");
+	for (int k = 0; k < nr; k++) {
+		struct mach m;
+		s[k].dir = dirs[k];
+		s[k].pos = k;
+		read_machine(dirs[k], &m);
+		const char *v = fact >= 0 ? m.fact[fact] : m.date;
+		if (v) {
+			struct tm tm;
+			memset(&tm, 0, sizeof(tm));
+			const char *end = by == H_SORT_DATE ? strptime(v, "%Y-%m-%d %H:%M:%S %z", &tm) : NULL;
+			if (by == H_SORT_KERNEL)
+				kernel_release(v, s[k].key, sizeof(s[k].key));
+			else
+				snprintf(s[k].key, sizeof(s[k].key), "%s", v);
+			s[k].when = end ? (long long)timegm(&tm) - tm.tm_gmtoff : 0;
+			s[k].known = by != H_SORT_DATE || end;
+		}
+		free_machine(&m);
+	}
+	qsort(s, (size_t)nr, sizeof(*s), by == H_SORT_DATE ? by_date : by_text);
+	for (int k = 0; k < nr; k++)
+		dirs[k] = s[k].dir;
+	free(s);
 }

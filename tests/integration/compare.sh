@@ -107,6 +107,15 @@ check "the terminal table fits 100 columns (configs shortened, a legend per benc
 	      awk "!/^run [A-Z#0-9]+: / && length(\$0) > 100 { bad = 1 } /^cputestfs configs: / { l = 1 }
 		   END { exit bad || !l }"'
 
+# --sort: by machine.txt's kernel (version order), date or host; ties as given
+E=$TOP/results/emulated
+order() { "$H" compare --sort "$1" --out "$D/o-sort" "$E/A" "$REF" "$E/C" "$E/B" 2>/dev/null |
+	  sed -n 's,^run [A-D]: .*/,,p' | tr '\n' ' '; }
+check "--sort kernel: 6.1 before 6.18, ties as given ($(order kernel))" [ "$(order kernel)" = "A C B reference " ]
+check "--sort date: the reference (Nov 30) first ($(order date))" eval '[ "$(order date | cut -d" " -f1)" = reference ]'
+check "--sort host: affbench-A, -B, -C, vm ($(order host))" [ "$(order host)" = "A B C reference " ]
+expect_rc "--sort with --gate" 2 "$H" compare --sort date --gate "$D/rules" --out "$D/o-sg" "$REF" "$D/same"
+
 # more than the old limit of 8 runs: 30 (the same copy again and again), labelled A..Z, #26..
 many=(); for i in $(seq 29); do many+=("$D/same"); done
 "$H" compare --out "$D/o-many" "$REF" "${many[@]}" > "$D/many.out" 2> "$D/many.err"; rc=$?
