@@ -414,15 +414,40 @@ static int plots(struct cmp *c)
 
 static const char cmp_usage[] =
 	"usage: harness compare [--out DIR] [--sort kernel|date|host] [--gate FILE [--strict]] A B [C ...]\n"
+	"A, B, ...: run directories (or their results.json; the raw.csv beside it is read), up to 1000.\n"
 	"Ratios of medians (B/A, C/A, ...) with bootstrap 95% CIs for every bench, config and metric\n"
-	"present in A and the other run, judged with 6 or more repetitions a side. CPU numbers in\n"
-	"configs are ignored, so runs from two machines compare. Prints the table and writes\n"
-	"compare.md, compare.csv and overlay plots to --out DIR (default results/compare-<date>).\n"
+	"present in A and the other run, judged with 6 or more repetitions a side, significant after\n"
+	"the Holm-Bonferroni correction for the number of comparisons. CPU numbers in configs are\n"
+	"ignored, so runs from two machines compare; compare.md opens with what differs between the\n"
+	"machines, then the ratios and a trend table and plot per headline metric. Prints the table\n"
+	"and writes compare.md, compare.csv and plots to --out DIR (default results/compare-<date>).\n"
 	"Rows of a raw.csv that break the record grammar are reported with file:line and skipped.\n"
 	"--gate FILE: rules, one a line: BENCH METRIC [KEY=VALUE ...] max-drop|max-rise N%\n"
 	"(e.g. 'cputestfs stat_per_s placement=same max-drop 5%'). Exit 3 when a run's ratio to A\n"
 	"is worse than N% with its whole 95% CI beyond; a rule with fewer than 6 repetitions a side\n"
 	"cannot be judged, said, and fails the gate only with --strict. A bad rule: FILE:LINE, exit 2.\n";
+
+/*
+ * A results.json names its run: the directory holding it. It carries only
+ * summaries (median, interval, n), and the ratios' CIs and p-values need the
+ * repetitions, so the raw.csv beside it is what is read; without one, exit 2.
+ */
+static void json_to_dir(char **arg)
+{
+	static const char name[] = "results.json";
+	size_t l = strlen(*arg), nl = sizeof(name) - 1;
+
+	if (l < nl || strcmp(*arg + l - nl, name) || (l > nl && (*arg)[l - nl - 1] != '/'))
+		return;
+	char *dir = l == nl ? strdup(".") : strndup(*arg, l - nl - 1);
+	if (!dir)
+		ab_fail("compare: out of memory");
+	if (!dir[0]) {	/* "/results.json" */
+		free(dir);
+		dir = strdup("/");
+	}
+	*arg = dir;	/* lives as long as the command */
+}
 
 static void load_runs(struct cmp *c)
 {
@@ -431,7 +456,8 @@ static void load_runs(struct cmp *c)
 	for (int i = 0; i < c->nr; i++) {
 		snprintf(path, sizeof(path), "%s/raw.csv", c->dirs[i]);
 		if (strlen(c->dirs[i]) > PATH_MAX - 64 || access(path, R_OK))
-			ab_usage_error("compare: '%s': no readable raw.csv there", c->dirs[i]);
+			ab_usage_error("compare: '%s': no readable raw.csv there (a results.json alone "
+				       "holds summaries, and compare needs the repetitions)", c->dirs[i]);
 	}
 	for (int i = 0; i < c->nr; i++) {
 		struct ab_results raw;
@@ -470,6 +496,8 @@ int cmd_compare(int argc, char **argv)
 		ab_usage_error("compare: want 2 to %d run directories, got %d", MAXRUNS, c.nr);
 	if (c.strict && !c.gate)
 		ab_usage_error("compare: --strict means something only with --gate FILE");
+	for (int i = 0; i < c.nr; i++)
+		json_to_dir(&c.dirs[i]);
 	if (c.sort && c.gate)
 		ab_usage_error("compare: --sort and --gate: the gate's base is the first run as given");
 	if (c.sort)

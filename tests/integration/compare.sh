@@ -116,6 +116,13 @@ check "--sort date: the reference (Nov 30) first ($(order date))" eval '[ "$(ord
 check "--sort host: affbench-A, -B, -C, vm ($(order host))" [ "$(order host)" = "A B C reference " ]
 expect_rc "--sort with --gate" 2 "$H" compare --sort date --gate "$D/rules" --out "$D/o-sg" "$REF" "$D/same"
 
+# a results.json names its run directory; alone (no raw.csv beside it) it is refused
+"$H" export "$D/same" 2>/dev/null
+"$H" compare --out "$D/o-json" "$REF" "$D/same/results.json" > /dev/null 2>&1; rc=$?
+check "compare takes a results.json (exit $rc)" [ "$rc" = 0 ]
+mkdir "$D/jsononly" && cp "$D/same/results.json" "$D/jsononly/"
+expect_rc "a results.json without its raw.csv" 2 "$H" compare --out "$D/o-j2" "$REF" "$D/jsononly/results.json"
+
 # more than the old limit of 8 runs: 30 (the same copy again and again), labelled A..Z, #26..
 many=(); for i in $(seq 29); do many+=("$D/same"); done
 "$H" compare --out "$D/o-many" "$REF" "${many[@]}" > "$D/many.out" 2> "$D/many.err"; rc=$?
