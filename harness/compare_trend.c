@@ -197,8 +197,8 @@ static int plot(const char *dir, const struct ab_results *d, int nr, const char 
 		ab_plot_set(gp, "title", title);
 		ab_plot_set(gp, "xlabel", "run (0 = A, the base; compare.md lists them)");
 		ab_plot_set(gp, "ylabel", ylabel);
-		fprintf(gp, "set xrange [-0.5:%d.5]\nset xtics 1\nset key below noenhanced\n"
-			    "set yrange [0:*]\nplot ", nr - 1);
+		fprintf(gp, "set xrange [-0.5:%d.5]\nset xtics %d\nset key below noenhanced\n"
+			    "set yrange [0:*]\nplot ", nr - 1, nr > 20 ? 5 : 1);	/* 50 labels would overlap */
 		for (int j = 0; j < nc; j++) {
 			fprintf(gp, "%s'%s.dat' using 1:%d:%d:%d with yerrorlines title ", j ? ", " : "",
 				name, 2 + 3 * j, 3 + 3 * j, 4 + 3 * j);
