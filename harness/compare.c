@@ -22,10 +22,13 @@
 #include "sys/opts.h"
 #include "report/gpscript.h"
 #include "harness.h"
+#include "gate.h"
+#include "compare_machine.h"
+#include "compare_trend.h"
 #include "report/record.h"
 #include "report/stats.h"
 
-#define MAXRUNS 8
+#define MAXRUNS 1000	/* a sane bound: 1000 runs of the default plan load in about 1 GB */
 
 /* config without the CPU-number keys */
 static void norm_config(const char *in, char *out, size_t len)
@@ -68,70 +71,260 @@ static const struct ab_group *match(const struct ab_results *d, const struct ab_
 struct cmp {
 	int nr;
 	char **dirs;
-	struct ab_results d[MAXRUNS];
+	struct ab_results *d;	/* nr runs, d[0] the base */
 	const char *out;
+	const char *gate;	/* --gate FILE */
+	int strict;		/* --strict: a rule that cannot be judged fails the gate */
+	int sort;		/* --sort: H_SORT_* */
 	struct ab_plotdir pd;	/* overlays are made here, then moved into out */
 	FILE *md, *csv;
-	int judged, sig, few, only_a, only_b, no_ratio;
+	int machines_differ;
+	int judged, sig, sig_raw, tests, few, only_a, only_b, no_ratio;
+	struct shortkeys {	/* per benchmark, the config keys that vary in the base */
+		char bench[AB_BENCH_LEN];
+		char key[16][AB_KEY_LEN];
+		int n;
+	} sk[16];
+	int nsk;
 };
 
-static void one_pair(struct cmp *c, const struct ab_group *a, const struct ab_group *b, int k)
+/* The terminal table fits 100 columns: configs as the values of the keys that vary
+ * ("fuse/single/same/libfuse"), a legend per benchmark names those keys. */
+#define TERM_ROW "%-9.9s %-24.24s %-19.19s %-4.4s %9.9s %9.9s %s\n"
+
+static int cfg_varies(const struct ab_results *d, const char *bench, const char *key)
 {
+	char v0[AB_VALUE_LEN] = "", v[AB_VALUE_LEN];
+	int seen = 0;
+	for (size_t i = 0; i < d->n; i++) {
+		if (strcmp(d->g[i].bench, bench))
+			continue;
+		ab_cfg_get(d->g[i].config, key, v, sizeof(v));
+		if (!seen++)
+			memcpy(v0, v, sizeof(v0));
+		else if (strcmp(v, v0))
+			return 1;
+	}
+	return 0;
+}
+
+static const struct shortkeys *short_keys(struct cmp *c, const char *bench)
+{
+	for (int i = 0; i < c->nsk; i++)
+		if (!strcmp(c->sk[i].bench, bench))
+			return &c->sk[i];
+	if (c->nsk == (int)AB_ARRAY_SIZE(c->sk))
+		return NULL;
+	struct shortkeys *s = &c->sk[c->nsk++];
+	memset(s, 0, sizeof(*s));
+	snprintf(s->bench, sizeof(s->bench), "%s", bench);
+	for (size_t i = 0; i < c->d[0].n; i++) {	/* every key any of bench's configs holds */
+		if (strcmp(c->d[0].g[i].bench, bench))
+			continue;
+		char tmp[AB_CONFIG_LEN], *save = NULL;
+		snprintf(tmp, sizeof(tmp), "%s", c->d[0].g[i].config);
+		for (char *kv = strtok_r(tmp, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+			kv[strcspn(kv, "=")] = '\0';
+			int have = 0;
+			for (int k = 0; k < s->n; k++)
+				have |= !strcmp(s->key[k], kv);
+			if (!have && s->n < 16 && cfg_varies(&c->d[0], bench, kv))
+				snprintf(s->key[s->n++], sizeof(s->key[0]), "%s", kv);
+		}
+	}
+	return s;
+}
+
+static const char *short_cfg(struct cmp *c, const struct ab_group *g, char *buf, size_t len)
+{
+	const struct shortkeys *s = short_keys(c, g->bench);
+	char v[AB_VALUE_LEN];
+	size_t o = 0;
+
+	if (!s || !s->n)
+		return snprintf(buf, len, "%s", s ? "-" : g->config), buf;
+	buf[0] = '\0';
+	for (int k = 0; k < s->n; k++)
+		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", k ? "/" : "",
+				      ab_cfg_get(g->config, s->key[k], v, sizeof(v))[0] ? v : "-");
+	return buf;
+}
+
+static void term_legend(struct cmp *c)
+{
+	int told[AB_ARRAY_SIZE(c->sk)] = { 0 };
+
+	for (size_t i = 0; i < c->d[0].n; i++) {
+		const struct shortkeys *s = short_keys(c, c->d[0].g[i].bench);
+		if (!s || told[s - c->sk]++)
+			continue;
+		printf("%s configs:", s->bench);
+		for (int k = 0; k < s->n; k++)
+			printf("%s%s", k ? "/" : " ", s->key[k]);
+		printf("%s\n", s->n ? "" : " (one)");
+	}
+}
+
+/* A, B, ... Z, then #26, #27, ...: the run's label in the terminal table. */
+static const char *run_label(char *buf, size_t len, int k)
+{
+	if (k < 26)
+		snprintf(buf, len, "%c", 'A' + k);
+	else
+		snprintf(buf, len, "#%d", k);
+	return buf;
+}
+
+/* One ratio run/A, judged before any is printed: the correction needs them all. */
+struct pair {
+	const struct ab_group *a, *b;
+	int k;			/* the run */
+	enum ab_verdict v;
+	double r, p, adj;	/* ratio, bootstrap p, Holm-adjusted p */
 	struct ab_ci ci;
-	double r = NAN;
-	char buf[160], num[4][32];
-	enum ab_verdict v = ab_r_ratio(b, a, &r, &ci);
+};
+
+#define ALPHA 0.05
+
+static void judge_pair(struct pair *q)
+{
+	q->p = q->adj = NAN;
+	q->v = ab_r_ratio(q->b, q->a, &q->r, &q->ci);
+	if (q->v == AB_V_UP || q->v == AB_V_DOWN || q->v == AB_V_SAME) {
+		struct ab_ci ci;
+		if (ab_ratio_ci_p(q->b->v, q->b->n, q->a->v, q->a->n, 0.95, &ci, &q->p) < 0)
+			q->p = NAN;
+	}
+}
+
+static void one_pair(struct cmp *c, const struct pair *q)
+{
+	char buf[160], num[6][32], lab[16];
+	enum ab_verdict v = q->v;
+	const struct ab_group *a = q->a;
 
 	if (v == AB_V_NONE) {
 		c->no_ratio++;	/* a median of 0 in A: no ratio exists */
 		return;
 	}
+	/* significant only when Holm's adjusted p stays within ALPHA */
+	if ((v == AB_V_UP || v == AB_V_DOWN) && !(q->adj <= ALPHA))
+		v = AB_V_SAME;
 	c->judged += v != AB_V_FEW;
 	c->few += v == AB_V_FEW;
 	c->sig += v == AB_V_UP || v == AB_V_DOWN;
+	c->sig_raw += q->p < ALPHA;
 	snprintf(num[0], sizeof(num[0]), "%.6g", ab_r_median(a));
-	snprintf(num[1], sizeof(num[1]), "%.6g", ab_r_median(b));
-	snprintf(num[2], sizeof(num[2]), "%.6g", r);
+	snprintf(num[1], sizeof(num[1]), "%.6g", ab_r_median(q->b));
+	snprintf(num[2], sizeof(num[2]), "%.6g", q->r);
 	snprintf(num[3], sizeof(num[3]), "%s", v == AB_V_FEW ? "too few repetitions" :
 		 v == AB_V_SAME ? "0" : "1");
-	const char *row[] = { a->bench, a->config, a->metric, a->unit, c->dirs[0], c->dirs[k], num[0],
-			      num[1], num[2], num[3] };
-	for (int j = 0; j < 10; j++) {
+	snprintf(num[4], sizeof(num[4]), "%.4g", q->p);
+	snprintf(num[5], sizeof(num[5]), "%.4g", q->adj);
+	const char *row[] = { a->bench, a->config, a->metric, a->unit, c->dirs[0], c->dirs[q->k],
+			      num[0], num[1], num[2], num[3], isnan(q->p) ? "" : num[4],
+			      isnan(q->adj) ? "" : num[5] };
+	for (int j = 0; j < 12; j++) {
 		ab_csv_field(c->csv, row[j]);
-		fputc(j < 9 ? ',' : '\n', c->csv);
+		fputc(j < 11 ? ',' : '\n', c->csv);
 	}
 	fprintf(c->md, "| %s | %s | %s | ", a->bench, a->config, a->metric);
-	h_md_cell(c->md, c->dirs[k]);
-	fprintf(c->md, " | %s | %s | %s |\n", num[0], num[1],
-		ab_r_ratio_text(buf, sizeof(buf), v, r, &ci, 0));
-	printf("%-10s %-44s %-18s %-3s %12s %12s  %s\n", a->bench, a->config, a->metric,
-	       k == 1 ? "B" : k == 2 ? "C" : "D+", num[0], num[1], buf);
+	h_md_cell(c->md, c->dirs[q->k]);
+	fprintf(c->md, " | %s | %s | %s | %s |\n", num[0], num[1],
+		ab_r_ratio_text(buf, sizeof(buf), v, q->r, &q->ci, 0), isnan(q->adj) ? "-" : num[5]);
+	char sc[AB_CONFIG_LEN], ma[16], mb[16], rt[48];
+	snprintf(ma, sizeof(ma), "%.4g", ab_r_median(a));
+	snprintf(mb, sizeof(mb), "%.4g", ab_r_median(q->b));
+	if (v == AB_V_FEW)
+		snprintf(rt, sizeof(rt), "%.3f (few reps)", q->r);
+	else
+		snprintf(rt, sizeof(rt), "%.3f [%.2f,%.2f]%s", q->r, q->ci.lo, q->ci.hi,
+			 v == AB_V_UP || v == AB_V_DOWN ? "*" : "");
+	printf(TERM_ROW, a->bench, short_cfg(c, a, sc, sizeof(sc)), a->metric,
+	       run_label(lab, sizeof(lab), q->k), ma, mb, rt);
+}
+
+/* Every pair, judged, with Holm-adjusted p-values over those that have a p. */
+static struct pair *collect(struct cmp *c, size_t *np)
+{
+	size_t n = 0, cap = 0;
+	struct pair *q = NULL;
+
+	for (size_t i = 0; i < c->d[0].n; i++)
+		for (int k = 1; k < c->nr; k++) {
+			const struct ab_group *b = match(&c->d[k], &c->d[0].g[i]);
+			if (!b) {
+				c->only_a++;
+				continue;
+			}
+			if (n == cap) {
+				cap = cap ? 2 * cap : 1024;
+				struct pair *t = realloc(q, cap * sizeof(*q));
+				if (!t)
+					ab_fail("compare: out of memory");
+				q = t;
+			}
+			q[n] = (struct pair){ .a = &c->d[0].g[i], .b = b, .k = k };
+			judge_pair(&q[n++]);
+		}
+	double *p = malloc((n ? n : 1) * sizeof(*p)), *adj = malloc((n ? n : 1) * sizeof(*adj));
+	if (!p || !adj)
+		ab_fail("compare: out of memory");
+	for (size_t i = 0; i < n; i++)
+		p[i] = q[i].p;
+	long m = ab_holm(p, n, adj);
+	if (m < 0)
+		ab_fail("compare: out of memory");
+	c->tests = (int)m;
+	for (size_t i = 0; i < n; i++)
+		q[i].adj = adj[i];
+	free(p);
+	free(adj);
+	*np = n;
+	return q;
 }
 
 static void table(struct cmp *c)
 {
+	size_t n;
+
 	fprintf(c->md, "# affbench compare\n\nBase (A): `");
 	h_md_cell(c->md, c->dirs[0]);
-	fprintf(c->md, "`\n\n| bench | config | metric | run | A median | median | ratio run/A |\n"
-		       "|---|---|---|---|---|---|---|\n");
-	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,significant\n");
-	printf("%-10s %-44s %-18s %-3s %12s %12s  %s\n", "bench", "config", "metric", "run", "A", "this",
-	       "ratio this/A");
+	fprintf(c->md, "`\n\n");
+	c->machines_differ = h_compare_machines(c->md, c->dirs, c->nr);
+	fprintf(c->md, "## Ratios\n\n| bench | config | metric | run | A median | median | ratio run/A | "
+		       "p (Holm) |\n|---|---|---|---|---|---|---|---|\n");
+	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,significant,p,"
+			"p_holm\n");
+	for (int k = 0; k < c->nr; k++) {	/* the legend of the run column */
+		char l[16];
+		printf("run %s: ", run_label(l, sizeof(l), k));
+		h_md_cell(stdout, c->dirs[k]);	/* outside text: escaped */
+		printf("\n");
+	}
+	term_legend(c);
+	printf(TERM_ROW, "bench", "config", "metric", "run", "A", "this", "this/A [95% CI]");
 	for (int k = 1; k < c->nr; k++)	/* results of a run that A lacks cannot be compared either */
 		for (size_t i = 0; i < c->d[k].n; i++)
 			c->only_b += match(&c->d[0], &c->d[k].g[i]) == NULL;
-	for (size_t i = 0; i < c->d[0].n; i++)
-		for (int k = 1; k < c->nr; k++) {
-			const struct ab_group *b = match(&c->d[k], &c->d[0].g[i]);
-			if (b)
-				one_pair(c, &c->d[0].g[i], b, k);
-			else
-				c->only_a++;
-		}
-	fprintf(c->md, "\n%d ratios judged, %d significant (the 95%% CI excludes 1; with many ratios, "
-		       "about 1 in 20 is so by chance alone: trust the headline metrics and effects that "
-		       "repeat); %d not judged: too few repetitions (%d or more needed a side).\n",
-		c->judged, c->sig, c->few, AB_MIN_REPS_CI);
+	struct pair *q = collect(c, &n);
+	for (size_t i = 0; i < n; i++)
+		one_pair(c, &q[i]);
+	free(q);
+	fprintf(c->md, "\n%d comparisons made (ratios judged); %d significant after the "
+		       "Holm-Bonferroni correction for those %d comparisons (family-wise error rate "
+		       "%g: the chance that any of them is significant by chance alone is at most "
+		       "5%%), %d before it (the ratio's 95%% CI excludes 1). p: the two-sided "
+		       "bootstrap p-value of a ratio of 1 (twice the smaller share of bootstrap ratios "
+		       "on either side of 1); p (Holm): adjusted. %d not judged: too few repetitions "
+		       "(%d or more needed a side).\n",
+		c->tests, c->sig, c->tests, ALPHA, c->sig_raw, c->few, AB_MIN_REPS_CI);
+	if (c->machines_differ) {
+		fprintf(c->md, "These verdicts compare machines, not the change under test: the runs' "
+			       "machines differ (see The machines).\n");
+		ab_msg("compare: the runs' machines differ (compare.md, The machines): the verdicts "
+		       "compare machines, not the change under test");
+	}
 	if (c->only_a || c->only_b || c->no_ratio) {
 		fprintf(c->md, "Not compared: %d results only in A, %d only in another run (a failed or "
 			       "skipped point, or another plan), %d with a median of 0 in A.\n",
@@ -204,6 +397,7 @@ static int plots(struct cmp *c)
 
 	if (ab_plotdir_open(&c->pd, c->out) < 0)
 		return -1;
+	n = h_compare_trends(c->md, c->pd.path, c->d, c->dirs, c->nr, names, AB_PLOTS_MAX / 2);
 	for (int b = 0; h_registry[b]; b++)
 		for (int k = 0; h_registry[b]->headline && h_registry[b]->headline[k] && n < AB_PLOTS_MAX; k++) {
 			snprintf(names[n], sizeof(names[n]), "compare_%s_%s", h_registry[b]->name,
@@ -219,12 +413,41 @@ static int plots(struct cmp *c)
 }
 
 static const char cmp_usage[] =
-	"usage: harness compare [--out DIR] A B [C ...]\n"
+	"usage: harness compare [--out DIR] [--sort kernel|date|host] [--gate FILE [--strict]] A B [C ...]\n"
+	"A, B, ...: run directories (or their results.json; the raw.csv beside it is read), up to 1000.\n"
 	"Ratios of medians (B/A, C/A, ...) with bootstrap 95% CIs for every bench, config and metric\n"
-	"present in A and the other run, judged with 6 or more repetitions a side. CPU numbers in\n"
-	"configs are ignored, so runs from two machines compare. Prints the table and writes\n"
-	"compare.md, compare.csv and overlay plots to --out DIR (default results/compare-<date>).\n"
-	"Rows of a raw.csv that break the record grammar are reported with file:line and skipped.\n";
+	"present in A and the other run, judged with 6 or more repetitions a side, significant after\n"
+	"the Holm-Bonferroni correction for the number of comparisons. CPU numbers in configs are\n"
+	"ignored, so runs from two machines compare; compare.md opens with what differs between the\n"
+	"machines, then the ratios and a trend table and plot per headline metric. Prints the table\n"
+	"and writes compare.md, compare.csv and plots to --out DIR (default results/compare-<date>).\n"
+	"Rows of a raw.csv that break the record grammar are reported with file:line and skipped.\n"
+	"--gate FILE: rules, one a line: BENCH METRIC [KEY=VALUE ...] max-drop|max-rise N%\n"
+	"(e.g. 'cputestfs stat_per_s placement=same max-drop 5%'). Exit 3 when a run's ratio to A\n"
+	"is worse than N% with its whole 95% CI beyond; a rule with fewer than 6 repetitions a side\n"
+	"cannot be judged, said, and fails the gate only with --strict. A bad rule: FILE:LINE, exit 2.\n";
+
+/*
+ * A results.json names its run: the directory holding it. It carries only
+ * summaries (median, interval, n), and the ratios' CIs and p-values need the
+ * repetitions, so the raw.csv beside it is what is read; without one, exit 2.
+ */
+static void json_to_dir(char **arg)
+{
+	static const char name[] = "results.json";
+	size_t l = strlen(*arg), nl = sizeof(name) - 1;
+
+	if (l < nl || strcmp(*arg + l - nl, name) || (l > nl && (*arg)[l - nl - 1] != '/'))
+		return;
+	char *dir = l == nl ? strdup(".") : strndup(*arg, l - nl - 1);
+	if (!dir)
+		ab_fail("compare: out of memory");
+	if (!dir[0]) {	/* "/results.json" */
+		free(dir);
+		dir = strdup("/");
+	}
+	*arg = dir;	/* lives as long as the command */
+}
 
 static void load_runs(struct cmp *c)
 {
@@ -233,7 +456,8 @@ static void load_runs(struct cmp *c)
 	for (int i = 0; i < c->nr; i++) {
 		snprintf(path, sizeof(path), "%s/raw.csv", c->dirs[i]);
 		if (strlen(c->dirs[i]) > PATH_MAX - 64 || access(path, R_OK))
-			ab_usage_error("compare: '%s': no readable raw.csv there", c->dirs[i]);
+			ab_usage_error("compare: '%s': no readable raw.csv there (a results.json alone "
+				       "holds summaries, and compare needs the repetitions)", c->dirs[i]);
 	}
 	for (int i = 0; i < c->nr; i++) {
 		struct ab_results raw;
@@ -250,9 +474,17 @@ int cmd_compare(int argc, char **argv)
 {
 	static const struct ab_opt opts[] = {
 		AB_OPT(struct cmp, out, "out", AB_OPT_STR, "DIR", "output directory"),
+		AB_OPT(struct cmp, gate, "gate", AB_OPT_STR, "FILE",
+		       "regression rules; exit 3 when one is violated"),
+		AB_OPT(struct cmp, sort, "sort", AB_OPT_CHOICE, NULL,
+		       "order of the runs, the first the base (machine.txt facts)",
+		       .choices = H_SORT_CHOICES),
+		AB_OPT(struct cmp, strict, "strict", AB_OPT_FLAG, NULL,
+		       "with --gate: a rule that cannot be judged fails the gate too"),
 		AB_OPT_END,
 	};
 	static struct cmp c;
+	static struct h_gate gate;
 	char outbuf[PATH_MAX];
 	struct ab_outfile md, csv;
 
@@ -262,6 +494,19 @@ int cmd_compare(int argc, char **argv)
 	c.dirs = argv + first;
 	if (c.nr < 2 || c.nr > MAXRUNS)
 		ab_usage_error("compare: want 2 to %d run directories, got %d", MAXRUNS, c.nr);
+	if (c.strict && !c.gate)
+		ab_usage_error("compare: --strict means something only with --gate FILE");
+	for (int i = 0; i < c.nr; i++)
+		json_to_dir(&c.dirs[i]);
+	if (c.sort && c.gate)
+		ab_usage_error("compare: --sort and --gate: the gate's base is the first run as given");
+	if (c.sort)
+		h_compare_sort(c.dirs, c.nr, c.sort);
+	if (c.gate)	/* a bad rule file is said before any run is read */
+		h_gate_load(&gate, c.gate);
+	c.d = calloc((size_t)c.nr, sizeof(*c.d));
+	if (!c.d)
+		ab_fail("compare: out of memory");
 	load_runs(&c);
 	if (!c.out) {
 		char date[64];
@@ -279,9 +524,12 @@ int cmd_compare(int argc, char **argv)
 	table(&c);
 	int rc = ab_outfile_close(&csv) | plots(&c);
 	rc |= ab_outfile_close(&md);
+	ab_msg("compare: %d ratios judged, %d significant, %d with too few repetitions "
+	       "(Holm-Bonferroni over %d comparisons; %d significant before it); %s/compare.md",
+	       c.judged, c.sig, c.few, c.tests, c.sig_raw, c.out);
+	int grc = c.gate ? h_gate_judge(&gate, c.d, c.dirs, c.nr, c.strict) : 0;
 	for (int i = 0; i < c.nr; i++)
 		ab_results_free(&c.d[i]);
-	ab_msg("compare: %d ratios judged, %d significant, %d with too few repetitions; %s/compare.md",
-	       c.judged, c.sig, c.few, c.out);
-	return rc ? AB_EXIT_FAIL : AB_EXIT_OK;
+	free(c.d);
+	return rc ? AB_EXIT_FAIL : grc;
 }

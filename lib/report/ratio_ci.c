@@ -112,8 +112,19 @@ static double quantile(const struct point *r, size_t n, double q)
 	return r[n - 1].v;
 }
 
+/*
+ * The two-sided bootstrap p-value of "the ratio is 1": twice the smaller share
+ * of the bootstrap distribution at or on either side of 1, at most 1. A 95%
+ * percentile CI excludes 1 exactly when this is below 0.05.
+ */
+static double two_sided_p(double le1, double ge1)
+{
+	double p = 2 * (le1 < ge1 ? le1 : ge1);
+	return p > 1 ? 1 : p;
+}
+
 static int exact_ci(const double *sa, size_t na, const double *sb, size_t nb, double level,
-		    struct ab_ci *ci)
+		    struct ab_ci *ci, double *pval)
 {
 	struct point pa[EXACT_MAX * (EXACT_MAX + 1) / 2], pb[EXACT_MAX * (EXACT_MAX + 1) / 2];
 	size_t ma = median_points(sa, (int)na, pa), mb = median_points(sb, (int)nb, pb);
@@ -135,6 +146,12 @@ static int exact_ci(const double *sa, size_t na, const double *sb, size_t nb, do
 				r[n++] = (struct point){ pa[i].v / pb[k].v, pa[i].p * pb[k].p };
 	}
 	qsort(r, n, sizeof(*r), cmp_point);
+	double le1 = 0, ge1 = 0;
+	for (size_t i = 0; i < n; i++) {
+		le1 += r[i].v <= 1 ? r[i].p : 0;
+		ge1 += r[i].v >= 1 ? r[i].p : 0;
+	}
+	*pval = two_sided_p(le1, ge1);
 	ci->lo = quantile(r, n, (1 - level) / 2);
 	ci->hi = quantile(r, n, (1 + level) / 2);
 	ci->level = level;
@@ -175,7 +192,7 @@ static double resample_median(const double *s, size_t n, unsigned *cnt, uint64_t
 }
 
 static int sampled_ci(const double *sa, size_t na, const double *sb, size_t nb, double level,
-		      struct ab_ci *ci)
+		      struct ab_ci *ci, double *pval)
 {
 	unsigned *cnt = malloc((na > nb ? na : nb) * sizeof(*cnt));
 	double *ratio = malloc(AB_BOOT_RESAMPLES * sizeof(*ratio));
@@ -194,6 +211,13 @@ static int sampled_ci(const double *sa, size_t na, const double *sb, size_t nb, 
 		ratio[i] = ma / mb;
 	}
 	qsort(ratio, AB_BOOT_RESAMPLES, sizeof(*ratio), cmp_double);
+	size_t le1 = 0, ge1 = 0;
+	for (size_t i = 0; i < AB_BOOT_RESAMPLES; i++) {
+		le1 += ratio[i] <= 1;
+		ge1 += ratio[i] >= 1;
+	}
+	/* (k + 1) / (B + 1): a sampled share is never an honest 0 */
+	*pval = two_sided_p((le1 + 1.0) / (AB_BOOT_RESAMPLES + 1.0), (ge1 + 1.0) / (AB_BOOT_RESAMPLES + 1.0));
 	ci->lo = ab_percentile(ratio, AB_BOOT_RESAMPLES, 100 * (1 - level) / 2);
 	ci->hi = ab_percentile(ratio, AB_BOOT_RESAMPLES, 100 * (1 + level) / 2);
 	ci->level = level;
@@ -207,9 +231,18 @@ out:
 int ab_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,
 		struct ab_ci *ci)
 {
+	double p;
+
+	return ab_ratio_ci_p(a, na, b, nb, level, ci, &p);
+}
+
+int ab_ratio_ci_p(const double *a, size_t na, const double *b, size_t nb, double level,
+		  struct ab_ci *ci, double *p)
+{
 	double *sa, *sb;
 	int ret = -1;
 
+	*p = NAN;
 	ci->lo = ci->hi = ci->level = NAN;
 	if (na == 0 || nb == 0 || !(level > 0 && level < 1) || ab_median(b, nb) == 0) {
 		errno = EINVAL;
@@ -223,12 +256,12 @@ int ab_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double l
 		qsort(sa, na, sizeof(*sa), cmp_double);
 		qsort(sb, nb, sizeof(*sb), cmp_double);
 		if (na <= EXACT_MAX && nb <= EXACT_MAX)
-			ret = exact_ci(sa, na, sb, nb, level, ci);
+			ret = exact_ci(sa, na, sb, nb, level, ci, p);
 		else
-			ret = sampled_ci(sa, na, sb, nb, level, ci);
+			ret = sampled_ci(sa, na, sb, nb, level, ci, p);
 	}
 	if (ret < 0)
-		ci->lo = ci->hi = ci->level = NAN;
+		ci->lo = ci->hi = ci->level = *p = NAN;
 	free(sa);
 	free(sb);
 	return ret;

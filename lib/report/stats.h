@@ -39,6 +39,20 @@ int ab_median_ci(const double *x, size_t n, double level, struct ab_ci *ci);
 int ab_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,
 		struct ab_ci *ci);
 
+/* The same, and the two-sided bootstrap p-value of "the ratio is 1" (twice the smaller
+ * share of bootstrap ratios at or beyond 1 on either side; NAN on failure). */
+int ab_ratio_ci_p(const double *a, size_t na, const double *b, size_t nb, double level,
+		  struct ab_ci *ci, double *p);
+
+/*
+ * Holm-Bonferroni (Holm 1979) over n p-values: adj[i] is p[i]'s adjusted
+ * p-value (R's p.adjust(p, "holm")): sorted ascending, the j-th (from 0)
+ * times n - j, made monotone, at most 1; reject where adj <= alpha controls the
+ * family-wise error rate at alpha. NAN p-values (not judged) are left out of
+ * n and get a NAN adj. Returns how many p-values were counted, or -1 (ENOMEM).
+ */
+long ab_holm(const double *p, size_t n, double *adj);
+
 /* Summary used by tables and summary.csv. */
 struct ab_summary {
 	size_t n;

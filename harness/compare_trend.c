@@ -1,0 +1,241 @@
+/*
+ * harness compare: per headline metric (the descriptors' headline lists), a
+ * trend across the runs, as a table in compare.md and as a plot (metric vs
+ * run, CI bars, one line per config). Configs are shortened to the keys whose
+ * values vary among the metric's configs, the fixed ones said once. Baselines
+ * (baseline=kernel, baseline=pipe) stay in the table but are left out of the
+ * plot: their scale (a kernel stat is 10x a FUSE one) would flatten the rest.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/gpscript.h"
+#include "report/render.h"
+#include "report/stats.h"
+#include "harness.h"
+#include "compare_trend.h"
+
+#define MAXCFG 12	/* configs per table and plot; more are counted, not shown */
+
+struct trend {
+	const struct ab_group *g[MAXCFG];	/* the base's groups of the metric */
+	char shortcfg[MAXCFG][AB_CONFIG_LEN];
+	char fixed[AB_CONFIG_LEN];		/* the keys that do not vary */
+	int n, more;
+};
+
+static int is_baseline(const char *cfg)
+{
+	char v[32];
+	ab_cfg_get(cfg, "baseline", v, sizeof(v));
+	return !strcmp(v, "kernel") || !strcmp(v, "pipe");
+}
+
+/* Does key take more than one value among t's configs? */
+static int varies(const struct trend *t, const char *key)
+{
+	char v0[AB_VALUE_LEN], v[AB_VALUE_LEN];
+	ab_cfg_get(t->g[0]->config, key, v0, sizeof(v0));
+	for (int i = 1; i < t->n; i++)
+		if (strcmp(ab_cfg_get(t->g[i]->config, key, v, sizeof(v)), v0))
+			return 1;
+	return 0;
+}
+
+static void shorten(struct trend *t)
+{
+	size_t fo = 0;
+	t->fixed[0] = '\0';
+	for (int i = 0; i < t->n; i++)
+		t->shortcfg[i][0] = '\0';
+	char tmp[AB_CONFIG_LEN], *save = NULL;
+	snprintf(tmp, sizeof(tmp), "%s", t->g[0]->config);
+	for (char *kv = strtok_r(tmp, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+		char key[AB_KEY_LEN], val[AB_VALUE_LEN];
+		snprintf(key, sizeof(key), "%.*s", (int)strcspn(kv, "="), kv);
+		if (!varies(t, key)) {
+			fo += (size_t)snprintf(t->fixed + fo, fo < sizeof(t->fixed) ? sizeof(t->fixed) - fo : 0,
+					       "%s%s", fo ? ";" : "", kv);
+			continue;
+		}
+		for (int i = 0; i < t->n; i++) {
+			size_t o = strlen(t->shortcfg[i]);
+			ab_cfg_get(t->g[i]->config, key, val, sizeof(val));
+			snprintf(t->shortcfg[i] + o, sizeof(t->shortcfg[i]) - o, "%s%s=%s", o ? ";" : "",
+				 key, val);
+		}
+	}
+	for (int i = 0; i < t->n; i++)	/* keys only some configs hold: the whole config */
+		if (!t->shortcfg[i][0])
+			snprintf(t->shortcfg[i], sizeof(t->shortcfg[i]), "%s", t->g[i]->config[0] ?
+				 t->g[i]->config : "(none)");
+}
+
+static void collect(const struct ab_results *base, const char *bench, const char *metric,
+		    struct trend *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (size_t i = 0; i < base->n; i++) {
+		const struct ab_group *g = &base->g[i];
+		if (strcmp(g->bench, bench) || strcmp(g->metric, metric))
+			continue;
+		if (t->n < MAXCFG)
+			t->g[t->n++] = g;
+		else
+			t->more++;
+	}
+	if (t->n)
+		shorten(t);
+}
+
+/* "123.4 [120, 125]" (95% CI, 6+ values) or "123.4 (min-max 118-126, n=3)" */
+static void cell(FILE *md, const struct ab_group *g)
+{
+	struct ab_summary s;
+	char a[32], b[32], c[32];
+
+	ab_summarize(g->v, g->n, &s);
+	ab_r_num(a, sizeof(a), s.median);
+	if (g->n >= AB_MIN_REPS_CI)
+		fprintf(md, "%s [%s, %s]", a, ab_r_num(b, sizeof(b), s.ci.lo), ab_r_num(c, sizeof(c), s.ci.hi));
+	else
+		fprintf(md, "%s (min-max %s-%s, n=%zu)", a, ab_r_num(b, sizeof(b), s.min),
+			ab_r_num(c, sizeof(c), s.max), g->n);
+}
+
+static void table(FILE *md, const struct ab_results *d, int nr, const char *bench,
+		  const char *metric, const struct trend *t)
+{
+	fprintf(md, "\n### %s %s (%s)\n\n", bench, metric, t->g[0]->unit);
+	if (t->fixed[0])
+		fprintf(md, "All configs hold %s.\n\n", t->fixed);
+	if (t->more)
+		fprintf(md, "%d more configs not shown (compare.csv has them).\n\n", t->more);
+	fprintf(md, "Per run: median [95%% CI] (min-max below 6 repetitions), then the ratio to A "
+		    "[95%% CI].\n\n| run |");
+	for (int i = 0; i < t->n; i++)
+		fprintf(md, " %s |", t->shortcfg[i]);
+	fputs("\n|---|", md);
+	for (int i = 0; i < t->n; i++)
+		fputs("---|", md);
+	fputc('\n', md);
+	for (int k = 0; k < nr; k++) {
+		fprintf(md, "| %d |", k);
+		for (int i = 0; i < t->n; i++) {
+			const struct ab_group *b = k ? ab_results_get(&d[k], t->g[i]->bench, t->g[i]->config,
+								      metric, t->g[i]->unit) : t->g[i];
+			fputc(' ', md);
+			if (!b) {
+				fputs("- |", md);
+				continue;
+			}
+			cell(md, b);
+			if (k) {
+				struct ab_ci ci;
+				double r = NAN;
+				enum ab_verdict v = ab_r_ratio(b, t->g[i], &r, &ci);
+				if (v == AB_V_FEW)
+					fprintf(md, "; x%.3g (few)", r);
+				else if (v != AB_V_NONE)
+					fprintf(md, "; x%.3g [%.3g, %.3g]", r, ci.lo, ci.hi);
+			}
+			fputs(" |", md);
+		}
+		fputc('\n', md);
+	}
+}
+
+/* NAME.dat (x: the run, then median lo hi per plotted config) and NAME.gp; 1: made. */
+static int plot(const char *dir, const struct ab_results *d, int nr, const char *bench,
+		const char *metric, const struct trend *t, const char *name)
+{
+	char path[PATH_MAX], title[200], ylabel[160];
+	int col[MAXCFG], nc = 0;
+
+	for (int i = 0; i < t->n; i++)
+		if (!is_baseline(t->g[i]->config))
+			col[nc++] = i;
+	if (!nc)
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s.dat", dir, name);
+	FILE *dat = fopen(path, "we");	/* dir: the private plot directory */
+	if (!dat)
+		return 0;
+	fprintf(dat, "# run, then median ci_lo ci_hi per config ('?': absent)\n");
+	for (int k = 0; k < nr; k++) {
+		fprintf(dat, "%d", k);
+		for (int j = 0; j < nc; j++) {
+			const struct ab_group *a = t->g[col[j]];
+			const struct ab_group *b = k ? ab_results_get(&d[k], a->bench, a->config, metric,
+								      a->unit) : a;
+			struct ab_summary s;
+			if (!b) {
+				fprintf(dat, " ? ? ?");
+				continue;
+			}
+			ab_summarize(b->v, b->n, &s);
+			if (b->n < AB_MIN_REPS_CI)	/* no CI: the bars span min-max */
+				s.ci.lo = s.min, s.ci.hi = s.max;
+			fprintf(dat, " %.6g %.6g %.6g", s.median, s.ci.lo, s.ci.hi);
+		}
+		fputc('\n', dat);
+	}
+	if (ferror(dat) | fclose(dat))
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s.gp", dir, name);
+	FILE *gp = fopen(path, "we");
+	if (!gp)
+		return 0;
+	snprintf(title, sizeof(title), "%s %s across runs (bars: 95%% CI, min-max below 6 reps%s)",
+		 bench, metric, nc < t->n ? "; baselines left out" : "");
+	snprintf(ylabel, sizeof(ylabel), "%s (%s)", metric, t->g[0]->unit);
+	for (int svg = 0; svg < 2; svg++) {
+		fprintf(gp, "reset\nset datafile missing '?'\nset grid ytics\n");
+		ab_plot_terminal(gp, name, svg, 1000, 700);
+		ab_plot_set(gp, "title", title);
+		ab_plot_set(gp, "xlabel", "run (0 = A, the base; compare.md lists them)");
+		ab_plot_set(gp, "ylabel", ylabel);
+		fprintf(gp, "set xrange [-0.5:%d.5]\nset xtics %d\nset key below noenhanced\n"
+			    "set yrange [0:*]\nplot ", nr - 1, nr > 20 ? 5 : 1);	/* 50 labels would overlap */
+		for (int j = 0; j < nc; j++) {
+			fprintf(gp, "%s'%s.dat' using 1:%d:%d:%d with yerrorlines title ", j ? ", " : "",
+				name, 2 + 3 * j, 3 + 3 * j, 4 + 3 * j);
+			ab_gp_string(gp, t->shortcfg[col[j]]);
+		}
+		fputc('\n', gp);
+	}
+	return !(ferror(gp) | fclose(gp));
+}
+
+int h_compare_trends(FILE *md, const char *plotdir, const struct ab_results *d, char *const *dirs,
+		     int nr, char names[][64], int max)
+{
+	int n = 0;
+
+	fprintf(md, "\n## Trends of the headline metrics\n\nRuns (as on the plots' x axis): 0 (A, "
+		    "the base) = `");
+	h_md_cell(md, dirs[0]);
+	fputs("`", md);
+	for (int k = 1; k < nr; k++) {
+		fprintf(md, ", %d = `", k);
+		h_md_cell(md, dirs[k]);
+		fputs("`", md);
+	}
+	fputs(".\n", md);
+	for (int b = 0; h_registry[b]; b++)
+		for (int k = 0; h_registry[b]->headline && h_registry[b]->headline[k]; k++) {
+			const char *bench = h_registry[b]->name, *metric = h_registry[b]->headline[k];
+			struct trend t;
+			collect(&d[0], bench, metric, &t);
+			if (!t.n)
+				continue;
+			table(md, d, nr, bench, metric, &t);
+			if (!plotdir || n >= max)
+				continue;
+			snprintf(names[n], 64, "trend_%s_%s", bench, metric);
+			n += plot(plotdir, d, nr, bench, metric, &t, names[n]);
+		}
+	return n;
+}

@@ -1,0 +1,219 @@
+/*
+ * harness compare --gate FILE: the regression gate (gate.h). Rules come from
+ * a file someone wrote, so each field is checked against the record grammar
+ * and a bad line ends in FILE:LINE and exit 2 before anything is judged.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/common.h"
+#include "sys/infile.h"
+#include "report/render.h"
+#include "harness.h"
+#include "gate.h"
+
+#define BAD(g, ln, ...)                                                                  \
+	do {                                                                              \
+		char why_[256];                                                           \
+		snprintf(why_, sizeof(why_), __VA_ARGS__);                                \
+		ab_usage_error("compare: gate %s:%d: %s", (g)->file, (ln), why_);         \
+	} while (0)
+
+static int known_bench(const char *name)
+{
+	for (int b = 0; h_registry[b]; b++)
+		if (!strcmp(h_registry[b]->name, name))
+			return 1;
+	return 0;
+}
+
+/* "5%" or "2.5%": within (0, 100) for a drop, (0, 1000] for a rise. */
+static int parse_pct(const char *s, int rise, double *pct)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (end == s || errno || strcmp(end, "%") || !(v > 0) || v >= (rise ? 1000.0001 : 100) ||
+	    strpbrk(s, "xXpPnN"))	/* no hex, no nan/inf */
+		return -1;
+	*pct = v;
+	return 0;
+}
+
+/* One rule from its whitespace-separated words; exits 2 naming the line on a bad one. */
+static void parse_rule(struct h_gate *g, int ln, char **w, int nw)
+{
+	struct h_gate_rule *r = &g->r[g->n];
+	static const char usage[] = "want BENCH METRIC [KEY=VALUE ...] max-drop|max-rise N%";
+
+	if (nw < 4)
+		BAD(g, ln, "%s", usage);
+	memset(r, 0, sizeof(*r));
+	r->line = ln;
+	if (strlen(w[0]) >= sizeof(r->bench) || !known_bench(w[0]))
+		BAD(g, ln, "'%.40s' is not a benchmark", w[0]);
+	const char *why = ab_record_check(w[0], "", "0", w[1], "0", "x");
+	if (why)
+		BAD(g, ln, "metric '%.64s': %s", w[1], why);
+	snprintf(r->bench, sizeof(r->bench), "%s", w[0]);
+	snprintf(r->metric, sizeof(r->metric), "%s", w[1]);
+	for (int i = 2; i < nw - 2; i++) {
+		if (r->nfilter == H_GATE_FILTERS)
+			BAD(g, ln, "more than %d KEY=VALUE filters", H_GATE_FILTERS);
+		if (!strchr(w[i], '=') || (why = ab_record_check(w[0], w[i], "0", w[1], "0", "x")))
+			BAD(g, ln, "filter '%.64s': %s", w[i], why ? why : "want KEY=VALUE");
+		snprintf(r->filter[r->nfilter++], sizeof(r->filter[0]), "%s", w[i]);
+	}
+	if (!strcmp(w[nw - 2], "max-rise"))
+		r->rise = 1;
+	else if (strcmp(w[nw - 2], "max-drop"))
+		BAD(g, ln, "'%.40s': want max-drop or max-rise", w[nw - 2]);
+	if (parse_pct(w[nw - 1], r->rise, &r->pct))
+		BAD(g, ln, "threshold '%.40s': want a percentage such as 5%% (below 100%% for a drop)",
+		    w[nw - 1]);
+	size_t o = 0;
+	for (int i = 0; i < nw; i++)	/* every word passed the grammar: safe to print */
+		o += (size_t)snprintf(r->text + o, o < sizeof(r->text) ? sizeof(r->text) - o : 0,
+				      "%s%s", i ? " " : "", w[i]);
+	g->n++;
+}
+
+void h_gate_load(struct h_gate *g, const char *file)
+{
+	char err[512], *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int ln = 0;
+
+	g->file = file;
+	g->n = 0;
+	FILE *f = ab_infile_open(file, AB_INFILE_MAX_SMALL, err, sizeof(err));
+	if (!f)
+		ab_usage_error("compare: gate: %s", err);
+	while ((len = ab_infile_line(f, &line, &cap)) != -1) {
+		char *w[4 + H_GATE_FILTERS + 1], *save = NULL;
+		int nw = 0;
+		ln++;
+		if (len == -2 || memchr(line, '\0', (size_t)len))
+			BAD(g, ln, "%s", len == -2 ? "line too long" : "a NUL byte");
+		char *hash = strchr(line, '#');	/* a comment runs to the end of the line */
+		if (hash)
+			*hash = '\0';
+		for (char *t = strtok_r(line, " \t\r", &save); t; t = strtok_r(NULL, " \t\r", &save)) {
+			if (nw == (int)AB_ARRAY_SIZE(w))
+				BAD(g, ln, "too many words (at most %d filters)", H_GATE_FILTERS);
+			w[nw++] = t;
+		}
+		if (!nw)
+			continue;
+		if (g->n == H_GATE_RULES)
+			BAD(g, ln, "more than %d rules", H_GATE_RULES);
+		parse_rule(g, ln, w, nw);
+	}
+	int rerr = ferror(f);
+	free(line);
+	fclose(f);
+	if (rerr)
+		ab_usage_error("compare: gate: %s: read error (over %llu bytes?)", file,
+			       AB_INFILE_MAX_SMALL);
+	if (!g->n)
+		ab_usage_error("compare: gate: %s: no rules", file);
+}
+
+/* What one rule found in one run. */
+struct verdict {
+	int matched, judged, few, missing, worse;
+	double worst, lo, hi;		/* the worst violating ratio and its CI */
+	char config[AB_CONFIG_LEN];
+};
+
+static int holds(const struct h_gate_rule *r, const struct ab_group *a)
+{
+	if (strcmp(a->bench, r->bench) || strcmp(a->metric, r->metric))
+		return 0;
+	for (int i = 0; i < r->nfilter; i++)
+		if (!ab_cfg_matches(a->config, r->filter[i]))
+			return 0;
+	return 1;
+}
+
+static void judge_one(const struct h_gate_rule *r, const struct ab_results *base,
+		      const struct ab_results *run, struct verdict *v)
+{
+	double lim = r->rise ? 1 + r->pct / 100 : 1 - r->pct / 100;
+
+	memset(v, 0, sizeof(*v));
+	for (size_t i = 0; i < base->n; i++) {
+		const struct ab_group *a = &base->g[i];
+		if (!holds(r, a))
+			continue;
+		v->matched++;
+		const struct ab_group *b = ab_results_get(run, a->bench, a->config, a->metric, a->unit);
+		struct ab_ci ci;
+		double q = NAN;
+		enum ab_verdict k = b ? ab_r_ratio(b, a, &q, &ci) : AB_V_NONE;
+		if (k == AB_V_NONE) {	/* absent from the run, or a base median of 0 */
+			v->missing++;
+			continue;
+		}
+		if (k == AB_V_FEW) {
+			v->few++;
+			continue;
+		}
+		v->judged++;
+		int bad = r->rise ? ci.lo > lim : ci.hi < lim;	/* the whole CI beyond */
+		if (!bad)
+			continue;
+		if (!v->worse++ || (r->rise ? q > v->worst : q < v->worst)) {
+			v->worst = q;
+			v->lo = ci.lo;
+			v->hi = ci.hi;
+			snprintf(v->config, sizeof(v->config), "%s", a->config);
+		}
+	}
+}
+
+int h_gate_judge(const struct h_gate *g, const struct ab_results *d, char *const *dirs, int nr,
+		 int strict)
+{
+	int violated = 0, unjudged = 0;
+
+	for (int i = 0; i < g->n; i++) {
+		const struct h_gate_rule *r = &g->r[i];
+		for (int k = 1; k < nr; k++) {
+			struct verdict v;
+			judge_one(r, &d[0], &d[k], &v);
+			printf("gate: ");
+			if (v.worse) {
+				violated++;
+				printf("VIOLATED %s:%d '%s': ", g->file, r->line, r->text);
+				h_md_cell(stdout, dirs[k]);	/* outside text: escaped */
+				printf(": %d of %d configs %s by more than %g%%; worst %.4gx [%.4g, %.4g] "
+				       "95%% CI at %s\n", v.worse, v.judged, r->rise ? "rose" : "dropped",
+				       r->pct, v.worst, v.lo, v.hi, v.config);
+			} else if (v.few || !v.judged) {
+				unjudged++;
+				printf("CANNOT JUDGE %s:%d '%s': ", g->file, r->line, r->text);
+				h_md_cell(stdout, dirs[k]);
+				if (!v.matched)
+					printf(": no config of the base matches the rule\n");
+				else
+					printf(": %d of %d configs have too few repetitions (%d a side needed), "
+					       "%d not in both runs\n", v.few, v.matched, AB_MIN_REPS_CI,
+					       v.missing);
+			} else {
+				printf("ok %s:%d '%s': ", g->file, r->line, r->text);
+				h_md_cell(stdout, dirs[k]);
+				printf(": %d configs within %g%% or not surely beyond it\n", v.judged, r->pct);
+			}
+		}
+	}
+	fflush(stdout);
+	ab_msg("compare: gate %s: %d rules x %d runs: %d violated, %d cannot be judged%s", g->file,
+	       g->n, nr - 1, violated, unjudged,
+	       unjudged && !strict ? " (not a failure without --strict)" : "");
+	return violated || (strict && unjudged) ? H_EXIT_GATE : 0;
+}

@@ -1,0 +1,154 @@
+#!/bin/bash
+# harness compare --gate: a 10% drop of one headline metric (cputestfs stat_per_s,
+# doctored with awk in a copy of results/reference) violates a 5% max-drop rule and
+# exits 3 naming it; the untouched copy passes (0); a 2-repetition copy cannot be
+# judged: said, exit 0, and exit 3 with --strict; a bad rule file exits 2 with FILE:LINE.
+. "$(dirname "$0")/lib.sh"
+H=$BIN/harness
+D=$(mktemp -d "$AFFBENCH_WORKDIR/compare.XXXXXX")
+REF=$TOP/results/reference
+
+# scale FACTOR DIR: a copy of the reference with every cputestfs stat_per_s times FACTOR
+scale() {
+	cp -a "$REF" "$2"
+	awk -F, -v f="$1" 'BEGIN { OFS = "," }
+		NR > 1 && $1 == "cputestfs" && $(NF-2) == "stat_per_s" { $(NF-1) = sprintf("%.6f", $(NF-1) * f) }
+		{ print }' "$REF/raw.csv" > "$2/raw.csv"
+}
+scale 1 "$D/same"
+scale 0.9 "$D/drop"
+cp -a "$REF" "$D/two"
+awk -F, 'NR == 1 || $3 <= 2' "$REF/raw.csv" > "$D/two/raw.csv"
+
+cat > "$D/rules" <<'RULES'
+# the issue's form, as written
+cputestfs stat_per_s placement=same max-drop 5%
+ddpar write_MB_per_s   max-drop 20%	# a rule the doctoring leaves alone
+RULES
+printf 'cputestfs stat_per_s max-rise 5%%\n' > "$D/rise"
+
+gate() { # NAME RULES BASE NEW [--strict]: stdout in $D/NAME.out, the exit status returned
+	local n=$1 r=$2 a=$3 b=$4; shift 4
+	"$H" compare --out "$D/o-$n" --gate "$r" "$@" "$a" "$b" > "$D/$n.out" 2> "$D/$n.err"
+}
+
+gate drop "$D/rules" "$REF" "$D/drop"; rc=$?
+check "a 10% drop of stat_per_s fails the gate (exit $rc, want 3)" [ "$rc" = 3 ]
+check "one VIOLATED line, naming rules:2" \
+	eval '[ "$(grep -c "^gate: VIOLATED" "$D/drop.out")" = 1 ] &&
+	      grep -q "^gate: VIOLATED .*rules:2 .cputestfs stat_per_s placement=same max-drop 5%." "$D/drop.out"'
+check "the rule left alone is ok" grep -q "^gate: ok .*rules:3 " "$D/drop.out"
+
+gate same "$D/rules" "$REF" "$D/same"; rc=$?
+check "the untouched copy passes the gate (exit $rc, want 0)" [ "$rc" = 0 ]
+check "... with no VIOLATED line" eval '! grep -q VIOLATED "$D/same.out"'
+
+gate rise "$D/rise" "$D/drop" "$D/same"; rc=$?
+check "max-rise: an 11% rise fails the gate (exit $rc, want 3)" [ "$rc" = 3 ]
+
+gate two "$D/rules" "$REF" "$D/two"; rc=$?
+check "2 repetitions: exit $rc (want 0) without --strict" [ "$rc" = 0 ]
+check "... and each rule says it cannot judge" \
+	eval '[ "$(grep -c "^gate: CANNOT JUDGE .*too few repetitions" "$D/two.out")" = 2 ]'
+gate twostrict "$D/rules" "$REF" "$D/two" --strict; rc=$?
+check "2 repetitions with --strict: exit $rc (want 3)" [ "$rc" = 3 ]
+
+# multiple comparisons: compare.md says how many and which correction; compare.csv
+# holds each p and its Holm-adjusted p, never below it, and a significant verdict
+# only where the adjusted p is within 0.05
+md=$D/o-drop/compare.md
+check "compare.md says how many comparisons were made" \
+	grep -qE "^[0-9]+ comparisons made .* significant after the Holm-Bonferroni correction" "$md"
+check "compare.csv: p_holm >= p, significant only with p_holm <= 0.05" awk -F, '
+	NR == 1 { ok = $(NF-1) == "p" && $NF == "p_holm"; next }
+	$NF != "" { n++; if ($NF + 0 < $(NF-1) - 1e-12 || ($(NF-2) == "1" && $NF + 0 > 0.05)) ok = 0 }
+	END { exit !(ok && n > 100) }' "$D/o-drop/compare.csv"
+
+# machines first: compare.md opens with what differs between the machines
+check "same machine: compare.md says the machines agree" \
+	grep -q "^The machines agree in every fact compared" "$D/o-same/compare.md"
+"$H" compare --out "$D/o-mach" "$REF" "$TOP/results/emulated/A" > /dev/null 2> "$D/mach.err"
+check "another machine: kernel, cpu_model and topology rows" \
+	eval 'grep -q "^| kernel | Linux" "$D/o-mach/compare.md" && grep -q "^| cpu_model | " "$D/o-mach/compare.md" &&
+	      grep -q "^| topology | " "$D/o-mach/compare.md"'
+check "... and the verdicts say they compare machines (compare.md and stderr)" \
+	eval 'grep -q "^These verdicts compare machines, not the change under test" "$D/o-mach/compare.md" &&
+	      grep -q "verdicts compare machines" "$D/mach.err"'
+cp -a "$D/same" "$D/evil"
+printf 'cpu_model      evil | `x` <b>\n' >> "$D/evil/machine.txt"
+"$H" compare --out "$D/o-evil" "$REF" "$D/evil" > /dev/null 2>&1
+check "a machine.txt value is escaped in the table" grep -qF '| evil \| \`x\` <b> |' "$D/o-evil/compare.md"
+
+# the acceptance: reference, the emulated runs A, B, C and two doctored copies: a trend
+# table per headline metric (one row per run, the drop shows as x0.9), trend plots
+runs=("$REF" "$TOP/results/emulated/A" "$TOP/results/emulated/B" "$TOP/results/emulated/C" "$D/drop" "$D/same")
+"$H" compare --out "$D/o-acc" "${runs[@]}" > /dev/null 2>&1; rc=$?
+check "six runs: exit $rc" [ "$rc" = 0 ]
+check "a trend table for cputestfs stat_per_s, a row per run, the drop at x0.9" awk '
+	/^### cputestfs stat_per_s / { t = 1; next }
+	t && /^### / { t = 0 }
+	t && /^\| [0-5] \|/ { rows++ }
+	t && /^\| 4 \|.*; x0\.9 \[/ { drop = 1 }
+	END { exit !(rows == 6 && drop) }' "$D/o-acc/compare.md"
+check "a trend plot per headline metric (.gp: labelled axes)" \
+	eval 'for m in cputestfs_stat_per_s ddpar_write_MB_per_s ddpar_read_MB_per_s fdget_ns_per_op; do
+		grep -q "^set ylabel " "$D/o-acc/trend_$m.gp" && grep -q "^set xlabel " "$D/o-acc/trend_$m.gp" || exit 1; done'
+if command -v gnuplot > /dev/null; then
+	check "... drawn" [ -s "$D/o-acc/trend_cputestfs_stat_per_s.png" ]
+else
+	skip "... drawn" "no gnuplot"
+fi
+check "baselines are left out of the plot, kept in the table" \
+	eval '! grep -q "baseline=kernel" "$D/o-acc/trend_cputestfs_stat_per_s.gp" &&
+	      grep -q "baselines left out" "$D/o-acc/trend_cputestfs_stat_per_s.gp"'
+
+check "the terminal table fits 100 columns (configs shortened, a legend per benchmark)" \
+	eval '"$H" compare --out "$D/o-term" "$REF" "$D/drop" "$TOP/results/emulated/A" 2>/dev/null |
+	      awk "!/^run [A-Z#0-9]+: / && length(\$0) > 100 { bad = 1 } /^cputestfs configs: / { l = 1 }
+		   END { exit bad || !l }"'
+
+# --sort: by machine.txt's kernel (version order), date or host; ties as given
+E=$TOP/results/emulated
+order() { "$H" compare --sort "$1" --out "$D/o-sort" "$E/A" "$REF" "$E/C" "$E/B" 2>/dev/null |
+	  sed -n 's,^run [A-D]: .*/,,p' | tr '\n' ' '; }
+check "--sort kernel: 6.1 before 6.18, ties as given ($(order kernel))" [ "$(order kernel)" = "A C B reference " ]
+check "--sort date: the reference (Nov 30) first ($(order date))" eval '[ "$(order date | cut -d" " -f1)" = reference ]'
+check "--sort host: affbench-A, -B, -C, vm ($(order host))" [ "$(order host)" = "A B C reference " ]
+expect_rc "--sort with --gate" 2 "$H" compare --sort date --gate "$D/rules" --out "$D/o-sg" "$REF" "$D/same"
+
+# a results.json names its run directory; alone (no raw.csv beside it) it is refused
+"$H" export "$D/same" 2>/dev/null
+"$H" compare --out "$D/o-json" "$REF" "$D/same/results.json" > /dev/null 2>&1; rc=$?
+check "compare takes a results.json (exit $rc)" [ "$rc" = 0 ]
+mkdir "$D/jsononly" && cp "$D/same/results.json" "$D/jsononly/"
+expect_rc "a results.json without its raw.csv" 2 "$H" compare --out "$D/o-j2" "$REF" "$D/jsononly/results.json"
+
+# more than the old limit of 8 runs: 30 (the same copy again and again), labelled A..Z, #26..
+many=(); for i in $(seq 29); do many+=("$D/same"); done
+"$H" compare --out "$D/o-many" "$REF" "${many[@]}" > "$D/many.out" 2> "$D/many.err"; rc=$?
+check "30 runs compare (exit $rc)" [ "$rc" = 0 ]
+check "... each run in the legend, past Z as #26.." \
+	eval 'grep -q "^run Z: " "$D/many.out" && grep -q "^run #29: " "$D/many.out" &&
+	      grep -qE "^[0-9]+ comparisons made" "$D/o-many/compare.md"'
+
+# bad rule files: one line naming FILE:LINE, exit 2, before any run is read
+bad() { # DESC LINE RULE-TEXT
+	printf '# ok\n%s\n' "$3" > "$D/bad"
+	expect_rc "bad rule: $1" 2 "$H" compare --out "$D/o-bad" --gate "$D/bad" "$REF" "$D/same"
+	check "... names $D/bad:$2" grep -q "bad:$2:" <("$H" compare --gate "$D/bad" "$REF" "$D/same" 2>&1)
+}
+bad "an unknown benchmark" 2 "nosuch stat_per_s max-drop 5%"
+bad "a threshold without %" 2 "cputestfs stat_per_s max-drop 5"
+bad "a drop of 100% or more" 2 "cputestfs stat_per_s max-drop 100%"
+bad "a filter that is not KEY=VALUE" 2 "cputestfs stat_per_s placement max-drop 5%"
+bad "a filter with a quote" 2 "cputestfs stat_per_s placement='x' max-drop 5%"
+bad "neither max-drop nor max-rise" 2 "cputestfs stat_per_s placement=same min-drop 5%"
+bad "too few words" 2 "cputestfs max-drop 5%"
+expect_rc "a rule file that is a FIFO" 2 timeout 20 bash -c \
+	'mkfifo "$1/fifo" && "$2" compare --out "$1/o-fifo" --gate "$1/fifo" "$3" "$1/same"' _ "$D" "$H" "$REF"
+ln -s "$D/rules" "$D/link"
+expect_rc "a rule file that is a link" 2 "$H" compare --out "$D/o-link" --gate "$D/link" "$REF" "$D/same"
+expect_rc "--strict without --gate" 2 "$H" compare --out "$D/o-s" --strict "$REF" "$D/same"
+
+rm -rf "$D"
+t_done
