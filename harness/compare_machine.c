@@ -20,8 +20,8 @@
 
 /* The labels compared; "kernel" alone is the change under test of a kernel comparison. */
 static const char *const facts[] = { "kernel", "host", "cpu_model", "allowed_cpus", "online_cpus",
-				     "numa_nodes", "smt_active", "governor", "cpuidle_driver",
-				     "libfuse", NULL };
+				     "numa_nodes", "smt_active", "governor", "cpuidle", "haltpoll_ns",
+				     "idle_states", "cpu_boost", "hypervisor", "libfuse", NULL };
 
 struct mach {
 	char *fact[16];		/* one per facts[], NULL when absent */
