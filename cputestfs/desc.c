@@ -71,8 +71,8 @@ static void transport_tables(struct ab_render *r)
 
 	if (!transport_grid(r, &m, CFS_M_STAT))
 		return;
-	fprintf(r->out, "FUSE transports: stat() calls/s (median [95%% CI]; libfuse and dev one "
-			"thread, uring one ring thread per daemon CPU):\n\n");
+	fprintf(r->out, "FUSE transports: stat() calls/s (median [%s]; libfuse and dev one "
+			"thread, uring one ring thread per daemon CPU):\n\n", ab_grid_interval(&m));
 	ab_grid_md(r, &m, "placement", 1);
 	transport_grid(r, &m, CFS_M_SAME);
 	fprintf(r->out, "FUSE transports: share of stat() calls served on the caller's CPU (%%, "
@@ -130,8 +130,9 @@ static void baselines(struct ab_render *r)
 			const char *want[] = { pl, ba, f ? "daemon=single" : NULL, "transport=libfuse|", NULL };
 			m.g[a][c] = ab_r_find(r, CFS_M_STAT, want);
 		}
-	fprintf(r->out, "Baselines, calls/s (median [95%% CI]; fuse = stat() with daemon single, "
-			"kernel = stat() on a kernel filesystem, pipe = a one-byte round trip):\n\n");
+	fprintf(r->out, "Baselines, calls/s (median [%s]; fuse = stat() with daemon single, "
+			"kernel = stat() on a kernel filesystem, pipe = a one-byte round trip):\n\n",
+		ab_grid_interval(&m));
 	ab_grid_md(r, &m, "placement", 1);
 }
 
@@ -204,7 +205,8 @@ static void tables(struct ab_render *r)
 	}
 	ab_grid_build(r, &m, CFS_M_STAT, "placement", "daemon", fuse);
 	if (m.nr) {
-		fprintf(f, "\nstat() calls/s (median [95%% CI]) by placement and libfuse daemon mode:\n\n");
+		fprintf(f, "\nstat() calls/s (median [%s]) by placement and libfuse daemon mode:\n\n",
+			ab_grid_interval(&m));
 		ab_grid_md(r, &m, "placement", 1);
 	}
 	ab_grid_build(r, &m, CFS_M_SAME, "placement", "daemon", fuse);

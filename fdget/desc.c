@@ -153,7 +153,7 @@ static void tables(struct ab_render *r)
 		if (has_mode(r, "shared-fd") || has_mode(r, "private-fd") || has_mode(r, "procs"))
 			mode_table(r);
 		ab_grid_build(r, &m, FDGET_M_NS, "op", "mode", NULL);
-		fprintf(r->out, "ns per call by op and mode (median [95%% CI]):\n\n");
+		fprintf(r->out, "ns per call by op and mode (median [%s]):\n\n", ab_grid_interval(&m));
 		ab_grid_md(r, &m, "op", 1);
 	}
 	spawn_table(r);

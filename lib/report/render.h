@@ -106,7 +106,15 @@ struct ab_grid {
  * every "k=v" of fixed (may be NULL); empty rows and columns dropped. */
 void ab_grid_build(struct ab_render *r, struct ab_grid *m, const char *metric, const char *rkey,
 		   const char *ckey, const char *const *fixed);
-/* Medians (with their 95% CI when with_ci), "-" where missing. */
+/* What the bracket after a median is, for groups of n values: a 95% CI from
+ * AB_MIN_REPS_CI values on, the min-max range below (never called a CI). */
+#define AB_MINMAX_LABEL "min-max, fewer than 6 repetitions"
+const char *ab_interval_label(size_t n);
+/* The same for every cell of m: "95% CI" when all have AB_MIN_REPS_CI values,
+ * AB_MINMAX_LABEL when none has, and for a mix "95% CI; ~ = min-max, ..." with
+ * ab_grid_md marking those cells "~". */
+const char *ab_grid_interval(const struct ab_grid *m);
+/* Medians (with their interval, ab_grid_interval, when with_ci), "-" where missing. */
 void ab_grid_md(struct ab_render *r, const struct ab_grid *m, const char *corner, int with_ci);
 /* NAME.dat: row label, then median ci_lo ci_hi per column. */
 void ab_grid_dat(struct ab_render *r, const struct ab_grid *m, const char *name);
@@ -117,15 +125,17 @@ void ab_grid_dat(struct ab_render *r, const struct ab_grid *m, const char *name)
  * drawn until ab_plots_draw runs gnuplot on them. */
 FILE *ab_plot_begin(struct ab_render *r);
 void ab_plot_end(struct ab_render *r, FILE *body, const char *name, int width, int height);
-/* Clustered bars with CI error bars of a grid's .dat; title, ylabel and the key are escaped. */
+/* Clustered bars with error bars of a grid's .dat; title, ylabel and the key are escaped;
+ * the key's title says what the bars are (ab_grid_interval). */
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
 		  const char *ylabel, const char *key_prefix);
 /* A descriptor's usual figure in one call: NAME.dat from m and NAME.gp drawing it as
  * ab_plot_bars does, width x height pixels. Nothing when m has no rows. 1: made, 0: not. */
 int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name, const char *title,
 		 const char *ylabel, const char *key_prefix, int width, int height);
-/* "plot" of a grid's .dat as lines with CI error bars, one per column, x the row (a number);
- * each line's key is key_prefix and the column, escaped. */
+/* "plot" of a grid's .dat as lines with error bars, one per column, x the row (a number);
+ * each line's key is key_prefix and the column, escaped; the key's title says what the
+ * bars are. */
 void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix);
 /* "set terminal ... set output 'NAME.png'" (svg 0) or NAME.svg (svg 1). */
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height);
