@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "report/reading.h"
 #include "report/render.h"
 #include "ddpar.h"
 
@@ -259,29 +260,55 @@ static void tables(struct ab_render *r)
 		ab_pub("schubert2024", "dio1m.16jobs.uring_MB_per_s"));
 }
 
+/* "Writes at N=1: the throughput of passthrough is 4.1x that of libfuse (...); ..." */
+static void transport_reading(struct ab_render *r, int m)
+{
+	char subject[48], buf[512];
+
+	for (int t = 1; t < 4; t++) {
+		const struct ab_group *g = transport_cell(r, m, "1", t), *base = transport_cell(r, m, "1", 0);
+		double q = NAN;
+		struct ab_ci ci;
+		if (!g)
+			continue;
+		snprintf(subject, sizeof(subject), "%s at one process", transports[t]);
+		const struct ab_claim c = { m ? "read throughput" : "write throughput", subject,
+					    "libfuse", 0 };
+		enum ab_verdict v = ab_r_ratio(g, base, &q, &ci);
+		fprintf(r->out, "- %s\n", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci));
+	}
+}
+
 static void reading(struct ab_render *r)
 {
+	static const struct ab_sweep sweep[2] = {
+		{ "For writes, clone_fd", "was significantly faster", "was significantly slower",
+		  "made no significant difference", "process", "processes" },
+		{ "For reads, clone_fd", "was significantly faster", "was significantly slower",
+		  "made no significant difference", "process", "processes" },
+	};
 	FILE *f = r->out;
 	int any = 0;
 
 	fprintf(f, "## ddpar: do cloned /dev/fuse fds help parallel IO?\n\n");
 	for (int m = 0; m < 2; m++) {
-		char procs[AB_GRID_ROWS][32];
-		int np = ab_r_distinct(r, mbps[m], "procs", procs, AB_GRID_ROWS), n[AB_V_SAME + 1] = { 0 };
+		char procs[AB_GRID_ROWS][32], buf[1024];
+		enum ab_verdict v[AB_GRID_ROWS];
+		int np = ab_r_distinct(r, mbps[m], "procs", procs, AB_GRID_ROWS), judged = 0;
 		for (int i = 0; i < np; i++) {
 			const struct ab_group *off, *on;
 			double q;
 			struct ab_ci ci;
-			n[row(r, m, procs[i], &off, &on, &q, &ci)]++;
+			v[i] = row(r, m, procs[i], &off, &on, &q, &ci);
+			judged |= v[i] != AB_V_NONE;
+			any |= v[i] == AB_V_UP || v[i] == AB_V_DOWN;
 		}
-		if (np == n[AB_V_NONE])
-			continue;
-		fprintf(f, "%s: clone_fd was significantly faster at %d and slower at %d of %d process "
-			   "counts; no effect could be shown at %d; %d had too few repetitions to judge.\n\n",
-			modes[m], n[AB_V_UP], n[AB_V_DOWN], np - n[AB_V_NONE], n[AB_V_SAME], n[AB_V_FEW]);
-		any |= n[AB_V_UP] || n[AB_V_DOWN];
+		if (judged)
+			fprintf(f, "%s\n\n", ab_r_sweep(buf, sizeof(buf), &sweep[m], v, procs, np));
 	}
-	fprintf(f, "The post (8 nodes, 288 CPUs) saw clone_fd win only from 16 processes up "
+	for (int m = 0; m < 2; m++)
+		transport_reading(r, m);
+	fprintf(f, "\nThe post (8 nodes, 288 CPUs) saw clone_fd win only from 16 processes up "
 		   "(writes %g -> %g \"Mb/s\" at 128)", ab_pub(POST, "write.128.without"),
 		ab_pub(POST, "write.128.with"));
 	if (!any && r->ncpu > 0 && r->ncpu <= 4)
