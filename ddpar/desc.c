@@ -66,6 +66,16 @@ static void describe(struct ab_render *r, const char *metric, char *buf, size_t 
 			 lo, hi);
 }
 
+/* "123.4 MB/s", or "not measured" when g has no records in this run. */
+static const char *mbs(char *buf, size_t len, const struct ab_group *g)
+{
+	if (g && g->n)
+		snprintf(buf, len, "%.1f MB/s", ab_r_median(g));
+	else
+		snprintf(buf, len, "not measured");
+	return buf;
+}
+
 /* One mode's rows: procs, MB/s without and with clone_fd, their ratio, the post's numbers. */
 static void mode_table(struct ab_render *r, int m)
 {
@@ -84,9 +94,10 @@ static void mode_table(struct ab_render *r, int m)
 		double q = NAN;
 		struct ab_ci ci;
 		enum ab_verdict v = row(r, m, procs[i], &off, &on, &q, &ci);
-		fprintf(f, "%-4s %14.1f MB/s %24.1f MB/s   ", procs[i], ab_r_median(off), ab_r_median(on));
+		char a[32], b[32];
+		fprintf(f, "%-4s %19s %29s   ", procs[i], mbs(a, sizeof(a), off), mbs(b, sizeof(b), on));
 		if (v == AB_V_NONE)
-			fprintf(f, "%-12s", "n/a");
+			fprintf(f, "%-12s", off && on ? "-" : "needs both");
 		else
 			fprintf(f, "%.2fx%-7s", q, v == AB_V_FEW ? " (few)" : ab_r_star(v));
 		snprintf(key, sizeof(key), "%s.%.31s.without", modes[m], procs[i]);
@@ -104,52 +115,78 @@ static void mode_table(struct ab_render *r, int m)
 	fprintf(f, "(* = the 95%% CI of the ratio excludes 1; (few) = too few repetitions to judge)\n\n");
 }
 
-/* "median without / median with" of metric at mode m and procs p. */
-static const char *pair(struct ab_render *r, const char *metric, int m, const char *p, char *buf,
-			size_t len)
+/* "transport=NAME" of transport t; libfuse also matches records without the key. */
+static const char *transport_want(char *buf, size_t len, int t)
 {
-	char mw[32], pw[48], a[32], b[32];
-
-	snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
-	snprintf(pw, sizeof(pw), "procs=%.31s", p);
-	const char *woff[] = { mw, pw, "clone_fd=off", LIBFUSE, NULL };
-	const char *won[] = { mw, pw, "clone_fd=on", LIBFUSE, NULL };
-	snprintf(buf, len, "%s / %s", ab_r_num(a, sizeof(a), ab_r_median(ab_r_find(r, metric, woff))),
-		 ab_r_num(b, sizeof(b), ab_r_median(ab_r_find(r, metric, won))));
+	snprintf(buf, len, "transport=%s%s", transports[t], t ? "" : "|");
 	return buf;
 }
 
-/* Rows of mode x procs (those with a record of the last column), one "without / with"
- * cell per metric; the post's spinlock figures (writes) at the end of write rows when post. */
+/* A median, or "not measured" when this run has none. */
+static const char *num_or_none(char *buf, size_t len, const struct ab_group *g)
+{
+	return g && g->n ? ab_r_num(buf, len, ab_r_median(g)) : strcpy(buf, "not measured");
+}
+
+/* "median without / median with" of metric at mode m, procs p and transport t;
+ * "not measured" for a side without records, once when both have none. */
+static const char *pair(struct ab_render *r, const char *metric, int m, const char *p, int t,
+			char *buf, size_t len)
+{
+	char mw[32], pw[48], tw[48], a[32], b[32];
+
+	snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
+	snprintf(pw, sizeof(pw), "procs=%.31s", p);
+	transport_want(tw, sizeof(tw), t);
+	const char *woff[] = { mw, pw, "clone_fd=off", tw, NULL };
+	const char *won[] = { mw, pw, "clone_fd=on", tw, NULL };
+	const struct ab_group *off = ab_r_find(r, metric, woff), *on = ab_r_find(r, metric, won);
+	if (!off && !on)
+		snprintf(buf, len, "not measured");
+	else
+		snprintf(buf, len, "%s / %s", num_or_none(a, sizeof(a), off), num_or_none(b, sizeof(b), on));
+	return buf;
+}
+
+/* Rows of mode x procs x transport (those with a record of the last column), one
+ * "without / with" cell per metric, a server column when not all rows are libfuse;
+ * the post's spinlock figures (writes, libfuse) at the end of write rows when post. */
 static void pair_table(struct ab_render *r, const char *const *cols, const char *const *heads,
 		       int ncols, int post)
 {
 	FILE *f = r->out;
-	char procs[AB_GRID_ROWS][32], cell[80], key[64], mw[32], pw[48];
-	int np = ab_r_distinct(r, cols[ncols - 1], "procs", procs, AB_GRID_ROWS);
+	char procs[AB_GRID_ROWS][32], cell[80], key[64], mw[32], pw[48], tw[48];
+	int np = ab_r_distinct(r, cols[ncols - 1], "procs", procs, AB_GRID_ROWS), servers = 0;
 
+	for (int t = 1; t < 4; t++)
+		servers |= ab_r_find_kv(r, cols[ncols - 1], "transport", transports[t], NULL, NULL) != NULL;
 	fprintf(f, "%-6s %-6s", "mode", "procs");
+	if (servers)
+		fprintf(f, " %-12s", "server");
 	for (int c = 0; c < ncols; c++)
 		fprintf(f, " %-23s", heads[c]);
 	fprintf(f, "%s\n", post ? " post: spinlock ms/req" : "");
 	for (int m = 0; m < 2; m++)
-		for (int i = 0; i < np; i++) {
-			snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
-			snprintf(pw, sizeof(pw), "procs=%.31s", procs[i]);
-			const char *want[] = { mw, pw, NULL };
-			if (!ab_r_find(r, cols[ncols - 1], want))
-				continue;
-			fprintf(f, "%-6s %-6s", modes[m], procs[i]);
-			for (int c = 0; c < ncols; c++)
-				fprintf(f, " %-23s", pair(r, cols[c], m, procs[i], cell, sizeof(cell)));
-			snprintf(key, sizeof(key), "spin_ms.%.31s.without", procs[i]);
-			if (post && m == 0 && !isnan(ab_pub(POST, key))) {
-				double a = ab_pub(POST, key);
-				snprintf(key, sizeof(key), "spin_ms.%.31s.with", procs[i]);
-				fprintf(f, " %g / %g", a, ab_pub(POST, key));
+		for (int i = 0; i < np; i++)
+			for (int t = 0; t < 4; t++) {
+				snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
+				snprintf(pw, sizeof(pw), "procs=%.31s", procs[i]);
+				const char *want[] = { mw, pw, transport_want(tw, sizeof(tw), t), NULL };
+				if (!ab_r_find(r, cols[ncols - 1], want))
+					continue;
+				fprintf(f, "%-6s %-6s", modes[m], procs[i]);
+				if (servers)
+					fprintf(f, " %-12s", transports[t]);
+				for (int c = 0; c < ncols; c++)
+					fprintf(f, " %-23s", pair(r, cols[c], m, procs[i], t, cell, sizeof(cell)));
+				snprintf(key, sizeof(key), "spin_ms.%.31s.without", procs[i]);
+				if (post && m == 0 && t == 0 && !isnan(ab_pub(POST, key))) {
+					double a = ab_pub(POST, key);
+					snprintf(key, sizeof(key), "spin_ms.%.31s.with", procs[i]);
+					fprintf(f, " %g / %g", a, ab_pub(POST, key));
+				}
+				fprintf(f, "\n");
 			}
-			fprintf(f, "\n");
-		}
 }
 
 /* Time per request: the post measured spinlock time; we show kernel, spin and daemon time
@@ -245,8 +282,9 @@ static void tables(struct ab_render *r)
 {
 	fprintf(r->out, "## ddpar: parallel dd on one FUSE mount, without / with clone_fd (%s)\n\n",
 		ab_pub_text(POST, "source"));
+	static const char *const libfuse[] = { LIBFUSE, NULL };
 	for (int m = 0; m < 2; m++)
-		if (ab_r_find(r, mbps[m], NULL))
+		if (ab_r_find(r, mbps[m], libfuse))	/* the post's layout is libfuse's */
 			mode_table(r, m);
 	for (int m = 0; m < 2; m++)
 		transport_table(r, m);

@@ -166,7 +166,7 @@ const char *ab_r_ratio_text(char *buf, size_t len, enum ab_verdict v, double rat
 	char est[48];
 
 	if (v == AB_V_NONE) {
-		snprintf(buf, len, "n/a");
+		snprintf(buf, len, "not compared: not both measured in this run");
 		return buf;
 	}
 	if (pct)

@@ -84,7 +84,7 @@ enum ab_verdict ab_r_ratio(const struct ab_group *a, const struct ab_group *b, d
 enum ab_verdict ab_r_paired(const struct ab_group *a, const struct ab_group *b, double *ratio,
 			    struct ab_ci *ci);
 /* "1.92x [1.71, 2.10] 95% CI, significant", "1.92x (too few repetitions to judge: n=3,
- * 6 needed)" or "n/a"; pct: as a change in percent. */
+ * 6 needed)" or "not compared: not both measured in this run"; pct: as a change in percent. */
 const char *ab_r_ratio_text(char *buf, size_t len, enum ab_verdict v, double ratio,
 			    const struct ab_ci *ci, int pct);
 /* " *" for a significant verdict, "" otherwise. */

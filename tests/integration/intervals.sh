@@ -44,6 +44,22 @@ for f in "$W"/*.txt; do
 	check "$b: its tables show no nan$(grep -nw nan "$f" | head -1 | sed 's/^/: /')" \
 		eval '! grep -qw nan "$f"'
 done
+# a transport other than libfuse alone: no post's libfuse table of nan, latency it has
+if [ -x "$BIN/ddpar" ]; then
+	(cd "$W" && timeout 120 "$BIN/ddpar" --transport uring --procs 1 --mode write --duration 0.2 \
+		--repeat 2 --quiet >"$W/uring.out" 2>"$W/uring.err")
+	if grep -q "uring" "$W/uring.out"; then
+		check "ddpar --transport uring: no nan, n/a or '- / -' in its tables" \
+			eval '! grep -qE "\bnan\b|n/a|- / -" "$W/uring.out"'
+		check "ddpar --transport uring: its latency shows a number" \
+			grep -qE '^write +1 +uring +[0-9.]+ / not measured' "$W/uring.out"
+	else
+		skip "ddpar --transport uring tables" "uring transport unavailable: $(tail -1 "$W/uring.err")"
+	fi
+fi
+for f in "$W"/*.txt; do
+	check "$(basename "$f" .txt): no n/a or '- / -' in its tables" eval '! grep -qE "n/a|- / -" "$f"'
+done
 check "cputestfs labels its intervals min-max" grep -q "min-max, fewer than 6 repetitions" "$W/cputestfs.txt"
 
 "$BIN/harness" plot "$W/run" >/dev/null 2>"$W/plot.err"
