@@ -24,6 +24,8 @@ static const char *const w_none[] = { "placement=none", "daemon=single", "baseli
 				      "transport=libfuse|", NULL };
 static const char *const w_same[] = { "placement=same", "daemon=single", "baseline=fuse",
 				      "transport=libfuse|", NULL };
+static const char *const w_other[] = { "placement=other", "daemon=single", "baseline=fuse",
+				       "transport=libfuse|", NULL };
 static const char *const libfuse[] = { "baseline=fuse", "transport=libfuse|", NULL };
 
 /* The transports, each as it runs best: libfuse and dev single-threaded, uring per CPU. */
@@ -87,13 +89,30 @@ static void post_table(struct ab_render *r, const char *const *want, const char 
 
 	fprintf(f, "#### %s cpu affinity ####\n\n", title);
 	if (!st) {
-		fprintf(f, "(not measured)\n\n");
+		fprintf(f, "(not measured in this run)\n\n");
 		return;
 	}
-	fprintf(f, "same  cpu (%%) %8.2f\n", ab_r_median(ab_r_find(r, CFS_M_SAME, want)));
-	fprintf(f, "other cpu (%%) %8.2f\n", ab_r_median(ab_r_find(r, CFS_M_OTHER, want)));
-	fprintf(f, "----------------------\nstat calls/s  %.2f   (median of %zu)\n\n",
+	/* one column of numbers, as wide as the largest calls/s */
+	fprintf(f, "same  cpu (%%) %11.2f\n", ab_r_median(ab_r_find(r, CFS_M_SAME, want)));
+	fprintf(f, "other cpu (%%) %11.2f\n", ab_r_median(ab_r_find(r, CFS_M_OTHER, want)));
+	fprintf(f, "-------------------------\nstat calls/s  %11.2f   (median of %zu)\n\n",
 		ab_r_median(st), st->n);
+}
+
+/* The comparison the post's title makes: same CPU against another CPU. */
+static void same_other(struct ab_render *r)
+{
+	const struct ab_group *same = ab_r_find(r, CFS_M_STAT, w_same);
+	const struct ab_group *other = ab_r_find(r, CFS_M_STAT, w_other);
+	struct ab_ci ci;
+	double q = NAN;
+	char buf[160];
+
+	if (!same || !other)
+		return;
+	enum ab_verdict v = ab_r_ratio(same, other, &q, &ci);
+	fprintf(r->out, "- same / other CPU (daemon single): %s\n",
+		ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
 }
 
 static void published(struct ab_render *r)
@@ -199,8 +218,13 @@ static void tables(struct ab_render *r)
 		post_table(r, w_same, "with");
 		ab_r_fence(r);
 		enum ab_verdict v = ab_r_ratio(same, none, &q, &ci);
-		fprintf(f, "\n- with / without cpu affinity (daemon single): %s\n",
-			ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
+		if (none && same)
+			fprintf(f, "\n- with / without cpu affinity (daemon single): %s\n",
+				ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
+		else
+			fprintf(f, "\n- with / without cpu affinity (daemon single): not compared, "
+				   "placement %s was not measured in this run\n", none ? "same" : "none");
+		same_other(r);
 		published(r);
 	}
 	ab_grid_build(r, &m, CFS_M_STAT, "placement", "daemon", fuse);

@@ -60,6 +60,13 @@ fi
 for f in "$W"/*.txt; do
 	check "$(basename "$f" .txt): no n/a or '- / -' in its tables" eval '! grep -qE "n/a|- / -" "$f"'
 done
+check "cputestfs same,other: a same / other ratio line" \
+	grep -qE '^- same / other CPU \(daemon single\): [0-9.]+x' "$W/cputestfs.txt"
+check "cputestfs same,other: the missing baseline is said to be not measured" \
+	grep -q '^- with / without cpu affinity (daemon single): not compared, placement none was not measured in this run' "$W/cputestfs.txt"
+# the post's block: its three numbers end in one column
+check "cputestfs: the post's numbers are aligned" eval '[ "$(grep -E "^(same  cpu|other cpu|stat calls/s)" \
+	"$W/cputestfs.txt" | sed -E "s/^([^0-9]*[0-9.]+).*/\1/" | awk "{ print length }" | sort -u | wc -l)" = 1 ]'
 check "cputestfs labels its intervals min-max" grep -q "min-max, fewer than 6 repetitions" "$W/cputestfs.txt"
 
 "$BIN/harness" plot "$W/run" >/dev/null 2>"$W/plot.err"
