@@ -120,3 +120,9 @@ FILE *h_log_open(const char *dir, const char *path, int trunc)
 		close(fd);
 	return f;
 }
+
+const char *h_plural(char *buf, size_t len, int n, const char *noun)
+{
+	snprintf(buf, len, "%d %s%s", n, noun, n == 1 ? "" : "s");
+	return buf;
+}
