@@ -298,6 +298,16 @@ static void default_text(const struct ab_opt *o, const void *params, char *buf, 
 
 /* "  --name ARG   text", the text in its own column, wrapped at word boundaries;
  * a name too long for its column gets a line of its own. */
+/* Where to break a word of n characters to fit room: after its last '|' or ','
+ * within room, or 0 where it has none. */
+static int cut(const char *w, int n, int room)
+{
+	for (int k = room < n ? room : n; k > 0; k--)
+		if (w[k - 1] == '|' || w[k - 1] == ',')
+			return k;
+	return 0;
+}
+
 static void help_line(const char *left, const char *text)
 {
 	int col = printf("  %s", left), first = 1;
@@ -312,6 +322,13 @@ static void help_line(const char *left, const char *text)
 			col = printf("\n%*s", HELP_COL, "") - 1;
 		else if (!first)
 			col += printf(" ");
+		/* a word too long for the column (a|b|c, a,b,c) is broken after a '|' or ',' */
+		for (int k; col + n > HELP_WIDTH && (k = cut(w, n, HELP_WIDTH - col)) > 0;) {
+			printf("%.*s\n%*s", k, w, HELP_COL, "");
+			col = HELP_COL;
+			w += k;
+			n -= k;
+		}
 		col += printf("%.*s", n, w);
 		w += n;
 		first = 0;
