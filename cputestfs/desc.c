@@ -51,6 +51,7 @@ static int transport_grid(struct ab_render *r, struct ab_grid *m, const char *me
 	int others = 0;
 
 	memset(m, 0, sizeof(*m));
+	snprintf(m->rkey, sizeof(m->rkey), "placement");
 	m->nr = ab_r_distinct(r, metric, "placement", m->rows, AB_GRID_ROWS);
 	for (int t = 0; t < (int)(sizeof(transports) / sizeof(transports[0])); t++) {
 		int any = 0;

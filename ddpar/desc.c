@@ -354,45 +354,58 @@ static void reading(struct ab_render *r)
 	fprintf(f, ".\n\n");
 }
 
-/* The time per request to plot, as the post plotted spinlock time: spin when it was
- * measured (not all zero), else kernel time, else the daemon's. */
-static const char *timereq_metric(struct ab_render *r)
-{
-	static const char *const pref[] = { DDP_M_SPIN_US, DDP_M_KERNEL_US, DDP_M_DAEMON_US };
-
-	for (size_t p = 0; p < AB_ARRAY_SIZE(pref); p++)
-		for (size_t i = 0; i < r->res->n; i++) {
-			const struct ab_group *g = &r->res->g[i];
-			if (!strcmp(g->bench, r->desc->name) && !strcmp(g->metric, pref[p]) && g->n &&
-			    ab_max(g->v, g->n) > 0)
-				return pref[p];
-		}
-	return NULL;
-}
-
-/* Time per request of writes by N, one line per clone_fd value. */
+/* Time per request by N, one line per clone_fd value: a panel per measured time
+ * (spin, kernel; the daemon's when no kernel statistics were taken) and mode. */
 static void timereq_plot(struct ab_render *r)
 {
-	static const char *const writes[] = { "mode=write", NULL };
-	const char *tm = timereq_metric(r);
-	struct ab_grid g;
-	char label[64];
+	static const char *const ms[] = { DDP_M_SPIN_US, DDP_M_KERNEL_US, DDP_M_DAEMON_US };
+	static const char *const names[] = { "spinlock wait", "kernel time", "daemon handler time" };
+	static const char *const fixed[2][3] = { { "mode=write", LIBFUSE, NULL },
+						 { "mode=read", LIBFUSE, NULL } };
+	struct ab_grid g[3][2];
+	int rows = 0, cols[2] = { 0 }, ncols = 0, any_kernel = 0;
 
-	if (!tm)
+	for (int k = 0; k < 3; k++)
+		for (int m = 0; m < 2; m++) {
+			ab_grid_build(r, &g[k][m], ms[k], "procs", "clone_fd", fixed[m]);
+			cols[m] |= g[k][m].nr > 0;
+			any_kernel |= k < 2 && g[k][m].nr > 0;
+		}
+	for (int k = any_kernel ? 0 : 2; k < (any_kernel ? 2 : 3); k++)
+		rows += g[k][0].nr > 0 || g[k][1].nr > 0;
+	ncols = cols[0] + cols[1];
+	if (!rows || !ncols)
 		return;
-	ab_grid_build(r, &g, tm, "procs", "clone_fd", writes);
-	if (!g.nr)
-		return;
-	ab_grid_dat(r, &g, "ddpar_timereq");
 	FILE *b = ab_plot_begin(r);
-	fprintf(b, "set logscale x 2\nset yrange [0:*]\nset key top left noenhanced\n"
-		   "set offsets graph 0.05, graph 0.05\n");
-	snprintf(label, sizeof(label), "us per request (%s)", tm);
+	fprintf(b, "set multiplot layout %d,%d\nset logscale x 2\nset key outside right top noenhanced\n"
+		   "set offsets graph 0.05, graph 0.05\n", rows, ncols);
 	ab_plot_set(b, "xlabel", "dd processes (N)");
-	ab_plot_set(b, "ylabel", label);
-	ab_plot_set(b, "title", "ddpar: time per request (writes)");
-	ab_plot_lines(b, &g, "ddpar_timereq.dat", "clone_fd ");
-	ab_plot_end(r, b, "ddpar_timereq", 900, 500);
+	for (int k = any_kernel ? 0 : 2; k < (any_kernel ? 2 : 3); k++) {
+		if (!g[k][0].nr && !g[k][1].nr)
+			continue;
+		for (int m = 0; m < 2; m++) {
+			char dat[64], title[96], ylabel[64];
+			if (!cols[m])
+				continue;
+			snprintf(title, sizeof(title), "ddpar %s: %s per request", modes[m],
+				 names[k]);
+			ab_plot_set(b, "title", title);
+			snprintf(ylabel, sizeof(ylabel), "us per request (%s)", ms[k]);
+			ab_plot_set(b, "ylabel", ylabel);
+			if (!g[k][m].nr) {	/* keeps the layout: an empty panel that says why */
+				fprintf(b, "set multiplot next\n");
+				continue;
+			}
+			snprintf(dat, sizeof(dat), "ddpar_timereq_%s_%s", k == 0 ? "spin" : k == 1 ? "kernel" :
+				 "daemon", modes[m]);
+			ab_grid_dat(r, &g[k][m], dat);
+			ab_plot_yrange(b, &g[k][m]);
+			snprintf(dat + strlen(dat), sizeof(dat) - strlen(dat), ".dat");
+			ab_plot_lines(b, &g[k][m], dat, "clone_fd ");
+		}
+	}
+	fprintf(b, "unset multiplot\n");
+	ab_plot_end(r, b, "ddpar_timereq", 550 * ncols, 380 * rows);
 }
 
 /* One panel per mode with data, one line per value of ckey among records holding fix;
@@ -412,8 +425,8 @@ static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, c
 	if (!panels || lines < min_lines)
 		return;
 	FILE *b = ab_plot_begin(r);
-	fprintf(b, "set multiplot layout 1,%d\nset logscale x 2\nset yrange [0:*]\n"
-		   "set key top left noenhanced\nset offsets graph 0.05, graph 0.05\n", panels);
+	fprintf(b, "set multiplot layout 1,%d\nset logscale x 2\n"
+		   "set key outside right top noenhanced\nset offsets graph 0.05, graph 0.05\n", panels);
 	ab_plot_set(b, "xlabel", "dd processes (N)");
 	ab_plot_set(b, "ylabel", "MB/s");
 	for (int m = 0; m < 2; m++) {
@@ -424,6 +437,7 @@ static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, c
 		ab_grid_dat(r, &g[m], dat);
 		snprintf(title, sizeof(title), "ddpar %s%s", modes[m], min_lines > 1 ? " by transport" : "");
 		ab_plot_set(b, "title", title);
+		ab_plot_yrange(b, &g[m]);
 		snprintf(dat + strlen(dat), sizeof(dat) - strlen(dat), ".dat");
 		ab_plot_lines(b, &g[m], dat, key_prefix);
 	}

@@ -252,6 +252,8 @@ int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name,
 		return 0;
 	}
 	snprintf(dat, sizeof(dat), "%s.dat", name);
+	if (m->rkey[0])
+		ab_plot_set(b, "xlabel", m->rkey);
 	ab_plot_bars(b, m, dat, title, ylabel, key_prefix);
 	ab_plot_end(r, b, name, width, height);
 	return 1;

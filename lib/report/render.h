@@ -99,6 +99,7 @@ const char *ab_pub_text(const char *post, const char *key);	/* "" when absent */
 #define AB_GRID_COLS 8
 struct ab_grid {
 	int nr, nc;
+	char rkey[32];		/* what the rows are (ab_grid_build's rkey): ab_grid_plot's x label */
 	char rows[AB_GRID_ROWS][32], cols[AB_GRID_COLS][32];
 	const struct ab_group *g[AB_GRID_ROWS][AB_GRID_COLS];
 };
@@ -130,13 +131,16 @@ void ab_plot_end(struct ab_render *r, FILE *body, const char *name, int width, i
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
 		  const char *ylabel, const char *key_prefix);
 /* A descriptor's usual figure in one call: NAME.dat from m and NAME.gp drawing it as
- * ab_plot_bars does, width x height pixels. Nothing when m has no rows. 1: made, 0: not. */
+ * ab_plot_bars does, the x axis labelled with m->rkey, width x height pixels. Nothing when m has no rows. 1: made, 0: not. */
 int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name, const char *title,
 		 const char *ylabel, const char *key_prefix, int width, int height);
 /* "plot" of a grid's .dat as lines with error bars, one per column, x the row (a number);
  * each line's key is key_prefix and the column, escaped; the key's title says what the
  * bars are. */
 void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix);
+/* "set yrange [0:TOP]" with TOP above every median and interval end of m, so that no
+ * error bar is cut off ("[0:*]" when m has no number). */
+void ab_plot_yrange(FILE *f, const struct ab_grid *m);
 /* "set terminal ... set output 'NAME.png'" (svg 0) or NAME.svg (svg 1). */
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height);
 /*

@@ -65,6 +65,7 @@ void ab_grid_build(struct ab_render *r, struct ab_grid *m, const char *metric, c
 		   const char *ckey, const char *const *fixed)
 {
 	memset(m, 0, sizeof(*m));
+	snprintf(m->rkey, sizeof(m->rkey), "%.31s", rkey);
 	m->nr = ab_r_distinct(r, metric, rkey, m->rows, AB_GRID_ROWS);
 	m->nc = ab_r_distinct(r, metric, ckey, m->cols, AB_GRID_COLS);
 	for (size_t i = 0; i < r->res->n; i++) {
@@ -229,7 +230,8 @@ void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char 
 {
 	ab_plot_set(f, "title", title);
 	ab_plot_set(f, "ylabel", ylabel);
-	fprintf(f, "set yrange [0:*]\nset style data histograms\n"
+	ab_plot_yrange(f, m);
+	fprintf(f, "set style data histograms\n"
 		   "set style histogram errorbars gap 1 lw 1\nset style fill solid 0.6 border -1\n"
 		   "set key outside right top vertical noenhanced\nset xtics nomirror noenhanced\n");
 	plot_key_title(f, m);
@@ -253,6 +255,24 @@ static int have_pngcairo(void)
 		have = ab_run(NULL, av, NULL, GNUPLOT_TIMEOUT_NS) == 0;
 	}
 	return have;
+}
+
+void ab_plot_yrange(FILE *f, const struct ab_grid *m)
+{
+	double top = 0;
+
+	for (int a = 0; a < m->nr; a++)
+		for (int c = 0; c < m->nc; c++) {
+			struct ab_summary s;
+			if (!m->g[a][c] || !m->g[a][c]->n)
+				continue;
+			ab_summarize(m->g[a][c]->v, m->g[a][c]->n, &s);
+			top = fmax(top, fmax(isfinite(s.median) ? s.median : 0, isfinite(s.ci.hi) ? s.ci.hi : 0));
+		}
+	if (top > 0)
+		fprintf(f, "set yrange [0:%.6g]\n", top * 1.08);	/* room above the highest bar */
+	else
+		fprintf(f, "set yrange [0:*]\n");
 }
 
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height)
