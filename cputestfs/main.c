@@ -372,7 +372,6 @@ int main(int argc, char **argv)
 	set.repeat = common.repeat;
 	set.quiet = common.quiet;
 	int nwant = parse_placements(set.placement, want, MAX_POINTS);
-	warn_threads(&set, want, nwant);
 	int ncpus = ab_cpuset_count(&common.allowed);
 	if (set.clients > ncpus) {
 		char list[256];
@@ -381,6 +380,7 @@ int main(int argc, char **argv)
 			       set.clients, ncpus, list);
 	}
 	set.ncpus = ncpus;
+	warn_threads(&set, want, nwant);	/* after the bad-input checks: their one line alone */
 	ab_opts_checked(&common);
 	if (set.baseline == CFS_BASE_FUSE) {
 		if (set.mountpoint)

@@ -132,7 +132,8 @@ static void tables(struct ab_render *r)
 static void reading(struct ab_render *r)
 {
 	static const char *const ms[] = { SQ_M_SQRT, SQ_M_IOS };
-	static const char *const names[] = { "sqrt work rate", "IO rate" }, *const post[] = { "+4%", "+1%" };
+	static const char *const names[] = { "sqrt work rate", "IO rate" };
+	static const char *const post[] = { "+4%", "+1%" };
 	FILE *f = r->out;
 	char buf[512], rqs[8][32], subject[96];
 	int nrq = ab_r_distinct(r, SQ_M_IOS, "rq", rqs, 8);

@@ -2,16 +2,22 @@
 #include "report/reading.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 /* Appends to buf like snprintf, never past len. */
-static void add(char *buf, size_t len, const char *fmt, const char *a, const char *b)
+__attribute__((format(printf, 3, 4)))
+static void add(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t u = strlen(buf);
+	va_list ap;
 
-	if (u + 1 < len)
-		snprintf(buf + u, len - u, fmt, a, b);
+	if (u + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + u, len - u, fmt, ap);
+	va_end(ap);
 }
 
 static const char *pct_text(char *t, size_t len, double q)
@@ -55,14 +61,12 @@ const char *ab_r_sentence(char *buf, size_t len, const struct ab_claim *c, enum 
 	add(buf, len, "The %s of %s is ", c->quantity, c->subject);
 	estimate(buf, len, c, ratio);
 	if (v == AB_V_FEW) {
-		char n[16];
-		snprintf(n, sizeof(n), "%d", AB_MIN_REPS_CI);
-		add(buf, len, "; with fewer than %s repetitions a side that cannot be judged%s", n, ".");
+		add(buf, len, "; with fewer than %d repetitions a side that cannot be judged.",
+		    AB_MIN_REPS_CI);
 		return buf;
 	}
-	add(buf, len, " (95%% CI [%s, %s]); ", fmt(lo, sizeof(lo), ci->lo), fmt(hi, sizeof(hi), ci->hi));
-	add(buf, len, "%s%s", v == AB_V_SAME ? "the difference is not significant" :
-			    "the difference is significant", ".");
+	add(buf, len, " (95%% CI [%s, %s]); the difference is %ssignificant.",
+	    fmt(lo, sizeof(lo), ci->lo), fmt(hi, sizeof(hi), ci->hi), v == AB_V_SAME ? "not " : "");
 	return buf;
 }
 
@@ -91,7 +95,7 @@ const char *ab_r_sweep(char *buf, size_t len, const struct ab_sweep *s, const en
 {
 	static const enum ab_verdict order[] = { AB_V_UP, AB_V_DOWN, AB_V_SAME, AB_V_FEW };
 	const char *verb[] = { s->up, s->down, s->same, "could not be judged" };
-	char part[4][512], few[64];
+	char part[4][512];
 	int cnt[4], one[4], parts = 0, done = 0;
 
 	for (int k = 0; k < 4; k++) {
@@ -103,21 +107,19 @@ const char *ab_r_sweep(char *buf, size_t len, const struct ab_sweep *s, const en
 		snprintf(buf, len, "%s was not compared: not measured in this run.", s->subject);
 		return buf;
 	}
-	snprintf(few, sizeof(few), " (fewer than %d repetitions)", AB_MIN_REPS_CI);
-	add(buf, len, "%s%s", s->subject, "");
+	add(buf, len, "%s", s->subject);
 	for (int k = 0; k < 4; k++) {
 		if (!cnt[k])
 			continue;
 		done++;
-		add(buf, len, "%s%s", done == 1 ? " " : done < parts ? ", " : parts > 2 ? ", and " : " and ",
-		    verb[k]);
+		add(buf, len, "%s%s at %s", done == 1 ? " " : done < parts ? ", " :
+			    parts > 2 ? ", and " : " and ", verb[k], part[k]);
 		/* the unit once, after the first list: "at 8 and 16 processes, ... at 1 and 2" */
-		add(buf, len, " at %s %s", part[k], done > 1 ? "" : one[k] ? s->unit1 : s->unitn);
-		if (done > 1)
-			buf[strlen(buf) - 1] = '\0';	/* the space before the unit left out */
+		if (done == 1)
+			add(buf, len, " %s", one[k] ? s->unit1 : s->unitn);
 		if (order[k] == AB_V_FEW)
-			add(buf, len, "%s%s", few, "");
+			add(buf, len, " (fewer than %d repetitions)", AB_MIN_REPS_CI);
 	}
-	add(buf, len, "%s%s", ".", "");
+	add(buf, len, ".");
 	return buf;
 }

@@ -131,7 +131,8 @@ void ab_plot_end(struct ab_render *r, FILE *body, const char *name, int width, i
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
 		  const char *ylabel, const char *key_prefix);
 /* A descriptor's usual figure in one call: NAME.dat from m and NAME.gp drawing it as
- * ab_plot_bars does, the x axis labelled with m->rkey, width x height pixels. Nothing when m has no rows. 1: made, 0: not. */
+ * ab_plot_bars does, the x axis labelled with m->rkey, width x height pixels. Nothing
+ * when m has no rows. 1: made, 0: not. */
 int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name, const char *title,
 		 const char *ylabel, const char *key_prefix, int width, int height);
 /* "plot" of a grid's .dat as lines with error bars, one per column, x the row (a number);

@@ -59,7 +59,8 @@ static void test_sentence(void **state)
 				    rows[i].want);
 	}
 	/* a buffer too small is cut, never overrun */
-	assert_int_equal(strlen(ab_r_sentence(buf, 20, &io, AB_V_SAME, 0.8, &(struct ab_ci){ 0.5, 1.1, 0.95 })), 19);
+	struct ab_ci ci = { 0.5, 1.1, 0.95 };
+	assert_int_equal(strlen(ab_r_sentence(buf, 20, &io, AB_V_SAME, 0.8, &ci)), 19);
 }
 
 static void test_sweep(void **state)
