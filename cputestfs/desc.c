@@ -24,6 +24,8 @@ static const char *const w_none[] = { "placement=none", "daemon=single", "baseli
 				      "transport=libfuse|", NULL };
 static const char *const w_same[] = { "placement=same", "daemon=single", "baseline=fuse",
 				      "transport=libfuse|", NULL };
+static const char *const w_other[] = { "placement=other", "daemon=single", "baseline=fuse",
+				       "transport=libfuse|", NULL };
 static const char *const libfuse[] = { "baseline=fuse", "transport=libfuse|", NULL };
 
 /* The transports, each as it runs best: libfuse and dev single-threaded, uring per CPU. */
@@ -50,6 +52,7 @@ static int transport_grid(struct ab_render *r, struct ab_grid *m, const char *me
 	int others = 0;
 
 	memset(m, 0, sizeof(*m));
+	snprintf(m->rkey, sizeof(m->rkey), "placement");
 	m->nr = ab_r_distinct(r, metric, "placement", m->rows, AB_GRID_ROWS);
 	for (int t = 0; t < (int)(sizeof(transports) / sizeof(transports[0])); t++) {
 		int any = 0;
@@ -72,8 +75,8 @@ static void transport_tables(struct ab_render *r)
 
 	if (!transport_grid(r, &m, CFS_M_STAT))
 		return;
-	fprintf(r->out, "FUSE transports: stat() calls/s (median [95%% CI]; libfuse and dev one "
-			"thread, uring one ring thread per daemon CPU):\n\n");
+	fprintf(r->out, "FUSE transports: stat() calls/s (median [%s]; libfuse and dev one "
+			"thread, uring one ring thread per daemon CPU):\n\n", ab_grid_interval(&m));
 	ab_grid_md(r, &m, "placement", 1);
 	transport_grid(r, &m, CFS_M_SAME);
 	fprintf(r->out, "FUSE transports: share of stat() calls served on the caller's CPU (%%, "
@@ -88,13 +91,30 @@ static void post_table(struct ab_render *r, const char *const *want, const char 
 
 	fprintf(f, "#### %s cpu affinity ####\n\n", title);
 	if (!st) {
-		fprintf(f, "(not measured)\n\n");
+		fprintf(f, "(not measured in this run)\n\n");
 		return;
 	}
-	fprintf(f, "same  cpu (%%) %8.2f\n", ab_r_median(ab_r_find(r, CFS_M_SAME, want)));
-	fprintf(f, "other cpu (%%) %8.2f\n", ab_r_median(ab_r_find(r, CFS_M_OTHER, want)));
-	fprintf(f, "----------------------\nstat calls/s  %.2f   (median of %zu)\n\n",
+	/* one column of numbers, as wide as the largest calls/s */
+	fprintf(f, "same  cpu (%%) %11.2f\n", ab_r_median(ab_r_find(r, CFS_M_SAME, want)));
+	fprintf(f, "other cpu (%%) %11.2f\n", ab_r_median(ab_r_find(r, CFS_M_OTHER, want)));
+	fprintf(f, "-------------------------\nstat calls/s  %11.2f   (median of %zu)\n\n",
 		ab_r_median(st), st->n);
+}
+
+/* The comparison the post's title makes: same CPU against another CPU. */
+static void same_other(struct ab_render *r)
+{
+	const struct ab_group *same = ab_r_find(r, CFS_M_STAT, w_same);
+	const struct ab_group *other = ab_r_find(r, CFS_M_STAT, w_other);
+	struct ab_ci ci;
+	double q = NAN;
+	char buf[160];
+
+	if (!same || !other)
+		return;
+	enum ab_verdict v = ab_r_ratio(same, other, &q, &ci);
+	fprintf(r->out, "- same / other CPU (daemon single): %s\n",
+		ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
 }
 
 static void published(struct ab_render *r)
@@ -131,8 +151,9 @@ static void baselines(struct ab_render *r)
 			const char *want[] = { pl, ba, f ? "daemon=single" : NULL, "transport=libfuse|", NULL };
 			m.g[a][c] = ab_r_find(r, CFS_M_STAT, want);
 		}
-	fprintf(r->out, "Baselines, calls/s (median [95%% CI]; fuse = stat() with daemon single, "
-			"kernel = stat() on a kernel filesystem, pipe = a one-byte round trip):\n\n");
+	fprintf(r->out, "Baselines, calls/s (median [%s]; fuse = stat() with daemon single, "
+			"kernel = stat() on a kernel filesystem, pipe = a one-byte round trip):\n\n",
+		ab_grid_interval(&m));
 	ab_grid_md(r, &m, "placement", 1);
 }
 
@@ -199,13 +220,19 @@ static void tables(struct ab_render *r)
 		post_table(r, w_same, "with");
 		ab_r_fence(r);
 		enum ab_verdict v = ab_r_ratio(same, none, &q, &ci);
-		fprintf(f, "\n- with / without cpu affinity (daemon single): %s\n",
-			ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
+		if (none && same)
+			fprintf(f, "\n- with / without cpu affinity (daemon single): %s\n",
+				ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
+		else
+			fprintf(f, "\n- with / without cpu affinity (daemon single): not compared, "
+				   "placement %s was not measured in this run\n", none ? "same" : "none");
+		same_other(r);
 		published(r);
 	}
 	ab_grid_build(r, &m, CFS_M_STAT, "placement", "daemon", fuse);
 	if (m.nr) {
-		fprintf(f, "\nstat() calls/s (median [95%% CI]) by placement and libfuse daemon mode:\n\n");
+		fprintf(f, "\nstat() calls/s (median [%s]) by placement and libfuse daemon mode:\n\n",
+			ab_grid_interval(&m));
 		ab_grid_md(r, &m, "placement", 1);
 	}
 	ab_grid_build(r, &m, CFS_M_SAME, "placement", "daemon", fuse);

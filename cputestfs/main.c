@@ -135,6 +135,24 @@ static void check_combinations(const struct cfs_settings *set, const struct ab_c
 /* ---- placements ---- */
 
 /* Parse the --placement list; bad names are a usage error. */
+/* "same" promises each client the daemon on its CPU; one daemon thread cannot keep
+ * that promise to several clients at once, and the share it reaches says so only in
+ * numbers. */
+static void warn_threads(const struct cfs_settings *set, const enum ab_placement *want, int n)
+{
+	int same = 0;
+
+	for (int i = 0; i < n; i++)
+		same |= want[i] == AB_PL_SAME;
+	if (!same || set->clients < 2 || set->baseline != CFS_BASE_FUSE ||
+	    set->daemon != AB_LOOP_SINGLE || set->transport == CFS_TR_URING)
+		return;
+	ab_msg("warning: --placement same with %d clients and --daemon single: one daemon thread "
+	       "serves all of them and shares a CPU with one client at a time, so fewer calls are "
+	       "served on the caller's CPU; --daemon multi or --transport uring gives each client "
+	       "its own", set->clients);
+}
+
 static int parse_placements(const char *arg, enum ab_placement *out, int max)
 {
 	char buf[512];
@@ -404,6 +422,7 @@ int main(int argc, char **argv)
 			       set.clients, ncpus, list);
 	}
 	set.ncpus = ncpus;
+	warn_threads(&set, want, nwant);	/* after the bad-input checks: their one line alone */
 	ab_opts_checked(&common);
 	if (set.baseline == CFS_BASE_FUSE) {
 		if (set.mountpoint)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "report/reading.h"
 #include "report/render.h"
 #include "ddpar.h"
 
@@ -39,6 +40,8 @@ static const struct {
 #define URING_NCOLS 3
 static const char *const uring_cpus[URING_NCOLS] = { "queue", "next", "none" };
 
+/* The servers, whatever their --uring-cpu (the latency and time tables' rows). */
+static const char *const transports[] = { "libfuse", "dev", "uring", "passthrough" };
 static const char *const modes[] = { "write", "read" };
 static const char *const mbps[] = { DDP_M_WRITE, DDP_M_READ };
 
@@ -80,6 +83,16 @@ static void describe(struct ab_render *r, const char *metric, char *buf, size_t 
 			 lo, hi);
 }
 
+/* "123.4 MB/s", or "not measured" when g has no records in this run. */
+static const char *mbs(char *buf, size_t len, const struct ab_group *g)
+{
+	if (g && g->n)
+		snprintf(buf, len, "%.1f MB/s", ab_r_median(g));
+	else
+		snprintf(buf, len, "not measured");
+	return buf;
+}
+
 /* One mode's rows: procs, MB/s without and with clone_fd, their ratio, the post's numbers. */
 static void mode_table(struct ab_render *r, int m)
 {
@@ -98,9 +111,10 @@ static void mode_table(struct ab_render *r, int m)
 		double q = NAN;
 		struct ab_ci ci;
 		enum ab_verdict v = row(r, m, procs[i], &off, &on, &q, &ci);
-		fprintf(f, "%-4s %14.1f MB/s %24.1f MB/s   ", procs[i], ab_r_median(off), ab_r_median(on));
+		char a[32], b[32];
+		fprintf(f, "%-4s %19s %29s   ", procs[i], mbs(a, sizeof(a), off), mbs(b, sizeof(b), on));
 		if (v == AB_V_NONE)
-			fprintf(f, "%-12s", "n/a");
+			fprintf(f, "%-12s", off && on ? "-" : "needs both");
 		else
 			fprintf(f, "%.2fx%-7s", q, v == AB_V_FEW ? " (few)" : ab_r_star(v));
 		snprintf(key, sizeof(key), "%s.%.31s.without", modes[m], procs[i]);
@@ -118,52 +132,78 @@ static void mode_table(struct ab_render *r, int m)
 	fprintf(f, "(* = the 95%% CI of the ratio excludes 1; (few) = too few repetitions to judge)\n\n");
 }
 
-/* "median without / median with" of metric at mode m and procs p. */
-static const char *pair(struct ab_render *r, const char *metric, int m, const char *p, char *buf,
-			size_t len)
+/* "transport=NAME" of transport t; libfuse also matches records without the key. */
+static const char *transport_want(char *buf, size_t len, int t)
 {
-	char mw[32], pw[48], a[32], b[32];
-
-	snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
-	snprintf(pw, sizeof(pw), "procs=%.31s", p);
-	const char *woff[] = { mw, pw, "clone_fd=off", LIBFUSE, NULL };
-	const char *won[] = { mw, pw, "clone_fd=on", LIBFUSE, NULL };
-	snprintf(buf, len, "%s / %s", ab_r_num(a, sizeof(a), ab_r_median(ab_r_find(r, metric, woff))),
-		 ab_r_num(b, sizeof(b), ab_r_median(ab_r_find(r, metric, won))));
+	snprintf(buf, len, "transport=%s%s", transports[t], t ? "" : "|");
 	return buf;
 }
 
-/* Rows of mode x procs (those with a record of the last column), one "without / with"
- * cell per metric; the post's spinlock figures (writes) at the end of write rows when post. */
+/* A median, or "not measured" when this run has none. */
+static const char *num_or_none(char *buf, size_t len, const struct ab_group *g)
+{
+	return g && g->n ? ab_r_num(buf, len, ab_r_median(g)) : strcpy(buf, "not measured");
+}
+
+/* "median without / median with" of metric at mode m, procs p and transport t;
+ * "not measured" for a side without records, once when both have none. */
+static const char *pair(struct ab_render *r, const char *metric, int m, const char *p, int t,
+			char *buf, size_t len)
+{
+	char mw[32], pw[48], tw[48], a[32], b[32];
+
+	snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
+	snprintf(pw, sizeof(pw), "procs=%.31s", p);
+	transport_want(tw, sizeof(tw), t);
+	const char *woff[] = { mw, pw, "clone_fd=off", tw, NULL };
+	const char *won[] = { mw, pw, "clone_fd=on", tw, NULL };
+	const struct ab_group *off = ab_r_find(r, metric, woff), *on = ab_r_find(r, metric, won);
+	if (!off && !on)
+		snprintf(buf, len, "not measured");
+	else
+		snprintf(buf, len, "%s / %s", num_or_none(a, sizeof(a), off), num_or_none(b, sizeof(b), on));
+	return buf;
+}
+
+/* Rows of mode x procs x transport (those with a record of the last column), one
+ * "without / with" cell per metric, a server column when not all rows are libfuse;
+ * the post's spinlock figures (writes, libfuse) at the end of write rows when post. */
 static void pair_table(struct ab_render *r, const char *const *cols, const char *const *heads,
 		       int ncols, int post)
 {
 	FILE *f = r->out;
-	char procs[AB_GRID_ROWS][32], cell[80], key[64], mw[32], pw[48];
-	int np = ab_r_distinct(r, cols[ncols - 1], "procs", procs, AB_GRID_ROWS);
+	char procs[AB_GRID_ROWS][32], cell[80], key[64], mw[32], pw[48], tw[48];
+	int np = ab_r_distinct(r, cols[ncols - 1], "procs", procs, AB_GRID_ROWS), servers = 0;
 
+	for (int t = 1; t < 4; t++)
+		servers |= ab_r_find_kv(r, cols[ncols - 1], "transport", transports[t], NULL, NULL) != NULL;
 	fprintf(f, "%-6s %-6s", "mode", "procs");
+	if (servers)
+		fprintf(f, " %-12s", "server");
 	for (int c = 0; c < ncols; c++)
 		fprintf(f, " %-23s", heads[c]);
 	fprintf(f, "%s\n", post ? " post: spinlock ms/req" : "");
 	for (int m = 0; m < 2; m++)
-		for (int i = 0; i < np; i++) {
-			snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
-			snprintf(pw, sizeof(pw), "procs=%.31s", procs[i]);
-			const char *want[] = { mw, pw, NULL };
-			if (!ab_r_find(r, cols[ncols - 1], want))
-				continue;
-			fprintf(f, "%-6s %-6s", modes[m], procs[i]);
-			for (int c = 0; c < ncols; c++)
-				fprintf(f, " %-23s", pair(r, cols[c], m, procs[i], cell, sizeof(cell)));
-			snprintf(key, sizeof(key), "spin_ms.%.31s.without", procs[i]);
-			if (post && m == 0 && !isnan(ab_pub(POST, key))) {
-				double a = ab_pub(POST, key);
-				snprintf(key, sizeof(key), "spin_ms.%.31s.with", procs[i]);
-				fprintf(f, " %g / %g", a, ab_pub(POST, key));
+		for (int i = 0; i < np; i++)
+			for (int t = 0; t < 4; t++) {
+				snprintf(mw, sizeof(mw), "mode=%s", modes[m]);
+				snprintf(pw, sizeof(pw), "procs=%.31s", procs[i]);
+				const char *want[] = { mw, pw, transport_want(tw, sizeof(tw), t), NULL };
+				if (!ab_r_find(r, cols[ncols - 1], want))
+					continue;
+				fprintf(f, "%-6s %-6s", modes[m], procs[i]);
+				if (servers)
+					fprintf(f, " %-12s", transports[t]);
+				for (int c = 0; c < ncols; c++)
+					fprintf(f, " %-23s", pair(r, cols[c], m, procs[i], t, cell, sizeof(cell)));
+				snprintf(key, sizeof(key), "spin_ms.%.31s.without", procs[i]);
+				if (post && m == 0 && t == 0 && !isnan(ab_pub(POST, key))) {
+					double a = ab_pub(POST, key);
+					snprintf(key, sizeof(key), "spin_ms.%.31s.with", procs[i]);
+					fprintf(f, " %g / %g", a, ab_pub(POST, key));
+				}
+				fprintf(f, "\n");
 			}
-			fprintf(f, "\n");
-		}
 }
 
 /* Time per request: the post measured spinlock time; we show kernel, spin and daemon time
@@ -282,8 +322,9 @@ static void tables(struct ab_render *r)
 {
 	fprintf(r->out, "## ddpar: parallel dd on one FUSE mount, without / with clone_fd (%s)\n\n",
 		ab_pub_text(POST, "source"));
+	static const char *const libfuse[] = { LIBFUSE, NULL };
 	for (int m = 0; m < 2; m++)
-		if (ab_r_find(r, mbps[m], NULL))
+		if (ab_r_find(r, mbps[m], libfuse))	/* the post's layout is libfuse's */
 			mode_table(r, m);
 	for (int m = 0; m < 2; m++)
 		transport_table(r, m);
@@ -347,29 +388,56 @@ static void uring_cpu_reading(struct ab_render *r)
 		uring_cpu_reading_bs(r, bs[i]);
 }
 
+/* "Writes at N=1: the throughput of passthrough is 4.1x that of libfuse (...); ..." */
+static void transport_reading(struct ab_render *r, int m)
+{
+	char subject[48], buf[512];
+
+	/* each server against libfuse; uring where its ring threads run by default (queue) */
+	for (int t = 1; t < NTCOLS; t++) {
+		const struct ab_group *g = transport_cell(r, m, "1", t), *base = transport_cell(r, m, "1", 0);
+		double q = NAN;
+		struct ab_ci ci;
+		if (!g || (t > URING_COL && t < URING_COL + URING_NCOLS))
+			continue;	/* the other --uring-cpu choices have their own reading */
+		snprintf(subject, sizeof(subject), "%s at one process", tcols[t].name);
+		const struct ab_claim c = { m ? "read throughput" : "write throughput", subject,
+					    "libfuse", 0 };
+		enum ab_verdict v = ab_r_ratio(g, base, &q, &ci);
+		fprintf(r->out, "- %s\n", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci));
+	}
+}
+
 static void reading(struct ab_render *r)
 {
+	static const struct ab_sweep sweep[2] = {
+		{ "For writes, clone_fd", "was significantly faster", "was significantly slower",
+		  "made no significant difference", "process", "processes" },
+		{ "For reads, clone_fd", "was significantly faster", "was significantly slower",
+		  "made no significant difference", "process", "processes" },
+	};
 	FILE *f = r->out;
 	int any = 0;
 
 	fprintf(f, "## ddpar: do cloned /dev/fuse fds help parallel IO?\n\n");
 	for (int m = 0; m < 2; m++) {
-		char procs[AB_GRID_ROWS][32];
-		int np = ab_r_distinct(r, mbps[m], "procs", procs, AB_GRID_ROWS), n[AB_V_SAME + 1] = { 0 };
+		char procs[AB_GRID_ROWS][32], buf[1024];
+		enum ab_verdict v[AB_GRID_ROWS];
+		int np = ab_r_distinct(r, mbps[m], "procs", procs, AB_GRID_ROWS), judged = 0;
 		for (int i = 0; i < np; i++) {
 			const struct ab_group *off, *on;
 			double q;
 			struct ab_ci ci;
-			n[row(r, m, procs[i], &off, &on, &q, &ci)]++;
+			v[i] = row(r, m, procs[i], &off, &on, &q, &ci);
+			judged |= v[i] != AB_V_NONE;
+			any |= v[i] == AB_V_UP || v[i] == AB_V_DOWN;
 		}
-		if (np == n[AB_V_NONE])
-			continue;
-		fprintf(f, "%s: clone_fd was significantly faster at %d and slower at %d of %d process "
-			   "counts; no effect could be shown at %d; %d had too few repetitions to judge.\n\n",
-			modes[m], n[AB_V_UP], n[AB_V_DOWN], np - n[AB_V_NONE], n[AB_V_SAME], n[AB_V_FEW]);
-		any |= n[AB_V_UP] || n[AB_V_DOWN];
+		if (judged)
+			fprintf(f, "%s\n\n", ab_r_sweep(buf, sizeof(buf), &sweep[m], v, procs, np));
 	}
-	fprintf(f, "The post (8 nodes, 288 CPUs) saw clone_fd win only from 16 processes up "
+	for (int m = 0; m < 2; m++)
+		transport_reading(r, m);
+	fprintf(f, "\nThe post (8 nodes, 288 CPUs) saw clone_fd win only from 16 processes up "
 		   "(writes %g -> %g \"Mb/s\" at 128)", ab_pub(POST, "write.128.without"),
 		ab_pub(POST, "write.128.with"));
 	if (!any && r->ncpu > 0 && r->ncpu <= 4)
@@ -378,45 +446,58 @@ static void reading(struct ab_render *r)
 	uring_cpu_reading(r);
 }
 
-/* The time per request to plot, as the post plotted spinlock time: spin when it was
- * measured (not all zero), else kernel time, else the daemon's. */
-static const char *timereq_metric(struct ab_render *r)
-{
-	static const char *const pref[] = { DDP_M_SPIN_US, DDP_M_KERNEL_US, DDP_M_DAEMON_US };
-
-	for (size_t p = 0; p < AB_ARRAY_SIZE(pref); p++)
-		for (size_t i = 0; i < r->res->n; i++) {
-			const struct ab_group *g = &r->res->g[i];
-			if (!strcmp(g->bench, r->desc->name) && !strcmp(g->metric, pref[p]) && g->n &&
-			    ab_max(g->v, g->n) > 0)
-				return pref[p];
-		}
-	return NULL;
-}
-
-/* Time per request of writes by N, one line per clone_fd value. */
+/* Time per request by N, one line per clone_fd value: a panel per measured time
+ * (spin, kernel; the daemon's when no kernel statistics were taken) and mode. */
 static void timereq_plot(struct ab_render *r)
 {
-	static const char *const writes[] = { "mode=write", NULL };
-	const char *tm = timereq_metric(r);
-	struct ab_grid g;
-	char label[64];
+	static const char *const ms[] = { DDP_M_SPIN_US, DDP_M_KERNEL_US, DDP_M_DAEMON_US };
+	static const char *const names[] = { "spinlock wait", "kernel time", "daemon handler time" };
+	static const char *const fixed[2][3] = { { "mode=write", LIBFUSE, NULL },
+						 { "mode=read", LIBFUSE, NULL } };
+	struct ab_grid g[3][2];
+	int rows = 0, cols[2] = { 0 }, ncols = 0, any_kernel = 0;
 
-	if (!tm)
+	for (int k = 0; k < 3; k++)
+		for (int m = 0; m < 2; m++) {
+			ab_grid_build(r, &g[k][m], ms[k], "procs", "clone_fd", fixed[m]);
+			cols[m] |= g[k][m].nr > 0;
+			any_kernel |= k < 2 && g[k][m].nr > 0;
+		}
+	for (int k = any_kernel ? 0 : 2; k < (any_kernel ? 2 : 3); k++)
+		rows += g[k][0].nr > 0 || g[k][1].nr > 0;
+	ncols = cols[0] + cols[1];
+	if (!rows || !ncols)
 		return;
-	ab_grid_build(r, &g, tm, "procs", "clone_fd", writes);
-	if (!g.nr)
-		return;
-	ab_grid_dat(r, &g, "ddpar_timereq");
 	FILE *b = ab_plot_begin(r);
-	fprintf(b, "set logscale x 2\nset yrange [0:*]\nset key top left noenhanced\n"
-		   "set offsets graph 0.05, graph 0.05\n");
-	snprintf(label, sizeof(label), "us per request (%s)", tm);
+	fprintf(b, "set multiplot layout %d,%d\nset logscale x 2\nset key outside right top noenhanced\n"
+		   "set offsets graph 0.05, graph 0.05\n", rows, ncols);
 	ab_plot_set(b, "xlabel", "dd processes (N)");
-	ab_plot_set(b, "ylabel", label);
-	ab_plot_set(b, "title", "ddpar: time per request (writes)");
-	ab_plot_lines(b, &g, "ddpar_timereq.dat", "clone_fd ");
-	ab_plot_end(r, b, "ddpar_timereq", 900, 500);
+	for (int k = any_kernel ? 0 : 2; k < (any_kernel ? 2 : 3); k++) {
+		if (!g[k][0].nr && !g[k][1].nr)
+			continue;
+		for (int m = 0; m < 2; m++) {
+			char dat[64], title[96], ylabel[64];
+			if (!cols[m])
+				continue;
+			snprintf(title, sizeof(title), "ddpar %s: %s per request", modes[m],
+				 names[k]);
+			ab_plot_set(b, "title", title);
+			snprintf(ylabel, sizeof(ylabel), "us per request (%s)", ms[k]);
+			ab_plot_set(b, "ylabel", ylabel);
+			if (!g[k][m].nr) {	/* keeps the layout: an empty panel that says why */
+				fprintf(b, "set multiplot next\n");
+				continue;
+			}
+			snprintf(dat, sizeof(dat), "ddpar_timereq_%s_%s", k == 0 ? "spin" : k == 1 ? "kernel" :
+				 "daemon", modes[m]);
+			ab_grid_dat(r, &g[k][m], dat);
+			ab_plot_yrange(b, &g[k][m]);
+			snprintf(dat + strlen(dat), sizeof(dat) - strlen(dat), ".dat");
+			ab_plot_lines(b, &g[k][m], dat, "clone_fd ");
+		}
+	}
+	fprintf(b, "unset multiplot\n");
+	ab_plot_end(r, b, "ddpar_timereq", 550 * ncols, 380 * rows);
 }
 
 /* One panel per mode with data, one line per value of ckey among records holding fix;
@@ -436,8 +517,8 @@ static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, c
 	if (!panels || lines < min_lines)
 		return;
 	FILE *b = ab_plot_begin(r);
-	fprintf(b, "set multiplot layout 1,%d\nset logscale x 2\nset yrange [0:*]\n"
-		   "set key top left noenhanced\nset offsets graph 0.05, graph 0.05\n", panels);
+	fprintf(b, "set multiplot layout 1,%d\nset logscale x 2\n"
+		   "set key outside right top noenhanced\nset offsets graph 0.05, graph 0.05\n", panels);
 	ab_plot_set(b, "xlabel", "dd processes (N)");
 	ab_plot_set(b, "ylabel", "MB/s");
 	for (int m = 0; m < 2; m++) {
@@ -448,6 +529,7 @@ static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, c
 		ab_grid_dat(r, &g[m], dat);
 		snprintf(title, sizeof(title), "ddpar %s%s", modes[m], min_lines > 1 ? " by transport" : "");
 		ab_plot_set(b, "title", title);
+		ab_plot_yrange(b, &g[m]);
 		snprintf(dat + strlen(dat), sizeof(dat) - strlen(dat), ".dat");
 		ab_plot_lines(b, &g[m], dat, key_prefix);
 	}

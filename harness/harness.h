@@ -197,6 +197,8 @@ void h_monitor_table(FILE *f, const char *bench, const struct ab_results *d);
 /* ---- small helpers (util.c) ---- */
 /* mkdir -p with mode 0755 (lib/sys/fsutil.h). 0 or -1. */
 int h_mkdirs(const char *path);
+/* "1 point", "3 points": n and noun, with an s unless n is 1. */
+const char *h_plural(char *buf, size_t len, int n, const char *noun);
 /* Format seconds as m:ss or h:mm:ss. */
 void h_fmt_dur(double s, char *buf, size_t len);
 /* machine.txt's value for label (its last occurrence: a resumed run appends), "" if absent. */

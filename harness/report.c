@@ -24,15 +24,18 @@
 /* Every result as a table: in tables.md only (a terminal gets the posts' layouts). */
 static void all_results(FILE *f, const struct ab_results *d)
 {
-	fprintf(f, "## All results (median, 95%% CI of the median, n, CV)\n\n"
-		   "| bench | config | metric | median | unit | CI / n / CV |\n|---|---|---|---|---|---|\n");
+	fprintf(f, "## All results (median, its interval, n, CV)\n\n"
+		   "The interval is the 95%% CI of the median from %d repetitions on, and the min-max "
+		   "range (marked so) below.\n\n"
+		   "| bench | config | metric | median | unit | interval / n / CV |\n"
+		   "|---|---|---|---|---|---|\n", AB_MIN_REPS_CI);
 	for (size_t i = 0; i < d->n; i++) {
 		const struct ab_group *g = &d->g[i];
 		struct ab_summary s;
 		ab_summarize(g->v, g->n, &s);
 		fprintf(f, "| %s | %s | %s | %.6g | %s | [%.4g, %.4g]%s n=%zu CV %.1f%% |\n", g->bench,
 			g->config, g->metric, s.median, g->unit, s.ci.lo, s.ci.hi,
-			s.ci.level < 0.95 ? " (<95%, few reps)" : "", s.n, s.cv == s.cv ? 100 * s.cv : 0);
+			s.n < AB_MIN_REPS_CI ? " min-max" : "", s.n, s.cv == s.cv ? 100 * s.cv : 0);
 	}
 	fprintf(f, "\n");
 }
@@ -183,9 +186,10 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 	failures(f, dir);
 	fprintf(f, "## Files\n\n- `tables.md`: the posts' layouts with their published numbers, and every "
 		   "result\n- `summary.csv`: per bench, config and metric: n, median, mean, stddev, CV, min, "
-		   "max, 95%% CI\n- `raw.csv`: every record; `failures.csv`: failed and skipped points; "
+		   "max, interval of the median (95%% CI, or min-max below %d repetitions)\n"
+		   "- `raw.csv`: every record; `failures.csv`: failed and skipped points; "
 		   "`log/`: each run's stderr\n- `machine.txt`: the machine and its knobs before and after\n"
-		   "- regenerate with `bin/harness plot DIR`\n");
+		   "- regenerate with `bin/harness plot DIR`\n", AB_MIN_REPS_CI);
 	free(body);
 	return rc | ab_outfile_close(&o);
 }

@@ -153,8 +153,9 @@ static enum h_outcome run_point(struct run *r, int pi, int rep, struct h_point_r
 	char *argv[8 + 2 * H_AXES_MAX + H_ARGS_MAX + 1];
 
 	*pr = (struct h_point_run){ .dir = r->out, .pt = pt, .rep = rep + 1, .raw = &r->raw };
-	/* point and repetition in the name: a resume with another --repeat cannot overwrite */
-	snprintf(logp, sizeof(logp), "%s/log/%s-p%d-r%d.log", r->out, pt->blk->bench, pi + 1, rep + 1);
+	/* point and repetition in the name: a resume with another --repeat cannot overwrite;
+	 * the point numbered as in runs.csv and --dry-run (from 0), the repetition from 1 */
+	snprintf(logp, sizeof(logp), "%s/log/%s-p%d-r%d.log", r->out, pt->blk->bench, pi, rep + 1);
 	h_point_argv(pt, h_program_of(pt->blk, prog, sizeof(prog)), argv, AB_ARRAY_SIZE(argv), dur,
 		     sizeof(dur));
 	enum h_outcome o = h_point_run(pr, logp, argv, reason, rlen);
@@ -199,11 +200,12 @@ static void sweep(struct run *r)
 
 static void dry_run(struct run *r)
 {
-	char prog[PATH_MAX], dur[32], et[32];
+	char prog[PATH_MAX], dur[32], et[32], a[32], b[32], c[32];
 	char *av[8 + 2 * H_AXES_MAX + H_ARGS_MAX + 1];
 
-	printf("plan %s: %d points x %d repetitions = %d invocations\n", r->plan.path, r->plan.npoints,
-	       r->repeat, r->plan.npoints * r->repeat);
+	printf("plan %s: %s x %s = %s\n", r->plan.path, h_plural(a, sizeof(a), r->plan.npoints, "point"),
+	       h_plural(b, sizeof(b), r->repeat, "repetition"),
+	       h_plural(c, sizeof(c), r->plan.npoints * r->repeat, "invocation"));
 	for (int rep = 0; rep < r->repeat; rep++)
 		for (int i = 0; i < r->plan.npoints; i++) {
 			struct h_point *pt = &r->plan.points[i];
@@ -360,7 +362,9 @@ int h_run(struct h_run_opts *o)
 	catch_stops();
 	r.tty = isatty(2);
 	r.t0 = now_s();
-	ab_msg("run: %s, %d points x %d repetitions -> %s", r.plan.path, r.plan.npoints, r.repeat, r.out);
+	char np[32], nr[32];
+	ab_msg("run: %s, %s x %s -> %s", r.plan.path, h_plural(np, sizeof(np), r.plan.npoints, "point"),
+	       h_plural(nr, sizeof(nr), r.repeat, "repetition"), r.out);
 	sweep(&r);
 	int rc = finish(&r);
 	h_lock_release(machinefd);

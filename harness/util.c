@@ -139,3 +139,9 @@ const char *h_dir_arg(const char *cmd, int argc, char **argv, const char *usage)
 	h_inputs_check(cmd, argv[1]);	/* a FIFO, a device, a link: refused before anything is written */
 	return argv[1];
 }
+
+const char *h_plural(char *buf, size_t len, int n, const char *noun)
+{
+	snprintf(buf, len, "%d %s%s", n, noun, n == 1 ? "" : "s");
+	return buf;
+}

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/reading.h"
 #include "report/render.h"
 #include "sqrtio.h"
 
@@ -130,29 +131,35 @@ static void tables(struct ab_render *r)
 
 static void reading(struct ab_render *r)
 {
+	static const char *const ms[] = { SQ_M_SQRT, SQ_M_IOS };
+	static const char *const names[] = { "sqrt work rate", "IO rate" };
+	static const char *const post[] = { "+4%", "+1%" };
 	FILE *f = r->out;
-	char buf[160], rqs[8][32];
+	char buf[512], rqs[8][32], subject[96];
 	int nrq = ab_r_distinct(r, SQ_M_IOS, "rq", rqs, 8);
 
 	fprintf(f, "## sqrtio: rq_affinity and readers on / off the IRQ CPU\n\n");
-	for (int i = 0; i < nrq; i++) {
-		double q = NAN;
-		struct ab_ci ci;
-		enum ab_verdict v = ab_r_ratio(cell(r, SQ_M_IOS, rqs[i], "0"),
-					       cell(r, SQ_M_IOS, rqs[i], "1"), &q, &ci);
-		if (v != AB_V_NONE)
-			fprintf(f, "- rq=%s: readers off the IRQ CPU reach %s of the IO rate of readers on it.\n",
-				rqs[i], ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
-	}
-	static const char *const ms[] = { SQ_M_SQRT, SQ_M_IOS };
-	static const char *const names[] = { "sqrt work", "IO rate" }, *const post[] = { "+4%", "+1%" };
+	for (int i = 0; i < nrq; i++)
+		for (int k = 0; k < 2; k++) {
+			double q = NAN;
+			struct ab_ci ci;
+			enum ab_verdict v = ab_r_ratio(cell(r, ms[k], rqs[i], "0"),
+						       cell(r, ms[k], rqs[i], "1"), &q, &ci);
+			snprintf(subject, sizeof(subject), "the run with readers off the IRQ CPU "
+							   "(rq_affinity %.31s)", rqs[i]);
+			const struct ab_claim c = { names[k], subject, "the run with readers on it", 0 };
+			if (v != AB_V_NONE)
+				fprintf(f, "- %s\n", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci));
+		}
 	for (int k = 0; k < 2; k++) {
 		double q = NAN;
 		struct ab_ci ci;
 		enum ab_verdict v = ab_r_ratio(cell(r, ms[k], "1", "0"), cell(r, ms[k], "0", "0"), &q, &ci);
+		const struct ab_claim c = { names[k], "readers off the IRQ CPU with rq_affinity 1",
+					    "the same readers with rq_affinity 0", 1 };
 		if (v != AB_V_NONE)
-			fprintf(f, "- readers off the IRQ CPU, rq_affinity 1 vs 0: %s %s (post: %s).\n",
-				names[k], ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1), post[k]);
+			fprintf(f, "- %s The post saw %s.\n", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci),
+				post[k]);
 	}
 	fprintf(f, "\n");
 }

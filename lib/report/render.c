@@ -166,7 +166,7 @@ const char *ab_r_ratio_text(char *buf, size_t len, enum ab_verdict v, double rat
 	char est[48];
 
 	if (v == AB_V_NONE) {
-		snprintf(buf, len, "n/a");
+		snprintf(buf, len, "not compared: not both measured in this run");
 		return buf;
 	}
 	if (pct)
@@ -252,6 +252,8 @@ int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name,
 		return 0;
 	}
 	snprintf(dat, sizeof(dat), "%s.dat", name);
+	if (m->rkey[0])
+		ab_plot_set(b, "xlabel", m->rkey);
 	ab_plot_bars(b, m, dat, title, ylabel, key_prefix);
 	ab_plot_end(r, b, name, width, height);
 	return 1;
@@ -259,6 +261,10 @@ int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name,
 
 void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix)
 {
+	char t[96];
+
+	snprintf(t, sizeof(t), "bars: %s", ab_grid_interval(m));
+	ab_plot_set(f, "key title", t);	/* what the error bars are */
 	fprintf(f, "plot ");
 	for (int c = 0; c < m->nc; c++) {
 		char key[96];

@@ -84,7 +84,7 @@ enum ab_verdict ab_r_ratio(const struct ab_group *a, const struct ab_group *b, d
 enum ab_verdict ab_r_paired(const struct ab_group *a, const struct ab_group *b, double *ratio,
 			    struct ab_ci *ci);
 /* "1.92x [1.71, 2.10] 95% CI, significant", "1.92x (too few repetitions to judge: n=3,
- * 6 needed)" or "n/a"; pct: as a change in percent. */
+ * 6 needed)" or "not compared: not both measured in this run"; pct: as a change in percent. */
 const char *ab_r_ratio_text(char *buf, size_t len, enum ab_verdict v, double ratio,
 			    const struct ab_ci *ci, int pct);
 /* " *" for a significant verdict, "" otherwise. */
@@ -99,6 +99,7 @@ const char *ab_pub_text(const char *post, const char *key);	/* "" when absent */
 #define AB_GRID_COLS 8
 struct ab_grid {
 	int nr, nc;
+	char rkey[32];		/* what the rows are (ab_grid_build's rkey): ab_grid_plot's x label */
 	char rows[AB_GRID_ROWS][32], cols[AB_GRID_COLS][32];
 	const struct ab_group *g[AB_GRID_ROWS][AB_GRID_COLS];
 };
@@ -106,7 +107,15 @@ struct ab_grid {
  * every "k=v" of fixed (may be NULL); empty rows and columns dropped. */
 void ab_grid_build(struct ab_render *r, struct ab_grid *m, const char *metric, const char *rkey,
 		   const char *ckey, const char *const *fixed);
-/* Medians (with their 95% CI when with_ci), "-" where missing. */
+/* What the bracket after a median is, for groups of n values: a 95% CI from
+ * AB_MIN_REPS_CI values on, the min-max range below (never called a CI). */
+#define AB_MINMAX_LABEL "min-max, fewer than 6 repetitions"
+const char *ab_interval_label(size_t n);
+/* The same for every cell of m: "95% CI" when all have AB_MIN_REPS_CI values,
+ * AB_MINMAX_LABEL when none has, and for a mix "95% CI; ~ = min-max, ..." with
+ * ab_grid_md marking those cells "~". */
+const char *ab_grid_interval(const struct ab_grid *m);
+/* Medians (with their interval, ab_grid_interval, when with_ci), "-" where missing. */
 void ab_grid_md(struct ab_render *r, const struct ab_grid *m, const char *corner, int with_ci);
 /* NAME.dat: row label, then median ci_lo ci_hi per column. */
 void ab_grid_dat(struct ab_render *r, const struct ab_grid *m, const char *name);
@@ -117,16 +126,22 @@ void ab_grid_dat(struct ab_render *r, const struct ab_grid *m, const char *name)
  * drawn until ab_plots_draw runs gnuplot on them. */
 FILE *ab_plot_begin(struct ab_render *r);
 void ab_plot_end(struct ab_render *r, FILE *body, const char *name, int width, int height);
-/* Clustered bars with CI error bars of a grid's .dat; title, ylabel and the key are escaped. */
+/* Clustered bars with error bars of a grid's .dat; title, ylabel and the key are escaped;
+ * the key's title says what the bars are (ab_grid_interval). */
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
 		  const char *ylabel, const char *key_prefix);
 /* A descriptor's usual figure in one call: NAME.dat from m and NAME.gp drawing it as
- * ab_plot_bars does, width x height pixels. Nothing when m has no rows. 1: made, 0: not. */
+ * ab_plot_bars does, the x axis labelled with m->rkey, width x height pixels. Nothing
+ * when m has no rows. 1: made, 0: not. */
 int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name, const char *title,
 		 const char *ylabel, const char *key_prefix, int width, int height);
-/* "plot" of a grid's .dat as lines with CI error bars, one per column, x the row (a number);
- * each line's key is key_prefix and the column, escaped. */
+/* "plot" of a grid's .dat as lines with error bars, one per column, x the row (a number);
+ * each line's key is key_prefix and the column, escaped; the key's title says what the
+ * bars are. */
 void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix);
+/* "set yrange [0:TOP]" with TOP above every median and interval end of m, so that no
+ * error bar is cut off ("[0:*]" when m has no number). */
+void ab_plot_yrange(FILE *f, const struct ab_grid *m);
 /* "set terminal ... set output 'NAME.png'" (svg 0) or NAME.svg (svg 1). */
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height);
 /*

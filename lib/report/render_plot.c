@@ -65,6 +65,7 @@ void ab_grid_build(struct ab_render *r, struct ab_grid *m, const char *metric, c
 		   const char *ckey, const char *const *fixed)
 {
 	memset(m, 0, sizeof(*m));
+	snprintf(m->rkey, sizeof(m->rkey), "%.31s", rkey);
 	m->nr = ab_r_distinct(r, metric, rkey, m->rows, AB_GRID_ROWS);
 	m->nc = ab_r_distinct(r, metric, ckey, m->cols, AB_GRID_COLS);
 	for (size_t i = 0; i < r->res->n; i++) {
@@ -83,9 +84,30 @@ void ab_grid_build(struct ab_render *r, struct ab_grid *m, const char *metric, c
 	grid_drop_empty(m);
 }
 
+const char *ab_interval_label(size_t n)
+{
+	return n >= AB_MIN_REPS_CI ? "95% CI" : AB_MINMAX_LABEL;
+}
+
+const char *ab_grid_interval(const struct ab_grid *m)
+{
+	int few = 0, ci = 0;
+
+	for (int a = 0; a < m->nr; a++)
+		for (int c = 0; c < m->nc; c++)
+			if (m->g[a][c] && m->g[a][c]->n >= AB_MIN_REPS_CI)
+				ci = 1;
+			else if (m->g[a][c])
+				few = 1;
+	if (few && ci)
+		return "95% CI; ~ = " AB_MINMAX_LABEL;
+	return few ? AB_MINMAX_LABEL : "95% CI";
+}
+
 void ab_grid_md(struct ab_render *r, const struct ab_grid *m, const char *corner, int with_ci)
 {
 	FILE *f = r->out;
+	int mixed = strchr(ab_grid_interval(m), '~') != NULL;
 
 	fprintf(f, "| %s |", corner);
 	for (int c = 0; c < m->nc; c++)
@@ -104,8 +126,9 @@ void ab_grid_md(struct ab_render *r, const struct ab_grid *m, const char *corner
 			} else if (with_ci) {
 				char a[32], b[32], c[32];
 				ab_summarize(g->v, g->n, &s);
-				fprintf(f, " %s [%s, %s] |", ab_r_num(a, sizeof(a), s.median),
-					ab_r_num(b, sizeof(b), s.ci.lo), ab_r_num(c, sizeof(c), s.ci.hi));
+				fprintf(f, " %s [%s, %s]%s |", ab_r_num(a, sizeof(a), s.median),
+					ab_r_num(b, sizeof(b), s.ci.lo), ab_r_num(c, sizeof(c), s.ci.hi),
+					mixed && g->n < AB_MIN_REPS_CI ? " ~" : "");
 			} else {
 				char a[32];
 				fprintf(f, " %s |", ab_r_num(a, sizeof(a), ab_r_median(g)));
@@ -193,14 +216,26 @@ void ab_plot_set(FILE *f, const char *keyword, const char *text)
 	fputs(" noenhanced\n", f);	/* an underscore is an underscore, not a subscript */
 }
 
+/* The key says what the error bars are. */
+static void plot_key_title(FILE *f, const struct ab_grid *m)
+{
+	char t[96];
+
+	snprintf(t, sizeof(t), "bars: %s", ab_grid_interval(m));
+	ab_plot_set(f, "key title", t);
+}
+
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
 		  const char *ylabel, const char *key_prefix)
 {
 	ab_plot_set(f, "title", title);
 	ab_plot_set(f, "ylabel", ylabel);
-	fprintf(f, "set yrange [0:*]\nset style data histograms\n"
+	ab_plot_yrange(f, m);
+	fprintf(f, "set style data histograms\n"
 		   "set style histogram errorbars gap 1 lw 1\nset style fill solid 0.6 border -1\n"
-		   "set key outside right top vertical noenhanced\nset xtics nomirror noenhanced\nplot ");
+		   "set key outside right top vertical noenhanced\nset xtics nomirror noenhanced\n");
+	plot_key_title(f, m);
+	fprintf(f, "plot ");
 	for (int c = 0; c < m->nc; c++) {
 		char key[96];
 		snprintf(key, sizeof(key), "%s%s", key_prefix, m->cols[c]);
@@ -220,6 +255,24 @@ static int have_pngcairo(void)
 		have = ab_run(NULL, av, NULL, GNUPLOT_TIMEOUT_NS) == 0;
 	}
 	return have;
+}
+
+void ab_plot_yrange(FILE *f, const struct ab_grid *m)
+{
+	double top = 0;
+
+	for (int a = 0; a < m->nr; a++)
+		for (int c = 0; c < m->nc; c++) {
+			struct ab_summary s;
+			if (!m->g[a][c] || !m->g[a][c]->n)
+				continue;
+			ab_summarize(m->g[a][c]->v, m->g[a][c]->n, &s);
+			top = fmax(top, fmax(isfinite(s.median) ? s.median : 0, isfinite(s.ci.hi) ? s.ci.hi : 0));
+		}
+	if (top > 0)
+		fprintf(f, "set yrange [0:%.6g]\n", top * 1.08);	/* room above the highest bar */
+	else
+		fprintf(f, "set yrange [0:*]\n");
 }
 
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height)

@@ -293,9 +293,52 @@ static void default_text(const struct ab_opt *o, const void *params, char *buf, 
 	}
 }
 
+#define HELP_COL 31	/* where the text of an option starts */
+#define HELP_WIDTH 79
+
+/* "  --name ARG   text", the text in its own column, wrapped at word boundaries;
+ * a name too long for its column gets a line of its own. */
+/* Where to break a word of n characters to fit room: after its last '|' or ','
+ * within room, or 0 where it has none. */
+static int cut(const char *w, int n, int room)
+{
+	for (int k = room < n ? room : n; k > 0; k--)
+		if (w[k - 1] == '|' || w[k - 1] == ',')
+			return k;
+	return 0;
+}
+
+static void help_line(const char *left, const char *text)
+{
+	int col = printf("  %s", left), first = 1;
+
+	if (col >= HELP_COL)	/* no room left for a space before the text */
+		col = printf("\n%*s", HELP_COL, "") - 1;
+	else
+		col += printf("%*s", HELP_COL - col, "");
+	for (const char *w = text + strspn(text, " "); *w; w += strspn(w, " ")) {
+		int n = (int)strcspn(w, " ");
+		if (!first && col + 1 + n > HELP_WIDTH)
+			col = printf("\n%*s", HELP_COL, "") - 1;
+		else if (!first)
+			col += printf(" ");
+		/* a word too long for the column (a|b|c, a,b,c) is broken after a '|' or ',' */
+		for (int k; col + n > HELP_WIDTH && (k = cut(w, n, HELP_WIDTH - col)) > 0;) {
+			printf("%.*s\n%*s", k, w, HELP_COL, "");
+			col = HELP_COL;
+			w += k;
+			n -= k;
+		}
+		col += printf("%.*s", n, w);
+		w += n;
+		first = 0;
+	}
+	putchar('\n');
+}
+
 static void usage(const struct ab_prog_info *info, const struct ab_opt *opts, const void *params)
 {
-	char def[256], left[64];
+	char def[256], left[64], text[1024];
 
 	printf("Usage: %s [options]\n%s\n\nOptions:\n", info->name, info->summary);
 	for (const struct ab_opt *o = opts; o && o->name; o++) {
@@ -303,19 +346,23 @@ static void usage(const struct ab_prog_info *info, const struct ab_opt *opts, co
 				  o->type == AB_OPT_CHOICE ? o->choices : "VAL";
 		snprintf(left, sizeof(left), "--%s%s%s", o->name, arg ? " " : "", arg ? arg : "");
 		default_text(o, params, def, sizeof(def));
-		printf("  %-28s %s%s%s%s\n", left, o->help, def[0] ? " (default " : "", def,
-		       def[0] ? ")" : "");
+		snprintf(text, sizeof(text), "%s%s%s%s", o->help, def[0] ? " (default " : "", def,
+			 def[0] ? ")" : "");
+		help_line(left, text);
 	}
 	printf("\nCommon options:\n");
 	for (size_t i = 0; i < AB_ARRAY_SIZE(common_opts); i++) {
 		snprintf(left, sizeof(left), "--%s%s%s", common_opts[i].name,
 			 common_opts[i].arg ? " " : "", common_opts[i].arg ? common_opts[i].arg : "");
 		if (common_opts[i].id == C_DURATION)
-			printf("  %-28s %s (default %g)\n", left, common_opts[i].help, info->default_duration);
+			snprintf(text, sizeof(text), "%s (default %g)", common_opts[i].help,
+				 info->default_duration);
 		else if (common_opts[i].id == C_REPEAT)
-			printf("  %-28s %s (default %d)\n", left, common_opts[i].help, info->default_repeat);
+			snprintf(text, sizeof(text), "%s (default %d)", common_opts[i].help,
+				 info->default_repeat);
 		else
-			printf("  %-28s %s\n", left, common_opts[i].help);
+			snprintf(text, sizeof(text), "%s", common_opts[i].help);
+		help_line(left, text);
 	}
 	if (info->usage_extra)
 		printf("\n%s\n", info->usage_extra);

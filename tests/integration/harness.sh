@@ -163,7 +163,9 @@ if [ -f "$REF/raw.csv" ]; then
 	grep -v '^sqrtio,.*local=1;' "$REF/raw.csv" >"$D/part/raw.csv"
 	"$H" plot "$D/part" >/dev/null 2>&1
 	check "sqrtio without local=1: no ratio claimed" \
-		bash -c "! grep -q 'readers off the IRQ CPU reach' '$D/part/report.md'"
+		bash -c "! grep -qE 'rate of the run with readers off the IRQ CPU|readers off the IRQ CPU reach' '$D/part/report.md'"
+	check "the full run reads the sqrtio off/on ratio as a sentence" \
+		grep -qE '^- The IO rate of the run with readers off the IRQ CPU \(rq_affinity [0-9]\) is [0-9.]+x that of the run with readers on it' "$D/ref/report.md"
 else
 	skip "plot of the reference run" "no results/reference/raw.csv"
 fi

@@ -1,0 +1,62 @@
+#!/bin/bash
+# Figures readers can use, checked by what each .gp script declares (a plot of
+# a copy of results/reference): both axes labelled, the key outside the plot
+# and saying what the error bars are, every panel's y range above every median
+# and interval end it draws (no clipped error bar), and ddpar_timereq drawing
+# spin and kernel time for writes and reads. (~10 s)
+. "$(dirname "$0")/lib.sh"
+
+REF=$TOP/results/reference
+if [ ! -f "$REF/raw.csv" ]; then
+	skip "figures of the reference run" "no results/reference/raw.csv"
+	t_done
+fi
+W=$(mktemp -d "$AFFBENCH_WORKDIR/figures.XXXXXX")
+cp -a "$REF" "$W/ref"
+"$BIN/harness" plot "$W/ref" >/dev/null 2>"$W/plot.err"
+ls "$W/ref"/*.gp >/dev/null 2>&1 || { nok "harness plot wrote .gp files"; t_done; }
+
+for gp in "$W"/ref/*.gp; do
+	n=$(basename "$gp" .gp)
+	check "$n: x and y axes labelled" eval 'grep -q "^set xlabel " "$gp" && grep -q "^set ylabel " "$gp"'
+	check "$n: the key outside the data" eval 'grep -q "^set key outside" "$gp" && ! grep -qE "^set key (top|bottom) (left|right)" "$gp"'
+	check "$n: the key says what the bars are" grep -q "^set key title 'bars: " "$gp"
+	out=$(/usr/bin/python3 - "$gp" <<'PYEOF'
+import math, os, re, sys
+gp = sys.argv[1]
+d = os.path.dirname(gp)
+top = None
+bad = []
+for line in open(gp):
+    m = re.match(r"set yrange \[0:([^\]]+)\]", line)
+    if m:
+        top = None if m.group(1) == "*" else float(m.group(1))
+    if line.startswith("plot "):
+        for dat in re.findall(r"'([A-Za-z0-9_]+\.dat)'", line):
+            hi = 0
+            for row in open(os.path.join(d, dat)):
+                if row.startswith("#"):
+                    continue
+                for v in row.split()[1:]:
+                    try:
+                        x = float(v)
+                    except ValueError:
+                        continue
+                    if math.isfinite(x):
+                        hi = max(hi, x)
+            if top is None or top < hi:
+                bad.append("%s: y range %s below %g" % (dat, top, hi))
+print("; ".join(bad))
+PYEOF
+)
+	check "$n: every y range covers its data and intervals${out:+ ($out)}" [ -z "$out" ]
+done
+T=$W/ref/ddpar_timereq.gp
+if [ -f "$T" ]; then
+	for want in "ddpar write: spinlock wait" "ddpar read: spinlock wait" "ddpar write: kernel time" \
+		"ddpar read: kernel time"; do
+		check "ddpar_timereq draws '$want'" grep -q "^set title '$want per request'" "$T"
+	done
+fi
+rm -rf "$W"
+t_done

@@ -1,0 +1,106 @@
+/*
+ * lib/report/reading.c: every outcome of a comparison reads as one whole
+ * sentence (significant, not significant, too few repetitions, not measured),
+ * and a sweep's summary names its points with zero counts left out and a
+ * single point in the singular. Table-driven: each row an outcome and the
+ * exact sentence it must give.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "report/reading.h"
+
+static const struct ab_claim io = { "IO rate", "readers off the IRQ CPU", "readers on it", 0 };
+static const struct ab_claim ns = { "time per call", "pread with an idle thread",
+				    "pread single-threaded", 1 };
+
+static void test_sentence(void **state)
+{
+	static const struct {
+		const struct ab_claim *c;
+		enum ab_verdict v;
+		double q, lo, hi;
+		const char *want;
+	} rows[] = {
+		{ &io, AB_V_SAME, 0.846, 0.642, 1.03,
+		  "The IO rate of readers off the IRQ CPU is 0.846x that of readers on it (95% CI "
+		  "[0.642x, 1.03x]); the difference is not significant." },
+		{ &io, AB_V_DOWN, 0.73, 0.70, 0.75,
+		  "The IO rate of readers off the IRQ CPU is 0.73x that of readers on it (95% CI "
+		  "[0.7x, 0.75x]); the difference is significant." },
+		{ &io, AB_V_FEW, 0.846, NAN, NAN,
+		  "The IO rate of readers off the IRQ CPU is 0.846x that of readers on it; with fewer "
+		  "than 6 repetitions a side that cannot be judged." },
+		{ &io, AB_V_NONE, NAN, NAN, NAN,
+		  "The IO rate of readers off the IRQ CPU was not compared with that of readers on it: "
+		  "not both were measured in this run." },
+		{ &ns, AB_V_UP, 1.032, 1.01, 1.05,
+		  "The time per call of pread with an idle thread is 3.2% higher than that of pread "
+		  "single-threaded (95% CI [+1.0%, +5.0%]); the difference is significant." },
+		{ &ns, AB_V_SAME, 0.99, 0.97, 1.01,
+		  "The time per call of pread with an idle thread is 1.0% lower than that of pread "
+		  "single-threaded (95% CI [-3.0%, +1.0%]); the difference is not significant." },
+		{ &ns, AB_V_FEW, 1.0, NAN, NAN,
+		  "The time per call of pread with an idle thread is the same as that of pread "
+		  "single-threaded; with fewer than 6 repetitions a side that cannot be judged." },
+	};
+	char buf[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct ab_ci ci = { rows[i].lo, rows[i].hi, 0.95 };
+		assert_string_equal(ab_r_sentence(buf, sizeof(buf), rows[i].c, rows[i].v, rows[i].q, &ci),
+				    rows[i].want);
+	}
+	/* a buffer too small is cut, never overrun */
+	struct ab_ci ci = { 0.5, 1.1, 0.95 };
+	assert_int_equal(strlen(ab_r_sentence(buf, 20, &io, AB_V_SAME, 0.8, &ci)), 19);
+}
+
+static void test_sweep(void **state)
+{
+	static const struct ab_sweep s = { "clone_fd", "was significantly faster",
+					   "was significantly slower", "made no significant difference",
+					   "process", "processes" };
+	static const struct {
+		int n;
+		enum ab_verdict v[6];
+		const char *want;
+	} rows[] = {
+		{ 6, { AB_V_SAME, AB_V_SAME, AB_V_SAME, AB_V_UP, AB_V_UP, AB_V_FEW },
+		  "clone_fd was significantly faster at 8 and 16 processes, made no significant "
+		  "difference at 1, 2 and 4, and could not be judged at 32 (fewer than 6 repetitions)." },
+		{ 6, { AB_V_SAME, AB_V_SAME, AB_V_SAME, AB_V_SAME, AB_V_SAME, AB_V_SAME },
+		  "clone_fd made no significant difference at 1, 2, 4, 8, 16 and 32 processes." },
+		{ 6, { AB_V_FEW, AB_V_FEW, AB_V_NONE, AB_V_NONE, AB_V_NONE, AB_V_NONE },
+		  "clone_fd could not be judged at 1 and 2 processes (fewer than 6 repetitions)." },
+		{ 1, { AB_V_DOWN }, "clone_fd was significantly slower at 1 process." },
+		{ 6, { AB_V_NONE, AB_V_NONE, AB_V_NONE, AB_V_UP, AB_V_NONE, AB_V_NONE },
+		  "clone_fd was significantly faster at 8 processes." },
+		{ 6, { AB_V_DOWN, AB_V_NONE, AB_V_NONE, AB_V_UP, AB_V_NONE, AB_V_NONE },
+		  "clone_fd was significantly faster at 8 processes and was significantly slower at 1." },
+		{ 0, { AB_V_NONE }, "clone_fd was not compared: not measured in this run." },
+		{ 2, { AB_V_NONE, AB_V_NONE }, "clone_fd was not compared: not measured in this run." },
+	};
+	char label[6][32] = { "1", "2", "4", "8", "16", "32" }, buf[512];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++)
+		assert_string_equal(ab_r_sweep(buf, sizeof(buf), &s, rows[i].v, label, rows[i].n),
+				    rows[i].want);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_sentence),
+		cmocka_unit_test(test_sweep),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
