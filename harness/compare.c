@@ -334,11 +334,22 @@ static void table(struct cmp *c)
 	}
 }
 
-/* NAME.dat and NAME.gp for one headline metric; 1 when there was something to plot. */
+/* A baseline (cputestfs's kernel file or pipe): orders of magnitude above FUSE, its bar
+ * would squash every other one, so the overlays leave it out and say so. */
+static int baseline(const char *cfg)
+{
+	char v[32];
+
+	ab_cfg_get(cfg, "baseline", v, sizeof(v));
+	return v[0] && strcmp(v, "fuse");
+}
+
+/* NAME.dat and NAME.gp for one headline metric, bars labelled by the config keys that
+ * vary (compare.md's legend), baselines left out; 1 when there was something to plot. */
 static int overlay(struct cmp *c, const char *bench, const char *metric, const char *name)
 {
-	char path[PATH_MAX], title[160];
-	int rows = 0;
+	char path[PATH_MAX], title[200], label[AB_CONFIG_LEN], unit[AB_UNIT_LEN] = "";
+	int rows = 0, left_out = 0;
 
 	snprintf(path, sizeof(path), "%s/%s.dat", c->pd.path, name);
 	FILE *dat = fopen(path, "we");
@@ -352,7 +363,12 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 			all = match(&c->d[k], a) != NULL;	/* only what every run holds */
 		if (!all)
 			continue;
-		ab_gp_label(dat, a->config);
+		if (baseline(a->config)) {
+			left_out++;
+			continue;
+		}
+		snprintf(unit, sizeof(unit), "%s", a->unit);
+		ab_gp_label(dat, short_cfg(c, a, label, sizeof(label)));
 		for (int k = 0; k < c->nr; k++) {
 			const struct ab_group *b = k ? match(&c->d[k], a) : a;
 			struct ab_summary s;
@@ -371,14 +387,21 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 	FILE *gp = fopen(path, "we");
 	if (!gp)
 		return 0;
-	snprintf(title, sizeof(title), "%s %s by config, one bar per run", bench, metric);
+	snprintf(title, sizeof(title), "%s %s by config, one bar per run (bars: the median's 95%% CI, "
+		 "or min-max below 6 repetitions)%s", bench, metric,
+		 left_out ? "; baselines left out" : "");
 	for (int term = 0; term < 2; term++) {
 		fprintf(gp, "reset\n");
 		ab_plot_terminal(gp, name, term, 1200, 600);
 		fprintf(gp, "set title ");
 		ab_gp_string(gp, title);
-		fprintf(gp, " noenhanced\nset style data histograms\nset style histogram errorbars gap 1 "
-			    "lw 1\nset style fill solid 0.6 border -1\nset xtics rotate by -30 font ',7' "
+		fprintf(gp, " noenhanced\n");
+		snprintf(label, sizeof(label), "%s (%s)", metric, unit);
+		ab_plot_set(gp, "ylabel", label);
+		snprintf(label, sizeof(label), "%s config: the keys that vary (compare.md's legend)", bench);
+		ab_plot_set(gp, "xlabel", label);
+		fprintf(gp, "set style data histograms\nset style histogram errorbars gap 1 "
+			    "lw 1\nset style fill solid 0.6 border -1\nset xtics rotate by -30 font ',8' "
 			    "noenhanced\nset yrange [0:*]\nset key outside noenhanced\nplot ");
 		for (int k = 0; k < c->nr; k++) {
 			fprintf(gp, "%s'%s.dat' using %d:%d:%d%s title ", k ? ", " : "", name, 2 + 3 * k,
