@@ -29,22 +29,12 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : NAN;
 }
 
-/* Middle of bucket i, as lib/report/stats.c's ab_hist_percentile reports it. */
-static double bucket_mid(unsigned i)
-{
-	if (i < AB_HIST_SUB)
-		return i;
-	unsigned k = i / AB_HIST_SUB, sub = i % AB_HIST_SUB;
-	double width = ldexp(1.0, (int)k - 1);
-	return ldexp(AB_HIST_SUB + sub, (int)k - 1) + (width - 1) / 2;
-}
-
 double ab_brk_hist_mean(const struct ab_hist *h)
 {
 	double sum = 0, n = 0;
 
 	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
-		sum += (double)h->b[i] * bucket_mid(i);
+		sum += (double)h->b[i] * ab_hist_bucket_mid(i);
 		n += (double)h->b[i];
 	}
 	return n > 0 ? sum / n : NAN;

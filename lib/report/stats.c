@@ -226,7 +226,7 @@ uint64_t ab_hist_count(const struct ab_hist *h)
 }
 
 /* Middle of bucket i: [low, low + width). */
-static double bucket_mid(unsigned i)
+double ab_hist_bucket_mid(unsigned i)
 {
 	if (i < AB_HIST_SUB)
 		return i;
@@ -249,7 +249,7 @@ double ab_hist_percentile(const struct ab_hist *h, double p)
 	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
 		cum += h->b[i];
 		if (cum >= rank)
-			return bucket_mid(i);
+			return ab_hist_bucket_mid(i);
 	}
 	return NAN;	/* not reached: cum ends at count >= rank */
 }

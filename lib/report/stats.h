@@ -97,6 +97,8 @@ static inline void ab_hist_add(struct ab_hist *h, uint64_t v)
 }
 void ab_hist_merge(struct ab_hist *dst, const struct ab_hist *src);
 uint64_t ab_hist_count(const struct ab_hist *h);
+/* The middle of bucket i, where percentiles and means report its values. */
+double ab_hist_bucket_mid(unsigned i);
 /* Nearest rank, reported at its bucket's middle (exact below 32). NAN when empty. */
 double ab_hist_percentile(const struct ab_hist *h, double p);
 
