@@ -50,6 +50,9 @@ win=$(fx 'OFF=100 span "$1"' "$d/rows")
 # hot intervals end at 0.3 .. 1.2; less the first and last: 0.3 .. 1.1 (+100)
 check "span: the hot stretch less its first and last interval ($win)" \
 	awk -v w="$win" 'BEGIN { split(w, x, " "); exit !(x[1] > 100.29 && x[1] < 100.31 && x[2] > 101.09 && x[2] < 101.11) }'
+win2=$(fx 'OFF=100 LAST=0.5 span "$1"' "$d/rows")
+check "span: LAST=0.5 keeps the stretch's last 0.4 s ($win2)" \
+	awk -v w="$win2" 'BEGIN { split(w, x, " "); exit !(x[1] > 100.69 && x[1] < 100.71 && x[2] > 101.09 && x[2] < 101.11) }'
 r=$(fx 'OFF=100 rates "$1" $2' "$d/rows" "$win")
 check "rates: 10000 switches/s, 100 migrations/s, 5000 requests/s ($r)" \
 	grep -q '^2=10000 3=100 4=5000 secs=0.800' <<<"$r"
