@@ -19,12 +19,12 @@
 #       mon_task_ctxsw_per_op, mon_task_migrations_per_op  vs perf stat per task
 #       mon_ctxsw_per_op                                   vs perf stat -a
 #       mon_res/cal/tlb/loc/irq_per_op                     vs /proc/interrupts
-#   run B, --kstats on, under a bpftrace one-liner: sched_waking -> sched_switch
+#   run B, --kstats auto (as shipped), under a bpftrace one-liner: sched_waking -> sched_switch
 #     of cputestfs tasks, kept per waker and wakee. The instrumented
 #     repetition's daemon (its pid on stderr) gives the daemon's wake-ups (the
 #     daemon woken) and the reply's (the daemon waking a client):
 #       brk_daemon_wake_p50_ns, brk_reply_wake_p50_ns     vs the one-liner's medians
-#   run C, --kstats on --repeat N (--repeat, default 3) with nothing attached:
+#   run C, --kstats auto --repeat N (--repeat, default 3) with nothing attached:
 #     what the instrumented repetitions cost, the median brk_calls_per_s
 #     against the median timed stat_per_s (the headline repetitions never
 #     carry a probe), and what perf (run A) and bpftrace (run B) cost the
@@ -252,7 +252,7 @@ bt_median() {
 
 ex_wakes() { # PLACEMENT: run B; EX_B_DAEMON, EX_B_REPLY = "median count"
 	local p=$1 bt daemon rc
-	ex_cmd "B-$p" --placement "$p" --kstats on
+	ex_cmd "B-$p" --placement "$p" --kstats auto
 	EX_B_DAEMON="nan 0" EX_B_REPLY="nan 0"
 	BPFTRACE_MAP_KEYS_MAX=65536 bpftrace -e "$EX_BT" >"$WORK/B-$p.bt" 2>"$WORK/B-$p.bterr" &
 	bt=$!
@@ -263,7 +263,9 @@ ex_wakes() { # PLACEMENT: run B; EX_B_DAEMON, EX_B_REPLY = "median count"
 		sleep 0.1
 	done
 	if ! grep -q '^Attaching' "$WORK/B-$p.bt"; then
-		echo "speedcheck: bpftrace did not attach in 30 s: $(grep -v RLIMIT "$WORK/B-$p.bterr" | head -2)" >&2
+		local why="did not attach its probes in 30 s"
+		kill -0 "$bt" 2>/dev/null || why="exited before attaching its probes"
+		echo "speedcheck: explain: bpftrace $why; the wake-up rows are skipped. $(grep -v RLIMIT "$WORK/B-$p.bterr" | head -2)" >&2
 		kill "$bt" 2>/dev/null
 		wait "$bt" 2>/dev/null
 		return 1
@@ -344,7 +346,7 @@ ex_costs() { # PLACEMENT: what instrumenting costs, from run C (and A, B)
 	hi=$(rec_median "C-$p" brk_calls_per_s)
 	echo "cost: run C (nothing attached, median of $REPS): timed $(printf '%.0f' "$hs") stat/s, instrumented" \
 		"repetitions $(printf '%.0f' "${hi:-0}") calls/s: $(ex_slow "$hi" "$hs") slower"
-	echo "cost: timed stat/s under perf stat (run A) / alone (run C): $(ratio "$(rec "A-$p" stat_per_s)" "$hs")$(
+	echo "cost: timed stat/s under $([ "$EX_PERF" = 1 ] && echo "perf stat and ")the /proc sampler (run A) / alone (run C): $(ratio "$(rec "A-$p" stat_per_s)" "$hs")$(
 		[ "$EX_BPF" = 1 ] && echo "; under bpftrace (run B) / alone: $(ratio "$(rec "B-$p" stat_per_s)" "$hs")")"
 }
 ex_slow() { awk -v i="$1" -v h="$2" 'BEGIN { if (i == "" || h + 0 <= 0) print "n/a (no brk_calls_per_s)"; else printf "%.1f%%", 100 * (1 - i / h) }'; }
@@ -369,7 +371,7 @@ check_explain() {
 	echo "## explain: affbench's records vs perf stat, bpftrace, /proc/interrupts (cputestfs, ${DUR} s windows)"
 	echo "## counts: affbench's window vs the reference's 100 ms intervals inside it; wake-ups: the same instrumented repetition"
 	for p in $EX_PLACEMENTS; do
-		EX_REPEAT=$REPS ex_cmd "C-$p" --placement "$p" --kstats on
+		EX_REPEAT=$REPS ex_cmd "C-$p" --placement "$p" --kstats auto
 		"${EX_CMD[@]}" >"$EX_OUT" 2>"$EX_ERR"
 		ex_check "run C, $p" $?
 		ex_counts "$p"
