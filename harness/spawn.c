@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -26,6 +27,8 @@ static void child(char **argv, const struct h_spawn *how, pid_t parent, int wr)
 		dup2(dn, 0);
 	dup2(how->other >= 0 ? how->other : dn, how->pipe_to == 1 ? 2 : 1);
 	dup2(wr, how->pipe_to);
+	if (how->env)
+		putenv((char *)how->env);	/* the child's copy of the environment */
 	execv(argv[0], argv);
 	fprintf(stderr, "harness: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);

@@ -14,6 +14,7 @@ struct h_spawn {
 	int other;	/* its other output: onto this fd; -1: /dev/null */
 	int deathsig;	/* 0: the harness's process group; else its own group (the watchdog
 			 * kills it with its children), and this signal if the harness dies */
+	const char *env;	/* "NAME=VALUE" added to the child's environment alone; NULL: none */
 };
 
 /* Start argv[0] (a path) as how says; the pipe's read end (close-on-exec) in *fd.
