@@ -334,6 +334,7 @@ const struct ab_bench_desc ab_desc_cputestfs = {
 	.title = "stat() calls/s on FUSE and the share served on the caller's CPU",
 	.post = POST,
 	.headline = headline,
+	.probes = "kstats",
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,

@@ -330,6 +330,7 @@ const struct ab_bench_desc ab_desc_ddpar = {
 	.title = "parallel dd-style writers and readers on one FUSE mount, without and with clone_fd",
 	.post = POST,
 	.headline = headline,
+	.probes = "kstats",
 	.tables = tables,
 	.reading = ddp_reading,
 	.plots = ddp_plots,

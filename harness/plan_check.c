@@ -200,13 +200,13 @@ static int start_point(struct pool *pl, const struct h_plan *p, int i, struct se
 {
 	const struct h_point *pt = &p->points[i];
 	char prog[PATH_MAX], dur[32];
-	char *argv[8 + 2 * H_AXES_MAX + H_ARGS_MAX + 2];
+	char *argv[H_ARGV_MAX + 1];
 	static char check[] = "--check-options";
 
 	/* a program of the plan's own, or one not built (h_run_check_programs says so) */
 	if (pt->blk->program[0] || access(h_program_of(pt->blk, prog, sizeof(prog)), X_OK))
 		return 0;
-	int n = h_point_argv(pt, prog, argv, (int)AB_ARRAY_SIZE(argv) - 1, dur, sizeof(dur));
+	int n = h_point_argv(pt, 1, prog, argv, (int)AB_ARRAY_SIZE(argv) - 1, dur, sizeof(dur));
 	if (n < 0)
 		return ab_err(err, errlen, "%s:%d: too many arguments", p->path, pt->blk->line);
 	argv[n++] = check;
