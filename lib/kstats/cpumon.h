@@ -68,5 +68,8 @@ int ab_cpumon_values(const struct ab_cpumon *m, double ops_per_s, struct ab_cpum
 int ab_cpumon_hidden(const char *facility);
 /* "; "-separated reasons for what this machine cannot count, "" when none. */
 const char *ab_cpumon_missing(const struct ab_cpumon *m);
+/* Say on stderr, in one "CPU monitor: not counted on this machine: ..." line, the reasons in
+ * missing (ab_cpumon_missing's form) this process has not said yet. */
+void ab_cpumon_tell(const char *missing);
 
 #endif
