@@ -358,8 +358,8 @@ static int one_rep(const struct cfs_settings *set, const struct cfs_point *pt, s
 		return -1;
 	}
 	ab_cpumon_record(mon, out, &pt->cfg, rep, res.v[CFS_STAT]);
-	if (mon && !set->quiet)
-		ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once */
+	if (mon)	/* each reason once, --quiet or not: a missing number says why */
+		ab_cpumon_tell(ab_cpumon_missing(mon));
 	ab_cpumon_free(mon);
 	for (int m = ks ? CFS_FIRST_KERNEL : 0; m < (ks ? CFS_NM : CFS_FIRST_KERNEL); m++)
 		if (res.has[m])

@@ -281,7 +281,7 @@ int ddp_point_run(const struct ddp_settings *s, const struct ddp_point *pt, stru
 	struct ab_config cfg;
 	char why[512] = "";
 	/* the CPUs' counters in timed repetitions: read at the window's edges, no probe */
-	struct ab_cpumon *mon = pt->instrumented ? NULL : ab_cpumon_new(NULL);
+	struct ab_cpumon *mon = pt->instrumented ? NULL : ab_cpumon_new(&s->common.allowed);
 
 	memset(sh, 0, sizeof(*sh));
 	memset(&o, 0, sizeof(o));
@@ -300,8 +300,7 @@ int ddp_point_run(const struct ddp_settings *s, const struct ddp_point *pt, stru
 		ddp_numbers(&o, &n);
 		/* per requests_per_s's operation: one read() or write() of bs bytes */
 		ab_cpumon_record(mon, out, &cfg, pt->rep + 1, n.req_per_s);
-		if (!s->common.quiet)
-			ab_cpumon_tell(ab_cpumon_missing(mon));
+		ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once, --quiet or not */
 	}
 	ab_cpumon_free(mon);
 	free(probe.brk);

@@ -173,6 +173,7 @@ struct fdget_settings {
 	/* derived; children inherit them read-only */
 	int want[MODE_COUNT];
 	int ncpu;		/* allowed CPUs */
+	struct ab_cpuset allowed;	/* which: the CPU monitor watches them */
 	int nworkers;		/* workers of shared-fd, private-fd and procs */
 	int cpu_main, cpu_idle;	/* single's loop, idle-thread's sleeper */
 	int *worker_cpu;	/* worker i runs on worker_cpu[i] */

@@ -104,8 +104,7 @@ static void record_rep(const struct fdget_settings *s, struct ab_out *out, const
 	}
 	for (int i = 0; i < r->nmon; i++)	/* the CPU monitor's, per syscall */
 		record(s, out, op, m, rep, r->mon[i].metric, r->mon[i].v, r->mon[i].unit);
-	if (!s->quiet)
-		ab_cpumon_tell(r->mon_missing);
+	ab_cpumon_tell(r->mon_missing);	/* each reason once, --quiet or not */
 }
 
 /* Why the shared-table path of fdget() is not counted: a line beside the monitor's. */
@@ -264,6 +263,7 @@ static void setup_cpus(struct fdget_settings *s, const struct ab_cpuset *allowed
 		ab_usage_error("bad value '%d' for --threads: only %d CPUs allowed (add --oversubscribe)",
 			       s->threads, ncpu);
 	s->ncpu = ncpu;
+	s->allowed = *allowed;
 	s->nworkers = s->threads ? s->threads : ncpu;
 	/* High CPU numbers first: CPU 0 takes most housekeeping interrupts. */
 	s->cpu_main = ab_cpuset_nth(allowed, ncpu - 1);
@@ -341,8 +341,7 @@ int main(int argc, char **argv)
 		else
 			ab_msg("cycles_per_op, instructions_per_op skipped: %s", why);
 		set.monitor = 1;
-		if (!set.quiet)
-			ab_msg("CPU monitor: not counted: %s", FDGET_NO_PATH_COUNT);
+		ab_msg("CPU monitor: not counted: %s", FDGET_NO_PATH_COUNT);
 		double tns = fdget_timer_ns();
 		for (int op = 0; op < OP_COUNT; op++)
 			if (set.op == OP_COUNT || set.op == op)

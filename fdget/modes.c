@@ -312,7 +312,8 @@ int fdget_mode_run(const struct fdget_settings *s, enum fdget_op op, enum fdget_
 	for (int i = 0; i < n; i++)
 		run.shm->slot[i].fd = mode == MODE_PRIVATE ? s->private_fd[i] : s->fd;
 	r->threads_min = r->threads_max = -1;
-	run.mon = s->monitor ? ab_cpumon_new(NULL) : NULL;
+	/* the benchmark's CPUs, not this child's (it is pinned to one) */
+	run.mon = s->monitor ? ab_cpumon_new(&s->allowed) : NULL;
 	if (run.mon && fdget_mode_is_single(mode))
 		ab_cpumon_add_task(run.mon, getpid());	/* with idle-thread's sleeper */
 	if (fdget_mode_is_single(mode))

@@ -172,7 +172,7 @@ static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 			double v[SQ_NM];
 			char why[512], note[SQ_NOTE_LEN] = "";
 			/* what the CPUs did, per IO (sqrt workers share the window) */
-			struct ab_cpumon *mon = ab_cpumon_new(NULL);
+			struct ab_cpumon *mon = ab_cpumon_new(&com->allowed);
 
 			if (pt->skip)
 				continue;
@@ -195,10 +195,8 @@ static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 				if (!isnan(v[m]))
 					ab_record(out, &pt->cfg, r + 1, metric[m].name, v[m], metric[m].unit);
 			ab_cpumon_record(mon, out, &pt->cfg, r + 1, v[SQ_IOS] * 1e3);
-			if (!com->quiet) {
-				ab_cpumon_tell(ab_cpumon_missing(mon));
-				ab_cpumon_tell(note);
-			}
+			ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once, --quiet or not */
+			ab_cpumon_tell(note);
 			ab_cpumon_free(mon);
 		}
 	ab_shm_free(sh, sizeof(*sh));

@@ -295,8 +295,8 @@ struct ab_cpumon *ab_cpumon_new(const struct ab_cpuset *cpus)
 	}
 	if (cpus)
 		ab_cpuset_for_each(c, cpus) m->cpu[i++] = c;
-	note(m, "wake-ups local vs remote: no counter outside schedstats (/proc/schedstat) or BPF; "
-		"the kstats breakdown counts them in instrumented repetitions");
+	note(m, "wake-ups local vs remote: no counter outside schedstats (/proc/schedstat) or BPF "
+		"(the kstats breakdown counts them in instrumented repetitions)");
 	return m;
 }
 
