@@ -11,7 +11,9 @@
  * kernel statistics' probes detached; its instrumented sibling (the same
  * point, a fresh server and fresh clients) attaches them for itself alone and
  * writes kernel_us_per_req, spin_us_per_req and the brk_* request breakdown,
- * nothing else.
+ * nothing else. A timed repetition also writes what the CPUs did in its window
+ * (mon_*, lib/kstats/cpumon: counters read at the window's edges, no probe),
+ * per requests_per_s's operation.
  *
  * Known limits: spinlock wait counts the daemon's and the clients' processes
  * only (the pid map); if that map is full the spinlock figure is not written.

@@ -15,6 +15,10 @@
  * Their window runs from the gate's opening to the last worker's loop end, so
  * thread exit and process teardown stay out of it.
  *
+ * The CPU monitor (lib/kstats/cpumon) samples just outside each window's clock
+ * reads; an N-worker mode's workers then wait until its end sample, so none
+ * exits inside the window it watches.
+ *
  * Known limits: ns_per_op of an N-worker mode is wall time per worker
  * operation, so a CPU shared by two workers (--oversubscribe) doubles it by
  * design; the thread count is sampled (--watch-threads) in the single-thread

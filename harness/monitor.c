@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "harness.h"
 #include "sys/common.h"
@@ -90,9 +91,12 @@ static void log_reasons(const char *dir, const char *bench, struct reasons *rs)
 	size_t cap = 0, blen = strlen(bench);
 	int files = 0;
 
+	struct stat st;
+
 	rs->n = 0;
-	if (!dir || snprintf(path, sizeof(path), "%s/log", dir) >= (int)sizeof(path))
-		return;
+	if (!dir || snprintf(path, sizeof(path), "%s/log", dir) >= (int)sizeof(path) ||
+	    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return;	/* none, or a link: a planted one is not followed */
 	DIR *d = opendir(path);
 	struct dirent *e;
 	while (d && (e = readdir(d)) && files < MON_LOGS_MAX && rs->n < MON_REASONS) {

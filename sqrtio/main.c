@@ -5,7 +5,8 @@
  * (random offsets in a small --span), all pinned, with the block queue's
  * rq_affinity at 0, 1, 2 and the readers on (local=1) or off (local=0) the
  * CPU(s) that complete their reads. Records M sqrt/s, K ios/s, IO latency,
- * interrupts and IPIs per IO; the tables put local=0 against local=1.
+ * interrupts and IPIs per IO, what the CPUs did per IO (mon_*, lib/kstats/cpumon)
+ * and where the IO completed (complete.c); the tables put local=0 against local=1.
  *
  * What to vary: --rq, --local, --sqrt-procs, --io-procs, --span, or
  * --irq-affinity to move the IRQ instead of the readers.
