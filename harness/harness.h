@@ -195,8 +195,9 @@ int h_write_json(const struct ab_results *d, const char *dir);
  * (plus machine.txt and failures.csv when present). 0 or -1 (a write failed). */
 int h_render(const char *dir, int quiet);
 void h_warnings(FILE *f, const char *dir, const struct ab_results *d);
-/* report.md's table of the CPU monitor's records (mon_*) of bench, if it wrote any (monitor.c). */
-void h_monitor_table(FILE *f, const char *bench, const struct ab_results *d);
+/* report.md's table of the CPU monitor's records (mon_*) of bench, and what its logs in
+ * dir/log say it could not count (monitor.c). */
+void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct ab_results *d);
 
 /* ---- small helpers (util.c) ---- */
 /* mkdir -p with mode 0755 (lib/sys/fsutil.h). 0 or -1. */
