@@ -383,6 +383,46 @@ static void say_key(struct ab_render *r, const struct brk_set *s, int k)
 			s->key[k]);
 }
 
+/*
+ * Beside a pipe (cputestfs's pipe baseline): on one CPU, the median round trip
+ * of a pipe against the median FUSE call of each transport, both timed by the
+ * clients, and the FUSE call's steps. The pipe's own round trip is not cut
+ * into steps: the breakdown follows FUSE requests only.
+ */
+static void pipe_reading(struct ab_render *r, const struct brk_set *s)
+{
+	static const char *const want[] = { "baseline=pipe", "placement=same", NULL };
+	const struct ab_group *pg = ab_results_find(r->res, r->desc->name, "latency_p50_ns", want);
+	double pipe = pg && pg->n ? ab_median(pg->v, pg->n) / 1e3 : NAN;
+	char x[32], y[32], z[32], tr[AB_VALUE_LEN], pl[AB_VALUE_LEN];
+	int said = 0;
+
+	if (!isfinite(pipe))
+		return;
+	for (int i = 0; i < s->n; i++) {
+		const struct ab_brk_bar *b = &s->b[i];
+		double fuse = median_of(r->res, r->desc->name, b->config, "latency_p50_ns", "ns") / 1e3;
+		if (strcmp(ab_cfg_get(b->config, "placement", pl, sizeof(pl)), "same") || !isfinite(fuse))
+			continue;
+		if (!said++)
+			fprintf(r->out, "Beside a pipe, both sides on one CPU (medians of the calls as the "
+					"clients timed them; the steps are the FUSE call's means, in us; the "
+					"pipe's round trip is not cut into steps):\n\n"
+					"| FUSE call | median | pipe round trip | FUSE adds | submit | "
+					"daemon_wake | service | reply_wake | return |\n"
+					"|---|---|---|---|---|---|---|---|---|\n");
+		ab_cfg_get(b->config, "transport", tr, sizeof(tr));
+		fprintf(r->out, "| %s | %s | %s | %s (%.2fx) |", tr[0] ? tr : b->label,
+			us(x, sizeof(x), fuse), us(y, sizeof(y), pipe),
+			us(z, sizeof(z), fuse - pipe), fuse / pipe);
+		for (int k = 0; k < AB_BRK_NSTEP; k++)
+			fprintf(r->out, " %s |", us(x, sizeof(x), b->step_us[k]));
+		fprintf(r->out, "\n");
+	}
+	if (said)
+		fprintf(r->out, "\n");
+}
+
 void ab_brk_reading(struct ab_render *r)
 {
 	static const char *const prefer[] = { "placement", "transport", "uring_cpu" };
@@ -413,6 +453,7 @@ void ab_brk_reading(struct ab_render *r)
 	if (!any && s->nk)
 		say_key(r, s, 0);
 	fprintf(r->out, "\n");
+	pipe_reading(r, s);
 out:
 	free(s);
 }

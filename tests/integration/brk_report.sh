@@ -3,7 +3,8 @@
 # raw.csv written here, so no FUSE and no BPF needed): one stacked bar per
 # configuration whose .gp labels both axes, keeps the key outside, says what
 # the bars are and has a y range above every call; report.md says which step
-# differs most, with the wake-ups' flags, and shows the figure; tables.md
+# differs most, with the wake-ups' flags, the FUSE call on one CPU beside a
+# pipe's round trip, and shows the figure; tables.md
 # keeps the post's layout and adds the breakdown below it. Many
 # configurations (a ddpar sweep) are split into several figures. (~5 s)
 . "$(dirname "$0")/lib.sh"
@@ -29,6 +30,7 @@ rec() {
 			printf "%s,%s,%d,brk_%s_wake_idle_pct,%g,%%\n", b, c, r, w[k], i
 		}
 		if (b == "cputestfs") printf "%s,%s,%d,stat_per_s,%g,1/s\n", b, c, r, 1e9 / t
+		if (b == "cputestfs") printf "%s,%s,%d,latency_p50_ns,%g,ns\n", b, c, r, t
 	}'
 }
 
@@ -45,6 +47,7 @@ mkdir -p "$D"
 			rec cputestfs "baseline=fuse;client_cpu=0;daemon=single;daemon_cpu=1;placement=other;transport=$tr" \
 				$r 1700 33700 4300 29300 2500 100 93
 		done
+		echo "cputestfs,baseline=pipe;client_cpu=0;daemon_cpu=0;placement=same;transport=none,$r,latency_p50_ns,5000,ns"
 	done
 } >"$D/raw.csv"
 "$BIN/harness" plot "$D" >/dev/null 2>"$W/plot.err"
@@ -77,6 +80,8 @@ R=$D/report.md
 check "report.md: a 'where the time goes' section" grep -q "^### cputestfs: where the time goes" "$R"
 check "report.md: the step that differs most, by how much, and its wake-ups' flags" grep -qF \
 	"With \`transport=libfuse\`, \`placement=other\` took 62.5 us more per call than \`placement=same\` (71.5 vs 9 us), 32.2 us of it in the daemon's wake-up (1 wake-up per call, 100% of them across CPUs and 93% onto an idle CPU)." "$R"
+check "report.md: the FUSE call on one CPU beside the pipe's round trip, with its steps" grep -qF \
+	"| libfuse | 9 | 5 | 4 (1.80x) | 1.3 | 1.5 | 3.1 | 2 | 1.1 |" "$R"
 if command -v gnuplot >/dev/null; then
 	check "report.md shows the figure" grep -q '^!\[cputestfs_brk\](cputestfs_brk.png)' "$R"
 else
