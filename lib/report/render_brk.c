@@ -26,6 +26,9 @@ static const int wake_step[AB_BRK_NWAKE] = { 1, 3 };	/* daemon_wake, reply_wake 
 #define MAX_SAY 8		/* sentences per compared key */
 #define NKEYS 16
 
+/* The keys sentences compare by, in this order; labels always keep them. */
+static const char *const compared[] = { "placement", "transport", "uring_cpu" };
+
 const char *ab_brkr_step_name(int i)
 {
 	return i >= 0 && i < AB_BRK_NSTEP ? step_names[i] : "?";
@@ -132,18 +135,22 @@ static int cpu_like(const char *v)
 	return !strcmp(v, "any") || (v[0] && strspn(v, "0123456789,-") == strlen(v));
 }
 
-/* Do the bars differ in key k (absent counts as a value)? Are its values all CPU-like? */
+/* Does key k take two values or more among the bars (a key some bars lack, with one value
+ * where present, like cputestfs's uring_cpu, says nothing the others do not)? Are its
+ * values all CPU-like? */
 static int varies(const struct ab_brk_bar *b, int n, const char *k, int *cpu)
 {
-	char v0[AB_VALUE_LEN], v[AB_VALUE_LEN];
+	char v0[AB_VALUE_LEN] = "", v[AB_VALUE_LEN];
 	int diff = 0;
 
 	*cpu = 1;
-	ab_cfg_get(b[0].config, k, v0, sizeof(v0));
 	for (int i = 0; i < n; i++) {
-		ab_cfg_get(b[i].config, k, v, sizeof(v));
+		if (!ab_cfg_get(b[i].config, k, v, sizeof(v))[0])
+			continue;
+		if (!v0[0])
+			snprintf(v0, sizeof(v0), "%s", v);
 		diff |= strcmp(v, v0) != 0;
-		*cpu &= !v[0] || cpu_like(v);
+		*cpu &= cpu_like(v);
 	}
 	return diff;
 }
@@ -167,6 +174,14 @@ static int distinct(const struct ab_brk_bar *b, int n, char keys[][AB_KEY_LEN], 
 	return 1;
 }
 
+static int is_compared(const char *key)
+{
+	for (size_t i = 0; i < AB_ARRAY_SIZE(compared); i++)
+		if (!strcmp(key, compared[i]))
+			return 1;
+	return 0;
+}
+
 int ab_brkr_bars(const struct ab_results *res, const char *bench, struct ab_brk_bar *bars, int max,
 		 char *keys, size_t keylen)
 {
@@ -183,10 +198,11 @@ int ab_brkr_bars(const struct ab_results *res, const char *bench, struct ab_brk_
 	for (int i = 0; i < nk; i++)
 		use[i] = n > 1 && varies(bars, n, k[i], &cpu[i]);
 	/* Short labels: leave out keys the others determine while the rest tells bars apart,
-	 * CPU numbers first (they follow from the placement), then in the configs' order. */
+	 * CPU numbers first (they follow from the placement), then in the configs' order any
+	 * but the keys sentences compare by. */
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < nk; i++)
-			if (use[i] && (pass || cpu[i])) {
+			if (use[i] && (pass ? !is_compared(k[i]) : cpu[i])) {
 				use[i] = 0;
 				if (!distinct(bars, n, k, nk, use))
 					use[i] = 1;
@@ -247,8 +263,12 @@ const char *ab_brkr_compare(char *buf, size_t len, const struct ab_brk_bar *a, c
 		if (best < 0 || a->step_us[s] - b->step_us[s] > a->step_us[best] - b->step_us[best])
 			best = s;
 	}
-	add(buf, len, "`%s` took %s us more per call than `%s` (%s vs %s us)", sa,
+	add(buf, len, "`%s` took %s us more per call than `%s` (%s vs %s us", sa,
 	    us(d, sizeof(d), delta), sb, us(x, sizeof(x), a->call_us), us(y, sizeof(y), b->call_us));
+	if (a->call_p50_us > 0 && b->call_p50_us > 0)	/* a mean far above its median: a tail */
+		add(buf, len, "; medians %s vs %s us", us(x, sizeof(x), a->call_p50_us),
+		    us(y, sizeof(y), b->call_p50_us));
+	add(buf, len, ")");
 	if (best < 0 || !(a->step_us[best] - b->step_us[best] > 0)) {
 		add(buf, len, "; no step recorded on both sides accounts for it");
 	} else {
@@ -342,34 +362,47 @@ static void name_of(const struct brk_set *s, int i, int k, int ctx, char *out, s
 	}
 }
 
-/* Sentences comparing the slowest and fastest bar among those that agree on every other
- * key present in all bars, for compare key k. */
+/*
+ * Sentences for compare key k: among the bars that agree on every other key present
+ * in all bars, each value of k at its best (its fastest bar: ddpar's uring at its best
+ * --uring-cpu), the slowest of those against the fastest.
+ */
 static void say_key(struct ab_render *r, const struct brk_set *s, int k)
 {
 	int done[AB_BRK_BARS] = { 0 }, said = 0, more = 0;
 
 	for (int i = 0; i < s->n; i++) {
-		char ctx[256], c2[256], v[AB_VALUE_LEN];
-		int slow = i, fast = i, members = 0;
+		char ctx[256], c2[256], v[AB_VALUE_LEN], w[AB_VALUE_LEN];
+		int best[AB_BRK_BARS], nb = 0, slow, fast;
 		if (done[i] || !ab_cfg_get(s->b[i].config, s->key[k], v, sizeof(v))[0])
 			continue;
 		name_of(s, i, k, 1, ctx, sizeof(ctx));
 		for (int j = i; j < s->n; j++) {
+			int b;
 			if (done[j] || !ab_cfg_get(s->b[j].config, s->key[k], v, sizeof(v))[0])
 				continue;
 			name_of(s, j, k, 1, c2, sizeof(c2));
 			if (strcmp(ctx, c2))
 				continue;
 			done[j] = 1;
-			members++;
-			slow = s->b[j].call_us > s->b[slow].call_us ? j : slow;
-			fast = s->b[j].call_us < s->b[fast].call_us ? j : fast;
+			for (b = 0; b < nb; b++)	/* the fastest of each value of k */
+				if (!strcmp(ab_cfg_get(s->b[best[b]].config, s->key[k], w, sizeof(w)), v))
+					break;
+			if (b == nb)
+				best[nb++] = j;
+			else if (s->b[j].call_us < s->b[best[b]].call_us)
+				best[b] = j;
 		}
-		if (members < 2)
+		if (nb < 2)
 			continue;
 		if (said >= MAX_SAY) {
 			more++;
 			continue;
+		}
+		slow = fast = best[0];
+		for (int b = 1; b < nb; b++) {
+			slow = s->b[best[b]].call_us > s->b[slow].call_us ? best[b] : slow;
+			fast = s->b[best[b]].call_us < s->b[fast].call_us ? best[b] : fast;
 		}
 		char sa[128], sb[128], text[1024];
 		name_of(s, slow, k, 0, sa, sizeof(sa));
@@ -425,7 +458,6 @@ static void pipe_reading(struct ab_render *r, const struct brk_set *s)
 
 void ab_brk_reading(struct ab_render *r)
 {
-	static const char *const prefer[] = { "placement", "transport", "uring_cpu" };
 	struct brk_set *s = calloc(1, sizeof(*s));
 	int any = 0;
 
@@ -443,8 +475,8 @@ void ab_brk_reading(struct ab_render *r)
 		fprintf(r->out, "%s\n\n", ab_brkr_single(text, sizeof(text), &s->b[0], s->b[0].config));
 		goto out;
 	}
-	for (size_t p = 0; p < AB_ARRAY_SIZE(prefer); p++) {
-		int k = key_index(s, prefer[p]);
+	for (size_t p = 0; p < AB_ARRAY_SIZE(compared); p++) {
+		int k = key_index(s, compared[p]);
 		if (k >= 0) {
 			say_key(r, s, k);
 			any = 1;

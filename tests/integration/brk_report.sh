@@ -79,7 +79,7 @@ check "each bar's segments add up to its call" [ "$sum_ok" = 1 ]
 R=$D/report.md
 check "report.md: a 'where the time goes' section" grep -q "^### cputestfs: where the time goes" "$R"
 check "report.md: the step that differs most, by how much, and its wake-ups' flags" grep -qF \
-	"With \`transport=libfuse\`, \`placement=other\` took 62.5 us more per call than \`placement=same\` (71.5 vs 9 us), 32.2 us of it in the daemon's wake-up (1 wake-up per call, 100% of them across CPUs and 93% onto an idle CPU)." "$R"
+	"With \`transport=libfuse\`, \`placement=other\` took 62.5 us more per call than \`placement=same\` (71.5 vs 9 us; medians 71.5 vs 9 us), 32.2 us of it in the daemon's wake-up (1 wake-up per call, 100% of them across CPUs and 93% onto an idle CPU)." "$R"
 check "report.md: the FUSE call on one CPU beside the pipe's round trip, with its steps" grep -qF \
 	"| libfuse | 9 | 5 | 4 (1.80x) | 1.3 | 1.5 | 3.1 | 2 | 1.1 |" "$R"
 if command -v gnuplot >/dev/null; then
@@ -110,4 +110,20 @@ figs=$(ls "$D2"/ddpar_brk*.gp 2>/dev/null | wc -l)
 check "ddpar: 20 bars are split into one figure per mode (got $figs figures)" [ "$figs" = 2 ]
 check "ddpar: each figure's title names its part" grep -q "^set title 'ddpar: where the time goes.*(mode=" "$D2/ddpar_brk1.gp"
 check "ddpar: every bar is in a figure" eval '[ "$(cat "$D2"/ddpar_brk*.dat | grep -vc "^#")" = 20 ]'
+# One reader per transport and --uring-cpu: each transport at its best (uring on its queue's
+# CPU) against the others, and the ring threads' choices against each other.
+D3=$W/uring
+mkdir -p "$D3"
+{
+	echo "bench,config,rep,metric,value,unit"
+	c="bs=1048576;mode=read;procs=1"
+	rec ddpar "$c;transport=libfuse" 1 17000 10000 90000 19000 16000 15 0
+	rec ddpar "$c;transport=uring;uring_cpu=queue" 1 17000 3000 77000 4000 16000 0 0
+	rec ddpar "$c;transport=uring;uring_cpu=next" 1 17000 200000 92000 100000 17000 100 2
+} >"$D3/raw.csv"
+"$BIN/harness" plot "$D3" >/dev/null 2>"$W/plot3.err"
+check "ddpar: a transport at its best against the others" grep -qF \
+	"\`transport=libfuse\` took 35 us more per call than \`transport=uring, uring_cpu=queue\`" "$D3/report.md"
+check "ddpar: the ring threads' choices against each other, with the wake-up's flags" grep -qF \
+	"With \`transport=uring\`, \`uring_cpu=next\` took 309 us more per call than \`uring_cpu=queue\` (426 vs 117 us; medians 426 vs 117 us), 197 us of it in the daemon's wake-up (1 wake-up per call, 100% of them across CPUs and 2% onto an idle CPU)." "$D3/report.md"
 t_done
