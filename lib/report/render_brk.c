@@ -27,7 +27,7 @@ static const int wake_step[AB_BRK_NWAKE] = { 1, 3 };	/* daemon_wake, reply_wake 
 #define NKEYS 16
 
 /* The keys sentences compare by, in this order; labels always keep them. */
-static const char *const compared[] = { "placement", "transport", "uring_cpu" };
+static const char *const compared[] = { "baseline", "placement", "transport", "uring_cpu" };
 
 const char *ab_brkr_step_name(int i)
 {
@@ -173,6 +173,8 @@ static int distinct(const struct ab_brk_bar *b, int n, char keys[][AB_KEY_LEN], 
 		}
 	return 1;
 }
+
+static void cell(FILE *f, double v);
 
 static int is_compared(const char *key)
 {
@@ -417,43 +419,74 @@ static void say_key(struct ab_render *r, const struct brk_set *s, int k)
 }
 
 /*
- * Beside a pipe (cputestfs's pipe baseline): on one CPU, the median round trip
- * of a pipe against the median FUSE call of each transport, both timed by the
- * clients, and the FUSE call's steps. The pipe's own round trip is not cut
- * into steps: the breakdown follows FUSE requests only.
+ * Beside a pipe (cputestfs's pipe baseline): on one CPU, the pipe's round trip
+ * and each transport's FUSE call, their medians as the clients timed them and
+ * their steps' means; with the pipe's own breakdown (--baseline pipe --kstats
+ * on), a sentence per transport on the step FUSE adds most to.
  */
+static int is_same_cpu(const struct ab_brk_bar *b, const char *baseline)
+{
+	char pl[AB_VALUE_LEN], bl[AB_VALUE_LEN];
+
+	ab_cfg_get(b->config, "baseline", bl, sizeof(bl));
+	return !strcmp(ab_cfg_get(b->config, "placement", pl, sizeof(pl)), "same") &&
+	       (!strcmp(bl, baseline) || (!bl[0] && !strcmp(baseline, "fuse")));
+}
+
+static void pipe_row(struct ab_render *r, const char *name, double median, const struct ab_brk_bar *b)
+{
+	fprintf(r->out, "| %s |", name);
+	cell(r->out, median);
+	cell(r->out, b ? b->call_us : NAN);
+	for (int k = 0; k < AB_BRK_NSTEP; k++)
+		cell(r->out, b ? b->step_us[k] : NAN);
+	fprintf(r->out, "\n");
+}
+
 static void pipe_reading(struct ab_render *r, const struct brk_set *s)
 {
 	static const char *const want[] = { "baseline=pipe", "placement=same", NULL };
 	const struct ab_group *pg = ab_results_find(r->res, r->desc->name, "latency_p50_ns", want);
-	double pipe = pg && pg->n ? ab_median(pg->v, pg->n) / 1e3 : NAN;
-	char x[32], y[32], z[32], tr[AB_VALUE_LEN], pl[AB_VALUE_LEN];
+	const struct ab_brk_bar *pipe = NULL;
+	char tr[AB_VALUE_LEN], name[AB_VALUE_LEN + 16], text[1024];
 	int said = 0;
 
-	if (!isfinite(pipe))
+	for (int i = 0; i < s->n && !pipe; i++)
+		if (is_same_cpu(&s->b[i], "pipe"))
+			pipe = &s->b[i];
+	if (!(pg && pg->n) && !pipe)
 		return;
 	for (int i = 0; i < s->n; i++) {
 		const struct ab_brk_bar *b = &s->b[i];
-		double fuse = median_of(r->res, r->desc->name, b->config, "latency_p50_ns", "ns") / 1e3;
-		if (strcmp(ab_cfg_get(b->config, "placement", pl, sizeof(pl)), "same") || !isfinite(fuse))
+		if (!is_same_cpu(b, "fuse"))
 			continue;
-		if (!said++)
-			fprintf(r->out, "Beside a pipe, both sides on one CPU (medians of the calls as the "
-					"clients timed them; the steps are the FUSE call's means, in us; the "
-					"pipe's round trip is not cut into steps):\n\n"
-					"| FUSE call | median | pipe round trip | FUSE adds | submit | "
+		if (!said++) {
+			fprintf(r->out, "Beside a pipe, both sides on one CPU: the median call as the "
+					"clients timed it, then the mean call and its steps under the "
+					"probes, in us%s:\n\n| on one CPU | median | mean | submit | "
 					"daemon_wake | service | reply_wake | return |\n"
-					"|---|---|---|---|---|---|---|---|---|\n");
+					"|---|---|---|---|---|---|---|---|\n",
+				pipe ? "" : " (the pipe's steps need --baseline pipe --kstats on)");
+			pipe_row(r, "pipe round trip", pg && pg->n ? ab_median(pg->v, pg->n) / 1e3 : NAN,
+				 pipe);
+		}
 		ab_cfg_get(b->config, "transport", tr, sizeof(tr));
-		fprintf(r->out, "| %s | %s | %s | %s (%.2fx) |", tr[0] ? tr : b->label,
-			us(x, sizeof(x), fuse), us(y, sizeof(y), pipe),
-			us(z, sizeof(z), fuse - pipe), fuse / pipe);
-		for (int k = 0; k < AB_BRK_NSTEP; k++)
-			fprintf(r->out, " %s |", us(x, sizeof(x), b->step_us[k]));
-		fprintf(r->out, "\n");
+		snprintf(name, sizeof(name), "FUSE %s", tr[0] ? tr : b->label);
+		pipe_row(r, name, median_of(r->res, r->desc->name, b->config, "latency_p50_ns", "ns") / 1e3,
+			 b);
 	}
-	if (said)
-		fprintf(r->out, "\n");
+	if (!said)
+		return;
+	fprintf(r->out, "\n");
+	for (int i = 0; i < s->n && pipe; i++) {
+		if (!is_same_cpu(&s->b[i], "fuse"))
+			continue;
+		ab_cfg_get(s->b[i].config, "transport", tr, sizeof(tr));
+		snprintf(name, sizeof(name), "transport=%s", tr);
+		fprintf(r->out, "- %s\n", ab_brkr_compare(text, sizeof(text), &s->b[i], name, pipe,
+							  "baseline=pipe", "placement=same"));
+	}
+	fprintf(r->out, "\n");
 }
 
 void ab_brk_reading(struct ab_render *r)
