@@ -184,6 +184,68 @@ static int is_compared(const char *key)
 	return 0;
 }
 
+/* Where bar b's value of key first appears among the bars (absent is a value). */
+static int first_seen(const struct ab_brk_bar *bars, int b, const char *key)
+{
+	char v[AB_VALUE_LEN], w[AB_VALUE_LEN];
+	int j;
+
+	ab_cfg_get(bars[b].config, key, v, sizeof(v));
+	for (j = 0; j < b && strcmp(ab_cfg_get(bars[j].config, key, w, sizeof(w)), v); j++)
+		;
+	return j;
+}
+
+/* Does rank a come after rank b (element by element)? */
+static int later(const int *a, const int *b, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return a[i] > b[i];
+	return 0;
+}
+
+/*
+ * Bars in the sweep's nesting: the keys whose value changes least often from
+ * one bar to the next are the outer ones, each value in the order it first
+ * appeared; a configuration whose first repetition failed (so appears late)
+ * goes back beside its own.
+ */
+static void order_bars(struct ab_brk_bar *bars, int n, char keys[][AB_KEY_LEN], int nk,
+		       const int *use)
+{
+	int changes[NKEYS] = { 0 }, rank[AB_BRK_BARS][NKEYS], by[NKEYS], nb = 0;
+
+	if (n > AB_BRK_BARS)
+		return;
+	for (int i = 0; i < nk; i++)
+		for (int b = 1; b < n; b++) {
+			char x[AB_VALUE_LEN], y[AB_VALUE_LEN];
+			changes[i] += use[i] && strcmp(ab_cfg_get(bars[b].config, keys[i], x, sizeof(x)),
+						       ab_cfg_get(bars[b - 1].config, keys[i], y, sizeof(y)));
+		}
+	for (int i = 0; i < nk; i++)	/* the used keys, fewest changes first (stable) */
+		if (use[i]) {
+			int j = nb++;
+			for (; j > 0 && changes[by[j - 1]] > changes[i]; j--)
+				by[j] = by[j - 1];
+			by[j] = i;
+		}
+	for (int b = 0; b < n; b++)
+		for (int j = 0; j < nb; j++)
+			rank[b][j] = first_seen(bars, b, keys[by[j]]);
+	for (int b = 1; b < n; b++)	/* insertion sort: stable, and n is small */
+		for (int c = b; c > 0 && later(rank[c - 1], rank[c], nb); c--) {
+			struct ab_brk_bar t = bars[c];
+			int r[NKEYS];
+			bars[c] = bars[c - 1];
+			bars[c - 1] = t;
+			memcpy(r, rank[c], sizeof(r));
+			memcpy(rank[c], rank[c - 1], sizeof(r));
+			memcpy(rank[c - 1], r, sizeof(r));
+		}
+}
+
 int ab_brkr_bars(const struct ab_results *res, const char *bench, struct ab_brk_bar *bars, int max,
 		 char *keys, size_t keylen)
 {
@@ -209,6 +271,7 @@ int ab_brkr_bars(const struct ab_results *res, const char *bench, struct ab_brk_
 				if (!distinct(bars, n, k, nk, use))
 					use[i] = 1;
 			}
+	order_bars(bars, n, k, nk, use);
 	keys[0] = '\0';
 	for (int i = 0; i < nk; i++)
 		if (use[i])

@@ -2,7 +2,7 @@
  * lib/report/render_brk.c: "where the time goes" read back from the records
  * lib/kstats/brk writes (the same emitter, so the names cannot drift): the
  * steps' means add up to the call, labels keep only the keys that tell
- * configurations apart, and the sentence names the step that differs most, or
+ * configurations apart, in the sweep's nesting, and the sentence names the step that differs most, or
  * says the calls took about the same time, which steps could not be compared,
  * and what a single configuration's call is made of. Table-driven: each row
  * an outcome and the exact sentence it must give.
@@ -98,6 +98,31 @@ static void test_bars(void **state)
 	}
 	/* another benchmark's records are not this one's */
 	assert_int_equal(ab_brkr_bars(&res, "ddpar", b, 8, keys, sizeof(keys)), 0);
+	ab_results_free(&res);
+}
+
+/* A configuration seen late (its first repetition failed) goes back beside its own: the key
+ * that changes least often is the outer one. */
+static void test_order(void **state)
+{
+	static const double ns[5] = { 1000, 2000, 3000, 2000, 1000 };
+	static const char *const seen[] = { "placement=same;transport=dev", "placement=other;transport=dev",
+					    "placement=same;transport=libfuse",
+					    "placement=other;transport=libfuse", "placement=none;transport=dev" };
+	static const char *const want[] = { "same:dev", "other:dev", "none:dev", "same:libfuse",
+					    "other:libfuse" };
+	struct ab_results res;
+	struct ab_brk_bar b[8];
+	char keys[128];
+
+	(void)state;
+	ab_results_init(&res);
+	for (size_t i = 0; i < sizeof(seen) / sizeof(seen[0]); i++)
+		add_rep(&res, seen[i], 1, ns, 0, 0);
+	assert_int_equal(ab_brkr_bars(&res, "cputestfs", b, 8, keys, sizeof(keys)), 5);
+	assert_string_equal(keys, "placement:transport");
+	for (int i = 0; i < 5; i++)
+		assert_string_equal(b[i].label, want[i]);
 	ab_results_free(&res);
 }
 
@@ -206,6 +231,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_step_names),
 		cmocka_unit_test(test_bars),
+		cmocka_unit_test(test_order),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_missing_step),
 		cmocka_unit_test(test_medians),
