@@ -2,10 +2,11 @@
  * lib/report/render_brk.c: "where the time goes" read back from the records
  * lib/kstats/brk writes (the same emitter, so the names cannot drift): the
  * steps' means add up to the call, labels keep only the keys that tell
- * configurations apart, in the sweep's nesting, and the sentence names the step that differs most, or
- * says the calls took about the same time, which steps could not be compared,
- * and what a single configuration's call is made of. Table-driven: each row
- * an outcome and the exact sentence it must give.
+ * configurations apart, bars follow the sweep's nesting, and the sentence
+ * names the step that differs most, or says the calls took about the same
+ * time, which steps could not be compared, and what a single configuration's
+ * call is made of. Table-driven: each row an outcome and the exact sentence
+ * it must give.
  */
 #include <math.h>
 #include <setjmp.h>
