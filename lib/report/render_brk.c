@@ -49,13 +49,17 @@ static void add(char *buf, size_t len, const char *fmt, ...)
 
 /* ---- the bars ---- */
 
-/* Value of metric in config at repetition rep, NAN when not recorded. */
+/* Value of metric in config at repetition rep, NAN when not recorded. The records of one
+ * repetition usually sit at the same index in every group (hint); a search beyond it is
+ * bounded, so that a hostile raw.csv cannot make it quadratic. */
 static double at_rep(const struct ab_results *res, const char *bench, const char *config,
-		     const char *metric, const char *unit, int rep)
+		     const char *metric, const char *unit, int rep, size_t hint)
 {
 	const struct ab_group *g = ab_results_get(res, bench, config, metric, unit);
 
-	for (size_t i = 0; g && i < g->n; i++)
+	if (g && hint < g->n && g->rep[hint] == rep)
+		return g->v[hint];
+	for (size_t i = 0; g && i < g->n && i < 1024; i++)
 		if (g->rep[i] == rep)
 			return g->v[i];
 	return NAN;
@@ -100,7 +104,7 @@ static void fill_bar(struct ab_brk_bar *b, const struct ab_results *res, const s
 	for (int s = 0; s < AB_BRK_NSTEP; s++) {
 		snprintf(m, sizeof(m), "brk_%s_share_pct", step_names[s]);
 		for (size_t i = 0; i < n; i++)
-			v[i] = at_rep(res, call->bench, call->config, m, "%", call->rep[i]) / 100 *
+			v[i] = at_rep(res, call->bench, call->config, m, "%", call->rep[i], i) / 100 *
 			       call->v[i] / 1e3;
 		b->step_us[s] = mean_finite(v, (int)n);
 	}
