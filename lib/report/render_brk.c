@@ -638,14 +638,18 @@ out:
 
 /* ---- the stacked bars ---- */
 
-/* The label key to split the bars by (fewest values, at least 2, at most MAX_FIGS), or -1. */
+/*
+ * The label key to split the bars by, or -1: 2 to MAX_FIGS values; among the keys
+ * whose largest figure holds at most SPLIT_ABOVE bars, the one with the fewest
+ * figures (ddpar's mode); else the one with the smallest largest figure (ddpar's N).
+ */
 static int split_key(const struct brk_set *s, char vals[][AB_VALUE_LEN], int *nv)
 {
-	int best = -1, bestn = 0;
+	int best = -1, bestn = 0, bestmax = 0;
 
 	for (int k = 0; k < s->nk; k++) {
 		char v[MAX_FIGS + 1][AB_VALUE_LEN];
-		int n = 0;
+		int n = 0, cnt[MAX_FIGS + 1] = { 0 }, most = 0;
 		for (int i = 0; i < s->n && n <= MAX_FIGS; i++) {
 			char x[AB_VALUE_LEN];
 			int j;
@@ -654,10 +658,17 @@ static int split_key(const struct brk_set *s, char vals[][AB_VALUE_LEN], int *nv
 				;
 			if (j == n && n <= MAX_FIGS)
 				snprintf(v[n++], AB_VALUE_LEN, "%s", x);
+			if (j < n)
+				most = ++cnt[j] > most ? cnt[j] : most;
 		}
-		if (n >= 2 && n <= MAX_FIGS && (best < 0 || n < bestn)) {
+		if (n < 2 || n > MAX_FIGS)
+			continue;
+		int fits = most <= SPLIT_ABOVE, best_fits = bestmax <= SPLIT_ABOVE;
+		if (best < 0 || (fits && (!best_fits || n < bestn)) ||
+		    (!fits && !best_fits && most < bestmax)) {
 			best = k;
 			bestn = n;
+			bestmax = most;
 			memcpy(vals, v, sizeof(v[0]) * (size_t)n);
 		}
 	}
