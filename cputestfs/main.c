@@ -82,7 +82,8 @@ static const struct ab_prog_info cfs_info = {
 		"latency_p99_ns; with kernel statistics, from a separate instrumented repetition\n"
 		"after each timed one: kernel_ns_per_req kernel_same_cpu_pct, and kernel_requests\n"
 		"and daemon_requests (whole run, to cross-check), and the request breakdown's\n"
-		"brk_* (docs/breakdown.md). Default: placement none then\n"
+		"brk_* (docs/breakdown.md); --baseline pipe --kstats on: brk_* of the pipe's\n"
+		"round trip alone. Default: placement none then\n"
 		"same, daemon single, the post's two tables.\n"
 		"Needs root and /dev/fuse for --baseline fuse.",
 	.default_duration = 2.0,
@@ -121,9 +122,9 @@ static void check_combinations(const struct cfs_settings *set, const struct ab_c
 		if (ab_opt_given(cfs_opts, common, fuse_only[i]))
 			ab_usage_error("--%s means nothing with --baseline %s: it runs no FUSE server",
 				       fuse_only[i], baselines[set->baseline]);
-	if (set->baseline != CFS_BASE_FUSE && set->kstats == AB_KSTATS_ON)
+	if (set->baseline == CFS_BASE_KERNEL && set->kstats == AB_KSTATS_ON)
 		ab_usage_error("--kstats on means nothing with --baseline %s: the probes count FUSE "
-			       "requests", baselines[set->baseline]);
+			       "requests and pipe round trips", baselines[set->baseline]);
 	if (set->transport != CFS_TR_URING && ab_opt_given(cfs_opts, common, "uring-cpu"))
 		ab_usage_error("--uring-cpu places io_uring's server threads: it needs --transport "
 			       "uring, not %s", transport_names[set->transport]);
@@ -433,7 +434,10 @@ int main(int argc, char **argv)
 	int npts = resolve_all(want, nwant, pts, &set, &common);
 	if (!npts)
 		return AB_EXIT_SKIP;
-	if (set.baseline == CFS_BASE_FUSE)	/* the probes count FUSE requests only */
+	/* The probes count FUSE requests; the pipe's round trips only when asked (--kstats on):
+	 * the breakdown beside FUSE's, at the cost of extra repetitions. */
+	if (set.baseline == CFS_BASE_FUSE ||
+	    (set.baseline == CFS_BASE_PIPE && set.kstats == AB_KSTATS_ON))
 		ks = ab_kstats_for_mode(set.kstats, set.quiet);
 
 	/* Timed once now (a few forks), not while the first repetition's clients run. */

@@ -260,19 +260,32 @@ static void latency(const struct run *r, struct cfs_result *res)
 static void brk_begin(struct run *r);
 static void brk_free(struct run *r);
 
+/* The FUSE daemon, or the pipe servers (the pipe baseline with --kstats on): the
+ * breakdown's servers. 0, or -1 with errno. */
+static int add_servers(struct run *r)
+{
+	if (r->srv.have_daemon)
+		return ab_kstats_add_pid(r->ks, r->srv.daemon.pid);
+	for (int i = 0; i < r->srv.pipe_servers.n; i++)
+		if (ab_kstats_add_pid(r->ks, r->srv.pipe_servers.pid[i]) < 0)
+			return -1;
+	return 0;
+}
+
 /* Probes on from here (mounted, no client yet) until the clients are reaped. */
 static void kstats_begin(struct run *r)
 {
 	const char *skip = NULL;
 
-	if (!r->ks || !r->srv.have_daemon)
+	if (!r->ks || !(r->srv.have_daemon || r->srv.have_pipe_servers))
 		return;
 	if (ab_kstats_clear_pids(r->ks) < 0)
 		skip = "cannot clear the kstats pid map";
-	else if (ab_kstats_add_pid(r->ks, r->srv.daemon.pid) < 0)
+	else if (add_servers(r) < 0)
 		skip = errno == E2BIG ? "the kstats pid map is full (" AB_STR(AB_KSTATS_MAX_PIDS) " pids)"
 				      : "cannot add the daemon to the kstats pid map";
-	else if (ab_kstats_set_conn(r->ks, r->srv.daemon.conn) < 0 || ab_kstats_reset(r->ks) < 0)
+	else if (ab_kstats_set_conn(r->ks, r->srv.have_daemon ? r->srv.daemon.conn : 0) < 0 ||
+		 ab_kstats_reset(r->ks) < 0)
 		skip = "cannot reset the kstats maps";
 	else if (ab_kstats_attach(r->ks) < 0)
 		skip = "attaching the kstats probes failed";
@@ -293,6 +306,11 @@ static void brk_begin(struct run *r)
 	if (why) {
 		if (!r->set->quiet)
 			ab_msg("%s: brk_* metrics not written", why);
+		return;
+	}
+	/* over pipes the breakdown follows each round trip: a write, then a read */
+	if (ab_kstats_brk_pipe(r->ks, r->set->baseline == CFS_BASE_PIPE) < 0) {
+		ab_msg("cannot set the request breakdown's mode: brk_* metrics not written");
 		return;
 	}
 	r->srv.sh->time_every = 1;	/* before the clients start */
@@ -353,13 +371,15 @@ static void kstats_end(struct run *r, int rc, struct cfs_result *res)
 
 	if (!r->ks_attached)
 		return;
-	if (rc == 0 && ab_kstats_read(r->ks, &whole) == 0) {
+	/* FUSE requests: none over pipes, where only the breakdown is written */
+	int fuse = r->set->baseline == CFS_BASE_FUSE;
+	if (fuse && rc == 0 && ab_kstats_read(r->ks, &whole) == 0) {
 		cfs_kernel_delta(NULL, &whole, &n, &same, &ns);
 		res->v[CFS_KREQ] = (double)n;
 		res->v[CFS_DREQ] = (double)(cfs_requests(r->srv.sh, r->n) - r->dreq0);
 		res->has[CFS_KREQ] = res->has[CFS_DREQ] = 1;
 	}
-	if (rc == 0 && r->ks_window) {
+	if (fuse && rc == 0 && r->ks_window) {
 		cfs_kernel_delta(&r->kw0, &r->kw1, &n, &same, &ns);
 		if (n) {
 			res->v[CFS_KNS] = ns / (double)n;

@@ -19,6 +19,7 @@
 #include "sys/common.h"
 #include "harness.h"
 #include "report/record.h"
+#include "report/render_brk.h"
 #include "report/stats.h"
 
 /* Every result as a table: in tables.md only (a terminal gets the posts' layouts). */
@@ -50,8 +51,11 @@ static int write_tables(const char *dir, const struct ab_results *d)
 	fprintf(f, "# affbench tables: %s\n\nMedians of the repetitions; ratios are ratios of medians "
 		   "with bootstrap 95%% CIs, judged only with %d or more repetitions a side.\n\n", dir,
 		AB_MIN_REPS_CI);
-	for (int i = 0; h_registry[i]; i++)
+	for (int i = 0; h_registry[i]; i++) {
+		struct ab_render r = { .desc = h_registry[i], .res = d, .out = f, .markdown = 1 };
 		ab_render_tables(h_registry[i], d, f, 1);
+		ab_brk_tables(&r);	/* the request breakdown, under the post's layouts */
+	}
 	all_results(f, d);
 	return ab_outfile_close(&o);
 }
@@ -75,6 +79,13 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 		if (!ab_render_has(r.desc, d) || !r.desc->plots)
 			continue;
 		r.desc->plots(&r);
+		/* the request breakdown's stacked bars, for any benchmark that has brk_* records */
+		struct ab_render rb = r;
+		rb.nfig = 0;
+		ab_brk_plots(&rb);
+		for (int k = 0; k < rb.nfig && r.nfig < (int)AB_ARRAY_SIZE(r.figures); k++)
+			snprintf(r.figures[r.nfig++], sizeof(r.figures[0]), "%s", rb.figures[k]);
+		r.failed |= rb.failed;
 		for (int k = 0; k < r.nfig && n < AB_PLOTS_MAX; k++)
 			snprintf(names[n++], sizeof(names[0]), "%s", r.figures[k]);
 		count[i] = n - first[i];
@@ -94,6 +105,7 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 			continue;
 		if (r.desc->reading)
 			r.desc->reading(&r);
+		ab_brk_reading(&r);
 		h_monitor_table(body, dir, r.desc->name, d);
 		for (int k = first[i]; k < first[i] + count[i]; k++)
 			if (ok[k])

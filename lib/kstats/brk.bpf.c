@@ -25,6 +25,13 @@
  * A call that sends several requests (a large read) charges the time between
  * a reply and the next request to submit. Calls that sent no request are not
  * counted.
+ *
+ * With pipe_mode (cputestfs's pipe baseline, the same steps without FUSE) a
+ * call is a caller's write of its request and its read of the reply, two
+ * syscalls: the request is queued when the write wakes the server (or, with
+ * none asleep, when the write returns), and the reply is the server's wake-up
+ * of the caller (or, with the caller not asleep, the return of the server's
+ * write).
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -36,6 +43,9 @@ __u32 target_conn = 0;	/* only this FUSE connection (0: all) */
 /* Calls that enter while this is set are counted when they exit, even after it is
  * cleared: a window of calls by their start, as the benchmark's own clients time them. */
 __u32 counting = 0;
+/* The pipe baseline (see above), and the syscall numbers it needs (set by brk.c). */
+__u32 pipe_mode = 0;
+__s64 nr_read = -1, nr_write = -1;
 
 struct call {
 	__u64 t_last;		/* time of the last transition */
@@ -48,6 +58,7 @@ struct call {
 	__u32 woken;		/* the pending step's target was woken */
 	__u32 dtid;		/* the server thread woken for this request */
 	__u32 counted;		/* entered while counting */
+	__s64 sysno;		/* the syscall it is in (pipe_mode) */
 };
 
 struct {
@@ -70,6 +81,21 @@ struct {
 	__type(key, __u32);	/* server thread id */
 	__type(value, __u32);	/* the caller that woke it */
 } dwait SEC(".maps");
+
+/* pipe_mode: the syscall each server thread is in, and the caller it serves. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);	/* server thread id */
+	__type(value, __s64);
+} srv_sys SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 16384);
+	__type(key, __u32);	/* server thread id */
+	__type(value, __u32);	/* the caller whose request it took */
+} serving SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -147,7 +173,19 @@ int BPF_PROG(brk_sys_enter, struct pt_regs *regs, long id)
 	__u64 pt = bpf_get_current_pid_tgid();
 	__u32 tid = (__u32)pt;
 	struct call *c = bpf_map_lookup_elem(&calls, &tid);
+	__s64 nr = id;
 
+	if (pipe_mode && !c && is_role(pt >> 32, BRK_ROLE_SERVER)) {
+		bpf_map_update_elem(&srv_sys, &tid, &nr, BPF_ANY);
+		return 0;
+	}
+	/* A round trip over pipes goes on through the caller's read; only a write starts one. */
+	if (pipe_mode && c && c->active && nr == nr_read) {
+		c->sysno = nr;
+		return 0;
+	}
+	if (pipe_mode && nr != nr_write)
+		return 0;
 	if (!c) {
 		struct call fresh = {};
 
@@ -162,10 +200,29 @@ int BPF_PROG(brk_sys_enter, struct pt_regs *regs, long id)
 	c->t_last = bpf_ktime_get_ns();
 	c->step = BRK_SUBMIT;
 	c->active = 1;
-	c->nreq = 0;
 	c->woken = 0;
 	c->counted = counting;
+	c->sysno = nr;
+	c->nreq = pipe_mode ? 1 : 0;	/* a pipe's request is its write */
 	return 0;
+}
+
+/* pipe_mode: the server's write returned; if its caller was not woken by it, that is the reply. */
+static __always_inline void pipe_server_exit(__u32 tid)
+{
+	__s64 *nr = bpf_map_lookup_elem(&srv_sys, &tid);
+	__u32 *caller;
+	struct call *c;
+
+	if (!nr || *nr != nr_write)
+		return;
+	caller = bpf_map_lookup_elem(&serving, &tid);
+	if (!caller)
+		return;
+	__u32 ctid = *caller;
+	c = bpf_map_lookup_elem(&calls, &ctid);
+	if (c && c->active && c->step == BRK_SERVICE)
+		move(c, BRK_SERVICE, BRK_RWAKE, bpf_ktime_get_ns());
 }
 
 SEC("tp_btf/sys_exit")
@@ -176,8 +233,18 @@ int BPF_PROG(brk_sys_exit, struct pt_regs *regs, long ret)
 	struct brk_sums *s;
 	__u64 total = 0;
 
+	if (pipe_mode && !c) {
+		pipe_server_exit(tid);
+		return 0;
+	}
 	if (!c || !c->active)
 		return 0;
+	/* The request is in the pipe: queued, whether or not it woke a server. */
+	if (pipe_mode && c->sysno == nr_write) {
+		if (c->step == BRK_SUBMIT)
+			move(c, BRK_SUBMIT, BRK_DWAKE, bpf_ktime_get_ns());
+		return 0;
+	}
 	c->active = 0;
 	if (!c->nreq || !c->counted)
 		return 0;
@@ -246,14 +313,25 @@ int BPF_PROG(brk_waking, struct task_struct *p)
 
 	/* The reply wakes its caller. */
 	c = bpf_map_lookup_elem(&calls, &target);
+	/* Over pipes the wake-up is the reply: the server's write woke the caller. */
+	if (pipe_mode && c && c->active && is_role(bpf_get_current_pid_tgid() >> 32, BRK_ROLE_SERVER) &&
+	    (c->step == BRK_SERVICE || c->step == BRK_DWAKE)) {
+		if (c->step == BRK_DWAKE && c->woken)
+			bpf_map_delete_elem(&dwait, &c->dtid);
+		move(c, c->step, BRK_RWAKE, bpf_ktime_get_ns());
+	}
 	if (c && c->active && c->step == BRK_RWAKE && !c->woken) {
 		c->woken = 1;
 		c->waker_cpu = bpf_get_smp_processor_id();
 		return 0;
 	}
-	/* The caller, with its request queued, wakes a server thread. */
+	/* The caller, with its request queued, wakes a server thread (over pipes: this queues it). */
 	c = bpf_map_lookup_elem(&calls, &me);
-	if (!c || !c->active || c->step != BRK_DWAKE || c->woken || !is_role(p->tgid, BRK_ROLE_SERVER))
+	if (!c || !c->active || !is_role(p->tgid, BRK_ROLE_SERVER))
+		return 0;
+	if (pipe_mode && c->step == BRK_SUBMIT)
+		move(c, BRK_SUBMIT, BRK_DWAKE, bpf_ktime_get_ns());
+	if (c->step != BRK_DWAKE || c->woken)
 		return 0;
 	c->woken = 1;
 	c->waker_cpu = bpf_get_smp_processor_id();
@@ -276,6 +354,8 @@ int BPF_PROG(brk_switch, bool preempt, struct task_struct *prev, struct task_str
 	c = bpf_map_lookup_elem(&calls, &ptid);
 	if (c && c->active && c->step == BRK_DWAKE && !c->woken && is_role(next->tgid, BRK_ROLE_SERVER)) {
 		move(c, BRK_DWAKE, BRK_SERVICE, bpf_ktime_get_ns());
+		if (pipe_mode)
+			bpf_map_update_elem(&serving, &tid, &ptid, BPF_ANY);
 		return 0;
 	}
 	c = bpf_map_lookup_elem(&calls, &tid);
@@ -294,6 +374,8 @@ int BPF_PROG(brk_switch, bool preempt, struct task_struct *prev, struct task_str
 		return 0;
 	count_wake(c, BRK_W_DAEMON, c->waker_cpu != cpu, idle);
 	move(c, BRK_DWAKE, BRK_SERVICE, bpf_ktime_get_ns());
+	if (pipe_mode)
+		bpf_map_update_elem(&serving, &tid, &ctid, BPF_ANY);
 	return 0;
 }
 

@@ -126,6 +126,7 @@ int ab_brk_open(struct ab_brk **b, char *why, size_t len)
 int ab_brk_attach(struct ab_brk *b) { (void)b; return -1; }
 void ab_brk_detach(struct ab_brk *b) { (void)b; }
 void ab_brk_set_conn(struct ab_brk *b, int conn) { (void)b; (void)conn; }
+void ab_brk_set_pipe(struct ab_brk *b, int on) { (void)b; (void)on; }
 int ab_brk_add(struct ab_brk *b, pid_t tgid, int role) { (void)b; (void)tgid; (void)role; return -1; }
 int ab_brk_clear(struct ab_brk *b) { (void)b; return -1; }
 int ab_brk_reset(struct ab_brk *b) { (void)b; return -1; }
@@ -138,6 +139,7 @@ void ab_brk_close(struct ab_brk *b) { (void)b; }
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/types.h>
+#include <sys/syscall.h>
 
 #include "kstats/brk_bpf_i.h"
 #include "brk.skel.h"
@@ -193,6 +195,13 @@ void ab_brk_detach(struct ab_brk *b)
 void ab_brk_set_conn(struct ab_brk *b, int conn)
 {
 	b->skel->bss->target_conn = conn > 0 ? (__u32)conn : 0;
+}
+
+void ab_brk_set_pipe(struct ab_brk *b, int on)
+{
+	b->skel->bss->pipe_mode = on ? 1 : 0;
+	b->skel->data->nr_read = SYS_read;	/* this architecture's numbers */
+	b->skel->data->nr_write = SYS_write;
 }
 
 int ab_brk_add(struct ab_brk *b, pid_t tgid, int role)

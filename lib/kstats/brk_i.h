@@ -13,6 +13,8 @@ int ab_brk_open(struct ab_brk **b, char *why, size_t len);
 int ab_brk_attach(struct ab_brk *b);
 void ab_brk_detach(struct ab_brk *b);
 void ab_brk_set_conn(struct ab_brk *b, int conn);
+/* on: follow pipe round trips instead of FUSE calls (brk.bpf.c's pipe_mode). */
+void ab_brk_set_pipe(struct ab_brk *b, int on);
 /* role: 1 server, 2 caller (brk_bpf_i.h); a caller stays one. */
 int ab_brk_add(struct ab_brk *b, pid_t tgid, int role);
 int ab_brk_clear(struct ab_brk *b);

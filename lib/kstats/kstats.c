@@ -54,6 +54,7 @@ int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r) { (void)ks;
 int ab_kstats_add_caller(struct ab_kstats *ks, pid_t tgid) { (void)ks; (void)tgid; return -1; }
 int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_brk_result *r) { (void)ks; (void)r; return -1; }
 int ab_kstats_brk_window(struct ab_kstats *ks, int on) { (void)ks; (void)on; return -1; }
+int ab_kstats_brk_pipe(struct ab_kstats *ks, int on) { (void)ks; (void)on; return -1; }
 const char *ab_kstats_brk_why(const struct ab_kstats *ks) { (void)ks; return ab_kstats_built(); }
 void ab_kstats_close(struct ab_kstats *ks) { (void)ks; }
 
@@ -204,6 +205,14 @@ int ab_kstats_set_conn(struct ab_kstats *ks, int conn)
 int ab_kstats_add_caller(struct ab_kstats *ks, pid_t tgid)
 {
 	return ks->brk ? ab_brk_add(ks->brk, tgid, 2) : -1;
+}
+
+int ab_kstats_brk_pipe(struct ab_kstats *ks, int on)
+{
+	if (!ks->brk || ks->brk_lost)
+		return -1;
+	ab_brk_set_pipe(ks->brk, on);
+	return 0;
 }
 
 int ab_kstats_brk_window(struct ab_kstats *ks, int on)

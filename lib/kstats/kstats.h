@@ -64,6 +64,10 @@ int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid);
 /* The processes whose FUSE calls the request breakdown follows (kstats/brk.h); the
  * processes add_pid names are the servers. 0, or -1 (also when the breakdown is unavailable). */
 int ab_kstats_add_caller(struct ab_kstats *ks, pid_t tgid);
+/* on: the breakdown follows pipe round trips (a caller's write, then its read of the
+ * reply; the servers woken by it) instead of FUSE calls: the same five steps, for
+ * cputestfs's pipe baseline. 0, or -1 when the breakdown is unavailable. */
+int ab_kstats_brk_pipe(struct ab_kstats *ks, int on);
 /* The breakdown counts the calls that enter between on (which zeroes it) and off, each
  * when it exits; none before the first on. 0, or -1. */
 int ab_kstats_brk_window(struct ab_kstats *ks, int on);

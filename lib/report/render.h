@@ -144,6 +144,10 @@ void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char
 /* "set yrange [0:TOP]" with TOP above every median and interval end of m, so that no
  * error bar is cut off ("[0:*]" when m has no number). */
 void ab_plot_yrange(FILE *f, const struct ab_grid *m);
+/* A data file NAME (e.g. "x.dat") in r->dir for a figure of one's own (NULL after a
+ * message, r->failed set); closed by ab_plot_file_close, which says when the write failed. */
+FILE *ab_plot_file(struct ab_render *r, const char *name);
+void ab_plot_file_close(struct ab_render *r, FILE *f, const char *name);
 /* "set terminal ... set output 'NAME.png'" (svg 0) or NAME.svg (svg 1). */
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height);
 /*

@@ -160,6 +160,16 @@ static void close_in(struct ab_render *r, FILE *f, const char *name)
 	}
 }
 
+FILE *ab_plot_file(struct ab_render *r, const char *name)
+{
+	return r->dir ? open_in(r, name) : NULL;
+}
+
+void ab_plot_file_close(struct ab_render *r, FILE *f, const char *name)
+{
+	close_in(r, f, name);
+}
+
 void ab_grid_dat(struct ab_render *r, const struct ab_grid *m, const char *name)
 {
 	char file[96];

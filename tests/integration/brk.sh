@@ -3,7 +3,8 @@
 # with the client and the daemon on different CPUs nearly every daemon and
 # reply wake-up crosses CPUs, on one CPU nearly none does; the five steps add
 # up to the time per call the clients measured themselves, around each call of
-# the same repetition (within 10%); ddpar writes it too; a breakdown that cannot load leaves the
+# the same repetition (within 10%); ddpar writes it too, and cputestfs's pipe
+# baseline its round trips with --kstats on; a breakdown that cannot load leaves the
 # other kernel figures in place and says why. Tolerances only: the machine is
 # busy, so a point that misses its sum is measured again (up to 3 times).
 . "$(dirname "$0")/lib.sh"
@@ -116,6 +117,37 @@ for tr in libfuse dev uring; do
 	check "ddpar $tr writes the breakdown, its steps add up to the clients' time per write within 10% ($c vs $l ns, exit $rc)" \
 		eval '[ "$rc" = 0 ] && within "$c" "$l" 10'
 done
+
+# The pipe baseline's round trip, cut at the same steps (--kstats on only): they add up to the
+# clients' own time within 10%, no FUSE count is written, and on two CPUs both wake-ups cross.
+pls=same
+[ "$(nproc)" -ge 2 ] && pls=same,other
+for try in 1 2 3; do
+	"$CFS" --baseline pipe --kstats on --placement $pls --duration 0.6 --repeat 1 --quiet --format csv \
+		>"$W/p.csv" 2>"$W/p.err"
+	rc=$?
+	ok=1
+	for pl in ${pls//,/ }; do
+		within "$(csv_value "$W/p.csv" "placement=$pl" brk_call_ns)" \
+			"$(csv_value "$W/p.csv" "placement=$pl" brk_client_ns)" 10 || ok=0
+	done
+	[ "$ok" = 1 ] && break
+done
+check "pipe baseline with --kstats on: the breakdown is written, no FUSE count (exit $rc)" \
+	eval '[ "$rc" = 0 ] && grep -q ",brk_calls," "$W/p.csv" && ! grep -q ",kernel_requests," "$W/p.csv"'
+for pl in ${pls//,/ }; do
+	c=$(csv_value "$W/p.csv" "placement=$pl" brk_call_ns)
+	l=$(csv_value "$W/p.csv" "placement=$pl" brk_client_ns)
+	check "pipe $pl: the steps add up to the clients' time per round trip within 10% ($c vs $l ns, $try tries)" \
+		within "$c" "$l" 10
+done
+if [ "$(nproc)" -ge 2 ]; then
+	for w in daemon reply; do
+		o=$(csv_value "$W/p.csv" "placement=other" brk_${w}_wake_cross_pct)
+		check "pipe other: $w wake-ups crossing CPUs >= 90% (got $o%)" at_least "$o" 90
+	done
+fi
+expect_rc "--baseline kernel --kstats on is refused" 2 "$CFS" --baseline kernel --kstats on
 
 # The breakdown unavailable: kernel_* stay, brk_* go, with the reason; the kstats skips take it along.
 AFFBENCH_KSTATS_FORCE=nobrk again "$CFS" --kstats on --placement same --duration 0.2 --repeat 1 --format csv \

@@ -79,6 +79,10 @@ for f in "$W"/run/tables.md "$W"/run/report.md "$W"/run/*.gp; do
 done
 for f in "$W"/run/*.gp; do
 	[ -f "$f" ] || continue
+	case $f in	# the request breakdown's stacked bars draw means, no interval
+	*_brk*.gp) check "$(basename "$f"): its key says the bars are step means" \
+		grep -q "key title 'bars: step means'" "$f"; continue ;;
+	esac
 	check "$(basename "$f"): its key says what the bars are" grep -q "key title 'bars: min-max" "$f"
 done
 check "tables.md shows no nan" eval '! grep -qw nan "$W/run/tables.md"'
