@@ -82,7 +82,7 @@ static const struct ab_prog_info cfs_info = {
 		"latency_p99_ns; with kernel statistics, from a separate instrumented repetition\n"
 		"after each timed one: kernel_ns_per_req kernel_same_cpu_pct, and kernel_requests\n"
 		"and daemon_requests (whole run, to cross-check), and the request breakdown's\n"
-		"brk_* (docs/breakdown.md); --baseline pipe --kstats on: brk_* of the pipe's\n"
+		"brk_* (docs/breakdown.md); with --baseline pipe: brk_* of the pipe's\n"
 		"round trip alone. Default: placement none then\n"
 		"same, daemon single, the post's two tables.\n"
 		"Needs root and /dev/fuse for --baseline fuse.",
@@ -434,10 +434,9 @@ int main(int argc, char **argv)
 	int npts = resolve_all(want, nwant, pts, &set, &common);
 	if (!npts)
 		return AB_EXIT_SKIP;
-	/* The probes count FUSE requests; the pipe's round trips only when asked (--kstats on):
-	 * the breakdown beside FUSE's, at the cost of extra repetitions. */
-	if (set.baseline == CFS_BASE_FUSE ||
-	    (set.baseline == CFS_BASE_PIPE && set.kstats == AB_KSTATS_ON))
+	/* The probes follow FUSE requests, and the pipe's round trips in the same steps
+	 * (the breakdown beside FUSE's); the kernel baseline has nothing to follow. */
+	if (set.baseline != CFS_BASE_KERNEL)
 		ks = ab_kstats_for_mode(set.kstats, set.quiet);
 
 	/* Timed once now (a few forks), not while the first repetition's clients run. */

@@ -118,7 +118,7 @@ for tr in libfuse dev uring; do
 		eval '[ "$rc" = 0 ] && within "$c" "$l" 10'
 done
 
-# The pipe baseline's round trip, cut at the same steps (--kstats on only): they add up to the
+# The pipe baseline's round trip, cut at the same steps (kernel statistics on): they add up to the
 # clients' own time within 10%, no FUSE count is written, and on two CPUs both wake-ups cross.
 pls=same
 [ "$(nproc)" -ge 2 ] && pls=same,other
