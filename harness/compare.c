@@ -154,6 +154,25 @@ const char *h_cmp_run_label(char *buf, size_t len, int k)
 	return buf;
 }
 
+/* "run B: DIR", within 100 columns: a longer DIR keeps its end (compare.md has it whole). */
+static void run_legend(struct cmp *c, int k)
+{
+	char l[16], *esc = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&esc, &len);
+
+	if (f) {
+		h_md_cell(f, c->dirs[k]);	/* outside text: escaped */
+		fclose(f);
+	}
+	int room = 100 - (int)strlen("run : ") - (int)strlen(h_cmp_run_label(l, sizeof(l), k));
+	if (!esc || (int)len <= room)
+		printf("run %s: %s\n", l, esc ? esc : "?");
+	else
+		printf("run %s: ...%s\n", l, esc + len - (size_t)(room - 3));
+	free(esc);
+}
+
 /* One ratio run/A, judged before any is printed: the correction needs them all. */
 struct pair {
 	const struct ab_group *a, *b;
@@ -207,9 +226,8 @@ static void one_pair(struct cmp *c, const struct pair *q)
 		ab_csv_field(c->csv, row[j]);
 		fputc(j < 11 ? ',' : '\n', c->csv);
 	}
-	fprintf(c->md, "| %s | %s | %s | ", a->bench, a->config, a->metric);
-	h_md_cell(c->md, c->dirs[q->k]);
-	fprintf(c->md, " | %s | %s | %s | %s |\n", num[0], num[1],
+	fprintf(c->md, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", a->bench, a->config, a->metric,
+		h_cmp_run_label(lab, sizeof(lab), q->k), num[0], num[1],
 		ab_r_ratio_text(buf, sizeof(buf), v, q->r, &q->ci, 0), isnan(q->adj) ? "-" : num[5]);
 	char sc[AB_CONFIG_LEN], ma[16], mb[16], rt[48];
 	snprintf(ma, sizeof(ma), "%.4g", ab_r_median(a));
@@ -267,20 +285,22 @@ static void table(struct cmp *c)
 {
 	size_t n;
 
-	fprintf(c->md, "# affbench compare\n\nBase (A): `");
-	h_md_cell(c->md, c->dirs[0]);
-	fprintf(c->md, "`\n\n");
+	fprintf(c->md, "# affbench compare\n\n## The runs\n\nA is the base; every ratio is run/A. "
+		       "The trend plots' x axis shows these labels.\n\n| run | directory |\n|---|---|\n");
+	for (int k = 0; k < c->nr; k++) {
+		char l[16];
+		fprintf(c->md, "| %s | ", h_cmp_run_label(l, sizeof(l), k));
+		h_md_cell(c->md, c->dirs[k]);	/* outside text: escaped */
+		fputs(" |\n", c->md);
+	}
+	fputc('\n', c->md);
 	c->machines_differ = h_compare_machines(c->md, c->dirs, c->nr);
 	fprintf(c->md, "## Ratios\n\n| bench | config | metric | run | A median | median | ratio run/A | "
 		       "p (Holm) |\n|---|---|---|---|---|---|---|---|\n");
 	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,significant,p,"
 			"p_holm\n");
-	for (int k = 0; k < c->nr; k++) {	/* the legend of the run column */
-		char l[16];
-		printf("run %s: ", h_cmp_run_label(l, sizeof(l), k));
-		h_md_cell(stdout, c->dirs[k]);	/* outside text: escaped */
-		printf("\n");
-	}
+	for (int k = 0; k < c->nr; k++)	/* the legend of the run column */
+		run_legend(c, k);
 	term_legend(c);
 	printf(TERM_ROW, "bench", "config", "metric", "run", "A", "this", "this/A [95% CI]");
 	for (int k = 1; k < c->nr; k++)	/* results of a run that A lacks cannot be compared either */
@@ -324,9 +344,11 @@ static const char cmp_usage[] =
 	"and writes compare.md, compare.csv and plots to --out DIR (default results/compare-<date>).\n"
 	"Rows of a raw.csv that break the record grammar are reported with file:line and skipped.\n"
 	"--gate FILE: rules, one a line: BENCH METRIC [KEY=VALUE ...] max-drop|max-rise N%\n"
-	"(e.g. 'cputestfs stat_per_s placement=same max-drop 5%'). Exit 3 when a run's ratio to A\n"
-	"is worse than N% with its whole 95% CI beyond; a rule with fewer than 6 repetitions a side\n"
-	"cannot be judged, said, and fails the gate only with --strict. A bad rule: FILE:LINE, exit 2.\n";
+	"(e.g. 'cputestfs stat_per_s placement=same max-drop 5%'). Exit 3 when a config's ratio to A\n"
+	"is worse than N%, its bootstrap p-value of \"the ratio is N% off\" Holm-corrected over the\n"
+	"configs the rule matches within 0.05 (one config: its whole 95% CI beyond); a rule with\n"
+	"fewer than 6 repetitions a side cannot be judged, said, and fails the gate only with\n"
+	"--strict. A bad rule: FILE:LINE, exit 2.\n";
 
 /*
  * A results.json names its run: the directory holding it. It carries only
