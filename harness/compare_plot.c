@@ -102,7 +102,7 @@ int h_cmp_plots(struct cmp *c)
 
 	if (ab_plotdir_open(&c->pd, c->out) < 0)
 		return -1;
-	n = h_compare_trends(c->md, c->pd.path, c->d, c->dirs, c->nr, names, AB_PLOTS_MAX / 2);
+	n = h_compare_trends(c->md, c->pd.path, c->d, c->nr, names, AB_PLOTS_MAX / 2);
 	for (int b = 0; h_registry[b]; b++)
 		for (int k = 0; h_registry[b]->headline && h_registry[b]->headline[k] && n < AB_PLOTS_MAX; k++) {
 			snprintf(names[n], sizeof(names[n]), "compare_%s_%s", h_registry[b]->name,
