@@ -168,8 +168,12 @@ static void run_legend(struct cmp *c, int k)
 	int room = 100 - (int)strlen("run : ") - (int)strlen(h_cmp_run_label(l, sizeof(l), k));
 	if (!esc || (int)len <= room)
 		printf("run %s: %s\n", l, esc ? esc : "?");
-	else
-		printf("run %s: ...%s\n", l, esc + len - (size_t)(room - 3));
+	else {
+		const char *tail = esc + len - (size_t)(room - 3);
+		while ((*tail & 0xc0) == 0x80)	/* not inside a UTF-8 character */
+			tail++;
+		printf("run %s: ...%s\n", l, tail);
+	}
 	free(esc);
 }
 
