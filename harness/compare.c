@@ -199,6 +199,17 @@ static void judge_pair(struct pair *q)
 	}
 }
 
+/* The ratio's cell; a CI that excludes 1 while the verdict is "not significant" says why. */
+static const char *ratio_cell(char *buf, size_t len, enum ab_verdict v, const struct pair *q)
+{
+	if (v == AB_V_SAME && q->p < ALPHA && (q->v == AB_V_UP || q->v == AB_V_DOWN))
+		snprintf(buf, len, "%.3gx [%.3g, %.3g] 95%% CI: significant alone, not after the "
+			 "correction for the number of comparisons", q->r, q->ci.lo, q->ci.hi);
+	else
+		ab_r_ratio_text(buf, len, v, q->r, &q->ci, 0);
+	return buf;
+}
+
 static void one_pair(struct cmp *c, const struct pair *q)
 {
 	char buf[160], num[6][32], lab[16];
@@ -232,7 +243,7 @@ static void one_pair(struct cmp *c, const struct pair *q)
 	}
 	fprintf(c->md, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", a->bench, a->config, a->metric,
 		h_cmp_run_label(lab, sizeof(lab), q->k), num[0], num[1],
-		ab_r_ratio_text(buf, sizeof(buf), v, q->r, &q->ci, 0), isnan(q->adj) ? "-" : num[5]);
+		ratio_cell(buf, sizeof(buf), v, q), isnan(q->adj) ? "-" : num[5]);
 	char sc[AB_CONFIG_LEN], ma[16], mb[16], rt[48];
 	snprintf(ma, sizeof(ma), "%.4g", ab_r_median(a));
 	snprintf(mb, sizeof(mb), "%.4g", ab_r_median(q->b));
@@ -323,10 +334,10 @@ static void table(struct cmp *c)
 		       "(%d or more needed a side).\n",
 		c->tests, c->sig, c->tests, ALPHA, c->sig_raw, c->few, AB_MIN_REPS_CI);
 	if (c->machines_differ) {
-		fprintf(c->md, "These verdicts compare machines, not the change under test: the runs' "
-			       "machines differ (see The machines).\n");
-		ab_msg("compare: the runs' machines differ (compare.md, The machines): the verdicts "
-		       "compare machines, not the change under test");
+		fprintf(c->md, "The verdicts of runs on other machines than A's compare machines, not "
+			       "only the change under test (see The machines).\n");
+		ab_msg("compare: some runs ran on other machines than A's (compare.md, The machines): "
+		       "their verdicts compare machines, not only the change under test");
 	}
 	if (c->only_a || c->only_b || c->no_ratio) {
 		fprintf(c->md, "Not compared: %d results only in A, %d only in another run (a failed or "

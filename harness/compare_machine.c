@@ -233,6 +233,24 @@ static int table(FILE *md, struct column *col, const struct mach *m, int nr)
 	return nc;
 }
 
+/* After intro, the labels of the runs whose machine differs from A's in columns from
+ * fact first on (2: past kernel and host; 0: the kernel alone); 0 when none. */
+static int runs(FILE *md, const struct column *col, int nc, const struct mach *m, int nr,
+		int first, const char *intro)
+{
+	int n = 0;
+	for (int k = 1; k < nr; k++) {
+		int d = m[k].missing;
+		for (int i = 0; i < nc; i++)
+			d |= (first ? col[i].col >= first : col[i].col == 0) && col[i].code[k] != 1;
+		if (!d)
+			continue;
+		char l[16];
+		fprintf(md, "%s%s", n++ ? ", " : intro, h_cmp_run_label(l, sizeof(l), k));
+	}
+	return n;
+}
+
 int h_compare_machines(FILE *md, char *const *dirs, int nr)
 {
 	struct mach *m = calloc((size_t)nr, sizeof(*m));
@@ -256,12 +274,17 @@ int h_compare_machines(FILE *md, char *const *dirs, int nr)
 		kernel |= col[i].col == 0;
 		other |= col[i].col > 1;	/* host names alone do not make two machines */
 	}
-	fprintf(md, "\n%s%s%s\n\n",
-		other ? "**The machines differ**: the verdicts below compare machines (CPU, topology, "
-			"mitigations, governor, idle driver, knobs as the table says), not only the "
-			"change under test. " : "The machines agree in every fact compared. ",
-		kernel ? "The kernels differ: a verdict includes the kernel change. " : "",
-		missing ? "Some runs have no readable machine.txt: their machines are unknown." : "");
+	if (!other)
+		fputs("\nThe machines agree in every fact compared.", md);
+	else if (runs(md, col, nc, m, nr, 2, "\n**The machines differ**: runs "))
+		fputs(" ran on other machines than A's (CPU, topology, mitigations, governor, idle "
+		      "driver, knobs as the table says): their verdicts compare machines, not only the "
+		      "change under test.", md);
+	if (runs(md, col, nc, m, nr, 0, " The kernel differs from A's in runs "))
+		fputs(": their verdicts include the kernel change.", md);
+	if (missing)
+		fputs(" Some runs have no readable machine.txt: their machines are unknown.", md);
+	fputs("\n\n", md);
 	for (int k = 0; k < nr; k++)
 		free_machine(&m[k]);
 	free(m);

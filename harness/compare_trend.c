@@ -216,8 +216,8 @@ int h_compare_trends(FILE *md, const char *plotdir, const struct ab_results *d, 
 {
 	int n = 0;
 
-	fprintf(md, "\n## Trends of the headline metrics\n\nRuns as in \"The runs\" (A the base); "
-		    "their plots: the same labels on the x axis.\n");
+	fprintf(md, "\n## Trends of the headline metrics\n\nThe runs are labelled as in The runs (A, "
+		    "the base); the plots' x axis uses the same labels.\n");
 	for (int b = 0; h_registry[b]; b++)
 		for (int k = 0; h_registry[b]->headline && h_registry[b]->headline[k]; k++) {
 			const char *bench = h_registry[b]->name, *metric = h_registry[b]->headline[k];
