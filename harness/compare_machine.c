@@ -217,7 +217,8 @@ static int table(FILE *md, struct column *col, const struct mach *m, int nr)
 	fputc('\n', md);
 	for (int k = 0; k < nr; k++) {
 		char l[16];
-		fprintf(md, "| %s%s |", h_cmp_run_label(l, sizeof(l), k), m[k].missing ? " (no machine.txt)" : "");
+		fprintf(md, "| %s%s |", h_cmp_run_label(l, sizeof(l), k),
+			m[k].missing ? " (no machine.txt)" : "");
 		for (int i = 0; i < nc; i++)
 			cell(md, &col[i], k);
 		fputc('\n', md);
@@ -233,20 +234,24 @@ static int table(FILE *md, struct column *col, const struct mach *m, int nr)
 	return nc;
 }
 
-/* After intro, the labels of the runs whose machine differs from A's in columns from
- * fact first on (2: past kernel and host; 0: the kernel alone); 0 when none. */
-static int runs(FILE *md, const struct column *col, int nc, const struct mach *m, int nr,
-		int first, const char *intro)
+/* The labels of the runs whose machine differs from A's in the columns from fact first
+ * on (2: past kernel and host, or unknown; 0: the kernel alone), into list; how many. */
+static int runs(char *list, size_t len, const struct column *col, int nc, const struct mach *m,
+		int nr, int first)
 {
 	int n = 0;
+	size_t o = 0;
+
+	list[0] = '\0';
 	for (int k = 1; k < nr; k++) {
-		int d = m[k].missing;
-		for (int i = 0; i < nc; i++)
+		int d = first && m[k].missing;
+		for (int i = 0; i < nc && (first || !m[k].missing); i++)
 			d |= (first ? col[i].col >= first : col[i].col == 0) && col[i].code[k] != 1;
 		if (!d)
 			continue;
 		char l[16];
-		fprintf(md, "%s%s", n++ ? ", " : intro, h_cmp_run_label(l, sizeof(l), k));
+		o += (size_t)snprintf(list + o, o < len ? len - o : 0, "%s%s", n++ ? ", " : "",
+				      h_cmp_run_label(l, sizeof(l), k));
 	}
 	return n;
 }
@@ -274,14 +279,22 @@ int h_compare_machines(FILE *md, char *const *dirs, int nr)
 		kernel |= col[i].col == 0;
 		other |= col[i].col > 1;	/* host names alone do not make two machines */
 	}
-	if (!other)
-		fputs("\nThe machines agree in every fact compared.", md);
-	else if (runs(md, col, nc, m, nr, 2, "\n**The machines differ**: runs "))
-		fputs(" ran on other machines than A's (CPU, topology, mitigations, governor, idle "
-		      "driver, knobs as the table says): their verdicts compare machines, not only the "
-		      "change under test.", md);
-	if (runs(md, col, nc, m, nr, 0, " The kernel differs from A's in runs "))
-		fputs(": their verdicts include the kernel change.", md);
+	char *list = malloc((size_t)nr * 8 + 1);	/* "#999, " a run at most */
+	if (!list)
+		ab_fail("compare: out of memory");
+	int n = runs(list, (size_t)nr * 8 + 1, col, nc, m, nr, 2);
+	if (!n)
+		fprintf(md, "\nThe machines agree in every fact compared%s.", kernel ? " but the kernel" : "");
+	else
+		fprintf(md, "\n**The machines differ**: %s %s ran on %s than A's (CPU, topology, "
+			"mitigations, governor, idle driver, knobs as the table says): %s verdicts compare "
+			"machines, not only the change under test.", n > 1 ? "runs" : "run", list,
+			n > 1 ? "other machines" : "another machine", n > 1 ? "their" : "its");
+	n = runs(list, (size_t)nr * 8 + 1, col, nc, m, nr, 0);
+	if (n)
+		fprintf(md, " The kernel differs from A's in run%s %s: %s verdicts include the kernel "
+			"change.", n > 1 ? "s" : "", list, n > 1 ? "their" : "its");
+	free(list);
 	if (missing)
 		fputs(" Some runs have no readable machine.txt: their machines are unknown.", md);
 	fputs("\n\n", md);

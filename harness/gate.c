@@ -179,8 +179,9 @@ static int judge_config(const struct h_gate_rule *r, const struct ab_group *a,
 static void judge_one(const struct h_gate_rule *r, const struct ab_results *base,
 		      const struct ab_results *run, struct verdict *v)
 {
-	struct judged *j = malloc((base->n ? base->n : 1) * sizeof(*j));
-	double *p = malloc((base->n ? base->n : 1) * sizeof(*p)), *adj = malloc((base->n ? base->n : 1) * sizeof(*adj));
+	size_t cap = base->n ? base->n : 1;
+	struct judged *j = malloc(cap * sizeof(*j));
+	double *p = malloc(cap * sizeof(*p)), *adj = malloc(cap * sizeof(*adj));
 
 	if (!j || !p || !adj)
 		ab_fail("compare: gate: out of memory");

@@ -97,7 +97,7 @@ check "another machine: a row per run, kernel, cpu_model and topology columns, l
 	      grep -q "^| A | #1 | vm | #1 |" "$D/o-mach/compare.md" && grep -q "^| B | #2 | affbench-A | #2 |" "$D/o-mach/compare.md" &&
 	      grep -q "^- kernel #2: Linux 6.1" "$D/o-mach/compare.md"'
 check "... and the verdicts say they compare machines (compare.md and stderr)" \
-	eval 'grep -q "^The verdicts of runs on other machines than A.s compare machines" "$D/o-mach/compare.md" && grep -q "^\*\*The machines differ\*\*: runs B ran on other machines" "$D/o-mach/compare.md" &&
+	eval 'grep -q "^The verdicts of runs on other machines than A.s compare machines" "$D/o-mach/compare.md" && grep -q "^\*\*The machines differ\*\*: run B ran on another machine than A" "$D/o-mach/compare.md" &&
 	      grep -q "verdicts compare machines" "$D/mach.err"'
 cp -a "$D/same" "$D/evil"
 printf 'cpu_model      evil | `x` <b>\n' >> "$D/evil/machine.txt"
