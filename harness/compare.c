@@ -5,8 +5,7 @@
  * ending in _cpu or _cpus) are dropped before matching, so two machines
  * compare; groups are matched through the result model's hash index, so runs
  * of 200,000 configs compare in seconds. Writes compare.md, compare.csv and
- * overlay plots of each benchmark's headline metrics (only what every run
- * holds) into --out DIR. Directory names are outside text: escaped wherever
+ * plots (compare_plot.c) into --out DIR. Directory names are outside text: escaped wherever
  * they are written.
  */
 #include <errno.h>
@@ -20,11 +19,10 @@
 
 #include "sys/common.h"
 #include "sys/opts.h"
-#include "report/gpscript.h"
 #include "harness.h"
 #include "gate.h"
 #include "compare_machine.h"
-#include "compare_trend.h"
+#include "compare.h"
 #include "report/record.h"
 #include "report/stats.h"
 
@@ -63,30 +61,11 @@ static int normalize(const struct ab_results *in, struct ab_results *out)
 	return 0;
 }
 
-static const struct ab_group *match(const struct ab_results *d, const struct ab_group *g)
+const struct ab_group *h_cmp_match(const struct ab_results *d, const struct ab_group *g)
 {
 	return ab_results_get(d, g->bench, g->config, g->metric, g->unit);
 }
 
-struct cmp {
-	int nr;
-	char **dirs;
-	struct ab_results *d;	/* nr runs, d[0] the base */
-	const char *out;
-	const char *gate;	/* --gate FILE */
-	int strict;		/* --strict: a rule that cannot be judged fails the gate */
-	int sort;		/* --sort: H_SORT_* */
-	struct ab_plotdir pd;	/* overlays are made here, then moved into out */
-	FILE *md, *csv;
-	int machines_differ;
-	int judged, sig, sig_raw, tests, few, only_a, only_b, no_ratio;
-	struct shortkeys {	/* per benchmark, the config keys that vary in the base */
-		char bench[AB_BENCH_LEN];
-		char key[16][AB_KEY_LEN];
-		int n;
-	} sk[16];
-	int nsk;
-};
 
 /* The terminal table fits 100 columns: configs as the values of the keys that vary
  * ("fuse/single/same/libfuse"), a legend per benchmark names those keys. */
@@ -135,7 +114,7 @@ static const struct shortkeys *short_keys(struct cmp *c, const char *bench)
 	return s;
 }
 
-static const char *short_cfg(struct cmp *c, const struct ab_group *g, char *buf, size_t len)
+const char *h_cmp_short_cfg(struct cmp *c, const struct ab_group *g, char *buf, size_t len)
 {
 	const struct shortkeys *s = short_keys(c, g->bench);
 	char v[AB_VALUE_LEN];
@@ -166,13 +145,36 @@ static void term_legend(struct cmp *c)
 }
 
 /* A, B, ... Z, then #26, #27, ...: the run's label in the terminal table. */
-static const char *run_label(char *buf, size_t len, int k)
+const char *h_cmp_run_label(char *buf, size_t len, int k)
 {
 	if (k < 26)
 		snprintf(buf, len, "%c", 'A' + k);
 	else
 		snprintf(buf, len, "#%d", k);
 	return buf;
+}
+
+/* "run B: DIR", within 100 columns: a longer DIR keeps its end (compare.md has it whole). */
+static void run_legend(struct cmp *c, int k)
+{
+	char l[16], *esc = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&esc, &len);
+
+	if (f) {
+		h_md_cell(f, c->dirs[k]);	/* outside text: escaped */
+		fclose(f);
+	}
+	int room = 100 - (int)strlen("run : ") - (int)strlen(h_cmp_run_label(l, sizeof(l), k));
+	if (!esc || (int)len <= room)
+		printf("run %s: %s\n", l, esc ? esc : "?");
+	else {
+		const char *tail = esc + len - (size_t)(room - 3);
+		while ((*tail & 0xc0) == 0x80)	/* not inside a UTF-8 character */
+			tail++;
+		printf("run %s: ...%s\n", l, tail);
+	}
+	free(esc);
 }
 
 /* One ratio run/A, judged before any is printed: the correction needs them all. */
@@ -195,6 +197,17 @@ static void judge_pair(struct pair *q)
 		if (ab_ratio_ci_p(q->b->v, q->b->n, q->a->v, q->a->n, 0.95, &ci, &q->p) < 0)
 			q->p = NAN;
 	}
+}
+
+/* The ratio's cell; a CI that excludes 1 while the verdict is "not significant" says why. */
+static const char *ratio_cell(char *buf, size_t len, enum ab_verdict v, const struct pair *q)
+{
+	if (v == AB_V_SAME && q->p < ALPHA && (q->v == AB_V_UP || q->v == AB_V_DOWN))
+		snprintf(buf, len, "%.3gx [%.3g, %.3g] 95%% CI: significant alone, not after the "
+			 "correction for the number of comparisons", q->r, q->ci.lo, q->ci.hi);
+	else
+		ab_r_ratio_text(buf, len, v, q->r, &q->ci, 0);
+	return buf;
 }
 
 static void one_pair(struct cmp *c, const struct pair *q)
@@ -228,10 +241,9 @@ static void one_pair(struct cmp *c, const struct pair *q)
 		ab_csv_field(c->csv, row[j]);
 		fputc(j < 11 ? ',' : '\n', c->csv);
 	}
-	fprintf(c->md, "| %s | %s | %s | ", a->bench, a->config, a->metric);
-	h_md_cell(c->md, c->dirs[q->k]);
-	fprintf(c->md, " | %s | %s | %s | %s |\n", num[0], num[1],
-		ab_r_ratio_text(buf, sizeof(buf), v, q->r, &q->ci, 0), isnan(q->adj) ? "-" : num[5]);
+	fprintf(c->md, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", a->bench, a->config, a->metric,
+		h_cmp_run_label(lab, sizeof(lab), q->k), num[0], num[1],
+		ratio_cell(buf, sizeof(buf), v, q), isnan(q->adj) ? "-" : num[5]);
 	char sc[AB_CONFIG_LEN], ma[16], mb[16], rt[48];
 	snprintf(ma, sizeof(ma), "%.4g", ab_r_median(a));
 	snprintf(mb, sizeof(mb), "%.4g", ab_r_median(q->b));
@@ -240,8 +252,8 @@ static void one_pair(struct cmp *c, const struct pair *q)
 	else
 		snprintf(rt, sizeof(rt), "%.3f [%.2f,%.2f]%s", q->r, q->ci.lo, q->ci.hi,
 			 v == AB_V_UP || v == AB_V_DOWN ? "*" : "");
-	printf(TERM_ROW, a->bench, short_cfg(c, a, sc, sizeof(sc)), a->metric,
-	       run_label(lab, sizeof(lab), q->k), ma, mb, rt);
+	printf(TERM_ROW, a->bench, h_cmp_short_cfg(c, a, sc, sizeof(sc)), a->metric,
+	       h_cmp_run_label(lab, sizeof(lab), q->k), ma, mb, rt);
 }
 
 /* Every pair, judged, with Holm-adjusted p-values over those that have a p. */
@@ -252,7 +264,7 @@ static struct pair *collect(struct cmp *c, size_t *np)
 
 	for (size_t i = 0; i < c->d[0].n; i++)
 		for (int k = 1; k < c->nr; k++) {
-			const struct ab_group *b = match(&c->d[k], &c->d[0].g[i]);
+			const struct ab_group *b = h_cmp_match(&c->d[k], &c->d[0].g[i]);
 			if (!b) {
 				c->only_a++;
 				continue;
@@ -288,25 +300,27 @@ static void table(struct cmp *c)
 {
 	size_t n;
 
-	fprintf(c->md, "# affbench compare\n\nBase (A): `");
-	h_md_cell(c->md, c->dirs[0]);
-	fprintf(c->md, "`\n\n");
+	fprintf(c->md, "# affbench compare\n\n## The runs\n\nA is the base; every ratio is run/A. "
+		       "The trend plots' x axis shows these labels.\n\n| run | directory |\n|---|---|\n");
+	for (int k = 0; k < c->nr; k++) {
+		char l[16];
+		fprintf(c->md, "| %s | ", h_cmp_run_label(l, sizeof(l), k));
+		h_md_cell(c->md, c->dirs[k]);	/* outside text: escaped */
+		fputs(" |\n", c->md);
+	}
+	fputc('\n', c->md);
 	c->machines_differ = h_compare_machines(c->md, c->dirs, c->nr);
 	fprintf(c->md, "## Ratios\n\n| bench | config | metric | run | A median | median | ratio run/A | "
 		       "p (Holm) |\n|---|---|---|---|---|---|---|---|\n");
 	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,significant,p,"
 			"p_holm\n");
-	for (int k = 0; k < c->nr; k++) {	/* the legend of the run column */
-		char l[16];
-		printf("run %s: ", run_label(l, sizeof(l), k));
-		h_md_cell(stdout, c->dirs[k]);	/* outside text: escaped */
-		printf("\n");
-	}
+	for (int k = 0; k < c->nr; k++)	/* the legend of the run column */
+		run_legend(c, k);
 	term_legend(c);
 	printf(TERM_ROW, "bench", "config", "metric", "run", "A", "this", "this/A [95% CI]");
 	for (int k = 1; k < c->nr; k++)	/* results of a run that A lacks cannot be compared either */
 		for (size_t i = 0; i < c->d[k].n; i++)
-			c->only_b += match(&c->d[0], &c->d[k].g[i]) == NULL;
+			c->only_b += h_cmp_match(&c->d[0], &c->d[k].g[i]) == NULL;
 	struct pair *q = collect(c, &n);
 	for (size_t i = 0; i < n; i++)
 		one_pair(c, &q[i]);
@@ -320,10 +334,10 @@ static void table(struct cmp *c)
 		       "(%d or more needed a side).\n",
 		c->tests, c->sig, c->tests, ALPHA, c->sig_raw, c->few, AB_MIN_REPS_CI);
 	if (c->machines_differ) {
-		fprintf(c->md, "These verdicts compare machines, not the change under test: the runs' "
-			       "machines differ (see The machines).\n");
-		ab_msg("compare: the runs' machines differ (compare.md, The machines): the verdicts "
-		       "compare machines, not the change under test");
+		fprintf(c->md, "The verdicts of runs on other machines than A's compare machines, not "
+			       "only the change under test (see The machines).\n");
+		ab_msg("compare: some runs ran on other machines than A's (compare.md, The machines): "
+		       "their verdicts compare machines, not only the change under test");
 	}
 	if (c->only_a || c->only_b || c->no_ratio) {
 		fprintf(c->md, "Not compared: %d results only in A, %d only in another run (a failed or "
@@ -332,107 +346,6 @@ static void table(struct cmp *c)
 		ab_msg("compare: not compared: %d results only in A, %d only in another run, %d with a "
 		       "median of 0 in A", c->only_a, c->only_b, c->no_ratio);
 	}
-}
-
-/* A baseline (cputestfs's kernel file or pipe): orders of magnitude above FUSE, its bar
- * would squash every other one, so the overlays leave it out and say so. */
-static int baseline(const char *cfg)
-{
-	char v[32];
-
-	ab_cfg_get(cfg, "baseline", v, sizeof(v));
-	return v[0] && strcmp(v, "fuse");
-}
-
-/* NAME.dat and NAME.gp for one headline metric, bars labelled by the config keys that
- * vary (compare.md's legend), baselines left out; 1 when there was something to plot. */
-static int overlay(struct cmp *c, const char *bench, const char *metric, const char *name)
-{
-	char path[PATH_MAX], title[200], label[AB_CONFIG_LEN], unit[AB_UNIT_LEN] = "";
-	int rows = 0, left_out = 0;
-
-	snprintf(path, sizeof(path), "%s/%s.dat", c->pd.path, name);
-	FILE *dat = fopen(path, "we");
-	if (!dat)
-		return 0;
-	fprintf(dat, "# config, then median ci_lo ci_hi per run\n");
-	for (size_t i = 0; i < c->d[0].n && rows < 40; i++) {
-		const struct ab_group *a = &c->d[0].g[i];
-		int all = !strcmp(a->bench, bench) && !strcmp(a->metric, metric);
-		for (int k = 1; all && k < c->nr; k++)
-			all = match(&c->d[k], a) != NULL;	/* only what every run holds */
-		if (!all)
-			continue;
-		if (baseline(a->config)) {
-			left_out++;
-			continue;
-		}
-		snprintf(unit, sizeof(unit), "%s", a->unit);
-		ab_gp_label(dat, short_cfg(c, a, label, sizeof(label)));
-		for (int k = 0; k < c->nr; k++) {
-			const struct ab_group *b = k ? match(&c->d[k], a) : a;
-			struct ab_summary s;
-			ab_summarize(b->v, b->n, &s);
-			fprintf(dat, " %.6g %.6g %.6g", s.median, s.ci.lo, s.ci.hi);
-		}
-		fprintf(dat, "\n");
-		rows++;
-	}
-	int bad = ferror(dat) | fclose(dat);
-	if (!rows || bad) {
-		unlink(path);
-		return 0;
-	}
-	snprintf(path, sizeof(path), "%s/%s.gp", c->pd.path, name);
-	FILE *gp = fopen(path, "we");
-	if (!gp)
-		return 0;
-	snprintf(title, sizeof(title), "%s %s by config, one bar per run (bars: the median's 95%% CI, "
-		 "or min-max below 6 repetitions)%s", bench, metric,
-		 left_out ? "; baselines left out" : "");
-	for (int term = 0; term < 2; term++) {
-		fprintf(gp, "reset\n");
-		ab_plot_terminal(gp, name, term, 1200, 600);
-		fprintf(gp, "set title ");
-		ab_gp_string(gp, title);
-		fprintf(gp, " noenhanced\n");
-		snprintf(label, sizeof(label), "%s (%s)", metric, unit);
-		ab_plot_set(gp, "ylabel", label);
-		snprintf(label, sizeof(label), "%s config: the keys that vary (compare.md's legend)", bench);
-		ab_plot_set(gp, "xlabel", label);
-		fprintf(gp, "set style data histograms\nset style histogram errorbars gap 1 "
-			    "lw 1\nset style fill solid 0.6 border -1\nset xtics rotate by -30 font ',8' "
-			    "noenhanced\nset yrange [0:*]\nset key outside noenhanced\nplot ");
-		for (int k = 0; k < c->nr; k++) {
-			fprintf(gp, "%s'%s.dat' using %d:%d:%d%s title ", k ? ", " : "", name, 2 + 3 * k,
-				3 + 3 * k, 4 + 3 * k, k ? "" : ":xtic(1)");
-			ab_gp_string(gp, c->dirs[k]);	/* a directory name is outside text */
-		}
-		fprintf(gp, "\n");
-	}
-	return !(ferror(gp) | fclose(gp));
-}
-
-static int plots(struct cmp *c)
-{
-	char names[AB_PLOTS_MAX][64];
-	int n = 0, ok[AB_PLOTS_MAX];
-
-	if (ab_plotdir_open(&c->pd, c->out) < 0)
-		return -1;
-	n = h_compare_trends(c->md, c->pd.path, c->d, c->dirs, c->nr, names, AB_PLOTS_MAX / 2);
-	for (int b = 0; h_registry[b]; b++)
-		for (int k = 0; h_registry[b]->headline && h_registry[b]->headline[k] && n < AB_PLOTS_MAX; k++) {
-			snprintf(names[n], sizeof(names[n]), "compare_%s_%s", h_registry[b]->name,
-				 h_registry[b]->headline[k]);
-			n += overlay(c, h_registry[b]->name, h_registry[b]->headline[k], names[n]);
-		}
-	int bad = ab_plots_draw(&c->pd, names, n, ok);
-	bad |= ab_plotdir_close(&c->pd);
-	for (int i = 0; i < n; i++)
-		if (ok[i])
-			fprintf(c->md, "\n![%s](%s.png)\n", names[i], names[i]);
-	return bad;
 }
 
 static const char cmp_usage[] =
@@ -446,9 +359,11 @@ static const char cmp_usage[] =
 	"and writes compare.md, compare.csv and plots to --out DIR (default results/compare-<date>).\n"
 	"Rows of a raw.csv that break the record grammar are reported with file:line and skipped.\n"
 	"--gate FILE: rules, one a line: BENCH METRIC [KEY=VALUE ...] max-drop|max-rise N%\n"
-	"(e.g. 'cputestfs stat_per_s placement=same max-drop 5%'). Exit 3 when a run's ratio to A\n"
-	"is worse than N% with its whole 95% CI beyond; a rule with fewer than 6 repetitions a side\n"
-	"cannot be judged, said, and fails the gate only with --strict. A bad rule: FILE:LINE, exit 2.\n";
+	"(e.g. 'cputestfs stat_per_s placement=same max-drop 5%'). Exit 3 when a config's ratio to A\n"
+	"is worse than N%, its bootstrap p-value of \"the ratio is N% off\" Holm-corrected over the\n"
+	"configs the rule matches within 0.05 (one config: its whole 95% CI beyond); a rule with\n"
+	"fewer than 6 repetitions a side cannot be judged, said, and fails the gate only with\n"
+	"--strict. A bad rule: FILE:LINE, exit 2.\n";
 
 /*
  * A results.json names its run: the directory holding it. It carries only
@@ -545,7 +460,7 @@ int cmd_compare(int argc, char **argv)
 	if (!c.md || !c.csv)
 		ab_fail("compare: cannot write in %s", c.out);
 	table(&c);
-	int rc = ab_outfile_close(&csv) | plots(&c);
+	int rc = ab_outfile_close(&csv) | h_cmp_plots(&c);
 	rc |= ab_outfile_close(&md);
 	ab_msg("compare: %d ratios judged, %d significant, %d with too few repetitions "
 	       "(Holm-Bonferroni over %d comparisons; %d significant before it); %s/compare.md",

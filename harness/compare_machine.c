@@ -14,6 +14,7 @@
 #include "sys/common.h"
 #include "sys/infile.h"
 #include "harness.h"
+#include "compare.h"
 #include "compare_machine.h"
 
 #define VAL_MAX 80
@@ -94,7 +95,53 @@ static int same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* The number of lines of a joined list, for a cell: "2 CPUs listed" says more than a hash. */
+/* The table's columns: the facts, then the joined lists. */
+#define LISTS 3
+#define NCOL (AB_ARRAY_SIZE(facts) - 1 + LISTS)
+static const char *const list_name[LISTS] = { "topology", "mitigations", "knobs" };
+
+static const char *name(int col)
+{
+	return col < (int)NCOL - LISTS ? facts[col] : list_name[col - ((int)NCOL - LISTS)];
+}
+
+static const char *value(const struct mach *m, int col)
+{
+	int l = col - ((int)NCOL - LISTS);
+	return l < 0 ? m->fact[col] : l == 0 ? m->topology : l == 1 ? m->mitigation : m->knobs;
+}
+
+/* A cell of at most SHORT characters is written as it is; a column with a longer value
+ * (a kernel's uname, a CPU model, any list) gets codes #1, #2, ... and a legend, so 50
+ * runs make 50 short rows, not 50 columns of uname strings. */
+#define SHORT 16
+
+/* One column: the runs' values numbered by first appearance (code[k], 1-based). */
+struct column {
+	int col, coded, nval;
+	int *code;		/* per run */
+	const char **val;	/* per code - 1, the first run's value (NULL: absent) */
+};
+
+static int number(struct column *c, const struct mach *m, int nr)
+{
+	int differ = 0;
+	c->nval = 0;
+	c->coded = c->col >= (int)NCOL - LISTS;
+	for (int k = 0; k < nr; k++) {
+		const char *v = value(&m[k], c->col);
+		int j = 0;
+		while (j < c->nval && !same(c->val[j], v))
+			j++;
+		if (j == c->nval)
+			c->val[c->nval++] = v;
+		c->code[k] = j + 1;
+		differ |= j > 0;
+		c->coded |= v && strlen(v) > SHORT;
+	}
+	return differ;
+}
+
 static int lines(const char *s)
 {
 	int n = 0;
@@ -103,76 +150,159 @@ static int lines(const char *s)
 	return n;
 }
 
-/* One row of the table when the runs differ in it; 1 when they do. */
-static int row(FILE *md, const char *label, struct mach *m, int nr, int which)
+/* The first line of list s that base lacks: what a reader looks for first. */
+static void first_new_line(FILE *md, const char *s, const char *base)
 {
-	const char *v0 = which < 0 ? NULL : m[0].fact[which];
-	int differ = 0;
-	for (int k = 1; k < nr; k++) {
-		const char *v = which >= 0 ? m[k].fact[which] :
-				which == -1 ? m[k].topology : which == -2 ? m[k].mitigation : m[k].knobs;
-		const char *b = which >= 0 ? v0 :
-				which == -1 ? m[0].topology : which == -2 ? m[0].mitigation : m[0].knobs;
-		differ |= !same(v, b);
+	for (const char *l = s; l && *l; l += strcspn(l, "\n") + 1) {
+		size_t n = strcspn(l, "\n");
+		int found = 0;
+		for (const char *b = base; b && *b && !found; b += strcspn(b, "\n") + 1)
+			found = strcspn(b, "\n") == n && !strncmp(b, l, n);
+		if (found)
+			continue;
+		char cut[VAL_MAX + 1];
+		snprintf(cut, sizeof(cut), "%.*s", (int)n, l);
+		fputs(", the first not in #1's: ", md);
+		h_md_cell(md, cut);
+		return;
 	}
-	if (!differ)
-		return 0;
-	fprintf(md, "| %s |", label);
-	for (int k = 0; k < nr; k++) {
-		if (which >= 0) {
-			fputc(' ', md);
-			h_md_cell(md, m[k].fact[which] ? m[k].fact[which] : "-");
-			fputs(" |", md);
-		} else {
-			const char *s = which == -1 ? m[k].topology : which == -2 ? m[k].mitigation : m[k].knobs;
-			int d = k && !same(s, which == -1 ? m[0].topology :
-						 which == -2 ? m[0].mitigation : m[0].knobs);
-			fprintf(md, " %d lines%s |", lines(s), d ? ", not as A" : "");
+}
+
+/* A line per code: fifty kernels make fifty short lines, not one of 3,000 characters. */
+static void legend(FILE *md, const struct column *c)
+{
+	int list = c->col >= (int)NCOL - LISTS;
+	for (int j = 0; j < c->nval; j++) {
+		fprintf(md, "- %s #%d: ", name(c->col), j + 1);
+		if (!c->val[j])
+			fputs("absent", md);
+		else if (!list)
+			h_md_cell(md, c->val[j]);
+		else {
+			fprintf(md, "%d lines", lines(c->val[j]));
+			if (j)
+				first_new_line(md, c->val[j], c->val[0]);
 		}
+		fputc('\n', md);
 	}
+}
+
+static void cell(FILE *md, const struct column *c, int k)
+{
+	const char *v = c->val[c->code[k] - 1];
+	fputc(' ', md);
+	if (c->coded)
+		fprintf(md, "#%d", c->code[k]);
+	else
+		h_md_cell(md, v ? v : "-");
+	fputs(" |", md);
+}
+
+/* The table, a row per run and a column per fact that differs; returns the columns. */
+static int table(FILE *md, struct column *col, const struct mach *m, int nr)
+{
+	int nc = 0;
+	for (int i = 0; i < (int)NCOL; i++) {
+		col[nc].col = i;
+		nc += number(&col[nc], m, nr);
+	}
+	if (!nc)
+		return 0;
+	fputs("| run |", md);
+	for (int i = 0; i < nc; i++)
+		fprintf(md, " %s |", name(col[i].col));
+	fputs("\n|---|", md);
+	for (int i = 0; i < nc; i++)
+		fputs("---|", md);
 	fputc('\n', md);
-	return 1;
+	for (int k = 0; k < nr; k++) {
+		char l[16];
+		fprintf(md, "| %s%s |", h_cmp_run_label(l, sizeof(l), k),
+			m[k].missing ? " (no machine.txt)" : "");
+		for (int i = 0; i < nc; i++)
+			cell(md, &col[i], k);
+		fputc('\n', md);
+	}
+	int coded = 0;
+	for (int i = 0; i < nc; i++)
+		coded |= col[i].coded;
+	if (coded)
+		fputs("\nThe codes (#1 is run A's; knobs: their values before the run):\n\n", md);
+	for (int i = 0; i < nc; i++)
+		if (col[i].coded)
+			legend(md, &col[i]);
+	return nc;
+}
+
+/* The labels of the runs whose machine differs from A's in the columns from fact first
+ * on (2: past kernel and host, or unknown; 0: the kernel alone), into list; how many. */
+static int runs(char *list, size_t len, const struct column *col, int nc, const struct mach *m,
+		int nr, int first)
+{
+	int n = 0;
+	size_t o = 0;
+
+	list[0] = '\0';
+	for (int k = 1; k < nr; k++) {
+		int d = first && m[k].missing;
+		for (int i = 0; i < nc && (first || !m[k].missing); i++)
+			d |= (first ? col[i].col >= first : col[i].col == 0) && col[i].code[k] != 1;
+		if (!d)
+			continue;
+		char l[16];
+		o += (size_t)snprintf(list + o, o < len ? len - o : 0, "%s%s", n++ ? ", " : "",
+				      h_cmp_run_label(l, sizeof(l), k));
+	}
+	return n;
 }
 
 int h_compare_machines(FILE *md, char *const *dirs, int nr)
 {
 	struct mach *m = calloc((size_t)nr, sizeof(*m));
+	struct column col[NCOL];
 	int kernel = 0, other = 0, missing = 0;
+	int *codes = calloc((size_t)nr * NCOL, sizeof(*codes));
+	const char **vals = calloc((size_t)nr * NCOL, sizeof(*vals));
 
-	if (!m)
-		return 0;
+	if (!m || !codes || !vals)
+		ab_fail("compare: out of memory");
 	for (int k = 0; k < nr; k++) {
 		read_machine(dirs[k], &m[k]);
 		missing += m[k].missing;
 	}
-	fprintf(md, "## The machines\n\nWhat differs between the runs' machine.txt files "
-		    "(nothing listed: they agree):\n\n| machine.txt |");
-	for (int k = 0; k < nr; k++) {
-		fputc(' ', md);
-		h_md_cell(md, dirs[k]);
-		fputs(" |", md);
+	for (size_t i = 0; i < NCOL; i++)
+		col[i] = (struct column){ .code = codes + i * (size_t)nr, .val = vals + i * (size_t)nr };
+	fputs("## The machines\n\nWhat differs between the runs' machine.txt files, a row per run "
+	      "(no table: they agree):\n\n", md);
+	int nc = table(md, col, m, nr);
+	for (int i = 0; i < nc; i++) {
+		kernel |= col[i].col == 0;
+		other |= col[i].col > 1;	/* host names alone do not make two machines */
 	}
-	fputs("\n|---|", md);
-	for (int k = 0; k < nr; k++)
-		fputs("---|", md);
-	fputc('\n', md);
-	for (int i = 0; facts[i]; i++) {
-		int d = row(md, facts[i], m, nr, i);
-		kernel |= d && i == 0;
-		other |= d && i > 1;	/* host names alone do not make two machines */
-	}
-	other |= row(md, "topology", m, nr, -1);
-	other |= row(md, "mitigations", m, nr, -2);
-	other |= row(md, "knobs before the run", m, nr, -3);
-	fprintf(md, "\n%s%s%s\n\n",
-		other ? "**The machines differ**: the verdicts below compare machines (CPU, topology, "
-			"mitigations, governor, idle driver, knobs as the table says), not only the "
-			"change under test. " : "The machines agree in every fact compared. ",
-		kernel ? "The kernels differ: a verdict includes the kernel change. " : "",
-		missing ? "Some runs have no readable machine.txt: their machines are unknown." : "");
+	char *list = malloc((size_t)nr * 8 + 1);	/* "#999, " a run at most */
+	if (!list)
+		ab_fail("compare: out of memory");
+	int n = runs(list, (size_t)nr * 8 + 1, col, nc, m, nr, 2);
+	if (!n)
+		fprintf(md, "\nThe machines agree in every fact compared%s.", kernel ? " but the kernel" : "");
+	else
+		fprintf(md, "\n**The machines differ**: %s %s ran on %s than A's (CPU, topology, "
+			"mitigations, governor, idle driver, knobs as the table says): %s verdicts compare "
+			"machines, not only the change under test.", n > 1 ? "runs" : "run", list,
+			n > 1 ? "other machines" : "another machine", n > 1 ? "their" : "its");
+	n = runs(list, (size_t)nr * 8 + 1, col, nc, m, nr, 0);
+	if (n)
+		fprintf(md, " The kernel differs from A's in run%s %s: %s verdicts include the kernel "
+			"change.", n > 1 ? "s" : "", list, n > 1 ? "their" : "its");
+	free(list);
+	if (missing)
+		fputs(" Some runs have no readable machine.txt: their machines are unknown.", md);
+	fputs("\n\n", md);
 	for (int k = 0; k < nr; k++)
 		free_machine(&m[k]);
 	free(m);
+	free(codes);
+	free(vals);
 	return other || missing;
 }
 

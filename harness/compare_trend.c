@@ -15,6 +15,7 @@
 #include "report/render.h"
 #include "report/stats.h"
 #include "harness.h"
+#include "compare.h"
 #include "compare_trend.h"
 
 #define MAXCFG 12	/* configs per table and plot; more are counted, not shown */
@@ -90,21 +91,39 @@ static void collect(const struct ab_results *base, const char *bench, const char
 		shorten(t);
 }
 
-/* "123.4 [120, 125]" (95% CI, 6+ values) or "123.4 (min-max 118-126, n=3)" */
-static void cell(FILE *md, const struct ab_group *g)
+/* One row: the run's median, its 95% CI (6+ values) or min-max, the ratio to A. */
+static void row(FILE *md, int k, const struct ab_group *b, const struct ab_group *a)
 {
 	struct ab_summary s;
-	char a[32], b[32], c[32];
+	char l[16], m[32], lo[32], hi[32];
 
-	ab_summarize(g->v, g->n, &s);
-	ab_r_num(a, sizeof(a), s.median);
-	if (g->n >= AB_MIN_REPS_CI)
-		fprintf(md, "%s [%s, %s]", a, ab_r_num(b, sizeof(b), s.ci.lo), ab_r_num(c, sizeof(c), s.ci.hi));
+	fprintf(md, "| %s | ", h_cmp_run_label(l, sizeof(l), k));
+	if (!b) {
+		fputs("- | - | - (not in this run) |\n", md);
+		return;
+	}
+	ab_summarize(b->v, b->n, &s);
+	ab_r_num(m, sizeof(m), s.median);
+	if (b->n >= AB_MIN_REPS_CI)
+		fprintf(md, "%s | [%s, %s] | ", m, ab_r_num(lo, sizeof(lo), s.ci.lo),
+			ab_r_num(hi, sizeof(hi), s.ci.hi));
 	else
-		fprintf(md, "%s (min-max %s-%s, n=%zu)", a, ab_r_num(b, sizeof(b), s.min),
-			ab_r_num(c, sizeof(c), s.max), g->n);
+		fprintf(md, "%s | min-max %s-%s, n=%zu | ", m, ab_r_num(lo, sizeof(lo), s.min),
+			ab_r_num(hi, sizeof(hi), s.max), b->n);
+	struct ab_ci ci;
+	double r = NAN;
+	enum ab_verdict v = k ? ab_r_ratio(b, a, &r, &ci) : AB_V_NONE;
+	if (!k)
+		fputs("1 (the base) |\n", md);
+	else if (v == AB_V_NONE)
+		fputs("- (A's median is 0) |\n", md);
+	else if (v == AB_V_FEW)
+		fprintf(md, "x%.3g (too few repetitions for a CI) |\n", r);
+	else
+		fprintf(md, "x%.3g [%.3g, %.3g] |\n", r, ci.lo, ci.hi);
 }
 
+/* Per config a table, a row per run: 50 runs make 50 short rows, not 50 columns. */
 static void table(FILE *md, const struct ab_results *d, int nr, const char *bench,
 		  const char *metric, const struct trend *t)
 {
@@ -113,37 +132,16 @@ static void table(FILE *md, const struct ab_results *d, int nr, const char *benc
 		fprintf(md, "All configs hold %s.\n\n", t->fixed);
 	if (t->more)
 		fprintf(md, "%d more configs not shown (compare.csv has them).\n\n", t->more);
-	fprintf(md, "Per run: median [95%% CI] (min-max below 6 repetitions), then the ratio to A "
-		    "[95%% CI].\n\n| run |");
-	for (int i = 0; i < t->n; i++)
-		fprintf(md, " %s |", t->shortcfg[i]);
-	fputs("\n|---|", md);
-	for (int i = 0; i < t->n; i++)
-		fputs("---|", md);
-	fputc('\n', md);
-	for (int k = 0; k < nr; k++) {
-		fprintf(md, "| %d |", k);
-		for (int i = 0; i < t->n; i++) {
-			const struct ab_group *b = k ? ab_results_get(&d[k], t->g[i]->bench, t->g[i]->config,
-								      metric, t->g[i]->unit) : t->g[i];
-			fputc(' ', md);
-			if (!b) {
-				fputs("- |", md);
-				continue;
-			}
-			cell(md, b);
-			if (k) {
-				struct ab_ci ci;
-				double r = NAN;
-				enum ab_verdict v = ab_r_ratio(b, t->g[i], &r, &ci);
-				if (v == AB_V_FEW)
-					fprintf(md, "; x%.3g (few)", r);
-				else if (v != AB_V_NONE)
-					fprintf(md, "; x%.3g [%.3g, %.3g]", r, ci.lo, ci.hi);
-			}
-			fputs(" |", md);
-		}
-		fputc('\n', md);
+	fprintf(md, "A table per config, a row per run: the median, its 95%% CI (min-max below "
+		    "6 repetitions), the ratio to A with its 95%% CI.\n");
+	for (int i = 0; i < t->n; i++) {
+		fputs("\nConfig `", md);
+		h_md_cell(md, t->shortcfg[i]);
+		fprintf(md, "`:\n\n| run | median | 95%% CI | ratio to A [95%% CI] |\n"
+			    "|---|---|---|---|\n");
+		for (int k = 0; k < nr; k++)
+			row(md, k, k ? ab_results_get(&d[k], t->g[i]->bench, t->g[i]->config, metric,
+						      t->g[i]->unit) : t->g[i], t->g[i]);
 	}
 }
 
@@ -195,10 +193,14 @@ static int plot(const char *dir, const struct ab_results *d, int nr, const char 
 		fprintf(gp, "reset\nset datafile missing '?'\nset grid ytics\n");
 		ab_plot_terminal(gp, name, svg, 1000, 700);
 		ab_plot_set(gp, "title", title);
-		ab_plot_set(gp, "xlabel", "run (0 = A, the base; compare.md lists them)");
+		ab_plot_set(gp, "xlabel", "run (A, the base; compare.md lists them)");
 		ab_plot_set(gp, "ylabel", ylabel);
-		fprintf(gp, "set xrange [-0.5:%d.5]\nset xtics %d\nset key below noenhanced\n"
-			    "set yrange [0:*]\nplot ", nr - 1, nr > 20 ? 5 : 1);	/* 50 labels would overlap */
+		fprintf(gp, "set xrange [-0.5:%d.5]\nset xtics (", nr - 1);
+		for (int k = 0, step = nr > 20 ? 5 : 1; k < nr; k += step) {	/* 50 would overlap */
+			char l[16];
+			fprintf(gp, "%s\"%s\" %d", k ? ", " : "", h_cmp_run_label(l, sizeof(l), k), k);
+		}
+		fprintf(gp, ")\nset key below noenhanced\nset yrange [0:*]\nplot ");
 		for (int j = 0; j < nc; j++) {
 			fprintf(gp, "%s'%s.dat' using 1:%d:%d:%d with yerrorlines title ", j ? ", " : "",
 				name, 2 + 3 * j, 3 + 3 * j, 4 + 3 * j);
@@ -209,21 +211,13 @@ static int plot(const char *dir, const struct ab_results *d, int nr, const char 
 	return !(ferror(gp) | fclose(gp));
 }
 
-int h_compare_trends(FILE *md, const char *plotdir, const struct ab_results *d, char *const *dirs,
-		     int nr, char names[][64], int max)
+int h_compare_trends(FILE *md, const char *plotdir, const struct ab_results *d, int nr,
+		      char names[][64], int max)
 {
 	int n = 0;
 
-	fprintf(md, "\n## Trends of the headline metrics\n\nRuns (as on the plots' x axis): 0 (A, "
-		    "the base) = `");
-	h_md_cell(md, dirs[0]);
-	fputs("`", md);
-	for (int k = 1; k < nr; k++) {
-		fprintf(md, ", %d = `", k);
-		h_md_cell(md, dirs[k]);
-		fputs("`", md);
-	}
-	fputs(".\n", md);
+	fprintf(md, "\n## Trends of the headline metrics\n\nThe runs are labelled as in The runs (A, "
+		    "the base); the plots' x axis uses the same labels.\n");
 	for (int b = 0; h_registry[b]; b++)
 		for (int k = 0; h_registry[b]->headline && h_registry[b]->headline[k]; k++) {
 			const char *bench = h_registry[b]->name, *metric = h_registry[b]->headline[k];

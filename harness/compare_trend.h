@@ -12,7 +12,7 @@
  * plotdir, NAME.dat and NAME.gp there for a trend plot of each, their names in
  * names (at most max). Returns how many plots were prepared.
  */
-int h_compare_trends(FILE *md, const char *plotdir, const struct ab_results *d, char *const *dirs,
-		     int nr, char names[][64], int max);
+int h_compare_trends(FILE *md, const char *plotdir, const struct ab_results *d, int nr,
+		      char names[][64], int max);
 
 #endif

@@ -12,6 +12,7 @@
 #include "sys/common.h"
 #include "sys/infile.h"
 #include "report/render.h"
+#include "report/stats.h"
 #include "harness.h"
 #include "gate.h"
 
@@ -126,7 +127,7 @@ void h_gate_load(struct h_gate *g, const char *file)
 /* What one rule found in one run. */
 struct verdict {
 	int matched, judged, few, missing, worse;
-	double worst, lo, hi;		/* the worst violating ratio and its CI */
+	double worst, lo, hi, adj;	/* the worst violating ratio, its CI and adjusted p */
 	char config[AB_CONFIG_LEN];
 };
 
@@ -140,11 +141,50 @@ static int holds(const struct h_gate_rule *r, const struct ab_group *a)
 	return 1;
 }
 
+/* One judged config: its ratio new/base, 95% CI, and the two-sided bootstrap p-value
+ * of "the ratio is the threshold" when the ratio lies beyond it (else 1: a ratio on the
+ * good side is no evidence of a regression). */
+struct judged {
+	const struct ab_group *a;
+	double q, p;
+	struct ab_ci ci;
+};
+
+static int judge_config(const struct h_gate_rule *r, const struct ab_group *a,
+			const struct ab_group *b, struct judged *j)
+{
+	double lim = r->rise ? 1 + r->pct / 100 : 1 - r->pct / 100;
+	double *scaled = malloc(a->n * sizeof(*scaled));
+	struct ab_ci ci;
+
+	if (!scaled)
+		ab_fail("compare: gate: out of memory");
+	for (size_t i = 0; i < a->n; i++)	/* new/(lim x base) against 1 is new/base against lim */
+		scaled[i] = a->v[i] * lim;
+	j->a = a;
+	j->p = 1;
+	int bad = r->rise ? j->q > lim : j->q < lim;
+	if (bad && ab_ratio_ci_p(b->v, b->n, scaled, a->n, 0.95, &ci, &j->p) < 0)
+		j->p = NAN;
+	free(scaled);
+	return isnan(j->p) ? -1 : 0;
+}
+
+/*
+ * A rule over k configs makes k tests: judged each at 95%, a rule of 50 configs
+ * would fail on noise alone most of the time. So the configs' p-values are
+ * Holm-corrected over the k the rule judged in this run (family-wise error
+ * rate 5%); with one config that is "the whole 95% CI beyond the threshold".
+ */
 static void judge_one(const struct h_gate_rule *r, const struct ab_results *base,
 		      const struct ab_results *run, struct verdict *v)
 {
-	double lim = r->rise ? 1 + r->pct / 100 : 1 - r->pct / 100;
+	size_t cap = base->n ? base->n : 1;
+	struct judged *j = malloc(cap * sizeof(*j));
+	double *p = malloc(cap * sizeof(*p)), *adj = malloc(cap * sizeof(*adj));
 
+	if (!j || !p || !adj)
+		ab_fail("compare: gate: out of memory");
 	memset(v, 0, sizeof(*v));
 	for (size_t i = 0; i < base->n; i++) {
 		const struct ab_group *a = &base->g[i];
@@ -152,28 +192,31 @@ static void judge_one(const struct h_gate_rule *r, const struct ab_results *base
 			continue;
 		v->matched++;
 		const struct ab_group *b = ab_results_get(run, a->bench, a->config, a->metric, a->unit);
-		struct ab_ci ci;
-		double q = NAN;
-		enum ab_verdict k = b ? ab_r_ratio(b, a, &q, &ci) : AB_V_NONE;
-		if (k == AB_V_NONE) {	/* absent from the run, or a base median of 0 */
-			v->missing++;
-			continue;
-		}
-		if (k == AB_V_FEW) {
+		struct judged *o = &j[v->judged];
+		enum ab_verdict k = b ? ab_r_ratio(b, a, &o->q, &o->ci) : AB_V_NONE;
+		if (k == AB_V_NONE || (k != AB_V_FEW && judge_config(r, a, b, o) < 0))
+			v->missing++;	/* absent from the run, or a base median of 0 */
+		else if (k == AB_V_FEW)
 			v->few++;
+		else
+			p[v->judged++] = o->p;
+	}
+	if (ab_holm(p, (size_t)v->judged, adj) < 0)
+		ab_fail("compare: gate: out of memory");
+	for (int i = 0; i < v->judged; i++) {
+		if (!(adj[i] <= 0.05) || j[i].p == 1)
 			continue;
-		}
-		v->judged++;
-		int bad = r->rise ? ci.lo > lim : ci.hi < lim;	/* the whole CI beyond */
-		if (!bad)
-			continue;
-		if (!v->worse++ || (r->rise ? q > v->worst : q < v->worst)) {
-			v->worst = q;
-			v->lo = ci.lo;
-			v->hi = ci.hi;
-			snprintf(v->config, sizeof(v->config), "%s", a->config);
+		if (!v->worse++ || (r->rise ? j[i].q > v->worst : j[i].q < v->worst)) {
+			v->worst = j[i].q;
+			v->lo = j[i].ci.lo;
+			v->hi = j[i].ci.hi;
+			v->adj = adj[i];
+			snprintf(v->config, sizeof(v->config), "%s", j[i].a->config);
 		}
 	}
+	free(j);
+	free(p);
+	free(adj);
 }
 
 int h_gate_judge(const struct h_gate *g, const struct ab_results *d, char *const *dirs, int nr,
@@ -191,9 +234,12 @@ int h_gate_judge(const struct h_gate *g, const struct ab_results *d, char *const
 				violated++;
 				printf("VIOLATED %s:%d '%s': ", g->file, r->line, r->text);
 				h_md_cell(stdout, dirs[k]);	/* outside text: escaped */
-				printf(": %d of %d configs %s by more than %g%%; worst %.4gx [%.4g, %.4g] "
-				       "95%% CI at %s\n", v.worse, v.judged, r->rise ? "rose" : "dropped",
-				       r->pct, v.worst, v.lo, v.hi, v.config);
+				char adj[16];
+				snprintf(adj, sizeof(adj), v.adj < 0.001 ? "< 0.001" : "%.2g", v.adj);
+				printf(": %d config%s, Holm-corrected: %d %s by more than %g%%; worst %.4gx "
+				       "[%.4g, %.4g] 95%% CI, adjusted p %s, at %s\n", v.judged,
+				       v.judged == 1 ? "" : "s", v.worse, r->rise ? "rose" : "dropped", r->pct,
+				       v.worst, v.lo, v.hi, adj, v.config);
 			} else if (v.few || !v.judged) {
 				unjudged++;
 				printf("CANNOT JUDGE %s:%d '%s': ", g->file, r->line, r->text);
@@ -207,7 +253,8 @@ int h_gate_judge(const struct h_gate *g, const struct ab_results *d, char *const
 			} else {
 				printf("ok %s:%d '%s': ", g->file, r->line, r->text);
 				h_md_cell(stdout, dirs[k]);
-				printf(": %d configs within %g%% or not surely beyond it\n", v.judged, r->pct);
+				printf(": %d config%s, Holm-corrected: none surely beyond %g%%\n", v.judged,
+				       v.judged == 1 ? "" : "s", r->pct);
 			}
 		}
 	}

@@ -2,10 +2,12 @@
  * The regression gate of harness compare --gate FILE: rules, one a line,
  *   BENCH METRIC [KEY=VALUE ...] max-drop|max-rise N%
  * each judged over every config of BENCH's METRIC that holds all KEY=VALUE,
- * new run against the base: a rule is violated when a ratio new/base is worse
- * than N% with its whole 95% CI beyond the threshold (a drop for max-drop,
- * a rise for max-rise), and cannot be judged when a pair has fewer than
- * AB_MIN_REPS_CI repetitions a side or nothing matches.
+ * new run against the base: a rule is violated when a config's ratio new/base
+ * is worse than N% (a drop for max-drop, a rise for max-rise) and the two-sided
+ * bootstrap p-value of "the ratio is the threshold", Holm-corrected over the k
+ * configs the rule judged in that run, is at most 0.05 (with one config: the
+ * whole 95% CI beyond the threshold). It cannot be judged when a pair has fewer
+ * than AB_MIN_REPS_CI repetitions a side or nothing matches.
  */
 #ifndef H_GATE_H
 #define H_GATE_H

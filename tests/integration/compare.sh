@@ -1,22 +1,32 @@
 #!/bin/bash
-# harness compare --gate: a 10% drop of one headline metric (cputestfs stat_per_s,
-# doctored with awk in a copy of results/reference) violates a 5% max-drop rule and
-# exits 3 naming it; the untouched copy passes (0); a 2-repetition copy cannot be
-# judged: said, exit 0, and exit 3 with --strict; a bad rule file exits 2 with FILE:LINE.
+# harness compare --gate: in a copy of results/reference (doctored with awk), a 10%
+# slowdown of one fdget config fails a max-rise rule over all 20 fdget configs, the
+# configs Holm-corrected (exit 3, naming the rule); the untouched copy passes (0); a
+# 10% drop of one cputestfs config fails a rule over that config alone but not one over
+# all 21 (the correction at work: judged alone, each at 95%, it failed); a 2-repetition
+# copy cannot be judged: said, exit 0, and exit 3 with --strict; a bad rule file exits 2
+# with FILE:LINE. Then compare.md (machines, ratios, trends) and its terminal table, up
+# to 50 runs: every stdout line within 100 columns, compare.md's tables well-formed.
 . "$(dirname "$0")/lib.sh"
 H=$BIN/harness
 D=$(mktemp -d "$AFFBENCH_WORKDIR/compare.XXXXXX")
 REF=$TOP/results/reference
+LSEEK='mode=single;op=lseek;threads=1'
+SINGLE='baseline=fuse;client_cpu=any;clients=1;daemon=single;daemon_cpu=any;placement=none;transport=libfuse'
 
-# scale FACTOR DIR: a copy of the reference with every cputestfs stat_per_s times FACTOR
-scale() {
-	cp -a "$REF" "$2"
-	awk -F, -v f="$1" 'BEGIN { OFS = "," }
-		NR > 1 && $1 == "cputestfs" && $(NF-2) == "stat_per_s" { $(NF-1) = sprintf("%.6f", $(NF-1) * f) }
-		{ print }' "$REF/raw.csv" > "$2/raw.csv"
+# doctor FACTOR DIR BENCH METRIC [CONFIG]: a copy of the reference with BENCH's METRIC
+# times FACTOR, in CONFIG only when one is given; more doctoring with DIR as the source
+doctor() {
+	local src=${SRC:-$REF}
+	[ -d "$2" ] || cp -a "$REF" "$2"
+	awk -F, -v f="$1" -v b="$3" -v m="$4" -v c="${5-}" 'BEGIN { OFS = "," }
+		NR > 1 && $1 == b && $(NF-2) == m && (c == "" || $2 == c) { $(NF-1) = sprintf("%.6f", $(NF-1) * f) }
+		{ print }' "$src/raw.csv" > "$2/raw.csv.new" && mv "$2/raw.csv.new" "$2/raw.csv"
 }
-scale 1 "$D/same"
-scale 0.9 "$D/drop"
+doctor 1 "$D/same" cputestfs stat_per_s
+doctor 0.9 "$D/drop" cputestfs stat_per_s	# every config 10% down, then fdget's lseek 10% slower
+SRC=$D/drop doctor "$(awk 'BEGIN { print 1 / 0.9 }')" "$D/drop" fdget ns_per_op "$LSEEK"
+doctor 0.9 "$D/one" cputestfs stat_per_s "$SINGLE"
 cp -a "$REF" "$D/two"
 awk -F, 'NR == 1 || $3 <= 2' "$REF/raw.csv" > "$D/two/raw.csv"
 
@@ -24,8 +34,13 @@ cat > "$D/rules" <<'RULES'
 # the issue's form, as written
 cputestfs stat_per_s placement=same max-drop 5%
 ddpar write_MB_per_s   max-drop 20%	# a rule the doctoring leaves alone
+fdget ns_per_op max-rise 5%	# 20 configs, one 10% slower
 RULES
-printf 'cputestfs stat_per_s max-rise 5%%\n' > "$D/rise"
+cat > "$D/wide" <<'RULES'
+cputestfs stat_per_s max-drop 5%
+cputestfs stat_per_s daemon=single placement=none transport=libfuse max-drop 5%
+RULES
+printf 'cputestfs stat_per_s daemon=single placement=none transport=libfuse max-rise 5%%\n' > "$D/rise"
 
 gate() { # NAME RULES BASE NEW [--strict]: stdout in $D/NAME.out, the exit status returned
 	local n=$1 r=$2 a=$3 b=$4; shift 4
@@ -33,23 +48,32 @@ gate() { # NAME RULES BASE NEW [--strict]: stdout in $D/NAME.out, the exit statu
 }
 
 gate drop "$D/rules" "$REF" "$D/drop"; rc=$?
-check "a 10% drop of stat_per_s fails the gate (exit $rc, want 3)" [ "$rc" = 3 ]
-check "one VIOLATED line, naming rules:2" \
+check "one fdget config 10% slower fails the gate (exit $rc, want 3)" [ "$rc" = 3 ]
+check "one VIOLATED line, naming rules:4, its configs Holm-corrected" \
 	eval '[ "$(grep -c "^gate: VIOLATED" "$D/drop.out")" = 1 ] &&
-	      grep -q "^gate: VIOLATED .*rules:2 .cputestfs stat_per_s placement=same max-drop 5%." "$D/drop.out"'
+	      grep -q "^gate: VIOLATED .*rules:4 .fdget ns_per_op max-rise 5%.: .*: 20 configs, Holm-corrected: 1 rose .* at $LSEEK\$" "$D/drop.out"'
 check "the rule left alone is ok" grep -q "^gate: ok .*rules:3 " "$D/drop.out"
+check "the issue's form is judged, Holm-corrected over its configs" \
+	grep -q "^gate: [a-zA-Z]* .*rules:2 .cputestfs stat_per_s placement=same max-drop 5%.: .*: [0-9]* configs, Holm-corrected" "$D/drop.out"
 
 gate same "$D/rules" "$REF" "$D/same"; rc=$?
 check "the untouched copy passes the gate (exit $rc, want 0)" [ "$rc" = 0 ]
 check "... with no VIOLATED line" eval '! grep -q VIOLATED "$D/same.out"'
 
-gate rise "$D/rise" "$D/drop" "$D/same"; rc=$?
+gate one "$D/wide" "$REF" "$D/one"; rc=$?
+check "one cputestfs config 10% down: exit $rc (want 3)" [ "$rc" = 3 ]
+check "... violating the rule over that config alone" \
+	grep -q "^gate: VIOLATED .*wide:2 .*: 1 config, Holm-corrected: 1 dropped by more than 5%" "$D/one.out"
+check "... not the rule over all 21: one p-value among 21 is not enough evidence" \
+	grep -q "^gate: ok .*wide:1 .*: 21 configs, Holm-corrected: none surely beyond 5%" "$D/one.out"
+
+gate rise "$D/rise" "$D/one" "$D/same"; rc=$?
 check "max-rise: an 11% rise fails the gate (exit $rc, want 3)" [ "$rc" = 3 ]
 
 gate two "$D/rules" "$REF" "$D/two"; rc=$?
 check "2 repetitions: exit $rc (want 0) without --strict" [ "$rc" = 0 ]
 check "... and each rule says it cannot judge" \
-	eval '[ "$(grep -c "^gate: CANNOT JUDGE .*too few repetitions" "$D/two.out")" = 2 ]'
+	eval '[ "$(grep -c "^gate: CANNOT JUDGE .*too few repetitions" "$D/two.out")" = 3 ]'
 gate twostrict "$D/rules" "$REF" "$D/two" --strict; rc=$?
 check "2 repetitions with --strict: exit $rc (want 3)" [ "$rc" = 3 ]
 
@@ -68,28 +92,29 @@ check "compare.csv: p_holm >= p, significant only with p_holm <= 0.05" awk -F, '
 check "same machine: compare.md says the machines agree" \
 	grep -q "^The machines agree in every fact compared" "$D/o-same/compare.md"
 "$H" compare --out "$D/o-mach" "$REF" "$TOP/results/emulated/A" > /dev/null 2> "$D/mach.err"
-check "another machine: kernel, cpu_model and topology rows" \
-	eval 'grep -q "^| kernel | Linux" "$D/o-mach/compare.md" && grep -q "^| cpu_model | " "$D/o-mach/compare.md" &&
-	      grep -q "^| topology | " "$D/o-mach/compare.md"'
+check "another machine: a row per run, kernel, cpu_model and topology columns, long values coded" \
+	eval 'grep -q "^| run | kernel | host | cpu_model |.* topology |" "$D/o-mach/compare.md" &&
+	      grep -q "^| A | #1 | vm | #1 |" "$D/o-mach/compare.md" && grep -q "^| B | #2 | affbench-A | #2 |" "$D/o-mach/compare.md" &&
+	      grep -q "^- kernel #2: Linux 6.1" "$D/o-mach/compare.md"'
 check "... and the verdicts say they compare machines (compare.md and stderr)" \
-	eval 'grep -q "^These verdicts compare machines, not the change under test" "$D/o-mach/compare.md" &&
+	eval 'grep -q "^The verdicts of runs on other machines than A.s compare machines" "$D/o-mach/compare.md" && grep -q "^\*\*The machines differ\*\*: run B ran on another machine than A" "$D/o-mach/compare.md" &&
 	      grep -q "verdicts compare machines" "$D/mach.err"'
 cp -a "$D/same" "$D/evil"
 printf 'cpu_model      evil | `x` <b>\n' >> "$D/evil/machine.txt"
 "$H" compare --out "$D/o-evil" "$REF" "$D/evil" > /dev/null 2>&1
-check "a machine.txt value is escaped in the table" grep -qF '| evil \| \`x\` <b> |' "$D/o-evil/compare.md"
+check "a machine.txt value is escaped in the legend" grep -qF -- '- cpu_model #2: evil \| \`x\` <b>' "$D/o-evil/compare.md"
 
 # the acceptance: reference, the emulated runs A, B, C and two doctored copies: a trend
 # table per headline metric (one row per run, the drop shows as x0.9), trend plots
 runs=("$REF" "$TOP/results/emulated/A" "$TOP/results/emulated/B" "$TOP/results/emulated/C" "$D/drop" "$D/same")
 "$H" compare --out "$D/o-acc" "${runs[@]}" > /dev/null 2>&1; rc=$?
 check "six runs: exit $rc" [ "$rc" = 0 ]
-check "a trend table for cputestfs stat_per_s, a row per run, the drop at x0.9" awk '
+check "a trend table for cputestfs stat_per_s, a table per config, a row per run, the drop at x0.9" awk '
 	/^### cputestfs stat_per_s / { t = 1; next }
 	t && /^### / { t = 0 }
-	t && /^\| [0-5] \|/ { rows++ }
-	t && /^\| 4 \|.*; x0\.9 \[/ { drop = 1 }
-	END { exit !(rows == 6 && drop) }' "$D/o-acc/compare.md"
+	t && /^\| [A-F] \|/ { rows++ }
+	t && /^\| E \| [^|]* \| [^|]* \| x0\.9 \[/ { drop = 1 }
+	END { exit !(rows >= 6 && rows % 6 == 0 && drop) }' "$D/o-acc/compare.md"
 check "a trend plot per headline metric (.gp: labelled axes)" \
 	eval 'for m in cputestfs_stat_per_s ddpar_write_MB_per_s ddpar_read_MB_per_s fdget_ns_per_op; do
 		grep -q "^set ylabel " "$D/o-acc/trend_$m.gp" && grep -q "^set xlabel " "$D/o-acc/trend_$m.gp" || exit 1; done'
@@ -123,13 +148,43 @@ check "compare takes a results.json (exit $rc)" [ "$rc" = 0 ]
 mkdir "$D/jsononly" && cp "$D/same/results.json" "$D/jsononly/"
 expect_rc "a results.json without its raw.csv" 2 "$H" compare --out "$D/o-j2" "$REF" "$D/jsononly/results.json"
 
-# more than the old limit of 8 runs: 30 (the same copy again and again), labelled A..Z, #26..
-many=(); for i in $(seq 29); do many+=("$D/same"); done
-"$H" compare --out "$D/o-many" "$REF" "${many[@]}" > "$D/many.out" 2> "$D/many.err"; rc=$?
-check "30 runs compare (exit $rc)" [ "$rc" = 0 ]
-check "... each run in the legend, past Z as #26.." \
-	eval 'grep -q "^run Z: " "$D/many.out" && grep -q "^run #29: " "$D/many.out" &&
-	      grep -qE "^[0-9]+ comparisons made" "$D/o-many/compare.md"'
+# 50 runs (the old limit was 8): copies of the reference, each with its own kernel, every
+# fifth on emulated machine A, in directories with long names; labelled A..Z, #26..#49
+mkdir "$D/fifty"
+r50=("$REF")
+for i in $(seq 1 49); do
+	d=$D/fifty/a-run-directory-with-a-name-long-enough-to-be-cut-in-the-terminal-legend-$i
+	src=$REF; [ $((i % 5)) = 0 ] && src=$TOP/results/emulated/A
+	mkdir "$d" && cp "$REF/raw.csv" "$d/" &&
+	sed "s/^kernel .*/kernel         Linux 6.18.$i-test #1 SMP PREEMPT_DYNAMIC x86_64/" "$src/machine.txt" > "$d/machine.txt"
+	r50+=("$d")
+done
+s0=$(date +%s%N)
+"$H" compare --out "$D/o-50" "${r50[@]}" > "$D/50.out" 2> "$D/50.err"; rc=$?
+echo "# 50 runs of the reference's plan compared in $(( ($(date +%s%N) - s0) / 1000000 )) ms (not asserted)"
+md=$D/o-50/compare.md
+check "50 runs compare (exit $rc)" [ "$rc" = 0 ]
+check "each run in the terminal legend, past Z as #26.., long names cut" \
+	eval 'grep -q "^run Z: " "$D/50.out" && grep -q "^run #49: \.\.\..*-legend-49$" "$D/50.out" &&
+	      grep -qE "^[0-9]+ comparisons made" "$md"'
+check "every stdout line within 100 columns (longest $(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$D/50.out"))" \
+	awk 'length($0) > 100 { exit 1 }' "$D/50.out"
+check "compare.md's tables well-formed: a header, a |---| line, every row as many cells" awk '
+	function cells(s) { gsub(/\\\|/, "", s); return gsub(/\|/, "", s) }
+	/^\|/ { n = cells($0)
+		if (!tab) { tab = 1; want = n; hdr = NR; tables++ }
+		else if (n != want || (NR == hdr + 1 && $0 !~ /^\|(---\|)+$/)) { bad++; print FILENAME ":" NR ": " substr($0, 1, 80) > "/dev/stderr" }
+		next }
+	{ tab = 0 }
+	END { exit !(tables > 20 && !bad) }' "$md"
+check "the machines table: a row per run, the 50 kernels coded, a legend line each" \
+	eval '[ "$(sed -n "/^## The machines/,/^## Ratios/p" "$md" | grep -cE "^\| ([A-Z]|#[0-9]+) \| #[0-9]+ \|")" = 50 ] &&
+	      grep -q "^- kernel #50: Linux 6.18.49-test" "$md"'
+check "the machines and trend tables stay narrow (no row over 140 columns)" \
+	eval '! sed -n "/^## The machines/,/^## Ratios/p; /^## Trends/,\$p" "$md" | grep "^|" | awk "length(\$0) > 140" | grep -q .'
+check "a trend table: a row per run for each config" awk '
+	/^### cputestfs stat_per_s / { t = 1; next } t && /^### / { t = 0 }
+	t && /^\| (A|#49) \|/ { n++ } END { exit !(n >= 2 && n % 2 == 0) }' "$md"
 
 # bad rule files: one line naming FILE:LINE, exit 2, before any run is read
 bad() { # DESC LINE RULE-TEXT

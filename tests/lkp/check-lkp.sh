@@ -4,7 +4,8 @@
 # it there (contrib/lkp/install.sh), `lkp split-job` the functional smoke job
 # (cputestfs, placements same and none), `lkp run` both jobs (stats.json holds
 # affbench keys with values > 0, no incomplete-run mark), and `lkp ncompare`
-# the two placements (stat_per_s in the comparison). TAP lines, then
+# the two placements (stat_per_s in the comparison), then the same job with another
+# commit and `lkp ncompare -c commit` (how two kernels compare). TAP lines, then
 # everything `lkp run` made under /lkp and /tmp/lkp-$USER is removed, and only
 # that. `lkp install` is not run (it reaches the network and installs far
 # more): only the Debian ruby packages split-job and run need are installed.
@@ -64,8 +65,22 @@ lkp_leftovers() {
 	[ "$lkp_tmp_was" = 0 ] && [ -e "$lkp_tmp" ] && echo "$lkp_tmp"
 	return 0
 }
+# lkp's event helpers (bin/event/wakeup) daemonize and sleep an hour holding their
+# FIFO: those started from our copy of the checkout are ours to end, by their ids.
+lkp_helpers() {
+	local p
+	for p in /proc/[0-9]*; do
+		case $(readlink "$p/exe" 2>/dev/null) in
+		"$lkp"/bin/event/*) echo "${p#/proc/}" ;;
+		esac
+	done
+}
 remove_lkp_state() {
 	[ -f "$work/lkp.before" ] || return 0
+	local pids
+	pids=$(lkp_helpers)
+	# shellcheck disable=SC2086 # a list of process ids
+	[ -n "$pids" ] && kill $pids 2>/dev/null
 	if [ -e /lkp ]; then
 		# Deepest first, so a directory is empty when we reach it; keep what was there.
 		find /lkp -depth | grep -vxF -f "$work/lkp.before" | while IFS= read -r p; do
@@ -154,8 +169,30 @@ rc=$?
 grep -e "placement" -e "^ *same" -e "^ *none" -e "%change" -e "affbench.cputestfs" "$work/ncompare.out" | sed "s/^/# /"
 check "lkp ncompare across the two placements shows stat_per_s (exit $rc)" \
 	grep -q 'affbench\.cputestfs\.stat_per_s' "$work/ncompare.out"
+
+# Two kernels, as far as one machine can go: the same job again with the job's
+# commit set (LKP takes it over `uname -r`, which names a local run's kernel), then
+# ncompare along commit, its default axis: a column per "kernel".
+other=6.99.0-other	# short: ncompare cuts a wide column header
+same=$(echo "$jobs" | grep -e '-same-')
+sed "s/^testcase: affbench\$/&\ncommit: $other/" "$same" >other-commit.yaml
+"$lkp/bin/lkp" run other-commit.yaml >"$work/run-other.out" 2>&1
+rc=$?
+check "lkp run with commit $other: exit $rc" [ "$rc" = 0 ]
+rm -f result
+"$lkp/bin/lkp" ncompare -s "testcase=affbench/tbox_group=$box/placement=same" -c commit -a \
+	>"$work/ncompare-commit.out" 2>"$work/ncompare-commit.err"
+rc=$?
+grep -e "^ *$other" -e "^ *$(uname -r)" -e "%change" -e "affbench.cputestfs.stat_per_s" \
+	"$work/ncompare-commit.out" | sed "s/^/# /"
+check "lkp ncompare -c commit: a column per commit, stat_per_s (exit $rc)" \
+	eval 'grep -q "affbench\.cputestfs\.stat_per_s" "$work/ncompare-commit.out" &&
+	      grep -qE "^ *$other +$(uname -r) *\$" "$work/ncompare-commit.out"'
 cd "$TOP" || exit 1
 remove_lkp_state
+sleep 0.2
+helpers=$(lkp_helpers | tr '\n' ' ')
+check "no lkp event helper left running${helpers:+ (pids $helpers)}" [ -z "$helpers" ]
 left=$(lkp_leftovers)
 check "nothing lkp run made is left under /lkp or in $lkp_tmp${left:+ (left: $(echo "$left" | tr "\n" " " | head -c 200))}" [ -z "$left" ]
 t_done

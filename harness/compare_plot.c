@@ -1,0 +1,118 @@
+/*
+ * harness compare's plots: per headline metric, an overlay of the runs by
+ * config (one bar per run, baselines left out) and a trend across the runs
+ * (compare_trend.c), prepared in a private directory, drawn, then moved into
+ * --out DIR and linked from compare.md. Directory names are outside text:
+ * quoted as gnuplot strings wherever they are written.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "report/gpscript.h"
+#include "report/stats.h"
+#include "harness.h"
+#include "compare.h"
+#include "compare_trend.h"
+
+/* A baseline (cputestfs's kernel file or pipe): orders of magnitude above FUSE, its bar
+ * would squash every other one, so the overlays leave it out and say so. */
+static int baseline(const char *cfg)
+{
+	char v[32];
+
+	ab_cfg_get(cfg, "baseline", v, sizeof(v));
+	return v[0] && strcmp(v, "fuse");
+}
+
+/* NAME.dat and NAME.gp for one headline metric, bars labelled by the config keys that
+ * vary (compare.md's legend), baselines left out; 1 when there was something to plot. */
+static int overlay(struct cmp *c, const char *bench, const char *metric, const char *name)
+{
+	char path[PATH_MAX], title[200], label[AB_CONFIG_LEN], unit[AB_UNIT_LEN] = "";
+	int rows = 0, left_out = 0;
+
+	snprintf(path, sizeof(path), "%s/%s.dat", c->pd.path, name);
+	FILE *dat = fopen(path, "we");
+	if (!dat)
+		return 0;
+	fprintf(dat, "# config, then median ci_lo ci_hi per run\n");
+	for (size_t i = 0; i < c->d[0].n && rows < 40; i++) {
+		const struct ab_group *a = &c->d[0].g[i];
+		int all = !strcmp(a->bench, bench) && !strcmp(a->metric, metric);
+		for (int k = 1; all && k < c->nr; k++)
+			all = h_cmp_match(&c->d[k], a) != NULL;	/* only what every run holds */
+		if (!all)
+			continue;
+		if (baseline(a->config)) {
+			left_out++;
+			continue;
+		}
+		snprintf(unit, sizeof(unit), "%s", a->unit);
+		ab_gp_label(dat, h_cmp_short_cfg(c, a, label, sizeof(label)));
+		for (int k = 0; k < c->nr; k++) {
+			const struct ab_group *b = k ? h_cmp_match(&c->d[k], a) : a;
+			struct ab_summary s;
+			ab_summarize(b->v, b->n, &s);
+			fprintf(dat, " %.6g %.6g %.6g", s.median, s.ci.lo, s.ci.hi);
+		}
+		fprintf(dat, "\n");
+		rows++;
+	}
+	int bad = ferror(dat) | fclose(dat);
+	if (!rows || bad) {
+		unlink(path);
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/%s.gp", c->pd.path, name);
+	FILE *gp = fopen(path, "we");
+	if (!gp)
+		return 0;
+	snprintf(title, sizeof(title), "%s %s by config, one bar per run (bars: the median's 95%% CI, "
+		 "or min-max below 6 repetitions)%s", bench, metric,
+		 left_out ? "; baselines left out" : "");
+	for (int term = 0; term < 2; term++) {
+		fprintf(gp, "reset\n");
+		ab_plot_terminal(gp, name, term, 1200, 600);
+		fprintf(gp, "set title ");
+		ab_gp_string(gp, title);
+		fprintf(gp, " noenhanced\n");
+		snprintf(label, sizeof(label), "%s (%s)", metric, unit);
+		ab_plot_set(gp, "ylabel", label);
+		snprintf(label, sizeof(label), "%s config: the keys that vary (compare.md's legend)", bench);
+		ab_plot_set(gp, "xlabel", label);
+		fprintf(gp, "set style data histograms\nset style histogram errorbars gap 1 "
+			    "lw 1\nset style fill solid 0.6 border -1\nset xtics rotate by -30 font ',8' "
+			    "noenhanced\nset yrange [0:*]\nset key outside noenhanced\nplot ");
+		for (int k = 0; k < c->nr; k++) {
+			fprintf(gp, "%s'%s.dat' using %d:%d:%d%s title ", k ? ", " : "", name, 2 + 3 * k,
+				3 + 3 * k, 4 + 3 * k, k ? "" : ":xtic(1)");
+			ab_gp_string(gp, c->dirs[k]);	/* a directory name is outside text */
+		}
+		fprintf(gp, "\n");
+	}
+	return !(ferror(gp) | fclose(gp));
+}
+
+int h_cmp_plots(struct cmp *c)
+{
+	char names[AB_PLOTS_MAX][64];
+	int n = 0, ok[AB_PLOTS_MAX];
+
+	if (ab_plotdir_open(&c->pd, c->out) < 0)
+		return -1;
+	n = h_compare_trends(c->md, c->pd.path, c->d, c->nr, names, AB_PLOTS_MAX / 2);
+	for (int b = 0; h_registry[b]; b++)
+		for (int k = 0; h_registry[b]->headline && h_registry[b]->headline[k] && n < AB_PLOTS_MAX; k++) {
+			snprintf(names[n], sizeof(names[n]), "compare_%s_%s", h_registry[b]->name,
+				 h_registry[b]->headline[k]);
+			n += overlay(c, h_registry[b]->name, h_registry[b]->headline[k], names[n]);
+		}
+	int bad = ab_plots_draw(&c->pd, names, n, ok);
+	bad |= ab_plotdir_close(&c->pd);
+	for (int i = 0; i < n; i++)
+		if (ok[i])
+			fprintf(c->md, "\n![%s](%s.png)\n", names[i], names[i]);
+	return bad;
+}
