@@ -214,6 +214,8 @@ void ab_hist_merge(struct ab_hist *dst, const struct ab_hist *src)
 {
 	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++)
 		dst->b[i] += src->b[i];
+	if (src->max > dst->max)
+		dst->max = src->max;
 }
 
 uint64_t ab_hist_count(const struct ab_hist *h)
@@ -248,8 +250,48 @@ double ab_hist_percentile(const struct ab_hist *h, double p)
 		rank = count;
 	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
 		cum += h->b[i];
-		if (cum >= rank)
-			return ab_hist_bucket_mid(i);
+		if (cum >= rank)	/* never above the max (hist.csv narrows the top bucket to it) */
+			return fmin(ab_hist_bucket_mid(i), ab_hist_max(h));
 	}
 	return NAN;	/* not reached: cum ends at count >= rank */
+}
+
+uint64_t ab_hist_bucket_lo(unsigned i)
+{
+	if (i < AB_HIST_SUB)
+		return i;
+	unsigned k = i / AB_HIST_SUB, sub = i % AB_HIST_SUB;
+	return (uint64_t)(AB_HIST_SUB + sub) << (k - 1);
+}
+
+uint64_t ab_hist_bucket_hi(unsigned i)
+{
+	return i + 1 < AB_HIST_BUCKETS ? ab_hist_bucket_lo(i + 1) : UINT64_MAX;
+}
+
+/* The highest non-empty bucket, or -1. */
+static int hist_top(const struct ab_hist *h)
+{
+	for (int i = AB_HIST_BUCKETS - 1; i >= 0; i--)
+		if (h->b[i])
+			return i;
+	return -1;
+}
+
+int ab_hist_max_exact(const struct ab_hist *h)
+{
+	int top = hist_top(h);
+
+	return top >= 0 && ab_hist_bucket((uint64_t)h->max) == (unsigned)top;
+}
+
+double ab_hist_max(const struct ab_hist *h)
+{
+	int top = hist_top(h);
+
+	if (top < 0)
+		return NAN;
+	if (ab_hist_max_exact(h))
+		return (double)h->max;
+	return (double)(ab_hist_bucket_hi((unsigned)top) - 1);
 }
