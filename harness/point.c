@@ -27,6 +27,7 @@
 #include "harness.h"
 #include "sys/gate.h"
 #include "sys/proc.h"
+#include "report/histio.h"
 #include "report/record.h"
 
 #define KILL_AFTER_TERM_S 5.0
@@ -85,6 +86,25 @@ static int wanted(const struct h_block *b, const char *metric)
 	return b->nmetrics == 0;
 }
 
+/* A "hist," line (report/histio.h) into hist.csv, checked like a record, rep rewritten. */
+static void take_hist(struct inv *v, char *line)
+{
+	char *f[10], rep[16];
+	uint64_t lo, hi, n;
+
+	const char *why = ab_csv_split(line, f, 10) != 9 ? "not 9 CSV fields" :
+			  ab_hist_row_check(f + 1, &lo, &hi, &n);
+	if (why) {
+		fprintf(v->log, "harness: ignored a bad histogram row (%s)\n", why);
+		return;
+	}
+	if (!v->pr->hist)
+		return;
+	snprintf(rep, sizeof(rep), "%d", strcmp(f[3], "0") ? v->pr->rep : 0);
+	const char *row[8] = { f[1], f[2], rep, f[4], f[5], f[6], f[7], f[8] };
+	v->write_err = h_csv_row(v->pr->hist, 8, row);
+}
+
 /* One line of the benchmark's stdout into raw.csv, rep rewritten to the harness's
  * repetition (rep 0, a benchmark's per-invocation summary, stays 0). */
 static void take_record(struct inv *v, char *line)
@@ -95,6 +115,10 @@ static void take_record(struct inv *v, char *line)
 	line[strcspn(line, "\r")] = '\0';
 	if (!line[0] || !strncmp(line, "bench,config,rep,", 17) || v->write_err)
 		return;
+	if (!strncmp(line, "hist,", 5)) {
+		take_hist(v, line);
+		return;
+	}
 	const char *why = ab_csv_split(line, f, 7) != 6 ? "not 6 CSV fields" :
 			  ab_record_check(f[0], f[1], f[2], f[3], f[4], f[5]);
 	if (why) {
@@ -163,6 +187,8 @@ static pid_t spawn(struct inv *v, char **argv)
 			dup2(dn, 0);
 		dup2(pfd[1], 1);
 		dup2(fileno(v->log), 2);
+		if (v->pr->hist)	/* histograms too, as "hist," lines (report/histio.h) */
+			setenv(AB_HIST_ENV, "1", 1);
 		execv(argv[0], argv);
 		fprintf(stderr, "harness: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
@@ -280,6 +306,7 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 	fputc('\n', v.log);
 	fflush(v.log);
 	off_t raw_start = h_csv_size(pr->raw);	/* a point that fails is cut back to here */
+	off_t hist_start = pr->hist ? h_csv_size(pr->hist) : -1;
 	v.start = now_s();
 	v.pid = spawn(&v, argv);
 	if (v.pid < 0) {
@@ -301,6 +328,10 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 		else
 			fprintf(v.log, "harness: dropped this point's %d records from raw.csv\n", v.records);
 	}
+	if ((o != H_OK || h_stop_sig) && hist_start >= 0 && h_csv_size(pr->hist) > hist_start &&
+	    ftruncate(pr->hist->fd, hist_start))
+		fprintf(v.log, "harness: cannot cut this point's rows from hist.csv: %s\n",
+			strerror(errno));
 	pr->seconds = now_s() - v.start;
 	fclose(v.log);
 	return o;
