@@ -194,6 +194,12 @@ int h_render(const char *dir, int quiet);
 void h_warnings(FILE *f, const char *dir, const struct ab_results *d);
 /* report.md's table of the CPU monitor's records (mon_*) of bench, if it wrote any (monitor.c). */
 void h_monitor_table(FILE *f, const char *bench, const struct ab_results *d);
+/* histplot.c: CDF figures from DIR/hist.csv, their .dat and .gp written in the private
+ * plot directory pdir (NULL: none written, a failure); names filled, at most max. How
+ * many; *failed when hist.csv or a figure could not be written. */
+int h_hist_plots(const char *dir, const char *pdir, char names[][64], int max, int *failed);
+/* report.md's "Distributions": the figures drawn (ok[i]), nothing when none was. */
+void h_hist_section(FILE *f, char names[][64], const int *ok, int n);
 
 /* ---- small helpers (util.c) ---- */
 /* mkdir -p with mode 0755 (lib/sys/fsutil.h). 0 or -1. */

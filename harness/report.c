@@ -80,6 +80,9 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 		count[i] = n - first[i];
 		rc |= r.failed ? -1 : 0;
 	}
+	int cdf = n, cdf_failed;	/* the CDFs of hist.csv (histplot.c) */
+	n += h_hist_plots(dir, have_pd ? pd.path : NULL, names + n, AB_PLOTS_MAX - n, &cdf_failed);
+	rc |= cdf_failed ? -1 : 0;
 	if (have_pd) {
 		rc |= ab_plots_draw(&pd, names, n, ok) ? -1 : 0;
 		rc |= ab_plotdir_close(&pd);
@@ -99,6 +102,7 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 			if (ok[k])
 				fprintf(body, "![%s](%s.png)\n\n", names[k], names[k]);
 	}
+	h_hist_section(body, names + cdf, ok + cdf, n - cdf);
 	return rc;
 }
 
