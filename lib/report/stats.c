@@ -237,6 +237,15 @@ double ab_hist_bucket_mid(unsigned i)
 	return ldexp(AB_HIST_SUB + sub, (int)k - 1) + (width - 1) / 2;
 }
 
+/* The middle of what bucket i is known to hold: up to the max in the top bucket when the
+ * max is exact (hist.csv narrows that bucket the same way), else the whole bucket. */
+static double hist_mid(const struct ab_hist *h, unsigned i)
+{
+	if (i >= AB_HIST_SUB && ab_hist_bucket(h->max) == i)
+		return ((double)ab_hist_bucket_lo(i) + (double)h->max) / 2;
+	return ab_hist_bucket_mid(i);
+}
+
 double ab_hist_percentile(const struct ab_hist *h, double p)
 {
 	uint64_t count = ab_hist_count(h), rank, cum = 0;
@@ -250,8 +259,8 @@ double ab_hist_percentile(const struct ab_hist *h, double p)
 		rank = count;
 	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
 		cum += h->b[i];
-		if (cum >= rank)	/* never above the max (hist.csv narrows the top bucket to it) */
-			return fmin(ab_hist_bucket_mid(i), ab_hist_max(h));
+		if (cum >= rank)
+			return hist_mid(h, i);
 	}
 	return NAN;	/* not reached: cum ends at count >= rank */
 }

@@ -104,8 +104,8 @@ void ab_hist_merge(struct ab_hist *dst, const struct ab_hist *src);
 uint64_t ab_hist_count(const struct ab_hist *h);
 /* The middle of bucket i, where percentiles and means report its values. */
 double ab_hist_bucket_mid(unsigned i);
-/* Nearest rank, reported at its bucket's middle (exact below 32), or at the max when
- * that is lower. NAN when empty. */
+/* Nearest rank, reported at its bucket's middle (exact below 32); in the top bucket the
+ * middle of its values up to the exact max, when that is known. NAN when empty. */
 double ab_hist_percentile(const struct ab_hist *h, double p);
 /* Bucket i holds the values lo .. hi - 1 (hi is the next bucket's lo). */
 uint64_t ab_hist_bucket_lo(unsigned i);
