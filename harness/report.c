@@ -191,7 +191,8 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 	fprintf(f, "## Files\n\n- `tables.md`: the posts' layouts with their published numbers, and every "
 		   "result\n- `summary.csv`: per bench, config and metric: n, median, mean, stddev, CV, min, "
 		   "max, interval of the median (95%% CI, or min-max below %d repetitions)\n"
-		   "- `raw.csv`: every record; `failures.csv`: failed and skipped points; "
+		   "- `raw.csv`: every record; `hist.csv`: the latency histograms behind the "
+		   "percentiles and the CDFs; `failures.csv`: failed and skipped points; "
 		   "`log/`: each run's stderr\n- `machine.txt`: the machine and its knobs before and after\n"
 		   "- regenerate with `bin/harness plot DIR`\n", AB_MIN_REPS_CI);
 	free(body);
