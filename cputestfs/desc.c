@@ -270,15 +270,17 @@ static void reading(struct ab_render *r)
 		fprintf(f, "Placements none and same (libfuse, daemon single) were not both measured.\n\n");
 		return;
 	}
-	fprintf(f, "Same CPU vs unpinned (daemon single): %s: ",
+	fprintf(f, "Same CPU vs unpinned (daemon single): %s",
 		ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
 	if (v == AB_V_UP)
-		fprintf(f, "pinning client and daemon to one CPU made stat() %.0f%% faster "
+		fprintf(f, ": pinning client and daemon to one CPU made stat() %.0f%% faster "
 			   "(%.0f -> %.0f stat/s). ", 100 * (q - 1), ab_r_median(none), ab_r_median(same));
 	else if (v == AB_V_DOWN)
-		fprintf(f, "pinning to one CPU made stat() %.0f%% slower here. ", 100 * (1 - q));
+		fprintf(f, ": pinning to one CPU made stat() %.0f%% slower here. ", 100 * (1 - q));
 	else if (v == AB_V_SAME)
-		fprintf(f, "no effect of pinning could be shown. ");
+		fprintf(f, ": no effect of pinning could be shown. ");
+	else
+		fprintf(f, ". ");
 	fprintf(f, "The 2012 post saw %.1fx (Phenom) and %.1fx (Athlon X2).",
 		ab_pub(POST, "phenom.with.stat_per_s") / ab_pub(POST, "phenom.without.stat_per_s"),
 		ab_pub(POST, "athlon.with.stat_per_s") / ab_pub(POST, "athlon.without.stat_per_s"));
@@ -334,6 +336,7 @@ const struct ab_bench_desc ab_desc_cputestfs = {
 	.title = "stat() calls/s on FUSE and the share served on the caller's CPU",
 	.post = POST,
 	.headline = headline,
+	.probes = "kstats",
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,

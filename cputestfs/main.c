@@ -347,21 +347,20 @@ static int one_rep(const struct cfs_settings *set, const struct cfs_point *pt, s
 	const char *pl = ab_placement_name(pt->placement), *kind = ks ? ", instrumented" : "";
 	/* the CPUs' counters in timed repetitions: read at the window's edges, no probe */
 	struct ab_cpumon *mon = ks ? NULL : ab_cpumon_new(NULL);
-	static int said;
 	struct cfs_result res;
 	char err[512];
 
 	if (!set->quiet)
 		ab_msg("rep %d/%d placement=%s%s client_cpu=%s daemon_cpu=%s", rep, set->repeat, pl,
 		       kind, pt->client_list, pt->server_list);
-	if (mon && !said++ && ab_cpumon_missing(mon)[0] && !set->quiet)
-		ab_msg("CPU monitor: not counted on this machine: %s", ab_cpumon_missing(mon));
 	if (cfs_measure(set, pt, ks, mon, &res, err, sizeof(err)) < 0) {
 		ab_msg("rep %d placement=%s%s: measurement failed: %s", rep, pl, kind, err);
 		ab_cpumon_free(mon);
 		return -1;
 	}
 	ab_cpumon_record(mon, out, &pt->cfg, rep, res.v[CFS_STAT]);
+	if (mon)	/* each reason once, --quiet or not: a missing number says why */
+		ab_cpumon_tell(ab_cpumon_missing(mon));
 	ab_cpumon_free(mon);
 	for (int m = ks ? CFS_FIRST_KERNEL : 0; m < (ks ? CFS_NM : CFS_FIRST_KERNEL); m++)
 		if (res.has[m])

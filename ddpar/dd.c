@@ -61,17 +61,23 @@ static int batch(const struct ddp_client *c, uint64_t count, int measured, uint6
 			     &b, why, len) < 0)
 		return -1;
 	ddp_probe_pids(c->probe, &w);
+	if (measured)
+		ddp_mon_tasks(c, NULL);	/* dd's exits fall inside the window: the daemon alone */
 	if (ddp_gate_wait(c, &w, why, len) < 0)
 		return -1;
-	if (measured)
+	if (measured) {
 		ddp_probe_window_begin(c->probe);
+		ab_cpumon_begin(c->mon);
+	}
 	uint64_t t0 = ab_now_ns();
 	ab_gate_open(&c->sh->gate);
 	/* Calibrated to last the duration: ten times that, plus slack for a slow exec. */
 	int bad = ddp_reap(c, &w, t0 + (uint64_t)(10 * cm->duration * 1e9) + ab_scaled_ns(10 * AB_NS));
 	*ns = ab_now_ns() - t0;
-	if (measured)
+	if (measured) {
+		ab_cpumon_end(c->mon, (double)*ns / 1e9);
 		ddp_probe_window_end(c->probe);
+	}
 	if (bad)
 		return ab_err(why, len, "%d dd process(es) failed%s", bad,
 			      ab_daemon_alive(c->d) ? "" : " (the FUSE daemon died)");

@@ -28,6 +28,7 @@
 #include "sys/cpuset.h"
 #include "fuse/fusedaemon.h"
 #include "kstats/brk.h"
+#include "kstats/cpumon.h"
 #include "kstats/kstats.h"
 #include "sys/opts.h"
 #include "sys/gate.h"
@@ -243,11 +244,14 @@ struct ddp_client {
 	struct ddp_shared *sh;
 	struct ab_daemon *d;
 	struct ddp_probe *probe;	/* NULL: timed repetition */
+	struct ab_cpumon *mon;		/* what the CPUs did in a timed window; NULL: not counted */
 };
 /* loop.c and dd.c: run one repetition. 0, or -1 with a reason in why; either way
  * every client process is gone when it returns. */
 int ddp_loop_run(const struct ddp_client *c, struct ddp_outcome *o, char *why, size_t len);
 int ddp_dd_run(const struct ddp_client *c, struct ddp_outcome *o, char *why, size_t len);
+/* The monitor counts the migrations and switches of the daemon and these clients (w NULL: none). */
+void ddp_mon_tasks(const struct ddp_client *c, const struct ab_workers *w);
 /* Started workers, waited for at the gate: 0, or -1 with why (workers reaped). */
 int ddp_gate_wait(const struct ddp_client *c, struct ab_workers *w, char *why, size_t len);
 /* Reap the clients by deadline_ns, aborting the FUSE connection if they hang. */

@@ -157,6 +157,7 @@ static int measure(const struct ddp_client *c, const struct ab_workers *w, struc
 	if (watch(c, w, ab_now_ns() + (uint64_t)(warmup * 1e9), why, len) < 0)
 		return -1;
 	ddp_probe_window_begin(c->probe);
+	ab_cpumon_begin(c->mon);	/* its reads fall outside the clock reads */
 	atomic_store(&sh->phase, DDP_MEASURE);
 	uint64_t t0 = ab_now_ns();
 	sample(sh, c->pt->procs, c->pt->dir, &b0, &c0, &d0);
@@ -164,6 +165,7 @@ static int measure(const struct ddp_client *c, const struct ab_workers *w, struc
 		return -1;
 	uint64_t t1 = ab_now_ns();
 	sample(sh, c->pt->procs, c->pt->dir, &b1, &c1, &d1);
+	ab_cpumon_end(c->mon, (double)(t1 - t0) / 1e9);
 	ddp_probe_window_end(c->probe);
 
 	o->window_ns = t1 - t0;
@@ -195,6 +197,7 @@ int ddp_loop_run(const struct ddp_client *c, struct ddp_outcome *o, char *why, s
 			     (void *)c, why, len) < 0)
 		return -1;
 	ddp_probe_pids(c->probe, &w);
+	ddp_mon_tasks(c, &w);
 	if (ddp_gate_wait(c, &w, why, len) < 0)
 		return -1;
 	ab_gate_open(&sh->gate);
@@ -215,7 +218,15 @@ int ddp_loop_run(const struct ddp_client *c, struct ddp_outcome *o, char *why, s
 	return rc;
 }
 
-/* ---- shared with dd.c: the gate and the reaping ---- */
+/* ---- shared with dd.c: the monitor's tasks, the gate and the reaping ---- */
+
+void ddp_mon_tasks(const struct ddp_client *c, const struct ab_workers *w)
+{
+	for (int i = 0; c->mon && w && i < w->started; i++)
+		ab_cpumon_add_task(c->mon, w->pid[i]);
+	if (c->mon && c->d->pid > 0)
+		ab_cpumon_add_task(c->mon, c->d->pid);
+}
 
 int ddp_gate_wait(const struct ddp_client *c, struct ab_workers *w, char *why, size_t len)
 {

@@ -11,7 +11,9 @@
  * kernel statistics' probes detached; its instrumented sibling (the same
  * point, a fresh server and fresh clients) attaches them for itself alone and
  * writes kernel_us_per_req, spin_us_per_req and the brk_* request breakdown,
- * nothing else.
+ * nothing else. A timed repetition also writes what the CPUs did in its window
+ * (mon_*, lib/kstats/cpumon: counters read at the window's edges, no probe),
+ * per requests_per_s's operation.
  *
  * Known limits: spinlock wait counts the daemon's and the clients' processes
  * only (the pid map); if that map is full the spinlock figure is not written.
@@ -226,12 +228,13 @@ static void write_records(const struct ddp_point *pt, const struct ab_config *cf
 
 /* Server up, client run, server down: 0, or -1 with why. o->total is filled on success. */
 static int repetition(const struct ddp_settings *s, const struct ddp_point *pt, struct ddp_shared *sh,
-		   struct ddp_probe *probe, struct ddp_outcome *o, char *why, size_t len)
+		   struct ddp_probe *probe, struct ab_cpumon *mon, struct ddp_outcome *o, char *why,
+		   size_t len)
 {
 	int knobs = s->max_background || s->congestion, failed;
 	int stop_ms = (int)(ab_scaled_ns(DDP_STOP_NS) / 1000000);
 	struct ab_daemon d;
-	struct ddp_client c = { s, pt, sh, &d, probe };
+	struct ddp_client c = { s, pt, sh, &d, probe, mon };
 
 	if (s->server->start(&d, s, pt, sh, why, len) < 0)
 		return -1;
@@ -282,18 +285,29 @@ int ddp_point_run(const struct ddp_settings *s, const struct ddp_point *pt, stru
 	struct ddp_probe probe = { .ks = ks };
 	struct ab_config cfg;
 	char why[512] = "";
+	/* the CPUs' counters in timed repetitions: read at the window's edges, no probe */
+	struct ab_cpumon *mon = pt->instrumented ? NULL : ab_cpumon_new(&s->common.allowed);
 
 	memset(sh, 0, sizeof(*sh));
 	memset(&o, 0, sizeof(o));
-	if (repetition(s, pt, sh, pt->instrumented && ks ? &probe : NULL, &o, why, sizeof(why)) < 0 ||
+	if (repetition(s, pt, sh, pt->instrumented && ks ? &probe : NULL, mon, &o, why, sizeof(why)) < 0 ||
 	    judge(s, pt, sh, &o, why, sizeof(why)) < 0) {
 		ab_msg("%s procs=%d clone_fd=%s rep %d%s failed: %s", dir_name(pt->dir), pt->procs,
 		       pt->clone ? "on" : "off", pt->rep + 1, pt->instrumented ? " (instrumented)" : "", why);
 		free(probe.brk);
+		ab_cpumon_free(mon);
 		return -1;
 	}
 	ddp_point_config(s, pt, &cfg);
 	write_records(pt, &cfg, &o, &probe, out);
+	if (mon) {
+		struct ddp_numbers n;
+		ddp_numbers(&o, &n);
+		/* per requests_per_s's operation: one read() or write() of bs bytes */
+		ab_cpumon_record(mon, out, &cfg, pt->rep + 1, n.req_per_s);
+		ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once, --quiet or not */
+	}
+	ab_cpumon_free(mon);
 	free(probe.brk);
 	return 0;
 }

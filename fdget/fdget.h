@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "kstats/cpumon.h"
 #include "sys/common.h"
 #include "report/render.h"
 
@@ -172,6 +173,7 @@ struct fdget_settings {
 	/* derived; children inherit them read-only */
 	int want[MODE_COUNT];
 	int ncpu;		/* allowed CPUs */
+	struct ab_cpuset allowed;	/* which: the CPU monitor watches them */
 	int nworkers;		/* workers of shared-fd, private-fd and procs */
 	int cpu_main, cpu_idle;	/* single's loop, idle-thread's sleeper */
 	int *worker_cpu;	/* worker i runs on worker_cpu[i] */
@@ -179,6 +181,7 @@ struct fdget_settings {
 	int fd;			/* the test file: single, idle-thread, shared-fd; procs reopen it */
 	int *private_fd;	/* private-fd: worker i's own struct file */
 	int perf;		/* cycles and instructions can be counted */
+	int monitor;		/* the CPU monitor samples each repetition's window */
 	struct fdget_watch *watch;	/* the --watch-threads sampler, or NULL */
 };
 
@@ -193,6 +196,9 @@ struct fdget_rep {
 	double ns_per_op;
 	double cycles_per_op, instr_per_op;	/* NAN when not counted */
 	int threads_min, threads_max;		/* -1 when not watched */
+	int nmon;				/* the CPU monitor's numbers of the window */
+	struct ab_cpumon_val mon[AB_CPUMON_VALS];
+	char mon_missing[512];			/* what it could not count, and why */
 };
 
 /* ---- run.c: every repetition in a fresh child of a parent that never creates a thread ---- */

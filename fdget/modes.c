@@ -15,6 +15,10 @@
  * Their window runs from the gate's opening to the last worker's loop end, so
  * thread exit and process teardown stay out of it.
  *
+ * The CPU monitor (lib/kstats/cpumon) samples just outside each window's clock
+ * reads; an N-worker mode's workers then wait until its end sample, so none
+ * exits inside the window it watches.
+ *
  * Known limits: ns_per_op of an N-worker mode is wall time per worker
  * operation, so a CPU shared by two workers (--oversubscribe) doubles it by
  * design; the thread count is sampled (--watch-threads) in the single-thread
@@ -51,6 +55,8 @@ struct rep_shm {
 	struct ab_gate gate;
 	_Atomic uint32_t finished;	/* workers past their loop: the waiter sleeps on it */
 	_Atomic uint32_t sleeper_up, sleeper_stop;	/* idle-thread's second thread */
+	_Atomic uint32_t release;	/* workers past their loop wait for it: the monitor's
+					 * end still finds every one of them */
 	struct slot slot[];
 };
 
@@ -62,6 +68,7 @@ struct rep_run {
 	uint64_t iters;		/* per worker */
 	int n;			/* workers */
 	struct rep_shm *shm;
+	struct ab_cpumon *mon;	/* what the CPUs did in the window, or NULL */
 };
 
 /* The measured part, the same in every mode: counters, the loop, counters. */
@@ -132,9 +139,11 @@ static int run_single(struct rep_run *run, struct fdget_rep *r, uint64_t *window
 		return -1;
 	}
 	fdget_watch_begin(s->watch);
+	ab_cpumon_begin(run->mon);	/* its reads fall outside the clock reads */
 	uint64_t t0 = ab_now_ns();
 	measured(&run->shm->slot[0], &pc, run->loop, run->iters);
 	uint64_t t1 = ab_now_ns();
+	ab_cpumon_end(run->mon, (double)(t1 - t0) / 1e9);
 	fdget_watch_end(s->watch, &r->threads_min, &r->threads_max);
 	fdget_perf_close(&pc);
 	*window = t1 - t0;
@@ -176,6 +185,8 @@ static int worker(void *arg, int i)
 	measured(w, &pc, run->loop, run->iters);
 	fdget_count_up(&run->shm->finished);
 	fdget_perf_close(&pc);
+	if (run->mon)	/* sleeps until the monitor's end: no exit inside its window */
+		fdget_wait_count(&run->shm->release, 1, ab_now_ns() + ab_scaled_ns(START_NS));
 	return w->rc ? AB_EXIT_FAIL : 0;
 }
 
@@ -214,16 +225,23 @@ static int run_workers(struct rep_run *run, uint64_t *window, int *bad, char *er
 
 	if (ab_workers_start(&ws, run->n, threads, run->set->worker_cpu, NULL, worker, run, err, len) < 0)
 		return -1;
+	ab_cpumon_add_task(run->mon, getpid());	/* with its threads */
+	for (int i = 0; run->mon && !threads && i < ws.started; i++)
+		ab_cpumon_add_task(run->mon, ws.pid[i]);
 	int rc = wait_gate(run, &ws, err, len);
 	if (!rc) {
 		uint64_t deadline = fdget_deadline(run->set, run->n);
+		ab_cpumon_begin(run->mon);
 		t0 = ab_now_ns();
 		ab_gate_open(&run->shm->gate);
 		rc = fdget_wait_count(&run->shm->finished, (uint32_t)run->n, deadline);
 		if (rc)
 			ab_err(err, len, "%s: the workers were not done after %.0f s", fdget_mode_name(run->mode),
 			       (double)(deadline - t0) / 1e9);
+		else if (run->mon)
+			ab_cpumon_end(run->mon, (double)(last_end(run) - t0) / 1e9);
 	}
+	fdget_count_up(&run->shm->release);
 	/* On failure the workers are not waited for: stuck threads die with this process. */
 	*bad = ab_workers_reap(&ws, rc ? 0 : ab_now_ns() + ab_scaled_ns(START_NS), NULL, NULL);
 	ab_workers_free(&ws);
@@ -287,7 +305,7 @@ int fdget_mode_run(const struct fdget_settings *s, enum fdget_op op, enum fdget_
 		   uint64_t iters, struct fdget_rep *r, char *err, size_t errlen)
 {
 	int n = fdget_mode_workers(s, mode), bad = 0, rc;
-	struct rep_run run = { s, op, mode, fdget_ops[op].loop[s->call], iters, n, NULL };
+	struct rep_run run = { s, op, mode, fdget_ops[op].loop[s->call], iters, n, NULL, NULL };
 	size_t size = sizeof(*run.shm) + (size_t)n * sizeof(run.shm->slot[0]);
 	uint64_t window = 0;
 
@@ -298,6 +316,10 @@ int fdget_mode_run(const struct fdget_settings *s, enum fdget_op op, enum fdget_
 	for (int i = 0; i < n; i++)
 		run.shm->slot[i].fd = mode == MODE_PRIVATE ? s->private_fd[i] : s->fd;
 	r->threads_min = r->threads_max = -1;
+	/* the benchmark's CPUs, not this child's (it is pinned to one) */
+	run.mon = s->monitor ? ab_cpumon_new(&s->allowed) : NULL;
+	if (run.mon && fdget_mode_is_single(mode))
+		ab_cpumon_add_task(run.mon, getpid());	/* with idle-thread's sleeper */
 	if (fdget_mode_is_single(mode))
 		rc = run_single(&run, r, &window, err, errlen);
 	else
@@ -306,6 +328,11 @@ int fdget_mode_run(const struct fdget_settings *s, enum fdget_op op, enum fdget_
 		rc = collect(&run, window, bad, r, err, errlen);
 	if (!rc)
 		rc = check_read_moved(&run, err, errlen);
+	/* per syscall: every worker's, over the same window the monitor was given */
+	r->nmon = rc || !run.mon ? 0 : ab_cpumon_values(run.mon, (double)(iters * (uint64_t)n) /
+							((double)window / 1e9), r->mon, AB_CPUMON_VALS);
+	snprintf(r->mon_missing, sizeof(r->mon_missing), "%s", ab_cpumon_missing(run.mon));
+	ab_cpumon_free(run.mon);
 	ab_shm_free(run.shm, size);
 	return rc;
 }

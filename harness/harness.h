@@ -55,6 +55,7 @@ struct h_block {
 	double duration;	/* --duration per invocation */
 	double timeout;		/* watchdog per invocation, seconds */
 	double estimate;	/* expected seconds per invocation, for the ETA */
+	int instrumented;	/* repetitions that keep the bench's probes (-1: every one) */
 	int naxes;
 	struct h_axis axes[H_AXES_MAX];
 	int nextra;
@@ -96,8 +97,11 @@ void h_plan_list(FILE *out);
  * bin/<bench> ARGS --check-options (plan_check.c): 0, or -1 with
  * "FILE:LINE: ..." in err naming the plan line the benchmark refused. */
 int h_plan_check(const struct h_plan *p, char *err, size_t errlen);
-/* argv for one point (NULL-terminated, strings owned by the plan/point/static). */
-int h_point_argv(const struct h_point *pt, const char *program, char **argv, int max,
+/* argv for repetition rep (from 1; the probes' option off beyond the block's
+ * 'instrumented' count) of one point (NULL-terminated, strings owned by the
+ * plan/point/static); H_ARGV_MAX entries are always enough. */
+#define H_ARGV_MAX (10 + 2 * H_AXES_MAX + H_ARGS_MAX + 1)
+int h_point_argv(const struct h_point *pt, int rep, const char *program, char **argv, int max,
 		 char *durbuf, size_t durlen);
 /* Directory holding the harness binary (for bin/<bench> and the plans). */
 const char *h_self_dir(void);
@@ -192,8 +196,9 @@ int h_write_json(const struct ab_results *d, const char *dir);
  * (plus machine.txt and failures.csv when present). 0 or -1 (a write failed). */
 int h_render(const char *dir, int quiet);
 void h_warnings(FILE *f, const char *dir, const struct ab_results *d);
-/* report.md's table of the CPU monitor's records (mon_*) of bench, if it wrote any (monitor.c). */
-void h_monitor_table(FILE *f, const char *bench, const struct ab_results *d);
+/* report.md's table of the CPU monitor's records (mon_*) of bench, and what its logs in
+ * dir/log say it could not count (monitor.c). */
+void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct ab_results *d);
 /* histplot.c: CDF figures from DIR/hist.csv, their .dat and .gp written in the private
  * plot directory pdir (NULL: none written, a failure); names filled, at most max. How
  * many; *failed when hist.csv or a figure could not be written. */

@@ -11,13 +11,11 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,6 +24,7 @@
 #include "sys/common.h"
 #include "sys/cpuset.h"
 #include "harness.h"
+#include "spawn.h"
 #include "knob/knob.h"
 #include "sys/gate.h"
 #include "sys/proc.h"
@@ -120,7 +119,7 @@ static int discover_output(const struct h_block *b, const char *arg, int lf, cha
 			   size_t len)
 {
 	char prog[PATH_MAX], *argv[H_ARGS_MAX + 3];
-	int n = 0, pfd[2];
+	int n = 0, fd;
 	size_t have = 0;
 
 	argv[n++] = (char *)h_program_of(b, prog, sizeof(prog));
@@ -128,38 +127,27 @@ static int discover_output(const struct h_block *b, const char *arg, int lf, cha
 		argv[n++] = b->extra[e];
 	argv[n++] = (char *)arg;
 	argv[n] = NULL;
-	if (pipe2(pfd, O_CLOEXEC))
+	const struct h_spawn how = { .pipe_to = 1, .other = lf, .deathsig = SIGKILL };
+	pid_t pid = h_spawn(argv, &how, &fd);
+	text[0] = '\0';
+	if (pid < 0)
 		return -1;
-	pid_t parent = getpid(), pid = fork();
-	if (pid == 0) {
-		setpgid(0, 0);
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-			_exit(127);
-		dup2(pfd[1], 1);
-		if (lf >= 0)
-			dup2(lf, 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(pfd[1]);
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	uint64_t limit = DISCOVER_TIMEOUT_NS;
 	if (ncpu > 0 && (uint64_t)ncpu * DISCOVER_PER_CPU_NS > limit)
 		limit = (uint64_t)ncpu * DISCOVER_PER_CPU_NS;
 	uint64_t deadline = ab_now_ns() + ab_scaled_ns(limit);
-	while (pid > 0 && have < len - 1 && ab_now_ns() < deadline) {
-		struct pollfd p = { .fd = pfd[0], .events = POLLIN };
+	while (have < len - 1 && ab_now_ns() < deadline) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
 		if (poll(&p, 1, 200) <= 0)
 			continue;
-		ssize_t r = read(pfd[0], text + have, len - 1 - have);
+		ssize_t r = read(fd, text + have, len - 1 - have);
 		if (r <= 0)
 			break;
 		have += (size_t)r;
 	}
-	close(pfd[0]);
+	close(fd);
 	text[have] = '\0';
-	if (pid < 0)
-		return -1;
 	if (ab_now_ns() >= deadline)
 		kill(-pid, SIGKILL);
 	return ab_reap_one(pid, deadline);	/* bounded: a stuck discovery is given up */

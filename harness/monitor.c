@@ -5,18 +5,28 @@
  * same CPU (context switches, rescheduling and function-call IPIs, idle
  * entries, the benchmark's own migrations) and the idle share of each CPU.
  * Rows are labelled by the config keys that vary, so the table stays narrow.
+ * Under it, what the benchmark said it could not count ("CPU monitor: not
+ * counted ..." in its logs, log/<bench>-*.log), each reason once: a machine
+ * without a facility shows why a column is missing, never a zero.
  */
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "harness.h"
 #include "sys/common.h"
+#include "sys/infile.h"
 #include "report/render.h"
 #include "report/results.h"
 #include "report/stats.h"
 
 #define MON_ROWS 64
+#define MON_REASONS 16
+#define MON_REASON_LEN 480
+#define MON_LOGS_MAX 4096	/* log files read at most: reasons repeat across points */
 
 static const struct {
 	const char *metric, *head;
@@ -29,7 +39,98 @@ static const struct {
 	{ "mon_irq_per_op", "IRQs/op" },
 	{ "mon_cpu0_idle_pct", "CPU 0 idle %" },
 	{ "mon_cpu1_idle_pct", "CPU 1 idle %" },
+	{ "mon_io_irq_local_pct", "IO IRQs on a reader's CPU %" },
+	{ "mon_io_complete_local_pct", "IO completed on a reader's CPU %" },
 };
+
+/* What one operation is, per benchmark. */
+static const char *op_of(const char *bench)
+{
+	static const char *const ops[][2] = {
+		{ "cputestfs", "one stat()" },
+		{ "ddpar", "one read() or write() of bs bytes (requests_per_s's unit)" },
+		{ "sqrtio", "one 4 KiB read (the sqrt workers share the window)" },
+		{ "fdget", "one syscall, every worker's" },
+	};
+
+	for (size_t i = 0; i < AB_ARRAY_SIZE(ops); i++)
+		if (!strcmp(bench, ops[i][0]))
+			return ops[i][1];
+	return "one operation";
+}
+
+struct reasons {
+	int n;
+	char r[MON_REASONS][MON_REASON_LEN];
+};
+
+/* The "; "-separated reasons after "CPU monitor: not counted...: " in line, each once. */
+static void add_reasons(struct reasons *rs, const char *line)
+{
+	const char *p = strstr(line, "CPU monitor: not counted");
+	char copy[4096], *save = NULL;
+
+	if (!p || !(p = strstr(p, ": ")) || !(p = strstr(p + 2, ": ")))
+		return;
+	snprintf(copy, sizeof(copy), "%s", p + 2);
+	for (char *r = strtok_r(copy, ";", &save); r && rs->n < MON_REASONS; r = strtok_r(NULL, ";", &save)) {
+		r += strspn(r, " ");
+		int seen = !*r;
+		for (int i = 0; i < rs->n && !seen; i++)
+			seen = !strncmp(rs->r[i], r, MON_REASON_LEN - 1);
+		if (!seen)
+			snprintf(rs->r[rs->n++], MON_REASON_LEN, "%s", r);
+	}
+}
+
+/* Every reason bench's logs in dir/log give. Logs are read like any run input: regular
+ * files only, no link followed, bounded. */
+static void log_reasons(const char *dir, const char *bench, struct reasons *rs)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0, blen = strlen(bench);
+	int files = 0;
+
+	struct stat st;
+
+	rs->n = 0;
+	if (!dir || snprintf(path, sizeof(path), "%s/log", dir) >= (int)sizeof(path) ||
+	    lstat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		return;	/* none, or a link: a planted one is not followed */
+	DIR *d = opendir(path);
+	struct dirent *e;
+	while (d && (e = readdir(d)) && files < MON_LOGS_MAX && rs->n < MON_REASONS) {
+		size_t l = strlen(e->d_name);
+		if (strncmp(e->d_name, bench, blen) || e->d_name[blen] != '-' || l < 4 ||
+		    strcmp(e->d_name + l - 4, ".log"))
+			continue;
+		files++;
+		if (snprintf(path, sizeof(path), "%s/log/%s", dir, e->d_name) >= (int)sizeof(path))
+			continue;
+		FILE *in = ab_infile_open(path, AB_INFILE_MAX_SMALL, NULL, 0);
+		while (in && ab_infile_line(in, &line, &cap) != -1)
+			if (line && strstr(line, "CPU monitor: not counted"))
+				add_reasons(rs, line);
+		if (in)
+			fclose(in);
+	}
+	if (d)
+		closedir(d);
+	free(line);
+}
+
+static void print_reasons(FILE *f, const struct reasons *rs)
+{
+	if (!rs->n)
+		return;
+	fputs("Not counted here, and why (never written as 0):\n\n", f);
+	for (int i = 0; i < rs->n; i++) {
+		fputs("- ", f);
+		h_md_cell(f, rs->r[i]);
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+}
 
 /* Does key take more than one value among the configs? */
 static int varies(char cfg[][AB_CONFIG_LEN], int n, const char *key)
@@ -65,26 +166,32 @@ static void label(FILE *f, char cfg[][AB_CONFIG_LEN], int n, int row)
 		fputs("(one config)", f);
 }
 
-void h_monitor_table(FILE *f, const char *bench, const struct ab_results *d)
+void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct ab_results *d)
 {
 	static char cfg[MON_ROWS][AB_CONFIG_LEN];
+	static struct reasons rs;
 	int n = 0, have[AB_ARRAY_SIZE(cols)] = { 0 };
 
+	log_reasons(dir, bench, &rs);
 	for (size_t i = 0; i < d->n && n < MON_ROWS; i++) {
 		const struct ab_group *g = &d->g[i];
 		if (strcmp(g->bench, bench) || strcmp(g->metric, cols[0].metric))
 			continue;
 		snprintf(cfg[n++], sizeof(cfg[0]), "%s", g->config);
 	}
-	if (!n)
+	if (!n) {
+		fprintf(f, "What the CPUs did in %s's measured windows: not recorded in this run (no "
+			   "mon_* records).\n\n", bench);
+		print_reasons(f, &rs);
 		return;
+	}
 	for (size_t c = 0; c < AB_ARRAY_SIZE(cols); c++)
 		for (int r = 0; r < n && !have[c]; r++)
 			have[c] = ab_results_get(d, bench, cfg[r], cols[c].metric, "1/op") ||
 				  ab_results_get(d, bench, cfg[r], cols[c].metric, "%");
 	fprintf(f, "What the CPUs did in %s's measured windows (medians over repetitions, per "
-		   "operation; from the kernel's counters, read outside the timed window; "
-		   "machine-wide on the allowed CPUs):\n\n| config |", bench);
+		   "operation: %s; from the kernel's counters, read outside the timed window; "
+		   "machine-wide on the allowed CPUs):\n\n| config |", bench, op_of(bench));
 	for (size_t c = 0; c < AB_ARRAY_SIZE(cols); c++)
 		if (have[c])
 			fprintf(f, " %s |", cols[c].head);
@@ -111,4 +218,5 @@ void h_monitor_table(FILE *f, const char *bench, const struct ab_results *d)
 		fputc('\n', f);
 	}
 	fputc('\n', f);
+	print_reasons(f, &rs);
 }

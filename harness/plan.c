@@ -14,6 +14,7 @@
 
 #include "sys/common.h"
 #include "sys/infile.h"
+#include "sys/parse.h"
 #include "harness.h"
 #include "report/record.h"
 
@@ -133,6 +134,7 @@ static int key_bench(struct parse *ps, const struct plan_key *k, char **args, in
 	}
 	struct h_block *b = &p->blocks[p->nblocks++];
 	memset(b, 0, sizeof(*b));
+	b->instrumented = 1;	/* one repetition per point keeps the probes: docs/plans.md */
 	b->duration = 1;
 	b->line = ps->lineno;
 	strcpy(b->bench, args[0]);
@@ -201,6 +203,23 @@ static int key_axis(struct parse *ps, const struct plan_key *k, char **args, int
 	return 0;
 }
 
+/* instrumented N|all: how many repetitions of each point keep the bench's probes. */
+static int key_instrumented(struct parse *ps, const struct plan_key *k, char **args, int nargs)
+{
+	struct h_block *b = cur_block(ps);
+	long v;
+
+	(void)nargs;
+	if (!strcmp(args[0], "all")) {
+		b->instrumented = -1;
+		return 0;
+	}
+	if (ab_parse_long(args[0], &v) < 0 || v < k->min || v > k->max)
+		return plan_err(ps, "bad value '%s' for instrumented: %s", args[0], k->args);
+	b->instrumented = (int)v;
+	return 0;
+}
+
 /* extra, metrics: words appended to the block's list. */
 static int key_list(struct parse *ps, const struct plan_key *k, char **args, int nargs)
 {
@@ -229,6 +248,8 @@ static const struct plan_key plan_keys[] = {
 	  "one number of seconds > 0, at most 1000000" },
 	{ "estimate", key_seconds, 1, 1, 1, offsetof(struct h_block, estimate), 0, 1e6,
 	  "one number of seconds > 0, at most 1000000" },
+	{ "instrumented", key_instrumented, 1, 1, 1, 0, 0, 1000,
+	  "a whole number of repetitions in 0..1000, or all" },
 	{ "program", key_program, 1, 1, 1, 0, 0, 0, "one path" },
 	{ "axis", key_axis, 2, 1 + H_VALS_MAX, 1, 0, 0, 0,
 	  "a name and 1 to " AB_STR(H_VALS_MAX) " values" },
@@ -388,22 +409,51 @@ void h_plan_free(struct h_plan *p)
 	p->nblocks = p->npoints = 0;
 }
 
-int h_point_argv(const struct h_point *pt, const char *program, char **argv, int max,
+/* Does the block set the probe option itself (an axis, or a word of extra)? */
+static int sets_option(const struct h_block *b, const char *opt)
+{
+	char flag[40];
+
+	snprintf(flag, sizeof(flag), "--%s", opt);
+	for (int a = 0; a < b->naxes; a++)
+		if (!strcmp(b->axes[a].name, opt))
+			return 1;
+	for (int e = 0; e < b->nextra; e++)
+		if (!strncmp(b->extra[e], flag, strlen(flag)))
+			return 1;
+	return 0;
+}
+
+/* Repetition rep (from 1) of a bench with probes beyond the block's 'instrumented'
+ * count runs without them: the probes' extra repetitions doubled cputestfs's and
+ * ddpar's time, and their figures need no more than one repetition per point. */
+static const char *probes_off(const struct h_block *b, int rep)
+{
+	const struct ab_bench_desc *d = b->program[0] ? NULL : h_desc(b->bench);
+
+	if (!d || !d->probes || b->instrumented < 0 || rep <= b->instrumented ||
+	    sets_option(b, d->probes))
+		return NULL;
+	return d->probes;
+}
+
+int h_point_argv(const struct h_point *pt, int rep, const char *program, char **argv, int max,
 		 char *durbuf, size_t durlen)
 {
-	static char fmt_csv[] = "--format", csv[] = "csv", rep[] = "--repeat", one[] = "1",
+	static char fmt_csv[] = "--format", csv[] = "csv", repeat[] = "--repeat", one[] = "1",
 		    dur[] = "--duration", quiet[] = "--quiet";
-	static char flags[H_AXES_MAX][40];
+	static char flags[H_AXES_MAX][40], probe_flag[40], off[] = "off";
 	const struct h_block *b = pt->blk;
+	const char *probes = probes_off(b, rep);
 	int n = 0;
 
-	if (max < 8 + 2 * b->naxes + b->nextra + 1)
+	if (max < 10 + 2 * b->naxes + b->nextra + 1)	/* H_ARGV_MAX at most */
 		return -1;
 	snprintf(durbuf, durlen, "%g", b->duration);
 	argv[n++] = (char *)program;
 	argv[n++] = fmt_csv;
 	argv[n++] = csv;
-	argv[n++] = rep;
+	argv[n++] = repeat;
 	argv[n++] = one;
 	argv[n++] = dur;
 	argv[n++] = durbuf;
@@ -415,6 +465,11 @@ int h_point_argv(const struct h_point *pt, const char *program, char **argv, int
 	}
 	for (int e = 0; e < b->nextra; e++)
 		argv[n++] = b->extra[e];
+	if (probes) {
+		snprintf(probe_flag, sizeof(probe_flag), "--%s", probes);
+		argv[n++] = probe_flag;
+		argv[n++] = off;
+	}
 	argv[n] = NULL;
 	return n;
 }

@@ -12,10 +12,8 @@
  * the harness cannot know: they are not checked.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +26,7 @@
 #include "sys/gate.h"
 #include "sys/proc.h"
 #include "harness.h"
+#include "spawn.h"
 
 #define CHECK_TIMEOUT_NS (10 * AB_NS)	/* parsing options; scaled by the machine's slowness */
 #define CHECK_MSG_MAX 512
@@ -88,31 +87,16 @@ struct pool {
 /* Start argv in a free slot: stdout on /dev/null, stderr on a pipe. 0 or -1. */
 static int check_start(struct pool *pl, int point, char **argv)
 {
+	static const struct h_spawn how = { .pipe_to = 2, .other = -1 };
 	struct check *c = pl->c;
-	int pfd[2];
+	int fd;
 
 	while (c->point >= 0)
 		c++;
-	if (pipe2(pfd, O_CLOEXEC))
+	pid_t pid = h_spawn(argv, &how, &fd);
+	if (pid < 0)
 		return -1;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		int dn = open("/dev/null", O_RDWR);
-		if (dn >= 0) {
-			dup2(dn, 0);
-			dup2(dn, 1);
-		}
-		dup2(pfd[1], 2);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(pfd[1]);
-	*c = (struct check){ .point = point, .pid = pid, .fd = pfd[0],
+	*c = (struct check){ .point = point, .pid = pid, .fd = fd,
 			     .deadline = ab_now_ns() + ab_scaled_ns(CHECK_TIMEOUT_NS) };
 	pl->running++;
 	return 0;
@@ -216,13 +200,13 @@ static int start_point(struct pool *pl, const struct h_plan *p, int i, struct se
 {
 	const struct h_point *pt = &p->points[i];
 	char prog[PATH_MAX], dur[32];
-	char *argv[8 + 2 * H_AXES_MAX + H_ARGS_MAX + 2];
+	char *argv[H_ARGV_MAX + 1];
 	static char check[] = "--check-options";
 
 	/* a program of the plan's own, or one not built (h_run_check_programs says so) */
 	if (pt->blk->program[0] || access(h_program_of(pt->blk, prog, sizeof(prog)), X_OK))
 		return 0;
-	int n = h_point_argv(pt, prog, argv, (int)AB_ARRAY_SIZE(argv) - 1, dur, sizeof(dur));
+	int n = h_point_argv(pt, 1, prog, argv, (int)AB_ARRAY_SIZE(argv) - 1, dur, sizeof(dur));
 	if (n < 0)
 		return ab_err(err, errlen, "%s:%d: too many arguments", p->path, pt->blk->line);
 	argv[n++] = check;

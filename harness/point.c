@@ -12,19 +12,18 @@
  * ever ends.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "sys/common.h"
 #include "harness.h"
+#include "spawn.h"
 #include "sys/gate.h"
 #include "sys/proc.h"
 #include "report/histio.h"
@@ -160,45 +159,6 @@ static void read_output(struct inv *v)
 	}
 }
 
-static pid_t spawn(struct inv *v, char **argv)
-{
-	int pfd[2];
-	pid_t parent = getpid();
-
-	if (pipe2(pfd, O_CLOEXEC))
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		/* own process group: the watchdog kills the benchmark and its daemons together;
-		 * if the harness dies, the benchmark gets SIGTERM and restores its knobs */
-		setpgid(0, 0);
-		if (prctl(PR_SET_PDEATHSIG, SIGTERM) < 0 || getppid() != parent)
-			_exit(127);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		int dn = open("/dev/null", O_RDONLY);
-		if (dn >= 0)
-			dup2(dn, 0);
-		dup2(pfd[1], 1);
-		dup2(fileno(v->log), 2);
-		if (v->pr->hist)	/* histograms too, as "hist," lines (report/histio.h) */
-			setenv(AB_HIST_ENV, "1", 1);
-		execv(argv[0], argv);
-		fprintf(stderr, "harness: cannot run %s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	close(pfd[1]);
-	v->fd = pfd[0];
-	return pid;
-}
-
 /* One step of the watchdog: forward a stop, time out, kill, give up. */
 static void watchdog(struct inv *v)
 {
@@ -308,7 +268,12 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 	off_t raw_start = h_csv_size(pr->raw);	/* a point that fails is cut back to here */
 	off_t hist_start = pr->hist ? h_csv_size(pr->hist) : -1;
 	v.start = now_s();
-	v.pid = spawn(&v, argv);
+	/* own process group: the watchdog kills the benchmark and its daemons together;
+	 * if the harness dies, the benchmark gets SIGTERM and restores its knobs */
+	const struct h_spawn how = { .pipe_to = 1, .other = fileno(v.log), .deathsig = SIGTERM,
+				     /* histograms too, as "hist," lines (report/histio.h) */
+				     .env = pr->hist ? AB_HIST_ENV "=1" : NULL };
+	v.pid = h_spawn(argv, &how, &v.fd);
 	if (v.pid < 0) {
 		snprintf(reason, rlen, "starting %s: %s", argv[0], strerror(errno));
 		fclose(v.log);

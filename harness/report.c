@@ -97,7 +97,7 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 			continue;
 		if (r.desc->reading)
 			r.desc->reading(&r);
-		h_monitor_table(body, r.desc->name, d);
+		h_monitor_table(body, dir, r.desc->name, d);
 		for (int k = first[i]; k < first[i] + count[i]; k++)
 			if (ok[k])
 				fprintf(body, "![%s](%s.png)\n\n", names[k], names[k]);

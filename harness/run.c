@@ -151,14 +151,14 @@ static enum h_outcome run_point(struct run *r, int pi, int rep, struct h_point_r
 {
 	struct h_point *pt = &r->plan.points[pi];
 	char prog[PATH_MAX], dur[32], logp[PATH_MAX];
-	char *argv[8 + 2 * H_AXES_MAX + H_ARGS_MAX + 1];
+	char *argv[H_ARGV_MAX];
 
 	*pr = (struct h_point_run){ .dir = r->out, .pt = pt, .rep = rep + 1, .raw = &r->raw,
 				     .hist = &r->hist };
 	/* point and repetition in the name: a resume with another --repeat cannot overwrite;
 	 * the point numbered as in runs.csv and --dry-run (from 0), the repetition from 1 */
 	snprintf(logp, sizeof(logp), "%s/log/%s-p%d-r%d.log", r->out, pt->blk->bench, pi, rep + 1);
-	h_point_argv(pt, h_program_of(pt->blk, prog, sizeof(prog)), argv, AB_ARRAY_SIZE(argv), dur,
+	h_point_argv(pt, rep + 1, h_program_of(pt->blk, prog, sizeof(prog)), argv, AB_ARRAY_SIZE(argv), dur,
 		     sizeof(dur));
 	enum h_outcome o = h_point_run(pr, logp, argv, reason, rlen);
 	r->write_failed |= pr->write_failed;
@@ -203,7 +203,7 @@ static void sweep(struct run *r)
 static void dry_run(struct run *r)
 {
 	char prog[PATH_MAX], dur[32], et[32], a[32], b[32], c[32];
-	char *av[8 + 2 * H_AXES_MAX + H_ARGS_MAX + 1];
+	char *av[H_ARGV_MAX];
 
 	printf("plan %s: %s x %s = %s\n", r->plan.path, h_plural(a, sizeof(a), r->plan.npoints, "point"),
 	       h_plural(b, sizeof(b), r->repeat, "repetition"),
@@ -211,7 +211,7 @@ static void dry_run(struct run *r)
 	for (int rep = 0; rep < r->repeat; rep++)
 		for (int i = 0; i < r->plan.npoints; i++) {
 			struct h_point *pt = &r->plan.points[i];
-			h_point_argv(pt, h_program_of(pt->blk, prog, sizeof(prog)), av, AB_ARRAY_SIZE(av),
+			h_point_argv(pt, rep + 1, h_program_of(pt->blk, prog, sizeof(prog)), av, AB_ARRAY_SIZE(av),
 				     dur, sizeof(dur));
 			printf("rep %d point %d:", rep + 1, i);
 			for (int k = 0; av[k]; k++)

@@ -21,7 +21,20 @@
 #              file directly (>= 0.8). Skipped when the kernel lacks io_uring or
 #              passthrough for FUSE.
 #
-#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|all] [--duration SEC] [--repeat N]
+# Two cross-checks, not in 'all' (docs/crosscheck.md):
+#   explain    cputestfs's own records beside tools users trust, on the same
+#              runs, placements same and other: context switches and
+#              migrations vs perf stat (within 10%), the breakdown's wake-up
+#              medians vs a bpftrace one-liner (within 20%, for other), IPIs and
+#              IRQs vs /proc/interrupts; and how much the instrumented
+#              repetitions slow down. perf or bpftrace missing: their rows are
+#              skipped, with what to install.
+#   plan-overhead  a plan's first repetition (--plan NAME, default 'default')
+#              with --kstats as planned and off: the plan's wall-time growth
+#              from instrumented repetitions (target <= 15%).
+#
+#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|all|explain|plan-overhead]
+#                         [--duration SEC] [--repeat N] [--plan NAME]
 #   (--repeat: interleaved repetitions, default 3; more narrow the medians on a busy host)
 #
 # The sections live in scripts/speedcheck/, one file each, on common.sh.
@@ -45,10 +58,11 @@ DUR=2
 BS=131072
 DD_PROCS="1 2 4 8"
 SPAN=$((16 << 20))
+PLAN=default
 
 # usage [CODE]: the synopsis, on stdout for --help (exit 0), on stderr otherwise (exit 2)
 usage() {
-	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|all] [--duration SEC] [--repeat N]"
+	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|all|explain|plan-overhead] [--duration SEC] [--repeat N] [--plan NAME]"
 	if [ "${1:-2}" = 0 ]; then
 		echo "$line"
 		sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"
@@ -61,7 +75,13 @@ usage() {
 what=all
 while [ $# -gt 0 ]; do
 	case $1 in
-	cputestfs | ddpar | sqrtio | transports | all) what=$1 ;;
+	cputestfs | ddpar | sqrtio | transports | all | explain | plan-overhead) what=$1 ;;
+	--plan)
+		[ $# -ge 2 ] || usage
+		PLAN=$2
+		shift
+		;;
+	--plan=*) PLAN=${1#*=} ;;
 	--duration)
 		[ $# -ge 2 ] || usage
 		DUR=$2
@@ -90,6 +110,10 @@ if ! [[ $REPS =~ ^[0-9]+$ ]] || [ "$REPS" -lt 1 ] || [ "$REPS" -gt 50 ]; then
 	echo "speedcheck: bad value '$REPS' for --repeat: a whole number, 1 to 50" >&2
 	exit 2
 fi
+if ! [[ $PLAN =~ ^[A-Za-z0-9._/-]+$ ]]; then
+	echo "speedcheck: bad value '$PLAN' for --plan: a plan name or file (letters, digits, . _ - /)" >&2
+	exit 2
+fi
 
 # ---- prerequisites ------------------------------------------------------
 
@@ -107,17 +131,23 @@ if [ "$what" = all ] || [ "$what" = sqrtio ] || [ "$what" = transports ]; then
 			skip "fio is missing and could not be installed; install it with: apt-get install -y fio"
 	fi
 fi
-for b in cputestfs ddpar sqrtio; do
-	if [ "$what" = all ] || [ "$what" = "$b" ] || { [ "$what" = transports ] && [ "$b" != sqrtio ]; }; then
-		make -C "$REPO" --no-print-directory -s "bin/$b" >&2 || {
-			echo "speedcheck: cannot build bin/$b" >&2
-			exit 1
-		}
-	fi
+# the binaries each section runs
+case $what in
+all) bins="cputestfs ddpar sqrtio" ;;
+transports) bins="cputestfs ddpar" ;;
+explain) bins=cputestfs ;;
+plan-overhead) bins="cputestfs ddpar sqrtio fdget harness" ;;
+*) bins=$what ;;
+esac
+for b in $bins; do
+	make -C "$REPO" --no-print-directory -s "bin/$b" >&2 || {
+		echo "speedcheck: cannot build bin/$b" >&2
+		exit 1
+	}
 done
 
 
-for part in common cputestfs ddpar sqrtio transports; do
+for part in common cputestfs ddpar sqrtio transports explain overhead; do
 	# shellcheck source=/dev/null
 	. "$REPO/scripts/speedcheck/$part.sh"
 done
@@ -136,6 +166,8 @@ cputestfs) check_cputestfs ;;
 ddpar) check_ddpar ;;
 sqrtio) check_sqrtio ;;
 transports) check_transports ;;
+explain) check_explain ;;
+plan-overhead) check_plan_overhead ;;
 all)
 	check_cputestfs
 	check_ddpar

@@ -5,7 +5,8 @@
  * (random offsets in a small --span), all pinned, with the block queue's
  * rq_affinity at 0, 1, 2 and the readers on (local=1) or off (local=0) the
  * CPU(s) that complete their reads. Records M sqrt/s, K ios/s, IO latency,
- * interrupts and IPIs per IO; the tables put local=0 against local=1.
+ * interrupts and IPIs per IO, what the CPUs did per IO (mon_*, lib/kstats/cpumon)
+ * and where the IO completed (complete.c); the tables put local=0 against local=1.
  *
  * What to vary: --rq, --local, --sqrt-procs, --io-procs, --span, or
  * --irq-affinity to move the IRQ instead of the readers.
@@ -84,6 +85,8 @@ static const struct {
 	[SQ_IRQ] = { SQ_M_IRQ, "irq/io" },
 	[SQ_CAL] = { SQ_M_CAL, "ipi/io" },
 	[SQ_RES] = { SQ_M_RES, "ipi/io" },
+	[SQ_DONE_LOCAL] = { SQ_M_DONE_LOCAL, "%" },
+	[SQ_IRQ_LOCAL] = { SQ_M_IRQ_LOCAL, "%" },
 };
 
 /* ---- the sweep ---- */
@@ -180,7 +183,9 @@ static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 		for (int i = 0; i < npts; i++) {
 			struct sq_point *pt = &pts[i];
 			double v[SQ_NM];
-			char why[512];
+			char why[512], note[SQ_NOTE_LEN] = "";
+			/* what the CPUs did, per IO (sqrt workers share the window) */
+			struct ab_cpumon *mon = ab_cpumon_new(&com->allowed);
 
 			if (pt->skip)
 				continue;
@@ -190,7 +195,8 @@ static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 				ab_msg("rep %d/%d rq=%d local=%d: io on %s, sqrt on %s", r + 1, com->repeat,
 				       pt->rq, pt->local, pt->io_list, pt->sqrt_list[0] ? pt->sqrt_list : "-");
 			sq_knobs_apply(pt->rq, pt->irq_list, t, d, params.irq_affinity, com->quiet);
-			if (sq_measure(sh, pt, t, d, com->duration, v, why, sizeof(why))) {
+			if (sq_measure(sh, pt, t, d, com->duration, mon, v, note, why, sizeof(why))) {
+				ab_cpumon_free(mon);
 				if (ab_interrupted)
 					die_interrupted();
 				ab_msg("rq=%d local=%d: measurement failed: %s (%s)", pt->rq, pt->local, why,
@@ -202,6 +208,10 @@ static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 				if (!isnan(v[m]))
 					ab_record(out, &pt->cfg, r + 1, metric[m].name, v[m], metric[m].unit);
 			io_latency(out, sh, pt, r + 1);
+			ab_cpumon_record(mon, out, &pt->cfg, r + 1, v[SQ_IOS] * 1e3);
+			ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once, --quiet or not */
+			ab_cpumon_tell(note);
+			ab_cpumon_free(mon);
 		}
 	ab_shm_free(sh, sizeof(*sh));
 	return failures;
@@ -229,6 +239,7 @@ int main(int argc, char **argv)
 	int change = sq_knobs_check(&params, &t);
 
 	sq_target_open(&t, &params, com.quiet);
+	t.hwq = sq_hw_queues(t.blk.disk);
 	int rc = sq_discover(&t, &com.allowed, &d, why, sizeof(why));
 	if (ab_interrupted)
 		die_interrupted();

@@ -162,13 +162,14 @@ static int results(const struct sq_shared *sh, const struct sq_point *pt,
 }
 
 int sq_measure(struct sq_shared *sh, const struct sq_point *pt, const struct sq_target *t,
-	       const struct sq_discovery *d, double duration, double *v, char *why, size_t len)
+	       const struct sq_discovery *d, double duration, struct ab_cpumon *mon, double *v,
+	       char *note, char *why, size_t len)
 {
 	int n = pt->nio + pt->nsqrt, rc;
 	struct job job = { sh, pt, t };
 	struct ab_workers w;
 	struct watch *wt = calloc(1, sizeof(*wt));
-	struct sq_intr a = { 0 }, b = { 0 };
+	struct sq_intr a = { 0 }, b = { 0 }, sa = { 0 }, sb = { 0 };
 	uint64_t dur = (uint64_t)(duration * 1e9), warm = (uint64_t)fmin(WARMUP_MAX_NS, dur / 4.0);
 	uint64_t slack = ab_scaled_ns(SQ_STALL_NS);
 
@@ -182,6 +183,8 @@ int sq_measure(struct sq_shared *sh, const struct sq_point *pt, const struct sq_
 		free(wt);
 		return -1;
 	}
+	for (int i = 0; mon && i < w.started; i++)
+		ab_cpumon_add_task(mon, w.pid[i]);
 	rc = sq_gate_wait(&sh->gate, &w, n, why, len);
 	for (int i = 0; !rc && i < n; i++)
 		if (sh->err[i][0])
@@ -191,23 +194,35 @@ int sq_measure(struct sq_shared *sh, const struct sq_point *pt, const struct sq_
 		uint64_t t = ab_now_ns();
 		rc = ab_watch(t + warm, t + warm + slack, check, wt, why, len);
 	}
+	/* every counter read falls outside the clock reads around the window */
 	if (!rc)
 		rc = sq_intr_read("/proc/interrupts", &a, why, len);
+	int soft = !rc && sq_softirqs_read(&sa) == 0;
 	uint64_t t0 = 0, t1 = 0, io0 = 0, io1 = 0, sq0 = 0, sq1 = 0;
 	if (!rc) {
+		ab_cpumon_begin(mon);
 		atomic_store(&sh->phase, SQ_MEASURE);
 		t0 = ab_now_ns(), io0 = sum(sh, 0, pt->nio), sq0 = sum(sh, pt->nio, n);
 		rc = ab_watch(t0 + dur, t0 + dur + slack, check, wt, why, len);
 		t1 = ab_now_ns(), io1 = sum(sh, 0, pt->nio), sq1 = sum(sh, pt->nio, n);
+		if (!rc && mon)
+			ab_cpumon_end(mon, (double)(t1 - t0) / AB_NS);
 	}
 	if (!rc)
 		rc = sq_intr_read("/proc/interrupts", &b, why, len);
+	soft = soft && !rc && sq_softirqs_read(&sb) == 0;
 	rc = stop(sh, pt, &w, rc, why, len);
 	if (!rc)
 		rc = results(sh, pt, d, &a, &b, t1 - t0, io1 - io0, sq1 - sq0, v, why, len);
+	if (!rc)
+		sq_complete_share(pt, d, t->hwq, &a, &b, &sa, &sb, v, note, SQ_NOTE_LEN);
+	if (!rc && !soft)
+		snprintf(note, SQ_NOTE_LEN, "completions on the submitting CPU: /proc/softirqs unreadable");
 	ab_workers_free(&w);
 	sq_intr_free(&a);
 	sq_intr_free(&b);
+	sq_intr_free(&sa);
+	sq_intr_free(&sb);
 	free(wt);
 	return rc;
 }

@@ -11,6 +11,7 @@
  *   knobs.c     rq_affinity and IRQ affinity through lib/knob (journaled, restored)
  *   blkdev.c    st_dev -> the disk whose queue serves it (sysfs)
  *   intr.c      /proc/interrupts snapshots
+ *   complete.c  where the readers' IO completed, from interrupt and softirq counts
  *   desc.c      the report (tables, reading, plot); linked into the harness too,
  *               so it uses lib/ and the names below, never code of the files above
  */
@@ -23,6 +24,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "kstats/cpumon.h"
 #include "sys/cpuset.h"
 #include "sys/opts.h"
 #include "sys/gate.h"
@@ -50,6 +52,8 @@
 #define SQ_M_IRQ "irqs_per_io"
 #define SQ_M_CAL "cal_ipis_per_io"
 #define SQ_M_RES "res_ipis_per_io"
+#define SQ_M_DONE_LOCAL "mon_io_complete_local_pct"
+#define SQ_M_IRQ_LOCAL "mon_io_irq_local_pct"
 
 /* Settings: defaults in main.c, one option table fills them. */
 struct sq_params {
@@ -105,6 +109,7 @@ struct sq_target {
 	uint64_t size;
 	uint64_t nblocks;	/* span / SQ_BLK */
 	struct sq_blkdev blk;
+	int hwq;		/* the disk's hardware queues (0: not known) */
 	char rq_orig[32];	/* rq_affinity before this run changed it */
 };
 /* Decide the target and its disk without changing anything (bad input: exit 2;
@@ -180,7 +185,7 @@ void sq_knobs_apply(int rq, const char *irq_list, const struct sq_target *t,
 int sq_knobs_restore(const struct sq_target *t, int quiet);
 
 /* ---- place.c and measure.c: one point of the sweep ---- */
-enum { SQ_SQRT, SQ_IOS, SQ_P50, SQ_P99, SQ_IRQ, SQ_CAL, SQ_RES, SQ_NM };
+enum { SQ_SQRT, SQ_IOS, SQ_P50, SQ_P99, SQ_IRQ, SQ_CAL, SQ_RES, SQ_DONE_LOCAL, SQ_IRQ_LOCAL, SQ_NM };
 struct sq_point {
 	int rq, local;
 	int nio, nsqrt;
@@ -193,10 +198,25 @@ struct sq_point {
  * local=0: CPUs whose reads complete elsewhere), or pt->skip set with the reason. */
 void sq_place(struct sq_point *pt, const struct sq_discovery *d, const struct ab_cpuset *allowed,
 	      int irq_affinity);
+#define SQ_NOTE_LEN 256
 /* One repetition: 0 with v[SQ_NM] (NAN: not applicable), or -1 with why (failed point,
- * no number). Workers stuck in the kernel are given up, never waited for. */
+ * no number). Workers stuck in the kernel are given up, never waited for. mon (may be
+ * NULL) samples what the CPUs did at the window's edges; note: why a completion share
+ * is not written ("" when both are; SQ_NOTE_LEN bytes). */
 int sq_measure(struct sq_shared *sh, const struct sq_point *pt, const struct sq_target *t,
-	       const struct sq_discovery *d, double duration, double *v, char *why, size_t len);
+	       const struct sq_discovery *d, double duration, struct ab_cpumon *mon, double *v,
+	       char *note, char *why, size_t len);
+
+/* ---- complete.c: where the readers' IO completed (counters, no probe) ---- */
+/* The disk's hardware queues (/sys/block/DISK/mq/N), 0 when not listed. */
+int sq_hw_queues(const char *disk);
+/* A /proc/softirqs snapshot (its format is /proc/interrupts'); -1 when unreadable. */
+int sq_softirqs_read(struct sq_intr *s);
+/* v[SQ_IRQ_LOCAL] and v[SQ_DONE_LOCAL] from interrupt (ia, ib) and softirq (sa, sb)
+ * snapshots around the window; NAN, with the reason in note, when not known. */
+void sq_complete_share(const struct sq_point *pt, const struct sq_discovery *d, int hwq,
+		       const struct sq_intr *ia, const struct sq_intr *ib, const struct sq_intr *sa,
+		       const struct sq_intr *sb, double *v, char *note, size_t len);
 /* Wait for n workers at the gate, bounded by ab_scaled_ns(SQ_GATE_NS); one that ended
  * first or a signal fails it. 0 or -1 with why. */
 int sq_gate_wait(struct ab_gate *g, struct ab_workers *w, int n, char *why, size_t len);

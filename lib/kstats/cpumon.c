@@ -15,35 +15,10 @@
 #include <string.h>
 
 #include "kstats/cpumon.h"
+#include "kstats/cpumon_i.h"
 #include "report/record.h"
 #include "sys/common.h"
 #include "sys/sysfs.h"
-
-#define ROWS 160
-#define ROWNAME 40
-
-enum row_kind { R_CTXT, R_IRQ, R_NAMED, R_SOFTIRQ, R_IDLE_USAGE, R_IDLE_TIME, R_FREQ, R_TASK };
-
-struct row {
-	char name[ROWNAME];	/* metric stem: "ipi_res", "softirq_timer", "idle_c1" */
-	enum row_kind kind;
-	uint64_t *v;		/* one per monitored CPU (index into mon->cpu) */
-};
-
-struct snap {
-	int n;
-	struct row r[ROWS];
-};
-
-struct ab_cpumon {
-	int ncpu, *cpu;		/* the monitored CPUs, ascending */
-	int ntask;
-	pid_t task[AB_CPUMON_TASKS];
-	struct snap s[2];
-	double window_s;
-	int done;
-	char missing[512];
-};
 
 /* ---- snapshots ---- */
 
@@ -93,6 +68,18 @@ static void stem(char *dst, size_t len, const char *prefix, const char *src, siz
 	dst[o] = '\0';
 }
 
+/* Test hook AFFBENCH_CPUMON_HIDE ("cpuidle,cpufreq,interrupts,softirqs"): read as missing. */
+int ab_cpumon_hidden(const char *facility)
+{
+	const char *h = ab_test_hook("AFFBENCH_CPUMON_HIDE");
+	size_t n = strlen(facility);
+
+	for (const char *p = h; p && *p; p += strcspn(p, ","), p += *p == ',')
+		if (strcspn(p, ",") == n && !strncmp(p, facility, n))
+			return 1;
+	return 0;
+}
+
 static void note(struct ab_cpumon *m, const char *why)
 {
 	size_t o = strlen(m->missing);
@@ -117,7 +104,7 @@ static int ipi_row(const char *name)
 /* /proc/interrupts and /proc/softirqs: a header of CPUn columns, then rows "NAME: counts...". */
 static int per_cpu_table(struct ab_cpumon *m, struct snap *s, const char *path, int softirq)
 {
-	FILE *f = fopen(path, "re");
+	FILE *f = ab_cpumon_hidden(softirq ? "softirqs" : "interrupts") ? NULL : fopen(path, "re");
 	char *line = NULL;
 	size_t cap = 0;
 	int col[AB_MAX_CPUS > 8192 ? 8192 : AB_MAX_CPUS], ncol = 0;
@@ -185,7 +172,7 @@ static void idle_states(struct ab_cpumon *m, struct snap *s)
 {
 	int any = 0;
 
-	for (int i = 0; i < m->ncpu; i++)
+	for (int i = 0; i < m->ncpu && !ab_cpumon_hidden("cpuidle"); i++)
 		for (int st = 0; st < 16; st++) {
 			char path[128], name[32], stemmed[ROWNAME];
 			uint64_t usage, us;
@@ -218,7 +205,7 @@ static void freq(struct ab_cpumon *m, struct snap *s)
 {
 	struct row *r = NULL;
 
-	for (int i = 0; i < m->ncpu; i++) {
+	for (int i = 0; i < m->ncpu && !ab_cpumon_hidden("cpufreq"); i++) {
 		char path[128];
 		uint64_t khz;
 		snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/cpufreq/scaling_cur_freq",
@@ -233,10 +220,12 @@ static void freq(struct ab_cpumon *m, struct snap *s)
 		note(m, "frequency: no cpufreq (/sys/devices/system/cpu/cpuN/cpufreq/scaling_cur_freq)");
 }
 
-/* se.nr_migrations and nr_switches summed over every thread of the tasks. */
+/* se.nr_migrations and nr_switches summed over every thread of the tasks, and which
+ * threads those were (their number and the sum of their ids). */
 static void tasks(struct ab_cpumon *m, struct snap *s)
 {
-	struct row *mig = NULL, *sw = NULL;
+	struct row *mig = NULL, *sw = NULL, *nid = row(m, s, "task_n", R_TASKID);
+	struct row *idsum = row(m, s, "task_idsum", R_TASKID);
 
 	for (int t = 0; t < m->ntask; t++) {
 		char dir[64], path[400], line[256];
@@ -248,6 +237,10 @@ static void tasks(struct ab_cpumon *m, struct snap *s)
 				continue;
 			snprintf(path, sizeof(path), "%s/%s/sched", dir, de->d_name);
 			FILE *f = fopen(path, "re");
+			if (f && nid && idsum) {
+				nid->v[0]++;
+				idsum->v[0] += strtoull(de->d_name, NULL, 10);
+			}
 			while (f && fgets(line, sizeof(line), f)) {
 				char *colon = strchr(line, ':');
 				int is_mig = !strncmp(line, "se.nr_migrations", 16);
@@ -302,8 +295,8 @@ struct ab_cpumon *ab_cpumon_new(const struct ab_cpuset *cpus)
 	}
 	if (cpus)
 		ab_cpuset_for_each(c, cpus) m->cpu[i++] = c;
-	note(m, "wake-ups local vs remote: no counter outside schedstats (/proc/schedstat) or BPF; "
-		"the kstats breakdown counts them in instrumented repetitions");
+	note(m, "wake-ups local vs remote: no counter outside schedstats (/proc/schedstat) or BPF "
+		"(the kstats breakdown counts them in instrumented repetitions)");
 	return m;
 }
 
@@ -336,10 +329,26 @@ int ab_cpumon_begin(struct ab_cpumon *m)
 	return snapshot(m, &m->s[0]);
 }
 
+/* Did the same threads run at both edges? A thread that ended would take its counts with
+ * it and one that began would bring counts from before the window. */
+static int same_threads(const struct ab_cpumon *m)
+{
+	for (int k = 0; k < m->s[1].n; k++) {
+		const struct row *e = &m->s[1].r[k], *b = ab_cpumon_before(m, e);
+		if (e->kind == R_TASKID && (!b || b->v[0] != e->v[0]))
+			return 0;
+	}
+	return 1;
+}
+
 int ab_cpumon_end(struct ab_cpumon *m, double window_s)
 {
 	if (!m || snapshot(m, &m->s[1]) < 0)
 		return -1;
+	m->tasks_ok = same_threads(m);
+	if (!m->tasks_ok)
+		note(m, "the benchmark's own migrations and switches: a thread began or ended inside "
+			"the window");
 	m->window_s = window_s;
 	m->done = window_s > 0;
 	return m->done ? 0 : -1;
@@ -350,113 +359,22 @@ const char *ab_cpumon_missing(const struct ab_cpumon *m)
 	return m ? m->missing : "";
 }
 
-/* ---- records ---- */
-
-/* The begin row matching end row e, or NULL (a row that appeared mid-window). */
-static const struct row *before(const struct ab_cpumon *m, const struct row *e)
+void ab_cpumon_tell(const char *missing)
 {
-	for (int i = 0; i < m->s[0].n; i++)
-		if (m->s[0].r[i].kind == e->kind && !strcmp(m->s[0].r[i].name, e->name))
-			return &m->s[0].r[i];
-	return NULL;
-}
+	static char told[2048];
+	char line[1024] = "", copy[512], *save = NULL;
+	size_t o = 0;
 
-/* Counter difference on CPU slot i (0 if it went backwards: a CPU went offline). */
-static double diff(const struct row *b, const struct row *e, int i)
-{
-	return e->v[i] >= b->v[i] ? (double)(e->v[i] - b->v[i]) : 0;
-}
-
-static double total(const struct ab_cpumon *m, const struct row *b, const struct row *e)
-{
-	double t = 0;
-
-	for (int i = 0; i < m->ncpu; i++)
-		t += diff(b, e, i);
-	return t;
-}
-
-static void rec(struct ab_out *o, const struct ab_config *c, int rep, const char *stem,
-		const char *suffix, double v, const char *unit)
-{
-	char metric[64];
-
-	snprintf(metric, sizeof(metric), "mon_%s%s", stem, suffix);
-	ab_record(o, c, rep, metric, v, unit);
-}
-
-/* Per-CPU split: idle share and IPIs received (rescheduling + function call). */
-static void per_cpu(const struct ab_cpumon *m, struct ab_out *o, const struct ab_config *c, int rep,
-		    double ops)
-{
-	for (int i = 0; i < m->ncpu && m->ncpu <= AB_CPUMON_PER_CPU; i++) {
-		double idle_us = 0, ipi = 0;
-		int have_idle = 0, have_ipi = 0;
-		char name[32];
-		for (int k = 0; k < m->s[1].n; k++) {
-			const struct row *e = &m->s[1].r[k], *b = before(m, e);
-			if (!b)
-				continue;
-			if (e->kind == R_IDLE_TIME) {
-				idle_us += diff(b, e, i);
-				have_idle = 1;
-			} else if (e->kind == R_NAMED && (!strcmp(e->name, "res") || !strcmp(e->name, "cal"))) {
-				ipi += diff(b, e, i);
-				have_ipi = 1;
-			}
-		}
-		snprintf(name, sizeof(name), "cpu%d_", m->cpu[i]);
-		if (have_idle)
-			rec(o, c, rep, name, "idle_pct", fmin(100, idle_us / (m->window_s * 1e4)), "%");
-		if (have_ipi)
-			rec(o, c, rep, name, "ipi_per_op", ipi / ops, "1/op");
-	}
-}
-
-void ab_cpumon_record(const struct ab_cpumon *m, struct ab_out *o, const struct ab_config *c,
-		      int rep, double ops_per_s)
-{
-	double idle_entries = 0, ops = m ? ops_per_s * m->window_s : 0;
-	int have_idle = 0;
-
-	if (!m || !m->done || !(ops > 0))
-		return;
-	for (int k = 0; k < m->s[1].n; k++) {
-		const struct row *e = &m->s[1].r[k], *b = before(m, e);
-		if (!b)
+	snprintf(copy, sizeof(copy), "%s", missing ? missing : "");
+	for (char *r = strtok_r(copy, ";", &save); r; r = strtok_r(NULL, ";", &save)) {
+		r += strspn(r, " ");
+		if (!*r || strstr(told, r))
 			continue;
-		switch (e->kind) {
-		case R_CTXT:
-		case R_TASK:
-			rec(o, c, rep, e->name, "_per_op", diff(b, e, 0) / ops, "1/op");
-			break;
-		case R_IRQ:
-		case R_NAMED:
-		case R_SOFTIRQ:
-			rec(o, c, rep, e->name, "_per_op", total(m, b, e) / ops, "1/op");
-			break;
-		case R_IDLE_USAGE:
-			idle_entries += total(m, b, e);
-			have_idle = 1;
-			break;
-		case R_IDLE_TIME: {	/* a share of the window on the monitored CPUs */
-			char st[ROWNAME + 8];
-			snprintf(st, sizeof(st), "idle_%s", e->name);
-			/* the reads sit just outside the window: a fully idle CPU may overshoot */
-			rec(o, c, rep, st, "_pct",
-			    fmin(100, total(m, b, e) / (m->window_s * 1e4 * m->ncpu)), "%");
-			break;
-		}
-		case R_FREQ: {
-			double khz = 0;
-			for (int i = 0; i < m->ncpu; i++)
-				khz += (double)(b->v[i] + e->v[i]) / 2;
-			rec(o, c, rep, "cpu_", "mhz", khz / m->ncpu / 1000, "MHz");
-			break;
-		}
-		}
+		size_t t = strlen(told);
+		snprintf(told + t, sizeof(told) - t, "%s|", r);
+		o += (size_t)snprintf(line + o, o < sizeof(line) ? sizeof(line) - o : 0, "%s%s",
+				      o ? "; " : "", r);
 	}
-	if (have_idle)
-		rec(o, c, rep, "idle_entries", "_per_op", idle_entries / ops, "1/op");
-	per_cpu(m, o, c, rep, ops);
+	if (line[0])
+		ab_msg("CPU monitor: not counted on this machine: %s", line);
 }

@@ -37,6 +37,7 @@
 
 #define AB_CPUMON_PER_CPU 8
 #define AB_CPUMON_TASKS 64
+#define AB_CPUMON_VALS 200	/* the most numbers one window makes */
 
 struct ab_cpumon;
 struct ab_out;
@@ -54,7 +55,21 @@ int ab_cpumon_end(struct ab_cpumon *m, double window_s);
  * operations are ops_per_s (> 0) times its length. */
 void ab_cpumon_record(const struct ab_cpumon *m, struct ab_out *o, const struct ab_config *c,
 		      int rep, double ops_per_s);
+/* The same numbers, for a process that has no ab_out (fdget's measuring child hands them
+ * to its parent in shared memory): how many went into v (at most max). */
+struct ab_cpumon_val {
+	char metric[64];
+	double v;
+	char unit[8];
+};
+int ab_cpumon_values(const struct ab_cpumon *m, double ops_per_s, struct ab_cpumon_val *v, int max);
+/* Test hook: is facility ("cpuidle", "cpufreq", "interrupts", "softirqs") named in
+ * AFFBENCH_CPUMON_HIDE, so the monitor (and sqrtio) read it as missing? */
+int ab_cpumon_hidden(const char *facility);
 /* "; "-separated reasons for what this machine cannot count, "" when none. */
 const char *ab_cpumon_missing(const struct ab_cpumon *m);
+/* Say on stderr, in one "CPU monitor: not counted on this machine: ..." line, the reasons in
+ * missing (ab_cpumon_missing's form) this process has not said yet. */
+void ab_cpumon_tell(const char *missing);
 
 #endif

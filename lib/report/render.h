@@ -30,6 +30,8 @@ struct ab_bench_desc {
 	const char *post;		/* id of the post it reproduces in lib/report/published.tsv */
 	const char *const *headline;	/* metrics users compare (noise warnings, compare plots) */
 	const char *discover;		/* argument the harness runs once for machine.txt, or NULL */
+	const char *probes;		/* option whose value "off" drops the instrumented repetitions
+					 * (the harness's 'instrumented' plan key), or NULL */
 	void (*tables)(struct ab_render *r);	/* the post's layout and grids */
 	void (*reading)(struct ab_render *r);	/* what the data say, for report.md */
 	void (*plots)(struct ab_render *r);	/* .dat and .gp files (harness only) */

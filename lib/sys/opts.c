@@ -6,23 +6,16 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sys/common.h"
 #include "sys/pin.h"
+#include "sys/opts_i.h"
 
-enum { C_HELP = 1000, C_VERSION, C_FORMAT, C_DURATION, C_REPEAT, C_CPUS, C_QUIET, C_CHECK,
-       C_USER = 2000 };
-
-static const struct {
-	const char *name;
-	int has_arg;
-	int id;
-	const char *arg, *help;
-} common_opts[] = {
+/* A count other than opts_i.h's AB_NCOMMON_OPTS does not compile. */
+const struct ab_common_opt ab_common_opts[] = {
 	{ "format", 1, C_FORMAT, "FMT", "output: table (people), csv or json (programs)" },
 	{ "duration", 1, C_DURATION, "SEC", "seconds per repetition, " AB_STR(AB_MIN_DURATION) "..86400" },
 	{ "repeat", 1, C_REPEAT, "N", "repetitions" },
@@ -32,128 +25,6 @@ static const struct {
 	{ "help", 0, C_HELP, NULL, "this help" },
 	{ "version", 0, C_VERSION, NULL, "print the version" },
 };
-
-/* Is s a plain decimal number: [+-]digits[.digits][e[+-]digits]? No hex, inf, nan, spaces. */
-static int is_decimal(const char *s, int fraction)
-{
-	size_t digits = 0;
-
-	if (*s == '+' || *s == '-')
-		s++;
-	for (; *s >= '0' && *s <= '9'; s++)
-		digits++;
-	if (fraction && *s == '.')
-		for (s++; *s >= '0' && *s <= '9'; s++)
-			digits++;
-	if (!digits)
-		return 0;
-	if (fraction && (*s == 'e' || *s == 'E')) {
-		s++;
-		if (*s == '+' || *s == '-')
-			s++;
-		if (*s < '0' || *s > '9')
-			return 0;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	return *s == '\0';
-}
-
-int ab_parse_long(const char *s, long *v)
-{
-	char *end;
-
-	if (!s || !is_decimal(s, 0))
-		return -1;
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	return (errno || *end) ? -1 : 0;
-}
-
-int ab_parse_double(const char *s, double *v)
-{
-	char *end;
-
-	if (!s || !is_decimal(s, 1))
-		return -1;
-	errno = 0;
-	*v = strtod(s, &end);
-	return (errno || *end || !isfinite(*v)) ? -1 : 0;
-}
-
-int ab_parse_size(const char *s, size_t *out, char *err, size_t errlen)
-{
-	char *end;
-	unsigned long long v;
-
-	if (!s || *s < '0' || *s > '9')	/* strtoull alone takes " 5", "+5", "-5" */
-		return ab_err(err, errlen, "'%s' is not a size", s ? s : "");
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return ab_err(err, errlen, "'%s' is not a size", s);
-	unsigned shift = 0;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (*end == 'i' && shift) /* accept KiB-style "Ki", "KiB" */
-		end++;
-	if ((*end == 'B' || *end == 'b') && shift)
-		end++;
-	if (*end)
-		return ab_err(err, errlen, "'%s' is not a size (use e.g. 4096, 128K, 1M)", s);
-	if (shift && v > (~0ull >> shift))
-		return ab_err(err, errlen, "'%s' is too large", s);
-	*out = (size_t)(v << shift);
-	return 0;
-}
-
-int ab_parse_intlist(const char *s, struct ab_intlist *l, int min, int max, char *err, size_t errlen)
-{
-	const char *p = s;
-
-	l->n = 0;
-	if (!s || !*s)
-		return ab_err(err, errlen, "empty list");
-	while (*p) {
-		char tok[64];
-		size_t len = strcspn(p, ",");
-		long a, b;
-
-		if (len == 0 || len >= sizeof(tok))
-			return ab_err(err, errlen, "bad list '%s': %s entry", s, len ? "too long an" : "empty");
-		memcpy(tok, p, len);
-		tok[len] = 0;
-		char *dash = strchr(tok + 1, '-');
-		if (dash) {
-			*dash = 0;
-			if (ab_parse_long(tok, &a) || ab_parse_long(dash + 1, &b))
-				return ab_err(err, errlen, "bad list '%s': '%s-%s' is not a range", s, tok, dash + 1);
-		} else if (ab_parse_long(tok, &a)) {
-			return ab_err(err, errlen, "bad list '%s': '%s' is not a number", s, tok);
-		} else {
-			b = a;
-		}
-		if (a > b)
-			return ab_err(err, errlen, "bad list '%s': range %ld-%ld is reversed", s, a, b);
-		for (long v = a; v <= b; v++) {
-			if ((min || max) && (v < min || v > max))
-				return ab_err(err, errlen, "bad list '%s': %ld is outside %d..%d", s, v, min, max);
-			if (l->n >= AB_INTLIST_MAX)
-				return ab_err(err, errlen, "bad list '%s': more than %d values", s, AB_INTLIST_MAX);
-			l->v[l->n++] = (int)v;
-		}
-		p += len;
-		if (*p == ',') {
-			p++;
-			if (!*p)
-				return ab_err(err, errlen, "bad list '%s': trailing comma", s);
-		}
-	}
-	return 0;
-}
 
 static int choice_index(const char *choices, const char *s)
 {
@@ -169,23 +40,6 @@ static int choice_index(const char *choices, const char *s)
 			p++;
 	}
 	return -1;
-}
-
-static void choice_name(const char *choices, int idx, char *buf, size_t len)
-{
-	const char *p = choices;
-
-	for (int i = 0; *p; i++) {
-		size_t l = strcspn(p, "|");
-		if (i == idx) {
-			snprintf(buf, len, "%.*s", (int)l, p);
-			return;
-		}
-		p += l;
-		if (*p == '|')
-			p++;
-	}
-	snprintf(buf, len, "?");
 }
 
 /* "run: " while a harness subcommand parses, so its messages say whose option it was */
@@ -255,124 +109,10 @@ static void set_user(const struct ab_opt *o, void *params, const char *arg)
 	}
 }
 
-static void default_text(const struct ab_opt *o, const void *params, char *buf, size_t len)
-{
-	const char *field = (const char *)params + o->offset;
-	const struct ab_intlist *il;
-	size_t off;
-
-	buf[0] = 0;
-	switch (o->type) {
-	case AB_OPT_INT:	/* outside its range: "not given", and the help says what then */
-		if (!((o->min || o->max) && (*(const int *)field < o->min || *(const int *)field > o->max)))
-			snprintf(buf, len, "%d", *(const int *)field);
-		break;
-	case AB_OPT_DOUBLE:
-		snprintf(buf, len, "%g", *(const double *)field);
-		break;
-	case AB_OPT_SIZE:
-		if (!((o->min || o->max) && (*(const size_t *)field < o->min ||
-					      *(const size_t *)field > o->max)))
-			snprintf(buf, len, "%zu", *(const size_t *)field);
-		break;
-	case AB_OPT_STR:
-		if (*(const char *const *)field)
-			snprintf(buf, len, "%s", *(const char *const *)field);
-		break;
-	case AB_OPT_CHOICE:
-		choice_name(o->choices, *(const int *)field, buf, len);
-		break;
-	case AB_OPT_INTLIST:
-		il = (const struct ab_intlist *)field;
-		off = 0;
-		for (int i = 0; i < il->n && off < len; i++)
-			off += snprintf(buf + off, len - off, "%s%d", i ? "," : "", il->v[i]);
-		break;
-	case AB_OPT_FLAG:
-		break;
-	}
-}
-
-#define HELP_COL 31	/* where the text of an option starts */
-#define HELP_WIDTH 79
-
-/* "  --name ARG   text", the text in its own column, wrapped at word boundaries;
- * a name too long for its column gets a line of its own. */
-/* Where to break a word of n characters to fit room: after its last '|' or ','
- * within room, or 0 where it has none. */
-static int cut(const char *w, int n, int room)
-{
-	for (int k = room < n ? room : n; k > 0; k--)
-		if (w[k - 1] == '|' || w[k - 1] == ',')
-			return k;
-	return 0;
-}
-
-static void help_line(const char *left, const char *text)
-{
-	int col = printf("  %s", left), first = 1;
-
-	if (col >= HELP_COL)	/* no room left for a space before the text */
-		col = printf("\n%*s", HELP_COL, "") - 1;
-	else
-		col += printf("%*s", HELP_COL - col, "");
-	for (const char *w = text + strspn(text, " "); *w; w += strspn(w, " ")) {
-		int n = (int)strcspn(w, " ");
-		if (!first && col + 1 + n > HELP_WIDTH)
-			col = printf("\n%*s", HELP_COL, "") - 1;
-		else if (!first)
-			col += printf(" ");
-		/* a word too long for the column (a|b|c, a,b,c) is broken after a '|' or ',' */
-		for (int k; col + n > HELP_WIDTH && (k = cut(w, n, HELP_WIDTH - col)) > 0;) {
-			printf("%.*s\n%*s", k, w, HELP_COL, "");
-			col = HELP_COL;
-			w += k;
-			n -= k;
-		}
-		col += printf("%.*s", n, w);
-		w += n;
-		first = 0;
-	}
-	putchar('\n');
-}
-
-static void usage(const struct ab_prog_info *info, const struct ab_opt *opts, const void *params)
-{
-	char def[256], left[64], text[1024];
-
-	printf("Usage: %s [options]\n%s\n\nOptions:\n", info->name, info->summary);
-	for (const struct ab_opt *o = opts; o && o->name; o++) {
-		const char *arg = o->type == AB_OPT_FLAG ? NULL : o->arg ? o->arg :
-				  o->type == AB_OPT_CHOICE ? o->choices : "VAL";
-		snprintf(left, sizeof(left), "--%s%s%s", o->name, arg ? " " : "", arg ? arg : "");
-		default_text(o, params, def, sizeof(def));
-		snprintf(text, sizeof(text), "%s%s%s%s", o->help, def[0] ? " (default " : "", def,
-			 def[0] ? ")" : "");
-		help_line(left, text);
-	}
-	printf("\nCommon options:\n");
-	for (size_t i = 0; i < AB_ARRAY_SIZE(common_opts); i++) {
-		snprintf(left, sizeof(left), "--%s%s%s", common_opts[i].name,
-			 common_opts[i].arg ? " " : "", common_opts[i].arg ? common_opts[i].arg : "");
-		if (common_opts[i].id == C_DURATION)
-			snprintf(text, sizeof(text), "%s (default %g)", common_opts[i].help,
-				 info->default_duration);
-		else if (common_opts[i].id == C_REPEAT)
-			snprintf(text, sizeof(text), "%s (default %d)", common_opts[i].help,
-				 info->default_repeat);
-		else
-			snprintf(text, sizeof(text), "%s", common_opts[i].help);
-		help_line(left, text);
-	}
-	if (info->usage_extra)
-		printf("\n%s\n", info->usage_extra);
-	printf("\nExit codes: 0 ok, 1 measurement failed, 2 bad usage, 4 skipped (machine lacks something).\n");
-}
-
 /* getopt's table, on the caller's stack (nothing to free on --help's exit): the common
  * options (or --help alone), then opts as C_USER + index. */
 #define AB_OPTS_MAX 64	/* struct ab_common's given has a bit each */
-#define GETOPT_TABLE_LEN (AB_OPTS_MAX + AB_ARRAY_SIZE(common_opts) + 1)
+#define GETOPT_TABLE_LEN (AB_OPTS_MAX + AB_NCOMMON_OPTS + 1)
 
 static void getopt_table(const struct ab_opt *opts, int with_common, struct option *lo)
 {
@@ -382,10 +122,10 @@ static void getopt_table(const struct ab_opt *opts, int with_common, struct opti
 		nuser++;
 	if (nuser > AB_OPTS_MAX)
 		ab_fail("option table of %zu entries: at most %d", nuser, AB_OPTS_MAX);
-	for (size_t i = 0; i < AB_ARRAY_SIZE(common_opts); i++)
-		if (with_common || common_opts[i].id == C_HELP)
-			lo[n++] = (struct option){ common_opts[i].name, common_opts[i].has_arg ?
-						  required_argument : no_argument, NULL, common_opts[i].id };
+	for (const struct ab_common_opt *co = ab_common_opts; co < ab_common_opts + AB_NCOMMON_OPTS; co++)
+		if (with_common || co->id == C_HELP)
+			lo[n++] = (struct option){ co->name, co->has_arg ? required_argument : no_argument,
+						   NULL, co->id };
 	for (size_t i = 0; i < nuser; i++)
 		lo[n++] = (struct option){ opts[i].name, opts[i].type == AB_OPT_FLAG ? no_argument :
 					  required_argument, NULL, C_USER + (int)i };
@@ -454,7 +194,7 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
 		switch (c) {
 		case C_HELP:
-			usage(info, opts, params);
+			ab_opts_usage(info, opts, params);
 			exit(0);
 		case C_VERSION:
 			printf("%s (affbench) %s\n", info->name, AB_VERSION);

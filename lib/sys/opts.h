@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "sys/cpuset.h"
+#include "sys/parse.h"
 #include "report/record.h"
 
 enum ab_opt_type {
@@ -22,12 +23,6 @@ enum ab_opt_type {
 	AB_OPT_STR,		/* const char * */
 	AB_OPT_CHOICE,		/* int index into choices ("a|b|c") */
 	AB_OPT_INTLIST,		/* struct ab_intlist: "1,2,4" or "1-8" ranges, each in [min, max] */
-};
-
-#define AB_INTLIST_MAX 64
-struct ab_intlist {
-	int n;
-	int v[AB_INTLIST_MAX];
 };
 
 /*
@@ -95,22 +90,11 @@ int ab_parse_cmd(int argc, char **argv, const char *cmd, const char *usage,
 		 const struct ab_opt *opts, void *params);
 
 /*
- * Numbers on a command line are decimal: "0x10", "inf", "nan", "1e999" and
- * trailing text are refused (strtod alone would take 0x10 as 16). 0 or -1.
- */
-int ab_parse_double(const char *s, double *v);
-int ab_parse_long(const char *s, long *v);
-
-/*
  * --check-options (the harness checks a plan's points with it before the first
  * one runs): exit 0 here when it was given. A benchmark calls this once, after
  * its last check of the options and before it touches the machine, so a bad
  * option or combination exits 2 with its one line and a good one measures nothing.
  */
 void ab_opts_checked(const struct ab_common *common);
-
-/* Parse helpers, also used by tests. 0 or -1 with a message in err. */
-int ab_parse_size(const char *s, size_t *out, char *err, size_t errlen);
-int ab_parse_intlist(const char *s, struct ab_intlist *l, int min, int max, char *err, size_t errlen);
 
 #endif

@@ -45,6 +45,9 @@ printf 'repeat 2\nbench cputestfs\nduration 0.3\naxis placement same other\n' > 
 check "report.md has the monitor table with a row per placement" eval \
 	'grep -q "^What the CPUs did in cputestfs" "$D/run/report.md" &&
 	 grep -q "^| placement=same |" "$D/run/report.md" && grep -q "^| placement=other |" "$D/run/report.md"'
+check "report.md says under it what was not counted and why" eval \
+	'grep -q "^Not counted here, and why" "$D/run/report.md" &&
+	 grep -q "^- wake-ups local vs remote" "$D/run/report.md"'
 check "no FUSE mount left" no_fuse_left
 rm -rf "$D"
 t_done

@@ -5,6 +5,7 @@
  * is a finite "mon_" metric, and what the machine lacks is named, not written.
  */
 #include <math.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -140,6 +141,54 @@ static void test_nothing_without_window(void **state)
 	ab_cpumon_free(m);
 }
 
+/* A facility the machine lacks (forced by the test hook) is named and nothing of it
+ * is written; the rest still is. */
+static void test_hidden_facility(void **state)
+{
+	(void)state;
+	setenv("AFFBENCH_CPUMON_HIDE", "cpuidle,softirqs", 1);
+	struct ab_cpumon *m = ab_cpumon_new(NULL);
+	char *csv = window(m);
+
+	unsetenv("AFFBENCH_CPUMON_HIDE");
+	assert_non_null(strstr(ab_cpumon_missing(m), "idle entries and time: no cpuidle states"));
+	assert_non_null(strstr(ab_cpumon_missing(m), "softirqs: /proc/softirqs unreadable"));
+	assert_null(strstr(csv, "mon_idle"));
+	assert_null(strstr(csv, "mon_softirq"));
+	assert_non_null(strstr(csv, "mon_ctxsw_per_op"));
+	free(csv);
+	ab_cpumon_free(m);
+}
+
+static void *nap(void *arg)
+{
+	(void)arg;
+	usleep(1000);
+	return NULL;
+}
+
+/* A thread that begins inside the window would bring its counts from before it: the
+ * task counters are then not written, and the reason is named. */
+static void test_thread_change_named(void **state)
+{
+	(void)state;
+	struct ab_cpumon *m = ab_cpumon_new(NULL);
+	struct ab_cpumon_val v[AB_CPUMON_VALS];
+	pthread_t t;
+
+	assert_int_equal(ab_cpumon_add_task(m, getpid()), 0);
+	assert_int_equal(ab_cpumon_begin(m), 0);
+	assert_int_equal(pthread_create(&t, NULL, nap, NULL), 0);
+	assert_int_equal(ab_cpumon_end(m, 0.01), 0);
+	pthread_join(t, NULL);
+	int n = ab_cpumon_values(m, 1000, v, AB_CPUMON_VALS);
+	assert_true(n > 0);
+	for (int i = 0; i < n; i++)
+		assert_null(strstr(v[i].metric, "mon_task_"));
+	assert_non_null(strstr(ab_cpumon_missing(m), "a thread began or ended inside the window"));
+	ab_cpumon_free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -147,6 +196,8 @@ int main(void)
 		cmocka_unit_test(test_records_well_formed),
 		cmocka_unit_test(test_missing_named),
 		cmocka_unit_test(test_nothing_without_window),
+		cmocka_unit_test(test_hidden_facility),
+		cmocka_unit_test(test_thread_change_named),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

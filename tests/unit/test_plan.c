@@ -93,7 +93,7 @@ static void test_every_key(void **state)
 {
 	struct h_plan p;
 	char err[1024], prog[512], argbuf[32];
-	char *argv[8 + 2 * H_AXES_MAX + H_ARGS_MAX + 1];
+	char *argv[H_ARGV_MAX];
 
 	(void)state;
 	int rc = h_plan_load(&p, plan_of("# a comment\n"
@@ -130,7 +130,7 @@ static void test_every_key(void **state)
 	assert_true(p.blocks[1].duration == 1 && p.blocks[1].timeout == 34 && p.blocks[1].estimate == 2);
 	assert_int_equal(p.npoints, 2 * 3 + 1);
 	assert_string_equal(p.points[4].label, "op=fstat;threads=2");	/* last axis fastest */
-	int n = h_point_argv(&p.points[4], "prog", argv, (int)AB_ARRAY_SIZE(argv), argbuf,
+	int n = h_point_argv(&p.points[4], 1, "prog", argv, (int)AB_ARRAY_SIZE(argv), argbuf,
 			     sizeof(argbuf));
 	const char *want[] = { "prog", "--format", "csv", "--repeat", "1", "--duration", "0.5", "--quiet",
 			       "--op", "fstat", "--threads", "2", "--mode", "single", "--spawn", "0" };
@@ -139,6 +139,48 @@ static void test_every_key(void **state)
 		assert_string_equal(argv[i], want[i]);
 	assert_null(argv[n]);
 	h_plan_free(&p);
+}
+
+/* ---- instrumented: which repetitions keep a bench's probes ---- */
+
+/* Does repetition rep of point i end in "--kstats off"? */
+static int probes_off_at(const struct h_plan *p, int i, int rep)
+{
+	char argbuf[32];
+	char *argv[H_ARGV_MAX];
+	int n = h_point_argv(&p->points[i], rep, "prog", argv, (int)AB_ARRAY_SIZE(argv), argbuf,
+			     sizeof(argbuf));
+
+	assert_true(n > 2);
+	return !strcmp(argv[n - 2], "--kstats") && !strcmp(argv[n - 1], "off");
+}
+
+static void test_instrumented(void **state)
+{
+	struct h_plan p;
+	char err[1024];
+
+	(void)state;
+	assert_int_equal(h_plan_load(&p, plan_of("bench cputestfs\n"		/* default: 1 */
+						 "bench ddpar\ninstrumented 2\n"
+						 "bench cputestfs\ninstrumented all\n"
+						 "bench cputestfs\ninstrumented 0\n"
+						 "bench cputestfs\naxis kstats on off\n"	/* the plan's own */
+						 "bench fdget\n"),			/* no probes */
+				     err, sizeof(err)), 0);
+	assert_true(!probes_off_at(&p, 0, 1) && probes_off_at(&p, 0, 2) && probes_off_at(&p, 0, 6));
+	assert_true(!probes_off_at(&p, 1, 2) && probes_off_at(&p, 1, 3));
+	assert_true(!probes_off_at(&p, 2, 1) && !probes_off_at(&p, 2, 1000));
+	assert_true(probes_off_at(&p, 3, 1));
+	assert_true(!probes_off_at(&p, 4, 2));	/* point 5 is the axis's own "--kstats off" */
+	assert_true(!probes_off_at(&p, 6, 2));
+	h_plan_free(&p);
+	assert_int_equal(h_plan_load(&p, plan_of("bench cputestfs\ninstrumented some\n"), err,
+				     sizeof(err)), -1);
+	assert_non_null(strstr(err, ":2: bad value 'some' for instrumented"));
+	assert_int_equal(h_plan_load(&p, plan_of("bench ddpar\ninstrumented 1001\n"), err,
+				     sizeof(err)), -1);
+	assert_non_null(strstr(err, "1001"));
 }
 
 /* ---- what is refused: the line named and why ---- */
@@ -342,6 +384,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_twenty_blocks),
 		cmocka_unit_test(test_every_key),
+		cmocka_unit_test(test_instrumented),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_files),

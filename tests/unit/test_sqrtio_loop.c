@@ -149,7 +149,9 @@ static void test_measure(void **state)
 	struct sq_discovery d = { 0 };
 	struct sq_point pt;
 	double v[SQ_NM];
-	char why[512] = "";
+	char why[512] = "", note[SQ_NOTE_LEN];
+	struct ab_cpumon *mon = ab_cpumon_new(NULL);
+	struct ab_cpumon_val mv[AB_CPUMON_VALS];
 
 	(void)state;
 	sh = ab_shm_alloc(sizeof(*sh));
@@ -158,18 +160,23 @@ static void test_measure(void **state)
 	point_on_cpus(&pt, 1, 1);
 	int rc = -1;
 	for (int try = 0; try < 3 && rc; try++)
-		rc = sq_measure(sh, &pt, &t, &d, 0.3, v, why, sizeof(why));
+		rc = sq_measure(sh, &pt, &t, &d, 0.3, mon, v, note, why, sizeof(why));
 	if (rc)
 		fail_msg("a repetition on a plain file failed three times: %s", why);
 	assert_true(v[SQ_IOS] > 0 && v[SQ_SQRT] >= 0);
 	assert_true(v[SQ_P50] > 0 && v[SQ_P99] >= v[SQ_P50]);
 	assert_true(v[SQ_IRQ] == 0);	/* no device line: a page-cache file */
+	/* no device line and no known queues: no completion share, and a reason */
+	assert_true(isnan(v[SQ_IRQ_LOCAL]) && isnan(v[SQ_DONE_LOCAL]) && note[0]);
+	/* the monitor's numbers of the window, per IO */
+	assert_true(ab_cpumon_values(mon, v[SQ_IOS] * 1e3, mv, AB_CPUMON_VALS) > 0);
+	ab_cpumon_free(mon);
 
 	/* Readers alone: no sqrt number. */
 	point_on_cpus(&pt, 1, 0);
 	rc = -1;
 	for (int try = 0; try < 3 && rc; try++)
-		rc = sq_measure(sh, &pt, &t, &d, 0.3, v, why, sizeof(why));
+		rc = sq_measure(sh, &pt, &t, &d, 0.3, NULL, v, note, why, sizeof(why));
 	if (rc)
 		fail_msg("readers alone on a plain file failed three times: %s", why);
 	assert_true(isnan(v[SQ_SQRT]) && v[SQ_IOS] > 0);
@@ -179,7 +186,7 @@ static void test_measure(void **state)
 	t.fd = -1;
 	point_on_cpus(&pt, 1, 1);
 	uint64_t t0 = ab_now_ns();
-	assert_int_equal(sq_measure(sh, &pt, &t, &d, 30.0, v, why, sizeof(why)), -1);
+	assert_int_equal(sq_measure(sh, &pt, &t, &d, 30.0, NULL, v, note, why, sizeof(why)), -1);
 	print_message("failed point: %s\n", why);
 	assert_non_null(strstr(why, "pread at offset"));
 	assert_true(ab_now_ns() - t0 < 10 * AB_NS);

@@ -1,0 +1,43 @@
+/* ddpar's report in three files, one a concern: desc.c (the tables and the
+ * descriptor), desc_reading.c (the reading's sentences) and desc_plot.c (the
+ * plots); the harness links all three. What they share: the record selectors
+ * and the transport table's columns. */
+#ifndef DDP_DESC_I_H
+#define DDP_DESC_I_H
+
+#include "report/render.h"
+#include "ddpar.h"
+
+#define POST "clonefd2015"
+
+/* The post's server: libfuse (also records from before --transport existed). */
+#define LIBFUSE "transport=libfuse|"
+
+/* A column of the transport table: its name, the transport it selects and, for
+ * uring, the --uring-cpu choice (NULL: any). */
+struct ddp_tcol {
+	const char *name, *kv, *cpu;
+};
+#define NTCOLS 6
+#define URING_COL 2	/* the first uring column; the --uring-cpu ones follow */
+#define URING_NCOLS 3
+extern const struct ddp_tcol ddp_tcols[NTCOLS];
+
+/* Indexed by mode (0 write, 1 read): its name and its MB/s metric. */
+extern const char *const ddp_modes[2];
+extern const char *const ddp_mbps[2];
+
+/* One row: MB/s without and with clone_fd at procs (libfuse), and their ratio. */
+enum ab_verdict ddp_row(struct ab_render *r, int m, const char *procs, const struct ab_group **off,
+			const struct ab_group **on, double *q, struct ab_ci *ci);
+/* Column t's group of metric at procs (and bs when not NULL: else the first bs found). */
+const struct ab_group *ddp_transport_find(struct ab_render *r, const char *metric, int m,
+					  const char *procs, int t, const char *bs);
+/* Column t's MB/s group at procs, bs (NULL: the first found). */
+const struct ab_group *ddp_transport_cell(struct ab_render *r, int m, const char *procs, int t,
+					  const char *bs);
+
+void ddp_reading(struct ab_render *r);
+void ddp_plots(struct ab_render *r);
+
+#endif

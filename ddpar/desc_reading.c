@@ -1,0 +1,123 @@
+/*
+ * ddpar's reading (the harness's report.md): the sentences that answer the
+ * post's question, from the same records as the tables in desc.c.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "report/reading.h"
+#include "report/render.h"
+#include "desc_i.h"
+
+static const char *const uring_cpus[URING_NCOLS] = { "queue", "next", "none" };
+
+/* One reader, reads of bs: each --uring-cpu choice measured against libfuse, and the best. */
+static void uring_cpu_reading_bs(struct ab_render *r, const char *bs)
+{
+	const struct ab_group *base = ddp_transport_cell(r, 1, "1", 0, bs), *g[URING_NCOLS];
+	int n = 0, best = -1;
+	char buf[160];
+
+	for (int c = 0; c < URING_NCOLS; c++) {
+		g[c] = ddp_transport_cell(r, 1, "1", URING_COL + c, bs);
+		n += g[c] != NULL;
+		if (g[c] && (best < 0 || ab_r_median(g[c]) > ab_r_median(g[best])))
+			best = c;
+	}
+	if (n < 2 || !base)
+		return;
+	fprintf(r->out, "One reader, bs %s, FUSE over io_uring by where its ring threads run "
+			"(--uring-cpu; MB/s vs libfuse at %s MB/s):", bs,
+		ab_r_num(buf, sizeof(buf), ab_r_median(base)));
+	for (int c = 0; c < URING_NCOLS; c++) {
+		double q = NAN;
+		struct ab_ci ci;
+		if (!g[c])
+			continue;
+		enum ab_verdict v = ab_r_ratio(g[c], base, &q, &ci);
+		fprintf(r->out, " %s %s", uring_cpus[c], ab_r_num(buf, sizeof(buf),
+			ab_r_median(g[c])));
+		fprintf(r->out, " (%s", ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
+		const struct ab_group *p50 = ddp_transport_find(r, "lat_p50_us", 1, "1", URING_COL + c,
+								 bs);
+		const struct ab_group *p99 = ddp_transport_find(r, "lat_p99_us", 1, "1", URING_COL + c,
+								 bs);
+		if (p50 && p99)
+			fprintf(r->out, "; per read p50 %.0f us, p99 %.0f us", ab_r_median(p50),
+				ab_r_median(p99));
+		fprintf(r->out, ");");
+	}
+	fprintf(r->out, " best here: %s. On its queue's CPU the ring thread is woken where the "
+			"reader just went to sleep; elsewhere each request pays a cross-CPU wake-up "
+			"(a tail of slow reads when that CPU is idle or busy), against the reply's "
+			"copy running beside the reader.\n\n",
+		uring_cpus[best]);
+}
+
+static void uring_cpu_reading(struct ab_render *r)
+{
+	char bs[8][32];
+	int nb = ab_r_distinct(r, ddp_mbps[1], "bs", bs, 8);
+
+	for (int i = 0; i < nb; i++)
+		uring_cpu_reading_bs(r, bs[i]);
+}
+
+/* "Writes at N=1: the throughput of passthrough is 4.1x that of libfuse (...); ..." */
+static void transport_reading(struct ab_render *r, int m)
+{
+	char subject[48], buf[512];
+
+	/* each server against libfuse; uring where its ring threads run by default (queue) */
+	for (int t = 1; t < NTCOLS; t++) {
+		const struct ab_group *g = ddp_transport_cell(r, m, "1", t, NULL);
+		const struct ab_group *base = ddp_transport_cell(r, m, "1", 0, NULL);
+		double q = NAN;
+		struct ab_ci ci;
+		if (!g || (t > URING_COL && t < URING_COL + URING_NCOLS))
+			continue;	/* the other --uring-cpu choices have their own reading */
+		snprintf(subject, sizeof(subject), "%s at one process", ddp_tcols[t].name);
+		const struct ab_claim c = { m ? "read throughput" : "write throughput", subject,
+					    "libfuse", 0 };
+		enum ab_verdict v = ab_r_ratio(g, base, &q, &ci);
+		fprintf(r->out, "- %s\n", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci));
+	}
+}
+
+void ddp_reading(struct ab_render *r)
+{
+	static const struct ab_sweep sweep[2] = {
+		{ "For writes, clone_fd", "was significantly faster", "was significantly slower",
+		  "made no significant difference", "process", "processes" },
+		{ "For reads, clone_fd", "was significantly faster", "was significantly slower",
+		  "made no significant difference", "process", "processes" },
+	};
+	FILE *f = r->out;
+	int any = 0;
+
+	fprintf(f, "## ddpar: do cloned /dev/fuse fds help parallel IO?\n\n");
+	for (int m = 0; m < 2; m++) {
+		char procs[AB_GRID_ROWS][32], buf[1024];
+		enum ab_verdict v[AB_GRID_ROWS];
+		int np = ab_r_distinct(r, ddp_mbps[m], "procs", procs, AB_GRID_ROWS), judged = 0;
+		for (int i = 0; i < np; i++) {
+			const struct ab_group *off, *on;
+			double q;
+			struct ab_ci ci;
+			v[i] = ddp_row(r, m, procs[i], &off, &on, &q, &ci);
+			judged |= v[i] != AB_V_NONE;
+			any |= v[i] == AB_V_UP || v[i] == AB_V_DOWN;
+		}
+		if (judged)
+			fprintf(f, "%s\n\n", ab_r_sweep(buf, sizeof(buf), &sweep[m], v, procs, np));
+	}
+	for (int m = 0; m < 2; m++)
+		transport_reading(r, m);
+	fprintf(f, "\nThe post (8 nodes, 288 CPUs) saw clone_fd win only from 16 processes up "
+		   "(writes %g -> %g \"Mb/s\" at 128)", ab_pub(POST, "write.128.without"),
+		ab_pub(POST, "write.128.with"));
+	if (!any && r->ncpu > 0 && r->ncpu <= 4)
+		fprintf(f, "; with %d CPUs here there is little lock contention for it to remove", r->ncpu);
+	fprintf(f, ".\n\n");
+	uring_cpu_reading(r);
+}

@@ -1,0 +1,28 @@
+/*
+ * What a command line's values are parsed with (sys/parse.c): decimal numbers,
+ * sizes with K/M/G and lists of integers. The option layer (sys/opts.h) and the
+ * harness's plans use them; sys/opts.h includes this header.
+ */
+#ifndef AB_PARSE_H
+#define AB_PARSE_H
+
+#include <stddef.h>
+
+#define AB_INTLIST_MAX 64
+struct ab_intlist {
+	int n;
+	int v[AB_INTLIST_MAX];
+};
+
+/*
+ * Numbers on a command line are decimal: "0x10", "inf", "nan", "1e999" and
+ * trailing text are refused (strtod alone would take 0x10 as 16). 0 or -1.
+ */
+int ab_parse_double(const char *s, double *v);
+int ab_parse_long(const char *s, long *v);
+
+/* Parse helpers, also used by tests. 0 or -1 with a message in err. */
+int ab_parse_size(const char *s, size_t *out, char *err, size_t errlen);
+int ab_parse_intlist(const char *s, struct ab_intlist *l, int min, int max, char *err, size_t errlen);
+
+#endif
