@@ -97,6 +97,7 @@ enum cfs_metric {
 struct cfs_result {
 	double v[CFS_NM];
 	int has[CFS_NM];
+	struct ab_hist lat;		/* timed: the clients' calls (latency_* records, hist.csv) */
 	int has_brk;			/* instrumented: the request breakdown (brk_* records) */
 	struct ab_brk_metrics brk;
 };

@@ -40,6 +40,7 @@
 #include "kstats/cpumon.h"
 #include "kstats/kstats.h"
 #include "sys/opts.h"
+#include "report/histio.h"
 #include "report/render.h"
 #include "report/results.h"
 
@@ -365,9 +366,12 @@ static int one_rep(const struct cfs_settings *set, const struct cfs_point *pt, s
 	for (int m = ks ? CFS_FIRST_KERNEL : 0; m < (ks ? CFS_NM : CFS_FIRST_KERNEL); m++)
 		if (res.has[m])
 			ab_record(out, &pt->cfg, rep, metrics[m].name, res.v[m], metrics[m].unit);
+	if (!ks && res.has[CFS_P50])	/* p90, p99.9, max and hist.csv (report/histio.h) */
+		ab_hist_emit(out, &pt->cfg, rep, "latency", "ns", &res.lat);
 	if (ks && res.has_brk) {
 		struct brk_ctx c = { out, &pt->cfg, rep };
 		ab_brk_emit(&res.brk, brk_record, &c);
+		ab_brk_hist_rows(&res.brk, out, &pt->cfg, rep);
 	}
 	if (!set->quiet)
 		progress(set, pt, rep, ks != NULL, &res);

@@ -243,15 +243,15 @@ static int end_clients(struct run *r, int rc, char *why, size_t len)
 
 static void latency(const struct run *r, struct cfs_result *res)
 {
-	struct ab_hist all;
+	struct ab_hist *all = &res->lat;
 
-	memset(&all, 0, sizeof(all));
+	memset(all, 0, sizeof(*all));
 	for (int i = 0; i < r->n; i++)
-		ab_hist_merge(&all, &r->srv.sh->client[i].lat);
-	if (!ab_hist_count(&all))
+		ab_hist_merge(all, &r->srv.sh->client[i].lat);
+	if (!ab_hist_count(all))
 		return;
-	res->v[CFS_P50] = ab_hist_percentile(&all, 50);
-	res->v[CFS_P99] = ab_hist_percentile(&all, 99);
+	res->v[CFS_P50] = ab_hist_percentile(all, 50);
+	res->v[CFS_P99] = ab_hist_percentile(all, 99);
 	res->has[CFS_P50] = res->has[CFS_P99] = 1;
 }
 

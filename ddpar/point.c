@@ -29,6 +29,7 @@
 #include "fuse/fsrv.h"
 #include "fuse/fuseenv.h"
 #include "knob/knob.h"
+#include "report/histio.h"
 
 static const char *dir_name(enum ddp_dir dir)
 {
@@ -181,6 +182,7 @@ static void write_brk(const struct ddp_point *pt, const struct ab_config *cfg,
 	}
 	m.client_ns = ab_brk_hist_mean(&o->lat);	/* NAN for dd: it times no call */
 	ab_brk_emit(&m, brk_record, &c);
+	ab_brk_hist_rows(&m, out, cfg, pt->rep + 1);
 }
 
 static void record(struct ab_out *out, const struct ab_config *cfg, const struct ddp_point *pt,
@@ -218,6 +220,7 @@ static void write_records(const struct ddp_point *pt, const struct ab_config *cf
 	record(out, cfg, pt, DDP_M_REQS, n.req_per_s, "req/s");
 	record(out, cfg, pt, DDP_M_P50, n.p50_us, "us");
 	record(out, cfg, pt, DDP_M_P99, n.p99_us, "us");
+	ab_hist_emit(out, cfg, pt->rep + 1, "lat", "us", &o->lat);	/* p90, p99.9, max, hist.csv */
 	record(out, cfg, pt, DDP_M_DAEMON_US, n.daemon_us, "us");
 }
 

@@ -160,6 +160,7 @@ struct h_point_run {
 	const struct h_point *pt;
 	int rep;			/* 1-based repetition */
 	struct h_csv *raw;
+	struct h_csv *hist;		/* hist.csv (report/histio.h), or NULL: no histograms asked */
 	int exit_code;			/* out: -1 when it did not run or was given up */
 	int write_failed;		/* out: raw.csv could not be written (a full disk) */
 	double seconds;			/* out */
@@ -198,6 +199,12 @@ void h_warnings(FILE *f, const char *dir, const struct ab_results *d);
 /* report.md's table of the CPU monitor's records (mon_*) of bench, and what its logs in
  * dir/log say it could not count (monitor.c). */
 void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct ab_results *d);
+/* histplot.c: CDF figures from DIR/hist.csv, their .dat and .gp written in the private
+ * plot directory pdir (NULL: none written, a failure); names filled, at most max. How
+ * many; *failed when hist.csv or a figure could not be written. */
+int h_hist_plots(const char *dir, const char *pdir, char names[][64], int max, int *failed);
+/* report.md's "Distributions": the figures drawn (ok[i]), nothing when none was. */
+void h_hist_section(FILE *f, char names[][64], const int *ok, int n);
 
 /* ---- small helpers (util.c) ---- */
 /* mkdir -p with mode 0755 (lib/sys/fsutil.h). 0 or -1. */

@@ -26,6 +26,7 @@
 #include "spawn.h"
 #include "sys/gate.h"
 #include "sys/proc.h"
+#include "report/histio.h"
 #include "report/record.h"
 
 #define KILL_AFTER_TERM_S 5.0
@@ -84,6 +85,25 @@ static int wanted(const struct h_block *b, const char *metric)
 	return b->nmetrics == 0;
 }
 
+/* A "hist," line (report/histio.h) into hist.csv, checked like a record, rep rewritten. */
+static void take_hist(struct inv *v, char *line)
+{
+	char *f[10], rep[16];
+	uint64_t lo, hi, n;
+
+	const char *why = ab_csv_split(line, f, 10) != 9 ? "not 9 CSV fields" :
+			  ab_hist_row_check(f + 1, &lo, &hi, &n);
+	if (why) {
+		fprintf(v->log, "harness: ignored a bad histogram row (%s)\n", why);
+		return;
+	}
+	if (!v->pr->hist)
+		return;
+	snprintf(rep, sizeof(rep), "%d", strcmp(f[3], "0") ? v->pr->rep : 0);
+	const char *row[8] = { f[1], f[2], rep, f[4], f[5], f[6], f[7], f[8] };
+	v->write_err = h_csv_row(v->pr->hist, 8, row);
+}
+
 /* One line of the benchmark's stdout into raw.csv, rep rewritten to the harness's
  * repetition (rep 0, a benchmark's per-invocation summary, stays 0). */
 static void take_record(struct inv *v, char *line)
@@ -94,6 +114,10 @@ static void take_record(struct inv *v, char *line)
 	line[strcspn(line, "\r")] = '\0';
 	if (!line[0] || !strncmp(line, "bench,config,rep,", 17) || v->write_err)
 		return;
+	if (!strncmp(line, "hist,", 5)) {
+		take_hist(v, line);
+		return;
+	}
 	const char *why = ab_csv_split(line, f, 7) != 6 ? "not 6 CSV fields" :
 			  ab_record_check(f[0], f[1], f[2], f[3], f[4], f[5]);
 	if (why) {
@@ -242,10 +266,13 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 	fputc('\n', v.log);
 	fflush(v.log);
 	off_t raw_start = h_csv_size(pr->raw);	/* a point that fails is cut back to here */
+	off_t hist_start = pr->hist ? h_csv_size(pr->hist) : -1;
 	v.start = now_s();
 	/* own process group: the watchdog kills the benchmark and its daemons together;
 	 * if the harness dies, the benchmark gets SIGTERM and restores its knobs */
-	const struct h_spawn how = { .pipe_to = 1, .other = fileno(v.log), .deathsig = SIGTERM };
+	const struct h_spawn how = { .pipe_to = 1, .other = fileno(v.log), .deathsig = SIGTERM,
+				     /* histograms too, as "hist," lines (report/histio.h) */
+				     .env = pr->hist ? AB_HIST_ENV "=1" : NULL };
 	v.pid = h_spawn(argv, &how, &v.fd);
 	if (v.pid < 0) {
 		snprintf(reason, rlen, "starting %s: %s", argv[0], strerror(errno));
@@ -266,6 +293,10 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 		else
 			fprintf(v.log, "harness: dropped this point's %d records from raw.csv\n", v.records);
 	}
+	if ((o != H_OK || h_stop_sig) && hist_start >= 0 && h_csv_size(pr->hist) > hist_start &&
+	    ftruncate(pr->hist->fd, hist_start))
+		fprintf(v.log, "harness: cannot cut this point's rows from hist.csv: %s\n",
+			strerror(errno));
 	pr->seconds = now_s() - v.start;
 	fclose(v.log);
 	return o;

@@ -91,6 +91,9 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 		count[i] = n - first[i];
 		rc |= r.failed ? -1 : 0;
 	}
+	int cdf = n, cdf_failed;	/* the CDFs of hist.csv (histplot.c) */
+	n += h_hist_plots(dir, have_pd ? pd.path : NULL, names + n, AB_PLOTS_MAX - n, &cdf_failed);
+	rc |= cdf_failed ? -1 : 0;
 	if (have_pd) {
 		rc |= ab_plots_draw(&pd, names, n, ok) ? -1 : 0;
 		rc |= ab_plotdir_close(&pd);
@@ -111,6 +114,7 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 			if (ok[k])
 				fprintf(body, "![%s](%s.png)\n\n", names[k], names[k]);
 	}
+	h_hist_section(body, names + cdf, ok + cdf, n - cdf);
 	return rc;
 }
 
@@ -199,7 +203,8 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 	fprintf(f, "## Files\n\n- `tables.md`: the posts' layouts with their published numbers, and every "
 		   "result\n- `summary.csv`: per bench, config and metric: n, median, mean, stddev, CV, min, "
 		   "max, interval of the median (95%% CI, or min-max below %d repetitions)\n"
-		   "- `raw.csv`: every record; `failures.csv`: failed and skipped points; "
+		   "- `raw.csv`: every record; `hist.csv`: the latency histograms behind the "
+		   "percentiles and the CDFs; `failures.csv`: failed and skipped points; "
 		   "`log/`: each run's stderr\n- `machine.txt`: the machine and its knobs before and after\n"
 		   "- regenerate with `bin/harness plot DIR`\n", AB_MIN_REPS_CI);
 	free(body);

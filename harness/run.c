@@ -24,6 +24,7 @@
 #include "fuse/fusemnt.h"
 #include "harness.h"
 #include "knob/knob.h"
+#include "report/histio.h"
 #include "sys/gate.h"
 
 volatile sig_atomic_t h_stop_sig;
@@ -37,7 +38,7 @@ struct run {
 	char out[2048];		/* run directory; shorter than PATH_MAX so "out/file" fits */
 	struct h_plan plan;
 	int repeat;
-	struct h_csv raw, runs, fail;
+	struct h_csv raw, runs, fail, hist;
 	char *done;		/* [rep * npoints + point]: already run (resume) */
 	int tty, write_failed;
 	const char *journal, *workdir;
@@ -152,7 +153,8 @@ static enum h_outcome run_point(struct run *r, int pi, int rep, struct h_point_r
 	char prog[PATH_MAX], dur[32], logp[PATH_MAX];
 	char *argv[H_ARGV_MAX];
 
-	*pr = (struct h_point_run){ .dir = r->out, .pt = pt, .rep = rep + 1, .raw = &r->raw };
+	*pr = (struct h_point_run){ .dir = r->out, .pt = pt, .rep = rep + 1, .raw = &r->raw,
+				     .hist = &r->hist };
 	/* point and repetition in the name: a resume with another --repeat cannot overwrite;
 	 * the point numbered as in runs.csv and --dry-run (from 0), the repetition from 1 */
 	snprintf(logp, sizeof(logp), "%s/log/%s-p%d-r%d.log", r->out, pt->blk->bench, pi, rep + 1);
@@ -239,7 +241,8 @@ static void open_files(struct run *r)
 	if (h_csv_open(&r->raw, r->out, "raw.csv", "bench,config,rep,metric,value,unit\n") < 0 ||
 	    h_csv_open(&r->runs, r->out, "runs.csv",
 		       "bench,point,rep,status,exit,seconds,raw_bytes,label\n") < 0 ||
-	    h_csv_open(&r->fail, r->out, "failures.csv", "bench,config,rep,exit,reason\n") < 0)
+	    h_csv_open(&r->fail, r->out, "failures.csv", "bench,config,rep,exit,reason\n") < 0 ||
+	    h_csv_open(&r->hist, r->out, "hist.csv", AB_HIST_HEADER) < 0)
 		ab_fail("run: cannot write in %s: %s", r->out, strerror(errno));
 }
 
@@ -261,6 +264,7 @@ static int finish(struct run *r)
 	h_csv_close(&r->raw);
 	h_csv_close(&r->runs);
 	h_csv_close(&r->fail);
+	h_csv_close(&r->hist);
 	h_fmt_dur(now_s() - r->t0, el, sizeof(el));
 	ab_msg("run: %d ok, %d failed, %d skipped in %s", r->n_ok, r->n_fail, r->n_skip, el);
 	if (h_stop_sig || r->write_failed)

@@ -73,6 +73,7 @@ void h_inputs_check(const char *cmd, const char *dir)
 {
 	static const struct { const char *name; unsigned long long max; } in[] = {
 		{ "raw.csv", AB_INFILE_MAX_BYTES }, { "failures.csv", AB_INFILE_MAX_BYTES },
+		{ "hist.csv", AB_INFILE_MAX_BYTES },
 		{ "machine.txt", AB_INFILE_MAX_SMALL },
 		{ "plan.plan", AB_INFILE_MAX_SMALL },
 	};

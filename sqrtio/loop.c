@@ -43,7 +43,7 @@ static uint64_t xorshift(uint64_t *s)
 
 int sq_io_loop(struct sq_shared *sh, int w, int fd, uint64_t nblocks, void *buf)
 {
-	struct ab_hist h = { { 0 } };
+	struct ab_hist h = { 0 };
 	uint64_t rnd = 0x9e3779b97f4a7c15ull * (uint64_t)(w + 1);
 	int ph, rc = 0;
 

@@ -26,6 +26,7 @@
 
 #include "sys/common.h"
 #include "knob/knob.h"
+#include "report/histio.h"
 #include "sys/opts.h"
 #include "report/render.h"
 #include "report/results.h"
@@ -159,6 +160,17 @@ static void die_interrupted(void)
 
 /* Repetitions interleaved across points (A B C A B C) so drift does not bias a comparison.
  * Returns the number of failed points. */
+/* The reads' latency beyond p50 and p99: p90, p99.9, max and hist.csv (report/histio.h). */
+static void io_latency(struct ab_out *out, const struct sq_shared *sh, const struct sq_point *pt,
+		       int rep)
+{
+	struct ab_hist h = { 0 };
+
+	for (int w = 0; w < pt->nio; w++)
+		ab_hist_merge(&h, &sh->hist[w]);
+	ab_hist_emit(out, &pt->cfg, rep, "io_lat", "us", &h);
+}
+
 static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 		 const struct sq_discovery *d, const struct ab_common *com, struct ab_out *out)
 {
@@ -195,6 +207,7 @@ static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 			for (int m = 0; m < SQ_NM; m++)
 				if (!isnan(v[m]))
 					ab_record(out, &pt->cfg, r + 1, metric[m].name, v[m], metric[m].unit);
+			io_latency(out, sh, pt, r + 1);
 			ab_cpumon_record(mon, out, &pt->cfg, r + 1, v[SQ_IOS] * 1e3);
 			ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once, --quiet or not */
 			ab_cpumon_tell(note);

@@ -137,7 +137,7 @@ static int results(const struct sq_shared *sh, const struct sq_point *pt,
 		   uint64_t ns, uint64_t ios, uint64_t sqrts, double *v, char *why, size_t len)
 {
 	double secs = (double)ns / AB_NS;
-	struct ab_hist h = { { 0 } };
+	struct ab_hist h = { 0 };
 	uint64_t irqs = 0;
 
 	if (ns < AB_MIN_WINDOW_NS)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/histio.h"
 #include "sys/common.h"
 
 static const char *const step_names[AB_BRK_STEPS] = {
@@ -52,9 +53,16 @@ int ab_brk_metrics(const struct ab_brk_result *r, struct ab_brk_metrics *m)
 	m->call_ns = total / (double)r->calls;
 	m->call_p50 = ab_hist_percentile(&r->hist[AB_BRK_STEPS], 50);
 	m->call_p99 = ab_hist_percentile(&r->hist[AB_BRK_STEPS], 99);
+	m->call_p90 = ab_hist_percentile(&r->hist[AB_BRK_STEPS], 90);
+	m->call_p999 = ab_hist_percentile(&r->hist[AB_BRK_STEPS], 99.9);
+	m->call_max = ab_hist_max(&r->hist[AB_BRK_STEPS]);
+	memcpy(m->hist, r->hist, sizeof(m->hist));
 	for (int i = 0; i < AB_BRK_STEPS; i++) {
 		m->p50[i] = ab_hist_percentile(&r->hist[i], 50);
 		m->p99[i] = ab_hist_percentile(&r->hist[i], 99);
+		m->p90[i] = ab_hist_percentile(&r->hist[i], 90);
+		m->p999[i] = ab_hist_percentile(&r->hist[i], 99.9);
+		m->max[i] = ab_hist_max(&r->hist[i]);
 		m->share[i] = total > 0 ? 100.0 * r->step_ns[i] / total : NAN;
 	}
 	for (int w = 0; w < AB_BRK_WAKES; w++) {
@@ -80,6 +88,9 @@ void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx
 	put(emit, ctx, "brk_call_ns", m->call_ns, "ns");
 	put(emit, ctx, "brk_call_p50_ns", m->call_p50, "ns");
 	put(emit, ctx, "brk_call_p99_ns", m->call_p99, "ns");
+	put(emit, ctx, "brk_call_p90_ns", m->call_p90, "ns");
+	put(emit, ctx, "brk_call_p999_ns", m->call_p999, "ns");
+	put(emit, ctx, "brk_call_max_ns", m->call_max, "ns");
 	put(emit, ctx, "brk_loop_ns", m->loop_ns, "ns");
 	put(emit, ctx, "brk_client_ns", m->client_ns, "ns");
 	put(emit, ctx, "brk_calls_per_s", m->calls_per_s, "1/s");
@@ -88,6 +99,12 @@ void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx
 		put(emit, ctx, name, m->p50[i], "ns");
 		snprintf(name, sizeof(name), "brk_%s_p99_ns", step_names[i]);
 		put(emit, ctx, name, m->p99[i], "ns");
+		snprintf(name, sizeof(name), "brk_%s_p90_ns", step_names[i]);
+		put(emit, ctx, name, m->p90[i], "ns");
+		snprintf(name, sizeof(name), "brk_%s_p999_ns", step_names[i]);
+		put(emit, ctx, name, m->p999[i], "ns");
+		snprintf(name, sizeof(name), "brk_%s_max_ns", step_names[i]);
+		put(emit, ctx, name, m->max[i], "ns");
 		snprintf(name, sizeof(name), "brk_%s_share_pct", step_names[i]);
 		put(emit, ctx, name, m->share[i], "%");
 	}
@@ -98,6 +115,18 @@ void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx
 		put(emit, ctx, name, m->cross_pct[w], "%");
 		snprintf(name, sizeof(name), "brk_%s_wake_idle_pct", wake_names[w]);
 		put(emit, ctx, name, m->idle_pct[w], "%");
+	}
+}
+
+void ab_brk_hist_rows(const struct ab_brk_metrics *m, struct ab_out *o, const struct ab_config *c,
+		      int rep)
+{
+	char name[64];
+
+	for (int i = 0; i <= AB_BRK_STEPS; i++) {
+		snprintf(name, sizeof(name), "brk_%s", i < AB_BRK_STEPS ? step_names[i] : "call");
+		if (ab_hist_count(&m->hist[i]))
+			ab_hist_rows(o, c, rep, name, "ns", &m->hist[i]);
 	}
 }
 

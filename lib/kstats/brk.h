@@ -36,8 +36,11 @@ struct ab_brk_result {
 
 /* What the records say. NAN: not known (no call, no wake-up). */
 struct ab_brk_metrics {
-	double calls, call_ns, call_p50, call_p99;
+	double calls, call_ns, call_p50, call_p99, call_p90, call_p999, call_max;
 	double p50[AB_BRK_STEPS], p99[AB_BRK_STEPS], share[AB_BRK_STEPS];
+	/* max: the highest bucket's top (the BPF side counts buckets only), at most 1/32 above */
+	double p90[AB_BRK_STEPS], p999[AB_BRK_STEPS], max[AB_BRK_STEPS];
+	struct ab_hist hist[AB_BRK_STEPS + 1];	/* r's, for hist.csv (ab_brk_hist_rows) */
 	double per_call[AB_BRK_WAKES], cross_pct[AB_BRK_WAKES], idle_pct[AB_BRK_WAKES];
 	/* From the benchmark's own clock over the same window (NAN until it sets them): */
 	double loop_ns;		/* the window over the calls, per caller (includes user space) */
@@ -53,6 +56,11 @@ double ab_brk_hist_mean(const struct ab_hist *h);
 /* Each brk_* record of m (the NAN ones left out), through emit. */
 typedef void ab_brk_emit_fn(void *ctx, const char *metric, double value, const char *unit);
 void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx);
+/* m's histograms as hist.csv rows (report/histio.h): brk_<step> and brk_call, in ns. */
+struct ab_out;
+struct ab_config;
+void ab_brk_hist_rows(const struct ab_brk_metrics *m, struct ab_out *o, const struct ab_config *c,
+		      int rep);
 /* One line for a progress message: the mean of each step and the wake-ups' flags. */
 void ab_brk_describe(const struct ab_brk_metrics *m, char *buf, size_t len);
 /* Step names as in the records ("daemon_wake"). */

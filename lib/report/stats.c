@@ -214,6 +214,8 @@ void ab_hist_merge(struct ab_hist *dst, const struct ab_hist *src)
 {
 	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++)
 		dst->b[i] += src->b[i];
+	if (src->max > dst->max)
+		dst->max = src->max;
 }
 
 uint64_t ab_hist_count(const struct ab_hist *h)
@@ -235,6 +237,15 @@ double ab_hist_bucket_mid(unsigned i)
 	return ldexp(AB_HIST_SUB + sub, (int)k - 1) + (width - 1) / 2;
 }
 
+/* The middle of what bucket i is known to hold: up to the max in the top bucket when the
+ * max is exact (hist.csv narrows that bucket the same way), else the whole bucket. */
+static double hist_mid(const struct ab_hist *h, unsigned i)
+{
+	if (i >= AB_HIST_SUB && ab_hist_bucket(h->max) == i)
+		return ((double)ab_hist_bucket_lo(i) + (double)h->max) / 2;
+	return ab_hist_bucket_mid(i);
+}
+
 double ab_hist_percentile(const struct ab_hist *h, double p)
 {
 	uint64_t count = ab_hist_count(h), rank, cum = 0;
@@ -249,7 +260,47 @@ double ab_hist_percentile(const struct ab_hist *h, double p)
 	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
 		cum += h->b[i];
 		if (cum >= rank)
-			return ab_hist_bucket_mid(i);
+			return hist_mid(h, i);
 	}
 	return NAN;	/* not reached: cum ends at count >= rank */
+}
+
+uint64_t ab_hist_bucket_lo(unsigned i)
+{
+	if (i < AB_HIST_SUB)
+		return i;
+	unsigned k = i / AB_HIST_SUB, sub = i % AB_HIST_SUB;
+	return (uint64_t)(AB_HIST_SUB + sub) << (k - 1);
+}
+
+uint64_t ab_hist_bucket_hi(unsigned i)
+{
+	return i + 1 < AB_HIST_BUCKETS ? ab_hist_bucket_lo(i + 1) : UINT64_MAX;
+}
+
+/* The highest non-empty bucket, or -1. */
+static int hist_top(const struct ab_hist *h)
+{
+	for (int i = AB_HIST_BUCKETS - 1; i >= 0; i--)
+		if (h->b[i])
+			return i;
+	return -1;
+}
+
+int ab_hist_max_exact(const struct ab_hist *h)
+{
+	int top = hist_top(h);
+
+	return top >= 0 && ab_hist_bucket((uint64_t)h->max) == (unsigned)top;
+}
+
+double ab_hist_max(const struct ab_hist *h)
+{
+	int top = hist_top(h);
+
+	if (top < 0)
+		return NAN;
+	if (ab_hist_max_exact(h))
+		return (double)h->max;
+	return (double)(ab_hist_bucket_hi((unsigned)top) - 1);
 }

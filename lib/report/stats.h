@@ -82,6 +82,9 @@ double ab_welford_stddev(const struct ab_welford *w);	/* sample (n - 1) */
 #define AB_HIST_BUCKETS ((64 - AB_HIST_SUB_BITS + 1) * AB_HIST_SUB)
 struct ab_hist {
 	uint64_t b[AB_HIST_BUCKETS];
+	/* The largest value ab_hist_add saw, exact. A histogram filled bucket by
+	 * bucket (brk's BPF side) leaves it 0: ab_hist_max then says its bucket's top. */
+	uint64_t max;
 };
 static inline unsigned ab_hist_bucket(uint64_t v)
 {
@@ -94,12 +97,23 @@ static inline unsigned ab_hist_bucket(uint64_t v)
 static inline void ab_hist_add(struct ab_hist *h, uint64_t v)
 {
 	h->b[ab_hist_bucket(v)]++;
+	if (v > h->max)
+		h->max = v;
 }
 void ab_hist_merge(struct ab_hist *dst, const struct ab_hist *src);
 uint64_t ab_hist_count(const struct ab_hist *h);
 /* The middle of bucket i, where percentiles and means report its values. */
 double ab_hist_bucket_mid(unsigned i);
-/* Nearest rank, reported at its bucket's middle (exact below 32). NAN when empty. */
+/* Nearest rank, reported at its bucket's middle (exact below 32); in the top bucket the
+ * middle of its values up to the exact max, when that is known. NAN when empty. */
 double ab_hist_percentile(const struct ab_hist *h, double p);
+/* Bucket i holds the values lo .. hi - 1 (hi is the next bucket's lo). */
+uint64_t ab_hist_bucket_lo(unsigned i);
+uint64_t ab_hist_bucket_hi(unsigned i);	/* UINT64_MAX for the last bucket */
+/* The largest value: exact when ab_hist_add counted it (h->max falls in the highest
+ * non-empty bucket), else that bucket's largest value (at most 1/32 above the true
+ * one). NAN when empty. */
+double ab_hist_max(const struct ab_hist *h);
+int ab_hist_max_exact(const struct ab_hist *h);	/* 1: ab_hist_max is the true max */
 
 #endif

@@ -73,7 +73,7 @@ static void test_metrics(void **state)
 	/* The mean of the call histogram is the mean call, within a bucket's half width. */
 	double mean = ab_brk_hist_mean(&after->hist[AB_BRK_STEPS]);
 	assert_true(fabs(mean - m.call_ns) <= m.call_ns / 64);
-	struct ab_hist empty = { { 0 } };
+	struct ab_hist empty = { 0 };
 	assert_true(isnan(ab_brk_hist_mean(&empty)));
 
 	memset(after, 0, sizeof(*after));

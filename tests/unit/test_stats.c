@@ -421,8 +421,8 @@ static void test_hist_percentile(void **state)
 		{ 90, 100.5 },		/* rank 90: still the 100s */
 		{ 90.5, 999.5 },	/* rank 91: 1000 is in [992, 1008) */
 		{ 99, 999.5 },
-		{ 99.5, 1007615.5 },	/* rank 100: [999424, 1015808), width 16384 */
-		{ 100, 1007615.5 },
+		{ 99.5, 999712 },	/* rank 100: [999424, 1015808), known to end at the max 1e6: */
+		{ 100, 999712 },	/* the middle of 999424 .. 1e6 */
 		{ -1, NAN },
 		{ 101, NAN },
 	};

@@ -1,0 +1,405 @@
+/*
+ * The "Distributions" of report.md: from DIR/hist.csv (report/histio.h), one
+ * CDF figure per benchmark and latency metric, every repetition of a config
+ * pooled. A figure has a panel per setting that is not compared (cputestfs's
+ * daemon or transport, ddpar's mode and procs) and, in each, a line per setting
+ * that is (cputestfs's placement, ddpar's transport), so the lines of a panel
+ * differ in one thing. Drawn through the harness's gnuplot path: .dat and .gp
+ * files in the private plot directory, every outside text through
+ * lib/report/gpscript, file names from checked names only.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/common.h"
+#include "harness.h"
+#include "report/gpscript.h"
+#include "report/histio.h"
+#include "report/record.h"
+#include "report/render.h"
+#include "report/results.h"
+
+/* hist.csv may come from anyone: at most this many (bench, metric, config) histograms
+ * (15 KiB each) are kept, the rest reported once and left out. */
+#define CDF_GROUPS_MAX 2048
+#define CDF_PANELS_MAX 16
+#define CDF_LINES_MAX 10
+#define PANEL_W 560
+#define PANEL_H 460	/* the key goes below */
+#define MIN_W 760
+
+struct cdf_group {
+	char bench[AB_BENCH_LEN], metric[AB_METRIC_LEN], unit[AB_UNIT_LEN], config[AB_CONFIG_LEN];
+	struct ab_hist h;
+	int done;		/* drawn (or left out) with its figure */
+};
+
+struct cdf_set {
+	struct cdf_group *g;
+	size_t n, last;
+	size_t bad, dropped;
+};
+
+/* What a benchmark's lines compare; "follow" keys change with them (a placement's CPUs)
+ * and are neither a panel nor a label. Other benchmarks: a line per config. */
+static const struct {
+	const char *bench;
+	const char *lines[4];
+	const char *follow[4];
+} rules[] = {
+	{ "cputestfs", { "placement" }, { "client_cpu", "daemon_cpu" } },
+	{ "ddpar", { "transport", "clone_fd", "uring_cpu" }, { NULL } },
+	{ "sqrtio", { "rq", "local" }, { "io_cpus", "sqrt_cpus", "irq_cpus" } },
+};
+
+static int in_list(const char *const *l, const char *key)
+{
+	for (int i = 0; i < 4 && l[i]; i++)
+		if (!strcmp(l[i], key))
+			return 1;
+	return 0;
+}
+
+/* 1: key is a line key of bench (every key is, for a bench without a rule); 2: a follow key. */
+static int key_role(const char *bench, const char *key)
+{
+	for (size_t i = 0; i < AB_ARRAY_SIZE(rules); i++)
+		if (!strcmp(rules[i].bench, bench))
+			return in_list(rules[i].lines, key) ? 1 : in_list(rules[i].follow, key) ? 2 : 0;
+	return 1;
+}
+
+/* Does key have another value (or none) in any of the n groups' configs than in the first? */
+static int varies(const struct cdf_group *const *g, int n, const char *key)
+{
+	char v0[AB_VALUE_LEN], v[AB_VALUE_LEN];
+
+	ab_cfg_get(g[0]->config, key, v0, sizeof(v0));
+	for (int i = 1; i < n; i++)
+		if (strcmp(ab_cfg_get(g[i]->config, key, v, sizeof(v)), v0))
+			return 1;
+	return 0;
+}
+
+/* The config's keys of one role ("k=v k=v"), in the config's order; with among (n of
+ * them), only the keys that vary among those. */
+static void keys_of(const char *bench, const char *config, int role, char *buf, size_t len,
+		    const struct cdf_group *const *among, int n)
+{
+	struct ab_config c;
+
+	buf[0] = '\0';
+	if (ab_config_parse(&c, config) < 0)
+		return;
+	for (int i = 0; i < c.n; i++)
+		if (key_role(bench, c.kv[i].key) == role && (!among || varies(among, n, c.kv[i].key))) {
+			size_t at = strlen(buf);
+			snprintf(buf + at, len - at, "%s%s=%s", at ? " " : "", c.kv[i].key, c.kv[i].val);
+		}
+}
+
+static struct cdf_group *group_of(struct cdf_set *s, char *const *f)
+{
+	struct cdf_group *g;
+
+	for (size_t k = 0; k < s->n; k++) {
+		size_t i = (s->last + k) % s->n;	/* a histogram's rows come together */
+		g = &s->g[i];
+		if (!strcmp(g->bench, f[0]) && !strcmp(g->config, f[1]) && !strcmp(g->metric, f[3]) &&
+		    !strcmp(g->unit, f[4]))
+			return s->last = i, g;
+	}
+	if (s->n == CDF_GROUPS_MAX)
+		return NULL;
+	g = &s->g[s->n];
+	memset(g, 0, sizeof(*g));
+	snprintf(g->bench, sizeof(g->bench), "%s", f[0]);
+	snprintf(g->config, sizeof(g->config), "%s", f[1]);
+	snprintf(g->metric, sizeof(g->metric), "%s", f[3]);
+	snprintf(g->unit, sizeof(g->unit), "%s", f[4]);
+	s->last = s->n;
+	return &s->g[s->n++];
+}
+
+static void take_row(struct cdf_set *s, const char *path, size_t lineno, char *line)
+{
+	char *f[AB_HIST_FIELDS + 1];
+	const char *why = ab_csv_split(line, f, AB_HIST_FIELDS + 1) != AB_HIST_FIELDS ?
+			  "not 8 CSV fields" : NULL;
+	struct ab_hist probe;
+
+	if (!why) {	/* checked on a scratch histogram first: a bad row adds nothing */
+		memset(&probe, 0, sizeof(probe));
+		why = ab_hist_row_add(f, &probe);
+	}
+	if (why) {
+		if (!s->bad++)
+			ab_msg("plot: %s:%zu: %s (skipped; further bad rows only counted)", path, lineno, why);
+		return;
+	}
+	struct cdf_group *g = group_of(s, f);
+	if (!g) {
+		s->dropped++;
+		return;
+	}
+	why = ab_hist_row_add(f, &g->h);
+	if (why && !s->bad++)
+		ab_msg("plot: %s:%zu: %s (skipped)", path, lineno, why);
+}
+
+/* DIR/hist.csv into s: 0 (also when there is none), or -1 after a message. */
+static int load(struct cdf_set *s, const char *dir)
+{
+	char path[PATH_MAX], err[PATH_MAX + 128], *line = NULL;
+	size_t cap = 0, lineno = 0;
+	ssize_t len;
+
+	snprintf(path, sizeof(path), "%s/hist.csv", dir);
+	FILE *f = ab_infile_open(path, AB_INFILE_MAX_BYTES, err, sizeof(err));
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		ab_msg("plot: %s", err);
+		return -1;
+	}
+	s->g = calloc(CDF_GROUPS_MAX, sizeof(*s->g));
+	while (s->g && (len = ab_infile_line(f, &line, &cap)) != -1) {
+		lineno++;
+		if (len < 0 || memchr(line, '\0', (size_t)len)) {
+			if (!s->bad++)
+				ab_msg("plot: %s:%zu: an over-long line or a NUL byte (skipped)", path, lineno);
+			continue;
+		}
+		line[strcspn(line, "\r\n")] = '\0';
+		if (line[0] && strncmp(line, "bench,config,rep,", 17))
+			take_row(s, path, lineno, line);
+	}
+	int rc = !s->g || ferror(f) ? -1 : 0;
+	if (rc)
+		ab_msg("plot: reading %s failed: %s", path, s->g ? strerror(EIO) : strerror(ENOMEM));
+	if (s->bad > 1)
+		ab_msg("plot: %s: %zu bad rows skipped in all", path, s->bad);
+	if (s->dropped)
+		ab_msg("plot: %s: over %d histograms; %zu rows of the rest not drawn", path,
+		       CDF_GROUPS_MAX, s->dropped);
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+/* ---- one figure: a benchmark's metric ---- */
+
+struct panel {
+	char key[AB_CONFIG_LEN];	/* the config's other keys: what the panel holds fixed */
+	size_t line[CDF_LINES_MAX];
+	int nlines, more;
+};
+
+struct figure {
+	char name[64];
+	struct panel p[CDF_PANELS_MAX];
+	int np, more_panels, more_lines;
+};
+
+static void collect(struct cdf_set *s, size_t first, struct figure *fig)
+{
+	const struct cdf_group *g0 = &s->g[first];
+
+	for (size_t i = first; i < s->n; i++) {
+		struct cdf_group *g = &s->g[i];
+		char key[AB_CONFIG_LEN];
+		int k;
+
+		if (g->done || strcmp(g->bench, g0->bench) || strcmp(g->metric, g0->metric) ||
+		    strcmp(g->unit, g0->unit))
+			continue;
+		g->done = 1;
+		keys_of(g->bench, g->config, 0, key, sizeof(key), NULL, 0);
+		for (k = 0; k < fig->np && strcmp(fig->p[k].key, key); k++)
+			;
+		if (k == fig->np) {
+			if (fig->np == CDF_PANELS_MAX) {
+				fig->more_panels++;
+				continue;
+			}
+			snprintf(fig->p[fig->np++].key, sizeof(fig->p[0].key), "%s", key);
+		}
+		struct panel *p = &fig->p[k];
+		if (p->nlines == CDF_LINES_MAX)
+			fig->more_lines++;
+		else
+			p->line[p->nlines++] = i;
+	}
+}
+
+/* The CDF of one histogram: (bucket_hi, share of values under it), from its first bucket's lo. */
+static void cdf_points(FILE *f, const struct ab_hist *h)
+{
+	uint64_t n = ab_hist_count(h), cum = 0, max = (uint64_t)ab_hist_max(h);
+	int first = 1;
+
+	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
+		if (!h->b[i])
+			continue;
+		if (first)
+			fprintf(f, "%llu 0\n", (unsigned long long)(ab_hist_bucket_lo(i) ?
+								    ab_hist_bucket_lo(i) : 1));
+		first = 0;
+		cum += h->b[i];
+		uint64_t hi = ab_hist_bucket_hi(i);
+		if (cum == n && max + 1 < hi)	/* the top bucket ends at the max, as hist.csv says */
+			hi = max + 1;
+		fprintf(f, "%llu %.9g\n", (unsigned long long)hi, (double)cum / (double)n);
+	}
+	fprintf(f, "\n\n");	/* the next line is gnuplot's next index */
+}
+
+static void plot_panel(FILE *f, const struct cdf_set *s, const struct figure *fig, int k, int *index)
+{
+	const struct panel *p = &fig->p[k];
+	const struct cdf_group *g0 = &s->g[p->line[0]], *lines[CDF_LINES_MAX], *panels[CDF_PANELS_MAX];
+	char label[AB_CONFIG_LEN + 32], xl[AB_METRIC_LEN + AB_UNIT_LEN + 64];
+
+	for (int i = 0; i < fig->np; i++)
+		panels[i] = &s->g[fig->p[i].line[0]];
+	for (int l = 0; l < p->nlines; l++)
+		lines[l] = &s->g[p->line[l]];
+	if (fig->np > 1) {	/* what sets this panel apart from the others */
+		keys_of(g0->bench, g0->config, 0, label, sizeof(label), panels, fig->np);
+		ab_plot_set(f, "title", label[0] ? label : p->key);
+	}
+	snprintf(xl, sizeof(xl), "%s (%s, log scale; k = 10^3, M = 10^6)", g0->metric, g0->unit);
+	ab_plot_set(f, "xlabel", xl);
+	ab_plot_set(f, "ylabel", "share of samples under x");
+	fprintf(f, "set logscale x\nset format x '%%.0s%%c'\nset yrange [0:1]\n"
+		   "set grid xtics ytics\nset key outside bottom center vertical noenhanced\nplot ");
+	for (int l = 0; l < p->nlines; l++) {
+		const struct cdf_group *g = lines[l];
+		char keys[AB_CONFIG_LEN];
+		keys_of(g->bench, g->config, 1, keys, sizeof(keys), lines, p->nlines);
+		snprintf(label, sizeof(label), "%s n=%llu", keys[0] ? keys : "all",
+			 (unsigned long long)ab_hist_count(&g->h));
+		fprintf(f, "%s'%s.dat' index %d using 1:2 with lines lw 2 title ", l ? ", " : "",
+			fig->name, (*index)++);
+		ab_gp_string(f, label);
+	}
+	fprintf(f, "\n");
+}
+
+static void plot_body(FILE *f, const struct cdf_set *s, const struct figure *fig, const char *title)
+{
+	int index = 0, cols = 1;
+
+	while (cols * cols < fig->np)
+		cols++;
+	if (fig->np > 1) {
+		fprintf(f, "set multiplot layout %d,%d title ", (fig->np + cols - 1) / cols, cols);
+		ab_gp_string(f, title);
+		fprintf(f, " noenhanced\n");
+	} else {
+		ab_plot_set(f, "title", title);
+	}
+	for (int k = 0; k < fig->np; k++)
+		plot_panel(f, s, fig, k, &index);
+	if (fig->np > 1)
+		fprintf(f, "unset multiplot\n");
+}
+
+/* NAME.dat and NAME.gp in the private directory pdir. 0 or -1 after a message. */
+static int write_figure(const char *pdir, const struct cdf_set *s, const struct figure *fig)
+{
+	char path[PATH_MAX], title[256], *body = NULL;
+	size_t blen = 0;
+	const struct cdf_group *g0 = &s->g[fig->p[0].line[0]];
+	int cols = 1, rows, rc = 0;
+
+	snprintf(path, sizeof(path), "%s/%s.dat", pdir, fig->name);
+	FILE *d = fopen(path, "we");
+	if (!d)
+		return ab_msg("plot: %s: %s", path, strerror(errno)), -1;
+	for (int k = 0; k < fig->np; k++)
+		for (int l = 0; l < fig->p[k].nlines; l++)
+			cdf_points(d, &s->g[fig->p[k].line[l]].h);
+	rc |= ferror(d) | fclose(d) ? -1 : 0;
+	snprintf(title, sizeof(title), "%s: CDF of %s per sample (%s), every repetition pooled",
+		 g0->bench, g0->metric, g0->unit);
+	FILE *b = open_memstream(&body, &blen);
+	if (!b)
+		return -1;
+	plot_body(b, s, fig, title);
+	rc |= ferror(b) | fclose(b) ? -1 : 0;
+	while (cols * cols < fig->np)
+		cols++;
+	rows = (fig->np + cols - 1) / cols;
+	int width = cols * PANEL_W > MIN_W ? cols * PANEL_W : MIN_W;	/* room for the title */
+	snprintf(path, sizeof(path), "%s/%s.gp", pdir, fig->name);
+	FILE *f = rc ? NULL : fopen(path, "we");
+	if (f) {
+		fprintf(f, "# regenerate with: gnuplot %s.gp (in this directory)\nset encoding utf8\n",
+			fig->name);
+		ab_plot_terminal(f, fig->name, 0, width, rows * PANEL_H + 40);
+		fprintf(f, "%sreset\n", body);
+		ab_plot_terminal(f, fig->name, 1, width, rows * PANEL_H + 40);
+		fprintf(f, "%sunset output\nreset\n", body);
+		rc |= ferror(f) | fclose(f) ? -1 : 0;
+	}
+	free(body);
+	if (!f || rc)
+		ab_msg("plot: writing %s failed: %s", path, strerror(errno ? errno : EIO));
+	return f && !rc ? 0 : -1;
+}
+
+int h_hist_plots(const char *dir, const char *pdir, char names[][64], int max, int *failed)
+{
+	struct cdf_set s = { 0 };
+	int n = 0;
+
+	*failed = load(&s, dir) < 0;
+	for (size_t i = 0; i < s.n && n < max; i++) {
+		struct figure fig = { .np = 0 };
+		if (s.g[i].done)
+			continue;
+		collect(&s, i, &fig);
+		/* bench and metric passed the record grammar: [a-z0-9_-] and [A-Za-z0-9_] */
+		if (snprintf(fig.name, sizeof(fig.name), "cdf-%s-%s", s.g[i].bench, s.g[i].metric) >=
+		    (int)sizeof(fig.name) - 8) {
+			ab_msg("plot: %s %s: name too long for a figure, not drawn", s.g[i].bench,
+			       s.g[i].metric);
+			continue;
+		}
+		if (fig.more_panels || fig.more_lines)
+			ab_msg("plot: %s: %d panels and %d lines over the figure's %d x %d not drawn",
+			       fig.name, fig.more_panels, fig.more_lines, CDF_PANELS_MAX, CDF_LINES_MAX);
+		if (!pdir || write_figure(pdir, &s, &fig) < 0) {
+			*failed = 1;
+			continue;
+		}
+		snprintf(names[n++], 64, "%s", fig.name);
+	}
+	free(s.g);
+	return n;
+}
+
+void h_hist_section(FILE *f, char names[][64], const int *ok, int n)
+{
+	int drawn = 0;
+
+	for (int i = 0; i < n; i++)
+		drawn += ok[i];
+	if (!drawn)
+		return;
+	fprintf(f, "## Distributions\n\n"
+		   "Each latency metric's distribution, from `hist.csv` (every repetition of a "
+		   "config pooled): the share of samples under x, x on a log scale. A panel holds "
+		   "the other settings fixed; its lines differ in the one compared (cputestfs's "
+		   "placement, ddpar's transport), n says how many samples each line has. A "
+		   "histogram bucket is at most 1/32 of its values wide, so a percentile read off a "
+		   "line is within 1.6%%; where lines part near the top is the tail the medians "
+		   "hide.\n\n");
+	for (int i = 0; i < n; i++)
+		if (ok[i])
+			fprintf(f, "![%s](%s.png)\n\n", names[i], names[i]);
+}

@@ -1,0 +1,61 @@
+/*
+ * Latency histograms as rows of hist.csv (docs/records.md, "hist.csv"): one
+ * row per non-empty bucket of one metric of one repetition,
+ *
+ *   bench,config,rep,metric,unit,bucket_lo,bucket_hi,count
+ *
+ * a bucket holding the values bucket_lo .. bucket_hi - 1 (struct ab_hist's
+ * buckets, so each is at most 1/32 of its values wide). When the benchmark
+ * knew the exact largest value (it timed each call itself), the highest
+ * bucket's bucket_hi is that value + 1, so hist.csv keeps the true max.
+ *
+ * The channel: a benchmark prints these rows on stdout, each prefixed with
+ * "hist," (nine fields, where a record has six), when its output is CSV and
+ * AFFBENCH_HIST=1 is in its environment. The harness sets that, checks each
+ * row like a record and appends it, rep rewritten, to the run's hist.csv.
+ * Without it a benchmark's CSV stays records only.
+ */
+#ifndef AB_HISTIO_H
+#define AB_HISTIO_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/record.h"
+#include "report/stats.h"
+
+#define AB_HIST_ENV "AFFBENCH_HIST"
+#define AB_HIST_HEADER "bench,config,rep,metric,unit,bucket_lo,bucket_hi,count\n"
+#define AB_HIST_FIELDS 8
+
+/* Does this output take hist rows? (CSV and AFFBENCH_HIST=1) */
+int ab_hist_rows_wanted(const struct ab_out *o);
+/* h's non-empty buckets as "hist," rows on o, when wanted; an empty h writes nothing. */
+void ab_hist_rows(struct ab_out *o, const struct ab_config *c, int rep, const char *metric,
+		  const char *unit, const struct ab_hist *h);
+/* The same rows, without the "hist," prefix, on f (what hist.csv holds). */
+void ab_hist_rows_write(FILE *f, const char *bench, const char *config, int rep,
+			const char *metric, const char *unit, const struct ab_hist *h);
+
+/*
+ * One latency metric of one repetition, beyond the p50 and p99 records the
+ * benchmark writes itself: the records <stem>_p90_<unit>, <stem>_p999_<unit> and
+ * <stem>_max_<unit> (unit "ns" or "us"; h counts nanoseconds), and h as hist rows
+ * named <stem> in ns. An empty h writes nothing.
+ */
+void ab_hist_emit(struct ab_out *o, const struct ab_config *c, int rep, const char *stem,
+		  const char *unit, const struct ab_hist *h);
+
+#define AB_HIST_COUNT_MAX (1ull << 53)
+
+/*
+ * Check one row's eight fields (bench, config, rep, metric and unit as the
+ * record grammar has them; bucket_lo a bucket's lower edge; bucket_lo <
+ * bucket_hi <= that bucket's upper edge; count 1 .. 2^53) and add it to h
+ * (h->max raised to bucket_hi - 1). NULL, or why the row is refused.
+ */
+const char *ab_hist_row_add(char *const *f, struct ab_hist *h);
+/* The check alone, with the row's numbers. */
+const char *ab_hist_row_check(char *const *f, uint64_t *lo, uint64_t *hi, uint64_t *n);
+
+#endif
