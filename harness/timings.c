@@ -257,7 +257,8 @@ static void load_one(struct h_ttable *tb, const char *path, const char *what)
 	char err[1024];
 	struct stat st;
 
-	if (lstat(path, &st) && errno == ENOENT) {
+	/* none yet, or root's and we are not: nothing to say */
+	if (lstat(path, &st) && (errno == ENOENT || errno == EACCES)) {
 		snprintf(tb->path, sizeof(tb->path), "%s", path);
 		return;
 	}
