@@ -304,7 +304,8 @@ static void transport_table(struct ab_render *r, int m)
 			if (!have[t])
 				continue;
 			enum ab_verdict v = t ? ab_r_ratio(g, base, &q, &ci) : AB_V_NONE;
-			snprintf(cell, sizeof(cell), "%s", ab_r_num(buf, sizeof(buf), ab_r_median(g)));
+			snprintf(cell, sizeof(cell), "%s",
+				 g ? ab_r_num(buf, sizeof(buf), ab_r_median(g)) : "not measured");
 			if (v != AB_V_NONE)
 				snprintf(cell + strlen(cell), sizeof(cell) - strlen(cell), " (%.2fx%s)", q,
 					 v == AB_V_FEW ? ", few" : ab_r_star(v));
