@@ -257,7 +257,7 @@ static void sweep(struct run *r)
 static void est_sources(const struct run *r)
 {
 	static const char *const what[H_EST_NSOURCES] = {
-		"measured on this machine", "measured on the reference machine (harness/timings.tsv)",
+		"measured on this machine", "measured on the project's VM (harness/timings.tsv)",
 		"from the plan's estimate lines", "its benchmark's mean", "guessed (duration + 1 s)"
 	};
 	int n[H_EST_NSOURCES] = { 0 };

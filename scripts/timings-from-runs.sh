@@ -1,7 +1,7 @@
 #!/bin/bash
 # The shipped timings table (harness/timings.tsv, harness/timings.h) from finished
-# run directories: per point, the median wall seconds of its invocations that
-# measured (runs.csv status ok), keyed as the harness keys it (benchmark,
+# run directories: per point, the mean wall seconds of its invocations that
+# measured (runs.csv status ok; the mean, as a run's length is their sum), keyed as the harness keys it (benchmark,
 # --duration, the point's own arguments from a --dry-run of the run's plan.plan).
 # The header names each run's machine.
 #   scripts/timings-from-runs.sh RUNDIR... > harness/timings.tsv
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-echo "# affbench timings shipped with the source: seconds per invocation, the median"
+echo "# affbench timings shipped with the source: seconds per invocation, the mean"
 echo "# of each point's measured invocations (scripts/timings-from-runs.sh), from:"
 for d in "$@"; do
 	for f in runs.csv plan.plan machine.txt; do
@@ -34,7 +34,7 @@ for d in "$@"; do
 		"$tmp/keys" "$d/runs.csv" >>"$tmp/all"
 done
 echo "# bench	duration	args	seconds	runs"
-sort -t"$(printf '\t')" -k1,1 -k2,2g -k3,3 -k4,4g "$tmp/all" |
-	awk -F'\t' 'function flush() { if (n) printf "%s\t%.3f\t%d\n", k, (n % 2 ? v[(n + 1) / 2] : (v[n / 2] + v[n / 2 + 1]) / 2), n }
-		{ key = $1 "\t" $2 "\t" $3; if (key != k) { flush(); k = key; n = 0 } v[++n] = $4 }
+sort -t"$(printf '\t')" -k1,1 -k2,2g -k3,3 "$tmp/all" |
+	awk -F'\t' 'function flush() { if (n) printf "%s\t%.3f\t%d\n", k, sum / n, n }
+		{ key = $1 "\t" $2 "\t" $3; if (key != k) { flush(); k = key; n = sum = 0 } n++; sum += $4 }
 		END { flush() }'
