@@ -204,6 +204,7 @@ install:
 	install -m 0755 $(addprefix build/install/bin/,$(PROGRAMS)) $(DESTDIR)$(PREFIX)/bin/
 	install -m 0644 harness/plans/*.plan $(foreach b,$(BENCHES),$(wildcard $(b)/$(b).plan)) \
 		$(DESTDIR)$(PREFIX)/share/affbench/plans/
+	install -m 0644 harness/timings.tsv $(DESTDIR)$(PREFIX)/share/affbench/
 
 clean:
 	rm -rf build build-san bin

@@ -170,6 +170,17 @@ static const struct ab_group *same_config(const struct ab_render *r, const struc
 	return NULL;
 }
 
+/* Why configs()'s column k of g has no number: the kernel baseline has no daemon to
+ * share a CPU with and sends no FUSE request; anything else was not measured. */
+static const char *no_value(const struct ab_group *g, size_t k)
+{
+	char v[AB_VALUE_LEN];
+
+	if (k < 2 && !strcmp(ab_cfg_get(g->config, "baseline", v, sizeof(v)), "kernel"))
+		return k == 0 ? "no daemon" : "no FUSE";
+	return "not measured";
+}
+
 /* One row per configuration: where it ran and what the tables above leave out. */
 static void configs(struct ab_render *r)
 {
@@ -194,7 +205,8 @@ static void configs(struct ab_render *r)
 		fprintf(f, " %s |", ab_r_num(num, sizeof(num), ab_r_median(g)));
 		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
 			double x = ab_r_median(same_config(r, g, cols[k]));
-			fprintf(f, " %s |", ab_r_num(num, sizeof(num), k >= 2 ? x / 1e3 : x));
+			fprintf(f, " %s |", isnan(x) ? no_value(g, k) :
+					   ab_r_num(num, sizeof(num), k >= 2 ? x / 1e3 : x));
 		}
 		fprintf(f, " %zu |\n", g->n);
 	}

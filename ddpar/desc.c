@@ -92,7 +92,7 @@ static void mode_table(struct ab_render *r, int m)
 
 	describe(r, ddp_mbps[m], buf, sizeof(buf));
 	ab_r_fence(r);
-	fprintf(f, "%d) %s single mount (MB/s = 10^6 bytes/s, median; %s)\n", m + 1,
+	fprintf(f, "%d) %s single mount (MB/s = 10^6 bytes/s, median; %s)\n", ab_r_table_no(r),
 		m ? "Reading from" : "Writes to", buf);
 	fprintf(f, "dd processes throughput(without clone_fd) throughput(with clone_fd)  with/without"
 		   "      post (288 CPUs, \"Mb/s\") without / with\nin parallel\n");
@@ -171,7 +171,7 @@ static void pair_table(struct ab_render *r, const char *const *cols, const char 
 	if (servers)
 		fprintf(f, " %-12s", "server");
 	for (int c = 0; c < ncols; c++)
-		fprintf(f, " %-23s", heads[c]);
+		fprintf(f, " %-25s", heads[c]);	/* "-0.0004036 / not measured" */
 	fprintf(f, "%s\n", post ? " post: spinlock ms/req" : "");
 	for (int m = 0; m < 2; m++)
 		for (int i = 0; i < np; i++)
@@ -185,7 +185,7 @@ static void pair_table(struct ab_render *r, const char *const *cols, const char 
 				if (servers)
 					fprintf(f, " %-12s", transports[t]);
 				for (int c = 0; c < ncols; c++)
-					fprintf(f, " %-23s", pair(r, cols[c], m, procs[i], t, cell, sizeof(cell)));
+					fprintf(f, " %-25s", pair(r, cols[c], m, procs[i], t, cell, sizeof(cell)));
 				snprintf(key, sizeof(key), "spin_ms.%.31s.without", procs[i]);
 				if (post && m == 0 && t == 0 && !isnan(ab_pub(POST, key))) {
 					double a = ab_pub(POST, key);
@@ -207,8 +207,8 @@ static void timereq_table(struct ab_render *r)
 	if (!ab_r_find(r, DDP_M_DAEMON_US, NULL))
 		return;
 	ab_r_fence(r);
-	fprintf(r->out, "3) Time per request (us, median; without / with clone_fd%s)\n",
-		kernel ? "; kernel and spin from separate instrumented repetitions" :
+	fprintf(r->out, "%d) Time per request (us, median; without / with clone_fd%s)\n",
+		ab_r_table_no(r), kernel ? "; kernel and spin from separate instrumented repetitions" :
 			 "; no kernel statistics taken");
 	pair_table(r, kernel ? cols : cols + 2, kernel ? heads : heads + 2, kernel ? 3 : 1, 1);
 	ab_r_fence(r);
@@ -224,8 +224,8 @@ static void latency_table(struct ab_render *r)
 	if (!ab_r_find(r, DDP_M_P99, NULL))
 		return;
 	ab_r_fence(r);
-	fprintf(r->out, "4) Latency per call (us, median of the repetitions' percentiles; "
-			"without / with clone_fd)\n");
+	fprintf(r->out, "%d) Latency per call (us, median of the repetitions' percentiles; "
+			"without / with clone_fd)\n", ab_r_table_no(r));
 	pair_table(r, cols, heads, 2, 0);
 	ab_r_fence(r);
 	fprintf(r->out, "\n");
@@ -289,7 +289,8 @@ static void transport_table(struct ab_render *r, int m)
 			if (!have[t])
 				continue;
 			enum ab_verdict v = t ? ab_r_ratio(g, base, &q, &ci) : AB_V_NONE;
-			snprintf(cell, sizeof(cell), "%s", ab_r_num(buf, sizeof(buf), ab_r_median(g)));
+			snprintf(cell, sizeof(cell), "%s",
+				 g ? ab_r_num(buf, sizeof(buf), ab_r_median(g)) : "not measured");
 			if (v != AB_V_NONE)
 				snprintf(cell + strlen(cell), sizeof(cell) - strlen(cell), " (%.2fx%s)", q,
 					 v == AB_V_FEW ? ", few" : ab_r_star(v));

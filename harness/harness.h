@@ -54,7 +54,7 @@ struct h_block {
 	char program[1024];	/* "" = bin/<bench> next to the harness */
 	double duration;	/* --duration per invocation */
 	double timeout;		/* watchdog per invocation, seconds */
-	double estimate;	/* expected seconds per invocation, for the ETA */
+	double estimate;	/* the plan's 'estimate' (0: none; timings.h decides the ETA) */
 	int instrumented;	/* repetitions that keep the bench's probes (-1: every one) */
 	int naxes;
 	struct h_axis axes[H_AXES_MAX];
@@ -63,8 +63,6 @@ struct h_block {
 	int extra_line[H_ARGS_MAX];
 	int nmetrics;		/* "metrics M...": keep only these metrics (0 = all) */
 	char *metrics[H_ARGS_MAX];
-	double seen_s;		/* measured time of this block's invocations so far */
-	int seen_n;
 };
 
 /* One point of the cross product: a block and one value index per axis. */

@@ -339,8 +339,7 @@ static int check_blocks(struct parse *ps)
 		}
 		if (b->timeout == 0)
 			b->timeout = b->duration * 4 + 30;
-		if (b->estimate == 0)
-			b->estimate = b->duration + 1;
+		/* estimate stays 0 when not given: measured timings come first (timings.c) */
 	}
 	return 0;
 }

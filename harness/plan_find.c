@@ -15,6 +15,7 @@
 #include "sys/common.h"
 #include "sys/infile.h"
 #include "harness.h"
+#include "timings.h"
 
 const char *h_self_dir(void)
 {
@@ -178,20 +179,22 @@ static void plan_summary(const char *path, const char *name, char *buf, size_t l
 }
 
 /* Expected seconds: every point's estimate, once per repetition (the run's default 5). */
-static double plan_seconds(const struct h_plan *p)
+static double plan_seconds(const struct h_timings *t, const struct h_plan *p)
 {
 	double s = 0;
 
 	for (int i = 0; i < p->npoints; i++)
-		s += p->points[i].blk->estimate;
+		s += h_timings_estimate(t, &p->points[i], NULL);
 	return s * (p->repeat ? p->repeat : 5);
 }
 
 void h_plan_list(FILE *out)
 {
 	static struct plan_entry e[PLANS_MAX];
+	struct h_timings t;
 	int n = find_plans(e);
 
+	h_timings_load(&t);
 	if (n == 0)
 		fprintf(out, "no plans found next to %s\n", h_self_dir());
 	for (int i = 0; i < n; i++) {
@@ -202,9 +205,10 @@ void h_plan_list(FILE *out)
 			continue;
 		}
 		plan_summary(e[i].path, e[i].name, what, sizeof(what));
-		h_fmt_dur(plan_seconds(&p), eta, sizeof(eta));
+		h_fmt_dur(plan_seconds(&t, &p), eta, sizeof(eta));
 		fprintf(out, "%-10s %5d points x %d repetitions (estimated %s)  %s\n", e[i].name,
 			p.npoints, p.repeat ? p.repeat : 5, eta, what[0] ? what : "(no comment)");
 		h_plan_free(&p);
 	}
+	h_timings_free(&t);
 }

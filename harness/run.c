@@ -5,6 +5,7 @@
  * directory as the records arrive (point.c runs one invocation, runfiles.c
  * keeps raw.csv, runs.csv and failures.csv valid, machine.c writes
  * machine.txt). A failed point is recorded as a failure and the sweep goes on;
+ * each invocation's wall time is learned (timings.c) and corrects the ETA;
  * a failed write (a full disk) stops the run with exit 1, leaving every file
  * valid up to the last finished point.
  */
@@ -23,6 +24,7 @@
 #include "sys/common.h"
 #include "fuse/fusemnt.h"
 #include "harness.h"
+#include "timings.h"
 #include "knob/knob.h"
 #include "report/histio.h"
 #include "sys/gate.h"
@@ -44,6 +46,10 @@ struct run {
 	const char *journal, *workdir;
 	double t0, helpers_cpu;
 	int n_ok, n_fail, n_skip;
+	struct h_timings timings;
+	double *est;		/* [point]: expected seconds of one invocation */
+	int *bench_of;		/* [block]: the first block of the same benchmark */
+	double *took, *took_est;	/* [first block of a bench]: measured and expected seconds so far */
 };
 
 static double now_s(void)
@@ -92,18 +98,68 @@ static void harness_cpu(struct run *r)
 
 /* ---- progress ---- */
 
+static int block_of(const struct run *r, int pi)
+{
+	return (int)(r->plan.points[pi].blk - r->plan.blocks);
+}
+
+/* How far off this benchmark's estimates were in this run so far: measured / expected,
+ * within [1/20, 20] (one odd invocation must not make the ETA absurd); 1 before any. */
+static double bench_ratio(const struct run *r, int blk)
+{
+	int b = r->bench_of[blk];
+	double q = r->took_est[b] > 0 ? r->took[b] / r->took_est[b] : 1;
+
+	return q < 0.05 ? 0.05 : q > 20 ? 20 : q;
+}
+
+/* Seconds left: each remaining invocation's estimate, scaled by its benchmark's ratio. */
 static double eta(const struct run *r, int from_rep, int from_pt)
 {
 	double s = 0;
 
 	for (int rep = from_rep; rep < r->repeat; rep++)
-		for (int i = rep == from_rep ? from_pt : 0; i < r->plan.npoints; i++) {
-			if (r->done[(size_t)rep * r->plan.npoints + i])
-				continue;
-			const struct h_block *b = r->plan.points[i].blk;
-			s += b->seen_n ? b->seen_s / b->seen_n : b->estimate;
-		}
+		for (int i = rep == from_rep ? from_pt : 0; i < r->plan.npoints; i++)
+			if (!r->done[(size_t)rep * r->plan.npoints + i])
+				s += r->est[i] * bench_ratio(r, block_of(r, i));
 	return s;
+}
+
+/* Estimates for every point, and which block stands for each benchmark. */
+static void estimates(struct run *r)
+{
+	int nb = r->plan.nblocks;
+
+	h_timings_load(&r->timings);
+	r->est = calloc((size_t)r->plan.npoints, sizeof(*r->est));
+	r->bench_of = calloc((size_t)nb, sizeof(*r->bench_of));
+	r->took = calloc((size_t)nb, sizeof(*r->took));
+	r->took_est = calloc((size_t)nb, sizeof(*r->took_est));
+	if (!r->est || !r->bench_of || !r->took || !r->took_est)
+		ab_fail("run: out of memory");
+	for (int i = 0; i < r->plan.npoints; i++)
+		r->est[i] = h_timings_estimate(&r->timings, &r->plan.points[i], NULL);
+	for (int b = 0; b < nb; b++) {
+		r->bench_of[b] = b;
+		for (int a = 0; a < b; a++)
+			if (!strcmp(r->plan.blocks[a].bench, r->plan.blocks[b].bench)) {
+				r->bench_of[b] = a;
+				break;
+			}
+	}
+}
+
+/* One invocation took seconds: the ETA's ratio, and the learned table when it measured. */
+static void took(struct run *r, int pi, enum h_outcome o, double seconds)
+{
+	int b = r->bench_of[block_of(r, pi)];
+
+	r->took[b] += seconds;
+	r->took_est[b] += r->est[pi];
+	if (o == H_FAIL)	/* a crash or the watchdog: not how long the point takes */
+		return;
+	h_timings_learn(&r->timings, &r->plan.points[pi], seconds);
+	h_timings_save(&r->timings);
 }
 
 static void progress(struct run *r, int ndone, int total, int rep, int pi)
@@ -168,8 +224,6 @@ static enum h_outcome run_point(struct run *r, int pi, int rep, struct h_point_r
 		if (log)
 			fclose(log);
 	}
-	pt->blk->seen_s += pr->seconds;
-	pt->blk->seen_n++;
 	h_reap_abandoned();
 	return o;
 }
@@ -193,12 +247,37 @@ static void sweep(struct run *r)
 			r->done[(size_t)rep * r->plan.npoints + pi] = 1;
 			ndone++;
 			record_outcome(r, pi, rep, o, &pr, reason);
+			took(r, pi, o, pr.seconds);
 		}
 	if (r->tty)
 		fputs("\r\033[K", stderr);
 }
 
 /* ---- setting up ---- */
+
+/* Where the estimates came from: "timings: 60 invocations measured here, ...". */
+static void est_sources(const struct run *r)
+{
+	static const char *const what[H_EST_NSOURCES] = {
+		"measured on this machine", "measured on the project's VM (harness/timings.tsv)",
+		"from the plan's estimate lines", "its benchmark's mean", "guessed (duration + 1 s)"
+	};
+	int n[H_EST_NSOURCES] = { 0 };
+	const char *sep = "";
+
+	for (int i = 0; i < r->plan.npoints; i++) {
+		enum h_est_source src;
+		h_timings_estimate(&r->timings, &r->plan.points[i], &src);
+		n[src]++;
+	}
+	printf("timings of the %d points:", r->plan.npoints);
+	for (int k = 0; k < H_EST_NSOURCES; k++)
+		if (n[k]) {
+			printf("%s %d %s", sep, n[k], what[k]);
+			sep = ",";
+		}
+	printf(" (learned: %s)\n", h_timings_path());
+}
 
 static void dry_run(struct run *r)
 {
@@ -220,6 +299,7 @@ static void dry_run(struct run *r)
 		}
 	h_fmt_dur(eta(r, 0, 0), et, sizeof(et));
 	printf("ETA %s\n", et);
+	est_sources(r);
 }
 
 static void default_out(struct run *r)
@@ -311,6 +391,17 @@ static void take_locks(struct run *r, const struct h_run_opts *o, int *dirfd, in
 			       "through a link", path);
 }
 
+static void free_run(struct run *r)
+{
+	h_plan_free(&r->plan);
+	h_timings_free(&r->timings);
+	free(r->done);
+	free(r->est);
+	free(r->bench_of);
+	free(r->took);
+	free(r->took_est);
+}
+
 int h_run(struct h_run_opts *o)
 {
 	static struct run r;
@@ -337,8 +428,10 @@ int h_run(struct h_run_opts *o)
 	else
 		default_out(&r);
 	h_out_check(r.out, o->resume != NULL);	/* --dry-run says so too */
+	estimates(&r);
 	if (o->dry) {
 		dry_run(&r);
+		free_run(&r);
 		return AB_EXIT_OK;
 	}
 	take_locks(&r, o, &dirfd, &machinefd);
@@ -366,14 +459,15 @@ int h_run(struct h_run_opts *o)
 	catch_stops();
 	r.tty = isatty(2);
 	r.t0 = now_s();
-	char np[32], nr[32];
-	ab_msg("run: %s, %s x %s -> %s", r.plan.path, h_plural(np, sizeof(np), r.plan.npoints, "point"),
-	       h_plural(nr, sizeof(nr), r.repeat, "repetition"), r.out);
+	char np[32], nr[32], et[32];
+	h_fmt_dur(eta(&r, 0, 0), et, sizeof(et));
+	ab_msg("run: %s, %s x %s -> %s (estimated %s)", r.plan.path,
+	       h_plural(np, sizeof(np), r.plan.npoints, "point"),
+	       h_plural(nr, sizeof(nr), r.repeat, "repetition"), r.out, et);
 	sweep(&r);
 	int rc = finish(&r);
 	h_lock_release(machinefd);
 	h_lock_release(dirfd);
-	h_plan_free(&r.plan);
-	free(r.done);
+	free_run(&r);
 	return rc;
 }

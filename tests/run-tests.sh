@@ -34,6 +34,8 @@ export AFFBENCH_WORKDIR=$(mktemp -d /tmp/affbench-tests.XXXXXX)
 export AFFBENCH_JOURNAL=$AFFBENCH_WORKDIR/knobs.journal
 # runs under test take this machine lock, not the real one (/run/affbench.lock)
 export AFFBENCH_MACHINE_LOCK=$AFFBENCH_WORKDIR/machine.lock
+# runs under test learn their timings here, not in /var/lib/affbench/timings.tsv
+export AFFBENCH_TIMINGS=$AFFBENCH_WORKDIR/timings.tsv
 export AFFBENCH_TOP=$PWD AFFBENCH_BUILD=$BUILD
 
 cleanup() {

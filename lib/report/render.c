@@ -110,6 +110,11 @@ const char *ab_r_num(char *buf, size_t len, double v)
 	return buf;
 }
 
+int ab_r_table_no(struct ab_render *r)
+{
+	return ++r->ntables;
+}
+
 void ab_r_fence(struct ab_render *r)
 {
 	if (r->markdown)

@@ -47,6 +47,7 @@ struct ab_render {
 	int failed;		/* a plot or a write failed */
 	char figures[8][64];	/* plots made, for the report to show */
 	int nfig;
+	int ntables;		/* numbered tables so far (ab_r_table_no) */
 };
 
 /* ---- rendering ---- */
@@ -73,6 +74,9 @@ int ab_r_distinct(const struct ab_render *r, const char *metric, const char *key
 double ab_r_median(const struct ab_group *g);
 /* A number for a table: whole above 1000, 4 significant digits below, "-" for NAN. */
 const char *ab_r_num(char *buf, size_t len, double v);
+/* The next number of a numbered table ("1)", "2)", ...): counted as they are printed,
+ * so a run without some of a benchmark's tables still starts at 1. */
+int ab_r_table_no(struct ab_render *r);
 /* "```" in markdown, nothing on a terminal. */
 void ab_r_fence(struct ab_render *r);
 
