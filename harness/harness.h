@@ -99,6 +99,8 @@ int h_plan_check(const struct h_plan *p, char *err, size_t errlen);
  * 'instrumented' count) of one point (NULL-terminated, strings owned by the
  * plan/point/static); H_ARGV_MAX entries are always enough. */
 #define H_ARGV_MAX (10 + 2 * H_AXES_MAX + H_ARGS_MAX + 1)
+/* The option h_point_argv turns off in repetition rep of block b ("kstats"), or NULL. */
+const char *h_probes_off(const struct h_block *b, int rep);
 int h_point_argv(const struct h_point *pt, int rep, const char *program, char **argv, int max,
 		 char *durbuf, size_t durlen);
 /* Directory holding the harness binary (for bin/<bench> and the plans). */

@@ -426,7 +426,7 @@ static int sets_option(const struct h_block *b, const char *opt)
 /* Repetition rep (from 1) of a bench with probes beyond the block's 'instrumented'
  * count runs without them: the probes' extra repetitions doubled cputestfs's and
  * ddpar's time, and their figures need no more than one repetition per point. */
-static const char *probes_off(const struct h_block *b, int rep)
+const char *h_probes_off(const struct h_block *b, int rep)
 {
 	const struct ab_bench_desc *d = b->program[0] ? NULL : h_desc(b->bench);
 
@@ -443,7 +443,7 @@ int h_point_argv(const struct h_point *pt, int rep, const char *program, char **
 		    dur[] = "--duration", quiet[] = "--quiet";
 	static char flags[H_AXES_MAX][40], probe_flag[40], off[] = "off";
 	const struct h_block *b = pt->blk;
-	const char *probes = probes_off(b, rep);
+	const char *probes = h_probes_off(b, rep);
 	int n = 0;
 
 	if (max < 10 + 2 * b->naxes + b->nextra + 1)	/* H_ARGV_MAX at most */

@@ -178,14 +178,15 @@ static void plan_summary(const char *path, const char *name, char *buf, size_t l
 	}
 }
 
-/* Expected seconds: every point's estimate, once per repetition (the run's default 5). */
+/* Expected seconds: every point's estimate in each repetition (the run's default 5). */
 static double plan_seconds(const struct h_timings *t, const struct h_plan *p)
 {
 	double s = 0;
 
-	for (int i = 0; i < p->npoints; i++)
-		s += h_timings_estimate(t, &p->points[i], NULL);
-	return s * (p->repeat ? p->repeat : 5);
+	for (int rep = 1; rep <= (p->repeat ? p->repeat : 5); rep++)
+		for (int i = 0; i < p->npoints; i++)
+			s += h_timings_estimate(t, &p->points[i], rep, NULL);
+	return s;
 }
 
 void h_plan_list(FILE *out)

@@ -47,7 +47,7 @@ struct run {
 	double t0, helpers_cpu;
 	int n_ok, n_fail, n_skip;
 	struct h_timings timings;
-	double *est;		/* [point]: expected seconds of one invocation */
+	double *est;		/* [2 x point + probes off]: expected seconds of one invocation */
 	int *bench_of;		/* [block]: the first block of the same benchmark */
 	double *took, *took_est;	/* [first block of a bench]: measured and expected seconds so far */
 };
@@ -113,6 +113,12 @@ static double bench_ratio(const struct run *r, int blk)
 	return q < 0.05 ? 0.05 : q > 20 ? 20 : q;
 }
 
+/* Where est holds repetition rep (from 0) of point i: the probes' or not. */
+static size_t est_at(const struct run *r, int i, int rep)
+{
+	return 2 * (size_t)i + (h_probes_off(r->plan.points[i].blk, rep + 1) != NULL);
+}
+
 /* Seconds left: each remaining invocation's estimate, scaled by its benchmark's ratio. */
 static double eta(const struct run *r, int from_rep, int from_pt)
 {
@@ -121,7 +127,7 @@ static double eta(const struct run *r, int from_rep, int from_pt)
 	for (int rep = from_rep; rep < r->repeat; rep++)
 		for (int i = rep == from_rep ? from_pt : 0; i < r->plan.npoints; i++)
 			if (!r->done[(size_t)rep * r->plan.npoints + i])
-				s += r->est[i] * bench_ratio(r, block_of(r, i));
+				s += r->est[est_at(r, i, rep)] * bench_ratio(r, block_of(r, i));
 	return s;
 }
 
@@ -131,14 +137,16 @@ static void estimates(struct run *r)
 	int nb = r->plan.nblocks;
 
 	h_timings_load(&r->timings);
-	r->est = calloc((size_t)r->plan.npoints, sizeof(*r->est));
+	r->est = calloc(2 * (size_t)r->plan.npoints, sizeof(*r->est));
 	r->bench_of = calloc((size_t)nb, sizeof(*r->bench_of));
 	r->took = calloc((size_t)nb, sizeof(*r->took));
 	r->took_est = calloc((size_t)nb, sizeof(*r->took_est));
 	if (!r->est || !r->bench_of || !r->took || !r->took_est)
 		ab_fail("run: out of memory");
-	for (int i = 0; i < r->plan.npoints; i++)
-		r->est[i] = h_timings_estimate(&r->timings, &r->plan.points[i], NULL);
+	for (int i = 0; i < r->plan.npoints; i++) {	/* with the probes (rep 1), and without */
+		r->est[2 * i] = h_timings_estimate(&r->timings, &r->plan.points[i], 1, NULL);
+		r->est[2 * i + 1] = h_timings_estimate(&r->timings, &r->plan.points[i], 1001, NULL);
+	}
 	for (int b = 0; b < nb; b++) {
 		r->bench_of[b] = b;
 		for (int a = 0; a < b; a++)
@@ -150,15 +158,15 @@ static void estimates(struct run *r)
 }
 
 /* One invocation took seconds: the ETA's ratio, and the learned table when it measured. */
-static void took(struct run *r, int pi, enum h_outcome o, double seconds)
+static void took(struct run *r, int pi, int rep, enum h_outcome o, double seconds)
 {
 	int b = r->bench_of[block_of(r, pi)];
 
 	r->took[b] += seconds;
-	r->took_est[b] += r->est[pi];
+	r->took_est[b] += r->est[est_at(r, pi, rep)];
 	if (o == H_FAIL)	/* a crash or the watchdog: not how long the point takes */
 		return;
-	h_timings_learn(&r->timings, &r->plan.points[pi], seconds);
+	h_timings_learn(&r->timings, &r->plan.points[pi], rep + 1, seconds);
 	h_timings_save(&r->timings);
 }
 
@@ -247,7 +255,7 @@ static void sweep(struct run *r)
 			r->done[(size_t)rep * r->plan.npoints + pi] = 1;
 			ndone++;
 			record_outcome(r, pi, rep, o, &pr, reason);
-			took(r, pi, o, pr.seconds);
+			took(r, pi, rep, o, pr.seconds);
 		}
 	if (r->tty)
 		fputs("\r\033[K", stderr);
@@ -267,7 +275,7 @@ static void est_sources(const struct run *r)
 
 	for (int i = 0; i < r->plan.npoints; i++) {
 		enum h_est_source src;
-		h_timings_estimate(&r->timings, &r->plan.points[i], &src);
+		h_timings_estimate(&r->timings, &r->plan.points[i], 1, &src);
 		n[src]++;
 	}
 	printf("timings of the %d points:", r->plan.npoints);

@@ -68,10 +68,13 @@ static int printable_word(const char *s)
 	return 1;
 }
 
-/* The point's arguments that decide its time: "--KEY V ..." then the extras. -1: none
- * that a table can hold (a registered benchmark only; printable words, bounded). */
-static int point_key(const struct h_point *pt, char *buf, size_t len)
+/* The point's arguments that decide its time: "--KEY V ..." then the extras, then the
+ * probes' "--kstats off" of repetitions that run without them (an instrumented one
+ * takes about twice as long). -1: none that a table can hold (a registered benchmark
+ * only; printable words, bounded). */
+static int point_key(const struct h_point *pt, int rep, char *buf, size_t len)
 {
+	const char *probes = h_probes_off(pt->blk, rep);
 	const struct h_block *b = pt->blk;
 	size_t o = 0;
 
@@ -90,6 +93,8 @@ static int point_key(const struct h_point *pt, char *buf, size_t len)
 			return -1;
 		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", o ? " " : "", b->extra[e]);
 	}
+	if (probes)
+		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s--%s off", o ? " " : "", probes);
 	if (o == 0)
 		o = (size_t)snprintf(buf, len, "-");
 	return o < len ? 0 : -1;
@@ -309,11 +314,12 @@ static double point_guess(const struct h_timings *t, const struct h_point *pt, c
 	return *src = H_EST_GUESS, b->duration + 1;
 }
 
-double h_timings_estimate(const struct h_timings *t, const struct h_point *pt, enum h_est_source *src)
+double h_timings_estimate(const struct h_timings *t, const struct h_point *pt, int rep,
+			  enum h_est_source *src)
 {
 	char key[ARGS_MAX];
 	enum h_est_source s;
-	double v = point_guess(t, pt, point_key(pt, key, sizeof(key)) == 0 ? key : NULL, &s);
+	double v = point_guess(t, pt, point_key(pt, rep, key, sizeof(key)) == 0 ? key : NULL, &s);
 
 	if (src)
 		*src = s;
@@ -323,13 +329,13 @@ double h_timings_estimate(const struct h_timings *t, const struct h_point *pt, e
 
 /* ---- learning ---- */
 
-void h_timings_learn(struct h_timings *t, const struct h_point *pt, double seconds)
+void h_timings_learn(struct h_timings *t, const struct h_point *pt, int rep, double seconds)
 {
 	const struct h_block *b = pt->blk;
 	struct h_ttable *tb = &t->learned;
 	char key[ARGS_MAX];
 
-	if (point_key(pt, key, sizeof(key)) < 0 || !isfinite(seconds) || !(seconds > 0) ||
+	if (point_key(pt, rep, key, sizeof(key)) < 0 || !isfinite(seconds) || !(seconds > 0) ||
 	    seconds > seconds_max(b->duration) || seconds > b->timeout + 60 || tb->n == ROWS_MAX)
 		return;
 	int i = lower_bound(tb, b->bench, b->duration, key);

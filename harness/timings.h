@@ -48,12 +48,12 @@ struct h_timings {
 /* Both tables (a missing one is empty; a bad one is empty after one warning). */
 void h_timings_load(struct h_timings *t);
 void h_timings_free(struct h_timings *t);
-/* Expected seconds of one invocation of pt, within (0, the block's timeout]. */
-double h_timings_estimate(const struct h_timings *t, const struct h_point *pt,
+/* Expected seconds of repetition rep (from 1) of pt, within (0, the block's timeout]. */
+double h_timings_estimate(const struct h_timings *t, const struct h_point *pt, int rep,
 			  enum h_est_source *src);
 /* One finished invocation of pt took seconds: folded into the learned table
  * (a number outside the sane range for its block is dropped). */
-void h_timings_learn(struct h_timings *t, const struct h_point *pt, double seconds);
+void h_timings_learn(struct h_timings *t, const struct h_point *pt, int rep, double seconds);
 /* Write the learned table (through lib/sys/outfile: never through a link). 0 or -1
  * after one warning; after a failure, later calls do nothing. */
 int h_timings_save(struct h_timings *t);

@@ -96,6 +96,29 @@ static void load_plan(struct h_plan *p)
 	assert_int_equal(p->npoints, 3);
 }
 
+/* The instrumented repetition (rep 1 of cputestfs) and the rest are timed apart. */
+static void test_probes_apart(void **state)
+{
+	struct h_plan p;
+	struct h_timings t;
+	char err[1024];
+
+	(void)state;
+	write_file(ppath, "bench cputestfs\naxis placement same\n");
+	assert_int_equal(h_plan_load(&p, ppath, err, sizeof(err)), 0);
+	unlink(tpath);
+	h_timings_load(&t);
+	h_ttable_free(&t.shipped);
+	h_timings_learn(&t, &p.points[0], 1, 9.0);
+	h_timings_learn(&t, &p.points[0], 2, 4.0);
+	h_timings_learn(&t, &p.points[0], 6, 4.0);
+	assert_true(h_timings_estimate(&t, &p.points[0], 1, NULL) == 9.0);
+	assert_true(h_timings_estimate(&t, &p.points[0], 3, NULL) == 4.0);
+	assert_int_equal(t.learned.n, 2);
+	h_timings_free(&t);
+	h_plan_free(&p);
+}
+
 static void test_learn(void **state)
 {
 	struct h_plan p;
@@ -107,21 +130,21 @@ static void test_learn(void **state)
 	unlink(tpath);
 	h_timings_load(&t);
 	h_ttable_free(&t.shipped);	/* the source tree's table must not decide this test */
-	assert_true(h_timings_estimate(&t, &p.points[0], &src) == 2);
+	assert_true(h_timings_estimate(&t, &p.points[0], 1, &src) == 2);
 	assert_int_equal(src, H_EST_GUESS);
 
-	h_timings_learn(&t, &p.points[0], 11.0);
-	h_timings_learn(&t, &p.points[0], 1e7);		/* absurd: dropped */
-	h_timings_learn(&t, &p.points[0], -1);
-	h_timings_learn(&t, &p.points[2], 5.0);		/* a fake program teaches nothing */
-	assert_true(h_timings_estimate(&t, &p.points[0], &src) == 11.0);
+	h_timings_learn(&t, &p.points[0], 1, 11.0);
+	h_timings_learn(&t, &p.points[0], 1, 1e7);		/* absurd: dropped */
+	h_timings_learn(&t, &p.points[0], 1, -1);
+	h_timings_learn(&t, &p.points[2], 1, 5.0);		/* a fake program teaches nothing */
+	assert_true(h_timings_estimate(&t, &p.points[0], 1, &src) == 11.0);
 	assert_int_equal(src, H_EST_LEARNED);
-	assert_true(h_timings_estimate(&t, &p.points[1], &src) == 11.0);	/* its bench's mean */
+	assert_true(h_timings_estimate(&t, &p.points[1], 1, &src) == 11.0);	/* its bench's mean */
 	assert_int_equal(src, H_EST_BENCH);
-	assert_true(h_timings_estimate(&t, &p.points[2], &src) == 2);
+	assert_true(h_timings_estimate(&t, &p.points[2], 1, &src) == 2);
 	assert_int_equal(src, H_EST_GUESS);
-	h_timings_learn(&t, &p.points[0], 40.0);	/* beyond the 20 s timeout: the estimate stops there */
-	double e = h_timings_estimate(&t, &p.points[0], NULL);
+	h_timings_learn(&t, &p.points[0], 1, 40.0);	/* beyond the 20 s timeout: the estimate stops there */
+	double e = h_timings_estimate(&t, &p.points[0], 1, NULL);
 	assert_true(e > 11.0 && e <= 20.0);
 	assert_int_equal(h_timings_save(&t), 0);
 	h_timings_free(&t);
@@ -136,9 +159,9 @@ static void test_learn(void **state)
 	h_timings_load(&t);
 	h_ttable_free(&t.shipped);
 	assert_int_equal(t.learned.n, 0);
-	h_timings_estimate(&t, &p.points[0], &src);
+	h_timings_estimate(&t, &p.points[0], 1, &src);
 	assert_int_equal(src, H_EST_GUESS);
-	h_timings_learn(&t, &p.points[0], 3.0);
+	h_timings_learn(&t, &p.points[0], 1, 3.0);
 	assert_int_equal(h_timings_save(&t), 0);	/* and written anew */
 	h_timings_free(&t);
 	h_timings_load(&t);
@@ -163,7 +186,7 @@ static void test_no_link(void **state)
 	assert_int_equal(symlink(target, tpath), 0);
 	h_timings_load(&t);	/* a link: not read (one warning) */
 	assert_int_equal(t.learned.n, 0);
-	h_timings_learn(&t, &p.points[0], 3.0);
+	h_timings_learn(&t, &p.points[0], 1, 3.0);
 	assert_int_equal(h_timings_save(&t), 0);
 	assert_int_equal(lstat(tpath, &st), 0);
 	assert_true(S_ISREG(st.st_mode));	/* the link replaced, its target untouched */
@@ -197,6 +220,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rows),
 		cmocka_unit_test(test_learn),
+		cmocka_unit_test(test_probes_apart),
 		cmocka_unit_test(test_no_link),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
