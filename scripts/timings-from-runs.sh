@@ -20,8 +20,9 @@ for d in "$@"; do
 	m() { sed -n "s/^$1 *//p" "$d/machine.txt" | tail -n 1; }
 	echo "#   $(basename "$d"): $(m date), $(m kernel | cut -d' ' -f1-2), host $(m host),"
 	echo "#     $(m cpu_model), $(m allowed_cpus | sed 's/.*(\(.*\))/\1/') CPUs"
-	bin/harness run --plan "$d/plan.plan" --repeat 1 --out "$tmp/out" --dry-run |
-		awk '/^rep 1 point /{ i = $4; sub(":", "", i); a = ""; q = 0
+	# every repetition's key: an instrumented one's differs (docs/plans.md)
+	bin/harness run --plan "$d/plan.plan" --out "$tmp/out" --dry-run |
+		awk '/^rep [0-9]+ point /{ i = $2 "," $4; sub(":", "", i); a = ""; q = 0
 			for (k = 5; k <= NF; k++) {
 				if (q) a = a (a == "" ? "" : " ") $k
 				if ($k == "--duration") d = $(k + 1)
@@ -30,7 +31,8 @@ for d in "$@"; do
 			print i "\t" d "\t" (a == "" ? "-" : a) }' >"$tmp/keys"
 	# point -> key, then every ok invocation's seconds under its key
 	awk -F'\t' 'NR == FNR { key[$1] = $2 "\t" $3; next }
-		FNR > 1 { split($0, f, ","); if (f[4] == "ok" && (f[2] in key)) print f[1] "\t" key[f[2]] "\t" f[6] }' \
+		FNR > 1 { split($0, f, ","); r = f[3] "," f[2]
+			  if (f[4] == "ok" && (r in key)) print f[1] "\t" key[r] "\t" f[6] }' \
 		"$tmp/keys" "$d/runs.csv" >>"$tmp/all"
 done
 echo "# bench	duration	args	seconds	runs"
