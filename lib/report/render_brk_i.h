@@ -1,0 +1,40 @@
+/*
+ * What the three parts of "where the time goes" share, inside lib/report:
+ * render_brk.c builds the bars (ab_brkr_bars) and loads them with their label
+ * keys (ab_brkr_set_load); render_brk_text.c writes the sentences and the
+ * table; render_brk_plot.c the stacked-bar figures.
+ */
+#ifndef AB_RENDER_BRK_I_H
+#define AB_RENDER_BRK_I_H
+
+#include <stddef.h>
+
+#include "report/render_brk.h"
+
+#define NKEYS 16		/* label keys kept per benchmark */
+#define AB_BRKR_NCOMPARED 4
+
+/* The records' step names, in order (ab_brkr_step_name checks the index). */
+extern const char *const ab_brkr_step_names[AB_BRK_NSTEP];
+/* The keys sentences compare by, in this order; labels always keep them. */
+extern const char *const ab_brkr_compared[AB_BRKR_NCOMPARED];
+
+/* The bars of one benchmark and their label keys, split. */
+struct brk_set {
+	struct ab_brk_bar b[AB_BRK_BARS];
+	int n;
+	char keys[256];		/* label keys, ':'-joined */
+	char key[NKEYS][AB_KEY_LEN];
+	int nk;
+};
+
+/* Append to the string in buf, truncating at len. */
+__attribute__((format(printf, 3, 4)))
+void ab_brkr_add(char *buf, size_t len, const char *fmt, ...);
+/* Median of metric in config over its repetitions, NAN when not recorded. */
+double ab_brkr_median_of(const struct ab_results *res, const char *bench, const char *config,
+			 const char *metric, const char *unit);
+/* The bars of r's benchmark into s, with their label keys one by one. */
+void ab_brkr_set_load(struct brk_set *s, const struct ab_render *r);
+
+#endif

@@ -1,0 +1,135 @@
+/*
+ * "Where the time goes" as figures (render_brk.h): a stacked bar per
+ * configuration, each step's mean per call, as a .dat and a .gp in the run
+ * directory; split into a few figures by one label key when there are too many
+ * bars to read. The bars come from render_brk.c.
+ */
+#include "report/render_brk_i.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/common.h"
+#include "report/gpscript.h"
+
+#define SPLIT_ABOVE 16		/* more bars than this: one figure per value of a key */
+#define MAX_FIGS 6
+
+/* ---- the stacked bars ---- */
+
+/*
+ * The label key to split the bars by, or -1: 2 to MAX_FIGS values; among the keys
+ * whose largest figure holds at most SPLIT_ABOVE bars, the one with the fewest
+ * figures (ddpar's mode); else the one with the smallest largest figure (ddpar's N).
+ */
+static int split_key(const struct brk_set *s, char vals[][AB_VALUE_LEN], int *nv)
+{
+	int best = -1, bestn = 0, bestmax = 0;
+
+	for (int k = 0; k < s->nk; k++) {
+		char v[MAX_FIGS + 1][AB_VALUE_LEN];
+		int n = 0, cnt[MAX_FIGS + 1] = { 0 }, most = 0;
+		for (int i = 0; i < s->n && n <= MAX_FIGS; i++) {
+			char x[AB_VALUE_LEN];
+			int j;
+			ab_cfg_get(s->b[i].config, s->key[k], x, sizeof(x));
+			for (j = 0; j < n && strcmp(v[j], x); j++)
+				;
+			if (j == n && n <= MAX_FIGS)
+				snprintf(v[n++], AB_VALUE_LEN, "%s", x);
+			if (j < n)
+				most = ++cnt[j] > most ? cnt[j] : most;
+		}
+		if (n < 2 || n > MAX_FIGS)
+			continue;
+		int fits = most <= SPLIT_ABOVE, best_fits = bestmax <= SPLIT_ABOVE;
+		if (best < 0 || (fits && (!best_fits || n < bestn)) ||
+		    (!fits && !best_fits && most < bestmax)) {
+			best = k;
+			bestn = n;
+			bestmax = most;
+			memcpy(vals, v, sizeof(v[0]) * (size_t)n);
+		}
+	}
+	*nv = bestn;
+	return best;
+}
+
+static void one_plot(struct ab_render *r, const struct brk_set *s, int sk, const char *sv,
+		     const char *name)
+{
+	char file[96], title[256];
+	double top = 0;
+	int nb = 0;
+
+	snprintf(file, sizeof(file), "%s.dat", name);
+	FILE *d = ab_plot_file(r, file);
+	if (!d)
+		return;
+	fprintf(d, "# %s, then the mean us per call of submit daemon_wake service reply_wake "
+		   "return, then the call\n", s->keys[0] ? s->keys : "config");
+	for (int i = 0; i < s->n; i++) {
+		char v[AB_VALUE_LEN];
+		if (sk >= 0 && strcmp(ab_cfg_get(s->b[i].config, s->key[sk], v, sizeof(v)), sv))
+			continue;
+		ab_gp_label(d, s->b[i].label);
+		for (int k = 0; k < AB_BRK_NSTEP; k++)
+			fprintf(d, " %.6g", isfinite(s->b[i].step_us[k]) ? s->b[i].step_us[k] : NAN);
+		fprintf(d, " %.6g\n", s->b[i].call_us);
+		top = fmax(top, isfinite(s->b[i].call_us) ? s->b[i].call_us : 0);
+		nb++;
+	}
+	ab_plot_file_close(r, d, file);
+	FILE *f = ab_plot_begin(r);
+	if (!f)
+		return;
+	snprintf(title, sizeof(title), "%s: where the time goes, mean per call by step%s%s%s%s",
+		 r->desc->name, sk >= 0 ? " (" : "", sk >= 0 ? s->key[sk] : "", sk >= 0 ? "=" : "",
+		 sk >= 0 ? sv : "");
+	if (sk >= 0)
+		ab_brkr_add(title, sizeof(title), ")");
+	ab_plot_set(f, "title", title);
+	ab_plot_set(f, "ylabel", "us per call");
+	ab_plot_set(f, "xlabel", s->keys[0] ? s->keys : "configuration");
+	if (top > 0)
+		fprintf(f, "set yrange [0:%.6g]\n", top * 1.08);	/* room above the highest bar */
+	else
+		fprintf(f, "set yrange [0:*]\n");
+	fprintf(f, "set style data histograms\nset style histogram rowstacked\n"
+		   "set style fill solid 0.7 border -1\nset boxwidth 0.7\n"
+		   "set key outside right top vertical noenhanced\n"
+		   "set xtics nomirror noenhanced rotate by 30 right\nset bmargin 7\n");
+	ab_plot_set(f, "key title", "bars: step means");
+	fprintf(f, "plot ");
+	for (int k = 0; k < AB_BRK_NSTEP; k++) {
+		fprintf(f, "%s'%s' using %d%s title ", k ? ", " : "", file, 2 + k, k ? "" : ":xtic(1)");
+		ab_gp_string(f, ab_brkr_step_names[k]);
+	}
+	fprintf(f, "\n");
+	ab_plot_end(r, f, name, 400 + 70 * nb, 520);
+}
+
+void ab_brk_plots(struct ab_render *r)
+{
+	struct brk_set *s = calloc(1, sizeof(*s));
+	char vals[MAX_FIGS + 1][AB_VALUE_LEN], name[64];
+	int nv = 0;
+
+	if (!s)
+		return;
+	ab_brkr_set_load(s, r);
+	int sk = s->n > SPLIT_ABOVE ? split_key(s, vals, &nv) : -1;
+	if (!s->n) {
+	} else if (sk < 0) {
+		snprintf(name, sizeof(name), "%.40s_brk", r->desc->name);
+		one_plot(r, s, -1, NULL, name);
+	} else {
+		for (int i = 0; i < nv; i++) {
+			snprintf(name, sizeof(name), "%.40s_brk%d", r->desc->name, i + 1);
+			one_plot(r, s, sk, vals[i], name);
+		}
+	}
+	free(s);
+}

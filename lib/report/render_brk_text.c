@@ -1,0 +1,346 @@
+/*
+ * "Where the time goes" in words (render_brk.h): report.md's sentences (the
+ * step that differs most, slowest against fastest, per compared key; the pipe
+ * beside FUSE on one CPU) and tables.md's breakdown table. The bars they read
+ * come from render_brk.c; the figures are in render_brk_plot.c.
+ */
+#include "report/render_brk_i.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/common.h"
+#include "report/results.h"
+
+static const char *const step_words[AB_BRK_NSTEP] = { "submitting the request",
+						      "the daemon's wake-up", "the service",
+						      "the reply's wake-up", "the return" };
+static const int wake_step[AB_BRK_NWAKE] = { 1, 3 };	/* daemon_wake, reply_wake */
+
+#define SAME_WITHIN 0.02	/* calls this close are "about the same" */
+#define MAX_SAY 8		/* sentences per compared key */
+
+/* ---- sentences ---- */
+
+static const char *us(char *t, size_t len, double v)
+{
+	snprintf(t, len, "%.3g", v);
+	return t;
+}
+
+static void cell(FILE *f, double v)
+{
+	char t[32];
+	fprintf(f, " %s |", ab_r_num(t, sizeof(t), v));
+}
+
+const char *ab_brkr_compare(char *buf, size_t len, const struct ab_brk_bar *a, const char *sa,
+			    const struct ab_brk_bar *b, const char *sb, const char *ctx)
+{
+	char x[32], y[32], d[32], missing[160] = "";
+	int best = -1;
+
+	buf[0] = '\0';
+	if (b->call_us > a->call_us) {	/* a: the slower */
+		const struct ab_brk_bar *t = a;
+		const char *ts = sa;
+		a = b, sa = sb, b = t, sb = ts;
+	}
+	if (ctx && ctx[0])
+		ab_brkr_add(buf, len, "With `%s`, ", ctx);
+	double delta = a->call_us - b->call_us;
+	if (!(delta > SAME_WITHIN * b->call_us)) {
+		ab_brkr_add(buf, len, "`%s` and `%s` took about the same time per call (%s and %s us, "
+				      "within %.0f%%).", sa, sb, us(x, sizeof(x), a->call_us),
+			    us(y, sizeof(y), b->call_us), 100 * SAME_WITHIN);
+		return buf;
+	}
+	for (int s = 0; s < AB_BRK_NSTEP; s++) {
+		if (!isfinite(a->step_us[s]) || !isfinite(b->step_us[s])) {
+			ab_brkr_add(missing, sizeof(missing), "%s%s", missing[0] ? ", " : "",
+				    ab_brkr_step_names[s]);
+			continue;
+		}
+		if (best < 0 || a->step_us[s] - b->step_us[s] > a->step_us[best] - b->step_us[best])
+			best = s;
+	}
+	ab_brkr_add(buf, len, "`%s` took %s us more per call than `%s` (%s vs %s us", sa,
+		    us(d, sizeof(d), delta), sb, us(x, sizeof(x), a->call_us), us(y, sizeof(y), b->call_us));
+	if (a->call_p50_us > 0 && b->call_p50_us > 0)	/* a mean far above its median: a tail */
+		ab_brkr_add(buf, len, "; medians %s vs %s us", us(x, sizeof(x), a->call_p50_us),
+			    us(y, sizeof(y), b->call_p50_us));
+	ab_brkr_add(buf, len, ")");
+	if (best < 0 || !(a->step_us[best] - b->step_us[best] > 0)) {
+		ab_brkr_add(buf, len, "; no step recorded on both sides accounts for it");
+	} else {
+		ab_brkr_add(buf, len, ", %s us of it in %s",
+			    us(d, sizeof(d), a->step_us[best] - b->step_us[best]), step_words[best]);
+		for (int w = 0; w < AB_BRK_NWAKE; w++)
+			if (wake_step[w] == best && isfinite(a->cross_pct[w]) && isfinite(a->idle_pct[w])) {
+				snprintf(x, sizeof(x), "%.2g", a->wakes[w]);
+				ab_brkr_add(buf, len, " (%s wake-up%s per call, %.0f%% of them across CPUs and "
+						      "%.0f%% onto an idle CPU)", x, strcmp(x, "1") ? "s" : "",
+					    a->cross_pct[w], a->idle_pct[w]);
+			}
+	}
+	if (missing[0])
+		ab_brkr_add(buf, len, "; not recorded on both sides, so not compared: %s", missing);
+	ab_brkr_add(buf, len, ".");
+	return buf;
+}
+
+const char *ab_brkr_single(char *buf, size_t len, const struct ab_brk_bar *a, const char *name)
+{
+	char x[32], y[32];
+	int best = -1;
+
+	for (int s = 0; s < AB_BRK_NSTEP; s++)
+		if (isfinite(a->step_us[s]) && (best < 0 || a->step_us[s] > a->step_us[best]))
+			best = s;
+	buf[0] = '\0';
+	ab_brkr_add(buf, len, "Only one configuration has a breakdown (`%s`): %s us per call", name,
+		    us(x, sizeof(x), a->call_us));
+	if (best >= 0 && a->call_us > 0)
+		ab_brkr_add(buf, len, ", most of it in %s (%s us, %.0f%%)", step_words[best],
+			    us(y, sizeof(y), a->step_us[best]), 100 * a->step_us[best] / a->call_us);
+	ab_brkr_add(buf, len, ".");
+	return buf;
+}
+
+/* ---- which bars to compare ---- */
+
+static int key_index(const struct brk_set *s, const char *k)
+{
+	for (int i = 0; i < s->nk; i++)
+		if (!strcmp(s->key[i], k))
+			return i;
+	return -1;
+}
+
+/* Is label key k present in every bar? */
+static int everywhere(const struct brk_set *s, int k)
+{
+	char v[AB_VALUE_LEN];
+
+	for (int i = 0; i < s->n; i++)
+		if (!ab_cfg_get(s->b[i].config, s->key[k], v, sizeof(v))[0])
+			return 0;
+	return 1;
+}
+
+/* "k=v, k=v" of bar i: what it shares with the bars it is compared with (ctx 1: the
+ * label keys other than the compared key k that every bar has), or what names it among
+ * them (ctx 0: k and the keys only some bars have, such as uring_cpu). */
+static void name_of(const struct brk_set *s, int i, int k, int ctx, char *out, size_t len)
+{
+	out[0] = '\0';
+	for (int j = 0; j < s->nk; j++) {
+		char v[AB_VALUE_LEN];
+		int shared = j != k && everywhere(s, j);
+		if (shared != ctx || !ab_cfg_get(s->b[i].config, s->key[j], v, sizeof(v))[0])
+			continue;
+		ab_brkr_add(out, len, "%s%s=%s", out[0] ? ", " : "", s->key[j], v);
+	}
+}
+
+/*
+ * Sentences for compare key k: among the bars that agree on every other key present
+ * in all bars, each value of k at its best (its fastest bar: ddpar's uring at its best
+ * --uring-cpu), the slowest of those against the fastest.
+ */
+static void say_key(struct ab_render *r, const struct brk_set *s, int k)
+{
+	int done[AB_BRK_BARS] = { 0 }, said = 0, more = 0;
+
+	for (int i = 0; i < s->n; i++) {
+		char ctx[256], c2[256], v[AB_VALUE_LEN], w[AB_VALUE_LEN];
+		int best[AB_BRK_BARS], nb = 0, slow, fast;
+		if (done[i] || !ab_cfg_get(s->b[i].config, s->key[k], v, sizeof(v))[0])
+			continue;
+		name_of(s, i, k, 1, ctx, sizeof(ctx));
+		for (int j = i; j < s->n; j++) {
+			int b;
+			if (done[j] || !ab_cfg_get(s->b[j].config, s->key[k], v, sizeof(v))[0])
+				continue;
+			name_of(s, j, k, 1, c2, sizeof(c2));
+			if (strcmp(ctx, c2))
+				continue;
+			done[j] = 1;
+			for (b = 0; b < nb; b++)	/* the fastest of each value of k */
+				if (!strcmp(ab_cfg_get(s->b[best[b]].config, s->key[k], w, sizeof(w)), v))
+					break;
+			if (b == nb)
+				best[nb++] = j;
+			else if (s->b[j].call_us < s->b[best[b]].call_us)
+				best[b] = j;
+		}
+		if (nb < 2)
+			continue;
+		if (said >= MAX_SAY) {
+			more++;
+			continue;
+		}
+		slow = fast = best[0];
+		for (int b = 1; b < nb; b++) {
+			slow = s->b[best[b]].call_us > s->b[slow].call_us ? best[b] : slow;
+			fast = s->b[best[b]].call_us < s->b[fast].call_us ? best[b] : fast;
+		}
+		char sa[128], sb[128], text[1024];
+		name_of(s, slow, k, 0, sa, sizeof(sa));
+		name_of(s, fast, k, 0, sb, sizeof(sb));
+		fprintf(r->out, "- %s\n", ab_brkr_compare(text, sizeof(text), &s->b[slow], sa,
+							  &s->b[fast], sb, ctx));
+		said++;
+	}
+	if (more)
+		fprintf(r->out, "- (%d more comparisons of %s: their steps are in tables.md.)\n", more,
+			s->key[k]);
+}
+
+/*
+ * Beside a pipe (cputestfs's pipe baseline): on one CPU, the pipe's round trip
+ * and each transport's FUSE call, their medians as the clients timed them and
+ * their steps' means; with the pipe's own breakdown (--baseline pipe --kstats
+ * on), a sentence per transport on the step FUSE adds most to.
+ */
+static int is_same_cpu(const struct ab_brk_bar *b, const char *baseline)
+{
+	char pl[AB_VALUE_LEN], bl[AB_VALUE_LEN];
+
+	ab_cfg_get(b->config, "baseline", bl, sizeof(bl));
+	return !strcmp(ab_cfg_get(b->config, "placement", pl, sizeof(pl)), "same") &&
+	       (!strcmp(bl, baseline) || (!bl[0] && !strcmp(baseline, "fuse")));
+}
+
+static void pipe_row(struct ab_render *r, const char *name, double median, const struct ab_brk_bar *b)
+{
+	fprintf(r->out, "| %s |", name);
+	cell(r->out, median);
+	cell(r->out, b ? b->call_us : NAN);
+	for (int k = 0; k < AB_BRK_NSTEP; k++)
+		cell(r->out, b ? b->step_us[k] : NAN);
+	fprintf(r->out, "\n");
+}
+
+static void pipe_reading(struct ab_render *r, const struct brk_set *s)
+{
+	static const char *const want[] = { "baseline=pipe", "placement=same", NULL };
+	const struct ab_group *pg = ab_results_find(r->res, r->desc->name, "latency_p50_ns", want);
+	const struct ab_brk_bar *pipe = NULL;
+	char tr[AB_VALUE_LEN], name[AB_VALUE_LEN + 16], text[1024];
+	int said = 0;
+
+	for (int i = 0; i < s->n && !pipe; i++)
+		if (is_same_cpu(&s->b[i], "pipe"))
+			pipe = &s->b[i];
+	if (!(pg && pg->n) && !pipe)
+		return;
+	for (int i = 0; i < s->n; i++) {
+		const struct ab_brk_bar *b = &s->b[i];
+		if (!is_same_cpu(b, "fuse"))
+			continue;
+		if (!said++) {
+			fprintf(r->out, "Beside a pipe, both sides on one CPU: the median call as the "
+					"clients timed it, then the mean call and its steps under the "
+					"probes, in us%s:\n\n| on one CPU | median | mean | submit | "
+					"daemon_wake | service | reply_wake | return |\n"
+					"|---|---|---|---|---|---|---|---|\n",
+				pipe ? "" : " (the pipe's steps need --baseline pipe --kstats on)");
+			pipe_row(r, "pipe round trip", pg && pg->n ? ab_median(pg->v, pg->n) / 1e3 : NAN,
+				 pipe);
+		}
+		ab_cfg_get(b->config, "transport", tr, sizeof(tr));
+		snprintf(name, sizeof(name), "FUSE %s", tr[0] ? tr : b->label);
+		pipe_row(r, name,
+			 ab_brkr_median_of(r->res, r->desc->name, b->config, "latency_p50_ns", "ns") / 1e3,
+			 b);
+	}
+	if (!said)
+		return;
+	fprintf(r->out, "\n");
+	for (int i = 0; i < s->n && pipe; i++) {
+		if (!is_same_cpu(&s->b[i], "fuse"))
+			continue;
+		ab_cfg_get(s->b[i].config, "transport", tr, sizeof(tr));
+		snprintf(name, sizeof(name), "transport=%s", tr);
+		fprintf(r->out, "- %s\n", ab_brkr_compare(text, sizeof(text), &s->b[i], name, pipe,
+							  "baseline=pipe", "placement=same"));
+	}
+	fprintf(r->out, "\n");
+}
+
+void ab_brk_reading(struct ab_render *r)
+{
+	struct brk_set *s = calloc(1, sizeof(*s));
+	int any = 0;
+
+	if (!s)
+		return;
+	ab_brkr_set_load(s, r);
+	if (!s->n)
+		goto out;
+	fprintf(r->out, "### %s: where the time goes\n\n", r->desc->name);
+	fprintf(r->out, "From the request breakdown of the instrumented repetitions "
+			"(docs/breakdown.md): the mean time per call and the step that differs "
+			"most, slowest against fastest.\n\n");
+	if (s->n == 1) {
+		char text[512];
+		fprintf(r->out, "%s\n\n", ab_brkr_single(text, sizeof(text), &s->b[0], s->b[0].config));
+		goto out;
+	}
+	for (size_t p = 0; p < AB_ARRAY_SIZE(ab_brkr_compared); p++) {
+		int k = key_index(s, ab_brkr_compared[p]);
+		if (k >= 0) {
+			say_key(r, s, k);
+			any = 1;
+		}
+	}
+	if (!any && s->nk)
+		say_key(r, s, 0);
+	fprintf(r->out, "\n");
+	pipe_reading(r, s);
+out:
+	free(s);
+}
+
+/* ---- the table ---- */
+
+void ab_brk_tables(struct ab_render *r)
+{
+	struct brk_set *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return;
+	ab_brkr_set_load(s, r);
+	if (!s->n)
+		goto out;
+	fprintf(r->out, "### %s: where the time goes (request breakdown)\n\n"
+			"Mean microseconds per call of each step; they add up to the call. Each is "
+			"averaged over the instrumented repetitions (n); p50 is the calls' median. "
+			"Wake-ups: per call, %% that crossed CPUs, %% that found the CPU idle "
+			"(docs/breakdown.md).\n\n", r->desc->name);
+	fprintf(r->out, "| %s | n | call | submit | daemon_wake | service | reply_wake | return | "
+			"call p50 | daemon wakes / cross %% / idle %% | reply wakes / cross %% / idle %% |\n"
+			"|---|---|---|---|---|---|---|---|---|---|---|\n",
+		s->keys[0] ? s->keys : "config");
+	for (int i = 0; i < s->n; i++) {
+		const struct ab_brk_bar *b = &s->b[i];
+		fprintf(r->out, "| %s | %d |", b->label, b->reps);
+		cell(r->out, b->call_us);
+		for (int k = 0; k < AB_BRK_NSTEP; k++)
+			cell(r->out, b->step_us[k]);
+		cell(r->out, b->call_p50_us);
+		for (int w = 0; w < AB_BRK_NWAKE; w++) {
+			char x[32], y[32], z[32];
+			fprintf(r->out, " %s / %s / %s |", ab_r_num(x, sizeof(x), b->wakes[w]),
+				ab_r_num(y, sizeof(y), b->cross_pct[w]),
+				ab_r_num(z, sizeof(z), b->idle_pct[w]));
+		}
+		fprintf(r->out, "\n");
+	}
+	fprintf(r->out, "\n");
+out:
+	free(s);
+}
