@@ -78,9 +78,11 @@ static int noise_warnings(FILE *f, const struct ab_results *d)
 		n++;
 	}
 	if (few) {
-		fprintf(f, "- %d headline results have fewer than %d repetitions: their medians have no "
-			   "95%% CI and no ratio of them is judged (\"too few repetitions to judge\"). "
-			   "Hint: --repeat %d or more.\n", few, AB_MIN_REPS_CI, AB_MIN_REPS_CI);
+		fprintf(f, "- %d headline %s fewer than %d repetitions: %s no "
+			   "95%% CI and no ratio of %s is judged (\"too few repetitions to judge\"). "
+			   "Hint: --repeat %d or more.\n", few, few == 1 ? "result has" : "results have",
+			AB_MIN_REPS_CI, few == 1 ? "its median has" : "their medians have",
+			few == 1 ? "it" : "them", AB_MIN_REPS_CI);
 		n++;
 	}
 	return n;

@@ -199,6 +199,25 @@ static void say_key(struct ab_render *r, const struct brk_set *s, int k)
 			s->key[k]);
 }
 
+
+/* A FUSE configuration beside the pipe: its transport, and its daemon mode when the
+ * bars differ in it (the default plan sweeps three daemon modes on libfuse). */
+static void fuse_name(const char *config, int with_daemon, char *buf, size_t len,
+		      const char *tpre, const char *dpre)
+{
+	char tr[32] = "", dm[32] = "";
+
+	ab_cfg_get(config, "transport", tr, sizeof(tr));
+	if (with_daemon)
+		ab_cfg_get(config, "daemon", dm, sizeof(dm));
+	if (!tr[0])
+		buf[0] = '\0';
+	else if (dm[0])
+		snprintf(buf, len, "%s%s%s%s", !strcmp(tpre, " ") ? "" : tpre, tr, dpre, dm);
+	else
+		snprintf(buf, len, "%s%s", !strcmp(tpre, " ") ? "" : tpre, tr);
+}
+
 /*
  * Beside a pipe (cputestfs's pipe baseline): on one CPU, the pipe's round trip
  * and each transport's FUSE call, their medians as the clients timed them and
@@ -224,12 +243,29 @@ static void pipe_row(struct ab_render *r, const char *name, double median, const
 	fprintf(r->out, "\n");
 }
 
+/* How many daemon modes the same-CPU FUSE bars have (2 or more: the rows name theirs). */
+static int fuse_daemons(const struct brk_set *s)
+{
+	char first[AB_VALUE_LEN] = "", dm[AB_VALUE_LEN];
+
+	for (int i = 0; i < s->n; i++) {
+		if (!is_same_cpu(&s->b[i], "fuse"))
+			continue;
+		ab_cfg_get(s->b[i].config, "daemon", dm, sizeof(dm));
+		if (!first[0])
+			snprintf(first, sizeof(first), "%s", dm);
+		else if (strcmp(first, dm))
+			return 2;
+	}
+	return 1;
+}
+
 static void pipe_reading(struct ab_render *r, const struct brk_set *s)
 {
 	static const char *const want[] = { "baseline=pipe", "placement=same", NULL };
 	const struct ab_group *pg = ab_results_find(r->res, r->desc->name, "latency_p50_ns", want);
 	const struct ab_brk_bar *pipe = NULL;
-	char tr[AB_VALUE_LEN], name[AB_VALUE_LEN + 16], text[1024];
+	char tr[2 * AB_VALUE_LEN], name[2 * AB_VALUE_LEN + 16], text[1024];
 	int said = 0;
 
 	for (int i = 0; i < s->n && !pipe; i++)
@@ -237,6 +273,7 @@ static void pipe_reading(struct ab_render *r, const struct brk_set *s)
 			pipe = &s->b[i];
 	if (!(pg && pg->n) && !pipe)
 		return;
+	int daemons = fuse_daemons(s);
 	for (int i = 0; i < s->n; i++) {
 		const struct ab_brk_bar *b = &s->b[i];
 		if (!is_same_cpu(b, "fuse"))
@@ -251,7 +288,7 @@ static void pipe_reading(struct ab_render *r, const struct brk_set *s)
 			pipe_row(r, "pipe round trip", pg && pg->n ? ab_median(pg->v, pg->n) / 1e3 : NAN,
 				 pipe);
 		}
-		ab_cfg_get(b->config, "transport", tr, sizeof(tr));
+		fuse_name(b->config, daemons > 1, tr, sizeof(tr), " ", ", daemon ");
 		snprintf(name, sizeof(name), "FUSE %s", tr[0] ? tr : b->label);
 		pipe_row(r, name,
 			 ab_brkr_median_of(r->res, r->desc->name, b->config, "latency_p50_ns", "ns") / 1e3,
@@ -263,8 +300,8 @@ static void pipe_reading(struct ab_render *r, const struct brk_set *s)
 	for (int i = 0; i < s->n && pipe; i++) {
 		if (!is_same_cpu(&s->b[i], "fuse"))
 			continue;
-		ab_cfg_get(s->b[i].config, "transport", tr, sizeof(tr));
-		snprintf(name, sizeof(name), "transport=%s", tr);
+		fuse_name(s->b[i].config, daemons > 1, tr, sizeof(tr), "transport=", ", daemon=");
+		snprintf(name, sizeof(name), "%s", tr);
 		fprintf(r->out, "- %s\n", ab_brkr_compare(text, sizeof(text), &s->b[i], name, pipe,
 							  "baseline=pipe", "placement=same"));
 	}
