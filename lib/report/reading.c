@@ -61,7 +61,7 @@ const char *ab_r_sentence(char *buf, size_t len, const struct ab_claim *c, enum 
 	add(buf, len, "The %s of %s is ", c->quantity, c->subject);
 	estimate(buf, len, c, ratio);
 	if (v == AB_V_FEW) {
-		add(buf, len, "; with fewer than %d repetitions a side that cannot be judged.",
+		add(buf, len, "; with fewer than %d repetitions a side, that cannot be judged.",
 		    AB_MIN_REPS_CI);
 		return buf;
 	}

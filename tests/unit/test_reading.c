@@ -36,7 +36,7 @@ static void test_sentence(void **state)
 		  "[0.7x, 0.75x]); the difference is significant." },
 		{ &io, AB_V_FEW, 0.846, NAN, NAN,
 		  "The IO rate of readers off the IRQ CPU is 0.846x that of readers on it; with fewer "
-		  "than 6 repetitions a side that cannot be judged." },
+		  "than 6 repetitions a side, that cannot be judged." },
 		{ &io, AB_V_NONE, NAN, NAN, NAN,
 		  "The IO rate of readers off the IRQ CPU was not compared with that of readers on it: "
 		  "not both were measured in this run." },
@@ -48,7 +48,7 @@ static void test_sentence(void **state)
 		  "single-threaded (95% CI [-3.0%, +1.0%]); the difference is not significant." },
 		{ &ns, AB_V_FEW, 1.0, NAN, NAN,
 		  "The time per call of pread with an idle thread is the same as that of pread "
-		  "single-threaded; with fewer than 6 repetitions a side that cannot be judged." },
+		  "single-threaded; with fewer than 6 repetitions a side, that cannot be judged." },
 	};
 	char buf[512];
 
