@@ -7,8 +7,7 @@
 #include <string.h>
 
 /* Appends to buf like snprintf, never past len. */
-__attribute__((format(printf, 3, 4)))
-static void add(char *buf, size_t len, const char *fmt, ...)
+void ab_r_addf(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t u = strlen(buf);
 	va_list ap;
@@ -43,7 +42,7 @@ static void estimate(char *buf, size_t len, const struct ab_claim *c, double q)
 		snprintf(t, sizeof(t), "the same as");
 	else
 		snprintf(t, sizeof(t), "%.1f%% %s than", 100 * fabs(q - 1), q > 1 ? "higher" : "lower");
-	add(buf, len, "%s that of %s", t, c->base);
+	ab_r_addf(buf, len, "%s that of %s", t, c->base);
 }
 
 const char *ab_r_sentence(char *buf, size_t len, const struct ab_claim *c, enum ab_verdict v,
@@ -58,14 +57,14 @@ const char *ab_r_sentence(char *buf, size_t len, const struct ab_claim *c, enum 
 				   "measured in this run.", c->quantity, c->subject, c->base);
 		return buf;
 	}
-	add(buf, len, "The %s of %s is ", c->quantity, c->subject);
+	ab_r_addf(buf, len, "The %s of %s is ", c->quantity, c->subject);
 	estimate(buf, len, c, ratio);
 	if (v == AB_V_FEW) {
-		add(buf, len, "; with fewer than %d repetitions a side, that cannot be judged.",
+		ab_r_addf(buf, len, "; with fewer than %d repetitions a side, that cannot be judged.",
 		    AB_MIN_REPS_CI);
 		return buf;
 	}
-	add(buf, len, " (95%% CI [%s, %s]); the difference is %ssignificant.",
+	ab_r_addf(buf, len, " (95%% CI [%s, %s]); the difference is %ssignificant.",
 	    fmt(lo, sizeof(lo), ci->lo), fmt(hi, sizeof(hi), ci->hi), v == AB_V_SAME ? "not " : "");
 	return buf;
 }
@@ -83,7 +82,7 @@ static int list(char *out, size_t len, const enum ab_verdict *v, char label[][32
 	for (int i = 0; i < n; i++) {
 		if (v[i] != w)
 			continue;
-		add(out, len, "%s%s", k ? (k == m - 1 ? " and " : ", ") : "", label[i]);
+		ab_r_addf(out, len, "%s%s", k ? (k == m - 1 ? " and " : ", ") : "", label[i]);
 		*one = m == 1 && !strcmp(label[i], "1");
 		k++;
 	}
@@ -107,19 +106,19 @@ const char *ab_r_sweep(char *buf, size_t len, const struct ab_sweep *s, const en
 		snprintf(buf, len, "%s was not compared: not measured in this run.", s->subject);
 		return buf;
 	}
-	add(buf, len, "%s", s->subject);
+	ab_r_addf(buf, len, "%s", s->subject);
 	for (int k = 0; k < 4; k++) {
 		if (!cnt[k])
 			continue;
 		done++;
-		add(buf, len, "%s%s at %s", done == 1 ? " " : done < parts ? ", " :
+		ab_r_addf(buf, len, "%s%s at %s", done == 1 ? " " : done < parts ? ", " :
 			    parts > 2 ? ", and " : " and ", verb[k], part[k]);
 		/* the unit once, after the first list: "at 8 and 16 processes, ... at 1 and 2" */
 		if (done == 1)
-			add(buf, len, " %s", one[k] ? s->unit1 : s->unitn);
+			ab_r_addf(buf, len, " %s", one[k] ? s->unit1 : s->unitn);
 		if (order[k] == AB_V_FEW)
-			add(buf, len, " (fewer than %d repetitions)", AB_MIN_REPS_CI);
+			ab_r_addf(buf, len, " (fewer than %d repetitions)", AB_MIN_REPS_CI);
 	}
-	add(buf, len, ".");
+	ab_r_addf(buf, len, ".");
 	return buf;
 }

@@ -20,6 +20,10 @@ struct ab_claim {
 };
 /* The sentence for verdict v of ratio subject/base with ci (as ab_r_ratio gives them),
  * ending with a full stop. */
+/* Append printf-style to the string in buf (len bytes), cut at its end. */
+__attribute__((format(printf, 3, 4)))
+void ab_r_addf(char *buf, size_t len, const char *fmt, ...);
+
 const char *ab_r_sentence(char *buf, size_t len, const struct ab_claim *c, enum ab_verdict v,
 			  double ratio, const struct ab_ci *ci);
 

@@ -29,17 +29,6 @@ const char *ab_brkr_step_name(int i)
 	return i >= 0 && i < AB_BRK_NSTEP ? ab_brkr_step_names[i] : "?";
 }
 
-void ab_brkr_add(char *buf, size_t len, const char *fmt, ...)
-{
-	size_t u = strlen(buf);
-	va_list ap;
-
-	if (u + 1 >= len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf + u, len - u, fmt, ap);
-	va_end(ap);
-}
 
 /* ---- the bars ---- */
 

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "report/reading.h"
 #include "report/render_brk.h"
 
 #define NKEYS 16		/* label keys kept per benchmark */
@@ -28,9 +29,8 @@ struct brk_set {
 	int nk;
 };
 
-/* Append to the string in buf, truncating at len. */
-__attribute__((format(printf, 3, 4)))
-void ab_brkr_add(char *buf, size_t len, const char *fmt, ...);
+/* Append to the string in buf, truncating at len (report/reading.h). */
+#define ab_brkr_add ab_r_addf
 /* Median of metric in config over its repetitions, NAN when not recorded. */
 double ab_brkr_median_of(const struct ab_results *res, const char *bench, const char *config,
 			 const char *metric, const char *unit);
