@@ -79,9 +79,13 @@ static int fuse_started(struct cfs_serving *s, char *why, size_t len)
 
 static int fuse_gone(struct cfs_serving *s, char *why, size_t len)
 {
+	char how[96];
+
 	if (!s->have_daemon || ab_daemon_alive(&s->daemon))
 		return 0;
-	return ab_err(why, len, "the FUSE daemon (pid %d) ended during the run", (int)s->daemon.pid);
+	/* how it ended tells a crash (signal 11, 6) from a kill from outside (9) */
+	return ab_err(why, len, "the FUSE daemon (pid %d) ended during the run: %s", (int)s->daemon.pid,
+		      ab_daemon_how(&s->daemon, how, sizeof(how)));
 }
 
 static void fuse_unblock(struct cfs_serving *s)

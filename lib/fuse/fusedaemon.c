@@ -137,6 +137,22 @@ int ab_daemon_alive(struct ab_daemon *d)
 	return si.si_pid == 0;
 }
 
+const char *ab_daemon_how(struct ab_daemon *d, char *buf, size_t len)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	if (d->pid <= 0 || waitid(P_PID, (id_t)d->pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0 ||
+	    si.si_pid == 0)
+		snprintf(buf, len, "how is not known");
+	else if (si.si_code == CLD_EXITED)
+		snprintf(buf, len, "it exited with status %d", si.si_status);
+	else
+		snprintf(buf, len, "it was killed by signal %d (%s)", si.si_status,
+			 strsignal(si.si_status));
+	return buf;
+}
+
 int ab_daemon_stop(struct ab_daemon *d, int timeout_ms)
 {
 	int st = -1;

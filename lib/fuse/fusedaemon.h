@@ -28,6 +28,8 @@ int ab_daemon_start(struct ab_daemon *d, const char *mnt, int cpu, ab_daemon_fn 
 		    int timeout_ms, char *err, size_t errlen);
 /* Is the daemon still running (not exited, not reaped)? */
 int ab_daemon_alive(struct ab_daemon *d);
+/* How an ended, unreaped daemon ended ("it was killed by signal 9 (Killed)"), for messages. */
+const char *ab_daemon_how(struct ab_daemon *d, char *buf, size_t len);
 /*
  * Unmount and reap: unmount (lazy when busy), wait up to timeout_ms for exit, then
  * abort the connection and SIGKILL; then remove the mountpoint unless keep_dir.

@@ -184,6 +184,8 @@ if [ "$have_fuse" = 1 ]; then
 	rc=$?
 	check "daemon SIGKILLed mid-run: exit 1 (got $rc: $(tail -n1 "$W/kill.err"))" [ "$rc" = 1 ]
 	check "daemon SIGKILLed: no number written" eval '! grep -q stat_per_s "$W/kill.csv"'
+	check "daemon SIGKILLed: the message says how it ended" \
+		grep -qE "(ended during the run: it|FUSE daemon \(pid [0-9]+\)) was killed by signal 9" "$W/kill.err"
 	check "daemon SIGKILLed: no FUSE mount left" no_fuse_left
 
 	pf=$W/stop.pid
