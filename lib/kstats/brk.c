@@ -80,10 +80,18 @@ static void put(ab_brk_emit_fn *emit, void *ctx, const char *name, double v, con
 		emit(ctx, name, v, unit);
 }
 
-void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx)
+/* The record named fmt with part (a step or a wake-up) in place of its %s. */
+static void put_of(ab_brk_emit_fn *emit, void *ctx, const char *fmt, const char *part, double v,
+		   const char *unit)
 {
 	char name[64];
 
+	snprintf(name, sizeof(name), fmt, part);
+	put(emit, ctx, name, v, unit);
+}
+
+void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx)
+{
 	put(emit, ctx, "brk_calls", m->calls, "count");
 	put(emit, ctx, "brk_call_ns", m->call_ns, "ns");
 	put(emit, ctx, "brk_call_p50_ns", m->call_p50, "ns");
@@ -95,26 +103,19 @@ void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx
 	put(emit, ctx, "brk_client_ns", m->client_ns, "ns");
 	put(emit, ctx, "brk_calls_per_s", m->calls_per_s, "1/s");
 	for (int i = 0; i < AB_BRK_STEPS; i++) {
-		snprintf(name, sizeof(name), "brk_%s_p50_ns", step_names[i]);
-		put(emit, ctx, name, m->p50[i], "ns");
-		snprintf(name, sizeof(name), "brk_%s_p99_ns", step_names[i]);
-		put(emit, ctx, name, m->p99[i], "ns");
-		snprintf(name, sizeof(name), "brk_%s_p90_ns", step_names[i]);
-		put(emit, ctx, name, m->p90[i], "ns");
-		snprintf(name, sizeof(name), "brk_%s_p999_ns", step_names[i]);
-		put(emit, ctx, name, m->p999[i], "ns");
-		snprintf(name, sizeof(name), "brk_%s_max_ns", step_names[i]);
-		put(emit, ctx, name, m->max[i], "ns");
-		snprintf(name, sizeof(name), "brk_%s_share_pct", step_names[i]);
-		put(emit, ctx, name, m->share[i], "%");
+		const char *st = step_names[i];
+		put_of(emit, ctx, "brk_%s_p50_ns", st, m->p50[i], "ns");
+		put_of(emit, ctx, "brk_%s_p99_ns", st, m->p99[i], "ns");
+		put_of(emit, ctx, "brk_%s_p90_ns", st, m->p90[i], "ns");
+		put_of(emit, ctx, "brk_%s_p999_ns", st, m->p999[i], "ns");
+		put_of(emit, ctx, "brk_%s_max_ns", st, m->max[i], "ns");
+		put_of(emit, ctx, "brk_%s_share_pct", st, m->share[i], "%");
 	}
 	for (int w = 0; w < AB_BRK_WAKES; w++) {
-		snprintf(name, sizeof(name), "brk_%s_wakes_per_call", wake_names[w]);
-		put(emit, ctx, name, m->per_call[w], "ratio");
-		snprintf(name, sizeof(name), "brk_%s_wake_cross_pct", wake_names[w]);
-		put(emit, ctx, name, m->cross_pct[w], "%");
-		snprintf(name, sizeof(name), "brk_%s_wake_idle_pct", wake_names[w]);
-		put(emit, ctx, name, m->idle_pct[w], "%");
+		const char *wk = wake_names[w];
+		put_of(emit, ctx, "brk_%s_wakes_per_call", wk, m->per_call[w], "ratio");
+		put_of(emit, ctx, "brk_%s_wake_cross_pct", wk, m->cross_pct[w], "%");
+		put_of(emit, ctx, "brk_%s_wake_idle_pct", wk, m->idle_pct[w], "%");
 	}
 }
 

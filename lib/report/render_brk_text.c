@@ -212,10 +212,8 @@ static void fuse_name(const char *config, int with_daemon, char *buf, size_t len
 		ab_cfg_get(config, "daemon", dm, sizeof(dm));
 	if (!tr[0])
 		buf[0] = '\0';
-	else if (dm[0])
-		snprintf(buf, len, "%s%s%s%s", !strcmp(tpre, " ") ? "" : tpre, tr, dpre, dm);
 	else
-		snprintf(buf, len, "%s%s", !strcmp(tpre, " ") ? "" : tpre, tr);
+		snprintf(buf, len, "%s%s%s%s", tpre, tr, dm[0] ? dpre : "", dm);
 }
 
 /*
@@ -288,7 +286,7 @@ static void pipe_reading(struct ab_render *r, const struct brk_set *s)
 			pipe_row(r, "pipe round trip", pg && pg->n ? ab_median(pg->v, pg->n) / 1e3 : NAN,
 				 pipe);
 		}
-		fuse_name(b->config, daemons > 1, tr, sizeof(tr), " ", ", daemon ");
+		fuse_name(b->config, daemons > 1, tr, sizeof(tr), "", ", daemon ");
 		snprintf(name, sizeof(name), "FUSE %s", tr[0] ? tr : b->label);
 		pipe_row(r, name,
 			 ab_brkr_median_of(r->res, r->desc->name, b->config, "latency_p50_ns", "ns") / 1e3,
