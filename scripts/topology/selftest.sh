@@ -256,6 +256,25 @@ unfinished() {
 }
 expect "a guest that did not finish" A "the guest did not finish" unfinished
 
+# ---- the boot watchdog (boot.sh): a stalled boot is stopped and told apart ----
+. "$HERE/boot.sh"
+boot_case() { # NAME WANT-RC GUEST-SCRIPT
+	# The exit status tells the watchdog (125) from the guest's own limit (124).
+	SHAPE_TIMEOUT=60 BOOT_TIMEOUT=2
+	t0=$(date +%s)
+	boot_guest "$W/boot.log" sh -c "$3"
+	rc=$? secs=$(($(date +%s) - t0))
+	if [ "$rc" = "$2" ]; then
+		t_ok "boot watchdog: $1: exit $rc after ${secs} s"
+	else
+		t_bad "boot watchdog: $1: exit $rc after ${secs} s, wanted $2"
+	fi
+}
+boot_case "a guest that boots and powers off" 0 'echo "guest: booted in 1.00 s"; exec sleep 3'
+boot_case "a guest silent past the boot limit" 125 'echo SeaBIOS; exec sleep 120'
+boot_case "a booted guest's own exit status" 3 'echo "guest: booted in 1.00 s"; sleep 3; exit 3'
+boot_case "a guest that dies before /init" 1 'exit 1'
+
 echo "1..$((passed + failed))"
 echo "check-topology self-test: $passed passed, $failed failed"
 [ "$failed" = 0 ]
