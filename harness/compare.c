@@ -129,6 +129,25 @@ const char *h_cmp_short_cfg(struct cmp *c, const struct ab_group *g, char *buf, 
 	return buf;
 }
 
+/* compare.md's config cell: "daemon=single, placement=none", the keys that vary within the
+ * benchmark, so a row stays readable; compare.csv keeps the whole config. */
+static void md_cfg(FILE *f, struct cmp *c, const struct ab_group *g)
+{
+	const struct shortkeys *s = short_keys(c, g->bench);
+	char v[AB_VALUE_LEN];
+
+	if (!s) {
+		h_md_cell(f, g->config);
+		return;
+	}
+	if (!s->n)
+		fputs("(one config)", f);
+	for (int k = 0; k < s->n; k++) {
+		fprintf(f, "%s%s=", k ? ", " : "", s->key[k]);
+		h_md_cell(f, ab_cfg_get(g->config, s->key[k], v, sizeof(v))[0] ? v : "-");
+	}
+}
+
 static void term_legend(struct cmp *c)
 {
 	int told[AB_ARRAY_SIZE(c->sk)] = { 0 };
@@ -241,7 +260,9 @@ static void one_pair(struct cmp *c, const struct pair *q)
 		ab_csv_field(c->csv, row[j]);
 		fputc(j < 11 ? ',' : '\n', c->csv);
 	}
-	fprintf(c->md, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", a->bench, a->config, a->metric,
+	fprintf(c->md, "| %s | ", a->bench);
+	md_cfg(c->md, c, a);
+	fprintf(c->md, " | %s | %s | %s | %s | %s | %s |\n", a->metric,
 		h_cmp_run_label(lab, sizeof(lab), q->k), num[0], num[1],
 		ratio_cell(buf, sizeof(buf), v, q), isnan(q->adj) ? "-" : num[5]);
 	char sc[AB_CONFIG_LEN], ma[16], mb[16], rt[48];
@@ -310,7 +331,8 @@ static void table(struct cmp *c)
 	}
 	fputc('\n', c->md);
 	c->machines_differ = h_compare_machines(c->md, c->dirs, c->nr);
-	fprintf(c->md, "## Ratios\n\n| bench | config | metric | run | A median | median | ratio run/A | "
+	fprintf(c->md, "## Ratios\n\nA config shows the keys that vary within its benchmark "
+		       "(compare.csv has each config whole).\n\n| bench | config | metric | run | A median | median | ratio run/A | "
 		       "p (Holm) |\n|---|---|---|---|---|---|---|---|\n");
 	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,significant,p,"
 			"p_holm\n");

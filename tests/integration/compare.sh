@@ -115,6 +115,11 @@ check "a trend table for cputestfs stat_per_s, a table per config, a row per run
 	t && /^\| [A-F] \|/ { rows++ }
 	t && /^\| E \| [^|]* \| [^|]* \| x0\.9 \[/ { drop = 1 }
 	END { exit !(rows >= 6 && rows % 6 == 0 && drop) }' "$D/o-acc/compare.md"
+check "the ratios table names a config by the keys that vary (placement=..., never the whole key;key list)" awk -F' [|] ' '
+	/^## Ratios/ { t = 1; next }
+	t && /^## / { t = 0 }
+	t && /^\| cputestfs / { rows++; if ($2 ~ /;/ || $2 !~ /placement=/) bad++ }
+	END { exit !(rows > 0 && !bad) }' "$D/o-acc/compare.md"
 check "a trend plot per headline metric (.gp: labelled axes)" \
 	eval 'for m in cputestfs_stat_per_s ddpar_write_MB_per_s ddpar_read_MB_per_s fdget_ns_per_op; do
 		grep -q "^set ylabel " "$D/o-acc/trend_$m.gp" && grep -q "^set xlabel " "$D/o-acc/trend_$m.gp" || exit 1; done'
