@@ -3,12 +3,14 @@
  * monitor's records (mon_*, lib/kstats/cpumon.h): per config, the medians per
  * operation of the counters that tell a wake-up across CPUs from one on the
  * same CPU (context switches, rescheduling and function-call IPIs, idle
- * entries, the benchmark's own migrations) and the idle share of each CPU.
+ * entries, the benchmark's own migrations), the idle share of each CPU the
+ * benchmark ran on (whatever their numbers) and the time in each idle state.
  * Rows are labelled by the config keys that vary, so the table stays narrow.
  * Under it, what the benchmark said it could not count ("CPU monitor: not
  * counted ..." in its logs, log/<bench>-*.log), each reason once: a machine
  * without a facility shows why a column is missing, never a zero.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <limits.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 #include "harness.h"
 #include "sys/common.h"
 #include "sys/infile.h"
+#include "kstats/cpumon.h"
 #include "report/render.h"
 #include "report/results.h"
 #include "report/stats.h"
@@ -37,8 +40,6 @@ static const struct {
 	{ "mon_cal_per_op", "call IPIs/op" },
 	{ "mon_idle_entries_per_op", "idle entries/op" },
 	{ "mon_irq_per_op", "IRQs/op" },
-	{ "mon_cpu0_idle_pct", "CPU 0 idle %" },
-	{ "mon_cpu1_idle_pct", "CPU 1 idle %" },
 	{ "mon_io_irq_local_pct", "IO IRQs on a reader's CPU %" },
 	{ "mon_io_complete_local_pct", "IO completed on a reader's CPU %" },
 };
@@ -166,11 +167,75 @@ static void label(FILE *f, char cfg[][AB_CONFIG_LEN], int n, int row)
 		fputs("(one config)", f);
 }
 
+/* Families of records with a name in the middle, one cell each: the idle share of every
+ * CPU the monitor watched (mon_cpu<N>_idle_pct: CPUs 12 and 13 on a big box) and the
+ * share of the window in each idle state (mon_idle_<state>_pct). */
+static const struct family {
+	const char *prefix, *suffix, *head;
+	int numeric;	/* the middle is a CPU number: sorted as numbers */
+} families[] = {
+	{ "mon_cpu", "_idle_pct", "idle, by CPU", 1 },
+	{ "mon_idle_", "_pct", "time per idle state (mean of CPUs)", 0 },
+};
+
+static const char *middle(const struct family *fm, const char *metric, size_t *len)
+{
+	size_t lp = strlen(fm->prefix), ls = strlen(fm->suffix), lm = strlen(metric);
+
+	if (lm <= lp + ls || strncmp(metric, fm->prefix, lp) || strcmp(metric + lm - ls, fm->suffix))
+		return NULL;
+	*len = lm - lp - ls;
+	if (fm->numeric && strspn(metric + lp, "0123456789") != *len)
+		return NULL;
+	return metric + lp;
+}
+
+struct member {
+	char name[AB_METRIC_LEN];
+	double median;
+};
+
+static int member_cmp(const void *a, const void *b)
+{
+	const struct member *x = a, *y = b;
+	size_t lx = strlen(x->name), ly = strlen(y->name);
+
+	/* equal-length digit strings sort as numbers; shorter numbers first */
+	if (isdigit((unsigned char)x->name[0]) && isdigit((unsigned char)y->name[0]) && lx != ly)
+		return lx < ly ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* "CPU 0 98.9%, CPU 1 0%" for one config, or nothing: returns the count written. */
+static int family_cell(FILE *f, const struct family *fm, const struct ab_results *d,
+		       const char *bench, const char *cfg)
+{
+	struct member m[AB_CPUMON_PER_CPU * 2];
+	int n = 0;
+
+	for (size_t i = 0; i < d->n && n < (int)AB_ARRAY_SIZE(m); i++) {
+		const struct ab_group *g = &d->g[i];
+		size_t len;
+		const char *mid = middle(fm, g->metric, &len);
+		if (!mid || !g->n || strcmp(g->bench, bench) || strcmp(g->config, cfg))
+			continue;
+		snprintf(m[n].name, sizeof(m[n].name), "%.*s", (int)len, mid);
+		m[n++].median = ab_median(g->v, g->n);
+	}
+	qsort(m, (size_t)n, sizeof(m[0]), member_cmp);
+	for (int i = 0; f && i < n; i++) {
+		fprintf(f, "%s%s", i ? ", " : " ", fm->numeric ? "CPU " : "");
+		h_md_cell(f, m[i].name);
+		fprintf(f, " %.3g%%", m[i].median);
+	}
+	return n;
+}
+
 void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct ab_results *d)
 {
 	static char cfg[MON_ROWS][AB_CONFIG_LEN];
 	static struct reasons rs;
-	int n = 0, have[AB_ARRAY_SIZE(cols)] = { 0 };
+	int n = 0, have[AB_ARRAY_SIZE(cols)] = { 0 }, fam[AB_ARRAY_SIZE(families)] = { 0 };
 
 	log_reasons(dir, bench, &rs);
 	for (size_t i = 0; i < d->n && n < MON_ROWS; i++) {
@@ -189,16 +254,25 @@ void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct a
 		for (int r = 0; r < n && !have[c]; r++)
 			have[c] = ab_results_get(d, bench, cfg[r], cols[c].metric, "1/op") ||
 				  ab_results_get(d, bench, cfg[r], cols[c].metric, "%");
+	for (size_t c = 0; c < AB_ARRAY_SIZE(families); c++)
+		for (int r = 0; r < n && !fam[c]; r++)
+			fam[c] = family_cell(NULL, &families[c], d, bench, cfg[r]) > 0;
 	fprintf(f, "What the CPUs did in %s's measured windows (medians over repetitions, per "
 		   "operation: %s; from the kernel's counters, read outside the timed window; "
 		   "machine-wide on the allowed CPUs):\n\n| config |", bench, op_of(bench));
 	for (size_t c = 0; c < AB_ARRAY_SIZE(cols); c++)
 		if (have[c])
 			fprintf(f, " %s |", cols[c].head);
+	for (size_t c = 0; c < AB_ARRAY_SIZE(families); c++)
+		if (fam[c])
+			fprintf(f, " %s |", families[c].head);
 	fputs("\n|---|", f);
 	for (size_t c = 0; c < AB_ARRAY_SIZE(cols); c++)
 		if (have[c])
 			fputs("---:|", f);
+	for (size_t c = 0; c < AB_ARRAY_SIZE(families); c++)
+		if (fam[c])
+			fputs("---|", f);
 	fputc('\n', f);
 	for (int r = 0; r < n; r++) {
 		fputs("| ", f);
@@ -214,6 +288,13 @@ void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct a
 				fprintf(f, " %.3g |", ab_median(g->v, g->n));
 			else
 				fputs(" not measured |", f);
+		}
+		for (size_t c = 0; c < AB_ARRAY_SIZE(families); c++) {
+			if (!fam[c])
+				continue;
+			if (!family_cell(f, &families[c], d, bench, cfg[r]))
+				fputs(" not measured", f);
+			fputs(" |", f);
 		}
 		fputc('\n', f);
 	}
