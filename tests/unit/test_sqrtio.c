@@ -9,6 +9,7 @@
  *
  * The Makefile links it with sqrtio's objects (all but main.o).
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -462,6 +463,79 @@ static void test_place(void **state)
 	}
 }
 
+/* Where completions ran (complete.c): 4 CPUs, the device's IRQ lines 40 and 41. */
+static const char share_ia[] = "           CPU0       CPU1       CPU2       CPU3\n"
+			       "  40:          0          0          0          0   PCI-MSIX virtio0-req.0\n"
+			       "  41:          0          0          0          0   PCI-MSIX virtio0-req.1\n"
+			       " CAL:          5          5          5          5   Function call interrupts\n";
+static const char share_ib[] = "           CPU0       CPU1       CPU2       CPU3\n"
+			       "  40:          0         50          0          0   PCI-MSIX virtio0-req.0\n"
+			       "  41:          0          0          0         50   PCI-MSIX virtio0-req.1\n"
+			       " CAL:          5         80          5          5   Function call interrupts\n";
+static const char share_sa[] = "                    CPU0       CPU1       CPU2       CPU3\n"
+			       "          HI:          0          0          0          0\n"
+			       "       BLOCK:        100        100        100        100\n";
+
+static const struct {
+	const char *what;
+	int hwq, nio, io[2];
+	const char *sb;		/* the softirqs after the window; NULL: share_sa (none ran) */
+	double irq_local, done_local;	/* -1: not known (NAN) */
+	const char *note;		/* a part of the reason when done_local is not known */
+} share_cases[] = {
+	/* one queue: every completion is a BLOCK softirq where it ran; 30 of 40 on reader 1 */
+	{ "one queue", 1, 1, { 1 }, "                    CPU0       CPU1       CPU2       CPU3\n"
+	  "       BLOCK:        110        130        100        100\n", 50, 75, NULL },
+	/* several queues: IRQs on the readers (50 of 100) plus completions moved there (25) */
+	{ "multi-queue", 4, 2, { 1, 2 }, "                    CPU0       CPU1       CPU2       CPU3\n"
+	  "       BLOCK:        100        100        125        100\n", 50, 75, NULL },
+	/* every IRQ on a reader and completions moved there too: never above 100% */
+	{ "multi-queue, capped", 4, 2, { 1, 3 }, "                    CPU0       CPU1       CPU2       CPU3\n"
+	  "       BLOCK:        100        120        100        100\n", 100, 100, NULL },
+	{ "no BLOCK row", 1, 1, { 1 }, "                    CPU0       CPU1       CPU2       CPU3\n"
+	  "          HI:          0          0          0          0\n", 50, -1, "no BLOCK row" },
+	{ "queues not listed", 0, 1, { 1 }, NULL, 50, -1, "not listed" },
+	{ "one queue, no softirq in the window", 1, 1, { 1 }, NULL, 50, -1, "no BLOCK softirq ran" },
+};
+
+static void test_complete_share(void **state)
+{
+	char path[4200], err[256], note[SQ_NOTE_LEN], irqs[2][32] = { "40", "41" };
+	struct sq_intr ia, ib, sa, sb;
+	struct sq_discovery d = { .nirq = 2, .irq = irqs };
+	double v[SQ_NM];
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/share", root);
+	write_file(path, share_ia);
+	assert_int_equal(sq_intr_read(path, &ia, err, sizeof(err)), 0);
+	write_file(path, share_ib);
+	assert_int_equal(sq_intr_read(path, &ib, err, sizeof(err)), 0);
+	write_file(path, share_sa);
+	assert_int_equal(sq_intr_read(path, &sa, err, sizeof(err)), 0);
+	for (size_t k = 0; k < AB_ARRAY_SIZE(share_cases); k++) {
+		struct sq_point pt = { .nio = share_cases[k].nio };
+		print_message("%s\n", share_cases[k].what);
+		memcpy(pt.cpu, share_cases[k].io, sizeof(share_cases[k].io));
+		write_file(path, share_cases[k].sb ? share_cases[k].sb : share_sa);
+		assert_int_equal(sq_intr_read(path, &sb, err, sizeof(err)), 0);
+		sq_complete_share(&pt, &d, share_cases[k].hwq, &ia, &ib, &sa, &sb, v, note,
+				  sizeof(note));
+		assert_float_equal(v[SQ_IRQ_LOCAL], share_cases[k].irq_local, 1e-9);
+		if (share_cases[k].done_local < 0) {
+			assert_true(isnan(v[SQ_DONE_LOCAL]));
+			assert_non_null(strstr(note, share_cases[k].note));
+		} else {
+			assert_float_equal(v[SQ_DONE_LOCAL], share_cases[k].done_local, 1e-9);
+			assert_string_equal(note, "");
+		}
+		sq_intr_free(&sb);
+	}
+	sq_intr_free(&ia);
+	sq_intr_free(&ib);
+	sq_intr_free(&sa);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -471,6 +545,7 @@ int main(void)
 		cmocka_unit_test(test_discover_72_queues),
 		cmocka_unit_test(test_discover_print),
 		cmocka_unit_test(test_place),
+		cmocka_unit_test(test_complete_share),
 	};
 	return cmocka_run_group_tests(tests, setup_tree, teardown_tree);
 }
