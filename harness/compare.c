@@ -28,7 +28,7 @@
 
 #define MAXRUNS 1000	/* a sane bound: 1000 runs of the default plan load in about 1 GB */
 
-/* config without the CPU-number keys */
+/* config without the CPU numbers (h_cfg_is_cpu_numbers) */
 static void norm_config(const char *in, char *out, size_t len)
 {
 	char tmp[AB_CONFIG_LEN], *save = NULL;
@@ -39,7 +39,7 @@ static void norm_config(const char *in, char *out, size_t len)
 	for (char *kv = strtok_r(tmp, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
 		char *eq = strchr(kv, '=');
 		size_t kl = eq ? (size_t)(eq - kv) : strlen(kv);
-		if ((kl > 4 && !strncmp(kv + kl - 4, "_cpu", 4)) || (kl > 5 && !strncmp(kv + kl - 5, "_cpus", 5)))
+		if (h_cfg_is_cpu_numbers(kv, kl))
 			continue;
 		o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s%s", o ? ";" : "", kv);
 	}
@@ -70,6 +70,17 @@ const struct ab_group *h_cmp_match(const struct ab_results *d, const struct ab_g
 /* The terminal table fits 100 columns: configs as the values of the keys that vary
  * ("fuse/single/same/libfuse"), a legend per benchmark names those keys. */
 #define TERM_ROW "%-9.9s %-24.24s %-19.19s %-4.4s %9.9s %9.9s %s\n"
+#define TERM_RATIO_W 20	/* 80 columns before the ratio */
+
+/* s cut to w columns with a '~' where it was cut, so a cut name never passes for whole. */
+static char *term_cut(char *s, size_t w)
+{
+	if (strlen(s) > w) {
+		s[w - 1] = '~';
+		s[w] = '\0';
+	}
+	return s;
+}
 
 static int cfg_varies(const struct ab_results *d, const char *bench, const char *key)
 {
@@ -140,12 +151,17 @@ static void md_cfg(FILE *f, struct cmp *c, const struct ab_group *g)
 		h_md_cell(f, g->config);
 		return;
 	}
-	if (!s->n)
-		fputs("(one config)", f);
+	int first = 1;
+
 	for (int k = 0; k < s->n; k++) {
-		fprintf(f, "%s%s=", k ? ", " : "", s->key[k]);
-		h_md_cell(f, ab_cfg_get(g->config, s->key[k], v, sizeof(v))[0] ? v : "-");
+		if (!ab_cfg_get(g->config, s->key[k], v, sizeof(v))[0])
+			continue;	/* a key this config does not have (uring_cpu of libfuse) */
+		fprintf(f, "%s%s=", first ? "" : ", ", s->key[k]);
+		h_md_cell(f, v);
+		first = 0;
 	}
+	if (first)
+		fputs("(one config)", f);
 }
 
 static void term_legend(struct cmp *c)
@@ -265,16 +281,21 @@ static void one_pair(struct cmp *c, const struct pair *q)
 	fprintf(c->md, " | %s | %s | %s | %s | %s | %s |\n", a->metric,
 		h_cmp_run_label(lab, sizeof(lab), q->k), num[0], num[1],
 		ratio_cell(buf, sizeof(buf), v, q), isnan(q->adj) ? "-" : num[5]);
-	char sc[AB_CONFIG_LEN], ma[16], mb[16], rt[48];
+	char sc[AB_CONFIG_LEN], met[AB_METRIC_LEN], ma[16], mb[16], rt[64];
 	snprintf(ma, sizeof(ma), "%.4g", ab_r_median(a));
 	snprintf(mb, sizeof(mb), "%.4g", ab_r_median(q->b));
 	if (v == AB_V_FEW)
-		snprintf(rt, sizeof(rt), "%.3f (few reps)", q->r);
+		snprintf(rt, sizeof(rt), "%.3g (few reps)", q->r);
 	else
-		snprintf(rt, sizeof(rt), "%.3f [%.2f,%.2f]%s", q->r, q->ci.lo, q->ci.hi,
+		snprintf(rt, sizeof(rt), "%.3g [%.3g,%.3g]%s", q->r, q->ci.lo, q->ci.hi,
 			 v == AB_V_UP || v == AB_V_DOWN ? "*" : "");
-	printf(TERM_ROW, a->bench, h_cmp_short_cfg(c, a, sc, sizeof(sc)), a->metric,
-	       h_cmp_run_label(lab, sizeof(lab), q->k), ma, mb, rt);
+	if (strlen(rt) > TERM_RATIO_W)	/* a CI up to 1e+04: its bounds are in compare.md */
+		snprintf(rt, sizeof(rt), "%.3g%s (CI: .md)", q->r,
+			 v == AB_V_UP || v == AB_V_DOWN ? "*" : "");
+	snprintf(met, sizeof(met), "%s", a->metric);
+	h_cmp_short_cfg(c, a, sc, sizeof(sc));	/* always into sc */
+	printf(TERM_ROW, a->bench, term_cut(sc, 24),
+	       term_cut(met, 19), h_cmp_run_label(lab, sizeof(lab), q->k), ma, mb, rt);
 }
 
 /* Every pair, judged, with Holm-adjusted p-values over those that have a p. */

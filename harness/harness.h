@@ -226,6 +226,10 @@ void h_inputs_check(const char *cmd, const char *dir);
  * below dir (sys/outfile.h). fd or -1 / stream or NULL, with errno. */
 int h_log_fd(const char *dir, const char *path, int trunc);
 FILE *h_log_open(const char *dir, const char *path, int trunc);
+/* Is key (keylen bytes) a placement's CPU numbers ("client_cpu=3", "io_cpus=0-3,8",
+ * "daemon_cpu=any"), which differ between machines and are left out of comparisons and row
+ * labels? ddpar's uring_cpu (queue, next, none) names a policy, not CPUs: it is kept. */
+int h_cfg_is_cpu_numbers(const char *key, size_t keylen);
 /* Text into a markdown table cell or line: '|' and '`' escaped, control characters as spaces. */
 void h_md_cell(FILE *f, const char *s);
 /* The one run directory of `harness CMD DIR` (plot, export), its inputs checked; NULL after

@@ -145,7 +145,8 @@ static int varies(char cfg[][AB_CONFIG_LEN], int n, const char *key)
 	return 0;
 }
 
-/* "placement=other, transport=dev": the varying keys of cfg, CPU numbers left out. */
+/* "placement=other, transport=dev": the varying keys of cfg, CPU numbers left out
+ * (ddpar's uring_cpu=queue, a policy, stays). */
 static void label(FILE *f, char cfg[][AB_CONFIG_LEN], int n, int row)
 {
 	char copy[AB_CONFIG_LEN], *save = NULL;
@@ -157,7 +158,7 @@ static void label(FILE *f, char cfg[][AB_CONFIG_LEN], int n, int row)
 		if (!eq)
 			continue;
 		*eq = '\0';
-		if (strstr(kv, "_cpu") || !varies(cfg, n, kv))
+		if (h_cfg_is_cpu_numbers(kv, strlen(kv)) || !varies(cfg, n, kv))
 			continue;
 		fprintf(f, "%s%s=", first ? "" : ", ", kv);
 		h_md_cell(f, eq + 1);

@@ -73,7 +73,7 @@ void h_inputs_check(const char *cmd, const char *dir)
 {
 	static const struct { const char *name; unsigned long long max; } in[] = {
 		{ "raw.csv", AB_INFILE_MAX_BYTES }, { "failures.csv", AB_INFILE_MAX_BYTES },
-		{ "hist.csv", AB_INFILE_MAX_BYTES },
+		{ "hist.csv", AB_INFILE_MAX_HIST },
 		{ "machine.txt", AB_INFILE_MAX_SMALL },
 		{ "plan.plan", AB_INFILE_MAX_SMALL },
 	};
@@ -145,4 +145,16 @@ const char *h_plural(char *buf, size_t len, int n, const char *noun)
 {
 	snprintf(buf, len, "%d %s%s", n, noun, n == 1 ? "" : "s");
 	return buf;
+}
+
+int h_cfg_is_cpu_numbers(const char *key, size_t kl)
+{
+	/* keys named *_cpu that choose a policy (queue, next, none), not CPUs */
+	static const char *const policy[] = { "uring_cpu" };
+
+	for (size_t i = 0; i < AB_ARRAY_SIZE(policy); i++)
+		if (kl == strlen(policy[i]) && !strncmp(key, policy[i], kl))
+			return 0;
+	return (kl > 4 && !strncmp(key + kl - 4, "_cpu", 4)) ||
+	       (kl > 5 && !strncmp(key + kl - 5, "_cpus", 5));
 }

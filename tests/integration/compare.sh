@@ -120,6 +120,21 @@ check "the ratios table names a config by the keys that vary (placement=..., nev
 	t && /^## / { t = 0 }
 	t && /^\| cputestfs / { rows++; if ($2 ~ /;/ || $2 !~ /placement=/) bad++ }
 	END { exit !(rows > 0 && !bad) }' "$D/o-acc/compare.md"
+# ddpar's uring_cpu names a policy (queue, next), not CPU numbers: its configs stay apart,
+# where client_cpu's numbers are left out (they differ between machines)
+mkdir -p "$D/ucpu"
+{ echo 'bench,config,rep,metric,value,unit'
+  for r in 1 2 3 4 5 6; do
+	echo "ddpar,clone_fd=off;mode=read;procs=1;transport=uring;uring_cpu=queue,$r,read_MB_per_s,$((4800 + r)),MB/s"
+	echo "ddpar,clone_fd=off;mode=read;procs=1;transport=uring;uring_cpu=next,$r,read_MB_per_s,$((1900 + r)),MB/s"
+	echo "cputestfs,client_cpu=$r;placement=same,$r,stat_per_s,$((130000 + r)),1/s"
+  done; } > "$D/ucpu/raw.csv"
+"$H" compare --out "$D/o-ucpu" "$D/ucpu" "$D/ucpu" > /dev/null 2>&1
+check "uring_cpu=queue and uring_cpu=next compared apart; client_cpu numbers merged" awk -F, '
+	$1 == "ddpar" && $2 ~ /uring_cpu=queue/ && $7 + 0 > 4800 { q++ }
+	$1 == "ddpar" && $2 ~ /uring_cpu=next/ && $7 + 0 < 2000 { n++ }
+	$1 == "cputestfs" { c++; if ($2 ~ /client_cpu/) bad++ }
+	END { exit !(q == 1 && n == 1 && c == 1 && !bad) }' "$D/o-ucpu/compare.csv"
 check "a trend plot per headline metric (.gp: labelled axes)" \
 	eval 'for m in cputestfs_stat_per_s ddpar_write_MB_per_s ddpar_read_MB_per_s fdget_ns_per_op; do
 		grep -q "^set ylabel " "$D/o-acc/trend_$m.gp" && grep -q "^set xlabel " "$D/o-acc/trend_$m.gp" || exit 1; done'
