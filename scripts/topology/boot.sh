@@ -1,19 +1,26 @@
 # boot_guest LOG COMMAND...: sourced by check-topology.sh and selftest.sh (POSIX sh).
 # Runs COMMAND (the guest) to its end under SHAPE_TIMEOUT seconds (124 past it), its
-# output in LOG, and stops it early with 125 when /init has not said "guest: booted"
-# within BOOT_TIMEOUT seconds. A guest of many emulated CPUs can stall in early boot
-# on a busy host (seen once in CI: 900 s with no line after the BIOS, where a boot takes
-# 25 s quiet and 60 s beside four busy loops); that is the emulator's trouble, not the
-# suite's, and nothing of the suite has run yet: the caller boots again.
+# output in LOG, and stops it early with 125 when, before /init has said "guest: booted",
+# the console has printed nothing new for BOOT_STALL seconds. The guest kernel boots with
+# its messages on the console (loglevel=7, earlyprintk), so a boot that is slow because
+# the host is busy keeps printing and is waited for, and one that stalls goes quiet: a
+# guest of many emulated CPUs stalled in early boot once in CI (900 s without a line
+# after the BIOS, where a boot takes 25 s quiet and 60 s beside four busy loops). That
+# is the emulator's trouble, not the suite's, and nothing of the suite has run yet: the
+# caller boots again.
 boot_guest() {
 	_bg_log=$1
 	shift
-	_bg_start=$(date +%s)
+	: >"$_bg_log"	# there before the guest's redirection makes it: read at once below
 	timeout -k 10 "$SHAPE_TIMEOUT" "$@" </dev/null >"$_bg_log" 2>&1 &
 	_bg_pid=$!
+	_bg_size=-1 _bg_since=$(date +%s)
 	until grep -aq 'guest: booted in' "$_bg_log"; do
 		kill -0 "$_bg_pid" 2>/dev/null || break
-		if [ $(($(date +%s) - _bg_start)) -ge "$BOOT_TIMEOUT" ]; then
+		_bg_now=$(date +%s) _bg_new=$(wc -c <"$_bg_log")
+		if [ "$_bg_new" != "$_bg_size" ]; then
+			_bg_size=$_bg_new _bg_since=$_bg_now
+		elif [ $((_bg_now - _bg_since)) -ge "$BOOT_STALL" ]; then
 			kill -TERM "$_bg_pid" 2>/dev/null
 			wait "$_bg_pid" 2>/dev/null
 			return 125

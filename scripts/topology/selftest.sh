@@ -260,7 +260,7 @@ expect "a guest that did not finish" A "the guest did not finish" unfinished
 . "$HERE/boot.sh"
 boot_case() { # NAME WANT-RC GUEST-SCRIPT
 	# The exit status tells the watchdog (125) from the guest's own limit (124).
-	SHAPE_TIMEOUT=60 BOOT_TIMEOUT=2
+	SHAPE_TIMEOUT=60 BOOT_STALL=4
 	t0=$(date +%s)
 	boot_guest "$W/boot.log" sh -c "$3"
 	rc=$? secs=$(($(date +%s) - t0))
@@ -274,6 +274,8 @@ boot_case "a guest that boots and powers off" 0 'echo "guest: booted in 1.00 s";
 boot_case "a guest silent past the boot limit" 125 'echo SeaBIOS; exec sleep 120'
 boot_case "a booted guest's own exit status" 3 'echo "guest: booted in 1.00 s"; sleep 3; exit 3'
 boot_case "a guest that dies before /init" 1 'exit 1'
+boot_case "a slow boot that keeps printing, past the stall limit" 0 \
+	'for i in 1 2 3 4 5 6 7 8; do echo "kernel line $i"; sleep 1; done; echo "guest: booted in 9.00 s"'
 
 echo "1..$((passed + failed))"
 echo "check-topology self-test: $passed passed, $failed failed"
