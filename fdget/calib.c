@@ -5,6 +5,9 @@
  * syscall), and what one clock read costs. The parent never creates a thread,
  * so these timings see the single-threaded fast path.
  *
+ * A count reached by a 100x jump is timed twice before it is taken: a
+ * preemption inside the first timing would otherwise pass 1/100 of the work.
+ *
  * Known limits: the count is calibrated once per operation, in single mode;
  * a repetition that runs much faster than the calibration did gets a shorter
  * window, and one shorter than AB_MIN_WINDOW_NS fails (modes.c).
@@ -52,11 +55,25 @@ uint64_t fdget_calibrate(const struct fdget_settings *s, enum fdget_op op)
 
 	if (n)
 		return n;
+	int jumped = 0, recheck = 3;
+
 	for (n = START_ITERS;;) {
 		t = fdget_time_loop(s, op, n);
 		uint64_t next = fdget_calib_next(n, t, target, MAX_ITERS);
+		if (!next && jumped && recheck-- > 0) {
+			/* n came from a 100x jump, not from a rate: one preemption (routine on a
+			 * busy machine) can make 1/100 of the work look long enough, and every
+			 * repetition would then time a window too short. Timed again, a count
+			 * that is truly enough still reaches half the target. */
+			uint64_t again = fdget_time_loop(s, op, n);
+			if (again < target / 2) {
+				t = again;
+				next = fdget_calib_next(n, t, target, MAX_ITERS);
+			}
+		}
 		if (!next || next == n)
 			break;
+		jumped = next == n * 100;
 		n = next;
 	}
 	if (!s->quiet)
