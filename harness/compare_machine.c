@@ -273,7 +273,7 @@ int h_compare_machines(FILE *md, char *const *dirs, int nr)
 	for (size_t i = 0; i < NCOL; i++)
 		col[i] = (struct column){ .code = codes + i * (size_t)nr, .val = vals + i * (size_t)nr };
 	fputs("## The machines\n\nWhat differs between the runs' machine.txt files, a row per run "
-	      "(no table: they agree):\n\n", md);
+	      "(facts not shown agree in every run):\n\n", md);
 	int nc = table(md, col, m, nr);
 	for (int i = 0; i < nc; i++) {
 		kernel |= col[i].col == 0;

@@ -158,7 +158,7 @@ static int load(struct cdf_set *s, const char *dir)
 	ssize_t len;
 
 	snprintf(path, sizeof(path), "%s/hist.csv", dir);
-	FILE *f = ab_infile_open(path, AB_INFILE_MAX_BYTES, err, sizeof(err));
+	FILE *f = ab_infile_open(path, AB_INFILE_MAX_HIST, err, sizeof(err));
 	if (!f) {
 		if (errno == ENOENT)
 			return 0;

@@ -34,9 +34,12 @@ static void all_results(FILE *f, const struct ab_results *d)
 		const struct ab_group *g = &d->g[i];
 		struct ab_summary s;
 		ab_summarize(g->v, g->n, &s);
-		fprintf(f, "| %s | %s | %s | %.6g | %s | [%.4g, %.4g]%s n=%zu CV %.1f%% |\n", g->bench,
+		char cv[32] = "";	/* one value has no spread to state */
+		if (s.n > 1)
+			snprintf(cv, sizeof(cv), " CV %.1f%%", s.cv == s.cv ? 100 * s.cv : 0);
+		fprintf(f, "| %s | %s | %s | %.6g | %s | [%.4g, %.4g]%s n=%zu%s |\n", g->bench,
 			g->config, g->metric, s.median, g->unit, s.ci.lo, s.ci.hi,
-			s.n < AB_MIN_REPS_CI ? " min-max" : "", s.n, s.cv == s.cv ? 100 * s.cv : 0);
+			s.n < AB_MIN_REPS_CI ? " min-max" : "", s.n, cv);
 	}
 	fprintf(f, "\n");
 }

@@ -1,6 +1,6 @@
 #!/bin/bash
-# speedcheck.sh: the "Speed" acceptance points of the benchmark issues, as one
-# command. Each of our benchmarks is run side by side with a reference tool
+# speedcheck.sh: how fast each benchmark is against a reference tool doing the same
+# work, as one command. Each of our benchmarks is run side by side with a reference tool
 # doing the same work, interleaved (A B A B ..., 3 repetitions), and a small
 # table prints the medians and the ratio ours/reference:
 #

@@ -11,6 +11,11 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 
+case ${1:-} in
+-h|--help)
+	sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'
+	exit 0 ;;
+esac
 if [ $# != 1 ]; then
 	echo "usage: $0 LKP_SRC (an lkp-tests checkout)" >&2
 	exit 2
