@@ -280,7 +280,8 @@ static void one_pair(struct cmp *c, const struct pair *q)
 	md_cfg(c->md, c, a);
 	fprintf(c->md, " | %s | %s | %s | %s | %s | %s |\n", a->metric,
 		h_cmp_run_label(lab, sizeof(lab), q->k), num[0], num[1],
-		ratio_cell(buf, sizeof(buf), v, q), isnan(q->adj) ? "-" : num[5]);
+		ratio_cell(buf, sizeof(buf), v, q),
+		isnan(q->adj) ? "-" : q->adj < 0.001 ? "< 0.001" : num[5]);	/* bootstrap: no exact 0 */
 	char sc[AB_CONFIG_LEN], met[AB_METRIC_LEN], ma[16], mb[16], rt[64];
 	snprintf(ma, sizeof(ma), "%.4g", ab_r_median(a));
 	snprintf(mb, sizeof(mb), "%.4g", ab_r_median(q->b));
