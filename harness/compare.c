@@ -1,8 +1,8 @@
 /*
  * harness compare A B [C ...]: for each (bench, config, metric) present in A
  * and in another run, the ratio of medians run/A with a bootstrap 95% CI,
- * judged only with 6 or more repetitions a side. CPU numbers in configs (keys
- * ending in _cpu or _cpus) are dropped before matching, so two machines
+ * judged only with 6 or more repetitions a side. CPU numbers in configs
+ * (h_cfg_is_cpu_numbers) are dropped before matching, so two machines
  * compare; groups are matched through the result model's hash index, so runs
  * of 200,000 configs compare in seconds. Writes compare.md, compare.csv and
  * plots (compare_plot.c) into --out DIR. Directory names are outside text: escaped wherever
@@ -67,150 +67,6 @@ const struct ab_group *h_cmp_match(const struct ab_results *d, const struct ab_g
 }
 
 
-/* The terminal table fits 100 columns: configs as the values of the keys that vary
- * ("fuse/single/same/libfuse"), a legend per benchmark names those keys. */
-#define TERM_ROW "%-9.9s %-24.24s %-19.19s %-4.4s %9.9s %9.9s %s\n"
-#define TERM_RATIO_W 20	/* 80 columns before the ratio */
-
-/* s cut to w columns with a '~' where it was cut, so a cut name never passes for whole. */
-static char *term_cut(char *s, size_t w)
-{
-	if (strlen(s) > w) {
-		s[w - 1] = '~';
-		s[w] = '\0';
-	}
-	return s;
-}
-
-static int cfg_varies(const struct ab_results *d, const char *bench, const char *key)
-{
-	char v0[AB_VALUE_LEN] = "", v[AB_VALUE_LEN];
-	int seen = 0;
-	for (size_t i = 0; i < d->n; i++) {
-		if (strcmp(d->g[i].bench, bench))
-			continue;
-		ab_cfg_get(d->g[i].config, key, v, sizeof(v));
-		if (!seen++)
-			memcpy(v0, v, sizeof(v0));
-		else if (strcmp(v, v0))
-			return 1;
-	}
-	return 0;
-}
-
-static const struct shortkeys *short_keys(struct cmp *c, const char *bench)
-{
-	for (int i = 0; i < c->nsk; i++)
-		if (!strcmp(c->sk[i].bench, bench))
-			return &c->sk[i];
-	if (c->nsk == (int)AB_ARRAY_SIZE(c->sk))
-		return NULL;
-	struct shortkeys *s = &c->sk[c->nsk++];
-	memset(s, 0, sizeof(*s));
-	snprintf(s->bench, sizeof(s->bench), "%s", bench);
-	for (size_t i = 0; i < c->d[0].n; i++) {	/* every key any of bench's configs holds */
-		if (strcmp(c->d[0].g[i].bench, bench))
-			continue;
-		char tmp[AB_CONFIG_LEN], *save = NULL;
-		snprintf(tmp, sizeof(tmp), "%s", c->d[0].g[i].config);
-		for (char *kv = strtok_r(tmp, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
-			kv[strcspn(kv, "=")] = '\0';
-			int have = 0;
-			for (int k = 0; k < s->n; k++)
-				have |= !strcmp(s->key[k], kv);
-			if (!have && s->n < 16 && cfg_varies(&c->d[0], bench, kv))
-				snprintf(s->key[s->n++], sizeof(s->key[0]), "%s", kv);
-		}
-	}
-	return s;
-}
-
-const char *h_cmp_short_cfg(struct cmp *c, const struct ab_group *g, char *buf, size_t len)
-{
-	const struct shortkeys *s = short_keys(c, g->bench);
-	char v[AB_VALUE_LEN];
-	size_t o = 0;
-
-	if (!s || !s->n)
-		return snprintf(buf, len, "%s", s ? "-" : g->config), buf;
-	buf[0] = '\0';
-	for (int k = 0; k < s->n; k++)
-		o += (size_t)snprintf(buf + o, o < len ? len - o : 0, "%s%s", k ? "/" : "",
-				      ab_cfg_get(g->config, s->key[k], v, sizeof(v))[0] ? v : "-");
-	return buf;
-}
-
-/* compare.md's config cell: "daemon=single, placement=none", the keys that vary within the
- * benchmark, so a row stays readable; compare.csv keeps the whole config. */
-static void md_cfg(FILE *f, struct cmp *c, const struct ab_group *g)
-{
-	const struct shortkeys *s = short_keys(c, g->bench);
-	char v[AB_VALUE_LEN];
-
-	if (!s) {
-		h_md_cell(f, g->config);
-		return;
-	}
-	int first = 1;
-
-	for (int k = 0; k < s->n; k++) {
-		if (!ab_cfg_get(g->config, s->key[k], v, sizeof(v))[0])
-			continue;	/* a key this config does not have (uring_cpu of libfuse) */
-		fprintf(f, "%s%s=", first ? "" : ", ", s->key[k]);
-		h_md_cell(f, v);
-		first = 0;
-	}
-	if (first)
-		fputs("(one config)", f);
-}
-
-static void term_legend(struct cmp *c)
-{
-	int told[AB_ARRAY_SIZE(c->sk)] = { 0 };
-
-	for (size_t i = 0; i < c->d[0].n; i++) {
-		const struct shortkeys *s = short_keys(c, c->d[0].g[i].bench);
-		if (!s || told[s - c->sk]++)
-			continue;
-		printf("%s configs:", s->bench);
-		for (int k = 0; k < s->n; k++)
-			printf("%s%s", k ? "/" : " ", s->key[k]);
-		printf("%s\n", s->n ? "" : " (one)");
-	}
-}
-
-/* A, B, ... Z, then #26, #27, ...: the run's label in the terminal table. */
-const char *h_cmp_run_label(char *buf, size_t len, int k)
-{
-	if (k < 26)
-		snprintf(buf, len, "%c", 'A' + k);
-	else
-		snprintf(buf, len, "#%d", k);
-	return buf;
-}
-
-/* "run B: DIR", within 100 columns: a longer DIR keeps its end (compare.md has it whole). */
-static void run_legend(struct cmp *c, int k)
-{
-	char l[16], *esc = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&esc, &len);
-
-	if (f) {
-		h_md_cell(f, c->dirs[k]);	/* outside text: escaped */
-		fclose(f);
-	}
-	int room = 100 - (int)strlen("run : ") - (int)strlen(h_cmp_run_label(l, sizeof(l), k));
-	if (!esc || (int)len <= room)
-		printf("run %s: %s\n", l, esc ? esc : "?");
-	else {
-		const char *tail = esc + len - (size_t)(room - 3);
-		while ((*tail & 0xc0) == 0x80)	/* not inside a UTF-8 character */
-			tail++;
-		printf("run %s: ...%s\n", l, tail);
-	}
-	free(esc);
-}
 
 /* One ratio run/A, judged before any is printed: the correction needs them all. */
 struct pair {
@@ -277,7 +133,7 @@ static void one_pair(struct cmp *c, const struct pair *q)
 		fputc(j < 11 ? ',' : '\n', c->csv);
 	}
 	fprintf(c->md, "| %s | ", a->bench);
-	md_cfg(c->md, c, a);
+	h_cmp_md_cfg(c->md, c, a);
 	fprintf(c->md, " | %s | %s | %s | %s | %s | %s |\n", a->metric,
 		h_cmp_run_label(lab, sizeof(lab), q->k), num[0], num[1],
 		ratio_cell(buf, sizeof(buf), v, q),
@@ -295,8 +151,8 @@ static void one_pair(struct cmp *c, const struct pair *q)
 			 v == AB_V_UP || v == AB_V_DOWN ? "*" : "");
 	snprintf(met, sizeof(met), "%s", a->metric);
 	h_cmp_short_cfg(c, a, sc, sizeof(sc));	/* always into sc */
-	printf(TERM_ROW, a->bench, term_cut(sc, 24),
-	       term_cut(met, 19), h_cmp_run_label(lab, sizeof(lab), q->k), ma, mb, rt);
+	printf(TERM_ROW, a->bench, h_cmp_term_cut(sc, 24),
+	       h_cmp_term_cut(met, 19), h_cmp_run_label(lab, sizeof(lab), q->k), ma, mb, rt);
 }
 
 /* Every pair, judged, with Holm-adjusted p-values over those that have a p. */
@@ -359,8 +215,8 @@ static void table(struct cmp *c)
 	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,significant,p,"
 			"p_holm\n");
 	for (int k = 0; k < c->nr; k++)	/* the legend of the run column */
-		run_legend(c, k);
-	term_legend(c);
+		h_cmp_run_legend(c, k);
+	h_cmp_term_legend(c);
 	printf(TERM_ROW, "bench", "config", "metric", "run", "A", "this", "this/A [95% CI]");
 	for (int k = 1; k < c->nr; k++)	/* results of a run that A lacks cannot be compared either */
 		for (size_t i = 0; i < c->d[k].n; i++)

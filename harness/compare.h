@@ -1,4 +1,4 @@
-/* harness compare: what compare.c shares with its overlay plots (compare_plot.c). */
+/* harness compare: what compare.c shares with its labels (compare_label.c) and plots (compare_plot.c). */
 #ifndef H_COMPARE_H
 #define H_COMPARE_H
 
@@ -27,6 +27,11 @@ struct cmp {
 	int nsk;
 };
 
+/* The terminal table fits 100 columns: configs as the values of the keys that vary
+ * ("fuse/single/same/libfuse"), a legend per benchmark names those keys. */
+#define TERM_ROW "%-9.9s %-24.24s %-19.19s %-4.4s %9.9s %9.9s %s\n"
+#define TERM_RATIO_W 20	/* 80 columns before the ratio */
+
 /* g's group in run d (same bench, config, metric and unit), or NULL. */
 const struct ab_group *h_cmp_match(const struct ab_results *d, const struct ab_group *g);
 
@@ -36,6 +41,14 @@ const char *h_cmp_short_cfg(struct cmp *c, const struct ab_group *g, char *buf, 
 
 /* Run k's label everywhere compare writes: A, B, ... Z, then #26, #27, ... */
 const char *h_cmp_run_label(char *buf, size_t len, int k);
+
+/* s cut to w columns with a '~' where it was cut (s is changed). */
+char *h_cmp_term_cut(char *s, size_t w);
+/* compare.md's config cell: "daemon=single, placement=none", the keys that vary. */
+void h_cmp_md_cfg(FILE *f, struct cmp *c, const struct ab_group *g);
+/* The terminal's legends: each benchmark's varying keys, and "run B: DIR" within 100 columns. */
+void h_cmp_term_legend(struct cmp *c);
+void h_cmp_run_legend(struct cmp *c, int k);
 
 /* The trend and overlay plots, drawn into c->out, linked from compare.md; 0 or -1. */
 int h_cmp_plots(struct cmp *c);
