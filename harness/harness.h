@@ -230,6 +230,9 @@ FILE *h_log_open(const char *dir, const char *path, int trunc);
  * "daemon_cpu=any"), which differ between machines and are left out of comparisons and row
  * labels? ddpar's uring_cpu (queue, next, none) names a policy, not CPUs: it is kept. */
 int h_cfg_is_cpu_numbers(const char *key, size_t keylen);
+/* A row label in markdown, "placement=other, transport=dev": cfg's key=value pairs, in its
+ * order, for which keep(key, ctx) says yes, values escaped; "(one config)" when none is. */
+void h_md_cfg_label(FILE *f, const char *cfg, int (*keep)(const char *key, void *ctx), void *ctx);
 /* Text into a markdown table cell or line: '|' and '`' escaped, control characters as spaces. */
 void h_md_cell(FILE *f, const char *s);
 /* The one run directory of `harness CMD DIR` (plot, export), its inputs checked; NULL after

@@ -145,27 +145,18 @@ static int varies(char cfg[][AB_CONFIG_LEN], int n, const char *key)
 	return 0;
 }
 
-/* "placement=other, transport=dev": the varying keys of cfg, CPU numbers left out
- * (ddpar's uring_cpu=queue, a policy, stays). */
-static void label(FILE *f, char cfg[][AB_CONFIG_LEN], int n, int row)
-{
-	char copy[AB_CONFIG_LEN], *save = NULL;
-	int first = 1;
+struct rows {
+	char (*cfg)[AB_CONFIG_LEN];
+	int n;
+};
 
-	snprintf(copy, sizeof(copy), "%s", cfg[row]);
-	for (char *kv = strtok_r(copy, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
-		char *eq = strchr(kv, '=');
-		if (!eq)
-			continue;
-		*eq = '\0';
-		if (h_cfg_is_cpu_numbers(kv, strlen(kv)) || !varies(cfg, n, kv))
-			continue;
-		fprintf(f, "%s%s=", first ? "" : ", ", kv);
-		h_md_cell(f, eq + 1);
-		first = 0;
-	}
-	if (first)
-		fputs("(one config)", f);
+/* A row label keeps the keys that vary, CPU numbers left out (ddpar's uring_cpu=queue,
+ * a policy, stays). */
+static int label_key(const char *key, void *ctx)
+{
+	const struct rows *r = ctx;
+
+	return !h_cfg_is_cpu_numbers(key, strlen(key)) && varies(r->cfg, r->n, key);
 }
 
 /* Families of records with a name in the middle, one cell each: the idle share of every
@@ -277,7 +268,7 @@ void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct a
 	fputc('\n', f);
 	for (int r = 0; r < n; r++) {
 		fputs("| ", f);
-		label(f, cfg, n, r);
+		h_md_cfg_label(f, cfg[r], label_key, &(struct rows){ cfg, n });
 		fputs(" |", f);
 		for (size_t c = 0; c < AB_ARRAY_SIZE(cols); c++) {
 			if (!have[c])

@@ -158,3 +158,24 @@ int h_cfg_is_cpu_numbers(const char *key, size_t kl)
 	return (kl > 4 && !strncmp(key + kl - 4, "_cpu", 4)) ||
 	       (kl > 5 && !strncmp(key + kl - 5, "_cpus", 5));
 }
+
+void h_md_cfg_label(FILE *f, const char *cfg, int (*keep)(const char *key, void *ctx), void *ctx)
+{
+	char copy[AB_CONFIG_LEN], *save = NULL;
+	int first = 1;
+
+	snprintf(copy, sizeof(copy), "%s", cfg);
+	for (char *kv = strtok_r(copy, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+		char *eq = strchr(kv, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		if (!keep(kv, ctx))
+			continue;
+		fprintf(f, "%s%s=", first ? "" : ", ", kv);
+		h_md_cell(f, eq + 1);
+		first = 0;
+	}
+	if (first)
+		fputs("(one config)", f);
+}

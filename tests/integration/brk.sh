@@ -37,6 +37,17 @@ fi
 within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { exit !(a != "" && b > 0 && (a / b - 1) ^ 2 <= (p / 100) ^ 2) }'; }
 at_least() { awk -v v="$1" -v t="$2" 'BEGIN { exit !(v != "" && v + 0 >= t) }'; }
 at_most() { awk -v v="$1" -v t="$2" 'BEGIN { exit !(v != "" && v + 0 <= t) }'; }
+# steps_add_up CSV PLACEMENTS WHAT TRIES: per placement, the breakdown's steps against the
+# clients' own time per call, within 10%
+steps_add_up() {
+	local pl c l
+	for pl in ${2//,/ }; do
+		c=$(csv_value "$1" "placement=$pl" brk_call_ns)
+		l=$(csv_value "$1" "placement=$pl" brk_client_ns)
+		check "$3 $pl: the steps add up to the clients' time per call within 10% ($c vs $l ns, $4 tries)" \
+			within "$c" "$l" 10
+	done
+}
 
 # One transport: same and other (other needs two CPUs), each point retried until its steps add
 # up; then the wake-up shares of the last attempt.
@@ -56,12 +67,7 @@ cfs_transport() {
 		[ "$ok" = 1 ] && break
 	done
 	check "cputestfs $tr runs with the breakdown (exit $rc)" eval '[ "$rc" = 0 ] && grep -q ",brk_calls," "$out.csv"'
-	for pl in ${pls//,/ }; do
-		c=$(csv_value "$out.csv" "placement=$pl" brk_call_ns)
-		l=$(csv_value "$out.csv" "placement=$pl" brk_client_ns)
-		check "cputestfs $tr $pl: the steps add up to the clients' time per call within 10% ($c vs $l ns, $try tries)" \
-			within "$c" "$l" 10
-	done
+	steps_add_up "$out.csv" "$pls" "cputestfs $tr" "$try"
 	for w in daemon reply; do
 		s=$(csv_value "$out.csv" "placement=same" brk_${w}_wake_cross_pct)
 		n=$(csv_value "$out.csv" "placement=same" brk_${w}_wakes_per_call)
@@ -135,12 +141,7 @@ for try in 1 2 3; do
 done
 check "pipe baseline with --kstats on: the breakdown is written, no FUSE count (exit $rc)" \
 	eval '[ "$rc" = 0 ] && grep -q ",brk_calls," "$W/p.csv" && ! grep -q ",kernel_requests," "$W/p.csv"'
-for pl in ${pls//,/ }; do
-	c=$(csv_value "$W/p.csv" "placement=$pl" brk_call_ns)
-	l=$(csv_value "$W/p.csv" "placement=$pl" brk_client_ns)
-	check "pipe $pl: the steps add up to the clients' time per round trip within 10% ($c vs $l ns, $try tries)" \
-		within "$c" "$l" 10
-done
+steps_add_up "$W/p.csv" "$pls" pipe "$try"
 if [ "$(nproc)" -ge 2 ]; then
 	for w in daemon reply; do
 		o=$(csv_value "$W/p.csv" "placement=other" brk_${w}_wake_cross_pct)
