@@ -56,6 +56,12 @@ done
 for s in $SHAPES; do
 	case $s in A|B|C) ;; *) echo "check-topology: unknown shape '$s' (A, B or C)" >&2; exit 2 ;; esac
 done
+for v in TOPO_SHAPE_TIMEOUT=$SHAPE_TIMEOUT TOPO_BOOT_STALL=$BOOT_STALL TOPO_BOOT_TRIES=$BOOT_TRIES; do
+	case ${v#*=} in ''|*[!0-9]*|0)
+		echo "check-topology: bad value '${v#*=}' for ${v%%=*}: expected a whole number above 0" >&2
+		exit 2 ;;
+	esac
+done
 
 say() { echo "check-topology: $*" >&2; }
 die() { say "$*"; exit 1; }
