@@ -4,7 +4,9 @@
  * expressions: a config value, metric, unit or directory name pasted between
  * quotes could end the string and run anything as root. So every title, label
  * and key is written by ab_gp_string, and every row label of a .dat file by
- * ab_gp_label; nothing else from outside is ever written into a .gp file.
+ * ab_gp_label; nothing else from outside is ever written into a .gp file. A
+ * number derived from outside data (a y range) is written by ab_gp_yrange,
+ * which keeps it finite: gnuplot reads "inf" as an undefined name and fails.
  */
 #ifndef AB_GPSCRIPT_H
 #define AB_GPSCRIPT_H
@@ -17,5 +19,13 @@ void ab_gp_string(FILE *f, const char *s);
 /* s as a double-quoted data-file label: anything outside [A-Za-z0-9_.,:;=+-]
  * becomes '_', so a label can neither end its quotes nor split a column. */
 void ab_gp_label(FILE *f, const char *s);
+/* The highest y range written: gnuplot's own arithmetic on a range (its ticks,
+ * the mapping to pixels) overflows well before DBL_MAX, and its figure comes out
+ * wrong; a value above this is no measurement anyway, and is drawn off the top. */
+#define AB_GP_YMAX 1e300
+/* "set yrange [0:TOP]" a little above top, the highest value a figure draws, and
+ * at most AB_GP_YMAX: finite whatever the data ("[0:*]" when top is not a
+ * positive finite number). */
+void ab_gp_yrange(FILE *f, double top);
 
 #endif

@@ -93,10 +93,7 @@ static void one_plot(struct ab_render *r, const struct brk_set *s, int sk, const
 	ab_plot_set(f, "title", title);
 	ab_plot_set(f, "ylabel", "us per call");
 	ab_plot_set(f, "xlabel", s->keys[0] ? s->keys : "configuration");
-	if (top > 0)
-		fprintf(f, "set yrange [0:%.6g]\n", top * 1.08);	/* room above the highest bar */
-	else
-		fprintf(f, "set yrange [0:*]\n");
+	ab_gp_yrange(f, top);
 	fprintf(f, "set style data histograms\nset style histogram rowstacked\n"
 		   "set style fill solid 0.7 border -1\nset boxwidth 0.7\n"
 		   "set key outside right top vertical noenhanced\n"

@@ -279,10 +279,7 @@ void ab_plot_yrange(FILE *f, const struct ab_grid *m)
 			ab_summarize(m->g[a][c]->v, m->g[a][c]->n, &s);
 			top = fmax(top, fmax(isfinite(s.median) ? s.median : 0, isfinite(s.ci.hi) ? s.ci.hi : 0));
 		}
-	if (top > 0)
-		fprintf(f, "set yrange [0:%.6g]\n", top * 1.08);	/* room above the highest bar */
-	else
-		fprintf(f, "set yrange [0:*]\n");
+	ab_gp_yrange(f, top);
 }
 
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height)

@@ -2,8 +2,11 @@
  * lib/report/gpscript.c, the one escaper the README's Security section rests
  * on: whatever the text, ab_gp_string's output is one single-quoted gnuplot
  * string that ends where it is meant to and holds no control character, and
- * ab_gp_label's is one double-quoted label of safe characters.
+ * ab_gp_label's is one double-quoted label of safe characters; ab_gp_yrange's
+ * range is finite whatever the data.
  */
+#include <float.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -140,12 +143,55 @@ static void test_long(void **state)
 	free(in);
 }
 
+/* What ab_gp_yrange writes for top, as a malloc'd string. */
+static char *yrange(double top)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	assert_non_null(f);
+	ab_gp_yrange(f, top);
+	assert_int_equal(fclose(f), 0);
+	return buf;
+}
+
+/* A little room above the top, never inf: 1.7e308 * 1.08 overflows. */
+static void test_yrange(void **state)
+{
+	static const struct {
+		double top;
+		const char *want;
+	} yr[] = {
+		{ 100, "set yrange [0:108]\n" },
+		{ 30003, "set yrange [0:32403.2]\n" },
+		{ 1e-300, "set yrange [0:1.08e-300]\n" },
+		{ 1e300, "set yrange [0:1e+300]\n" },
+		{ 1.7e308, "set yrange [0:1e+300]\n" },
+		{ DBL_MAX, "set yrange [0:1e+300]\n" },
+		{ INFINITY, "set yrange [0:*]\n" },
+		{ -INFINITY, "set yrange [0:*]\n" },
+		{ NAN, "set yrange [0:*]\n" },
+		{ 0, "set yrange [0:*]\n" },
+		{ -5, "set yrange [0:*]\n" },
+	};
+
+	(void)state;
+	for (size_t k = 0; k < sizeof(yr) / sizeof(yr[0]); k++) {
+		char *s = yrange(yr[k].top);
+		print_message("%g -> %s", yr[k].top, s);
+		assert_string_equal(s, yr[k].want);
+		free(s);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
 		cmocka_unit_test(test_every_byte),
 		cmocka_unit_test(test_long),
+		cmocka_unit_test(test_yrange),
 	};
 	return cmocka_run_group_tests_name("gpscript", tests, NULL, NULL);
 }
