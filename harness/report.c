@@ -7,7 +7,8 @@
  * complete (lib/sys/outfile), so a failed write (a full disk) leaves the
  * previous version and fails, and a link planted under a file's name is
  * replaced, never written through; the figures are made in a private
- * directory and moved in the same way (ab_plotdir).
+ * directory and moved in the same way (ab_plotdir), and a figure gnuplot fails
+ * to draw is not moved, so it too leaves the previous version and fails.
  */
 #include <errno.h>
 #include <limits.h>

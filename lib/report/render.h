@@ -172,7 +172,9 @@ int ab_plotdir_open(struct ab_plotdir *p, const char *dest);
 int ab_plotdir_close(struct ab_plotdir *p);
 /* Run gnuplot in the private directory on NAME.gp for each of names (one process
  * for all; when it fails, each alone to find which); its messages are appended to
- * dest/log/gnuplot.log when dest has a log/. ok[i]: drawn. Returns how many failed,
+ * dest/log/gnuplot.log when dest has a log/. ok[i]: drawn, its PNG and SVG both
+ * non-empty. A figure not drawn has its outputs removed from the private directory,
+ * so that ab_plotdir_close leaves dest's previous version. Returns how many failed,
  * each named in a message; without gnuplot none is drawn, one message says so, and
  * that is not a failure (ab_have_gnuplot tells). */
 #define AB_PLOTS_MAX 64

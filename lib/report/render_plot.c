@@ -16,6 +16,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sys/common.h"
@@ -282,16 +283,27 @@ void ab_plot_yrange(FILE *f, const struct ab_grid *m)
 	ab_gp_yrange(f, top);
 }
 
+/* The file a figure's .gp draws: NAME.png or NAME.svg (NAME.png.txt, NAME.svg.txt
+ * under the test hook: the fuzz test draws thousands of plots; text keeps it fast). */
+static const char *output_name(char *buf, size_t len, const char *name, int svg)
+{
+	snprintf(buf, len, "%s.%s%s", name, svg ? "svg" : "png",
+		 ab_test_hook("AFFBENCH_PLOT_TEXT") ? ".txt" : "");
+	return buf;
+}
+
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height)
 {
-	/* test hook: the fuzz test draws thousands of plots; text output keeps it fast */
+	char out[96];
+
 	if (ab_test_hook("AFFBENCH_PLOT_TEXT"))
-		fprintf(f, "set terminal dumb size 79,24\nset output '%s.%s.txt'\n", name, svg ? "svg" : "png");
+		fprintf(f, "set terminal dumb size 79,24\n");
 	else if (svg)
-		fprintf(f, "set terminal svg size %d,%d\nset output '%s.svg'\n", width, height, name);
+		fprintf(f, "set terminal svg size %d,%d\n", width, height);
 	else
-		fprintf(f, "set terminal %s size %d,%d\nset output '%s.png'\n",
-			have_pngcairo() ? "pngcairo" : "png", width, height, name);
+		fprintf(f, "set terminal %s size %d,%d\n", have_pngcairo() ? "pngcairo" : "png", width,
+			height);
+	fprintf(f, "set output '%s'\n", output_name(out, sizeof(out), name, svg));
 }
 
 void ab_plot_end(struct ab_render *r, FILE *b, const char *name, int width, int height)
@@ -402,6 +414,33 @@ static int keep_log(struct ab_plotdir *p)
 	return kept;
 }
 
+/* Both of NAME's figures drawn, each a non-empty regular file? */
+static int drawn(int dfd, const char *name)
+{
+	char out[96];
+	struct stat st;
+
+	for (int svg = 0; svg < 2; svg++)
+		if (fstatat(dfd, output_name(out, sizeof(out), name, svg), &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode) || st.st_size == 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * Whatever gnuplot left of a figure it failed to draw: it creates the output
+ * at "set output" and fails at "plot", leaving 0 bytes (or half a figure after
+ * a timeout). Taken out of the private directory, so that publish moves only
+ * whole figures and a failed one leaves the run directory's previous version.
+ */
+static void discard_figure(int dfd, const char *name)
+{
+	char out[96];
+
+	for (int svg = 0; svg < 2; svg++)
+		unlinkat(dfd, output_name(out, sizeof(out), name, svg), 0);
+}
+
 int ab_plots_draw(struct ab_plotdir *p, char names[][64], int n, int *ok)
 {
 	char log[sizeof(p->path) + 16], *av[AB_PLOTS_MAX + 2], files[AB_PLOTS_MAX][96];
@@ -425,14 +464,20 @@ int ab_plots_draw(struct ab_plotdir *p, char names[][64], int n, int *ok)
 		av[i + 1] = files[i];
 	}
 	av[n < AB_PLOTS_MAX ? n + 1 : AB_PLOTS_MAX + 1] = NULL;
-	int all = ab_run(p->path, av, log, GNUPLOT_TIMEOUT_NS);
-	for (int i = 0; i < n; i++)	/* one failed: find which, one at a time */
+	int all = ab_run(p->path, av, log, GNUPLOT_TIMEOUT_NS), empty[AB_PLOTS_MAX] = { 0 };
+	for (int i = 0; i < n; i++) {	/* one failed: find which, one at a time */
 		ok[i] = all == 0 || draw_one(p->path, names[i], log) == 0;
+		empty[i] = ok[i] && !drawn(p->fd, names[i]);
+		ok[i] &= !empty[i];
+		if (!ok[i])
+			discard_figure(p->fd, names[i]);
+	}
 	int kept = keep_log(p);
 	for (int i = 0; i < n; i++)
 		if (!ok[i]) {
-			ab_msg("plot: gnuplot %s/%s.gp failed%s", p->dest, names[i],
-			       kept ? " (see log/gnuplot.log)" : "");
+			ab_msg("plot: gnuplot %s/%s.gp %s%s; the previous figure, if any, is left as it "
+			       "was", p->dest, names[i], empty[i] ? "drew an empty figure" : "failed",
+			       kept && !empty[i] ? " (see log/gnuplot.log)" : "");
 			bad++;
 		}
 	return bad;

@@ -1,7 +1,12 @@
 #!/bin/bash
 # harness plot on run directories that break its outputs, and what it leaves:
 #  - a value of 1.7e308: every y range in every .gp is a finite number (never
-#    inf, which gnuplot fails on) and the figure is drawn.
+#    inf, which gnuplot fails on) and the figure is drawn;
+#  - gnuplot failing (a stand-in on PATH that creates the figures' files empty,
+#    then exits 1), or exiting 0 with empty figures: the previous PNG and SVG
+#    keep their bytes, no 0-byte figure appears, one line per figure says so,
+#    report.md does not show it, and plot exits 1 (a figure not written, as any
+#    output not written).
 . "$(dirname "$0")/lib.sh"
 H=$BIN/harness
 D=$(mktemp -d "$AFFBENCH_WORKDIR/plot_faults.XXXXXX")
@@ -33,4 +38,44 @@ check "no .gp holds inf or nan" bash -c "! grep -qiE '(^|[^a-z])(inf|nan)([^a-z]
 bad=$(grep -h 'range' "$F"/*.gp | grep -vE '^set [xy]range \[[-0-9.e+]+:([0-9.e+]+|\*)\]$')
 check "every range is two finite numbers${bad:+ ($bad)}" [ -z "$bad" ]
 
+# ---- 17b. a figure that fails to render keeps its previous version ----
+if ! command -v gnuplot >/dev/null; then
+	skip "a failed figure keeps its previous version" "gnuplot is not installed"
+	t_done
+fi
+G=$D/good
+mkdir "$G" "$D/bin"
+raw 30001 >"$G/raw.csv"
+"$H" plot "$G" >/dev/null 2>&1
+check "a first plot draws the figure" eval '[ -s "$G/cputestfs.png" ] && [ -s "$G/cputestfs.svg" ]'
+before=$(cat "$G/cputestfs.png" "$G/cputestfs.svg" | md5sum)
+# The stand-in: as gnuplot does on a failed plot, each output is created at
+# "set output" and left empty; then exit RC ("-e", the terminal probe, succeeds).
+cat >"$D/bin/gnuplot" <<'EOF'
+#!/bin/bash
+[ "$1" = -e ] && exit 0
+for gp in "$@"; do
+	sed -n "s/^set output '\(.*\)'$/\1/p" "$gp" | while read -r out; do : >"$out"; done
+done
+exit "${FAKE_GNUPLOT_RC:-1}"
+EOF
+chmod +x "$D/bin/gnuplot"
+sed -i 's/,30002,/,40002,/' "$G/raw.csv"	# new data: a figure that would differ
+for frc in 1 0; do
+	what=$([ "$frc" = 1 ] && echo "failed" || echo "drew an empty figure")
+	FAKE_GNUPLOT_RC=$frc PATH="$D/bin:$PATH" "$H" plot "$G" >/dev/null 2>"$D/fail.err"
+	rc=$?
+	check "gnuplot that $what: plot exits 1 (rc $rc)" [ "$rc" = 1 ]
+	check "... the previous PNG and SVG keep their bytes" \
+		[ "$(cat "$G/cputestfs.png" "$G/cputestfs.svg" | md5sum)" = "$before" ]
+	empty=$(find "$G" -maxdepth 1 \( -name '*.png' -o -name '*.svg' \) -size 0)
+	check "... no 0-byte figure${empty:+ ($empty)}" [ -z "$empty" ]
+	check "... one line says which figure and that the previous one is left" \
+		eval '[ "$(grep -c "cputestfs.gp $what; the previous figure, if any, is left" "$D/fail.err")" = 1 ]'
+	check "... report.md does not show the figure" bash -c "! grep -qF '(cputestfs.png)' '$G/report.md'"
+	check "... the other outputs are written (summary.csv has the new data)" grep -q 40002 "$G/summary.csv"
+done
+"$H" plot "$G" >/dev/null 2>&1
+check "gnuplot back: the figure is drawn again" \
+	eval '[ -s "$G/cputestfs.png" ] && [ "$(cat "$G/cputestfs.png" "$G/cputestfs.svg" | md5sum)" != "$before" ]'
 t_done
