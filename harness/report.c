@@ -52,9 +52,12 @@ static int write_tables(const char *dir, const struct ab_results *d)
 
 	if (!f)
 		return -1;
-	fprintf(f, "# affbench tables: %s\n\nMedians of the repetitions; ratios are ratios of medians "
-		   "with bootstrap 95%% CIs, judged only with %d or more repetitions a side.\n\n", dir,
-		AB_MIN_REPS_CI);
+	/* the directory's name is outside text, escaped as report.md's header escapes it:
+	 * a newline in it would end the heading and start markdown of its own */
+	fprintf(f, "# affbench tables\n\nRun directory: `");
+	h_md_cell(f, dir);
+	fprintf(f, "`\n\nMedians of the repetitions; ratios are ratios of medians with bootstrap "
+		   "95%% CIs, judged only with %d or more repetitions a side.\n\n", AB_MIN_REPS_CI);
 	for (int i = 0; h_registry[i]; i++) {
 		struct ab_render r = { .desc = h_registry[i], .res = d, .out = f, .markdown = 1 };
 		ab_render_tables(h_registry[i], d, f, 1);

@@ -1,5 +1,7 @@
 #!/bin/bash
 # harness plot on run directories that break its outputs, and what it leaves:
+#  - a directory named with a newline, '|' and '`': tables.md names it once,
+#    escaped as report.md's header escapes it, with no raw newline;
 #  - a value of 1.7e308: every y range in every .gp is a finite number (never
 #    inf, which gnuplot fails on) and the figure is drawn;
 #  - gnuplot failing (a stand-in on PATH that creates the figures' files empty,
@@ -20,6 +22,21 @@ raw() { # FIRST-VALUE: three repetitions of one cputestfs point
 		echo "cputestfs,baseline=fuse;daemon=single;placement=none,$i,stat_per_s,$v,1/s"
 	done
 }
+
+# ---- 16. a directory name that is markdown ----
+R="$D/run"$'\n'"x|\`y"
+mkdir "$R"
+raw 30001 >"$R/raw.csv"
+"$H" plot "$R" >/dev/null 2>"$D/name.err"
+rc=$?
+check "plot of a directory named with a newline exits 0 (rc $rc)" [ "$rc" = 0 ]
+check "tables.md holds no raw newline of the name" bash -c "! grep -qx 'x|\`y.*' '$R/tables.md'"
+want=$(grep '^Run directory: ' "$R/report.md")
+check "tables.md names it as report.md does ($want)" \
+	eval '[ -n "$want" ] && [ "$(grep -c "^Run directory: " "$R/tables.md")" = 1 ] &&
+		[ "$(grep "^Run directory: " "$R/tables.md")" = "$want" ]'
+esc='/run x\|\`y`'	# the newline a space, '|' and '`' after a backslash
+check "with '|' and '\`' escaped" grep -qF -- "$esc" "$R/tables.md"
 
 # ---- 17a. a value of 1.7e308 ----
 F=$D/huge
