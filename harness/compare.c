@@ -118,6 +118,7 @@ static void one_pair(struct cmp *c, const struct pair *q)
 	c->few += v == AB_V_FEW;
 	c->sig += v == AB_V_UP || v == AB_V_DOWN;
 	c->sig_raw += q->p < ALPHA;
+	c->subsampled += !isnan(q->p) && (a->n > AB_BOOT_MAX_N || q->b->n > AB_BOOT_MAX_N);
 	snprintf(num[0], sizeof(num[0]), "%.6g", ab_r_median(a));
 	snprintf(num[1], sizeof(num[1]), "%.6g", ab_r_median(q->b));
 	snprintf(num[2], sizeof(num[2]), "%.6g", q->r);
@@ -233,6 +234,11 @@ static void table(struct cmp *c)
 		       "on either side of 1); p (Holm): adjusted. %d not judged: too few repetitions "
 		       "(%d or more needed a side).\n",
 		c->tests, c->sig, c->tests, ALPHA, c->sig_raw, c->few, AB_MIN_REPS_CI);
+	if (c->subsampled)
+		fprintf(c->md, "%d ratios have a side of more than %d values: their bootstrap "
+			       "resamples %d values a side (m out of n), which widens the CI and "
+			       "raises p, so they err towards not significant.\n", c->subsampled,
+			AB_BOOT_MAX_N, AB_BOOT_MAX_N);
 	if (c->machines_differ) {
 		fprintf(c->md, "The verdicts of runs on other machines than A's compare machines, not "
 			       "only the change under test (see The machines).\n");
