@@ -27,6 +27,16 @@
 #include "report/stats.h"
 
 #define MAXRUNS 1000	/* a sane bound: 1000 runs of the default plan load in about 1 GB */
+/*
+ * What compare holds of all its runs together: the runs' groups (bench, config,
+ * metric, unit: about 700 bytes each) and their values (12 bytes each), every
+ * run held to the end for the ratios, trends and gate. One 64 MiB raw.csv can
+ * hold 3 million groups, 2 GB in memory, and each further run would add as
+ * much; past these bounds compare stops with exit 2 instead. At the bounds it
+ * holds about 1 GB; 1000 runs of the default plan (529 groups) hold less than half.
+ */
+#define MAXGROUPS 1000000
+#define MAXVALUES 32000000
 
 /* config without the CPU numbers (h_cfg_is_cpu_numbers) */
 static void norm_config(const char *in, char *out, size_t len)
@@ -46,9 +56,22 @@ static void norm_config(const char *in, char *out, size_t len)
 }
 
 /* The run with CPU numbers dropped from every config: groups that differ only in
- * CPU numbers merge. 0, or -1 out of memory. */
-static int normalize(const struct ab_results *in, struct ab_results *out)
+ * CPU numbers merge. A run with none is taken as it is (*in is moved into *out), so
+ * a run is never held twice. 0, or -1 out of memory. */
+static int normalize(struct ab_results *in, struct ab_results *out)
 {
+	size_t i = 0;
+
+	for (char cfg[AB_CONFIG_LEN]; i < in->n; i++) {
+		norm_config(in->g[i].config, cfg, sizeof(cfg));
+		if (strcmp(cfg, in->g[i].config))
+			break;
+	}
+	if (i == in->n) {
+		*out = *in;
+		ab_results_init(in);
+		return 0;
+	}
 	ab_results_init(out);
 	for (size_t i = 0; i < in->n; i++) {
 		const struct ab_group *g = &in->g[i];
@@ -118,6 +141,7 @@ static void one_pair(struct cmp *c, const struct pair *q)
 	c->few += v == AB_V_FEW;
 	c->sig += v == AB_V_UP || v == AB_V_DOWN;
 	c->sig_raw += q->p < ALPHA;
+	c->subsampled += !isnan(q->p) && (a->n > AB_BOOT_MAX_N || q->b->n > AB_BOOT_MAX_N);
 	snprintf(num[0], sizeof(num[0]), "%.6g", ab_r_median(a));
 	snprintf(num[1], sizeof(num[1]), "%.6g", ab_r_median(q->b));
 	snprintf(num[2], sizeof(num[2]), "%.6g", q->r);
@@ -233,6 +257,11 @@ static void table(struct cmp *c)
 		       "on either side of 1); p (Holm): adjusted. %d not judged: too few repetitions "
 		       "(%d or more needed a side).\n",
 		c->tests, c->sig, c->tests, ALPHA, c->sig_raw, c->few, AB_MIN_REPS_CI);
+	if (c->subsampled)
+		fprintf(c->md, "%d ratios have a side of more than %d values: their bootstrap "
+			       "resamples %d values a side (m out of n), which widens the CI and "
+			       "raises p, so they err towards not significant.\n", c->subsampled,
+			AB_BOOT_MAX_N, AB_BOOT_MAX_N);
 	if (c->machines_differ) {
 		fprintf(c->md, "The verdicts of runs on other machines than A's compare machines, not "
 			       "only the change under test (see The machines).\n");
@@ -250,7 +279,8 @@ static void table(struct cmp *c)
 
 static const char cmp_usage[] =
 	"usage: harness compare [--out DIR] [--sort kernel|date|host] [--gate FILE [--strict]] A B [C ...]\n"
-	"A, B, ...: run directories (or their results.json; the raw.csv beside it is read), up to 1000.\n"
+	"A, B, ...: run directories (or their results.json; the raw.csv beside it is read), up to 1000,\n"
+	"holding at most 1,000,000 results (bench, config, metric) and 32,000,000 values together.\n"
 	"Ratios of medians (B/A, C/A, ...) with bootstrap 95% CIs for every bench, config and metric\n"
 	"present in A and the other run, judged with 6 or more repetitions a side, significant after\n"
 	"the Holm-Bonferroni correction for the number of comparisons. CPU numbers in configs are\n"
@@ -297,11 +327,20 @@ static void load_runs(struct cmp *c)
 			ab_usage_error("compare: '%s': no readable raw.csv there (a results.json alone "
 				       "holds summaries, and compare needs the repetitions)", c->dirs[i]);
 	}
+	size_t groups = 0, values = 0;
 	for (int i = 0; i < c->nr; i++) {
 		struct ab_results raw;
 		snprintf(path, sizeof(path), "%s/raw.csv", c->dirs[i]);
 		if (h_data_load(&raw, path, err, sizeof(err)))	/* EINVAL: the file is refused */
 			ab_exit(errno == EINVAL ? AB_EXIT_USAGE : AB_EXIT_FAIL, "compare: %s", err);
+		groups += raw.n;
+		for (size_t k = 0; k < raw.n; k++)
+			values += raw.g[k].n;
+		if (groups > MAXGROUPS || values > MAXVALUES)	/* before a copy is made */
+			ab_usage_error("compare: '%s': the runs up to this one hold %zu results and "
+				       "%zu values, past compare's bound of %d results and %d values "
+				       "for all runs together: compare fewer or smaller runs",
+				       c->dirs[i], groups, values, MAXGROUPS, MAXVALUES);
 		if (normalize(&raw, &c->d[i]) < 0)
 			ab_fail("compare: %s: out of memory", path);
 		ab_results_free(&raw);

@@ -19,6 +19,7 @@ struct cmp {
 	FILE *md, *csv;
 	int machines_differ;
 	int judged, sig, sig_raw, tests, few, only_a, only_b, no_ratio;
+	int subsampled;		/* ratios with a side past AB_BOOT_MAX_N values */
 	struct shortkeys {	/* per benchmark, the config keys that vary in the base */
 		char bench[AB_BENCH_LEN];
 		char key[16][AB_KEY_LEN];

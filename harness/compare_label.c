@@ -22,20 +22,102 @@ char *h_cmp_term_cut(char *s, size_t w)
 	return s;
 }
 
-static int cfg_varies(const struct ab_results *d, const char *bench, const char *key)
+/* A key of a benchmark's configs, while they are scanned once. */
+struct keyseen {
+	char key[AB_KEY_LEN];
+	char v0[AB_VALUE_LEN];	/* its value in the first config ("" if absent there) */
+	size_t last, count;	/* the last config (1-based) holding it; how many do */
+	int varies;
+};
+
+struct keytab {
+	struct keyseen *k;	/* in order of first appearance */
+	size_t n, cap;
+	size_t *slot, nslot;	/* open addressing: index + 1, 0 = empty */
+};
+
+static size_t key_hash(const char *s, size_t n)
 {
-	char v0[AB_VALUE_LEN] = "", v[AB_VALUE_LEN];
-	int seen = 0;
+	size_t h = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+static void key_grow(struct keytab *t)
+{
+	size_t ns = t->nslot ? 2 * t->nslot : 64, *slot = calloc(ns, sizeof(*slot));
+	struct keyseen *k = realloc(t->k, ns / 2 * sizeof(*k));
+
+	if (!slot || !k)
+		ab_fail("compare: out of memory");
+	for (size_t i = 0; i < t->n; i++) {
+		size_t h = key_hash(k[i].key, strlen(k[i].key)) & (ns - 1);
+		while (slot[h])
+			h = (h + 1) & (ns - 1);
+		slot[h] = i + 1;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->nslot = ns;
+	t->k = k;
+	t->cap = ns / 2;
+}
+
+/* key (n bytes) in t, added when new; the table stays at most half full. */
+static struct keyseen *key_find(struct keytab *t, const char *key, size_t n)
+{
+	if (t->n == t->cap)
+		key_grow(t);
+	size_t h = key_hash(key, n) & (t->nslot - 1);
+	for (; t->slot[h]; h = (h + 1) & (t->nslot - 1)) {
+		struct keyseen *k = &t->k[t->slot[h] - 1];
+		if (strlen(k->key) == n && !memcmp(k->key, key, n))
+			return k;
+	}
+	t->slot[h] = ++t->n;
+	struct keyseen *k = &t->k[t->n - 1];
+	memset(k, 0, sizeof(*k));
+	snprintf(k->key, sizeof(k->key), "%.*s", (int)n, key);
+	return k;
+}
+
+/*
+ * One pass over the bench's configs in d: a key varies when some config's value
+ * (ab_cfg_get's: the first, "" when absent) differs from the first config's.
+ * Each key keeps that first value and whether another was seen, so 200,000
+ * configs take one scan, not one per key and config.
+ */
+static void varying_keys(const struct ab_results *d, const char *bench, struct shortkeys *s)
+{
+	struct keytab t = { 0 };
+	size_t nc = 0;
+
 	for (size_t i = 0; i < d->n; i++) {
 		if (strcmp(d->g[i].bench, bench))
 			continue;
-		ab_cfg_get(d->g[i].config, key, v, sizeof(v));
-		if (!seen++)
-			memcpy(v0, v, sizeof(v0));
-		else if (strcmp(v, v0))
-			return 1;
+		nc++;
+		for (const char *kv = d->g[i].config; *kv; kv += strcspn(kv, ";") + !!kv[strcspn(kv, ";")]) {
+			size_t len = strcspn(kv, ";"), kl = strcspn(kv, "=;");
+			if (kl == len || kl >= AB_KEY_LEN)	/* no value: ab_cfg_get never finds it */
+				continue;
+			struct keyseen *k = key_find(&t, kv, kl);
+			if (k->last == nc)	/* the config's first k= is its value */
+				continue;
+			char v[AB_VALUE_LEN];
+			snprintf(v, sizeof(v), "%.*s", (int)(len - kl - 1), kv + kl + 1);
+			if (!k->count && nc == 1)
+				memcpy(k->v0, v, sizeof(v));
+			k->varies |= strcmp(v, k->v0) != 0;
+			k->last = nc;
+			k->count++;
+		}
 	}
-	return 0;
+	for (size_t i = 0; i < t.n && s->n < 16; i++)	/* absent somewhere: "" there */
+		if (t.k[i].varies || (t.k[i].count < nc && t.k[i].v0[0]))
+			snprintf(s->key[s->n++], sizeof(s->key[0]), "%s", t.k[i].key);
+	free(t.k);
+	free(t.slot);
 }
 
 static const struct shortkeys *short_keys(struct cmp *c, const char *bench)
@@ -48,20 +130,7 @@ static const struct shortkeys *short_keys(struct cmp *c, const char *bench)
 	struct shortkeys *s = &c->sk[c->nsk++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->bench, sizeof(s->bench), "%s", bench);
-	for (size_t i = 0; i < c->d[0].n; i++) {	/* every key any of bench's configs holds */
-		if (strcmp(c->d[0].g[i].bench, bench))
-			continue;
-		char tmp[AB_CONFIG_LEN], *save = NULL;
-		snprintf(tmp, sizeof(tmp), "%s", c->d[0].g[i].config);
-		for (char *kv = strtok_r(tmp, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
-			kv[strcspn(kv, "=")] = '\0';
-			int have = 0;
-			for (int k = 0; k < s->n; k++)
-				have |= !strcmp(s->key[k], kv);
-			if (!have && s->n < 16 && cfg_varies(&c->d[0], bench, kv))
-				snprintf(s->key[s->n++], sizeof(s->key[0]), "%s", kv);
-		}
-	}
+	varying_keys(&c->d[0], bench, s);	/* every key any of bench's configs holds */
 	return s;
 }
 

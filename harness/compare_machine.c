@@ -6,6 +6,7 @@
  * machine.txt is outside text: read bounded (sys/infile.h), each value cut to
  * VAL_MAX and escaped where written.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <time.h>
 #include <stdlib.h>
@@ -24,23 +25,59 @@ static const char *const facts[] = { "kernel", "host", "cpu_model", "allowed_cpu
 				     "numa_nodes", "smt_active", "governor", "cpuidle", "haltpoll_ns",
 				     "idle_states", "cpu_boost", "hypervisor", "libfuse", NULL };
 
+/* The table's columns: the facts, then the lists of lines. */
+#define LISTS 3
+#define NCOL (AB_ARRAY_SIZE(facts) - 1 + LISTS)
+static const char *const list_name[LISTS] = { "topology", "mitigations", "knobs" };
+static const char *const list_key[LISTS] = { "topology", "mitigation", "knob" };
+
+/*
+ * A list of lines (all topology, mitigation or "knob before" lines), joined.
+ * Only run A's text is kept: another run's list is compared with A's byte for
+ * byte as it is read, then kept as its hash, size and line count (two runs
+ * other than A agree when those do) and the first of its lines that A's lacks,
+ * found through A's lines sorted once. So 1000 runs of a 4 MiB machine.txt hold
+ * one text, and lists of 215,000 lines compare in O(n log n), not O(n^2).
+ */
+struct list {
+	char *text;
+	size_t len, cap;
+	uint64_t hash;		/* FNV-1a of text */
+	int lines, present;
+	int as_a;		/* the same text as A's list, compared byte for byte */
+	int has_new;		/* first_new holds the first line not in A's list */
+	char first_new[VAL_MAX + 1];
+};
+
 struct mach {
 	char *fact[16];		/* one per facts[], NULL when absent */
-	char *topology, *mitigation, *knobs;	/* all such lines, joined */
+	struct list list[LISTS];
 	char *date;
 	int missing;		/* no readable machine.txt */
 };
 
-static void append(char **s, const char *v)
+/* A's lines, sorted, to look another run's lines up in. */
+struct line {
+	const char *p;
+	size_t n;
+};
+
+static void append(struct list *l, const char *v, size_t n)
 {
-	size_t o = *s ? strlen(*s) : 0, l = strlen(v);
-	char *t = realloc(*s, o + l + 2);
-	if (!t)
-		return;
-	memcpy(t + o, v, l);
-	t[o + l] = '\n';
-	t[o + l + 1] = '\0';
-	*s = t;
+	if (l->len + n + 2 > l->cap) {	/* doubling: a 215,000-line list is read in linear time */
+		size_t cap = (l->len + n + 2) * 2;
+		char *t = realloc(l->text, cap);
+		if (!t)
+			ab_fail("compare: out of memory");
+		l->text = t;
+		l->cap = cap;
+	}
+	memcpy(l->text + l->len, v, n);
+	l->len += n;
+	l->text[l->len++] = '\n';
+	l->text[l->len] = '\0';
+	l->lines++;
+	l->present = 1;
 }
 
 static void read_machine(const char *dir, struct mach *m)
@@ -62,13 +99,10 @@ static void read_machine(const char *dir, struct mach *m)
 			continue;
 		*sp = '\0';
 		char *v = sp + 1 + strspn(sp + 1, " ");
-		if (!strcmp(line, "topology"))
-			append(&m->topology, v);
-		else if (!strcmp(line, "mitigation"))
-			append(&m->mitigation, v);
-		else if (!strcmp(line, "knob") && !strncmp(v, "before ", 7))
-			append(&m->knobs, v + 7);
-		else if (!strcmp(line, "date") && !m->date)	/* the first: when the run began */
+		for (int i = 0; i < LISTS; i++)
+			if (!strcmp(line, list_key[i]) && (i < 2 || !strncmp(v, "before ", 7)))
+				append(&m->list[i], v + (i < 2 ? 0 : 7), strlen(v + (i < 2 ? 0 : 7)));
+		if (!strcmp(line, "date") && !m->date)	/* the first: when the run began */
 			m->date = strndup(v, VAL_MAX);
 		for (int i = 0; facts[i]; i++)
 			if (!strcmp(line, facts[i])) {	/* the last wins: a resumed run appends */
@@ -84,10 +118,54 @@ static void free_machine(struct mach *m)
 {
 	for (int i = 0; facts[i]; i++)
 		free(m->fact[i]);
-	free(m->topology);
-	free(m->mitigation);
-	free(m->knobs);
+	for (int i = 0; i < LISTS; i++)
+		free(m->list[i].text);
 	free(m->date);
+}
+
+static int cmp_line(const void *pa, const void *pb)
+{
+	const struct line *a = pa, *b = pb;
+	int d = memcmp(a->p, b->p, a->n < b->n ? a->n : b->n);
+	return d ? d : (a->n > b->n) - (a->n < b->n);
+}
+
+/* The lines of list a, sorted; *n of them. */
+static struct line *sorted_lines(const struct list *a, int *n)
+{
+	struct line *s = malloc(((size_t)a->lines + 1) * sizeof(*s));
+
+	if (!s)
+		ab_fail("compare: out of memory");
+	*n = 0;
+	for (const char *l = a->text; l && *l; l += s[(*n)++].n + 1)
+		s[*n] = (struct line){ l, strcspn(l, "\n") };
+	qsort(s, (size_t)*n, sizeof(*s), cmp_line);
+	return s;
+}
+
+/* Keep list l as its hash, whether it is A's (a: A's list, NULL for A's own) and the
+ * first line A's lacks (base: A's nb lines, sorted), what a reader looks for first;
+ * the text of another run than A goes. */
+static void reduce(struct list *l, const struct list *a, const struct line *base, int nb)
+{
+	l->as_a = !a || (l->present == a->present && l->len == a->len &&
+			 (!l->len || !memcmp(l->text, a->text, l->len)));
+	l->hash = 0xcbf29ce484222325ULL;
+	for (size_t i = 0; i < l->len; i++)
+		l->hash = (l->hash ^ (unsigned char)l->text[i]) * 0x100000001b3ULL;
+	for (const char *p = l->text; base && p && *p && !l->has_new; p += strcspn(p, "\n") + 1) {
+		struct line key = { p, strcspn(p, "\n") };
+		if (!bsearch(&key, base, (size_t)nb, sizeof(*base), cmp_line)) {
+			snprintf(l->first_new, sizeof(l->first_new), "%.*s", (int)key.n, p);
+			l->has_new = 1;
+		}
+	}
+	if (base) {	/* another run's: its text goes */
+		free(l->text);
+		l->text = NULL;
+		l->cap = 0;
+	}
 }
 
 static int same(const char *a, const char *b)
@@ -95,20 +173,25 @@ static int same(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* The table's columns: the facts, then the joined lists. */
-#define LISTS 3
-#define NCOL (AB_ARRAY_SIZE(facts) - 1 + LISTS)
-static const char *const list_name[LISTS] = { "topology", "mitigations", "knobs" };
+/* Exact against A's list (what the verdicts rest on), by hash between two others. */
+static int same_list(const struct list *a, const struct list *b)
+{
+	if (a->as_a || b->as_a)
+		return a->as_a && b->as_a;
+	return a->present == b->present && a->len == b->len && a->lines == b->lines &&
+	       a->hash == b->hash;
+}
 
 static const char *name(int col)
 {
 	return col < (int)NCOL - LISTS ? facts[col] : list_name[col - ((int)NCOL - LISTS)];
 }
 
-static const char *value(const struct mach *m, int col)
+/* Do runs a and b agree in column col? */
+static int agree(const struct mach *a, const struct mach *b, int col)
 {
 	int l = col - ((int)NCOL - LISTS);
-	return l < 0 ? m->fact[col] : l == 0 ? m->topology : l == 1 ? m->mitigation : m->knobs;
+	return l < 0 ? same(a->fact[col], b->fact[col]) : same_list(&a->list[l], &b->list[l]);
 }
 
 /* A cell of at most SHORT characters is written as it is; a column with a longer value
@@ -120,7 +203,7 @@ static const char *value(const struct mach *m, int col)
 struct column {
 	int col, coded, nval;
 	int *code;		/* per run */
-	const char **val;	/* per code - 1, the first run's value (NULL: absent) */
+	int *first;		/* per code - 1, the first run holding that value */
 };
 
 static int number(struct column *c, const struct mach *m, int nr)
@@ -129,67 +212,46 @@ static int number(struct column *c, const struct mach *m, int nr)
 	c->nval = 0;
 	c->coded = c->col >= (int)NCOL - LISTS;
 	for (int k = 0; k < nr; k++) {
-		const char *v = value(&m[k], c->col);
 		int j = 0;
-		while (j < c->nval && !same(c->val[j], v))
+		while (j < c->nval && !agree(&m[c->first[j]], &m[k], c->col))
 			j++;
 		if (j == c->nval)
-			c->val[c->nval++] = v;
+			c->first[c->nval++] = k;
 		c->code[k] = j + 1;
 		differ |= j > 0;
-		c->coded |= v && strlen(v) > SHORT;
+		if (!c->coded) {
+			const char *v = m[k].fact[c->col];
+			c->coded |= v && strlen(v) > SHORT;
+		}
 	}
 	return differ;
 }
 
-static int lines(const char *s)
-{
-	int n = 0;
-	for (; s && *s; s++)
-		n += *s == '\n';
-	return n;
-}
-
-/* The first line of list s that base lacks: what a reader looks for first. */
-static void first_new_line(FILE *md, const char *s, const char *base)
-{
-	for (const char *l = s; l && *l; l += strcspn(l, "\n") + 1) {
-		size_t n = strcspn(l, "\n");
-		int found = 0;
-		for (const char *b = base; b && *b && !found; b += strcspn(b, "\n") + 1)
-			found = strcspn(b, "\n") == n && !strncmp(b, l, n);
-		if (found)
-			continue;
-		char cut[VAL_MAX + 1];
-		snprintf(cut, sizeof(cut), "%.*s", (int)n, l);
-		fputs(", the first not in #1's: ", md);
-		h_md_cell(md, cut);
-		return;
-	}
-}
-
 /* A line per code: fifty kernels make fifty short lines, not one of 3,000 characters. */
-static void legend(FILE *md, const struct column *c)
+static void legend(FILE *md, const struct column *c, const struct mach *m)
 {
-	int list = c->col >= (int)NCOL - LISTS;
+	int list = c->col - ((int)NCOL - LISTS);
 	for (int j = 0; j < c->nval; j++) {
+		const struct mach *r = &m[c->first[j]];
 		fprintf(md, "- %s #%d: ", name(c->col), j + 1);
-		if (!c->val[j])
+		if (list < 0 ? !r->fact[c->col] : !r->list[list].present)
 			fputs("absent", md);
-		else if (!list)
-			h_md_cell(md, c->val[j]);
+		else if (list < 0)
+			h_md_cell(md, r->fact[c->col]);
 		else {
-			fprintf(md, "%d lines", lines(c->val[j]));
-			if (j)
-				first_new_line(md, c->val[j], c->val[0]);
+			fprintf(md, "%d lines", r->list[list].lines);
+			if (j && r->list[list].has_new) {
+				fputs(", the first not in #1's: ", md);
+				h_md_cell(md, r->list[list].first_new);
+			}
 		}
 		fputc('\n', md);
 	}
 }
 
-static void cell(FILE *md, const struct column *c, int k)
+static void cell(FILE *md, const struct column *c, const struct mach *m, int k)
 {
-	const char *v = c->val[c->code[k] - 1];
+	const char *v = c->col < (int)NCOL - LISTS ? m[c->first[c->code[k] - 1]].fact[c->col] : NULL;
 	fputc(' ', md);
 	if (c->coded)
 		fprintf(md, "#%d", c->code[k]);
@@ -220,7 +282,7 @@ static int table(FILE *md, struct column *col, const struct mach *m, int nr)
 		fprintf(md, "| %s%s |", h_cmp_run_label(l, sizeof(l), k),
 			m[k].missing ? " (no machine.txt)" : "");
 		for (int i = 0; i < nc; i++)
-			cell(md, &col[i], k);
+			cell(md, &col[i], m, k);
 		fputc('\n', md);
 	}
 	int coded = 0;
@@ -230,7 +292,7 @@ static int table(FILE *md, struct column *col, const struct mach *m, int nr)
 		fputs("\nThe codes (#1 is run A's; knobs: their values before the run):\n\n", md);
 	for (int i = 0; i < nc; i++)
 		if (col[i].coded)
-			legend(md, &col[i]);
+			legend(md, &col[i], m);
 	return nc;
 }
 
@@ -262,16 +324,25 @@ int h_compare_machines(FILE *md, char *const *dirs, int nr)
 	struct column col[NCOL];
 	int kernel = 0, other = 0, missing = 0;
 	int *codes = calloc((size_t)nr * NCOL, sizeof(*codes));
-	const char **vals = calloc((size_t)nr * NCOL, sizeof(*vals));
+	int *first = calloc((size_t)nr * NCOL, sizeof(*first));
+	struct line *base[LISTS];
+	int nbase[LISTS];
 
-	if (!m || !codes || !vals)
+	if (!m || !codes || !first)
 		ab_fail("compare: out of memory");
-	for (int k = 0; k < nr; k++) {
+	for (int k = 0; k < nr; k++) {	/* one run's text at a time, past A's */
 		read_machine(dirs[k], &m[k]);
 		missing += m[k].missing;
+		for (int i = 0; i < LISTS; i++) {
+			if (!k)
+				base[i] = sorted_lines(&m[0].list[i], &nbase[i]);
+			reduce(&m[k].list[i], k ? &m[0].list[i] : NULL, k ? base[i] : NULL, nbase[i]);
+		}
 	}
+	for (int i = 0; i < LISTS; i++)
+		free(base[i]);
 	for (size_t i = 0; i < NCOL; i++)
-		col[i] = (struct column){ .code = codes + i * (size_t)nr, .val = vals + i * (size_t)nr };
+		col[i] = (struct column){ .code = codes + i * (size_t)nr, .first = first + i * (size_t)nr };
 	fputs("## The machines\n\nWhat differs between the runs' machine.txt files, a row per run "
 	      "(facts not shown agree in every run):\n\n", md);
 	int nc = table(md, col, m, nr);
@@ -302,7 +373,7 @@ int h_compare_machines(FILE *md, char *const *dirs, int nr)
 		free_machine(&m[k]);
 	free(m);
 	free(codes);
-	free(vals);
+	free(first);
 	return other || missing;
 }
 

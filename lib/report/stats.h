@@ -12,7 +12,10 @@
  *    With too few samples (n < 6 for 95%) no pair reaches it; the interval is
  *    then [min, max] and 'level' reports the coverage actually reached.
  *  - CI of a ratio of two medians: percentile bootstrap (resampling both
- *    samples independently, 2000 resamples, fixed seed, so results repeat).
+ *    samples independently, 2000 resamples, fixed seed, so results repeat;
+ *    exact up to 12 values a side). A resample holds at most 10,000 values a
+ *    side: a larger sample is resampled 10,000 out of n, which widens the CI
+ *    (it errs towards "not significant"); see ratio_ci.c.
  */
 #ifndef AB_STATS_H
 #define AB_STATS_H
@@ -35,6 +38,10 @@ struct ab_ci {
 };
 /* Distribution-free CI of the median at the wanted level (e.g. 0.95). */
 int ab_median_ci(const double *x, size_t n, double level, struct ab_ci *ci);
+/* Values a side in one bootstrap resample: a larger sample is resampled this many
+ * out of n (the m-out-of-n bootstrap; its CI is wider, see ratio_ci.c). */
+#define AB_BOOT_MAX_N 10000
+
 /* Bootstrap CI of median(a) / median(b); -1 if a median of b is 0 or n is 0. */
 int ab_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,
 		struct ab_ci *ci);

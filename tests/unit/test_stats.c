@@ -338,6 +338,67 @@ static void test_ratio_ci_exact(void **state)
 	}
 }
 
+/*
+ * A resample holds at most AB_BOOT_MAX_N values a side. Within the bound nothing
+ * changed: the intervals and p-values below are those of the whole-sample
+ * bootstrap before the bound, bit for bit. Past it a side is resampled
+ * AB_BOOT_MAX_N out of n: 100,000 values give about the CI that 10,000 of the
+ * same spread give (the whole-sample bootstrap's would be sqrt(10) times
+ * narrower), still around the ratio, and repeatable.
+ */
+static double spread(uint64_t i, double base)
+{
+	uint64_t z = i * 0x9e3779b97f4a7c15ULL;
+
+	z ^= z >> 29;
+	return base + (double)(z % 1000) / 10;
+}
+
+static const struct {
+	size_t n;
+	double lo, hi, p;
+} within_bound[] = {
+	{ 13, 0x1.b38c87c5a177ap-1, 0x1.5a0cacb674ef2p+0, 0x1.1b8199653288ep-1 },
+	{ 40, 0x1.96fca32e1fd97p-1, 0x1.026d987e337a1p+0, 0x1.26c3bdfc29738p-4 },
+	{ AB_BOOT_MAX_N, 0x1.10080ccd665e3p+0, 0x1.14a1b357b0452p+0, 0x1.0603538acf832p-10 },
+};
+
+static void test_ratio_ci_large(void **state)
+{
+	enum { BIG = 10 * AB_BOOT_MAX_N };
+	double *a = malloc(BIG * sizeof(*a)), *b = malloc(BIG * sizeof(*b));
+	struct ab_ci ci, c2, small;
+	double p, p2;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	for (size_t i = 0; i < BIG; i++) {
+		a[i] = spread(i, 110);
+		b[i] = spread(i + 77777, 100);
+	}
+	for (size_t i = 0; i < N(within_bound); i++) {
+		size_t n = within_bound[i].n;
+		assert_int_equal(ab_ratio_ci_p(a, n, b, n - 1, 0.95, &ci, &p), 0);
+		if (ci.lo != within_bound[i].lo || ci.hi != within_bound[i].hi || p != within_bound[i].p)
+			fail_msg("n=%zu: [%a, %a] p %a, want [%a, %a] p %a", n, ci.lo, ci.hi, p,
+				 within_bound[i].lo, within_bound[i].hi, within_bound[i].p);
+	}
+	assert_int_equal(ab_ratio_ci_p(a, AB_BOOT_MAX_N, b, AB_BOOT_MAX_N, 0.95, &small, &p), 0);
+	assert_int_equal(ab_ratio_ci_p(a, BIG, b, BIG, 0.95, &ci, &p), 0);
+	assert_int_equal(ab_ratio_ci_p(a, BIG, b, BIG, 0.95, &c2, &p2), 0);
+	assert_memory_equal(&ci, &c2, sizeof(ci));
+	assert_true(p == p2);
+	double r = ab_median(a, BIG) / ab_median(b, BIG);
+	if (!(ci.lo < r && r < ci.hi))
+		fail_msg("[%g, %g] misses the ratio %g", ci.lo, ci.hi, r);
+	double w = ci.hi - ci.lo, ws = small.hi - small.lo;
+	if (!(w > 0.7 * ws && w < 1.4 * ws))
+		fail_msg("100,000 a side: CI width %g, not that of 10,000 (%g)", w, ws);
+	free(a);
+	free(b);
+}
+
 static void test_ratio_ci_errors(void **state)
 {
 	static const struct {
@@ -461,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_ratio_ci),
 		cmocka_unit_test(test_ratio_ci_errors),
 		cmocka_unit_test(test_ratio_ci_exact),
+		cmocka_unit_test(test_ratio_ci_large),
 		cmocka_unit_test(test_hist_buckets),
 		cmocka_unit_test(test_hist_percentile),
 		cmocka_unit_test(test_hist_error),
