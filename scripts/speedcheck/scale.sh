@@ -296,13 +296,13 @@ check_scale() {
 	quick) SC_F1=0.01 SC_L1=1/100 SC_F2=0.1 SC_L2=1/10 SC_JUDGE_LIMIT=0 ;;
 	smoke) SC_F1=0.0001 SC_L1=1/1e4 SC_F2=0.001 SC_L2=1/1e3 SC_JUDGE_LIMIT=0 ;;
 	esac
-	local free
+	local free want
 	free=$(df -Pk "$WORK" | awk 'NR == 2 { print int($4 / 1024) }')
 	echo
 	echo "## scale: the readers at $SC_L1 and $SC_L2 of the documented limits, timeout $SC_TIMEOUT s"
 	echo "## ($BIN/harness; $free MB free in $WORK)"
 	# the larger hist.csv, plus room for the rest: with less disk, a smaller hist.csv, said
-	local want=$(awk -v f="$SC_F2" -v m=$SC_HIST_MAX 'BEGIN { printf "%d", f * m / 1048576 * 1.2 + 300 }')
+	want=$(awk -v f="$SC_F2" -v m=$SC_HIST_MAX 'BEGIN { printf "%d", f * m / 1048576 * 1.2 + 300 }')
 	if [ "$free" -lt "$want" ]; then
 		SC_HIST_MAX=$(awk -v free="$free" -v f="$SC_F2" 'BEGIN { printf "%d", (free - 300) / 1.2 / f * 1048576 }')
 		[ "$SC_HIST_MAX" -gt 1048576 ] || skip "scale: only $free MB free in $WORK; set TMPDIR to a larger filesystem"
