@@ -33,8 +33,21 @@
 #              with --kstats as planned and off: the plan's wall-time growth
 #              from instrumented repetitions (target <= 15%).
 #
-#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|all|explain|plan-overhead]
+# One check of the harness's readers, not in 'all' (no root, FUSE or fio):
+#   scale      plot, compare and export over run directories built at the
+#              documented input limits (docs/records.md) and at one tenth of
+#              them, in the shapes issue 24 found slow: long machine.txt knob
+#              lists, many configs, one config with many repetitions, a 1 GiB
+#              hist.csv out of order, a 64 MiB raw.csv. Wall time and peak RSS
+#              per command; target: the full size within 10x of the tenth,
+#              and at most 30 s and 2 GB at the limit. --quick: a tenth and a
+#              hundredth (no limit-size verdict); --smoke: tiny, for the tests;
+#              --timeout SEC per command (default 120). Needs GNU time and
+#              about 1.2 GB free in $TMPDIR (less: a smaller hist.csv, said).
+#
+#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|all|explain|plan-overhead|scale]
 #                         [--duration SEC] [--repeat N] [--plan NAME]
+#                         [--quick|--smoke] [--timeout SEC]
 #   (--repeat: interleaved repetitions, default 3; more narrow the medians on a busy host)
 #
 # The sections live in scripts/speedcheck/, one file each, on common.sh.
@@ -59,10 +72,12 @@ BS=131072
 DD_PROCS="1 2 4 8"
 SPAN=$((16 << 20))
 PLAN=default
+SCALE_MODE=full
+SCALE_TIMEOUT=120
 
 # usage [CODE]: the synopsis, on stdout for --help (exit 0), on stderr otherwise (exit 2)
 usage() {
-	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|all|explain|plan-overhead] [--duration SEC] [--repeat N] [--plan NAME]"
+	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|all|explain|plan-overhead|scale] [--duration SEC] [--repeat N] [--plan NAME] [--quick|--smoke] [--timeout SEC]"
 	if [ "${1:-2}" = 0 ]; then
 		echo "$line"
 		sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"
@@ -75,7 +90,15 @@ usage() {
 what=all
 while [ $# -gt 0 ]; do
 	case $1 in
-	cputestfs | ddpar | sqrtio | transports | all | explain | plan-overhead) what=$1 ;;
+	cputestfs | ddpar | sqrtio | transports | all | explain | plan-overhead | scale) what=$1 ;;
+	--quick) SCALE_MODE=quick ;;
+	--smoke) SCALE_MODE=smoke ;;
+	--timeout)
+		[ $# -ge 2 ] || usage
+		SCALE_TIMEOUT=$2
+		shift
+		;;
+	--timeout=*) SCALE_TIMEOUT=${1#*=} ;;
 	--plan)
 		[ $# -ge 2 ] || usage
 		PLAN=$2
@@ -114,6 +137,10 @@ if ! [[ $PLAN =~ ^[A-Za-z0-9._/-]+$ ]]; then
 	echo "speedcheck: bad value '$PLAN' for --plan: a plan name or file (letters, digits, . _ - /)" >&2
 	exit 2
 fi
+if ! [[ $SCALE_TIMEOUT =~ ^[0-9]+$ ]] || [ "$SCALE_TIMEOUT" -lt 1 ] || [ "$SCALE_TIMEOUT" -gt 3600 ]; then
+	echo "speedcheck: bad value '$SCALE_TIMEOUT' for --timeout: whole seconds, 1 to 3600" >&2
+	exit 2
+fi
 
 # ---- prerequisites ------------------------------------------------------
 
@@ -121,14 +148,17 @@ skip() {
 	echo "speedcheck: $*" >&2
 	exit 4
 }
-[ "$(id -u)" = 0 ] || skip "needs root (FUSE mounts of the reference daemons, sqrtio's rq_affinity); run it with sudo"
-[ -c /dev/fuse ] || skip "no /dev/fuse; load it with: modprobe fuse"
-"$REPO/scripts/deps.sh" || exit $?
-if [ "$what" = all ] || [ "$what" = sqrtio ] || [ "$what" = transports ]; then
-	if ! command -v fio >/dev/null 2>&1; then
-		echo "speedcheck: installing fio" >&2
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends fio >&2 ||
-			skip "fio is missing and could not be installed; install it with: apt-get install -y fio"
+# scale reads files only: no root, FUSE or fio
+if [ "$what" != scale ]; then
+	[ "$(id -u)" = 0 ] || skip "needs root (FUSE mounts of the reference daemons, sqrtio's rq_affinity); run it with sudo"
+	[ -c /dev/fuse ] || skip "no /dev/fuse; load it with: modprobe fuse"
+	"$REPO/scripts/deps.sh" || exit $?
+	if [ "$what" = all ] || [ "$what" = sqrtio ] || [ "$what" = transports ]; then
+		if ! command -v fio >/dev/null 2>&1; then
+			echo "speedcheck: installing fio" >&2
+			DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends fio >&2 ||
+				skip "fio is missing and could not be installed; install it with: apt-get install -y fio"
+		fi
 	fi
 fi
 # the binaries each section runs
@@ -137,6 +167,7 @@ all) bins="cputestfs ddpar sqrtio" ;;
 transports) bins="cputestfs ddpar" ;;
 explain) bins=cputestfs ;;
 plan-overhead) bins="cputestfs ddpar sqrtio fdget harness" ;;
+scale) bins=harness ;;
 *) bins=$what ;;
 esac
 for b in $bins; do
@@ -147,7 +178,7 @@ for b in $bins; do
 done
 
 
-for part in common cputestfs ddpar sqrtio transports explain overhead; do
+for part in common cputestfs ddpar sqrtio transports explain overhead scale; do
 	# shellcheck source=/dev/null
 	. "$REPO/scripts/speedcheck/$part.sh"
 done
@@ -156,7 +187,7 @@ done
 
 # Both columns share the machine with whatever else runs: say how busy it was.
 load_note() { echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"; }
-echo "# speedcheck $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -n) $(uname -r), $(nproc) CPUs, libfuse $(pkg-config --modversion fuse3), $(load_note)"
+echo "# speedcheck $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -n) $(uname -r), $(nproc) CPUs, libfuse $(pkg-config --modversion fuse3 2>/dev/null || echo none), $(load_note)"
 if awk '{ exit !($1 > 0.5) }' /proc/loadavg; then
 	echo "# warning: the machine is busy before we start: other processes share these CPUs and"
 	echo "# land unevenly in the columns; per-repetition figures are on stderr; rerun when idle"
@@ -168,6 +199,10 @@ sqrtio) check_sqrtio ;;
 transports) check_transports ;;
 explain) check_explain ;;
 plan-overhead) check_plan_overhead ;;
+scale)
+	SC_MODE=$SCALE_MODE SC_TIMEOUT=$SCALE_TIMEOUT
+	check_scale
+	;;
 all)
 	check_cputestfs
 	check_ddpar

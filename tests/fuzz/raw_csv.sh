@@ -1,11 +1,15 @@
 #!/bin/bash
 # Seeded fuzz of the code that reads results from elsewhere: N mutated copies of
-# a real raw.csv (truncation, byte flips, quotes, huge fields, NUL, duplicated
-# and deleted lines: tests/tools/mutate.c), each given to `harness plot` and to
-# `harness compare` against the original. Each must end with exit 0 or 2, never
-# by a signal (a sanitizer's report is a signal here: it aborts), and nothing
-# may appear outside the run and compare directories. TAP output; a failure
-# names its seed: `mutate SEED base.csv raw.csv` rebuilds the input.
+# a real raw.csv and of a hist.csv for its configs (truncation, byte flips,
+# quotes, huge fields, NUL, duplicated and deleted lines; records that mean two
+# things: hex floats, leading spaces, counts of 2^53 and over, a record twice
+# with another value, a metric under two units: tests/tools/mutate.c), each
+# run directory given to `harness plot` and to `harness compare` against the
+# original. Each must end with exit 0 or 2, never by a signal (a sanitizer's
+# report is a signal here: it aborts), and nothing may appear outside the run
+# and compare directories. TAP output; a failure names its seed: `mutate SEED
+# base/raw.csv raw.csv` and `mutate SEED base/hist.csv hist.csv hist` rebuild
+# the inputs.
 # Then raw.csv as what no mutation of bytes can make: a FIFO, a device (a link
 # to /dev/zero or /dev/urandom, a device node), a link to a good file, a
 # directory, a file over the size limit, lines over the line limit: each must
@@ -28,12 +32,24 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1}
 mkdir -p "$W/base"
 REF=$TOP/results/reference/raw.csv
 { head -n1 "$REF"; for b in cputestfs ddpar sqrtio fdget; do grep "^$b," "$REF" | head -n 40; done; } >"$W/base/raw.csv"
+# hist.csv: the first 3 cputestfs configs, 2 repetitions, 24 buckets each (bucket i of
+# struct ab_hist, i >= 32, starts at (32 + i % 32) << (i / 32 - 1): lib/report/stats.h)
+grep '^cputestfs,' "$W/base/raw.csv" | cut -d, -f2 | uniq | head -n 3 | awk '
+	BEGIN { print "bench,config,rep,metric,unit,bucket_lo,bucket_hi,count" }
+	{
+		for (r = 1; r <= 2; r++)
+			for (i = 300; i < 324; i++)
+				printf "cputestfs,%s,%d,latency,ns,%d,%d,%d\n", $0, r,
+					(32 + i % 32) * 2 ^ (int(i / 32) - 1),
+					(32 + (i + 1) % 32) * 2 ^ (int((i + 1) / 32) - 1), 1 + (i * 7 + r) % 50
+	}' >"$W/base/hist.csv"
 "$H" plot "$W/base" >/dev/null 2>&1
 
 one() { # SEED: 0, or a line saying what went wrong
 	local s=$1 d=$W/r$1 c=$W/c$1
 	mkdir -p "$d"
 	"$MUT" "$s" "$W/base/raw.csv" "$d/raw.csv" || { echo "seed $s: mutate failed"; return; }
+	"$MUT" "$s" "$W/base/hist.csv" "$d/hist.csv" hist || { echo "seed $s: mutate (hist) failed"; return; }
 	( cd "$d" && exec "$H" plot "$d" ) >/dev/null 2>"$d.plot.err"
 	local rp=$?
 	"$H" compare --out "$c" "$d" "$W/base" >/dev/null 2>"$d.cmp.err"
@@ -49,9 +65,9 @@ fails=$W/fails
 seq 1 "$N" | xargs -P 2 -I{} bash -c "$(declare -f one); W='$W' MUT='$MUT' H='$H' one {}" >>"$fails" 2>&1
 nf=$(grep -c . "$fails")
 if [ "$nf" = 0 ]; then
-	echo "ok 1 - $N mutated raw.csv files: plot and compare exit 0 or 2, never a signal"
+	echo "ok 1 - $N mutated raw.csv and hist.csv files: plot and compare exit 0 or 2, never a signal"
 else
-	echo "not ok 1 - $nf of $N mutated raw.csv files ended badly:"
+	echo "not ok 1 - $nf of $N mutated raw.csv and hist.csv files ended badly:"
 	head -n 20 "$fails" | sed 's/^/#   /'
 fi
 left=$(ls -A "$W" | grep -vxE 'base|fails' | head -n 5)

@@ -1,18 +1,21 @@
 #!/bin/bash
 # scripts/speedcheck.sh without measuring anything (it is a benchmark, run by
 # hand): --help names every section, bad values exit 2, the sections parse,
-# and the explain section's arithmetic on made-up perf, /proc and bpftrace
-# output (the steady state, rates over it, a bucketed median).
+# the explain section's arithmetic on made-up perf, /proc and bpftrace
+# output (the steady state, rates over it, a bucketed median), and the scale
+# section at tiny sizes (its table, and generated run directories the harness
+# reads without rejecting a row; no timing is judged).
 . "$(dirname "$0")/lib.sh"
 SC=$TOP/scripts/speedcheck.sh
 
 out=$("$SC" --help 2>&1); rc=$?
 check "--help exits 0" [ "$rc" = 0 ]
-for s in cputestfs ddpar sqrtio transports explain plan-overhead; do
+for s in cputestfs ddpar sqrtio transports explain plan-overhead scale; do
 	check "--help names $s" grep -q -- "$s" <<<"$out"
 done
 expect_rc "--plan with a shell character" 2 "$SC" explain --plan 'x;y'
 expect_rc "--duration 0" 2 "$SC" explain --duration 0
+expect_rc "--timeout 0" 2 "$SC" scale --timeout 0
 for f in "$SC" "$TOP"/scripts/speedcheck/*.sh; do
 	check "bash -n ${f#"$TOP"/}" bash -n "$f"
 done
@@ -92,4 +95,21 @@ check "ex_row: 0.002 vs 0.0001 agree by the floor" grep -q 'PASS (both < 0.01/op
 check "ex_row: no reference, no verdict" grep -q 'n/a$' <<<"$(fx 'ex_row x 1 "" 0.10')"
 
 rm -rf "$d"
+
+# scale --smoke: every shape at a thousandth and a ten-thousandth of the limits,
+# through plot, compare and export: a row each, each command exit 0 with no row of
+# the generated files rejected, and its temporary files gone.
+sd=$AFFBENCH_WORKDIR/speedcheck-scale
+mkdir -p "$sd"
+out=$(TMPDIR=$sd AFFBENCH_PLOT_TEXT=1 "$SC" scale --smoke --timeout 60 2>"$sd.err"); rc=$?
+check "scale --smoke exits 0" [ "$rc" = 0 ]
+for shape in knobs-reversed constant-key configs knob-lines repetitions hist-reverse rows; do
+	check "scale --smoke measures $shape" grep -q "^$shape " <<<"$out"
+done
+check "scale --smoke: 18 rows, a command at a size each" \
+	[ "$(grep -cE '^[a-z-]+ +(plot|compare|export) +1/1e[34] ' <<<"$out")" = 18 ]
+check "scale --smoke: every command exits 0, no generated row rejected" \
+	bash -c '! grep -E "FAIL \((exit|rows rejected|timed out|not run)" <<<"$1"' _ "$out"
+check "scale --smoke leaves nothing in TMPDIR" [ -z "$(ls -A "$sd")" ]
+rm -rf "$sd" "$sd.err"
 exit $T_FAILED
