@@ -273,8 +273,8 @@ static void collect(struct cdf_set *s, size_t first, struct figure *fig)
 /* The CDF of one histogram: (bucket_hi, share of values under it), from its first bucket's lo. */
 static void cdf_points(FILE *f, const struct ab_hist *h)
 {
-	uint64_t n = ab_hist_count(h), cum = 0, max = (uint64_t)ab_hist_max(h);
-	int first = 1;
+	uint64_t n = ab_hist_count(h), cum = 0;
+	int first = 1, exact = ab_hist_max_exact(h);
 
 	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
 		if (!h->b[i])
@@ -285,8 +285,10 @@ static void cdf_points(FILE *f, const struct ab_hist *h)
 		first = 0;
 		cum += h->b[i];
 		uint64_t hi = ab_hist_bucket_hi(i);
-		if (cum == n && max + 1 < hi)	/* the top bucket ends at the max, as hist.csv says */
-			hi = max + 1;
+		/* the top bucket ends at the max, as hist.csv says; whole numbers throughout:
+		 * the top bucket's max, 2^64 - 2, is not a double, nor its max + 1 a uint64_t */
+		if (cum == n && exact && h->max < hi - 1)
+			hi = h->max + 1;
 		fprintf(f, "%llu %.9g\n", (unsigned long long)hi, (double)cum / (double)n);
 	}
 	fprintf(f, "\n\n");	/* the next line is gnuplot's next index */

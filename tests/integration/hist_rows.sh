@@ -6,7 +6,8 @@
 #  - counts whose sums would overflow (a row over 2^40, a histogram past 2^53)
 #    are refused with file:line and counted, and no figure holds inf or nan;
 #  - a metric in a second unit is refused with its line, and report.md links
-#    its one figure once.
+#    its one figure once;
+#  - a histogram up to the top bucket (values near 2^64) ends there.
 # No timing is asserted (scripts/speedcheck.sh measures the full sizes).
 . "$(dirname "$0")/lib.sh"
 H=$BIN/harness
@@ -72,6 +73,15 @@ check "its CDF ends at 1" awk 'NF == 2 && $2 > 1 { bad++ } NF == 2 { last = $2 }
 check "the key says n=9007199254740992 and n=3" \
 	eval 'grep -q "n=9007199254740992'"'"'" "$W/overflow/cdf-ddpar-latency.gp" &&
 	      grep -q "n=3'"'"'" "$W/overflow/cdf-ddpar-latency.gp"'
+
+# ---- the top bucket: its values up to 2^64 - 2, which a double does not hold ----
+rundir "$W/top"
+printf '%s\n' "$HDR" 'ddpar,procs=1,1,latency,ns,992,1008,1' \
+	'ddpar,procs=1,1,latency,ns,18158513697557839872,18446744073709551615,3' >"$W/top/hist.csv"
+"$H" plot "$W/top" >/dev/null 2>"$W/top.err"
+check "a CDF up to the top bucket ends at its edge, x rising" awk '
+	NF == 2 { if ($1 + 0 < last) bad++; last = $1 + 0; x = $1; y = $2 }
+	END { exit bad || x != "18446744073709551615" || y != 1 }' "$W/top/cdf-ddpar-latency.dat"
 
 # ---- one unit a metric ----
 rundir "$W/units"
