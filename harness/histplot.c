@@ -17,6 +17,7 @@
 #include "sys/common.h"
 #include "harness.h"
 #include "report/gpscript.h"
+#include "report/hindex.h"
 #include "report/histio.h"
 #include "report/record.h"
 #include "report/render.h"
@@ -27,6 +28,7 @@
 #define CDF_GROUPS_MAX 2048
 #define CDF_PANELS_MAX 16
 #define CDF_LINES_MAX 10
+#define BAD_ROWS_SHOWN 20	/* bad rows named with file:line; the rest only counted */
 #define PANEL_W 560
 #define PANEL_H 460	/* the key goes below */
 #define MIN_W 760
@@ -34,13 +36,19 @@
 struct cdf_group {
 	char bench[AB_BENCH_LEN], metric[AB_METRIC_LEN], unit[AB_UNIT_LEN], config[AB_CONFIG_LEN];
 	struct ab_hist h;
+	uint64_t total;		/* h's count, at most AB_HIST_TOTAL_MAX */
+	size_t line;		/* where it first appears in hist.csv */
 	int done;		/* drawn (or left out) with its figure */
 };
 
+/* hist.csv's histograms, found by hash whatever order the rows come in. */
 struct cdf_set {
 	struct cdf_group *g;
-	size_t n, last;
+	size_t n;
 	size_t bad, dropped;
+	int oom;
+	struct ab_hindex idx;		/* each group, by (bench, metric, config) */
+	struct ab_hindex metrics;	/* the first group of each (bench, metric) */
 };
 
 /* What a benchmark's lines compare; "follow" keys change with them (a placement's CPUs)
@@ -101,53 +109,80 @@ static void keys_of(const char *bench, const char *config, int role, char *buf, 
 		}
 }
 
-static struct cdf_group *group_of(struct cdf_set *s, char *const *f)
+/* A group of s with bench, metric and (unless config is NULL) config, or NULL;
+ * by the hash of those found through x. */
+static struct cdf_group *find(const struct cdf_set *s, const struct ab_hindex *x, uint64_t h,
+			      char *const *f, int with_config)
 {
-	struct cdf_group *g;
+	size_t pos = 0, e;
 
-	for (size_t k = 0; k < s->n; k++) {
-		size_t i = (s->last + k) % s->n;	/* a histogram's rows come together */
-		g = &s->g[i];
-		if (!strcmp(g->bench, f[0]) && !strcmp(g->config, f[1]) && !strcmp(g->metric, f[3]) &&
-		    !strcmp(g->unit, f[4]))
-			return s->last = i, g;
+	while ((e = ab_hindex_next(x, h, &pos))) {
+		struct cdf_group *g = &s->g[e - 1];
+		if (!strcmp(g->metric, f[3]) && !strcmp(g->bench, f[0]) &&
+		    (!with_config || !strcmp(g->config, f[1])))
+			return g;
 	}
-	if (s->n == CDF_GROUPS_MAX)
+	return NULL;
+}
+
+/* The histogram of a checked row (f: hist.csv's fields), made when new; NULL with why
+ * (in buf) when the row's unit is not its metric's, or NULL and why NULL when it is
+ * one histogram too many (counted in s->dropped) or out of memory (s->oom). */
+static struct cdf_group *group_of(struct cdf_set *s, char *const *f, size_t lineno,
+				  const char **why, char *buf, size_t len)
+{
+	uint64_t hm = ab_hash_str(ab_hash_str(AB_HASH_INIT, f[0]), f[3]);
+	uint64_t hg = ab_hash_str(hm, f[1]);
+	struct cdf_group *m = find(s, &s->metrics, hm, f, 0), *g;
+
+	*why = NULL;
+	if (m && strcmp(m->unit, f[4])) {	/* one figure per metric: one unit */
+		snprintf(buf, len, "%s %s is in %s since line %zu, not in %s: a metric has one "
+			 "unit per run", f[0], f[3], m->unit, m->line, f[4]);
+		*why = buf;
 		return NULL;
+	}
+	if ((g = find(s, &s->idx, hg, f, 1)))
+		return g;
+	if (s->n == CDF_GROUPS_MAX) {
+		s->dropped++;
+		return NULL;
+	}
 	g = &s->g[s->n];
 	memset(g, 0, sizeof(*g));
 	snprintf(g->bench, sizeof(g->bench), "%s", f[0]);
 	snprintf(g->config, sizeof(g->config), "%s", f[1]);
 	snprintf(g->metric, sizeof(g->metric), "%s", f[3]);
 	snprintf(g->unit, sizeof(g->unit), "%s", f[4]);
-	s->last = s->n;
+	g->line = lineno;
+	if (ab_hindex_add(&s->idx, hg, s->n) < 0 || (!m && ab_hindex_add(&s->metrics, hm, s->n) < 0)) {
+		s->oom = 1;
+		return NULL;
+	}
 	return &s->g[s->n++];
 }
 
+static void bad_row(struct cdf_set *s, const char *path, size_t lineno, const char *why)
+{
+	if (s->bad++ < BAD_ROWS_SHOWN)
+		ab_msg("plot: %s:%zu: %s (skipped)", path, lineno, why);
+}
+
+/* One row: checked, then added to its histogram; a bad row adds nothing and is counted. */
 static void take_row(struct cdf_set *s, const char *path, size_t lineno, char *line)
 {
-	char *f[AB_HIST_FIELDS + 1];
+	char *f[AB_HIST_FIELDS + 1], buf[256];
+	uint64_t lo, hi, n;
 	const char *why = ab_csv_split(line, f, AB_HIST_FIELDS + 1) != AB_HIST_FIELDS ?
 			  "not 8 CSV fields" : NULL;
-	struct ab_hist probe;
 
-	if (!why) {	/* checked on a scratch histogram first: a bad row adds nothing */
-		memset(&probe, 0, sizeof(probe));
-		why = ab_hist_row_add(f, &probe);
-	}
-	if (why) {
-		if (!s->bad++)
-			ab_msg("plot: %s:%zu: %s (skipped; further bad rows only counted)", path, lineno, why);
-		return;
-	}
-	struct cdf_group *g = group_of(s, f);
-	if (!g) {
-		s->dropped++;
-		return;
-	}
-	why = ab_hist_row_add(f, &g->h);
-	if (why && !s->bad++)
-		ab_msg("plot: %s:%zu: %s (skipped)", path, lineno, why);
+	if (!why)
+		why = ab_hist_row_check(f, &lo, &hi, &n);
+	struct cdf_group *g = why ? NULL : group_of(s, f, lineno, &why, buf, sizeof(buf));
+	if (g)
+		why = ab_hist_row_put(&g->h, &g->total, lo, hi, n);
+	if (why)
+		bad_row(s, path, lineno, why);
 }
 
 /* DIR/hist.csv into s: 0 (also when there is none), or -1 after a message. */
@@ -166,20 +201,20 @@ static int load(struct cdf_set *s, const char *dir)
 		return -1;
 	}
 	s->g = calloc(CDF_GROUPS_MAX, sizeof(*s->g));
-	while (s->g && (len = ab_infile_line(f, &line, &cap)) != -1) {
+	while (s->g && !s->oom && (len = ab_infile_line(f, &line, &cap)) != -1) {
 		lineno++;
 		if (len < 0 || memchr(line, '\0', (size_t)len)) {
-			if (!s->bad++)
-				ab_msg("plot: %s:%zu: an over-long line or a NUL byte (skipped)", path, lineno);
+			bad_row(s, path, lineno, "an over-long line or a NUL byte");
 			continue;
 		}
 		line[strcspn(line, "\r\n")] = '\0';
 		if (line[0] && strncmp(line, "bench,config,rep,", 17))
 			take_row(s, path, lineno, line);
 	}
-	int rc = !s->g || ferror(f) ? -1 : 0;
+	int rc = !s->g || s->oom || ferror(f) ? -1 : 0;
 	if (rc)
-		ab_msg("plot: reading %s failed: %s", path, s->g ? strerror(EIO) : strerror(ENOMEM));
+		ab_msg("plot: reading %s failed: %s", path,
+		       s->g && !s->oom ? strerror(EIO) : strerror(ENOMEM));
 	if (s->bad > 1)
 		ab_msg("plot: %s: %zu bad rows skipped in all", path, s->bad);
 	if (s->dropped)
@@ -238,8 +273,8 @@ static void collect(struct cdf_set *s, size_t first, struct figure *fig)
 /* The CDF of one histogram: (bucket_hi, share of values under it), from its first bucket's lo. */
 static void cdf_points(FILE *f, const struct ab_hist *h)
 {
-	uint64_t n = ab_hist_count(h), cum = 0, max = (uint64_t)ab_hist_max(h);
-	int first = 1;
+	uint64_t n = ab_hist_count(h), cum = 0;
+	int first = 1, exact = ab_hist_max_exact(h);
 
 	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
 		if (!h->b[i])
@@ -250,8 +285,10 @@ static void cdf_points(FILE *f, const struct ab_hist *h)
 		first = 0;
 		cum += h->b[i];
 		uint64_t hi = ab_hist_bucket_hi(i);
-		if (cum == n && max + 1 < hi)	/* the top bucket ends at the max, as hist.csv says */
-			hi = max + 1;
+		/* the top bucket ends at the max, as hist.csv says; whole numbers throughout:
+		 * the top bucket's max, 2^64 - 2, is not a double, nor its max + 1 a uint64_t */
+		if (cum == n && exact && h->max < hi - 1)
+			hi = h->max + 1;
 		fprintf(f, "%llu %.9g\n", (unsigned long long)hi, (double)cum / (double)n);
 	}
 	fprintf(f, "\n\n");	/* the next line is gnuplot's next index */
@@ -380,6 +417,8 @@ int h_hist_plots(const char *dir, const char *pdir, char names[][64], int max, i
 		snprintf(names[n++], 64, "%s", fig.name);
 	}
 	free(s.g);
+	ab_hindex_free(&s.idx);
+	ab_hindex_free(&s.metrics);
 	return n;
 }
 

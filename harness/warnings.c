@@ -5,12 +5,14 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sys/common.h"
 #include "harness.h"
+#include "report/hindex.h"
 #include "report/stats.h"
 
 /* Is metric a headline metric of bench, per its descriptor? */
@@ -122,13 +124,17 @@ struct knob_seen {
 struct knob_table {
 	struct knob_seen *k;
 	size_t n, cap;
+	struct ab_hindex idx;	/* by path: a 4 MiB machine.txt is 160,000 knob lines */
 };
 
 static struct knob_seen *knob_find(struct knob_table *t, const char *path)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->k[i].path, path))
-			return &t->k[i];
+	uint64_t h = ab_hash_str(AB_HASH_INIT, path);
+	size_t pos = 0, i;
+
+	while ((i = ab_hindex_next(&t->idx, h, &pos)))
+		if (!strcmp(t->k[i - 1].path, path))
+			return &t->k[i - 1];
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 64;
 		struct knob_seen *k = realloc(t->k, cap * sizeof(*k));
@@ -139,8 +145,10 @@ static struct knob_seen *knob_find(struct knob_table *t, const char *path)
 	}
 	struct knob_seen *e = &t->k[t->n];
 	*e = (struct knob_seen){ .path = strdup(path) };
-	if (!e->path)
+	if (!e->path || ab_hindex_add(&t->idx, h, t->n) < 0) {
+		free(e->path);
 		return NULL;
+	}
 	t->n++;
 	return e;
 }
@@ -202,6 +210,7 @@ static int knob_changes(FILE *f, FILE *machine)
 		free(e->after);
 	}
 	free(t.k);
+	ab_hindex_free(&t.idx);
 	return n;
 }
 

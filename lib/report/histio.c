@@ -117,22 +117,26 @@ const char *ab_hist_row_check(char *const *f, uint64_t *lo, uint64_t *hi, uint64
 	if (*hi <= *lo || *hi > ab_hist_bucket_hi(i))
 		return "bucket_hi is not within bucket_lo's bucket";
 	if (*n < 1 || *n > AB_HIST_COUNT_MAX)
-		return "count is not in 1 .. 2^53";
+		return "count is not in 1 .. 2^40";
 	return NULL;
 }
 
-const char *ab_hist_row_add(char *const *f, struct ab_hist *h)
+const char *ab_hist_row_put(struct ab_hist *h, uint64_t *total, uint64_t lo, uint64_t hi,
+			    uint64_t n)
+{
+	if (*total > AB_HIST_TOTAL_MAX || n > AB_HIST_TOTAL_MAX - *total)
+		return "the histogram's counts add up past 2^53";
+	h->b[ab_hist_bucket(lo)] += n;
+	*total += n;
+	if (hi - 1 > h->max)
+		h->max = hi - 1;
+	return NULL;
+}
+
+const char *ab_hist_row_add(char *const *f, struct ab_hist *h, uint64_t *total)
 {
 	uint64_t lo, hi, n;
 	const char *why = ab_hist_row_check(f, &lo, &hi, &n);
 
-	if (why)
-		return why;
-	unsigned i = ab_hist_bucket(lo);
-	if (h->b[i] > AB_HIST_COUNT_MAX)	/* sums stay exact in a double */
-		return "a bucket's count adds up past 2^53";
-	h->b[i] += n;
-	if (hi - 1 > h->max)
-		h->max = hi - 1;
-	return NULL;
+	return why ? why : ab_hist_row_put(h, total, lo, hi, n);
 }

@@ -46,16 +46,32 @@ void ab_hist_rows_write(FILE *f, const char *bench, const char *config, int rep,
 void ab_hist_emit(struct ab_out *o, const struct ab_config *c, int rep, const char *stem,
 		  const char *unit, const struct ab_hist *h);
 
-#define AB_HIST_COUNT_MAX (1ull << 53)
+/*
+ * Bounds on hist.csv's counts, so that no sum overflows: a row counts at most
+ * AB_HIST_COUNT_MAX samples (2^40, a trillion: days of the fastest call timed
+ * one by one), and one histogram, every row of a metric of a config pooled,
+ * at most AB_HIST_TOTAL_MAX (2^53), so its running counts stay exact in a
+ * double (a CDF's share, a percentile's rank) and far from a uint64_t's end.
+ */
+#define AB_HIST_COUNT_MAX (1ull << 40)
+#define AB_HIST_TOTAL_MAX (1ull << 53)
 
 /*
  * Check one row's eight fields (bench, config, rep, metric and unit as the
  * record grammar has them; bucket_lo a bucket's lower edge; bucket_lo <
- * bucket_hi <= that bucket's upper edge; count 1 .. 2^53) and add it to h
- * (h->max raised to bucket_hi - 1). NULL, or why the row is refused.
+ * bucket_hi <= that bucket's upper edge; count 1 .. AB_HIST_COUNT_MAX), with
+ * the row's numbers. NULL, or why the row is refused.
  */
-const char *ab_hist_row_add(char *const *f, struct ab_hist *h);
-/* The check alone, with the row's numbers. */
 const char *ab_hist_row_check(char *const *f, uint64_t *lo, uint64_t *hi, uint64_t *n);
+/*
+ * Add a checked row's numbers to h, which holds *total samples (the caller
+ * keeps the sum: counting the buckets per row would cost 1920 additions):
+ * *total and h->max raised. NULL, or why not: the total would pass
+ * AB_HIST_TOTAL_MAX (h left as it was).
+ */
+const char *ab_hist_row_put(struct ab_hist *h, uint64_t *total, uint64_t lo, uint64_t hi,
+			    uint64_t n);
+/* Both: the row's fields checked and added to h. NULL, or why the row is refused. */
+const char *ab_hist_row_add(char *const *f, struct ab_hist *h, uint64_t *total);
 
 #endif

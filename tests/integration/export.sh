@@ -80,6 +80,26 @@ printf '%s\n' 'fakebench,"mode=ok;x=$(touch /tmp/x)",1,ops_per_s,1,1/s' \
 check "hostile rows: counted in rejected_rows, the rest validates" eval \
 	'$V "$D/hostile/results.json" && $PY -c "import json,sys; assert json.load(open(sys.argv[1]))[\"rejected_rows\"] == 2" "$D/hostile/results.json" && ! grep -q touch "$D/hostile/results.json"'
 
+# Points: one per (bench, config) in the order each first appears, its metrics in theirs,
+# however the rows interleave; a metric under a second unit keeps its first.
+mkdir -p "$D/points"
+awk 'BEGIN { print "bench,config,rep,metric,value,unit"
+	for (r = 1; r <= 2; r++) for (c = 5; c >= 1; c--) {
+		printf "fakebench,mode=m%d,%d,ops_per_s,%d,1/s\n", c, r, 100 * c + r
+		if (c % 2) printf "fakebench,mode=m%d,%d,lat_ns,%d,ns\n", c, r, 10 * c
+		if (c == 3) printf "fakebench,mode=m3,%d,lat_ns,%d,us\n", r, 7 }
+	print "other,mode=m1,1,ops_per_s,9,1/s" }' >"$D/points/raw.csv"
+"$H" export "$D/points" 2>/dev/null
+check "points in first-seen order, metrics in theirs, a second unit left out" $PY -c '
+import json, sys
+p = json.load(open(sys.argv[1]))["points"]
+got = [(x["bench"], x["config"]["mode"], list(x["metrics"]),
+        [(m["unit"], m["n"]) for m in x["metrics"].values()]) for x in p]
+want = [("fakebench", "m%d" % c, ["ops_per_s"] + (["lat_ns"] if c % 2 else []),
+         [("1/s", 2)] + ([("ns", 2)] if c % 2 else [])) for c in (5, 4, 3, 2, 1)]
+want.append(("other", "m1", ["ops_per_s"], [("1/s", 1)]))
+assert got == want, got' "$D/points/results.json"
+
 expect_rc "export of a directory without raw.csv exits 2" 2 "$H" export "$D/nowhere"
 expect_rc "export with no directory exits 2" 2 "$H" export
 rm -rf "$D"

@@ -5,7 +5,8 @@
  * must match the exact (nearest-rank) percentiles of the samples within the
  * bounded relative error stats.h promises (1.6%; values below 32 exactly), the
  * max exactly. Then the channel (AFFBENCH_HIST, CSV only), the extra records,
- * and rows a hist.csv from elsewhere must not get through.
+ * and rows a hist.csv from elsewhere must not get through, counts whose sums
+ * would overflow among them (2^40 a row, 2^53 a histogram).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -85,13 +86,14 @@ static uint64_t exact_pct(const uint64_t *x, size_t n, double p)
 static int read_back(FILE *f, struct ab_hist *h)
 {
 	char line[1024], *fld[9];
+	uint64_t total = 0;
 	int rows = 0;
 
 	rewind(f);
 	memset(h, 0, sizeof(*h));
 	while (fgets(line, sizeof(line), f)) {
 		assert_int_equal(ab_csv_split(line, fld, 9), AB_HIST_FIELDS);
-		const char *why = ab_hist_row_add(fld, h);
+		const char *why = ab_hist_row_add(fld, h, &total);
 		if (why)
 			fail_msg("row %d refused: %s", rows + 1, why);
 		rows++;
@@ -226,11 +228,14 @@ static void test_bad_rows(void **state)
 		{ "ddpar", "", "1", "lat", "ns", "992", "1008", "0" },		/* no count */
 		{ "ddpar", "", "1", "lat", "ns", "992", "1008", "-1" },
 		{ "ddpar", "", "1", "lat", "ns", "992", "1008", "9007199254740993" },
+		{ "ddpar", "", "1", "lat", "ns", "992", "1008", "9007199254740992" },	/* 2^53 */
+		{ "ddpar", "", "1", "lat", "ns", "992", "1008", "1099511627777" },	/* 2^40 + 1 */
 		{ "ddpar", "", "1", "lat", "ns", "99999999999999999999999", "1008", "1" },
 		{ "ddpar", "", "1", "lat", "ns", " 992", "1008", "1" },
 		{ "ddpar", "", "1", "lat", "ns", "", "1008", "1" },
 	};
 	static struct ab_hist h;
+	uint64_t total = 0;
 	char *f[8];
 
 	(void)state;
@@ -238,16 +243,61 @@ static void test_bad_rows(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		for (int k = 0; k < 8; k++)
 			f[k] = (char *)bad[i][k];
-		if (!ab_hist_row_add(f, &h))
+		if (!ab_hist_row_add(f, &h, &total))
 			fail_msg("bad row %zu was taken", i);
 	}
 	assert_int_equal(ab_hist_count(&h), 0);
+	assert_int_equal(total, 0);
 	static const char *const good[8] = { "ddpar", "n=4", "1", "lat", "ns", "992", "1002", "7" };
 	for (int k = 0; k < 8; k++)
 		f[k] = (char *)good[k];
-	assert_null(ab_hist_row_add(f, &h));
+	assert_null(ab_hist_row_add(f, &h, &total));
 	assert_int_equal(ab_hist_count(&h), 7);
+	assert_int_equal(total, 7);
 	assert_true(ab_hist_max(&h) == 1001);
+}
+
+/* hist.csv's counts add up without overflow: rows of at most 2^40 samples, a histogram of
+ * at most 2^53 (every running count exact in a double); a row past it changes nothing. */
+static void test_count_bounds(void **state)
+{
+	static const struct {
+		uint64_t total;		/* the histogram's count before the row */
+		uint64_t n;		/* the row's */
+		int taken;
+	} cases[] = {
+		{ 0, AB_HIST_COUNT_MAX, 1 },
+		{ AB_HIST_TOTAL_MAX - AB_HIST_COUNT_MAX, AB_HIST_COUNT_MAX, 1 },
+		{ AB_HIST_TOTAL_MAX - 1, 1, 1 },
+		{ AB_HIST_TOTAL_MAX - 1, 2, 0 },
+		{ AB_HIST_TOTAL_MAX, 1, 0 },
+		{ AB_HIST_TOTAL_MAX - 5, AB_HIST_COUNT_MAX, 0 },
+		{ UINT64_MAX - 1, 2, 0 },	/* no wrap-around */
+		{ UINT64_MAX, AB_HIST_COUNT_MAX, 0 },
+	};
+	static struct ab_hist h;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t total = cases[i].total;
+		memset(&h, 0, sizeof(h));
+		h.b[ab_hist_bucket(992)] = total;
+		const char *why = ab_hist_row_put(&h, &total, 992, 1000, cases[i].n);
+		if (cases[i].taken != !why)
+			fail_msg("case %zu: %s", i, why ? why : "taken");
+		assert_true(total == cases[i].total + (why ? 0 : cases[i].n));
+		assert_true(h.b[ab_hist_bucket(992)] == total);
+		assert_true(total <= AB_HIST_TOTAL_MAX || why);
+		assert_true(h.max == (why ? 0 : 999));
+	}
+	/* 8192 rows of 2^40 reach 2^53 exactly; one more sample is refused */
+	uint64_t total = 0;
+	memset(&h, 0, sizeof(h));
+	for (int i = 0; i < 8192; i++)
+		assert_null(ab_hist_row_put(&h, &total, 2000, 2001, AB_HIST_COUNT_MAX));
+	assert_true(total == AB_HIST_TOTAL_MAX && ab_hist_count(&h) == AB_HIST_TOTAL_MAX);
+	assert_non_null(ab_hist_row_put(&h, &total, 32, 33, 1));
+	assert_true((double)ab_hist_count(&h) == 9007199254740992.0);
 }
 
 int main(void)
@@ -257,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_max_of_buckets),
 		cmocka_unit_test(test_channel),
 		cmocka_unit_test(test_bad_rows),
+		cmocka_unit_test(test_count_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
