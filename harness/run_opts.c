@@ -129,12 +129,11 @@ void h_run_check_programs(const struct h_plan *plan)
 	}
 }
 
-/* The resolved plan travels with the run, so --resume and readers see what ran. */
+/* The plan travels with the run, so --resume and readers see what ran. */
 int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
 {
 	char err[PATH_MAX + 128], *line = NULL;
 	size_t cap = 0;
-	int blk = -1;
 	struct ab_outfile o;
 
 	FILE *src = ab_infile_open(plan->path, AB_INFILE_MAX_SMALL, err, sizeof(err));
@@ -150,13 +149,7 @@ int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
 	fprintf(pf, "# copied from %s by harness run\nrepeat %d\n", plan->path, repeat);
 	while (ab_infile_line(src, &line, &cap) >= 0) {
 		const char *w = line + strspn(line, " \t");
-		if (!strncmp(w, "bench", 5))
-			blk++;
-		if (!strncmp(w, "repeat", 6))
-			continue;
-		if (!strncmp(w, "program", 7) && blk >= 0)	/* resolved: the copy lives elsewhere */
-			fprintf(pf, "program %s\n", plan->blocks[blk].program);
-		else
+		if (strncmp(w, "repeat", 6))
 			fprintf(pf, "%s\n", line);
 	}
 	free(line);
