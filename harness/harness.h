@@ -135,6 +135,10 @@ struct h_resume {
 	char *done;
 };
 int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen);
+/* --resume DIR runs DIR's plan as us, so DIR and the files of the run in it must be
+ * root's or ours and writable by no one else (as the knob journal is root's): exit 2
+ * with one line naming the first that is not; nothing is taken or opened before. */
+void h_resume_trust(const char *dir);
 
 /* harness run's options (run_opts.c) and the run itself (run.c). */
 struct h_run_opts {

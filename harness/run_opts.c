@@ -100,6 +100,7 @@ int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len
 	char err[1024];
 
 	if (o->resume) {
+		h_resume_trust(o->resume);	/* it runs as us: only a directory of ours or root's */
 		h_inputs_check("run", o->resume);	/* links, FIFOs, devices: refused before anything */
 		snprintf(path, len, "%s/plan.plan", o->resume);
 		if (access(path, R_OK)) {
@@ -157,36 +158,49 @@ int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
 	return ab_outfile_close(&o);
 }
 
-/* --resume DIR --repeat N: plan.plan says what ran, so its repeat line changes with a note. */
+/*
+ * --resume DIR --repeat N: plan.plan says what ran, so its repeat line changes with
+ * a note. Read as any input from elsewhere (sys/infile.h: a FIFO or a link planted
+ * as plan.plan is refused, never waited on), written to a new name and renamed in
+ * (sys/outfile.h: nothing planted beside it, plan.plan.new say, is opened).
+ */
 int h_run_record_repeat(const char *dir, int from, int to)
 {
-	char path[PATH_MAX], tmp[PATH_MAX], line[4096];
+	char path[PATH_MAX], err[PATH_MAX + 128], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	struct ab_outfile o;
 
 	snprintf(path, sizeof(path), "%s/plan.plan", dir);
-	snprintf(tmp, sizeof(tmp), "%s/plan.plan.new", dir);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	FILE *src = fopen(path, "re"), *dst = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!src || !dst) {
-		int e = errno;
-		if (src)
-			fclose(src);
-		if (dst)
-			fclose(dst);
-		else if (fd >= 0)
-			close(fd);
-		errno = e;
+	FILE *src = ab_infile_open(path, AB_INFILE_MAX_SMALL, err, sizeof(err));
+	if (!src) {
+		ab_msg("run: %s", err);
+		return -1;
+	}
+	FILE *dst = ab_outfile_open(&o, dir, "plan.plan");
+	if (!dst) {
+		fclose(src);
 		return -1;
 	}
 	/* as h_run_copy_plan: one repeat line, first; the plan's own are dropped */
 	fprintf(dst, "# repeat %d until harness run --resume --repeat %d\nrepeat %d\n", from, to, to);
-	while (fgets(line, sizeof(line), src)) {
+	while ((n = ab_infile_line(src, &line, &cap)) != -1) {
 		const char *w = line + strspn(line, " \t");
-		if (strncmp(w, "repeat", 6) || !strchr(" \t\n", w[6]) || !w[6])
-			fputs(line, dst);
+		if (n >= 0 && (strncmp(w, "repeat", 6) || (w[6] && !strchr(" \t", w[6]))))
+			fprintf(dst, "%s\n", line);
 	}
+	int bad = ferror(src) ? errno : 0;
+	free(line);
 	fclose(src);
-	if (ferror(dst) | fclose(dst))
+	if (bad) {	/* never renamed in: the old plan.plan stays */
+		fclose(dst);
+		unlinkat(o.dirfd, o.tmp, 0);
+		close(o.dirfd);
+		ab_msg("run: cannot read %s: %s", path, strerror(bad));
+		return -1;
+	}
+	if (ab_outfile_close(&o) < 0)
 		return -1;
 	ab_msg("run: %s: repeat %d -> %d (--repeat)", path, from, to);
-	return rename(tmp, path);
+	return 0;
 }
