@@ -11,7 +11,8 @@
 #  - --resume with a torn or a missing runs.csv: exit 2, raw.csv untouched;
 #  - a benchmark stuck in the kernel past SIGKILL is given up, the sweep goes on;
 #  - a symlink planted at a pidfile is replaced, never written through;
-#  - an installed build ignores the test-only environment hooks.
+#  - an installed build ignores the test-only environment hooks (a fault's, a
+#    fake benchmark's).
 . "$(dirname "$0")/lib.sh"
 H=$BIN/harness
 TOOLS=$TOP/${AFFBENCH_BUILD:-build}/tests/tools
@@ -198,6 +199,13 @@ if make -s -C "$TOP" install DESTDIR="$D/inst" PREFIX=/usr >"$D/install.out" 2>&
 	rc_inst=$?
 	check "test build skips on the hook ($rc_test), installed build ignores it ($rc_inst)" \
 		eval '[ "$rc_test" = 4 ] && [ "$rc_inst" = 0 ]'
+	# a fake benchmark's hook: an installed harness runs registered benchmarks only
+	plan "$D/hook.plan" "axis n 1"
+	AFFBENCH_TEST_PROGRAMS=$D "$D/inst/usr/bin/harness" run --plan "$D/hook.plan" --dry-run \
+		>/dev/null 2>"$D/hook.err"
+	rc_inst=$?
+	check "an installed harness ignores AFFBENCH_TEST_PROGRAMS (exit $rc_inst: $(cat "$D/hook.err"))" \
+		eval '[ "$rc_inst" = 2 ] && grep -q "unknown benchmark .okbench." "$D/hook.err"'
 else
 	nok "make install DESTDIR: $(tail -n2 "$D/install.out")"
 fi
