@@ -51,7 +51,8 @@ struct h_axis {
 struct h_block {
 	char bench[32];
 	int line;		/* the 'bench' line */
-	char program[1024];	/* "" = bin/<bench> next to the harness */
+	char program[1024];	/* "": bin/<bench> next to the harness, always for a registered
+				 * bench; else a test's fake (AFFBENCH_TEST_PROGRAMS, plan.c) */
 	double duration;	/* --duration per invocation */
 	double timeout;		/* watchdog per invocation, seconds */
 	double estimate;	/* the plan's 'estimate' (0: none; timings.h decides the ETA) */
@@ -85,8 +86,8 @@ struct h_plan {
  * harness/plans/, in the benchmark folder NAME/ of the source tree, or in the
  * installed share dir. 0, or -1 with a message listing the plans there are. */
 int h_plan_find(const char *name, char *path, size_t len, char *err, size_t errlen);
-/* Parse and expand (a regular file within AB_INFILE_MAX_SMALL; a block without
- * 'program' names a registered benchmark). 0 or -1 with "FILE:LINE: reason" in err. */
+/* Parse and expand (a regular file within AB_INFILE_MAX_SMALL; every block names a
+ * registered benchmark, and no plan names a program). 0 or -1 with "FILE:LINE: reason". */
 int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen);
 void h_plan_free(struct h_plan *p);
 /* harness run --plan list: each plan there is, its points and what it is for. */
@@ -134,6 +135,10 @@ struct h_resume {
 	char *done;
 };
 int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen);
+/* --resume DIR runs DIR's plan as us, so DIR and the files of the run in it must be
+ * root's or ours and writable by no one else (as the knob journal is root's): exit 2
+ * with one line naming the first that is not; nothing is taken or opened before. */
+void h_resume_trust(const char *dir);
 
 /* harness run's options (run_opts.c) and the run itself (run.c). */
 struct h_run_opts {
@@ -170,7 +175,7 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 /* Benchmarks given up (stuck in the kernel past SIGKILL): reaped if they ever end. */
 void h_abandon(pid_t pid);
 void h_reap_abandoned(void);
-/* The program of a block: its "program" or bin/<bench> next to the harness. */
+/* The program of a block: bin/<bench> next to the harness (a test's fake under the test hook). */
 const char *h_program_of(const struct h_block *b, char *buf, size_t len);
 
 /* machine.txt: the machine, the discoveries, the knobs "before" (or "after"). 0 or -1. */

@@ -454,8 +454,8 @@ int h_run(struct h_run_opts *o)
 		if (h_resume_load(&rs, r.out, err, sizeof(err)) < 0)
 			ab_usage_error("run: %s", err);
 		if (r.repeat != r.plan.repeat && h_run_record_repeat(r.out, r.plan.repeat, r.repeat) < 0)
-			ab_fail("run: cannot record --repeat %d in %s/plan.plan: %s", r.repeat, r.out,
-				strerror(errno));
+			ab_fail("run: --repeat %d not recorded in %s/plan.plan: nothing ran", r.repeat,
+				r.out);
 	} else {
 		double c0 = children_cpu();
 		if (h_run_copy_plan(&r.plan, r.repeat, r.out) < 0 ||

@@ -28,7 +28,8 @@ static const char run_usage[] =
 	"  --out DIR            run directory (default results/<YYYY-MM-DD-HHMMSS>-<host>)\n"
 	"  --resume DIR         continue an interrupted run in DIR with its own plan.plan;\n"
 	"                       --plan, --quick and --machine-note are refused with it, and\n"
-	"                       --repeat N (at least the run's) is recorded in DIR/plan.plan\n"
+	"                       --repeat N (at least the run's) is recorded in DIR/plan.plan;\n"
+	"                       DIR and its files must be root's or yours, writable by no one else\n"
 	"  --machine-note TEXT  a line said first in machine.txt and report.md (e.g. that the\n"
 	"                       machine is emulated); printable text, at most 200 characters\n"
 	"  --dry-run            list the invocations and the ETA, run nothing\n"
@@ -100,6 +101,7 @@ int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len
 	char err[1024];
 
 	if (o->resume) {
+		h_resume_trust(o->resume);	/* it runs as us: only a directory of ours or root's */
 		h_inputs_check("run", o->resume);	/* links, FIFOs, devices: refused before anything */
 		snprintf(path, len, "%s/plan.plan", o->resume);
 		if (access(path, R_OK)) {
@@ -129,12 +131,11 @@ void h_run_check_programs(const struct h_plan *plan)
 	}
 }
 
-/* The resolved plan travels with the run, so --resume and readers see what ran. */
+/* The plan travels with the run, so --resume and readers see what ran. */
 int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
 {
 	char err[PATH_MAX + 128], *line = NULL;
 	size_t cap = 0;
-	int blk = -1;
 	struct ab_outfile o;
 
 	FILE *src = ab_infile_open(plan->path, AB_INFILE_MAX_SMALL, err, sizeof(err));
@@ -150,13 +151,7 @@ int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
 	fprintf(pf, "# copied from %s by harness run\nrepeat %d\n", plan->path, repeat);
 	while (ab_infile_line(src, &line, &cap) >= 0) {
 		const char *w = line + strspn(line, " \t");
-		if (!strncmp(w, "bench", 5))
-			blk++;
-		if (!strncmp(w, "repeat", 6))
-			continue;
-		if (!strncmp(w, "program", 7) && blk >= 0)	/* resolved: the copy lives elsewhere */
-			fprintf(pf, "program %s\n", plan->blocks[blk].program);
-		else
+		if (strncmp(w, "repeat", 6))
 			fprintf(pf, "%s\n", line);
 	}
 	free(line);
@@ -164,36 +159,49 @@ int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
 	return ab_outfile_close(&o);
 }
 
-/* --resume DIR --repeat N: plan.plan says what ran, so its repeat line changes with a note. */
+/*
+ * --resume DIR --repeat N: plan.plan says what ran, so its repeat line changes with
+ * a note. Read as any input from elsewhere (sys/infile.h: a FIFO or a link planted
+ * as plan.plan is refused, never waited on), written to a new name and renamed in
+ * (sys/outfile.h: nothing planted beside it, plan.plan.new say, is opened).
+ */
 int h_run_record_repeat(const char *dir, int from, int to)
 {
-	char path[PATH_MAX], tmp[PATH_MAX], line[4096];
+	char path[PATH_MAX], err[PATH_MAX + 128], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	struct ab_outfile o;
 
 	snprintf(path, sizeof(path), "%s/plan.plan", dir);
-	snprintf(tmp, sizeof(tmp), "%s/plan.plan.new", dir);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	FILE *src = fopen(path, "re"), *dst = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!src || !dst) {
-		int e = errno;
-		if (src)
-			fclose(src);
-		if (dst)
-			fclose(dst);
-		else if (fd >= 0)
-			close(fd);
-		errno = e;
+	FILE *src = ab_infile_open(path, AB_INFILE_MAX_SMALL, err, sizeof(err));
+	if (!src) {
+		ab_msg("run: %s", err);
+		return -1;
+	}
+	FILE *dst = ab_outfile_open(&o, dir, "plan.plan");
+	if (!dst) {
+		fclose(src);
 		return -1;
 	}
 	/* as h_run_copy_plan: one repeat line, first; the plan's own are dropped */
 	fprintf(dst, "# repeat %d until harness run --resume --repeat %d\nrepeat %d\n", from, to, to);
-	while (fgets(line, sizeof(line), src)) {
+	while ((n = ab_infile_line(src, &line, &cap)) != -1) {
 		const char *w = line + strspn(line, " \t");
-		if (strncmp(w, "repeat", 6) || !strchr(" \t\n", w[6]) || !w[6])
-			fputs(line, dst);
+		if (n >= 0 && (strncmp(w, "repeat", 6) || (w[6] && !strchr(" \t", w[6]))))
+			fprintf(dst, "%s\n", line);
 	}
+	int bad = ferror(src) ? errno : 0;
+	free(line);
 	fclose(src);
-	if (ferror(dst) | fclose(dst))
+	if (bad) {	/* never renamed in: the old plan.plan stays */
+		fclose(dst);
+		unlinkat(o.dirfd, o.tmp, 0);
+		close(o.dirfd);
+		ab_msg("run: cannot read %s: %s", path, strerror(bad));
+		return -1;
+	}
+	if (ab_outfile_close(&o) < 0)
 		return -1;
 	ab_msg("run: %s: repeat %d -> %d (--repeat)", path, from, to);
-	return rename(tmp, path);
+	return 0;
 }

@@ -14,7 +14,8 @@
  * Both are flock locks, so the kernel releases them when the holder dies; the
  * file says who holds it ("PID DIR"), and is emptied on a clean exit, so a pid
  * found there when the lock is free is a run that died: taken over with a line.
- * Files are opened with O_NOFOLLOW: a link planted under the name is refused.
+ * Files are opened with O_NOFOLLOW and O_NONBLOCK, and must be regular files: a
+ * link or a FIFO planted under the name is refused, never followed or waited on.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -34,19 +35,22 @@
 #define MACHINE_LOCK "/run/affbench.lock"
 
 /*
- * The locks this process holds, cleared at any exit: a run refused after taking
- * them (a torn runs.csv, a full disk) exits through ab_exit, and must not leave
- * its pid behind to be reported as a dead holder. Only the owner clears them:
- * a forked child that exits runs the same atexit handlers.
+ * The locks this process holds, cleared and released at any exit: a run refused
+ * after taking them (a torn runs.csv, a full disk) exits through ab_exit, and
+ * must not leave its pid behind to be reported as a dead holder. Only the owner
+ * clears them: a forked child that exits runs the same atexit handlers.
  */
 static int held[2] = { -1, -1 };
 static pid_t held_by;
 
+/* Empty the holder's line and unlock: LOCK_UN frees the lock for every descriptor that
+ * shares it, so no child forked meanwhile can keep it past our exit. */
 static void clear_holder(int fd)
 {
 	int rc = ftruncate(fd, 0);	/* fails on a read-only fd: then nothing of ours is there */
 
 	(void)rc;
+	flock(fd, LOCK_UN);
 }
 
 static void release_at_exit(void)

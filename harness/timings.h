@@ -6,8 +6,8 @@
  *    measured on the project's reference machine;
  *  - learned: this machine's, $AFFBENCH_TIMINGS or /var/lib/affbench/timings.tsv,
  *    updated by harness run after each invocation from its measured wall time.
- * Only registered benchmarks (blocks without a 'program' line) are looked up
- * and learned: a test's fake program named like a benchmark teaches nothing.
+ * Only registered benchmarks are looked up and learned: a test's fake one
+ * (AFFBENCH_TEST_PROGRAMS, harness/plan.c) teaches nothing.
  * A table that is not a regular file, too large or with one bad row is not
  * used at all, with one warning; every number in it is range-checked.
  */

@@ -6,6 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 H=$BIN/harness
 D=$(mktemp -d "$AFFBENCH_WORKDIR/export.XXXXXX")
+export AFFBENCH_TEST_PROGRAMS=$D	# a plan's unregistered "bench NAME" runs $D/NAME (test-only hook)
 export AFFBENCH_JOURNAL=${AFFBENCH_JOURNAL:-$D/knobs.journal}
 PY=/usr/bin/python3
 V="$PY $TOP/tests/tools/validate_json.py $TOP/docs/results.schema.json"
@@ -55,7 +56,7 @@ echo "bench,config,rep,metric,value,unit"
 echo "fakebench,mode=$mode,1,ops_per_s,$((1000 + RANDOM % 50)),1/s"
 FAKE
 chmod +x "$D/fakebench"
-printf 'bench fakebench\nprogram fakebench\nduration 0.1\ntimeout 5\naxis mode ok fail skip\n' > "$D/t.plan"
+printf 'bench fakebench\nduration 0.1\ntimeout 5\naxis mode ok fail skip\n' > "$D/t.plan"
 for n in 2 6; do
 	(cd "$D" && "$H" run --plan t.plan --repeat $n --out "$D/run$n" >/dev/null 2>&1)
 	check "a run with --repeat $n writes a results.json that validates" $V "$D/run$n/results.json"

@@ -15,6 +15,7 @@
 . "$(dirname "$0")/lib.sh"
 H=$BIN/harness
 D=$(mktemp -d "$AFFBENCH_WORKDIR/foreign.XXXXXX")
+export AFFBENCH_TEST_PROGRAMS=$D	# a plan's unregistered "bench NAME" runs $D/NAME (test-only hook)
 trap 'rm -rf "$D"' EXIT
 export AFFBENCH_PLOT_TEXT=1	# text plots: the same scripts and file names, drawn fast
 export TMPDIR=$D/tmp		# the private plot directories: must all be gone at the end
@@ -125,7 +126,7 @@ echo "bench,config,rep,metric,value,unit"
 echo "okbench,k=1,1,ops_per_s,$((1000 + RANDOM % 50)),1/s"
 EOF
 chmod +x "$D/okbench"
-printf 'repeat 1\nbench okbench\nprogram %s\nduration 0.1\ntimeout 30\naxis n 1 2\n' "$D/okbench" >"$D/ok.plan"
+printf 'repeat 1\nbench okbench\nduration 0.1\ntimeout 30\naxis n 1 2\n' >"$D/ok.plan"
 "$H" run --plan "$D/ok.plan" --out "$D/res" >/dev/null 2>&1
 cp -r "$D/res" "$D/res-fifo"
 rm "$D/res-fifo/runs.csv" && mkfifo "$D/res-fifo/runs.csv"

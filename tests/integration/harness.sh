@@ -8,6 +8,7 @@
 H=$BIN/harness
 D=$(mktemp -d "$AFFBENCH_WORKDIR/harness-it.XXXXXX")
 export AFFBENCH_JOURNAL=${AFFBENCH_JOURNAL:-$D/knobs.journal}
+export AFFBENCH_TEST_PROGRAMS=$D	# a plan's unregistered "bench NAME" runs $D/NAME (test-only hook)
 
 # A fake benchmark honouring the CSV contract: --mode ok|fail|skip|hang.
 cat > "$D/fakebench" <<'FAKE'
@@ -32,7 +33,6 @@ cat > "$D/t.plan" <<'PLAN'
 # test plan
 repeat 3
 bench fakebench
-program fakebench
 duration 0.1
 timeout 2
 axis mode ok fail skip hang
@@ -85,7 +85,6 @@ check "resume: still exactly 2 records per rep" \
 # SIGINT mid-point: stops, keeps a valid raw.csv, says how to resume, exit 130
 cat > "$D/h.plan" <<'PLAN'
 bench fakebench
-program fakebench
 timeout 60
 axis mode ok hang ok
 PLAN
@@ -125,7 +124,6 @@ check "no FUSE mount left" no_fuse_left
 cat > "$D/m.plan" <<'PLAN'
 repeat 1
 bench fakebench
-program fakebench
 duration 0.1
 axis mode ok
 metrics ns_per_op

@@ -17,6 +17,7 @@
 . "$(dirname "$0")/lib.sh"
 H=$BIN/harness
 D=$(mktemp -d "$AFFBENCH_WORKDIR/harness-faults.XXXXXX")
+export AFFBENCH_TEST_PROGRAMS=$D	# a plan's unregistered "bench NAME" runs $D/NAME (test-only hook)
 # This test's own journal: what a killed run leaves in it, this test replays.
 export AFFBENCH_JOURNAL=$D/knobs.journal
 # sqrtio's file sits on the repository's filesystem (the work dir may be tmpfs elsewhere).
@@ -92,7 +93,6 @@ FAKE
 chmod +x "$D/fakebench"
 cat > "$D/fake.plan" <<'PLAN'
 bench fakebench
-program fakebench
 duration 0.1
 timeout 2
 axis mode ok fail hang

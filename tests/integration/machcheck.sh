@@ -7,6 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 H=$BIN/harness
 D=$(mktemp -d "$AFFBENCH_WORKDIR/machcheck.XXXXXX")
+export AFFBENCH_TEST_PROGRAMS=$D	# a plan's unregistered "bench NAME" runs $D/NAME (test-only hook)
 export AFFBENCH_JOURNAL=${AFFBENCH_JOURNAL:-$D/knobs.journal}
 
 cat > "$D/fakebench" <<'FAKE'
@@ -15,7 +16,7 @@ echo "bench,config,rep,metric,value,unit"
 echo "fakebench,mode=ok,1,ops_per_s,1000,1/s"
 FAKE
 chmod +x "$D/fakebench"
-printf 'repeat 1\nbench fakebench\nprogram fakebench\nduration 0.1\ntimeout 5\naxis mode ok\n' > "$D/t.plan"
+printf 'repeat 1\nbench fakebench\nduration 0.1\ntimeout 5\naxis mode ok\n' > "$D/t.plan"
 
 # run SYSROOT OUT: one point with the settings read under SYSROOT
 run() { (cd "$D" && AFFBENCH_SYSROOT=$1 PATH=$D:$PATH "$H" run --plan t.plan --out "$2" >/dev/null 2>&1); }

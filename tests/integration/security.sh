@@ -11,11 +11,13 @@
 #  - --resume with a torn or a missing runs.csv: exit 2, raw.csv untouched;
 #  - a benchmark stuck in the kernel past SIGKILL is given up, the sweep goes on;
 #  - a symlink planted at a pidfile is replaced, never written through;
-#  - an installed build ignores the test-only environment hooks.
+#  - an installed build ignores the test-only environment hooks (a fault's, a
+#    fake benchmark's).
 . "$(dirname "$0")/lib.sh"
 H=$BIN/harness
 TOOLS=$TOP/${AFFBENCH_BUILD:-build}/tests/tools
 D=$(mktemp -d "$AFFBENCH_WORKDIR/security.XXXXXX")
+export AFFBENCH_TEST_PROGRAMS=$D	# a plan's unregistered "bench NAME" runs $D/NAME (test-only hook)
 FULL=$D/full
 cleanup() {
 	mountpoint -q "$FULL" 2>/dev/null && umount -l "$FULL"
@@ -41,7 +43,7 @@ EOF
 chmod +x "$D/okbench"
 plan() { # FILE BLOCK-LINES...
 	local f=$1; shift
-	printf 'repeat 1\nbench okbench\nprogram %s\nduration 0.1\ntimeout 30\n' "$D/okbench" >"$f"
+	printf 'repeat 1\nbench okbench\nduration 0.1\ntimeout 30\n' >"$f"
 	printf '%s\n' "$@" >>"$f"
 }
 
@@ -116,7 +118,7 @@ fi
 
 # ---- 3. limits ----
 python_free_plan() { # 7 axes of 32 values
-	printf 'repeat 1\nbench okbench\nprogram %s\n' "$D/okbench"
+	printf 'repeat 1\nbench okbench\n'
 	for a in 1 2 3 4 5 6 7; do printf 'axis a%s' "$a"; seq -f ' v%g' 1 32 | tr -d '\n'; echo; done
 }
 python_free_plan >"$D/big.plan"
@@ -156,8 +158,8 @@ check "raw.csv untouched again" [ "$(md5sum <"$D/res/raw.csv")" = "$sum" ]
 
 # ---- 6. a benchmark stuck in the kernel past SIGKILL ----
 if [ "$(id -u)" = 0 ] && [ -x "$TOOLS/stuck" ] && [ -w /dev/fuse ]; then
-	printf 'repeat 1\nbench stuck\nprogram %s\nduration 0.1\ntimeout 1\nbench okbench\nprogram %s\nduration 0.1\n' \
-		"$TOOLS/stuck" "$D/okbench" >"$D/s.plan"
+	ln -s "$TOOLS/stuck" "$D/stuck"
+	printf 'repeat 1\nbench stuck\nduration 0.1\ntimeout 1\nbench okbench\nduration 0.1\n' >"$D/s.plan"
 	# the give-up waits are scaled by the machine's slowness (harness/point.c): so is this bound
 	STUCK_PIDFILE=$D/stuck.pids timeout "$(scaled 120)" "$H" run --plan "$D/s.plan" --out "$D/st" \
 		>/dev/null 2>"$D/st.err"
@@ -197,6 +199,13 @@ if make -s -C "$TOP" install DESTDIR="$D/inst" PREFIX=/usr >"$D/install.out" 2>&
 	rc_inst=$?
 	check "test build skips on the hook ($rc_test), installed build ignores it ($rc_inst)" \
 		eval '[ "$rc_test" = 4 ] && [ "$rc_inst" = 0 ]'
+	# a fake benchmark's hook: an installed harness runs registered benchmarks only
+	plan "$D/hook.plan" "axis n 1"
+	AFFBENCH_TEST_PROGRAMS=$D "$D/inst/usr/bin/harness" run --plan "$D/hook.plan" --dry-run \
+		>/dev/null 2>"$D/hook.err"
+	rc_inst=$?
+	check "an installed harness ignores AFFBENCH_TEST_PROGRAMS (exit $rc_inst: $(cat "$D/hook.err"))" \
+		eval '[ "$rc_inst" = 2 ] && grep -q "unknown benchmark .okbench." "$D/hook.err"'
 else
 	nok "make install DESTDIR: $(tail -n2 "$D/install.out")"
 fi

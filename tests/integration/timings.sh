@@ -7,6 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 H=$BIN/harness
 D=$(mktemp -d "$AFFBENCH_WORKDIR/timings-it.XXXXXX")
+export AFFBENCH_TEST_PROGRAMS=$D	# a plan's unregistered "bench NAME" runs $D/NAME (test-only hook)
 export AFFBENCH_JOURNAL=${AFFBENCH_JOURNAL:-$D/knobs.journal}
 export AFFBENCH_TIMINGS=$D/timings.tsv
 
@@ -63,7 +64,6 @@ FAKE
 chmod +x "$D/fake"
 cat >"$D/e.plan" <<'PLAN'
 bench fake
-program fake
 duration 0.1
 estimate 20
 axis n 1 2 3 4 5 6

@@ -7,6 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d "$AFFBENCH_WORKDIR/wording.XXXXXX")
+export AFFBENCH_TEST_PROGRAMS=$W	# a plan's unregistered "bench NAME" runs $W/NAME (test-only hook)
 
 for b in cputestfs ddpar sqrtio fdget; do
 	[ -x "$BIN/$b" ] || { skip "$b --help" "bin/$b not built"; continue; }
@@ -29,8 +30,8 @@ echo "fakebench,mode=$2,1,ops_per_s,1000,1/s"
 FAKE
 sed -i 's/\$2/$(echo "$@" | sed "s\/.*--mode \/\/")/' "$W/fakebench"
 chmod +x "$W/fakebench"
-printf 'bench fakebench\nprogram fakebench\nduration 0.1\ntimeout 5\naxis mode a\n' >"$W/one.plan"
-printf 'bench fakebench\nprogram fakebench\nduration 0.1\ntimeout 5\naxis mode a b c\n' >"$W/three.plan"
+printf 'bench fakebench\nduration 0.1\ntimeout 5\naxis mode a\n' >"$W/one.plan"
+printf 'bench fakebench\nduration 0.1\ntimeout 5\naxis mode a b c\n' >"$W/three.plan"
 (cd "$W" && "$BIN/harness" run --plan one.plan --repeat 1 --dry-run >"$W/one.dry" 2>&1)
 check "dry-run: 1 point x 1 repetition = 1 invocation" grep -q ': 1 point x 1 repetition = 1 invocation$' "$W/one.dry"
 (cd "$W" && "$BIN/harness" run --plan three.plan --repeat 2 --out "$W/run" >/dev/null 2>"$W/run.err")

@@ -92,14 +92,13 @@ static void test_twenty_blocks(void **state)
 static void test_every_key(void **state)
 {
 	struct h_plan p;
-	char err[1024], prog[512], argbuf[32];
+	char err[1024], argbuf[32];
 	char *argv[H_ARGV_MAX];
 
 	(void)state;
 	int rc = h_plan_load(&p, plan_of("# a comment\n"
 					 "repeat 7   # a comment after a key\n"
 					 "bench fdget\n"
-					 "program fake/bench\n"
 					 "duration 0.5\n"
 					 "timeout 9\n"
 					 "estimate 2.5\n"
@@ -114,16 +113,15 @@ static void test_every_key(void **state)
 	assert_int_equal(p.repeat, 7);
 	assert_int_equal(p.nblocks, 2);
 	struct h_block *b = &p.blocks[0];
-	snprintf(prog, sizeof(prog), "%s/fake/bench", dir);
-	assert_string_equal(b->program, prog);	/* relative to the plan file, made absolute */
+	assert_string_equal(b->program, "");	/* bin/fdget beside the harness */
 	assert_true(b->duration == 0.5 && b->timeout == 9 && b->estimate == 2.5);
 	assert_int_equal(b->naxes, 2);
 	assert_string_equal(b->axes[1].name, "threads");
 	assert_int_equal(b->axes[1].nvals, 3);
 	assert_int_equal(b->nextra, 4);
 	assert_string_equal(b->extra[3], "0");
-	assert_int_equal(b->extra_line[1], 10);
-	assert_int_equal(b->extra_line[2], 11);
+	assert_int_equal(b->extra_line[1], 9);
+	assert_int_equal(b->extra_line[2], 10);
 	assert_int_equal(b->nmetrics, 2);
 	assert_string_equal(b->metrics[1], "ns_per_op");
 	/* the defaults: 1 s, timeout 4 x duration + 30, no estimate (timings.c decides) */
@@ -208,7 +206,11 @@ static const struct bad {
 	{ "bench fdget\ntimeout -1\n", 2, "timeout wants" },
 	{ "bench fdget\ntimeout 1000001\n", 2, "timeout wants" },
 	{ "bench fdget\nestimate 0\n", 2, "estimate wants" },
-	{ "bench fdget\nprogram\n", 2, "program wants one path" },
+	/* a plan never names a program: a resumed plan.plan would run it as root */
+	{ "bench evil\nprogram /tmp/x/evil.sh\n", 2, "'program' is not a plan key" },
+	{ "bench fdget\nprogram /tmp/x/evil.sh\n", 2, "'program' is not a plan key" },
+	{ "program evil.sh\nbench fdget\n", 1, "'program' is not a plan key" },
+	{ "bench fdget\nprogram\n", 2, "'program' is not a plan key" },
 	{ "duration 1\nbench fdget\n", 1, "'duration' before the first 'bench' line" },
 	{ "axis op pread\n", 1, "'axis' before the first 'bench' line" },
 	{ "bench fdget\naxis op\n", 2, "axis wants a name and 1 to 32 values" },
@@ -366,9 +368,28 @@ static void test_files(void **state)
 	unlink(big);
 }
 
+/* ---- the tests' fake benchmarks: AFFBENCH_TEST_PROGRAMS=DIR, unregistered names only ---- */
+
+static void test_fake_programs(void **state)
+{
+	struct h_plan p;
+	char err[1024], want[512];
+
+	(void)state;
+	expect_refused("bench fakebench\n", 1, "unknown benchmark 'fakebench'");
+	setenv("AFFBENCH_TEST_PROGRAMS", dir, 1);
+	assert_int_equal(h_plan_load(&p, plan_of("bench fakebench\nbench fdget\n"), err, sizeof(err)), 0);
+	snprintf(want, sizeof(want), "%s/fakebench", dir);
+	assert_string_equal(p.blocks[0].program, want);
+	assert_string_equal(p.blocks[1].program, "");	/* a registered name is never mapped */
+	h_plan_free(&p);
+	unsetenv("AFFBENCH_TEST_PROGRAMS");
+}
+
 static int setup(void **state)
 {
 	(void)state;
+	unsetenv("AFFBENCH_TEST_PROGRAMS");	/* plans here name registered benchmarks only */
 	return mkdtemp(dir) ? 0 : -1;
 }
 
@@ -388,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_fake_programs),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -85,15 +85,17 @@ static void test_rows(void **state)
 	unlink(tpath);
 }
 
-/* A plan of a registered benchmark and a fake program of the same name. */
+/* A plan of a registered benchmark and a test's fake one (AFFBENCH_TEST_PROGRAMS). */
 static void load_plan(struct h_plan *p)
 {
 	char err[1024];
 
+	setenv("AFFBENCH_TEST_PROGRAMS", dir, 1);
 	write_file(ppath, "bench fdget\nduration 1\ntimeout 20\naxis op pread fstat\nextra --mode all\n"
-			  "bench fdget\nprogram fake\nduration 1\naxis op pread\n");
+			  "bench fake\nduration 1\naxis op pread\n");
 	assert_int_equal(h_plan_load(p, ppath, err, sizeof(err)), 0);
 	assert_int_equal(p->npoints, 3);
+	unsetenv("AFFBENCH_TEST_PROGRAMS");
 }
 
 /* The instrumented repetition (rep 1 of cputestfs) and the rest are timed apart. */
