@@ -6,7 +6,9 @@
 # reference run's keys are the golden lists (with and without the run
 # script's #key notes), the order of the rows does not matter, values are the
 # medians (recomputed by tests/lkp/medians.py within 1e-8 relative), and
-# hostile rows are counted, never emitted. Also the run script against a
+# hostile rows are counted, never emitted, and named on stderr with their
+# line. Issue 24: a duplicate row is named with its line, and numbers are
+# exactly the harness's decimal form. Also the run script against a
 # stand-in harness: the plan it writes, skips (exit 4), refusals.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
@@ -168,6 +170,46 @@ check "make check-lkp without LKP_SRC: exit 0, one line ($out)" \
 	test "$rc" = 0 -a "$(printf '%s\n' "$out" | grep -c .)" = 1 -a -n "$(echo "$out" | grep 'LKP_SRC is not set')"
 expect_rc "check-lkp with LKP_SRC that is no lkp-tests checkout" 2 env LKP_SRC="$tmp/none" tests/lkp/check-lkp.sh
 expect_rc "install.sh into a directory that is no lkp-tests checkout" 2 contrib/lkp/install.sh "$tmp"
+
+# Issue 24, finding 12: a second row for a (bench, config, rep, metric) is
+# rejected and named on stderr with its line and the first's, like the
+# harness's reader; rep 0 (a benchmark's per-invocation summary) may repeat.
+# Past 20 grammar errors a duplicate is still named.
+{ echo 'bench,config,rep,metric,value,unit'
+  for i in $(seq 1 25); do echo "cputestfs,clients=1,1,stat_per_s,0x$i,1/s"; done
+  echo 'fdget,op=read,1,ns_per_op,10,ns'    # line 27
+  echo 'fdget,op=read,2,ns_per_op,20,ns'
+  echo 'fdget,op=read,0,loop_ns,3,ns'
+  echo 'fdget,op=read,0,loop_ns,5,ns'
+  echo 'fdget,op=read,1,ns_per_op,1e9,ns'   # line 31: rep 1 again
+  echo 'fdget,op=read,3,ns_per_op,30,us'; } >"$tmp/dup.csv"   # line 32: another unit
+"$PARSE" <"$tmp/dup.csv" >"$tmp/dup.stats" 2>"$tmp/dup.err"
+check "a duplicate row is rejected, the median stays (15), rep 0 may repeat (4)" \
+	test "$(tr '\n' ' ' <"$tmp/dup.stats")" = 'fdget.op=read.loop_ns: 4 fdget.op=read.ns_per_op: 15 rejected_rows: 27 '
+check "the duplicate is named with its line and the first's" grep -qx \
+	"parse: stdin:31: skipped a bad row: a second row for fdget config 'op=read' metric ns_per_op rep 1, the first at line 27" "$tmp/dup.err"
+check "another unit is named with its line and the first's" grep -qx \
+	"parse: stdin:32: skipped a bad row: fdget config 'op=read' metric ns_per_op in us, but in ns at line 27" "$tmp/dup.err"
+check "20 grammar errors named, then the count" \
+	test "$(grep -c 'not a finite decimal' "$tmp/dup.err")" = 20 -a "$(tail -n1 "$tmp/dup.err")" = 'parse: stdin: 27 bad rows skipped in all'
+
+# Finding 13: numbers are the harness's decimal form (lib/sys/parse.c): '5.',
+# '.5', '+7' and '1e5' are numbers; hex, hex floats, blanks, inf, nan, '_' and
+# strtod's range errors (overflow, underflow below DBL_MIN) are not. One
+# config per number: the stats say which were taken, and as what.
+good_nums='5. .5 +7 -7 1e5 1E+05 007 -0 0e-400 2.2250738585072013e-308 1.7976931348623158e308'
+bad_nums='0x10 0X1P-2 0x1p-2 " 7" "7 " inf -inf nan NaN 1_0 . + e5 .e5 1e 1e+ 1e999 1e-400 2.2250738585072012e-308 1.797693134862315808e308 1234567890123456789012345678901234567890.5'
+eval "set -- $good_nums $bad_nums"
+{ echo 'bench,config,rep,metric,value,unit'
+  i=0; for v in "$@"; do i=$((i + 1)); echo "fdget,n=$i,1,ns_per_op,$v,ns"; done; } >"$tmp/nums.csv"
+"$PARSE" <"$tmp/nums.csv" >"$tmp/nums.stats" 2>/dev/null
+n_good=$(set -- $good_nums; echo $#)
+check "the documented decimal forms are taken as numbers ($n_good)" \
+	test "$(grep -c '^fdget\.' "$tmp/nums.stats")" = "$n_good" -a -z "$(awk -F'[=.]' -v n="$n_good" '$3 > n' "$tmp/nums.stats" | grep '^fdget')"
+check "'5.' is 5, '.5' is 0.5, '+7' is 7, 1e5 is 100000" test "$(sed -n 's/^fdget\.n=\([1-5]\)\.ns_per_op: //p' "$tmp/nums.stats" | sort | tr '\n' ' ')" = \
+	'-7 0.5 100000 5 7 '
+check "hex, hex floats, blanks, inf, nan, '_' and range errors are rejected" \
+	test "$(rejected "$tmp/nums.stats")" = "$(eval "set -- $bad_nums"; echo $#)"
 
 # The hostile corpus.
 bash tests/lkp/hostile.sh >"$tmp/hostile.csv"
