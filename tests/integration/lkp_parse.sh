@@ -7,9 +7,11 @@
 # script's #key notes), the order of the rows does not matter, values are the
 # medians (recomputed by tests/lkp/medians.py within 1e-8 relative), and
 # hostile rows are counted, never emitted, and named on stderr with their
-# line. Issue 24: a duplicate row is named with its line, and numbers are
-# exactly the harness's decimal form. Also the run script against a
-# stand-in harness: the plan it writes, skips (exit 4), refusals.
+# line. Issue 24: lines are read with a bounded length (300 MB of NUL with
+# no newline), repeated #key notes count once, a duplicate row is named with
+# its line, and numbers are exactly the harness's decimal form. Also the run
+# script against a stand-in harness: the plan it writes, skips (exit 4),
+# refusals.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 PARSE=contrib/lkp/programs/affbench/parse
@@ -171,7 +173,50 @@ check "make check-lkp without LKP_SRC: exit 0, one line ($out)" \
 expect_rc "check-lkp with LKP_SRC that is no lkp-tests checkout" 2 env LKP_SRC="$tmp/none" tests/lkp/check-lkp.sh
 expect_rc "install.sh into a directory that is no lkp-tests checkout" 2 contrib/lkp/install.sh "$tmp"
 
-# Issue 24, finding 12: a second row for a (bench, config, rep, metric) is
+# Issue 24, finding 18: a line is read with a bounded length. 300 MB of NUL
+# bytes with no newline (the old script read the line whole: 2.1 GB of it
+# ended in a Ruby backtrace) is one bad row, with no backtrace, in little
+# memory; invalid UTF-8 and NUL in a too-long line, then a good row after it.
+if [ -x /usr/bin/time ]; then
+	head -c 300000000 /dev/zero |
+		/usr/bin/time -f '%M' -o "$tmp/rss" timeout 120 "$PARSE" >"$tmp/zero.stats" 2>"$tmp/zero.err"
+	rc=$?
+	rss=$(tail -n1 "$tmp/rss")
+	check "300 MB of NUL with no newline: exit 0, one rejected row (exit $rc)" \
+		test "$rc" = 0 -a "$(cat "$tmp/zero.stats")" = 'rejected_rows: 1'
+	check "300 MB of NUL with no newline: max RSS $rss KB < 200 MB" eval '[ "${rss:-999999999}" -lt 204800 ]'
+	check "300 MB of NUL with no newline: one line on stderr naming line 1, no backtrace" \
+		test "$(cat "$tmp/zero.err")" = 'parse: stdin:1: skipped a bad row: a line over the 1024-byte limit'
+else
+	skip "parse of 300 MB with no newline" "no /usr/bin/time to measure its memory"
+fi
+{ echo 'bench,config,rep,metric,value,unit'
+  head -c 5000 /dev/zero | tr '\0' '\377'; printf '\0\376\n'
+  echo 'cputestfs,clients=1,1,stat_per_s,7,1/s'
+  printf 'cputestfs,clients=\377,1,stat_per_s,7,1/s\n'; } >"$tmp/bytes.csv"
+"$PARSE" "$tmp/bytes.csv" <"$tmp/bytes.csv" >"$tmp/bytes.stats" 2>"$tmp/bytes.err"
+check "a 5000-byte line of invalid UTF-8 and NUL: rejected, the next row read (exit $?)" \
+	test "$(tr '\n' ' ' <"$tmp/bytes.stats")" = 'cputestfs.clients=1.stat_per_s: 7 rejected_rows: 2 '
+check "bad rows are named by their line (2 and 4), no backtrace" \
+	test "$(cut -d: -f3 "$tmp/bytes.err" | tr '\n' ' ')" = '2 4 ' -a "$(grep -c . "$tmp/bytes.err")" = 2
+
+# Finding 19: "#key" notes repeated 200,000 times are one set of keys. The
+# old script kept every copy and scanned them all for every key: these
+# 20,000 rows took it minutes, against about a second. timeout is a hang
+# guard only (60 s scaled to the machine); the checks are on the stats.
+awk 'BEGIN { print "bench,config,rep,metric,value,unit"
+	     for (i = 0; i < 200000; i++) print (i % 2 ? "#key cputestfs clients" : "#key cputestfs daemon")
+	     for (i = 0; i < 20000; i++) printf "cputestfs,clients=%d;daemon=single;placement=same,1,stat_per_s,%d,1/s\n", i, 100 + i }' \
+	>"$tmp/notes.csv"
+timeout "$(scaled 60)" "$PARSE" <"$tmp/notes.csv" >"$tmp/notes.stats" 2>"$tmp/notes.err"
+check "200,000 repeated #key notes: exit 0 (exit $?), 20,000 stats and no rejected row" \
+	test "$(grep -c '^cputestfs\.' "$tmp/notes.stats")" = 20000 -a "$(rejected "$tmp/notes.stats")" = 0
+check "200,000 repeated #key notes: the keys name the noted axes, not placement" \
+	grep -qx 'cputestfs.clients=19999.daemon=single.stat_per_s: 20099' "$tmp/notes.stats"
+check "200,000 repeated #key notes: every line is LKP's key: value, keys unique" \
+	eval 'stats_grammar "$tmp/notes.stats" && keys_unique "$tmp/notes.stats" && ! grep -q placement "$tmp/notes.stats"'
+
+# Finding 12: a second row for a (bench, config, rep, metric) is
 # rejected and named on stderr with its line and the first's, like the
 # harness's reader; rep 0 (a benchmark's per-invocation summary) may repeat.
 # Past 20 grammar errors a duplicate is still named.
