@@ -9,9 +9,9 @@
 # hostile rows are counted, never emitted, and named on stderr with their
 # line. Issue 24: lines are read with a bounded length (300 MB of NUL with
 # no newline), repeated #key notes count once, a duplicate row is named with
-# its line, and numbers are exactly the harness's decimal form. Also the run
-# script against a stand-in harness: the plan it writes, skips (exit 4),
-# refusals.
+# its line, and numbers are exactly the harness's decimal form (checked
+# against harness export). Also the run script against a stand-in harness:
+# the plan it writes, skips (exit 4), refusals.
 . "$(dirname "$0")/lib.sh"
 cd "$TOP" || exit 1
 PARSE=contrib/lkp/programs/affbench/parse
@@ -255,6 +255,35 @@ check "'5.' is 5, '.5' is 0.5, '+7' is 7, 1e5 is 100000" test "$(sed -n 's/^fdge
 	'-7 0.5 100000 5 7 '
 check "hex, hex floats, blanks, inf, nan, '_' and range errors are rejected" \
 	test "$(rejected "$tmp/nums.stats")" = "$(eval "set -- $bad_nums"; echo $#)"
+
+# The same numbers through the harness's reader (harness export): both
+# readers take the same rows, as the same values. Needs the harness's
+# decimal-only reader of issue 24 (lib/report/results.c).
+agree() {
+	[ -s "$1" ] || { echo "harness export wrote no results.json"; return 1; }
+	python3 - "$1" "$2" <<'PY'
+import json, re, sys
+h = {p["config"]["n"]: p["metrics"]["ns_per_op"]["median"] for p in json.load(open(sys.argv[1]))["points"]}
+l = {}
+for line in open(sys.argv[2]):
+    m = re.match(r"fdget\.n=(\d+)\.ns_per_op: (\S+)$", line)
+    if m:
+        l[m.group(1)] = float(m.group(2))
+bad = sorted(set(h) ^ set(l), key=int)
+bad += [n for n in h if n in l and abs(h[n] - l[n]) > 1e-9 * abs(h[n])]
+print(" ".join("%s (harness %s, parse %s)" % (n, h.get(n, "-"), l.get(n, "-")) for n in bad))
+sys.exit(1 if bad else 0)
+PY
+}
+if [ -x "$BIN/harness" ]; then
+	mkdir "$tmp/nums" && cp "$tmp/nums.csv" "$tmp/nums/raw.csv"
+	"$BIN/harness" export "$tmp/nums" >/dev/null 2>&1
+	diffs=$(agree "$tmp/nums/results.json" "$tmp/nums.stats" 2>&1)
+	check "parse and harness export take the same numbers as the same values${diffs:+ (differ: $diffs)}" \
+		[ -z "$diffs" ]
+else
+	skip "parse against the harness's numbers" "no $BIN/harness (make all)"
+fi
 
 # The hostile corpus.
 bash tests/lkp/hostile.sh >"$tmp/hostile.csv"
