@@ -257,6 +257,9 @@ check "'5.' is 5, '.5' is 0.5, '+7' is 7, 1e5 is 100000" test "$(sed -n 's/^fdge
 	"$tmp/nums.stats" | LC_ALL=C sort -g | tr '\n' ' ')" = '-7 0.5 5 7 100000 '
 check "hex, hex floats, blanks, inf, nan, '_' and range errors are rejected" \
 	test "$(rejected "$tmp/nums.stats")" = "${#bad_nums[@]}"
+RUBYOPT=-w "$PARSE" <"$tmp/nums.csv" 2>&1 >/dev/null |
+	grep -v -e ': skipped a bad row: ' -e ' bad rows skipped in all$' >"$tmp/nums.warn"
+check "under ruby -w, only the bad rows are said (no Float warnings)" [ ! -s "$tmp/nums.warn" ]
 
 # The same numbers through the harness's reader (harness export): both
 # readers take the same rows, as the same values. Needs the harness's
