@@ -278,6 +278,12 @@ check "'5.' is 5, '.5' is 0.5, '+7' is 7, 1e5 is 100000" test "$(sed -n 's/^fdge
 	"$tmp/nums.stats" | LC_ALL=C sort -g | tr '\n' ' ')" = '-7 0.5 5 7 100000 '
 check "hex, hex floats, blanks, inf, nan, '_' and overflow are rejected" \
 	test "$(rejected "$tmp/nums.stats")" = "${#bad_nums[@]}"
+# Near the largest double: the median of two does not overflow (the old
+# script's sum did: a Ruby backtrace), and the value printed reads back finite.
+printf 'bench,config,rep,metric,value,unit\nb,k=1,1,m,1.7e308,ns\nb,k=1,2,m,1.7e308,ns\nb,k=2,1,m,1.7976931348623157e308,ns\n' |
+	"$PARSE" >"$tmp/huge.stats" 2>"$tmp/huge.err"
+check "the median of 1.7e308 and 1.7e308 is 1.7e308, DBL_MAX reads back finite (exit $?)" \
+	test "$(tr '\n' ' ' <"$tmp/huge.stats")" = 'b.k=1.m: 1.7e+308 b.k=2.m: 1.7976931348623157e+308 rejected_rows: 0 '
 RUBYOPT=-w "$PARSE" <"$tmp/nums.csv" 2>&1 >/dev/null |
 	grep -v -e ': skipped a bad row: ' -e ' bad rows skipped in all$' >"$tmp/nums.warn"
 check "under ruby -w, only the bad rows are said (no Float warnings)" [ ! -s "$tmp/nums.warn" ]
