@@ -253,6 +253,12 @@ check "the refusal names both lines" grep -qx "parse: stdin:6: ns_per_op rep 1 o
 check "no stats from a refused input" [ ! -s "$tmp/dup.stats" ]
 head -n 5 "$tmp/dup.csv" >"$tmp/rep0.csv"
 check "rep 0 twice is not a repetition twice" "$PARSE" "$tmp/rep0.csv" <"$tmp/rep0.csv" >/dev/null 2>&1
+# A line as the harness reads it: the row ends at the first "\r" (text after
+# it is not read), and a NUL byte anywhere, even after it, makes a bad row.
+printf 'bench,config,rep,metric,value,unit\nb,k=1,1,m,5,ns\rjunk\n\r\0\nb,k=1,2,m,7,ns\r\n' >"$tmp/cr.csv"
+"$PARSE" <"$tmp/cr.csv" >"$tmp/cr.stats" 2>"$tmp/cr.err"
+check "a row ends at its first CR; a NUL after a CR is a bad row" \
+	test "$(tr '\n' ' ' <"$tmp/cr.stats")" = 'b.k=1.m: 6 rejected_rows: 1 ' -a "$(cut -d: -f3 "$tmp/cr.err")" = 3
 # Config keys are sorted and each given once (one spelling per config), as
 # the harness requires; parse used to sort them itself.
 printf 'bench,config,rep,metric,value,unit\nfdget,op=read;mode=single,1,ns_per_op,10,ns\n' | "$PARSE" >"$tmp/unsorted.stats" 2>/dev/null
