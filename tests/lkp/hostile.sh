@@ -4,8 +4,9 @@
 # git). The first line is "#expect-rejected N": how many rows parse must count
 # as rejected. Every hostile row names "evil" in a field that would reach a
 # stat key, so "no output line mentions evil" proves none was emitted; the
-# duplicate and unit-changing rows repeat a good key with a value that would
-# move its median (1e9) if it were taken.
+# unit-changing rows repeat a good key with a value that would move its
+# median (1e9) if it were taken. (A duplicate row refuses the whole input:
+# tests/integration/lkp_parse.sh checks it apart.)
 set -u
 good='cputestfs,clients=1;placement=same,1,stat_per_s,100,1/s'
 long=$(printf 'a%.0s' $(seq 1 5000))
@@ -44,9 +45,9 @@ hostile=(
 	'cputestfs,evil=19,1,stat_per_s,5,'                     # empty unit
 	'evil: 1'                                               # a stats line
 	'affbench.evil: 1'
-	"$good"                                                 # duplicate of rep 1
-	'cputestfs,clients=1;placement=same,1,stat_per_s,1e9,1/s'  # same rep, other value
-	'cputestfs,clients=1;placement=same,2,stat_per_s,1e9,ops'  # another unit
+	'cputestfs,placement=evil;clients=1,1,stat_per_s,5,1/s'  # config keys not sorted
+	'cputestfs,clients=1;placement=same,4,stat_per_s,1e9,ops'  # another unit
+	'cputestfs,clients=2;placement=evil,1,stat_per_s,1e9,ops'  # another unit, another config
 )
 printf '#expect-rejected %d\n' $((${#hostile[@]} + 3))
 echo 'bench,config,rep,metric,value,unit'
