@@ -186,11 +186,16 @@ static void configs(struct ab_render *r)
 					       { CFS_M_P50, "ns" }, { CFS_M_P99, "ns" } };
 	FILE *f = r->out;
 	char v[AB_VALUE_LEN], num[32];
+	int idle = 0;	/* a column for --idle only in runs that swept it */
 
+	for (size_t i = 0; i < r->res->n; i++)
+		idle |= !strcmp(r->res->g[i].bench, r->desc->name) &&
+			ab_cfg_get(r->res->g[i].config, "idle", v, sizeof(v))[0];
 	fprintf(f, "Every configuration (medians; calls are stat() or pipe round trips; latency of one "
 		   "call in 64):\n\n| placement | baseline | transport | daemon | clients | client cpu | "
-		   "daemon cpu | calls/s | same cpu %% | requests/call | p50 us | p99 us | reps |\n"
-		   "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+		   "daemon cpu |%s calls/s | same cpu %% | requests/call | p50 us | p99 us | reps |\n"
+		   "|---|---|---|---|---|---|---|%s---|---|---|---|---|---|\n", idle ? " idle |" : "",
+		idle ? "---|" : "");
 	for (size_t i = 0; i < r->res->n; i++) {
 		const struct ab_group *g = &r->res->g[i];
 		if (strcmp(g->bench, r->desc->name) || strcmp(g->metric, CFS_M_STAT))
@@ -198,6 +203,8 @@ static void configs(struct ab_render *r)
 		fprintf(f, "|");
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 			fprintf(f, " %s |", ab_cfg_get(g->config, keys[k], v, sizeof(v)));
+		if (idle)
+			fprintf(f, " %s |", ab_cfg_get(g->config, "idle", v, sizeof(v))[0] ? v : "as-found");
 		fprintf(f, " %s |", ab_r_num(num, sizeof(num), ab_r_median(g)));
 		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
 			double x = ab_r_median(same_config(r, g, cols[k][0], cols[k][1]));

@@ -36,6 +36,7 @@
 #include "fuse/fsrv.h"
 #include "fuse/fuseenv.h"
 #include "fuse/fusemnt.h"
+#include "knob/idle.h"
 #include "knob/knob.h"
 #include "kstats/cpumon.h"
 #include "kstats/kstats.h"
@@ -229,7 +230,7 @@ static int resolve(struct cfs_point *pt, const struct cfs_settings *set,
 			  transport_names[set->transport] : "none") < 0 ||
 	    (uring && ab_config_set(c, "uring_cpu", "%s", ab_fsrv_uring_cpu_name(set->uring_cpu)) < 0) ||
 	    ab_config_set(c, "client_cpu", "%s", pt->client_list) < 0 ||
-	    ab_config_set(c, "daemon_cpu", "%s", pt->server_list) < 0)
+	    ab_config_set(c, "daemon_cpu", "%s", pt->server_list) < 0 || ab_idle_config(common, c) < 0)
 		ab_fail("record config of placement %s too long", ab_placement_name(pt->placement));
 	return 0;
 }
@@ -428,6 +429,7 @@ int main(int argc, char **argv)
 	set.ncpus = ncpus;
 	warn_threads(&set, want, nwant);	/* after the bad-input checks: their one line alone */
 	ab_opts_checked(&common);
+	ab_idle_apply(&common.idle);
 	if (set.baseline == CFS_BASE_FUSE) {
 		if (set.mountpoint)
 			check_mountpoint(set.mountpoint);

@@ -25,6 +25,7 @@
 #include "ddpar.h"
 #include "fuse/fsrv.h"
 #include "fuse/fuseenv.h"
+#include "knob/idle.h"
 #include "knob/knob.h"
 #include "report/render.h"
 
@@ -240,6 +241,7 @@ int main(int argc, char **argv)
 	parse_settings(argc, argv, &s, &sw);
 	ab_opts_checked(&s.common);
 	check_machine(&s);
+	ab_idle_apply(&s.common.idle);	/* after check_machine's signal handler, like the knobs */
 	char why[512];
 	if (s.transport == DDP_TR_PASSTHROUGH && ddp_backing_make(&s, why, sizeof(why)) < 0)
 		ab_fail("%s", why);

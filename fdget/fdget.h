@@ -170,6 +170,7 @@ struct fdget_settings {
 	/* common options */
 	double duration;	/* seconds one timing is calibrated to */
 	int repeat, quiet;
+	const struct ab_common *common;	/* all of them, for the records' common keys (--idle) */
 	/* derived; children inherit them read-only */
 	int want[MODE_COUNT];
 	int ncpu;		/* allowed CPUs */

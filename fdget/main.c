@@ -35,6 +35,7 @@
 #include "sys/cpuset.h"
 #include "fdget.h"
 #include "fuse/fusemnt.h"
+#include "knob/idle.h"
 #include "sys/opts.h"
 #include "sys/pin.h"
 #include "sys/proc.h"
@@ -89,6 +90,7 @@ static void record(const struct fdget_settings *s, struct ab_out *out, const cha
 	ab_config_set(&c, "threads", "%d", fdget_mode_workers(s, mode));
 	if (s->call == CALL_RAW)	/* only off the default, so default keys stay op, mode, threads */
 		ab_config_set(&c, "syscall", "raw");
+	ab_idle_config(s->common, &c);
 	ab_record(out, &c, rep, metric, v, unit);
 }
 
@@ -296,6 +298,7 @@ static void settings_from_args(struct fdget_settings *s, struct ab_common *commo
 	s->duration = common->duration;
 	s->repeat = common->repeat;
 	s->quiet = common->quiet;
+	s->common = common;
 	setup_cpus(s, &common->allowed);
 	/* combinations that mean nothing: one line, exit 2 */
 	if (ab_opt_given(options, common, "threads") && !s->want[MODE_SHARED] && !s->want[MODE_PRIVATE] &&
@@ -320,6 +323,7 @@ int main(int argc, char **argv)
 		return fdget_spawn_child(argv[2]);
 	settings_from_args(&set, &common, argc, argv);
 	ab_opts_checked(&common);
+	ab_idle_apply(&common.idle);
 	make_file(&set);
 	ab_slowness();	/* timed once now (a few forks), not beside a measured loop */
 	ab_catch_signals();

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "knob/idle.h"
 #include "knob/knob.h"
 #include "report/histio.h"
 #include "sys/opts.h"
@@ -135,6 +136,7 @@ static struct sq_point *plan(const struct sq_discovery *d, const struct ab_commo
 		pt->nio = nio;
 		pt->nsqrt = nsqrt;
 		sq_place(pt, d, &com->allowed, params.irq_affinity);
+		ab_idle_config(com, &pt->cfg);
 		if (pt->skip)
 			ab_msg("rq=%d local=%d skipped: %s", pt->rq, pt->local, pt->skip);
 		else
@@ -229,6 +231,7 @@ int main(int argc, char **argv)
 		ab_usage_error("unexpected argument '%s' (see --help)", argv[argi]);
 	ab_opts_checked(&com);
 	ab_catch_signals();
+	ab_idle_apply(&com.idle);
 	sq_knobs_init();
 	sq_target_find(&t, &params);
 	if (ab_cpuset_count(&com.allowed) < 2)

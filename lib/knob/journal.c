@@ -221,6 +221,7 @@ static const char *const allow_list[] = {
 	"/sys/fs/fuse/connections/*/max_background",
 	"/sys/fs/fuse/connections/*/congestion_threshold",
 	"/sys/module/fuse/parameters/enable_uring",
+	"/sys/module/haltpoll/parameters/guest_halt_poll_ns",	/* --idle haltpoll:NS */
 };
 
 

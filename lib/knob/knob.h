@@ -2,7 +2,7 @@
  * Knobs: every sysfs/procfs write goes through here so nothing is left changed.
  *
  *  - Only paths on an allow-list may be written (rq_affinity, IRQ affinity,
- *    FUSE connection limits, fuse enable_uring).
+ *    FUSE connection limits, fuse enable_uring, haltpoll guest_halt_poll_ns).
  *  - Before the first write of a path, its original value is appended to a
  *    journal and fsync'd ("<boot_id>\t<pid>\t<tries>\t<path>\t<value>\n",
  *    tries 0; the format in full in journal_i.h).

@@ -62,7 +62,8 @@ int ab_out_tables(const struct ab_out *o, const struct ab_bench_desc *d);
 int ab_render_has(const struct ab_bench_desc *d, const struct ab_results *res);
 
 /* ---- lookups for descriptors (restricted to r->desc's benchmark) ---- */
-/* First group of metric whose config holds every "k=v" of want (NULL-terminated). */
+/* First group of metric whose config holds every "k=v" of want (NULL-terminated);
+ * unless want names an idle policy ("idle=poll"), only records of as-found. */
 const struct ab_group *ab_r_find(const struct ab_render *r, const char *metric,
 				 const char *const *want);
 /* The same for "k1=v1" and "k2=v2" (k2 NULL: k1 alone); values are cut at 31 characters. */

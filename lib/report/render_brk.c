@@ -126,6 +126,13 @@ static int cpu_like(const char *v)
 /* Does key k take two values or more among the bars (a key some bars lack, with one value
  * where present, like cputestfs's uring_cpu, says nothing the others do not)? Are its
  * values all CPU-like? */
+/* The value a key means where a config lacks it: the common key idle is as-found
+ * there (docs/records.md), unlike a benchmark's key that only some points have. */
+static const char *absent_as(const char *k)
+{
+	return !strcmp(k, "idle") ? "as-found" : NULL;
+}
+
 static int varies(const struct ab_brk_bar *b, int n, const char *k, int *cpu)
 {
 	char v0[AB_VALUE_LEN] = "", v[AB_VALUE_LEN];
@@ -133,7 +140,9 @@ static int varies(const struct ab_brk_bar *b, int n, const char *k, int *cpu)
 
 	*cpu = 1;
 	for (int i = 0; i < n; i++) {
-		if (!ab_cfg_get(b[i].config, k, v, sizeof(v))[0])
+		if (!ab_cfg_get(b[i].config, k, v, sizeof(v))[0] && absent_as(k))
+			snprintf(v, sizeof(v), "%s", absent_as(k));
+		if (!v[0])
 			continue;
 		if (!v0[0])
 			snprintf(v0, sizeof(v0), "%s", v);
@@ -269,7 +278,8 @@ int ab_brkr_bars(const struct ab_results *res, const char *bench, struct ab_brk_
 			if (use[i])
 				ab_brkr_add(bars[b].label, sizeof(bars[b].label), "%s%s",
 					    bars[b].label[0] ? ":" : "",
-					    ab_cfg_get(bars[b].config, k[i], v, sizeof(v))[0] ? v : "-");
+					    ab_cfg_get(bars[b].config, k[i], v, sizeof(v))[0] ? v :
+					    absent_as(k[i]) ? absent_as(k[i]) : "-");
 		}
 		if (!bars[b].label[0])
 			snprintf(bars[b].label, sizeof(bars[b].label), "%s", n == 1 ? "all" : "?");

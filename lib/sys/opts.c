@@ -21,6 +21,9 @@ const struct ab_common_opt ab_common_opts[] = {
 	{ "repeat", 1, C_REPEAT, "N", "repetitions" },
 	{ "cpus", 1, C_CPUS, "LIST", "use only these CPUs (Linux list: 0-3,8)" },
 	{ "quiet", 0, C_QUIET, NULL, "no progress messages on stderr" },
+	{ "idle", 1, C_IDLE, "POLICY", AB_IDLE_CHOICES ": how idle CPUs wait while measuring: "
+	  "as found, polling only, no state slower to leave than US microseconds, guest "
+	  "halt polling NS ns (default as-found)" },
 	{ "check-options", 0, C_CHECK, NULL, "check the options and exit 0 (or 2), measure nothing" },
 	{ "help", 0, C_HELP, NULL, "this help" },
 	{ "version", 0, C_VERSION, NULL, "print the version" },
@@ -227,6 +230,10 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 		case C_QUIET:
 			common->quiet = 1;
 			break;
+		case C_IDLE:
+			if (ab_idle_parse(optarg, &common->idle, err, sizeof(err)) < 0)
+				bad(NULL, "idle", optarg, err);
+			break;
 		case C_CHECK:
 			common->check_options = 1;
 			break;
@@ -243,6 +250,16 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 	if (common->cpus_arg && ab_pin_self_set(&common->allowed) < 0)
 		ab_fail("cannot restrict to CPUs %s: %s", common->cpus_arg, strerror(errno));
 	return optind;
+}
+
+int ab_idle_config(const struct ab_common *common, struct ab_config *c)
+{
+	char name[64];
+
+	if (common->idle.kind == AB_IDLE_AS_FOUND)
+		return 0;
+	ab_idle_format(&common->idle, name, sizeof(name));
+	return ab_config_set(c, "idle", "%s", name);
 }
 
 void ab_opts_checked(const struct ab_common *common)

@@ -3,7 +3,7 @@
  * (perf bench's options[], libfuse's fuse_opt with offsetof). The common
  * options (docs/records.md) come for free:
  *   --help --version --format table|csv|json --duration SEC --repeat N
- *   --cpus LIST --quiet
+ *   --cpus LIST --quiet --idle POLICY --check-options
  * Bad input: one line naming the option and the value, exit 2.
  */
 #ifndef AB_OPTS_H
@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "sys/cpuset.h"
+#include "sys/idle.h"
 #include "sys/parse.h"
 #include "report/record.h"
 
@@ -56,6 +57,7 @@ struct ab_common {
 	int quiet;
 	unsigned long long given;	/* bit i: opts[i] was on the command line (ab_opt_given) */
 	int check_options;	/* --check-options: see ab_opts_checked */
+	struct ab_idle idle;	/* --idle; applied by knob/idle.h's ab_idle_apply */
 };
 
 struct ab_prog_info {
@@ -94,7 +96,16 @@ int ab_parse_cmd(int argc, char **argv, const char *cmd, const char *usage,
  * one runs): exit 0 here when it was given. A benchmark calls this once, after
  * its last check of the options and before it touches the machine, so a bad
  * option or combination exits 2 with its one line and a good one measures nothing.
+ * Right after it, the benchmark applies --idle: ab_idle_apply(&common.idle)
+ * (knob/idle.h), so --check-options never touches the machine's idle settings.
  */
 void ab_opts_checked(const struct ab_common *common);
+
+/*
+ * The common options' config key: "idle=<policy>" when --idle is not as-found
+ * (records without the key mean as-found, so older runs keep their meaning).
+ * Every benchmark calls it wherever it builds a record's config. 0 or -1 (full).
+ */
+int ab_idle_config(const struct ab_common *common, struct ab_config *c);
 
 #endif

@@ -5,7 +5,7 @@
 
 #include "sys/opts.h"
 
-enum { C_HELP = 1000, C_VERSION, C_FORMAT, C_DURATION, C_REPEAT, C_CPUS, C_QUIET, C_CHECK,
+enum { C_HELP = 1000, C_VERSION, C_FORMAT, C_DURATION, C_REPEAT, C_CPUS, C_QUIET, C_CHECK, C_IDLE,
        C_USER = 2000 };
 
 struct ab_common_opt {
@@ -14,7 +14,7 @@ struct ab_common_opt {
 	int id;
 	const char *arg, *help;
 };
-#define AB_NCOMMON_OPTS 8
+#define AB_NCOMMON_OPTS 9
 extern const struct ab_common_opt ab_common_opts[AB_NCOMMON_OPTS];
 
 /* --help: info's summary, opts with their defaults in params, the common options. */

@@ -1,5 +1,6 @@
 /* The process runner (see proc.h). */
 #include "sys/proc.h"
+#include "sys/idle.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +43,7 @@ void ab_child_setup(pid_t parent, int cpu, const struct ab_cpuset *set)
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
 		_exit(AB_EXIT_ORPHAN);
+	ab_idle_qos_child();	/* the parent's --idle limit ends with the parent alone */
 	for (size_t i = 0; i < AB_ARRAY_SIZE(sigs); i++)
 		signal(sigs[i], SIG_DFL);
 	signal(SIGPIPE, SIG_IGN);

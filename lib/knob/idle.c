@@ -1,0 +1,34 @@
+/* The idle policy applied: a PM QoS limit held, or guest_halt_poll_ns journaled (idle.h). */
+#include "knob/idle.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "knob/knob.h"
+#include "sys/common.h"
+
+void ab_idle_apply(const struct ab_idle *p)
+{
+	char why[512], name[64], val[32];
+
+	ab_idle_format(p, name, sizeof(name));
+	switch (p->kind) {
+	case AB_IDLE_AS_FOUND:
+		return;
+	case AB_IDLE_POLL:
+	case AB_IDLE_MAX_LATENCY:
+		if (ab_idle_qos_hold(p->value, why, sizeof(why)) < 0)
+			ab_skip("--idle %s: %s", name, why);
+		return;
+	case AB_IDLE_HALTPOLL:
+		if (ab_idle_haltpoll_usable(why, sizeof(why)) < 0)
+			ab_skip("--idle %s: %s", name, why);
+		if (ab_knob_init("", ab_knob_default_journal()) < 0)
+			ab_fail("--idle %s: cannot set up the knob journal %s", name,
+				ab_knob_default_journal());
+		snprintf(val, sizeof(val), "%ld", p->value);
+		if (ab_knob_write(AB_IDLE_HALTPOLL_NS, val, NULL, 0, why, sizeof(why)) < 0)
+			ab_fail("--idle %s: %s", name, why);
+		return;
+	}
+}
