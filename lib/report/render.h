@@ -156,6 +156,25 @@ void ab_plot_file_close(struct ab_render *r, FILE *f, const char *name);
 /* "set terminal ... set output 'NAME.png'" (svg 0) or NAME.svg (svg 1). */
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height);
 /*
+ * A heatmap: an n x n matrix (e.g. one value per pair of CPUs), rows and
+ * columns in the caller's order, each row or column named by a number (a CPU,
+ * -1 for none). n is at most AB_HEAT_MAX, so a matrix built from records read
+ * from elsewhere stays bounded (2 MiB of doubles).
+ */
+#define AB_HEAT_MAX 512
+struct ab_heat {
+	int n;
+	int *label;	/* n numbers naming the rows and columns, -1: none */
+	double *v;	/* n * n, v[row * n + column], NAN: not measured */
+};
+/* All NAN, labels -1: 0, or -1 (n outside 1..AB_HEAT_MAX, out of memory). */
+int ab_heat_init(struct ab_heat *h, int n);
+void ab_heat_free(struct ab_heat *h);
+/* NAME.dat and NAME.gp drawing h "with image", row 0 at the top; title and labels
+ * escaped. Nothing when no cell holds a number. 1: made, 0: not. */
+int ab_heat_plot(struct ab_render *r, const struct ab_heat *h, const char *name, const char *title,
+		 const char *xlabel, const char *ylabel, const char *cblabel);
+/*
  * Where figures are made: a private directory (0700, under $TMPDIR) holding the
  * .dat and .gp files (ab_render.dir points there) and whatever gnuplot draws,
  * since gnuplot opens its outputs by name and would follow a link planted in
