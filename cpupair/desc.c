@@ -178,12 +178,14 @@ static void read_wake(struct ab_render *r)
 	if (np)
 		fprintf(r->out, " %s µs through a pipe", ab_r_num(b, sizeof(b), pi));
 	if (nl && line > 0) {
-		double w = nf ? fu : pi;
-		fprintf(r->out, ", %sx the cache-line round trip (%s ns): %s", ab_r_num(c, sizeof(c),
-			w * 1e3 / line), ab_r_num(a, sizeof(a), line),
-			w * 1e3 / line >= 10 ? "nearly all of a handoff's cost here is waking the other "
-					       "side, not moving its data" :
-					       "moving the data is a visible part of a handoff's cost here");
+		double x = (nf ? fu : pi) * 1e3 / line;
+		fprintf(r->out, ", %sx the cache-line round trip (%s ns): %s", ab_r_num(c, sizeof(c), x),
+			ab_r_num(a, sizeof(a), line),
+			x >= 10 ? "nearly all of a handoff's cost here is waking the other side, not "
+				  "moving its data" :
+			x >= 1 ? "moving the data is a visible part of a handoff's cost here" :
+				 "a spin slower than a sleep means a spinning side lost its CPU to other "
+				 "work, so the cache-line figures are not the hardware's here");
 	}
 	fprintf(r->out, ".\n\n");
 }
@@ -259,6 +261,7 @@ const struct ab_bench_desc ab_desc_cpupair = {
 	.title = "round trips between two CPUs: a cache line, a futex and a pipe wake-up",
 	.post = "",
 	.headline = headline,
+	.duration_each = 1,
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,

@@ -32,6 +32,8 @@ struct ab_bench_desc {
 	const char *discover;		/* argument the harness runs once for machine.txt, or NULL */
 	const char *probes;		/* option whose value "off" drops the instrumented repetitions
 					 * (the harness's 'instrumented' plan key), or NULL */
+	int duration_each;		/* 1: --duration times each of many items (e.g. each CPU
+					 * pair), so a short one is no warning; 0: the whole run */
 	void (*tables)(struct ab_render *r);	/* the post's layout and grids */
 	void (*reading)(struct ab_render *r);	/* what the data say, for report.md */
 	void (*plots)(struct ab_render *r);	/* .dat and .gp files (harness only) */
