@@ -32,7 +32,7 @@ static struct cp_params params = { .pairs = "classes", .method = "line,futex,pip
 static const struct ab_opt opts[] = {
 	AB_OPT(struct cp_params, pairs, "pairs", AB_OPT_STR, "all|classes|N",
 	       "ordered CPU pairs: every one, the last of each class (smt, llc, cross-llc, cross-node) "
-	       "and its reverse, or N spread over the matrix (the same N on every run)"),
+	       "and its reverse, or N spread over the matrix (the same pairs on every run)"),
 	AB_OPT(struct cp_params, method, "method", AB_OPT_STR, "LIST",
 	       "line (cache-line round trip, ns), futex, pipe (wake-up round trips, us)"),
 	AB_OPT_END,
@@ -43,8 +43,9 @@ static const struct ab_prog_info info = {
 	.summary = "round trips between two CPUs: a cache line (ns), a futex and a pipe wake-up (us)",
 	.usage_extra = "--duration is per pair and method (after a warm-up of a quarter of it).\n"
 		       "The diagonal (a CPU with itself) is not measured. With the 20 ms default,\n"
-		       "--pairs all --method line on 64 CPUs (4032 pairs) takes about 100 s;\n"
-		       "on bigger machines sample with --pairs N.",
+		       "one repetition of --pairs all --method line on 64 CPUs (4032 pairs) takes\n"
+		       "about 100 s (--repeat 1 for one pass); on bigger machines sample with\n"
+		       "--pairs N.",
 	.default_duration = 0.02,
 	.default_repeat = 3,
 };
