@@ -85,9 +85,11 @@ int cp_pipe_pong(struct cp_shared *sh);
 
 /* ---- measure.c ---- */
 /* One repetition of method m on pair p: warm-up, then round trips counted over
- * duration seconds. 0 with *rt_ns (ns per round trip), or -1 with why. */
-int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, double *rt_ns,
-	       char *why, size_t len);
+ * duration seconds. 0 with *rt_ns (ns per round trip), or -1 with why. mon (may
+ * be NULL) samples what the CPUs did just outside the window's clock reads. */
+struct ab_cpumon;
+int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, struct ab_cpumon *mon,
+	       double *rt_ns, char *why, size_t len);
 
 /* ---- desc.c ---- */
 struct ab_bench_desc;

@@ -262,6 +262,7 @@ const struct ab_bench_desc ab_desc_cpupair = {
 	.post = "",
 	.headline = headline,
 	.duration_each = 1,
+	.mon_op = "one futex round trip, on the pair's two CPUs (futex windows only)",
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kstats/cpumon.h"
 #include "sys/common.h"
 #include "sys/opts.h"
 #include "report/record.h"
@@ -78,6 +79,27 @@ static long pairs_of(const struct ab_common *c, enum cp_pairs_mode mode, long n,
 	return np;
 }
 
+/*
+ * What the pair's two CPUs did in the futex window (mon_*, per round trip): did
+ * the sleeping side's CPU go idle, into which state (docs/records.md). Only the
+ * futex's: one pair's config holds one window's counts, and the line method
+ * never sleeps. Only for sweeps of at most CP_MON_PAIRS pairs: some 30 records
+ * a pair would take a 64-CPU matrix's raw.csv past what the harness reads.
+ */
+#define CP_MON_PAIRS 64
+
+static struct ab_cpumon *pair_mon(const struct cp_pair *p, long np)
+{
+	struct ab_cpuset s;
+
+	if (np > CP_MON_PAIRS)
+		return NULL;
+	ab_cpuset_zero(&s);
+	ab_cpuset_set(&s, p->a);
+	ab_cpuset_set(&s, p->b);
+	return ab_cpumon_new(&s);
+}
+
 /* One repetition of every pair and method; the number of failed ones. */
 static int sweep(struct ab_out *out, const struct cp_pair *pairs, long np, unsigned methods,
 		 double duration, int rep)
@@ -99,12 +121,19 @@ static int sweep(struct ab_out *out, const struct cp_pair *pairs, long np, unsig
 			double ns;
 			if (!(methods & (1u << m)))
 				continue;
-			if (cp_measure(p, (enum cp_method)m, duration, &ns, why, sizeof(why)) < 0) {
+			struct ab_cpumon *mon = m == CP_FUTEX ? pair_mon(p, np) : NULL;
+			if (cp_measure(p, (enum cp_method)m, duration, mon, &ns, why, sizeof(why)) < 0) {
 				ab_msg("%s: %s", cp_method_name((enum cp_method)m), why);
+				ab_cpumon_free(mon);
 				failed++;
 				continue;
 			}
 			ab_record(out, &cfg, rep, metric[m].metric, ns * metric[m].scale, metric[m].unit);
+			if (mon) {
+				ab_cpumon_record(mon, out, &cfg, rep, 1e9 / ns);
+				ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once */
+				ab_cpumon_free(mon);
+			}
 		}
 	}
 	return failed;
@@ -132,7 +161,8 @@ int main(int argc, char **argv)
 	np = pairs_of(&common, mode, n, &pairs);
 	if (!common.quiet)
 		ab_msg("%ld ordered pairs (--pairs %s; a CPU with itself is not measured), "
-		       "%g s each per method", np, params.pairs, common.duration);
+		       "%g s each per method%s", np, params.pairs, common.duration,
+		       np > CP_MON_PAIRS ? "; no CPU monitor (mon_*) past 64 pairs" : "");
 	ab_results_init(&kept);
 	ab_out_init(&out, stdout, common.format, "cpupair");
 	out.keep = &kept;

@@ -3,7 +3,8 @@
  * pinned on each CPU of the pair waits at the start gate; once both are there
  * the gate opens, the loops run through a warm-up (a quarter of the window),
  * and the parent, on neither CPU's loop, counts the round trips the pinging
- * side made over the window it times with CLOCK_MONOTONIC.
+ * side made over the window it times with CLOCK_MONOTONIC. A CPU monitor, when
+ * given, samples the pair's CPUs just outside those clock reads.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "kstats/cpumon.h"
 #include "sys/common.h"
 #include "sys/pin.h"
 #include "cpupair.h"
@@ -88,8 +90,8 @@ static int start(struct cp_shared *sh, struct side *s, pthread_t *th, const stru
 	return ab_err(why, len, "CPUs %d and %d did not reach the start gate", p->a, p->b);
 }
 
-int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, double *rt_ns,
-	       char *why, size_t len)
+int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, struct ab_cpumon *mon,
+	       double *rt_ns, char *why, size_t len)
 {
 	struct cp_shared *sh = aligned_alloc(AB_CACHELINE, sizeof(*sh));
 	struct side s[2];
@@ -114,11 +116,15 @@ int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, doubl
 
 	ab_gate_open(&sh->gate);
 	ab_sleep_ns(window / 4);	/* warm-up: caches, frequencies, the first wake-ups */
+	if (mon)
+		ab_cpumon_begin(mon);
 	c0 = ab_counter_read(&sh->count);
 	t0 = ab_now_ns();
 	ab_sleep_ns(window);
 	c1 = ab_counter_read(&sh->count);
 	t1 = ab_now_ns();
+	if (mon)
+		ab_cpumon_end(mon, (double)(t1 - t0) / 1e9);
 	atomic_store(&sh->phase, CP_STOP);
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);

@@ -34,6 +34,8 @@ struct ab_bench_desc {
 					 * (the harness's 'instrumented' plan key), or NULL */
 	int duration_each;		/* 1: --duration times each of many items (e.g. each CPU
 					 * pair), so a short one is no warning; 0: the whole run */
+	const char *mon_op;		/* what its mon_* records count per ("one round trip"),
+					 * or NULL */
 	void (*tables)(struct ab_render *r);	/* the post's layout and grids */
 	void (*reading)(struct ab_render *r);	/* what the data say, for report.md */
 	void (*plots)(struct ab_render *r);	/* .dat and .gp files (harness only) */
