@@ -42,16 +42,17 @@ void ab_heat_free(struct ab_heat *h)
  * grid format); cells not measured are NaN, drawn as the background. */
 static int heat_dat(struct ab_render *r, const struct ab_heat *h, const char *dat)
 {
-	FILE *f = ab_plot_file(r, dat);
-	int any = 0;
+	size_t cells = (size_t)h->n * (size_t)h->n, i;
 
+	for (i = 0; i < cells && !isfinite(h->v[i]); i++)
+		;
+	FILE *f = i < cells ? ab_plot_file(r, dat) : NULL;	/* a blank matrix: no file */
 	if (!f)
 		return 0;
 	fprintf(f, "# column row value (NaN: not measured)\n");
 	for (int y = 0; y < h->n; y++) {
 		for (int x = 0; x < h->n; x++) {
 			double v = h->v[(size_t)y * (size_t)h->n + (size_t)x];
-			any |= isfinite(v);
 			if (isfinite(v))
 				fprintf(f, "%d %d %.6g\n", x, y, v);
 			else
@@ -60,7 +61,7 @@ static int heat_dat(struct ab_render *r, const struct ab_heat *h, const char *da
 		fprintf(f, "\n");
 	}
 	ab_plot_file_close(r, f, dat);
-	return any;
+	return 1;
 }
 
 /* Ticks named by the labels (numbers) when they fit, else gnuplot's own. */

@@ -3,7 +3,8 @@
  * tests/fixtures/topo/ (found under $AFFBENCH_TOP, else the cwd): --pairs
  * and --method parsing, the matrix's shape (every ordered pair once, no
  * diagonal), the topology order, the classes sample, the N sample, and the
- * per-class summary its descriptor renders from records; the heatmap's bounds.
+ * per-class summary its descriptor renders from records; the heatmap's bounds
+ * and files.
  *
  * The Makefile links it with cpupair's objects (all but main.o).
  */
@@ -15,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "report/render.h"
@@ -282,6 +284,61 @@ static void test_heat_bounds(void **state)
 	assert_null(h.v);
 }
 
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = calloc(1, 1 << 16);
+
+	assert_non_null(f);
+	assert_non_null(buf);
+	assert_true(fread(buf, 1, (1 << 16) - 1, f) > 0);
+	fclose(f);
+	return buf;
+}
+
+/* The heatmap's files: numbers only in the .dat and the ticks, texts escaped,
+ * row 0 at the top, unmeasured cells NaN; nothing for a matrix of NaN. */
+static void test_heat_plot(void **state)
+{
+	char dir[] = "/tmp/affbench-heat-unit.XXXXXX", path[128];
+	struct ab_results res;
+	struct ab_render r = { 0 };
+	struct ab_heat h;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	ab_results_init(&res);
+	r.desc = &ab_desc_cpupair;
+	r.res = &res;
+	r.dir = dir;
+	assert_int_equal(ab_heat_init(&h, 2), 0);
+	assert_int_equal(ab_heat_plot(&r, &h, "empty", "t", "x", "y", "c"), 0);
+	snprintf(path, sizeof(path), "%s/empty.dat", dir);
+	assert_int_not_equal(access(path, F_OK), 0);
+	h.v[1] = 120.5;
+	h.v[2] = 99;
+	h.label[0] = 3;
+	h.label[1] = 64;
+	assert_int_equal(ab_heat_plot(&r, &h, "heat", "it's '; system('x')", "x", "y", "ns"), 1);
+	snprintf(path, sizeof(path), "%s/heat.dat", dir);
+	char *dat = slurp(path);
+	assert_non_null(strstr(dat, "0 0 NaN\n1 0 120.5\n\n0 1 99\n1 1 NaN\n"));
+	snprintf(path, sizeof(path), "%s/heat.gp", dir);
+	char *gp = slurp(path);
+	assert_non_null(strstr(gp, "set title 'it''s ''; system(''x'')' noenhanced"));
+	assert_non_null(strstr(gp, "set xtics (\"3\" 0, \"64\" 1)"));
+	assert_non_null(strstr(gp, "set yrange [1.5:-0.5]"));
+	assert_non_null(strstr(gp, "plot 'heat.dat' using 1:2:3 with image"));
+	assert_int_equal(r.nfig, 1);
+	free(dat);
+	free(gp);
+	ab_heat_free(&h);
+	ab_results_free(&res);
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -293,6 +350,7 @@ int main(void)
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_class_summary),
 		cmocka_unit_test(test_heat_bounds),
+		cmocka_unit_test(test_heat_plot),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
