@@ -271,6 +271,35 @@ static void test_class_summary(void **state)
 	ab_results_free(&r);
 }
 
+/* A setting swept beside the pairs (an idle policy) is summarised apart. */
+static void test_settings(void **state)
+{
+	static const char *const cfg[] = {
+		"class=llc;cpu_a=0;cpu_b=1;idle=as-found;pos_a=0;pos_b=1",
+		"class=llc;cpu_a=0;cpu_b=1;idle=poll;pos_a=0;pos_b=1",
+	};
+	struct ab_results r;
+	char *buf = NULL;
+	size_t len = 0;
+
+	(void)state;
+	ab_results_init(&r);
+	for (int i = 0; i < 2; i++)
+		for (int rep = 1; rep <= 3; rep++) {
+			assert_int_equal(ab_results_add(&r, "cpupair", cfg[i], rep, CP_M_LINE, 100 + i, "ns"), 0);
+			assert_int_equal(ab_results_add(&r, "cpupair", cfg[i], rep, CP_M_FUTEX, 60 - 50 * i, "us"), 0);
+		}
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(ab_render_tables(&ab_desc_cpupair, &r, f, 1), 0);
+	fclose(f);
+	if (!strstr(buf, "| idle=as-found | llc | 1 | 100 | 60 | - |") ||
+	    !strstr(buf, "| idle=poll | llc | 1 | 101 | 10 | - |") ||
+	    !strstr(buf, "| idle=poll | 0 | 1 | llc | 101 | 10 | - |"))
+		fail_msg("settings:\n%s", buf);
+	free(buf);
+	ab_results_free(&r);
+}
+
 static void test_heat_bounds(void **state)
 {
 	struct ab_heat h;
@@ -349,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_class_summary),
+		cmocka_unit_test(test_settings),
 		cmocka_unit_test(test_heat_bounds),
 		cmocka_unit_test(test_heat_plot),
 	};
