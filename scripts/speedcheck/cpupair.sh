@@ -3,10 +3,18 @@
 
 # ---- cpupair vs pingpong ------------------------------------------------
 
-cpupair_run() { # A B: VAL = line_rt_ns of pair (A, B), one window of $CP_DUR s
+# A window in which other work kept a spinning side off its CPU throughout makes
+# no round trip, and cpupair fails it (exit 1): that repetition is said and skipped.
+cpupair_run() { # A B: VAL = line_rt_ns of pair (A, B), one window of $CP_DUR s; 1: skipped
+	local rc
 	timeout 60 "$BIN/cpupair" --cpus "$1,$2" --pairs all --method line --duration "$CP_DUR" \
-		--repeat 1 --format csv --quiet >"$WORK/c.csv" 2>"$WORK/c.err" ||
-		{ cat "$WORK/c.err" >&2; die "bin/cpupair on CPUs $1,$2 failed"; }
+		--repeat 1 --format csv --quiet >"$WORK/c.csv" 2>"$WORK/c.err"
+	rc=$?
+	if [ "$rc" = 1 ] && grep -q "no round trip" "$WORK/c.err"; then
+		echo "speedcheck:   $(cat "$WORK/c.err") (another process held the CPU): repetition skipped" >&2
+		return 1
+	fi
+	[ "$rc" = 0 ] || { cat "$WORK/c.err" >&2; die "bin/cpupair on CPUs $1,$2 failed"; }
 	VAL=$(csv_value "$WORK/c.csv" line_rt_ns "cpu_a=$1;cpu_b=$2;")
 	[ -n "$VAL" ] || die "no line_rt_ns for pair ($1,$2) from bin/cpupair"
 }
@@ -29,7 +37,7 @@ check_cpupair() {
 	for r in $(seq "$REPS"); do
 		for p in "$a $b" "$b $a"; do
 			# shellcheck disable=SC2086
-			cpupair_run $p
+			cpupair_run $p || continue
 			c=$VAL
 			# the same window's worth of round trips
 			# shellcheck disable=SC2086
@@ -40,16 +48,22 @@ check_cpupair() {
 		done
 	done
 	echo
-	echo "## cpupair vs pingpong: ns per cache-line round trip, median of $REPS interleaved"
+	# The best repetition too: a spinning side that other work preempts stalls its
+	# partner, so on a busy machine the medians measure the scheduler; the
+	# fastest window is the closest either side came to the hardware's floor.
+	echo "## cpupair vs pingpong: ns per cache-line round trip, median (and best) of $REPS interleaved"
 	echo
-	printf '%-12s %12s %12s %8s  %s\n' pair cpupair pingpong ratio verdict
-	local mc mp rt
+	printf '%-12s %12s %12s %8s  %-7s %10s %10s %8s\n' pair cpupair pingpong ratio verdict "best ours" "best ref" ratio
+	local mc mp rt bc bp
 	for p in "$a $b" "$b $a"; do
 		mc=$(echo "${cv[$p]}" | median)
 		mp=$(echo "${pv[$p]}" | median)
 		rt=$(ratio "$mc" "$mp")
-		printf '%-12s %12.1f %12.1f %8s  %s\n' "(${p/ /,})" "$mc" "$mp" "$rt" \
-			"$(awk -v r="$rt" 'BEGIN { if (r == "nan") print "n/a"; else print (r + 0 <= 1.1) ? "ok" : "SLOW" }')"
+		bc=$(echo "${cv[$p]}" | tr ' ' '\n' | grep . | sort -g | head -1)
+		bp=$(echo "${pv[$p]}" | tr ' ' '\n' | grep . | sort -g | head -1)
+		printf '%-12s %12.1f %12.1f %8s  %-7s %10.1f %10.1f %8s\n' "(${p/ /,})" "$mc" "$mp" "$rt" \
+			"$(awk -v r="$rt" 'BEGIN { if (r == "nan") print "n/a"; else print (r + 0 <= 1.1) ? "ok" : "SLOW" }')" \
+			"$bc" "$bp" "$(ratio "$bc" "$bp")"
 	done
-	echo "target: cpupair/pingpong <= 1.1 (lower is faster)"
+	echo "target: cpupair/pingpong <= 1.1 (lower is faster), on the medians"
 }
