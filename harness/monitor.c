@@ -54,6 +54,10 @@ static const char *op_of(const char *bench)
 		{ "fdget", "one syscall, every worker's" },
 	};
 
+	const struct ab_bench_desc *d = h_desc(bench);
+
+	if (d && d->mon_op)
+		return d->mon_op;
 	for (size_t i = 0; i < AB_ARRAY_SIZE(ops); i++)
 		if (!strcmp(bench, ops[i][0]))
 			return ops[i][1];

@@ -100,7 +100,8 @@ static int plan_warnings(FILE *f, const char *dir)
 	if (h_plan_load(&p, path, err, sizeof(err)) < 0)
 		return 0;
 	for (int i = 0; i < p.nblocks && !n; i++)
-		if (p.blocks[i].duration < 1) {
+		if (p.blocks[i].duration < 1 &&
+		    !(h_desc(p.blocks[i].bench) && h_desc(p.blocks[i].bench)->duration_each)) {
 			fprintf(f, "- %s ran %.2g s per point: start-up and warm-up weigh in on runs this "
 				   "short. Hint: the default plan (1 s or more per point).\n",
 				p.blocks[i].bench, p.blocks[i].duration);

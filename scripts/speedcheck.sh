@@ -20,6 +20,9 @@
 #              uring vs libfuse (>= 1.0) and passthrough reads vs fio reading a
 #              file directly (>= 0.8). Skipped when the kernel lacks io_uring or
 #              passthrough for FUSE.
+#   cpupair    cpupair's cache-line round trip on the first two allowed CPUs,
+#              both ways, vs scripts/pingpong.c, the plainest C ping-pong, on
+#              the same pairs (not in 'all').               target: <= 1.1 x pingpong
 #
 # Two cross-checks, not in 'all' (docs/crosscheck.md):
 #   explain    cputestfs's own records beside tools users trust, on the same
@@ -45,7 +48,7 @@
 #              --timeout SEC per command (default 120). Needs GNU time and
 #              about 1.2 GB free in $TMPDIR (less: a smaller hist.csv, said).
 #
-#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|all|explain|plan-overhead|scale]
+#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|scale]
 #                         [--duration SEC] [--repeat N] [--plan NAME]
 #                         [--quick|--smoke] [--timeout SEC]
 #   (--repeat: interleaved repetitions, default 3; more narrow the medians on a busy host)
@@ -77,7 +80,7 @@ SCALE_TIMEOUT=120
 
 # usage [CODE]: the synopsis, on stdout for --help (exit 0), on stderr otherwise (exit 2)
 usage() {
-	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|all|explain|plan-overhead|scale] [--duration SEC] [--repeat N] [--plan NAME] [--quick|--smoke] [--timeout SEC]"
+	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|scale] [--duration SEC] [--repeat N] [--plan NAME] [--quick|--smoke] [--timeout SEC]"
 	if [ "${1:-2}" = 0 ]; then
 		echo "$line"
 		sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"
@@ -90,7 +93,7 @@ usage() {
 what=all
 while [ $# -gt 0 ]; do
 	case $1 in
-	cputestfs | ddpar | sqrtio | transports | all | explain | plan-overhead | scale) what=$1 ;;
+	cputestfs | ddpar | sqrtio | transports | cpupair | all | explain | plan-overhead | scale) what=$1 ;;
 	--quick) SCALE_MODE=quick ;;
 	--smoke) SCALE_MODE=smoke ;;
 	--timeout)
@@ -178,7 +181,7 @@ for b in $bins; do
 done
 
 
-for part in common cputestfs ddpar sqrtio transports explain overhead scale; do
+for part in common cputestfs ddpar sqrtio transports cpupair explain overhead scale; do
 	# shellcheck source=/dev/null
 	. "$REPO/scripts/speedcheck/$part.sh"
 done
@@ -197,6 +200,7 @@ cputestfs) check_cputestfs ;;
 ddpar) check_ddpar ;;
 sqrtio) check_sqrtio ;;
 transports) check_transports ;;
+cpupair) check_cpupair ;;
 explain) check_explain ;;
 plan-overhead) check_plan_overhead ;;
 scale)

@@ -32,6 +32,10 @@ struct ab_bench_desc {
 	const char *discover;		/* argument the harness runs once for machine.txt, or NULL */
 	const char *probes;		/* option whose value "off" drops the instrumented repetitions
 					 * (the harness's 'instrumented' plan key), or NULL */
+	int duration_each;		/* 1: --duration times each of many items (e.g. each CPU
+					 * pair), so a short one is no warning; 0: the whole run */
+	const char *mon_op;		/* what its mon_* records count per ("one round trip"),
+					 * or NULL */
 	void (*tables)(struct ab_render *r);	/* the post's layout and grids */
 	void (*reading)(struct ab_render *r);	/* what the data say, for report.md */
 	void (*plots)(struct ab_render *r);	/* .dat and .gp files (harness only) */
@@ -156,6 +160,25 @@ FILE *ab_plot_file(struct ab_render *r, const char *name);
 void ab_plot_file_close(struct ab_render *r, FILE *f, const char *name);
 /* "set terminal ... set output 'NAME.png'" (svg 0) or NAME.svg (svg 1). */
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height);
+/*
+ * A heatmap: an n x n matrix (e.g. one value per pair of CPUs), rows and
+ * columns in the caller's order, each row or column named by a number (a CPU,
+ * -1 for none). n is at most AB_HEAT_MAX, so a matrix built from records read
+ * from elsewhere stays bounded (2 MiB of doubles).
+ */
+#define AB_HEAT_MAX 512
+struct ab_heat {
+	int n;
+	int *label;	/* n numbers naming the rows and columns, -1: none */
+	double *v;	/* n * n, v[row * n + column], NAN: not measured */
+};
+/* All NAN, labels -1: 0, or -1 (n outside 1..AB_HEAT_MAX, out of memory). */
+int ab_heat_init(struct ab_heat *h, int n);
+void ab_heat_free(struct ab_heat *h);
+/* NAME.dat and NAME.gp drawing h "with image", row 0 at the top; title and labels
+ * escaped. Nothing when no cell holds a number. 1: made, 0: not. */
+int ab_heat_plot(struct ab_render *r, const struct ab_heat *h, const char *name, const char *title,
+		 const char *xlabel, const char *ylabel, const char *cblabel);
 /*
  * Where figures are made: a private directory (0700, under $TMPDIR) holding the
  * .dat and .gp files (ab_render.dir points there) and whatever gnuplot draws,

@@ -58,4 +58,18 @@ const char *ab_placement_names(void);
 int ab_placement_resolve(const struct ab_topo *t, enum ab_placement p, int n, int *a, int *b,
 			 char *why, size_t whylen);
 
+/*
+ * The CPUs described, in topology order: by (package, LLC, core, thread), so
+ * SMT siblings sit together, then cores sharing a cache, then packages (a
+ * matrix of CPU pairs drawn in this order shows its blocks). cpus holds
+ * ab_cpuset_count(&t->cpus) entries; returns that count.
+ */
+int ab_topo_order(const struct ab_topo *t, int *cpus);
+/*
+ * The closest relation of two described CPUs, as the placements name it:
+ * AB_PL_SAME (a == b), AB_PL_SMT (one core), AB_PL_LLC (one last-level cache),
+ * AB_PL_CROSS_LLC (one NUMA node, different caches), else AB_PL_CROSS_NODE.
+ */
+enum ab_placement ab_topo_pair_class(const struct ab_topo *t, int a, int b);
+
 #endif

@@ -123,7 +123,7 @@ python_free_plan() { # 7 axes of 32 values
 }
 python_free_plan >"$D/big.plan"
 expect_rc "a 32^7 plan is refused" 2 "$H" run --plan "$D/big.plan" --dry-run
-for b in cputestfs ddpar sqrtio fdget; do
+for b in cputestfs ddpar sqrtio fdget cpupair; do
 	[ -x "$BIN/$b" ] && expect_rc "$b --duration 1e-9 is refused" 2 "$BIN/$b" --duration 1e-9
 done
 expect_rc "ddpar --duration 1e-9 --procs 1 is refused" 2 "$BIN/ddpar" --duration 1e-9 --procs 1

@@ -9,7 +9,7 @@
 W=$(mktemp -d "$AFFBENCH_WORKDIR/wording.XXXXXX")
 export AFFBENCH_TEST_PROGRAMS=$W	# a plan's unregistered "bench NAME" runs $W/NAME (test-only hook)
 
-for b in cputestfs ddpar sqrtio fdget; do
+for b in cputestfs ddpar sqrtio fdget cpupair; do
 	[ -x "$BIN/$b" ] || { skip "$b --help" "bin/$b not built"; continue; }
 	"$BIN/$b" --help >"$W/$b.help"
 	check "$b --help: no option line longer than 79 characters" \

@@ -1,0 +1,119 @@
+#!/bin/bash
+# cpupair end to end: options and refusals (exit 2, one line; one CPU: exit 4),
+# --pairs all gives every ordered pair of the allowed CPUs but the diagonal,
+# each with its three round trips recorded and above zero, --pairs N and
+# classes, --method, the tables on stdout, and the harness drawing one heatmap
+# per method (gnuplot "with image"), also from a raw.csv with a hostile place.
+# Short windows: this checks behaviour, never speed (~10 s).
+. "$(dirname "$0")/lib.sh"
+
+CP=$BIN/cpupair
+if [ ! -x "$CP" ]; then
+	skip "cpupair" "bin/cpupair not built (run make)"
+	t_done
+fi
+out=$AFFBENCH_WORKDIR/cpupair-it
+mkdir -p "$out"
+quick=(--duration 0.01 --quiet)
+ncpu=$(nproc)
+
+# --- refusals: one line, exit 2 (or 4 when the machine lacks a pair) -------
+expect_rc "--pairs bad" 2 "$CP" --pairs bad
+expect_rc "--pairs 0" 2 "$CP" --pairs 0
+expect_rc "--pairs -3" 2 "$CP" --pairs -3
+expect_rc "--pairs 2x" 2 "$CP" --pairs 2x
+expect_rc "--method lines" 2 "$CP" --method lines
+expect_rc "--method line,,pipe" 2 "$CP" --method line,,pipe
+expect_rc "--method ''" 2 "$CP" --method ''
+expect_rc "--duration 0" 2 "$CP" --duration 0
+expect_rc "an operand" 2 "$CP" extra
+expect_rc "--check-options on bad options" 2 "$CP" --check-options --pairs none
+"$CP" --check-options --pairs all --method line >"$out/chk.out" 2>&1
+rc=$?
+check "--check-options on good options exits 0 and measures nothing (rc $rc)" \
+	[ "$rc" = 0 ] && [ ! -s "$out/chk.out" ]
+expect_rc "one CPU allowed: exit 4" 4 "$CP" --cpus 0 "${quick[@]}"
+"$CP" --help >"$out/help" 2>&1
+check "--help says --duration is per pair and how to sample" \
+	grep -q "per pair and method" "$out/help" && grep -q -- "--pairs N" "$out/help"
+
+# --- --pairs all: n(n-1) ordered pairs, no diagonal, three methods each ----
+"$CP" --pairs all --repeat 2 --format csv "${quick[@]}" >"$out/all.csv" 2>"$out/all.err"
+rc=$?
+check "--pairs all exits 0 (rc $rc: $(head -c 300 "$out/all.err"))" [ "$rc" = 0 ]
+check "CSV header exact" [ "$(head -1 "$out/all.csv")" = "bench,config,rep,metric,value,unit" ]
+pairs=$(awk -F, 'NR > 1 { print $2 }' "$out/all.csv" | sort -u | wc -l)
+check "--pairs all on $ncpu CPUs: $((ncpu * (ncpu - 1))) ordered pairs (got $pairs)" \
+	[ "$pairs" = $((ncpu * (ncpu - 1))) ]
+diag=$(awk -F, 'NR > 1 { split($2, kv, ";"); a = b = ""
+	for (i in kv) { split(kv[i], p, "="); if (p[1] == "cpu_a") a = p[2]; if (p[1] == "cpu_b") b = p[2] }
+	if (a == "" || a == b) print $2 }' "$out/all.csv")
+check "no pair on the diagonal, every record names both CPUs ($diag)" [ -z "$diag" ]
+bad=$(awk -F, 'NR > 1 && $4 !~ /^mon_/ && ($1 != "cpupair" || $5 + 0 <= 0 ||
+	$2 !~ /^class=(smt|llc|cross-llc|cross-node);cpu_a=[0-9]+;cpu_b=[0-9]+;pos_a=[0-9]+;pos_b=[0-9]+$/ ||
+	!(($4 == "line_rt_ns" && $6 == "ns") || ($4 == "futex_rt_us" && $6 == "us") ||
+	  ($4 == "pipe_rt_us" && $6 == "us"))) { print NR": "$0 }' "$out/all.csv")
+check "every record: a class, the CPUs and places, a known metric and unit, > 0 ($bad)" [ -z "$bad" ]
+n=$(awk -F, 'NR > 1 && $4 !~ /^mon_/' "$out/all.csv" | wc -l)
+check "three methods x $pairs pairs x 2 repetitions recorded (got $n)" [ "$n" = $((3 * pairs * 2)) ]
+if [ "$pairs" -le 64 ]; then
+	n=$(awk -F, '$4 == "mon_ctxsw_per_op"' "$out/all.csv" | wc -l)
+	check "the futex window's CPU monitor: mon_ctxsw_per_op per pair and repetition (got $n)" \
+		[ "$n" = $((pairs * 2)) ]
+fi
+if [ "$ncpu" = 2 ]; then
+	for p in "cpu_a=0;cpu_b=1;pos_a=0;pos_b=1" "cpu_a=1;cpu_b=0;pos_a=1;pos_b=0"; do
+		v=$(csv_value "$out/all.csv" "$p" line_rt_ns)
+		check "pair $p: a cache-line round trip recorded ($v ns)" within "$v" 0.001 1e12
+	done
+fi
+
+# --- --pairs N, classes, --method -------------------------------------------
+"$CP" --pairs 1 --method line --repeat 1 --format csv "${quick[@]}" >"$out/one.csv" 2>/dev/null
+n=$(awk -F, 'NR > 1' "$out/one.csv" | wc -l)
+m=$(awk -F, 'NR > 1 && $4 != "line_rt_ns"' "$out/one.csv" | wc -l)
+check "--pairs 1 --method line: one record, of line_rt_ns alone (got $n, $m others)" \
+	[ "$n" = 1 ] && [ "$m" = 0 ]
+"$CP" --pairs 1000000 --method pipe --repeat 1 --format csv "${quick[@]}" >"$out/big.csv" 2>/dev/null
+n=$(awk -F, 'NR > 1' "$out/big.csv" | wc -l)
+check "--pairs N above the matrix measures every pair once (got $n)" [ "$n" = "$pairs" ]
+"$CP" --pairs classes --method futex --repeat 1 --format csv "${quick[@]}" >"$out/cls.csv" 2>/dev/null
+unpaired=$(awk -F, 'NR > 1 && $4 == "futex_rt_us" { split($2, kv, ";"); for (i in kv) { split(kv[i], p, "="); v[p[1]] = p[2] }
+	seen[v["cpu_a"] "," v["cpu_b"]] = 1; pair[NR] = v["cpu_b"] "," v["cpu_a"] }
+	END { for (k in pair) if (!(pair[k] in seen)) print pair[k] }' "$out/cls.csv")
+n=$(awk -F, '$4 == "futex_rt_us"' "$out/cls.csv" | wc -l)
+check "--pairs classes: pairs with their reverse ($n records; missing: $unpaired)" \
+	[ "$n" -ge 2 ] && [ -z "$unpaired" ]
+
+# --- stdout: the tables ----------------------------------------------------
+"$CP" --pairs all --repeat 1 "${quick[@]}" >"$out/tab.out" 2>&1
+check "table output has the class summary" grep -q "per class" "$out/tab.out"
+
+# --- the harness: a run, then harness plot draws the heatmaps --------------
+"$BIN/harness" run --plan cpupair --repeat 1 --out "$out/run" >"$out/run.out" 2>&1
+rc=$?
+check "harness run --plan cpupair exits 0 (rc $rc)" [ "$rc" = 0 ]
+check "the report reads the cache-line round trip" grep -q "cache-line round trip" "$out/run/report.md"
+check "no short-run warning for a per-pair duration" \
+	bash -c "! grep -q 'cpupair ran' '$out/run/report.md'"
+for m in line futex pipe; do
+	check "cpupair_$m.gp draws an image" grep -q "with image" "$out/run/cpupair_$m.gp"
+done
+if command -v gnuplot >/dev/null 2>&1; then
+	rm -f "$out/run"/*.png "$out/run"/*.svg
+	# a hostile place: out of bounds, never a matrix that large
+	echo 'cpupair,class=llc;cpu_a=0;cpu_b=1;pos_a=100000;pos_b=1,1,line_rt_ns,5,ns' >>"$out/run/raw.csv"
+	"$BIN/harness" plot "$out/run" >"$out/plot.out" 2>&1
+	rc=$?
+	check "harness plot exits 0 (rc $rc)" [ "$rc" = 0 ]
+	for m in line futex pipe; do
+		check "harness plot drew cpupair_$m.png and .svg" \
+			[ -s "$out/run/cpupair_$m.png" ] && [ -s "$out/run/cpupair_$m.svg" ]
+	done
+	n=$(grep -c . "$out/run/cpupair_line.dat")
+	check "an out-of-bounds place is no pixel (line .dat: $n lines)" [ "$n" -le $((ncpu * ncpu + 1)) ]
+else
+	skip "harness plot draws the heatmaps" "gnuplot not installed"
+fi
+
+t_done
