@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "kstats/cpumon.h"
+#include "knob/idle.h"
 #include "sys/common.h"
 #include "sys/opts.h"
 #include "report/record.h"
@@ -101,8 +102,8 @@ static struct ab_cpumon *pair_mon(const struct cp_pair *p, long np)
 }
 
 /* One repetition of every pair and method; the number of failed ones. */
-static int sweep(struct ab_out *out, const struct cp_pair *pairs, long np, unsigned methods,
-		 double duration, int rep)
+static int sweep(struct ab_out *out, const struct ab_common *common, const struct cp_pair *pairs,
+		 long np, unsigned methods, int rep)
 {
 	int failed = 0;
 
@@ -116,13 +117,14 @@ static int sweep(struct ab_out *out, const struct cp_pair *pairs, long np, unsig
 		ab_config_set(&cfg, CP_K_POS_A, "%d", p->pa);
 		ab_config_set(&cfg, CP_K_POS_B, "%d", p->pb);
 		ab_config_set(&cfg, CP_K_CLASS, "%s", ab_placement_name(p->cls));
+		ab_idle_config(common, &cfg);
 		for (int m = 0; m < CP_NMETHOD; m++) {
 			char why[256];
 			double ns;
 			if (!(methods & (1u << m)))
 				continue;
 			struct ab_cpumon *mon = m == CP_FUTEX ? pair_mon(p, np) : NULL;
-			if (cp_measure(p, (enum cp_method)m, duration, mon, &ns, why, sizeof(why)) < 0) {
+			if (cp_measure(p, (enum cp_method)m, common->duration, mon, &ns, why, sizeof(why)) < 0) {
 				ab_msg("%s: %s", cp_method_name((enum cp_method)m), why);
 				ab_cpumon_free(mon);
 				failed++;
@@ -157,6 +159,7 @@ int main(int argc, char **argv)
 	    cp_methods_parse(params.method, &methods, err, sizeof(err)) < 0)
 		ab_usage_error("%s", err);
 	ab_opts_checked(&common);
+	ab_idle_apply(&common.idle);
 
 	np = pairs_of(&common, mode, n, &pairs);
 	if (!common.quiet)
@@ -167,7 +170,7 @@ int main(int argc, char **argv)
 	ab_out_init(&out, stdout, common.format, "cpupair");
 	out.keep = &kept;
 	for (int rep = 1; rep <= common.repeat; rep++)
-		failed += sweep(&out, pairs, np, methods, common.duration, rep);
+		failed += sweep(&out, &common, pairs, np, methods, rep);
 	free(pairs);
 	int rc = ab_out_tables(&out, &ab_desc_cpupair);
 	ab_results_free(&kept);
