@@ -190,6 +190,8 @@ int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errl
 int h_write_summary(const struct ab_results *d, const char *dir);
 /* Write dir/results.json (export.c, docs/results.schema.json). 0 or -1. */
 int h_write_json(const struct ab_results *d, const char *dir);
+/* results.json's "machine" object from dir/machine.txt, each key once (export_machine.c). */
+void h_json_machine(FILE *f, const char *dir);
 
 /* ---- outputs (report.c, warnings.c) ---- */
 /* Regenerate summary.csv, tables.md, the plots and report.md in dir from dir/raw.csv
