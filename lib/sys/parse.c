@@ -60,6 +60,16 @@ int ab_parse_double(const char *s, double *v)
 	return (errno || *end || !isfinite(*v)) ? -1 : 0;
 }
 
+int ab_parse_decimal(const char *s, double *v)
+{
+	char *end;
+
+	if (!s || !is_decimal(s, 1))
+		return -1;
+	*v = strtod(s, &end);	/* ERANGE below the smallest double: 0 or subnormal, finite */
+	return (*end || !isfinite(*v)) ? -1 : 0;
+}
+
 int ab_parse_size(const char *s, size_t *out, char *err, size_t errlen)
 {
 	char *end;
