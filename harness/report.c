@@ -222,8 +222,9 @@ int h_render(const char *dir, int quiet)
 
 	snprintf(path, sizeof(path), "%s/raw.csv", dir);
 	if (h_data_load(&d, path, err, sizeof(err))) {
+		int refused = errno == EINVAL;	/* a row written twice, a line over the limit */
 		ab_msg("plot: %s", err);
-		return -1;
+		return refused ? -2 : -1;
 	}
 	const char *paren = strchr(h_machine_val(dir, "allowed_cpus", buf, sizeof(buf)), '(');
 	int ncpu = paren ? atoi(paren + 1) : 0;
@@ -251,5 +252,6 @@ int cmd_plot(int argc, char **argv)
 
 	if (!dir)
 		return AB_EXIT_OK;
-	return h_render(dir, 0) ? AB_EXIT_FAIL : AB_EXIT_OK;
+	int rc = h_render(dir, 0);
+	return rc == -2 ? AB_EXIT_USAGE : rc ? AB_EXIT_FAIL : AB_EXIT_OK;
 }
