@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -269,13 +270,18 @@ static const char cmp_usage[] =
  * A results.json names its run: the directory holding it. It carries only
  * summaries (median, interval, n), and the ratios' CIs and p-values need the
  * repetitions, so the raw.csv beside it is what is read; without one, exit 2.
+ * A path is read for what it is: a directory named results.json is a run
+ * directory, and only a file of that name names its parent.
  */
 static void json_to_dir(char **arg)
 {
 	static const char name[] = "results.json";
 	size_t l = strlen(*arg), nl = sizeof(name) - 1;
+	struct stat st;
 
 	if (l < nl || strcmp(*arg + l - nl, name) || (l > nl && (*arg)[l - nl - 1] != '/'))
+		return;
+	if (stat(*arg, &st) == 0 && S_ISDIR(st.st_mode))
 		return;
 	char *dir = l == nl ? strdup(".") : strndup(*arg, l - nl - 1);
 	if (!dir)
