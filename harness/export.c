@@ -213,7 +213,9 @@ int h_write_json(const struct ab_results *d, const char *dir)
 static const char export_usage[] =
 	"usage: harness export DIR\n"
 	"Writes DIR/results.json (docs/results.schema.json) from DIR's raw.csv, machine.txt,\n"
-	"plan.plan and failures.csv, for runs made before every report wrote it.\n";
+	"plan.plan and failures.csv, for runs made before every report wrote it. Always valid\n"
+	"UTF-8, each key once (a machine.txt label given twice keeps its last line, said on\n"
+	"stderr). A repetition written twice in raw.csv refuses it: exit 2.\n";
 
 int cmd_export(int argc, char **argv)
 {

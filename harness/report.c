@@ -244,7 +244,8 @@ static const char plot_usage[] =
 	"usage: harness plot DIR\n"
 	"Regenerates DIR/summary.csv, tables.md, the gnuplot .dat/.gp/.png/.svg files and\n"
 	"report.md from DIR/raw.csv alone (machine.txt, plan.plan, failures.csv are used when present).\n"
-	"Rows of raw.csv that break the record grammar are reported with file:line and skipped.\n";
+	"Rows of raw.csv that break the record grammar are reported with file:line and skipped;\n"
+	"a repetition written twice (bench, config, rep, metric) refuses it: exit 2, nothing written.\n";
 
 int cmd_plot(int argc, char **argv)
 {
