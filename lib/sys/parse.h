@@ -23,7 +23,8 @@ int ab_parse_double(const char *s, double *v);
  * The same form for records read back (raw.csv's value, docs/records.md): a
  * value too small for a double reads as 0 or its nearest subnormal, as any
  * decimal reader takes it (lkp parse's Float does), where ab_parse_double
- * refuses it. Too large (1e999) is refused by both. 0 or -1.
+ * refuses it; and a point must be followed by a digit (".5", not "5."), as
+ * Float takes them. Too large (1e999) is refused by both. 0 or -1.
  */
 int ab_parse_decimal(const char *s, double *v);
 int ab_parse_long(const char *s, long *v);

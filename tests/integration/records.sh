@@ -74,6 +74,28 @@ m = d["points"][0]["metrics"]["ops_per_s"]
 assert (m["n"], m["median"], d["rejected_rows"]) == (2, 5.5, 6), (m, d["rejected_rows"])' \
 	"$D/hex/results.json"
 
+# ... and contrib/lkp's parse takes the same numbers: one value per config, and
+# both readers keep the same configs with the same values
+vals=(16 0x10 ' 7' 0X1P-2 inf nan 1e999 -Infinity 5. 5.e3 .5 +2.5 -.5e1 1e-400 007 '1 ' 5abc)
+lines=(); for i in "${!vals[@]}"; do lines+=("fakebench,k=$i,1,v,${vals[$i]},1"); done
+rows "$D/nums" "${lines[@]}"
+"$H" export "$D/nums" 2>/dev/null
+if command -v ruby >/dev/null 2>&1; then
+	ruby "$(dirname "$0")/../../contrib/lkp/programs/affbench/parse" "$D/nums/raw.csv" <"$D/nums/raw.csv" >"$D/nums.lkp"
+	check "harness and lkp parse keep the same numbers" $PY - "$D/nums/results.json" "$D/nums.lkp" <<'PYEOF'
+import json, sys
+h = {p["config"]["k"]: p["metrics"]["v"]["median"] for p in json.load(open(sys.argv[1]))["points"]}
+l = {}
+for line in open(sys.argv[2]):
+    key, _, v = line.strip().partition(": ")
+    if key.startswith("fakebench."):
+        l[key.split(".")[1].split("=")[1]] = float(v)
+assert h == l and set(h) == {"0", "10", "11", "12", "13", "14"}, (h, l)
+PYEOF
+else
+	skip "harness and lkp parse keep the same numbers" "no ruby"
+fi
+
 # ---- one unit per metric ----
 rows "$D/units" 'fakebench,mode=a,1,lat,10,ns' 'fakebench,mode=b,1,lat,10,us'
 "$H" export "$D/units" 2>"$D/units.err"

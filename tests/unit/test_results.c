@@ -75,7 +75,11 @@ static void test_values_decimal_only(void **state)
 		{ "1", "", 0, 0 },
 		{ "1", "1e-400", 1, 0 },	/* underflow reads as 0, as lkp parse's Float */
 		{ "1", ".5", 1, 0.5 },
-		{ "1", "+2.", 1, 2 },
+		{ "1", "+2.5", 1, 2.5 },
+		{ "1", "+2.", 0, 0 },		/* lkp parse's Float refuses a bare point */
+		{ "1", "5.e3", 0, 0 },
+		{ "1", ".", 0, 0 },
+		{ "1", "-.5e1", 1, -5 },
 		{ "1", "-1.5E3", 1, -1500 },
 		{ "1", "1e", 0, 0 },
 		{ " 7", "1", 0, 0 },
