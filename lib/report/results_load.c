@@ -275,27 +275,28 @@ static int finish(struct load *l, char *err, size_t errlen)
 		rows_free(&l->rows);
 		for (size_t i = 0; i < l->r->n; i++)
 			l->r->g[i].n = 0;
+		rc = ab_err(err, errlen, "%s: out of memory", l->path);
 		errno = ENOMEM;
-		return ab_err(err, errlen, "%s: out of memory", l->path);
+		return rc;
 	}
 	rows_free(&l->rows);
-	struct ab_group *g = l->r->n ? realloc(l->r->g, l->r->n * sizeof(*g)) : NULL;
-	if (g) {	/* no room left for more groups: the file is whole */
-		l->r->g = g;
+	struct ab_group *all = l->r->n ? realloc(l->r->g, l->r->n * sizeof(*all)) : NULL;
+	if (all) {	/* no room left for more groups: the file is whole */
+		l->r->g = all;
 		l->r->cap = l->r->n;
 	}
 	if (l->r->n)
 		dup = twice(l->r, line, &first, &gi, &rep);
 	free(line);
 	if (dup == SIZE_MAX) {
-		errno = ENOMEM;
 		rc = ab_err(err, errlen, "%s: out of memory", l->path);
+		errno = ENOMEM;
 	} else if (dup) {
 		const struct ab_group *g = &l->r->g[gi];
-		errno = EINVAL;
 		rc = ab_err(err, errlen, "%s:%zu: %s rep %d of %s again, config '%.200s' (line %zu "
 			    "has it): a repetition written twice is not two; raw.csv refused "
 			    "(docs/records.md)", l->path, dup, g->metric, rep, g->bench, g->config, first);
+		errno = EINVAL;
 	}
 	return rc;
 }
