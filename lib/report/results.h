@@ -13,10 +13,10 @@
  * Memory stays a small multiple of the file: each distinct string is kept
  * once (a config shared by 30 metrics is one copy), a group is a few pointers,
  * and a loaded file's values and repetitions lie in two packed arrays (12
- * bytes a row). Measured: a 62 MiB raw.csv of 2.95 million rows, each a
- * config of its own, loads in 375 MB at its peak (2.4 GB when a group held
- * its strings in fixed arrays); one config with 2.92 million repetitions in
- * 105 MB (the rows are logged, then packed).
+ * bytes a row; 20 at the peak, while the rows are logged and sorted in
+ * place). Measured peaks: a 62 MiB raw.csv of 2.95 million rows, each a
+ * config of its own, 340 MB (2.4 GB when a group held its strings in fixed
+ * arrays); one config with 2.92 million repetitions 66 MB.
  */
 #ifndef AB_RESULTS_H
 #define AB_RESULTS_H

@@ -183,6 +183,32 @@ static void test_units_and_configs(void **state)
 	}
 }
 
+/* Groups interleaved in the file keep their rows in file order (sorted in place). */
+static void test_file_order(void **state)
+{
+	char *text = NULL, err[512];
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	struct ab_results r;
+	int e;
+
+	(void)state;
+	fputs(HEADER, m);
+	for (int i = 0; i < 3000; i++)	/* groups by i % 7 and i % 3, reps counting up in each */
+		fprintf(m, "b,k=%d,%d,m%d,%d,u\n", i % 7, i / 21 + 1, i % 3, i);
+	assert_int_equal(fclose(m), 0);
+	assert_int_equal(load(text, &r, &e, err, sizeof(err)), 0);
+	assert_int_equal(r.n, 21);
+	for (size_t i = 0; i < r.n; i++) {
+		const struct ab_group *g = &r.g[i];
+		assert_true(g->n >= 142);
+		for (size_t j = 1; j < g->n; j++)
+			assert_true(g->v[j] == g->v[j - 1] + 21 && g->rep[j] == g->rep[j - 1] + 1);
+	}
+	ab_results_free(&r);
+	free(text);
+}
+
 /* A loaded group takes more values (copied out of the packed arrays). */
 static void test_add_after_load(void **state)
 {
@@ -262,6 +288,7 @@ int main(void)
 		cmocka_unit_test(test_values_decimal_only),
 		cmocka_unit_test(test_duplicates),
 		cmocka_unit_test(test_units_and_configs),
+		cmocka_unit_test(test_file_order),
 		cmocka_unit_test(test_add_after_load),
 		cmocka_unit_test(test_memory_bounded),
 	};
