@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -287,7 +288,8 @@ static const char cmp_usage[] =
 	"ignored, so runs from two machines compare; compare.md opens with what differs between the\n"
 	"machines, then the ratios and a trend table and plot per headline metric. Prints the table\n"
 	"and writes compare.md, compare.csv and plots to --out DIR (default results/compare-<date>).\n"
-	"Rows of a raw.csv that break the record grammar are reported with file:line and skipped.\n"
+	"Rows of a raw.csv that break the record grammar are reported with file:line and skipped;\n"
+	"a repetition written twice (bench, config, rep, metric) refuses that raw.csv: exit 2.\n"
 	"--gate FILE: rules, one a line: BENCH METRIC [KEY=VALUE ...] max-drop|max-rise N%\n"
 	"(e.g. 'cputestfs stat_per_s placement=same max-drop 5%'). Exit 3 when a config's ratio to A\n"
 	"is worse than N%, its bootstrap p-value of \"the ratio is N% off\" Holm-corrected over the\n"
@@ -299,13 +301,18 @@ static const char cmp_usage[] =
  * A results.json names its run: the directory holding it. It carries only
  * summaries (median, interval, n), and the ratios' CIs and p-values need the
  * repetitions, so the raw.csv beside it is what is read; without one, exit 2.
+ * A path is read for what it is: a directory named results.json is a run
+ * directory, and only a file of that name names its parent.
  */
 static void json_to_dir(char **arg)
 {
 	static const char name[] = "results.json";
 	size_t l = strlen(*arg), nl = sizeof(name) - 1;
+	struct stat st;
 
 	if (l < nl || strcmp(*arg + l - nl, name) || (l > nl && (*arg)[l - nl - 1] != '/'))
+		return;
+	if (stat(*arg, &st) == 0 && S_ISDIR(st.st_mode))
 		return;
 	char *dir = l == nl ? strdup(".") : strndup(*arg, l - nl - 1);
 	if (!dir)

@@ -62,72 +62,6 @@ static void config(FILE *f, const char *cfg)
 	fputc('}', f);
 }
 
-/* ---- the machine ---- */
-
-/* machine.txt's "label value" lines: facts, knobs before/after, topology, mitigations. */
-static void machine(FILE *f, const char *dir)
-{
-	char path[PATH_MAX], err[256], *line = NULL;
-	size_t cap = 0;
-	ssize_t n;
-	int ff = 1, fm = 1, ft = 1, fkb = 1, fka = 1;
-	char *facts = NULL, *mit = NULL, *topo = NULL, *kb = NULL, *ka = NULL;
-	size_t lf = 0, lm = 0, lt = 0, lkb = 0, lka = 0;
-	FILE *F = open_memstream(&facts, &lf), *M = open_memstream(&mit, &lm),
-	     *T = open_memstream(&topo, &lt), *KB = open_memstream(&kb, &lkb),
-	     *KA = open_memstream(&ka, &lka);
-
-	snprintf(path, sizeof(path), "%s/machine.txt", dir);
-	FILE *in = ab_infile_open(path, AB_INFILE_MAX_SMALL, err, sizeof(err));
-	while (in && F && M && T && KB && KA && (n = ab_infile_line(in, &line, &cap)) != -1) {
-		if (n < 0)
-			continue;	/* a line over the limit is not ours */
-		char *sp = strchr(line, ' ');
-		if (!sp)
-			continue;
-		*sp = '\0';
-		char *v = sp + 1 + strspn(sp + 1, " ");
-		if (!strcmp(line, "mitigation")) {
-			char *c = strchr(v, ':');
-			if (c) {
-				*c = '\0';
-				key(M, &fm, v);
-				ab_json_string(M, c + 1);
-			}
-		} else if (!strcmp(line, "topology")) {
-			fputs(ft ? "" : ",", T);
-			ft = 0;
-			ab_json_string(T, v);
-		} else if (!strcmp(line, "knob")) {
-			int after = !strncmp(v, "after", 5);
-			char *p = v + strcspn(v, " "), *eq;
-			p += strspn(p, " ");
-			if ((after || !strncmp(v, "before", 6)) && (eq = strstr(p, " = "))) {
-				*eq = '\0';
-				key(after ? KA : KB, after ? &fka : &fkb, p);
-				ab_json_string(after ? KA : KB, eq + 3);
-			}
-		} else {
-			key(F, &ff, line);	/* the last of a label wins: a resumed run appends */
-			ab_json_string(F, v);
-		}
-	}
-	if (in)
-		fclose(in);
-	free(line);
-	for (FILE **s = (FILE *[]){ F, M, T, KB, KA }, **e = s + 5; s < e; s++)
-		if (*s)
-			fclose(*s);
-	fprintf(f, "\"machine\":{\"facts\":{%s},\"topology\":[%s],\"mitigations\":{%s},"
-		   "\"knobs_before\":{%s},\"knobs_after\":{%s}}",
-		facts ? facts : "", topo ? topo : "", mit ? mit : "", kb ? kb : "", ka ? ka : "");
-	free(facts);
-	free(mit);
-	free(topo);
-	free(kb);
-	free(ka);
-}
-
 /* ---- the plan ---- */
 
 static void plan(FILE *f, const char *dir)
@@ -315,7 +249,7 @@ int h_write_json(const struct ab_results *d, const char *dir)
 		ab_msg("%s/results.json: out of memory", dir);
 	else if ((f = ab_outfile_open(&o, dir, "results.json"))) {
 		fprintf(f, "{\"schema\":\"%s\",\"affbench_version\":\"%s\",", SCHEMA, AB_VERSION);
-		machine(f, dir);
+		h_json_machine(f, dir);
 		plan(f, dir);
 		points(f, d, next, head);
 		failures(f, dir);
@@ -330,7 +264,9 @@ int h_write_json(const struct ab_results *d, const char *dir)
 static const char export_usage[] =
 	"usage: harness export DIR\n"
 	"Writes DIR/results.json (docs/results.schema.json) from DIR's raw.csv, machine.txt,\n"
-	"plan.plan and failures.csv, for runs made before every report wrote it.\n";
+	"plan.plan and failures.csv, for runs made before every report wrote it. Always valid\n"
+	"UTF-8, each key once (a machine.txt label given twice keeps its last line, said on\n"
+	"stderr). A repetition written twice in raw.csv refuses it: exit 2.\n";
 
 int cmd_export(int argc, char **argv)
 {

@@ -189,16 +189,21 @@ void h_machine_steal(FILE *f, const char *label);
 int h_machine_check_warnings(FILE *f, const char *dir);
 
 /* ---- data (data.c) ---- */
-/* Load DIR/raw.csv into d (bad rows reported on stderr and skipped). 0 or -1 (message in err). */
+/* Load DIR/raw.csv into d (bad rows reported on stderr and skipped). 0 or -1 (message in
+ * err; errno EINVAL when the file is refused, a repetition written twice among the reasons:
+ * plot, compare, export and the gate then exit 2, for nothing read from it can be trusted). */
 int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errlen);
 /* Write dir/summary.csv. 0 or -1. */
 int h_write_summary(const struct ab_results *d, const char *dir);
 /* Write dir/results.json (export.c, docs/results.schema.json). 0 or -1. */
 int h_write_json(const struct ab_results *d, const char *dir);
+/* results.json's "machine" object from dir/machine.txt, each key once (export_machine.c). */
+void h_json_machine(FILE *f, const char *dir);
 
 /* ---- outputs (report.c, warnings.c) ---- */
 /* Regenerate summary.csv, tables.md, the plots and report.md in dir from dir/raw.csv
- * (plus machine.txt and failures.csv when present). 0 or -1 (a write failed). */
+ * (plus machine.txt and failures.csv when present). 0, -1 (a write failed) or -2
+ * (raw.csv refused: a repetition written twice; nothing was written). */
 int h_render(const char *dir, int quiet);
 void h_warnings(FILE *f, const char *dir, const struct ab_results *d);
 /* report.md's table of the CPU monitor's records (mon_*) of bench, and what its logs in

@@ -215,6 +215,56 @@ static void knob_line(FILE *f, const char *when, const char *path)
 		fprintf(f, "knob %-6s %s = %s\n", when, path, val);
 }
 
+/* The knob paths to write, in the order found; each once (two discoveries may list one). */
+struct paths {
+	char **p;
+	size_t n, cap;
+};
+
+static void paths_add(struct paths *ps, const char *path)
+{
+	if (ps->n == ps->cap) {
+		size_t cap = ps->cap ? 2 * ps->cap : 32;
+		char **np = realloc(ps->p, cap * sizeof(*np));
+		if (!np)
+			return;	/* out of memory: a knob less listed, said nowhere worse */
+		ps->p = np;
+		ps->cap = cap;
+	}
+	if ((ps->p[ps->n] = strdup(path)))
+		ps->n++;
+}
+
+static int by_path(const void *a, const void *b)
+{
+	char *const *x = a, *const *y = b;
+	int c = strcmp(*x, *y);
+
+	return c ? c : (*x > *y) - (*x < *y);	/* equal paths: the first found first */
+}
+
+/* A knob line per path, in the order found, a path given twice only once: machine.txt
+ * keys are unique. Sorted once to find the repeats: n log n in a crafted machine.txt. */
+static void paths_write(FILE *f, const char *when, struct paths *ps)
+{
+	char **sorted = malloc((ps->n ? ps->n : 1) * sizeof(*sorted));
+
+	if (sorted) {
+		memcpy(sorted, ps->p, ps->n * sizeof(*sorted));
+		qsort(sorted, ps->n, sizeof(*sorted), by_path);
+		for (size_t i = 1; i < ps->n; i++)
+			if (!strcmp(sorted[i - 1], sorted[i]))
+				sorted[i][0] = '\0';	/* a later copy: written by the first */
+		free(sorted);
+	}
+	for (size_t i = 0; i < ps->n; i++) {
+		if (ps->p[i][0])
+			knob_line(f, when, ps->p[i]);
+		free(ps->p[i]);
+	}
+	free(ps->p);
+}
+
 /* The knobs affbench may change: rq_affinity of every disk, FUSE's enable_uring, and
  * what discoveries listed (machine.txt's "<bench>_knob" lines). */
 static void knobs(FILE *f, const char *out, const char *when)
@@ -222,16 +272,17 @@ static void knobs(FILE *f, const char *out, const char *when)
 	char path[PATH_MAX], line[1024];
 	DIR *d = opendir("/sys/block");
 	struct dirent *de;
+	struct paths ps = { 0 };
 
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "/sys/block/%s/queue/rq_affinity", de->d_name);
-		knob_line(f, when, path);
+		paths_add(&ps, path);
 	}
 	if (d)
 		closedir(d);
-	knob_line(f, when, "/sys/module/fuse/parameters/enable_uring");
+	paths_add(&ps, "/sys/module/fuse/parameters/enable_uring");
 	snprintf(path, sizeof(path), "%s/machine.txt", out);
 	FILE *m = ab_infile_open(path, AB_INFILE_MAX_SMALL, NULL, 0);
 	while (m && fgets(line, sizeof(line), m)) {
@@ -241,10 +292,11 @@ static void knobs(FILE *f, const char *out, const char *when)
 		char *v = k + 6 + strspn(k + 6, " ");
 		v[strcspn(v, "\n")] = '\0';
 		if (ab_knob_allowed(v) && !strstr(v, "rq_affinity"))	/* disks are listed above */
-			knob_line(f, when, v);
+			paths_add(&ps, v);
 	}
 	if (m)
 		fclose(m);
+	paths_write(f, when, &ps);
 }
 
 int h_machine_write(const char *out, const struct h_plan *plan, const char *note)

@@ -226,8 +226,9 @@ int h_render(const char *dir, int quiet)
 
 	snprintf(path, sizeof(path), "%s/raw.csv", dir);
 	if (h_data_load(&d, path, err, sizeof(err))) {
+		int refused = errno == EINVAL;	/* a row written twice, a line over the limit */
 		ab_msg("plot: %s", err);
-		return -1;
+		return refused ? -2 : -1;
 	}
 	const char *paren = strchr(h_machine_val(dir, "allowed_cpus", buf, sizeof(buf)), '(');
 	int ncpu = paren ? atoi(paren + 1) : 0;
@@ -247,7 +248,8 @@ static const char plot_usage[] =
 	"usage: harness plot DIR\n"
 	"Regenerates DIR/summary.csv, tables.md, the gnuplot .dat/.gp/.png/.svg files and\n"
 	"report.md from DIR/raw.csv alone (machine.txt, plan.plan, failures.csv are used when present).\n"
-	"Rows of raw.csv that break the record grammar are reported with file:line and skipped.\n";
+	"Rows of raw.csv that break the record grammar are reported with file:line and skipped;\n"
+	"a repetition written twice (bench, config, rep, metric) refuses it: exit 2, nothing written.\n";
 
 int cmd_plot(int argc, char **argv)
 {
@@ -255,5 +257,6 @@ int cmd_plot(int argc, char **argv)
 
 	if (!dir)
 		return AB_EXIT_OK;
-	return h_render(dir, 0) ? AB_EXIT_FAIL : AB_EXIT_OK;
+	int rc = h_render(dir, 0);
+	return rc == -2 ? AB_EXIT_USAGE : rc ? AB_EXIT_FAIL : AB_EXIT_OK;
 }

@@ -162,12 +162,54 @@ void ab_csv_field(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/*
+ * The length of the well-formed UTF-8 sequence at s (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), or 0 when s starts with a
+ * byte that begins none.
+ */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned char lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (s[0] == 0xe0)
+		lo = 0xa0;	/* overlong */
+	else if (s[0] == 0xed)
+		hi = 0x9f;	/* UTF-16 surrogates */
+	else if (s[0] == 0xf0)
+		lo = 0x90;	/* overlong */
+	else if (s[0] == 0xf4)
+		hi = 0x8f;	/* past U+10FFFF */
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return n;
+}
+
 void ab_json_string(FILE *f, const char *s)
 {
 	fputc('"', f);
-	for (; s && *s; s++) {
+	while (s && *s) {
 		unsigned char ch = (unsigned char)*s;
+		size_t n = utf8_len((const unsigned char *)s);
 
+		if (!n) {	/* a file from elsewhere: the document stays UTF-8 */
+			fputs("\\ufffd", f);
+			s++;
+			continue;
+		}
 		switch (ch) {
 		case '"':
 			fputs("\\\"", f);
@@ -185,8 +227,9 @@ void ab_json_string(FILE *f, const char *s)
 			if (ch < 0x20)
 				fprintf(f, "\\u%04x", ch);
 			else
-				fputc(ch, f);	/* UTF-8 bytes pass through */
+				fwrite(s, 1, n, f);
 		}
+		s += n;
 	}
 	fputc('"', f);
 }

@@ -47,7 +47,10 @@ void ab_record(struct ab_out *o, const struct ab_config *c, int rep, const char 
 
 /* Field writers, exposed for the harness and tests. */
 void ab_csv_field(FILE *f, const char *s);	/* quotes when s has , " CR or LF */
-void ab_json_string(FILE *f, const char *s);	/* "..." with \" \\ \n \t \uXXXX escapes */
+/* "..." with \" \\ \n \t \uXXXX escapes; always valid UTF-8: well-formed UTF-8 passes
+ * through, and each byte of an ill-formed sequence becomes \ufffd (U+FFFD, the
+ * replacement character), so a strict decoder reads every document we write. */
+void ab_json_string(FILE *f, const char *s);
 
 /* Split one CSV line (RFC 4180, no embedded newlines) into at most max fields,
  * unquoting in place. Returns the number of fields or -1 on a malformed line. */

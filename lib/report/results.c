@@ -1,4 +1,4 @@
-/* The result model and the raw.csv loader (see results.h). */
+/* The result model: groups, their index and their strings (see results.h). */
 #include "report/results.h"
 
 #include <errno.h>
@@ -8,24 +8,53 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "sys/infile.h"
-#include "report/record.h"
+#include "sys/parse.h"
+#include "report/results_i.h"
 
-#define BAD_ROWS_SHOWN 20
+#define CHUNK 65536		/* the strings' arena grows by this much */
+
+/* Interned strings: an arena of chunks (a string never moves) and a hash set of them. */
+struct chunk {
+	struct chunk *next;
+	size_t used, cap;
+	char s[];
+};
+
+struct ab_strings {
+	struct chunk *chunks;
+	const char **set;	/* open addressing, NULL = empty */
+	size_t n, nslot;
+};
 
 void ab_results_init(struct ab_results *r)
 {
 	memset(r, 0, sizeof(*r));
 }
 
+static void strings_free(struct ab_strings *t)
+{
+	if (!t)
+		return;
+	for (struct chunk *c = t->chunks, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	free(t->set);
+	free(t);
+}
+
 void ab_results_free(struct ab_results *r)
 {
-	for (size_t i = 0; i < r->n; i++) {
-		free(r->g[i].v);
-		free(r->g[i].rep);
-	}
+	for (size_t i = 0; i < r->n; i++)
+		if (r->g[i].cap) {	/* not in the packed arrays */
+			free(r->g[i].v);
+			free(r->g[i].rep);
+		}
 	free(r->g);
 	free(r->slot);
+	free(r->pool_v);
+	free(r->pool_rep);
+	strings_free(r->str);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -47,8 +76,11 @@ static int lower_word(const char *s, const char *extra, size_t maxlen)
 	return *s >= 'a' && *s <= 'z' && charset(s, extra, maxlen);
 }
 
+/* Keys strictly increasing: a config has one spelling (lkp parse sorts and refuses repeats). */
 static const char *config_check(const char *c)
 {
+	char prev[AB_KEY_LEN] = "";
+
 	if (strlen(c) >= AB_CONFIG_LEN)
 		return "config too long";
 	while (*c) {
@@ -67,6 +99,9 @@ static const char *config_check(const char *c)
 			return "config key has characters outside [a-z0-9_]";
 		if (!charset(val, "_.,:+-", sizeof(val)))
 			return "config value has characters outside [A-Za-z0-9_.,:+-]";
+		if (prev[0] && strcmp(prev, key) >= 0)
+			return "config keys are not sorted, or one is repeated";
+		memcpy(prev, key, kl + 1);
 		c += kl + 1 + vl;
 		if (*c == ';' && !*++c)
 			return "config ends in ';'";
@@ -77,7 +112,7 @@ static const char *config_check(const char *c)
 const char *ab_record_check(const char *bench, const char *config, const char *rep,
 			    const char *metric, const char *value, const char *unit)
 {
-	char *end;
+	double v;
 
 	if (!lower_word(bench, "_-", AB_BENCH_LEN))
 		return "bench is not a short name of [a-z0-9_-]";
@@ -90,13 +125,85 @@ const char *ab_record_check(const char *bench, const char *config, const char *r
 	if (!(((*metric >= 'a' && *metric <= 'z') || (*metric >= 'A' && *metric <= 'Z')) &&
 	      charset(metric, "_", AB_METRIC_LEN)))
 		return "metric is not a short name of [A-Za-z0-9_]";
-	errno = 0;
-	double v = strtod(value, &end);
-	if (!*value || *end || errno == ERANGE || !isfinite(v) || strlen(value) > 40)
-		return "value is not a finite number";
+	if (strlen(value) > 40 || ab_parse_decimal(value, &v))
+		return "value is not a finite decimal number";
 	if (!charset(unit, "%/_.^-", AB_UNIT_LEN))
 		return "unit is not a short word of [A-Za-z0-9%/_.^-]";
 	return NULL;
+}
+
+/* ---- interned strings ---- */
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		h = (h ^ *p) * 1099511628211ull;	/* FNV-1a */
+	return (h ^ 0x1f) * 1099511628211ull;	/* a field separator */
+}
+
+#define FNV_BASIS 1469598103934665603ull
+
+static const char **set_slot(const struct ab_strings *t, const char *s)
+{
+	size_t mask = t->nslot - 1;
+
+	for (size_t i = hash_str(FNV_BASIS, s) & mask;; i = (i + 1) & mask)
+		if (!t->set[i] || !strcmp(t->set[i], s))
+			return &t->set[i];
+}
+
+/* Keep the set at most three quarters full. 0 or -1. */
+static int set_grow(struct ab_strings *t)
+{
+	if (t->nslot && 4 * (t->n + 1) <= 3 * t->nslot)
+		return 0;
+	size_t nslot = t->nslot ? 2 * t->nslot : 256, oldn = t->nslot;
+	const char **old = t->set;
+	if (!(t->set = calloc(nslot, sizeof(*t->set)))) {
+		t->set = old;
+		return -1;
+	}
+	t->nslot = nslot;
+	for (size_t i = 0; i < oldn; i++)
+		if (old[i])
+			*set_slot(t, old[i]) = old[i];
+	free(old);
+	return 0;
+}
+
+static char *arena_copy(struct ab_strings *t, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	struct chunk *c = t->chunks;
+
+	if (!c || c->cap - c->used < len) {
+		size_t cap = len > CHUNK ? len : CHUNK;
+		if (!(c = malloc(sizeof(*c) + cap)))
+			return NULL;
+		c->next = t->chunks;
+		c->used = 0;
+		c->cap = cap;
+		t->chunks = c;
+	}
+	char *p = memcpy(c->s + c->used, s, len);
+	c->used += len;
+	return p;
+}
+
+const char *ab_results_intern(struct ab_results *r, const char *s)
+{
+	if (!r->str && !(r->str = calloc(1, sizeof(*r->str))))
+		return NULL;
+	struct ab_strings *t = r->str;
+	if (set_grow(t) < 0)
+		return NULL;
+	const char **slot = set_slot(t, s);
+	if (!*slot) {
+		if (!(*slot = arena_copy(t, s)))
+			return NULL;
+		t->n++;
+	}
+	return *slot;
 }
 
 /* ---- the hash index ---- */
@@ -104,15 +211,7 @@ const char *ab_record_check(const char *bench, const char *config, const char *r
 static uint64_t hash_key(const char *bench, const char *config, const char *metric,
 			 const char *unit)
 {
-	const char *parts[] = { bench, config, metric, unit };
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
-
-	for (size_t p = 0; p < AB_ARRAY_SIZE(parts); p++) {
-		for (const unsigned char *s = (const unsigned char *)parts[p]; *s; s++)
-			h = (h ^ *s) * 1099511628211ull;
-		h = (h ^ 0x1f) * 1099511628211ull;	/* field separator */
-	}
-	return h;
+	return hash_str(hash_str(hash_str(hash_str(FNV_BASIS, bench), config), metric), unit);
 }
 
 static int same(const struct ab_group *g, const char *bench, const char *config,
@@ -123,25 +222,28 @@ static int same(const struct ab_group *g, const char *bench, const char *config,
 }
 
 /* The slot holding the group, or the empty slot where it would go. */
-static size_t *slot_of(const struct ab_results *r, const char *bench, const char *config,
-		       const char *metric, const char *unit)
+static uint32_t *slot_of(const struct ab_results *r, const char *bench, const char *config,
+			 const char *metric, const char *unit)
 {
 	size_t mask = r->nslot - 1;
 
 	for (size_t i = hash_key(bench, config, metric, unit) & mask;; i = (i + 1) & mask) {
-		size_t k = r->slot[i];
+		uint32_t k = r->slot[i];
 		if (!k || same(&r->g[k - 1], bench, config, metric, unit))
 			return &r->slot[i];
 	}
 }
 
-/* Keep the index at most half full. 0 or -1 (ENOMEM). */
+/* Keep the index at most three quarters full. 0 or -1 (ENOMEM). */
 static int index_grow(struct ab_results *r)
 {
-	if (r->nslot && 2 * (r->n + 1) <= r->nslot)
+	if (r->n >= UINT32_MAX - 1)
+		return -1;
+	if (r->nslot && 4 * (r->n + 1) <= 3 * r->nslot)
 		return 0;
 	size_t nslot = r->nslot ? 2 * r->nslot : 256;
-	size_t *old = r->slot, oldn = r->nslot;
+	uint32_t *old = r->slot;
+	size_t oldn = r->nslot;
 	r->slot = calloc(nslot, sizeof(*r->slot));
 	if (!r->slot) {
 		r->slot = old;
@@ -162,14 +264,17 @@ const struct ab_group *ab_results_get(const struct ab_results *r, const char *be
 {
 	if (!r->nslot)
 		return NULL;
-	size_t k = *slot_of(r, bench, config, metric, unit);
+	uint32_t k = *slot_of(r, bench, config, metric, unit);
 	return k ? &r->g[k - 1] : NULL;
 }
 
-static struct ab_group *group_new(struct ab_results *r, const char *bench, const char *config,
-				  const char *metric, const char *unit)
+struct ab_group *ab_results_group_new(struct ab_results *r, const char *bench,
+				      const char *config, const char *metric, const char *unit)
 {
-	if (index_grow(r) < 0)
+	const char *b = ab_results_intern(r, bench), *c = ab_results_intern(r, config);
+	const char *m = ab_results_intern(r, metric), *u = ab_results_intern(r, unit);
+
+	if (!b || !c || !m || !u || index_grow(r) < 0)
 		return NULL;
 	if (r->n == r->cap) {
 		size_t cap = r->cap ? 2 * r->cap : 64;
@@ -180,13 +285,36 @@ static struct ab_group *group_new(struct ab_results *r, const char *bench, const
 		r->cap = cap;
 	}
 	struct ab_group *g = &r->g[r->n++];
-	memset(g, 0, sizeof(*g));
-	snprintf(g->bench, sizeof(g->bench), "%s", bench);
-	snprintf(g->config, sizeof(g->config), "%s", config);
-	snprintf(g->metric, sizeof(g->metric), "%s", metric);
-	snprintf(g->unit, sizeof(g->unit), "%s", unit);
-	*slot_of(r, bench, config, metric, unit) = r->n;
+	*g = (struct ab_group){ .bench = b, .config = c, .metric = m, .unit = u };
+	*slot_of(r, b, c, m, u) = (uint32_t)r->n;
 	return g;
+}
+
+/* Room for one more value: the group's own arrays, doubled (copied out of the packed ones). */
+static int group_grow(struct ab_group *g)
+{
+	if (g->n < g->cap)
+		return 0;
+	size_t cap = g->n < 2 ? 4 : 2 * g->n;
+	double *nv = malloc(cap * sizeof(*nv));
+	int *nr = malloc(cap * sizeof(*nr));
+	if (!nv || !nr) {
+		free(nv);
+		free(nr);
+		return -1;
+	}
+	if (g->n) {
+		memcpy(nv, g->v, g->n * sizeof(*nv));
+		memcpy(nr, g->rep, g->n * sizeof(*nr));
+	}
+	if (g->cap) {
+		free(g->v);
+		free(g->rep);
+	}
+	g->v = nv;
+	g->rep = nr;
+	g->cap = cap;
+	return 0;
 }
 
 int ab_results_add(struct ab_results *r, const char *bench, const char *config, int rep,
@@ -198,92 +326,13 @@ int ab_results_add(struct ab_results *r, const char *bench, const char *config, 
 		return -1;
 	}
 	struct ab_group *g = (struct ab_group *)ab_results_get(r, bench, config, metric, unit);
-	if (!g && !(g = group_new(r, bench, config, metric, unit)))
-		goto oom;
-	if (g->n == g->cap) {
-		size_t cap = g->cap ? 2 * g->cap : 8;
-		double *nv = realloc(g->v, cap * sizeof(*nv));
-		if (!nv)
-			goto oom;
-		g->v = nv;
-		int *nr = realloc(g->rep, cap * sizeof(*nr));
-		if (!nr)
-			goto oom;
-		g->rep = nr;
-		g->cap = cap;
+	if ((!g && !(g = ab_results_group_new(r, bench, config, metric, unit))) || group_grow(g)) {
+		errno = ENOMEM;
+		return -1;
 	}
 	g->rep[g->n] = rep;
 	g->v[g->n++] = value;
 	return 0;
-oom:
-	errno = ENOMEM;
-	return -1;
-}
-
-/* ---- raw.csv ---- */
-
-static void bad_row(struct ab_results *r, FILE *report, const char *path, size_t lineno,
-		    const char *why)
-{
-	if (report && r->bad < BAD_ROWS_SHOWN)
-		fprintf(report, "%s: %s:%zu: skipped a bad row: %s\n", ab_prog, path, lineno, why);
-	r->bad++;
-}
-
-/* One line: 0 added or refused (counted), -1 out of memory. */
-static int load_line(struct ab_results *r, char *line, size_t len, const char *path,
-		     size_t lineno, FILE *report)
-{
-	char *f[7];
-
-	if (strlen(line) != len)
-		return bad_row(r, report, path, lineno, "it holds a NUL byte"), 0;
-	line[strcspn(line, "\r\n")] = '\0';
-	if (!line[0] || (lineno == 1 && !strcmp(line, "bench,config,rep,metric,value,unit")))
-		return 0;
-	if (ab_csv_split(line, f, 7) != 6)
-		return bad_row(r, report, path, lineno, "not 6 CSV fields"), 0;
-	const char *why = ab_record_check(f[0], f[1], f[2], f[3], f[4], f[5]);
-	if (why)
-		return bad_row(r, report, path, lineno, why), 0;
-	return ab_results_add(r, f[0], f[1], atoi(f[2]), f[3], strtod(f[4], NULL), f[5]);
-}
-
-int ab_results_load_csv(struct ab_results *r, const char *path, FILE *report, char *err,
-			size_t errlen)
-{
-	/* raw.csv may come from anyone: a regular file within bounds, or refused (sys/infile.h) */
-	FILE *f = ab_infile_open(path, AB_INFILE_MAX_BYTES, err, errlen);
-	char *line = NULL;
-	size_t cap = 0, lineno = 0;
-	ssize_t len;
-	int rc = 0;
-
-	if (!f) {
-		if (errno == ENOENT)
-			return 0;
-		errno = EINVAL;	/* the file itself is refused, not a row */
-		return -1;
-	}
-	while ((len = ab_infile_line(f, &line, &cap)) >= 0)
-		if (load_line(r, line, (size_t)len, path, ++lineno, report) < 0) {
-			rc = ab_err(err, errlen, "%s: out of memory", path);
-			errno = ENOMEM;
-			break;
-		}
-	if (len == -2) {
-		rc = ab_err(err, errlen, "%s:%zu: a line over the %d-byte limit: not a raw.csv of "
-			    "affbench (docs/records.md)", path, lineno + 1, AB_INFILE_MAX_LINE);
-		errno = EINVAL;
-	} else if (rc == 0 && ferror(f)) {
-		rc = ab_err(err, errlen, "%s: read error: %s", path, strerror(errno));
-		errno = EIO;
-	}
-	if (report && r->bad > BAD_ROWS_SHOWN)
-		fprintf(report, "%s: %s: %zu bad rows skipped in all\n", ab_prog, path, r->bad);
-	free(line);
-	fclose(f);
-	return rc;
 }
 
 /* ---- lookups ---- */

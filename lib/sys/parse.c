@@ -60,6 +60,18 @@ int ab_parse_double(const char *s, double *v)
 	return (errno || *end || !isfinite(*v)) ? -1 : 0;
 }
 
+int ab_parse_decimal(const char *s, double *v)
+{
+	char *end;
+
+	const char *dot = s ? strchr(s, '.') : NULL;
+
+	if (!s || !is_decimal(s, 1) || (dot && (dot[1] < '0' || dot[1] > '9')))
+		return -1;	/* "5." and "5.e3": lkp parse's Float refuses them too */
+	*v = strtod(s, &end);	/* ERANGE below the smallest double: 0 or subnormal, finite */
+	return (*end || !isfinite(*v)) ? -1 : 0;
+}
+
 int ab_parse_size(const char *s, size_t *out, char *err, size_t errlen)
 {
 	char *end;

@@ -19,6 +19,14 @@ struct ab_intlist {
  * trailing text are refused (strtod alone would take 0x10 as 16). 0 or -1.
  */
 int ab_parse_double(const char *s, double *v);
+/*
+ * The same form for records read back (raw.csv's value, docs/records.md): a
+ * value too small for a double reads as 0 or its nearest subnormal, as any
+ * decimal reader takes it (lkp parse's Float does), where ab_parse_double
+ * refuses it; and a point must be followed by a digit (".5", not "5."), as
+ * Float takes them. Too large (1e999) is refused by both. 0 or -1.
+ */
+int ab_parse_decimal(const char *s, double *v);
 int ab_parse_long(const char *s, long *v);
 
 /* Parse helpers, also used by tests. 0 or -1 with a message in err. */

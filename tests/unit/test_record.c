@@ -1,7 +1,8 @@
 /*
  * lib/report/record.c: the exact text of CSV, JSON and table records (written into
  * an open_memstream), config keys kept sorted, RFC 4180 quoting and its
- * inverse, and that a non-finite value is never written.
+ * inverse, that a non-finite value is never written, and that a JSON string
+ * is valid UTF-8 whatever bytes it is given.
  */
 #include <errno.h>
 #include <math.h>
@@ -421,6 +422,18 @@ static void test_json_string(void **state)
 		{ "cr\r", "\"cr\\u000d\"" },
 		{ "\x01\x1f", "\"\\u0001\\u001f\"" },
 		{ "caf\xc3\xa9", "\"caf\xc3\xa9\"" },	/* UTF-8 passes through */
+		{ "\xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf",	/* up to U+10FFFF */
+		  "\"\xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\"" },
+		/* ill-formed UTF-8: each byte of it U+FFFD, so the document stays UTF-8 */
+		{ "h\xff\xfeost", "\"h\\ufffd\\ufffdost\"" },
+		{ "\xc3\x28", "\"\\ufffd(\"" },			/* a lead byte, no continuation */
+		{ "\xc0\xaf", "\"\\ufffd\\ufffd\"" },		/* overlong '/' */
+		{ "\xe0\x80\xaf", "\"\\ufffd\\ufffd\\ufffd\"" },	/* overlong, 3 bytes */
+		{ "\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\"" },	/* a UTF-16 surrogate */
+		{ "\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\"" },	/* past U+10FFFF */
+		{ "\xf5\x80", "\"\\ufffd\\ufffd\"" },
+		{ "end \xe2\x82", "\"end \\ufffd\\ufffd\"" },	/* cut short by the end */
+		{ "\x80x", "\"\\ufffdx\"" },			/* a lone continuation byte */
 		{ "0-1,4", "\"0-1,4\"" },
 	};
 
