@@ -265,13 +265,13 @@ printf 'bench,config,rep,metric,value,unit\nfdget,op=read;mode=single,1,ns_per_o
 check "a config with unsorted keys is a bad row" test "$(cat "$tmp/unsorted.stats")" = 'rejected_rows: 1'
 
 # Finding 13: numbers are the harness's decimal form (ab_parse_decimal,
-# lib/sys/parse.c): '5.', '.5', '+7' and '1e5' are numbers, one too small
+# lib/sys/parse.c): '.5', '+7' and '1e5' are numbers, '5.' is not, one too small
 # for a double reads as 0 or a subnormal; hex, hex floats, blanks, inf, nan,
 # '_' and overflow are not. One config per number: the stats say which were
 # taken, and as what.
-good_nums=(5. .5 +7 -7 1e5 1E+05 007 -0 0e-400 1e-400 4.9e-324 2.2250738585072012e-308
+good_nums=(5.0 .5 +7 -7 1e5 1E+05 007 -0 0e-400 1e-400 4.9e-324 2.2250738585072012e-308
 	1.7976931348623158e308)
-bad_nums=(0x10 0X1P-2 0x1p-2 ' 7' '7 ' inf -inf nan NaN 1_0 . + e5 .e5 1e 1e+ 1e999
+bad_nums=(5. 5.e3 0x10 0X1P-2 0x1p-2 ' 7' '7 ' inf -inf nan NaN 1_0 . + e5 .e5 1e 1e+ 1e999
 	1.797693134862315808e308 1234567890123456789012345678901234567890.5)
 { echo 'bench,config,rep,metric,value,unit'
   i=0; for v in "${good_nums[@]}" "${bad_nums[@]}"; do i=$((i + 1)); echo "fdget,n=$i,1,ns_per_op,$v,ns"; done; } \
@@ -280,7 +280,7 @@ bad_nums=(0x10 0X1P-2 0x1p-2 ' 7' '7 ' inf -inf nan NaN 1_0 . + e5 .e5 1e 1e+ 1e
 taken() { sed -n 's/^fdget\.n=\([0-9]*\)\..*/\1/p' "$tmp/nums.stats" | sort -n | tr '\n' ' '; }
 check "the documented decimal forms are taken as numbers (${#good_nums[@]}), nothing else" \
 	test "$(taken)" = "$(seq -s ' ' 1 "${#good_nums[@]}") "
-check "'5.' is 5, '.5' is 0.5, '+7' is 7, 1e5 is 100000" test "$(sed -n 's/^fdget\.n=\([1-5]\)\.ns_per_op: //p' \
+check "'5.0' is 5, '.5' is 0.5, '+7' is 7, 1e5 is 100000" test "$(sed -n 's/^fdget\.n=\([1-5]\)\.ns_per_op: //p' \
 	"$tmp/nums.stats" | LC_ALL=C sort -g | tr '\n' ' ')" = '-7 0.5 5 7 100000 '
 check "hex, hex floats, blanks, inf, nan, '_' and overflow are rejected" \
 	test "$(rejected "$tmp/nums.stats")" = "${#bad_nums[@]}"
