@@ -33,7 +33,11 @@
 #              with --kstats as planned and off: the plan's wall-time growth
 #              from instrumented repetitions (target <= 15%).
 #
-#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|all|explain|plan-overhead]
+#   levers     cputestfs other/same with --idle as-found and poll, and dev
+#              --daemon-wait spin:50 vs block at placement other with the
+#              server's CPU per request (scripts/speedcheck/levers.sh; not in 'all').
+#
+#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|all|explain|plan-overhead|levers]
 #                         [--duration SEC] [--repeat N] [--plan NAME]
 #   (--repeat: interleaved repetitions, default 3; more narrow the medians on a busy host)
 #
@@ -62,7 +66,7 @@ PLAN=default
 
 # usage [CODE]: the synopsis, on stdout for --help (exit 0), on stderr otherwise (exit 2)
 usage() {
-	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|all|explain|plan-overhead] [--duration SEC] [--repeat N] [--plan NAME]"
+	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|all|explain|plan-overhead|levers] [--duration SEC] [--repeat N] [--plan NAME]"
 	if [ "${1:-2}" = 0 ]; then
 		echo "$line"
 		sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"
@@ -75,7 +79,7 @@ usage() {
 what=all
 while [ $# -gt 0 ]; do
 	case $1 in
-	cputestfs | ddpar | sqrtio | transports | all | explain | plan-overhead) what=$1 ;;
+	cputestfs | ddpar | sqrtio | transports | all | explain | plan-overhead | levers) what=$1 ;;
 	--plan)
 		[ $# -ge 2 ] || usage
 		PLAN=$2
@@ -135,7 +139,7 @@ fi
 case $what in
 all) bins="cputestfs ddpar sqrtio" ;;
 transports) bins="cputestfs ddpar" ;;
-explain) bins=cputestfs ;;
+explain | levers) bins=cputestfs ;;
 plan-overhead) bins="cputestfs ddpar sqrtio fdget harness" ;;
 *) bins=$what ;;
 esac
@@ -147,7 +151,7 @@ for b in $bins; do
 done
 
 
-for part in common cputestfs ddpar sqrtio transports explain overhead; do
+for part in common cputestfs ddpar sqrtio transports explain overhead levers; do
 	# shellcheck source=/dev/null
 	. "$REPO/scripts/speedcheck/$part.sh"
 done
@@ -168,6 +172,7 @@ sqrtio) check_sqrtio ;;
 transports) check_transports ;;
 explain) check_explain ;;
 plan-overhead) check_plan_overhead ;;
+levers) check_levers ;;
 all)
 	check_cputestfs
 	check_ddpar
