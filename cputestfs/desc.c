@@ -406,6 +406,34 @@ static void transport_reading(struct ab_render *r)
 	fprintf(r->out, "\n\n");
 }
 
+/* The wait table's metric as a grid: rows the waits (block first), columns transport
+ * and placement; 0 when no wait other than block was measured. */
+static int wait_grid(struct ab_render *r, struct ab_grid *m, const char *metric)
+{
+	char pl[AB_GRID_ROWS][32];
+	int np = ab_r_distinct(r, CFS_M_STAT, "placement", pl, AB_GRID_ROWS);
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->rkey, sizeof(m->rkey), "daemon_wait");
+	snprintf(m->rows[0], sizeof(m->rows[0]), "block");
+	m->nr = 1 + ab_r_distinct(r, CFS_M_STAT, "daemon_wait", m->rows + 1, AB_GRID_ROWS - 1);
+	if (m->nr == 1)
+		return 0;
+	for (int t = 1; t < 3; t++)
+		for (int i = 0; i < np && m->nc < AB_GRID_COLS; i++) {
+			int any = 0;
+			for (int k = 1; k < m->nr; k++)
+				any |= wait_cell(r, CFS_M_STAT, t, pl[i], m->rows[k]) != NULL;
+			if (!any)
+				continue;
+			snprintf(m->cols[m->nc], sizeof(m->cols[0]), "%s %.20s", transports[t].name, pl[i]);
+			for (int k = 0; k < m->nr; k++)
+				m->g[k][m->nc] = wait_cell(r, metric, t, pl[i], m->rows[k]);
+			m->nc++;
+		}
+	return m->nc > 0;
+}
+
 static void plots(struct ab_render *r)
 {
 	struct ab_grid m;
@@ -416,6 +444,12 @@ static void plots(struct ab_render *r)
 	if (transport_grid(r, &m, CFS_M_STAT))
 		ab_grid_plot(r, &m, "cputestfs_transports", "cputestfs: stat() calls/s by FUSE transport",
 			     "stat/s", "", 1000, 500);
+	if (wait_grid(r, &m, CFS_M_STAT))	/* each gain, then its price */
+		ab_grid_plot(r, &m, "cputestfs_wait", "cputestfs: stat() calls/s by how the server "
+			     "waits (--daemon-wait)", "stat/s", "", 900, 450);
+	if (wait_grid(r, &m, CFS_M_SCPU))
+		ab_grid_plot(r, &m, "cputestfs_wait_cpu", "cputestfs: the serving threads' CPU time "
+			     "per request by --daemon-wait", "us per request", "", 900, 450);
 }
 
 static const char *const headline[] = { CFS_M_STAT, NULL };
