@@ -76,8 +76,10 @@ static int dev_next(struct dev_thr *t, ssize_t *n)
 		for (;;) {
 			int r = dev_read(t, n);
 			uint64_t now;
-			if (r != DEV_AGAIN || (now = ab_now_ns()) >= end)
+			if (r != DEV_AGAIN)
 				return r;
+			if ((now = ab_now_ns()) >= end)
+				break;	/* spin: looked long enough, now sleep */
 			fsrv_cpu_tick(&t->acct, now);
 		}
 	}
