@@ -30,6 +30,7 @@
 #include <sys/types.h>
 
 #include "sys/cpuset.h"
+#include "fuse/fsrv.h"
 #include "fuse/fusedaemon.h"
 #include "kstats/brk.h"
 #include "kstats/kstats.h"
@@ -52,6 +53,8 @@ enum cfs_transport { CFS_TR_LIBFUSE, CFS_TR_DEV, CFS_TR_URING, CFS_TR_COUNT };
 struct cfs_settings {
 	int transport;		/* enum cfs_transport (--baseline fuse only) */
 	int uring_cpu;		/* enum ab_fsrv_uring_cpu (--transport uring only) */
+	const char *daemon_wait;	/* --daemon-wait as given (dev, uring only); NULL: block */
+	struct ab_fsrv_wait_cfg wait;	/* ... parsed */
 	const char *placement;	/* comma-separated placement names */
 	int daemon;		/* enum ab_fuse_loop */
 	int clients;
@@ -87,9 +90,11 @@ struct cfs_point {
 #define CFS_M_KSAME "kernel_same_cpu_pct"
 #define CFS_M_KREQ "kernel_requests"
 #define CFS_M_DREQ "daemon_requests"
+/* lib/fsrv's serving threads (dev, uring): their CPU time over the window's requests */
+#define CFS_M_SCPU "server_cpu_us_per_req"
 
 enum cfs_metric {
-	CFS_STAT, CFS_SAME, CFS_OTHER, CFS_REQ, CFS_P50, CFS_P99,	/* timed */
+	CFS_STAT, CFS_SAME, CFS_OTHER, CFS_REQ, CFS_P50, CFS_P99, CFS_SCPU,	/* timed */
 	CFS_KNS, CFS_KSAME, CFS_KREQ, CFS_DREQ,				/* instrumented */
 	CFS_NM
 };
@@ -116,6 +121,14 @@ static inline void cfs_window_metrics(uint64_t calls, uint64_t same, uint64_t re
 	res->v[CFS_REQ] = (double)requests / (double)calls;
 	res->has[CFS_STAT] = 1;
 	res->has[CFS_SAME] = res->has[CFS_OTHER] = res->has[CFS_REQ] = names_cpu;
+}
+
+/* The server threads' CPU time per request (us) of a window where they used cpu_ns
+ * and answered requests; not written without a request. */
+static inline void cfs_server_cpu(uint64_t cpu_ns, uint64_t requests, struct cfs_result *res)
+{
+	res->has[CFS_SCPU] = requests > 0;
+	res->v[CFS_SCPU] = requests ? (double)cpu_ns / 1e3 / (double)requests : 0;
 }
 
 /* The FUSE requests stat() causes (the first LOOKUP, then GETATTR) and READDIR* for ls:
@@ -145,6 +158,7 @@ static inline void cfs_kernel_delta(const struct ab_kstats_result *a,
 
 /* ---- shared memory ---- */
 enum cfs_phase { CFS_WARMUP, CFS_MEASURE, CFS_STOP };
+#define CFS_CPU_SLOTS 64	/* server threads past this many share slots (the sums stay exact) */
 
 /* Per client: written by that client (and its pipe server), read by the parent. */
 struct cfs_client_shm {
@@ -195,6 +209,7 @@ struct cfs_shared {
 	_Atomic int phase __attribute__((aligned(AB_CACHELINE)));	/* enum cfs_phase */
 	struct ab_gate gate __attribute__((aligned(AB_CACHELINE)));
 	struct ab_counter requests;	/* FUSE daemon: requests served, all its threads */
+	struct ab_fsrv_cpu srv_cpu[CFS_CPU_SLOTS];	/* lib/fsrv's serving threads' CPU time */
 	int time_every;			/* instrumented: clients time every call in the window, for
 					 * the breakdown's check (lat is not recorded then) */
 	struct cfs_client_shm client[];
@@ -303,6 +318,7 @@ struct cfs_raw_args {
 	int transport;		/* CFS_TR_DEV or CFS_TR_URING */
 	int threads, clone_fd, pin;	/* dev */
 	int uring_cpu;		/* uring: enum ab_fsrv_uring_cpu */
+	struct ab_fsrv_wait_cfg wait;	/* how its threads wait for requests */
 	struct ab_cpuset cpus;	/* the daemon's CPUs; empty: every allowed one */
 };
 int cfs_raw_run(void *arg, const char *mnt);

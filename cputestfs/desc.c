@@ -41,8 +41,10 @@ static const struct ab_group *transport_cell(struct ab_render *r, const char *me
 	snprintf(pl, sizeof(pl), "placement=%s", placement);
 	snprintf(tr, sizeof(tr), "transport=%s%s", transports[t].name, t ? "" : "|");
 	snprintf(dm, sizeof(dm), "daemon=%s", transports[t].daemon);
-	/* uring as it runs by default (--uring-cpu queue); other transports lack the key */
-	const char *want[] = { pl, tr, dm, "baseline=fuse", "uring_cpu=queue|", NULL };
+	/* uring as it runs by default (--uring-cpu queue); other transports lack the key;
+	 * the server sleeping for its requests (--daemon-wait block, the default) */
+	const char *want[] = { pl, tr, dm, "baseline=fuse", "uring_cpu=queue|", "daemon_wait=block|",
+			       NULL };
 	return ab_r_find(r, metric, want);
 }
 
@@ -82,6 +84,80 @@ static void transport_tables(struct ab_render *r)
 	fprintf(r->out, "FUSE transports: share of stat() calls served on the caller's CPU (%%, "
 			"median):\n\n");
 	ab_grid_md(r, &m, "placement", 0);
+}
+
+/* Cell of wait_table: transport t (dev or uring, as it runs by default) at placement pl,
+ * daemon_wait w ("block" also matches records without the key). */
+static const struct ab_group *wait_cell(struct ab_render *r, const char *metric, int t,
+					const char *pl, const char *w)
+{
+	char p[64], tr[48], dm[48], dw[48];
+
+	snprintf(p, sizeof(p), "placement=%s", pl);
+	snprintf(tr, sizeof(tr), "transport=%s", transports[t].name);
+	snprintf(dm, sizeof(dm), "daemon=%s", transports[t].daemon);
+	snprintf(dw, sizeof(dw), "daemon_wait=%.31s%s", w, strcmp(w, "block") ? "" : "|");
+	const char *want[] = { p, tr, dm, "baseline=fuse", "uring_cpu=queue|", dw, NULL };
+	return ab_r_find(r, metric, want);
+}
+
+/* One cell: "stat/s (server us/req, ratio to block)". */
+static void wait_cell_md(struct ab_render *r, int t, const char *pl, const char *w,
+			 const struct ab_group *base)
+{
+	const struct ab_group *g = wait_cell(r, CFS_M_STAT, t, pl, w);
+	char a[32], b[32], rt[32] = "";
+	double q = NAN;
+	struct ab_ci ci;
+
+	if (!g) {
+		fprintf(r->out, " not measured |");
+		return;
+	}
+	enum ab_verdict v = g != base ? ab_r_ratio(g, base, &q, &ci) : AB_V_NONE;
+	if (v != AB_V_NONE)
+		snprintf(rt, sizeof(rt), ", %.2fx%s", q, ab_r_star(v));
+	fprintf(r->out, " %s (%s us%s) |", ab_r_num(a, sizeof(a), ab_r_median(g)),
+		ab_r_num(b, sizeof(b), ab_r_median(wait_cell(r, CFS_M_SCPU, t, pl, w))), rt);
+}
+
+/* --daemon-wait: how affbench's own servers wait, each beside its block, with the
+ * serving threads' CPU time per request: the price of every gain. */
+static void wait_table(struct ab_render *r)
+{
+	char w[AB_GRID_COLS][32], pl[AB_GRID_ROWS][32];
+	int nw = 1 + ab_r_distinct(r, CFS_M_STAT, "daemon_wait", w + 1, AB_GRID_COLS - 1);
+	int np = ab_r_distinct(r, CFS_M_STAT, "placement", pl, AB_GRID_ROWS);
+	FILE *f = r->out;
+
+	if (nw == 1)
+		return;
+	snprintf(w[0], sizeof(w[0]), "block");
+	fprintf(f, "How affbench's server waits for requests (--daemon-wait; stat() calls/s, median, "
+		   "with the serving threads' CPU time per request in us and the ratio to block):\n\n"
+		   "| transport | placement |");
+	for (int k = 0; k < nw; k++)
+		fprintf(f, " %s |", w[k]);
+	fprintf(f, "\n|---|---|");
+	for (int k = 0; k < nw; k++)
+		fprintf(f, "---|");
+	fprintf(f, "\n");
+	for (int t = 1; t < 3; t++)
+		for (int i = 0; i < np; i++) {
+			const struct ab_group *base = wait_cell(r, CFS_M_STAT, t, pl[i], "block");
+			int any = 0;
+			for (int k = 1; k < nw; k++)
+				any |= wait_cell(r, CFS_M_STAT, t, pl[i], w[k]) != NULL;
+			if (!any)
+				continue;
+			fprintf(f, "| %s | %s |", transports[t].name, pl[i]);
+			for (int k = 0; k < nw; k++)
+				wait_cell_md(r, t, pl[i], w[k], base);
+			fprintf(f, "\n");
+		}
+	fprintf(f, "\n(spin:US looks for the next request US microseconds after each reply before it "
+		   "sleeps, poll never sleeps: the server's wake-up goes, the caller still sleeps for "
+		   "its reply; * = the ratio's 95%% CI excludes 1)\n\n");
 }
 
 static void post_table(struct ab_render *r, const char *const *want, const char *title)
@@ -256,6 +332,7 @@ static void tables(struct ab_render *r)
 		ab_grid_md(r, &m, "placement", 0);
 	}
 	transport_tables(r);
+	wait_table(r);
 	baselines(r);
 	ab_grid_build(r, &m, CFS_M_KNS, "placement", "daemon", fuse);
 	if (m.nr) {
@@ -332,6 +409,34 @@ static void transport_reading(struct ab_render *r)
 	fprintf(r->out, "\n\n");
 }
 
+/* The wait table's metric as a grid: rows the waits (block first), columns transport
+ * and placement; 0 when no wait other than block was measured. */
+static int wait_grid(struct ab_render *r, struct ab_grid *m, const char *metric)
+{
+	char pl[AB_GRID_ROWS][32];
+	int np = ab_r_distinct(r, CFS_M_STAT, "placement", pl, AB_GRID_ROWS);
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->rkey, sizeof(m->rkey), "daemon_wait");
+	snprintf(m->rows[0], sizeof(m->rows[0]), "block");
+	m->nr = 1 + ab_r_distinct(r, CFS_M_STAT, "daemon_wait", m->rows + 1, AB_GRID_ROWS - 1);
+	if (m->nr == 1)
+		return 0;
+	for (int t = 1; t < 3; t++)
+		for (int i = 0; i < np && m->nc < AB_GRID_COLS; i++) {
+			int any = 0;
+			for (int k = 1; k < m->nr; k++)
+				any |= wait_cell(r, CFS_M_STAT, t, pl[i], m->rows[k]) != NULL;
+			if (!any)
+				continue;
+			snprintf(m->cols[m->nc], sizeof(m->cols[0]), "%s %.20s", transports[t].name, pl[i]);
+			for (int k = 0; k < m->nr; k++)
+				m->g[k][m->nc] = wait_cell(r, metric, t, pl[i], m->rows[k]);
+			m->nc++;
+		}
+	return m->nc > 0;
+}
+
 static void plots(struct ab_render *r)
 {
 	struct ab_grid m;
@@ -342,6 +447,12 @@ static void plots(struct ab_render *r)
 	if (transport_grid(r, &m, CFS_M_STAT))
 		ab_grid_plot(r, &m, "cputestfs_transports", "cputestfs: stat() calls/s by FUSE transport",
 			     "stat/s", "", 1000, 500);
+	if (wait_grid(r, &m, CFS_M_STAT))	/* each gain, then its price */
+		ab_grid_plot(r, &m, "cputestfs_wait", "cputestfs: stat() calls/s by how the server "
+			     "waits (--daemon-wait)", "stat/s", "", 900, 450);
+	if (wait_grid(r, &m, CFS_M_SCPU))
+		ab_grid_plot(r, &m, "cputestfs_wait_cpu", "cputestfs: the serving threads' CPU time "
+			     "per request by --daemon-wait", "us per request", "", 900, 450);
 }
 
 static const char *const headline[] = { CFS_M_STAT, NULL };

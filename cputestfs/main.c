@@ -57,6 +57,9 @@ static const struct ab_opt cfs_opts[] = {
 		AB_FSRV_URING_CPU_NAMES ": --transport uring: where the thread serving a CPU's "
 		"queue runs: on that CPU, on the next daemon CPU, or unpinned",
 		.choices = AB_FSRV_URING_CPU_NAMES),
+	AB_OPT(struct cfs_settings, daemon_wait, "daemon-wait", AB_OPT_STR, "HOW",
+		AB_FSRV_WAIT_FORMS ": --transport dev or uring: the server sleeps for each request, "
+		"looks for the next one US microseconds after each reply first, or never sleeps"),
 	AB_OPT(struct cfs_settings, daemon, "daemon", AB_OPT_CHOICE, "MODE",
 		"single|multi|clone_fd: one thread, a pool, the pool with cloned fds (not with "
 		"--transport uring: one ring thread per CPU)", .choices = "single|multi|clone_fd"),
@@ -81,7 +84,8 @@ static const struct ab_prog_info cfs_info = {
 	.usage_extra =
 		"Placements: none same smt llc cross-llc cross-node other.\n"
 		"Metrics: stat_per_s same_cpu_pct other_cpu_pct requests_per_stat latency_p50_ns\n"
-		"latency_p99_ns; with kernel statistics, from a separate instrumented repetition\n"
+		"latency_p99_ns, server_cpu_us_per_req (--transport dev, uring: the serving\n"
+		"threads' CPU time per request); with kernel statistics, from a separate instrumented repetition\n"
 		"after each timed one: kernel_ns_per_req kernel_same_cpu_pct, and kernel_requests\n"
 		"and daemon_requests (whole run, to cross-check), and the request breakdown's\n"
 		"brk_* (docs/breakdown.md); with --baseline pipe: brk_* of the pipe's\n"
@@ -104,6 +108,7 @@ static const struct {
 	[CFS_REQ] = { CFS_M_REQ, "ratio" },
 	[CFS_P50] = { CFS_M_P50, "ns" },
 	[CFS_P99] = { CFS_M_P99, "ns" },
+	[CFS_SCPU] = { CFS_M_SCPU, "us" },
 	[CFS_KNS] = { CFS_M_KNS, "ns" },
 	[CFS_KSAME] = { CFS_M_KSAME, "%" },
 	[CFS_KREQ] = { CFS_M_KREQ, "count" },
@@ -117,7 +122,8 @@ static const struct {
  */
 static void check_combinations(const struct cfs_settings *set, const struct ab_common *common)
 {
-	static const char *const fuse_only[] = { "transport", "daemon", "mountpoint", "uring-cpu" };
+	static const char *const fuse_only[] = { "transport", "daemon", "mountpoint", "uring-cpu",
+						 "daemon-wait" };
 	static const char *const baselines[] = { "fuse", "kernel", "pipe" };
 
 	for (size_t i = 0; i < AB_ARRAY_SIZE(fuse_only) && set->baseline != CFS_BASE_FUSE; i++)
@@ -130,6 +136,9 @@ static void check_combinations(const struct cfs_settings *set, const struct ab_c
 	if (set->transport != CFS_TR_URING && ab_opt_given(cfs_opts, common, "uring-cpu"))
 		ab_usage_error("--uring-cpu places io_uring's server threads: it needs --transport "
 			       "uring, not %s", transport_names[set->transport]);
+	if (set->transport == CFS_TR_LIBFUSE && set->wait.mode != AB_FSRV_WAIT_BLOCK)
+		ab_usage_error("--daemon-wait %s needs affbench's own server: --transport dev or uring, "
+			       "not libfuse", set->daemon_wait);
 	if (set->transport == CFS_TR_URING && ab_opt_given(cfs_opts, common, "daemon"))
 		ab_usage_error("--daemon means nothing with --transport uring: its server is always one "
 			       "ring thread per daemon CPU (recorded as daemon=percpu)");
@@ -219,6 +228,7 @@ static int resolve(struct cfs_point *pt, const struct cfs_settings *set,
 		cpus_list(pt->server_cpu, n, common, pt->server_list, sizeof(pt->server_list));
 
 	struct ab_config *c = &pt->cfg;
+	char w[32];
 	/* uring only: records of other transports (and older ones) keep their keys */
 	int uring = set->baseline == CFS_BASE_FUSE && set->transport == CFS_TR_URING;
 	ab_config_init(c);
@@ -229,6 +239,8 @@ static int resolve(struct cfs_point *pt, const struct cfs_settings *set,
 	    ab_config_set(c, "transport", "%s", set->baseline == CFS_BASE_FUSE ?
 			  transport_names[set->transport] : "none") < 0 ||
 	    (uring && ab_config_set(c, "uring_cpu", "%s", ab_fsrv_uring_cpu_name(set->uring_cpu)) < 0) ||
+	    (set->wait.mode != AB_FSRV_WAIT_BLOCK &&	/* block, the default, goes unwritten */
+	     ab_config_set(c, "daemon_wait", "%s", ab_fsrv_wait_name(&set->wait, w, sizeof(w))) < 0) ||
 	    ab_config_set(c, "client_cpu", "%s", pt->client_list) < 0 ||
 	    ab_config_set(c, "daemon_cpu", "%s", pt->server_list) < 0 || ab_idle_config(common, c) < 0)
 		ab_fail("record config of placement %s too long", ab_placement_name(pt->placement));
@@ -414,6 +426,9 @@ int main(int argc, char **argv)
 	int first = ab_parse_args(argc, argv, &cfs_info, cfs_opts, &set, &common);
 	if (first < argc)
 		ab_usage_error("unexpected argument '%s' (see --help)", argv[first]);
+	char err[256];
+	if (set.daemon_wait && ab_fsrv_wait_parse(set.daemon_wait, &set.wait, err, sizeof(err)) < 0)
+		ab_usage_error("bad value '%s' for --daemon-wait: %s", set.daemon_wait, err);
 	check_combinations(&set, &common);
 	set.duration = common.duration;
 	set.repeat = common.repeat;

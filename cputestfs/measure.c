@@ -174,11 +174,13 @@ static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
 	atomic_store(&sh->phase, CFS_MEASURE);
 	uint64_t t0 = ab_now_ns();
 	uint64_t req0 = cfs_requests(sh, r->n);
+	uint64_t cpu0 = ab_fsrv_cpu_sum(sh->srv_cpu, CFS_CPU_SLOTS);
 	sample(r, &calls0, &same0);
 	if (ab_watch(t0 + dur, UINT64_MAX, check, r, why, len) < 0)
 		return -1;
 	uint64_t t1 = ab_now_ns();
 	uint64_t req1 = cfs_requests(sh, r->n);
+	uint64_t cpu1 = ab_fsrv_cpu_sum(sh->srv_cpu, CFS_CPU_SLOTS);
 	sample(r, &calls1, &same1);
 	if (r->mon)
 		ab_cpumon_end(r->mon, (double)(t1 - t0) / 1e9);
@@ -195,6 +197,8 @@ static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
 	/* A kernel file names no serving CPU and has no server to count requests. */
 	cfs_window_metrics(calls1 - calls0, same1 - same0, req1 - req0, t1 - t0,
 			   r->set->baseline != CFS_BASE_KERNEL, res);
+	if (r->set->baseline == CFS_BASE_FUSE && r->set->transport != CFS_TR_LIBFUSE)
+		cfs_server_cpu(cpu1 - cpu0, req1 - req0, res);	/* lib/fsrv counts its threads' CPU */
 	/* Each client makes one call at a time: its time per call is the window over its calls. */
 	r->loop_ns = (double)(t1 - t0) * r->n / (double)(calls1 - calls0);
 	r->calls_per_s = res->v[CFS_STAT];

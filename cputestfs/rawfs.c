@@ -8,7 +8,9 @@
  * dev: read/write on /dev/fuse; --daemon single is one thread, multi one
  * thread per daemon CPU, clone_fd the same with a cloned fd each. uring: one
  * ring thread per daemon CPU (every allowed CPU when unpinned), each kernel
- * queue served by the thread of its CPU when there is one.
+ * queue served by the thread of its CPU when there is one. Either waits for
+ * requests as --daemon-wait says, and its threads add their CPU time to
+ * sh->srv_cpu (server_cpu_us_per_req).
  * Limits: no READDIR (ls on the mount gets ENOSYS); the CPU is read before the
  * reply is written, like fs.c.
  */
@@ -85,6 +87,9 @@ int cfs_raw_run(void *arg, const char *mnt)
 		.pin = a->pin,
 		.uring_cpu = a->uring_cpu,
 		.cpus = a->cpus,
+		.wait = a->wait,
+		.cpu = a->sh->srv_cpu,
+		.ncpu = CFS_CPU_SLOTS,
 	};
 
 	if (ab_daemon_prepare(NULL) < 0)

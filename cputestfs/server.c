@@ -120,6 +120,7 @@ static int raw_start(struct cfs_serving *s, char *why, size_t len)
 		.threads = 1,
 		.clone_fd = s->set->daemon == AB_LOOP_CLONE_FD,
 		.uring_cpu = s->set->uring_cpu,
+		.wait = s->set->wait,
 	};
 
 	if (s->pt->server_pinned)

@@ -26,6 +26,7 @@
 
 #include "sys/common.h"
 #include "sys/cpuset.h"
+#include "fuse/fsrv.h"
 #include "fuse/fusedaemon.h"
 #include "kstats/brk.h"
 #include "kstats/cpumon.h"
@@ -68,6 +69,8 @@ enum ddp_transport { DDP_TR_LIBFUSE, DDP_TR_DEV, DDP_TR_URING, DDP_TR_PASSTHROUG
 #define DDP_M_SPIN_US "spin_us_per_req"
 #define DDP_M_CLIENT_BYTES "client_bytes"
 #define DDP_M_DAEMON_BYTES "daemon_bytes"
+/* lib/fsrv's serving threads (dev, uring): their CPU time over the window's requests */
+#define DDP_M_SERVER_CPU "server_cpu_us_per_req"
 
 /* ---- shared memory ---- */
 
@@ -95,6 +98,7 @@ struct ddp_shared {
 	struct ab_gate gate __attribute__((aligned(AB_CACHELINE)));
 	_Atomic uint32_t nslots __attribute__((aligned(AB_CACHELINE)));
 	struct ddp_dslot dslot[DDP_DSLOTS];
+	struct ab_fsrv_cpu srv_cpu[DDP_DSLOTS];	/* lib/fsrv's serving threads' CPU time */
 	struct ddp_worker w[DDP_MAX_PROCS];
 };
 
@@ -132,9 +136,10 @@ static inline int ddp_parse_name(const char *name, enum ddp_dir *dir, int *idx)
 	return 0;
 }
 
-/* Sum of the daemon's counters for one direction. */
+/* Sum of the daemon's counters for one direction, and its serving threads' CPU
+ * time (lib/fsrv only: every direction). */
 struct ddp_dtotals {
-	uint64_t req, bytes, ns;
+	uint64_t req, bytes, ns, cpu_ns;
 };
 void ddp_daemon_totals(const struct ddp_shared *sh, enum ddp_dir dir, struct ddp_dtotals *t);
 
@@ -157,6 +162,8 @@ struct ddp_settings {
 	int kstats;			/* enum ab_kstats_mode */
 	int transport;			/* enum ddp_transport */
 	int uring_cpu;			/* enum ab_fsrv_uring_cpu (--transport uring only) */
+	const char *daemon_wait;	/* --daemon-wait as given (dev, uring only); NULL: block */
+	struct ab_fsrv_wait_cfg wait;	/* ... parsed */
 	struct ab_common common;	/* --duration --repeat --cpus --format --quiet */
 	/* derived */
 	size_t conn_max_write;		/* the max_write the server announces */
@@ -191,6 +198,7 @@ struct ddp_raw_args {
 	struct ddp_shared *sh;
 	int transport;			/* enum ddp_transport */
 	int uring_cpu;			/* enum ab_fsrv_uring_cpu */
+	struct ab_fsrv_wait_cfg wait;	/* how its threads wait for requests */
 	int threads, clone_fd, miscount, passthrough;
 	uint32_t max_write;
 	struct ab_cpuset cpus;		/* empty: every allowed CPU */
@@ -305,7 +313,7 @@ static inline int ddp_judge(const struct ddp_outcome *o, char *why, size_t len)
 
 /* The numbers of a repetition that passed ddp_judge (NAN: not measured). */
 struct ddp_numbers {
-	double mb_per_s, req_per_s, p50_us, p99_us, daemon_us;
+	double mb_per_s, req_per_s, p50_us, p99_us, daemon_us, server_cpu_us;
 };
 static inline void ddp_numbers(const struct ddp_outcome *o, struct ddp_numbers *n)
 {
@@ -316,6 +324,7 @@ static inline void ddp_numbers(const struct ddp_outcome *o, struct ddp_numbers *
 	/* The clients' calls; dd's are not counted, so then the daemon's requests. */
 	n->req_per_s = (double)(o->calls ? o->calls : o->window.req) / sec;
 	n->daemon_us = o->window.req ? (double)o->window.ns / (double)o->window.req / 1000.0 : NAN;
+	n->server_cpu_us = o->window.req ? (double)o->window.cpu_ns / (double)o->window.req / 1000.0 : NAN;
 	n->p50_us = timed_calls ? ab_hist_percentile(&o->lat, 50) / 1000.0 : NAN;
 	n->p99_us = timed_calls ? ab_hist_percentile(&o->lat, 99) / 1000.0 : NAN;
 }

@@ -145,8 +145,8 @@ static const char *pair(struct ab_render *r, const char *metric, int m, const ch
 	snprintf(mw, sizeof(mw), "mode=%s", ddp_modes[m]);
 	snprintf(pw, sizeof(pw), "procs=%.31s", p);
 	transport_want(tw, sizeof(tw), t);
-	const char *woff[] = { mw, pw, "clone_fd=off", tw, NULL };
-	const char *won[] = { mw, pw, "clone_fd=on", tw, NULL };
+	const char *woff[] = { mw, pw, "clone_fd=off", tw, WAIT_BLOCK, NULL };
+	const char *won[] = { mw, pw, "clone_fd=on", tw, WAIT_BLOCK, NULL };
 	const struct ab_group *off = ab_r_find(r, metric, woff), *on = ab_r_find(r, metric, won);
 	if (!off && !on)
 		snprintf(buf, len, "not measured");
@@ -200,17 +200,24 @@ static void pair_table(struct ab_render *r, const char *const *cols, const char 
  * (daemon time alone when no kernel statistics were taken). */
 static void timereq_table(struct ab_render *r)
 {
-	static const char *const cols[] = { DDP_M_KERNEL_US, DDP_M_SPIN_US, DDP_M_DAEMON_US };
-	static const char *const heads[] = { "kernel", "spinlock wait", "daemon handler" };
-	int kernel = ab_r_find(r, DDP_M_KERNEL_US, NULL) != NULL;
+	const char *cols[4], *heads[4];
+	int kernel = ab_r_find(r, DDP_M_KERNEL_US, NULL) != NULL, n = 0;
 
 	if (!ab_r_find(r, DDP_M_DAEMON_US, NULL))
 		return;
+	if (kernel) {
+		cols[n] = DDP_M_KERNEL_US, heads[n++] = "kernel";
+		cols[n] = DDP_M_SPIN_US, heads[n++] = "spinlock wait";
+	}
+	/* lib/fsrv's servers: their threads' CPU time, what a --daemon-wait costs */
+	if (ab_r_find(r, DDP_M_SERVER_CPU, NULL))
+		cols[n] = DDP_M_SERVER_CPU, heads[n++] = "server CPU";
+	cols[n] = DDP_M_DAEMON_US, heads[n++] = "daemon handler";	/* last: it picks the rows */
 	ab_r_fence(r);
 	fprintf(r->out, "%d) Time per request (us, median; without / with clone_fd%s)\n",
 		ab_r_table_no(r), kernel ? "; kernel and spin from separate instrumented repetitions" :
 			 "; no kernel statistics taken");
-	pair_table(r, kernel ? cols : cols + 2, kernel ? heads : heads + 2, kernel ? 3 : 1, 1);
+	pair_table(r, cols, heads, n, 1);
 	ab_r_fence(r);
 	/* The spans differ by server: say so rather than let the column compare them. */
 	if (ab_r_find(r, DDP_M_DAEMON_US, (const char *[]){ "transport=dev", NULL }) ||
@@ -242,8 +249,8 @@ const struct ab_group *ddp_transport_find(struct ab_render *r, const char *metri
 					  const char *procs, int t, const char *bs)
 {
 	char mw[32], pw[48], bw[48];
-	const char *want[7] = { mw, pw, ddp_tcols[t].kv, "clone_fd=off" };
-	int n = 4;
+	const char *want[8] = { mw, pw, ddp_tcols[t].kv, "clone_fd=off", WAIT_BLOCK };
+	int n = 5;
 
 	snprintf(mw, sizeof(mw), "mode=%s", ddp_modes[m]);
 	snprintf(pw, sizeof(pw), "procs=%.31s", procs);
@@ -321,6 +328,7 @@ static void tables(struct ab_render *r)
 			mode_table(r, m);
 	for (int m = 0; m < 2; m++)
 		transport_table(r, m);
+	ddp_wait_table(r);
 	timereq_table(r);
 	latency_table(r);
 	fprintf(r->out, "Published: %s. FUSE over io_uring (%s, %s): direct I/O of 1 MiB, 1 job %g -> "

@@ -1,7 +1,8 @@
-/* ddpar's report in three files, one a concern: desc.c (the tables and the
- * descriptor), desc_reading.c (the reading's sentences) and desc_plot.c (the
- * plots); the harness links all three. What they share: the record selectors
- * and the transport table's columns. */
+/* ddpar's report in four files, one a concern: desc.c (the tables and the
+ * descriptor), desc_wait.c (the --daemon-wait table), desc_reading.c (the
+ * reading's sentences) and desc_plot.c (the plots); the harness links them
+ * all. What they share: the record selectors and the transport table's
+ * columns. */
 #ifndef DDP_DESC_I_H
 #define DDP_DESC_I_H
 
@@ -12,6 +13,9 @@
 
 /* The post's server: libfuse (also records from before --transport existed). */
 #define LIBFUSE "transport=libfuse|"
+/* The server sleeping for each request (--daemon-wait block, the default; records of
+ * other waits are in desc_wait.c's table). */
+#define WAIT_BLOCK "daemon_wait=block|"
 
 /* A column of the transport table: its name, the transport it selects and, for
  * uring, the --uring-cpu choice (NULL: any). */
@@ -38,6 +42,8 @@ const struct ab_group *ddp_transport_cell(struct ab_render *r, int m, const char
 					  const char *bs);
 
 void ddp_reading(struct ab_render *r);
+/* desc_wait.c: the --daemon-wait table, when records of a wait other than block exist. */
+void ddp_wait_table(struct ab_render *r);
 void ddp_plots(struct ab_render *r);
 
 #endif

@@ -67,7 +67,9 @@ static void timereq_plot(struct ab_render *r)
 static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, const char *fix,
 		      const char *fix2, const char *key_prefix, int min_lines)
 {
-	const char *fixed[2][4] = { { "mode=write", fix, fix2, NULL }, { "mode=read", fix, fix2, NULL } };
+	/* the servers as they run by default: they sleep for their requests */
+	const char *fixed[2][5] = { { "mode=write", WAIT_BLOCK, fix, fix2, NULL },
+				    { "mode=read", WAIT_BLOCK, fix, fix2, NULL } };
 	struct ab_grid g[2];
 	int panels = 0, lines = 0;
 

@@ -208,6 +208,7 @@ void ddp_daemon_totals(const struct ddp_shared *sh, enum ddp_dir dir, struct ddp
 		t->bytes += atomic_load_explicit(&m->dslot[i].bytes[dir], memory_order_relaxed);
 		t->ns += atomic_load_explicit(&m->dslot[i].ns[dir], memory_order_relaxed);
 	}
+	t->cpu_ns = ab_fsrv_cpu_sum(m->srv_cpu, DDP_DSLOTS);
 }
 
 /* What the daemon process is told; it lives in the parent until the fork copies it. */

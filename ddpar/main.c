@@ -49,6 +49,9 @@ static const struct ab_opt ddp_opts[] = {
 	AB_OPT(struct ddp_settings, uring_cpu, "uring-cpu", AB_OPT_CHOICE, NULL,
 	       "--transport uring: where the thread serving a CPU's queue runs: on that CPU, on the "
 	       "next allowed one, or unpinned", .choices = AB_FSRV_URING_CPU_NAMES),
+	AB_OPT(struct ddp_settings, daemon_wait, "daemon-wait", AB_OPT_STR, "HOW",
+	       AB_FSRV_WAIT_FORMS ": --transport dev or uring: the server sleeps for each request, "
+	       "looks for the next one US microseconds after each reply first, or never sleeps"),
 	AB_OPT(struct ddp_settings, procs, "procs", AB_OPT_INTLIST, "LIST",
 	       "numbers of parallel processes (default 1,2,4,.. up to max(8, 2 x CPUs), at most 128)",
 	       .min = 1, .max = DDP_MAX_PROCS),
@@ -85,7 +88,9 @@ static const struct ab_prog_info ddp_info = {
 	.usage_extra = "MB/s means 10^6 bytes per second, summed over all processes. With kernel\n"
 		       "statistics each timed repetition is followed by an instrumented one of the same\n"
 		       "point, which writes kernel_us_per_req, spin_us_per_req and the request breakdown's\n"
-		       "brk_* (docs/breakdown.md) alone: no other number is measured with probes attached.",
+		       "brk_* (docs/breakdown.md) alone: no other number is measured with probes attached.\n"
+		       "--transport dev and uring also write server_cpu_us_per_req: the serving threads'\n"
+		       "CPU time (their own thread clocks) per request in the window.",
 	.default_duration = 1.0,
 	.default_repeat = 3,
 };
@@ -119,6 +124,13 @@ static void parse_settings(int argc, char **argv, struct ddp_settings *s, struct
 	if (ab_opt_given(ddp_opts, &s->common, "uring-cpu") && s->transport != DDP_TR_URING)
 		ab_usage_error("--uring-cpu places io_uring's server threads: it needs --transport "
 			       "uring, not %s", ddp_servers[s->transport].name);
+	char err[256];
+	if (s->daemon_wait && ab_fsrv_wait_parse(s->daemon_wait, &s->wait, err, sizeof(err)) < 0)
+		ab_usage_error("bad value '%s' for --daemon-wait: %s", s->daemon_wait, err);
+	if (s->wait.mode != AB_FSRV_WAIT_BLOCK && s->transport != DDP_TR_DEV &&
+	    s->transport != DDP_TR_URING)
+		ab_usage_error("--daemon-wait %s needs affbench's own server: --transport dev or uring, "
+			       "not %s", s->daemon_wait, ddp_servers[s->transport].name);
 	if ((s->daemon == DDP_DAEMON_SINGLE || s->transport >= DDP_TR_URING) && !clone_given)
 		s->clone_fd = DDP_CLONE_OFF;	/* io_uring and passthrough have no cloned fds */
 	if (s->transport >= DDP_TR_URING && s->clone_fd != DDP_CLONE_OFF)

@@ -47,6 +47,9 @@ void ddp_point_config(const struct ddp_settings *s, const struct ddp_point *pt, 
 	ab_config_set(c, "transport", "%s", s->server->name);
 	if (s->transport == DDP_TR_URING)	/* only here: other records keep matching */
 		ab_config_set(c, "uring_cpu", "%s", ab_fsrv_uring_cpu_name(s->uring_cpu));
+	char w[32];
+	if (s->wait.mode != AB_FSRV_WAIT_BLOCK)	/* block, the default, goes unwritten */
+		ab_config_set(c, "daemon_wait", "%s", ab_fsrv_wait_name(&s->wait, w, sizeof(w)));
 	if (s->dd)
 		ab_config_set(c, "client", "dd");
 	if (s->max_write)
@@ -193,8 +196,9 @@ static void record(struct ab_out *out, const struct ab_config *cfg, const struct
 		ab_record(out, cfg, pt->rep + 1, metric, v, unit);
 }
 
-static void write_records(const struct ddp_point *pt, const struct ab_config *cfg,
-			  const struct ddp_outcome *o, const struct ddp_probe *p, struct ab_out *out)
+static void write_records(const struct ddp_settings *s, const struct ddp_point *pt,
+			  const struct ab_config *cfg, const struct ddp_outcome *o,
+			  const struct ddp_probe *p, struct ab_out *out)
 {
 	if (pt->instrumented) {
 		if (!p->have) {
@@ -223,6 +227,9 @@ static void write_records(const struct ddp_point *pt, const struct ab_config *cf
 	record(out, cfg, pt, DDP_M_P99, n.p99_us, "us");
 	ab_hist_emit(out, cfg, pt->rep + 1, "lat", "us", &o->lat);	/* p90, p99.9, max, hist.csv */
 	record(out, cfg, pt, DDP_M_DAEMON_US, n.daemon_us, "us");
+	/* lib/fsrv counts its serving threads' CPU; passthrough answers no request here */
+	if (s->transport == DDP_TR_DEV || s->transport == DDP_TR_URING)
+		record(out, cfg, pt, DDP_M_SERVER_CPU, n.server_cpu_us, "us");
 }
 
 /* ---- one repetition ---- */
@@ -300,7 +307,7 @@ int ddp_point_run(const struct ddp_settings *s, const struct ddp_point *pt, stru
 		return -1;
 	}
 	ddp_point_config(s, pt, &cfg);
-	write_records(pt, &cfg, &o, &probe, out);
+	write_records(s, pt, &cfg, &o, &probe, out);
 	if (mon) {
 		struct ddp_numbers n;
 		ddp_numbers(&o, &n);

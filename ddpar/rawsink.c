@@ -11,6 +11,9 @@
  * answers no READ or WRITE at all; point.c checks that, and the backing
  * files' size and content.
  *
+ * Its threads wait for requests as --daemon-wait says and add their CPU time to
+ * sh->srv_cpu (server_cpu_us_per_req).
+ *
  * Limits: no SETATTR (dd's O_TRUNC arrives as FUSE_ATOMIC_O_TRUNC in OPEN).
  */
 #include <errno.h>
@@ -181,6 +184,9 @@ static int raw_main(void *arg, const char *mnt)
 		.cpus = a->cpus,
 		.max_write = a->max_write,
 		.passthrough = a->passthrough,
+		.wait = a->wait,
+		.cpu = a->sh->srv_cpu,
+		.ncpu = DDP_DSLOTS,
 	};
 	char path[4200];
 
@@ -211,6 +217,7 @@ int ddp_raw_start(struct ab_daemon *d, const struct ddp_settings *s, const struc
 		.sh = sh,
 		.transport = s->transport,
 		.uring_cpu = s->uring_cpu,
+		.wait = s->wait,
 		.threads = s->daemon == DDP_DAEMON_SINGLE ? 1 : s->threads ? s->threads :
 			   ab_cpuset_count(&s->common.allowed),
 		.clone_fd = pt->clone,

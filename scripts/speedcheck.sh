@@ -48,7 +48,11 @@
 #              --timeout SEC per command (default 120). Needs GNU time and
 #              about 1.2 GB free in $TMPDIR (less: a smaller hist.csv, said).
 #
-#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|scale]
+#   levers     cputestfs other/same with --idle as-found and poll, and dev
+#              --daemon-wait spin:50 vs block at placement other with the
+#              server's CPU per request (scripts/speedcheck/levers.sh; not in 'all').
+#
+#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|levers|scale]
 #                         [--duration SEC] [--repeat N] [--plan NAME]
 #                         [--quick|--smoke] [--timeout SEC]
 #   (--repeat: interleaved repetitions, default 3; more narrow the medians on a busy host)
@@ -80,7 +84,7 @@ SCALE_TIMEOUT=120
 
 # usage [CODE]: the synopsis, on stdout for --help (exit 0), on stderr otherwise (exit 2)
 usage() {
-	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|scale] [--duration SEC] [--repeat N] [--plan NAME] [--quick|--smoke] [--timeout SEC]"
+	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|levers|scale] [--duration SEC] [--repeat N] [--plan NAME] [--quick|--smoke] [--timeout SEC]"
 	if [ "${1:-2}" = 0 ]; then
 		echo "$line"
 		sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"
@@ -93,7 +97,7 @@ usage() {
 what=all
 while [ $# -gt 0 ]; do
 	case $1 in
-	cputestfs | ddpar | sqrtio | transports | cpupair | all | explain | plan-overhead | scale) what=$1 ;;
+	cputestfs | ddpar | sqrtio | transports | cpupair | all | explain | plan-overhead | levers | scale) what=$1 ;;
 	--quick) SCALE_MODE=quick ;;
 	--smoke) SCALE_MODE=smoke ;;
 	--timeout)
@@ -168,7 +172,7 @@ fi
 case $what in
 all) bins="cputestfs ddpar sqrtio" ;;
 transports) bins="cputestfs ddpar" ;;
-explain) bins=cputestfs ;;
+explain | levers) bins=cputestfs ;;
 plan-overhead) bins="cputestfs ddpar sqrtio fdget harness" ;;
 scale) bins=harness ;;
 *) bins=$what ;;
@@ -181,7 +185,7 @@ for b in $bins; do
 done
 
 
-for part in common cputestfs ddpar sqrtio transports cpupair explain overhead scale; do
+for part in common cputestfs ddpar sqrtio transports cpupair explain overhead levers scale; do
 	# shellcheck source=/dev/null
 	. "$REPO/scripts/speedcheck/$part.sh"
 done
@@ -203,6 +207,7 @@ transports) check_transports ;;
 cpupair) check_cpupair ;;
 explain) check_explain ;;
 plan-overhead) check_plan_overhead ;;
+levers) check_levers ;;
 scale)
 	SC_MODE=$SCALE_MODE SC_TIMEOUT=$SCALE_TIMEOUT
 	check_scale

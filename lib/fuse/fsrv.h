@@ -50,6 +50,7 @@
 #define AB_FSRV_H
 
 #include <linux/fuse.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -76,6 +77,49 @@ static inline const char *ab_fsrv_uring_cpu_name(int c)
 
 	return c >= 0 && c < (int)(sizeof(names) / sizeof(names[0])) ? names[c] : "?";
 }
+
+/*
+ * How a serving thread waits for its next request (--daemon-wait):
+ *   BLOCK  sleeps in the kernel (read() of /dev/fuse, io_uring_enter): the
+ *          kernel wakes it when a request comes. The default.
+ *   SPIN   after each reply keeps looking for the next request for up to
+ *          spin_us microseconds (dev: non-blocking reads; uring: peeks at the
+ *          completion queue), then sleeps as BLOCK does.
+ *   POLL   never sleeps: looks until the filesystem is unmounted.
+ * A request found while looking needs no wake-up of the server (the caller
+ * still sleeps for its reply); the looking costs CPU, which ab_fsrv_cpu counts.
+ * Names: AB_FSRV_WAIT_FORMS; ab_fsrv_wait_parse reads "block", "spin:US", "poll".
+ */
+enum ab_fsrv_wait { AB_FSRV_WAIT_BLOCK, AB_FSRV_WAIT_SPIN, AB_FSRV_WAIT_POLL };
+#define AB_FSRV_WAIT_FORMS "block|spin:US|poll"
+#define AB_FSRV_SPIN_MAX_US 1000000	/* spin:US takes 1 .. this */
+struct ab_fsrv_wait_cfg {
+	int mode;		/* enum ab_fsrv_wait */
+	uint32_t spin_us;	/* SPIN: how long to look after each reply */
+};
+/*
+ * "block", "spin:US" (US a decimal 1 .. AB_FSRV_SPIN_MAX_US) or "poll" into w.
+ * 0, or -1 with what is wrong in err (the caller names the option).
+ */
+int ab_fsrv_wait_parse(const char *s, struct ab_fsrv_wait_cfg *w, char *err, size_t len);
+/* The canonical form of w ("spin:50") in buf, for a record's config. */
+const char *ab_fsrv_wait_name(const struct ab_fsrv_wait_cfg *w, char *buf, size_t len);
+
+/*
+ * CPU time of the serving threads, from each thread's own CPU clock
+ * (CLOCK_THREAD_CPUTIME_ID), added as nanoseconds so far: serving thread i
+ * adds to slot i % n. Put the slots in memory the caller shares with the
+ * daemon process and read them at both ends of a window: the difference of
+ * the sums is the threads' CPU time in it. A thread adds what it used just
+ * before it sleeps and, while it looks for requests without sleeping, at least
+ * every AB_FSRV_CPU_EVERY_NS, so a sum read at any moment lags the truth by
+ * at most one request's handling per awake thread or that interval.
+ */
+struct ab_fsrv_cpu {
+	_Atomic uint64_t ns;
+} __attribute__((aligned(64)));
+#define AB_FSRV_CPU_EVERY_NS 1000000ull
+uint64_t ab_fsrv_cpu_sum(const struct ab_fsrv_cpu *c, int n);
 
 /* OPEN: what the handler gets and fills. */
 struct ab_fsrv_open {
@@ -136,6 +180,9 @@ struct ab_fsrv_cfg {
 	struct ab_cpuset cpus;	/* CPUs server threads may use; empty = the process's affinity */
 	uint32_t max_write;	/* bytes per WRITE request (0 = 128 KiB); READ gets as much */
 	int passthrough;	/* negotiate FUSE_PASSTHROUGH (root, Linux 6.9+) */
+	struct ab_fsrv_wait_cfg wait;	/* how serving threads wait (zero: BLOCK) */
+	struct ab_fsrv_cpu *cpu;	/* serving threads' CPU time, or NULL: not counted */
+	int ncpu;			/* slots at cpu */
 };
 
 /*

@@ -4,23 +4,29 @@
  * clone_fd every thread but the first has its own fd (FUSE_DEV_IOC_CLONE),
  * so replies are matched on a per-thread processing list rather than one
  * shared by all threads. Threads end when read() says ENODEV: the filesystem
- * was unmounted or its connection aborted.
+ * was unmounted or its connection aborted. How a thread waits for a request
+ * (cfg.wait: sleeping in read(), or reading a non-blocking fd for a while or
+ * for good) is dev_next's; its CPU time goes to cfg.cpu (fsrv_wait.c).
  */
 #include "fuse/fsrv_i.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/gate.h"
 #include "sys/pin.h"
 
 struct dev_thr {
 	struct fsrv *s;
 	int fd;
 	int cpu;		/* pinned CPU or -1 */
+	int idx;		/* its place among the serving threads */
+	struct fsrv_cpuacct acct;	/* its CPU time (cfg.cpu) */
 	char *in, *out;
 	size_t in_len, out_len;
 	pthread_t tid;
@@ -35,21 +41,66 @@ static size_t dev_in_len(const struct fsrv *s)
 	return s->bufsize + s->page_size;
 }
 
+enum { DEV_GOT, DEV_AGAIN, DEV_GONE };
+
+/* One read() of t->fd: DEV_GOT with the request's length in *n, DEV_AGAIN (nothing
+ * there, interrupted), or DEV_GONE (unmounted, aborted, or a fatal error). */
+static int dev_read(struct dev_thr *t, ssize_t *n)
+{
+	*n = read(t->fd, t->in, t->in_len);
+	if (*n >= 0)
+		return DEV_GOT;
+	/* ENOENT: the request was interrupted before we got it */
+	if (errno == EINTR || errno == EAGAIN || errno == ENOENT)
+		return DEV_AGAIN;
+	if (errno != ENODEV && errno != ECONNABORTED)
+		fsrv_set_fatal(t->s, AB_EXIT_FAIL, "read /dev/fuse (fd %d): %s", t->fd, strerror(errno));
+	return DEV_GONE;
+}
+
+/*
+ * The next request, waiting as cfg.wait says. spin and poll read a
+ * non-blocking fd until a request is there (spin: for spin_us at most);
+ * then, like block, the thread sleeps (in poll(), as its fd does not block)
+ * after adding the CPU time it used. The kernel says ENODEV to a
+ * non-blocking read too once the filesystem is gone: poll ends there.
+ */
+static int dev_next(struct dev_thr *t, ssize_t *n)
+{
+	const struct ab_fsrv_wait_cfg *w = &t->s->cfg->wait;
+	struct pollfd p = { .fd = t->fd, .events = POLLIN };
+
+	if (w->mode != AB_FSRV_WAIT_BLOCK) {
+		uint64_t end = w->mode == AB_FSRV_WAIT_SPIN ? ab_now_ns() + w->spin_us * 1000ull
+							    : UINT64_MAX;
+		for (;;) {
+			int r = dev_read(t, n);
+			uint64_t now;
+			if (r != DEV_AGAIN)
+				return r;
+			if ((now = ab_now_ns()) >= end)
+				break;	/* spin: looked long enough, now sleep */
+			fsrv_cpu_tick(&t->acct, now);
+		}
+	}
+	fsrv_cpu_add(&t->acct);
+	if (w->mode != AB_FSRV_WAIT_BLOCK && poll(&p, 1, -1) < 0 && errno != EINTR) {
+		fsrv_set_fatal(t->s, AB_EXIT_FAIL, "poll /dev/fuse (fd %d): %s", t->fd, strerror(errno));
+		return DEV_GONE;
+	}
+	return dev_read(t, n);
+}
+
 static void *dev_loop(void *arg)
 {
 	struct dev_thr *t = arg;
+	ssize_t n;
+	int r;
 
-	for (;;) {
-		ssize_t n = read(t->fd, t->in, t->in_len);
-		if (n < 0) {
-			/* ENOENT: the request was interrupted before we got it */
-			if (errno == EINTR || errno == EAGAIN || errno == ENOENT)
-				continue;
-			if (errno != ENODEV && errno != ECONNABORTED)
-				fsrv_set_fatal(t->s, AB_EXIT_FAIL, "read /dev/fuse (fd %d): %s", t->fd,
-					       strerror(errno));
-			break;
-		}
+	fsrv_cpu_init(&t->acct, t->s, t->idx);
+	while ((r = dev_next(t, &n)) != DEV_GONE) {
+		if (r == DEV_AGAIN)
+			continue;
 		struct iovec iov[2];
 		int k = fsrv_dev_handle_iov(t->s, t->in, (size_t)n, t->out, t->out_len, iov);
 		if (k <= 0)
@@ -64,6 +115,7 @@ static void *dev_loop(void *arg)
 			       strerror(errno));
 		}
 	}
+	fsrv_cpu_add(&t->acct);
 	return NULL;
 }
 
@@ -92,9 +144,17 @@ static int dev_thr_setup(struct fsrv *s, struct dev_thr *t, int i)
 
 	t->s = s;
 	t->cpu = cfg->pin && ncpus ? ab_cpuset_nth(&cfg->cpus, i % ncpus) : -1;
+	t->idx = i;
 	t->fd = i > 0 && cfg->clone_fd ? dev_clone(s->devfd) : s->devfd;
 	if (t->fd < 0)
 		return -1;
+	/* spin and poll look without sleeping; the fd is shared when not cloned, and all
+	 * threads wait alike, so every one of them sleeps in poll() */
+	if (cfg->wait.mode != AB_FSRV_WAIT_BLOCK &&
+	    fcntl(t->fd, F_SETFL, fcntl(t->fd, F_GETFL) | O_NONBLOCK) < 0) {
+		ab_msg("fsrv: make /dev/fuse (fd %d) non-blocking: %s", t->fd, strerror(errno));
+		return -1;
+	}
 	t->in_len = dev_in_len(s);
 	t->out_len = sizeof(struct fuse_out_header) + s->bufsize;
 	t->in = malloc(t->in_len);

@@ -12,8 +12,11 @@
  * One thread and ring per allowed online CPU serve that CPU's queue;
  * queues of CPUs not allowed or offline are spread over those threads. Each
  * thread runs where cfg.uring_cpu says: pinned to its queue's CPU (default),
- * pinned to the next allowed CPU, or unpinned on the allowed ones. One submit-and-wait system call per request. The main thread
- * reads /dev/fuse for what never goes through the ring (FORGET, INTERRUPT).
+ * pinned to the next allowed CPU, or unpinned on the allowed ones. One
+ * submit-and-wait system call per request; with cfg.wait spin or poll, a
+ * submit and then peeks at the completion queue before it (uring_look). The
+ * main thread reads /dev/fuse for what never goes through the ring (FORGET,
+ * INTERRUPT). Ring threads add their CPU time to cfg.cpu (fsrv_wait.c).
  *
  * Teardown: an unmount or abort completes every entry with -ENOTCONN and
  * /dev/fuse reads fail with ENODEV; threads end by themselves. A REGISTER
@@ -33,6 +36,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/gate.h"
 #include "sys/pin.h"
 #include "sys/sysfs.h"
 
@@ -69,6 +73,8 @@ struct uring_thr {
 	void *mem;
 	struct io_uring ring;
 	pthread_t tid;
+	int idx;		/* its place among the ring threads */
+	struct fsrv_cpuacct acct;	/* its CPU time (cfg.cpu) */
 };
 
 /* ---- which thread serves which queue ---- */
@@ -151,6 +157,7 @@ static int uring_plan(const struct fsrv *s, struct uring_thr **out)
 	ab_cpuset_for_each(cpu, &cpus) {
 		t[i].s = (struct fsrv *)s;
 		t[i].cpu = cpu;
+		t[i].idx = i;
 		place_thread(&t[i], s->cfg->uring_cpu, &allowed);
 		t[i].qids = qids + (size_t)i * (size_t)nq;
 		if (cpu < nq)
@@ -266,33 +273,69 @@ static int thr_setup(struct uring_thr *t)
 	return 0;
 }
 
+/* Handle every completion there is. */
+static void reap_cqes(struct uring_thr *t)
+{
+	struct io_uring_cqe *cqe;
+	unsigned head, n = 0;
+
+	io_uring_for_each_cqe(&t->ring, head, cqe) {
+		ent_complete(t, (struct uring_ent *)(uintptr_t)cqe->user_data, cqe->res);
+		n++;
+	}
+	io_uring_cq_advance(&t->ring, n);
+}
+
+/*
+ * spin and poll: hand the replies over, then peek at the completion queue
+ * until a request is there (spin: for spin_us at most). 1 when one is, 0 when
+ * the thread should sleep. The kernel posts a request's completion from task
+ * work, which it makes this thread run by interrupting it: no wake-up.
+ */
+static int uring_look(struct uring_thr *t)
+{
+	const struct ab_fsrv_wait_cfg *w = &t->s->cfg->wait;
+	struct io_uring_cqe *cqe;
+	uint64_t end, now;
+
+	if (w->mode == AB_FSRV_WAIT_BLOCK)
+		return 0;
+	int rc = io_uring_submit(&t->ring);
+	if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY)
+		return 0;	/* submit_and_wait says it again, and fails */
+	end = w->mode == AB_FSRV_WAIT_SPIN ? ab_now_ns() + w->spin_us * 1000ull : UINT64_MAX;
+	while (io_uring_peek_cqe(&t->ring, &cqe) != 0) {
+		if (atomic_load_explicit(&t->s->fatal, memory_order_relaxed) || (now = ab_now_ns()) >= end)
+			return 0;
+		fsrv_cpu_tick(&t->acct, now);
+	}
+	return 1;
+}
+
 static void *uring_loop(void *arg)
 {
 	struct uring_thr *t = arg;
-	struct io_uring_cqe *cqe;
-	unsigned head, n;
 	char name[16];
 
 	/* Named for its first queue, so tools and tests can tell where it runs. */
 	snprintf(name, sizeof(name), "fsrv-uring-%d", t->cpu);
 	pthread_setname_np(pthread_self(), name);
+	fsrv_cpu_init(&t->acct, t->s, t->idx);
 	if (thr_setup(t) == 0) {
 		while (t->live > 0 && !atomic_load(&t->s->fatal)) {
-			int rc = io_uring_submit_and_wait(&t->ring, 1);
-			if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) {
-				fsrv_set_fatal(t->s, AB_EXIT_FAIL, "io_uring_enter on CPU %d: %s",
-					       t->cpu, strerror(-rc));
-				break;
+			if (!uring_look(t)) {
+				fsrv_cpu_add(&t->acct);	/* before it may sleep */
+				int rc = io_uring_submit_and_wait(&t->ring, 1);
+				if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) {
+					fsrv_set_fatal(t->s, AB_EXIT_FAIL, "io_uring_enter on CPU %d: %s",
+						       t->cpu, strerror(-rc));
+					break;
+				}
 			}
-			n = 0;
-			io_uring_for_each_cqe(&t->ring, head, cqe) {
-				ent_complete(t, (struct uring_ent *)(uintptr_t)cqe->user_data,
-					     cqe->res);
-				n++;
-			}
-			io_uring_cq_advance(&t->ring, n);
+			reap_cqes(t);
 		}
 	}
+	fsrv_cpu_add(&t->acct);
 	if (atomic_load(&t->s->fatal) && eventfd_write(t->evfd, 1) < 0)
 		ab_msg("fsrv: eventfd_write: %s", strerror(errno));
 	return NULL;

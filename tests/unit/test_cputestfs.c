@@ -61,6 +61,12 @@ static void test_window_metrics(void **state)
 	for (int m = CFS_P50; m < CFS_NM; m++)
 		assert_false(res.has[m]);
 
+	/* The server's CPU per request: 3 ms over 1000 requests is 3 us; none without one. */
+	cfs_server_cpu(3000000, 1000, &res);
+	assert_true(res.has[CFS_SCPU] && fabs(res.v[CFS_SCPU] - 3.0) < 1e-12);
+	cfs_server_cpu(3000000, 0, &res);
+	assert_false(res.has[CFS_SCPU]);
+
 	/* Two requests per call would show (a lookup per stat: entries not cached). */
 	cfs_window_metrics(10, 10, 20, 1000000000ull, 1, &res);
 	assert_true(fabs(res.v[CFS_REQ] - 2.0) < 1e-12);
