@@ -9,7 +9,8 @@
 #     when not block;
 #   - poll never sleeps, yet the run ends within a bound, unmounts and leaves
 #     no mount behind;
-#   - the report's wait table shows each mode beside block. (~10 s)
+#   - the report's wait table shows each mode beside block, and the 2022 post
+#     that had the server spin (lib/report/published.tsv) under it. (~10 s)
 . "$(dirname "$0")/lib.sh"
 
 W=$AFFBENCH_WORKDIR/daemon-wait.$$
@@ -103,6 +104,8 @@ if [ -s "$W/c-dev-poll.csv" ]; then
 			[[ $row =~ ^\|\ dev\ \|\ other\ \|\ [0-9]+\ \([0-9.]+\ us\)\ \|\ [0-9]+\ \([0-9.]+\ us,\ [0-9.]+x\ ?\*?\)\ \|\ [0-9]+\ \([0-9.]+\ us,\ [0-9.]+x ]]'
 	check "report: the waits' figures, stat/s and CPU per request (cputestfs_wait*.gp)" \
 		eval '[ -s "$W/r/cputestfs_wait.gp" ] && [ -s "$W/r/cputestfs_wait_cpu.gp" ]'
+	check "report: the 2022 post's spin, creates/s as posted, under the wait table" \
+		grep -qF '5568 -> 8043 file creates/s (1.44x)' "$W/r/tables.md"
 fi
 
 # poll never sleeps: the daemon must still see the unmount and end by itself. A

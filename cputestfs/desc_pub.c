@@ -1,0 +1,34 @@
+/* The posts beside cputestfs's levers (see desc_pub.h). Numbers come from
+ * published.tsv only; the text says how far they compare with ours. */
+#include <stdio.h>
+
+#include "desc_pub.h"
+
+#define SPIN "schubert2022"
+#define SAMECPU "schubert2025"
+
+void cfs_pub_spin(struct ab_render *r)
+{
+	double a = ab_pub(SPIN, "seqcreate.without_per_s");
+	double b = ab_pub(SPIN, "seqcreate.with_per_s");
+
+	/* his spin is in the kernel's read of /dev/fuse, ours in the server's
+	 * non-blocking reads: the same wake-up goes, on another machine and load */
+	fprintf(r->out, "- published (%s): %.0f -> %.0f file creates/s (%.2fx) on his machine, "
+			"to set beside dev's spin:US / block ratio above (stat/s here, creates/s "
+			"there; his spin is in the kernel's read, ours in the server's "
+			"non-blocking reads). %s.\n\n",
+		ab_pub_text(SPIN, "source"), a, b, b / a, ab_pub_text(SPIN, "machine"));
+}
+
+void cfs_pub_samecpu(struct ab_render *r)
+{
+	fprintf(r->out, "Published (%s): waking the caller on the CPU that ended its request "
+			"took io_uring from %.0f to %.0f MiB/s and /dev/fuse from %.0f to %.0f MiB/s, "
+			"no gain without io_uring (fio 4 KiB random reads, 1 job; whether this kernel "
+			"wakes that way: docs/kernels.md).\n\n",
+		ab_pub_text(SAMECPU, "source"), ab_pub(SAMECPU, "randread4k.uring_MiB_per_s"),
+		ab_pub(SAMECPU, "randread4k.uring_samecpu_MiB_per_s"),
+		ab_pub(SAMECPU, "randread4k.dev_MiB_per_s"),
+		ab_pub(SAMECPU, "randread4k.dev_samecpu_MiB_per_s"));
+}

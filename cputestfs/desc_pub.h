@@ -1,0 +1,17 @@
+/*
+ * The posts that pulled cputestfs's levers by hand (lib/report/published.tsv),
+ * each printed beside the row we measure: the server spinning before it sleeps
+ * (schubert2022) beside --daemon-wait, and waking the caller on the CPU that
+ * ended its request (schubert2025) beside the uring transport's reading.
+ */
+#ifndef CPUTESTFS_DESC_PUB_H
+#define CPUTESTFS_DESC_PUB_H
+
+#include "report/render.h"
+
+/* One "- published" line under the wait table: 2022's creates/s without and with the spin. */
+void cfs_pub_spin(struct ab_render *r);
+/* A paragraph after the uring reading: 2025's same-CPU wake on io_uring and on /dev/fuse. */
+void cfs_pub_samecpu(struct ab_render *r);
+
+#endif
