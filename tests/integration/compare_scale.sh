@@ -13,8 +13,9 @@ HDR='bench,config,rep,metric,value,unit'
 
 # run NAME DIR...: compare into $D/o-NAME, stdout in $D/NAME.out; the exit status
 run() { local n=$1; shift; "$H" compare --out "$D/o-$n" "$@" > "$D/$n.out" 2> "$D/$n.err"; }
-# rows BENCH CONFIG-AWK-EXPR N VALUE-AWK-EXPR: N rows, i from 0, rep i % 9 + 1
-rows() { awk -v b="$1" -v n="$3" "BEGIN { for (i = 0; i < n; i++) print b \",\" $2 \",\" i % 9 + 1 \",m,\" $4 \",u\" }"; }
+# rows BENCH CONFIG-AWK-EXPR N VALUE-AWK-EXPR [REP-AWK-EXPR]: N rows, i from 0, rep i % 9 + 1
+# (configs are written with their keys sorted, and no rep twice in a config: raw.csv's rules)
+rows() { awk -v b="$1" -v n="$3" "BEGIN { for (i = 0; i < n; i++) print b \",\" $2 \",\" ${5:-i % 9 + 1} \",m,\" $4 \",u\" }"; }
 
 # machine lists: 2,000 knob lines; B the same reversed; C with one new line; D as B
 for r in a b c d; do mkdir -p "$D/m$r"; printf '%s\nx,,1,m,1,u\n' "$HDR" > "$D/m$r/raw.csv"; done
@@ -39,8 +40,8 @@ check "runs B and D hold the same list: one code" \
 
 # the keys that vary: 300 configs sharing k=const; y's key p absent from its first config
 mkdir -p "$D/k"
-{ echo "$HDR"; rows x '"k=const;c=v" int(i / 9)' 2700 '100 + i % 5'
-  rows y '(i < 9 ? "q=s" : "q=s;p=v" int(i / 9))' 36 1; } > "$D/k/raw.csv"
+{ echo "$HDR"; rows x '"c=v" int(i / 9) ";k=const"' 2700 '100 + i % 5'
+  rows y '(i < 9 ? "q=s" : "p=v" int(i / 9) ";q=s")' 36 1; } > "$D/k/raw.csv"
 run k "$D/k" "$D/k"; rc=$?
 check "300 configs with a constant key: exit $rc (want 0)" [ "$rc" = 0 ]
 check "the terminal legend keeps the key that varies, not the constant one" \
@@ -51,8 +52,8 @@ check "compare.md's config cells name c alone" \
 
 # a side of 12,000 values: bootstrapped 10,000 at a time, said once in compare.md
 mkdir -p "$D/ba" "$D/bb"
-{ echo "$HDR"; rows x '""' 12000 '100 + i % 7'; } > "$D/ba/raw.csv"
-{ echo "$HDR"; rows x '""' 12000 '110 + i % 7'; } > "$D/bb/raw.csv"
+{ echo "$HDR"; rows x '""' 12000 '100 + i % 7' 'i + 1'; } > "$D/ba/raw.csv"
+{ echo "$HDR"; rows x '""' 12000 '110 + i % 7' 'i + 1'; } > "$D/bb/raw.csv"
 run b "$D/ba" "$D/bb"; rc=$?
 check "12,000 values a side: exit $rc (want 0)" [ "$rc" = 0 ]
 check "compare.md says the bootstrap resampled 10,000 values a side" \
@@ -64,7 +65,7 @@ check "300 repetitions a side: no such sentence" \
 
 # CPU keys: a run with them is normalized, one without taken as it is; both still match
 mkdir -p "$D/ca" "$D/cb"
-{ echo "$HDR"; rows x '"mode=a"' 18 '100 + i % 3'; } > "$D/ca/raw.csv"
+{ echo "$HDR"; rows x '"mode=a"' 18 '100 + i % 3' 'i + 1'; } > "$D/ca/raw.csv"
 { echo "$HDR"; rows x '"client_cpu=" (i % 2) ";mode=a"' 18 '100 + i % 3'; } > "$D/cb/raw.csv"
 run c "$D/ca" "$D/cb"; rc=$?
 check "a run with CPU keys against one without: exit $rc, one ratio judged, nothing unmatched" \
