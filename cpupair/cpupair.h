@@ -33,6 +33,8 @@
 
 /* Workers reach the start gate within this (ab_scaled_ns). */
 #define CP_GATE_NS (10 * AB_NS)
+/* Windows a measurement may take before it counts no round trip as a failure. */
+#define CP_WINDOWS_MAX 100
 
 enum cp_method { CP_LINE, CP_FUTEX, CP_PIPE, CP_NMETHOD };
 
