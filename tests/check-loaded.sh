@@ -4,7 +4,7 @@
 # One busy loop per CPU this process may use, each pinned to its CPU and at
 # niceness 0, so it competes with the tests as an equal. The loops are stopped
 # however make check ends; the exit status is make check's.
-#   scripts/check-loaded.sh [make arguments...]   (make check-loaded)
+#   tests/check-loaded.sh [make arguments...]   (make check-loaded)
 set -u
 MAKE=${MAKE:-make}
 

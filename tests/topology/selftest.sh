@@ -1,8 +1,8 @@
 #!/bin/sh
 # Self-test of the emulated-topology checker (no guest, a few seconds; POSIX sh + awk).
-#   scripts/topology/selftest.sh            unpack the fixtures, check they pass, then
+#   tests/topology/selftest.sh              unpack the fixtures, check they pass, then
 #                                           doctor them (deliberate bugs) and expect failures
-#   scripts/topology/selftest.sh --pack DIR a result directory -> fixture text on stdout
+#   tests/topology/selftest.sh --pack DIR   a result directory -> fixture text on stdout
 # The fixtures (fixture-A.txt, fixture-C.txt) are what shape A and C guests wrote,
 # reduced to the files the checker reads. Each doctored copy plants one bug the
 # check must catch, e.g. llc resolved to two SMT siblings of one core: if the
@@ -28,8 +28,8 @@ pack_list() {
 }
 if [ "${1:-}" = --pack ]; then
 	d=${2:?--pack DIR}
-	echo "# affbench check-topology result, packed by scripts/topology/selftest.sh --pack ('@@ PATH' starts a file, '|' a line of it);"
-	echo "# re-check: scripts/topology/selftest.sh --unpack THIS DIR && scripts/topology/check-run.sh DIR"
+	echo "# affbench check-topology result, packed by tests/topology/selftest.sh --pack ('@@ PATH' starts a file, '|' a line of it);"
+	echo "# re-check: tests/topology/selftest.sh --unpack THIS DIR && tests/topology/check-run.sh DIR"
 	for f in $(pack_list "$d"); do
 		echo "@@ $f"
 		sed 's/^/|/' "$d/$f"

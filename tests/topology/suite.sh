@@ -1,5 +1,5 @@
 #!/bin/sh
-# The suite the guest runs (scripts/topology/init starts it, under taskset on
+# The suite the guest runs (tests/topology/init starts it, under taskset on
 # shape C). Every step writes out/direct/NAME.{cmd,csv,err,rc,secs}: the
 # command, its stdout (CSV records or key=value lines), its stderr (progress,
 # skip reasons), its exit code and its seconds. Durations are short: TCG runs

@@ -1,6 +1,6 @@
 #!/bin/sh
-# Checks one result directory of scripts/check-topology.sh (POSIX sh + awk):
-#   scripts/topology/check-run.sh DIR
+# Checks one result directory of tests/topology/check-topology.sh (POSIX sh + awk):
+#   tests/topology/check-run.sh DIR
 # DIR holds what the guest wrote (sysfs/ snapshot, direct/ benchmark outputs,
 # harness/ run directory, state/ before and after, config, done). The topology
 # comes from the snapshot (flattened here into DIR/facts.txt) and check.awk

@@ -5,9 +5,9 @@
 # directories back and checks them against the guest's own sysfs, derived
 # independently of the project's placement resolver.
 #
-#   scripts/check-topology.sh [--shapes "A B C"] [--save DIR] [--keep]
-#   scripts/check-topology.sh --selftest     the checker's self-test only (no guest, seconds)
-#   scripts/check-topology.sh --check DIR|PACK   check a result directory (or a saved
+#   tests/topology/check-topology.sh [--shapes "A B C"] [--save DIR] [--keep]
+#   tests/topology/check-topology.sh --selftest     the checker's self-test only (no guest, seconds)
+#   tests/topology/check-topology.sh --check DIR|PACK   check a result directory (or a saved
 #                                            topology/result.pack) again, no guest
 #
 # Shapes (all by default; SHAPES="A C" in the environment also picks):
@@ -21,9 +21,9 @@
 # and unpacked under build/topology/cache, never installed on this machine.
 # Exit 0 when every check passed, 1 when one failed, 4 when something needed is missing.
 set -eu
-cd "$(dirname "$0")/.."
+HERE=$(cd "$(dirname "$0")" && pwd)
+cd "$HERE/../.."
 TOP=$PWD
-HERE=$TOP/scripts/topology
 W=${TOPO_BUILD:-$TOP/build/topology}
 SHAPES=${SHAPES:-A B C}
 # A hang guard per guest (boot to poweroff), above the 10-minute budget a shape is meant
@@ -34,7 +34,7 @@ SHAPE_TIMEOUT=${TOPO_SHAPE_TIMEOUT:-900}
 # been silent for 2 minutes is stalled (boot.sh): it is booted again.
 BOOT_STALL=${TOPO_BOOT_STALL:-120}
 BOOT_TRIES=${TOPO_BOOT_TRIES:-3}
-# shellcheck source=scripts/topology/boot.sh
+# shellcheck source=tests/topology/boot.sh
 . "$HERE/boot.sh"
 save= keep=0 mode=run check_dir=
 
@@ -314,7 +314,7 @@ write_emulated() { # SHAPE DIR
 		which placements resolved to which CPUs, what skipped and why, that nothing failed
 		and nothing was left changed.
 		Host: $(uname -n), $(nproc) CPUs, $(qemu-system-x86_64 --version | head -n 1).
-		Guest kernel: $KVER. Made by scripts/check-topology.sh on $(date -u '+%Y-%m-%d %H:%M UTC'):
+		Guest kernel: $KVER. Made by tests/topology/check-topology.sh on $(date -u '+%Y-%m-%d %H:%M UTC'):
 		  ${QEMU_CMD[*]}
 	EOF
 }
