@@ -14,7 +14,8 @@
 #   A  16 CPUs: 2 sockets x 4 cores x 2 threads, 2 NUMA nodes
 #   B  72 CPUs on 1 socket (36 cores x 2 threads), one node
 #   C  shape A, the suite under taskset -c 2-5,9 and CPU 3 offline
-# --save DIR copies each shape's run directory to DIR/<shape> (e.g. results/emulated);
+# --save DIR copies each shape's run directory to DIR/<shape> (e.g. results/emulated), its
+# records only (results/README.md);
 # --keep keeps the disk images under build/topology/<shape>/ (they are removed otherwise).
 # Needs root to install what is missing from Debian (qemu-system-x86,
 # busybox-static, e2fsprogs); the guest kernel is fetched with apt-get download
@@ -38,7 +39,7 @@ BOOT_TRIES=${TOPO_BOOT_TRIES:-3}
 . "$HERE/boot.sh"
 save= keep=0 mode=run check_dir=
 
-usage() { sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--shapes) SHAPES=$2; shift ;;
@@ -319,6 +320,24 @@ write_emulated() { # SHAPE DIR
 	EOF
 }
 
+# The harness run's records, as results/ keeps them (results/README.md): no renders
+# (harness plot makes them again), and a point's log only when runs.csv does not say
+# that the point ended ok.
+save_records() { # RUN_DIR DEST
+	local f
+	for f in raw.csv hist.csv machine.txt plan.plan runs.csv failures.csv EMULATED; do
+		[ -f "$1/$f" ] && cp -a "$1/$f" "$2/"
+	done
+	[ -d "$1/log" ] || return 0
+	awk -F, 'NR > 1 && $4 == "ok" { print $1 "-p" $2 "-r" $3 ".log" }' "$1/runs.csv" >"$2/.ok" 2>/dev/null || :
+	mkdir -p "$2/log"
+	for f in "$1"/log/*-p*-r*.log; do
+		[ -f "$f" ] && ! grep -qxF "${f##*/}" "$2/.ok" && cp -a "$f" "$2/log/"
+	done
+	rm -f "$2/.ok"
+	rmdir "$2/log" 2>/dev/null || true
+}
+
 # ---- main --------------------------------------------------------------------------------
 mkdir -p "$W"
 T_ALL0=$(date +%s)
@@ -357,7 +376,7 @@ for s in $SHAPES; do
 	if [ -n "$save" ] && [ -d "$r/harness" ]; then
 		rm -rf "${save:?}/$s"
 		mkdir -p "$save/$s"
-		cp -a "$r/harness/." "$save/$s/"
+		save_records "$r/harness" "$save/$s"
 		# Beside the harness run directory, what the guest ran alone and what the checker read:
 		# result.pack holds the snapshot and every file it checks (selftest.sh --unpack to re-check).
 		mkdir -p "$save/$s/topology"
