@@ -155,7 +155,7 @@ check: deps
 
 # The same while a busy loop runs on every CPU; the loops always stop, the status is make check's.
 check-loaded:
-	@MAKE="$(MAKE)" scripts/check-loaded.sh
+	@MAKE="$(MAKE)" tests/check-loaded.sh
 
 unit-check: $(UNIT_BIN)
 	@BUILD=$(BUILD) tests/run-tests.sh --unit-only
@@ -180,15 +180,15 @@ check-valgrind: deps
 	$(VALGRIND) $(BIN)/harness run --plan list >/dev/null
 	@echo "check-valgrind: no error"
 
-# The emulated-topology check (scripts/check-topology.sh, docs/emulated.md): installs
+# The emulated-topology check (tests/topology/check-topology.sh, docs/emulated.md): installs
 # what is missing, boots each shape under QEMU TCG and checks the run directories.
 SHAPES ?= A B C
 check-topology: deps
 	@$(MAKE) --no-print-directory all
-	@SHAPES="$(SHAPES)" scripts/check-topology.sh $(if $(SAVE),--save $(SAVE))
+	@SHAPES="$(SHAPES)" tests/topology/check-topology.sh $(if $(SAVE),--save $(SAVE))
 
 check-topology-selftest:
-	@sh scripts/topology/selftest.sh
+	@sh tests/topology/selftest.sh
 
 # contrib/lkp in a copy of the lkp-tests checkout LKP_SRC (tests/lkp/check-lkp.sh);
 # without LKP_SRC it says so in one line and succeeds.

@@ -1,6 +1,6 @@
 #!/bin/bash
-# The emulated-topology checker's self-test (scripts/topology/selftest.sh): the
+# The emulated-topology checker's self-test (tests/topology/selftest.sh): the
 # recorded guest results must pass and doctored copies must fail, with every awk
 # on the machine. No guest is booted here; `make check-topology` does that.
 cd "$(dirname "$0")/../.."
-exec sh scripts/topology/selftest.sh
+exec sh tests/topology/selftest.sh
