@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 #include "sys/topo.h"
 

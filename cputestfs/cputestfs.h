@@ -34,7 +34,7 @@
 #include "fuse/fusedaemon.h"
 #include "kstats/brk.h"
 #include "kstats/kstats.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 #include "report/record.h"
 #include "report/stats.h"

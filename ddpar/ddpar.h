@@ -32,7 +32,7 @@
 #include "kstats/cpumon.h"
 #include "kstats/kstats.h"
 #include "sys/opts.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 #include "report/record.h"
 #include "report/stats.h"

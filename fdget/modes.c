@@ -35,7 +35,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 
 #define START_NS (2 * AB_NS)	/* scaled: workers reach the gate, a thread starts or stops */

@@ -27,7 +27,7 @@
 #include "kstats/cpumon.h"
 #include "sys/cpuset.h"
 #include "sys/opts.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 #include "report/record.h"
 #include "report/stats.h"

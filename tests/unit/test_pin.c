@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/pin.h"
 #include "sys/proc.h"
 

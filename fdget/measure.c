@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 
 #define FORK_SLACK_NS (30 * AB_NS)	/* fork, set-up and exit of a repetition, at hardware speed */

@@ -3,7 +3,7 @@
  * opens once every worker waits on it, counters the parent samples, and
  * CLOCK_MONOTONIC.
  */
-#include "sys/gate.h"
+#include "sys/barrier.h"
 
 #include <errno.h>
 #include <linux/futex.h>
