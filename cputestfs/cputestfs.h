@@ -207,7 +207,7 @@ static inline void cfs_read_calls(const struct cfs_client_shm *c, uint64_t *call
 
 struct cfs_shared {
 	_Atomic int phase __attribute__((aligned(AB_CACHELINE)));	/* enum cfs_phase */
-	struct ab_gate gate __attribute__((aligned(AB_CACHELINE)));
+	struct ab_barrier barrier __attribute__((aligned(AB_CACHELINE)));
 	struct ab_counter requests;	/* FUSE daemon: requests served, all its threads */
 	struct ab_fsrv_cpu srv_cpu[CFS_CPU_SLOTS];	/* lib/fsrv's serving threads' CPU time */
 	int time_every;			/* instrumented: clients time every call in the window, for

@@ -43,7 +43,7 @@ int cfs_client(struct cfs_shared *sh, const struct cfs_target *t, int i)
 	/* The first call does the FUSE LOOKUP and proves the path works; it is not counted. */
 	if (call_once(t, i, &served) < 0)
 		goto fail;
-	ab_gate_arrive_wait(&sh->gate);
+	ab_barrier_arrive_wait(&sh->barrier);
 	unsigned every = sh->time_every ? 1 : CFS_LAT_EVERY;
 
 	for (uint64_t n = 0;; n++) {

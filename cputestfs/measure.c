@@ -1,6 +1,6 @@
 /*
  * One repetition of one placement: start the server side (server.c), start
- * the client processes pinned behind the start gate (lib/proc workers running
+ * the client processes pinned behind the start barrier (lib/proc workers running
  * loop.c), wait out a warm-up, then sample the clients' counters with
  * CLOCK_MONOTONIC at both ends of the measured window.
  *
@@ -30,7 +30,7 @@
 #include "kstats/cpumon.h"
 #include "kstats/kstats.h"
 
-#define START_NS (3 * AB_NS)	/* clients make their first call and reach the gate within this */
+#define START_NS (3 * AB_NS)	/* clients make their first call and reach the barrier within this */
 #define STALL_NS (2 * AB_NS)	/* a client without progress this long: the server hangs (not
 				 * less: a loaded machine can stall a good client 1 s) */
 #define GRACE_NS (2 * AB_NS)	/* the window's deadline: warm-up + duration + this */
@@ -46,7 +46,7 @@ struct run {
 	int have_clients;
 	int early;		/* a client that ended before the end of the window, or -1 */
 	pid_t early_pid;
-	/* stall detection, once the gate is open */
+	/* stall detection, once the barrier is open */
 	int counting;
 	uint64_t *last_calls, *last_t, deadline;
 	/* instrumented repetitions */
@@ -122,12 +122,12 @@ static int check(void *arg, char *why, size_t len)
 	return 0;
 }
 
-/* Every client made its first call and waits at the gate. */
-static int wait_gate(struct run *r, char *why, size_t len)
+/* Every client made its first call and waits at the barrier. */
+static int wait_barrier(struct run *r, char *why, size_t len)
 {
 	uint64_t deadline = ab_now_ns() + ab_scaled_ns(START_NS);
 
-	while (atomic_load(&r->srv.sh->gate.arrived) < (uint32_t)r->n) {
+	while (atomic_load(&r->srv.sh->barrier.arrived) < (uint32_t)r->n) {
 		if (ab_now_ns() > deadline) {
 			unblock(r);
 			return ab_err(why, len, "clients did not start within %.1f s: the %s hangs; %s",
@@ -151,7 +151,7 @@ static void sample(const struct run *r, uint64_t *calls, uint64_t *same)
 	}
 }
 
-/* Open the gate, warm up, time the window. 0 with the timed metrics in res, or -1 with why. */
+/* Open the barrier, warm up, time the window. 0 with the timed metrics in res, or -1 with why. */
 static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
 {
 	struct cfs_shared *sh = r->srv.sh;
@@ -163,7 +163,7 @@ static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
 		r->last_t[i] = go;
 	r->counting = 1;
 	r->deadline = go + warm + dur + ab_scaled_ns(GRACE_NS);
-	ab_gate_open(&sh->gate);
+	ab_barrier_open(&sh->barrier);
 	if (ab_watch(go + warm, UINT64_MAX, check, r, why, len) < 0)
 		return -1;
 
@@ -222,7 +222,7 @@ static int end_clients(struct run *r, int rc, char *why, size_t len)
 	char how[64];
 
 	atomic_store(&sh->phase, CFS_STOP);
-	ab_gate_open(&sh->gate);	/* clients still at the gate see STOP and leave */
+	ab_barrier_open(&sh->barrier);	/* clients still at the barrier see STOP and leave */
 	int bad = ab_workers_reap(&r->clients, ab_now_ns() + ab_scaled_ns(REAP_NS), unblock, r);
 	r->have_clients = 0;
 	if (rc < 0 && r->early >= 0 && !atomic_load(&sh->client[r->early].err)) {
@@ -408,7 +408,7 @@ static int run_alloc(struct run *r, char *why, size_t len)
 	r->last_t = calloc((size_t)r->n, sizeof(*r->last_t));
 	if (!r->srv.sh || !r->last_calls || !r->last_t)
 		return ab_err(why, len, "out of memory for %d clients", r->n);
-	ab_gate_init(&r->srv.sh->gate);
+	ab_barrier_init(&r->srv.sh->barrier);
 	atomic_store(&r->srv.sh->phase, CFS_WARMUP);
 	return 0;
 }
@@ -436,7 +436,7 @@ int cfs_measure(const struct cfs_settings *set, const struct cfs_point *pt, stru
 		ab_cpumon_add_task(mon, r.clients.pid[i]);
 	if (mon && r.srv.have_daemon && r.srv.daemon.pid > 0)
 		ab_cpumon_add_task(mon, r.srv.daemon.pid);
-	rc = wait_gate(&r, why, len) == 0 && window(&r, res, why, len) == 0 ? 0 : -1;
+	rc = wait_barrier(&r, why, len) == 0 && window(&r, res, why, len) == 0 ? 0 : -1;
 	rc = end_clients(&r, rc, why, len);
 	if (rc == 0)
 		latency(&r, res);

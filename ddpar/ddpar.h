@@ -44,7 +44,7 @@
 #define DDP_DEFAULT_BS (128 * 1024)
 /* Waits that a slow (emulated) machine stretches: each goes through ab_scaled_ns. */
 #define DDP_MOUNT_NS (5 * AB_NS)	/* a fresh daemon mounts */
-#define DDP_GATE_NS (10 * AB_NS)	/* workers open their files and reach the gate */
+#define DDP_BARRIER_NS (10 * AB_NS)	/* workers open their files and reach the barrier */
 #define DDP_STOP_NS (5 * AB_NS)		/* workers end after STOP; a daemon unmounts */
 #define DDP_STALL_NS (30 * AB_NS)	/* the parent overslept its window by this much */
 
@@ -87,7 +87,7 @@ struct ddp_dslot {
 
 /* Per worker: written by that worker only, read by the parent. */
 struct ddp_worker {
-	struct ab_counter bytes;	/* bytes moved since the gate opened */
+	struct ab_counter bytes;	/* bytes moved since the barrier opened */
 	struct ab_counter calls;	/* read() or write() calls completed */
 	_Atomic int err;		/* errno of the call that failed, 0 if none */
 	struct ab_hist lat;		/* ns per call, measured window only */
@@ -95,7 +95,7 @@ struct ddp_worker {
 
 struct ddp_shared {
 	_Atomic int phase __attribute__((aligned(AB_CACHELINE)));	/* enum ddp_phase */
-	struct ab_gate gate __attribute__((aligned(AB_CACHELINE)));
+	struct ab_barrier barrier __attribute__((aligned(AB_CACHELINE)));
 	_Atomic uint32_t nslots __attribute__((aligned(AB_CACHELINE)));
 	struct ddp_dslot dslot[DDP_DSLOTS];
 	struct ab_fsrv_cpu srv_cpu[DDP_DSLOTS];	/* lib/fsrv's serving threads' CPU time */
@@ -260,8 +260,8 @@ int ddp_loop_run(const struct ddp_client *c, struct ddp_outcome *o, char *why, s
 int ddp_dd_run(const struct ddp_client *c, struct ddp_outcome *o, char *why, size_t len);
 /* The monitor counts the migrations and switches of the daemon and these clients (w NULL: none). */
 void ddp_mon_tasks(const struct ddp_client *c, const struct ab_workers *w);
-/* Started workers, waited for at the gate: 0, or -1 with why (workers reaped). */
-int ddp_gate_wait(const struct ddp_client *c, struct ab_workers *w, char *why, size_t len);
+/* Started workers, waited for at the barrier: 0, or -1 with why (workers reaped). */
+int ddp_barrier_wait(const struct ddp_client *c, struct ab_workers *w, char *why, size_t len);
 /* Reap the clients by deadline_ns, aborting the FUSE connection if they hang. */
 int ddp_reap(const struct ddp_client *c, struct ab_workers *w, uint64_t deadline_ns);
 

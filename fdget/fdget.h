@@ -207,7 +207,7 @@ struct fdget_rep {
 /* One repetition of op in mode; a failure ends the program (exit 1, the child said why). */
 void fdget_run_rep(const struct fdget_settings *s, enum fdget_op op, enum fdget_mode mode,
 		   uint64_t iters, struct fdget_rep *r);
-/* The same loop timed bare (no gate, no counters, nothing around it) in the same kind of
+/* The same loop timed bare (no barrier, no counters, nothing around it) in the same kind of
  * child: ns per operation; a failure ends the program. */
 double fdget_run_bare(const struct fdget_settings *s, enum fdget_op op, uint64_t iters);
 /* When a repetition of n workers counts as hung (absolute CLOCK_MONOTONIC ns). */

@@ -54,7 +54,7 @@ static const struct ab_opt options[] = {
 	AB_OPT(struct fdget_settings, spawn, "spawn", AB_OPT_INT, "N",
 	       "start the helper N times without and with one thread (0 = skip)", .min = 0, .max = 1000000),
 	AB_OPT(struct fdget_settings, verify_overhead, "verify-overhead", AB_OPT_FLAG, NULL,
-	       "time single mode against the same loop timed bare (no gate, counters, perf), side by side"),
+	       "time single mode against the same loop timed bare (no barrier, counters, perf), side by side"),
 	AB_OPT(struct fdget_settings, call, "syscall", AB_OPT_CHOICE, NULL,
 	       "libc wrappers (what programs pay) or raw syscall(2) (the kernel's part alone)",
 	       .choices = "libc|raw"),
