@@ -205,11 +205,11 @@ struct fdget_rep {
 /* ---- run.c: every repetition in a fresh child of a parent that never creates a thread ---- */
 
 /* One repetition of op in mode; a failure ends the program (exit 1, the child said why). */
-void fdget_run_rep(const struct fdget_settings *s, enum fdget_op op, enum fdget_mode mode,
+void fdget_measure(const struct fdget_settings *s, enum fdget_op op, enum fdget_mode mode,
 		   uint64_t iters, struct fdget_rep *r);
 /* The same loop timed bare (no barrier, no counters, nothing around it) in the same kind of
  * child: ns per operation; a failure ends the program. */
-double fdget_run_bare(const struct fdget_settings *s, enum fdget_op op, uint64_t iters);
+double fdget_measure_bare(const struct fdget_settings *s, enum fdget_op op, uint64_t iters);
 /* When a repetition of n workers counts as hung (absolute CLOCK_MONOTONIC ns). */
 uint64_t fdget_deadline(const struct fdget_settings *s, int n);
 /*

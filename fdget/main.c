@@ -153,7 +153,7 @@ static void sweep_op(const struct fdget_settings *s, struct ab_out *out, enum fd
 			struct fdget_rep r;
 			if (!s->want[m])
 				continue;
-			fdget_run_rep(s, op, m, iters, &r);
+			fdget_measure(s, op, m, iters, &r);
 			ns[m][rep - 1] = r.ns_per_op;
 			record_rep(s, out, name, m, rep, &r);
 		}
@@ -172,10 +172,10 @@ static void verify_overhead(const struct fdget_settings *s, struct ab_out *out, 
 		struct fdget_rep r;
 		double bare = 0;
 		if (rep % 2 == 0)
-			bare = fdget_run_bare(s, op, iters);
-		fdget_run_rep(s, op, MODE_SINGLE, iters, &r);
+			bare = fdget_measure_bare(s, op, iters);
+		fdget_measure(s, op, MODE_SINGLE, iters, &r);
 		if (rep % 2)
-			bare = fdget_run_bare(s, op, iters);
+			bare = fdget_measure_bare(s, op, iters);
 		record(s, out, name, MODE_SINGLE, rep, FDGET_M_NS, r.ns_per_op, "ns");
 		record(s, out, name, MODE_SINGLE, rep, FDGET_M_BARE, bare, "ns");
 	}
