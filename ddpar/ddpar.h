@@ -1,13 +1,20 @@
 /*
  * ddpar: the interfaces between its files.
- *   main.c   options and settings, the sweep (each timed repetition followed by
- *            its instrumented one), the server table, output
- *   point.c  one repetition of one point: a fresh server, the client, the
- *            checks, the records; kernel statistics for instrumented ones
- *   loop.c   the built-in client: worker processes streaming blocks, and the
- *            parent timing its window (the measured loop)
- *   dd.c     the coreutils dd client: calibration, then one timed batch
- *   fs.c     the libfuse sink filesystem (daemon process)
+ *   main.c         options and settings, the sweep (each timed repetition
+ *                  followed by its instrumented one), the server table, output
+ *   measure.c      one repetition of one point: a fresh server, the client,
+ *                  the checks, the records; kernel statistics for
+ *                  instrumented ones
+ *   loop.c         the built-in client: worker processes streaming blocks,
+ *                  and the parent timing its window (the measured loop)
+ *   dd.c           the coreutils dd client: calibration, then one timed batch
+ *   fs.c           the libfuse sink filesystem (daemon process)
+ *   rawsink.c      the same sink on lib/fsrv, for --transport dev, uring and
+ *                  passthrough
+ *   passthrough.c  passthrough's backing files and their byte check
+ *   desc*.c        the report's descriptor: tables (desc.c), --daemon-wait
+ *                  (desc_wait.c), reading (desc_reading.c), plots
+ *                  (desc_plot.c); what they share is in desc_i.h
  * Parent, workers and daemon share one struct ddp_shared (ab_shm_alloc, made
  * before fork): the parent flips the phase and samples counters; workers and
  * daemon threads only bump their own counters.
@@ -58,7 +65,7 @@ enum ddp_transport { DDP_TR_LIBFUSE, DDP_TR_DEV, DDP_TR_URING, DDP_TR_PASSTHROUG
 /* passthrough: the backing files' size; workers go back to offset 0 there. */
 #define DDP_PT_SPAN (16ull << 20)
 
-/* Record names, shared by point.c (writes them) and desc.c (renders them). */
+/* Record names, shared by measure.c (writes them) and desc.c (renders them). */
 #define DDP_M_WRITE "write_MB_per_s"
 #define DDP_M_READ "read_MB_per_s"
 #define DDP_M_REQS "requests_per_s"
@@ -221,7 +228,7 @@ static inline void ddp_fill_pattern(char *buf, uint64_t off, size_t len, size_t 
 		buf[k] = (char)('a' + ((off + k) % bs) % 26);
 }
 
-/* Kernel statistics of an instrumented repetition (point.c); NULL in a timed one. */
+/* Kernel statistics of an instrumented repetition (measure.c); NULL in a timed one. */
 struct ddp_probe {
 	struct ab_kstats *ks;
 	int pid_err;			/* errno of a pid the map refused: no spinlock figure */
@@ -265,7 +272,7 @@ int ddp_barrier_wait(const struct ddp_client *c, struct ab_workers *w, char *why
 /* Reap the clients by deadline_ns, aborting the FUSE connection if they hang. */
 int ddp_reap(const struct ddp_client *c, struct ab_workers *w, uint64_t deadline_ns);
 
-/* point.c: one repetition of one point, records included. 0, or -1 after a message. */
+/* measure.c: one repetition of one point, records included. 0, or -1 after a message. */
 int ddp_measure(const struct ddp_settings *s, const struct ddp_point *pt, struct ddp_shared *sh,
 		  struct ab_kstats *ks, struct ab_out *out);
 void ddp_point_config(const struct ddp_settings *s, const struct ddp_point *pt,

@@ -6,13 +6,13 @@
  * kernel's fdget() skips the file reference count (and fdget_pos() the f_pos
  * lock); a second thread, even one that only sleeps, puts every fd syscall on
  * the slow path. This program times 1-byte pread, read, fstat and lseek on a
- * small page-cached file in five modes that run the same loop (loops.c,
+ * small page-cached file in five modes that run the same loop (loop.c,
  * modes.c): single, idle-thread, shared-fd, private-fd and procs. Calls go
  * through the libc wrappers by default, as programs make them; --syscall raw
  * leaves libc out to isolate the kernel's part.
  *
  * This file holds the options, the set-up and the sweep. Each repetition runs
- * in a fresh child of this process, which never creates a thread (run.c).
+ * in a fresh child of this process, which never creates a thread (measure.c).
  * Every mode is paired with single: repetition i of each mode runs right
  * beside repetition i of single, and the order flips every repetition
  * (single, idle, idle, single, ...), so drift and whatever favours the first

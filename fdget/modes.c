@@ -1,6 +1,6 @@
 /*
  * Inside a repetition's child: the workers of each mode around the one
- * measured loop (loops.c).
+ * measured loop (loop.c).
  *   single       the loop in this process's only thread
  *   idle-thread  the same while a second thread sleeps on a futex: what
  *                xfs_io -M does, and all a process needs to lose the kernel's
