@@ -3,7 +3,7 @@
  *   main.c      options, the pairs and methods swept, records and tables
  *   pairs.c     which ordered pairs of CPUs: all, a few per class, or a sample
  *   measure.c   one repetition of one pair and method: two pinned threads
- *               behind the start gate, warm-up, the timed window, stop, join
+ *               behind the start barrier, warm-up, the timed window, stop, join
  *   loop.c      the measured loops: cache-line, futex and pipe ping-pong
  *   desc.c      the report (class summary, reading, heatmaps); linked into the
  *               harness too, so it uses lib/ and the names below only
@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 #include "sys/topo.h"
 
@@ -31,8 +31,8 @@
 #define CP_K_POS_B "pos_b"
 #define CP_K_CLASS "class"
 
-/* Workers reach the start gate within this (ab_scaled_ns). */
-#define CP_GATE_NS (10 * AB_NS)
+/* Workers reach the start barrier within this (ab_scaled_ns). */
+#define CP_BARRIER_NS (10 * AB_NS)
 /* Windows a measurement may take before it counts no round trip as a failure. */
 #define CP_WINDOWS_MAX 100
 
@@ -68,7 +68,7 @@ enum { CP_RUN, CP_STOP };
 /* The line's (or futex's) values: the pinging side writes PING, the answer PONG. */
 enum { CP_PONG, CP_PING, CP_QUIT };
 struct cp_shared {
-	struct ab_gate gate;
+	struct ab_barrier barrier;
 	_Atomic int phase __attribute__((aligned(AB_CACHELINE)));
 	_Atomic uint32_t line __attribute__((aligned(AB_CACHELINE)));	/* the line, or the futex */
 	char pad[AB_CACHELINE - sizeof(uint32_t)];

@@ -1,7 +1,7 @@
 /*
  * One repetition of one pair and method (will-it-scale's shape): a thread
- * pinned on each CPU of the pair waits at the start gate; once both are there
- * the gate opens, the loops run through a warm-up (a quarter of the window),
+ * pinned on each CPU of the pair waits at the start barrier; once both are there
+ * the barrier opens, the loops run through a warm-up (a quarter of the window),
  * and the parent, on neither CPU's loop, counts the round trips the pinging
  * side made over the window it times with CLOCK_MONOTONIC. A CPU monitor, when
  * given, samples the pair's CPUs just outside those clock reads.
@@ -40,7 +40,7 @@ static void *side_main(void *arg)
 	struct cp_shared *sh = s->sh;
 	int *wr = s->ping ? &sh->ping_pipe[1] : &sh->pong_pipe[1];
 
-	ab_gate_arrive_wait(&sh->gate);
+	ab_barrier_arrive_wait(&sh->barrier);
 	s->rc = loop[s->m][s->ping](sh);
 	if (s->rc < 0) {
 		atomic_store(&sh->line, CP_QUIT);
@@ -75,19 +75,19 @@ static int start(struct cp_shared *sh, struct side *s, pthread_t *th, const stru
 			if (sh->ping_pipe[1] >= 0)
 				close(sh->ping_pipe[1]);
 			sh->ping_pipe[1] = -1;
-			ab_gate_open(&sh->gate);
+			ab_barrier_open(&sh->barrier);
 			pthread_join(th[0], NULL);
 		}
 		return ab_err(why, len, "cannot start a thread on CPU %d: %s", cpu[i], strerror(e));
 	}
-	if (ab_gate_wait_arrived(&sh->gate, 2, ab_scaled_ns(CP_GATE_NS)) == 0)
+	if (ab_barrier_wait_arrived(&sh->barrier, 2, ab_scaled_ns(CP_BARRIER_NS)) == 0)
 		return 0;
 	/* Cannot happen short of a frozen machine: the threads are joined anyway. */
 	atomic_store(&sh->phase, CP_STOP);
-	ab_gate_open(&sh->gate);
+	ab_barrier_open(&sh->barrier);
 	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	return ab_err(why, len, "CPUs %d and %d did not reach the start gate", p->a, p->b);
+	return ab_err(why, len, "CPUs %d and %d did not reach the start barrier", p->a, p->b);
 }
 
 int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, struct ab_cpumon *mon,
@@ -102,7 +102,7 @@ int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, struc
 	if (!sh)
 		return ab_err(why, len, "out of memory");
 	memset(sh, 0, sizeof(*sh));
-	ab_gate_init(&sh->gate);
+	ab_barrier_init(&sh->barrier);
 	atomic_store(&sh->line, CP_PONG);
 	sh->ping_pipe[0] = sh->ping_pipe[1] = sh->pong_pipe[0] = sh->pong_pipe[1] = -1;
 	if (m == CP_PIPE && (pipe2(sh->ping_pipe, O_CLOEXEC) < 0 || pipe2(sh->pong_pipe, O_CLOEXEC) < 0)) {
@@ -114,7 +114,7 @@ int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, struc
 	if (start(sh, s, th, p, why, len) < 0)
 		goto out;
 
-	ab_gate_open(&sh->gate);
+	ab_barrier_open(&sh->barrier);
 	ab_sleep_ns(window / 4);	/* warm-up: caches, frequencies, the first wake-ups */
 	if (mon)
 		ab_cpumon_begin(mon);

@@ -11,7 +11,7 @@
  *   fs.c       the FUSE filesystem the libfuse daemon serves
  *   rawfs.c    the same filesystem on lib/fsrv (--transport dev, uring)
  *   desc.c     the report (lib/render descriptor), also linked into the harness
- * Parent, clients and servers share one struct cfs_shared (ab_shm_alloc, made
+ * Parent, clients and servers share one struct ctf_shared (ab_shm_alloc, made
  * before any fork): the parent flips the phase and samples counters; clients
  * and servers only bump their own.
  *
@@ -19,8 +19,8 @@
  * (they link with lib/ only). Limits: a client's shared slot holds a 15 KiB
  * latency histogram, so --clients N maps about N x 16 KiB per repetition.
  */
-#ifndef CFS_H
-#define CFS_H
+#ifndef CTF_H
+#define CTF_H
 
 #include <linux/fuse.h>
 #include <stdatomic.h>
@@ -34,31 +34,31 @@
 #include "fuse/fusedaemon.h"
 #include "kstats/brk.h"
 #include "kstats/kstats.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 #include "report/record.h"
 #include "report/stats.h"
 #include "sys/topo.h"
 
-#define CFS_FILE_NAME "cputest"	/* the file clients stat() on the mount */
-#define CFS_LAT_EVERY 64	/* a client times one call in this many */
+#define CTF_FILE_NAME "cputest"	/* the file clients stat() on the mount */
+#define CTF_LAT_EVERY 64	/* a client times one call in this many */
 
 /* --baseline, in the order of its choices: which server clients call. */
-enum cfs_baseline { CFS_BASE_FUSE, CFS_BASE_KERNEL, CFS_BASE_PIPE, CFS_BASE_COUNT };
+enum ctf_baseline { CTF_BASE_FUSE, CTF_BASE_KERNEL, CTF_BASE_PIPE, CTF_BASE_COUNT };
 
 /* --transport, in the order of its choices: the FUSE server (docs/transports.md). */
-enum cfs_transport { CFS_TR_LIBFUSE, CFS_TR_DEV, CFS_TR_URING, CFS_TR_COUNT };
+enum ctf_transport { CTF_TR_LIBFUSE, CTF_TR_DEV, CTF_TR_URING, CTF_TR_COUNT };
 
 /* Settings of a run: filled by the options table (main.c), read everywhere else. */
-struct cfs_settings {
-	int transport;		/* enum cfs_transport (--baseline fuse only) */
+struct ctf_settings {
+	int transport;		/* enum ctf_transport (--baseline fuse only) */
 	int uring_cpu;		/* enum ab_fsrv_uring_cpu (--transport uring only) */
 	const char *daemon_wait;	/* --daemon-wait as given (dev, uring only); NULL: block */
 	struct ab_fsrv_wait_cfg wait;	/* ... parsed */
 	const char *placement;	/* comma-separated placement names */
 	int daemon;		/* enum ab_fuse_loop */
 	int clients;
-	int baseline;		/* enum cfs_baseline */
+	int baseline;		/* enum ctf_baseline */
 	const char *mountpoint;	/* the user's empty directory, or NULL: a private one */
 	int kstats;		/* enum ab_kstats_mode */
 	double duration;	/* seconds of the measured window */
@@ -68,7 +68,7 @@ struct cfs_settings {
 };
 
 /* One placement, resolved to CPUs: what a repetition runs where, and its record config. */
-struct cfs_point {
+struct ctf_point {
 	enum ab_placement placement;
 	int *client_cpu;	/* client i runs on client_cpu[i] (-1: unpinned) */
 	int *server_cpu;	/* and is served from server_cpu[i] (-1: unpinned) */
@@ -80,28 +80,28 @@ struct cfs_point {
 
 /* ---- the numbers of one repetition (measure.c fills, main.c records) ---- */
 /* Record names, shared by main.c (writes them) and desc.c (renders them). */
-#define CFS_M_STAT "stat_per_s"
-#define CFS_M_SAME "same_cpu_pct"
-#define CFS_M_OTHER "other_cpu_pct"
-#define CFS_M_REQ "requests_per_stat"
-#define CFS_M_P50 "latency_p50_ns"
-#define CFS_M_P99 "latency_p99_ns"
-#define CFS_M_KNS "kernel_ns_per_req"
-#define CFS_M_KSAME "kernel_same_cpu_pct"
-#define CFS_M_KREQ "kernel_requests"
-#define CFS_M_DREQ "daemon_requests"
+#define CTF_M_STAT "stat_per_s"
+#define CTF_M_SAME "same_cpu_pct"
+#define CTF_M_OTHER "other_cpu_pct"
+#define CTF_M_REQ "requests_per_stat"
+#define CTF_M_P50 "latency_p50_ns"
+#define CTF_M_P99 "latency_p99_ns"
+#define CTF_M_KNS "kernel_ns_per_req"
+#define CTF_M_KSAME "kernel_same_cpu_pct"
+#define CTF_M_KREQ "kernel_requests"
+#define CTF_M_DREQ "daemon_requests"
 /* lib/fsrv's serving threads (dev, uring): their CPU time over the window's requests */
-#define CFS_M_SCPU "server_cpu_us_per_req"
+#define CTF_M_SCPU "server_cpu_us_per_req"
 
-enum cfs_metric {
-	CFS_STAT, CFS_SAME, CFS_OTHER, CFS_REQ, CFS_P50, CFS_P99, CFS_SCPU,	/* timed */
-	CFS_KNS, CFS_KSAME, CFS_KREQ, CFS_DREQ,				/* instrumented */
-	CFS_NM
+enum ctf_metric {
+	CTF_STAT, CTF_SAME, CTF_OTHER, CTF_REQ, CTF_P50, CTF_P99, CTF_SCPU,	/* timed */
+	CTF_KNS, CTF_KSAME, CTF_KREQ, CTF_DREQ,				/* instrumented */
+	CTF_NM
 };
-#define CFS_FIRST_KERNEL CFS_KNS
-struct cfs_result {
-	double v[CFS_NM];
-	int has[CFS_NM];
+#define CTF_FIRST_KERNEL CTF_KNS
+struct ctf_result {
+	double v[CTF_NM];
+	int has[CTF_NM];
 	struct ab_hist lat;		/* timed: the clients' calls (latency_* records, hist.csv) */
 	int has_brk;			/* instrumented: the request breakdown (brk_* records) */
 	struct ab_brk_metrics brk;
@@ -112,28 +112,28 @@ struct cfs_result {
  * calls, same of them served on their own CPU, and the server side answered
  * requests. names_cpu 0 (a kernel file): no CPU share, no requests per call.
  */
-static inline void cfs_window_metrics(uint64_t calls, uint64_t same, uint64_t requests, uint64_t ns,
-				      int names_cpu, struct cfs_result *res)
+static inline void ctf_window_metrics(uint64_t calls, uint64_t same, uint64_t requests, uint64_t ns,
+				      int names_cpu, struct ctf_result *res)
 {
-	res->v[CFS_STAT] = (double)calls / ((double)ns / 1e9);
-	res->v[CFS_SAME] = 100.0 * (double)same / (double)calls;
-	res->v[CFS_OTHER] = 100.0 - res->v[CFS_SAME];
-	res->v[CFS_REQ] = (double)requests / (double)calls;
-	res->has[CFS_STAT] = 1;
-	res->has[CFS_SAME] = res->has[CFS_OTHER] = res->has[CFS_REQ] = names_cpu;
+	res->v[CTF_STAT] = (double)calls / ((double)ns / 1e9);
+	res->v[CTF_SAME] = 100.0 * (double)same / (double)calls;
+	res->v[CTF_OTHER] = 100.0 - res->v[CTF_SAME];
+	res->v[CTF_REQ] = (double)requests / (double)calls;
+	res->has[CTF_STAT] = 1;
+	res->has[CTF_SAME] = res->has[CTF_OTHER] = res->has[CTF_REQ] = names_cpu;
 }
 
 /* The server threads' CPU time per request (us) of a window where they used cpu_ns
  * and answered requests; not written without a request. */
-static inline void cfs_server_cpu(uint64_t cpu_ns, uint64_t requests, struct cfs_result *res)
+static inline void ctf_server_cpu(uint64_t cpu_ns, uint64_t requests, struct ctf_result *res)
 {
-	res->has[CFS_SCPU] = requests > 0;
-	res->v[CFS_SCPU] = requests ? (double)cpu_ns / 1e3 / (double)requests : 0;
+	res->has[CTF_SCPU] = requests > 0;
+	res->v[CTF_SCPU] = requests ? (double)cpu_ns / 1e3 / (double)requests : 0;
 }
 
 /* The FUSE requests stat() causes (the first LOOKUP, then GETATTR) and READDIR* for ls:
  * exactly the requests the daemon counts. */
-static inline int cfs_counted_op(unsigned opcode)
+static inline int ctf_counted_op(unsigned opcode)
 {
 	return opcode == FUSE_LOOKUP || opcode == FUSE_GETATTR || opcode == FUSE_READDIR ||
 	       opcode == FUSE_READDIRPLUS;
@@ -141,14 +141,14 @@ static inline int cfs_counted_op(unsigned opcode)
 
 /* Counted requests between two kstats snapshots (a NULL: since the reset): how many,
  * how many ended on the CPU that queued them, and their summed kernel time. */
-static inline void cfs_kernel_delta(const struct ab_kstats_result *a,
+static inline void ctf_kernel_delta(const struct ab_kstats_result *a,
 				    const struct ab_kstats_result *b, uint64_t *n, uint64_t *same,
 				    double *ns)
 {
 	*n = *same = 0;
 	*ns = 0;
 	for (unsigned op = 0; op < sizeof(b->op) / sizeof(b->op[0]); op++) {
-		if (!cfs_counted_op(op))
+		if (!ctf_counted_op(op))
 			continue;
 		*n += b->op[op].count - (a ? a->op[op].count : 0);
 		*same += b->op[op].same_cpu - (a ? a->op[op].same_cpu : 0);
@@ -157,17 +157,17 @@ static inline void cfs_kernel_delta(const struct ab_kstats_result *a,
 }
 
 /* ---- shared memory ---- */
-enum cfs_phase { CFS_WARMUP, CFS_MEASURE, CFS_STOP };
-#define CFS_CPU_SLOTS 64	/* server threads past this many share slots (the sums stay exact) */
+enum ctf_phase { CTF_WARMUP, CTF_MEASURE, CTF_STOP };
+#define CTF_CPU_SLOTS 64	/* server threads past this many share slots (the sums stay exact) */
 
 /* Per client: written by that client (and its pipe server), read by the parent. */
-struct cfs_client_shm {
+struct ctf_client_shm {
 	_Atomic uint64_t seq;		/* odd while the client updates calls and same */
 	struct ab_counter calls;	/* completed calls */
 	struct ab_counter same;		/* ... served on the caller's CPU */
 	struct ab_counter served;	/* pipe baseline: requests its server answered */
 	_Atomic int err;		/* errno of the call that failed, 0 if none */
-	struct ab_hist lat;		/* ns of one call in CFS_LAT_EVERY, measured window only */
+	struct ab_hist lat;		/* ns of one call in CTF_LAT_EVERY, measured window only */
 } __attribute__((aligned(AB_CACHELINE)));
 
 /*
@@ -175,7 +175,7 @@ struct cfs_client_shm {
  * parent samples is in both counts or in neither (at a window's edges, in a
  * slow guest, a split count showed as 99.8% or requests_per_stat 0.96).
  */
-static inline void cfs_count_call(struct cfs_client_shm *me, int same)
+static inline void ctf_count_call(struct ctf_client_shm *me, int same)
 {
 	uint64_t s = atomic_load_explicit(&me->seq, memory_order_relaxed);
 
@@ -189,9 +189,9 @@ static inline void cfs_count_call(struct cfs_client_shm *me, int same)
 
 /* The parent's side: retries while the client is mid-update; a client that
  * died there (seq odd for good) is read as it is after a bounded number of tries. */
-static inline void cfs_read_calls(const struct cfs_client_shm *c, uint64_t *calls, uint64_t *same)
+static inline void ctf_read_calls(const struct ctf_client_shm *c, uint64_t *calls, uint64_t *same)
 {
-	struct cfs_client_shm *m = (struct cfs_client_shm *)c;
+	struct ctf_client_shm *m = (struct ctf_client_shm *)c;
 	uint64_t s0, s1;
 
 	for (int tries = 0;; tries++) {
@@ -205,14 +205,14 @@ static inline void cfs_read_calls(const struct cfs_client_shm *c, uint64_t *call
 	}
 }
 
-struct cfs_shared {
-	_Atomic int phase __attribute__((aligned(AB_CACHELINE)));	/* enum cfs_phase */
-	struct ab_gate gate __attribute__((aligned(AB_CACHELINE)));
+struct ctf_shared {
+	_Atomic int phase __attribute__((aligned(AB_CACHELINE)));	/* enum ctf_phase */
+	struct ab_barrier barrier __attribute__((aligned(AB_CACHELINE)));
 	struct ab_counter requests;	/* FUSE daemon: requests served, all its threads */
-	struct ab_fsrv_cpu srv_cpu[CFS_CPU_SLOTS];	/* lib/fsrv's serving threads' CPU time */
+	struct ab_fsrv_cpu srv_cpu[CTF_CPU_SLOTS];	/* lib/fsrv's serving threads' CPU time */
 	int time_every;			/* instrumented: clients time every call in the window, for
 					 * the breakdown's check (lat is not recorded then) */
-	struct cfs_client_shm client[];
+	struct ctf_client_shm client[];
 };
 
 /*
@@ -220,57 +220,57 @@ struct cfs_shared {
  * st_size or st_mtime, makes the kernel drop no page cache when it changes, and
  * the inode number stays stable.
  */
-static inline blkcnt_t cfs_encode_cpu(int cpu)
+static inline blkcnt_t ctf_encode_cpu(int cpu)
 {
 	return cpu >= 0 ? (blkcnt_t)cpu + 1 : 0;
 }
-static inline int cfs_served_cpu(const struct stat *st)
+static inline int ctf_served_cpu(const struct stat *st)
 {
 	return (int)st->st_blocks - 1;
 }
 
 /* Warm-up before the measured window: 20% of it, within [50 ms, 500 ms]. */
-static inline double cfs_warmup_s(double duration)
+static inline double ctf_warmup_s(double duration)
 {
 	double w = duration * 0.2;
 	return w < 0.05 ? 0.05 : w > 0.5 ? 0.5 : w;
 }
 
 /* ---- pipes.c: the pipe baseline, one server process per client ---- */
-struct cfs_pipe {
+struct ctf_pipe {
 	int to_server, from_server;	/* the client's ends */
 	int server_in, server_out;	/* the server's ends (closed in the parent once it runs) */
 };
 /* Make n pipe pairs (every fd is -1 until made, so a close always works). 0 or -1. */
-int cfs_pipes_open(struct cfs_pipe *p, int n, char *why, size_t len);
+int ctf_pipes_open(struct ctf_pipe *p, int n, char *why, size_t len);
 /* In the parent once the servers run: it and the clients keep only client ends. */
-void cfs_pipes_close_server_ends(struct cfs_pipe *p, int n);
+void ctf_pipes_close_server_ends(struct ctf_pipe *p, int n);
 /* In client i: close the other clients' ends (a server sees EOF when its client is gone). */
-void cfs_pipes_keep_client(struct cfs_pipe *p, int n, int i);
-void cfs_pipes_close_all(struct cfs_pipe *p, int n);
+void ctf_pipes_keep_client(struct ctf_pipe *p, int n, int i);
+void ctf_pipes_close_all(struct ctf_pipe *p, int n);
 /* The servers' ab_worker_fn argument. */
-struct cfs_pipe_servers {
-	struct cfs_pipe *pipes;
+struct ctf_pipe_servers {
+	struct ctf_pipe *pipes;
 	int n;
-	struct cfs_shared *sh;
+	struct ctf_shared *sh;
 };
 /* An ab_worker_fn: server i answers each byte with the CPU it runs on, until EOF (0). */
-int cfs_pipe_server(void *servers, int i);
+int ctf_pipe_server(void *servers, int i);
 /* One round trip: 0 with the server's CPU in *served, or -1 with errno (EPIPE when it is gone). */
-int cfs_pipe_ping(const struct cfs_pipe *p, int *served);
+int ctf_pipe_ping(const struct ctf_pipe *p, int *served);
 
 /* ---- server.c: the server side of one repetition ---- */
 /* What clients call: stat(path), or, when pipes is not NULL, ping pipes[i]. */
-struct cfs_target {
+struct ctf_target {
 	char path[4200];
-	struct cfs_pipe *pipes;
+	struct ctf_pipe *pipes;
 	int n;
 };
-struct cfs_serving {
-	const struct cfs_settings *set;
-	const struct cfs_point *pt;
-	struct cfs_shared *sh;
-	struct cfs_target target;
+struct ctf_serving {
+	const struct ctf_settings *set;
+	const struct ctf_point *pt;
+	struct ctf_shared *sh;
+	struct ctf_target target;
 	struct ab_daemon daemon;	/* FUSE */
 	int have_daemon, have_file;
 	struct ab_workers pipe_servers;	/* pipe baseline */
@@ -282,46 +282,46 @@ struct cfs_serving {
  * that differs between kinds is here, so the measured loop and the watchdog
  * never ask which kind they run.
  */
-struct cfs_server {
+struct ctf_server {
 	const char *name;	/* config value of baseline */
 	const char *call;	/* what one client call is, for messages */
 	const char *daemon;	/* config value of daemon; NULL: the --daemon mode */
 	const char *what;	/* the server, for messages ("daemon", "pipe server") */
 	const char *unblock_how;	/* what unblock() does, for messages */
-	int (*start)(struct cfs_serving *s, char *why, size_t len);
+	int (*start)(struct ctf_serving *s, char *why, size_t len);
 	/* 0 while it runs, -1 with why once it ended (stop() says how) */
-	int (*gone)(struct cfs_serving *s, char *why, size_t len);
+	int (*gone)(struct ctf_serving *s, char *why, size_t len);
 	/* unstick clients blocked on a hung server (abort its connection, kill it) */
-	void (*unblock)(struct cfs_serving *s);
+	void (*unblock)(struct ctf_serving *s);
 	/* end it; -1 with why when it did not end cleanly. hung: do not wait long */
-	int (*stop)(struct cfs_serving *s, int hung, char *why, size_t len);
+	int (*stop)(struct ctf_serving *s, int hung, char *why, size_t len);
 };
-const struct cfs_server *cfs_server_for(const struct cfs_settings *set);
+const struct ctf_server *ctf_server_for(const struct ctf_settings *set);
 /* Requests the server side answered so far (FUSE daemon, or every pipe server). */
-uint64_t cfs_requests(const struct cfs_shared *sh, int nclients);
+uint64_t ctf_requests(const struct ctf_shared *sh, int nclients);
 
 /* ---- loop.c: the measured loop ---- */
 /* Client i's process (after ab_child_setup): 0, or 1 with errno in sh->client[i].err. */
-int cfs_client(struct cfs_shared *sh, const struct cfs_target *t, int i);
+int ctf_client(struct ctf_shared *sh, const struct ctf_target *t, int i);
 
 /* ---- fs.c: the FUSE daemon, run as an ab_daemon_fn ---- */
-struct cfs_daemon_args {
-	struct cfs_shared *sh;
+struct ctf_daemon_args {
+	struct ctf_shared *sh;
 	enum ab_fuse_loop loop;
 	const struct ab_cpuset *cpus;	/* pin the whole daemon (all its threads); NULL: not */
 };
-int cfs_daemon_run(void *arg, const char *mnt);
+int ctf_daemon_run(void *arg, const char *mnt);
 
 /* ---- rawfs.c: the filesystem on lib/fsrv (--transport dev, uring), an ab_daemon_fn ---- */
-struct cfs_raw_args {
-	struct cfs_shared *sh;
-	int transport;		/* CFS_TR_DEV or CFS_TR_URING */
+struct ctf_raw_args {
+	struct ctf_shared *sh;
+	int transport;		/* CTF_TR_DEV or CTF_TR_URING */
 	int threads, clone_fd, pin;	/* dev */
 	int uring_cpu;		/* uring: enum ab_fsrv_uring_cpu */
 	struct ab_fsrv_wait_cfg wait;	/* how its threads wait for requests */
 	struct ab_cpuset cpus;	/* the daemon's CPUs; empty: every allowed one */
 };
-int cfs_raw_run(void *arg, const char *mnt);
+int ctf_raw_run(void *arg, const char *mnt);
 
 /* ---- measure.c: one repetition ---- */
 /*
@@ -333,8 +333,8 @@ int cfs_raw_run(void *arg, const char *mnt);
  * migrations and switches. 0 with res filled, or -1 with why.
  */
 struct ab_cpumon;
-int cfs_measure(const struct cfs_settings *set, const struct cfs_point *pt, struct ab_kstats *ks,
-		struct ab_cpumon *mon, struct cfs_result *res, char *why, size_t len);
+int ctf_measure(const struct ctf_settings *set, const struct ctf_point *pt, struct ab_kstats *ks,
+		struct ab_cpumon *mon, struct ctf_result *res, char *why, size_t len);
 
 /* ---- desc.c: the report, rendered from the records (lib/render) ---- */
 struct ab_bench_desc;

@@ -76,12 +76,12 @@ static void transport_tables(struct ab_render *r)
 {
 	struct ab_grid m;
 
-	if (!transport_grid(r, &m, CFS_M_STAT))
+	if (!transport_grid(r, &m, CTF_M_STAT))
 		return;
 	fprintf(r->out, "FUSE transports: stat() calls/s (median [%s]; libfuse and dev one "
 			"thread, uring one ring thread per daemon CPU):\n\n", ab_grid_interval(&m));
 	ab_grid_md(r, &m, "placement", 1);
-	transport_grid(r, &m, CFS_M_SAME);
+	transport_grid(r, &m, CTF_M_SAME);
 	fprintf(r->out, "FUSE transports: share of stat() calls served on the caller's CPU (%%, "
 			"median):\n\n");
 	ab_grid_md(r, &m, "placement", 0);
@@ -106,7 +106,7 @@ static const struct ab_group *wait_cell(struct ab_render *r, const char *metric,
 static void wait_cell_md(struct ab_render *r, int t, const char *pl, const char *w,
 			 const struct ab_group *base)
 {
-	const struct ab_group *g = wait_cell(r, CFS_M_STAT, t, pl, w);
+	const struct ab_group *g = wait_cell(r, CTF_M_STAT, t, pl, w);
 	char a[32], b[32], rt[32] = "";
 	double q = NAN;
 	struct ab_ci ci;
@@ -119,7 +119,7 @@ static void wait_cell_md(struct ab_render *r, int t, const char *pl, const char 
 	if (v != AB_V_NONE)
 		snprintf(rt, sizeof(rt), ", %.2fx%s", q, ab_r_star(v));
 	fprintf(r->out, " %s (%s us%s) |", ab_r_num(a, sizeof(a), ab_r_median(g)),
-		ab_r_num(b, sizeof(b), ab_r_median(wait_cell(r, CFS_M_SCPU, t, pl, w))), rt);
+		ab_r_num(b, sizeof(b), ab_r_median(wait_cell(r, CTF_M_SCPU, t, pl, w))), rt);
 }
 
 /* --daemon-wait: how affbench's own servers wait, each beside its block, with the
@@ -127,8 +127,8 @@ static void wait_cell_md(struct ab_render *r, int t, const char *pl, const char 
 static void wait_table(struct ab_render *r)
 {
 	char w[AB_GRID_COLS][32], pl[AB_GRID_ROWS][32];
-	int nw = 1 + ab_r_distinct(r, CFS_M_STAT, "daemon_wait", w + 1, AB_GRID_COLS - 1);
-	int np = ab_r_distinct(r, CFS_M_STAT, "placement", pl, AB_GRID_ROWS);
+	int nw = 1 + ab_r_distinct(r, CTF_M_STAT, "daemon_wait", w + 1, AB_GRID_COLS - 1);
+	int np = ab_r_distinct(r, CTF_M_STAT, "placement", pl, AB_GRID_ROWS);
 	FILE *f = r->out;
 
 	if (nw == 1)
@@ -145,10 +145,10 @@ static void wait_table(struct ab_render *r)
 	fprintf(f, "\n");
 	for (int t = 1; t < 3; t++)
 		for (int i = 0; i < np; i++) {
-			const struct ab_group *base = wait_cell(r, CFS_M_STAT, t, pl[i], "block");
+			const struct ab_group *base = wait_cell(r, CTF_M_STAT, t, pl[i], "block");
 			int any = 0;
 			for (int k = 1; k < nw; k++)
-				any |= wait_cell(r, CFS_M_STAT, t, pl[i], w[k]) != NULL;
+				any |= wait_cell(r, CTF_M_STAT, t, pl[i], w[k]) != NULL;
 			if (!any)
 				continue;
 			fprintf(f, "| %s | %s |", transports[t].name, pl[i]);
@@ -165,7 +165,7 @@ static void wait_table(struct ab_render *r)
 static void post_table(struct ab_render *r, const char *const *want, const char *title)
 {
 	FILE *f = r->out;
-	const struct ab_group *st = ab_r_find(r, CFS_M_STAT, want);
+	const struct ab_group *st = ab_r_find(r, CTF_M_STAT, want);
 
 	fprintf(f, "#### %s cpu affinity ####\n\n", title);
 	if (!st) {
@@ -173,8 +173,8 @@ static void post_table(struct ab_render *r, const char *const *want, const char 
 		return;
 	}
 	/* one column of numbers, as wide as the largest calls/s */
-	fprintf(f, "same  cpu (%%) %11.2f\n", ab_r_median(ab_r_find(r, CFS_M_SAME, want)));
-	fprintf(f, "other cpu (%%) %11.2f\n", ab_r_median(ab_r_find(r, CFS_M_OTHER, want)));
+	fprintf(f, "same  cpu (%%) %11.2f\n", ab_r_median(ab_r_find(r, CTF_M_SAME, want)));
+	fprintf(f, "other cpu (%%) %11.2f\n", ab_r_median(ab_r_find(r, CTF_M_OTHER, want)));
 	fprintf(f, "-------------------------\nstat calls/s  %11.2f   (median of %zu)\n\n",
 		ab_r_median(st), st->n);
 }
@@ -182,8 +182,8 @@ static void post_table(struct ab_render *r, const char *const *want, const char 
 /* The comparison the post's title makes: same CPU against another CPU. */
 static void same_other(struct ab_render *r)
 {
-	const struct ab_group *same = ab_r_find(r, CFS_M_STAT, w_same);
-	const struct ab_group *other = ab_r_find(r, CFS_M_STAT, w_other);
+	const struct ab_group *same = ab_r_find(r, CTF_M_STAT, w_same);
+	const struct ab_group *other = ab_r_find(r, CTF_M_STAT, w_other);
 	struct ab_ci ci;
 	double q = NAN;
 	char buf[160];
@@ -217,7 +217,7 @@ static void baselines(struct ab_render *r)
 {
 	struct ab_grid m;
 
-	ab_grid_build(r, &m, CFS_M_STAT, "placement", "baseline", NULL);
+	ab_grid_build(r, &m, CTF_M_STAT, "placement", "baseline", NULL);
 	if (m.nc < 2 && !(m.nc == 1 && strcmp(m.cols[0], "fuse")))
 		return;	/* FUSE alone: the grids above show it */
 	for (int a = 0; a < m.nr; a++)	/* the fuse column is the daemon single one */
@@ -227,7 +227,7 @@ static void baselines(struct ab_render *r)
 			snprintf(ba, sizeof(ba), "baseline=%s", m.cols[c]);
 			int f = !strcmp(m.cols[c], "fuse");
 			const char *want[] = { pl, ba, f ? "daemon=single" : NULL, "transport=libfuse|", NULL };
-			m.g[a][c] = ab_r_find(r, CFS_M_STAT, want);
+			m.g[a][c] = ab_r_find(r, CTF_M_STAT, want);
 		}
 	fprintf(r->out, "Baselines, calls/s (median [%s]; fuse = stat() with daemon single, "
 			"kernel = stat() on a kernel filesystem, pipe = a one-byte round trip):\n\n",
@@ -260,8 +260,8 @@ static void configs(struct ab_render *r)
 {
 	static const char *const keys[] = { "placement", "baseline", "transport", "daemon", "clients",
 					    "client_cpu", "daemon_cpu" };
-	static const char *const cols[][2] = { { CFS_M_SAME, "%" }, { CFS_M_REQ, "ratio" },
-					       { CFS_M_P50, "ns" }, { CFS_M_P99, "ns" } };
+	static const char *const cols[][2] = { { CTF_M_SAME, "%" }, { CTF_M_REQ, "ratio" },
+					       { CTF_M_P50, "ns" }, { CTF_M_P99, "ns" } };
 	FILE *f = r->out;
 	char v[AB_VALUE_LEN], num[32];
 	int idle = 0;	/* a column for --idle only in runs that swept it */
@@ -276,7 +276,7 @@ static void configs(struct ab_render *r)
 		idle ? "---|" : "");
 	for (size_t i = 0; i < r->res->n; i++) {
 		const struct ab_group *g = &r->res->g[i];
-		if (strcmp(g->bench, r->desc->name) || strcmp(g->metric, CFS_M_STAT))
+		if (strcmp(g->bench, r->desc->name) || strcmp(g->metric, CTF_M_STAT))
 			continue;
 		fprintf(f, "|");
 		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
@@ -297,8 +297,8 @@ static void configs(struct ab_render *r)
 static void tables(struct ab_render *r)
 {
 	FILE *f = r->out;
-	const struct ab_group *none = ab_r_find(r, CFS_M_STAT, w_none);
-	const struct ab_group *same = ab_r_find(r, CFS_M_STAT, w_same);
+	const struct ab_group *none = ab_r_find(r, CTF_M_STAT, w_none);
+	const struct ab_group *same = ab_r_find(r, CTF_M_STAT, w_same);
 	const char *const *fuse = libfuse;
 	struct ab_ci ci;
 	double q = NAN;
@@ -322,13 +322,13 @@ static void tables(struct ab_render *r)
 		same_other(r);
 		published(r);
 	}
-	ab_grid_build(r, &m, CFS_M_STAT, "placement", "daemon", fuse);
+	ab_grid_build(r, &m, CTF_M_STAT, "placement", "daemon", fuse);
 	if (m.nr) {
 		fprintf(f, "\nstat() calls/s (median [%s]) by placement and libfuse daemon mode:\n\n",
 			ab_grid_interval(&m));
 		ab_grid_md(r, &m, "placement", 1);
 	}
-	ab_grid_build(r, &m, CFS_M_SAME, "placement", "daemon", fuse);
+	ab_grid_build(r, &m, CTF_M_SAME, "placement", "daemon", fuse);
 	if (m.nr) {
 		fprintf(f, "Share of stat() calls served on the caller's CPU (%%, median):\n\n");
 		ab_grid_md(r, &m, "placement", 0);
@@ -336,7 +336,7 @@ static void tables(struct ab_render *r)
 	transport_tables(r);
 	wait_table(r);
 	baselines(r);
-	ab_grid_build(r, &m, CFS_M_KNS, "placement", "daemon", fuse);
+	ab_grid_build(r, &m, CTF_M_KNS, "placement", "daemon", fuse);
 	if (m.nr) {
 		fprintf(f, "Kernel time per FUSE request (ns, median; from separate instrumented "
 			   "repetitions, never the ones timed above):\n\n");
@@ -350,9 +350,9 @@ static void transport_reading(struct ab_render *r);
 static void reading(struct ab_render *r)
 {
 	FILE *f = r->out;
-	const struct ab_group *none = ab_r_find(r, CFS_M_STAT, w_none);
-	const struct ab_group *same = ab_r_find(r, CFS_M_STAT, w_same);
-	const struct ab_group *pct = ab_r_find(r, CFS_M_SAME, w_none);
+	const struct ab_group *none = ab_r_find(r, CTF_M_STAT, w_none);
+	const struct ab_group *same = ab_r_find(r, CTF_M_STAT, w_same);
+	const struct ab_group *pct = ab_r_find(r, CTF_M_SAME, w_none);
 	struct ab_ci ci;
 	double q = NAN;
 	char buf[160];
@@ -389,10 +389,10 @@ static void reading(struct ab_render *r)
 /* Today's answer: io_uring unpinned against libfuse unpinned and pinned. */
 static void transport_reading(struct ab_render *r)
 {
-	const struct ab_group *u = transport_cell(r, CFS_M_STAT, "none", 2);
-	const struct ab_group *up = transport_cell(r, CFS_M_SAME, "none", 2);
-	const struct ab_group *ln = transport_cell(r, CFS_M_STAT, "none", 0);
-	const struct ab_group *ls = transport_cell(r, CFS_M_STAT, "same", 0);
+	const struct ab_group *u = transport_cell(r, CTF_M_STAT, "none", 2);
+	const struct ab_group *up = transport_cell(r, CTF_M_SAME, "none", 2);
+	const struct ab_group *ln = transport_cell(r, CTF_M_STAT, "none", 0);
+	const struct ab_group *ls = transport_cell(r, CTF_M_STAT, "same", 0);
 	struct ab_ci ci;
 	double q = NAN;
 	char buf[160];
@@ -417,19 +417,19 @@ static void transport_reading(struct ab_render *r)
 static int wait_grid(struct ab_render *r, struct ab_grid *m, const char *metric)
 {
 	char pl[AB_GRID_ROWS][32];
-	int np = ab_r_distinct(r, CFS_M_STAT, "placement", pl, AB_GRID_ROWS);
+	int np = ab_r_distinct(r, CTF_M_STAT, "placement", pl, AB_GRID_ROWS);
 
 	memset(m, 0, sizeof(*m));
 	snprintf(m->rkey, sizeof(m->rkey), "daemon_wait");
 	snprintf(m->rows[0], sizeof(m->rows[0]), "block");
-	m->nr = 1 + ab_r_distinct(r, CFS_M_STAT, "daemon_wait", m->rows + 1, AB_GRID_ROWS - 1);
+	m->nr = 1 + ab_r_distinct(r, CTF_M_STAT, "daemon_wait", m->rows + 1, AB_GRID_ROWS - 1);
 	if (m->nr == 1)
 		return 0;
 	for (int t = 1; t < 3; t++)
 		for (int i = 0; i < np && m->nc < AB_GRID_COLS; i++) {
 			int any = 0;
 			for (int k = 1; k < m->nr; k++)
-				any |= wait_cell(r, CFS_M_STAT, t, pl[i], m->rows[k]) != NULL;
+				any |= wait_cell(r, CTF_M_STAT, t, pl[i], m->rows[k]) != NULL;
 			if (!any)
 				continue;
 			snprintf(m->cols[m->nc], sizeof(m->cols[0]), "%s %.20s", transports[t].name, pl[i]);
@@ -444,21 +444,21 @@ static void plots(struct ab_render *r)
 {
 	struct ab_grid m;
 
-	ab_grid_build(r, &m, CFS_M_STAT, "placement", "daemon", libfuse);
+	ab_grid_build(r, &m, CTF_M_STAT, "placement", "daemon", libfuse);
 	ab_grid_plot(r, &m, "cputestfs", "cputestfs: stat() calls/s, libfuse", "stat/s", "daemon ",
 		     1000, 500);
-	if (transport_grid(r, &m, CFS_M_STAT))
+	if (transport_grid(r, &m, CTF_M_STAT))
 		ab_grid_plot(r, &m, "cputestfs_transports", "cputestfs: stat() calls/s by FUSE transport",
 			     "stat/s", "", 1000, 500);
-	if (wait_grid(r, &m, CFS_M_STAT))	/* each gain, then its price */
+	if (wait_grid(r, &m, CTF_M_STAT))	/* each gain, then its price */
 		ab_grid_plot(r, &m, "cputestfs_wait", "cputestfs: stat() calls/s by how the server "
 			     "waits (--daemon-wait)", "stat/s", "", 900, 450);
-	if (wait_grid(r, &m, CFS_M_SCPU))
+	if (wait_grid(r, &m, CTF_M_SCPU))
 		ab_grid_plot(r, &m, "cputestfs_wait_cpu", "cputestfs: the serving threads' CPU time "
 			     "per request by --daemon-wait", "us per request", "", 900, 450);
 }
 
-static const char *const headline[] = { CFS_M_STAT, NULL };
+static const char *const headline[] = { CTF_M_STAT, NULL };
 
 const struct ab_bench_desc ab_desc_cputestfs = {
 	.name = "cputestfs",

@@ -5,7 +5,7 @@
  * its own (sched_getcpu right after the call). It only counts, in its own
  * cache line; the parent times the window with CLOCK_MONOTONIC at both ends.
  *
- * One call in CFS_LAT_EVERY is timed, and only in the measured window: two
+ * One call in CTF_LAT_EVERY is timed, and only in the measured window: two
  * clock reads per 64 calls, not one per call. An instrumented repetition
  * (time_every) times every call, for the request breakdown's check.
  *
@@ -21,43 +21,43 @@
 #include "cputestfs.h"
 
 /* One call: 0 with the CPU that served it (-1: unknown) in *served, or -1 with errno. */
-static inline int call_once(const struct cfs_target *t, int i, int *served)
+static inline int call_once(const struct ctf_target *t, int i, int *served)
 {
 	struct stat st;
 
 	if (t->pipes)
-		return cfs_pipe_ping(&t->pipes[i], served);
+		return ctf_pipe_ping(&t->pipes[i], served);
 	if (stat(t->path, &st) < 0)
 		return -1;
-	*served = cfs_served_cpu(&st);
+	*served = ctf_served_cpu(&st);
 	return 0;
 }
 
-int cfs_client(struct cfs_shared *sh, const struct cfs_target *t, int i)
+int ctf_client(struct ctf_shared *sh, const struct ctf_target *t, int i)
 {
-	struct cfs_client_shm *me = &sh->client[i];
+	struct ctf_client_shm *me = &sh->client[i];
 	int served;
 
 	if (t->pipes)
-		cfs_pipes_keep_client(t->pipes, t->n, i);
+		ctf_pipes_keep_client(t->pipes, t->n, i);
 	/* The first call does the FUSE LOOKUP and proves the path works; it is not counted. */
 	if (call_once(t, i, &served) < 0)
 		goto fail;
-	ab_gate_arrive_wait(&sh->gate);
-	unsigned every = sh->time_every ? 1 : CFS_LAT_EVERY;
+	ab_barrier_arrive_wait(&sh->barrier);
+	unsigned every = sh->time_every ? 1 : CTF_LAT_EVERY;
 
 	for (uint64_t n = 0;; n++) {
 		int phase = atomic_load_explicit(&sh->phase, memory_order_relaxed);
-		if (phase == CFS_STOP)
+		if (phase == CTF_STOP)
 			break;
-		int timed = phase == CFS_MEASURE && n % every == 0;
+		int timed = phase == CTF_MEASURE && n % every == 0;
 		uint64_t t0 = timed ? ab_now_ns() : 0;
 		if (call_once(t, i, &served) < 0)
 			goto fail;
 		int cpu = sched_getcpu();
 		if (timed)
 			ab_hist_add(&me->lat, ab_now_ns() - t0);
-		cfs_count_call(me, served == cpu);
+		ctf_count_call(me, served == cpu);
 	}
 	return 0;
 fail:

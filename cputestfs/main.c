@@ -47,37 +47,37 @@
 
 #define MAX_POINTS 32
 
-static const struct ab_opt cfs_opts[] = {
-	AB_OPT(struct cfs_settings, placement, "placement", AB_OPT_STR, "P[,P...]",
+static const struct ab_opt ctf_opts[] = {
+	AB_OPT(struct ctf_settings, placement, "placement", AB_OPT_STR, "P[,P...]",
 		"where clients and daemon run, measured interleaved"),
-	AB_OPT(struct cfs_settings, transport, "transport", AB_OPT_CHOICE, "KIND",
+	AB_OPT(struct ctf_settings, transport, "transport", AB_OPT_CHOICE, "KIND",
 		"libfuse|dev|uring: libfuse 3.14's loop (the post's), affbench's own server on "
 		"/dev/fuse, FUSE over io_uring (Linux 6.14+)", .choices = "libfuse|dev|uring"),
-	AB_OPT(struct cfs_settings, uring_cpu, "uring-cpu", AB_OPT_CHOICE, "WHERE",
+	AB_OPT(struct ctf_settings, uring_cpu, "uring-cpu", AB_OPT_CHOICE, "WHERE",
 		AB_FSRV_URING_CPU_NAMES ": --transport uring: where the thread serving a CPU's "
 		"queue runs: on that CPU, on the next daemon CPU, or unpinned",
 		.choices = AB_FSRV_URING_CPU_NAMES),
-	AB_OPT(struct cfs_settings, daemon_wait, "daemon-wait", AB_OPT_STR, "HOW",
+	AB_OPT(struct ctf_settings, daemon_wait, "daemon-wait", AB_OPT_STR, "HOW",
 		AB_FSRV_WAIT_FORMS ": --transport dev or uring: the server sleeps for each request, "
 		"looks for the next one US microseconds after each reply first, or never sleeps"),
-	AB_OPT(struct cfs_settings, daemon, "daemon", AB_OPT_CHOICE, "MODE",
+	AB_OPT(struct ctf_settings, daemon, "daemon", AB_OPT_CHOICE, "MODE",
 		"single|multi|clone_fd: one thread, a pool, the pool with cloned fds (not with "
 		"--transport uring: one ring thread per CPU)", .choices = "single|multi|clone_fd"),
-	AB_OPT(struct cfs_settings, clients, "clients", AB_OPT_INT, "N", "client processes, one per CPU",
+	AB_OPT(struct ctf_settings, clients, "clients", AB_OPT_INT, "N", "client processes, one per CPU",
 		.min = 1, .max = AB_MAX_CPUS),
-	AB_OPT(struct cfs_settings, baseline, "baseline", AB_OPT_CHOICE, "KIND",
+	AB_OPT(struct ctf_settings, baseline, "baseline", AB_OPT_CHOICE, "KIND",
 		"fuse|kernel|pipe: the benchmark, stat() on a kernel fs, pipe ping-pong "
 		"(kernel and pipe run no FUSE server: no --transport, --daemon, --mountpoint)",
 		.choices = "fuse|kernel|pipe"),
-	AB_OPT(struct cfs_settings, mountpoint, "mountpoint", AB_OPT_STR, "DIR",
+	AB_OPT(struct ctf_settings, mountpoint, "mountpoint", AB_OPT_STR, "DIR",
 		"mount on this empty directory instead of a private one (left as found)"),
-	AB_OPT(struct cfs_settings, kstats, "kstats", AB_OPT_CHOICE, "WHEN",
+	AB_OPT(struct ctf_settings, kstats, "kstats", AB_OPT_CHOICE, "WHEN",
 		AB_KSTATS_CHOICES ": kernel time and CPUs per request from BPF, in extra "
 		"instrumented repetitions", .choices = AB_KSTATS_CHOICES),
 	AB_OPT_END,
 };
 
-static const struct ab_prog_info cfs_info = {
+static const struct ab_prog_info ctf_info = {
 	.name = "cputestfs",
 	.summary = "stat() calls/s on a FUSE filesystem, and % served on the caller's CPU "
 		   "(fuse-devel 2012, Westerfeld)",
@@ -101,18 +101,18 @@ static const char *const transport_names[] = { "libfuse", "dev", "uring" };
 
 static const struct {
 	const char *name, *unit;
-} metrics[CFS_NM] = {
-	[CFS_STAT] = { CFS_M_STAT, "1/s" },
-	[CFS_SAME] = { CFS_M_SAME, "%" },
-	[CFS_OTHER] = { CFS_M_OTHER, "%" },
-	[CFS_REQ] = { CFS_M_REQ, "ratio" },
-	[CFS_P50] = { CFS_M_P50, "ns" },
-	[CFS_P99] = { CFS_M_P99, "ns" },
-	[CFS_SCPU] = { CFS_M_SCPU, "us" },
-	[CFS_KNS] = { CFS_M_KNS, "ns" },
-	[CFS_KSAME] = { CFS_M_KSAME, "%" },
-	[CFS_KREQ] = { CFS_M_KREQ, "count" },
-	[CFS_DREQ] = { CFS_M_DREQ, "count" },
+} metrics[CTF_NM] = {
+	[CTF_STAT] = { CTF_M_STAT, "1/s" },
+	[CTF_SAME] = { CTF_M_SAME, "%" },
+	[CTF_OTHER] = { CTF_M_OTHER, "%" },
+	[CTF_REQ] = { CTF_M_REQ, "ratio" },
+	[CTF_P50] = { CTF_M_P50, "ns" },
+	[CTF_P99] = { CTF_M_P99, "ns" },
+	[CTF_SCPU] = { CTF_M_SCPU, "us" },
+	[CTF_KNS] = { CTF_M_KNS, "ns" },
+	[CTF_KSAME] = { CTF_M_KSAME, "%" },
+	[CTF_KREQ] = { CTF_M_KREQ, "count" },
+	[CTF_DREQ] = { CTF_M_DREQ, "count" },
 };
 
 /*
@@ -120,26 +120,26 @@ static const struct {
  * the kernel and pipe baselines run no FUSE server, and io_uring's server is
  * always one ring thread per daemon CPU whatever --daemon says.
  */
-static void check_combinations(const struct cfs_settings *set, const struct ab_common *common)
+static void check_combinations(const struct ctf_settings *set, const struct ab_common *common)
 {
 	static const char *const fuse_only[] = { "transport", "daemon", "mountpoint", "uring-cpu",
 						 "daemon-wait" };
 	static const char *const baselines[] = { "fuse", "kernel", "pipe" };
 
-	for (size_t i = 0; i < AB_ARRAY_SIZE(fuse_only) && set->baseline != CFS_BASE_FUSE; i++)
-		if (ab_opt_given(cfs_opts, common, fuse_only[i]))
+	for (size_t i = 0; i < AB_ARRAY_SIZE(fuse_only) && set->baseline != CTF_BASE_FUSE; i++)
+		if (ab_opt_given(ctf_opts, common, fuse_only[i]))
 			ab_usage_error("--%s means nothing with --baseline %s: it runs no FUSE server",
 				       fuse_only[i], baselines[set->baseline]);
-	if (set->baseline == CFS_BASE_KERNEL && set->kstats == AB_KSTATS_ON)
+	if (set->baseline == CTF_BASE_KERNEL && set->kstats == AB_KSTATS_ON)
 		ab_usage_error("--kstats on means nothing with --baseline %s: the probes count FUSE "
 			       "requests and pipe round trips", baselines[set->baseline]);
-	if (set->transport != CFS_TR_URING && ab_opt_given(cfs_opts, common, "uring-cpu"))
+	if (set->transport != CTF_TR_URING && ab_opt_given(ctf_opts, common, "uring-cpu"))
 		ab_usage_error("--uring-cpu places io_uring's server threads: it needs --transport "
 			       "uring, not %s", transport_names[set->transport]);
-	if (set->transport == CFS_TR_LIBFUSE && set->wait.mode != AB_FSRV_WAIT_BLOCK)
+	if (set->transport == CTF_TR_LIBFUSE && set->wait.mode != AB_FSRV_WAIT_BLOCK)
 		ab_usage_error("--daemon-wait %s needs affbench's own server: --transport dev or uring, "
 			       "not libfuse", set->daemon_wait);
-	if (set->transport == CFS_TR_URING && ab_opt_given(cfs_opts, common, "daemon"))
+	if (set->transport == CTF_TR_URING && ab_opt_given(ctf_opts, common, "daemon"))
 		ab_usage_error("--daemon means nothing with --transport uring: its server is always one "
 			       "ring thread per daemon CPU (recorded as daemon=percpu)");
 }
@@ -150,14 +150,14 @@ static void check_combinations(const struct cfs_settings *set, const struct ab_c
 /* "same" promises each client the daemon on its CPU; one daemon thread cannot keep
  * that promise to several clients at once, and the share it reaches says so only in
  * numbers. */
-static void warn_threads(const struct cfs_settings *set, const enum ab_placement *want, int n)
+static void warn_threads(const struct ctf_settings *set, const enum ab_placement *want, int n)
 {
 	int same = 0;
 
 	for (int i = 0; i < n; i++)
 		same |= want[i] == AB_PL_SAME;
-	if (!same || set->clients < 2 || set->baseline != CFS_BASE_FUSE ||
-	    set->daemon != AB_LOOP_SINGLE || set->transport == CFS_TR_URING)
+	if (!same || set->clients < 2 || set->baseline != CTF_BASE_FUSE ||
+	    set->daemon != AB_LOOP_SINGLE || set->transport == CTF_TR_URING)
 		return;
 	ab_msg("warning: --placement same with %d clients and --daemon single: one daemon thread "
 	       "serves all of them and shares a CPU with one client at a time, so fewer calls are "
@@ -205,10 +205,10 @@ static void cpus_list(const int *cpu, int n, const struct ab_common *common, cha
 }
 
 /* 0, or -1 with the reason the machine cannot offer the placement. */
-static int resolve(struct cfs_point *pt, const struct cfs_settings *set,
+static int resolve(struct ctf_point *pt, const struct ctf_settings *set,
 		   const struct ab_common *common, const struct ab_topo *topo, char *why, size_t len)
 {
-	const struct cfs_server *server = cfs_server_for(set);
+	const struct ctf_server *server = ctf_server_for(set);
 	int n = set->clients;
 
 	pt->client_cpu = calloc((size_t)n, sizeof(int));
@@ -222,7 +222,7 @@ static int resolve(struct cfs_point *pt, const struct cfs_settings *set,
 	for (int i = 0; i < n && pt->server_pinned; i++)
 		ab_cpuset_set(&pt->server_set, pt->server_cpu[i]);
 	cpus_list(pt->client_cpu, n, common, pt->client_list, sizeof(pt->client_list));
-	if (set->baseline == CFS_BASE_KERNEL)
+	if (set->baseline == CTF_BASE_KERNEL)
 		snprintf(pt->server_list, sizeof(pt->server_list), "none");
 	else
 		cpus_list(pt->server_cpu, n, common, pt->server_list, sizeof(pt->server_list));
@@ -230,13 +230,13 @@ static int resolve(struct cfs_point *pt, const struct cfs_settings *set,
 	struct ab_config *c = &pt->cfg;
 	char w[32];
 	/* uring only: records of other transports (and older ones) keep their keys */
-	int uring = set->baseline == CFS_BASE_FUSE && set->transport == CFS_TR_URING;
+	int uring = set->baseline == CTF_BASE_FUSE && set->transport == CTF_TR_URING;
 	ab_config_init(c);
 	if (ab_config_set(c, "placement", "%s", ab_placement_name(pt->placement)) < 0 ||
 	    ab_config_set(c, "daemon", "%s", server->daemon ? server->daemon : loop_names[set->daemon]) < 0 ||
 	    ab_config_set(c, "clients", "%d", n) < 0 ||
 	    ab_config_set(c, "baseline", "%s", server->name) < 0 ||
-	    ab_config_set(c, "transport", "%s", set->baseline == CFS_BASE_FUSE ?
+	    ab_config_set(c, "transport", "%s", set->baseline == CTF_BASE_FUSE ?
 			  transport_names[set->transport] : "none") < 0 ||
 	    (uring && ab_config_set(c, "uring_cpu", "%s", ab_fsrv_uring_cpu_name(set->uring_cpu)) < 0) ||
 	    (set->wait.mode != AB_FSRV_WAIT_BLOCK &&	/* block, the default, goes unwritten */
@@ -247,15 +247,15 @@ static int resolve(struct cfs_point *pt, const struct cfs_settings *set,
 	return 0;
 }
 
-static void free_point(struct cfs_point *pt)
+static void free_point(struct ctf_point *pt)
 {
 	free(pt->client_cpu);
 	free(pt->server_cpu);
 }
 
 /* Resolve every wanted placement; those the machine lacks are skipped with a line. */
-static int resolve_all(const enum ab_placement *want, int nwant, struct cfs_point *pts,
-		       const struct cfs_settings *set, const struct ab_common *common)
+static int resolve_all(const enum ab_placement *want, int nwant, struct ctf_point *pts,
+		       const struct ctf_settings *set, const struct ab_common *common)
 {
 	struct ab_topo topo;
 	char err[512];
@@ -304,13 +304,13 @@ static void check_mountpoint(const char *dir)
  * missing. io_uring: fuse.enable_uring is set through the knob journal (the
  * knob module puts it back at exit, on a signal, or by replay after a kill).
  */
-static void need_transport(const struct cfs_settings *set)
+static void need_transport(const struct ctf_settings *set)
 {
 	char why[512];
 
-	if (set->transport == CFS_TR_LIBFUSE)
+	if (set->transport == CTF_TR_LIBFUSE)
 		return;
-	int uring = set->transport == CFS_TR_URING;
+	int uring = set->transport == CTF_TR_URING;
 	if (ab_fsrv_check(uring ? AB_FSRV_URING : AB_FSRV_DEV, 0, why, sizeof(why)) < 0)
 		ab_skip("--transport %s: %s", transport_names[set->transport], why);
 	if (uring && ab_knob_init("", ab_knob_default_journal()) < 0)
@@ -321,19 +321,19 @@ static void need_transport(const struct cfs_settings *set)
 
 /* ---- the sweep ---- */
 
-static void progress(const struct cfs_settings *set, const struct cfs_point *pt, int rep,
-		     int instrumented, const struct cfs_result *res)
+static void progress(const struct ctf_settings *set, const struct ctf_point *pt, int rep,
+		     int instrumented, const struct ctf_result *res)
 {
-	const char *pl = ab_placement_name(pt->placement), *call = cfs_server_for(set)->call;
+	const char *pl = ab_placement_name(pt->placement), *call = ctf_server_for(set)->call;
 
-	if (instrumented && res->has[CFS_KNS])
+	if (instrumented && res->has[CTF_KNS])
 		ab_msg("rep %d placement=%s: kernel %.0f ns/request, %.0f requests (daemon %.0f)", rep,
-		       pl, res->v[CFS_KNS], res->v[CFS_KREQ], res->v[CFS_DREQ]);
-	else if (!instrumented && res->has[CFS_SAME])
+		       pl, res->v[CTF_KNS], res->v[CTF_KREQ], res->v[CTF_DREQ]);
+	else if (!instrumented && res->has[CTF_SAME])
 		ab_msg("rep %d placement=%s: %.0f %s/s, same cpu %.1f%%, %.3f requests/%s", rep, pl,
-		       res->v[CFS_STAT], call, res->v[CFS_SAME], res->v[CFS_REQ], call);
+		       res->v[CTF_STAT], call, res->v[CTF_SAME], res->v[CTF_REQ], call);
 	else if (!instrumented)
-		ab_msg("rep %d placement=%s: %.0f %s/s", rep, pl, res->v[CFS_STAT], call);
+		ab_msg("rep %d placement=%s: %.0f %s/s", rep, pl, res->v[CTF_STAT], call);
 	if (instrumented && res->has_brk) {
 		char line[512];
 		ab_brk_describe(&res->brk, line, sizeof(line));
@@ -355,31 +355,31 @@ static void brk_record(void *ctx, const char *metric, double v, const char *unit
 }
 
 /* One repetition of pt, timed (ks NULL) or instrumented, and its records. 0 or -1. */
-static int one_rep(const struct cfs_settings *set, const struct cfs_point *pt, struct ab_kstats *ks,
+static int one_rep(const struct ctf_settings *set, const struct ctf_point *pt, struct ab_kstats *ks,
 		   int rep, struct ab_out *out)
 {
 	const char *pl = ab_placement_name(pt->placement), *kind = ks ? ", instrumented" : "";
 	/* the CPUs' counters in timed repetitions: read at the window's edges, no probe */
 	struct ab_cpumon *mon = ks ? NULL : ab_cpumon_new(NULL);
-	struct cfs_result res;
+	struct ctf_result res;
 	char err[512];
 
 	if (!set->quiet)
 		ab_msg("rep %d/%d placement=%s%s client_cpu=%s daemon_cpu=%s", rep, set->repeat, pl,
 		       kind, pt->client_list, pt->server_list);
-	if (cfs_measure(set, pt, ks, mon, &res, err, sizeof(err)) < 0) {
+	if (ctf_measure(set, pt, ks, mon, &res, err, sizeof(err)) < 0) {
 		ab_msg("rep %d placement=%s%s: measurement failed: %s", rep, pl, kind, err);
 		ab_cpumon_free(mon);
 		return -1;
 	}
-	ab_cpumon_record(mon, out, &pt->cfg, rep, res.v[CFS_STAT]);
+	ab_cpumon_record(mon, out, &pt->cfg, rep, res.v[CTF_STAT]);
 	if (mon)	/* each reason once, --quiet or not: a missing number says why */
 		ab_cpumon_tell(ab_cpumon_missing(mon));
 	ab_cpumon_free(mon);
-	for (int m = ks ? CFS_FIRST_KERNEL : 0; m < (ks ? CFS_NM : CFS_FIRST_KERNEL); m++)
+	for (int m = ks ? CTF_FIRST_KERNEL : 0; m < (ks ? CTF_NM : CTF_FIRST_KERNEL); m++)
 		if (res.has[m])
 			ab_record(out, &pt->cfg, rep, metrics[m].name, res.v[m], metrics[m].unit);
-	if (!ks && res.has[CFS_P50])	/* p90, p99.9, max and hist.csv (report/histio.h) */
+	if (!ks && res.has[CTF_P50])	/* p90, p99.9, max and hist.csv (report/histio.h) */
 		ab_hist_emit(out, &pt->cfg, rep, "latency", "ns", &res.lat);
 	if (ks && res.has_brk) {
 		struct brk_ctx c = { out, &pt->cfg, rep };
@@ -392,7 +392,7 @@ static int one_rep(const struct cfs_settings *set, const struct cfs_point *pt, s
 }
 
 /* Every repetition of every point; 1 when any failed. */
-static int sweep(const struct cfs_settings *set, const struct cfs_point *pts, int npts,
+static int sweep(const struct ctf_settings *set, const struct ctf_point *pts, int npts,
 		 struct ab_kstats *ks, struct ab_out *out)
 {
 	int failed = 0;
@@ -409,21 +409,21 @@ static int sweep(const struct cfs_settings *set, const struct cfs_point *pts, in
 
 int main(int argc, char **argv)
 {
-	struct cfs_settings set = {
+	struct ctf_settings set = {
 		.placement = "none,same",
 		.daemon = AB_LOOP_SINGLE,
 		.clients = 1,
-		.baseline = CFS_BASE_FUSE,
+		.baseline = CTF_BASE_FUSE,
 		.kstats = AB_KSTATS_AUTO,
 	};
 	enum ab_placement want[MAX_POINTS];
-	struct cfs_point pts[MAX_POINTS];
+	struct ctf_point pts[MAX_POINTS];
 	struct ab_common common;
 	struct ab_kstats *ks = NULL;
 	struct ab_results kept;
 	struct ab_out out;
 
-	int first = ab_parse_args(argc, argv, &cfs_info, cfs_opts, &set, &common);
+	int first = ab_parse_args(argc, argv, &ctf_info, ctf_opts, &set, &common);
 	if (first < argc)
 		ab_usage_error("unexpected argument '%s' (see --help)", argv[first]);
 	char err[256];
@@ -445,7 +445,7 @@ int main(int argc, char **argv)
 	warn_threads(&set, want, nwant);	/* after the bad-input checks: their one line alone */
 	ab_opts_checked(&common);
 	ab_idle_apply(&common.idle);
-	if (set.baseline == CFS_BASE_FUSE) {
+	if (set.baseline == CTF_BASE_FUSE) {
 		if (set.mountpoint)
 			check_mountpoint(set.mountpoint);
 		ab_need_fuse();
@@ -457,7 +457,7 @@ int main(int argc, char **argv)
 		return AB_EXIT_SKIP;
 	/* The probes follow FUSE requests, and the pipe's round trips in the same steps
 	 * (the breakdown beside FUSE's); the kernel baseline has nothing to follow. */
-	if (set.baseline != CFS_BASE_KERNEL)
+	if (set.baseline != CTF_BASE_KERNEL)
 		ks = ab_kstats_for_mode(set.kstats, set.quiet);
 
 	/* Timed once now (a few forks), not while the first repetition's clients run. */

@@ -1,6 +1,6 @@
 /*
  * One repetition of one placement: start the server side (server.c), start
- * the client processes pinned behind the start gate (lib/proc workers running
+ * the client processes pinned behind the start barrier (lib/proc workers running
  * loop.c), wait out a warm-up, then sample the clients' counters with
  * CLOCK_MONOTONIC at both ends of the measured window.
  *
@@ -30,23 +30,23 @@
 #include "kstats/cpumon.h"
 #include "kstats/kstats.h"
 
-#define START_NS (3 * AB_NS)	/* clients make their first call and reach the gate within this */
+#define START_NS (3 * AB_NS)	/* clients make their first call and reach the barrier within this */
 #define STALL_NS (2 * AB_NS)	/* a client without progress this long: the server hangs (not
 				 * less: a loaded machine can stall a good client 1 s) */
 #define GRACE_NS (2 * AB_NS)	/* the window's deadline: warm-up + duration + this */
 #define REAP_NS AB_NS		/* clients see STOP and exit within this */
 
 struct run {
-	const struct cfs_settings *set;
-	const struct cfs_server *server;
-	struct cfs_serving srv;
+	const struct ctf_settings *set;
+	const struct ctf_server *server;
+	struct ctf_serving srv;
 	size_t shsize;
 	int n;
 	struct ab_workers clients;
 	int have_clients;
 	int early;		/* a client that ended before the end of the window, or -1 */
 	pid_t early_pid;
-	/* stall detection, once the gate is open */
+	/* stall detection, once the barrier is open */
 	int counting;
 	uint64_t *last_calls, *last_t, deadline;
 	/* instrumented repetitions */
@@ -64,7 +64,7 @@ static int client_worker(void *arg, int i)
 {
 	struct run *r = arg;
 
-	return cfs_client(r->srv.sh, &r->srv.target, i);
+	return ctf_client(r->srv.sh, &r->srv.target, i);
 }
 
 /* Unstick clients blocked on a hung server; once (lib/proc's reap calls it too). */
@@ -122,12 +122,12 @@ static int check(void *arg, char *why, size_t len)
 	return 0;
 }
 
-/* Every client made its first call and waits at the gate. */
-static int wait_gate(struct run *r, char *why, size_t len)
+/* Every client made its first call and waits at the barrier. */
+static int wait_barrier(struct run *r, char *why, size_t len)
 {
 	uint64_t deadline = ab_now_ns() + ab_scaled_ns(START_NS);
 
-	while (atomic_load(&r->srv.sh->gate.arrived) < (uint32_t)r->n) {
+	while (atomic_load(&r->srv.sh->barrier.arrived) < (uint32_t)r->n) {
 		if (ab_now_ns() > deadline) {
 			unblock(r);
 			return ab_err(why, len, "clients did not start within %.1f s: the %s hangs; %s",
@@ -145,17 +145,17 @@ static void sample(const struct run *r, uint64_t *calls, uint64_t *same)
 	*calls = *same = 0;
 	for (int i = 0; i < r->n; i++) {
 		uint64_t c, s;
-		cfs_read_calls(&r->srv.sh->client[i], &c, &s);
+		ctf_read_calls(&r->srv.sh->client[i], &c, &s);
 		*calls += c;
 		*same += s;
 	}
 }
 
-/* Open the gate, warm up, time the window. 0 with the timed metrics in res, or -1 with why. */
-static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
+/* Open the barrier, warm up, time the window. 0 with the timed metrics in res, or -1 with why. */
+static int window(struct run *r, struct ctf_result *res, char *why, size_t len)
 {
-	struct cfs_shared *sh = r->srv.sh;
-	uint64_t warm = (uint64_t)(cfs_warmup_s(r->set->duration) * AB_NS);
+	struct ctf_shared *sh = r->srv.sh;
+	uint64_t warm = (uint64_t)(ctf_warmup_s(r->set->duration) * AB_NS);
 	uint64_t dur = (uint64_t)(r->set->duration * AB_NS);
 	uint64_t calls0, same0, calls1, same1, go = ab_now_ns();
 
@@ -163,7 +163,7 @@ static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
 		r->last_t[i] = go;
 	r->counting = 1;
 	r->deadline = go + warm + dur + ab_scaled_ns(GRACE_NS);
-	ab_gate_open(&sh->gate);
+	ab_barrier_open(&sh->barrier);
 	if (ab_watch(go + warm, UINT64_MAX, check, r, why, len) < 0)
 		return -1;
 
@@ -171,20 +171,20 @@ static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
 	/* The calls the clients start in the window, as they time them (time_every). */
 	r->brk_window = r->ks_window && r->brk && ab_kstats_brk_window(r->ks, 1) == 0;
 	ab_cpumon_begin(r->mon);	/* its reads fall outside the clock reads below */
-	atomic_store(&sh->phase, CFS_MEASURE);
+	atomic_store(&sh->phase, CTF_MEASURE);
 	uint64_t t0 = ab_now_ns();
-	uint64_t req0 = cfs_requests(sh, r->n);
-	uint64_t cpu0 = ab_fsrv_cpu_sum(sh->srv_cpu, CFS_CPU_SLOTS);
+	uint64_t req0 = ctf_requests(sh, r->n);
+	uint64_t cpu0 = ab_fsrv_cpu_sum(sh->srv_cpu, CTF_CPU_SLOTS);
 	sample(r, &calls0, &same0);
 	if (ab_watch(t0 + dur, UINT64_MAX, check, r, why, len) < 0)
 		return -1;
 	uint64_t t1 = ab_now_ns();
-	uint64_t req1 = cfs_requests(sh, r->n);
-	uint64_t cpu1 = ab_fsrv_cpu_sum(sh->srv_cpu, CFS_CPU_SLOTS);
+	uint64_t req1 = ctf_requests(sh, r->n);
+	uint64_t cpu1 = ab_fsrv_cpu_sum(sh->srv_cpu, CTF_CPU_SLOTS);
 	sample(r, &calls1, &same1);
 	if (r->mon)
 		ab_cpumon_end(r->mon, (double)(t1 - t0) / 1e9);
-	atomic_store(&sh->phase, CFS_STOP);
+	atomic_store(&sh->phase, CTF_STOP);
 	r->ks_window = r->ks_window && ab_kstats_read(r->ks, &r->kw1) == 0;
 	if (r->brk_window)
 		ab_kstats_brk_window(r->ks, 0);	/* after STOP: no client starts another call */
@@ -195,13 +195,13 @@ static int window(struct run *r, struct cfs_result *res, char *why, size_t len)
 		return ab_err(why, len, "the measured window (%.3f ms) was too short to time",
 			      (double)(t1 - t0) / 1e6);
 	/* A kernel file names no serving CPU and has no server to count requests. */
-	cfs_window_metrics(calls1 - calls0, same1 - same0, req1 - req0, t1 - t0,
-			   r->set->baseline != CFS_BASE_KERNEL, res);
-	if (r->set->baseline == CFS_BASE_FUSE && r->set->transport != CFS_TR_LIBFUSE)
-		cfs_server_cpu(cpu1 - cpu0, req1 - req0, res);	/* lib/fsrv counts its threads' CPU */
+	ctf_window_metrics(calls1 - calls0, same1 - same0, req1 - req0, t1 - t0,
+			   r->set->baseline != CTF_BASE_KERNEL, res);
+	if (r->set->baseline == CTF_BASE_FUSE && r->set->transport != CTF_TR_LIBFUSE)
+		ctf_server_cpu(cpu1 - cpu0, req1 - req0, res);	/* lib/fsrv counts its threads' CPU */
 	/* Each client makes one call at a time: its time per call is the window over its calls. */
 	r->loop_ns = (double)(t1 - t0) * r->n / (double)(calls1 - calls0);
-	r->calls_per_s = res->v[CFS_STAT];
+	r->calls_per_s = res->v[CTF_STAT];
 	return 0;
 }
 
@@ -218,11 +218,11 @@ static void describe_status(int st, char *buf, size_t len)
 /* Stop and reap the clients; rc is the window's. The repetition's rc, why set on failure. */
 static int end_clients(struct run *r, int rc, char *why, size_t len)
 {
-	struct cfs_shared *sh = r->srv.sh;
+	struct ctf_shared *sh = r->srv.sh;
 	char how[64];
 
-	atomic_store(&sh->phase, CFS_STOP);
-	ab_gate_open(&sh->gate);	/* clients still at the gate see STOP and leave */
+	atomic_store(&sh->phase, CTF_STOP);
+	ab_barrier_open(&sh->barrier);	/* clients still at the barrier see STOP and leave */
 	int bad = ab_workers_reap(&r->clients, ab_now_ns() + ab_scaled_ns(REAP_NS), unblock, r);
 	r->have_clients = 0;
 	if (rc < 0 && r->early >= 0 && !atomic_load(&sh->client[r->early].err)) {
@@ -245,7 +245,7 @@ static int end_clients(struct run *r, int rc, char *why, size_t len)
 	return 0;
 }
 
-static void latency(const struct run *r, struct cfs_result *res)
+static void latency(const struct run *r, struct ctf_result *res)
 {
 	struct ab_hist *all = &res->lat;
 
@@ -254,9 +254,9 @@ static void latency(const struct run *r, struct cfs_result *res)
 		ab_hist_merge(all, &r->srv.sh->client[i].lat);
 	if (!ab_hist_count(all))
 		return;
-	res->v[CFS_P50] = ab_hist_percentile(all, 50);
-	res->v[CFS_P99] = ab_hist_percentile(all, 99);
-	res->has[CFS_P50] = res->has[CFS_P99] = 1;
+	res->v[CTF_P50] = ab_hist_percentile(all, 50);
+	res->v[CTF_P99] = ab_hist_percentile(all, 99);
+	res->has[CTF_P50] = res->has[CTF_P99] = 1;
 }
 
 /* ---- kernel statistics, instrumented repetitions only ---- */
@@ -298,7 +298,7 @@ static void kstats_begin(struct run *r)
 		return;
 	}
 	r->ks_attached = 1;
-	r->dreq0 = cfs_requests(r->srv.sh, r->n);
+	r->dreq0 = ctf_requests(r->srv.sh, r->n);
 	brk_begin(r);
 }
 
@@ -313,7 +313,7 @@ static void brk_begin(struct run *r)
 		return;
 	}
 	/* over pipes the breakdown follows each round trip: a write, then a read */
-	if (ab_kstats_brk_pipe(r->ks, r->set->baseline == CFS_BASE_PIPE) < 0) {
+	if (ab_kstats_brk_pipe(r->ks, r->set->baseline == CTF_BASE_PIPE) < 0) {
 		ab_msg("cannot set the request breakdown's mode: brk_* metrics not written");
 		return;
 	}
@@ -353,7 +353,7 @@ static double client_mean(const struct run *r)
 
 /* The steps of the calls the window started, against the clients' own clock on the same
  * calls and the window's time per call. */
-static void brk_end(struct run *r, struct cfs_result *res)
+static void brk_end(struct run *r, struct ctf_result *res)
 {
 	/* Read once the clients are gone: every call the window started has ended. */
 	if (r->brk_window && ab_kstats_read_brk(r->ks, r->brk) == 0) {
@@ -367,7 +367,7 @@ static void brk_end(struct run *r, struct cfs_result *res)
 
 /* Requests over the whole run (to cross-check the daemon's count); time and CPUs per
  * request over the measured window. */
-static void kstats_end(struct run *r, int rc, struct cfs_result *res)
+static void kstats_end(struct run *r, int rc, struct ctf_result *res)
 {
 	struct ab_kstats_result whole;
 	uint64_t n, same;
@@ -376,19 +376,19 @@ static void kstats_end(struct run *r, int rc, struct cfs_result *res)
 	if (!r->ks_attached)
 		return;
 	/* FUSE requests: none over pipes, where only the breakdown is written */
-	int fuse = r->set->baseline == CFS_BASE_FUSE;
+	int fuse = r->set->baseline == CTF_BASE_FUSE;
 	if (fuse && rc == 0 && ab_kstats_read(r->ks, &whole) == 0) {
-		cfs_kernel_delta(NULL, &whole, &n, &same, &ns);
-		res->v[CFS_KREQ] = (double)n;
-		res->v[CFS_DREQ] = (double)(cfs_requests(r->srv.sh, r->n) - r->dreq0);
-		res->has[CFS_KREQ] = res->has[CFS_DREQ] = 1;
+		ctf_kernel_delta(NULL, &whole, &n, &same, &ns);
+		res->v[CTF_KREQ] = (double)n;
+		res->v[CTF_DREQ] = (double)(ctf_requests(r->srv.sh, r->n) - r->dreq0);
+		res->has[CTF_KREQ] = res->has[CTF_DREQ] = 1;
 	}
 	if (fuse && rc == 0 && r->ks_window) {
-		cfs_kernel_delta(&r->kw0, &r->kw1, &n, &same, &ns);
+		ctf_kernel_delta(&r->kw0, &r->kw1, &n, &same, &ns);
 		if (n) {
-			res->v[CFS_KNS] = ns / (double)n;
-			res->v[CFS_KSAME] = 100.0 * (double)same / (double)n;
-			res->has[CFS_KNS] = res->has[CFS_KSAME] = 1;
+			res->v[CTF_KNS] = ns / (double)n;
+			res->v[CTF_KSAME] = 100.0 * (double)same / (double)n;
+			res->has[CTF_KNS] = res->has[CTF_KSAME] = 1;
 		}
 	}
 	if (rc == 0)
@@ -402,21 +402,21 @@ static void kstats_end(struct run *r, int rc, struct cfs_result *res)
 
 static int run_alloc(struct run *r, char *why, size_t len)
 {
-	r->shsize = sizeof(struct cfs_shared) + (size_t)r->n * sizeof(struct cfs_client_shm);
+	r->shsize = sizeof(struct ctf_shared) + (size_t)r->n * sizeof(struct ctf_client_shm);
 	r->srv.sh = ab_shm_alloc(r->shsize);
 	r->last_calls = calloc((size_t)r->n, sizeof(*r->last_calls));
 	r->last_t = calloc((size_t)r->n, sizeof(*r->last_t));
 	if (!r->srv.sh || !r->last_calls || !r->last_t)
 		return ab_err(why, len, "out of memory for %d clients", r->n);
-	ab_gate_init(&r->srv.sh->gate);
-	atomic_store(&r->srv.sh->phase, CFS_WARMUP);
+	ab_barrier_init(&r->srv.sh->barrier);
+	atomic_store(&r->srv.sh->phase, CTF_WARMUP);
 	return 0;
 }
 
-int cfs_measure(const struct cfs_settings *set, const struct cfs_point *pt, struct ab_kstats *ks,
-		struct ab_cpumon *mon, struct cfs_result *res, char *why, size_t len)
+int ctf_measure(const struct ctf_settings *set, const struct ctf_point *pt, struct ab_kstats *ks,
+		struct ab_cpumon *mon, struct ctf_result *res, char *why, size_t len)
 {
-	struct run r = { .set = set, .server = cfs_server_for(set), .n = set->clients, .early = -1,
+	struct run r = { .set = set, .server = ctf_server_for(set), .n = set->clients, .early = -1,
 			 .ks = ks, .mon = mon, .srv = { .set = set, .pt = pt } };
 	char why2[512];
 	int rc = -1;
@@ -436,7 +436,7 @@ int cfs_measure(const struct cfs_settings *set, const struct cfs_point *pt, stru
 		ab_cpumon_add_task(mon, r.clients.pid[i]);
 	if (mon && r.srv.have_daemon && r.srv.daemon.pid > 0)
 		ab_cpumon_add_task(mon, r.srv.daemon.pid);
-	rc = wait_gate(&r, why, len) == 0 && window(&r, res, why, len) == 0 ? 0 : -1;
+	rc = wait_barrier(&r, why, len) == 0 && window(&r, res, why, len) == 0 ? 0 : -1;
 	rc = end_clients(&r, rc, why, len);
 	if (rc == 0)
 		latency(&r, res);

@@ -24,10 +24,10 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-int cfs_pipes_open(struct cfs_pipe *p, int n, char *why, size_t len)
+int ctf_pipes_open(struct ctf_pipe *p, int n, char *why, size_t len)
 {
 	for (int i = 0; i < n; i++)
-		p[i] = (struct cfs_pipe){ -1, -1, -1, -1 };
+		p[i] = (struct ctf_pipe){ -1, -1, -1, -1 };
 	for (int i = 0; i < n; i++) {
 		int req[2], rep[2];
 
@@ -38,17 +38,17 @@ int cfs_pipes_open(struct cfs_pipe *p, int n, char *why, size_t len)
 			close(req[1]);
 			goto fail;
 		}
-		p[i] = (struct cfs_pipe){ .to_server = req[1], .from_server = rep[0],
+		p[i] = (struct ctf_pipe){ .to_server = req[1], .from_server = rep[0],
 					  .server_in = req[0], .server_out = rep[1] };
 	}
 	return 0;
 fail:
 	ab_err(why, len, "pipe baseline: pipe: %s", strerror(errno));
-	cfs_pipes_close_all(p, n);
+	ctf_pipes_close_all(p, n);
 	return -1;
 }
 
-void cfs_pipes_close_server_ends(struct cfs_pipe *p, int n)
+void ctf_pipes_close_server_ends(struct ctf_pipe *p, int n)
 {
 	for (int i = 0; i < n; i++) {
 		close_fd(&p[i].server_in);
@@ -56,7 +56,7 @@ void cfs_pipes_close_server_ends(struct cfs_pipe *p, int n)
 	}
 }
 
-void cfs_pipes_keep_client(struct cfs_pipe *p, int n, int i)
+void ctf_pipes_keep_client(struct ctf_pipe *p, int n, int i)
 {
 	for (int k = 0; k < n; k++) {
 		if (k == i)
@@ -66,21 +66,21 @@ void cfs_pipes_keep_client(struct cfs_pipe *p, int n, int i)
 	}
 }
 
-void cfs_pipes_close_all(struct cfs_pipe *p, int n)
+void ctf_pipes_close_all(struct ctf_pipe *p, int n)
 {
-	cfs_pipes_close_server_ends(p, n);
-	cfs_pipes_keep_client(p, n, -1);
+	ctf_pipes_close_server_ends(p, n);
+	ctf_pipes_keep_client(p, n, -1);
 }
 
-int cfs_pipe_server(void *servers, int i)
+int ctf_pipe_server(void *servers, int i)
 {
-	struct cfs_pipe_servers *s = servers;
+	struct ctf_pipe_servers *s = servers;
 	int in = s->pipes[i].server_in, out = s->pipes[i].server_out;
 	struct ab_counter *served = &s->sh->client[i].served;
 
 	/* Only client i may hold the ends of these pipes: each side sees EOF when the other dies. */
 	s->pipes[i].server_in = s->pipes[i].server_out = -1;
-	cfs_pipes_close_all(s->pipes, s->n);
+	ctf_pipes_close_all(s->pipes, s->n);
 	for (;;) {
 		char c;
 		ssize_t r = read(in, &c, 1);
@@ -97,7 +97,7 @@ int cfs_pipe_server(void *servers, int i)
 	}
 }
 
-int cfs_pipe_ping(const struct cfs_pipe *p, int *served)
+int ctf_pipe_ping(const struct ctf_pipe *p, int *served)
 {
 	char c = 0;
 	int cpu;

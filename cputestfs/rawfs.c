@@ -27,7 +27,7 @@ enum { RAW_INO_ROOT = FUSE_ROOT_ID, RAW_INO_FILE = 2 };
 #define RAW_ENTRY_VALID_S 1000000	/* entries stay valid: no LOOKUP per stat() */
 
 struct rawfs {
-	struct cfs_shared *sh;
+	struct ctf_shared *sh;
 	uint32_t uid, gid;
 };
 
@@ -45,7 +45,7 @@ static int raw_attr(const struct rawfs *fs, uint64_t ino, struct fuse_attr *a)
 	} else {
 		return -ENOENT;
 	}
-	a->blocks = (uint64_t)cfs_encode_cpu(sched_getcpu());
+	a->blocks = (uint64_t)ctf_encode_cpu(sched_getcpu());
 	return 0;
 }
 
@@ -54,7 +54,7 @@ static int raw_lookup(void *fsp, uint64_t parent, const char *name, struct fuse_
 	struct rawfs *fs = fsp;
 
 	atomic_fetch_add_explicit(&fs->sh->requests.v, 1, memory_order_relaxed);
-	if (parent != RAW_INO_ROOT || strcmp(name, CFS_FILE_NAME))
+	if (parent != RAW_INO_ROOT || strcmp(name, CTF_FILE_NAME))
 		return -ENOENT;
 	out->nodeid = RAW_INO_FILE;
 	out->entry_valid = RAW_ENTRY_VALID_S;	/* attr_valid 0: attributes expire at once */
@@ -74,12 +74,12 @@ static const struct ab_fsrv_ops raw_ops = {
 	.getattr = raw_getattr,
 };
 
-int cfs_raw_run(void *arg, const char *mnt)
+int ctf_raw_run(void *arg, const char *mnt)
 {
-	const struct cfs_raw_args *a = arg;
+	const struct ctf_raw_args *a = arg;
 	struct rawfs fs = { .sh = a->sh, .uid = (uint32_t)getuid(), .gid = (uint32_t)getgid() };
 	struct ab_fsrv_cfg cfg = {
-		.transport = a->transport == CFS_TR_URING ? AB_FSRV_URING : AB_FSRV_DEV,
+		.transport = a->transport == CTF_TR_URING ? AB_FSRV_URING : AB_FSRV_DEV,
 		.fsname = "affbench-cputestfs",
 		.subtype = "cputestfs",
 		.threads = a->threads,
@@ -89,7 +89,7 @@ int cfs_raw_run(void *arg, const char *mnt)
 		.cpus = a->cpus,
 		.wait = a->wait,
 		.cpu = a->sh->srv_cpu,
-		.ncpu = CFS_CPU_SLOTS,
+		.ncpu = CTF_CPU_SLOTS,
 	};
 
 	if (ab_daemon_prepare(NULL) < 0)

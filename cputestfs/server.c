@@ -34,7 +34,7 @@ static int ms(uint64_t ns)
 	return (int)(ns / 1000000ull);
 }
 
-uint64_t cfs_requests(const struct cfs_shared *sh, int nclients)
+uint64_t ctf_requests(const struct ctf_shared *sh, int nclients)
 {
 	uint64_t n = ab_counter_read(&sh->requests);
 
@@ -45,30 +45,30 @@ uint64_t cfs_requests(const struct cfs_shared *sh, int nclients)
 
 /* ---- the libfuse daemon ---- */
 
-static int fuse_started(struct cfs_serving *s, char *why, size_t len);
+static int fuse_started(struct ctf_serving *s, char *why, size_t len);
 
-static int fuse_start(struct cfs_serving *s, char *why, size_t len)
+static int fuse_start(struct ctf_serving *s, char *why, size_t len)
 {
-	struct cfs_daemon_args args = {
+	struct ctf_daemon_args args = {
 		.sh = s->sh,
 		.loop = (enum ab_fuse_loop)s->set->daemon,
 		.cpus = s->pt->server_pinned ? &s->pt->server_set : NULL,
 	};
 
-	/* Pinned inside cfs_daemon_run, before libfuse starts threads that inherit the mask. */
-	if (ab_daemon_start(&s->daemon, s->set->mountpoint, -1, cfs_daemon_run, &args,
+	/* Pinned inside ctf_daemon_run, before libfuse starts threads that inherit the mask. */
+	if (ab_daemon_start(&s->daemon, s->set->mountpoint, -1, ctf_daemon_run, &args,
 			    ms(ab_scaled_ns(MOUNT_WAIT_NS)), why, len) < 0)
 		return -1;
 	return fuse_started(s, why, len);
 }
 
 /* A daemon is up (libfuse's or fsrv's): where clients stat(), and the test hook. */
-static int fuse_started(struct cfs_serving *s, char *why, size_t len)
+static int fuse_started(struct ctf_serving *s, char *why, size_t len)
 {
 	s->have_daemon = 1;
 	s->daemon.keep_dir = s->set->mountpoint != NULL;	/* the user's directory stays */
 	if (snprintf(s->target.path, sizeof(s->target.path), "%s/%s", s->daemon.mnt,
-		     CFS_FILE_NAME) >= (int)sizeof(s->target.path))
+		     CTF_FILE_NAME) >= (int)sizeof(s->target.path))
 		return ab_err(why, len, "mountpoint path too long: %s", s->daemon.mnt);
 	if (!s->set->quiet)
 		ab_msg("daemon pid %d on %s (connection %d)", (int)s->daemon.pid, s->daemon.mnt,
@@ -77,7 +77,7 @@ static int fuse_started(struct cfs_serving *s, char *why, size_t len)
 	return 0;
 }
 
-static int fuse_gone(struct cfs_serving *s, char *why, size_t len)
+static int fuse_gone(struct ctf_serving *s, char *why, size_t len)
 {
 	char how[96];
 
@@ -88,13 +88,13 @@ static int fuse_gone(struct cfs_serving *s, char *why, size_t len)
 		      ab_daemon_how(&s->daemon, how, sizeof(how)));
 }
 
-static void fuse_unblock(struct cfs_serving *s)
+static void fuse_unblock(struct ctf_serving *s)
 {
 	if (s->have_daemon && s->daemon.conn >= 0)
 		ab_mnt_abort_conn(s->daemon.conn);
 }
 
-static int fuse_stop(struct cfs_serving *s, int hung, char *why, size_t len)
+static int fuse_stop(struct ctf_serving *s, int hung, char *why, size_t len)
 {
 	if (!s->have_daemon)
 		return 0;
@@ -112,9 +112,9 @@ static int fuse_stop(struct cfs_serving *s, int hung, char *why, size_t len)
 
 /* ---- the same filesystem on lib/fsrv: --transport dev or uring ---- */
 
-static int raw_start(struct cfs_serving *s, char *why, size_t len)
+static int raw_start(struct ctf_serving *s, char *why, size_t len)
 {
-	struct cfs_raw_args args = {
+	struct ctf_raw_args args = {
 		.sh = s->sh,
 		.transport = s->set->transport,
 		.threads = 1,
@@ -129,7 +129,7 @@ static int raw_start(struct cfs_serving *s, char *why, size_t len)
 		args.threads = s->pt->server_pinned ? ab_cpuset_count(&s->pt->server_set) :
 						       s->set->ncpus;
 	args.pin = s->pt->server_pinned;
-	if (ab_daemon_start(&s->daemon, s->set->mountpoint, -1, cfs_raw_run, &args,
+	if (ab_daemon_start(&s->daemon, s->set->mountpoint, -1, ctf_raw_run, &args,
 			    ms(ab_scaled_ns(MOUNT_WAIT_NS)), why, len) < 0)
 		return -1;
 	return fuse_started(s, why, len);
@@ -137,7 +137,7 @@ static int raw_start(struct cfs_serving *s, char *why, size_t len)
 
 /* ---- a file on a kernel filesystem ---- */
 
-static int kfile_start(struct cfs_serving *s, char *why, size_t len)
+static int kfile_start(struct ctf_serving *s, char *why, size_t len)
 {
 	char *path = s->target.path;
 	size_t size = sizeof(s->target.path);
@@ -153,7 +153,7 @@ static int kfile_start(struct cfs_serving *s, char *why, size_t len)
 }
 
 /* A file left behind costs nothing but a line: it fails no measurement. */
-static int kfile_stop(struct cfs_serving *s, int hung, char *why, size_t len)
+static int kfile_stop(struct ctf_serving *s, int hung, char *why, size_t len)
 {
 	(void)hung, (void)why, (void)len;
 	if (s->have_file && unlink(s->target.path) < 0)
@@ -164,28 +164,28 @@ static int kfile_stop(struct cfs_serving *s, int hung, char *why, size_t len)
 
 /* ---- pipe servers ---- */
 
-static int pipes_start(struct cfs_serving *s, char *why, size_t len)
+static int pipes_start(struct ctf_serving *s, char *why, size_t len)
 {
 	int n = s->set->clients;
-	struct cfs_pipe_servers arg = { .n = n, .sh = s->sh };
+	struct ctf_pipe_servers arg = { .n = n, .sh = s->sh };
 
 	s->target.n = n;
 	s->target.pipes = calloc((size_t)n, sizeof(*s->target.pipes));
 	if (!s->target.pipes)
 		return ab_err(why, len, "out of memory for %d pipes", n);
 	arg.pipes = s->target.pipes;
-	if (cfs_pipes_open(s->target.pipes, n, why, len) < 0)
+	if (ctf_pipes_open(s->target.pipes, n, why, len) < 0)
 		return -1;
-	if (ab_workers_start(&s->pipe_servers, n, 0, s->pt->server_cpu, NULL, cfs_pipe_server, &arg,
+	if (ab_workers_start(&s->pipe_servers, n, 0, s->pt->server_cpu, NULL, ctf_pipe_server, &arg,
 			     why, len) < 0)
 		return -1;
 	s->have_pipe_servers = 1;
-	cfs_pipes_close_server_ends(s->target.pipes, n);
+	ctf_pipes_close_server_ends(s->target.pipes, n);
 	ab_pidfile_hook(s->pipe_servers.pid[0]);
 	return 0;
 }
 
-static int pipes_gone(struct cfs_serving *s, char *why, size_t len)
+static int pipes_gone(struct ctf_serving *s, char *why, size_t len)
 {
 	int i = s->have_pipe_servers ? ab_workers_ended(&s->pipe_servers) : -1;
 
@@ -194,14 +194,14 @@ static int pipes_gone(struct cfs_serving *s, char *why, size_t len)
 	return ab_err(why, len, "pipe server %d (pid %d) died", i, (int)s->pipe_servers.pid[i]);
 }
 
-static int pipes_stop(struct cfs_serving *s, int hung, char *why, size_t len)
+static int pipes_stop(struct ctf_serving *s, int hung, char *why, size_t len)
 {
 	struct ab_workers *w = &s->pipe_servers;
 	int rc = 0;
 
 	/* The clients are gone: once our ends close, each server reads EOF and exits 0. */
 	if (s->target.pipes)
-		cfs_pipes_close_all(s->target.pipes, s->target.n);
+		ctf_pipes_close_all(s->target.pipes, s->target.n);
 	if (s->have_pipe_servers) {
 		ab_workers_reap(w, hung ? 0 : ab_now_ns() + ab_scaled_ns(PIPES_STOP_NS), NULL, NULL);
 		for (int i = 0; i < w->started && rc == 0; i++) {
@@ -224,34 +224,34 @@ static int pipes_stop(struct cfs_serving *s, int hung, char *why, size_t len)
 }
 
 /* Killing the servers (deadline now) gives blocked clients EOF. */
-static void pipes_unblock(struct cfs_serving *s)
+static void pipes_unblock(struct ctf_serving *s)
 {
 	if (s->have_pipe_servers)
 		ab_workers_reap(&s->pipe_servers, 0, NULL, NULL);
 }
 
-static const struct cfs_server servers[CFS_BASE_COUNT] = {
-	[CFS_BASE_FUSE] = { "fuse", "stat", NULL, "daemon", "aborted its FUSE connection",
+static const struct ctf_server servers[CTF_BASE_COUNT] = {
+	[CTF_BASE_FUSE] = { "fuse", "stat", NULL, "daemon", "aborted its FUSE connection",
 			    fuse_start, fuse_gone, fuse_unblock, fuse_stop },
-	[CFS_BASE_KERNEL] = { "kernel", "stat", "none", "kernel file", "nothing to abort",
+	[CTF_BASE_KERNEL] = { "kernel", "stat", "none", "kernel file", "nothing to abort",
 			      kfile_start, NULL, NULL, kfile_stop },
-	[CFS_BASE_PIPE] = { "pipe", "pipe round trip", "single", "pipe server", "killed it",
+	[CTF_BASE_PIPE] = { "pipe", "pipe round trip", "single", "pipe server", "killed it",
 			    pipes_start, pipes_gone, pipes_unblock, pipes_stop },
 };
 
 /* The FUSE daemon by transport: libfuse's (the post's), or lib/fsrv's. */
-static const struct cfs_server transports[CFS_TR_COUNT] = {
-	[CFS_TR_LIBFUSE] = { "fuse", "stat", NULL, "daemon", "aborted its FUSE connection",
+static const struct ctf_server transports[CTF_TR_COUNT] = {
+	[CTF_TR_LIBFUSE] = { "fuse", "stat", NULL, "daemon", "aborted its FUSE connection",
 			     fuse_start, fuse_gone, fuse_unblock, fuse_stop },
-	[CFS_TR_DEV] = { "fuse", "stat", NULL, "daemon", "aborted its FUSE connection",
+	[CTF_TR_DEV] = { "fuse", "stat", NULL, "daemon", "aborted its FUSE connection",
 			 raw_start, fuse_gone, fuse_unblock, fuse_stop },
-	[CFS_TR_URING] = { "fuse", "stat", "percpu", "daemon", "aborted its FUSE connection",
+	[CTF_TR_URING] = { "fuse", "stat", "percpu", "daemon", "aborted its FUSE connection",
 			   raw_start, fuse_gone, fuse_unblock, fuse_stop },
 };
 
-const struct cfs_server *cfs_server_for(const struct cfs_settings *set)
+const struct ctf_server *ctf_server_for(const struct ctf_settings *set)
 {
-	if (set->baseline == CFS_BASE_FUSE)
+	if (set->baseline == CTF_BASE_FUSE)
 		return &transports[set->transport];
 	return &servers[set->baseline];
 }

@@ -2,8 +2,8 @@
  * ddpar's coreutils dd client (--dd), as the post ran it: N dd processes
  * (if=/dev/zero of=w<i>, or if=r<i> of=/dev/null), exec'd with an argument
  * vector, no shell, pinned like the built-in workers and let go together by
- * the start gate just before exec. Throughput is the bytes moved over the
- * wall time from the gate to the last dd's exit.
+ * the start barrier just before exec. Throughput is the bytes moved over the
+ * wall time from the barrier to the last dd's exit.
  *
  * A calibration (also the warm-up) sizes count= so that each dd lasts about
  * --duration: a short batch is mostly fork and exec, so batches grow until
@@ -28,7 +28,7 @@ struct dd_batch {
 	uint64_t count;			/* blocks per dd */
 };
 
-/* dd number i (an ab_worker_fn, in its own process): wait at the gate, then exec. */
+/* dd number i (an ab_worker_fn, in its own process): wait at the barrier, then exec. */
 static int dd_child(void *arg, int i)
 {
 	const struct dd_batch *b = arg;
@@ -42,13 +42,13 @@ static int dd_child(void *arg, int i)
 	snprintf(bs, sizeof(bs), "bs=%zu", c->set->bs);
 	snprintf(count, sizeof(count), "count=%llu", (unsigned long long)b->count);
 	char *const argv[] = { "dd", in, out, bs, count, "status=none", NULL };
-	ab_gate_arrive_wait(&c->sh->gate);
+	ab_barrier_arrive_wait(&c->sh->barrier);
 	execvp(argv[0], argv);
 	ab_msg("cannot run dd: %s", strerror(errno));
 	return 127;
 }
 
-/* One batch of procs dd's, count blocks each; *ns: gate to the last exit. */
+/* One batch of procs dd's, count blocks each; *ns: barrier to the last exit. */
 static int batch(const struct ddp_client *c, uint64_t count, int measured, uint64_t *ns, char *why,
 		 size_t len)
 {
@@ -56,21 +56,21 @@ static int batch(const struct ddp_client *c, uint64_t count, int measured, uint6
 	struct dd_batch b = { c, count };
 	struct ab_workers w;
 
-	ab_gate_init(&c->sh->gate);
+	ab_barrier_init(&c->sh->barrier);
 	if (ab_workers_start(&w, c->pt->procs, 0, NULL, cm->cpus_arg ? &cm->allowed : NULL, dd_child,
 			     &b, why, len) < 0)
 		return -1;
 	ddp_probe_pids(c->probe, &w);
 	if (measured)
 		ddp_mon_tasks(c, NULL);	/* dd's exits fall inside the window: the daemon alone */
-	if (ddp_gate_wait(c, &w, why, len) < 0)
+	if (ddp_barrier_wait(c, &w, why, len) < 0)
 		return -1;
 	if (measured) {
 		ddp_probe_window_begin(c->probe);
 		ab_cpumon_begin(c->mon);
 	}
 	uint64_t t0 = ab_now_ns();
-	ab_gate_open(&c->sh->gate);
+	ab_barrier_open(&c->sh->barrier);
 	/* Calibrated to last the duration: ten times that, plus slack for a slow exec. */
 	int bad = ddp_reap(c, &w, t0 + (uint64_t)(10 * cm->duration * 1e9) + ab_scaled_ns(10 * AB_NS));
 	*ns = ab_now_ns() - t0;

@@ -1,13 +1,20 @@
 /*
  * ddpar: the interfaces between its files.
- *   main.c   options and settings, the sweep (each timed repetition followed by
- *            its instrumented one), the server table, output
- *   point.c  one repetition of one point: a fresh server, the client, the
- *            checks, the records; kernel statistics for instrumented ones
- *   loop.c   the built-in client: worker processes streaming blocks, and the
- *            parent timing its window (the measured loop)
- *   dd.c     the coreutils dd client: calibration, then one timed batch
- *   fs.c     the libfuse sink filesystem (daemon process)
+ *   main.c         options and settings, the sweep (each timed repetition
+ *                  followed by its instrumented one), the server table, output
+ *   measure.c      one repetition of one point: a fresh server, the client,
+ *                  the checks, the records; kernel statistics for
+ *                  instrumented ones
+ *   loop.c         the built-in client: worker processes streaming blocks,
+ *                  and the parent timing its window (the measured loop)
+ *   dd.c           the coreutils dd client: calibration, then one timed batch
+ *   fs.c           the libfuse sink filesystem (daemon process)
+ *   rawsink.c      the same sink on lib/fsrv, for --transport dev, uring and
+ *                  passthrough
+ *   passthrough.c  passthrough's backing files and their byte check
+ *   desc*.c        the report's descriptor: tables (desc.c), --daemon-wait
+ *                  (desc_wait.c), reading (desc_reading.c), plots
+ *                  (desc_plot.c); what they share is in desc_i.h
  * Parent, workers and daemon share one struct ddp_shared (ab_shm_alloc, made
  * before fork): the parent flips the phase and samples counters; workers and
  * daemon threads only bump their own counters.
@@ -32,7 +39,7 @@
 #include "kstats/cpumon.h"
 #include "kstats/kstats.h"
 #include "sys/opts.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 #include "report/record.h"
 #include "report/stats.h"
@@ -44,7 +51,7 @@
 #define DDP_DEFAULT_BS (128 * 1024)
 /* Waits that a slow (emulated) machine stretches: each goes through ab_scaled_ns. */
 #define DDP_MOUNT_NS (5 * AB_NS)	/* a fresh daemon mounts */
-#define DDP_GATE_NS (10 * AB_NS)	/* workers open their files and reach the gate */
+#define DDP_BARRIER_NS (10 * AB_NS)	/* workers open their files and reach the barrier */
 #define DDP_STOP_NS (5 * AB_NS)		/* workers end after STOP; a daemon unmounts */
 #define DDP_STALL_NS (30 * AB_NS)	/* the parent overslept its window by this much */
 
@@ -58,7 +65,7 @@ enum ddp_transport { DDP_TR_LIBFUSE, DDP_TR_DEV, DDP_TR_URING, DDP_TR_PASSTHROUG
 /* passthrough: the backing files' size; workers go back to offset 0 there. */
 #define DDP_PT_SPAN (16ull << 20)
 
-/* Record names, shared by point.c (writes them) and desc.c (renders them). */
+/* Record names, shared by measure.c (writes them) and desc.c (renders them). */
 #define DDP_M_WRITE "write_MB_per_s"
 #define DDP_M_READ "read_MB_per_s"
 #define DDP_M_REQS "requests_per_s"
@@ -87,7 +94,7 @@ struct ddp_dslot {
 
 /* Per worker: written by that worker only, read by the parent. */
 struct ddp_worker {
-	struct ab_counter bytes;	/* bytes moved since the gate opened */
+	struct ab_counter bytes;	/* bytes moved since the barrier opened */
 	struct ab_counter calls;	/* read() or write() calls completed */
 	_Atomic int err;		/* errno of the call that failed, 0 if none */
 	struct ab_hist lat;		/* ns per call, measured window only */
@@ -95,7 +102,7 @@ struct ddp_worker {
 
 struct ddp_shared {
 	_Atomic int phase __attribute__((aligned(AB_CACHELINE)));	/* enum ddp_phase */
-	struct ab_gate gate __attribute__((aligned(AB_CACHELINE)));
+	struct ab_barrier barrier __attribute__((aligned(AB_CACHELINE)));
 	_Atomic uint32_t nslots __attribute__((aligned(AB_CACHELINE)));
 	struct ddp_dslot dslot[DDP_DSLOTS];
 	struct ab_fsrv_cpu srv_cpu[DDP_DSLOTS];	/* lib/fsrv's serving threads' CPU time */
@@ -221,7 +228,7 @@ static inline void ddp_fill_pattern(char *buf, uint64_t off, size_t len, size_t 
 		buf[k] = (char)('a' + ((off + k) % bs) % 26);
 }
 
-/* Kernel statistics of an instrumented repetition (point.c); NULL in a timed one. */
+/* Kernel statistics of an instrumented repetition (measure.c); NULL in a timed one. */
 struct ddp_probe {
 	struct ab_kstats *ks;
 	int pid_err;			/* errno of a pid the map refused: no spinlock figure */
@@ -260,13 +267,13 @@ int ddp_loop_run(const struct ddp_client *c, struct ddp_outcome *o, char *why, s
 int ddp_dd_run(const struct ddp_client *c, struct ddp_outcome *o, char *why, size_t len);
 /* The monitor counts the migrations and switches of the daemon and these clients (w NULL: none). */
 void ddp_mon_tasks(const struct ddp_client *c, const struct ab_workers *w);
-/* Started workers, waited for at the gate: 0, or -1 with why (workers reaped). */
-int ddp_gate_wait(const struct ddp_client *c, struct ab_workers *w, char *why, size_t len);
+/* Started workers, waited for at the barrier: 0, or -1 with why (workers reaped). */
+int ddp_barrier_wait(const struct ddp_client *c, struct ab_workers *w, char *why, size_t len);
 /* Reap the clients by deadline_ns, aborting the FUSE connection if they hang. */
 int ddp_reap(const struct ddp_client *c, struct ab_workers *w, uint64_t deadline_ns);
 
-/* point.c: one repetition of one point, records included. 0, or -1 after a message. */
-int ddp_point_run(const struct ddp_settings *s, const struct ddp_point *pt, struct ddp_shared *sh,
+/* measure.c: one repetition of one point, records included. 0, or -1 after a message. */
+int ddp_measure(const struct ddp_settings *s, const struct ddp_point *pt, struct ddp_shared *sh,
 		  struct ab_kstats *ks, struct ab_out *out);
 void ddp_point_config(const struct ddp_settings *s, const struct ddp_point *pt,
 		      struct ab_config *c);

@@ -2,7 +2,7 @@
  * ddpar's built-in client, the measured loop: N worker processes (pinned
  * before they start, lib/proc), each streaming one block per read() or
  * write() to its own file on the mount, as dd bs=128K does, and counting on
- * its own cache line; the start gate lets them go together. The parent times
+ * its own cache line; the start barrier lets them go together. The parent times
  * the window with CLOCK_MONOTONIC and samples the counters at its ends.
  *
  * Workers read the clock around each call: that is what lat_p50_us and
@@ -90,7 +90,7 @@ static int worker(void *arg, int i)
 	else
 		memset(buf, 'x', bs);
 	/* Arrive even after a failure, so the parent never waits for us in vain. */
-	ab_gate_arrive_wait(&c->sh->gate);
+	ab_barrier_arrive_wait(&c->sh->barrier);
 	uint64_t pos = 0, span = c->set->transport == DDP_TR_PASSTHROUGH ? DDP_PT_SPAN : 0;
 	if (!err)
 		err = stream(fd, c->pt->dir, buf, bs, span, w, &c->sh->phase, &pos);
@@ -193,15 +193,15 @@ int ddp_loop_run(const struct ddp_client *c, struct ddp_outcome *o, char *why, s
 	struct ddp_shared *sh = c->sh;
 	struct ab_workers w;
 
-	ab_gate_init(&sh->gate);
+	ab_barrier_init(&sh->barrier);
 	if (ab_workers_start(&w, c->pt->procs, 0, NULL, cm->cpus_arg ? &cm->allowed : NULL, worker,
 			     (void *)c, why, len) < 0)
 		return -1;
 	ddp_probe_pids(c->probe, &w);
 	ddp_mon_tasks(c, &w);
-	if (ddp_gate_wait(c, &w, why, len) < 0)
+	if (ddp_barrier_wait(c, &w, why, len) < 0)
 		return -1;
-	ab_gate_open(&sh->gate);
+	ab_barrier_open(&sh->barrier);
 	int rc = measure(c, &w, o, why, len);
 
 	/* Workers end at STOP, or on ENOTCONN if the daemon died. */
@@ -219,7 +219,7 @@ int ddp_loop_run(const struct ddp_client *c, struct ddp_outcome *o, char *why, s
 	return rc;
 }
 
-/* ---- shared with dd.c: the monitor's tasks, the gate and the reaping ---- */
+/* ---- shared with dd.c: the monitor's tasks, the barrier and the reaping ---- */
 
 void ddp_mon_tasks(const struct ddp_client *c, const struct ab_workers *w)
 {
@@ -229,13 +229,13 @@ void ddp_mon_tasks(const struct ddp_client *c, const struct ab_workers *w)
 		ab_cpumon_add_task(c->mon, c->d->pid);
 }
 
-int ddp_gate_wait(const struct ddp_client *c, struct ab_workers *w, char *why, size_t len)
+int ddp_barrier_wait(const struct ddp_client *c, struct ab_workers *w, char *why, size_t len)
 {
-	uint64_t deadline = ab_now_ns() + ab_scaled_ns(DDP_GATE_NS);
+	uint64_t deadline = ab_now_ns() + ab_scaled_ns(DDP_BARRIER_NS);
 	int ended;
 
 	for (;;) {
-		if (ab_gate_wait_arrived(&c->sh->gate, (unsigned)w->n, AB_POLL_NS) == 0)
+		if (ab_barrier_wait_arrived(&c->sh->barrier, (unsigned)w->n, AB_POLL_NS) == 0)
 			return 0;
 		ended = ab_workers_ended(w);
 		if (ended >= 0 || ab_interrupted || ab_now_ns() > deadline)
@@ -247,9 +247,9 @@ int ddp_gate_wait(const struct ddp_client *c, struct ab_workers *w, char *why, s
 	if (ab_interrupted)
 		return ab_err(why, len, "interrupted by signal %d", (int)ab_interrupted);
 	if (ended >= 0)
-		return ab_err(why, len, "client %d of %d ended before the start gate", ended, w->n);
-	return ab_err(why, len, "%d clients did not reach the start gate within %.0f s", w->n,
-		      (double)ab_scaled_ns(DDP_GATE_NS) / 1e9);
+		return ab_err(why, len, "client %d of %d ended before the start barrier", ended, w->n);
+	return ab_err(why, len, "%d clients did not reach the start barrier within %.0f s", w->n,
+		      (double)ab_scaled_ns(DDP_BARRIER_NS) / 1e9);
 }
 
 static void abort_conn(void *arg)

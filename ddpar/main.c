@@ -221,7 +221,7 @@ static int run_sweep(const struct ddp_settings *s, const struct ddp_sweep *sw, s
 			fprintf(stderr, "\rddpar: %d/%d %s procs=%d clone_fd=%s   ", k + 1, total,
 				pt.dir == DDP_WRITE ? "write" : "read", pt.procs, pt.clone ? "on" : "off");
 		++*runs;
-		if (ddp_point_run(s, &pt, sh, NULL, out) < 0) {
+		if (ddp_measure(s, &pt, sh, NULL, out) < 0) {
 			failures++;
 			continue;
 		}
@@ -229,7 +229,7 @@ static int run_sweep(const struct ddp_settings *s, const struct ddp_sweep *sw, s
 			continue;
 		pt.instrumented = 1;
 		++*runs;
-		failures += ddp_point_run(s, &pt, sh, ks, out) < 0;
+		failures += ddp_measure(s, &pt, sh, ks, out) < 0;
 	}
 	if (progress)
 		fprintf(stderr, "\r%60s\r", "");

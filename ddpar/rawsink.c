@@ -7,8 +7,8 @@
  * passthrough: OPEN hands the kernel a backing file in a private directory
  * of the work directory, and reads and writes go to it without the daemon:
  * every r<i> is one pattern file of DDP_PT_SPAN bytes (made by the parent,
- * point.c), each w<i> a file of its own, written by worker i. The daemon then
- * answers no READ or WRITE at all; point.c checks that, and the backing
+ * measure.c), each w<i> a file of its own, written by worker i. The daemon then
+ * answers no READ or WRITE at all; measure.c checks that, and the backing
  * files' size and content.
  *
  * Its threads wait for requests as --daemon-wait says and add their CPU time to

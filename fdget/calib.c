@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "report/stats.h"
 
 #define START_ITERS 1000

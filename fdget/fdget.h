@@ -1,14 +1,14 @@
 /*
  * fdget: the interfaces between the benchmark's files.
- *   main.c    options, set-up, the sweep (ops x repetitions x modes) and records
- *   run.c     one repetition in a fresh child, and the waits that time it
- *   modes.c   inside that child: the workers of each mode around the loop
- *   loops.c   the measured loops, one per operation
- *   calib.c   iteration count, loop overhead and clock cost, timed here
- *   perf.c    cycles and instructions through perf_event_open
- *   watch.c   --watch-threads: a process that samples the thread count
- *   spawn.c   --spawn: process start-up with and without a thread
- *   desc.c    the tables, drawn by the renderer from the records
+ *   main.c     options, set-up, the sweep (ops x repetitions x modes) and records
+ *   measure.c  one repetition in a fresh child, and the waits that time it
+ *   modes.c    inside that child: the workers of each mode around the loop
+ *   loop.c     the measured loops, one per operation
+ *   calib.c    iteration count, loop overhead and clock cost, timed here
+ *   perf.c     cycles and instructions through perf_event_open
+ *   watch.c    --watch-threads: a process that samples the thread count
+ *   spawn.c    --spawn: process start-up with and without a thread
+ *   desc.c     the tables, drawn by the renderer from the records
  * The pure helpers (--mode lists, the calibration step) are inline here, so
  * the unit tests reach them through this header.
  */
@@ -202,14 +202,14 @@ struct fdget_rep {
 	char mon_missing[512];			/* what it could not count, and why */
 };
 
-/* ---- run.c: every repetition in a fresh child of a parent that never creates a thread ---- */
+/* ---- measure.c: every repetition in a fresh child of a parent that never creates a thread ---- */
 
 /* One repetition of op in mode; a failure ends the program (exit 1, the child said why). */
-void fdget_run_rep(const struct fdget_settings *s, enum fdget_op op, enum fdget_mode mode,
+void fdget_measure(const struct fdget_settings *s, enum fdget_op op, enum fdget_mode mode,
 		   uint64_t iters, struct fdget_rep *r);
-/* The same loop timed bare (no gate, no counters, nothing around it) in the same kind of
+/* The same loop timed bare (no barrier, no counters, nothing around it) in the same kind of
  * child: ns per operation; a failure ends the program. */
-double fdget_run_bare(const struct fdget_settings *s, enum fdget_op op, uint64_t iters);
+double fdget_measure_bare(const struct fdget_settings *s, enum fdget_op op, uint64_t iters);
 /* When a repetition of n workers counts as hung (absolute CLOCK_MONOTONIC ns). */
 uint64_t fdget_deadline(const struct fdget_settings *s, int n);
 /*

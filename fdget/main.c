@@ -6,13 +6,13 @@
  * kernel's fdget() skips the file reference count (and fdget_pos() the f_pos
  * lock); a second thread, even one that only sleeps, puts every fd syscall on
  * the slow path. This program times 1-byte pread, read, fstat and lseek on a
- * small page-cached file in five modes that run the same loop (loops.c,
+ * small page-cached file in five modes that run the same loop (loop.c,
  * modes.c): single, idle-thread, shared-fd, private-fd and procs. Calls go
  * through the libc wrappers by default, as programs make them; --syscall raw
  * leaves libc out to isolate the kernel's part.
  *
  * This file holds the options, the set-up and the sweep. Each repetition runs
- * in a fresh child of this process, which never creates a thread (run.c).
+ * in a fresh child of this process, which never creates a thread (measure.c).
  * Every mode is paired with single: repetition i of each mode runs right
  * beside repetition i of single, and the order flips every repetition
  * (single, idle, idle, single, ...), so drift and whatever favours the first
@@ -54,7 +54,7 @@ static const struct ab_opt options[] = {
 	AB_OPT(struct fdget_settings, spawn, "spawn", AB_OPT_INT, "N",
 	       "start the helper N times without and with one thread (0 = skip)", .min = 0, .max = 1000000),
 	AB_OPT(struct fdget_settings, verify_overhead, "verify-overhead", AB_OPT_FLAG, NULL,
-	       "time single mode against the same loop timed bare (no gate, counters, perf), side by side"),
+	       "time single mode against the same loop timed bare (no barrier, counters, perf), side by side"),
 	AB_OPT(struct fdget_settings, call, "syscall", AB_OPT_CHOICE, NULL,
 	       "libc wrappers (what programs pay) or raw syscall(2) (the kernel's part alone)",
 	       .choices = "libc|raw"),
@@ -153,7 +153,7 @@ static void sweep_op(const struct fdget_settings *s, struct ab_out *out, enum fd
 			struct fdget_rep r;
 			if (!s->want[m])
 				continue;
-			fdget_run_rep(s, op, m, iters, &r);
+			fdget_measure(s, op, m, iters, &r);
 			ns[m][rep - 1] = r.ns_per_op;
 			record_rep(s, out, name, m, rep, &r);
 		}
@@ -172,10 +172,10 @@ static void verify_overhead(const struct fdget_settings *s, struct ab_out *out, 
 		struct fdget_rep r;
 		double bare = 0;
 		if (rep % 2 == 0)
-			bare = fdget_run_bare(s, op, iters);
-		fdget_run_rep(s, op, MODE_SINGLE, iters, &r);
+			bare = fdget_measure_bare(s, op, iters);
+		fdget_measure(s, op, MODE_SINGLE, iters, &r);
 		if (rep % 2)
-			bare = fdget_run_bare(s, op, iters);
+			bare = fdget_measure_bare(s, op, iters);
 		record(s, out, name, MODE_SINGLE, rep, FDGET_M_NS, r.ns_per_op, "ns");
 		record(s, out, name, MODE_SINGLE, rep, FDGET_M_BARE, bare, "ns");
 	}

@@ -1,6 +1,6 @@
 /*
  * Inside a repetition's child: the workers of each mode around the one
- * measured loop (loops.c).
+ * measured loop (loop.c).
  *   single       the loop in this process's only thread
  *   idle-thread  the same while a second thread sleeps on a futex: what
  *                xfs_io -M does, and all a process needs to lose the kernel's
@@ -11,8 +11,8 @@
  *   procs        N single-threaded processes, each its own struct file
  * The N-worker modes are lib/proc workers, threads or processes from the same
  * source (one switch), pinned before they start and released together by the
- * start gate; each adds its operations to its own cache line after its loop.
- * Their window runs from the gate's opening to the last worker's loop end, so
+ * start barrier; each adds its operations to its own cache line after its loop.
+ * Their window runs from the barrier's opening to the last worker's loop end, so
  * thread exit and process teardown stay out of it.
  *
  * The CPU monitor (lib/kstats/cpumon) samples just outside each window's clock
@@ -35,10 +35,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 
-#define START_NS (2 * AB_NS)	/* scaled: workers reach the gate, a thread starts or stops */
+#define START_NS (2 * AB_NS)	/* scaled: workers reach the barrier, a thread starts or stops */
 #define SETTLE_NS 200000ull	/* lets the sleeper reach its futex wait before the loop */
 
 /* A worker's slot, on cache lines of its own, in shared memory so a process worker fills it too. */
@@ -52,7 +52,7 @@ struct slot {
 
 /* One repetition's shared state. */
 struct rep_shm {
-	struct ab_gate gate;
+	struct ab_barrier barrier;
 	_Atomic uint32_t finished;	/* workers past their loop: the waiter sleeps on it */
 	_Atomic uint32_t sleeper_up, sleeper_stop;	/* idle-thread's second thread */
 	_Atomic uint32_t release;	/* workers past their loop wait for it: the monitor's
@@ -150,7 +150,7 @@ static int run_single(struct rep_run *run, struct fdget_rep *r, uint64_t *window
 	return with_idle ? stop_sleeper(run, &idle, err, len) : 0;
 }
 
-/* ---- shared-fd, private-fd, procs: N workers behind the start gate ---- */
+/* ---- shared-fd, private-fd, procs: N workers behind the start barrier ---- */
 
 /* A process worker: a struct file of its own and no other fd, or the parent's
  * copies would raise the file's count and put read and lseek on f_pos_lock. */
@@ -181,7 +181,7 @@ static int worker(void *arg, int i)
 		return AB_EXIT_FAIL;
 	if (run->set->perf)
 		fdget_perf_open(&pc, NULL, 0);
-	ab_gate_arrive_wait(&run->shm->gate);
+	ab_barrier_arrive_wait(&run->shm->barrier);
 	measured(w, &pc, run->loop, run->iters);
 	fdget_count_up(&run->shm->finished);
 	fdget_perf_close(&pc);
@@ -190,17 +190,17 @@ static int worker(void *arg, int i)
 	return w->rc ? AB_EXIT_FAIL : 0;
 }
 
-/* Until every worker waits at the gate; a worker that ended on the way fails at once. */
-static int wait_gate(struct rep_run *run, const struct ab_workers *ws, char *err, size_t len)
+/* Until every worker waits at the barrier; a worker that ended on the way fails at once. */
+static int wait_barrier(struct rep_run *run, const struct ab_workers *ws, char *err, size_t len)
 {
 	uint64_t limit = ab_scaled_ns(START_NS), deadline = ab_now_ns() + limit;
 
-	while (ab_gate_wait_arrived(&run->shm->gate, (unsigned)run->n, AB_POLL_NS) < 0) {
+	while (ab_barrier_wait_arrived(&run->shm->barrier, (unsigned)run->n, AB_POLL_NS) < 0) {
 		int i = ab_workers_ended(ws);
 		if (i >= 0)
 			return ab_err(err, len, "%s: worker %d ended before the start", fdget_mode_name(run->mode), i);
 		if (ab_now_ns() > deadline)
-			return ab_err(err, len, "%s: %d workers did not reach the start gate within %.1f s",
+			return ab_err(err, len, "%s: %d workers did not reach the start barrier within %.1f s",
 				      fdget_mode_name(run->mode), run->n, (double)limit / 1e9);
 	}
 	return 0;
@@ -228,12 +228,12 @@ static int run_workers(struct rep_run *run, uint64_t *window, int *bad, char *er
 	ab_cpumon_add_task(run->mon, getpid());	/* with its threads */
 	for (int i = 0; run->mon && !threads && i < ws.started; i++)
 		ab_cpumon_add_task(run->mon, ws.pid[i]);
-	int rc = wait_gate(run, &ws, err, len);
+	int rc = wait_barrier(run, &ws, err, len);
 	if (!rc) {
 		uint64_t deadline = fdget_deadline(run->set, run->n);
 		ab_cpumon_begin(run->mon);
 		t0 = ab_now_ns();
-		ab_gate_open(&run->shm->gate);
+		ab_barrier_open(&run->shm->barrier);
 		rc = fdget_wait_count(&run->shm->finished, (uint32_t)run->n, deadline);
 		if (rc)
 			ab_err(err, len, "%s: the workers were not done after %.0f s", fdget_mode_name(run->mode),
@@ -312,7 +312,7 @@ int fdget_mode_run(const struct fdget_settings *s, enum fdget_op op, enum fdget_
 	run.shm = ab_shm_alloc(size);
 	if (!run.shm)
 		return ab_err(err, errlen, "shared memory for %d workers: %s", n, strerror(errno));
-	ab_gate_init(&run.shm->gate);
+	ab_barrier_init(&run.shm->barrier);
 	for (int i = 0; i < n; i++)
 		run.shm->slot[i].fd = mode == MODE_PRIVATE ? s->private_fd[i] : s->fd;
 	r->threads_min = r->threads_max = -1;

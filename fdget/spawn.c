@@ -22,7 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 
 #define START_LIMIT_NS (10 * AB_NS)	/* scaled: one start-up of the helper, hung past this */

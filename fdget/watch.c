@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 
 #define ANSWER_NS (2 * AB_NS)	/* scaled: the sampler acknowledges a request within this */

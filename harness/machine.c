@@ -26,7 +26,7 @@
 #include "harness.h"
 #include "spawn.h"
 #include "knob/knob.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 #include "sys/sysfs.h"
 

@@ -23,7 +23,7 @@
 
 #include "sys/common.h"
 #include "sys/cpuset.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 #include "harness.h"
 #include "spawn.h"

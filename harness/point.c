@@ -24,7 +24,7 @@
 #include "sys/common.h"
 #include "harness.h"
 #include "spawn.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 #include "report/histio.h"
 #include "report/record.h"

@@ -27,7 +27,7 @@
 #include "timings.h"
 #include "knob/knob.h"
 #include "report/histio.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 
 volatile sig_atomic_t h_stop_sig;
 

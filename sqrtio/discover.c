@@ -98,7 +98,7 @@ int sq_discover_probe(struct sq_discovery *d, int i, const struct sq_intr *a,
 /* ---- one probe: a worker pinned to one CPU, bounded in time ---- */
 
 struct probe {
-	struct ab_gate gate;
+	struct ab_barrier barrier;
 	const struct sq_target *t;
 	uint64_t burst_ns;
 	int reads;
@@ -120,7 +120,7 @@ static int probe_worker(void *arg, int i)
 	n = sq_read_burst(p->t->fd, p->t->nblocks, buf, SETTLE_READS, SETTLE_READS, 0, p->err,
 			  sizeof(p->err));
 	if (n >= 0) {
-		ab_gate_arrive_wait(&p->gate);
+		ab_barrier_arrive_wait(&p->barrier);
 		n = sq_read_burst(p->t->fd, p->t->nblocks, buf, SQ_PROBE_MIN, PROBE_MAX,
 				  ab_now_ns() + p->burst_ns, p->err, sizeof(p->err));
 	}
@@ -159,13 +159,13 @@ static int probe_cpu(struct probe *p, int cpu, struct sq_intr *a, struct sq_intr
 	memset(b, 0, sizeof(*b));
 	p->reads = p->err_no = 0;
 	p->err[0] = 0;
-	ab_gate_init(&p->gate);
+	ab_barrier_init(&p->barrier);
 	if (ab_workers_start(&w, 1, 0, &cpu, NULL, probe_worker, p, why, len))
 		return AB_EXIT_FAIL;
-	rc = sq_gate_wait(&p->gate, &w, 1, why, len);
+	rc = sq_barrier_wait(&p->barrier, &w, 1, why, len);
 	if (!rc && sq_intr_read("/proc/interrupts", a, why, len))
 		rc = -1;
-	ab_gate_open(&p->gate);
+	ab_barrier_open(&p->barrier);
 	/* Failed already: the worker is killed at once; else it has the burst and a stall. */
 	uint64_t deadline = ab_now_ns() + (rc ? 0 : p->burst_ns + ab_scaled_ns(SQ_STALL_NS));
 	int bad = ab_workers_reap(&w, deadline, NULL, NULL);

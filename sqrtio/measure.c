@@ -1,9 +1,9 @@
 /*
  * One repetition of one sqrtio point (will-it-scale's shape): pinned worker
- * processes (readers first, then sqrt workers) wait at the start gate, run a
+ * processes (readers first, then sqrt workers) wait at the start barrier, run a
  * warm-up, then the parent snapshots counters, /proc/interrupts and
  * CLOCK_MONOTONIC around the timed window and stops them.
- * Never waits forever: the gate, a reader that stops completing reads (a hung
+ * Never waits forever: the barrier, a reader that stops completing reads (a hung
  * device) and the stop are bounded by ab_scaled_ns; a worker stuck in the
  * kernel is given up by ab_workers_reap and the point fails, the sweep goes on.
  * Known limits: interrupts and IPIs per IO count the whole machine in the window.
@@ -20,19 +20,19 @@
 
 #define WARMUP_MAX_NS (500 * 1000000ull)	/* caches, queue, CPU frequency */
 
-int sq_gate_wait(struct ab_gate *g, struct ab_workers *w, int n, char *why, size_t len)
+int sq_barrier_wait(struct ab_barrier *g, struct ab_workers *w, int n, char *why, size_t len)
 {
-	uint64_t deadline = ab_now_ns() + ab_scaled_ns(SQ_GATE_NS);
+	uint64_t deadline = ab_now_ns() + ab_scaled_ns(SQ_BARRIER_NS);
 	int ended;
 
-	while (ab_gate_wait_arrived(g, (unsigned)n, AB_POLL_NS)) {
+	while (ab_barrier_wait_arrived(g, (unsigned)n, AB_POLL_NS)) {
 		if ((ended = ab_workers_ended(w)) >= 0)
-			return ab_err(why, len, "worker %d exited before the start gate", ended);
+			return ab_err(why, len, "worker %d exited before the start barrier", ended);
 		if (ab_interrupted)
 			return ab_err(why, len, "interrupted by signal %d", (int)ab_interrupted);
 		if (ab_now_ns() > deadline)
-			return ab_err(why, len, "workers did not reach the start gate within %.0f s",
-				      (double)ab_scaled_ns(SQ_GATE_NS) / AB_NS);
+			return ab_err(why, len, "workers did not reach the start barrier within %.0f s",
+				      (double)ab_scaled_ns(SQ_BARRIER_NS) / AB_NS);
 	}
 	return 0;
 }
@@ -54,7 +54,7 @@ static int worker(void *arg, int w)
 
 	if (io && posix_memalign(&buf, SQ_BLK, SQ_BLK))
 		snprintf(sh->err[w], sizeof(sh->err[w]), "out of memory");
-	ab_gate_arrive_wait(&sh->gate);
+	ab_barrier_arrive_wait(&sh->barrier);
 	if (sh->err[w][0])
 		return 1;
 	if (!io) {
@@ -103,7 +103,7 @@ static int stop(struct sq_shared *sh, const struct sq_point *pt, struct ab_worke
 		char *why, size_t len)
 {
 	atomic_store(&sh->phase, SQ_STOP);
-	ab_gate_open(&sh->gate);
+	ab_barrier_open(&sh->barrier);
 	uint64_t deadline = ab_now_ns() + (failed ? 0 : ab_scaled_ns(SQ_STALL_NS));
 	int bad = ab_workers_reap(w, deadline, NULL, NULL);
 
@@ -176,7 +176,7 @@ int sq_measure(struct sq_shared *sh, const struct sq_point *pt, const struct sq_
 	if (!wt)
 		return ab_err(why, len, "out of memory");
 	memset(sh, 0, sizeof(*sh));
-	ab_gate_init(&sh->gate);
+	ab_barrier_init(&sh->barrier);
 	atomic_store(&sh->phase, SQ_WARMUP);
 	*wt = (struct watch){ .sh = sh, .pt = pt, .w = &w };
 	if (ab_workers_start(&w, n, 0, pt->cpu, NULL, worker, &job, why, len)) {
@@ -185,12 +185,12 @@ int sq_measure(struct sq_shared *sh, const struct sq_point *pt, const struct sq_
 	}
 	for (int i = 0; mon && i < w.started; i++)
 		ab_cpumon_add_task(mon, w.pid[i]);
-	rc = sq_gate_wait(&sh->gate, &w, n, why, len);
+	rc = sq_barrier_wait(&sh->barrier, &w, n, why, len);
 	for (int i = 0; !rc && i < n; i++)
 		if (sh->err[i][0])
 			rc = ab_err(why, len, "worker %d (CPU %d): %s", i, pt->cpu[i], sh->err[i]);
 	if (!rc) {
-		ab_gate_open(&sh->gate);
+		ab_barrier_open(&sh->barrier);
 		uint64_t t = ab_now_ns();
 		rc = ab_watch(t + warm, t + warm + slack, check, wt, why, len);
 	}

@@ -3,7 +3,7 @@
  *   main.c      options, the sweep, records and tables, exit codes
  *   place.c     which CPUs each point's readers and sqrt workers use
  *   measure.c   one repetition of one point: pinned workers behind the start
- *               gate, warm-up, the timed window, stall watch, reap
+ *               barrier, warm-up, the timed window, stall watch, reap
  *   loop.c      the measured loops: sqrt, and 4 KiB O_DIRECT reads
  *   target.c    the file or device read, and the disk behind it
  *   discover.c  which IRQ lines serve the disk and which CPU completes the reads
@@ -27,7 +27,7 @@
 #include "kstats/cpumon.h"
 #include "sys/cpuset.h"
 #include "sys/opts.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 #include "report/record.h"
 #include "report/stats.h"
@@ -38,10 +38,10 @@
 
 /*
  * Machine-speed bounds (each goes through ab_scaled_ns): workers reach the
- * start gate within SQ_GATE_NS; a read that has not returned after SQ_STALL_NS
+ * start barrier within SQ_BARRIER_NS; a read that has not returned after SQ_STALL_NS
  * means a hung device (a busy host stalls one read for a few hundred ms).
  */
-#define SQ_GATE_NS (10 * AB_NS)
+#define SQ_BARRIER_NS (10 * AB_NS)
 #define SQ_STALL_NS (5 * AB_NS)
 
 /* Record names, shared by main.c (writes them) and desc.c (renders them). */
@@ -121,9 +121,9 @@ void sq_target_open(struct sq_target *t, const struct sq_params *p, int quiet);
 
 /* ---- loop.c: the measured loops, in worker processes ---- */
 enum { SQ_WARMUP, SQ_MEASURE, SQ_STOP };
-/* Shared with the workers (ab_shm_alloc): gate, phase, one counter per worker. */
+/* Shared with the workers (ab_shm_alloc): barrier, phase, one counter per worker. */
 struct sq_shared {
-	struct ab_gate gate;
+	struct ab_barrier barrier;
 	_Atomic int phase;
 	struct ab_counter count[SQ_MAX_WORKERS];
 	struct ab_hist hist[SQ_MAX_WORKERS / 2];	/* readers' IO latency (ns), written at the end */
@@ -217,9 +217,9 @@ int sq_softirqs_read(struct sq_intr *s);
 void sq_complete_share(const struct sq_point *pt, const struct sq_discovery *d, int hwq,
 		       const struct sq_intr *ia, const struct sq_intr *ib, const struct sq_intr *sa,
 		       const struct sq_intr *sb, double *v, char *note, size_t len);
-/* Wait for n workers at the gate, bounded by ab_scaled_ns(SQ_GATE_NS); one that ended
+/* Wait for n workers at the barrier, bounded by ab_scaled_ns(SQ_BARRIER_NS); one that ended
  * first or a signal fails it. 0 or -1 with why. */
-int sq_gate_wait(struct ab_gate *g, struct ab_workers *w, int n, char *why, size_t len);
+int sq_barrier_wait(struct ab_barrier *g, struct ab_workers *w, int n, char *why, size_t len);
 
 /* ---- desc.c ---- */
 struct ab_bench_desc;

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/pin.h"
 
 struct dev_thr {

@@ -36,7 +36,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/pin.h"
 #include "sys/sysfs.h"
 

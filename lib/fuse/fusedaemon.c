@@ -25,7 +25,7 @@
 
 #include "sys/common.h"
 #include "sys/cpuset.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/pin.h"
 
 

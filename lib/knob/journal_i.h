@@ -1,6 +1,7 @@
 /*
  * Internals shared by the knob files (knob.c writes and restores, replay.c
- * replays): the journal's line format and the async-signal-safe file helpers.
+ * replays, journal.c holds the helpers): the journal's line format and the
+ * async-signal-safe file helpers.
  *
  * Journal lines (tab-separated, one write() each, fsync'd):
  *   <boot_id>\t<pid>\t<tries>\t<path>\t<original>\n   before a pid's first write of path

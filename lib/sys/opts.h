@@ -29,7 +29,7 @@ enum ab_opt_type {
 /*
  * Every option table, the four benchmarks' and the harness's, is written with
  * AB_OPT and ends with AB_OPT_END:
- *   AB_OPT(struct cfs_settings, clients, "clients", AB_OPT_INT, "N", "client processes",
+ *   AB_OPT(struct ctf_settings, clients, "clients", AB_OPT_INT, "N", "client processes",
  *          .min = 1, .max = AB_MAX_CPUS),
  * The trailing designated initialisers (.min, .max, .choices) are optional.
  */

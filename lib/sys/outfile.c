@@ -11,7 +11,7 @@
 #include "sys/common.h"
 #include "sys/infile.h"
 #include "sys/outfile.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 
 /*
  * The directory that will hold DIR/REL: DIR as named, then each directory of

@@ -1,8 +1,8 @@
 /*
  * Pinning: a worker is pinned before it runs (perf bench/futex-hash.c), a
  * thread through its attr, a process in the child before its loop. Masks
- * are CPU_ALLOC-sized, so they work past 1024 CPUs. The gate, counters and
- * clock the pinned workers then use are in sys/gate.h.
+ * are CPU_ALLOC-sized, so they work past 1024 CPUs. The barrier, counters and
+ * clock the pinned workers then use are in sys/barrier.h.
  */
 #ifndef AB_PIN_H
 #define AB_PIN_H

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/pin.h"
 
 #define GIVE_UP_NS (5 * AB_NS)	/* after SIGKILL: a process still here is stuck in the kernel */

@@ -1,7 +1,7 @@
 /*
  * The process runner every benchmark stands on (will-it-scale's main.c, perf
  * bench's harness): set up a child, start N pinned workers (threads or
- * processes) behind the start gate, watch them with deadlines, and reap them
+ * processes) behind the start barrier, watch them with deadlines, and reap them
  * with a deadline that gives up on a worker stuck in the kernel. Timeouts
  * tied to machine speed scale with ab_slowness(), so an emulated machine 50x
  * slower than hardware fails no point a fast one passes. The FUSE checks and

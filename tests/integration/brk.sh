@@ -51,7 +51,7 @@ steps_add_up() {
 
 # One transport: same and other (other needs two CPUs), each point retried until its steps add
 # up; then the wake-up shares of the last attempt.
-cfs_transport() {
+ctf_transport() {
 	local tr=$1 pls=same out=$W/c.$1 try pl ok
 	[ "$(nproc)" -ge 2 ] && pls=same,other
 	for try in 1 2 3; do
@@ -85,7 +85,7 @@ cfs_transport() {
 	done
 }
 for tr in libfuse dev uring; do
-	cfs_transport $tr
+	ctf_transport $tr
 done
 
 # Every step and flag is written, and the shares add up to 100.

@@ -184,9 +184,9 @@ rc=$? secs=$(($(date +%s) - t0))
 check "workers of repetition 1 stopped ('$stopped')" [ -n "$stopped" ]
 check "a stalled point exits 1 (rc $rc after ${secs} s)" [ "$rc" = 1 ]
 # Stopped while reading: the reader's CPU is named. On a busy machine the workers may
-# not have reached the start gate yet when stopped: then the gate's timeout says so.
-check "the stall is reported: the reader's CPU, or the gate it never reached ($(grep failed "$out/stall.err"))" \
-	grep -qE "rq=$orig local=1: measurement failed: (no read issued on CPU [0-9]+ completed for [0-9.]+ s|the reader on CPU [0-9]+ did not stop|workers did not reach the start gate within [0-9.]+ s)" "$out/stall.err"
+# not have reached the start barrier yet when stopped: then the barrier's timeout says so.
+check "the stall is reported: the reader's CPU, or the barrier it never reached ($(grep failed "$out/stall.err"))" \
+	grep -qE "rq=$orig local=1: measurement failed: (no read issued on CPU [0-9]+ completed for [0-9.]+ s|the reader on CPU [0-9]+ did not stop|workers did not reach the start barrier within [0-9.]+ s)" "$out/stall.err"
 check "repetition 2 still measured, repetition 1 has no number" \
 	[ "$(csv_value "$out/stall.csv" "local=1" ios_K_per_s)" != "" -a "$(awk -F, '$(NF-3) == 1' "$out/stall.csv" | wc -l)" = 0 ]
 alive=""
@@ -213,12 +213,12 @@ rc=$? secs=$(($(date +%s) - t0))
 if [ -z "$probe" ]; then
 	skip "a stalled discovery probe" "every probe ended before this script could stop one (rc $rc)"
 else
-	# sqrtio gives a stuck probe its start gate (10 s) or stall time (5 s), scaled by its
+	# sqrtio gives a stuck probe its start barrier (10 s) or stall time (5 s), scaled by its
 	# slowness; beyond that, the other probes on a busy machine. Unbounded would be a hang.
 	bound=$(($(scaled 12) + 18))
 	check "discovery with a stopped probe exits 1 within $bound s (rc $rc, ${secs} s: $(cat "$out/dstall.err"))" \
 		[ "$rc" = 1 -a "$secs" -le "$bound" -a "$(grep -c . "$out/dstall.err")" = 1 ]
-	check "its message says what hung" grep -qE "finding the IRQ of .*(did not finish within|did not reach the start gate)" "$out/dstall.err"
+	check "its message says what hung" grep -qE "finding the IRQ of .*(did not finish within|did not reach the start barrier)" "$out/dstall.err"
 	st=$(ps -o stat= -p "$probe" 2>/dev/null)
 	check "the stopped probe was killed (state '$st')" [ -z "$st" -o "${st#Z}" != "$st" ]
 fi

@@ -35,7 +35,7 @@
 #include "fuse/fsrv.h"
 #include "fuse/fusemnt.h"
 #include "fuse/fusedaemon.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 
 /*

@@ -36,7 +36,7 @@
 
 #include "fuse/fusedaemon.h"
 #include "fuse/fusemnt.h"
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 
 /* ---- the hello filesystem ---- */

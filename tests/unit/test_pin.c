@@ -1,4 +1,4 @@
-/* Pinning, the start gate, counters and clocks. */
+/* Pinning, the start barrier, counters and clocks. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/pin.h"
 #include "sys/proc.h"
 
@@ -34,7 +34,7 @@ static void test_pin_self(void **state)
 }
 
 struct worker {
-	struct ab_gate *gate;
+	struct ab_barrier *barrier;
 	struct ab_counter *ctr;
 	int cpu;
 	int seen_cpu;
@@ -44,35 +44,35 @@ static void *worker_fn(void *arg)
 {
 	struct worker *w = arg;
 	w->seen_cpu = sched_getcpu();	/* pinned by its attr before it started */
-	ab_gate_arrive_wait(w->gate);
+	ab_barrier_arrive_wait(w->barrier);
 	for (int i = 0; i < 1000; i++)
 		ab_counter_inc(w->ctr);
 	return NULL;
 }
 
-static void test_gate_threads(void **state)
+static void test_barrier_threads(void **state)
 {
 	(void)state;
 	struct ab_cpuset allowed;
 	assert_int_equal(ab_cpuset_allowed(&allowed), 0);
 	enum { N = 4 };
-	struct ab_gate gate;
+	struct ab_barrier barrier;
 	struct ab_counter ctr[N];
 	struct worker w[N];
 	pthread_t th[N];
-	ab_gate_init(&gate);
+	ab_barrier_init(&barrier);
 	for (int i = 0; i < N; i++) {
 		pthread_attr_t attr;
 		ctr[i].v = 0;
-		w[i] = (struct worker){ &gate, &ctr[i], ab_cpuset_nth(&allowed, i % ab_cpuset_count(&allowed)), -1 };
+		w[i] = (struct worker){ &barrier, &ctr[i], ab_cpuset_nth(&allowed, i % ab_cpuset_count(&allowed)), -1 };
 		pthread_attr_init(&attr);
 		assert_int_equal(ab_thread_attr_pin(&attr, w[i].cpu), 0);
 		assert_int_equal(pthread_create(&th[i], &attr, worker_fn, &w[i]), 0);
 		pthread_attr_destroy(&attr);
 	}
-	assert_int_equal(ab_gate_wait_arrived(&gate, N, 5000000000ull), 0);
-	assert_int_equal(ab_counters_sum(ctr, N), 0);	/* nobody passed the closed gate */
-	ab_gate_open(&gate);
+	assert_int_equal(ab_barrier_wait_arrived(&barrier, N, 5000000000ull), 0);
+	assert_int_equal(ab_counters_sum(ctr, N), 0);	/* nobody passed the closed barrier */
+	ab_barrier_open(&barrier);
 	for (int i = 0; i < N; i++) {
 		pthread_join(th[i], NULL);
 		assert_int_equal(w[i].seen_cpu, w[i].cpu);
@@ -127,21 +127,21 @@ static void test_start_pinned(void **state)
 	}
 }
 
-static void test_gate_processes_and_timeout(void **state)
+static void test_barrier_processes_and_timeout(void **state)
 {
 	(void)state;
-	struct ab_gate *g = ab_shm_alloc(sizeof(*g));
+	struct ab_barrier *g = ab_shm_alloc(sizeof(*g));
 	assert_non_null(g);
-	ab_gate_init(g);
-	assert_int_equal(ab_gate_wait_arrived(g, 1, 20000000ull), -1);	/* nobody came */
+	ab_barrier_init(g);
+	assert_int_equal(ab_barrier_wait_arrived(g, 1, 20000000ull), -1);	/* nobody came */
 	pid_t pid = fork();
 	if (pid == 0) {
-		ab_gate_arrive_wait(g);
+		ab_barrier_arrive_wait(g);
 		_exit(7);
 	}
 	/* the child arrives at once; a busy machine may make that seconds */
-	assert_int_equal(ab_gate_wait_arrived(g, 1, ab_scaled_ns(20 * AB_NS)), 0);
-	ab_gate_open(g);
+	assert_int_equal(ab_barrier_wait_arrived(g, 1, ab_scaled_ns(20 * AB_NS)), 0);
+	ab_barrier_open(g);
 	int st;
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_int_equal(WEXITSTATUS(st), 7);
@@ -161,9 +161,9 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pin_self),
-		cmocka_unit_test(test_gate_threads),
+		cmocka_unit_test(test_barrier_threads),
 		cmocka_unit_test(test_start_pinned),
-		cmocka_unit_test(test_gate_processes_and_timeout),
+		cmocka_unit_test(test_barrier_processes_and_timeout),
 		cmocka_unit_test(test_clock),
 	};
 	return cmocka_run_group_tests_name("pin", tests, NULL, NULL);

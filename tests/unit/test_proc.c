@@ -16,7 +16,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 
 #define MAXW 4

@@ -1,9 +1,9 @@
 /*
- * The start gate, counters and the clock (see gate.h): a futex the parent
+ * The start barrier, counters and the clock (see barrier.h): a futex the parent
  * opens once every worker waits on it, counters the parent samples, and
  * CLOCK_MONOTONIC.
  */
-#include "sys/gate.h"
+#include "sys/barrier.h"
 
 #include <errno.h>
 #include <linux/futex.h>
@@ -23,7 +23,7 @@ void ab_shm_free(void *p, size_t size)
 		munmap(p, size);
 }
 
-/* Not FUTEX_PRIVATE: the gate also works across fork()ed processes. */
+/* Not FUTEX_PRIVATE: the barrier also works across fork()ed processes. */
 static void futex_wait(_Atomic uint32_t *w, uint32_t val)
 {
 	syscall(SYS_futex, w, FUTEX_WAIT, val, NULL, NULL, 0);
@@ -34,24 +34,24 @@ static void futex_wake_all(_Atomic uint32_t *w)
 	syscall(SYS_futex, w, FUTEX_WAKE, 0x7fffffff, NULL, NULL, 0);
 }
 
-void ab_gate_init(struct ab_gate *g)
+void ab_barrier_init(struct ab_barrier *b)
 {
-	atomic_store(&g->arrived, 0);
-	atomic_store(&g->open, 0);
+	atomic_store(&b->arrived, 0);
+	atomic_store(&b->open, 0);
 }
 
-void ab_gate_arrive_wait(struct ab_gate *g)
+void ab_barrier_arrive_wait(struct ab_barrier *b)
 {
-	atomic_fetch_add(&g->arrived, 1);
-	while (!atomic_load(&g->open))
-		futex_wait(&g->open, 0);
+	atomic_fetch_add(&b->arrived, 1);
+	while (!atomic_load(&b->open))
+		futex_wait(&b->open, 0);
 }
 
-int ab_gate_wait_arrived(struct ab_gate *g, unsigned n, uint64_t timeout_ns)
+int ab_barrier_wait_arrived(struct ab_barrier *b, unsigned n, uint64_t timeout_ns)
 {
 	uint64_t deadline = ab_now_ns() + timeout_ns;
 
-	while (atomic_load(&g->arrived) < n) {
+	while (atomic_load(&b->arrived) < n) {
 		if (ab_now_ns() > deadline)
 			return -1;
 		ab_sleep_ns(100000);
@@ -59,10 +59,10 @@ int ab_gate_wait_arrived(struct ab_gate *g, unsigned n, uint64_t timeout_ns)
 	return 0;
 }
 
-void ab_gate_open(struct ab_gate *g)
+void ab_barrier_open(struct ab_barrier *b)
 {
-	atomic_store(&g->open, 1);
-	futex_wake_all(&g->open);
+	atomic_store(&b->open, 1);
+	futex_wake_all(&b->open);
 }
 
 uint64_t ab_counters_sum(const struct ab_counter *c, int n)

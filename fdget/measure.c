@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sys/gate.h"
+#include "sys/barrier.h"
 #include "sys/proc.h"
 
 #define FORK_SLACK_NS (30 * AB_NS)	/* fork, set-up and exit of a repetition, at hardware speed */
@@ -184,7 +184,7 @@ static struct job *shared_job(void)
 	return j;
 }
 
-void fdget_run_rep(const struct fdget_settings *s, enum fdget_op op, enum fdget_mode mode,
+void fdget_measure(const struct fdget_settings *s, enum fdget_op op, enum fdget_mode mode,
 		   uint64_t iters, struct fdget_rep *r)
 {
 	struct job *j = shared_job();
@@ -196,7 +196,7 @@ void fdget_run_rep(const struct fdget_settings *s, enum fdget_op op, enum fdget_
 	*r = j->rep;
 }
 
-double fdget_run_bare(const struct fdget_settings *s, enum fdget_op op, uint64_t iters)
+double fdget_measure_bare(const struct fdget_settings *s, enum fdget_op op, uint64_t iters)
 {
 	struct job *j = shared_job();
 	char what[64];

@@ -1,10 +1,10 @@
 /*
- * The start gate, per-worker counters and the clock: what every measured loop
+ * The start barrier, per-worker counters and the clock: what every measured loop
  * stands on once its workers are pinned (will-it-scale main.c, perf
- * bench/futex-hash.c). Workers wait at the gate, then count; the parent times.
+ * bench/futex-hash.c). Workers wait at the barrier, then count; the parent times.
  */
-#ifndef AB_GATE_H
-#define AB_GATE_H
+#ifndef AB_BARRIER_H
+#define AB_BARRIER_H
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -18,19 +18,19 @@ void *ab_shm_alloc(size_t size);
 void ab_shm_free(void *p, size_t size);
 
 /*
- * Start gate for N workers, threads or processes (place it in ab_shm_alloc memory
- * for processes). Workers call ab_gate_arrive_wait(); the parent waits until all
- * have arrived, then opens the gate so they start together.
+ * Start barrier for N workers, threads or processes (place it in ab_shm_alloc memory
+ * for processes). Workers call ab_barrier_arrive_wait(); the parent waits until all
+ * have arrived, then opens the barrier so they start together.
  */
-struct ab_gate {
+struct ab_barrier {
 	_Atomic uint32_t arrived;
 	_Atomic uint32_t open;	/* futex word */
 };
-void ab_gate_init(struct ab_gate *g);
-void ab_gate_arrive_wait(struct ab_gate *g);
+void ab_barrier_init(struct ab_barrier *b);
+void ab_barrier_arrive_wait(struct ab_barrier *b);
 /* Wait until n workers arrived or timeout_ns passed: 0, or -1 on timeout. */
-int ab_gate_wait_arrived(struct ab_gate *g, unsigned n, uint64_t timeout_ns);
-void ab_gate_open(struct ab_gate *g);
+int ab_barrier_wait_arrived(struct ab_barrier *b, unsigned n, uint64_t timeout_ns);
+void ab_barrier_open(struct ab_barrier *b);
 
 /* One counter per worker, each on its own cache line ("avoid cacheline bouncing"). */
 struct ab_counter {

@@ -286,7 +286,7 @@ static int judge(const struct ddp_settings *s, const struct ddp_point *pt, const
 	return ddp_judge(o, why, len);
 }
 
-int ddp_point_run(const struct ddp_settings *s, const struct ddp_point *pt, struct ddp_shared *sh,
+int ddp_measure(const struct ddp_settings *s, const struct ddp_point *pt, struct ddp_shared *sh,
 		  struct ab_kstats *ks, struct ab_out *out)
 {
 	struct ddp_outcome o;
