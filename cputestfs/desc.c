@@ -159,7 +159,7 @@ static void wait_table(struct ab_render *r)
 	fprintf(f, "\n(spin:US looks for the next request US microseconds after each reply before it "
 		   "sleeps, poll never sleeps: the server's wake-up goes, the caller still sleeps for "
 		   "its reply; * = the ratio's 95%% CI excludes 1)\n\n");
-	cfs_pub_spin(r);
+	ctf_pub_spin(r);
 }
 
 static void post_table(struct ab_render *r, const char *const *want, const char *title)
@@ -409,7 +409,7 @@ static void transport_reading(struct ab_render *r)
 		fprintf(r->out, "Against libfuse with client and daemon pinned to one CPU (the 2012 "
 				"answer): %s.", ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
 	fprintf(r->out, "\n\n");
-	cfs_pub_samecpu(r);
+	ctf_pub_samecpu(r);
 }
 
 /* The wait table's metric as a grid: rows the waits (block first), columns transport

@@ -7,7 +7,7 @@
 #define SPIN "schubert2022"
 #define SAMECPU "schubert2025"
 
-void cfs_pub_spin(struct ab_render *r)
+void ctf_pub_spin(struct ab_render *r)
 {
 	double a = ab_pub(SPIN, "seqcreate.without_per_s");
 	double b = ab_pub(SPIN, "seqcreate.with_per_s");
@@ -21,7 +21,7 @@ void cfs_pub_spin(struct ab_render *r)
 		ab_pub_text(SPIN, "source"), a, b, b / a, ab_pub_text(SPIN, "machine"));
 }
 
-void cfs_pub_samecpu(struct ab_render *r)
+void ctf_pub_samecpu(struct ab_render *r)
 {
 	fprintf(r->out, "Published (%s): waking the caller on the CPU that ended its request "
 			"took io_uring from %.0f to %.0f MiB/s and /dev/fuse from %.0f to %.0f MiB/s, "

@@ -10,8 +10,8 @@
 #include "report/render.h"
 
 /* One "- published" line under the wait table: 2022's creates/s without and with the spin. */
-void cfs_pub_spin(struct ab_render *r);
+void ctf_pub_spin(struct ab_render *r);
 /* A paragraph after the uring reading: 2025's same-CPU wake on io_uring and on /dev/fuse. */
-void cfs_pub_samecpu(struct ab_render *r);
+void ctf_pub_samecpu(struct ab_render *r);
 
 #endif
