@@ -73,6 +73,17 @@ if render affbench.7; then
 	done
 fi
 
+# make install puts every page under PREFIX/share/man (make -n: nothing built;
+# a command continued with a backslash is joined into one line)
+make -s -n -C "$TOP" install DESTDIR=/nonexistent PREFIX=/p 2>/dev/null |
+	sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' | grep 'install -m' >"$W/install"
+for p in $benches harness; do
+	check "make install installs $p.1 into man1" \
+		grep -qE "man/$p\.1 .*/nonexistent/p/share/man/man1/\$" "$W/install"
+done
+check "make install installs affbench.7 into man7" \
+	grep -qE "man/affbench\.7 .*/nonexistent/p/share/man/man7/\$" "$W/install"
+
 # a help line wrapped inside a|b|c comes out whole, and a leading '.' is not a request
 printf 'Usage: x [options]\nsum\n\nOptions:\n  --mode M                     one of a|b|\n                               c|d\n.not a request\n' >"$W/fake.help"
 printf '#!/bin/sh\n[ "$1" = --version ] && echo "x (affbench) 0" || cat %s\n' "$W/fake.help" >"$W/x"
