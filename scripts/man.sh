@@ -70,8 +70,12 @@ bench_page() {
 	printf '%s\n' "$help" | sed -n 2p | esc
 	printf '.PP\nIt takes no operands. Records go to stdout as a table, CSV or JSON (\\fB\\-\\-format\\fR); '
 	printf 'progress and errors go to stderr.\nThe harness, \\fBharness\\fR(1), runs it over a plan.\n'
+	# the notes after the common options (what the metrics mean, what it needs)
+	printf '%s\n' "$help" | awk '/^Common options:$/ { c = 1 } c == 1 && /^$/ { c = 2 }
+		c == 2 && !/^Exit codes:/' | help2roff
 	printf '.SH OPTIONS\n'
-	printf '%s\n' "$help" | sed -e '1,3d' -e '/^Exit codes:/d' | help2roff
+	printf '%s\n' "$help" | sed -e '1,3d' | awk '/^Common options:$/ { c = 1 } c == 1 && /^$/ { exit }
+		{ print }' | help2roff
 	exit_status bench
 	see_also "$name"
 }
