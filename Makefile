@@ -61,8 +61,10 @@ endif
 
 .PHONY: all help check check-loaded unit-check sanitize check-valgrind install clean deps \
 	check-topology check-topology-selftest check-lkp
+.PHONY: man
 
 all: $(BINS)
+all: man
 
 help:
 	@echo "make                 build every program into $(BIN)/ ($(PROGRAMS))"
@@ -75,7 +77,9 @@ help:
 	@echo "make check-topology-selftest  the topology checker's self-test alone (no guest)"
 	@echo "make check-lkp       affbench as an LKP test case in LKP_SRC=<lkp-tests checkout>, copied"
 	@echo "                     (split-job, run, ncompare; root; skipped without LKP_SRC)"
-	@echo "make install         PREFIX=$(PREFIX) DESTDIR=: programs built without test hooks, plans"
+	@echo "make man             the man pages into $(BUILD)/man/ (part of make)"
+	@echo "make install         PREFIX=$(PREFIX) DESTDIR=: programs built without test hooks, plans,"
+	@echo "                     man pages"
 	@echo "make clean           remove build trees and $(BIN)/"
 	@echo "make deps            install missing Debian packages (as root)"
 
@@ -196,6 +200,17 @@ check-lkp:
 	@if [ -n "$(LKP_SRC)" ]; then scripts/deps.sh && $(MAKE) --no-print-directory all; fi
 	@LKP_SRC="$(LKP_SRC)" tests/lkp/check-lkp.sh
 
+# The man pages, one per program and affbench(7), from the programs' own --help
+# (scripts/man.sh): the option tables stay their one source. A few ms each.
+MAN_PAGES := $(addprefix $(BUILD)/man/,$(addsuffix .1,$(PROGRAMS)) affbench.7)
+man: $(MAN_PAGES)
+$(BUILD)/man/%.1: $(BIN)/% scripts/man.sh
+	@mkdir -p $(@D)
+	scripts/man.sh page $< > $@.tmp && mv $@.tmp $@
+$(BUILD)/man/affbench.7: $(BINS) scripts/man.sh $(REGISTRY) results/README.md
+	@mkdir -p $(@D)
+	scripts/man.sh overview $(BIN) $(REGISTRY) results/README.md > $@.tmp && mv $@.tmp $@
+
 # Installed programs are built apart, without the test-only environment hooks.
 install:
 	@$(MAKE) --no-print-directory BUILD=build/install BIN=build/install/bin \
@@ -205,6 +220,10 @@ install:
 	install -m 0644 harness/plans/*.plan $(foreach b,$(BENCHES),$(wildcard $(b)/$(b).plan)) \
 		$(DESTDIR)$(PREFIX)/share/affbench/plans/
 	install -m 0644 harness/timings.tsv $(DESTDIR)$(PREFIX)/share/affbench/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 0644 $(addprefix build/install/man/,$(addsuffix .1,$(PROGRAMS))) \
+		$(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 0644 build/install/man/affbench.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 
 clean:
 	rm -rf build build-san bin

@@ -49,7 +49,8 @@
 
 static const struct ab_opt ctf_opts[] = {
 	AB_OPT(struct ctf_settings, placement, "placement", AB_OPT_STR, "P[,P...]",
-		"where clients and daemon run, measured interleaved"),
+		"none|same|smt|llc|cross-llc|cross-node|other, a comma list: where clients and "
+		"daemon run, measured interleaved"),
 	AB_OPT(struct ctf_settings, transport, "transport", AB_OPT_CHOICE, "KIND",
 		"libfuse|dev|uring: libfuse 3.14's loop (the post's), affbench's own server on "
 		"/dev/fuse, FUSE over io_uring (Linux 6.14+)", .choices = "libfuse|dev|uring"),
@@ -82,7 +83,6 @@ static const struct ab_prog_info ctf_info = {
 	.summary = "stat() calls/s on a FUSE filesystem, and % served on the caller's CPU "
 		   "(fuse-devel 2012, Westerfeld)",
 	.usage_extra =
-		"Placements: none same smt llc cross-llc cross-node other.\n"
 		"Metrics: stat_per_s same_cpu_pct other_cpu_pct requests_per_stat latency_p50_ns\n"
 		"latency_p99_ns, server_cpu_us_per_req (--transport dev, uring: the serving\n"
 		"threads' CPU time per request); with kernel statistics, from a separate instrumented repetition\n"

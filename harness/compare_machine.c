@@ -377,7 +377,7 @@ int h_compare_machines(FILE *md, char *const *dirs, int nr)
 	return other || missing;
 }
 
-/* ---- --sort kernel|date|host ---- */
+/* ---- --sort given|kernel|date|host ---- */
 
 struct sortkey {
 	char *dir;

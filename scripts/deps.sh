@@ -24,6 +24,8 @@ fusermount3:fuse3
 /usr/include/cmocka.h:libcmocka-dev
 gnuplot:gnuplot-nox
 /usr/lib/python3/dist-packages/jsonschema/__init__.py:python3-jsonschema
+man:man-db
+groff:groff-base
 "
 optional="
 clang:clang

@@ -16,7 +16,7 @@
 
 /* A count other than opts_i.h's AB_NCOMMON_OPTS does not compile. */
 const struct ab_common_opt ab_common_opts[] = {
-	{ "format", 1, C_FORMAT, "FMT", "output: table (people), csv or json (programs)" },
+	{ "format", 1, C_FORMAT, "FMT", "table|csv|json: output for people (table) or programs" },
 	{ "duration", 1, C_DURATION, "SEC", "seconds per repetition, " AB_STR(AB_MIN_DURATION) "..86400" },
 	{ "repeat", 1, C_REPEAT, "N", "repetitions" },
 	{ "cpus", 1, C_CPUS, "LIST", "use only these CPUs (Linux list: 0-3,8)" },
