@@ -14,7 +14,7 @@
 #ifndef H_TIMINGS_H
 #define H_TIMINGS_H
 
-#include "harness.h"
+#include "../harness.h"
 
 /* Where an estimate came from, best first (harness run --dry-run counts them). */
 enum h_est_source {

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
-#include "harness.h"
+#include "../harness.h"
 #include "spawn.h"
 #include "sys/gate.h"
 #include "sys/proc.h"

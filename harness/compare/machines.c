@@ -14,9 +14,9 @@
 
 #include "sys/common.h"
 #include "sys/infile.h"
-#include "harness.h"
+#include "../harness.h"
 #include "compare.h"
-#include "compare_machine.h"
+#include "machines.h"
 
 #define VAL_MAX 80
 

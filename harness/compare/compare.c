@@ -20,9 +20,9 @@
 
 #include "sys/common.h"
 #include "sys/opts.h"
-#include "harness.h"
+#include "../harness.h"
 #include "gate.h"
-#include "compare_machine.h"
+#include "machines.h"
 #include "compare.h"
 #include "report/record.h"
 #include "report/stats.h"

@@ -23,7 +23,7 @@
 
 #include "sys/common.h"
 #include "sys/cpuset.h"
-#include "harness.h"
+#include "../harness.h"
 #include "spawn.h"
 #include "knob/knob.h"
 #include "sys/gate.h"

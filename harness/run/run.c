@@ -23,7 +23,7 @@
 
 #include "sys/common.h"
 #include "fuse/fusemnt.h"
-#include "harness.h"
+#include "../harness.h"
 #include "timings.h"
 #include "knob/knob.h"
 #include "report/histio.h"

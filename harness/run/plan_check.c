@@ -25,7 +25,7 @@
 #include "sys/cpuset.h"
 #include "sys/gate.h"
 #include "sys/proc.h"
-#include "harness.h"
+#include "../harness.h"
 #include "spawn.h"
 
 #define CHECK_TIMEOUT_NS (10 * AB_NS)	/* parsing options; scaled by the machine's slowness */

@@ -13,7 +13,7 @@
 #include "sys/infile.h"
 #include "report/render.h"
 #include "report/stats.h"
-#include "harness.h"
+#include "../harness.h"
 #include "gate.h"
 
 #define BAD(g, ln, ...)                                                                  \
