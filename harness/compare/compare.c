@@ -20,9 +20,6 @@
 
 #include "sys/common.h"
 #include "sys/opts.h"
-#include "../harness.h"
-#include "gate.h"
-#include "machines.h"
 #include "compare.h"
 #include "report/record.h"
 #include "report/stats.h"

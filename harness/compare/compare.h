@@ -1,4 +1,14 @@
-/* harness compare: what compare.c shares with its labels (compare_label.c) and plots (compare_plot.c). */
+/*
+ * harness compare: the compare/ part. Its files:
+ *   compare.c   harness compare: the runs loaded, each ratio judged, the
+ *               terminal table, compare.md and compare.csv
+ *   label.c     run labels, the configs' short labels, legends, cells
+ *   plot.c      the overlay plots of the runs
+ *   trend.c     the trend tables and plots of the headline metrics
+ *   machines.c  what differs between the runs' machines; --sort
+ *   gate.c      the regression gate of --gate FILE
+ * compare uses report/ (raw.csv loaded) and harness.h; never run/.
+ */
 #ifndef H_COMPARE_H
 #define H_COMPARE_H
 
@@ -6,7 +16,12 @@
 
 #include "report/render.h"
 #include "report/results.h"
+#include "../report/report.h"
 
+/* harness compare (compare.c): argc/argv start at the name. An exit code. */
+int cmd_compare(int argc, char **argv);
+
+/* ---- what compare.c shares with label.c and plot.c ---- */
 struct cmp {
 	int nr;
 	char **dirs;
@@ -53,5 +68,72 @@ void h_cmp_run_legend(struct cmp *c, int k);
 
 /* The trend and overlay plots, drawn into c->out, linked from compare.md; 0 or -1. */
 int h_cmp_plots(struct cmp *c);
+
+/*
+ * ---- gate.c ----
+ * The regression gate of harness compare --gate FILE: rules, one a line,
+ *   BENCH METRIC [KEY=VALUE ...] max-drop|max-rise N%
+ * each judged over every config of BENCH's METRIC that holds all KEY=VALUE,
+ * new run against the base: a rule is violated when a config's ratio new/base
+ * is worse than N% (a drop for max-drop, a rise for max-rise) and the two-sided
+ * bootstrap p-value of "the ratio is the threshold", Holm-corrected over the k
+ * configs the rule judged in that run, is at most 0.05 (with one config: the
+ * whole 95% CI beyond the threshold). It cannot be judged when a pair has fewer
+ * than AB_MIN_REPS_CI repetitions a side or nothing matches.
+ */
+#define H_EXIT_GATE 3		/* a rule violated (or, with --strict, not judged) */
+#define H_GATE_RULES 256
+#define H_GATE_FILTERS 8
+
+struct h_gate_rule {
+	int line;
+	char bench[AB_BENCH_LEN], metric[AB_METRIC_LEN];
+	char filter[H_GATE_FILTERS][AB_KEY_LEN + AB_VALUE_LEN + 1];
+	int nfilter;
+	int rise;		/* 1: max-rise (lower is better), 0: max-drop */
+	double pct;		/* the threshold in percent */
+	char text[256];		/* the rule as written, whitespace squeezed, for messages */
+};
+
+struct h_gate {
+	const char *file;
+	int n;
+	struct h_gate_rule r[H_GATE_RULES];
+};
+
+/* Read and check FILE (sys/infile.h: a regular file, bounded); a bad line exits 2
+ * with FILE:LINE and what is wrong. */
+void h_gate_load(struct h_gate *g, const char *file);
+
+/*
+ * Judge every rule for each run d[1..nr-1] against d[0], names as written in
+ * dirs. One line on stdout per violated or unjudged rule and run, a summary on
+ * stderr. 0, or H_EXIT_GATE when a rule was violated (or, strict, not judged).
+ */
+int h_gate_judge(const struct h_gate *g, const struct ab_results *d, char *const *dirs, int nr,
+		 int strict);
+
+/* ---- machines.c: the table of what differs between the runs' machines ---- */
+/* "## The machines" into md: one row per machine.txt fact that differs between the
+ * runs in dirs, then a sentence saying what the verdicts compare. 1 when the machines
+ * differ (or one is unknown), 0 when they agree. */
+int h_compare_machines(FILE *md, char *const *dirs, int nr);
+
+/* --sort: the order of the runs (H_SORT_GIVEN: as given). */
+enum { H_SORT_GIVEN, H_SORT_KERNEL, H_SORT_DATE, H_SORT_HOST };
+#define H_SORT_CHOICES "given|kernel|date|host"
+/* Sort dirs by machine.txt's kernel release (version order), date (UTC) or host; ties
+ * and runs without the fact keep their given order, the unknown last. */
+void h_compare_sort(char **dirs, int nr, int by);
+
+/* ---- trend.c: trend tables and plots of the headline metrics ---- */
+/*
+ * "## Trends of the headline metrics" into md: per headline metric of every
+ * registered benchmark, a table of the runs (d[0] the base) by config; with
+ * plotdir, NAME.dat and NAME.gp there for a trend plot of each, their names in
+ * names (at most max). Returns how many plots were prepared.
+ */
+int h_compare_trends(FILE *md, const char *plotdir, const struct ab_results *d, int nr,
+		      char names[][64], int max);
 
 #endif

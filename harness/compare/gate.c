@@ -13,8 +13,7 @@
 #include "sys/infile.h"
 #include "report/render.h"
 #include "report/stats.h"
-#include "../harness.h"
-#include "gate.h"
+#include "compare.h"
 
 #define BAD(g, ln, ...)                                                                  \
 	do {                                                                              \

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "../harness.h"
 #include "compare.h"
 
 /* s cut to w columns with a '~' where it was cut, so a cut name never passes for whole. */

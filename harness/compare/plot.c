@@ -12,9 +12,7 @@
 
 #include "report/gpscript.h"
 #include "report/stats.h"
-#include "../harness.h"
 #include "compare.h"
-#include "trend.h"
 
 /* A baseline (cputestfs's kernel file or pipe): orders of magnitude above FUSE, its bar
  * would squash every other one, so the overlays leave it out and say so. */

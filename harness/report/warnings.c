@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "../harness.h"
+#include "report.h"
 #include "report/hindex.h"
 #include "report/stats.h"
 

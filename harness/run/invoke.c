@@ -22,8 +22,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
-#include "../harness.h"
-#include "spawn.h"
+#include "run.h"
 #include "sys/gate.h"
 #include "sys/proc.h"
 #include "report/histio.h"

@@ -14,7 +14,7 @@
 
 #include "sys/common.h"
 #include "sys/opts.h"
-#include "../harness.h"
+#include "run.h"
 
 static const char run_usage[] =
 	"usage: harness run [--plan NAME|FILE] [--quick] [--repeat N] [--out DIR] [--resume DIR]\n"

@@ -14,8 +14,7 @@
 
 #include "sys/common.h"
 #include "sys/infile.h"
-#include "../harness.h"
-#include "timings.h"
+#include "run.h"
 
 const char *h_self_dir(void)
 {

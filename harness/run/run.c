@@ -23,8 +23,8 @@
 
 #include "sys/common.h"
 #include "fuse/fusemnt.h"
-#include "../harness.h"
-#include "timings.h"
+#include "run.h"
+#include "../report/report.h"
 #include "knob/knob.h"
 #include "report/histio.h"
 #include "sys/gate.h"

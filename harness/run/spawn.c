@@ -8,7 +8,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "spawn.h"
+#include "run.h"
 
 /* In the child: never returns. */
 static void child(char **argv, const struct h_spawn *how, pid_t parent, int wr)

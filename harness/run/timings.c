@@ -19,8 +19,7 @@
 #include "sys/infile.h"
 #include "sys/opts.h"
 #include "sys/outfile.h"
-#include "../harness.h"
-#include "timings.h"
+#include "run.h"
 
 #define ROWS_MAX 50000		/* the default plan has 66 points; more is not ours */
 #define ARGS_MAX 2048

@@ -20,7 +20,7 @@
 
 #include "sys/common.h"
 #include "../../harness/harness.h"
-#include "../../harness/run/timings.h"
+#include "../../harness/run/run.h"
 
 static char dir[] = "/tmp/test_timings.XXXXXX";
 static char tpath[256], ppath[256];
