@@ -93,8 +93,11 @@ void h_plan_free(struct h_plan *p);
 const char *h_probes_off(const struct h_block *b, int rep);
 int h_point_argv(const struct h_point *pt, int rep, const char *program, char **argv, int max,
 		 char *durbuf, size_t durlen);
-/* Directory holding the harness binary (for bin/<bench> and the plans). */
+/* Directory holding the harness binary (for bin/<bench> and the plans; util.c). */
 const char *h_self_dir(void);
+/* The program of a block: bin/<bench> next to the harness (a test's fake under the
+ * test hook; util.c). */
+const char *h_program_of(const struct h_block *b, char *buf, size_t len);
 
 /* ---- the machine checks (machcheck.c) ---- */
 /* The settings that decide what a cross-CPU ratio means (harness/machcheck.c): irqbalance,

@@ -82,13 +82,6 @@ static int normalize(struct ab_results *in, struct ab_results *out)
 	return 0;
 }
 
-const struct ab_group *h_cmp_match(const struct ab_results *d, const struct ab_group *g)
-{
-	return ab_results_get(d, g->bench, g->config, g->metric, g->unit);
-}
-
-
-
 /* One ratio run/A, judged before any is printed: the correction needs them all. */
 struct pair {
 	const struct ab_group *a, *b;

@@ -218,3 +218,8 @@ void h_cmp_run_legend(struct cmp *c, int k)
 	}
 	free(esc);
 }
+
+const struct ab_group *h_cmp_match(const struct ab_results *d, const struct ab_group *g)
+{
+	return ab_results_get(d, g->bench, g->config, g->metric, g->unit);
+}

@@ -32,6 +32,9 @@
 #define GIVE_UP_AFTER_KILL_S 10.0	/* scaled by the machine's slowness */
 #define LINE_MAX_BYTES 8192
 
+/* Set by run.c's handler of SIGINT/SIGTERM/SIGHUP: the watch below stops waiting. */
+volatile sig_atomic_t h_stop_sig;
+
 struct inv {
 	struct h_point_run *pr;
 	pid_t pid;

@@ -29,8 +29,6 @@
 #include "report/histio.h"
 #include "sys/gate.h"
 
-volatile sig_atomic_t h_stop_sig;
-
 static void on_signal(int sig)
 {
 	h_stop_sig = sig;
@@ -55,14 +53,6 @@ struct run {
 static double now_s(void)
 {
 	return (double)ab_now_ns() / 1e9;
-}
-
-const char *h_program_of(const struct h_block *b, char *buf, size_t len)
-{
-	if (b->program[0])
-		return b->program;
-	snprintf(buf, len, "%s/%s", h_self_dir(), b->bench);
-	return buf;
 }
 
 /* CPU time of reaped children so far: benchmarks and helpers alike. */

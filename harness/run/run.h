@@ -1,8 +1,9 @@
 /*
  * harness run and harness restore: the run/ part. Its files:
  *   opts.c        harness run's command line, checked; then the run (run.c)
- *   run.c         one run: its plan (prepare.c), locks, files, the sweep of
- *                 repetitions x points, the end (restore, machine.txt, report)
+ *   run.c         one run: locks, files, the sweep of repetitions x points,
+ *                 the end (restore, machine.txt, report)
+ *   prepare.c     its plan: loaded, programs checked, copied in as plan.plan
  *   plan_find.c   plans by name or file, and harness run --plan list
  *   plan_check.c  every point through bin/<bench> --check-options first
  *   invoke.c      one invocation of one point: started, watched, its records
@@ -74,7 +75,8 @@ int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen
  * with one line naming the first that is not; nothing is taken or opened before. */
 void h_resume_trust(const char *dir);
 
-/* harness run's options (opts.c) and the run itself (run.c). */
+/* harness run's options (opts.c), the run itself (run.c) and its plan before the first
+ * point (prepare.c: loaded, programs checked, copied in as plan.plan). */
 struct h_run_opts {
 	const char *plan, *out, *resume, *note;
 	int quick, repeat, dry, no_wait;
@@ -109,8 +111,6 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 /* Benchmarks given up (stuck in the kernel past SIGKILL): reaped if they ever end. */
 void h_abandon(pid_t pid);
 void h_reap_abandoned(void);
-/* The program of a block: bin/<bench> next to the harness (a test's fake under the test hook). */
-const char *h_program_of(const struct h_block *b, char *buf, size_t len);
 
 /* machine.txt: the machine, the discoveries, the knobs "before" (or "after"). 0 or -1. */
 int h_machine_write(const char *out, const struct h_plan *plan, const char *note);
