@@ -5,7 +5,7 @@
  * (h_cfg_is_cpu_numbers) are dropped before matching, so two machines
  * compare; groups are matched through the result model's hash index, so runs
  * of 200,000 configs compare in seconds. Writes compare.md, compare.csv and
- * plots (compare_plot.c) into --out DIR. Directory names are outside text: escaped wherever
+ * plots (plot.c) into --out DIR. Directory names are outside text: escaped wherever
  * they are written.
  */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /*
- * harness compare --gate FILE: the regression gate (gate.h). Rules come from
+ * harness compare --gate FILE: the regression gate (compare.h). Rules come from
  * a file someone wrote, so each field is checked against the record grammar
  * and a bad line ends in FILE:LINE and exit 2 before anything is judged.
  */

@@ -2,7 +2,7 @@
  * harness run: expand a plan, run every point once per repetition with the
  * repetitions interleaved (rep 1 of every point, then rep 2, ...) so slow
  * drift of the machine does not bias one configuration, and write the run
- * directory as the records arrive (point.c runs one invocation, runfiles.c
+ * directory as the records arrive (invoke.c runs one invocation, files.c
  * keeps raw.csv, runs.csv and failures.csv valid, machine.c writes
  * machine.txt). A failed point is recorded as a failure and the sweep goes on;
  * each invocation's wall time is learned (timings.c) and corrects the ETA;

@@ -1,4 +1,4 @@
-/* One fork/exec for the harness's children whose output it reads (spawn.h). */
+/* One fork/exec for the harness's children whose output it reads (run.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

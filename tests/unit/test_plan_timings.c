@@ -1,5 +1,5 @@
 /*
- * Timings tables (harness/timings.c): every bad row refuses the whole table
+ * Timings tables (harness/run/timings.c): every bad row refuses the whole table
  * with the line it names; an estimate comes from the learned table first, is
  * never longer than the block's timeout; learning drops absurd numbers and
  * fake programs; a saved table reads back; a garbled learned table is not
