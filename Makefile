@@ -124,14 +124,15 @@ $(LIB_A): $(LIB_OBJ)
 	ar rcs $@ $^
 
 # $(BIN)/<bench> from <bench>/*.c; the harness also links every descriptor.
+# The harness's parts are folders below it (harness/run, report, compare).
 define program_rule
-$(1)_OBJ := $$(patsubst %.c,$$(BUILD)/%.o,$$(wildcard $(1)/*.c)) $(2)
+$(1)_OBJ := $$(patsubst %.c,$$(BUILD)/%.o,$$(wildcard $(1)/*.c $(3))) $(2)
 $$(BIN)/$(1): $$($(1)_OBJ) $$(LIB_A)
 	@mkdir -p $$(BIN)
 	$$(CC) $$(CFLAGS) $$(LDFLAGS) -o $$@ $$($(1)_OBJ) $$(LIB_A) $$(LIBS)
 endef
 $(foreach p,$(BENCHES),$(eval $(call program_rule,$(p),)))
-$(eval $(call program_rule,harness,$(DESC_OBJ)))
+$(eval $(call program_rule,harness,$(DESC_OBJ),harness/*/*.c))
 
 # A benchmark's unit tests (tests/unit/test_<bench>*.c) link its objects but main.o,
 # so they test its functions through <bench>.h.

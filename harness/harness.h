@@ -1,7 +1,18 @@
 /*
- * harness: turns the four benchmarks into one run directory and report.
- * Subcommands: run, plot, compare, restore (one file each); this header is
- * the interface between those files.
+ * harness: turns the benchmarks into one run directory and its report.
+ * main.c dispatches the subcommands to three parts, each a folder with one
+ * header that maps its files:
+ *   run/      harness run and restore: plans found and checked, points
+ *             invoked, the run's files, locks, timings, machine.txt;
+ *   report/   harness plot and export: raw.csv loaded, report.md, tables,
+ *             figures, warnings, results.json;
+ *   compare/  harness compare: runs side by side, trends, the gate.
+ * run may use report; compare may use report; report uses neither (make
+ * check holds this: tests/integration/harness_parts.sh). This header is
+ * what all three share: the registry (registry.c), the plan format
+ * (plan.c: run follows a plan, report reads plan.plan back), the machine
+ * checks (machcheck.c: run writes them, report warns about them) and
+ * small helpers (util.c).
  */
 #ifndef HARNESS_H
 #define HARNESS_H
@@ -16,24 +27,12 @@
 #include "sys/infile.h"
 #include "sys/outfile.h"
 
-/* Subcommands: argc/argv start at the subcommand name. Return an exit code. */
-int cmd_run(int argc, char **argv);
-int cmd_plot(int argc, char **argv);
-int cmd_compare(int argc, char **argv);
-int cmd_export(int argc, char **argv);
-int cmd_restore(int argc, char **argv);
-
-/* Restore logic shared by 'restore' and the run's watchdog: replay the knob
- * journal and remove stale FUSE mounts under workdir. Messages go to log
- * (stderr when NULL). Returns the number of failures. */
-int h_restore(const char *journal, const char *workdir, FILE *log);
-
 /* ---- the registry (registry.c, from registry.def) ---- */
 #define H_BENCH_MAX 64
 extern const struct ab_bench_desc *const h_registry[];	/* NULL-terminated */
 const struct ab_bench_desc *h_desc(const char *bench);	/* NULL when not registered */
 
-/* ---- plans (plan.c) ---- */
+/* ---- the plan format (plan.c) ---- */
 #define H_AXES_MAX 8
 #define H_VALS_MAX 32
 #define H_ARGS_MAX 32
@@ -55,7 +54,7 @@ struct h_block {
 				 * bench; else a test's fake (AFFBENCH_TEST_PROGRAMS, plan.c) */
 	double duration;	/* --duration per invocation */
 	double timeout;		/* watchdog per invocation, seconds */
-	double estimate;	/* the plan's 'estimate' (0: none; timings.h decides the ETA) */
+	double estimate;	/* the plan's 'estimate' (0: none; run/timings.c decides the ETA) */
 	int instrumented;	/* repetitions that keep the bench's probes (-1: every one) */
 	int naxes;
 	struct h_axis axes[H_AXES_MAX];
@@ -82,20 +81,10 @@ struct h_plan {
 	struct h_point *points;
 };
 
-/* Find a plan: a file path (with a '/', or an existing file), else NAME.plan in
- * harness/plans/, in the benchmark folder NAME/ of the source tree, or in the
- * installed share dir. 0, or -1 with a message listing the plans there are. */
-int h_plan_find(const char *name, char *path, size_t len, char *err, size_t errlen);
 /* Parse and expand (a regular file within AB_INFILE_MAX_SMALL; every block names a
  * registered benchmark, and no plan names a program). 0 or -1 with "FILE:LINE: reason". */
 int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen);
 void h_plan_free(struct h_plan *p);
-/* harness run --plan list: each plan there is, its points and what it is for. */
-void h_plan_list(FILE *out);
-/* Every distinct point of the registered benchmarks' blocks through
- * bin/<bench> ARGS --check-options (plan_check.c): 0, or -1 with
- * "FILE:LINE: ..." in err naming the plan line the benchmark refused. */
-int h_plan_check(const struct h_plan *p, char *err, size_t errlen);
 /* argv for repetition rep (from 1; the probes' option off beyond the block's
  * 'instrumented' count) of one point (NULL-terminated, strings owned by the
  * plan/point/static); H_ARGV_MAX entries are always enough. */
@@ -104,117 +93,19 @@ int h_plan_check(const struct h_plan *p, char *err, size_t errlen);
 const char *h_probes_off(const struct h_block *b, int rep);
 int h_point_argv(const struct h_point *pt, int rep, const char *program, char **argv, int max,
 		 char *durbuf, size_t durlen);
-/* Directory holding the harness binary (for bin/<bench> and the plans). */
+/* Directory holding the harness binary (for bin/<bench> and the plans; util.c). */
 const char *h_self_dir(void);
-
-/* ---- a run (run.c, point.c, runfiles.c, machine.c) ---- */
-#include <signal.h>
-#include <sys/types.h>
-
-extern volatile sig_atomic_t h_stop_sig;	/* SIGINT/SIGTERM/SIGHUP received: stop the sweep */
-
-/* An append-only CSV file of the run: one write() per row; a torn row is cut back out. */
-struct h_csv {
-	int fd;
-	char path[4096];
-};
-/* Open (create with header when empty). 0 or -1 with errno. */
-int h_csv_open(struct h_csv *c, const char *dir, const char *name, const char *header);
-void h_csv_close(struct h_csv *c);
-off_t h_csv_size(const struct h_csv *c);
-/* Append text whole, or cut it back out: 0 or an errno value. */
-int h_csv_write(struct h_csv *c, const char *text, size_t len);
-/* Append one RFC 4180 row of n fields: 0 or an errno value. */
-int h_csv_row(struct h_csv *c, int n, const char *const *fields);
-
-/* --resume: mark done[rep * npoints + point] from runs.csv and cut raw.csv back to the
- * last finished point; refuses (-1, message) when runs.csv is missing or torn, or raw.csv
- * is shorter than runs.csv says, leaving raw.csv untouched. */
-struct h_resume {
-	int npoints, repeat;
-	char *done;
-};
-int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen);
-/* --resume DIR runs DIR's plan as us, so DIR and the files of the run in it must be
- * root's or ours and writable by no one else (as the knob journal is root's): exit 2
- * with one line naming the first that is not; nothing is taken or opened before. */
-void h_resume_trust(const char *dir);
-
-/* harness run's options (run_opts.c) and the run itself (run.c). */
-struct h_run_opts {
-	const char *plan, *out, *resume, *note;
-	int quick, repeat, dry, no_wait;
-};
-int h_run(struct h_run_opts *o);
-int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len);
-void h_run_check_programs(const struct h_plan *plan);
-int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out);
-/* --resume --repeat N: plan.plan's repeat line becomes N, with a note. 0 or -1 with errno. */
-int h_run_record_repeat(const char *dir, int from, int to);
-
-/* One run per directory, one measuring run per machine (runlock.c). Refusals exit 2. */
-void h_out_check(const char *dir, int resume);	/* new or empty; not held by a live run */
-int h_dir_lock(const char *dir, int resume);	/* held for the run's life: the fd */
-int h_machine_lock(const char *dir, int no_wait);	/* waits, or exits 2; -1: none to take */
-void h_lock_release(int fd);			/* clear the holder's line, unlock */
-
-/* One invocation of one point (point.c). */
-enum h_outcome { H_OK, H_FAIL, H_SKIP };
-struct h_point_run {
-	const char *dir;		/* the run directory, which holds the point's log */
-	const struct h_point *pt;
-	int rep;			/* 1-based repetition */
-	struct h_csv *raw;
-	struct h_csv *hist;		/* hist.csv (report/histio.h), or NULL: no histograms asked */
-	int exit_code;			/* out: -1 when it did not run or was given up */
-	int write_failed;		/* out: raw.csv could not be written (a full disk) */
-	double seconds;			/* out */
-};
-enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv, char *reason,
-			   size_t rlen);
-/* Benchmarks given up (stuck in the kernel past SIGKILL): reaped if they ever end. */
-void h_abandon(pid_t pid);
-void h_reap_abandoned(void);
-/* The program of a block: bin/<bench> next to the harness (a test's fake under the test hook). */
+/* The program of a block: bin/<bench> next to the harness (a test's fake under the
+ * test hook; util.c). */
 const char *h_program_of(const struct h_block *b, char *buf, size_t len);
 
-/* machine.txt: the machine, the discoveries, the knobs "before" (or "after"). 0 or -1. */
-int h_machine_write(const char *out, const struct h_plan *plan, const char *note);
-int h_machine_knobs(const char *out, const char *when);
+/* ---- the machine checks (machcheck.c) ---- */
 /* The settings that decide what a cross-CPU ratio means (harness/machcheck.c): irqbalance,
  * boost, SMT, isolated and nohz_full CPUs, cpuidle, PM QoS, THP, a hypervisor, steal. */
 void h_machine_checks(FILE *f);
 void h_machine_steal(FILE *f, const char *label);
 /* report.md's warnings about them, from dir's machine.txt; how many were written. */
 int h_machine_check_warnings(FILE *f, const char *dir);
-
-/* ---- data (data.c) ---- */
-/* Load DIR/raw.csv into d (bad rows reported on stderr and skipped). 0 or -1 (message in
- * err; errno EINVAL when the file is refused, a repetition written twice among the reasons:
- * plot, compare, export and the gate then exit 2, for nothing read from it can be trusted). */
-int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errlen);
-/* Write dir/summary.csv. 0 or -1. */
-int h_write_summary(const struct ab_results *d, const char *dir);
-/* Write dir/results.json (export.c, docs/results.schema.json). 0 or -1. */
-int h_write_json(const struct ab_results *d, const char *dir);
-/* results.json's "machine" object from dir/machine.txt, each key once (export_machine.c). */
-void h_json_machine(FILE *f, const char *dir);
-
-/* ---- outputs (report.c, warnings.c) ---- */
-/* Regenerate summary.csv, tables.md, the plots and report.md in dir from dir/raw.csv
- * (plus machine.txt and failures.csv when present). 0, -1 (a write failed) or -2
- * (raw.csv refused: a repetition written twice; nothing was written). */
-int h_render(const char *dir, int quiet);
-void h_warnings(FILE *f, const char *dir, const struct ab_results *d);
-/* report.md's table of the CPU monitor's records (mon_*) of bench, and what its logs in
- * dir/log say it could not count (monitor.c). */
-void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct ab_results *d);
-/* histplot.c: CDF figures from DIR/hist.csv, their .dat and .gp written in the private
- * plot directory pdir (NULL: none written, a failure); names filled, at most max. How
- * many; *failed when hist.csv or a figure could not be written. */
-int h_hist_plots(const char *dir, const char *pdir, char names[][64], int max, int *failed);
-/* report.md's "Distributions": the figures drawn (ok[i]), nothing when none was. */
-void h_hist_section(FILE *f, char names[][64], const int *ok, int n);
 
 /* ---- small helpers (util.c) ---- */
 /* mkdir -p with mode 0755 (lib/sys/fsutil.h). 0 or -1. */

@@ -8,6 +8,9 @@
 
 #include "sys/common.h"
 #include "harness.h"
+#include "run/run.h"
+#include "report/report.h"
+#include "compare/compare.h"
 
 static const char usage[] =
 	"usage: harness COMMAND [OPTIONS]   (harness COMMAND --help for details)\n"

@@ -179,3 +179,29 @@ void h_md_cfg_label(FILE *f, const char *cfg, int (*keep)(const char *key, void 
 	if (first)
 		fputs("(one config)", f);
 }
+
+const char *h_self_dir(void)
+{
+	static char dir[PATH_MAX];
+
+	if (!dir[0]) {
+		ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+		if (n <= 0) {
+			strcpy(dir, ".");
+		} else {
+			dir[n] = '\0';
+			char *slash = strrchr(dir, '/');
+			if (slash)
+				*slash = '\0';
+		}
+	}
+	return dir;
+}
+
+const char *h_program_of(const struct h_block *b, char *buf, size_t len)
+{
+	if (b->program[0])
+		return b->program;
+	snprintf(buf, len, "%s/%s", h_self_dir(), b->bench);
+	return buf;
+}

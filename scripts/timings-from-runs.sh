@@ -1,5 +1,5 @@
 #!/bin/bash
-# The shipped timings table (harness/timings.tsv, harness/timings.h) from finished
+# The shipped timings table (harness/timings.tsv, harness/run/run.h) from finished
 # run directories: per point, the mean wall seconds of its invocations that
 # measured (runs.csv status ok; the mean, as a run's length is their sum), keyed as the harness keys it (benchmark,
 # --duration, the point's own arguments from a --dry-run of the run's plan.plan).

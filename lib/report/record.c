@@ -8,32 +8,12 @@
 #include "report/record.h"
 #include "sys/common.h"
 #include "report/results.h"
+#include "sys/opts.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
-
-int ab_format_parse(const char *s, enum ab_format *f)
-{
-	static const struct {
-		const char *name;
-		enum ab_format fmt;
-	} names[] = {
-		{ "table", AB_FMT_TABLE },
-		{ "csv", AB_FMT_CSV },
-		{ "json", AB_FMT_JSON },
-	};
-
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (s && strcmp(s, names[i].name) == 0) {
-			*f = names[i].fmt;
-			return 0;
-		}
-	}
-	errno = EINVAL;
-	return -1;
-}
 
 void ab_config_init(struct ab_config *c)
 {
@@ -78,6 +58,16 @@ int ab_config_set(struct ab_config *c, const char *key, const char *fmt, ...)
 	memcpy(c->kv[i].val, val, (size_t)len + 1);
 	c->n++;
 	return 0;
+}
+
+int ab_idle_config(const struct ab_common *common, struct ab_config *c)
+{
+	char name[64];
+
+	if (common->idle.kind == AB_IDLE_AS_FOUND)
+		return 0;
+	ab_idle_format(&common->idle, name, sizeof(name));
+	return ab_config_set(c, "idle", "%s", name);
 }
 
 const char *ab_config_get(const struct ab_config *c, const char *key)

@@ -10,8 +10,8 @@
 
 #include <stdio.h>
 
-enum ab_format { AB_FMT_TABLE, AB_FMT_CSV, AB_FMT_JSON };
-int ab_format_parse(const char *s, enum ab_format *f);
+#include "sys/format.h"
+
 
 #define AB_CONFIG_MAX 16
 struct ab_config {
@@ -25,6 +25,14 @@ void ab_config_init(struct ab_config *c);
 /* Set (or replace) key; keeps keys sorted. Returns -1 if full or too long. */
 int ab_config_set(struct ab_config *c, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * The common options' config key: "idle=<policy>" when --idle is not as-found
+ * (records without the key mean as-found, so older runs keep their meaning).
+ * Every benchmark calls it wherever it builds a record's config (record.c, as
+ * the option layer below knows no config). 0 or -1 (full).
+ */
+struct ab_common;
+int ab_idle_config(const struct ab_common *common, struct ab_config *c);
 const char *ab_config_get(const struct ab_config *c, const char *key);
 /* "k1=v1;k2=v2" */
 int ab_config_format(const struct ab_config *c, char *buf, size_t len);

@@ -252,18 +252,29 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 	return optind;
 }
 
-int ab_idle_config(const struct ab_common *common, struct ab_config *c)
-{
-	char name[64];
-
-	if (common->idle.kind == AB_IDLE_AS_FOUND)
-		return 0;
-	ab_idle_format(&common->idle, name, sizeof(name));
-	return ab_config_set(c, "idle", "%s", name);
-}
-
 void ab_opts_checked(const struct ab_common *common)
 {
 	if (common->check_options)
 		exit(AB_EXIT_OK);
+}
+
+int ab_format_parse(const char *s, enum ab_format *f)
+{
+	static const struct {
+		const char *name;
+		enum ab_format fmt;
+	} names[] = {
+		{ "table", AB_FMT_TABLE },
+		{ "csv", AB_FMT_CSV },
+		{ "json", AB_FMT_JSON },
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (s && strcmp(s, names[i].name) == 0) {
+			*f = names[i].fmt;
+			return 0;
+		}
+	}
+	errno = EINVAL;
+	return -1;
 }

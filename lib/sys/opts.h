@@ -14,7 +14,7 @@
 #include "sys/cpuset.h"
 #include "sys/idle.h"
 #include "sys/parse.h"
-#include "report/record.h"
+#include "sys/format.h"
 
 enum ab_opt_type {
 	AB_OPT_FLAG,		/* int, set to 1; no argument */
@@ -100,12 +100,5 @@ int ab_parse_cmd(int argc, char **argv, const char *cmd, const char *usage,
  * (knob/idle.h), so --check-options never touches the machine's idle settings.
  */
 void ab_opts_checked(const struct ab_common *common);
-
-/*
- * The common options' config key: "idle=<policy>" when --idle is not as-found
- * (records without the key mean as-found, so older runs keep their meaning).
- * Every benchmark calls it wherever it builds a record's config. 0 or -1 (full).
- */
-int ab_idle_config(const struct ab_common *common, struct ab_config *c);
 
 #endif

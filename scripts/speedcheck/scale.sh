@@ -71,7 +71,7 @@ sc_raw_small() {
 	}' >"$1"
 }
 
-# sc_machine_head: machine.txt's facts, as harness/machine.c writes them
+# sc_machine_head: machine.txt's facts, as harness/run/machine.c writes them
 sc_machine_head() {
 	printf '%-14s %s\n' date '2026-12-01 00:00:00 +0000' kernel 'Linux 6.18.0 #1 SMP x86_64' \
 		host scale cpu_model 'Intel(R) Xeon(R) Processor' allowed_cpus '0-1 (2)' online_cpus 0-1 \

@@ -23,7 +23,7 @@ mkdir -p "$R"
 long=0
 for ((c = 2; ${#long} < 240; c += 2)); do long=$long,$c; done
 long_changed=${long%,*},255
-# knob WHEN IRQ-VALUE-OVERRIDES...: the knob lines harness/machine.c writes
+# knob WHEN IRQ-VALUE-OVERRIDES...: the knob lines harness/run/machine.c writes
 knobs() {
 	local when=$1 i v
 	shift

@@ -160,7 +160,7 @@ check "raw.csv untouched again" [ "$(md5sum <"$D/res/raw.csv")" = "$sum" ]
 if [ "$(id -u)" = 0 ] && [ -x "$TOOLS/stuck" ] && [ -w /dev/fuse ]; then
 	ln -s "$TOOLS/stuck" "$D/stuck"
 	printf 'repeat 1\nbench stuck\nduration 0.1\ntimeout 1\nbench okbench\nduration 0.1\n' >"$D/s.plan"
-	# the give-up waits are scaled by the machine's slowness (harness/point.c): so is this bound
+	# the give-up waits are scaled by the machine's slowness (harness/run/invoke.c): so is this bound
 	STUCK_PIDFILE=$D/stuck.pids timeout "$(scaled 120)" "$H" run --plan "$D/s.plan" --out "$D/st" \
 		>/dev/null 2>"$D/st.err"
 	rc=$?

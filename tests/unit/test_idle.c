@@ -13,6 +13,7 @@
 
 #include "sys/idle.h"
 #include "sys/opts.h"
+#include "report/record.h"
 
 static const struct {
 	const char *in;

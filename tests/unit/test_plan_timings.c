@@ -1,5 +1,5 @@
 /*
- * Timings tables (harness/timings.c): every bad row refuses the whole table
+ * Timings tables (harness/run/timings.c): every bad row refuses the whole table
  * with the line it names; an estimate comes from the learned table first, is
  * never longer than the block's timeout; learning drops absurd numbers and
  * fake programs; a saved table reads back; a garbled learned table is not
@@ -20,7 +20,7 @@
 
 #include "sys/common.h"
 #include "../../harness/harness.h"
-#include "../../harness/timings.h"
+#include "../../harness/run/run.h"
 
 static char dir[] = "/tmp/test_timings.XXXXXX";
 static char tpath[256], ppath[256];

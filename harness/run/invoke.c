@@ -22,8 +22,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
-#include "harness.h"
-#include "spawn.h"
+#include "run.h"
 #include "sys/barrier.h"
 #include "sys/proc.h"
 #include "report/histio.h"
@@ -32,6 +31,9 @@
 #define KILL_AFTER_TERM_S 5.0
 #define GIVE_UP_AFTER_KILL_S 10.0	/* scaled by the machine's slowness */
 #define LINE_MAX_BYTES 8192
+
+/* Set by run.c's handler of SIGINT/SIGTERM/SIGHUP: the watch below stops waiting. */
+volatile sig_atomic_t h_stop_sig;
 
 struct inv {
 	struct h_point_run *pr;

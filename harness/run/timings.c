@@ -1,5 +1,5 @@
 /*
- * The timings tables (timings.h): seconds per invocation, measured. A row:
+ * The timings tables (run.h): seconds per invocation, measured. A row:
  *   BENCH <tab> DURATION <tab> ARGS <tab> SECONDS <tab> RUNS
  * sorted by bench, duration and args, so a point is found by bisection and a
  * benchmark's rows at one duration lie together. The learned table's mean
@@ -19,8 +19,7 @@
 #include "sys/infile.h"
 #include "sys/opts.h"
 #include "sys/outfile.h"
-#include "harness.h"
-#include "timings.h"
+#include "run.h"
 
 #define ROWS_MAX 50000		/* the default plan has 66 points; more is not ours */
 #define ARGS_MAX 2048
@@ -359,7 +358,7 @@ void h_timings_learn(struct h_timings *t, const struct h_point *pt, int rep, dou
 static void write_rows(FILE *f, const struct h_ttable *tb)
 {
 	fputs("# affbench timings: seconds per invocation measured on this machine by harness run\n"
-	      "# (harness/timings.h); delete the file to forget them.\n"
+	      "# (harness/run/run.h); delete the file to forget them.\n"
 	      "# bench\tduration\targs\tseconds\truns\n", f);
 	for (int i = 0; i < tb->n; i++) {
 		const struct h_timing *r = &tb->rows[i];

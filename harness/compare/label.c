@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "harness.h"
 #include "compare.h"
 
 /* s cut to w columns with a '~' where it was cut, so a cut name never passes for whole. */
@@ -218,4 +217,9 @@ void h_cmp_run_legend(struct cmp *c, int k)
 		printf("run %s: ...%s\n", l, tail);
 	}
 	free(esc);
+}
+
+const struct ab_group *h_cmp_match(const struct ab_results *d, const struct ab_group *g)
+{
+	return ab_results_get(d, g->bench, g->config, g->metric, g->unit);
 }

@@ -5,7 +5,7 @@
  * (h_cfg_is_cpu_numbers) are dropped before matching, so two machines
  * compare; groups are matched through the result model's hash index, so runs
  * of 200,000 configs compare in seconds. Writes compare.md, compare.csv and
- * plots (compare_plot.c) into --out DIR. Directory names are outside text: escaped wherever
+ * plots (plot.c) into --out DIR. Directory names are outside text: escaped wherever
  * they are written.
  */
 #include <errno.h>
@@ -20,9 +20,6 @@
 
 #include "sys/common.h"
 #include "sys/opts.h"
-#include "harness.h"
-#include "gate.h"
-#include "compare_machine.h"
 #include "compare.h"
 #include "report/record.h"
 #include "report/stats.h"
@@ -84,13 +81,6 @@ static int normalize(struct ab_results *in, struct ab_results *out)
 	}
 	return 0;
 }
-
-const struct ab_group *h_cmp_match(const struct ab_results *d, const struct ab_group *g)
-{
-	return ab_results_get(d, g->bench, g->config, g->metric, g->unit);
-}
-
-
 
 /* One ratio run/A, judged before any is printed: the correction needs them all. */
 struct pair {

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
-#include "harness.h"
+#include "run.h"
 #include "report/record.h"
 
 int h_csv_open(struct h_csv *c, const char *dir, const char *name, const char *header)

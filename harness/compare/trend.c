@@ -14,9 +14,7 @@
 #include "report/gpscript.h"
 #include "report/render.h"
 #include "report/stats.h"
-#include "harness.h"
 #include "compare.h"
-#include "compare_trend.h"
 
 #define MAXCFG 12	/* configs per table and plot; more are counted, not shown */
 

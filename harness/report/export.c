@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "harness.h"
+#include "report.h"
 #include "report/hindex.h"
 #include "report/record.h"
 #include "report/render.h"

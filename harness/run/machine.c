@@ -23,8 +23,7 @@
 
 #include "sys/common.h"
 #include "sys/cpuset.h"
-#include "harness.h"
-#include "spawn.h"
+#include "run.h"
 #include "knob/knob.h"
 #include "sys/barrier.h"
 #include "sys/proc.h"

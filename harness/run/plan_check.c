@@ -25,8 +25,7 @@
 #include "sys/cpuset.h"
 #include "sys/barrier.h"
 #include "sys/proc.h"
-#include "harness.h"
-#include "spawn.h"
+#include "run.h"
 
 #define CHECK_TIMEOUT_NS (10 * AB_NS)	/* parsing options; scaled by the machine's slowness */
 #define CHECK_MSG_MAX 512

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "harness.h"
+#include "report.h"
 #include "report/gpscript.h"
 #include "report/hindex.h"
 #include "report/histio.h"

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
-#include "harness.h"
+#include "report.h"
 #include "report/record.h"
 #include "report/render_brk.h"
 #include "report/stats.h"

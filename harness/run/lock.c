@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
-#include "harness.h"
+#include "run.h"
 
 #define DIR_LOCK "run.lock"
 #define MACHINE_LOCK "/run/affbench.lock"

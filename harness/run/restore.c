@@ -9,7 +9,7 @@
 #include "sys/common.h"
 #include "sys/opts.h"
 #include "fuse/fusemnt.h"
-#include "harness.h"
+#include "run.h"
 #include "knob/knob.h"
 
 int h_restore(const char *journal, const char *workdir, FILE *log)

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "harness.h"
+#include "report.h"
 #include "sys/common.h"
 #include "sys/infile.h"
 #include "kstats/cpumon.h"

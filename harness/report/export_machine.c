@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "harness.h"
+#include "report.h"
 #include "report/record.h"
 #include "sys/common.h"
 #include "sys/infile.h"

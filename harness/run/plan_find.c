@@ -14,26 +14,7 @@
 
 #include "sys/common.h"
 #include "sys/infile.h"
-#include "harness.h"
-#include "timings.h"
-
-const char *h_self_dir(void)
-{
-	static char dir[PATH_MAX];
-
-	if (!dir[0]) {
-		ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
-		if (n <= 0) {
-			strcpy(dir, ".");
-		} else {
-			dir[n] = '\0';
-			char *slash = strrchr(dir, '/');
-			if (slash)
-				*slash = '\0';
-		}
-	}
-	return dir;
-}
+#include "run.h"
 
 /* bin/harness -> ../harness/plans and ../<bench>/ in the source tree; bin/ -> ../share/affbench/plans installed */
 static const char *const plan_dirs[] = { "%s/../harness/plans", "%s/../share/affbench/plans" };

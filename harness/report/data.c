@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "harness.h"
+#include "report.h"
 #include "report/record.h"
 #include "report/stats.h"
 

@@ -1,4 +1,4 @@
-/* One fork/exec for the harness's children whose output it reads (spawn.h). */
+/* One fork/exec for the harness's children whose output it reads (run.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -8,7 +8,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "spawn.h"
+#include "run.h"
 
 /* In the child: never returns. */
 static void child(char **argv, const struct h_spawn *how, pid_t parent, int wr)

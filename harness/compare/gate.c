@@ -1,5 +1,5 @@
 /*
- * harness compare --gate FILE: the regression gate (gate.h). Rules come from
+ * harness compare --gate FILE: the regression gate (compare.h). Rules come from
  * a file someone wrote, so each field is checked against the record grammar
  * and a bad line ends in FILE:LINE and exit 2 before anything is judged.
  */
@@ -13,8 +13,7 @@
 #include "sys/infile.h"
 #include "report/render.h"
 #include "report/stats.h"
-#include "harness.h"
-#include "gate.h"
+#include "compare.h"
 
 #define BAD(g, ln, ...)                                                                  \
 	do {                                                                              \

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "harness.h"
+#include "report.h"
 #include "report/hindex.h"
 #include "report/stats.h"
 
@@ -113,7 +113,7 @@ static int plan_warnings(FILE *f, const char *dir)
 
 /*
  * machine.txt's knob lines: "knob before PATH = VALUE", then after the run
- * "knob after  PATH = VALUE" (harness/machine.c). One knob, keyed by its path: its
+ * "knob after  PATH = VALUE" (harness/run/machine.c). One knob, keyed by its path: its
  * first "before" value, and its last "after" value (a resumed run appends another
  * "after" set; the last says how the run left the knob). No fixed count: a machine
  * with many CPUs lists an smp_affinity_list per IRQ, hundreds of them.

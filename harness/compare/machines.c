@@ -14,9 +14,7 @@
 
 #include "sys/common.h"
 #include "sys/infile.h"
-#include "harness.h"
 #include "compare.h"
-#include "compare_machine.h"
 
 #define VAL_MAX 80
 

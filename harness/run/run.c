@@ -2,7 +2,7 @@
  * harness run: expand a plan, run every point once per repetition with the
  * repetitions interleaved (rep 1 of every point, then rep 2, ...) so slow
  * drift of the machine does not bias one configuration, and write the run
- * directory as the records arrive (point.c runs one invocation, runfiles.c
+ * directory as the records arrive (invoke.c runs one invocation, files.c
  * keeps raw.csv, runs.csv and failures.csv valid, machine.c writes
  * machine.txt). A failed point is recorded as a failure and the sweep goes on;
  * each invocation's wall time is learned (timings.c) and corrects the ETA;
@@ -23,13 +23,11 @@
 
 #include "sys/common.h"
 #include "fuse/fusemnt.h"
-#include "harness.h"
-#include "timings.h"
+#include "run.h"
+#include "../report/report.h"
 #include "knob/knob.h"
 #include "report/histio.h"
 #include "sys/barrier.h"
-
-volatile sig_atomic_t h_stop_sig;
 
 static void on_signal(int sig)
 {
@@ -55,14 +53,6 @@ struct run {
 static double now_s(void)
 {
 	return (double)ab_now_ns() / 1e9;
-}
-
-const char *h_program_of(const struct h_block *b, char *buf, size_t len)
-{
-	if (b->program[0])
-		return b->program;
-	snprintf(buf, len, "%s/%s", h_self_dir(), b->bench);
-	return buf;
 }
 
 /* CPU time of reaped children so far: benchmarks and helpers alike. */

@@ -1,7 +1,7 @@
 /*
  * harness compare's plots: per headline metric, an overlay of the runs by
  * config (one bar per run, baselines left out) and a trend across the runs
- * (compare_trend.c), prepared in a private directory, drawn, then moved into
+ * (trend.c), prepared in a private directory, drawn, then moved into
  * --out DIR and linked from compare.md. Directory names are outside text:
  * quoted as gnuplot strings wherever they are written.
  */
@@ -12,9 +12,7 @@
 
 #include "report/gpscript.h"
 #include "report/stats.h"
-#include "harness.h"
 #include "compare.h"
-#include "compare_trend.h"
 
 /* A baseline (cputestfs's kernel file or pipe): orders of magnitude above FUSE, its bar
  * would squash every other one, so the overlays leave it out and say so. */

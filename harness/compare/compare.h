@@ -1,0 +1,139 @@
+/*
+ * harness compare: the compare/ part. Its files:
+ *   compare.c   harness compare: the runs loaded, each ratio judged, the
+ *               terminal table, compare.md and compare.csv
+ *   label.c     run labels, the configs' short labels, legends, cells
+ *   plot.c      the overlay plots of the runs
+ *   trend.c     the trend tables and plots of the headline metrics
+ *   machines.c  what differs between the runs' machines; --sort
+ *   gate.c      the regression gate of --gate FILE
+ * compare uses report/ (raw.csv loaded) and harness.h; never run/.
+ */
+#ifndef H_COMPARE_H
+#define H_COMPARE_H
+
+#include <stdio.h>
+
+#include "report/render.h"
+#include "report/results.h"
+#include "../report/report.h"
+
+/* harness compare (compare.c): argc/argv start at the name. An exit code. */
+int cmd_compare(int argc, char **argv);
+
+/* ---- what compare.c shares with label.c and plot.c ---- */
+struct cmp {
+	int nr;
+	char **dirs;
+	struct ab_results *d;	/* nr runs, d[0] the base */
+	const char *out;
+	const char *gate;	/* --gate FILE */
+	int strict;		/* --strict: a rule that cannot be judged fails the gate */
+	int sort;		/* --sort: H_SORT_* */
+	struct ab_plotdir pd;	/* overlays are made here, then moved into out */
+	FILE *md, *csv;
+	int machines_differ;
+	int judged, sig, sig_raw, tests, few, only_a, only_b, no_ratio;
+	int subsampled;		/* ratios with a side past AB_BOOT_MAX_N values */
+	struct shortkeys {	/* per benchmark, the config keys that vary in the base */
+		char bench[AB_BENCH_LEN];
+		char key[16][AB_KEY_LEN];
+		int n;
+	} sk[16];
+	int nsk;
+};
+
+/* The terminal table fits 100 columns: configs as the values of the keys that vary
+ * ("fuse/single/same/libfuse"), a legend per benchmark names those keys. */
+#define TERM_ROW "%-9.9s %-24.24s %-19.19s %-4.4s %9.9s %9.9s %s\n"
+#define TERM_RATIO_W 20	/* 80 columns before the ratio */
+
+/* g's group in run d (same bench, config, metric and unit), or NULL. */
+const struct ab_group *h_cmp_match(const struct ab_results *d, const struct ab_group *g);
+
+/* g's config as the values of the keys that vary among its benchmark's configs in the
+ * base ("fuse/single/same/libfuse"); the terminal table's legend names the keys. */
+const char *h_cmp_short_cfg(struct cmp *c, const struct ab_group *g, char *buf, size_t len);
+
+/* Run k's label everywhere compare writes: A, B, ... Z, then #26, #27, ... */
+const char *h_cmp_run_label(char *buf, size_t len, int k);
+
+/* s cut to w columns with a '~' where it was cut (s is changed). */
+char *h_cmp_term_cut(char *s, size_t w);
+/* compare.md's config cell: "daemon=single, placement=none", the keys that vary. */
+void h_cmp_md_cfg(FILE *f, struct cmp *c, const struct ab_group *g);
+/* The terminal's legends: each benchmark's varying keys, and "run B: DIR" within 100 columns. */
+void h_cmp_term_legend(struct cmp *c);
+void h_cmp_run_legend(struct cmp *c, int k);
+
+/* The trend and overlay plots, drawn into c->out, linked from compare.md; 0 or -1. */
+int h_cmp_plots(struct cmp *c);
+
+/*
+ * ---- gate.c ----
+ * The regression gate of harness compare --gate FILE: rules, one a line,
+ *   BENCH METRIC [KEY=VALUE ...] max-drop|max-rise N%
+ * each judged over every config of BENCH's METRIC that holds all KEY=VALUE,
+ * new run against the base: a rule is violated when a config's ratio new/base
+ * is worse than N% (a drop for max-drop, a rise for max-rise) and the two-sided
+ * bootstrap p-value of "the ratio is the threshold", Holm-corrected over the k
+ * configs the rule judged in that run, is at most 0.05 (with one config: the
+ * whole 95% CI beyond the threshold). It cannot be judged when a pair has fewer
+ * than AB_MIN_REPS_CI repetitions a side or nothing matches.
+ */
+#define H_EXIT_GATE 3		/* a rule violated (or, with --strict, not judged) */
+#define H_GATE_RULES 256
+#define H_GATE_FILTERS 8
+
+struct h_gate_rule {
+	int line;
+	char bench[AB_BENCH_LEN], metric[AB_METRIC_LEN];
+	char filter[H_GATE_FILTERS][AB_KEY_LEN + AB_VALUE_LEN + 1];
+	int nfilter;
+	int rise;		/* 1: max-rise (lower is better), 0: max-drop */
+	double pct;		/* the threshold in percent */
+	char text[256];		/* the rule as written, whitespace squeezed, for messages */
+};
+
+struct h_gate {
+	const char *file;
+	int n;
+	struct h_gate_rule r[H_GATE_RULES];
+};
+
+/* Read and check FILE (sys/infile.h: a regular file, bounded); a bad line exits 2
+ * with FILE:LINE and what is wrong. */
+void h_gate_load(struct h_gate *g, const char *file);
+
+/*
+ * Judge every rule for each run d[1..nr-1] against d[0], names as written in
+ * dirs. One line on stdout per violated or unjudged rule and run, a summary on
+ * stderr. 0, or H_EXIT_GATE when a rule was violated (or, strict, not judged).
+ */
+int h_gate_judge(const struct h_gate *g, const struct ab_results *d, char *const *dirs, int nr,
+		 int strict);
+
+/* ---- machines.c: the table of what differs between the runs' machines ---- */
+/* "## The machines" into md: one row per machine.txt fact that differs between the
+ * runs in dirs, then a sentence saying what the verdicts compare. 1 when the machines
+ * differ (or one is unknown), 0 when they agree. */
+int h_compare_machines(FILE *md, char *const *dirs, int nr);
+
+/* --sort: the order of the runs (H_SORT_GIVEN: as given). */
+enum { H_SORT_GIVEN, H_SORT_KERNEL, H_SORT_DATE, H_SORT_HOST };
+#define H_SORT_CHOICES "given|kernel|date|host"
+/* Sort dirs by machine.txt's kernel release (version order), date (UTC) or host; ties
+ * and runs without the fact keep their given order, the unknown last. */
+void h_compare_sort(char **dirs, int nr, int by);
+
+/* ---- trend.c: trend tables and plots of the headline metrics ---- */
+/*
+ * "## Trends of the headline metrics" into md: per headline metric of every
+ * registered benchmark, a table of the runs (d[0] the base) by config; with
+ * plotdir, NAME.dat and NAME.gp there for a trend plot of each, their names in
+ * names (at most max). Returns how many plots were prepared.
+ */
+int h_compare_trends(FILE *md, const char *plotdir, const struct ab_results *d, int nr,
+		      char names[][64], int max);
+
+#endif

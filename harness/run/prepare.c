@@ -1,0 +1,127 @@
+/*
+ * A run's plan before its first point: loaded (--resume's copy, or found by
+ * name or as a file), its programs checked, and copied into the run directory
+ * as plan.plan, or its repeat line changed for --resume --repeat N.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sys/common.h"
+#include "sys/opts.h"
+#include "run.h"
+
+/* Load the run's plan: --resume's copy, or found by name. 0, or -1 after a message. */
+int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len)
+{
+	char err[1024];
+
+	if (o->resume) {
+		h_resume_trust(o->resume);	/* it runs as us: only a directory of ours or root's */
+		h_inputs_check("run", o->resume);	/* links, FIFOs, devices: refused before anything */
+		snprintf(path, len, "%s/plan.plan", o->resume);
+		if (access(path, R_OK)) {
+			ab_msg("run: bad value '%s' for --resume: no plan.plan there (not a run directory?)",
+			       o->resume);
+			return -1;
+		}
+	} else if (h_plan_find(o->plan ? o->plan : o->quick ? "quick" : "default", path, len, err,
+			       sizeof(err)) < 0) {
+		ab_msg("run: %s", err);
+		return -1;
+	}
+	if (h_plan_load(plan, path, err, sizeof(err)) < 0) {
+		ab_msg("run: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+void h_run_check_programs(const struct h_plan *plan)
+{
+	for (int i = 0; i < plan->nblocks; i++) {
+		char prog[PATH_MAX];
+		const char *pg = h_program_of(&plan->blocks[i], prog, sizeof(prog));
+		if (access(pg, X_OK))
+			ab_msg("warning: %s: %s (its points will fail; run make)", pg, strerror(errno));
+	}
+}
+
+/* The plan travels with the run, so --resume and readers see what ran. */
+int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
+{
+	char err[PATH_MAX + 128], *line = NULL;
+	size_t cap = 0;
+	struct ab_outfile o;
+
+	FILE *src = ab_infile_open(plan->path, AB_INFILE_MAX_SMALL, err, sizeof(err));
+	if (!src) {
+		ab_msg("run: %s", err);
+		return -1;
+	}
+	FILE *pf = ab_outfile_open(&o, out, "plan.plan");
+	if (!pf) {
+		fclose(src);
+		return -1;
+	}
+	fprintf(pf, "# copied from %s by harness run\nrepeat %d\n", plan->path, repeat);
+	while (ab_infile_line(src, &line, &cap) >= 0) {
+		const char *w = line + strspn(line, " \t");
+		if (strncmp(w, "repeat", 6))
+			fprintf(pf, "%s\n", line);
+	}
+	free(line);
+	fclose(src);
+	return ab_outfile_close(&o);
+}
+
+/*
+ * --resume DIR --repeat N: plan.plan says what ran, so its repeat line changes with
+ * a note. Read as any input from elsewhere (sys/infile.h: a FIFO or a link planted
+ * as plan.plan is refused, never waited on), written to a new name and renamed in
+ * (sys/outfile.h: nothing planted beside it, plan.plan.new say, is opened).
+ */
+int h_run_record_repeat(const char *dir, int from, int to)
+{
+	char path[PATH_MAX], err[PATH_MAX + 128], *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	struct ab_outfile o;
+
+	snprintf(path, sizeof(path), "%s/plan.plan", dir);
+	FILE *src = ab_infile_open(path, AB_INFILE_MAX_SMALL, err, sizeof(err));
+	if (!src) {
+		ab_msg("run: %s", err);
+		return -1;
+	}
+	FILE *dst = ab_outfile_open(&o, dir, "plan.plan");
+	if (!dst) {
+		fclose(src);
+		return -1;
+	}
+	/* as h_run_copy_plan: one repeat line, first; the plan's own are dropped */
+	fprintf(dst, "# repeat %d until harness run --resume --repeat %d\nrepeat %d\n", from, to, to);
+	while ((n = ab_infile_line(src, &line, &cap)) != -1) {
+		const char *w = line + strspn(line, " \t");
+		if (n >= 0 && (strncmp(w, "repeat", 6) || (w[6] && !strchr(" \t", w[6]))))
+			fprintf(dst, "%s\n", line);
+	}
+	int bad = ferror(src) ? errno : 0;
+	free(line);
+	fclose(src);
+	if (bad) {	/* never renamed in: the old plan.plan stays */
+		fclose(dst);
+		unlinkat(o.dirfd, o.tmp, 0);
+		close(o.dirfd);
+		ab_msg("run: cannot read %s: %s", path, strerror(bad));
+		return -1;
+	}
+	if (ab_outfile_close(&o) < 0)
+		return -1;
+	ab_msg("run: %s: repeat %d -> %d (--repeat)", path, from, to);
+	return 0;
+}

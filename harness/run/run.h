@@ -1,0 +1,201 @@
+/*
+ * harness run and harness restore: the run/ part. Its files:
+ *   opts.c        harness run's command line, checked; then the run (run.c)
+ *   run.c         one run: locks, files, the sweep of repetitions x points,
+ *                 the end (restore, machine.txt, report)
+ *   prepare.c     its plan: loaded, programs checked, copied in as plan.plan
+ *   plan_find.c   plans by name or file, and harness run --plan list
+ *   plan_check.c  every point through bin/<bench> --check-options first
+ *   invoke.c      one invocation of one point: started, watched, its records
+ *   spawn.c       starting a program whose output the harness reads
+ *   files.c       the run's CSV files (one write() a row) and --resume
+ *   lock.c        one run per directory, one measuring run per machine
+ *   timings.c     how long invocations take: the shipped and learned tables
+ *   machine.c     machine.txt: the machine, discoveries, knobs before/after
+ *   restore.c     harness restore, and the run's own restore at its end
+ * run uses report/ (a finished run renders its report) and harness.h.
+ */
+#ifndef H_RUN_H
+#define H_RUN_H
+
+#include <signal.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "../harness.h"
+
+/* The subcommands (opts.c, restore.c): argc/argv start at the name. An exit code. */
+int cmd_run(int argc, char **argv);
+int cmd_restore(int argc, char **argv);
+
+/* Restore logic shared by 'restore' and the run's watchdog: replay the knob
+ * journal and remove stale FUSE mounts under workdir. Messages go to log
+ * (stderr when NULL). Returns the number of failures. */
+int h_restore(const char *journal, const char *workdir, FILE *log);
+
+/* ---- plans: found, listed (plan_find.c) and checked (plan_check.c) ---- */
+/* Find a plan: a file path (with a '/', or an existing file), else NAME.plan in
+ * harness/plans/, in the benchmark folder NAME/ of the source tree, or in the
+ * installed share dir. 0, or -1 with a message listing the plans there are. */
+int h_plan_find(const char *name, char *path, size_t len, char *err, size_t errlen);
+/* harness run --plan list: each plan there is, its points and what it is for. */
+void h_plan_list(FILE *out);
+/* Every distinct point of the registered benchmarks' blocks through
+ * bin/<bench> ARGS --check-options (plan_check.c): 0, or -1 with
+ * "FILE:LINE: ..." in err naming the plan line the benchmark refused. */
+int h_plan_check(const struct h_plan *p, char *err, size_t errlen);
+
+/* ---- the run (run.c, invoke.c, files.c, lock.c, machine.c) ---- */
+extern volatile sig_atomic_t h_stop_sig;	/* SIGINT/SIGTERM/SIGHUP received: stop the sweep */
+
+/* An append-only CSV file of the run: one write() per row; a torn row is cut back out. */
+struct h_csv {
+	int fd;
+	char path[4096];
+};
+/* Open (create with header when empty). 0 or -1 with errno. */
+int h_csv_open(struct h_csv *c, const char *dir, const char *name, const char *header);
+void h_csv_close(struct h_csv *c);
+off_t h_csv_size(const struct h_csv *c);
+/* Append text whole, or cut it back out: 0 or an errno value. */
+int h_csv_write(struct h_csv *c, const char *text, size_t len);
+/* Append one RFC 4180 row of n fields: 0 or an errno value. */
+int h_csv_row(struct h_csv *c, int n, const char *const *fields);
+
+/* --resume: mark done[rep * npoints + point] from runs.csv and cut raw.csv back to the
+ * last finished point; refuses (-1, message) when runs.csv is missing or torn, or raw.csv
+ * is shorter than runs.csv says, leaving raw.csv untouched. */
+struct h_resume {
+	int npoints, repeat;
+	char *done;
+};
+int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen);
+/* --resume DIR runs DIR's plan as us, so DIR and the files of the run in it must be
+ * root's or ours and writable by no one else (as the knob journal is root's): exit 2
+ * with one line naming the first that is not; nothing is taken or opened before. */
+void h_resume_trust(const char *dir);
+
+/* harness run's options (opts.c), the run itself (run.c) and its plan before the first
+ * point (prepare.c: loaded, programs checked, copied in as plan.plan). */
+struct h_run_opts {
+	const char *plan, *out, *resume, *note;
+	int quick, repeat, dry, no_wait;
+};
+int h_run(struct h_run_opts *o);
+int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len);
+void h_run_check_programs(const struct h_plan *plan);
+int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out);
+/* --resume --repeat N: plan.plan's repeat line becomes N, with a note. 0 or -1 with errno. */
+int h_run_record_repeat(const char *dir, int from, int to);
+
+/* One run per directory, one measuring run per machine (lock.c). Refusals exit 2. */
+void h_out_check(const char *dir, int resume);	/* new or empty; not held by a live run */
+int h_dir_lock(const char *dir, int resume);	/* held for the run's life: the fd */
+int h_machine_lock(const char *dir, int no_wait);	/* waits, or exits 2; -1: none to take */
+void h_lock_release(int fd);			/* clear the holder's line, unlock */
+
+/* One invocation of one point (invoke.c). */
+enum h_outcome { H_OK, H_FAIL, H_SKIP };
+struct h_point_run {
+	const char *dir;		/* the run directory, which holds the point's log */
+	const struct h_point *pt;
+	int rep;			/* 1-based repetition */
+	struct h_csv *raw;
+	struct h_csv *hist;		/* hist.csv (report/histio.h), or NULL: no histograms asked */
+	int exit_code;			/* out: -1 when it did not run or was given up */
+	int write_failed;		/* out: raw.csv could not be written (a full disk) */
+	double seconds;			/* out */
+};
+enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv, char *reason,
+			   size_t rlen);
+/* Benchmarks given up (stuck in the kernel past SIGKILL): reaped if they ever end. */
+void h_abandon(pid_t pid);
+void h_reap_abandoned(void);
+
+/* machine.txt: the machine, the discoveries, the knobs "before" (or "after"). 0 or -1. */
+int h_machine_write(const char *out, const struct h_plan *plan, const char *note);
+int h_machine_knobs(const char *out, const char *when);
+
+/*
+ * ---- spawn.c ----
+ * Starting a program whose output the harness reads: a benchmark's records
+ * (invoke.c), its --check-options line (plan_check.c), a discovery's KEY=VALUE
+ * lines (machine.c). No shell: argv runs as given, stdin on /dev/null, one of
+ * its outputs on a pipe the caller reads with its own deadlines.
+ */
+struct h_spawn {
+	int pipe_to;	/* the child's 1 (stdout) or 2 (stderr): on the pipe */
+	int other;	/* its other output: onto this fd; -1: /dev/null */
+	int deathsig;	/* 0: the harness's process group; else its own group (the watchdog
+			 * kills it with its children), and this signal if the harness dies */
+	const char *env;	/* "NAME=VALUE" added to the child's environment alone; NULL: none */
+};
+
+/* Start argv[0] (a path) as how says; the pipe's read end (close-on-exec) in *fd.
+ * A failed exec says why on the child's stderr and exits 127. Its pid, or -1
+ * with errno (nothing left open). */
+pid_t h_spawn(char **argv, const struct h_spawn *how, int *fd);
+
+/*
+ * ---- timings.c ----
+ * How long a plan's invocations take: measured, not guessed. Two tables of
+ * seconds per invocation, keyed by benchmark, --duration and the point's own
+ * arguments (its axes and extras, which decide how long it runs):
+ *  - shipped: harness/timings.tsv (installed as share/affbench/timings.tsv),
+ *    measured on the project's reference machine;
+ *  - learned: this machine's, $AFFBENCH_TIMINGS or /var/lib/affbench/timings.tsv,
+ *    updated by harness run after each invocation from its measured wall time.
+ * Only registered benchmarks are looked up and learned: a test's fake one
+ * (AFFBENCH_TEST_PROGRAMS, harness/plan.c) teaches nothing.
+ * A table that is not a regular file, too large or with one bad row is not
+ * used at all, with one warning; every number in it is range-checked.
+ */
+
+/* Where an estimate came from, best first (harness run --dry-run counts them). */
+enum h_est_source {
+	H_EST_LEARNED,		/* this point, measured on this machine */
+	H_EST_SHIPPED,		/* this point, measured on the reference machine */
+	H_EST_PLAN,		/* the block's 'estimate' line */
+	H_EST_BENCH,		/* the benchmark's mean at this duration (learned, else shipped) */
+	H_EST_GUESS,		/* duration + 1 */
+	H_EST_NSOURCES
+};
+
+struct h_timing {
+	char bench[32];
+	double duration;
+	char *args;		/* the point's arguments after --quiet, blank-separated; "-" if none */
+	double seconds;		/* mean wall seconds of one invocation */
+	long runs;		/* invocations behind the mean */
+};
+
+struct h_ttable {
+	char path[4096];
+	struct h_timing *rows;
+	int n, cap;
+};
+
+struct h_timings {
+	struct h_ttable shipped, learned;
+	int save_failed;	/* said once; not tried again */
+};
+
+/* Both tables (a missing one is empty; a bad one is empty after one warning). */
+void h_timings_load(struct h_timings *t);
+void h_timings_free(struct h_timings *t);
+/* Expected seconds of repetition rep (from 1) of pt, within (0, the block's timeout]. */
+double h_timings_estimate(const struct h_timings *t, const struct h_point *pt, int rep,
+			  enum h_est_source *src);
+/* One finished invocation of pt took seconds: folded into the learned table
+ * (a number outside the sane range for its block is dropped). */
+void h_timings_learn(struct h_timings *t, const struct h_point *pt, int rep, double seconds);
+/* Write the learned table (through lib/sys/outfile: never through a link). 0 or -1
+ * after one warning; after a failure, later calls do nothing. */
+int h_timings_save(struct h_timings *t);
+/* The learned table's path: $AFFBENCH_TIMINGS or /var/lib/affbench/timings.tsv. */
+const char *h_timings_path(void);
+/* Parse one table (for tests): 0, or -1 with "PATH:LINE: reason" in err and tb empty. */
+int h_ttable_read(struct h_ttable *tb, const char *path, char *err, size_t errlen);
+void h_ttable_free(struct h_ttable *tb);
+
+#endif
