@@ -113,6 +113,6 @@ int h_cmp_plots(struct cmp *c)
 	bad |= ab_plotdir_close(&c->pd);
 	for (int i = 0; i < n; i++)
 		if (ok[i])
-			fprintf(c->md, "\n![%s](%s.png)\n", names[i], names[i]);
+			fprintf(c->md, "\n![%s](" AB_FIG_DIR "/%s.png)\n", names[i], names[i]);
 	return bad;
 }
