@@ -2,8 +2,9 @@
  * harness compare's plots: per headline metric, an overlay of the runs by
  * config (one bar per run, baselines left out) and a trend across the runs
  * (compare_trend.c), prepared in a private directory, drawn, then moved into
- * --out DIR and linked from compare.md. Directory names are outside text:
- * quoted as gnuplot strings wherever they are written.
+ * --out DIR/figures (sources in figures/src) and linked from compare.md.
+ * Directory names are outside text: quoted as gnuplot strings wherever they
+ * are written.
  */
 #include <limits.h>
 #include <stdio.h>
