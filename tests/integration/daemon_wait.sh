@@ -102,7 +102,7 @@ if [ -s "$W/c-dev-poll.csv" ]; then
 		eval 'grep -qE "How affbench.s server waits" "$W/r/tables.md" &&
 			[[ $row =~ ^\|\ dev\ \|\ other\ \|\ [0-9]+\ \([0-9.]+\ us\)\ \|\ [0-9]+\ \([0-9.]+\ us,\ [0-9.]+x\ ?\*?\)\ \|\ [0-9]+\ \([0-9.]+\ us,\ [0-9.]+x ]]'
 	check "report: the waits' figures, stat/s and CPU per request (cputestfs_wait*.gp)" \
-		eval '[ -s "$W/r/cputestfs_wait.gp" ] && [ -s "$W/r/cputestfs_wait_cpu.gp" ]'
+		eval '[ -s "$W/r/figures/src/cputestfs_wait.gp" ] && [ -s "$W/r/figures/src/cputestfs_wait_cpu.gp" ]'
 fi
 
 # poll never sleeps: the daemon must still see the unmount and end by itself. A
