@@ -2,8 +2,9 @@
  * harness compare's plots: per headline metric, an overlay of the runs by
  * config (one bar per run, baselines left out) and a trend across the runs
  * (trend.c), prepared in a private directory, drawn, then moved into
- * --out DIR and linked from compare.md. Directory names are outside text:
- * quoted as gnuplot strings wherever they are written.
+ * --out DIR/figures (sources in figures/src) and linked from compare.md.
+ * Directory names are outside text: quoted as gnuplot strings wherever they
+ * are written.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -111,6 +112,6 @@ int h_cmp_plots(struct cmp *c)
 	bad |= ab_plotdir_close(&c->pd);
 	for (int i = 0; i < n; i++)
 		if (ok[i])
-			fprintf(c->md, "\n![%s](%s.png)\n", names[i], names[i]);
+			fprintf(c->md, "\n![%s](" AB_FIG_DIR "/%s.png)\n", names[i], names[i]);
 	return bad;
 }

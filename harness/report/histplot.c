@@ -375,7 +375,8 @@ static int write_figure(const char *pdir, const struct cdf_set *s, const struct 
 	snprintf(path, sizeof(path), "%s/%s.gp", pdir, fig->name);
 	FILE *f = rc ? NULL : fopen(path, "we");
 	if (f) {
-		fprintf(f, "# regenerate with: gnuplot %s.gp (in this directory)\nset encoding utf8\n",
+		fprintf(f, "# regenerate with: gnuplot %s.gp (in this directory; draws into ..)\n"
+			   "set encoding utf8\n",
 			fig->name);
 		ab_plot_terminal(f, fig->name, 0, width, rows * PANEL_H + 40);
 		fprintf(f, "%sreset\n", body);
@@ -440,5 +441,5 @@ void h_hist_section(FILE *f, char names[][64], const int *ok, int n)
 		   "hide.\n\n");
 	for (int i = 0; i < n; i++)
 		if (ok[i])
-			fprintf(f, "![%s](%s.png)\n\n", names[i], names[i]);
+			fprintf(f, "![%s](" AB_FIG_DIR "/%s.png)\n\n", names[i], names[i]);
 }

@@ -7,8 +7,9 @@
  * complete (lib/sys/outfile), so a failed write (a full disk) leaves the
  * previous version and fails, and a link planted under a file's name is
  * replaced, never written through; the figures are made in a private
- * directory and moved in the same way (ab_plotdir), and a figure gnuplot fails
- * to draw is not moved, so it too leaves the previous version and fails.
+ * directory and moved in the same way (ab_plotdir) into figures/ (PNG, SVG)
+ * and figures/src/ (.gp, .dat), and a figure gnuplot fails to draw is not
+ * moved, so it too leaves the previous version and fails.
  */
 #include <errno.h>
 #include <limits.h>
@@ -119,7 +120,7 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 		h_monitor_table(body, dir, r.desc->name, d);
 		for (int k = first[i]; k < first[i] + count[i]; k++)
 			if (ok[k])
-				fprintf(body, "![%s](%s.png)\n\n", names[k], names[k]);
+				fprintf(body, "![%s](" AB_FIG_DIR "/%s.png)\n\n", names[k], names[k]);
 	}
 	h_hist_section(body, names + cdf, ok + cdf, n - cdf);
 	return rc;
@@ -246,8 +247,10 @@ int h_render(const char *dir, int quiet)
 
 static const char plot_usage[] =
 	"usage: harness plot DIR\n"
-	"Regenerates DIR/summary.csv, tables.md, the gnuplot .dat/.gp/.png/.svg files and\n"
-	"report.md from DIR/raw.csv alone (machine.txt, plan.plan, failures.csv are used when present).\n"
+	"Regenerates DIR/summary.csv, tables.md, report.md and the figures (DIR/figures: PNG\n"
+	"and SVG; DIR/figures/src: their gnuplot .gp and .dat) from DIR/raw.csv alone (machine.txt,\n"
+	"plan.plan, failures.csv are used when present). A run whose figures lie at its top level\n"
+	"(before figures/) is rendered the same way; the old figure files it replaces are removed.\n"
 	"Rows of raw.csv that break the record grammar are reported with file:line and skipped;\n"
 	"a repetition written twice (bench, config, rep, metric) refuses it: exit 2, nothing written.\n";
 

@@ -158,8 +158,14 @@ void ab_plot_yrange(FILE *f, const struct ab_grid *m);
  * message, r->failed set); closed by ab_plot_file_close, which says when the write failed. */
 FILE *ab_plot_file(struct ab_render *r, const char *name);
 void ab_plot_file_close(struct ab_render *r, FILE *f, const char *name);
-/* "set terminal ... set output 'NAME.png'" (svg 0) or NAME.svg (svg 1). */
+/* "set terminal ... set output '../NAME.png'" (svg 0) or ../NAME.svg (svg 1): a .gp
+ * runs in figures/src/ and draws into figures/. */
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height);
+/* The file NAME's figure is drawn to: NAME.png or NAME.svg (NAME.png.txt, NAME.svg.txt
+ * under the test hook AFFBENCH_PLOT_TEXT: the fuzz test draws thousands of plots;
+ * text keeps it fast). buf. */
+const char *ab_plot_output(char *buf, size_t len, const char *name, int svg);
+#define AB_GNUPLOT_TIMEOUT_NS (60 * AB_NS)
 /*
  * A heatmap: an n x n matrix (e.g. one value per pair of CPUs), rows and
  * columns in the caller's order, each row or column named by a number (a CPU,
@@ -180,21 +186,34 @@ void ab_heat_free(struct ab_heat *h);
 int ab_heat_plot(struct ab_render *r, const struct ab_heat *h, const char *name, const char *title,
 		 const char *xlabel, const char *ylabel, const char *cblabel);
 /*
- * Where figures are made: a private directory (0700, under $TMPDIR) holding the
- * .dat and .gp files (ab_render.dir points there) and whatever gnuplot draws,
- * since gnuplot opens its outputs by name and would follow a link planted in
- * the run directory. ab_plotdir_close moves each file into dest (never through
- * a link: lib/sys/outfile) and removes the directory: 0, or -1 when a file
- * could not be moved (each said).
+ * Where figures go in a run directory (and in compare's --out): the PNG and
+ * SVG in figures/, the .gp and .dat they are drawn from in figures/src/. A .gp
+ * is run in figures/src/ and draws into "..". report.md and tables.md link
+ * AB_FIG_DIR "/NAME.png".
+ */
+#define AB_FIG_DIR "figures"
+#define AB_FIG_SRC_DIR "figures/src"
+/*
+ * Where figures are made: a private directory (0700, under $TMPDIR) whose src/
+ * holds the .dat and .gp files (ab_render.dir and path point there) and whose
+ * top holds whatever gnuplot draws, since gnuplot opens its outputs by name and
+ * would follow a link planted in the run directory. ab_plotdir_close makes
+ * dest/figures/src (refused when either is a link or not a directory), moves
+ * each file there or into dest/figures (never through a link: lib/sys/outfile),
+ * removes a regular file of the same name at dest's top level (an older run's
+ * flat layout, now replaced) and removes the private directory: 0, or -1 when
+ * a file could not be moved (each said).
  */
 struct ab_plotdir {
-	int fd;
-	char path[1024];	/* $TMPDIR/affbench-plot.XXXXXX */
+	int fd;			/* path: where .dat and .gp go and gnuplot runs */
+	int top;		/* root: where gnuplot draws (../NAME.png from path) */
+	char root[1024];	/* $TMPDIR/affbench-plot.XXXXXX */
+	char path[1040];	/* root/src */
 	const char *dest;
 };
 int ab_plotdir_open(struct ab_plotdir *p, const char *dest);
 int ab_plotdir_close(struct ab_plotdir *p);
-/* Run gnuplot in the private directory on NAME.gp for each of names (one process
+/* Run gnuplot in the private directory's src/ on NAME.gp for each of names (one process
  * for all; when it fails, each alone to find which); its messages are appended to
  * dest/log/gnuplot.log when dest has a log/. ok[i]: drawn, its PNG and SVG both
  * non-empty. A figure not drawn has its outputs removed from the private directory,

@@ -1,30 +1,20 @@
 /*
  * Grids and plots of the renderer (see render.h). Every .gp file is written
  * here, with titles, labels and keys through lib/gpscript's escaper, and run
- * by gnuplot with no shell in between. gnuplot opens its output files by name
- * and follows links, so it never draws in the run directory (which may come
- * from elsewhere): the .dat and .gp files are written, and drawn, in a private
- * directory, and each file is then moved into the run directory by
- * lib/sys/outfile, which replaces a link planted under its name.
+ * by gnuplot with no shell in between, in a private directory (plotdir.c).
  */
 #include "report/render.h"
 
 #include <errno.h>
-#include <dirent.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sys/common.h"
 #include "report/gpscript.h"
-#include "sys/outfile.h"
 #include "sys/proc.h"
 
-#define GNUPLOT_TIMEOUT_NS (60 * AB_NS)
 
 /* ---- grids ---- */
 
@@ -263,7 +253,7 @@ static int have_pngcairo(void)
 
 	if (have < 0) {
 		char *av[] = { "gnuplot", "-e", "set terminal pngcairo", NULL };
-		have = ab_run(NULL, av, NULL, GNUPLOT_TIMEOUT_NS) == 0;
+		have = ab_run(NULL, av, NULL, AB_GNUPLOT_TIMEOUT_NS) == 0;
 	}
 	return have;
 }
@@ -283,15 +273,6 @@ void ab_plot_yrange(FILE *f, const struct ab_grid *m)
 	ab_gp_yrange(f, top);
 }
 
-/* The file a figure's .gp draws: NAME.png or NAME.svg (NAME.png.txt, NAME.svg.txt
- * under the test hook: the fuzz test draws thousands of plots; text keeps it fast). */
-static const char *output_name(char *buf, size_t len, const char *name, int svg)
-{
-	snprintf(buf, len, "%s.%s%s", name, svg ? "svg" : "png",
-		 ab_test_hook("AFFBENCH_PLOT_TEXT") ? ".txt" : "");
-	return buf;
-}
-
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height)
 {
 	char out[96];
@@ -303,7 +284,8 @@ void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height)
 	else
 		fprintf(f, "set terminal %s size %d,%d\n", have_pngcairo() ? "pngcairo" : "png", width,
 			height);
-	fprintf(f, "set output '%s'\n", output_name(out, sizeof(out), name, svg));
+	/* drawn from figures/src/, where the .gp and .dat are, into figures/ */
+	fprintf(f, "set output '../%s'\n", ab_plot_output(out, sizeof(out), name, svg));
 }
 
 void ab_plot_end(struct ab_render *r, FILE *b, const char *name, int width, int height)
@@ -318,7 +300,8 @@ void ab_plot_end(struct ab_render *r, FILE *b, const char *name, int width, int 
 	FILE *f = open_in(r, file);
 	if (!f)
 		return;
-	fprintf(f, "# regenerate with: gnuplot %s.gp (in this directory)\nset encoding utf8\n"
+	fprintf(f, "# regenerate with: gnuplot %s.gp (in this directory; draws into ..)\n"
+		   "set encoding utf8\n"
 		   "set grid ytics\n", name);
 	ab_plot_terminal(f, name, 0, width, height);
 	fprintf(f, "%sreset\nset grid ytics\n", body.buf);
@@ -327,158 +310,4 @@ void ab_plot_end(struct ab_render *r, FILE *b, const char *name, int width, int 
 	close_in(r, f, file);
 	if (r->nfig < (int)AB_ARRAY_SIZE(r->figures))
 		snprintf(r->figures[r->nfig++], sizeof(r->figures[0]), "%s", name);
-}
-
-/* gnuplot on NAME.gp in dir; 0 or its exit status. */
-static int draw_one(const char *dir, const char *name, const char *log)
-{
-	char file[96];
-
-	snprintf(file, sizeof(file), "%s.gp", name);
-	char *av[] = { "gnuplot", file, NULL };
-	return ab_run(dir, av, log, GNUPLOT_TIMEOUT_NS);
-}
-
-int ab_have_gnuplot(void)
-{
-	const char *path = getenv("PATH");
-	char dir[PATH_MAX];
-
-	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
-		size_t len = strcspn(p, ":");
-		if (len > 0 && len < sizeof(dir) - 9) {
-			snprintf(dir, sizeof(dir), "%.*s/gnuplot", (int)len, p);
-			if (access(dir, X_OK) == 0)
-				return 1;
-		}
-		p += len + (p[len] == ':');
-	}
-	return 0;
-}
-
-int ab_plotdir_open(struct ab_plotdir *p, const char *dest)
-{
-	p->dest = dest;
-	p->fd = ab_private_dir(p->path, sizeof(p->path), "plot");
-	return p->fd < 0 ? -1 : 0;
-}
-
-/* Every file drawn or written in the private directory, moved into dest. */
-static int publish(struct ab_plotdir *p)
-{
-	int dfd = dup(p->fd), bad = 0;
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
-	struct dirent *de;
-
-	if (!d) {
-		if (dfd >= 0)
-			close(dfd);
-		ab_msg("plot: %s: %s", p->path, strerror(errno));
-		return -1;
-	}
-	while ((de = readdir(d)))	/* ours alone: no dot files, no directories */
-		if (de->d_name[0] != '.' && (de->d_type == DT_REG || de->d_type == DT_UNKNOWN) &&
-		    ab_outfile_move(p->fd, de->d_name, p->dest) < 0)
-			bad = -1;
-	closedir(d);
-	return bad;
-}
-
-int ab_plotdir_close(struct ab_plotdir *p)
-{
-	if (p->fd < 0)
-		return -1;
-	int rc = publish(p);
-	ab_private_dir_remove(p->fd, p->path);
-	p->fd = -1;
-	return rc;
-}
-
-/* gnuplot's messages, kept in the run's log/ when it has one; 1 when kept. */
-static int keep_log(struct ab_plotdir *p)
-{
-	char err[512], buf[65536];
-	ssize_t n;
-	int kept = 0, src = openat(p->fd, "gnuplot.log", O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	int dst = src >= 0 ? ab_append_open(p->dest, "log/gnuplot.log", err, sizeof(err)) : -1;
-
-	if (src >= 0 && dst < 0 && errno != ENOENT)
-		ab_msg("plot: gnuplot's messages not kept: %s", err);
-	while (dst >= 0 && (n = read(src, buf, sizeof(buf))) > 0)
-		kept = write(dst, buf, (size_t)n) == n;
-	if (dst >= 0)
-		close(dst);
-	if (src >= 0)
-		close(src);
-	unlinkat(p->fd, "gnuplot.log", 0);
-	return kept;
-}
-
-/* Both of NAME's figures drawn, each a non-empty regular file? */
-static int drawn(int dfd, const char *name)
-{
-	char out[96];
-	struct stat st;
-
-	for (int svg = 0; svg < 2; svg++)
-		if (fstatat(dfd, output_name(out, sizeof(out), name, svg), &st, AT_SYMLINK_NOFOLLOW) < 0 ||
-		    !S_ISREG(st.st_mode) || st.st_size == 0)
-			return 0;
-	return 1;
-}
-
-/*
- * Whatever gnuplot left of a figure it failed to draw: it creates the output
- * at "set output" and fails at "plot", leaving 0 bytes (or half a figure after
- * a timeout). Taken out of the private directory, so that publish moves only
- * whole figures and a failed one leaves the run directory's previous version.
- */
-static void discard_figure(int dfd, const char *name)
-{
-	char out[96];
-
-	for (int svg = 0; svg < 2; svg++)
-		unlinkat(dfd, output_name(out, sizeof(out), name, svg), 0);
-}
-
-int ab_plots_draw(struct ab_plotdir *p, char names[][64], int n, int *ok)
-{
-	char log[sizeof(p->path) + 16], *av[AB_PLOTS_MAX + 2], files[AB_PLOTS_MAX][96];
-	int bad = 0;
-
-	if (n <= 0)
-		return 0;
-	if (!ab_have_gnuplot()) {
-		/* a missing tool, not a failed run: the data and scripts are there to draw later */
-		for (int i = 0; i < n; i++)
-			ok[i] = 0;
-		ab_msg("plot: gnuplot is not installed: %d figure(s) not drawn; their .gp and .dat "
-		       "files are in %s (install it with: apt-get install gnuplot-nox)", n, p->dest);
-		return 0;
-	}
-	snprintf(log, sizeof(log), "%s/gnuplot.log", p->path);
-	/* One gnuplot for all: its start-up is most of a plot's cost. */
-	av[0] = "gnuplot";
-	for (int i = 0; i < n && i < AB_PLOTS_MAX; i++) {
-		snprintf(files[i], sizeof(files[i]), "%s.gp", names[i]);
-		av[i + 1] = files[i];
-	}
-	av[n < AB_PLOTS_MAX ? n + 1 : AB_PLOTS_MAX + 1] = NULL;
-	int all = ab_run(p->path, av, log, GNUPLOT_TIMEOUT_NS), empty[AB_PLOTS_MAX] = { 0 };
-	for (int i = 0; i < n; i++) {	/* one failed: find which, one at a time */
-		ok[i] = all == 0 || draw_one(p->path, names[i], log) == 0;
-		empty[i] = ok[i] && !drawn(p->fd, names[i]);
-		ok[i] &= !empty[i];
-		if (!ok[i])
-			discard_figure(p->fd, names[i]);
-	}
-	int kept = keep_log(p);
-	for (int i = 0; i < n; i++)
-		if (!ok[i]) {
-			ab_msg("plot: gnuplot %s/%s.gp %s%s; the previous figure, if any, is left as it "
-			       "was", p->dest, names[i], empty[i] ? "drew an empty figure" : "failed",
-			       kept && !empty[i] ? " (see log/gnuplot.log)" : "");
-			bad++;
-		}
-	return bad;
 }

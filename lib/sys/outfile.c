@@ -159,7 +159,7 @@ static void discard(struct ab_outfile *o)
 }
 
 /* Across file systems: the bytes, through a new file renamed into place. */
-static int copy_in(int from, const char *name, const char *dir)
+static int copy_in(int from, const char *name, const char *dir, const char *rel)
 {
 	struct ab_outfile o;
 	char buf[65536];
@@ -170,7 +170,7 @@ static int copy_in(int from, const char *name, const char *dir)
 		ab_msg("cannot read %s: %s", name, strerror(errno));
 		return -1;
 	}
-	if (!ab_outfile_open(&o, dir, name)) {
+	if (!ab_outfile_open(&o, dir, rel)) {
 		close(src);
 		return -1;
 	}
@@ -188,21 +188,49 @@ static int copy_in(int from, const char *name, const char *dir)
 
 int ab_outfile_move(int from, const char *name, const char *dir)
 {
-	const char *leaf = name;
-	int to = open_parent(dir, name, &leaf), rc = 0;
+	return ab_outfile_move_to(from, name, dir, name);
+}
+
+int ab_outfile_move_to(int from, const char *name, const char *dir, const char *rel)
+{
+	const char *leaf = rel;
+	int to = open_parent(dir, rel, &leaf), rc = 0;
 
 	if (to < 0) {
-		ab_msg("cannot write %s/%s: %s", dir, name, why(-1, leaf, errno));
+		ab_msg("cannot write %s/%s: %s", dir, rel, why(-1, leaf, errno));
 		return -1;
 	}
 	if (renameat(from, name, to, leaf) != 0) {
 		if (errno == EXDEV)
-			rc = copy_in(from, name, dir);
+			rc = copy_in(from, name, dir, rel);
 		else {
-			ab_msg("cannot write %s/%s: %s", dir, name, errno == EISDIR || errno == ENOTEMPTY ?
+			ab_msg("cannot write %s/%s: %s", dir, rel, errno == EISDIR || errno == ENOTEMPTY ?
 			       "a directory has that name" : strerror(errno));
 			rc = -1;
 		}
+	}
+	close(to);
+	return rc;
+}
+
+int ab_outdir_make(const char *dir, const char *rel)
+{
+	const char *leaf = rel;
+	int to = open_parent(dir, rel, &leaf), rc = 0;
+	struct stat st;
+
+	if (to < 0) {
+		ab_msg("cannot make %s/%s: %s", dir, rel, why(-1, leaf, errno));
+		return -1;
+	}
+	/* an existing name is used only when it is a directory itself, not a link to one */
+	if (mkdirat(to, leaf, 0755) != 0 &&
+	    (errno != EEXIST || fstatat(to, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))) {
+		int e = errno;
+		ab_msg("cannot make %s/%s: %s", dir, rel, e == EEXIST &&
+		       fstatat(to, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) ?
+		       "a regular file, not a directory" : why(to, leaf, e));
+		rc = -1;
 	}
 	close(to);
 	return rc;

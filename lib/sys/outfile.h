@@ -40,6 +40,12 @@ int ab_append_open(const char *dir, const char *rel, char *err, size_t errlen);
  * DIR/NAME: renameat, or across file systems a copy through ab_outfile. 0, or -1
  * after one message. */
 int ab_outfile_move(int from, const char *name, const char *dir);
+/* The same, to DIR/REL (REL: "figures/x.png"; its directories must exist). */
+int ab_outfile_move_to(int from, const char *name, const char *dir, const char *rel);
+/* The directory DIR/REL, made 0755 when absent; one that exists must be a
+ * directory, not a link to one (every directory on the way likewise). 0, or -1
+ * after one message. */
+int ab_outdir_make(const char *dir, const char *rel);
 
 /* A private directory (mkdtemp under $TMPDIR or /tmp, 0700) that only we and our
  * children write in: gnuplot draws there. path filled; its fd, or -1 after one message. */

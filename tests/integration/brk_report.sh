@@ -53,7 +53,7 @@ mkdir -p "$D"
 "$BIN/harness" plot "$D" >/dev/null 2>"$W/plot.err"
 check "harness plot renders a run with brk records (exit $?)" [ -s "$D/report.md" ]
 
-gp=$D/cputestfs_brk.gp
+gp=$D/figures/src/cputestfs_brk.gp
 check "a stacked bar figure of the breakdown is written" [ -f "$gp" ]
 check "cputestfs_brk: stacked (rowstacked histogram)" grep -q "^set style histogram rowstacked" "$gp"
 check "cputestfs_brk: the x axis labelled" grep -q "^set xlabel " "$gp"
@@ -68,12 +68,12 @@ done
 top=$(sed -n 's/^set yrange \[0:\([0-9.e+]*\)\]$/\1/p' "$gp" | head -n1)
 # The tallest bar is the whole call of placement=other: 1.7+33.7+4.3+29.3+2.5 us.
 check "cputestfs_brk: the y range ($top) covers the tallest call (71.5 us)" at_least_num "$top" 71.5
-bars=$(grep -vc '^#' "$D/cputestfs_brk.dat")
+bars=$(grep -vc '^#' "$D/figures/src/cputestfs_brk.dat")
 check "one bar per placement x transport (got $bars)" [ "$bars" = 4 ]
-check "bars are labelled by what varies, not by CPU numbers" grep -q '^"other:libfuse" ' "$D/cputestfs_brk.dat"
+check "bars are labelled by what varies, not by CPU numbers" grep -q '^"other:libfuse" ' "$D/figures/src/cputestfs_brk.dat"
 # the segments of a bar add up to its call (the last column)
 sum_ok=$(awk '!/^#/ { s = $2 + $3 + $4 + $5 + $6; if ((s - $7) ^ 2 > 1e-6) bad = 1 } END { print bad ? 0 : 1 }' \
-	"$D/cputestfs_brk.dat")
+	"$D/figures/src/cputestfs_brk.dat")
 check "each bar's segments add up to its call" [ "$sum_ok" = 1 ]
 
 R=$D/report.md
@@ -85,7 +85,7 @@ check "report.md: the pipe's round trip on one CPU (no steps without its breakdo
 check "report.md: beside it the FUSE call on one CPU, with its steps" grep -qF \
 	"| FUSE libfuse | 9 | 9 | 1.3 | 1.5 | 3.1 | 2 | 1.1 |" "$R"
 if command -v gnuplot >/dev/null; then
-	check "report.md shows the figure" grep -q '^!\[cputestfs_brk\](cputestfs_brk.png)' "$R"
+	check "report.md shows the figure" grep -q '^!\[cputestfs_brk\](figures/cputestfs_brk.png)' "$R"
 else
 	skip "report.md shows the figure" "gnuplot is not installed"
 fi
@@ -108,10 +108,10 @@ mkdir -p "$D2"
 	done; done; done
 } >"$D2/raw.csv"
 "$BIN/harness" plot "$D2" >/dev/null 2>"$W/plot2.err"
-figs=$(ls "$D2"/ddpar_brk*.gp 2>/dev/null | wc -l)
+figs=$(ls "$D2"/figures/src/ddpar_brk*.gp 2>/dev/null | wc -l)
 check "ddpar: 20 bars are split into one figure per mode (got $figs figures)" [ "$figs" = 2 ]
-check "ddpar: each figure's title names its part" grep -q "^set title 'ddpar: where the time goes.*(mode=" "$D2/ddpar_brk1.gp"
-check "ddpar: every bar is in a figure" eval '[ "$(cat "$D2"/ddpar_brk*.dat | grep -vc "^#")" = 20 ]'
+check "ddpar: each figure's title names its part" grep -q "^set title 'ddpar: where the time goes.*(mode=" "$D2/figures/src/ddpar_brk1.gp"
+check "ddpar: every bar is in a figure" eval '[ "$(cat "$D2"/figures/src/ddpar_brk*.dat | grep -vc "^#")" = 20 ]'
 # One reader per transport and --uring-cpu: each transport at its best (uring on its queue's
 # CPU) against the others, and the ring threads' choices against each other.
 D3=$W/uring

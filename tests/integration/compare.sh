@@ -137,15 +137,15 @@ check "uring_cpu=queue and uring_cpu=next compared apart; client_cpu numbers mer
 	END { exit !(q == 1 && n == 1 && c == 1 && !bad) }' "$D/o-ucpu/compare.csv"
 check "a trend plot per headline metric (.gp: labelled axes)" \
 	eval 'for m in cputestfs_stat_per_s ddpar_write_MB_per_s ddpar_read_MB_per_s fdget_ns_per_op; do
-		grep -q "^set ylabel " "$D/o-acc/trend_$m.gp" && grep -q "^set xlabel " "$D/o-acc/trend_$m.gp" || exit 1; done'
+		grep -q "^set ylabel " "$D/o-acc/figures/src/trend_$m.gp" && grep -q "^set xlabel " "$D/o-acc/figures/src/trend_$m.gp" || exit 1; done'
 if command -v gnuplot > /dev/null; then
-	check "... drawn" [ -s "$D/o-acc/trend_cputestfs_stat_per_s.png" ]
+	check "... drawn" [ -s "$D/o-acc/figures/trend_cputestfs_stat_per_s.png" ]
 else
 	skip "... drawn" "no gnuplot"
 fi
 check "baselines are left out of the plot, kept in the table" \
-	eval '! grep -q "baseline=kernel" "$D/o-acc/trend_cputestfs_stat_per_s.gp" &&
-	      grep -q "baselines left out" "$D/o-acc/trend_cputestfs_stat_per_s.gp"'
+	eval '! grep -q "baseline=kernel" "$D/o-acc/figures/src/trend_cputestfs_stat_per_s.gp" &&
+	      grep -q "baselines left out" "$D/o-acc/figures/src/trend_cputestfs_stat_per_s.gp"'
 
 check "the terminal table fits 100 columns (configs shortened, a legend per benchmark)" \
 	eval '"$H" compare --out "$D/o-term" "$REF" "$D/drop" "$TOP/results/emulated/A" 2>/dev/null |

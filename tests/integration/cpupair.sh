@@ -97,10 +97,10 @@ check "the report reads the cache-line round trip" grep -q "cache-line round tri
 check "no short-run warning for a per-pair duration" \
 	bash -c "! grep -q 'cpupair ran' '$out/run/report.md'"
 for m in line futex pipe; do
-	check "cpupair_$m.gp draws an image" grep -q "with image" "$out/run/cpupair_$m.gp"
+	check "cpupair_$m.gp draws an image" grep -q "with image" "$out/run/figures/src/cpupair_$m.gp"
 done
 if command -v gnuplot >/dev/null 2>&1; then
-	rm -f "$out/run"/*.png "$out/run"/*.svg
+	rm -f "$out/run"/figures/*.png "$out/run"/figures/*.svg
 	# a hostile place: out of bounds, never a matrix that large
 	echo 'cpupair,class=llc;cpu_a=0;cpu_b=1;pos_a=100000;pos_b=1,1,line_rt_ns,5,ns' >>"$out/run/raw.csv"
 	"$BIN/harness" plot "$out/run" >"$out/plot.out" 2>&1
@@ -108,9 +108,9 @@ if command -v gnuplot >/dev/null 2>&1; then
 	check "harness plot exits 0 (rc $rc)" [ "$rc" = 0 ]
 	for m in line futex pipe; do
 		check "harness plot drew cpupair_$m.png and .svg" \
-			[ -s "$out/run/cpupair_$m.png" ] && [ -s "$out/run/cpupair_$m.svg" ]
+			[ -s "$out/run/figures/cpupair_$m.png" ] && [ -s "$out/run/figures/cpupair_$m.svg" ]
 	done
-	n=$(grep -c . "$out/run/cpupair_line.dat")
+	n=$(grep -c . "$out/run/figures/src/cpupair_line.dat")
 	check "an out-of-bounds place is no pixel (line .dat: $n lines)" [ "$n" -le $((ncpu * ncpu + 1)) ]
 else
 	skip "harness plot draws the heatmaps" "gnuplot not installed"

@@ -103,7 +103,7 @@ if [ -s "$W/c-dev-poll.csv" ]; then
 		eval 'grep -qE "How affbench.s server waits" "$W/r/tables.md" &&
 			[[ $row =~ ^\|\ dev\ \|\ other\ \|\ [0-9]+\ \([0-9.]+\ us\)\ \|\ [0-9]+\ \([0-9.]+\ us,\ [0-9.]+x\ ?\*?\)\ \|\ [0-9]+\ \([0-9.]+\ us,\ [0-9.]+x ]]'
 	check "report: the waits' figures, stat/s and CPU per request (cputestfs_wait*.gp)" \
-		eval '[ -s "$W/r/cputestfs_wait.gp" ] && [ -s "$W/r/cputestfs_wait_cpu.gp" ]'
+		eval '[ -s "$W/r/figures/src/cputestfs_wait.gp" ] && [ -s "$W/r/figures/src/cputestfs_wait_cpu.gp" ]'
 	check "report: the 2022 post's spin, creates/s as posted, under the wait table" \
 		grep -qF '5568 -> 8043 file creates/s (1.44x)' "$W/r/tables.md"
 fi

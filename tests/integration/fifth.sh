@@ -29,7 +29,7 @@ check "harness run --plan nullbench (its folder's plan) exits 0 (rc $rc)" [ "$rc
 check "raw.csv holds its records" grep -q '^nullbench,pinned=yes,' "$W/run/raw.csv"
 check "tables.md has its table" grep -q '^## nullbench: getppid' "$W/run/tables.md"
 check "report.md has its reading" grep -q '^## nullbench: does pinning' "$W/run/report.md"
-check "its plot was drawn" test -s "$W/run/nullbench.png"
+check "its plot was drawn" test -s "$W/run/figures/nullbench.png"
 check "compare plots its headline metric" \
-	eval '"$T/bin/harness" compare --out "$W/cmp" "$W/run" "$W/run" >/dev/null 2>&1 && [ -s "$W/cmp/compare_nullbench_getppid_per_s.png" ]'
+	eval '"$T/bin/harness" compare --out "$W/cmp" "$W/run" "$W/run" >/dev/null 2>&1 && [ -s "$W/cmp/figures/compare_nullbench_getppid_per_s.png" ]'
 t_done

@@ -3,7 +3,9 @@
 # a copy of results/reference): both axes labelled, the key outside the plot
 # and saying what the error bars are, every panel's y range above every median
 # and interval end it draws (no clipped error bar), and ddpar_timereq drawing
-# spin and kernel time for writes and reads. (~10 s)
+# spin and kernel time for writes and reads. The figures lie in figures/ and
+# their .gp and .dat in figures/src/; the reference's flat figures are gone.
+# (~10 s)
 . "$(dirname "$0")/lib.sh"
 
 REF=$TOP/results/reference
@@ -14,10 +16,17 @@ fi
 W=$(mktemp -d "$AFFBENCH_WORKDIR/figures.XXXXXX")
 cp -a "$REF" "$W/ref"
 "$BIN/harness" plot "$W/ref" >/dev/null 2>"$W/plot.err"
-ls "$W/ref"/*.gp >/dev/null 2>&1 || { nok "harness plot wrote .gp files"; t_done; }
+ls "$W/ref"/figures/src/*.gp >/dev/null 2>&1 || { nok "harness plot wrote .gp files"; t_done; }
+# the reference is a run of the flat layout: its figures are replaced, not left beside
+flat=$(cd "$W/ref" && ls | grep -E '\.(png|svg|gp)$')
+check "no figure or script left at the top level${flat:+ (left: $flat)}" [ -z "$flat" ]
+links=$(grep -o '](figures/[^)]*)' "$W/ref/report.md" | wc -l)
+check "report.md links its figures in figures/ ($links links)" [ "$links" -gt 0 ]
 
-for gp in "$W"/ref/*.gp; do
+for gp in "$W"/ref/figures/src/*.gp; do
 	n=$(basename "$gp" .gp)
+	check "$n: drawn into figures/ from figures/src/" \
+		eval 'grep -q "^set output '"'"'\.\./$n\.png'"'"'" "$gp" && grep -q "^set output '"'"'\.\./$n\.svg'"'"'" "$gp"'
 	check "$n: x and y axes labelled" eval 'grep -q "^set xlabel " "$gp" && grep -q "^set ylabel " "$gp"'
 	check "$n: the key outside the data" eval 'grep -q "^set key outside" "$gp" && ! grep -qE "^set key (top|bottom) (left|right)" "$gp"'
 	check "$n: the key says what the bars are" grep -q "^set key title 'bars: " "$gp"
@@ -51,7 +60,7 @@ PYEOF
 )
 	check "$n: every y range covers its data and intervals${out:+ ($out)}" [ -z "$out" ]
 done
-T=$W/ref/ddpar_timereq.gp
+T=$W/ref/figures/src/ddpar_timereq.gp
 if [ -f "$T" ]; then
 	for want in "ddpar write: spinlock wait" "ddpar read: spinlock wait" "ddpar write: kernel time" \
 		"ddpar read: kernel time"; do

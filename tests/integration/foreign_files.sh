@@ -5,7 +5,8 @@
 #  - a symbolic link planted under every name plot and compare write (figures,
 #    their .dat and .gp, report.md, tables.md, summary.csv, compare's outputs,
 #    the temporary names, log/) pointing outside: nothing outside is created
-#    or changed, and each name ends up a regular file of ours;
+#    or changed, and each name ends up a regular file of ours; figures/ or
+#    figures/src/ a link, or not a directory: refused, nothing written there;
 #  - raw.csv as a FIFO, a link to /dev/zero or /dev/urandom, a device node of
 #    either: plot and compare end within seconds with exit 2 and one line,
 #    in bounded memory; likewise a FIFO as machine.txt, failures.csv or
@@ -35,17 +36,19 @@ base() { # DIR
 # ---- 1. planted links under every name plot writes ----
 base "$D/clean"
 "$H" plot "$D/clean" >/dev/null 2>&1
-names=$(cd "$D/clean" && ls | grep -vx raw.csv)
+names=$(cd "$D/clean" && find . -type f ! -name raw.csv | sed 's#^\./##' | sort)
 check "a clean plot writes figures, data and scripts" \
-	eval 'echo "$names" | grep -q "\.dat$" && echo "$names" | grep -q "\.gp$" && echo "$names" | grep -q report.md'
+	eval 'echo "$names" | grep -q "^figures/src/.*\.dat$" && echo "$names" | grep -q "^figures/src/.*\.gp$" &&
+	      echo "$names" | grep -q "^figures/[^/]*\.png" && echo "$names" | grep -q "^report.md$"'
 P=$D/planted
 base "$P"
-mkdir "$P/log.real"
+mkdir "$P/log.real" "$P/figures" "$P/figures/src"
 i=0
 for n in $names report.md.tmp tables.md.tmp summary.csv.tmp; do
 	# half the links name a file that does not exist (create), half one that does (overwrite)
-	if [ $((i++ % 2)) = 0 ]; then ln -s "$OUT/$n" "$P/$n"; else ln -s "$OUT/keep" "$P/$n"; fi
+	if [ $((i++ % 2)) = 0 ]; then ln -s "$OUT/${n//\//_}" "$P/$n"; else ln -s "$OUT/keep" "$P/$n"; fi
 done
+ln -s "$OUT/keep" "$P/cputestfs.png"	# an older run's flat figure: a link is not removed
 ln -s "$OUT" "$P/log"	# gnuplot's messages go to log/gnuplot.log when there is a log/
 before=$(snapshot)
 timeout 60 "$H" plot "$P" >/dev/null 2>"$D/planted.err"
@@ -54,18 +57,37 @@ check "plot with links planted under every output name ends (exit $rc)" [ "$rc" 
 check "nothing outside created or changed by plot" eval '[ "$(snapshot)" = "$before" ] && [ "$(cat "$OUT/keep")" = keep ]'
 notreg=$(for n in $names; do [ -f "$P/$n" ] && [ ! -L "$P/$n" ] || echo "$n"; done)
 check "every output name is now a regular file of ours${notreg:+ (not: $notreg)}" [ -z "$notreg" ]
-check "no temporary file left in the run directory" eval '[ -z "$(ls -A "$P" | grep "^\..*\.tmp$")" ]'
+check "a link under an old flat figure's name is left alone" [ -L "$P/cputestfs.png" ]
+check "no temporary file left in the run directory" \
+	eval '[ -z "$(find "$P" -name ".*.tmp*")" ]'
+
+# figures/ or figures/src/ a link to elsewhere, or not a directory: refused, nothing written there
+for how in figures-link src-link figures-file; do
+	base "$D/$how"
+	case $how in
+	figures-link) ln -s "$OUT" "$D/$how/figures" ;;
+	src-link) mkdir "$D/$how/figures" && ln -s "$OUT" "$D/$how/figures/src" ;;
+	figures-file) echo x >"$D/$how/figures" ;;
+	esac
+	before=$(snapshot)
+	timeout 60 "$H" plot "$D/$how" >/dev/null 2>"$D/$how.err"
+	rc=$?
+	check "plot with $how fails (exit $rc) and says which directory" \
+		eval '[ "$rc" = 1 ] && grep -q "cannot make .*/figures" "$D/$how.err"'
+	check "... nothing outside created or changed, report.md written" \
+		eval '[ "$(snapshot)" = "$before" ] && [ "$(cat "$OUT/keep")" = keep ] && [ -f "$D/$how/report.md" ]'
+done
 
 # compare: the same, in its --out directory
 "$H" compare --out "$D/cmpclean" "$D/clean" "$D/clean" >/dev/null 2>&1
-cnames=$(ls "$D/cmpclean")
+cnames=$(cd "$D/cmpclean" && find . -type f | sed 's#^\./##' | sort)
 check "a clean compare writes compare.md, compare.csv and overlays" \
-	eval 'echo "$cnames" | grep -q compare.md && echo "$cnames" | grep -q "compare_.*\.gp"'
+	eval 'echo "$cnames" | grep -q compare.md && echo "$cnames" | grep -q "^figures/src/compare_.*\.gp"'
 C=$D/cmpplanted
-mkdir "$C"
+mkdir -p "$C/figures/src"
 i=0
 for n in $cnames compare.md.tmp compare.csv.tmp; do
-	if [ $((i++ % 2)) = 0 ]; then ln -s "$OUT/$n" "$C/$n"; else ln -s "$OUT/keep" "$C/$n"; fi
+	if [ $((i++ % 2)) = 0 ]; then ln -s "$OUT/${n//\//_}" "$C/$n"; else ln -s "$OUT/keep" "$C/$n"; fi
 done
 before=$(snapshot)
 timeout 60 "$H" compare --out "$C" "$D/clean" "$D/clean" >/dev/null 2>"$D/cmpplanted.err"

@@ -154,7 +154,7 @@ if [ -f "$REF/raw.csv" ]; then
 		bash -c "! grep -qE 'seed [0]{2}[0-9]' '$D/ref/tables.md' '$D/ref/report.md'"
 	check "report.md judges with CIs" grep -q "95% CI" "$D/ref/report.md"
 	for png in cputestfs ddpar sqrtio fdget; do
-		check "plot $png.png drawn" test -s "$D/ref/$png.png"
+		check "plot $png.png drawn" test -s "$D/ref/figures/$png.png"
 	done
 	# A missing column must read as n/a, never as a config compared with itself.
 	mkdir -p "$D/part"

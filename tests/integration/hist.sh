@@ -110,10 +110,10 @@ got=$(awk -F, 'NR > 1 && $3 == 1 && $4 == "latency" && /placement=same/ { m = $7
 check "latency max from hist.csv ($got) is the record's exact max ($rec)" [ "$got" = "$rec" ]
 
 check "harness plot wrote a CDF script per metric" \
-	eval '[ -f "$W/run/cdf-cputestfs-latency.gp" ] && [ -f "$W/run/cdf-cputestfs-latency.dat" ]'
+	eval '[ -f "$W/run/figures/src/cdf-cputestfs-latency.gp" ] && [ -f "$W/run/figures/src/cdf-cputestfs-latency.dat" ]'
 if command -v gnuplot >/dev/null 2>&1; then
 	check "and drew it into report.md's Distributions" \
-		eval 'grep -q "^## Distributions" "$W/run/report.md" && grep -q "(cdf-cputestfs-latency.png)" "$W/run/report.md" && [ -s "$W/run/cdf-cputestfs-latency.png" ]'
+		eval 'grep -q "^## Distributions" "$W/run/report.md" && grep -q "(figures/cdf-cputestfs-latency.png)" "$W/run/report.md" && [ -s "$W/run/figures/cdf-cputestfs-latency.png" ]'
 else
 	skip "CDF figures drawn" "gnuplot is not installed"
 fi

@@ -44,9 +44,9 @@ rc1=$?
 "$H" plot "$W/shuffled" >/dev/null 2>"$W/shuffled.err"
 rc2=$?
 check "plot draws both (exit $rc1, $rc2)" [ "$rc1" = 0 ] && [ "$rc2" = 0 ]
-check "a CDF figure of ddpar's latency" [ -s "$W/inorder/cdf-ddpar-latency.dat" ]
+check "a CDF figure of ddpar's latency" [ -s "$W/inorder/figures/src/cdf-ddpar-latency.dat" ]
 for f in cdf-ddpar-latency.dat cdf-ddpar-latency.gp; do
-	check "$f is the same whatever the rows' order" cmp -s "$W/inorder/$f" "$W/shuffled/$f"
+	check "$f is the same whatever the rows' order" cmp -s "$W/inorder/figures/src/$f" "$W/shuffled/figures/src/$f"
 done
 check "no row of either was refused" eval '! grep -q "bad row\|skipped" "$W/inorder.err" "$W/shuffled.err"'
 
@@ -67,12 +67,12 @@ check "the row that would take a histogram past 2^53 is refused with its line" \
 	grep -q "hist.csv:8196: the histogram's counts add up past 2^53" "$W/overflow.err"
 check "and the three are counted" grep -q "hist.csv: 3 bad rows skipped in all" "$W/overflow.err"
 check "the figure's data holds no inf or nan" \
-	eval '[ -s "$W/overflow/cdf-ddpar-latency.dat" ] && ! grep -qi "inf\|nan" "$W/overflow/cdf-ddpar-latency.dat"'
+	eval '[ -s "$W/overflow/figures/src/cdf-ddpar-latency.dat" ] && ! grep -qi "inf\|nan" "$W/overflow/figures/src/cdf-ddpar-latency.dat"'
 check "its CDF ends at 1" awk 'NF == 2 && $2 > 1 { bad++ } NF == 2 { last = $2 } END { exit bad || last != 1 }' \
-	"$W/overflow/cdf-ddpar-latency.dat"
+	"$W/overflow/figures/src/cdf-ddpar-latency.dat"
 check "the key says n=9007199254740992 and n=3" \
-	eval 'grep -q "n=9007199254740992'"'"'" "$W/overflow/cdf-ddpar-latency.gp" &&
-	      grep -q "n=3'"'"'" "$W/overflow/cdf-ddpar-latency.gp"'
+	eval 'grep -q "n=9007199254740992'"'"'" "$W/overflow/figures/src/cdf-ddpar-latency.gp" &&
+	      grep -q "n=3'"'"'" "$W/overflow/figures/src/cdf-ddpar-latency.gp"'
 
 # ---- the top bucket: its values up to 2^64 - 2, which a double does not hold ----
 rundir "$W/top"
@@ -81,7 +81,7 @@ printf '%s\n' "$HDR" 'ddpar,procs=1,1,latency,ns,992,1008,1' \
 "$H" plot "$W/top" >/dev/null 2>"$W/top.err"
 check "a CDF up to the top bucket ends at its edge, x rising" awk '
 	NF == 2 { if ($1 + 0 < last) bad++; last = $1 + 0; x = $1; y = $2 }
-	END { exit bad || x != "18446744073709551615" || y != 1 }' "$W/top/cdf-ddpar-latency.dat"
+	END { exit bad || x != "18446744073709551615" || y != 1 }' "$W/top/figures/src/cdf-ddpar-latency.dat"
 
 # ---- one unit a metric ----
 rundir "$W/units"
@@ -101,11 +101,11 @@ for l in 4 5; do
 done
 check "and counted" grep -q "hist.csv: 2 bad rows skipped in all" "$W/units.err"
 check "report.md links the latency figure once" \
-	eval '[ "$(grep -c "(cdf-ddpar-latency.png)" "$W/units/report.md")" = 1 ]'
+	eval '[ "$(grep -c "(figures/cdf-ddpar-latency.png)" "$W/units/report.md")" = 1 ]'
 check "another metric keeps its own unit (queue in us is drawn)" \
-	grep -q "(cdf-ddpar-queue.png)" "$W/units/report.md"
+	grep -q "(figures/cdf-ddpar-queue.png)" "$W/units/report.md"
 check "the latency figure holds the ns lines only: dev n=6 and fuse n=6" \
-	eval 'grep -q "transport=dev n=6'"'"'" "$W/units/cdf-ddpar-latency.gp" &&
-	      grep -q "transport=fuse n=6'"'"'" "$W/units/cdf-ddpar-latency.gp" &&
-	      ! grep -q uring "$W/units/cdf-ddpar-latency.gp"'
+	eval 'grep -q "transport=dev n=6'"'"'" "$W/units/figures/src/cdf-ddpar-latency.gp" &&
+	      grep -q "transport=fuse n=6'"'"'" "$W/units/figures/src/cdf-ddpar-latency.gp" &&
+	      ! grep -q uring "$W/units/figures/src/cdf-ddpar-latency.gp"'
 t_done

@@ -72,12 +72,12 @@ check "cputestfs labels its intervals min-max" grep -q "min-max, fewer than 6 re
 "$BIN/harness" plot "$W/run" >/dev/null 2>"$W/plot.err"
 check "harness plot of the --repeat 2 records writes tables.md and report.md" \
 	[ -s "$W/run/tables.md" -a -s "$W/run/report.md" ]
-for f in "$W"/run/tables.md "$W"/run/report.md "$W"/run/*.gp; do
+for f in "$W"/run/tables.md "$W"/run/report.md "$W"/run/figures/src/*.gp; do
 	[ -f "$f" ] || continue
 	check "$(basename "$f"): no min-max called a 95% CI$(calls_minmax_ci "$f" | head -1 | sed 's/^/: /')" \
 		eval '! calls_minmax_ci "$f" >/dev/null'
 done
-for f in "$W"/run/*.gp; do
+for f in "$W"/run/figures/src/*.gp; do
 	[ -f "$f" ] || continue
 	case $f in	# the request breakdown's stacked bars draw means, no interval
 	*_brk*.gp) check "$(basename "$f"): its key says the bars are step means" \

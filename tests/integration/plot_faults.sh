@@ -46,13 +46,13 @@ raw 1.7e308 >"$F/raw.csv"
 rc=$?
 if command -v gnuplot >/dev/null; then
 	check "plot with a value of 1.7e308 exits 0 (rc $rc)" [ "$rc" = 0 ]
-	check "and draws the figure" [ -s "$F/cputestfs.png" ]
+	check "and draws the figure" [ -s "$F/figures/cputestfs.png" ]
 else
 	skip "plot with a value of 1.7e308 draws" "gnuplot is not installed"
 fi
-check "every .gp written" bash -c "ls '$F'/*.gp >/dev/null 2>&1"
-check "no .gp holds inf or nan" bash -c "! grep -qiE '(^|[^a-z])(inf|nan)([^a-z]|$)' '$F'/*.gp"
-bad=$(grep -h 'range' "$F"/*.gp | grep -vE '^set [xy]range \[[-0-9.e+]+:([0-9.e+]+|\*)\]$')
+check "every .gp written" bash -c "ls '$F'/figures/src/*.gp >/dev/null 2>&1"
+check "no .gp holds inf or nan" bash -c "! grep -qiE '(^|[^a-z])(inf|nan)([^a-z]|$)' '$F'/figures/src/*.gp"
+bad=$(grep -h 'range' "$F"/figures/src/*.gp | grep -vE '^set [xy]range \[[-0-9.e+]+:([0-9.e+]+|\*)\]$')
 check "every range is two finite numbers${bad:+ ($bad)}" [ -z "$bad" ]
 
 # ---- 17b. a figure that fails to render keeps its previous version ----
@@ -64,8 +64,8 @@ G=$D/good
 mkdir "$G" "$D/bin"
 raw 30001 >"$G/raw.csv"
 "$H" plot "$G" >/dev/null 2>&1
-check "a first plot draws the figure" eval '[ -s "$G/cputestfs.png" ] && [ -s "$G/cputestfs.svg" ]'
-before=$(cat "$G/cputestfs.png" "$G/cputestfs.svg" | md5sum)
+check "a first plot draws the figure" eval '[ -s "$G/figures/cputestfs.png" ] && [ -s "$G/figures/cputestfs.svg" ]'
+before=$(cat "$G/figures/cputestfs.png" "$G/figures/cputestfs.svg" | md5sum)
 # The stand-in: as gnuplot does on a failed plot, each output is created at
 # "set output" and left empty; then exit RC ("-e", the terminal probe, succeeds).
 cat >"$D/bin/gnuplot" <<'EOF'
@@ -84,15 +84,15 @@ for frc in 1 0; do
 	rc=$?
 	check "gnuplot that $what: plot exits 1 (rc $rc)" [ "$rc" = 1 ]
 	check "... the previous PNG and SVG keep their bytes" \
-		[ "$(cat "$G/cputestfs.png" "$G/cputestfs.svg" | md5sum)" = "$before" ]
-	empty=$(find "$G" -maxdepth 1 \( -name '*.png' -o -name '*.svg' \) -size 0)
+		[ "$(cat "$G/figures/cputestfs.png" "$G/figures/cputestfs.svg" | md5sum)" = "$before" ]
+	empty=$(find "$G/figures" -maxdepth 1 \( -name '*.png' -o -name '*.svg' \) -size 0)
 	check "... no 0-byte figure${empty:+ ($empty)}" [ -z "$empty" ]
 	check "... one line says which figure and that the previous one is left" \
 		eval '[ "$(grep -c "cputestfs.gp $what; the previous figure, if any, is left" "$D/fail.err")" = 1 ]'
-	check "... report.md does not show the figure" bash -c "! grep -qF '(cputestfs.png)' '$G/report.md'"
+	check "... report.md does not show the figure" bash -c "! grep -qF '(figures/cputestfs.png)' '$G/report.md'"
 	check "... the other outputs are written (summary.csv has the new data)" grep -q 40002 "$G/summary.csv"
 done
 "$H" plot "$G" >/dev/null 2>&1
 check "gnuplot back: the figure is drawn again" \
-	eval '[ -s "$G/cputestfs.png" ] && [ "$(cat "$G/cputestfs.png" "$G/cputestfs.svg" | md5sum)" != "$before" ]'
+	eval '[ -s "$G/figures/cputestfs.png" ] && [ "$(cat "$G/figures/cputestfs.png" "$G/figures/cputestfs.svg" | md5sum)" != "$before" ]'
 t_done

@@ -74,8 +74,8 @@ nbad=$(grep -c 'skipped a bad row' "$D/plot.err")
 check "each of the 9 bad rows reported once with file:line ($nbad)" \
 	eval '[ "$nbad" = 9 ] && grep -q "raw.csv:[0-9]*: skipped a bad row: it holds a NUL byte" "$D/plot.err"'
 check "the long line is one bad row, not split into more" grep -q 'unit is not' "$D/plot.err"
-check "the good rows still load and plot" eval 'grep -q "^cputestfs," "$R/summary.csv" && [ -s "$R/cputestfs.png" ]'
-check "no .gp file holds text from a bad row" bash -c "! grep -l 'touch' '$R'/*.gp"
+check "the good rows still load and plot" eval 'grep -q "^cputestfs," "$R/summary.csv" && [ -s "$R/figures/cputestfs.png" ]'
+check "no .gp file holds text from a bad row" bash -c "! grep -l 'touch' '$R'/figures/src/*.gp"
 # compare with a directory whose name is itself an attack
 Q="$D/it's a \"dir\" <touch $PW; \$(touch ${PW}2)"
 cp -r "$R" "$Q"
@@ -83,7 +83,7 @@ cp -r "$R" "$Q"
 rc=$?
 check "compare with a quoted directory name exits 0 (rc $rc)" [ "$rc" = 0 ]
 check "compare created nothing from the name" eval '[ -z "$(find "$D" -name "$PW*")" ]'
-check "compare still drew its plots" bash -c "ls '$D/cmp'/*.png >/dev/null 2>&1"
+check "compare still drew its plots" bash -c "ls '$D/cmp'/figures/*.png >/dev/null 2>&1"
 
 # ---- 2. another user's FUSE mount under affbench's name ----
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && command -v fusermount3 >/dev/null &&

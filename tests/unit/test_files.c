@@ -281,6 +281,53 @@ static void move_across_file_systems(void **state)
 	ab_private_dir_remove(fd, priv);
 }
 
+/* figures/src for a run directory: made, reused when a directory, refused when
+ * a link or a file; a move into it follows nothing. */
+static void outdir_make_and_move_into(void **state)
+{
+	static const struct {
+		const char *plant;	/* "link", "file", "dir" or NULL: what figures is first */
+		int rc;
+	} cases[] = { { NULL, 0 }, { "dir", 0 }, { "link", -1 }, { "file", -1 } };
+	char p[PATH_MAX], q[PATH_MAX], priv[1024];
+	struct stat st;
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		path(p, in, "figures");
+		if (cases[i].plant && !strcmp(cases[i].plant, "link"))
+			assert_int_equal(symlink(out, p), 0);
+		else if (cases[i].plant && !strcmp(cases[i].plant, "file"))
+			close(open(p, O_WRONLY | O_CREAT | O_EXCL, 0644));
+		else if (cases[i].plant)
+			assert_int_equal(mkdir(p, 0755), 0);
+		int rc = ab_outdir_make(in, "figures");
+		assert_int_equal(rc, cases[i].rc);
+		if (rc == 0) {
+			assert_int_equal(ab_outdir_make(in, "figures/src"), 0);
+			assert_int_equal(lstat(p, &st), 0);
+			assert_true(S_ISDIR(st.st_mode));
+			int fd = ab_private_dir(priv, sizeof(priv), "test");
+			int f = openat(fd, "a.gp", O_WRONLY | O_CREAT | O_EXCL, 0644);
+			assert_int_equal(write(f, "gp\n", 3), 3);
+			close(f);
+			assert_int_equal(ab_outfile_move_to(fd, "a.gp", in, "figures/src/a.gp"), 0);
+			path(q, in, "figures/src/a.gp");
+			assert_ours(q, "gp\n");
+			ab_private_dir_remove(fd, priv);
+			unlink(q);
+			path(q, in, "figures/src");
+			rmdir(q);
+			rmdir(p);
+		} else {
+			assert_int_equal(ab_outdir_make(in, "figures/src"), -1);
+			path(q, out, "src");
+			assert_false(exists(q));
+			unlink(p);
+		}
+	}
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)	/* each in a fresh directory */
@@ -288,6 +335,7 @@ int main(void)
 		T(infile_refuses_what_is_not_a_regular_file), T(infile_size_limit), T(infile_line_limit),
 		T(outfile_replaces_a_planted_link), T(outfile_refuses_a_linked_directory),
 		T(append_takes_regular_files_only), T(private_dir_and_move), T(move_across_file_systems),
+		T(outdir_make_and_move_into),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
