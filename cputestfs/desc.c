@@ -456,6 +456,16 @@ static void plots(struct ab_render *r)
 }
 
 static const char *const headline[] = { CFS_M_STAT, NULL };
+/* The roles of its config keys (render.h): CDF lines compare placements, in panels
+ * by daemon mode, transport and baseline; the CPUs follow the placement. */
+static const char *const compared[] = { "placement", NULL };
+static const char *const follow[] = { "client_cpu", "daemon_cpu", NULL };
+static const char *const not_cpus[] = { "uring_cpu", NULL };	/* queue, next, none */
+static const char *const baseline_values[] = { "kernel", "pipe", NULL };
+static const char *const breakdown_keys[] = { "baseline", "placement", "transport", "uring_cpu",
+					      NULL };
+
+void cputestfs_pipe_reading(struct ab_render *r, const struct ab_brk_bar *bars, int n);
 
 const struct ab_bench_desc ab_desc_cputestfs = {
 	.name = "cputestfs",
@@ -463,6 +473,14 @@ const struct ab_bench_desc ab_desc_cputestfs = {
 	.post = POST,
 	.headline = headline,
 	.probes = "kstats",
+	.op = "one stat()",
+	.compared = compared,
+	.follow = follow,
+	.not_cpus = not_cpus,
+	.baseline_key = "baseline",
+	.baselines = baseline_values,
+	.breakdown_keys = breakdown_keys,
+	.breakdown_reading = cputestfs_pipe_reading,
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,

@@ -340,6 +340,11 @@ static void tables(struct ab_render *r)
 }
 
 static const char *const headline[] = { DDP_M_WRITE, DDP_M_READ, NULL };
+/* The roles of its config keys (render.h): CDF lines compare transports, in panels by
+ * mode and procs; uring_cpu names a policy (queue, next, none), not CPUs. */
+static const char *const compared[] = { "transport", "clone_fd", "uring_cpu", NULL };
+static const char *const not_cpus[] = { "uring_cpu", NULL };
+static const char *const breakdown_keys[] = { "transport", "uring_cpu", NULL };
 
 const struct ab_bench_desc ab_desc_ddpar = {
 	.name = "ddpar",
@@ -347,6 +352,10 @@ const struct ab_bench_desc ab_desc_ddpar = {
 	.post = POST,
 	.headline = headline,
 	.probes = "kstats",
+	.op = "one read() or write() of bs bytes (requests_per_s's unit)",
+	.compared = compared,
+	.not_cpus = not_cpus,
+	.breakdown_keys = breakdown_keys,
 	.tables = tables,
 	.reading = ddp_reading,
 	.plots = ddp_plots,

@@ -217,6 +217,7 @@ const struct ab_bench_desc ab_desc_fdget = {
 	.title = "ns per fd syscall, single-threaded vs with an idle thread; process start-up",
 	.post = POST,
 	.headline = headline,
+	.op = "one syscall, every worker's",
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,

@@ -40,7 +40,7 @@
 #define MAXVALUES 32000000
 
 /* config without the CPU numbers (h_cfg_is_cpu_numbers) */
-static void norm_config(const char *in, char *out, size_t len)
+static void norm_config(const char *bench, const char *in, char *out, size_t len)
 {
 	char tmp[AB_CONFIG_LEN], *save = NULL;
 	size_t o = 0;
@@ -50,7 +50,7 @@ static void norm_config(const char *in, char *out, size_t len)
 	for (char *kv = strtok_r(tmp, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
 		char *eq = strchr(kv, '=');
 		size_t kl = eq ? (size_t)(eq - kv) : strlen(kv);
-		if (h_cfg_is_cpu_numbers(kv, kl))
+		if (h_cfg_is_cpu_numbers(bench, kv, kl))
 			continue;
 		o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s%s", o ? ";" : "", kv);
 	}
@@ -64,7 +64,7 @@ static int normalize(struct ab_results *in, struct ab_results *out)
 	size_t i = 0;
 
 	for (char cfg[AB_CONFIG_LEN]; i < in->n; i++) {
-		norm_config(in->g[i].config, cfg, sizeof(cfg));
+		norm_config(in->g[i].bench, in->g[i].config, cfg, sizeof(cfg));
 		if (strcmp(cfg, in->g[i].config))
 			break;
 	}
@@ -77,7 +77,7 @@ static int normalize(struct ab_results *in, struct ab_results *out)
 	for (size_t i = 0; i < in->n; i++) {
 		const struct ab_group *g = &in->g[i];
 		char cfg[AB_CONFIG_LEN];
-		norm_config(g->config, cfg, sizeof(cfg));
+		norm_config(g->bench, g->config, cfg, sizeof(cfg));
 		for (size_t k = 0; k < g->n; k++)
 			if (ab_results_add(out, g->bench, cfg, g->rep[k], g->metric, g->v[k], g->unit) < 0)
 				return -1;

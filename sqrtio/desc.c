@@ -186,6 +186,10 @@ static void plots(struct ab_render *r)
 }
 
 static const char *const headline[] = { SQ_M_SQRT, SQ_M_IOS, NULL };
+/* The roles of its config keys (render.h): CDF lines compare rq_affinity and whether
+ * readers share the IRQ CPU; the CPU lists follow them. */
+static const char *const compared[] = { "rq", "local", NULL };
+static const char *const follow[] = { "io_cpus", "sqrt_cpus", "irq_cpus", NULL };
 
 const struct ab_bench_desc ab_desc_sqrtio = {
 	.name = "sqrtio",
@@ -193,6 +197,9 @@ const struct ab_bench_desc ab_desc_sqrtio = {
 	.post = POST,
 	.headline = headline,
 	.discover = "--discover",
+	.op = "one 4 KiB read (the sqrt workers share the window)",
+	.compared = compared,
+	.follow = follow,
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,

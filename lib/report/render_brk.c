@@ -20,10 +20,6 @@ const char *const ab_brkr_step_names[AB_BRK_NSTEP] = { "submit", "daemon_wake", 
 							"reply_wake", "return" };
 static const char *const wake_names[AB_BRK_NWAKE] = { "daemon", "reply" };
 
-/* The keys sentences compare by, in this order; labels always keep them. */
-const char *const ab_brkr_compared[AB_BRKR_NCOMPARED] = { "baseline", "placement", "transport",
-							   "uring_cpu" };
-
 const char *ab_brkr_step_name(int i)
 {
 	return i >= 0 && i < AB_BRK_NSTEP ? ab_brkr_step_names[i] : "?";
@@ -171,12 +167,10 @@ static int distinct(const struct ab_brk_bar *b, int n, char keys[][AB_KEY_LEN], 
 	return 1;
 }
 
-static int is_compared(const char *key)
+/* One of the keys the sentences compare by (the descriptor's breakdown_keys)? */
+static int is_compared(const struct ab_bench_desc *d, const char *key)
 {
-	for (size_t i = 0; i < AB_ARRAY_SIZE(ab_brkr_compared); i++)
-		if (!strcmp(key, ab_brkr_compared[i]))
-			return 1;
-	return 0;
+	return ab_desc_in(d->breakdown_keys, key, strlen(key));
 }
 
 /* Where bar b's value of key first appears among the bars (absent is a value). */
@@ -241,9 +235,10 @@ static void order_bars(struct ab_brk_bar *bars, int n, char keys[][AB_KEY_LEN], 
 		}
 }
 
-int ab_brkr_bars(const struct ab_results *res, const char *bench, struct ab_brk_bar *bars, int max,
-		 char *keys, size_t keylen)
+int ab_brkr_bars(const struct ab_results *res, const struct ab_bench_desc *d, struct ab_brk_bar *bars,
+		 int max, char *keys, size_t keylen)
 {
+	const char *bench = d->name;
 	char k[NKEYS][AB_KEY_LEN];
 	int n = 0, nk = 0, use[NKEYS] = { 0 }, cpu[NKEYS] = { 0 };
 
@@ -261,7 +256,7 @@ int ab_brkr_bars(const struct ab_results *res, const char *bench, struct ab_brk_
 	 * but the keys sentences compare by. */
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < nk; i++)
-			if (use[i] && (pass ? !is_compared(k[i]) : cpu[i])) {
+			if (use[i] && (pass ? !is_compared(d, k[i]) : cpu[i])) {
 				use[i] = 0;
 				if (!distinct(bars, n, k, nk, use))
 					use[i] = 1;
@@ -291,7 +286,7 @@ int ab_brkr_bars(const struct ab_results *res, const char *bench, struct ab_brk_
 
 void ab_brkr_set_load(struct brk_set *s, const struct ab_render *r)
 {
-	s->n = ab_brkr_bars(r->res, r->desc->name, s->b, AB_BRK_BARS, s->keys, sizeof(s->keys));
+	s->n = ab_brkr_bars(r->res, r->desc, s->b, AB_BRK_BARS, s->keys, sizeof(s->keys));
 	s->nk = 0;
 	for (const char *p = s->keys; *p && s->nk < NKEYS; ) {
 		size_t l = strcspn(p, ":");

@@ -3,8 +3,9 @@
  * any benchmark that follows its calls with lib/kstats/brk; docs/breakdown.md)
  * as a stacked bar per configuration, a table under the posts' layouts in
  * tables.md, and sentences in report.md that name the step that differs most.
- * Driven by the records alone, for every benchmark that has them: no
- * descriptor names a step.
+ * Driven by the records, for every benchmark that has them: no descriptor
+ * names a step. A descriptor says which keys the sentences compare
+ * (breakdown_keys) and may add its own reading (breakdown_reading).
  *
  * The bars stack each step's mean time per call (brk_<step>_share_pct of
  * brk_call_ns, per instrumented repetition, then averaged over repetitions):
@@ -37,13 +38,17 @@ struct ab_brk_bar {
 const char *ab_brkr_step_name(int i);
 
 /*
- * The bars of bench in res, in the order configs first appear, labelled by the
- * keys that tell them apart (keys whose values look like CPU lists, such as
- * client_cpu, are dropped first when the rest still tells them apart); those
+ * The bars of d's benchmark in res, in the order configs first appear, labelled
+ * by the keys that tell them apart (keys whose values look like CPU lists, such
+ * as client_cpu, are dropped first when the rest still tells them apart, then
+ * any but d->breakdown_keys); those
  * keys, ':'-joined, in keys. Returns how many (at most max).
  */
-int ab_brkr_bars(const struct ab_results *res, const char *bench, struct ab_brk_bar *bars, int max,
-		 char *keys, size_t keylen);
+int ab_brkr_bars(const struct ab_results *res, const struct ab_bench_desc *d, struct ab_brk_bar *bars,
+		 int max, char *keys, size_t keylen);
+/* Median of metric in config over its repetitions, NAN when not recorded. */
+double ab_brkr_median_of(const struct ab_results *res, const char *bench, const char *config,
+			 const char *metric, const char *unit);
 
 /*
  * One sentence comparing the slower of a and b with the faster: by how much the

@@ -13,12 +13,9 @@
 #include "report/render_brk.h"
 
 #define NKEYS 16		/* label keys kept per benchmark */
-#define AB_BRKR_NCOMPARED 4
 
 /* The records' step names, in order (ab_brkr_step_name checks the index). */
 extern const char *const ab_brkr_step_names[AB_BRK_NSTEP];
-/* The keys sentences compare by, in this order; labels always keep them. */
-extern const char *const ab_brkr_compared[AB_BRKR_NCOMPARED];
 
 /* The bars of one benchmark and their label keys, split. */
 struct brk_set {
@@ -31,9 +28,6 @@ struct brk_set {
 
 /* Append to the string in buf, truncating at len (report/reading.h). */
 #define ab_brkr_add ab_r_addf
-/* Median of metric in config over its repetitions, NAN when not recorded. */
-double ab_brkr_median_of(const struct ab_results *res, const char *bench, const char *config,
-			 const char *metric, const char *unit);
 /* The bars of r's benchmark into s, with their label keys one by one. */
 void ab_brkr_set_load(struct brk_set *s, const struct ab_render *r);
 

@@ -1,7 +1,7 @@
 /*
  * "Where the time goes" in words (render_brk.h): report.md's sentences (the
- * step that differs most, slowest against fastest, per compared key; the pipe
- * beside FUSE on one CPU) and tables.md's breakdown table. The bars they read
+ * step that differs most, slowest against fastest, per compared key, then the
+ * descriptor's own reading) and tables.md's breakdown table. The bars they read
  * come from render_brk.c; the figures are in render_brk_plot.c.
  */
 #include "report/render_brk_i.h"
@@ -200,112 +200,6 @@ static void say_key(struct ab_render *r, const struct brk_set *s, int k)
 }
 
 
-/* A FUSE configuration beside the pipe: its transport, and its daemon mode when the
- * bars differ in it (the default plan sweeps three daemon modes on libfuse). */
-static void fuse_name(const char *config, int with_daemon, char *buf, size_t len,
-		      const char *tpre, const char *dpre)
-{
-	char tr[32] = "", dm[32] = "";
-
-	ab_cfg_get(config, "transport", tr, sizeof(tr));
-	if (with_daemon)
-		ab_cfg_get(config, "daemon", dm, sizeof(dm));
-	if (!tr[0])
-		buf[0] = '\0';
-	else
-		snprintf(buf, len, "%s%s%s%s", tpre, tr, dm[0] ? dpre : "", dm);
-}
-
-/*
- * Beside a pipe (cputestfs's pipe baseline): on one CPU, the pipe's round trip
- * and each transport's FUSE call, their medians as the clients timed them and
- * their steps' means; with the pipe's own breakdown (--baseline pipe --kstats
- * on), a sentence per transport on the step FUSE adds most to.
- */
-static int is_same_cpu(const struct ab_brk_bar *b, const char *baseline)
-{
-	char pl[AB_VALUE_LEN], bl[AB_VALUE_LEN];
-
-	ab_cfg_get(b->config, "baseline", bl, sizeof(bl));
-	return !strcmp(ab_cfg_get(b->config, "placement", pl, sizeof(pl)), "same") &&
-	       (!strcmp(bl, baseline) || (!bl[0] && !strcmp(baseline, "fuse")));
-}
-
-static void pipe_row(struct ab_render *r, const char *name, double median, const struct ab_brk_bar *b)
-{
-	fprintf(r->out, "| %s |", name);
-	cell(r->out, median);
-	cell(r->out, b ? b->call_us : NAN);
-	for (int k = 0; k < AB_BRK_NSTEP; k++)
-		cell(r->out, b ? b->step_us[k] : NAN);
-	fprintf(r->out, "\n");
-}
-
-/* How many daemon modes the same-CPU FUSE bars have (2 or more: the rows name theirs). */
-static int fuse_daemons(const struct brk_set *s)
-{
-	char first[AB_VALUE_LEN] = "", dm[AB_VALUE_LEN];
-
-	for (int i = 0; i < s->n; i++) {
-		if (!is_same_cpu(&s->b[i], "fuse"))
-			continue;
-		ab_cfg_get(s->b[i].config, "daemon", dm, sizeof(dm));
-		if (!first[0])
-			snprintf(first, sizeof(first), "%s", dm);
-		else if (strcmp(first, dm))
-			return 2;
-	}
-	return 1;
-}
-
-static void pipe_reading(struct ab_render *r, const struct brk_set *s)
-{
-	static const char *const want[] = { "baseline=pipe", "placement=same", NULL };
-	const struct ab_group *pg = ab_results_find(r->res, r->desc->name, "latency_p50_ns", want);
-	const struct ab_brk_bar *pipe = NULL;
-	char tr[2 * AB_VALUE_LEN], name[2 * AB_VALUE_LEN + 16], text[1024];
-	int said = 0;
-
-	for (int i = 0; i < s->n && !pipe; i++)
-		if (is_same_cpu(&s->b[i], "pipe"))
-			pipe = &s->b[i];
-	if (!(pg && pg->n) && !pipe)
-		return;
-	int daemons = fuse_daemons(s);
-	for (int i = 0; i < s->n; i++) {
-		const struct ab_brk_bar *b = &s->b[i];
-		if (!is_same_cpu(b, "fuse"))
-			continue;
-		if (!said++) {
-			fprintf(r->out, "Beside a pipe, both sides on one CPU: the median call as the "
-					"clients timed it, then the mean call and its steps under the "
-					"probes, in us%s:\n\n| on one CPU | median | mean | submit | "
-					"daemon_wake | service | reply_wake | return |\n"
-					"|---|---|---|---|---|---|---|---|\n",
-				pipe ? "" : " (the pipe's steps need --baseline pipe --kstats on)");
-			pipe_row(r, "pipe round trip", pg && pg->n ? ab_median(pg->v, pg->n) / 1e3 : NAN,
-				 pipe);
-		}
-		fuse_name(b->config, daemons > 1, tr, sizeof(tr), "", ", daemon ");
-		snprintf(name, sizeof(name), "FUSE %s", tr[0] ? tr : b->label);
-		pipe_row(r, name,
-			 ab_brkr_median_of(r->res, r->desc->name, b->config, "latency_p50_ns", "ns") / 1e3,
-			 b);
-	}
-	if (!said)
-		return;
-	fprintf(r->out, "\n");
-	for (int i = 0; i < s->n && pipe; i++) {
-		if (!is_same_cpu(&s->b[i], "fuse"))
-			continue;
-		fuse_name(s->b[i].config, daemons > 1, tr, sizeof(tr), "transport=", ", daemon=");
-		snprintf(name, sizeof(name), "%s", tr);
-		fprintf(r->out, "- %s\n", ab_brkr_compare(text, sizeof(text), &s->b[i], name, pipe,
-							  "baseline=pipe", "placement=same"));
-	}
-	fprintf(r->out, "\n");
-}
-
 void ab_brk_reading(struct ab_render *r)
 {
 	struct brk_set *s = calloc(1, sizeof(*s));
@@ -325,8 +219,8 @@ void ab_brk_reading(struct ab_render *r)
 		fprintf(r->out, "%s\n\n", ab_brkr_single(text, sizeof(text), &s->b[0], s->b[0].config));
 		goto out;
 	}
-	for (size_t p = 0; p < AB_ARRAY_SIZE(ab_brkr_compared); p++) {
-		int k = key_index(s, ab_brkr_compared[p]);
+	for (int p = 0; r->desc->breakdown_keys && r->desc->breakdown_keys[p]; p++) {
+		int k = key_index(s, r->desc->breakdown_keys[p]);
 		if (k >= 0) {
 			say_key(r, s, k);
 			any = 1;
@@ -335,7 +229,8 @@ void ab_brk_reading(struct ab_render *r)
 	if (!any && s->nk)
 		say_key(r, s, 0);
 	fprintf(r->out, "\n");
-	pipe_reading(r, s);
+	if (r->desc->breakdown_reading)
+		r->desc->breakdown_reading(r, s->b, s->n);
 out:
 	free(s);
 }

@@ -21,6 +21,11 @@
 #include "report/render_brk.h"
 #include "report/results.h"
 
+/* The descriptors the bars are asked for: a name and the keys the sentences compare. */
+static const char *const cfs_keys[] = { "baseline", "placement", "transport", "uring_cpu", NULL };
+static const struct ab_bench_desc cfs = { .name = "cputestfs", .breakdown_keys = cfs_keys };
+static const struct ab_bench_desc ddp = { .name = "ddpar" };
+
 struct emit_ctx {
 	struct ab_results *res;
 	const char *config;
@@ -81,7 +86,7 @@ static void test_bars(void **state)
 	add_rep(&res, "client_cpu=0;daemon_cpu=0;placement=same;transport=dev", 1, same, 0, 0);
 	add_rep(&res, "client_cpu=0;daemon_cpu=1;placement=other;transport=dev", 1, other, 100, 90);
 	add_rep(&res, "client_cpu=0;daemon_cpu=1;placement=other;transport=dev", 2, other2, 100, 80);
-	assert_int_equal(ab_brkr_bars(&res, "cputestfs", b, 8, keys, sizeof(keys)), 2);
+	assert_int_equal(ab_brkr_bars(&res, &cfs, b, 8, keys, sizeof(keys)), 2);
 	assert_string_equal(keys, "placement");
 	assert_string_equal(b[0].label, "same");
 	assert_string_equal(b[1].label, "other");
@@ -98,7 +103,7 @@ static void test_bars(void **state)
 		assert_float_equal(sum, b[k].call_us, 1e-9);
 	}
 	/* another benchmark's records are not this one's */
-	assert_int_equal(ab_brkr_bars(&res, "ddpar", b, 8, keys, sizeof(keys)), 0);
+	assert_int_equal(ab_brkr_bars(&res, &ddp, b, 8, keys, sizeof(keys)), 0);
 	ab_results_free(&res);
 }
 
@@ -120,7 +125,7 @@ static void test_order(void **state)
 	ab_results_init(&res);
 	for (size_t i = 0; i < sizeof(seen) / sizeof(seen[0]); i++)
 		add_rep(&res, seen[i], 1, ns, 0, 0);
-	assert_int_equal(ab_brkr_bars(&res, "cputestfs", b, 8, keys, sizeof(keys)), 5);
+	assert_int_equal(ab_brkr_bars(&res, &cfs, b, 8, keys, sizeof(keys)), 5);
 	assert_string_equal(keys, "placement:transport");
 	for (int i = 0; i < 5; i++)
 		assert_string_equal(b[i].label, want[i]);
