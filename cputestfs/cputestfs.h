@@ -37,6 +37,7 @@
 #include "sys/gate.h"
 #include "sys/proc.h"
 #include "report/record.h"
+#include "report/render.h"
 #include "report/stats.h"
 #include "sys/topo.h"
 
@@ -99,6 +100,8 @@ enum cfs_metric {
 	CFS_NM
 };
 #define CFS_FIRST_KERNEL CFS_KNS
+/* Each metric's name, unit and direction, by enum cfs_metric (desc.c: the descriptor's). */
+extern const struct ab_metric_desc cputestfs_metrics[CFS_NM + 1];
 struct cfs_result {
 	double v[CFS_NM];
 	int has[CFS_NM];

@@ -455,6 +455,21 @@ static void plots(struct ab_render *r)
 			     "per request by --daemon-wait", "us per request", "", 900, 450);
 }
 
+const struct ab_metric_desc cputestfs_metrics[CFS_NM + 1] = {
+	[CFS_STAT] = { CFS_M_STAT, "1/s", 0 },
+	[CFS_SAME] = { CFS_M_SAME, "%", 0 },
+	[CFS_OTHER] = { CFS_M_OTHER, "%", 1 },
+	[CFS_REQ] = { CFS_M_REQ, "ratio", 1 },
+	[CFS_P50] = { CFS_M_P50, "ns", 1 },
+	[CFS_P99] = { CFS_M_P99, "ns", 1 },
+	[CFS_SCPU] = { CFS_M_SCPU, "us", 1 },
+	[CFS_KNS] = { CFS_M_KNS, "ns", 1 },
+	[CFS_KSAME] = { CFS_M_KSAME, "%", 0 },
+	[CFS_KREQ] = { CFS_M_KREQ, "count", 0 },
+	[CFS_DREQ] = { CFS_M_DREQ, "count", 0 },
+	[CFS_NM] = { NULL, NULL, 0 },
+};
+
 static const char *const headline[] = { CFS_M_STAT, NULL };
 /* The roles of its config keys (render.h): CDF lines compare placements, in panels
  * by daemon mode, transport and baseline; the CPUs follow the placement. */
@@ -474,6 +489,7 @@ const struct ab_bench_desc ab_desc_cputestfs = {
 	.headline = headline,
 	.probes = "kstats",
 	.op = "one stat()",
+	.metrics = cputestfs_metrics,
 	.compared = compared,
 	.follow = follow,
 	.not_cpus = not_cpus,

@@ -99,21 +99,6 @@ static const struct ab_prog_info cfs_info = {
 static const char *const loop_names[] = { "single", "multi", "clone_fd" };
 static const char *const transport_names[] = { "libfuse", "dev", "uring" };
 
-static const struct {
-	const char *name, *unit;
-} metrics[CFS_NM] = {
-	[CFS_STAT] = { CFS_M_STAT, "1/s" },
-	[CFS_SAME] = { CFS_M_SAME, "%" },
-	[CFS_OTHER] = { CFS_M_OTHER, "%" },
-	[CFS_REQ] = { CFS_M_REQ, "ratio" },
-	[CFS_P50] = { CFS_M_P50, "ns" },
-	[CFS_P99] = { CFS_M_P99, "ns" },
-	[CFS_SCPU] = { CFS_M_SCPU, "us" },
-	[CFS_KNS] = { CFS_M_KNS, "ns" },
-	[CFS_KSAME] = { CFS_M_KSAME, "%" },
-	[CFS_KREQ] = { CFS_M_KREQ, "count" },
-	[CFS_DREQ] = { CFS_M_DREQ, "count" },
-};
 
 /*
  * Combinations that mean nothing are refused with one line (--help says so):
@@ -378,7 +363,8 @@ static int one_rep(const struct cfs_settings *set, const struct cfs_point *pt, s
 	ab_cpumon_free(mon);
 	for (int m = ks ? CFS_FIRST_KERNEL : 0; m < (ks ? CFS_NM : CFS_FIRST_KERNEL); m++)
 		if (res.has[m])
-			ab_record(out, &pt->cfg, rep, metrics[m].name, res.v[m], metrics[m].unit);
+			ab_record(out, &pt->cfg, rep, cputestfs_metrics[m].name, res.v[m],
+				  cputestfs_metrics[m].unit);
 	if (!ks && res.has[CFS_P50])	/* p90, p99.9, max and hist.csv (report/histio.h) */
 		ab_hist_emit(out, &pt->cfg, rep, "latency", "ns", &res.lat);
 	if (ks && res.has_brk) {
