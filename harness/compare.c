@@ -290,9 +290,10 @@ static const char cmp_usage[] =
 	"and writes compare.md, compare.csv and plots to --out DIR (default results/compare-<date>).\n"
 	"Rows of a raw.csv that break the record grammar are reported with file:line and skipped;\n"
 	"a repetition written twice (bench, config, rep, metric) refuses that raw.csv: exit 2.\n"
-	"--gate FILE: rules, one a line: BENCH METRIC [KEY=VALUE ...] max-drop|max-rise N%\n"
-	"(e.g. 'cputestfs stat_per_s placement=same max-drop 5%'). Exit 3 when a config's ratio to A\n"
-	"is worse than N%, its bootstrap p-value of \"the ratio is N% off\" Holm-corrected over the\n"
+	"--gate FILE: rules, one a line: BENCH METRIC [KEY=VALUE ...] max-regression|max-drop|max-rise\n"
+	"N%. max-regression is a drop of a metric where higher is better and a rise of one where lower\n"
+	"is better, as the benchmark's descriptor says; max-drop and max-rise name the direction.\n"
+	"Exit 3 when a config's ratio to A is worse than N%, its bootstrap p-value of \"the ratio is N% off\" Holm-corrected over the\n"
 	"configs the rule matches within 0.05 (one config: its whole 95% CI beyond); a rule with\n"
 	"fewer than 6 repetitions a side cannot be judged, said, and fails the gate only with\n"
 	"--strict. A bad rule: FILE:LINE, exit 2.\n";
