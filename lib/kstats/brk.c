@@ -15,14 +15,14 @@
 #include "report/histio.h"
 #include "sys/common.h"
 
-static const char *const step_names[AB_BRK_STEPS] = {
+const char *const ab_brk_step_names[AB_BRK_STEPS] = {
 	"submit", "daemon_wake", "service", "reply_wake", "return",
 };
-static const char *const wake_names[AB_BRK_WAKES] = { "daemon", "reply" };
+const char *const ab_brk_wake_names[AB_BRK_WAKES] = { "daemon", "reply" };
 
 const char *ab_brk_step_name(int step)
 {
-	return step >= 0 && step < AB_BRK_STEPS ? step_names[step] : "?";
+	return step >= 0 && step < AB_BRK_STEPS ? ab_brk_step_names[step] : "?";
 }
 
 static double pct(uint64_t part, uint64_t whole)
@@ -103,7 +103,7 @@ void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx
 	put(emit, ctx, "brk_client_ns", m->client_ns, "ns");
 	put(emit, ctx, "brk_calls_per_s", m->calls_per_s, "1/s");
 	for (int i = 0; i < AB_BRK_STEPS; i++) {
-		const char *st = step_names[i];
+		const char *st = ab_brk_step_names[i];
 		put_of(emit, ctx, "brk_%s_p50_ns", st, m->p50[i], "ns");
 		put_of(emit, ctx, "brk_%s_p99_ns", st, m->p99[i], "ns");
 		put_of(emit, ctx, "brk_%s_p90_ns", st, m->p90[i], "ns");
@@ -112,7 +112,7 @@ void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx
 		put_of(emit, ctx, "brk_%s_share_pct", st, m->share[i], "%");
 	}
 	for (int w = 0; w < AB_BRK_WAKES; w++) {
-		const char *wk = wake_names[w];
+		const char *wk = ab_brk_wake_names[w];
 		put_of(emit, ctx, "brk_%s_wakes_per_call", wk, m->per_call[w], "ratio");
 		put_of(emit, ctx, "brk_%s_wake_cross_pct", wk, m->cross_pct[w], "%");
 		put_of(emit, ctx, "brk_%s_wake_idle_pct", wk, m->idle_pct[w], "%");
@@ -125,7 +125,7 @@ void ab_brk_hist_rows(const struct ab_brk_metrics *m, struct ab_out *o, const st
 	char name[64];
 
 	for (int i = 0; i <= AB_BRK_STEPS; i++) {
-		snprintf(name, sizeof(name), "brk_%s", i < AB_BRK_STEPS ? step_names[i] : "call");
+		snprintf(name, sizeof(name), "brk_%s", i < AB_BRK_STEPS ? ab_brk_step_names[i] : "call");
 		if (ab_hist_count(&m->hist[i]))
 			ab_hist_rows(o, c, rep, name, "ns", &m->hist[i]);
 	}
@@ -137,7 +137,7 @@ void ab_brk_describe(const struct ab_brk_metrics *m, char *buf, size_t len)
 
 	at += (size_t)snprintf(buf, len, "%.2f us per call =", m->call_ns / 1e3);
 	for (int i = 0; i < AB_BRK_STEPS && at < len; i++) {
-		at += (size_t)snprintf(buf + at, len - at, "%s %s %.2f", i ? " +" : "", step_names[i],
+		at += (size_t)snprintf(buf + at, len - at, "%s %s %.2f", i ? " +" : "", ab_brk_step_names[i],
 				       m->share[i] * m->call_ns / 100 / 1e3);
 		int w = i == AB_BRK_DWAKE ? AB_BRK_W_DAEMON : i == AB_BRK_RWAKE ? AB_BRK_W_REPLY : -1;
 		if (w >= 0 && at < len && !isnan(m->cross_pct[w]))

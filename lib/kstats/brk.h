@@ -25,6 +25,11 @@
 enum ab_brk_step { AB_BRK_SUBMIT, AB_BRK_DWAKE, AB_BRK_SERVICE, AB_BRK_RWAKE, AB_BRK_RETURN,
 		   AB_BRK_STEPS };
 enum ab_brk_wake { AB_BRK_W_DAEMON, AB_BRK_W_REPLY, AB_BRK_WAKES };
+/* The steps' and wake-ups' names in the records (brk_<step>_share_pct,
+ * brk_<wake>_wakes_per_call): defined once, in brk.c, for the records written
+ * here and for their reader (lib/report/render_brk.c). */
+extern const char *const ab_brk_step_names[AB_BRK_STEPS];
+extern const char *const ab_brk_wake_names[AB_BRK_WAKES];
 
 /* Raw counts, as read. */
 struct ab_brk_result {

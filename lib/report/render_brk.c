@@ -15,14 +15,10 @@
 #include "sys/common.h"
 #include "report/results.h"
 
-/* The records' step and wake-up names (lib/kstats/brk.c writes them; test_render_brk checks). */
-const char *const ab_brkr_step_names[AB_BRK_NSTEP] = { "submit", "daemon_wake", "service",
-							"reply_wake", "return" };
-static const char *const wake_names[AB_BRK_NWAKE] = { "daemon", "reply" };
 
 const char *ab_brkr_step_name(int i)
 {
-	return i >= 0 && i < AB_BRK_NSTEP ? ab_brkr_step_names[i] : "?";
+	return i >= 0 && i < AB_BRK_NSTEP ? ab_brk_step_names[i] : "?";
 }
 
 
@@ -82,18 +78,18 @@ static void fill_bar(struct ab_brk_bar *b, const struct ab_results *res, const s
 	b->call_p50_us =
 		ab_brkr_median_of(res, call->bench, call->config, "brk_call_p50_ns", "ns") / 1e3;
 	for (int s = 0; s < AB_BRK_NSTEP; s++) {
-		snprintf(m, sizeof(m), "brk_%s_share_pct", ab_brkr_step_names[s]);
+		snprintf(m, sizeof(m), "brk_%s_share_pct", ab_brk_step_names[s]);
 		for (size_t i = 0; i < n; i++)
 			v[i] = at_rep(res, call->bench, call->config, m, "%", call->rep[i], i) / 100 *
 			       call->v[i] / 1e3;
 		b->step_us[s] = mean_finite(v, (int)n);
 	}
 	for (int w = 0; w < AB_BRK_NWAKE; w++) {
-		snprintf(m, sizeof(m), "brk_%s_wakes_per_call", wake_names[w]);
+		snprintf(m, sizeof(m), "brk_%s_wakes_per_call", ab_brk_wake_names[w]);
 		b->wakes[w] = ab_brkr_median_of(res, call->bench, call->config, m, "ratio");
-		snprintf(m, sizeof(m), "brk_%s_wake_cross_pct", wake_names[w]);
+		snprintf(m, sizeof(m), "brk_%s_wake_cross_pct", ab_brk_wake_names[w]);
 		b->cross_pct[w] = ab_brkr_median_of(res, call->bench, call->config, m, "%");
-		snprintf(m, sizeof(m), "brk_%s_wake_idle_pct", wake_names[w]);
+		snprintf(m, sizeof(m), "brk_%s_wake_idle_pct", ab_brk_wake_names[w]);
 		b->idle_pct[w] = ab_brkr_median_of(res, call->bench, call->config, m, "%");
 	}
 }

@@ -16,10 +16,12 @@
 
 #include <stddef.h>
 
+#include "kstats/brk.h"
 #include "report/render.h"
 
-#define AB_BRK_NSTEP 5	/* submit, daemon_wake, service, reply_wake, return */
-#define AB_BRK_NWAKE 2	/* the daemon's wake-up, the reply's */
+/* The steps and wake-ups, named once by lib/kstats/brk (ab_brk_step_names). */
+#define AB_BRK_NSTEP AB_BRK_STEPS	/* submit, daemon_wake, service, reply_wake, return */
+#define AB_BRK_NWAKE AB_BRK_WAKES	/* the daemon's wake-up, the reply's */
 #define AB_BRK_BARS 64	/* configurations with a breakdown, per benchmark */
 #define AB_BRK_LABEL 96
 

@@ -14,8 +14,6 @@
 
 #define NKEYS 16		/* label keys kept per benchmark */
 
-/* The records' step names, in order (ab_brkr_step_name checks the index). */
-extern const char *const ab_brkr_step_names[AB_BRK_NSTEP];
 
 /* The bars of one benchmark and their label keys, split. */
 struct brk_set {

@@ -102,7 +102,7 @@ static void one_plot(struct ab_render *r, const struct brk_set *s, int sk, const
 	fprintf(f, "plot ");
 	for (int k = 0; k < AB_BRK_NSTEP; k++) {
 		fprintf(f, "%s'%s' using %d%s title ", k ? ", " : "", file, 2 + k, k ? "" : ":xtic(1)");
-		ab_gp_string(f, ab_brkr_step_names[k]);
+		ab_gp_string(f, ab_brk_step_names[k]);
 	}
 	fprintf(f, "\n");
 	ab_plot_end(r, f, name, 400 + 70 * nb, 520);

@@ -60,7 +60,7 @@ const char *ab_brkr_compare(char *buf, size_t len, const struct ab_brk_bar *a, c
 	for (int s = 0; s < AB_BRK_NSTEP; s++) {
 		if (!isfinite(a->step_us[s]) || !isfinite(b->step_us[s])) {
 			ab_brkr_add(missing, sizeof(missing), "%s%s", missing[0] ? ", " : "",
-				    ab_brkr_step_names[s]);
+				    ab_brk_step_names[s]);
 			continue;
 		}
 		if (best < 0 || a->step_us[s] - b->step_us[s] > a->step_us[best] - b->step_us[best])
