@@ -4,7 +4,8 @@
  * pooled. A figure has a panel per setting that is not compared (cputestfs's
  * daemon or transport, ddpar's mode and procs) and, in each, a line per setting
  * that is (cputestfs's placement, ddpar's transport), so the lines of a panel
- * differ in one thing. Drawn through the harness's gnuplot path: .dat and .gp
+ * differ in one thing. Which keys are compared, and which follow them, each
+ * benchmark's descriptor says (compared, follow: lib/report/render.h). Drawn through the harness's gnuplot path: .dat and .gp
  * files in the private plot directory, every outside text through
  * lib/report/gpscript, file names from checked names only.
  */
@@ -417,8 +418,8 @@ void h_hist_section(FILE *f, char names[][64], const int *ok, int n)
 	fprintf(f, "## Distributions\n\n"
 		   "Each latency metric's distribution, from `hist.csv` (every repetition of a "
 		   "config pooled): the share of samples under x, x on a log scale. A panel holds "
-		   "the other settings fixed; its lines differ in the one compared (cputestfs's "
-		   "placement, ddpar's transport), n says how many samples each line has. A "
+		   "the other settings fixed; its lines differ in the ones its benchmark compares "
+		   "(such as a placement or a transport), n says how many samples each line has. A "
 		   "histogram bucket is at most 1/32 of its values wide, so a percentile read off a "
 		   "line is within 1.6%%; where lines part near the top is the tail the medians "
 		   "hide.\n\n");
