@@ -343,7 +343,6 @@ static const struct ab_metric_desc metrics[] = {
 
 const struct ab_bench_desc ab_desc_cpupair = {
 	.name = "cpupair",
-	.title = "round trips between two CPUs: a cache line, a futex and a pipe wake-up",
 	.post = "",
 	.headline = headline,
 	.duration_each = 1,

@@ -484,7 +484,6 @@ void cputestfs_pipe_reading(struct ab_render *r, const struct ab_brk_bar *bars, 
 
 const struct ab_bench_desc ab_desc_cputestfs = {
 	.name = "cputestfs",
-	.title = "stat() calls/s on FUSE and the share served on the caller's CPU",
 	.post = POST,
 	.headline = headline,
 	.probes = "kstats",

@@ -355,7 +355,6 @@ static const char *const breakdown_keys[] = { "transport", "uring_cpu", NULL };
 
 const struct ab_bench_desc ab_desc_ddpar = {
 	.name = "ddpar",
-	.title = "parallel dd-style writers and readers on one FUSE mount, without and with clone_fd",
 	.post = POST,
 	.headline = headline,
 	.probes = "kstats",

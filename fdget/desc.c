@@ -220,7 +220,6 @@ static const struct ab_metric_desc metrics[] = {
 
 const struct ab_bench_desc ab_desc_fdget = {
 	.name = "fdget",
-	.title = "ns per fd syscall, single-threaded vs with an idle thread; process start-up",
 	.post = POST,
 	.headline = headline,
 	.metrics = metrics,

@@ -206,7 +206,6 @@ static const char *const follow[] = { "io_cpus", "sqrt_cpus", "irq_cpus", NULL }
 
 const struct ab_bench_desc ab_desc_sqrtio = {
 	.name = "sqrtio",
-	.title = "sqrt throughput and 4 KiB O_DIRECT reads vs rq_affinity and the IRQ CPU",
 	.post = POST,
 	.headline = headline,
 	.discover = "--discover",

@@ -33,8 +33,8 @@ struct ab_metric_desc {
 };
 
 struct ab_bench_desc {
-	const char *name;		/* folder, program and record bench name */
-	const char *title;		/* one line: what it measures */
+	const char *name;		/* folder, program and record bench name; what it
+					 * measures is said once, in its ab_prog_info.summary */
 	const char *post;		/* id of the post it reproduces in lib/report/published.tsv */
 	const char *const *headline;	/* metrics users compare (noise warnings, compare plots) */
 	const char *discover;		/* argument the harness runs once for machine.txt, or NULL */
