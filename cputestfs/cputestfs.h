@@ -32,7 +32,7 @@
 #include "sys/cpuset.h"
 #include "fuse/fsrv.h"
 #include "fuse/fusedaemon.h"
-#include "kstats/brk.h"
+#include "kstats/breakdown.h"
 #include "kstats/kstats.h"
 #include "sys/gate.h"
 #include "sys/proc.h"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "report/render.h"
-#include "report/render_brk.h"
+#include "report/render_breakdown.h"
 #include "report/stats.h"
 #include "cputestfs.h"
 

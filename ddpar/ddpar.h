@@ -28,7 +28,7 @@
 #include "sys/cpuset.h"
 #include "fuse/fsrv.h"
 #include "fuse/fusedaemon.h"
-#include "kstats/brk.h"
+#include "kstats/breakdown.h"
 #include "kstats/cpumon.h"
 #include "kstats/kstats.h"
 #include "sys/opts.h"

@@ -20,7 +20,7 @@
 #include "sys/common.h"
 #include "harness.h"
 #include "report/record.h"
-#include "report/render_brk.h"
+#include "report/render_breakdown.h"
 #include "report/stats.h"
 
 /* Every result as a table: in tables.md only (a terminal gets the posts' layouts). */

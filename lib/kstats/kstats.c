@@ -64,7 +64,7 @@ void ab_kstats_close(struct ab_kstats *ks) { (void)ks; }
 #include <bpf/libbpf.h>
 #include <linux/types.h>
 
-#include "kstats/brk_i.h"
+#include "kstats/breakdown_i.h"
 #include "kstats/kstats_bpf_i.h"
 #include "kstats.skel.h"
 

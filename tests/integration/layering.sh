@@ -15,7 +15,7 @@ cd "$TOP" || exit 1
 COMMON="idle"
 # A literal that is a FUSE notion, not a benchmark's key: the FUSE daemon's
 # wake-up in the request breakdown's record names (brk_daemon_wakes_per_call).
-ALLOWED='lib/kstats/brk.c: "daemon"'
+ALLOWED='lib/kstats/breakdown.c: "daemon"'
 
 benches=$(sed -n 's/^AB_BENCH(\([a-z0-9_]*\))$/\1/p' harness/registry.def)
 dirs="$benches tests/fixtures/nullbench"

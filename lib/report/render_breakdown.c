@@ -5,7 +5,7 @@
  * The sentences and the table are in render_brk_text.c, the figures in
  * render_brk_plot.c: one concern per file.
  */
-#include "report/render_brk_i.h"
+#include "report/render_breakdown_i.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -4,7 +4,7 @@
  * descriptor's own reading) and tables.md's breakdown table. The bars they read
  * come from render_brk.c; the figures are in render_brk_plot.c.
  */
-#include "report/render_brk_i.h"
+#include "report/render_breakdown_i.h"
 
 #include <math.h>
 #include <stdio.h>

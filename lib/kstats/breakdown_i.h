@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "kstats/brk.h"
+#include "kstats/breakdown.h"
 
 struct ab_brk;
 /* Load (not attach); -1 with the reason in why. */

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kstats/brk.h"
-#include "report/render_brk.h"
+#include "kstats/breakdown.h"
+#include "report/render_breakdown.h"
 #include "report/results.h"
 
 /* The descriptors the bars are asked for: a name and the keys the sentences compare. */

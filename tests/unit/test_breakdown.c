@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "sys/common.h"
-#include "kstats/brk.h"
+#include "kstats/breakdown.h"
 #include "kstats/kstats.h"
 
 static struct ab_brk_result *fresh(void)

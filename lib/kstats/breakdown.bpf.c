@@ -37,7 +37,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "kstats/brk_bpf_i.h"
+#include "kstats/breakdown_bpf_i.h"
 
 __u32 target_conn = 0;	/* only this FUSE connection (0: all) */
 /* Calls that enter while this is set are counted when they exit, even after it is

@@ -4,7 +4,7 @@
  * directory; split into a few figures by one label key when there are too many
  * bars to read. The bars come from render_brk.c.
  */
-#include "report/render_brk_i.h"
+#include "report/render_breakdown_i.h"
 
 #include <math.h>
 #include <stdio.h>

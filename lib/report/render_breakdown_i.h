@@ -10,7 +10,7 @@
 #include <stddef.h>
 
 #include "report/reading.h"
-#include "report/render_brk.h"
+#include "report/render_breakdown.h"
 
 #define NKEYS 16		/* label keys kept per benchmark */
 

@@ -16,7 +16,7 @@
 
 #include <stddef.h>
 
-#include "kstats/brk.h"
+#include "kstats/breakdown.h"
 #include "report/render.h"
 
 /* The steps and wake-ups, named once by lib/kstats/brk (ab_brk_step_names). */

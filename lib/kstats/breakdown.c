@@ -3,8 +3,8 @@
  * processes, read and zero its per-CPU sums and histograms; and, with or
  * without BPF, turn two reads into the brk_* records.
  */
-#include "kstats/brk.h"
-#include "kstats/brk_i.h"
+#include "kstats/breakdown.h"
+#include "kstats/breakdown_i.h"
 
 #include <errno.h>
 #include <math.h>
@@ -171,8 +171,8 @@ void ab_brk_close(struct ab_brk *b) { (void)b; }
 #include <linux/types.h>
 #include <sys/syscall.h>
 
-#include "kstats/brk_bpf_i.h"
-#include "brk.skel.h"
+#include "kstats/breakdown_bpf_i.h"
+#include "breakdown.skel.h"
 
 _Static_assert(BRK_HIST_BUCKETS == AB_HIST_BUCKETS && BRK_HIST_SUB_BITS == AB_HIST_SUB_BITS,
 	       "brk.bpf.c's histogram must be struct ab_hist's");
