@@ -97,7 +97,7 @@ $(BUILD)/lib/kstats/kstats.o: $(BUILD)/kstats.skel.h
 $(BUILD)/breakdown.bpf.o: lib/kstats/breakdown.bpf.c lib/kstats/breakdown_bpf_i.h $(BUILD)/vmlinux.h
 	clang -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BUILD) -Ilib -c $< -o $@
 $(BUILD)/breakdown.skel.h: $(BUILD)/breakdown.bpf.o
-	$(BPFTOOL) gen skeleton $< name brk_bpf > $@.tmp && mv $@.tmp $@
+	$(BPFTOOL) gen skeleton $< name breakdown_bpf > $@.tmp && mv $@.tmp $@
 $(BUILD)/lib/kstats/breakdown.o: $(BUILD)/breakdown.skel.h
 endif
 

@@ -107,7 +107,7 @@ struct cfs_result {
 	int has[CFS_NM];
 	struct ab_hist lat;		/* timed: the clients' calls (latency_* records, hist.csv) */
 	int has_brk;			/* instrumented: the request breakdown (brk_* records) */
-	struct ab_brk_metrics brk;
+	struct ab_breakdown_metrics brk;
 };
 
 /*

@@ -480,7 +480,7 @@ static const char *const baseline_values[] = { "kernel", "pipe", NULL };
 static const char *const breakdown_keys[] = { "baseline", "placement", "transport", "uring_cpu",
 					      NULL };
 
-void cputestfs_pipe_reading(struct ab_render *r, const struct ab_brk_bar *bars, int n);
+void cputestfs_pipe_reading(struct ab_render *r, const struct ab_breakdown_bar *bars, int n);
 
 const struct ab_bench_desc ab_desc_cputestfs = {
 	.name = "cputestfs",

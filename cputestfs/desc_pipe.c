@@ -4,7 +4,7 @@
  * trip and each transport's FUSE call, their medians as the clients timed them
  * and their steps' means; with the pipe's own breakdown (--baseline pipe
  * --kstats on), a sentence per transport on the step FUSE adds most to. The
- * generic sentences come first (lib/report/render_brk_text.c).
+ * generic sentences come first (lib/report/render_breakdown_text.c).
  */
 #include <math.h>
 #include <stdio.h>
@@ -38,7 +38,7 @@ static void fuse_name(const char *config, int with_daemon, char *buf, size_t len
 }
 
 /* Is b on one CPU, measuring baseline (records from before --baseline are FUSE)? */
-static int is_same_cpu(const struct ab_brk_bar *b, const char *baseline)
+static int is_same_cpu(const struct ab_breakdown_bar *b, const char *baseline)
 {
 	char pl[AB_VALUE_LEN], bl[AB_VALUE_LEN];
 
@@ -47,18 +47,18 @@ static int is_same_cpu(const struct ab_brk_bar *b, const char *baseline)
 	       (!strcmp(bl, baseline) || (!bl[0] && !strcmp(baseline, "fuse")));
 }
 
-static void pipe_row(struct ab_render *r, const char *name, double median, const struct ab_brk_bar *b)
+static void pipe_row(struct ab_render *r, const char *name, double median, const struct ab_breakdown_bar *b)
 {
 	fprintf(r->out, "| %s |", name);
 	cell(r->out, median);
 	cell(r->out, b ? b->call_us : NAN);
-	for (int k = 0; k < AB_BRK_NSTEP; k++)
+	for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++)
 		cell(r->out, b ? b->step_us[k] : NAN);
 	fprintf(r->out, "\n");
 }
 
 /* How many daemon modes the same-CPU FUSE bars have (2 or more: the rows name theirs). */
-static int fuse_daemons(const struct ab_brk_bar *bars, int n)
+static int fuse_daemons(const struct ab_breakdown_bar *bars, int n)
 {
 	char first[AB_VALUE_LEN] = "", dm[AB_VALUE_LEN];
 
@@ -75,25 +75,25 @@ static int fuse_daemons(const struct ab_brk_bar *bars, int n)
 }
 
 /* The header of the pipe table, its step columns from the records' step names. */
-static void pipe_head(struct ab_render *r, const struct ab_brk_bar *pipe)
+static void pipe_head(struct ab_render *r, const struct ab_breakdown_bar *pipe)
 {
 	fprintf(r->out, "Beside a pipe, both sides on one CPU: the median call as the clients "
 			"timed it, then the mean call and its steps under the probes, in us%s:\n\n"
 			"| on one CPU | median | mean |",
 		pipe ? "" : " (the pipe's steps need --baseline pipe --kstats on)");
-	for (int k = 0; k < AB_BRK_NSTEP; k++)
-		fprintf(r->out, " %s |", ab_brkr_step_name(k));
+	for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++)
+		fprintf(r->out, " %s |", ab_breakdown_step_name(k));
 	fprintf(r->out, "\n|---|---|---|");
-	for (int k = 0; k < AB_BRK_NSTEP; k++)
+	for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++)
 		fprintf(r->out, "---|");
 	fprintf(r->out, "\n");
 }
 
-void cputestfs_pipe_reading(struct ab_render *r, const struct ab_brk_bar *bars, int n)
+void cputestfs_pipe_reading(struct ab_render *r, const struct ab_breakdown_bar *bars, int n)
 {
 	static const char *const want[] = { "baseline=pipe", "placement=same", NULL };
 	const struct ab_group *pg = ab_results_find(r->res, r->desc->name, CFS_M_P50, want);
-	const struct ab_brk_bar *pipe = NULL;
+	const struct ab_breakdown_bar *pipe = NULL;
 	char tr[2 * AB_VALUE_LEN], name[2 * AB_VALUE_LEN + 16], text[1024];
 	int said = 0;
 
@@ -104,7 +104,7 @@ void cputestfs_pipe_reading(struct ab_render *r, const struct ab_brk_bar *bars, 
 		return;
 	int daemons = fuse_daemons(bars, n);
 	for (int i = 0; i < n; i++) {
-		const struct ab_brk_bar *b = &bars[i];
+		const struct ab_breakdown_bar *b = &bars[i];
 		if (!is_same_cpu(b, "fuse"))
 			continue;
 		if (!said++) {
@@ -115,7 +115,7 @@ void cputestfs_pipe_reading(struct ab_render *r, const struct ab_brk_bar *bars, 
 		fuse_name(b->config, daemons > 1, tr, sizeof(tr), "", ", daemon ");
 		snprintf(name, sizeof(name), "FUSE %s", tr[0] ? tr : b->label);
 		pipe_row(r, name,
-			 ab_brkr_median_of(r->res, r->desc->name, b->config, CFS_M_P50, "ns") / 1e3, b);
+			 ab_breakdown_median_of(r->res, r->desc->name, b->config, CFS_M_P50, "ns") / 1e3, b);
 	}
 	if (!said)
 		return;
@@ -125,7 +125,7 @@ void cputestfs_pipe_reading(struct ab_render *r, const struct ab_brk_bar *bars, 
 			continue;
 		fuse_name(bars[i].config, daemons > 1, tr, sizeof(tr), "transport=", ", daemon=");
 		snprintf(name, sizeof(name), "%s", tr);
-		fprintf(r->out, "- %s\n", ab_brkr_compare(text, sizeof(text), &bars[i], name, pipe,
+		fprintf(r->out, "- %s\n", ab_breakdown_compare(text, sizeof(text), &bars[i], name, pipe,
 							  "baseline=pipe", "placement=same"));
 	}
 	fprintf(r->out, "\n");

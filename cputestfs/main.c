@@ -321,7 +321,7 @@ static void progress(const struct cfs_settings *set, const struct cfs_point *pt,
 		ab_msg("rep %d placement=%s: %.0f %s/s", rep, pl, res->v[CFS_STAT], call);
 	if (instrumented && res->has_brk) {
 		char line[512];
-		ab_brk_describe(&res->brk, line, sizeof(line));
+		ab_breakdown_describe(&res->brk, line, sizeof(line));
 		ab_msg("rep %d placement=%s: %s", rep, pl, line);
 	}
 }
@@ -369,8 +369,8 @@ static int one_rep(const struct cfs_settings *set, const struct cfs_point *pt, s
 		ab_hist_emit(out, &pt->cfg, rep, "latency", "ns", &res.lat);
 	if (ks && res.has_brk) {
 		struct brk_ctx c = { out, &pt->cfg, rep };
-		ab_brk_emit(&res.brk, brk_record, &c);
-		ab_brk_hist_rows(&res.brk, out, &pt->cfg, rep);
+		ab_breakdown_emit(&res.brk, brk_record, &c);
+		ab_breakdown_hist_rows(&res.brk, out, &pt->cfg, rep);
 	}
 	if (!set->quiet)
 		progress(set, pt, rep, ks != NULL, &res);

@@ -23,7 +23,7 @@
 #define AB_MIN_REPS_CI 6
 
 struct ab_render;
-struct ab_brk_bar;
+struct ab_breakdown_bar;
 
 /* One metric a benchmark records, as the harness judges it. */
 struct ab_metric_desc {
@@ -60,7 +60,7 @@ struct ab_bench_desc {
 	const char *const *breakdown_keys;	/* what the request breakdown's sentences
 						 * compare, in order; a bar's label keeps them */
 	/* Its own reading of the request breakdown, after the generic one (NULL: none). */
-	void (*breakdown_reading)(struct ab_render *r, const struct ab_brk_bar *bars, int n);
+	void (*breakdown_reading)(struct ab_render *r, const struct ab_breakdown_bar *bars, int n);
 	void (*tables)(struct ab_render *r);	/* the post's layout and grids */
 	void (*reading)(struct ab_render *r);	/* what the data say, for report.md */
 	void (*plots)(struct ab_render *r);	/* .dat and .gp files (harness only) */

@@ -1,6 +1,6 @@
 /*
  * "Where the time goes": the request breakdown's records (brk_*, written by
- * any benchmark that follows its calls with lib/kstats/brk; docs/breakdown.md)
+ * any benchmark that follows its calls with lib/kstats/breakdown; docs/breakdown.md)
  * as a stacked bar per configuration, a table under the posts' layouts in
  * tables.md, and sentences in report.md that name the step that differs most.
  * Driven by the records, for every benchmark that has them: no descriptor
@@ -11,33 +11,32 @@
  * brk_call_ns, per instrumented repetition, then averaged over repetitions):
  * means add up to the call, medians would not.
  */
-#ifndef AB_RENDER_BRK_H
-#define AB_RENDER_BRK_H
+#ifndef AB_RENDER_BREAKDOWN_H
+#define AB_RENDER_BREAKDOWN_H
 
 #include <stddef.h>
 
 #include "kstats/breakdown.h"
 #include "report/render.h"
 
-/* The steps and wake-ups, named once by lib/kstats/brk (ab_brk_step_names). */
-#define AB_BRK_NSTEP AB_BRK_STEPS	/* submit, daemon_wake, service, reply_wake, return */
-#define AB_BRK_NWAKE AB_BRK_WAKES	/* the daemon's wake-up, the reply's */
-#define AB_BRK_BARS 64	/* configurations with a breakdown, per benchmark */
-#define AB_BRK_LABEL 96
+/* The steps and wake-ups, named once by lib/kstats/breakdown (ab_breakdown_step_names). */
+#define AB_BREAKDOWN_NSTEP AB_BREAKDOWN_STEPS	/* submit, daemon_wake, service, reply_wake, return */
+#define AB_BREAKDOWN_NWAKE AB_BREAKDOWN_WAKES	/* the daemon's wake-up, the reply's */
+#define AB_BREAKDOWN_BARS 64	/* configurations with a breakdown, per benchmark */
+#define AB_BREAKDOWN_LABEL 96
 
 /* One configuration's breakdown. NAN: not recorded. */
-struct ab_brk_bar {
+struct ab_breakdown_bar {
 	const char *config;		/* the records' config (points into the results) */
-	char label[AB_BRK_LABEL];	/* the values of the keys that tell bars apart, ':'-joined */
+	char label[AB_BREAKDOWN_LABEL];	/* the values of the keys that tell bars apart, ':'-joined */
 	int reps;			/* instrumented repetitions behind it */
 	double call_us;			/* mean per call */
 	double call_p50_us;		/* median of brk_call_p50_ns over repetitions */
-	double step_us[AB_BRK_NSTEP];	/* mean per call of each step */
-	double wakes[AB_BRK_NWAKE], cross_pct[AB_BRK_NWAKE], idle_pct[AB_BRK_NWAKE];
+	double step_us[AB_BREAKDOWN_NSTEP];	/* mean per call of each step */
+	double wakes[AB_BREAKDOWN_NWAKE], cross_pct[AB_BREAKDOWN_NWAKE], idle_pct[AB_BREAKDOWN_NWAKE];
 };
 
-/* The record name of step i ("daemon_wake"), as lib/kstats/brk writes it. */
-const char *ab_brkr_step_name(int i);
+/* The record name of step i ("daemon_wake"): ab_breakdown_step_name, kstats/breakdown.h. */
 
 /*
  * The bars of d's benchmark in res, in the order configs first appear, labelled
@@ -46,10 +45,10 @@ const char *ab_brkr_step_name(int i);
  * any but d->breakdown_keys); those
  * keys, ':'-joined, in keys. Returns how many (at most max).
  */
-int ab_brkr_bars(const struct ab_results *res, const struct ab_bench_desc *d, struct ab_brk_bar *bars,
-		 int max, char *keys, size_t keylen);
+int ab_breakdown_bars(const struct ab_results *res, const struct ab_bench_desc *d,
+		      struct ab_breakdown_bar *bars, int max, char *keys, size_t keylen);
 /* Median of metric in config over its repetitions, NAN when not recorded. */
-double ab_brkr_median_of(const struct ab_results *res, const char *bench, const char *config,
+double ab_breakdown_median_of(const struct ab_results *res, const char *bench, const char *config,
 			 const char *metric, const char *unit);
 
 /*
@@ -60,16 +59,16 @@ double ab_brkr_median_of(const struct ab_results *res, const char *bench, const 
  * they share ("transport=libfuse"). Says so when they take about the same time
  * (within 2%) and which steps were not recorded on both sides.
  */
-const char *ab_brkr_compare(char *buf, size_t len, const struct ab_brk_bar *a, const char *sa,
-			    const struct ab_brk_bar *b, const char *sb, const char *ctx);
+const char *ab_breakdown_compare(char *buf, size_t len, const struct ab_breakdown_bar *a, const char *sa,
+			    const struct ab_breakdown_bar *b, const char *sb, const char *ctx);
 /* One sentence for a benchmark with a single configuration's breakdown. */
-const char *ab_brkr_single(char *buf, size_t len, const struct ab_brk_bar *a, const char *name);
+const char *ab_breakdown_single(char *buf, size_t len, const struct ab_breakdown_bar *a, const char *name);
 
 /* The stacked bars: .dat and .gp files in r->dir, figure names in r->figures. */
-void ab_brk_plots(struct ab_render *r);
+void ab_breakdown_plots(struct ab_render *r);
 /* The sentences, under a heading, into r->out (report.md); nothing without brk records. */
-void ab_brk_reading(struct ab_render *r);
+void ab_breakdown_reading(struct ab_render *r);
 /* The breakdown table into r->out (tables.md); nothing without brk records. */
-void ab_brk_tables(struct ab_render *r);
+void ab_breakdown_tables(struct ab_render *r);
 
 #endif

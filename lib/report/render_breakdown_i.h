@@ -1,11 +1,11 @@
 /*
  * What the three parts of "where the time goes" share, inside lib/report:
- * render_brk.c builds the bars (ab_brkr_bars) and loads them with their label
- * keys (ab_brkr_set_load); render_brk_text.c writes the sentences and the
- * table; render_brk_plot.c the stacked-bar figures.
+ * render_breakdown.c builds the bars (ab_breakdown_bars) and loads them with their label
+ * keys (ab_breakdown_set_load); render_breakdown_text.c writes the sentences and the
+ * table; render_breakdown_plot.c the stacked-bar figures.
  */
-#ifndef AB_RENDER_BRK_I_H
-#define AB_RENDER_BRK_I_H
+#ifndef AB_RENDER_BREAKDOWN_I_H
+#define AB_RENDER_BREAKDOWN_I_H
 
 #include <stddef.h>
 
@@ -16,8 +16,8 @@
 
 
 /* The bars of one benchmark and their label keys, split. */
-struct brk_set {
-	struct ab_brk_bar b[AB_BRK_BARS];
+struct breakdown_set {
+	struct ab_breakdown_bar b[AB_BREAKDOWN_BARS];
 	int n;
 	char keys[256];		/* label keys, ':'-joined */
 	char key[NKEYS][AB_KEY_LEN];
@@ -25,8 +25,8 @@ struct brk_set {
 };
 
 /* Append to the string in buf, truncating at len (report/reading.h). */
-#define ab_brkr_add ab_r_addf
+#define ab_breakdown_addf ab_r_addf
 /* The bars of r's benchmark into s, with their label keys one by one. */
-void ab_brkr_set_load(struct brk_set *s, const struct ab_render *r);
+void ab_breakdown_set_load(struct breakdown_set *s, const struct ab_render *r);
 
 #endif
