@@ -455,19 +455,14 @@ static void plots(struct ab_render *r)
 			     "per request by --daemon-wait", "us per request", "", 900, 450);
 }
 
+/* Units and directions, by enum cfs_metric: main.c writes the records from it. */
 const struct ab_metric_desc cputestfs_metrics[CFS_NM + 1] = {
-	[CFS_STAT] = { CFS_M_STAT, "1/s", 0 },
-	[CFS_SAME] = { CFS_M_SAME, "%", 0 },
-	[CFS_OTHER] = { CFS_M_OTHER, "%", 1 },
-	[CFS_REQ] = { CFS_M_REQ, "ratio", 1 },
-	[CFS_P50] = { CFS_M_P50, "ns", 1 },
-	[CFS_P99] = { CFS_M_P99, "ns", 1 },
-	[CFS_SCPU] = { CFS_M_SCPU, "us", 1 },
-	[CFS_KNS] = { CFS_M_KNS, "ns", 1 },
-	[CFS_KSAME] = { CFS_M_KSAME, "%", 0 },
-	[CFS_KREQ] = { CFS_M_KREQ, "count", 0 },
-	[CFS_DREQ] = { CFS_M_DREQ, "count", 0 },
-	[CFS_NM] = { NULL, NULL, 0 },
+	[CFS_STAT] = { CFS_M_STAT, "1/s", 0 },	 [CFS_SAME] = { CFS_M_SAME, "%", 0 },
+	[CFS_OTHER] = { CFS_M_OTHER, "%", 1 },	 [CFS_REQ] = { CFS_M_REQ, "ratio", 1 },
+	[CFS_P50] = { CFS_M_P50, "ns", 1 },	 [CFS_P99] = { CFS_M_P99, "ns", 1 },
+	[CFS_SCPU] = { CFS_M_SCPU, "us", 1 },	 [CFS_KNS] = { CFS_M_KNS, "ns", 1 },
+	[CFS_KSAME] = { CFS_M_KSAME, "%", 0 },	 [CFS_KREQ] = { CFS_M_KREQ, "count", 0 },
+	[CFS_DREQ] = { CFS_M_DREQ, "count", 0 }, [CFS_NM] = { NULL, NULL, 0 },
 };
 
 static const char *const headline[] = { CFS_M_STAT, NULL };
