@@ -293,10 +293,10 @@ static const char cmp_usage[] =
 	"--gate FILE: rules, one a line: BENCH METRIC [KEY=VALUE ...] max-regression|max-drop|max-rise\n"
 	"N%. max-regression is a drop of a metric where higher is better and a rise of one where lower\n"
 	"is better, as the benchmark's descriptor says; max-drop and max-rise name the direction.\n"
-	"Exit 3 when a config's ratio to A is worse than N%, its bootstrap p-value of \"the ratio is N% off\" Holm-corrected over the\n"
-	"configs the rule matches within 0.05 (one config: its whole 95% CI beyond); a rule with\n"
-	"fewer than 6 repetitions a side cannot be judged, said, and fails the gate only with\n"
-	"--strict. A bad rule: FILE:LINE, exit 2.\n";
+	"Exit 3 when a config's ratio to A is worse than N%, its bootstrap p-value of \"the ratio is\n"
+	"N% off\" Holm-corrected over the configs the rule matches within 0.05 (one config: its\n"
+	"whole 95% CI beyond); a rule with fewer than 6 repetitions a side cannot be judged, said,\n"
+	"and fails the gate only with --strict. A bad rule: FILE:LINE, exit 2.\n";
 
 /*
  * A results.json names its run: the directory holding it. It carries only
