@@ -98,11 +98,11 @@ $(BUILD)/kstats.bpf.o: lib/kstats/kstats.bpf.c lib/kstats/kstats_bpf_i.h $(BUILD
 $(BUILD)/kstats.skel.h: $(BUILD)/kstats.bpf.o
 	$(BPFTOOL) gen skeleton $< name kstats_bpf > $@.tmp && mv $@.tmp $@
 $(BUILD)/lib/kstats/kstats.o: $(BUILD)/kstats.skel.h
-$(BUILD)/brk.bpf.o: lib/kstats/brk.bpf.c lib/kstats/brk_bpf_i.h $(BUILD)/vmlinux.h
+$(BUILD)/breakdown.bpf.o: lib/kstats/breakdown.bpf.c lib/kstats/breakdown_bpf_i.h $(BUILD)/vmlinux.h
 	clang -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -I$(BUILD) -Ilib -c $< -o $@
-$(BUILD)/brk.skel.h: $(BUILD)/brk.bpf.o
-	$(BPFTOOL) gen skeleton $< name brk_bpf > $@.tmp && mv $@.tmp $@
-$(BUILD)/lib/kstats/brk.o: $(BUILD)/brk.skel.h
+$(BUILD)/breakdown.skel.h: $(BUILD)/breakdown.bpf.o
+	$(BPFTOOL) gen skeleton $< name breakdown_bpf > $@.tmp && mv $@.tmp $@
+$(BUILD)/lib/kstats/breakdown.o: $(BUILD)/breakdown.skel.h
 endif
 
 $(BUILD)/%.o: %.c

@@ -336,14 +336,18 @@ static void plots(struct ab_render *r)
 }
 
 static const char *const headline[] = { CP_M_LINE, CP_M_FUTEX, CP_M_PIPE, NULL };
+/* Units and directions: round trips, lower is better. */
+static const struct ab_metric_desc metrics[] = {
+	{ CP_M_LINE, "ns", 1 }, { CP_M_FUTEX, "us", 1 }, { CP_M_PIPE, "us", 1 }, { NULL, NULL, 0 },
+};
 
 const struct ab_bench_desc ab_desc_cpupair = {
 	.name = "cpupair",
-	.title = "round trips between two CPUs: a cache line, a futex and a pipe wake-up",
 	.post = "",
 	.headline = headline,
 	.duration_each = 1,
-	.mon_op = "one futex round trip, on the pair's two CPUs (futex windows only)",
+	.metrics = metrics,
+	.op = "one futex round trip, on the pair's two CPUs (futex windows only)",
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,

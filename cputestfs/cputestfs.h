@@ -32,11 +32,12 @@
 #include "sys/cpuset.h"
 #include "fuse/fsrv.h"
 #include "fuse/fusedaemon.h"
-#include "kstats/brk.h"
+#include "kstats/breakdown.h"
 #include "kstats/kstats.h"
 #include "sys/barrier.h"
 #include "sys/proc.h"
 #include "report/record.h"
+#include "report/render.h"
 #include "report/stats.h"
 #include "sys/topo.h"
 
@@ -99,12 +100,14 @@ enum ctf_metric {
 	CTF_NM
 };
 #define CTF_FIRST_KERNEL CTF_KNS
+/* Each metric's name, unit and direction, by enum ctf_metric (desc.c: the descriptor's). */
+extern const struct ab_metric_desc cputestfs_metrics[CTF_NM + 1];
 struct ctf_result {
 	double v[CTF_NM];
 	int has[CTF_NM];
 	struct ab_hist lat;		/* timed: the clients' calls (latency_* records, hist.csv) */
 	int has_brk;			/* instrumented: the request breakdown (brk_* records) */
-	struct ab_brk_metrics brk;
+	struct ab_breakdown_metrics brk;
 };
 
 /*

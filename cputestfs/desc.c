@@ -458,14 +458,42 @@ static void plots(struct ab_render *r)
 			     "per request by --daemon-wait", "us per request", "", 900, 450);
 }
 
+/* Units and directions, by enum ctf_metric: main.c writes the records from it. */
+const struct ab_metric_desc cputestfs_metrics[CTF_NM + 1] = {
+	[CTF_STAT] = { CTF_M_STAT, "1/s", 0 },	 [CTF_SAME] = { CTF_M_SAME, "%", 0 },
+	[CTF_OTHER] = { CTF_M_OTHER, "%", 1 },	 [CTF_REQ] = { CTF_M_REQ, "ratio", 1 },
+	[CTF_P50] = { CTF_M_P50, "ns", 1 },	 [CTF_P99] = { CTF_M_P99, "ns", 1 },
+	[CTF_SCPU] = { CTF_M_SCPU, "us", 1 },	 [CTF_KNS] = { CTF_M_KNS, "ns", 1 },
+	[CTF_KSAME] = { CTF_M_KSAME, "%", 0 },	 [CTF_KREQ] = { CTF_M_KREQ, "count", 0 },
+	[CTF_DREQ] = { CTF_M_DREQ, "count", 0 }, [CTF_NM] = { NULL, NULL, 0 },
+};
+
 static const char *const headline[] = { CTF_M_STAT, NULL };
+/* The roles of its config keys (render.h): CDF lines compare placements, in panels
+ * by daemon mode, transport and baseline; the CPUs follow the placement. */
+static const char *const compared[] = { "placement", NULL };
+static const char *const follow[] = { "client_cpu", "daemon_cpu", NULL };
+static const char *const not_cpus[] = { "uring_cpu", NULL };	/* queue, next, none */
+static const char *const baseline_values[] = { "kernel", "pipe", NULL };
+static const char *const breakdown_keys[] = { "baseline", "placement", "transport", "uring_cpu",
+					      NULL };
+
+void cputestfs_pipe_reading(struct ab_render *r, const struct ab_breakdown_bar *bars, int n);
 
 const struct ab_bench_desc ab_desc_cputestfs = {
 	.name = "cputestfs",
-	.title = "stat() calls/s on FUSE and the share served on the caller's CPU",
 	.post = POST,
 	.headline = headline,
 	.probes = "kstats",
+	.op = "one stat()",
+	.metrics = cputestfs_metrics,
+	.compared = compared,
+	.follow = follow,
+	.not_cpus = not_cpus,
+	.baseline_key = "baseline",
+	.baselines = baseline_values,
+	.breakdown_keys = breakdown_keys,
+	.breakdown_reading = cputestfs_pipe_reading,
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,

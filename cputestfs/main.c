@@ -99,21 +99,6 @@ static const struct ab_prog_info ctf_info = {
 static const char *const loop_names[] = { "single", "multi", "clone_fd" };
 static const char *const transport_names[] = { "libfuse", "dev", "uring" };
 
-static const struct {
-	const char *name, *unit;
-} metrics[CTF_NM] = {
-	[CTF_STAT] = { CTF_M_STAT, "1/s" },
-	[CTF_SAME] = { CTF_M_SAME, "%" },
-	[CTF_OTHER] = { CTF_M_OTHER, "%" },
-	[CTF_REQ] = { CTF_M_REQ, "ratio" },
-	[CTF_P50] = { CTF_M_P50, "ns" },
-	[CTF_P99] = { CTF_M_P99, "ns" },
-	[CTF_SCPU] = { CTF_M_SCPU, "us" },
-	[CTF_KNS] = { CTF_M_KNS, "ns" },
-	[CTF_KSAME] = { CTF_M_KSAME, "%" },
-	[CTF_KREQ] = { CTF_M_KREQ, "count" },
-	[CTF_DREQ] = { CTF_M_DREQ, "count" },
-};
 
 /*
  * Combinations that mean nothing are refused with one line (--help says so):
@@ -336,7 +321,7 @@ static void progress(const struct ctf_settings *set, const struct ctf_point *pt,
 		ab_msg("rep %d placement=%s: %.0f %s/s", rep, pl, res->v[CTF_STAT], call);
 	if (instrumented && res->has_brk) {
 		char line[512];
-		ab_brk_describe(&res->brk, line, sizeof(line));
+		ab_breakdown_describe(&res->brk, line, sizeof(line));
 		ab_msg("rep %d placement=%s: %s", rep, pl, line);
 	}
 }
@@ -378,13 +363,14 @@ static int one_rep(const struct ctf_settings *set, const struct ctf_point *pt, s
 	ab_cpumon_free(mon);
 	for (int m = ks ? CTF_FIRST_KERNEL : 0; m < (ks ? CTF_NM : CTF_FIRST_KERNEL); m++)
 		if (res.has[m])
-			ab_record(out, &pt->cfg, rep, metrics[m].name, res.v[m], metrics[m].unit);
+			ab_record(out, &pt->cfg, rep, cputestfs_metrics[m].name, res.v[m],
+				  cputestfs_metrics[m].unit);
 	if (!ks && res.has[CTF_P50])	/* p90, p99.9, max and hist.csv (report/histio.h) */
 		ab_hist_emit(out, &pt->cfg, rep, "latency", "ns", &res.lat);
 	if (ks && res.has_brk) {
 		struct brk_ctx c = { out, &pt->cfg, rep };
-		ab_brk_emit(&res.brk, brk_record, &c);
-		ab_brk_hist_rows(&res.brk, out, &pt->cfg, rep);
+		ab_breakdown_emit(&res.brk, brk_record, &c);
+		ab_breakdown_hist_rows(&res.brk, out, &pt->cfg, rep);
 	}
 	if (!set->quiet)
 		progress(set, pt, rep, ks != NULL, &res);

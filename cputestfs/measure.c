@@ -54,7 +54,7 @@ struct run {
 	int ks_attached, ks_window;
 	struct ab_kstats_result kw0, kw1;
 	uint64_t dreq0;
-	struct ab_brk_result *brk;	/* the breakdown of the calls the window started */
+	struct ab_breakdown_result *brk;	/* the breakdown of the calls the window started */
 	int brk_window;
 	double loop_ns, calls_per_s;		/* this window's time per call and rate */
 	struct ab_cpumon *mon;		/* what the CPUs did in the window (timed repetitions) */
@@ -348,7 +348,7 @@ static double client_mean(const struct run *r)
 	memset(&all, 0, sizeof(all));
 	for (int i = 0; i < r->n; i++)
 		ab_hist_merge(&all, &r->srv.sh->client[i].lat);
-	return ab_brk_hist_mean(&all);
+	return ab_breakdown_hist_mean(&all);
 }
 
 /* The steps of the calls the window started, against the clients' own clock on the same
@@ -357,7 +357,7 @@ static void brk_end(struct run *r, struct ctf_result *res)
 {
 	/* Read once the clients are gone: every call the window started has ended. */
 	if (r->brk_window && ab_kstats_read_brk(r->ks, r->brk) == 0) {
-		res->has_brk = ab_brk_metrics(r->brk, &res->brk) == 0;
+		res->has_brk = ab_breakdown_metrics(r->brk, &res->brk) == 0;
 		res->brk.loop_ns = r->loop_ns;
 		res->brk.client_ns = client_mean(r);
 		res->brk.calls_per_s = r->calls_per_s;

@@ -35,7 +35,7 @@
 #include "sys/cpuset.h"
 #include "fuse/fsrv.h"
 #include "fuse/fusedaemon.h"
-#include "kstats/brk.h"
+#include "kstats/breakdown.h"
 #include "kstats/cpumon.h"
 #include "kstats/kstats.h"
 #include "sys/opts.h"
@@ -234,7 +234,7 @@ struct ddp_probe {
 	int pid_err;			/* errno of a pid the map refused: no spinlock figure */
 	int have;			/* res holds the window's statistics */
 	struct ab_kstats_result res;
-	struct ab_brk_result *brk;	/* the window's request breakdown; NULL: not followed */
+	struct ab_breakdown_result *brk;	/* the window's request breakdown; NULL: not followed */
 	int brk_on, have_brk;
 };
 void ddp_probe_pids(struct ddp_probe *p, const struct ab_workers *w);

@@ -340,13 +340,29 @@ static void tables(struct ab_render *r)
 }
 
 static const char *const headline[] = { DDP_M_WRITE, DDP_M_READ, NULL };
+/* Units and directions (the records' own units); times per request: lower is better. */
+static const struct ab_metric_desc metrics[] = {
+	{ DDP_M_WRITE, "MB/s", 0 }, { DDP_M_READ, "MB/s", 0 }, { DDP_M_REQS, "req/s", 0 },
+	{ DDP_M_P50, "us", 1 }, { DDP_M_P99, "us", 1 }, { DDP_M_DAEMON_US, "us", 1 },
+	{ DDP_M_KERNEL_US, "us", 1 }, { DDP_M_SPIN_US, "us", 1 }, { DDP_M_SERVER_CPU, "us", 1 },
+	{ NULL, NULL, 0 },
+};
+/* The roles of its config keys (render.h): CDF lines compare transports, in panels by
+ * mode and procs; uring_cpu names a policy (queue, next, none), not CPUs. */
+static const char *const compared[] = { "transport", "clone_fd", "uring_cpu", NULL };
+static const char *const not_cpus[] = { "uring_cpu", NULL };
+static const char *const breakdown_keys[] = { "transport", "uring_cpu", NULL };
 
 const struct ab_bench_desc ab_desc_ddpar = {
 	.name = "ddpar",
-	.title = "parallel dd-style writers and readers on one FUSE mount, without and with clone_fd",
 	.post = POST,
 	.headline = headline,
 	.probes = "kstats",
+	.metrics = metrics,
+	.op = "one read() or write() of bs bytes (requests_per_s's unit)",
+	.compared = compared,
+	.not_cpus = not_cpus,
+	.breakdown_keys = breakdown_keys,
 	.tables = tables,
 	.reading = ddp_reading,
 	.plots = ddp_plots,

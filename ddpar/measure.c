@@ -175,18 +175,18 @@ static void brk_record(void *ctx, const char *metric, double v, const char *unit
 static void write_brk(const struct ddp_point *pt, const struct ab_config *cfg,
 		      const struct ddp_outcome *o, const struct ddp_probe *p, struct ab_out *out)
 {
-	struct ab_brk_metrics m;
+	struct ab_breakdown_metrics m;
 	struct brk_ctx c = { out, cfg, pt };
 
-	if (!p->have_brk || ab_brk_metrics(p->brk, &m) < 0)
+	if (!p->have_brk || ab_breakdown_metrics(p->brk, &m) < 0)
 		return;
 	if (o->calls && o->window_ns) {
 		m.loop_ns = (double)o->window_ns * pt->procs / (double)o->calls;
 		m.calls_per_s = (double)o->calls / ((double)o->window_ns / 1e9);
 	}
-	m.client_ns = ab_brk_hist_mean(&o->lat);	/* NAN for dd: it times no call */
-	ab_brk_emit(&m, brk_record, &c);
-	ab_brk_hist_rows(&m, out, cfg, pt->rep + 1);
+	m.client_ns = ab_breakdown_hist_mean(&o->lat);	/* NAN for dd: it times no call */
+	ab_breakdown_emit(&m, brk_record, &c);
+	ab_breakdown_hist_rows(&m, out, cfg, pt->rep + 1);
 }
 
 static void record(struct ab_out *out, const struct ab_config *cfg, const struct ddp_point *pt,

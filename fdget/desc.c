@@ -211,12 +211,19 @@ static void plots(struct ab_render *r)
 }
 
 static const char *const headline[] = { FDGET_M_NS, FDGET_M_SPAWN, NULL };
+/* Units and directions: every cost is lower-is-better. */
+static const struct ab_metric_desc metrics[] = {
+	{ FDGET_M_NS, "ns", 1 }, { FDGET_M_CYCLES, "cycles", 1 }, { FDGET_M_INSTR, "instructions", 1 },
+	{ FDGET_M_OVERHEAD, "ns", 1 }, { FDGET_M_BARE, "ns", 1 }, { FDGET_M_SPAWN, "us", 1 },
+	{ NULL, NULL, 0 },
+};
 
 const struct ab_bench_desc ab_desc_fdget = {
 	.name = "fdget",
-	.title = "ns per fd syscall, single-threaded vs with an idle thread; process start-up",
 	.post = POST,
 	.headline = headline,
+	.metrics = metrics,
+	.op = "one syscall, every worker's",
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,

@@ -127,10 +127,11 @@ void h_inputs_check(const char *cmd, const char *dir);
  * below dir (sys/outfile.h). fd or -1 / stream or NULL, with errno. */
 int h_log_fd(const char *dir, const char *path, int trunc);
 FILE *h_log_open(const char *dir, const char *path, int trunc);
-/* Is key (keylen bytes) a placement's CPU numbers ("client_cpu=3", "io_cpus=0-3,8",
- * "daemon_cpu=any"), which differ between machines and are left out of comparisons and row
- * labels? ddpar's uring_cpu (queue, next, none) names a policy, not CPUs: it is kept. */
-int h_cfg_is_cpu_numbers(const char *key, size_t keylen);
+/* Is key (keylen bytes) of bench's configs a placement's CPU numbers ("client_cpu=3",
+ * "io_cpus=0-3,8", "daemon_cpu=any"), which differ between machines and are left out of
+ * comparisons and row labels? A key its descriptor lists in not_cpus names a policy
+ * (queue, next, none), not CPUs: it is kept (ab_desc_is_cpu_key). */
+int h_cfg_is_cpu_numbers(const char *bench, const char *key, size_t keylen);
 /* A row label in markdown, "placement=other, transport=dev": cfg's key=value pairs, in its
  * order, for which keep(key, ctx) says yes, values escaped; "(one config)" when none is. */
 void h_md_cfg_label(FILE *f, const char *cfg, int (*keep)(const char *key, void *ctx), void *ctx);

@@ -400,7 +400,7 @@ int h_machine_check_warnings(FILE *f, const char *dir)
 
 	if (!strncmp(val(dir, "irqbalance", v, sizeof(v)), "running", 7))
 		n += warn(f, "irqbalance is running", v, "it moves IRQs on its own schedule, so "
-			  "sqrtio's IRQ placement (and which CPU completes a read) may change mid-run.",
+			  "an IRQ's placement (and which CPU completes a read) may change mid-run.",
 			  "`systemctl stop irqbalance` for the run, `systemctl start irqbalance` after.");
 	if (!strncmp(val(dir, "cpu_boost", v, sizeof(v)), "on", 2))
 		n += warn(f, "turbo/boost is on", v, "a CPU's clock depends on how many others are "

@@ -147,16 +147,9 @@ const char *h_plural(char *buf, size_t len, int n, const char *noun)
 	return buf;
 }
 
-int h_cfg_is_cpu_numbers(const char *key, size_t kl)
+int h_cfg_is_cpu_numbers(const char *bench, const char *key, size_t kl)
 {
-	/* keys named *_cpu that choose a policy (queue, next, none), not CPUs */
-	static const char *const policy[] = { "uring_cpu" };
-
-	for (size_t i = 0; i < AB_ARRAY_SIZE(policy); i++)
-		if (kl == strlen(policy[i]) && !strncmp(key, policy[i], kl))
-			return 0;
-	return (kl > 4 && !strncmp(key + kl - 4, "_cpu", 4)) ||
-	       (kl > 5 && !strncmp(key + kl - 5, "_cpus", 5));
+	return ab_desc_is_cpu_key(h_desc(bench), key, kl);	/* its descriptor knows its policies */
 }
 
 void h_md_cfg_label(FILE *f, const char *cfg, int (*keep)(const char *key, void *ctx), void *ctx)

@@ -185,14 +185,34 @@ static void plots(struct ab_render *r)
 	ab_plot_end(r, b, "sqrtio", 1200, 450);
 }
 
+const struct ab_metric_desc sqrtio_metrics[SQ_NM + 1] = {
+	[SQ_SQRT] = { SQ_M_SQRT, "Msqrt/s", 0 },
+	[SQ_IOS] = { SQ_M_IOS, "Kio/s", 0 },
+	[SQ_P50] = { SQ_M_P50, "us", 1 },
+	[SQ_P99] = { SQ_M_P99, "us", 1 },
+	[SQ_IRQ] = { SQ_M_IRQ, "irq/io", 1 },
+	[SQ_CAL] = { SQ_M_CAL, "ipi/io", 1 },
+	[SQ_RES] = { SQ_M_RES, "ipi/io", 1 },
+	[SQ_DONE_LOCAL] = { SQ_M_DONE_LOCAL, "%", 0 },
+	[SQ_IRQ_LOCAL] = { SQ_M_IRQ_LOCAL, "%", 0 },
+	[SQ_NM] = { NULL, NULL, 0 },
+};
+
 static const char *const headline[] = { SQ_M_SQRT, SQ_M_IOS, NULL };
+/* The roles of its config keys (render.h): CDF lines compare rq_affinity and whether
+ * readers share the IRQ CPU; the CPU lists follow them. */
+static const char *const compared[] = { "rq", "local", NULL };
+static const char *const follow[] = { "io_cpus", "sqrt_cpus", "irq_cpus", NULL };
 
 const struct ab_bench_desc ab_desc_sqrtio = {
 	.name = "sqrtio",
-	.title = "sqrt throughput and 4 KiB O_DIRECT reads vs rq_affinity and the IRQ CPU",
 	.post = POST,
 	.headline = headline,
 	.discover = "--discover",
+	.metrics = sqrtio_metrics,
+	.op = "one 4 KiB read (the sqrt workers share the window)",
+	.compared = compared,
+	.follow = follow,
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,

@@ -76,19 +76,6 @@ static const struct ab_prog_info info = {
 	.default_repeat = 3,
 };
 
-static const struct {
-	const char *name, *unit;
-} metric[SQ_NM] = {
-	[SQ_SQRT] = { SQ_M_SQRT, "Msqrt/s" },
-	[SQ_IOS] = { SQ_M_IOS, "Kio/s" },
-	[SQ_P50] = { SQ_M_P50, "us" },
-	[SQ_P99] = { SQ_M_P99, "us" },
-	[SQ_IRQ] = { SQ_M_IRQ, "irq/io" },
-	[SQ_CAL] = { SQ_M_CAL, "ipi/io" },
-	[SQ_RES] = { SQ_M_RES, "ipi/io" },
-	[SQ_DONE_LOCAL] = { SQ_M_DONE_LOCAL, "%" },
-	[SQ_IRQ_LOCAL] = { SQ_M_IRQ_LOCAL, "%" },
-};
 
 /* ---- the sweep ---- */
 
@@ -208,7 +195,8 @@ static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 			}
 			for (int m = 0; m < SQ_NM; m++)
 				if (!isnan(v[m]))
-					ab_record(out, &pt->cfg, r + 1, metric[m].name, v[m], metric[m].unit);
+					ab_record(out, &pt->cfg, r + 1, sqrtio_metrics[m].name, v[m],
+						  sqrtio_metrics[m].unit);
 			io_latency(out, sh, pt, r + 1);
 			ab_cpumon_record(mon, out, &pt->cfg, r + 1, v[SQ_IOS] * 1e3);
 			ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once, --quiet or not */

@@ -30,6 +30,7 @@
 #include "sys/barrier.h"
 #include "sys/proc.h"
 #include "report/record.h"
+#include "report/render.h"
 #include "report/stats.h"
 
 #define SQ_BLK 4096			/* read size and alignment */
@@ -186,6 +187,8 @@ int sq_knobs_restore(const struct sq_target *t, int quiet);
 
 /* ---- place.c and measure.c: one point of the sweep ---- */
 enum { SQ_SQRT, SQ_IOS, SQ_P50, SQ_P99, SQ_IRQ, SQ_CAL, SQ_RES, SQ_DONE_LOCAL, SQ_IRQ_LOCAL, SQ_NM };
+/* Each metric's name, unit and direction, by the enum above (desc.c: the descriptor's). */
+extern const struct ab_metric_desc sqrtio_metrics[SQ_NM + 1];
 struct sq_point {
 	int rq, local;
 	int nio, nsqrt;

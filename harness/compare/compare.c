@@ -37,7 +37,7 @@
 #define MAXVALUES 32000000
 
 /* config without the CPU numbers (h_cfg_is_cpu_numbers) */
-static void norm_config(const char *in, char *out, size_t len)
+static void norm_config(const char *bench, const char *in, char *out, size_t len)
 {
 	char tmp[AB_CONFIG_LEN], *save = NULL;
 	size_t o = 0;
@@ -47,7 +47,7 @@ static void norm_config(const char *in, char *out, size_t len)
 	for (char *kv = strtok_r(tmp, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
 		char *eq = strchr(kv, '=');
 		size_t kl = eq ? (size_t)(eq - kv) : strlen(kv);
-		if (h_cfg_is_cpu_numbers(kv, kl))
+		if (h_cfg_is_cpu_numbers(bench, kv, kl))
 			continue;
 		o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s%s", o ? ";" : "", kv);
 	}
@@ -61,7 +61,7 @@ static int normalize(struct ab_results *in, struct ab_results *out)
 	size_t i = 0;
 
 	for (char cfg[AB_CONFIG_LEN]; i < in->n; i++) {
-		norm_config(in->g[i].config, cfg, sizeof(cfg));
+		norm_config(in->g[i].bench, in->g[i].config, cfg, sizeof(cfg));
 		if (strcmp(cfg, in->g[i].config))
 			break;
 	}
@@ -74,7 +74,7 @@ static int normalize(struct ab_results *in, struct ab_results *out)
 	for (size_t i = 0; i < in->n; i++) {
 		const struct ab_group *g = &in->g[i];
 		char cfg[AB_CONFIG_LEN];
-		norm_config(g->config, cfg, sizeof(cfg));
+		norm_config(g->bench, g->config, cfg, sizeof(cfg));
 		for (size_t k = 0; k < g->n; k++)
 			if (ab_results_add(out, g->bench, cfg, g->rep[k], g->metric, g->v[k], g->unit) < 0)
 				return -1;
@@ -281,12 +281,13 @@ static const char cmp_usage[] =
 	"results/compare-<date>).\n"
 	"Rows of a raw.csv that break the record grammar are reported with file:line and skipped;\n"
 	"a repetition written twice (bench, config, rep, metric) refuses that raw.csv: exit 2.\n"
-	"--gate FILE: rules, one a line: BENCH METRIC [KEY=VALUE ...] max-drop|max-rise N%\n"
-	"(e.g. 'cputestfs stat_per_s placement=same max-drop 5%'). Exit 3 when a config's ratio to A\n"
-	"is worse than N%, its bootstrap p-value of \"the ratio is N% off\" Holm-corrected over the\n"
-	"configs the rule matches within 0.05 (one config: its whole 95% CI beyond); a rule with\n"
-	"fewer than 6 repetitions a side cannot be judged, said, and fails the gate only with\n"
-	"--strict. A bad rule: FILE:LINE, exit 2.\n";
+	"--gate FILE: rules, one a line: BENCH METRIC [KEY=VALUE ...] max-regression|max-drop|max-rise\n"
+	"N%. max-regression is a drop of a metric where higher is better and a rise of one where lower\n"
+	"is better, as the benchmark's descriptor says; max-drop and max-rise name the direction.\n"
+	"Exit 3 when a config's ratio to A is worse than N%, its bootstrap p-value of \"the ratio is\n"
+	"N% off\" Holm-corrected over the configs the rule matches within 0.05 (one config: its\n"
+	"whole 95% CI beyond); a rule with fewer than 6 repetitions a side cannot be judged, said,\n"
+	"and fails the gate only with --strict. A bad rule: FILE:LINE, exit 2.\n";
 
 /*
  * A results.json names its run: the directory holding it. It carries only

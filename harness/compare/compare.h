@@ -72,10 +72,12 @@ int h_cmp_plots(struct cmp *c);
 /*
  * ---- gate.c ----
  * The regression gate of harness compare --gate FILE: rules, one a line,
- *   BENCH METRIC [KEY=VALUE ...] max-drop|max-rise N%
+ *   BENCH METRIC [KEY=VALUE ...] max-regression|max-drop|max-rise N%
  * each judged over every config of BENCH's METRIC that holds all KEY=VALUE,
  * new run against the base: a rule is violated when a config's ratio new/base
- * is worse than N% (a drop for max-drop, a rise for max-rise) and the two-sided
+ * is worse than N% (max-regression: a drop for a metric where higher is
+ * better, a rise for one its descriptor marks lower_better; max-drop and
+ * max-rise say the direction themselves) and the two-sided
  * bootstrap p-value of "the ratio is the threshold", Holm-corrected over the k
  * configs the rule judged in that run, is at most 0.05 (with one config: the
  * whole 95% CI beyond the threshold). It cannot be judged when a pair has fewer
@@ -90,7 +92,8 @@ struct h_gate_rule {
 	char bench[AB_BENCH_LEN], metric[AB_METRIC_LEN];
 	char filter[H_GATE_FILTERS][AB_KEY_LEN + AB_VALUE_LEN + 1];
 	int nfilter;
-	int rise;		/* 1: max-rise (lower is better), 0: max-drop */
+	int rise;		/* 1: a rise is worse (max-rise, or max-regression of a
+				 * lower-is-better metric), 0: a drop is */
 	double pct;		/* the threshold in percent */
 	char text[256];		/* the rule as written, whitespace squeezed, for messages */
 };

@@ -47,7 +47,8 @@ static int parse_pct(const char *s, int rise, double *pct)
 static void parse_rule(struct h_gate *g, int ln, char **w, int nw)
 {
 	struct h_gate_rule *r = &g->r[g->n];
-	static const char usage[] = "want BENCH METRIC [KEY=VALUE ...] max-drop|max-rise N%";
+	static const char usage[] =
+		"want BENCH METRIC [KEY=VALUE ...] max-regression|max-drop|max-rise N%";
 
 	if (nw < 4)
 		BAD(g, ln, "%s", usage);
@@ -67,10 +68,12 @@ static void parse_rule(struct h_gate *g, int ln, char **w, int nw)
 			BAD(g, ln, "filter '%.64s': %s", w[i], why ? why : "want KEY=VALUE");
 		snprintf(r->filter[r->nfilter++], sizeof(r->filter[0]), "%s", w[i]);
 	}
-	if (!strcmp(w[nw - 2], "max-rise"))
+	if (!strcmp(w[nw - 2], "max-regression"))	/* the metric's descriptor says which way */
+		r->rise = ab_desc_lower_better(h_desc(r->bench), r->metric);
+	else if (!strcmp(w[nw - 2], "max-rise"))
 		r->rise = 1;
 	else if (strcmp(w[nw - 2], "max-drop"))
-		BAD(g, ln, "'%.40s': want max-drop or max-rise", w[nw - 2]);
+		BAD(g, ln, "'%.40s': want max-regression, max-drop or max-rise", w[nw - 2]);
 	if (parse_pct(w[nw - 1], r->rise, &r->pct))
 		BAD(g, ln, "threshold '%.40s': want a percentage such as 5%% (below 100%% for a drop)",
 		    w[nw - 1]);

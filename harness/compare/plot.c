@@ -15,14 +15,12 @@
 #include "report/stats.h"
 #include "compare.h"
 
-/* A baseline (cputestfs's kernel file or pipe): orders of magnitude above FUSE, its bar
- * would squash every other one, so the overlays leave it out and say so. */
-static int baseline(const char *cfg)
+/* A baseline (its descriptor's baselines: cputestfs's kernel file or pipe): orders of
+ * magnitude above FUSE, its bar would squash every other one, so the overlays leave it
+ * out and say so. */
+static int baseline(const char *bench, const char *cfg)
 {
-	char v[32];
-
-	ab_cfg_get(cfg, "baseline", v, sizeof(v));
-	return v[0] && strcmp(v, "fuse");
+	return ab_desc_is_baseline(h_desc(bench), cfg);
 }
 
 /* NAME.dat and NAME.gp for one headline metric, bars labelled by the config keys that
@@ -44,7 +42,7 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 			all = h_cmp_match(&c->d[k], a) != NULL;	/* only what every run holds */
 		if (!all)
 			continue;
-		if (baseline(a->config)) {
+		if (baseline(bench, a->config)) {
 			left_out++;
 			continue;
 		}

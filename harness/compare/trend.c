@@ -25,11 +25,10 @@ struct trend {
 	int n, more;
 };
 
-static int is_baseline(const char *cfg)
+/* One test of a baseline for the overlays and the trends: its descriptor's. */
+static int is_baseline(const char *bench, const char *cfg)
 {
-	char v[32];
-	ab_cfg_get(cfg, "baseline", v, sizeof(v));
-	return !strcmp(v, "kernel") || !strcmp(v, "pipe");
+	return ab_desc_is_baseline(h_desc(bench), cfg);
 }
 
 /* Does key take more than one value among t's configs? */
@@ -151,7 +150,7 @@ static int plot(const char *dir, const struct ab_results *d, int nr, const char 
 	int col[MAXCFG], nc = 0;
 
 	for (int i = 0; i < t->n; i++)
-		if (!is_baseline(t->g[i]->config))
+		if (!is_baseline(bench, t->g[i]->config))
 			col[nc++] = i;
 	if (!nc)
 		return 0;

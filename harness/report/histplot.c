@@ -4,7 +4,8 @@
  * pooled. A figure has a panel per setting that is not compared (cputestfs's
  * daemon or transport, ddpar's mode and procs) and, in each, a line per setting
  * that is (cputestfs's placement, ddpar's transport), so the lines of a panel
- * differ in one thing. Drawn through the harness's gnuplot path: .dat and .gp
+ * differ in one thing. Which keys are compared, and which follow them, each
+ * benchmark's descriptor says (compared, follow: lib/report/render.h). Drawn through the harness's gnuplot path: .dat and .gp
  * files in the private plot directory, every outside text through
  * lib/report/gpscript, file names from checked names only.
  */
@@ -51,33 +52,17 @@ struct cdf_set {
 	struct ab_hindex metrics;	/* the first group of each (bench, metric) */
 };
 
-/* What a benchmark's lines compare; "follow" keys change with them (a placement's CPUs)
- * and are neither a panel nor a label. Other benchmarks: a line per config. */
-static const struct {
-	const char *bench;
-	const char *lines[4];
-	const char *follow[4];
-} rules[] = {
-	{ "cputestfs", { "placement" }, { "client_cpu", "daemon_cpu" } },
-	{ "ddpar", { "transport", "clone_fd", "uring_cpu" }, { NULL } },
-	{ "sqrtio", { "rq", "local" }, { "io_cpus", "sqrt_cpus", "irq_cpus" } },
-};
-
-static int in_list(const char *const *l, const char *key)
-{
-	for (int i = 0; i < 4 && l[i]; i++)
-		if (!strcmp(l[i], key))
-			return 1;
-	return 0;
-}
-
-/* 1: key is a line key of bench (every key is, for a bench without a rule); 2: a follow key. */
+/* 1: key is a line key of bench, one its descriptor's compared (every key is, for a bench
+ * that names none: a line per config); 2: a follow key, which changes with them (a
+ * placement's CPUs) and is neither a panel nor a label; 0: a panel key. */
 static int key_role(const char *bench, const char *key)
 {
-	for (size_t i = 0; i < AB_ARRAY_SIZE(rules); i++)
-		if (!strcmp(rules[i].bench, bench))
-			return in_list(rules[i].lines, key) ? 1 : in_list(rules[i].follow, key) ? 2 : 0;
-	return 1;
+	const struct ab_bench_desc *d = h_desc(bench);
+	size_t kl = strlen(key);
+
+	if (!d || !d->compared)
+		return 1;
+	return ab_desc_in(d->compared, key, kl) ? 1 : ab_desc_in(d->follow, key, kl) ? 2 : 0;
 }
 
 /* Does key have another value (or none) in any of the n groups' configs than in the first? */
@@ -434,8 +419,8 @@ void h_hist_section(FILE *f, char names[][64], const int *ok, int n)
 	fprintf(f, "## Distributions\n\n"
 		   "Each latency metric's distribution, from `hist.csv` (every repetition of a "
 		   "config pooled): the share of samples under x, x on a log scale. A panel holds "
-		   "the other settings fixed; its lines differ in the one compared (cputestfs's "
-		   "placement, ddpar's transport), n says how many samples each line has. A "
+		   "the other settings fixed; its lines differ in the ones its benchmark compares "
+		   "(such as a placement or a transport), n says how many samples each line has. A "
 		   "histogram bucket is at most 1/32 of its values wide, so a percentile read off a "
 		   "line is within 1.6%%; where lines part near the top is the tail the medians "
 		   "hide.\n\n");

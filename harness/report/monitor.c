@@ -44,24 +44,12 @@ static const struct {
 	{ "mon_io_complete_local_pct", "IO completed on a reader's CPU %" },
 };
 
-/* What one operation is, per benchmark. */
+/* What one operation is: its descriptor says. */
 static const char *op_of(const char *bench)
 {
-	static const char *const ops[][2] = {
-		{ "cputestfs", "one stat()" },
-		{ "ddpar", "one read() or write() of bs bytes (requests_per_s's unit)" },
-		{ "sqrtio", "one 4 KiB read (the sqrt workers share the window)" },
-		{ "fdget", "one syscall, every worker's" },
-	};
-
 	const struct ab_bench_desc *d = h_desc(bench);
 
-	if (d && d->mon_op)
-		return d->mon_op;
-	for (size_t i = 0; i < AB_ARRAY_SIZE(ops); i++)
-		if (!strcmp(bench, ops[i][0]))
-			return ops[i][1];
-	return "one operation";
+	return d && d->op ? d->op : "one operation";
 }
 
 struct reasons {
@@ -152,15 +140,16 @@ static int varies(char cfg[][AB_CONFIG_LEN], int n, const char *key)
 struct rows {
 	char (*cfg)[AB_CONFIG_LEN];
 	int n;
+	const char *bench;
 };
 
-/* A row label keeps the keys that vary, CPU numbers left out (ddpar's uring_cpu=queue,
- * a policy, stays). */
+/* A row label keeps the keys that vary, CPU numbers left out (a policy such as
+ * uring_cpu=queue, named in the descriptor's not_cpus, stays). */
 static int label_key(const char *key, void *ctx)
 {
 	const struct rows *r = ctx;
 
-	return !h_cfg_is_cpu_numbers(key, strlen(key)) && varies(r->cfg, r->n, key);
+	return !h_cfg_is_cpu_numbers(r->bench, key, strlen(key)) && varies(r->cfg, r->n, key);
 }
 
 /* Families of records with a name in the middle, one cell each: the idle share of every
@@ -272,7 +261,7 @@ void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct a
 	fputc('\n', f);
 	for (int r = 0; r < n; r++) {
 		fputs("| ", f);
-		h_md_cfg_label(f, cfg[r], label_key, &(struct rows){ cfg, n });
+		h_md_cfg_label(f, cfg[r], label_key, &(struct rows){ cfg, n, bench });
 		fputs(" |", f);
 		for (size_t c = 0; c < AB_ARRAY_SIZE(cols); c++) {
 			if (!have[c])

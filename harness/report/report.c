@@ -21,7 +21,7 @@
 #include "sys/common.h"
 #include "report.h"
 #include "report/record.h"
-#include "report/render_brk.h"
+#include "report/render_breakdown.h"
 #include "report/stats.h"
 
 /* Every result as a table: in tables.md only (a terminal gets the posts' layouts). */
@@ -62,7 +62,7 @@ static int write_tables(const char *dir, const struct ab_results *d)
 	for (int i = 0; h_registry[i]; i++) {
 		struct ab_render r = { .desc = h_registry[i], .res = d, .out = f, .markdown = 1 };
 		ab_render_tables(h_registry[i], d, f, 1);
-		ab_brk_tables(&r);	/* the request breakdown, under the post's layouts */
+		ab_breakdown_tables(&r);	/* the request breakdown, under the post's layouts */
 	}
 	all_results(f, d);
 	return ab_outfile_close(&o);
@@ -90,7 +90,7 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 		/* the request breakdown's stacked bars, for any benchmark that has brk_* records */
 		struct ab_render rb = r;
 		rb.nfig = 0;
-		ab_brk_plots(&rb);
+		ab_breakdown_plots(&rb);
 		for (int k = 0; k < rb.nfig && r.nfig < (int)AB_ARRAY_SIZE(r.figures); k++)
 			snprintf(r.figures[r.nfig++], sizeof(r.figures[0]), "%s", rb.figures[k]);
 		r.failed |= rb.failed;
@@ -116,7 +116,7 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 			continue;
 		if (r.desc->reading)
 			r.desc->reading(&r);
-		ab_brk_reading(&r);
+		ab_breakdown_reading(&r);
 		h_monitor_table(body, dir, r.desc->name, d);
 		for (int k = first[i]; k < first[i] + count[i]; k++)
 			if (ok[k])

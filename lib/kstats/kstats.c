@@ -52,7 +52,7 @@ int ab_kstats_clear_pids(struct ab_kstats *ks) { (void)ks; return -1; }
 int ab_kstats_reset(struct ab_kstats *ks) { (void)ks; return -1; }
 int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r) { (void)ks; (void)r; return -1; }
 int ab_kstats_add_caller(struct ab_kstats *ks, pid_t tgid) { (void)ks; (void)tgid; return -1; }
-int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_brk_result *r) { (void)ks; (void)r; return -1; }
+int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_breakdown_result *r) { (void)ks; (void)r; return -1; }
 int ab_kstats_brk_window(struct ab_kstats *ks, int on) { (void)ks; (void)on; return -1; }
 int ab_kstats_brk_pipe(struct ab_kstats *ks, int on) { (void)ks; (void)on; return -1; }
 const char *ab_kstats_brk_why(const struct ab_kstats *ks) { (void)ks; return ab_kstats_built(); }
@@ -64,7 +64,7 @@ void ab_kstats_close(struct ab_kstats *ks) { (void)ks; }
 #include <bpf/libbpf.h>
 #include <linux/types.h>
 
-#include "kstats/brk_i.h"
+#include "kstats/breakdown_i.h"
 #include "kstats/kstats_bpf_i.h"
 #include "kstats.skel.h"
 
@@ -76,7 +76,7 @@ static const char *forced(void)
 struct ab_kstats {
 	struct kstats_bpf *skel;
 	int ncpus;
-	struct ab_brk *brk;	/* the request breakdown; NULL: brk_why says why not */
+	struct ab_breakdown *brk;	/* the request breakdown; NULL: brk_why says why not */
 	char brk_why[256];
 	int brk_lost;		/* a server pid it could not take since the last clear */
 };
@@ -167,7 +167,7 @@ static void open_brk(struct ab_kstats *ks, const char *f)
 	if (f && !strcmp(f, "nobrk"))
 		snprintf(ks->brk_why, sizeof(ks->brk_why), "the request breakdown is unavailable "
 			 "(forced by AFFBENCH_KSTATS_FORCE)");
-	else if (ab_brk_open(&ks->brk, why, sizeof(why)) < 0)
+	else if (ab_breakdown_open(&ks->brk, why, sizeof(why)) < 0)
 		snprintf(ks->brk_why, sizeof(ks->brk_why), "the request breakdown is unavailable: %s", why);
 }
 
@@ -180,7 +180,7 @@ int ab_kstats_attach(struct ab_kstats *ks)
 {
 	if (kstats_bpf__attach(ks->skel))
 		return -1;
-	if (ks->brk && ab_brk_attach(ks->brk) < 0) {
+	if (ks->brk && ab_breakdown_attach(ks->brk) < 0) {
 		kstats_bpf__detach(ks->skel);
 		return -1;
 	}
@@ -191,38 +191,38 @@ void ab_kstats_detach(struct ab_kstats *ks)
 {
 	kstats_bpf__detach(ks->skel);
 	if (ks->brk)
-		ab_brk_detach(ks->brk);
+		ab_breakdown_detach(ks->brk);
 }
 
 int ab_kstats_set_conn(struct ab_kstats *ks, int conn)
 {
 	ks->skel->bss->target_conn = conn > 0 ? (__u32)conn : 0;
 	if (ks->brk)
-		ab_brk_set_conn(ks->brk, conn);
+		ab_breakdown_set_conn(ks->brk, conn);
 	return 0;
 }
 
 int ab_kstats_add_caller(struct ab_kstats *ks, pid_t tgid)
 {
-	return ks->brk ? ab_brk_add(ks->brk, tgid, 2) : -1;
+	return ks->brk ? ab_breakdown_add(ks->brk, tgid, 2) : -1;
 }
 
 int ab_kstats_brk_pipe(struct ab_kstats *ks, int on)
 {
 	if (!ks->brk || ks->brk_lost)
 		return -1;
-	ab_brk_set_pipe(ks->brk, on);
+	ab_breakdown_set_pipe(ks->brk, on);
 	return 0;
 }
 
 int ab_kstats_brk_window(struct ab_kstats *ks, int on)
 {
-	return ks->brk && !ks->brk_lost ? ab_brk_window(ks->brk, on) : -1;
+	return ks->brk && !ks->brk_lost ? ab_breakdown_window(ks->brk, on) : -1;
 }
 
-int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_brk_result *r)
+int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_breakdown_result *r)
 {
-	return ks->brk && !ks->brk_lost ? ab_brk_read(ks->brk, r) : -1;
+	return ks->brk && !ks->brk_lost ? ab_breakdown_read(ks->brk, r) : -1;
 }
 
 int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid)
@@ -236,7 +236,7 @@ int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid)
 	}
 	/* A server to the breakdown, unless a caller; a process it could not take makes its
 	 * figures unknown, not the spinlock figures. */
-	if (ks->brk && ab_brk_add(ks->brk, tgid, 1) < 0)
+	if (ks->brk && ab_breakdown_add(ks->brk, tgid, 1) < 0)
 		ks->brk_lost = 1;
 	return 0;
 }
@@ -254,7 +254,7 @@ int ab_kstats_clear_pids(struct ab_kstats *ks)
 			break;
 		}
 	}
-	if (ks->brk && ab_brk_clear(ks->brk) < 0)
+	if (ks->brk && ab_breakdown_clear(ks->brk) < 0)
 		rc = -1;
 	ks->brk_lost = 0;
 	return rc;
@@ -278,7 +278,7 @@ int ab_kstats_reset(struct ab_kstats *ks)
 {
 	return zero_percpu(ks->skel->maps.ops, KS_MAX_OP, sizeof(struct ks_op_stat), ks->ncpus) |
 	       zero_percpu(ks->skel->maps.locks, 1, sizeof(struct ks_lock_stat), ks->ncpus) |
-	       (ks->brk ? ab_brk_reset(ks->brk) : 0);
+	       (ks->brk ? ab_breakdown_reset(ks->brk) : 0);
 }
 
 int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r)
@@ -326,7 +326,7 @@ void ab_kstats_close(struct ab_kstats *ks)
 {
 	if (!ks)
 		return;
-	ab_brk_close(ks->brk);
+	ab_breakdown_close(ks->brk);
 	kstats_bpf__destroy(ks->skel);
 	free(ks);
 }

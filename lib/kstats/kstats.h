@@ -8,7 +8,7 @@
  * missing or BPF refused -> ab_kstats_open fails with the reason, and callers
  * skip these metrics (never write zeros). AFFBENCH_KSTATS_FORCE=nobpf|
  * notracepoint|eperm pretends one of those, so tests can take each path;
- * =nobrk leaves kstats up but the request breakdown (brk.h) unavailable.
+ * =nobrk leaves kstats up but the request breakdown (breakdown.h) unavailable.
  */
 #ifndef AB_KSTATS_H
 #define AB_KSTATS_H
@@ -18,7 +18,7 @@
 #include <sys/types.h>
 
 struct ab_kstats;
-struct ab_brk_result;
+struct ab_breakdown_result;
 
 struct ab_kstats_op {
 	uint64_t count;
@@ -61,7 +61,7 @@ int ab_kstats_set_conn(struct ab_kstats *ks, int conn);
  * map (AB_KSTATS_MAX_PIDS) is full: the caller must then skip the spinlock metrics. */
 #define AB_KSTATS_MAX_PIDS 4096
 int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid);
-/* The processes whose FUSE calls the request breakdown follows (kstats/brk.h); the
+/* The processes whose FUSE calls the request breakdown follows (kstats/breakdown.h); the
  * processes add_pid names are the servers. 0, or -1 (also when the breakdown is unavailable). */
 int ab_kstats_add_caller(struct ab_kstats *ks, pid_t tgid);
 /* on: the breakdown follows pipe round trips (a caller's write, then its read of the
@@ -72,7 +72,7 @@ int ab_kstats_brk_pipe(struct ab_kstats *ks, int on);
  * when it exits; none before the first on. 0, or -1. */
 int ab_kstats_brk_window(struct ab_kstats *ks, int on);
 /* The breakdown's counts: 0, or -1 (ab_kstats_brk_why says why). */
-int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_brk_result *r);
+int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_breakdown_result *r);
 /* NULL when the breakdown is loaded, else why not (one line, for a message). */
 const char *ab_kstats_brk_why(const struct ab_kstats *ks);
 /* Forget every pid (start of a point). 0 or -1. */

@@ -23,10 +23,18 @@
 #define AB_MIN_REPS_CI 6
 
 struct ab_render;
+struct ab_breakdown_bar;
+
+/* One metric a benchmark records, as the harness judges it. */
+struct ab_metric_desc {
+	const char *name;	/* as in raw.csv ("stat_per_s") */
+	const char *unit;	/* as in raw.csv ("1/s") */
+	int lower_better;	/* 1: a rise is a regression (ns_per_op); 0: a drop is */
+};
 
 struct ab_bench_desc {
-	const char *name;		/* folder, program and record bench name */
-	const char *title;		/* one line: what it measures */
+	const char *name;		/* folder, program and record bench name; what it
+					 * measures is said once, in its ab_prog_info.summary */
 	const char *post;		/* id of the post it reproduces in lib/report/published.tsv */
 	const char *const *headline;	/* metrics users compare (noise warnings, compare plots) */
 	const char *discover;		/* argument the harness runs once for machine.txt, or NULL */
@@ -34,8 +42,25 @@ struct ab_bench_desc {
 					 * (the harness's 'instrumented' plan key), or NULL */
 	int duration_each;		/* 1: --duration times each of many items (e.g. each CPU
 					 * pair), so a short one is no warning; 0: the whole run */
-	const char *mon_op;		/* what its mon_* records count per ("one round trip"),
-					 * or NULL */
+	const char *op;			/* what a per-op figure (mon_*_per_op) is per
+					 * ("one stat()"), or NULL: "one operation" */
+	const struct ab_metric_desc *metrics;	/* units and directions, ended by a NULL
+						 * name; a metric not listed: higher is better */
+	/* The roles of its config keys (each NULL-terminated, or NULL for none): */
+	const char *const *compared;	/* what a CDF's lines and the breakdown's sentences
+					 * compare, in order; every other key but follow is a
+					 * panel (NULL: a line per config) */
+	const char *const *follow;	/* keys that change with the compared ones (a
+					 * placement's CPUs): neither a panel nor a label */
+	const char *const *not_cpus;	/* keys named *_cpu or *_cpus that choose a policy
+					 * (uring_cpu=queue), not CPU numbers */
+	const char *baseline_key;	/* the key whose values in baselines name one, or NULL */
+	const char *const *baselines;	/* those values: a baseline is a reference measured
+					 * beside the subject (a kernel file), not compared */
+	const char *const *breakdown_keys;	/* what the request breakdown's sentences
+						 * compare, in order; a bar's label keeps them */
+	/* Its own reading of the request breakdown, after the generic one (NULL: none). */
+	void (*breakdown_reading)(struct ab_render *r, const struct ab_breakdown_bar *bars, int n);
 	void (*tables)(struct ab_render *r);	/* the post's layout and grids */
 	void (*reading)(struct ab_render *r);	/* what the data say, for report.md */
 	void (*plots)(struct ab_render *r);	/* .dat and .gp files (harness only) */
@@ -53,6 +78,17 @@ struct ab_render {
 	int nfig;
 	int ntables;		/* numbered tables so far (ab_r_table_no) */
 };
+
+/* ---- what a descriptor says ---- */
+/* Is key one of list (NULL-terminated, may be NULL)? keylen: key's length. */
+int ab_desc_in(const char *const *list, const char *key, size_t keylen);
+/* Is a lower value of metric better (d may be NULL: higher is better)? */
+int ab_desc_lower_better(const struct ab_bench_desc *d, const char *metric);
+/* Is cfg (a record's config) one of d's baselines? */
+int ab_desc_is_baseline(const struct ab_bench_desc *d, const char *cfg);
+/* Does key (keylen bytes) of d's configs hold CPU numbers: named *_cpu or *_cpus and
+ * not one of d->not_cpus (d may be NULL)? */
+int ab_desc_is_cpu_key(const struct ab_bench_desc *d, const char *key, size_t keylen);
 
 /* ---- rendering ---- */
 /* The tables of one benchmark to f, as its own stdout (markdown 0) or tables.md shows them. */

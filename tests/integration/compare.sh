@@ -67,6 +67,16 @@ check "... violating the rule over that config alone" \
 check "... not the rule over all 21: one p-value among 21 is not enough evidence" \
 	grep -q "^gate: ok .*wide:1 .*: 21 configs, Holm-corrected: none surely beyond 5%" "$D/one.out"
 
+# max-regression: the direction from the descriptor (ns_per_op lower is better)
+printf 'fdget ns_per_op max-regression 5%%\ncputestfs stat_per_s daemon=single placement=none transport=libfuse max-regression 5%%\n' > "$D/reg"
+gate reg "$D/reg" "$REF" "$D/drop"; rc=$?
+check "max-regression: fdget's lseek 10% slower fails as a rise of ns_per_op (exit $rc, want 3)" \
+	eval '[ "$rc" = 3 ] && grep -q "^gate: VIOLATED .*reg:1 .*: 20 configs, Holm-corrected: 1 rose .* at $LSEEK\$" "$D/reg.out"'
+check "... and cputestfs's stat_per_s 10% down as a drop" \
+	grep -q "^gate: VIOLATED .*reg:2 .*: 1 config, Holm-corrected: 1 dropped by more than 5%" "$D/reg.out"
+gate reg2 "$D/reg" "$D/drop" "$REF"; rc=$?
+check "max-regression: the same changes the other way round pass (exit $rc, want 0)" [ "$rc" = 0 ]
+
 gate rise "$D/rise" "$D/one" "$D/same"; rc=$?
 check "max-rise: an 11% rise fails the gate (exit $rc, want 3)" [ "$rc" = 3 ]
 
@@ -217,7 +227,7 @@ bad "a threshold without %" 2 "cputestfs stat_per_s max-drop 5"
 bad "a drop of 100% or more" 2 "cputestfs stat_per_s max-drop 100%"
 bad "a filter that is not KEY=VALUE" 2 "cputestfs stat_per_s placement max-drop 5%"
 bad "a filter with a quote" 2 "cputestfs stat_per_s placement='x' max-drop 5%"
-bad "neither max-drop nor max-rise" 2 "cputestfs stat_per_s placement=same min-drop 5%"
+bad "neither max-regression, max-drop nor max-rise" 2 "cputestfs stat_per_s placement=same min-drop 5%"
 bad "too few words" 2 "cputestfs max-drop 5%"
 expect_rc "a rule file that is a FIFO" 2 timeout 20 bash -c \
 	'mkfifo "$1/fifo" && "$2" compare --out "$1/o-fifo" --gate "$1/fifo" "$3" "$1/same"' _ "$D" "$H" "$REF"

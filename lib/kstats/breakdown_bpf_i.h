@@ -1,6 +1,6 @@
-/* Layouts shared by brk.bpf.c and brk.c (the request breakdown). */
-#ifndef AB_BRK_SHARED_H
-#define AB_BRK_SHARED_H
+/* Layouts shared by breakdown.bpf.c and breakdown.c (the request breakdown). */
+#ifndef AB_BREAKDOWN_SHARED_H
+#define AB_BREAKDOWN_SHARED_H
 
 /* The steps of a call, in order; BRK_CALL is the whole call (its histogram only). */
 enum brk_step { BRK_SUBMIT, BRK_DWAKE, BRK_SERVICE, BRK_RWAKE, BRK_RETURN, BRK_NSTEPS };
@@ -10,7 +10,7 @@ enum brk_step { BRK_SUBMIT, BRK_DWAKE, BRK_SERVICE, BRK_RWAKE, BRK_RETURN, BRK_N
 /* The wake-ups we follow. */
 enum brk_wake { BRK_W_DAEMON, BRK_W_REPLY, BRK_NWAKES };
 
-/* Same bucket layout as struct ab_hist (lib/report/stats.h); brk.c asserts it. */
+/* Same bucket layout as struct ab_hist (lib/report/stats.h); breakdown.c asserts it. */
 #define BRK_HIST_SUB_BITS 5
 #define BRK_HIST_SUB (1u << BRK_HIST_SUB_BITS)
 #define BRK_HIST_BUCKETS ((64 - BRK_HIST_SUB_BITS + 1) * BRK_HIST_SUB)

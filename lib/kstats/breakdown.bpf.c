@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Where a FUSE call's time goes (lib/kstats/brk.h): each syscall of a caller
+ * Where a FUSE call's time goes (lib/kstats/breakdown.h): each syscall of a caller
  * process is followed from raw_syscalls:sys_enter to sys_exit, through the
  * events that split it into steps:
  *
@@ -37,13 +37,13 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "kstats/brk_bpf_i.h"
+#include "kstats/breakdown_bpf_i.h"
 
 __u32 target_conn = 0;	/* only this FUSE connection (0: all) */
 /* Calls that enter while this is set are counted when they exit, even after it is
  * cleared: a window of calls by their start, as the benchmark's own clients time them. */
 __u32 counting = 0;
-/* The pipe baseline (see above), and the syscall numbers it needs (set by brk.c). */
+/* The pipe baseline (see above), and the syscall numbers it needs (set by breakdown.c). */
 __u32 pipe_mode = 0;
 __s64 nr_read = -1, nr_write = -1;
 

@@ -1,10 +1,10 @@
 /*
- * The request breakdown's user-space half: load brk.bpf.c, name its
+ * The request breakdown's user-space half: load breakdown.bpf.c, name its
  * processes, read and zero its per-CPU sums and histograms; and, with or
  * without BPF, turn two reads into the brk_* records.
  */
-#include "kstats/brk.h"
-#include "kstats/brk_i.h"
+#include "kstats/breakdown.h"
+#include "kstats/breakdown_i.h"
 
 #include <errno.h>
 #include <math.h>
@@ -15,14 +15,14 @@
 #include "report/histio.h"
 #include "sys/common.h"
 
-static const char *const step_names[AB_BRK_STEPS] = {
+const char *const ab_breakdown_step_names[AB_BREAKDOWN_STEPS] = {
 	"submit", "daemon_wake", "service", "reply_wake", "return",
 };
-static const char *const wake_names[AB_BRK_WAKES] = { "daemon", "reply" };
+const char *const ab_breakdown_wake_names[AB_BREAKDOWN_WAKES] = { "daemon", "reply" };
 
-const char *ab_brk_step_name(int step)
+const char *ab_breakdown_step_name(int step)
 {
-	return step >= 0 && step < AB_BRK_STEPS ? step_names[step] : "?";
+	return step >= 0 && step < AB_BREAKDOWN_STEPS ? ab_breakdown_step_names[step] : "?";
 }
 
 static double pct(uint64_t part, uint64_t whole)
@@ -30,7 +30,7 @@ static double pct(uint64_t part, uint64_t whole)
 	return whole ? 100.0 * (double)part / (double)whole : NAN;
 }
 
-double ab_brk_hist_mean(const struct ab_hist *h)
+double ab_breakdown_hist_mean(const struct ab_hist *h)
 {
 	double sum = 0, n = 0;
 
@@ -41,23 +41,23 @@ double ab_brk_hist_mean(const struct ab_hist *h)
 	return n > 0 ? sum / n : NAN;
 }
 
-int ab_brk_metrics(const struct ab_brk_result *r, struct ab_brk_metrics *m)
+int ab_breakdown_metrics(const struct ab_breakdown_result *r, struct ab_breakdown_metrics *m)
 {
 	double total = 0;
 
 	if (!r->calls)
 		return -1;
-	for (int i = 0; i < AB_BRK_STEPS; i++)
+	for (int i = 0; i < AB_BREAKDOWN_STEPS; i++)
 		total += r->step_ns[i];
 	m->calls = (double)r->calls;
 	m->call_ns = total / (double)r->calls;
-	m->call_p50 = ab_hist_percentile(&r->hist[AB_BRK_STEPS], 50);
-	m->call_p99 = ab_hist_percentile(&r->hist[AB_BRK_STEPS], 99);
-	m->call_p90 = ab_hist_percentile(&r->hist[AB_BRK_STEPS], 90);
-	m->call_p999 = ab_hist_percentile(&r->hist[AB_BRK_STEPS], 99.9);
-	m->call_max = ab_hist_max(&r->hist[AB_BRK_STEPS]);
+	m->call_p50 = ab_hist_percentile(&r->hist[AB_BREAKDOWN_STEPS], 50);
+	m->call_p99 = ab_hist_percentile(&r->hist[AB_BREAKDOWN_STEPS], 99);
+	m->call_p90 = ab_hist_percentile(&r->hist[AB_BREAKDOWN_STEPS], 90);
+	m->call_p999 = ab_hist_percentile(&r->hist[AB_BREAKDOWN_STEPS], 99.9);
+	m->call_max = ab_hist_max(&r->hist[AB_BREAKDOWN_STEPS]);
 	memcpy(m->hist, r->hist, sizeof(m->hist));
-	for (int i = 0; i < AB_BRK_STEPS; i++) {
+	for (int i = 0; i < AB_BREAKDOWN_STEPS; i++) {
 		m->p50[i] = ab_hist_percentile(&r->hist[i], 50);
 		m->p99[i] = ab_hist_percentile(&r->hist[i], 99);
 		m->p90[i] = ab_hist_percentile(&r->hist[i], 90);
@@ -65,7 +65,7 @@ int ab_brk_metrics(const struct ab_brk_result *r, struct ab_brk_metrics *m)
 		m->max[i] = ab_hist_max(&r->hist[i]);
 		m->share[i] = total > 0 ? 100.0 * r->step_ns[i] / total : NAN;
 	}
-	for (int w = 0; w < AB_BRK_WAKES; w++) {
+	for (int w = 0; w < AB_BREAKDOWN_WAKES; w++) {
 		m->per_call[w] = (double)r->wakes[w] / (double)r->calls;
 		m->cross_pct[w] = pct(r->cross[w], r->wakes[w]);
 		m->idle_pct[w] = pct(r->idle[w], r->wakes[w]);
@@ -74,14 +74,14 @@ int ab_brk_metrics(const struct ab_brk_result *r, struct ab_brk_metrics *m)
 	return 0;
 }
 
-static void put(ab_brk_emit_fn *emit, void *ctx, const char *name, double v, const char *unit)
+static void put(ab_breakdown_emit_fn *emit, void *ctx, const char *name, double v, const char *unit)
 {
 	if (!isnan(v))
 		emit(ctx, name, v, unit);
 }
 
 /* The record named fmt with part (a step or a wake-up) in place of its %s. */
-static void put_of(ab_brk_emit_fn *emit, void *ctx, const char *fmt, const char *part, double v,
+static void put_of(ab_breakdown_emit_fn *emit, void *ctx, const char *fmt, const char *part, double v,
 		   const char *unit)
 {
 	char name[64];
@@ -90,7 +90,7 @@ static void put_of(ab_brk_emit_fn *emit, void *ctx, const char *fmt, const char 
 	put(emit, ctx, name, v, unit);
 }
 
-void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx)
+void ab_breakdown_emit(const struct ab_breakdown_metrics *m, ab_breakdown_emit_fn *emit, void *ctx)
 {
 	put(emit, ctx, "brk_calls", m->calls, "count");
 	put(emit, ctx, "brk_call_ns", m->call_ns, "ns");
@@ -102,8 +102,8 @@ void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx
 	put(emit, ctx, "brk_loop_ns", m->loop_ns, "ns");
 	put(emit, ctx, "brk_client_ns", m->client_ns, "ns");
 	put(emit, ctx, "brk_calls_per_s", m->calls_per_s, "1/s");
-	for (int i = 0; i < AB_BRK_STEPS; i++) {
-		const char *st = step_names[i];
+	for (int i = 0; i < AB_BREAKDOWN_STEPS; i++) {
+		const char *st = ab_breakdown_step_names[i];
 		put_of(emit, ctx, "brk_%s_p50_ns", st, m->p50[i], "ns");
 		put_of(emit, ctx, "brk_%s_p99_ns", st, m->p99[i], "ns");
 		put_of(emit, ctx, "brk_%s_p90_ns", st, m->p90[i], "ns");
@@ -111,35 +111,36 @@ void ab_brk_emit(const struct ab_brk_metrics *m, ab_brk_emit_fn *emit, void *ctx
 		put_of(emit, ctx, "brk_%s_max_ns", st, m->max[i], "ns");
 		put_of(emit, ctx, "brk_%s_share_pct", st, m->share[i], "%");
 	}
-	for (int w = 0; w < AB_BRK_WAKES; w++) {
-		const char *wk = wake_names[w];
+	for (int w = 0; w < AB_BREAKDOWN_WAKES; w++) {
+		const char *wk = ab_breakdown_wake_names[w];
 		put_of(emit, ctx, "brk_%s_wakes_per_call", wk, m->per_call[w], "ratio");
 		put_of(emit, ctx, "brk_%s_wake_cross_pct", wk, m->cross_pct[w], "%");
 		put_of(emit, ctx, "brk_%s_wake_idle_pct", wk, m->idle_pct[w], "%");
 	}
 }
 
-void ab_brk_hist_rows(const struct ab_brk_metrics *m, struct ab_out *o, const struct ab_config *c,
+void ab_breakdown_hist_rows(const struct ab_breakdown_metrics *m, struct ab_out *o, const struct ab_config *c,
 		      int rep)
 {
 	char name[64];
 
-	for (int i = 0; i <= AB_BRK_STEPS; i++) {
-		snprintf(name, sizeof(name), "brk_%s", i < AB_BRK_STEPS ? step_names[i] : "call");
+	for (int i = 0; i <= AB_BREAKDOWN_STEPS; i++) {
+		snprintf(name, sizeof(name), "brk_%s", i < AB_BREAKDOWN_STEPS ? ab_breakdown_step_names[i] : "call");
 		if (ab_hist_count(&m->hist[i]))
 			ab_hist_rows(o, c, rep, name, "ns", &m->hist[i]);
 	}
 }
 
-void ab_brk_describe(const struct ab_brk_metrics *m, char *buf, size_t len)
+void ab_breakdown_describe(const struct ab_breakdown_metrics *m, char *buf, size_t len)
 {
 	size_t at = 0;
 
 	at += (size_t)snprintf(buf, len, "%.2f us per call =", m->call_ns / 1e3);
-	for (int i = 0; i < AB_BRK_STEPS && at < len; i++) {
-		at += (size_t)snprintf(buf + at, len - at, "%s %s %.2f", i ? " +" : "", step_names[i],
+	for (int i = 0; i < AB_BREAKDOWN_STEPS && at < len; i++) {
+		at += (size_t)snprintf(buf + at, len - at, "%s %s %.2f", i ? " +" : "", ab_breakdown_step_names[i],
 				       m->share[i] * m->call_ns / 100 / 1e3);
-		int w = i == AB_BRK_DWAKE ? AB_BRK_W_DAEMON : i == AB_BRK_RWAKE ? AB_BRK_W_REPLY : -1;
+		int w = i == AB_BREAKDOWN_DWAKE ? AB_BREAKDOWN_W_DAEMON :
+			i == AB_BREAKDOWN_RWAKE ? AB_BREAKDOWN_W_REPLY : -1;
 		if (w >= 0 && at < len && !isnan(m->cross_pct[w]))
 			at += (size_t)snprintf(buf + at, len - at, " (cross %.0f%%, idle %.0f%%)",
 					       m->cross_pct[w], m->idle_pct[w]);
@@ -148,21 +149,25 @@ void ab_brk_describe(const struct ab_brk_metrics *m, char *buf, size_t len)
 
 #ifndef AB_HAVE_BPF
 
-int ab_brk_open(struct ab_brk **b, char *why, size_t len)
+int ab_breakdown_open(struct ab_breakdown **b, char *why, size_t len)
 {
 	*b = NULL;
 	return ab_err(why, len, "built without BPF support");
 }
-int ab_brk_attach(struct ab_brk *b) { (void)b; return -1; }
-void ab_brk_detach(struct ab_brk *b) { (void)b; }
-void ab_brk_set_conn(struct ab_brk *b, int conn) { (void)b; (void)conn; }
-void ab_brk_set_pipe(struct ab_brk *b, int on) { (void)b; (void)on; }
-int ab_brk_add(struct ab_brk *b, pid_t tgid, int role) { (void)b; (void)tgid; (void)role; return -1; }
-int ab_brk_clear(struct ab_brk *b) { (void)b; return -1; }
-int ab_brk_reset(struct ab_brk *b) { (void)b; return -1; }
-int ab_brk_window(struct ab_brk *b, int on) { (void)b; (void)on; return -1; }
-int ab_brk_read(struct ab_brk *b, struct ab_brk_result *r) { (void)b; (void)r; return -1; }
-void ab_brk_close(struct ab_brk *b) { (void)b; }
+int ab_breakdown_attach(struct ab_breakdown *b) { (void)b; return -1; }
+void ab_breakdown_detach(struct ab_breakdown *b) { (void)b; }
+void ab_breakdown_set_conn(struct ab_breakdown *b, int conn) { (void)b; (void)conn; }
+void ab_breakdown_set_pipe(struct ab_breakdown *b, int on) { (void)b; (void)on; }
+int ab_breakdown_add(struct ab_breakdown *b, pid_t tgid, int role)
+{
+	(void)b; (void)tgid; (void)role;
+	return -1;
+}
+int ab_breakdown_clear(struct ab_breakdown *b) { (void)b; return -1; }
+int ab_breakdown_reset(struct ab_breakdown *b) { (void)b; return -1; }
+int ab_breakdown_window(struct ab_breakdown *b, int on) { (void)b; (void)on; return -1; }
+int ab_breakdown_read(struct ab_breakdown *b, struct ab_breakdown_result *r) { (void)b; (void)r; return -1; }
+void ab_breakdown_close(struct ab_breakdown *b) { (void)b; }
 
 #else
 
@@ -171,22 +176,23 @@ void ab_brk_close(struct ab_brk *b) { (void)b; }
 #include <linux/types.h>
 #include <sys/syscall.h>
 
-#include "kstats/brk_bpf_i.h"
-#include "brk.skel.h"
+#include "kstats/breakdown_bpf_i.h"
+#include "breakdown.skel.h"
 
 _Static_assert(BRK_HIST_BUCKETS == AB_HIST_BUCKETS && BRK_HIST_SUB_BITS == AB_HIST_SUB_BITS,
-	       "brk.bpf.c's histogram must be struct ab_hist's");
-_Static_assert((int)BRK_NSTEPS == (int)AB_BRK_STEPS && (int)BRK_NWAKES == (int)AB_BRK_WAKES, "step lists differ");
+	       "breakdown.bpf.c's histogram must be struct ab_hist's");
+_Static_assert((int)BRK_NSTEPS == (int)AB_BREAKDOWN_STEPS &&
+	       (int)BRK_NWAKES == (int)AB_BREAKDOWN_WAKES, "step lists differ");
 
-struct ab_brk {
-	struct brk_bpf *skel;
+struct ab_breakdown {
+	struct breakdown_bpf *skel;
 	int ncpus;
 	struct brk_hist *buf;	/* one histogram per CPU, for reading */
 };
 
-int ab_brk_open(struct ab_brk **out, char *why, size_t len)
+int ab_breakdown_open(struct ab_breakdown **out, char *why, size_t len)
 {
-	struct ab_brk *b = calloc(1, sizeof(*b));
+	struct ab_breakdown *b = calloc(1, sizeof(*b));
 	int err;
 
 	*out = NULL;
@@ -194,47 +200,47 @@ int ab_brk_open(struct ab_brk **out, char *why, size_t len)
 		return ab_err(why, len, "out of memory");
 	b->ncpus = libbpf_num_possible_cpus();
 	b->buf = calloc((size_t)b->ncpus, sizeof(*b->buf));
-	b->skel = b->buf ? brk_bpf__open_and_load() : NULL;
+	b->skel = b->buf ? breakdown_bpf__open_and_load() : NULL;
 	if (!b->skel) {
 		err = errno;
 		free(b->buf);
 		free(b);
 		return ab_err(why, len, "BPF load refused: %s", strerror(err));
 	}
-	err = brk_bpf__attach(b->skel);
+	err = breakdown_bpf__attach(b->skel);
 	if (err) {
-		ab_brk_close(b);
+		ab_breakdown_close(b);
 		return ab_err(why, len, "attaching the sched, syscall and FUSE tracepoints failed: %s",
 			      strerror(-err));
 	}
-	brk_bpf__detach(b->skel);
+	breakdown_bpf__detach(b->skel);
 	*out = b;
 	return 0;
 }
 
-int ab_brk_attach(struct ab_brk *b)
+int ab_breakdown_attach(struct ab_breakdown *b)
 {
-	return brk_bpf__attach(b->skel) ? -1 : 0;
+	return breakdown_bpf__attach(b->skel) ? -1 : 0;
 }
 
-void ab_brk_detach(struct ab_brk *b)
+void ab_breakdown_detach(struct ab_breakdown *b)
 {
-	brk_bpf__detach(b->skel);
+	breakdown_bpf__detach(b->skel);
 }
 
-void ab_brk_set_conn(struct ab_brk *b, int conn)
+void ab_breakdown_set_conn(struct ab_breakdown *b, int conn)
 {
 	b->skel->bss->target_conn = conn > 0 ? (__u32)conn : 0;
 }
 
-void ab_brk_set_pipe(struct ab_brk *b, int on)
+void ab_breakdown_set_pipe(struct ab_breakdown *b, int on)
 {
 	b->skel->bss->pipe_mode = on ? 1 : 0;
 	b->skel->data->nr_read = SYS_read;	/* this architecture's numbers */
 	b->skel->data->nr_write = SYS_write;
 }
 
-int ab_brk_add(struct ab_brk *b, pid_t tgid, int role)
+int ab_breakdown_add(struct ab_breakdown *b, pid_t tgid, int role)
 {
 	__u32 k = (__u32)tgid;
 	__u8 v = (__u8)role, old;
@@ -256,14 +262,14 @@ static int clear_map(struct bpf_map *m)
 	return 0;
 }
 
-int ab_brk_clear(struct ab_brk *b)
+int ab_breakdown_clear(struct ab_breakdown *b)
 {
 	b->skel->bss->counting = 0;
 	return clear_map(b->skel->maps.roles) | clear_map(b->skel->maps.calls) |
 	       clear_map(b->skel->maps.dwait);
 }
 
-int ab_brk_reset(struct ab_brk *b)
+int ab_breakdown_reset(struct ab_breakdown *b)
 {
 	size_t hsize = sizeof(*b->buf) * (size_t)b->ncpus;
 	size_t ssize = sizeof(struct brk_sums) * (size_t)b->ncpus;
@@ -281,16 +287,16 @@ int ab_brk_reset(struct ab_brk *b)
 	return r ? -1 : 0;
 }
 
-int ab_brk_window(struct ab_brk *b, int on)
+int ab_breakdown_window(struct ab_breakdown *b, int on)
 {
-	if (on && ab_brk_reset(b) < 0)
+	if (on && ab_breakdown_reset(b) < 0)
 		return -1;
 	/* A plain store the probes read on their next call: the window's edge is where this lands. */
 	__atomic_store_n(&b->skel->bss->counting, on ? 1u : 0u, __ATOMIC_SEQ_CST);
 	return 0;
 }
 
-int ab_brk_read(struct ab_brk *b, struct ab_brk_result *r)
+int ab_breakdown_read(struct ab_breakdown *b, struct ab_breakdown_result *r)
 {
 	struct brk_sums *s = calloc((size_t)b->ncpus, sizeof(*s));
 	size_t hsize = sizeof(*b->buf) * (size_t)b->ncpus;
@@ -303,9 +309,9 @@ int ab_brk_read(struct ab_brk *b, struct ab_brk_result *r)
 	for (int c = 0; c < b->ncpus; c++) {
 		r->calls += s[c].calls;
 		r->requests += s[c].requests;
-		for (int i = 0; i < AB_BRK_STEPS; i++)
+		for (int i = 0; i < AB_BREAKDOWN_STEPS; i++)
 			r->step_ns[i] += (double)s[c].step_ns[i];
-		for (int w = 0; w < AB_BRK_WAKES; w++) {
+		for (int w = 0; w < AB_BREAKDOWN_WAKES; w++) {
 			r->wakes[w] += s[c].wakes[w];
 			r->cross[w] += s[c].cross[w];
 			r->idle[w] += s[c].idle[w];
@@ -324,11 +330,11 @@ out:
 	return ret;
 }
 
-void ab_brk_close(struct ab_brk *b)
+void ab_breakdown_close(struct ab_breakdown *b)
 {
 	if (!b)
 		return;
-	brk_bpf__destroy(b->skel);
+	breakdown_bpf__destroy(b->skel);
 	free(b->buf);
 	free(b);
 }

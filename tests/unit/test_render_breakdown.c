@@ -1,6 +1,6 @@
 /*
- * lib/report/render_brk.c: "where the time goes" read back from the records
- * lib/kstats/brk writes (the same emitter, so the names cannot drift): the
+ * lib/report/render_breakdown.c: "where the time goes" read back from the records
+ * lib/kstats/breakdown writes (the same emitter, so the names cannot drift): the
  * steps' means add up to the call, labels keep only the keys that tell
  * configurations apart, bars follow the sweep's nesting, and the sentence
  * names the step that differs most, or says the calls took about the same
@@ -17,9 +17,14 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "kstats/brk.h"
-#include "report/render_brk.h"
+#include "kstats/breakdown.h"
+#include "report/render_breakdown.h"
 #include "report/results.h"
+
+/* The descriptors the bars are asked for: a name and the keys the sentences compare. */
+static const char *const ctf_keys[] = { "baseline", "placement", "transport", "uring_cpu", NULL };
+static const struct ab_bench_desc cfs = { .name = "cputestfs", .breakdown_keys = ctf_keys };
+static const struct ab_bench_desc ddp = { .name = "ddpar" };
 
 struct emit_ctx {
 	struct ab_results *res;
@@ -38,7 +43,7 @@ static void emit(void *p, const char *metric, double value, const char *unit)
 static void add_rep(struct ab_results *res, const char *config, int rep, const double ns[5],
 		    double cross, double idle)
 {
-	struct ab_brk_metrics m = { .calls = 1000 };
+	struct ab_breakdown_metrics m = { .calls = 1000 };
 	struct emit_ctx c = { res, config, rep };
 	double total = 0;
 
@@ -56,14 +61,14 @@ static void add_rep(struct ab_results *res, const char *config, int rep, const d
 		m.idle_pct[w] = idle;
 	}
 	m.loop_ns = m.client_ns = m.calls_per_s = NAN;
-	ab_brk_emit(&m, emit, &c);
+	ab_breakdown_emit(&m, emit, &c);
 }
 
 static void test_step_names(void **state)
 {
 	(void)state;
-	for (int i = 0; i < AB_BRK_NSTEP; i++)
-		assert_string_equal(ab_brkr_step_name(i), ab_brk_step_name(i));
+	for (int i = 0; i < AB_BREAKDOWN_NSTEP; i++)
+		assert_string_equal(ab_breakdown_step_name(i), ab_breakdown_step_name(i));
 }
 
 static void test_bars(void **state)
@@ -72,7 +77,7 @@ static void test_bars(void **state)
 	static const double other[5] = { 1500, 30000, 4000, 25000, 2000 };
 	static const double other2[5] = { 1500, 34000, 4000, 27000, 2000 };
 	struct ab_results res;
-	struct ab_brk_bar b[8];
+	struct ab_breakdown_bar b[8];
 	char keys[128];
 
 	(void)state;
@@ -81,7 +86,7 @@ static void test_bars(void **state)
 	add_rep(&res, "client_cpu=0;daemon_cpu=0;placement=same;transport=dev", 1, same, 0, 0);
 	add_rep(&res, "client_cpu=0;daemon_cpu=1;placement=other;transport=dev", 1, other, 100, 90);
 	add_rep(&res, "client_cpu=0;daemon_cpu=1;placement=other;transport=dev", 2, other2, 100, 80);
-	assert_int_equal(ab_brkr_bars(&res, "cputestfs", b, 8, keys, sizeof(keys)), 2);
+	assert_int_equal(ab_breakdown_bars(&res, &cfs, b, 8, keys, sizeof(keys)), 2);
 	assert_string_equal(keys, "placement");
 	assert_string_equal(b[0].label, "same");
 	assert_string_equal(b[1].label, "other");
@@ -93,12 +98,12 @@ static void test_bars(void **state)
 	assert_float_equal(b[1].idle_pct[0], 85, 1e-9);
 	for (int k = 0; k < 2; k++) {
 		double sum = 0;
-		for (int i = 0; i < AB_BRK_NSTEP; i++)
+		for (int i = 0; i < AB_BREAKDOWN_NSTEP; i++)
 			sum += b[k].step_us[i];
 		assert_float_equal(sum, b[k].call_us, 1e-9);
 	}
 	/* another benchmark's records are not this one's */
-	assert_int_equal(ab_brkr_bars(&res, "ddpar", b, 8, keys, sizeof(keys)), 0);
+	assert_int_equal(ab_breakdown_bars(&res, &ddp, b, 8, keys, sizeof(keys)), 0);
 	ab_results_free(&res);
 }
 
@@ -113,14 +118,14 @@ static void test_order(void **state)
 	static const char *const want[] = { "same:dev", "other:dev", "none:dev", "same:libfuse",
 					    "other:libfuse" };
 	struct ab_results res;
-	struct ab_brk_bar b[8];
+	struct ab_breakdown_bar b[8];
 	char keys[128];
 
 	(void)state;
 	ab_results_init(&res);
 	for (size_t i = 0; i < sizeof(seen) / sizeof(seen[0]); i++)
 		add_rep(&res, seen[i], 1, ns, 0, 0);
-	assert_int_equal(ab_brkr_bars(&res, "cputestfs", b, 8, keys, sizeof(keys)), 5);
+	assert_int_equal(ab_breakdown_bars(&res, &cfs, b, 8, keys, sizeof(keys)), 5);
 	assert_string_equal(keys, "placement:transport");
 	for (int i = 0; i < 5; i++)
 		assert_string_equal(b[i].label, want[i]);
@@ -152,7 +157,7 @@ static void test_compare(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		struct ab_brk_bar a = { .call_us = 0 }, b = { .call_us = 0 };
+		struct ab_breakdown_bar a = { .call_us = 0 }, b = { .call_us = 0 };
 		for (int s = 0; s < 5; s++) {
 			a.step_us[s] = rows[i].a[s];
 			b.step_us[s] = rows[i].b[s];
@@ -165,7 +170,7 @@ static void test_compare(void **state)
 		b.cross_pct[0] = b.idle_pct[0] = 0;
 		a.wakes[1] = a.cross_pct[1] = a.idle_pct[1] = NAN;
 		b.wakes[1] = b.cross_pct[1] = b.idle_pct[1] = NAN;
-		ab_brkr_compare(buf, sizeof(buf), &a, "placement=other", &b, "placement=same", rows[i].ctx);
+		ab_breakdown_compare(buf, sizeof(buf), &a, "placement=other", &b, "placement=same", rows[i].ctx);
 		assert_string_equal(buf, rows[i].want);
 	}
 }
@@ -173,7 +178,7 @@ static void test_compare(void **state)
 /* A step recorded on one side only: the others are compared, the missing one named. */
 static void test_missing_step(void **state)
 {
-	struct ab_brk_bar a = { .call_us = 20 }, b = { .call_us = 10 };
+	struct ab_breakdown_bar a = { .call_us = 20 }, b = { .call_us = 10 };
 	char buf[1024];
 
 	(void)state;
@@ -185,14 +190,14 @@ static void test_missing_step(void **state)
 	for (int w = 0; w < 2; w++)
 		a.wakes[w] = a.cross_pct[w] = a.idle_pct[w] = b.wakes[w] = b.cross_pct[w] =
 			b.idle_pct[w] = NAN;
-	ab_brkr_compare(buf, sizeof(buf), &a, "placement=other", &b, "placement=same", NULL);
+	ab_breakdown_compare(buf, sizeof(buf), &a, "placement=other", &b, "placement=same", NULL);
 	assert_string_equal(buf, "`placement=other` took 10 us more per call than `placement=same` "
 				 "(20 vs 10 us), 10 us of it in the service; not recorded on both "
 				 "sides, so not compared: daemon_wake.");
 	/* nothing recorded on both sides */
 	for (int s = 0; s < 5; s++)
 		a.step_us[s] = NAN;
-	ab_brkr_compare(buf, sizeof(buf), &a, "placement=other", &b, "placement=same", NULL);
+	ab_breakdown_compare(buf, sizeof(buf), &a, "placement=other", &b, "placement=same", NULL);
 	assert_string_equal(buf, "`placement=other` took 10 us more per call than `placement=same` "
 				 "(20 vs 10 us); no step recorded on both sides accounts for it; not "
 				 "recorded on both sides, so not compared: submit, daemon_wake, "
@@ -202,15 +207,15 @@ static void test_missing_step(void **state)
 /* Medians beside the means when both sides have them: a mean far above its median is a tail. */
 static void test_medians(void **state)
 {
-	struct ab_brk_bar a = { .call_us = 40, .call_p50_us = 12, .step_us = { 1, 30, 5, 3, 1 } };
-	struct ab_brk_bar b = { .call_us = 10, .call_p50_us = 9.5, .step_us = { 1, 2, 4, 2, 1 } };
+	struct ab_breakdown_bar a = { .call_us = 40, .call_p50_us = 12, .step_us = { 1, 30, 5, 3, 1 } };
+	struct ab_breakdown_bar b = { .call_us = 10, .call_p50_us = 9.5, .step_us = { 1, 2, 4, 2, 1 } };
 	char buf[1024];
 
 	(void)state;
 	for (int w = 0; w < 2; w++)
 		a.wakes[w] = a.cross_pct[w] = a.idle_pct[w] = b.wakes[w] = b.cross_pct[w] =
 			b.idle_pct[w] = NAN;
-	ab_brkr_compare(buf, sizeof(buf), &a, "uring_cpu=next", &b, "uring_cpu=queue", "transport=uring");
+	ab_breakdown_compare(buf, sizeof(buf), &a, "uring_cpu=next", &b, "uring_cpu=queue", "transport=uring");
 	assert_string_equal(buf, "With `transport=uring`, `uring_cpu=next` took 30 us more per call than "
 				 "`uring_cpu=queue` (40 vs 10 us; medians 12 vs 9.5 us), 28 us of it in "
 				 "the daemon's wake-up.");
@@ -218,11 +223,11 @@ static void test_medians(void **state)
 
 static void test_single(void **state)
 {
-	struct ab_brk_bar a = { .call_us = 10, .step_us = { 1, 2, 5, 1, 1 } };
+	struct ab_breakdown_bar a = { .call_us = 10, .step_us = { 1, 2, 5, 1, 1 } };
 	char buf[512];
 
 	(void)state;
-	ab_brkr_single(buf, sizeof(buf), &a, "placement=same;transport=dev");
+	ab_breakdown_single(buf, sizeof(buf), &a, "placement=same;transport=dev");
 	assert_string_equal(buf, "Only one configuration has a breakdown (`placement=same;transport=dev`): "
 				 "10 us per call, most of it in the service (5 us, 50%).");
 }

@@ -1,4 +1,4 @@
-/* The request breakdown's arithmetic (kstats/brk.h): the step percentiles come from their histograms, the shares
+/* The request breakdown's arithmetic (kstats/breakdown.h): the step percentiles come from their histograms, the shares
  * add up to 100 and the call time is the sum of the steps; a wake-up share
  * with no wake-up is absent, never 0; and the real path loads, reads and
  * forgets, or explains why not (the steps themselves are checked against
@@ -14,70 +14,70 @@
 #include <cmocka.h>
 
 #include "sys/common.h"
-#include "kstats/brk.h"
+#include "kstats/breakdown.h"
 #include "kstats/kstats.h"
 
-static struct ab_brk_result *fresh(void)
+static struct ab_breakdown_result *fresh(void)
 {
-	struct ab_brk_result *r = calloc(1, sizeof(*r));
+	struct ab_breakdown_result *r = calloc(1, sizeof(*r));
 
 	assert_non_null(r);
 	return r;
 }
 
 /* n calls of steps ns[] each. */
-static void add_calls(struct ab_brk_result *r, uint64_t n, const uint64_t ns[AB_BRK_STEPS])
+static void add_calls(struct ab_breakdown_result *r, uint64_t n, const uint64_t ns[AB_BREAKDOWN_STEPS])
 {
 	uint64_t total = 0;
 
 	r->calls += n;
 	r->requests += n;
-	for (int i = 0; i < AB_BRK_STEPS; i++) {
+	for (int i = 0; i < AB_BREAKDOWN_STEPS; i++) {
 		r->step_ns[i] += (double)(n * ns[i]);
 		r->hist[i].b[ab_hist_bucket(ns[i])] += n;
 		total += ns[i];
 	}
-	r->hist[AB_BRK_STEPS].b[ab_hist_bucket(total)] += n;
+	r->hist[AB_BREAKDOWN_STEPS].b[ab_hist_bucket(total)] += n;
 }
 
 static void test_metrics(void **state)
 {
 	(void)state;
-	static const uint64_t fast[AB_BRK_STEPS] = { 1000, 2000, 3000, 2000, 2000 };	/* 10 us */
-	static const uint64_t slow[AB_BRK_STEPS] = { 1000, 20000, 3000, 24000, 2000 };	/* 50 us */
-	struct ab_brk_result *after = fresh();
-	struct ab_brk_metrics m;
+	static const uint64_t fast[AB_BREAKDOWN_STEPS] = { 1000, 2000, 3000, 2000, 2000 };	/* 10 us */
+	static const uint64_t slow[AB_BREAKDOWN_STEPS] = { 1000, 20000, 3000, 24000, 2000 };	/* 50 us */
+	struct ab_breakdown_result *after = fresh();
+	struct ab_breakdown_metrics m;
 
 	add_calls(after, 98, fast);
 	add_calls(after, 2, slow);
-	after->wakes[AB_BRK_W_DAEMON] += 40;
-	after->cross[AB_BRK_W_DAEMON] += 38;
-	after->idle[AB_BRK_W_DAEMON] += 10;
+	after->wakes[AB_BREAKDOWN_W_DAEMON] += 40;
+	after->cross[AB_BREAKDOWN_W_DAEMON] += 38;
+	after->idle[AB_BREAKDOWN_W_DAEMON] += 10;
 
-	assert_int_equal(ab_brk_metrics(after, &m), 0);
+	assert_int_equal(ab_breakdown_metrics(after, &m), 0);
 	assert_true(m.calls == 100);
 	assert_true(fabs(m.call_ns - (98 * 10000.0 + 2 * 50000.0) / 100) < 1e-6);
-	assert_true(fabs(m.p50[AB_BRK_DWAKE] - 2000) <= 2000 / 32.0);	/* within its bucket */
-	assert_true(fabs(m.p99[AB_BRK_RWAKE] - 24000) <= 24000 / 32.0);
+	assert_true(fabs(m.p50[AB_BREAKDOWN_DWAKE] - 2000) <= 2000 / 32.0);	/* within its bucket */
+	assert_true(fabs(m.p99[AB_BREAKDOWN_RWAKE] - 24000) <= 24000 / 32.0);
 	assert_true(fabs(m.call_p50 - 10000) <= 10000 / 32.0);
 	double sum = 0;
-	for (int i = 0; i < AB_BRK_STEPS; i++)
+	for (int i = 0; i < AB_BREAKDOWN_STEPS; i++)
 		sum += m.share[i];
 	assert_true(fabs(sum - 100) < 1e-9);
-	assert_true(fabs(m.share[AB_BRK_SUBMIT] - 100.0 * 100000 / (98 * 10000.0 + 2 * 50000.0)) < 1e-9);
-	assert_true(fabs(m.per_call[AB_BRK_W_DAEMON] - 0.4) < 1e-12);
-	assert_true(fabs(m.cross_pct[AB_BRK_W_DAEMON] - 95) < 1e-9);
-	assert_true(fabs(m.idle_pct[AB_BRK_W_DAEMON] - 25) < 1e-9);
-	assert_true(isnan(m.cross_pct[AB_BRK_W_REPLY]) && isnan(m.idle_pct[AB_BRK_W_REPLY]));
+	assert_true(fabs(m.share[AB_BREAKDOWN_SUBMIT] - 100.0 * 100000 / (98 * 10000.0 + 2 * 50000.0)) < 1e-9);
+	assert_true(fabs(m.per_call[AB_BREAKDOWN_W_DAEMON] - 0.4) < 1e-12);
+	assert_true(fabs(m.cross_pct[AB_BREAKDOWN_W_DAEMON] - 95) < 1e-9);
+	assert_true(fabs(m.idle_pct[AB_BREAKDOWN_W_DAEMON] - 25) < 1e-9);
+	assert_true(isnan(m.cross_pct[AB_BREAKDOWN_W_REPLY]) && isnan(m.idle_pct[AB_BREAKDOWN_W_REPLY]));
 	assert_true(isnan(m.loop_ns) && isnan(m.client_ns) && isnan(m.calls_per_s));
 	/* The mean of the call histogram is the mean call, within a bucket's half width. */
-	double mean = ab_brk_hist_mean(&after->hist[AB_BRK_STEPS]);
+	double mean = ab_breakdown_hist_mean(&after->hist[AB_BREAKDOWN_STEPS]);
 	assert_true(fabs(mean - m.call_ns) <= m.call_ns / 64);
 	struct ab_hist empty = { 0 };
-	assert_true(isnan(ab_brk_hist_mean(&empty)));
+	assert_true(isnan(ab_breakdown_hist_mean(&empty)));
 
 	memset(after, 0, sizeof(*after));
-	assert_int_equal(ab_brk_metrics(after, &m), -1);	/* no call: no records */
+	assert_int_equal(ab_breakdown_metrics(after, &m), -1);	/* no call: no records */
 	free(after);
 }
 
@@ -101,22 +101,22 @@ static void emit(void *ctx, const char *metric, double v, const char *unit)
 static void test_emit_leaves_out_unknown(void **state)
 {
 	(void)state;
-	static const uint64_t ns[AB_BRK_STEPS] = { 1, 2, 3, 4, 5 };
-	struct ab_brk_result *r = fresh();
-	struct ab_brk_metrics m;
+	static const uint64_t ns[AB_BREAKDOWN_STEPS] = { 1, 2, 3, 4, 5 };
+	struct ab_breakdown_result *r = fresh();
+	struct ab_breakdown_metrics m;
 	struct seen s = { 0 };
 
 	add_calls(r, 3, ns);
-	assert_int_equal(ab_brk_metrics(r, &m), 0);
-	ab_brk_emit(&m, emit, &s);
+	assert_int_equal(ab_breakdown_metrics(r, &m), 0);
+	ab_breakdown_emit(&m, emit, &s);
 	assert_int_equal(s.reply_cross, 0);	/* no reply wake-up: no share of them */
 	assert_int_equal(s.loop, 0);
-	assert_int_equal(s.share, AB_BRK_STEPS);
+	assert_int_equal(s.share, AB_BREAKDOWN_STEPS);
 	m.loop_ns = 10;
 	memset(&s, 0, sizeof(s));
-	ab_brk_emit(&m, emit, &s);
+	ab_breakdown_emit(&m, emit, &s);
 	assert_int_equal(s.loop, 1);
-	assert_string_equal(ab_brk_step_name(AB_BRK_DWAKE), "daemon_wake");
+	assert_string_equal(ab_breakdown_step_name(AB_BREAKDOWN_DWAKE), "daemon_wake");
 	free(r);
 }
 
@@ -124,7 +124,7 @@ static void test_real_open(void **state)
 {
 	(void)state;
 	struct ab_kstats *ks;
-	struct ab_brk_result *r = fresh();
+	struct ab_breakdown_result *r = fresh();
 	char why[256] = "";
 
 	if (ab_kstats_built() || geteuid() != 0 || ab_kstats_open(&ks, why, sizeof(why))) {

@@ -1,10 +1,10 @@
 /*
- * "Where the time goes" as figures (render_brk.h): a stacked bar per
+ * "Where the time goes" as figures (render_breakdown.h): a stacked bar per
  * configuration, each step's mean per call, as a .dat and a .gp in the run
  * directory; split into a few figures by one label key when there are too many
- * bars to read. The bars come from render_brk.c.
+ * bars to read. The bars come from render_breakdown.c.
  */
-#include "report/render_brk_i.h"
+#include "report/render_breakdown_i.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -24,7 +24,7 @@
  * whose largest figure holds at most SPLIT_ABOVE bars, the one with the fewest
  * figures (ddpar's mode); else the one with the smallest largest figure (ddpar's N).
  */
-static int split_key(const struct brk_set *s, char vals[][AB_VALUE_LEN], int *nv)
+static int split_key(const struct breakdown_set *s, char vals[][AB_VALUE_LEN], int *nv)
 {
 	int best = -1, bestn = 0, bestmax = 0;
 
@@ -57,7 +57,7 @@ static int split_key(const struct brk_set *s, char vals[][AB_VALUE_LEN], int *nv
 	return best;
 }
 
-static void one_plot(struct ab_render *r, const struct brk_set *s, int sk, const char *sv,
+static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk, const char *sv,
 		     const char *name)
 {
 	char file[96], title[256];
@@ -75,7 +75,7 @@ static void one_plot(struct ab_render *r, const struct brk_set *s, int sk, const
 		if (sk >= 0 && strcmp(ab_cfg_get(s->b[i].config, s->key[sk], v, sizeof(v)), sv))
 			continue;
 		ab_gp_label(d, s->b[i].label);
-		for (int k = 0; k < AB_BRK_NSTEP; k++)
+		for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++)
 			fprintf(d, " %.6g", isfinite(s->b[i].step_us[k]) ? s->b[i].step_us[k] : NAN);
 		fprintf(d, " %.6g\n", s->b[i].call_us);
 		top = fmax(top, isfinite(s->b[i].call_us) ? s->b[i].call_us : 0);
@@ -89,7 +89,7 @@ static void one_plot(struct ab_render *r, const struct brk_set *s, int sk, const
 		 r->desc->name, sk >= 0 ? " (" : "", sk >= 0 ? s->key[sk] : "", sk >= 0 ? "=" : "",
 		 sk >= 0 ? sv : "");
 	if (sk >= 0)
-		ab_brkr_add(title, sizeof(title), ")");
+		ab_breakdown_addf(title, sizeof(title), ")");
 	ab_plot_set(f, "title", title);
 	ab_plot_set(f, "ylabel", "us per call");
 	ab_plot_set(f, "xlabel", s->keys[0] ? s->keys : "configuration");
@@ -100,23 +100,23 @@ static void one_plot(struct ab_render *r, const struct brk_set *s, int sk, const
 		   "set xtics nomirror noenhanced rotate by 30 right\nset bmargin 7\n");
 	ab_plot_set(f, "key title", "bars: step means");
 	fprintf(f, "plot ");
-	for (int k = 0; k < AB_BRK_NSTEP; k++) {
+	for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++) {
 		fprintf(f, "%s'%s' using %d%s title ", k ? ", " : "", file, 2 + k, k ? "" : ":xtic(1)");
-		ab_gp_string(f, ab_brkr_step_names[k]);
+		ab_gp_string(f, ab_breakdown_step_names[k]);
 	}
 	fprintf(f, "\n");
 	ab_plot_end(r, f, name, 400 + 70 * nb, 520);
 }
 
-void ab_brk_plots(struct ab_render *r)
+void ab_breakdown_plots(struct ab_render *r)
 {
-	struct brk_set *s = calloc(1, sizeof(*s));
+	struct breakdown_set *s = calloc(1, sizeof(*s));
 	char vals[MAX_FIGS + 1][AB_VALUE_LEN], name[64];
 	int nv = 0;
 
 	if (!s)
 		return;
-	ab_brkr_set_load(s, r);
+	ab_breakdown_set_load(s, r);
 	int sk = s->n > SPLIT_ABOVE ? split_key(s, vals, &nv) : -1;
 	if (!s->n) {
 	} else if (sk < 0) {

@@ -1,11 +1,11 @@
 /*
- * "Where the time goes", its first part (render_brk.h): the brk_* records of
+ * "Where the time goes", its first part (render_breakdown.h): the brk_* records of
  * each configuration gathered into one bar, the bars labelled and ordered, and
- * what the sentences, the table and the figures all use (render_brk_i.h).
- * The sentences and the table are in render_brk_text.c, the figures in
- * render_brk_plot.c: one concern per file.
+ * what the sentences, the table and the figures all use (render_breakdown_i.h).
+ * The sentences and the table are in render_breakdown_text.c, the figures in
+ * render_breakdown_plot.c: one concern per file.
  */
-#include "report/render_brk_i.h"
+#include "report/render_breakdown_i.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -14,21 +14,6 @@
 
 #include "sys/common.h"
 #include "report/results.h"
-
-/* The records' step and wake-up names (lib/kstats/brk.c writes them; test_render_brk checks). */
-const char *const ab_brkr_step_names[AB_BRK_NSTEP] = { "submit", "daemon_wake", "service",
-							"reply_wake", "return" };
-static const char *const wake_names[AB_BRK_NWAKE] = { "daemon", "reply" };
-
-/* The keys sentences compare by, in this order; labels always keep them. */
-const char *const ab_brkr_compared[AB_BRKR_NCOMPARED] = { "baseline", "placement", "transport",
-							   "uring_cpu" };
-
-const char *ab_brkr_step_name(int i)
-{
-	return i >= 0 && i < AB_BRK_NSTEP ? ab_brkr_step_names[i] : "?";
-}
-
 
 /* ---- the bars ---- */
 
@@ -62,7 +47,7 @@ static double mean_finite(const double *x, int n)
 	return k ? s / k : NAN;
 }
 
-double ab_brkr_median_of(const struct ab_results *res, const char *bench, const char *config,
+double ab_breakdown_median_of(const struct ab_results *res, const char *bench, const char *config,
 			 const char *metric, const char *unit)
 {
 	const struct ab_group *g = ab_results_get(res, bench, config, metric, unit);
@@ -71,7 +56,7 @@ double ab_brkr_median_of(const struct ab_results *res, const char *bench, const 
 }
 
 /* One bar from the records of config, whose brk_call_ns group is call. */
-static void fill_bar(struct ab_brk_bar *b, const struct ab_results *res, const struct ab_group *call)
+static void fill_bar(struct ab_breakdown_bar *b, const struct ab_results *res, const struct ab_group *call)
 {
 	size_t n = call->n < 1024 ? call->n : 1024;
 	double v[1024];
@@ -84,21 +69,21 @@ static void fill_bar(struct ab_brk_bar *b, const struct ab_results *res, const s
 		v[i] = call->v[i] / 1e3;
 	b->call_us = mean_finite(v, (int)n);
 	b->call_p50_us =
-		ab_brkr_median_of(res, call->bench, call->config, "brk_call_p50_ns", "ns") / 1e3;
-	for (int s = 0; s < AB_BRK_NSTEP; s++) {
-		snprintf(m, sizeof(m), "brk_%s_share_pct", ab_brkr_step_names[s]);
+		ab_breakdown_median_of(res, call->bench, call->config, "brk_call_p50_ns", "ns") / 1e3;
+	for (int s = 0; s < AB_BREAKDOWN_NSTEP; s++) {
+		snprintf(m, sizeof(m), "brk_%s_share_pct", ab_breakdown_step_names[s]);
 		for (size_t i = 0; i < n; i++)
 			v[i] = at_rep(res, call->bench, call->config, m, "%", call->rep[i], i) / 100 *
 			       call->v[i] / 1e3;
 		b->step_us[s] = mean_finite(v, (int)n);
 	}
-	for (int w = 0; w < AB_BRK_NWAKE; w++) {
-		snprintf(m, sizeof(m), "brk_%s_wakes_per_call", wake_names[w]);
-		b->wakes[w] = ab_brkr_median_of(res, call->bench, call->config, m, "ratio");
-		snprintf(m, sizeof(m), "brk_%s_wake_cross_pct", wake_names[w]);
-		b->cross_pct[w] = ab_brkr_median_of(res, call->bench, call->config, m, "%");
-		snprintf(m, sizeof(m), "brk_%s_wake_idle_pct", wake_names[w]);
-		b->idle_pct[w] = ab_brkr_median_of(res, call->bench, call->config, m, "%");
+	for (int w = 0; w < AB_BREAKDOWN_NWAKE; w++) {
+		snprintf(m, sizeof(m), "brk_%s_wakes_per_call", ab_breakdown_wake_names[w]);
+		b->wakes[w] = ab_breakdown_median_of(res, call->bench, call->config, m, "ratio");
+		snprintf(m, sizeof(m), "brk_%s_wake_cross_pct", ab_breakdown_wake_names[w]);
+		b->cross_pct[w] = ab_breakdown_median_of(res, call->bench, call->config, m, "%");
+		snprintf(m, sizeof(m), "brk_%s_wake_idle_pct", ab_breakdown_wake_names[w]);
+		b->idle_pct[w] = ab_breakdown_median_of(res, call->bench, call->config, m, "%");
 	}
 }
 
@@ -133,7 +118,7 @@ static const char *absent_as(const char *k)
 	return !strcmp(k, "idle") ? "as-found" : NULL;
 }
 
-static int varies(const struct ab_brk_bar *b, int n, const char *k, int *cpu)
+static int varies(const struct ab_breakdown_bar *b, int n, const char *k, int *cpu)
 {
 	char v0[AB_VALUE_LEN] = "", v[AB_VALUE_LEN];
 	int diff = 0;
@@ -153,7 +138,7 @@ static int varies(const struct ab_brk_bar *b, int n, const char *k, int *cpu)
 }
 
 /* Would the bars still be told apart by the keys with use[k] set? */
-static int distinct(const struct ab_brk_bar *b, int n, char keys[][AB_KEY_LEN], int nk,
+static int distinct(const struct ab_breakdown_bar *b, int n, char keys[][AB_KEY_LEN], int nk,
 		    const int *use)
 {
 	for (int i = 0; i < n; i++)
@@ -171,16 +156,14 @@ static int distinct(const struct ab_brk_bar *b, int n, char keys[][AB_KEY_LEN], 
 	return 1;
 }
 
-static int is_compared(const char *key)
+/* One of the keys the sentences compare by (the descriptor's breakdown_keys)? */
+static int is_compared(const struct ab_bench_desc *d, const char *key)
 {
-	for (size_t i = 0; i < AB_ARRAY_SIZE(ab_brkr_compared); i++)
-		if (!strcmp(key, ab_brkr_compared[i]))
-			return 1;
-	return 0;
+	return ab_desc_in(d->breakdown_keys, key, strlen(key));
 }
 
 /* Where bar b's value of key first appears among the bars (absent is a value). */
-static int first_seen(const struct ab_brk_bar *bars, int b, const char *key)
+static int first_seen(const struct ab_breakdown_bar *bars, int b, const char *key)
 {
 	char v[AB_VALUE_LEN], w[AB_VALUE_LEN];
 	int j;
@@ -206,12 +189,12 @@ static int later(const int *a, const int *b, int n)
  * appeared; a configuration whose first repetition failed (so appears late)
  * goes back beside its own.
  */
-static void order_bars(struct ab_brk_bar *bars, int n, char keys[][AB_KEY_LEN], int nk,
+static void order_bars(struct ab_breakdown_bar *bars, int n, char keys[][AB_KEY_LEN], int nk,
 		       const int *use)
 {
-	int changes[NKEYS] = { 0 }, rank[AB_BRK_BARS][NKEYS], by[NKEYS], nb = 0;
+	int changes[NKEYS] = { 0 }, rank[AB_BREAKDOWN_BARS][NKEYS], by[NKEYS], nb = 0;
 
-	if (n > AB_BRK_BARS)
+	if (n > AB_BREAKDOWN_BARS)
 		return;
 	for (int i = 0; i < nk; i++)
 		for (int b = 1; b < n; b++) {
@@ -231,7 +214,7 @@ static void order_bars(struct ab_brk_bar *bars, int n, char keys[][AB_KEY_LEN], 
 			rank[b][j] = first_seen(bars, b, keys[by[j]]);
 	for (int b = 1; b < n; b++)	/* insertion sort: stable, and n is small */
 		for (int c = b; c > 0 && later(rank[c - 1], rank[c], nb); c--) {
-			struct ab_brk_bar t = bars[c];
+			struct ab_breakdown_bar t = bars[c];
 			int r[NKEYS];
 			bars[c] = bars[c - 1];
 			bars[c - 1] = t;
@@ -241,9 +224,10 @@ static void order_bars(struct ab_brk_bar *bars, int n, char keys[][AB_KEY_LEN], 
 		}
 }
 
-int ab_brkr_bars(const struct ab_results *res, const char *bench, struct ab_brk_bar *bars, int max,
-		 char *keys, size_t keylen)
+int ab_breakdown_bars(const struct ab_results *res, const struct ab_bench_desc *d,
+		      struct ab_breakdown_bar *bars, int max, char *keys, size_t keylen)
 {
+	const char *bench = d->name;
 	char k[NKEYS][AB_KEY_LEN];
 	int n = 0, nk = 0, use[NKEYS] = { 0 }, cpu[NKEYS] = { 0 };
 
@@ -261,7 +245,7 @@ int ab_brkr_bars(const struct ab_results *res, const char *bench, struct ab_brk_
 	 * but the keys sentences compare by. */
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < nk; i++)
-			if (use[i] && (pass ? !is_compared(k[i]) : cpu[i])) {
+			if (use[i] && (pass ? !is_compared(d, k[i]) : cpu[i])) {
 				use[i] = 0;
 				if (!distinct(bars, n, k, nk, use))
 					use[i] = 1;
@@ -270,13 +254,13 @@ int ab_brkr_bars(const struct ab_results *res, const char *bench, struct ab_brk_
 	keys[0] = '\0';
 	for (int i = 0; i < nk; i++)
 		if (use[i])
-			ab_brkr_add(keys, keylen, "%s%s", keys[0] ? ":" : "", k[i]);
+			ab_breakdown_addf(keys, keylen, "%s%s", keys[0] ? ":" : "", k[i]);
 	for (int b = 0; b < n; b++) {
 		bars[b].label[0] = '\0';
 		for (int i = 0; i < nk; i++) {
 			char v[AB_VALUE_LEN];
 			if (use[i])
-				ab_brkr_add(bars[b].label, sizeof(bars[b].label), "%s%s",
+				ab_breakdown_addf(bars[b].label, sizeof(bars[b].label), "%s%s",
 					    bars[b].label[0] ? ":" : "",
 					    ab_cfg_get(bars[b].config, k[i], v, sizeof(v))[0] ? v :
 					    absent_as(k[i]) ? absent_as(k[i]) : "-");
@@ -289,9 +273,9 @@ int ab_brkr_bars(const struct ab_results *res, const char *bench, struct ab_brk_
 
 /* ---- the bars of one benchmark, with their label keys ---- */
 
-void ab_brkr_set_load(struct brk_set *s, const struct ab_render *r)
+void ab_breakdown_set_load(struct breakdown_set *s, const struct ab_render *r)
 {
-	s->n = ab_brkr_bars(r->res, r->desc->name, s->b, AB_BRK_BARS, s->keys, sizeof(s->keys));
+	s->n = ab_breakdown_bars(r->res, r->desc, s->b, AB_BREAKDOWN_BARS, s->keys, sizeof(s->keys));
 	s->nk = 0;
 	for (const char *p = s->keys; *p && s->nk < NKEYS; ) {
 		size_t l = strcspn(p, ":");

@@ -1,0 +1,32 @@
+/*
+ * What the three parts of "where the time goes" share, inside lib/report:
+ * render_breakdown.c builds the bars (ab_breakdown_bars) and loads them with their label
+ * keys (ab_breakdown_set_load); render_breakdown_text.c writes the sentences and the
+ * table; render_breakdown_plot.c the stacked-bar figures.
+ */
+#ifndef AB_RENDER_BREAKDOWN_I_H
+#define AB_RENDER_BREAKDOWN_I_H
+
+#include <stddef.h>
+
+#include "report/reading.h"
+#include "report/render_breakdown.h"
+
+#define NKEYS 16		/* label keys kept per benchmark */
+
+
+/* The bars of one benchmark and their label keys, split. */
+struct breakdown_set {
+	struct ab_breakdown_bar b[AB_BREAKDOWN_BARS];
+	int n;
+	char keys[256];		/* label keys, ':'-joined */
+	char key[NKEYS][AB_KEY_LEN];
+	int nk;
+};
+
+/* Append to the string in buf, truncating at len (report/reading.h). */
+#define ab_breakdown_addf ab_r_addf
+/* The bars of r's benchmark into s, with their label keys one by one. */
+void ab_breakdown_set_load(struct breakdown_set *s, const struct ab_render *r);
+
+#endif

@@ -1,0 +1,276 @@
+/*
+ * "Where the time goes" in words (render_breakdown.h): report.md's sentences (the
+ * step that differs most, slowest against fastest, per compared key, then the
+ * descriptor's own reading) and tables.md's breakdown table. The bars they read
+ * come from render_breakdown.c; the figures are in render_breakdown_plot.c.
+ */
+#include "report/render_breakdown_i.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/common.h"
+#include "report/results.h"
+
+static const char *const step_words[AB_BREAKDOWN_NSTEP] = { "submitting the request",
+						      "the daemon's wake-up", "the service",
+						      "the reply's wake-up", "the return" };
+static const int wake_step[AB_BREAKDOWN_NWAKE] = { 1, 3 };	/* daemon_wake, reply_wake */
+
+#define SAME_WITHIN 0.02	/* calls this close are "about the same" */
+#define MAX_SAY 8		/* sentences per compared key */
+
+/* ---- sentences ---- */
+
+static const char *us(char *t, size_t len, double v)
+{
+	snprintf(t, len, "%.3g", v);
+	return t;
+}
+
+static void cell(FILE *f, double v)
+{
+	char t[32];
+	fprintf(f, " %s |", ab_r_num(t, sizeof(t), v));
+}
+
+const char *ab_breakdown_compare(char *buf, size_t len, const struct ab_breakdown_bar *a, const char *sa,
+			    const struct ab_breakdown_bar *b, const char *sb, const char *ctx)
+{
+	char x[32], y[32], d[32], missing[160] = "";
+	int best = -1;
+
+	buf[0] = '\0';
+	if (b->call_us > a->call_us) {	/* a: the slower */
+		const struct ab_breakdown_bar *t = a;
+		const char *ts = sa;
+		a = b, sa = sb, b = t, sb = ts;
+	}
+	if (ctx && ctx[0])
+		ab_breakdown_addf(buf, len, "With `%s`, ", ctx);
+	double delta = a->call_us - b->call_us;
+	if (!(delta > SAME_WITHIN * b->call_us)) {
+		ab_breakdown_addf(buf, len, "`%s` and `%s` took about the same time per call (%s and %s us, "
+				      "within %.0f%%).", sa, sb, us(x, sizeof(x), a->call_us),
+			    us(y, sizeof(y), b->call_us), 100 * SAME_WITHIN);
+		return buf;
+	}
+	for (int s = 0; s < AB_BREAKDOWN_NSTEP; s++) {
+		if (!isfinite(a->step_us[s]) || !isfinite(b->step_us[s])) {
+			ab_breakdown_addf(missing, sizeof(missing), "%s%s", missing[0] ? ", " : "",
+				    ab_breakdown_step_names[s]);
+			continue;
+		}
+		if (best < 0 || a->step_us[s] - b->step_us[s] > a->step_us[best] - b->step_us[best])
+			best = s;
+	}
+	ab_breakdown_addf(buf, len, "`%s` took %s us more per call than `%s` (%s vs %s us", sa,
+		    us(d, sizeof(d), delta), sb, us(x, sizeof(x), a->call_us), us(y, sizeof(y), b->call_us));
+	if (a->call_p50_us > 0 && b->call_p50_us > 0)	/* a mean far above its median: a tail */
+		ab_breakdown_addf(buf, len, "; medians %s vs %s us", us(x, sizeof(x), a->call_p50_us),
+			    us(y, sizeof(y), b->call_p50_us));
+	ab_breakdown_addf(buf, len, ")");
+	if (best < 0 || !(a->step_us[best] - b->step_us[best] > 0)) {
+		ab_breakdown_addf(buf, len, "; no step recorded on both sides accounts for it");
+	} else {
+		ab_breakdown_addf(buf, len, ", %s us of it in %s",
+			    us(d, sizeof(d), a->step_us[best] - b->step_us[best]), step_words[best]);
+		for (int w = 0; w < AB_BREAKDOWN_NWAKE; w++)
+			if (wake_step[w] == best && isfinite(a->cross_pct[w]) && isfinite(a->idle_pct[w])) {
+				snprintf(x, sizeof(x), "%.2g", a->wakes[w]);
+				ab_breakdown_addf(buf, len, " (%s wake-up%s per call, %.0f%% of them across CPUs and "
+						      "%.0f%% onto an idle CPU)", x, strcmp(x, "1") ? "s" : "",
+					    a->cross_pct[w], a->idle_pct[w]);
+			}
+	}
+	if (missing[0])
+		ab_breakdown_addf(buf, len, "; not recorded on both sides, so not compared: %s", missing);
+	ab_breakdown_addf(buf, len, ".");
+	return buf;
+}
+
+const char *ab_breakdown_single(char *buf, size_t len, const struct ab_breakdown_bar *a, const char *name)
+{
+	char x[32], y[32];
+	int best = -1;
+
+	for (int s = 0; s < AB_BREAKDOWN_NSTEP; s++)
+		if (isfinite(a->step_us[s]) && (best < 0 || a->step_us[s] > a->step_us[best]))
+			best = s;
+	buf[0] = '\0';
+	ab_breakdown_addf(buf, len, "Only one configuration has a breakdown (`%s`): %s us per call", name,
+		    us(x, sizeof(x), a->call_us));
+	if (best >= 0 && a->call_us > 0)
+		ab_breakdown_addf(buf, len, ", most of it in %s (%s us, %.0f%%)", step_words[best],
+			    us(y, sizeof(y), a->step_us[best]), 100 * a->step_us[best] / a->call_us);
+	ab_breakdown_addf(buf, len, ".");
+	return buf;
+}
+
+/* ---- which bars to compare ---- */
+
+static int key_index(const struct breakdown_set *s, const char *k)
+{
+	for (int i = 0; i < s->nk; i++)
+		if (!strcmp(s->key[i], k))
+			return i;
+	return -1;
+}
+
+/* Is label key k present in every bar? */
+static int everywhere(const struct breakdown_set *s, int k)
+{
+	char v[AB_VALUE_LEN];
+
+	for (int i = 0; i < s->n; i++)
+		if (!ab_cfg_get(s->b[i].config, s->key[k], v, sizeof(v))[0])
+			return 0;
+	return 1;
+}
+
+/* "k=v, k=v" of bar i: what it shares with the bars it is compared with (ctx 1: the
+ * label keys other than the compared key k that every bar has), or what names it among
+ * them (ctx 0: k and the keys only some bars have, such as uring_cpu). */
+static void name_of(const struct breakdown_set *s, int i, int k, int ctx, char *out, size_t len)
+{
+	out[0] = '\0';
+	for (int j = 0; j < s->nk; j++) {
+		char v[AB_VALUE_LEN];
+		int shared = j != k && everywhere(s, j);
+		if (shared != ctx || !ab_cfg_get(s->b[i].config, s->key[j], v, sizeof(v))[0])
+			continue;
+		ab_breakdown_addf(out, len, "%s%s=%s", out[0] ? ", " : "", s->key[j], v);
+	}
+}
+
+/*
+ * Sentences for compare key k: among the bars that agree on every other key present
+ * in all bars, each value of k at its best (its fastest bar: ddpar's uring at its best
+ * --uring-cpu), the slowest of those against the fastest.
+ */
+static void say_key(struct ab_render *r, const struct breakdown_set *s, int k)
+{
+	int done[AB_BREAKDOWN_BARS] = { 0 }, said = 0, more = 0;
+
+	for (int i = 0; i < s->n; i++) {
+		char ctx[256], c2[256], v[AB_VALUE_LEN], w[AB_VALUE_LEN];
+		int best[AB_BREAKDOWN_BARS], nb = 0, slow, fast;
+		if (done[i] || !ab_cfg_get(s->b[i].config, s->key[k], v, sizeof(v))[0])
+			continue;
+		name_of(s, i, k, 1, ctx, sizeof(ctx));
+		for (int j = i; j < s->n; j++) {
+			int b;
+			if (done[j] || !ab_cfg_get(s->b[j].config, s->key[k], v, sizeof(v))[0])
+				continue;
+			name_of(s, j, k, 1, c2, sizeof(c2));
+			if (strcmp(ctx, c2))
+				continue;
+			done[j] = 1;
+			for (b = 0; b < nb; b++)	/* the fastest of each value of k */
+				if (!strcmp(ab_cfg_get(s->b[best[b]].config, s->key[k], w, sizeof(w)), v))
+					break;
+			if (b == nb)
+				best[nb++] = j;
+			else if (s->b[j].call_us < s->b[best[b]].call_us)
+				best[b] = j;
+		}
+		if (nb < 2)
+			continue;
+		if (said >= MAX_SAY) {
+			more++;
+			continue;
+		}
+		slow = fast = best[0];
+		for (int b = 1; b < nb; b++) {
+			slow = s->b[best[b]].call_us > s->b[slow].call_us ? best[b] : slow;
+			fast = s->b[best[b]].call_us < s->b[fast].call_us ? best[b] : fast;
+		}
+		char sa[128], sb[128], text[1024];
+		name_of(s, slow, k, 0, sa, sizeof(sa));
+		name_of(s, fast, k, 0, sb, sizeof(sb));
+		fprintf(r->out, "- %s\n", ab_breakdown_compare(text, sizeof(text), &s->b[slow], sa,
+							  &s->b[fast], sb, ctx));
+		said++;
+	}
+	if (more)
+		fprintf(r->out, "- (%d more comparisons of %s: their steps are in tables.md.)\n", more,
+			s->key[k]);
+}
+
+
+void ab_breakdown_reading(struct ab_render *r)
+{
+	struct breakdown_set *s = calloc(1, sizeof(*s));
+	int any = 0;
+
+	if (!s)
+		return;
+	ab_breakdown_set_load(s, r);
+	if (!s->n)
+		goto out;
+	fprintf(r->out, "### %s: where the time goes\n\n", r->desc->name);
+	fprintf(r->out, "From the request breakdown of the instrumented repetitions "
+			"(docs/breakdown.md): the mean time per call and the step that differs "
+			"most, slowest against fastest.\n\n");
+	if (s->n == 1) {
+		char text[512];
+		fprintf(r->out, "%s\n\n", ab_breakdown_single(text, sizeof(text), &s->b[0], s->b[0].config));
+		goto out;
+	}
+	for (int p = 0; r->desc->breakdown_keys && r->desc->breakdown_keys[p]; p++) {
+		int k = key_index(s, r->desc->breakdown_keys[p]);
+		if (k >= 0) {
+			say_key(r, s, k);
+			any = 1;
+		}
+	}
+	if (!any && s->nk)
+		say_key(r, s, 0);
+	fprintf(r->out, "\n");
+	if (r->desc->breakdown_reading)
+		r->desc->breakdown_reading(r, s->b, s->n);
+out:
+	free(s);
+}
+
+/* ---- the table ---- */
+
+void ab_breakdown_tables(struct ab_render *r)
+{
+	struct breakdown_set *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return;
+	ab_breakdown_set_load(s, r);
+	if (!s->n)
+		goto out;
+	fprintf(r->out, "### %s: where the time goes (request breakdown)\n\n"
+			"Mean microseconds per call of each step; they add up to the call. Each is "
+			"averaged over the instrumented repetitions (n); p50 is the calls' median. "
+			"Wake-ups: per call, %% that crossed CPUs, %% that found the CPU idle "
+			"(docs/breakdown.md).\n\n", r->desc->name);
+	fprintf(r->out, "| %s | n | call | submit | daemon_wake | service | reply_wake | return | "
+			"call p50 | daemon wakes / cross %% / idle %% | reply wakes / cross %% / idle %% |\n"
+			"|---|---|---|---|---|---|---|---|---|---|---|\n",
+		s->keys[0] ? s->keys : "config");
+	for (int i = 0; i < s->n; i++) {
+		const struct ab_breakdown_bar *b = &s->b[i];
+		fprintf(r->out, "| %s | %d |", b->label, b->reps);
+		cell(r->out, b->call_us);
+		for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++)
+			cell(r->out, b->step_us[k]);
+		cell(r->out, b->call_p50_us);
+		for (int w = 0; w < AB_BREAKDOWN_NWAKE; w++) {
+			char x[32], y[32], z[32];
+			fprintf(r->out, " %s / %s / %s |", ab_r_num(x, sizeof(x), b->wakes[w]),
+				ab_r_num(y, sizeof(y), b->cross_pct[w]),
+				ab_r_num(z, sizeof(z), b->idle_pct[w]));
+		}
+		fprintf(r->out, "\n");
+	}
+	fprintf(r->out, "\n");
+out:
+	free(s);
+}

@@ -1,0 +1,54 @@
+#!/bin/bash
+# The harness and lib/ know benchmarks only through their descriptors: no C file
+# under harness/ or lib/ names a benchmark (harness/registry.def, and the
+# fixture nullbench) or one of its config keys in a string literal. The keys are
+# collected from the benchmarks' own folders (ab_config_set and "KEY=" in their
+# C files); comments are stripped first (cpp -fpreprocessed), so a comment may
+# still say "cputestfs's placement" to a reader.
+. "$(dirname "$0")/lib.sh"
+W=$(mktemp -d "$AFFBENCH_WORKDIR/layering.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+cd "$TOP" || exit 1
+
+# Keys lib/ itself owns, which every benchmark's configs may carry: the common
+# --idle policy (lib/knob/idle).
+COMMON="idle"
+# A literal that is a FUSE notion, not a benchmark's key: the FUSE daemon's
+# wake-up in the request breakdown's record names (brk_daemon_wakes_per_call).
+ALLOWED='lib/kstats/breakdown.c: "daemon"'
+
+benches=$(sed -n 's/^AB_BENCH(\([a-z0-9_]*\))$/\1/p' harness/registry.def)
+dirs="$benches tests/fixtures/nullbench"
+{
+	echo "$benches"
+	echo nullbench
+	for d in $dirs; do
+		grep -hoE 'ab_config_set\([^,]+, *"[a-z_0-9]+"' "$d"/*.c | grep -oE '"[a-z_0-9]+"' | tr -d '"'
+		grep -hoE '#define [A-Z0-9]+_K_[A-Z0-9_]+ +"[a-z_0-9]+"' "$d"/*.h | grep -oE '"[a-z_0-9]+"' | tr -d '"'
+		grep -hoE '"[a-z_0-9]+=' "$d"/desc*.c | tr -d '"='
+	done
+} | sort -u | grep -vxF -f <(printf '%s\n' $COMMON) > "$W/names"
+check "names collected from the benchmarks' folders ($(wc -l < "$W/names"))" \
+	eval '[ "$(wc -l < "$W/names")" -ge 20 ] && grep -qx placement "$W/names" && grep -qx uring_cpu "$W/names"'
+
+# every string literal of harness/ and lib/ C code, comments stripped, one a line
+: > "$W/lits"
+while IFS= read -r -d '' f; do
+	cpp -fpreprocessed -P -w "$f" 2>/dev/null |
+		grep -oE '"([^"\\]|\\.)*"' | sed "s|^|$f: |" >> "$W/lits"
+done < <(find harness lib -name '*.[ch]' -print0)
+check "string literals found ($(wc -l < "$W/lits"))" [ "$(wc -l < "$W/lits")" -gt 1000 ]
+
+# a name alone ("placement"), as a key ("placement=", "placement|", "x;placement="), and
+# a benchmark's name also as a word of a longer text ("e.g. 'cputestfs stat_per_s ...'")
+: > "$W/hits"
+while read -r n; do
+	grep -E ": \"$n\"$|: \"$n[=|]|[^a-z_0-9]$n=" "$W/lits" >> "$W/hits"
+done < "$W/names"
+for n in $benches nullbench; do
+	grep -E "[^a-z_0-9]$n([^a-z_0-9]|$)" "$W/lits" >> "$W/hits"
+done
+sort -u "$W/hits" | grep -vxF "$ALLOWED" > "$W/hits.u"
+check "no benchmark or key of one named in a string literal under harness/ or lib/" \
+	eval '[ ! -s "$W/hits.u" ] || { sed "s/^/# /" "$W/hits.u" | head -40; false; }'
+t_done
