@@ -342,5 +342,7 @@ int ctf_measure(const struct ctf_settings *set, const struct ctf_point *pt, stru
 /* ---- desc.c: the report, rendered from the records (lib/render) ---- */
 struct ab_bench_desc;
 extern const struct ab_bench_desc ab_desc_cputestfs;
+/* Keys added after runs were recorded, and what a config without one stood for (desc_pub.c). */
+extern const struct ab_key_default cputestfs_key_defaults[];
 
 #endif

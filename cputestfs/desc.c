@@ -475,8 +475,7 @@ static const char *const compared[] = { "placement", NULL };
 static const char *const follow[] = { "client_cpu", "daemon_cpu", NULL };
 static const char *const not_cpus[] = { "uring_cpu", NULL };	/* queue, next, none */
 static const char *const baseline_values[] = { "kernel", "pipe", NULL };
-static const char *const breakdown_keys[] = { "baseline", "placement", "transport", "uring_cpu",
-					      NULL };
+static const char *const breakdown_keys[] = { "baseline", "placement", "transport", "uring_cpu", NULL };
 
 void cputestfs_pipe_reading(struct ab_render *r, const struct ab_breakdown_bar *bars, int n);
 
@@ -490,6 +489,7 @@ const struct ab_bench_desc ab_desc_cputestfs = {
 	.compared = compared,
 	.follow = follow,
 	.not_cpus = not_cpus,
+	.key_defaults = cputestfs_key_defaults,
 	.baseline_key = "baseline",
 	.baselines = baseline_values,
 	.breakdown_keys = breakdown_keys,

@@ -1,5 +1,6 @@
 /* The posts beside cputestfs's levers (see desc_pub.h). Numbers come from
- * published.tsv only; the text says how far they compare with ours. */
+ * published.tsv only; the text says how far they compare with ours. And the
+ * history of its records: keys added after runs were recorded. */
 #include <stdio.h>
 
 #include "desc_pub.h"
@@ -32,3 +33,9 @@ void ctf_pub_samecpu(struct ab_render *r)
 		ab_pub(SAMECPU, "randread4k.dev_MiB_per_s"),
 		ab_pub(SAMECPU, "randread4k.dev_samecpu_MiB_per_s"));
 }
+
+/* uring_cpu came with --uring-cpu: io_uring runs recorded before it ran as queue does. */
+const struct ab_key_default cputestfs_key_defaults[] = {
+	{ "uring_cpu", "queue", "transport=uring", "2026-12-01, --uring-cpu" },
+	{ NULL, NULL, NULL, NULL },
+};

@@ -36,52 +36,6 @@
 #define MAXGROUPS 1000000
 #define MAXVALUES 32000000
 
-/* config without the CPU numbers (h_cfg_is_cpu_numbers) */
-static void norm_config(const char *bench, const char *in, char *out, size_t len)
-{
-	char tmp[AB_CONFIG_LEN], *save = NULL;
-	size_t o = 0;
-
-	snprintf(tmp, sizeof(tmp), "%s", in);
-	out[0] = '\0';
-	for (char *kv = strtok_r(tmp, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
-		char *eq = strchr(kv, '=');
-		size_t kl = eq ? (size_t)(eq - kv) : strlen(kv);
-		if (h_cfg_is_cpu_numbers(bench, kv, kl))
-			continue;
-		o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s%s", o ? ";" : "", kv);
-	}
-}
-
-/* The run with CPU numbers dropped from every config: groups that differ only in
- * CPU numbers merge. A run with none is taken as it is (*in is moved into *out), so
- * a run is never held twice. 0, or -1 out of memory. */
-static int normalize(struct ab_results *in, struct ab_results *out)
-{
-	size_t i = 0;
-
-	for (char cfg[AB_CONFIG_LEN]; i < in->n; i++) {
-		norm_config(in->g[i].bench, in->g[i].config, cfg, sizeof(cfg));
-		if (strcmp(cfg, in->g[i].config))
-			break;
-	}
-	if (i == in->n) {
-		*out = *in;
-		ab_results_init(in);
-		return 0;
-	}
-	ab_results_init(out);
-	for (size_t i = 0; i < in->n; i++) {
-		const struct ab_group *g = &in->g[i];
-		char cfg[AB_CONFIG_LEN];
-		norm_config(g->bench, g->config, cfg, sizeof(cfg));
-		for (size_t k = 0; k < g->n; k++)
-			if (ab_results_add(out, g->bench, cfg, g->rep[k], g->metric, g->v[k], g->unit) < 0)
-				return -1;
-	}
-	return 0;
-}
-
 /* One ratio run/A, judged before any is printed: the correction needs them all. */
 struct pair {
 	const struct ab_group *a, *b;
@@ -115,9 +69,21 @@ static const char *ratio_cell(char *buf, size_t len, enum ab_verdict v, const st
 	return buf;
 }
 
+/* compare.csv's reason: why the verdict is what it is, in words (significant: 0 or 1). */
+static const char *csv_reason(enum ab_verdict v, const struct pair *q)
+{
+	if (v == AB_V_FEW)
+		return "not judged: too few repetitions";
+	if (v == AB_V_UP || v == AB_V_DOWN)
+		return "95% CI excludes 1 and Holm-adjusted p <= 0.05";
+	if (q->p < ALPHA && (q->v == AB_V_UP || q->v == AB_V_DOWN))
+		return "95% CI excludes 1 but Holm-adjusted p > 0.05";
+	return "95% CI includes 1";
+}
+
 static void one_pair(struct cmp *c, const struct pair *q)
 {
-	char buf[160], num[6][32], lab[16];
+	char buf[160], num[8][32], lab[16];
 	enum ab_verdict v = q->v;
 	const struct ab_group *a = q->a;
 
@@ -136,16 +102,19 @@ static void one_pair(struct cmp *c, const struct pair *q)
 	snprintf(num[0], sizeof(num[0]), "%.6g", ab_r_median(a));
 	snprintf(num[1], sizeof(num[1]), "%.6g", ab_r_median(q->b));
 	snprintf(num[2], sizeof(num[2]), "%.6g", q->r);
-	snprintf(num[3], sizeof(num[3]), "%s", v == AB_V_FEW ? "too few repetitions" :
-		 v == AB_V_SAME ? "0" : "1");
-	snprintf(num[4], sizeof(num[4]), "%.4g", q->p);
-	snprintf(num[5], sizeof(num[5]), "%.4g", q->adj);
+	snprintf(num[3], sizeof(num[3]), "%d", v == AB_V_UP || v == AB_V_DOWN);
+	snprintf(num[4], sizeof(num[4]), "%.6g", q->p);	/* never 0: at least 2/(B+1) */
+	snprintf(num[5], sizeof(num[5]), "%.6g", q->adj);
+	snprintf(num[6], sizeof(num[6]), "%.6g", q->ci.lo);
+	snprintf(num[7], sizeof(num[7]), "%.6g", q->ci.hi);
+	int ci = v != AB_V_FEW;
 	const char *row[] = { a->bench, a->config, a->metric, a->unit, c->dirs[0], c->dirs[q->k],
-			      num[0], num[1], num[2], num[3], isnan(q->p) ? "" : num[4],
-			      isnan(q->adj) ? "" : num[5] };
-	for (int j = 0; j < 12; j++) {
+			      num[0], num[1], num[2], ci ? num[6] : "", ci ? num[7] : "",
+			      isnan(q->p) ? "" : num[4], isnan(q->adj) ? "" : num[5], num[3],
+			      csv_reason(v, q) };
+	for (int j = 0; j < 15; j++) {
 		ab_csv_field(c->csv, row[j]);
-		fputc(j < 11 ? ',' : '\n', c->csv);
+		fputc(j < 14 ? ',' : '\n', c->csv);
 	}
 	fprintf(c->md, "| %s | ", a->bench);
 	h_cmp_md_cfg(c->md, c, a);
@@ -227,8 +196,8 @@ static void table(struct cmp *c)
 	fprintf(c->md, "## Ratios\n\nA config shows the keys that vary within its benchmark "
 		       "(compare.csv has each config whole).\n\n| bench | config | metric | run | A median | median | ratio run/A | "
 		       "p (Holm) |\n|---|---|---|---|---|---|---|---|\n");
-	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,significant,p,"
-			"p_holm\n");
+	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,ci_lo,ci_hi,p,"
+			"p_holm,significant,reason\n");
 	for (int k = 0; k < c->nr; k++)	/* the legend of the run column */
 		h_cmp_run_legend(c, k);
 	h_cmp_term_legend(c);
@@ -245,9 +214,12 @@ static void table(struct cmp *c)
 		       "%g: the chance that any of them is significant by chance alone is at most "
 		       "5%%), %d before it (the ratio's 95%% CI excludes 1). p: the two-sided "
 		       "bootstrap p-value of a ratio of 1 (twice the smaller share of bootstrap ratios "
-		       "on either side of 1); p (Holm): adjusted. %d not judged: too few repetitions "
-		       "(%d or more needed a side).\n",
-		c->tests, c->sig, c->tests, ALPHA, c->sig_raw, c->few, AB_MIN_REPS_CI);
+		       "on either side of 1); p (Holm): adjusted. compare.csv has each p as measured, "
+		       "to its resolution of 1/%d (%d bootstrap resamples: p is never below 2/%d), "
+		       "the CI, significant (1 or 0) and the reason. %d not judged: too few "
+		       "repetitions (%d or more needed a side).\n",
+		c->tests, c->sig, c->tests, ALPHA, c->sig_raw, AB_BOOT_RESAMPLES + 1,
+		AB_BOOT_RESAMPLES, AB_BOOT_RESAMPLES + 1, c->few, AB_MIN_REPS_CI);
 	if (c->subsampled)
 		fprintf(c->md, "%d ratios have a side of more than %d values: their bootstrap "
 			       "resamples %d values a side (m out of n), which widens the CI and "
@@ -259,6 +231,7 @@ static void table(struct cmp *c)
 		ab_msg("compare: some runs ran on other machines than A's (compare.md, The machines): "
 		       "their verdicts compare machines, not only the change under test");
 	}
+	h_cmp_defaults_said(c);
 	if (c->only_a || c->only_b || c->no_ratio) {
 		fprintf(c->md, "Not compared: %d results only in A, %d only in another run (a failed or "
 			       "skipped point, or another plan), %d with a median of 0 in A.\n",
@@ -340,7 +313,7 @@ static void load_runs(struct cmp *c)
 				       "%zu values, past compare's bound of %d results and %d values "
 				       "for all runs together: compare fewer or smaller runs",
 				       c->dirs[i], groups, values, MAXGROUPS, MAXVALUES);
-		if (normalize(&raw, &c->d[i]) < 0)
+		if (h_cmp_normalize(c, &raw, &c->d[i]) < 0)
 			ab_fail("compare: %s: out of memory", path);
 		ab_results_free(&raw);
 	}

@@ -5,6 +5,8 @@
  *   label.c     run labels, the configs' short labels, legends, cells
  *   plot.c      the overlay plots of the runs
  *   trend.c     the trend tables and plots of the headline metrics
+ *   norm.c      configs matched across runs: CPU numbers dropped, keys added
+ *               later given their defaults
  *   machines.c  what differs between the runs' machines; --sort
  *   gate.c      the regression gate of --gate FILE
  * compare uses report/ (raw.csv loaded) and harness.h; never run/.
@@ -41,6 +43,11 @@ struct cmp {
 		int n;
 	} sk[16];
 	int nsk;
+	struct key_defaulted {	/* configs matched through a key added later */
+		const struct ab_key_default *kd;
+		int results;
+	} def[8];
+	int ndef;
 };
 
 /* The terminal table fits 100 columns: configs as the values of the keys that vary
@@ -65,6 +72,15 @@ void h_cmp_md_cfg(FILE *f, struct cmp *c, const struct ab_group *g);
 /* The terminal's legends: each benchmark's varying keys, and "run B: DIR" within 100 columns. */
 void h_cmp_term_legend(struct cmp *c);
 void h_cmp_run_legend(struct cmp *c, int k);
+
+/* ---- norm.c ---- */
+/* in with CPU numbers dropped from every config and the keys added since it was recorded
+ * (descriptors' key_defaults) at their defaults, into out (a run with nothing to change
+ * is moved: *in is left empty), counted in c for h_cmp_defaults_said. 0, or -1 out of
+ * memory. */
+int h_cmp_normalize(struct cmp *c, struct ab_results *in, struct ab_results *out);
+/* compare.md's sentence per key matched through its default. */
+void h_cmp_defaults_said(struct cmp *c);
 
 /* The trend and overlay plots, drawn into c->out, linked from compare.md; 0 or -1. */
 int h_cmp_plots(struct cmp *c);

@@ -31,7 +31,6 @@
 #include "report/stats.h"
 
 #define EXACT_MAX 12		/* n^n stays exact in a double; at most 78 support points */
-#define AB_BOOT_RESAMPLES 2000
 #define AB_BOOT_SEED 0x61666662656e6368ULL	/* "affbench" */
 
 struct point {

@@ -32,6 +32,13 @@ struct ab_metric_desc {
 	int lower_better;	/* 1: a rise is a regression (ns_per_op); 0: a drop is */
 };
 
+/* A config key added after runs were recorded: a config that lacks it (an older run's)
+ * stands for key=value, where it holds when (KEY=VALUE; NULL: every config). */
+struct ab_key_default {
+	const char *key, *value, *when;
+	const char *since;		/* when it was added, for compare.md's sentence */
+};
+
 struct ab_bench_desc {
 	const char *name;		/* folder, program and record bench name; what it
 					 * measures is said once, in its ab_prog_info.summary */
@@ -54,6 +61,9 @@ struct ab_bench_desc {
 					 * placement's CPUs): neither a panel nor a label */
 	const char *const *not_cpus;	/* keys named *_cpu or *_cpus that choose a policy
 					 * (uring_cpu=queue), not CPU numbers */
+	const struct ab_key_default *key_defaults;	/* keys added later (ended by a NULL
+							 * key), or NULL: compare matches an older
+							 * run's config to their defaults */
 	const char *baseline_key;	/* the key whose values in baselines name one, or NULL */
 	const char *const *baselines;	/* those values: a baseline is a reference measured
 					 * beside the subject (a kernel file), not compared */

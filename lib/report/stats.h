@@ -41,6 +41,8 @@ int ab_median_ci(const double *x, size_t n, double level, struct ab_ci *ci);
 /* Values a side in one bootstrap resample: a larger sample is resampled this many
  * out of n (the m-out-of-n bootstrap; its CI is wider, see ratio_ci.c). */
 #define AB_BOOT_MAX_N 10000
+/* Bootstrap resamples B of a ratio: its p-value's resolution is 1/(B + 1). */
+#define AB_BOOT_RESAMPLES 2000
 
 /* Bootstrap CI of median(a) / median(b); -1 if a median of b is 0 or n is 0. */
 int ab_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,

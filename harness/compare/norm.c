@@ -1,0 +1,151 @@
+/*
+ * harness compare's matching of configs across runs: CPU numbers dropped
+ * (h_cfg_is_cpu_numbers: two machines compare), and keys added after a run
+ * was recorded given their defaults (the descriptors' key_defaults: a
+ * reference recorded before uring_cpu existed still matches a run that
+ * writes uring_cpu=queue). compare.md says which keys were defaulted.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sys/common.h"
+#include "compare.h"
+
+#define MAXDEFAULTS 8	/* key defaults of a descriptor that compare applies */
+
+/* Does config hold key, with any value, empty included? */
+static int has_key(const char *config, const char *key)
+{
+	size_t kl = strlen(key);
+
+	for (const char *p = config; *p; p += strcspn(p, ";") + !!p[strcspn(p, ";")])
+		if (!strncmp(p, key, kl) && (p[kl] == '=' || p[kl] == ';' || !p[kl]))
+			return 1;
+	return 0;
+}
+
+/* kv ("KEY=VALUE;...") inserted into out (o bytes used) before the first key that sorts
+ * after it, as records keep their keys; the new length. */
+static size_t insert_kv(char *out, size_t o, size_t len, const char *kv)
+{
+	size_t kl = strlen(kv), at = 0;
+
+	for (const char *p = out; *p; p += strcspn(p, ";") + !!p[strcspn(p, ";")]) {
+		if (strncmp(p, kv, strcspn(kv, "=")) > 0)
+			break;
+		at = (size_t)(p - out) + strcspn(p, ";");
+		at += out[at] == ';';
+	}
+	if (o + kl + 2 > len)
+		return o;	/* no room: matched as it is */
+	int tail = at < o;	/* a key after it: kv then ';' */
+	memmove(out + at + kl + 1, out + at, o - at + 1);
+	memcpy(out + at, kv, kl);
+	if (tail)
+		out[at + kl] = ';';
+	else if (at) {		/* appended: ";kv" */
+		memmove(out + at + 1, out + at, kl + 1);
+		out[at] = ';';
+		out[at + kl + 1] = '\0';
+	} else
+		out[kl] = '\0';
+	return o + kl + 1 - (!tail && !at);
+}
+
+/* config without the CPU numbers (h_cfg_is_cpu_numbers), and with the keys added since
+ * it was recorded (the descriptor's key_defaults) at their defaults; each one added is
+ * counted in added[], by its index in key_defaults. */
+static void norm_config(const char *bench, const char *in, char *out, size_t len, int *added)
+{
+	const struct ab_bench_desc *d = h_desc(bench);
+	char tmp[AB_CONFIG_LEN], v[AB_VALUE_LEN], *save = NULL;
+	size_t o = 0;
+
+	snprintf(tmp, sizeof(tmp), "%s", in);
+	out[0] = '\0';
+	for (char *kv = strtok_r(tmp, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+		char *eq = strchr(kv, '=');
+		size_t kl = eq ? (size_t)(eq - kv) : strlen(kv);
+		if (h_cfg_is_cpu_numbers(bench, kv, kl))
+			continue;
+		o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s%s", o ? ";" : "", kv);
+	}
+	if (o >= len)
+		return;
+	for (int i = 0; d && d->key_defaults && d->key_defaults[i].key && i < MAXDEFAULTS; i++) {
+		const struct ab_key_default *k = &d->key_defaults[i];
+		char kv[AB_KEY_LEN + AB_VALUE_LEN + 1];
+		if ((k->when && !ab_cfg_matches(in, k->when)) ||
+		    ab_cfg_get(in, k->key, v, sizeof(v))[0] || has_key(in, k->key))
+			continue;	/* the key is there (or the config is not one it is for) */
+		snprintf(kv, sizeof(kv), "%s=%s", k->key, k->value);
+		o = insert_kv(out, o, len, kv);
+		added[i]++;
+	}
+}
+
+/* Count the keys a run's config lacked and was given (norm_config), for compare.md. */
+static void defaults_seen(struct cmp *c, const char *bench, const int *added)
+{
+	const struct ab_bench_desc *d = h_desc(bench);
+
+	for (int i = 0; i < MAXDEFAULTS; i++) {
+		if (!added[i])
+			continue;
+		int j = 0;
+		const struct ab_key_default *k = &d->key_defaults[i], *o;
+		while (j < c->ndef && (o = c->def[j].kd, strcmp(o->key, k->key) ||
+				       strcmp(o->value, k->value) || strcmp(o->since, k->since)))
+			j++;	/* the same key of two benchmarks: one sentence */
+		if (j == c->ndef) {
+			if (c->ndef == (int)AB_ARRAY_SIZE(c->def))
+				continue;
+			c->def[c->ndef++] = (struct key_defaulted){ .kd = k };
+		}
+		c->def[j].results += added[i];
+	}
+}
+
+/* The run with CPU numbers dropped from every config and keys added later at their
+ * defaults: groups that differ only in CPU numbers merge. A run with none is taken as
+ * it is (*in is moved into *out), so a run is never held twice. 0, or -1 out of memory. */
+int h_cmp_normalize(struct cmp *c, struct ab_results *in, struct ab_results *out)
+{
+	size_t i = 0;
+
+	for (char cfg[AB_CONFIG_LEN]; i < in->n; i++) {
+		int added[MAXDEFAULTS] = { 0 };
+		norm_config(in->g[i].bench, in->g[i].config, cfg, sizeof(cfg), added);
+		if (strcmp(cfg, in->g[i].config))
+			break;
+	}
+	if (i == in->n) {
+		*out = *in;
+		ab_results_init(in);
+		return 0;
+	}
+	ab_results_init(out);
+	for (size_t i = 0; i < in->n; i++) {
+		const struct ab_group *g = &in->g[i];
+		char cfg[AB_CONFIG_LEN];
+		int added[MAXDEFAULTS] = { 0 };
+		norm_config(g->bench, g->config, cfg, sizeof(cfg), added);
+		defaults_seen(c, g->bench, added);
+		for (size_t k = 0; k < g->n; k++)
+			if (ab_results_add(out, g->bench, cfg, g->rep[k], g->metric, g->v[k], g->unit) < 0)
+				return -1;
+	}
+	return 0;
+}
+
+/* compare.md's sentence on the configs matched through a key's default. */
+void h_cmp_defaults_said(struct cmp *c)
+{
+	for (int j = 0; j < c->ndef; j++) {
+		const struct ab_key_default *k = c->def[j].kd;
+		fprintf(c->md, "%d results of configs without %s (recorded before it existed) were "
+			       "matched as %s=%s (the default since %s)%s%s.\n", c->def[j].results,
+			k->key, k->key, k->value, k->since, k->when ? ", those with " : "",
+			k->when ? k->when : "");
+	}
+}
