@@ -8,9 +8,11 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "sys/common.h"
 #include "report/gpscript.h"
 #include "report/stats.h"
 #include "compare.h"
@@ -23,9 +25,32 @@ static int baseline(const char *bench, const char *cfg)
 	return ab_desc_is_baseline(h_desc(bench), cfg);
 }
 
-/* NAME.dat and NAME.gp for one headline metric, bars labelled by the config keys that
- * vary (compare.md's legend), baselines left out; 1 when there was something to plot. */
-static int overlay(struct cmp *c, const char *bench, const char *metric, const char *name)
+/* A legend row: the label as the plot shows it (ab_gp_label's characters), its config. */
+static void legend_row(FILE *leg, const char *label, const char *config)
+{
+	char *shown = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&shown, &len);
+
+	if (!f)
+		ab_fail("compare: out of memory");
+	ab_gp_label(f, label);
+	if (fclose(f))
+		ab_fail("compare: out of memory");
+	shown[len - 1] = '\0';	/* without its quotes */
+	fputs("| ", leg);
+	h_md_cell(leg, shown + 1);
+	fputs(" | ", leg);
+	h_md_cell(leg, config);
+	fputs(" |\n", leg);
+	free(shown);
+}
+
+/* NAME.dat and NAME.gp for one headline metric, bars labelled by the values of the config
+ * keys that vary, baselines left out; each label and its config into leg, the plot's legend
+ * in compare.md. 1 when there was something to plot. */
+static int overlay(struct cmp *c, const char *bench, const char *metric, const char *name,
+		   FILE *leg)
 {
 	char path[PATH_MAX], title[200], label[AB_CONFIG_LEN], unit[AB_UNIT_LEN] = "";
 	int rows = 0, left_out = 0;
@@ -48,6 +73,7 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 		}
 		snprintf(unit, sizeof(unit), "%s", a->unit);
 		ab_gp_label(dat, h_cmp_short_cfg(c, a, label, sizeof(label)));
+		legend_row(leg, label, a->config);
 		for (int k = 0; k < c->nr; k++) {
 			const struct ab_group *b = k ? h_cmp_match(&c->d[k], a) : a;
 			struct ab_summary s;
@@ -77,7 +103,7 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 		fprintf(gp, " noenhanced\n");
 		snprintf(label, sizeof(label), "%s (%s)", metric, unit);
 		ab_plot_set(gp, "ylabel", label);
-		snprintf(label, sizeof(label), "%s config: the keys that vary (compare.md's legend)", bench);
+		snprintf(label, sizeof(label), "%s config: the keys that vary (legend under the figure in compare.md)", bench);
 		ab_plot_set(gp, "xlabel", label);
 		fprintf(gp, "set style data histograms\nset style histogram errorbars gap 1 "
 			    "lw 1\nset style fill solid 0.6 border -1\nset xtics rotate by -30 font ',8' "
@@ -85,31 +111,59 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 		for (int k = 0; k < c->nr; k++) {
 			fprintf(gp, "%s'%s.dat' using %d:%d:%d%s title ", k ? ", " : "", name, 2 + 3 * k,
 				3 + 3 * k, 4 + 3 * k, k ? "" : ":xtic(1)");
-			ab_gp_string(gp, c->dirs[k]);	/* a directory name is outside text */
+			char l[16];	/* the run's label, as the trend plots and compare.md have it */
+			snprintf(label, sizeof(label), "run %s", h_cmp_run_label(l, sizeof(l), k));
+			ab_gp_string(gp, label);
 		}
 		fprintf(gp, "\n");
 	}
 	return !(ferror(gp) | fclose(gp));
 }
 
+/* The figure's link in compare.md, and under an overlay its legend: each x label, the
+ * values of the keys that vary, and the config it stands for. */
+static void plot_md(struct cmp *c, const char *name, const char *legend)
+{
+	fprintf(c->md, "\n![%s](" AB_FIG_DIR "/%s.png)\n", name, name);
+	if (legend)
+		fprintf(c->md, "\nLegend of %s: the bars are runs A, B, ... (The runs); each x "
+			       "label and the config it stands for:\n\n| label | config |\n"
+			       "|---|---|\n%s", name, legend);
+}
+
 int h_cmp_plots(struct cmp *c)
 {
-	char names[AB_PLOTS_MAX][64];
+	char names[AB_PLOTS_MAX][64], *legend[AB_PLOTS_MAX] = { 0 };
 	int n = 0, ok[AB_PLOTS_MAX];
 
 	if (ab_plotdir_open(&c->pd, c->out) < 0)
 		return -1;
-	n = h_compare_trends(c->md, c->pd.path, c->d, c->nr, names, AB_PLOTS_MAX / 2);
+	if (c->nr > 2)	/* with two runs a trend is the ratios table again */
+		n = h_compare_trends(c->md, c->pd.path, c->d, c->nr, names, AB_PLOTS_MAX / 2);
 	for (int b = 0; h_registry[b]; b++)
 		for (int k = 0; h_registry[b]->headline && h_registry[b]->headline[k] && n < AB_PLOTS_MAX; k++) {
-			snprintf(names[n], sizeof(names[n]), "compare_%s_%s", h_registry[b]->name,
+			const char *bench = h_registry[b]->name;
+			size_t len = 0;
+			FILE *leg = open_memstream(&legend[n], &len);
+			if (!leg)
+				ab_fail("compare: out of memory");
+			snprintf(names[n], sizeof(names[n]), "compare_%s_%s", bench,
 				 h_registry[b]->headline[k]);
-			n += overlay(c, h_registry[b]->name, h_registry[b]->headline[k], names[n]);
+			int made = overlay(c, bench, h_registry[b]->headline[k], names[n], leg);
+			if (fclose(leg))
+				ab_fail("compare: out of memory");
+			if (!made) {
+				free(legend[n]);
+				legend[n] = NULL;
+			}
+			n += made;
 		}
 	int bad = ab_plots_draw(&c->pd, names, n, ok);
 	bad |= ab_plotdir_close(&c->pd);
 	for (int i = 0; i < n; i++)
 		if (ok[i])
-			fprintf(c->md, "\n![%s](" AB_FIG_DIR "/%s.png)\n", names[i], names[i]);
+			plot_md(c, names[i], legend[i]);
+	for (int i = 0; i < n; i++)
+		free(legend[i]);
 	return bad;
 }

@@ -115,9 +115,9 @@ static void row(FILE *md, int k, const struct ab_group *b, const struct ab_group
 	else if (v == AB_V_NONE)
 		fputs("- (A's median is 0) |\n", md);
 	else if (v == AB_V_FEW)
-		fprintf(md, "x%.3g (too few repetitions for a CI) |\n", r);
+		fprintf(md, "%.3gx (too few repetitions for a CI) |\n", r);
 	else
-		fprintf(md, "x%.3g [%.3g, %.3g] |\n", r, ci.lo, ci.hi);
+		fprintf(md, "%.3gx [%.3g, %.3g] |\n", r, ci.lo, ci.hi);
 }
 
 /* Per config a table, a row per run: 50 runs make 50 short rows, not 50 columns. */
