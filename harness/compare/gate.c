@@ -61,6 +61,9 @@ static void parse_rule(struct h_gate *g, int ln, char **w, int nw)
 		BAD(g, ln, "metric '%.64s': %s", w[1], why);
 	snprintf(r->bench, sizeof(r->bench), "%s", w[0]);
 	snprintf(r->metric, sizeof(r->metric), "%s", w[1]);
+	for (int i = 2; i < nw - 2; i++)	/* words after the threshold: blame the first */
+		if (!strncmp(w[i], "max-", 4) && !strchr(w[i], '='))
+			BAD(g, ln, "'%.40s' after the threshold: %s", w[i + 2], usage);
 	for (int i = 2; i < nw - 2; i++) {
 		if (r->nfilter == H_GATE_FILTERS)
 			BAD(g, ln, "more than %d KEY=VALUE filters", H_GATE_FILTERS);
@@ -129,6 +132,7 @@ void h_gate_load(struct h_gate *g, const char *file)
 /* What one rule found in one run. */
 struct verdict {
 	int matched, judged, few, missing, worse;
+	int baselines;		/* matched configs that are the benchmark's baselines */
 	double worst, lo, hi, adj;	/* the worst violating ratio, its CI and adjusted p */
 	char config[AB_CONFIG_LEN];
 };
@@ -193,6 +197,7 @@ static void judge_one(const struct h_gate_rule *r, const struct ab_results *base
 		if (!holds(r, a))
 			continue;
 		v->matched++;
+		v->baselines += ab_desc_is_baseline(h_desc(a->bench), a->config);
 		const struct ab_group *b = ab_results_get(run, a->bench, a->config, a->metric, a->unit);
 		struct judged *o = &j[v->judged];
 		enum ab_verdict k = b ? ab_r_ratio(b, a, &o->q, &o->ci) : AB_V_NONE;
@@ -221,6 +226,16 @@ static void judge_one(const struct h_gate_rule *r, const struct ab_results *base
 	free(adj);
 }
 
+/* A rule's filter that holds baselines too (cputestfs's kernel file) judges them with the
+ * FUSE configs: said, so that a filter can leave them out. */
+static void baselines_said(const struct verdict *v)
+{
+	if (v->baselines)
+		printf("gate:   note: the rule's configs include %d baseline%s (the benchmark's "
+		       "baselines); add a KEY=VALUE filter to leave them out\n", v->baselines,
+		       v->baselines == 1 ? "" : "s");
+}
+
 int h_gate_judge(const struct h_gate *g, const struct ab_results *d, char *const *dirs, int nr,
 		 int strict)
 {
@@ -242,6 +257,7 @@ int h_gate_judge(const struct h_gate *g, const struct ab_results *d, char *const
 				       "[%.4g, %.4g] 95%% CI, adjusted p %s, at %s\n", v.judged,
 				       v.judged == 1 ? "" : "s", v.worse, r->rise ? "rose" : "dropped", r->pct,
 				       v.worst, v.lo, v.hi, adj, v.config);
+				baselines_said(&v);
 			} else if (v.few || !v.judged) {
 				unjudged++;
 				printf("CANNOT JUDGE %s:%d '%s': ", g->file, r->line, r->text);
@@ -257,12 +273,13 @@ int h_gate_judge(const struct h_gate *g, const struct ab_results *d, char *const
 				h_md_cell(stdout, dirs[k]);
 				printf(": %d config%s, Holm-corrected: none surely beyond %g%%\n", v.judged,
 				       v.judged == 1 ? "" : "s", r->pct);
+				baselines_said(&v);
 			}
 		}
 	}
 	fflush(stdout);
-	ab_msg("compare: gate %s: %d rules x %d runs: %d violated, %d cannot be judged%s", g->file,
-	       g->n, nr - 1, violated, unjudged,
+	ab_msg("compare: gate %s: %d rule%s x %d run%s: %d violated, %d cannot be judged%s", g->file,
+	       g->n, g->n == 1 ? "" : "s", nr - 1, nr == 2 ? "" : "s", violated, unjudged,
 	       unjudged && !strict ? " (not a failure without --strict)" : "");
 	return violated || (strict && unjudged) ? H_EXIT_GATE : 0;
 }

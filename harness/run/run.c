@@ -268,7 +268,7 @@ static void est_sources(const struct run *r)
 		h_timings_estimate(&r->timings, &r->plan.points[i], 1, &src);
 		n[src]++;
 	}
-	printf("timings of the %d points:", r->plan.npoints);
+	printf("timings of the %d point%s:", r->plan.npoints, r->plan.npoints == 1 ? "" : "s");
 	for (int k = 0; k < H_EST_NSOURCES; k++)
 		if (n[k]) {
 			printf("%s %d %s", sep, n[k], what[k]);
