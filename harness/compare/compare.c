@@ -150,6 +150,7 @@ static struct pair *collect(struct cmp *c, size_t *np)
 			const struct ab_group *b = h_cmp_match(&c->d[k], &c->d[0].g[i]);
 			if (!b) {
 				c->only_a++;
+				c->why_a[h_cmp_why_missing(c, k, c->d[0].g[i].bench)]++;
 				continue;
 			}
 			if (n == cap) {
@@ -204,7 +205,10 @@ static void table(struct cmp *c)
 	printf(TERM_ROW, "bench", "config", "metric", "run", "A", "this", "this/A [95% CI]");
 	for (int k = 1; k < c->nr; k++)	/* results of a run that A lacks cannot be compared either */
 		for (size_t i = 0; i < c->d[k].n; i++)
-			c->only_b += h_cmp_match(&c->d[0], &c->d[k].g[i]) == NULL;
+			if (!h_cmp_match(&c->d[0], &c->d[k].g[i])) {
+				c->only_b++;
+				c->why_b[h_cmp_why_missing(c, 0, c->d[k].g[i].bench)]++;
+			}
 	struct pair *q = collect(c, &n);
 	for (size_t i = 0; i < n; i++)
 		one_pair(c, &q[i]);
@@ -233,9 +237,11 @@ static void table(struct cmp *c)
 	}
 	h_cmp_defaults_said(c);
 	if (c->only_a || c->only_b || c->no_ratio) {
-		fprintf(c->md, "Not compared: %d results only in A, %d only in another run (a failed or "
-			       "skipped point, or another plan), %d with a median of 0 in A.\n",
-			c->only_a, c->only_b, c->no_ratio);
+		fprintf(c->md, "Not compared: %d results only in A", c->only_a);
+		h_cmp_why_said(c->md, c->why_a, "the other run");
+		fprintf(c->md, "%d only in another run", c->only_b);
+		h_cmp_why_said(c->md, c->why_b, "A");
+		fprintf(c->md, "%d with a median of 0 in A.\n", c->no_ratio);
 		ab_msg("compare: not compared: %d results only in A, %d only in another run, %d with a "
 		       "median of 0 in A", c->only_a, c->only_b, c->no_ratio);
 	}
@@ -380,5 +386,6 @@ int cmd_compare(int argc, char **argv)
 	for (int i = 0; i < c.nr; i++)
 		ab_results_free(&c.d[i]);
 	free(c.d);
+	free(c.pts);
 	return rc ? AB_EXIT_FAIL : grc;
 }

@@ -48,6 +48,12 @@ struct cmp {
 		int results;
 	} def[8];
 	int ndef;
+	struct run_points {	/* per run, its runs.csv: points not ok, by benchmark */
+		char bench[16][AB_BENCH_LEN];
+		int notok[16], nb;
+		int known;	/* a runs.csv was read */
+	} *pts;
+	int why_a[3], why_b[3];	/* results in one run only, by H_WHY_* */
 };
 
 /* The terminal table fits 100 columns: configs as the values of the keys that vary
@@ -79,6 +85,14 @@ void h_cmp_run_legend(struct cmp *c, int k);
  * is moved: *in is left empty), counted in c for h_cmp_defaults_said. 0, or -1 out of
  * memory. */
 int h_cmp_normalize(struct cmp *c, struct ab_results *in, struct ab_results *out);
+/* Why a result of bench is missing from run k (its runs.csv, read once into c->pts[k]):
+ * H_WHY_PLAN (the run's plan had no such config: none of bench's points failed or was
+ * skipped), H_WHY_FAILED (some were), H_WHY_UNKNOWN (no readable runs.csv). */
+enum { H_WHY_PLAN, H_WHY_FAILED, H_WHY_UNKNOWN };
+int h_cmp_why_missing(struct cmp *c, int k, const char *bench);
+/* "N of configs ...; M of ..." for the counts of why[], into md. */
+void h_cmp_why_said(FILE *md, const int *why, const char *run);
+
 /* compare.md's sentence per key matched through its default. */
 void h_cmp_defaults_said(struct cmp *c);
 

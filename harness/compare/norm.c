@@ -3,12 +3,17 @@
  * (h_cfg_is_cpu_numbers: two machines compare), and keys added after a run
  * was recorded given their defaults (the descriptors' key_defaults: a
  * reference recorded before uring_cpu existed still matches a run that
- * writes uring_cpu=queue). compare.md says which keys were defaulted.
+ * writes uring_cpu=queue). compare.md says which keys were defaulted, and
+ * why a result is in one run only (the other's runs.csv: a failed or skipped
+ * point, or a config its plan did not have).
  */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sys/common.h"
+#include "sys/infile.h"
 #include "compare.h"
 
 #define MAXDEFAULTS 8	/* key defaults of a descriptor that compare applies */
@@ -148,4 +153,82 @@ void h_cmp_defaults_said(struct cmp *c)
 			k->key, k->key, k->value, k->since, k->when ? ", those with " : "",
 			k->when ? k->when : "");
 	}
+}
+
+/* runs.csv of run k (bench,point,rep,status,...) into c->pts[k]: its points not ok, by
+ * benchmark. Outside text, bounded like every reader; a bad line is only not counted. */
+static void read_points(struct cmp *c, int k)
+{
+	struct run_points *p = &c->pts[k];
+	char path[PATH_MAX], err[512], *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+
+	p->known = 1;	/* read once, found or not */
+	snprintf(path, sizeof(path), "%s/runs.csv", c->dirs[k]);
+	FILE *f = ab_infile_open(path, AB_INFILE_MAX_BYTES, err, sizeof(err));
+	if (!f) {
+		p->known = -1;
+		return;
+	}
+	while ((len = ab_infile_line(f, &line, &cap)) != -1) {
+		char bench[AB_BENCH_LEN];
+		size_t bl = len < 0 ? 0 : strcspn(line, ",\n");
+		const char *st = line;
+		for (int i = 0; i < 3 && st; i++)
+			st = (st = strchr(st, ',')) ? st + 1 : NULL;
+		if (!bl || bl >= sizeof(bench) || !st || !strncmp(st, "ok,", 3) ||
+		    !strncmp(line, "bench,", 6))
+			continue;
+		snprintf(bench, sizeof(bench), "%.*s", (int)bl, line);
+		int j = 0;
+		while (j < p->nb && strcmp(p->bench[j], bench))
+			j++;
+		if (j == p->nb && p->nb < (int)AB_ARRAY_SIZE(p->bench))
+			snprintf(p->bench[p->nb++], sizeof(p->bench[0]), "%s", bench);
+		if (j < p->nb)
+			p->notok[j]++;
+	}
+	if (ferror(f))
+		p->known = -1;
+	free(line);
+	fclose(f);
+}
+
+int h_cmp_why_missing(struct cmp *c, int k, const char *bench)
+{
+	if (!c->pts) {
+		c->pts = calloc((size_t)c->nr, sizeof(*c->pts));
+		if (!c->pts)
+			ab_fail("compare: out of memory");
+	}
+	if (!c->pts[k].known)
+		read_points(c, k);
+	if (c->pts[k].known < 0)
+		return H_WHY_UNKNOWN;
+	for (int j = 0; j < c->pts[k].nb; j++)
+		if (!strcmp(c->pts[k].bench[j], bench) && c->pts[k].notok[j])
+			return H_WHY_FAILED;
+	return H_WHY_PLAN;
+}
+
+void h_cmp_why_said(FILE *md, const int *why, const char *run)
+{
+	static const char *const what[] = {
+		[H_WHY_PLAN] = "from configs %s's plan did not have (none of their benchmark's "
+			       "points failed or was skipped there)",
+		[H_WHY_FAILED] = "from benchmarks with failed or skipped points in %s "
+				 "(its runs.csv, failures.csv)",
+		[H_WHY_UNKNOWN] = "from configs %s lacks for a reason unknown (no readable runs.csv)",
+	};
+	const char *sep = ": ";
+
+	for (int i = 0; i < 3; i++) {
+		if (!why[i])
+			continue;
+		fprintf(md, "%s%d ", sep, why[i]);
+		fprintf(md, what[i], run);
+		sep = ", ";
+	}
+	fputs(". ", md);
 }
