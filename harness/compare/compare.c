@@ -126,16 +126,16 @@ static void one_pair(struct cmp *c, const struct pair *q)
 	snprintf(ma, sizeof(ma), "%.4g", ab_r_median(a));
 	snprintf(mb, sizeof(mb), "%.4g", ab_r_median(q->b));
 	if (v == AB_V_FEW)
-		snprintf(rt, sizeof(rt), "%.3g (few reps)", q->r);
+		snprintf(rt, sizeof(rt), "%.3gx (few reps)", q->r);
 	else
-		snprintf(rt, sizeof(rt), "%.3g [%.3g,%.3g]%s", q->r, q->ci.lo, q->ci.hi,
+		snprintf(rt, sizeof(rt), "%.3gx [%.3g,%.3g]%s", q->r, q->ci.lo, q->ci.hi,
 			 v == AB_V_UP || v == AB_V_DOWN ? "*" : "");
 	if (strlen(rt) > TERM_RATIO_W)	/* a CI up to 1e+04: its bounds are in compare.md */
-		snprintf(rt, sizeof(rt), "%.3g%s (CI: .md)", q->r,
+		snprintf(rt, sizeof(rt), "%.3gx%s (CI: .md)", q->r,
 			 v == AB_V_UP || v == AB_V_DOWN ? "*" : "");
 	snprintf(met, sizeof(met), "%s", a->metric);
 	h_cmp_short_cfg(c, a, sc, sizeof(sc));	/* always into sc */
-	printf(TERM_ROW, a->bench, h_cmp_term_cut(sc, 24),
+	printf(TERM_ROW, a->bench, h_cmp_term_cut(sc, 23),
 	       h_cmp_term_cut(met, 19), h_cmp_run_label(lab, sizeof(lab), q->k), ma, mb, rt);
 }
 
