@@ -69,6 +69,19 @@ static const char *ratio_cell(char *buf, size_t len, enum ab_verdict v, const st
 	return buf;
 }
 
+/*
+ * The resolution of a bootstrap p for sides of na and nb values: 2/(B+1) drawn
+ * (ratio_ci.c: never below it), the chance of the least likely resample pair, twice,
+ * when the distribution is exact. An exact p of 0 (every resample on one side of 1) is
+ * below it, and compare.csv writes it as that bound: a p, never an impossible 0.
+ */
+static double p_floor(size_t na, size_t nb)
+{
+	if (na <= AB_BOOT_EXACT_MAX && nb <= AB_BOOT_EXACT_MAX)
+		return 2 * pow((double)na, -(double)na) * pow((double)nb, -(double)nb);
+	return 2.0 / (AB_BOOT_RESAMPLES + 1);
+}
+
 /* compare.csv's reason: why the verdict is what it is, in words (significant: 0 or 1). */
 static const char *csv_reason(enum ab_verdict v, const struct pair *q)
 {
@@ -103,8 +116,9 @@ static void one_pair(struct cmp *c, const struct pair *q)
 	snprintf(num[1], sizeof(num[1]), "%.6g", ab_r_median(q->b));
 	snprintf(num[2], sizeof(num[2]), "%.6g", q->r);
 	snprintf(num[3], sizeof(num[3]), "%d", v == AB_V_UP || v == AB_V_DOWN);
-	snprintf(num[4], sizeof(num[4]), "%.6g", q->p);	/* never 0: at least 2/(B+1) */
-	snprintf(num[5], sizeof(num[5]), "%.6g", q->adj);
+	double floor = p_floor(a->n, q->b->n);	/* a p of 0: below its resolution */
+	snprintf(num[4], sizeof(num[4]), "%.6g", fmax(q->p, floor));
+	snprintf(num[5], sizeof(num[5]), "%.6g", fmax(q->adj, floor));
 	snprintf(num[6], sizeof(num[6]), "%.6g", q->ci.lo);
 	snprintf(num[7], sizeof(num[7]), "%.6g", q->ci.hi);
 	int ci = v != AB_V_FEW;
@@ -218,12 +232,13 @@ static void table(struct cmp *c)
 		       "%g: the chance that any of them is significant by chance alone is at most "
 		       "5%%), %d before it (the ratio's 95%% CI excludes 1). p: the two-sided "
 		       "bootstrap p-value of a ratio of 1 (twice the smaller share of bootstrap ratios "
-		       "on either side of 1); p (Holm): adjusted. compare.csv has each p as measured, "
-		       "to its resolution of 1/%d (%d bootstrap resamples: p is never below 2/%d), "
-		       "the CI, significant (1 or 0) and the reason. %d not judged: too few "
-		       "repetitions (%d or more needed a side).\n",
+		       "on either side of 1); p (Holm): adjusted. compare.csv has each p to 6 "
+		       "digits; a p of 0 (every bootstrap resample on one side of 1) is written as "
+		       "the resolution it is below: 2/%d (%d resamples drawn), or twice the chance of "
+		       "the least likely resample when up to %d values a side make the bootstrap "
+		       "exact. %d not judged: too few repetitions (%d or more needed a side).\n",
 		c->tests, c->sig, c->tests, ALPHA, c->sig_raw, AB_BOOT_RESAMPLES + 1,
-		AB_BOOT_RESAMPLES, AB_BOOT_RESAMPLES + 1, c->few, AB_MIN_REPS_CI);
+		AB_BOOT_RESAMPLES, AB_BOOT_EXACT_MAX, c->few, AB_MIN_REPS_CI);
 	if (c->subsampled)
 		fprintf(c->md, "%d ratios have a side of more than %d values: their bootstrap "
 			       "resamples %d values a side (m out of n), which widens the CI and "

@@ -30,7 +30,7 @@
 
 #include "report/stats.h"
 
-#define EXACT_MAX 12		/* n^n stays exact in a double; at most 78 support points */
+#define EXACT_MAX AB_BOOT_EXACT_MAX
 #define AB_BOOT_SEED 0x61666662656e6368ULL	/* "affbench" */
 
 struct point {

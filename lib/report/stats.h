@@ -43,6 +43,9 @@ int ab_median_ci(const double *x, size_t n, double level, struct ab_ci *ci);
 #define AB_BOOT_MAX_N 10000
 /* Bootstrap resamples B of a ratio: its p-value's resolution is 1/(B + 1). */
 #define AB_BOOT_RESAMPLES 2000
+/* Up to this many values a side the bootstrap distribution is computed exactly (n^n
+ * stays exact in a double; at most 78 support points): its p can be an exact 0. */
+#define AB_BOOT_EXACT_MAX 12
 
 /* Bootstrap CI of median(a) / median(b); -1 if a median of b is 0 or n is 0. */
 int ab_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,
