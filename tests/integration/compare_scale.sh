@@ -59,7 +59,7 @@ check "12,000 values a side: exit $rc (want 0)" [ "$rc" = 0 ]
 check "compare.md says the bootstrap resampled 10,000 values a side" \
 	grep -q "^1 ratios have a side of more than 10000 values: their bootstrap resamples 10000 values a side" "$D/o-b/compare.md"
 check "the ratio 1.1, significant, its CI around it" \
-	eval 'grep -qE "^x +- +m +B +103 +113 1\.1 \[1\.[01][0-9]*,1\.1[0-9]*\]\*" "$D/b.out"'
+	eval 'grep -qE "^x +- +m +B +103 +113 1\.1x \[1\.[01][0-9]*,1\.1[0-9]*\]\*" "$D/b.out"'
 check "300 repetitions a side: no such sentence" \
 	eval '! grep -q "more than 10000 values" "$D/o-k/compare.md"'
 
