@@ -199,7 +199,7 @@ static void table(struct cmp *c)
 	size_t n;
 
 	fprintf(c->md, "# affbench compare\n\n## The runs\n\nA is the base; every ratio is run/A. "
-		       "The trend plots' x axis shows these labels.\n\n| run | directory |\n|---|---|\n");
+		       "The plots label the runs by these letters.\n\n| run | directory |\n|---|---|\n");
 	for (int k = 0; k < c->nr; k++) {
 		char l[16];
 		fprintf(c->md, "| %s | ", h_cmp_run_label(l, sizeof(l), k));

@@ -78,6 +78,8 @@ void h_cmp_md_cfg(FILE *f, struct cmp *c, const struct ab_group *g);
 /* The terminal's legends: each benchmark's varying keys, and "run B: DIR" within 100 columns. */
 void h_cmp_term_legend(struct cmp *c);
 void h_cmp_run_legend(struct cmp *c, int k);
+/* The keys whose values make bench's short configs, "daemon/placement/transport", into f. */
+void h_cmp_keys_md(FILE *f, struct cmp *c, const char *bench);
 
 /* ---- norm.c ---- */
 /* in with CPU numbers dropped from every config and the keys added since it was recorded

@@ -186,6 +186,18 @@ void h_cmp_term_legend(struct cmp *c)
 	}
 }
 
+void h_cmp_keys_md(FILE *f, struct cmp *c, const char *bench)
+{
+	const struct shortkeys *s = short_keys(c, bench);
+
+	if (!s || !s->n) {
+		fputs(s ? "(one config)" : "the whole config", f);
+		return;
+	}
+	for (int k = 0; k < s->n; k++)
+		fprintf(f, "%s%s", k ? "/" : "", s->key[k]);
+}
+
 /* A, B, ... Z, then #26, #27, ...: the run's label in the terminal table. */
 const char *h_cmp_run_label(char *buf, size_t len, int k)
 {

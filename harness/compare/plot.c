@@ -122,18 +122,22 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 
 /* The figure's link in compare.md, and under an overlay its legend: each x label, the
  * values of the keys that vary, and the config it stands for. */
-static void plot_md(struct cmp *c, const char *name, const char *legend)
+static void plot_md(struct cmp *c, const char *name, const char *bench, const char *legend)
 {
 	fprintf(c->md, "\n![%s](" AB_FIG_DIR "/%s.png)\n", name, name);
-	if (legend)
-		fprintf(c->md, "\nLegend of %s: the bars are runs A, B, ... (The runs); each x "
-			       "label and the config it stands for:\n\n| label | config |\n"
-			       "|---|---|\n%s", name, legend);
+	if (!legend)
+		return;
+	fprintf(c->md, "\nLegend of %s: the bars are runs A, B, ... (The runs); an x label is "
+		       "the values of ", name);
+	h_cmp_keys_md(c->md, c, bench);
+	fprintf(c->md, " joined by _ ('-': a config without that key):\n\n| label | config |\n"
+		       "|---|---|\n%s", legend);
 }
 
 int h_cmp_plots(struct cmp *c)
 {
 	char names[AB_PLOTS_MAX][64], *legend[AB_PLOTS_MAX] = { 0 };
+	const char *bench_of[AB_PLOTS_MAX] = { 0 };
 	int n = 0, ok[AB_PLOTS_MAX];
 
 	if (ab_plotdir_open(&c->pd, c->out) < 0)
@@ -150,6 +154,7 @@ int h_cmp_plots(struct cmp *c)
 			snprintf(names[n], sizeof(names[n]), "compare_%s_%s", bench,
 				 h_registry[b]->headline[k]);
 			int made = overlay(c, bench, h_registry[b]->headline[k], names[n], leg);
+			bench_of[n] = bench;
 			if (fclose(leg))
 				ab_fail("compare: out of memory");
 			if (!made) {
@@ -160,9 +165,13 @@ int h_cmp_plots(struct cmp *c)
 		}
 	int bad = ab_plots_draw(&c->pd, names, n, ok);
 	bad |= ab_plotdir_close(&c->pd);
-	for (int i = 0; i < n; i++)
+	for (int i = 0, said = 0; i < n; i++) {
+		if (ok[i] && legend[i] && !said++)	/* the overlays: a section of their own */
+			fprintf(c->md, "\n## The runs side by side\n\nPer headline metric, a bar per "
+				       "run and config (baselines left out).\n");
 		if (ok[i])
-			plot_md(c, names[i], legend[i]);
+			plot_md(c, names[i], bench_of[i], legend[i]);
+	}
 	for (int i = 0; i < n; i++)
 		free(legend[i]);
 	return bad;
