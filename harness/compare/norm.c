@@ -29,32 +29,25 @@ static int has_key(const char *config, const char *key)
 	return 0;
 }
 
-/* kv ("KEY=VALUE;...") inserted into out (o bytes used) before the first key that sorts
- * after it, as records keep their keys; the new length. */
+/* kv ("KEY=VALUE") inserted into out (o bytes used, len its size) before the first key
+ * that sorts after it, as records keep their keys; the new length (o: no room). */
 static size_t insert_kv(char *out, size_t o, size_t len, const char *kv)
 {
-	size_t kl = strlen(kv), at = 0;
+	char tmp[AB_CONFIG_LEN];
+	size_t kl = strcspn(kv, "=");
+	const char *p = out;
+	int n;
 
-	for (const char *p = out; *p; p += strcspn(p, ";") + !!p[strcspn(p, ";")]) {
-		if (strncmp(p, kv, strcspn(kv, "=")) > 0)
-			break;
-		at = (size_t)(p - out) + strcspn(p, ";");
-		at += out[at] == ';';
-	}
-	if (o + kl + 2 > len)
+	while (*p && strncmp(p, kv, kl) <= 0)
+		p += strcspn(p, ";") + !!p[strcspn(p, ";")];
+	if (*p)		/* before p's key */
+		n = snprintf(tmp, sizeof(tmp), "%.*s%s;%s", (int)(p - out), out, kv, p);
+	else
+		n = snprintf(tmp, sizeof(tmp), "%s%s%s", out, o ? ";" : "", kv);
+	if (n < 0 || (size_t)n >= sizeof(tmp) || (size_t)n >= len)
 		return o;	/* no room: matched as it is */
-	int tail = at < o;	/* a key after it: kv then ';' */
-	memmove(out + at + kl + 1, out + at, o - at + 1);
-	memcpy(out + at, kv, kl);
-	if (tail)
-		out[at + kl] = ';';
-	else if (at) {		/* appended: ";kv" */
-		memmove(out + at + 1, out + at, kl + 1);
-		out[at] = ';';
-		out[at + kl + 1] = '\0';
-	} else
-		out[kl] = '\0';
-	return o + kl + 1 - (!tail && !at);
+	memcpy(out, tmp, (size_t)n + 1);
+	return (size_t)n;
 }
 
 /* config without the CPU numbers (h_cfg_is_cpu_numbers), and with the keys added since
