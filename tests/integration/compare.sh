@@ -184,6 +184,14 @@ check "a config without uring_cpu matches uring_cpu=queue: every uring result co
 check "... nothing left only in one run, and compare.md says which key was defaulted" \
 	eval '! grep -q "only in A: \|only in another run: " "$D/o-ucpu-ref/compare.md" &&
 	      grep -q "configs without uring_cpu .* were matched as uring_cpu=queue (the default since " "$D/o-ucpu-ref/compare.md"'
+# the defaulted key takes its place among the config's keys, which records keep sorted
+mkdir -p "$D/ins"
+{ echo 'bench,config,rep,metric,value,unit'
+  for c in 'transport=uring' 'a=1;transport=uring;v=2' 'transport=uring;zz=1'; do
+	echo "ddpar,$c,1,read_MB_per_s,5,MB/s"; done; } > "$D/ins/raw.csv"
+"$H" compare --out "$D/o-ins" "$D/ins" "$D/ins" > /dev/null 2>&1
+check "uring_cpu=queue inserted in key order (end, middle, before a later key)" \
+	eval '[ "$(cut -d, -f2 "$D/o-ins/compare.csv" | sed 1d | tr "\n" " ")" = "transport=uring;uring_cpu=queue a=1;transport=uring;uring_cpu=queue;v=2 transport=uring;uring_cpu=queue;zz=1 " ]'
 # a result in one run only: the cause from the other run's runs.csv, not always "a failed
 # or skipped point, or another plan": fdget's lseek left out of the plan, a ddpar point failed
 cp -a "$REF" "$D/cause"
