@@ -667,7 +667,7 @@ END {
 
 	# ---- cpupair: the matrix (small shapes), the classes sample, the idle axis ----
 	if ("cpupair-matrix" in STEPRC) check_cp_matrix("cpupair-matrix")
-	else if (NE <= 16) bad("cpupair-matrix: not run on " NE " allowed CPUs")
+	else if (CNT(ON) <= 16) bad("cpupair-matrix: not run on " CNT(ON) " online CPUs (suite.sh runs it up to 16)")
 	check_cp_classes("cpupair-classes")
 	check_cp_poll("cpupair-idle-poll")
 	check_cp_haltpoll("cpupair-idle-haltpoll")
