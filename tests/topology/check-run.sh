@@ -53,6 +53,8 @@ F=$R/facts.txt
 	for i in "$R"/sysfs/irq/*; do
 		[ -f "$i/effective_affinity_list" ] && echo "eff ${i##*/} $(first "$i/effective_affinity_list")"
 	done
+	echo "cpuidle $(first "$S/cpu/cpuidle/current_driver")"
+	echo "pm_qos $(first "$S/cpu/cpuidle/pm_qos")"
 	echo "cpuset $(conf CPUSET)"
 	echo "cpus_arg $(conf CPUS_ARG)"
 	echo "offline_req $(conf OFFLINE)"

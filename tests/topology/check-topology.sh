@@ -183,7 +183,7 @@ build_initramfs() {
 		[ "$a" = busybox ] || ln -s busybox "$INITRD_ROOT/bin/$a"
 	done
 	ln -s bin "$INITRD_ROOT/sbin"
-	cp "$TOP"/bin/cputestfs "$TOP"/bin/ddpar "$TOP"/bin/sqrtio "$TOP"/bin/fdget "$TOP"/bin/harness \
+	cp "$TOP"/bin/cputestfs "$TOP"/bin/ddpar "$TOP"/bin/sqrtio "$TOP"/bin/fdget "$TOP"/bin/cpupair "$TOP"/bin/harness \
 		"$INITRD_ROOT/affbench/bin/"
 	# Shared libraries and the dynamic loader, at the paths ldd names.
 	# glibc dlopen()s libgcc_s for pthread_cancel (libfuse's worker pool uses it): ldd

@@ -19,6 +19,7 @@ pack_list() {
 		sysfs/devices/system/cpu/cpu*/cache/index*/level \
 		sysfs/devices/system/cpu/cpu*/cache/index*/type \
 		sysfs/devices/system/cpu/cpu*/cache/index*/shared_cpu_list \
+		sysfs/devices/system/cpu/cpuidle/current_driver sysfs/devices/system/cpu/cpuidle/pm_qos \
 		sysfs/devices/system/node/node*/cpulist sysfs/block/*/virtio sysfs/block/*/mq/*/cpu_list \
 		sysfs/interrupts sysfs/irq/*/effective_affinity_list direct/*.csv direct/*.err direct/*.rc \
 		harness/raw.csv harness/runs.csv harness/failures.csv harness/machine.txt harness/EMULATED \
@@ -250,6 +251,38 @@ cpus_ignored() {
 	sedi direct/cputestfs-cpus.csv 's/client_cpu=12;clients=1;daemon=single;daemon_cpu=12;placement=same/client_cpu=15;clients=1;daemon=single;daemon_cpu=15;placement=same/'
 }
 expect "--cpus 1,4-6,12 ignored: same on CPU 15" A "CPU 15 outside the allowed, online set 1,4-6,12" cpus_ignored
+
+# cpupair: the matrix, its order and classes, the classes sample, the idle axis
+cp_pair_missing() {
+	grep -v 'cpu_a=3;cpu_b=12;' direct/cpupair-matrix.csv >x && mv x direct/cpupair-matrix.csv
+}
+expect "cpupair matrix lacks the pair 3/12" A "cpupair-matrix: no record for pair 3/12" cp_pair_missing
+
+cp_order() {
+	# CPUs 1 and 2 swap places: core 0-1 is no longer contiguous.
+	sedi direct/cpupair-matrix.csv 's/pos_a=1;/pos_a=@;/;s/pos_a=2;/pos_a=1;/;s/pos_a=@;/pos_a=2;/;s/pos_b=1,/pos_b=@,/;s/pos_b=2,/pos_b=1,/;s/pos_b=@,/pos_b=2,/'
+}
+expect "cpupair matrix not in topology order (1 and 2 swapped)" A "the CPUs of core 0-1 are not next to each other" cp_order
+
+cp_class() {
+	sedi direct/cpupair-matrix.csv 's/class=llc;cpu_a=8;cpu_b=10;/class=cross-llc;cpu_a=8;cpu_b=10;/'
+}
+expect "cpupair calls an llc pair cross-llc" A "pair 8/10 is class cross-llc, the snapshot says llc" cp_class
+
+cp_no_smt() {
+	grep -v 'class=smt' direct/cpupair-classes.csv >x && mv x direct/cpupair-classes.csv
+}
+expect "cpupair's classes sample without smt" A "classes llc cross-node, the allowed CPUs offer smt llc cross-node" cp_no_smt
+
+cp_poll() {
+	sedi direct/cpupair-idle-poll.csv 's/idle=poll;//'
+}
+expect "cpupair --idle poll records without idle=poll" A "records not all idle=poll" cp_poll
+
+cp_haltpoll() {
+	echo 0 >direct/cpupair-idle-haltpoll.rc
+}
+expect "cpupair --idle haltpoll:NS ran without the haltpoll driver" A "want exit 4 naming haltpoll, got exit 0" cp_haltpoll
 
 unfinished() {
 	rm -f done

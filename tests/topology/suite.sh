@@ -49,6 +49,16 @@ if [ -f /mnt/sq/sqrtio.dat ]; then
 	step sqrtio-1q "$T_STEP" sqrtio --format csv --file /mnt/sq/sqrtio.dat --span 8M --duration "$DUR" --repeat 1 --rq 1
 fi
 step fdget "$T_STEP" fdget --format csv --op pread --mode all --duration "$FDGET_DUR" --repeat 2 --spawn 10
+# cpupair: the whole cache-line matrix where it is small (240 ordered pairs on shape A),
+# a sample per class elsewhere (5112 pairs on B would take minutes in TCG); 0.01 s is
+# cpupair's shortest window. Behaviour only: which pairs, their order and classes.
+NCPU=$(grep -c '^processor' /proc/cpuinfo)
+[ "$NCPU" -le 16 ] && step cpupair-matrix "$T_STEP" cpupair --format csv --pairs all --method line --duration 0.01 --repeat 1
+step cpupair-classes "$T_STEP" cpupair --format csv --pairs classes --duration 0.01 --repeat 1
+# The idle axis: poll holds /dev/cpu_dma_latency (or skips without it); haltpoll:NS runs
+# only under the haltpoll cpuidle driver (a KVM guest's), so here it must skip with the reason.
+step cpupair-idle-poll "$T_STEP" cpupair --format csv --pairs classes --method futex --duration 0.01 --repeat 1 --idle poll
+step cpupair-idle-haltpoll 120 cpupair --format csv --pairs classes --method line --duration 0.01 --repeat 1 --idle haltpoll:20000
 
 # The harness: a short plan, then the restore command a user runs after a crash.
 echo "guest: == harness run"
