@@ -96,4 +96,23 @@ rc=$?
 check "harness plot without cpupair records: exit 0 (got $rc)" [ "$rc" = 0 ]
 check "without cpupair, the report says so" grep -q 'cpupair was not run in this run directory' "$R/report.md"
 check "without cpupair, no split figure" [ ! -e "$R/figures/src/cputestfs_split.gp" ]
+
+# ddpar: clone_fd on/off and uring/libfuse at the most processes, as found and with idle=poll
+R=$W/ddpar
+mkdir -p "$R"
+awk 'BEGIN {
+	print "bench,config,rep,metric,value,unit"
+	for (rep = 1; rep <= 3; rep++)
+		for (i = 0; i < 2; i++) {
+			id = i ? "idle=poll;" : ""
+			printf "ddpar,bs=4096;clone_fd=off;%smode=write;procs=4;transport=libfuse,%d,write_MB_per_s,%d,MB/s\n", id, rep, 100
+			printf "ddpar,bs=4096;clone_fd=on;%smode=write;procs=4;transport=libfuse,%d,write_MB_per_s,%d,MB/s\n", id, rep, i ? 150 : 120
+		}
+}' >"$R/raw.csv"
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+check "ddpar: harness plot exit 0 ($?)" true
+check "ddpar: the levers table gives clone_fd on/off at N=4, 1.2 as found and 1.5 with idle=poll" eval \
+	'grep -q "^| lever | clone_fd on/off (write, N=4) |" "$R/report.md" &&
+	 within "$(cell "as found" 3 "$R/report.md")" 1.19 1.21 && within "$(cell idle=poll 3 "$R/report.md")" 1.49 1.51'
+check "ddpar: fewer than 6 repetitions are marked, not judged" grep -q '^| idle=poll | 1.5 (n<6)' "$R/report.md"
 t_done
