@@ -175,9 +175,14 @@ static void sentence(struct ab_render *r, const struct ab_levers *l, const struc
 	enum ab_verdict v = ab_r_ratio(w[b].sub[q], w[b].base[q], &x, &ci);
 	double q0 = ab_r_median(w[0].sub[q]) / ab_r_median(w[0].base[q]);
 	fprintf(r->out, "Here, %s=%s closes %.0f%% of the gap of %s (%.2f as found, %.2f with it) "
-			"at a cost of %s us of server CPU per request, the CPUs idle %s%% of the time",
-		l->key[w[b].key].key, w[b].val, 100 * closed(&w[0], &w[b], q), l->ratio[q].name, q0,
-		x, ab_r_num(a, sizeof(a), cpu[b]), ab_r_num(c, sizeof(c), idle[b]));
+			"at a cost of ", l->key[w[b].key].key, w[b].val, 100 * closed(&w[0], &w[b], q),
+		l->ratio[q].name, q0, x);
+	if (isfinite(cpu[b]))
+		fprintf(r->out, "%s us of server CPU per request, ", ab_r_num(a, sizeof(a), cpu[b]));
+	if (isfinite(idle[b]))
+		fprintf(r->out, "the CPUs idle %s%% of the time", ab_r_num(c, sizeof(c), idle[b]));
+	else
+		fprintf(r->out, "CPU idle time not recorded (no mon_* records)");
 	if (v == AB_V_FEW || v == AB_V_NONE)
 		fprintf(r->out, "; that cannot be judged (fewer than %d repetitions).\n\n",
 			AB_MIN_REPS_CI);
