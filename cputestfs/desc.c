@@ -1,14 +1,10 @@
 /*
- * cputestfs's report, described once (lib/report/render.h): the 2012 post's two tables
- * (without / with cpu affinity), stat/s by placement and daemon mode, the
- * baselines, kernel time per request, every configuration with its CPUs,
- * requests per call and latency, and the reading. bin/cputestfs prints these
- * tables; the harness puts them in tables.md, report.md and cputestfs.png.
- * Uses lib/ and cputestfs.h's names only: the harness links it too.
- *
- * Limits: grids key on placement and daemon (or baseline); runs that differ
- * only in --clients share a cell (the first group found fills it), while the
- * table of every configuration lists them apart.
+ * cputestfs's report, described once (lib/report/render.h): the 2012 post's two tables,
+ * stat/s by placement and daemon mode, the baselines, kernel time per request, every
+ * configuration, and the reading; what moves the ratios is desc_levers.c. Uses lib/ and
+ * cputestfs.h's names only: bin/cputestfs prints these tables, the harness links it too.
+ * Limits: grids key on placement and daemon (or baseline); runs that differ only in
+ * --clients share a cell (the first group found fills it), listed apart in configurations.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +12,7 @@
 
 #include "report/render.h"
 #include "cputestfs.h"
+#include "desc_levers.h"
 #include "desc_pub.h"
 
 #define POST "westerfeld2012"
@@ -343,6 +340,7 @@ static void tables(struct ab_render *r)
 		ab_grid_md(r, &m, "placement", 0);
 	}
 	configs(r);
+	ctf_levers(r, 0);
 }
 
 static void transport_reading(struct ab_render *r);
@@ -359,6 +357,7 @@ static void reading(struct ab_render *r)
 
 	fprintf(f, "## cputestfs: does serving a FUSE request on the caller's CPU help?\n\n");
 	transport_reading(r);
+	ctf_levers(r, 1);
 	enum ab_verdict v = ab_r_ratio(same, none, &q, &ci);
 	if (v == AB_V_NONE) {
 		fprintf(f, "Placements none and same (libfuse, daemon single) were not both measured.\n\n");
@@ -456,6 +455,7 @@ static void plots(struct ab_render *r)
 	if (wait_grid(r, &m, CTF_M_SCPU))
 		ab_grid_plot(r, &m, "cputestfs_wait_cpu", "cputestfs: the serving threads' CPU time "
 			     "per request by --daemon-wait", "us per request", "", 900, 450);
+	ctf_levers_plot(r);
 }
 
 /* Units and directions, by enum ctf_metric: main.c writes the records from it. */

@@ -45,5 +45,7 @@ void ddp_reading(struct ab_render *r);
 /* desc_wait.c: the --daemon-wait table, when records of a wait other than block exist. */
 void ddp_wait_table(struct ab_render *r);
 void ddp_plots(struct ab_render *r);
+/* desc_levers.c: what moves the ratios, when a lever (--idle, --daemon-wait) was swept. */
+void ddp_levers(struct ab_render *r);
 
 #endif

@@ -120,4 +120,5 @@ void ddp_reading(struct ab_render *r)
 		fprintf(f, "; with %d CPUs here there is little lock contention for it to remove", r->ncpu);
 	fprintf(f, ".\n\n");
 	uring_cpu_reading(r);
+	ddp_levers(r);
 }

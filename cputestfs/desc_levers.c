@@ -1,0 +1,183 @@
+/*
+ * What moves cputestfs's ratios. The levers table: other/same, none/same,
+ * uring/libfuse at each idle policy and --daemon-wait swept, beside the
+ * server's CPU per request and the CPUs' idle share. The split of "other
+ * minus same" (us per stat()) into
+ *   - the cache transfers: cpupair's cache-line round trip of the pair the
+ *     other placement used (one round trip a stat(): the request's lines go
+ *     to the daemon's CPU, the reply's come back);
+ *   - the wake-ups: cpupair's futex wake-up round trip of that pair (two
+ *     wake-ups, as a stat() served elsewhere pays) less its cache-line part,
+ *     and with idle polling when cpupair ran with --idle poll;
+ *   - what remains: FUSE's own path.
+ * cpupair's records are read by its name from the same results: a reading
+ * across benchmarks belongs in a benchmark's folder, not in lib/.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/gpscript.h"
+#include "report/levers.h"
+#include "report/reading.h"
+#include "cputestfs.h"
+#include "desc_levers.h"
+
+#define PAIR_BENCH "cpupair"
+#define PAIR_LINE "line_rt_ns"
+#define PAIR_FUTEX "futex_rt_us"
+
+static const char *const l_none[] = { "placement=none", "daemon=single", "baseline=fuse",
+				      "transport=libfuse|", NULL };
+static const char *const l_same[] = { "placement=same", "daemon=single", "baseline=fuse",
+				      "transport=libfuse|", NULL };
+static const char *const l_other[] = { "placement=other", "daemon=single", "baseline=fuse",
+				       "transport=libfuse|", NULL };
+static const char *const d_same[] = { "placement=same", "daemon=single", "baseline=fuse",
+				      "transport=dev", NULL };
+static const char *const d_other[] = { "placement=other", "daemon=single", "baseline=fuse",
+				       "transport=dev", NULL };
+static const char *const u_none[] = { "placement=none", "daemon=percpu", "baseline=fuse",
+				      "transport=uring", "uring_cpu=queue|", NULL };
+
+static const struct ab_lever_ratio ratios[] = {
+	{ "other/same (libfuse)", l_other, l_same },
+	{ "none/same (libfuse)", l_none, l_same },
+	{ "other/same (dev)", d_other, d_same },
+	{ "uring/libfuse (none)", u_none, l_none },
+};
+static const struct ab_lever_key keys[] = { { "idle", "as-found" }, { "daemon_wait", "block" } };
+static const struct ab_levers levers = { CTF_M_STAT, CTF_M_SCPU, ratios, 4, keys, 2 };
+
+struct split {
+	double diff, cache, wake, wake_poll, fuse;	/* us per stat() */
+	char a[32], b[32];				/* the pair: client and daemon CPU */
+	int have_pair;					/* cpupair measured the pair */
+};
+
+/* metric of cpupair for the pair (either order) under idle (NULL: as found). */
+static double pair_value(const struct ab_render *r, const struct split *s, const char *metric,
+			 const char *idle)
+{
+	char x[48], y[48], id[48];
+
+	snprintf(id, sizeof(id), "idle=%.30s", idle ? idle : "as-found|");
+	for (int k = 0; k < 2; k++) {
+		snprintf(x, sizeof(x), "cpu_a=%.31s", k ? s->b : s->a);
+		snprintf(y, sizeof(y), "cpu_b=%.31s", k ? s->a : s->b);
+		const char *want[] = { x, y, id, NULL };
+		const struct ab_group *g = ab_results_find(r->res, PAIR_BENCH, metric, want);
+		if (g)
+			return ab_r_median(g);
+	}
+	return NAN;
+}
+
+/* 0: split made; -1: other and same not both measured (as found). */
+static int split_of(struct ab_render *r, struct split *s)
+{
+	const struct ab_group *o = ab_r_find(r, CTF_M_STAT, l_other);
+	const struct ab_group *m = ab_r_find(r, CTF_M_STAT, l_same);
+
+	memset(s, 0, sizeof(*s));
+	if (!o || !m || !(ab_r_median(o) > 0) || !(ab_r_median(m) > 0))
+		return -1;
+	s->diff = 1e6 / ab_r_median(o) - 1e6 / ab_r_median(m);
+	ab_cfg_get(o->config, "client_cpu", s->a, sizeof(s->a));
+	ab_cfg_get(o->config, "daemon_cpu", s->b, sizeof(s->b));
+	double line = pair_value(r, s, PAIR_LINE, NULL) / 1000;
+	double futex = pair_value(r, s, PAIR_FUTEX, NULL);
+	s->have_pair = isfinite(line) && isfinite(futex);
+	s->cache = line;
+	s->wake = futex - line;
+	s->wake_poll = pair_value(r, s, PAIR_FUTEX, "poll") - line;
+	s->fuse = s->diff - s->cache - s->wake;
+	return 0;
+}
+
+static int any_pair_records(const struct ab_render *r)
+{
+	for (size_t i = 0; i < r->res->n; i++)
+		if (!strcmp(r->res->g[i].bench, PAIR_BENCH))
+			return 1;
+	return 0;
+}
+
+static void split_text(struct ab_render *r, const struct split *s, int reading)
+{
+	FILE *f = r->out;
+	char a[32], b[32], c[32], d[32], e[32];
+
+	if (!s->have_pair) {
+		fprintf(f, "Other minus same: %s us per stat(). Its split into cache transfers, "
+			   "wake-ups and FUSE's own path cannot be given: %s.\n\n",
+			ab_r_num(a, sizeof(a), s->diff), any_pair_records(r) ?
+			"cpupair did not measure this pair's cache-line and futex round trips" :
+			"cpupair was not run in this run directory (it measures the pair's "
+			"cache-line and wake-up round trips)");
+		return;
+	}
+	if (!reading) {
+		fprintf(f, "Other minus same, split (us per stat(), CPUs %s and %s; cpupair's round "
+			   "trips of that pair):\n\n| part | us per stat() |\n|---|---|\n"
+			   "| cache transfers (cache-line round trip) | %s |\n"
+			   "| wake-ups (futex round trip less its cache line) | %s |\n"
+			   "| FUSE's own path (what remains) | %s |\n| other minus same | %s |\n",
+			s->a, s->b, ab_r_num(a, sizeof(a), s->cache), ab_r_num(b, sizeof(b), s->wake),
+			ab_r_num(c, sizeof(c), s->fuse), ab_r_num(d, sizeof(d), s->diff));
+		if (isfinite(s->wake_poll))
+			fprintf(f, "| wake-ups with idle polling (cpupair --idle poll) | %s |\n",
+				ab_r_num(e, sizeof(e), s->wake_poll));
+		fprintf(f, "\n");
+		return;
+	}
+	fprintf(f, "Of the %s us a stat() served on CPU %s for a caller on CPU %s costs more than "
+		   "one served on the caller's CPU, %s us are the cache transfers (cpupair's "
+		   "cache-line round trip of the pair), %s us the wake-ups (its futex round trip "
+		   "less that) and %s us FUSE's own path.", ab_r_num(a, sizeof(a), s->diff), s->b,
+		s->a, ab_r_num(b, sizeof(b), s->cache), ab_r_num(c, sizeof(c), s->wake),
+		ab_r_num(d, sizeof(d), s->fuse));
+	if (isfinite(s->wake_poll))
+		fprintf(f, " With idle polling the wake-ups cost %s us.",
+			ab_r_num(e, sizeof(e), s->wake_poll));
+	fprintf(f, "\n\n");
+}
+
+void ctf_levers(struct ab_render *r, int reading)
+{
+	struct split s;
+
+	ab_levers_table(r, &levers, reading);
+	if (split_of(r, &s) == 0)
+		split_text(r, &s, reading);
+}
+
+void ctf_levers_plot(struct ab_render *r)
+{
+	static const char *const parts[] = { "cache transfers", "wake-ups", "FUSE's own path" };
+	struct split s;
+
+	if (split_of(r, &s) < 0 || !s.have_pair)
+		return;
+	FILE *d = ab_plot_file(r, "cputestfs_split.dat");
+	if (!d)
+		return;
+	fprintf(d, "# part: cache wake fuse, us per stat()\n\"other - same\" %.6g %.6g %.6g\n",
+		s.cache, s.wake, s.fuse);
+	ab_plot_file_close(r, d, "cputestfs_split.dat");
+	FILE *f = ab_plot_begin(r);
+	if (!f)
+		return;
+	ab_plot_set(f, "title", "cputestfs: other minus same, split (us per stat())");
+	ab_plot_set(f, "ylabel", "us per stat()");
+	fprintf(f, "set style data histograms\nset style histogram rowstacked\n"
+		   "set style fill solid 0.7 border -1\nset boxwidth 0.5\n"
+		   "set key outside right top vertical noenhanced\nplot ");
+	for (int k = 0; k < 3; k++) {
+		fprintf(f, "%s'cputestfs_split.dat' using %d%s title ", k ? ", " : "", 2 + k,
+			k ? "" : ":xtic(1)");
+		ab_gp_string(f, parts[k]);
+	}
+	fprintf(f, "\n");
+	ab_plot_end(r, f, "cputestfs_split", 520, 480);
+}

@@ -1,0 +1,18 @@
+/*
+ * What moves cputestfs's ratios (desc_levers.c): the levers table
+ * (lib/report/levers.h) and the split of "other minus same" into cache
+ * transfers, wake-ups and FUSE's own path, from cpupair's records of the same
+ * run directory.
+ */
+#ifndef CPUTESTFS_DESC_LEVERS_H
+#define CPUTESTFS_DESC_LEVERS_H
+
+#include "report/render.h"
+
+/* reading 1: the table, the cheapest lever's sentence and the split's sentence
+ * (report.md); 0: the table and the split's numbers (tables.md). */
+void ctf_levers(struct ab_render *r, int reading);
+/* The split as a stacked bar (cputestfs_split.gp). */
+void ctf_levers_plot(struct ab_render *r);
+
+#endif

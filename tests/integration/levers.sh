@@ -1,0 +1,118 @@
+#!/bin/bash
+# Issue 27, what moves it: from crafted records (awk, no machine needed),
+# `harness plot` gives cputestfs's levers table (each swept --idle and
+# --daemon-wait beside as found, the ratios other/same and none/same, the
+# server's CPU per request and the CPUs' idle share, all from the records),
+# the sentence naming the cheapest lever, the split of "other minus same"
+# into cache transfers, wake-ups and FUSE's own path from cpupair's records
+# (the three parts summing to the difference) and its stacked bar; without
+# cpupair records, the report says so.
+. "$(dirname "$0")/lib.sh"
+
+W=$AFFBENCH_WORKDIR/levers.$$
+mkdir -p "$W"
+trap 'rm -rf "$W"' EXIT
+
+# records RUNDIR WITH_CPUPAIR: 6 repetitions, same 100000/s, other 10000/s and none
+# 12000/s as found; with idle=poll other 85000/s and none 90000/s; dev with
+# daemon_wait=spin:50: other 20000/s at 9 us of server CPU per request (block: 3 us).
+records() {
+	mkdir -p "$1"
+	awk -v pair="$2" 'BEGIN {
+		print "bench,config,rep,metric,value,unit"
+		c = "baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=%s;%splacement=%s;transport=%s"
+		for (rep = 1; rep <= 6; rep++) {
+			j = (rep % 3) * 10	# a spread, so that each CI is an interval
+			row(sprintf(c, 0, "", "same", "libfuse"), 100000 + j, 40, 0)
+			row(sprintf(c, 1, "", "other", "libfuse"), 10000 + j, 50, 0)
+			row(sprintf(c, "0-1", "", "none", "libfuse"), 12000 + j, 45, 0)
+			row(sprintf(c, 0, "idle=poll;", "same", "libfuse"), 100000 + j, 0, 0)
+			row(sprintf(c, 1, "idle=poll;", "other", "libfuse"), 85000 + j, 0, 0)
+			row(sprintf(c, "0-1", "idle=poll;", "none", "libfuse"), 90000 + j, 0, 0)
+			row(sprintf(c, 0, "", "same", "dev"), 110000 + j, 40, 2)
+			row(sprintf(c, 1, "", "other", "dev"), 11000 + j, 50, 3)
+			row(sprintf(c, 0, "daemon_wait=spin:50;", "same", "dev"), 110000 + j, 40, 2)
+			row(sprintf(c, 1, "daemon_wait=spin:50;", "other", "dev"), 20000 + j, 30, 9)
+			if (pair) {
+				p = "class=smt;cpu_a=0;cpu_b=1;pos_a=0;pos_b=1"
+				printf "cpupair,%s,%d,line_rt_ns,%d,ns\n", p, rep, 200 + j / 10
+				printf "cpupair,%s,%d,futex_rt_us,%d,us\n", p, rep, 60 + j / 10
+				printf "cpupair,%s,%d,futex_rt_us,%d,us\n", substr(p, 1, 26) "idle=poll;" substr(p, 27), rep, 8 + j / 10
+			}
+		}
+	}
+	function row(cfg, v, idle, cpu) {
+		printf "cputestfs,%s,%d,stat_per_s,%d,1/s\n", cfg, rep, v
+		printf "cputestfs,%s,%d,mon_cpu0_idle_pct,%d,%%\n", cfg, rep, idle
+		printf "cputestfs,%s,%d,mon_cpu1_idle_pct,%d,%%\n", cfg, rep, idle
+		if (idle == 0)
+			printf "cputestfs,%s,%d,mon_idle_POLL_pct,%d,%%\n", cfg, rep, 97
+		else
+			printf "cputestfs,%s,%d,mon_idle_HALT_pct,%d,%%\n", cfg, rep, idle
+		if (cpu)
+			printf "cputestfs,%s,%d,server_cpu_us_per_req,%d,us\n", cfg, rep, cpu
+	}' >"$1/raw.csv"
+}
+
+R=$W/with
+records "$R" 1
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+rc=$?
+check "harness plot of lever records: exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
+T=$R/tables.md
+# cell ROW COL FILE: the number in column COL of the levers table's row ROW
+cell() { awk -F' *\\| *' -v row="$1" -v col="$2" '$2 == row { split($col, a, /[ ;\[]/); print a[1]; exit }' "$3"; }
+check "the levers table is in tables.md" grep -q '^| lever | other/same (libfuse) | none/same (libfuse) |' "$T"
+check "as found: other/same 0.1 from the records ($(cell "as found" 3 "$T"))" within "$(cell "as found" 3 "$T")" 0.099 0.101
+check "idle=poll: other/same 0.85 ($(cell idle=poll 3 "$T"))" within "$(cell idle=poll 3 "$T")" 0.849 0.851
+check "idle=poll: none/same 0.9 ($(cell idle=poll 4 "$T"))" within "$(cell idle=poll 4 "$T")" 0.899 0.901
+check "idle=poll closes 83% of other/same's gap" grep -Eq '^\| idle=poll \| 0\.85 \[[^]]*\]; 83% \|' "$T"
+check "daemon_wait=spin:50: dev's other/same 0.182 ($(cell daemon_wait=spin:50 5 "$T"))" \
+	within "$(cell daemon_wait=spin:50 5 "$T")" 0.18 0.184
+check "daemon_wait=spin:50 costs 9 us of server CPU a request ($(cell daemon_wait=spin:50 7 "$T"))" \
+	within "$(cell daemon_wait=spin:50 7 "$T")" 8.99 9.01
+check "idle=poll: the CPUs never idle, POLL used ($(cell idle=poll 8 "$T"))" eval \
+	'within "$(cell idle=poll 8 "$T")" 0 0 && grep -Eq "^\| idle=poll \|.*\| POLL 97% \|$" "$T"'
+part() { awk -F' *\\| *' -v p="$1" 'index($2, p) == 1 { print $3; exit }' "$2"; }
+c=$(part "cache transfers" "$T"); k=$(part "wake-ups (futex" "$T"); u=$(part "FUSE's own" "$T")
+d=$(part "other minus same" "$T"); kp=$(part "wake-ups with idle" "$T")
+check "split: cache 0.201 us (cpupair's line round trip, $c)" within "$c" 0.2 0.202
+check "split: wake-ups 60.8 us (futex less line, $k)" within "$k" 60.7 60.9
+check "split: other minus same = 1e6/10010 - 1e6/100010 = 89.9 us ($d)" within "$d" 89.8 90.0
+check "split: the three parts sum to other minus same ($c + $k + $u = $d)" \
+	within "$(awk -v a="$c" -v b="$k" -v x="$u" 'BEGIN { print a + b + x }')" "$(awk -v v="$d" 'BEGIN { print v - 0.2 }')" "$(awk -v v="$d" 'BEGIN { print v + 0.2 }')"
+check "split: wake-ups with idle polling 8.8 us ($kp)" within "$kp" 8.7 8.9
+check "the split's stacked bar is drawn (or its script written without gnuplot)" eval \
+	'[ -s "$R/figures/src/cputestfs_split.gp" ] && grep -q rowstacked "$R/figures/src/cputestfs_split.gp" &&
+	 { ! command -v gnuplot >/dev/null || [ -s "$R/figures/cputestfs_split.png" ]; }'
+check "report.md names the cheapest lever" \
+	grep -q '^Here, idle=poll closes 83% of the gap of other/same (libfuse) (0.10 as found, 0.85 with it)' "$R/report.md"
+check "report.md gives the split in a sentence" grep -q '^Of the 89.9 us a stat() served on CPU 1' "$R/report.md"
+
+R=$W/without
+records "$R" 0
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+rc=$?
+check "harness plot without cpupair records: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "without cpupair, the report says so" grep -q 'cpupair was not run in this run directory' "$R/report.md"
+check "without cpupair, no split figure" [ ! -e "$R/figures/src/cputestfs_split.gp" ]
+
+# ddpar: clone_fd on/off and uring/libfuse at the most processes, as found and with idle=poll
+R=$W/ddpar
+mkdir -p "$R"
+awk 'BEGIN {
+	print "bench,config,rep,metric,value,unit"
+	for (rep = 1; rep <= 3; rep++)
+		for (i = 0; i < 2; i++) {
+			id = i ? "idle=poll;" : ""
+			printf "ddpar,bs=4096;clone_fd=off;%smode=write;procs=4;transport=libfuse,%d,write_MB_per_s,%d,MB/s\n", id, rep, 100
+			printf "ddpar,bs=4096;clone_fd=on;%smode=write;procs=4;transport=libfuse,%d,write_MB_per_s,%d,MB/s\n", id, rep, i ? 150 : 120
+		}
+}' >"$R/raw.csv"
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+check "ddpar: harness plot exit 0 ($?)" true
+check "ddpar: the levers table gives clone_fd on/off at N=4, 1.2 as found and 1.5 with idle=poll" eval \
+	'grep -q "^| lever | clone_fd on/off (write, N=4) |" "$R/report.md" &&
+	 within "$(cell "as found" 3 "$R/report.md")" 1.19 1.21 && within "$(cell idle=poll 3 "$R/report.md")" 1.49 1.51'
+check "ddpar: fewer than 6 repetitions are marked, not judged" grep -q '^| idle=poll | 1.5 (n<6)' "$R/report.md"
+t_done
