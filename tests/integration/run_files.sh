@@ -24,8 +24,10 @@ done
 # Docs quote measured results only from results/reference, with its date:
 # each "recorded YYYY-MM-DD" beside results/reference is its machine.txt's date.
 refdate=$(awk '$1 == "date" { print $2; exit }' "$TOP/results/reference/machine.txt")
-bad=$(cd "$TOP" && grep -rhoz 'results/reference[^.]*recorded[[:space:]]*[0-9-]*' README.md docs |
-	tr '\0\n' '\n ' | grep -o 'recorded *[0-9-]*' | grep -v "recorded $refdate\$")
+cited=$(cd "$TOP" && grep -rhoz 'results/reference[^.]*recorded[[:space:]]*[0-9-]*' README.md docs |
+	tr '\0\n' '\n ' | grep -o 'recorded *[0-9-]*')
+bad=$(grep -v "recorded $refdate\$" <<<"$cited")
+check "README.md and docs/ cite results/reference's numbers with a date" test -n "$cited"
 check "the docs date results/reference as its machine.txt does ($refdate; not: ${bad:-none})" test -z "$bad"
 
 if [ "$(id -u)" != 0 ] || [ ! -w /dev/fuse ]; then
@@ -34,11 +36,12 @@ if [ "$(id -u)" != 0 ] || [ ! -w /dev/fuse ]; then
 fi
 
 # The README's names as globs: "<bench>" and the like become "*".
-# Prints "ALWAYS|MAYBE GLOB" per name; a figure NAME gives its four files.
+# Prints "ALWAYS|MAYBE GLOB" per name; a figure NAME gives its four files, and
+# is ALWAYS when drawn whenever "BENCH ran" and raw.csv (\$1) holds BENCH's records.
 names() {
-	awk -v plan="$1" '
+	awk -v raw="$1" '
 	function glob(s) { gsub(/<[A-Za-z]+>/, "*", s); return s }
-	BEGIN { while ((getline l < plan) > 0) if (l ~ /^bench /) { split(l, w, " "); ran[w[2]] = 1 } }
+	BEGIN { while ((getline l < raw) > 0) { split(l, w, ","); ran[w[1]] = 1 } }
 	/^\| NAME \| drawn when \|/ { figs = 1; next }
 	/^$/ { if (figs) figs = 2 }
 	!/^\| `/ { next }
@@ -66,7 +69,7 @@ names() {
 "$BIN/harness" run --plan "$W/files.plan" --repeat 1 --out "$W/run" >"$W/run.out" 2>"$W/run.err"
 rc=$?
 check "the quick run exits 0 (rc $rc)" [ "$rc" = 0 ]
-names "$W/run/plan.plan" > "$W/names"
+names "$W/run/raw.csv" > "$W/names"
 check "the README lists names in both tables" \
 	test "$(grep -c '^ALWAYS figures/' "$W/names")" -gt 0 -a "$(grep -c '^ALWAYS [a-z]*\.csv$' "$W/names")" -gt 0
 
