@@ -115,7 +115,8 @@ static void record_rep(const struct fdget_settings *s, struct ab_out *out, const
 	"syscall of the measured loop (its two paths are inlined into fdget, fdget_raw and " \
 	"fdget_pos), and timed repetitions carry none. The kernel takes it exactly when the fd " \
 	"table has another user (files->count > 1): never in single and procs, on every call in " \
-	"idle-thread, shared-fd and private-fd (threads_seen shows the thread count)"
+	"idle-thread, shared-fd and private-fd (threads_seen, recorded with --watch-threads, shows " \
+	"the thread count)"
 
 /* Warn, with a hint, when the repetitions scatter too much to trust a small effect. */
 static void check_noise(const char *op, int mode, const double *x, int n)

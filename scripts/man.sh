@@ -147,8 +147,13 @@ overview_page() {
 	printf 'builds, runs the default plan with \\fBharness run\\fR and prints where the report is\n'
 	printf '.TP\n.B make check\ninstalls what is missing, builds, and runs the unit and integration tests\n'
 	printf '.SH FILES\nA run directory, results/<YYYY\\-MM\\-DD\\-HHMMSS>\\-<host>/, holds:\n'
-	# results/README.md's table of the run directory: | `file` | what |
-	sed -n 's/^| \(`[^|]*`\) | \(.*\) |$/\1\t\2/p' "$readme" | grep -v '^`file`' | tr -d '`' | esc |
+	# results/README.md's table of the run directory, | `file` | what |, then its
+	# table of the figures, | `NAME` | drawn when | what |
+	awk '/^\| NAME \| drawn when \|/ { figs = 1 }
+	     /^\| `/ { n = split(substr($0, 3, length($0) - 4), c, / \| /)
+		       if (!figs && n == 2) print c[1] "\t" c[2]
+		       if (figs && n == 3) print "figures/" c[1] ".png, .svg\t" c[3] " (drawn when " c[2] ")" }' \
+		"$readme" | sed 's|figures/`\([^`]*\)`, `|figures/`\1`, figures/`|' | tr -d '`' | esc |
 		awk -F '\t' '{ print ".TP\n.B " $1 "\n" $2 }'
 	printf '.SH SEE ALSO\n'
 	for p in $programs; do

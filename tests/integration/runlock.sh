@@ -43,6 +43,8 @@ expect_rc "--resume of the live run exits 2" 2 "$H" run --resume "$D/A"
 err=$("$H" run --resume "$D/A" 2>&1 >/dev/null)
 check "--resume names the holder's pid too" grep -q "pid $apid\b" <<<"$err"
 check "neither touched anything in the live run's directory" test "$(snap "$D/A")" = "$before"
+check "the live run's run.lock holds \"PID DIR\" ($(head -c 200 "$D/A/run.lock"))" \
+	test "$(cat "$D/A/run.lock")" = "$apid $D/A"
 
 expect_rc "--no-wait: a second run on the machine exits 2" 2 \
 	"$H" run --plan "$D/g.plan" --out "$D/B" --no-wait
@@ -64,6 +66,10 @@ check "the waiting run measured after the first ended" test -s "$D/C/raw.csv"
 check "each raw.csv holds one run (1 record each)" \
 	test "$(grep -c '^gatebench,' "$D/A/raw.csv")" = 1 -a "$(grep -c '^gatebench,' "$D/C/raw.csv")" = 1
 check "the machine lock is left empty (no stale holder)" test ! -s "$D/machine.lock"
+check "... and so is the finished run's run.lock, as docs/plans.md says" \
+	test -f "$D/A/run.lock" -a ! -s "$D/A/run.lock"
+check "docs/plans.md says so" grep -q '"PID DIR" while the run lives and is left empty' \
+	<<<"$(tr '\n' ' ' < "$TOP/docs/plans.md")"
 
 # ---- a finished run's directory, a file, as --out ----
 before=$(snap "$D/A")
