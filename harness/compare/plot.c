@@ -66,7 +66,7 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 	FILE *gp = fopen(path, "we");
 	if (!gp)
 		return 0;
-	snprintf(title, sizeof(title), "%s %s by config, one bar per run (bars: the median's 95%% CI, "
+	snprintf(title, sizeof(title), "%s %s by config, one bar per run (error bars: the median's 95%% CI, "
 		 "or min-max below 6 repetitions)%s", bench, metric,
 		 left_out ? "; baselines left out" : "");
 	for (int term = 0; term < 2; term++) {

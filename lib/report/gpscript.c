@@ -38,3 +38,20 @@ void ab_gp_yrange(FILE *f, double top)
 	/* room above the highest bar; 1.7e308 * 1.08 is inf, which gnuplot fails on */
 	fprintf(f, "set yrange [0:%.6g]\n", fmin(top * 1.08, AB_GP_YMAX));
 }
+
+/* Twelve colours far apart in hue and lightness (Paul Tol's "muted" and
+ * "bright" sets), each with its own dash type: a line stays told apart from
+ * the other eleven in colour, in grey print and to a colour-blind reader. */
+static const char *const palette[AB_GP_LINES] = {
+	"#0077bb", "#ee7733", "#009988", "#cc3311", "#33bbee", "#ee3377",
+	"#000000", "#aa4499", "#999933", "#882255", "#44aa99", "#ddaa33",
+};
+
+void ab_gp_palette(FILE *f)
+{
+	/* linetypes outlive "reset", so once at the top holds for both terminals */
+	for (int i = 0; i < AB_GP_LINES; i++)
+		fprintf(f, "set linetype %d lc rgb '%s' lw 1.5 dt %d pt %d\n", i + 1, palette[i],
+			i % 5 + 1, i + 1);
+	fprintf(f, "set linetype cycle %d\n", AB_GP_LINES);
+}

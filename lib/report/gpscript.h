@@ -28,4 +28,10 @@ void ab_gp_label(FILE *f, const char *s);
  * positive finite number). */
 void ab_gp_yrange(FILE *f, double top);
 
+/* The lines one figure can tell apart: every figure draws with these */
+#define AB_GP_LINES 12
+/* "set linetype 1..12": one palette of distinct colours and dash types, written
+ * at the top of every script so each figure uses the same lines. */
+void ab_gp_palette(FILE *f);
+
 #endif

@@ -29,7 +29,7 @@ for gp in "$W"/ref/figures/src/*.gp; do
 		eval 'grep -q "^set output '"'"'\.\./$n\.png'"'"'" "$gp" && grep -q "^set output '"'"'\.\./$n\.svg'"'"'" "$gp"'
 	check "$n: x and y axes labelled" eval 'grep -q "^set xlabel " "$gp" && grep -q "^set ylabel " "$gp"'
 	check "$n: the key outside the data" eval 'grep -q "^set key outside" "$gp" && ! grep -qE "^set key (top|bottom) (left|right)" "$gp"'
-	check "$n: the key says what the bars are" grep -q "^set key title 'bars: " "$gp"
+	check "$n: the key says what the bars are" grep -qE "^set key title '(error bars: |n=1: no error bars|bars: step means)" "$gp"
 	out=$(/usr/bin/python3 - "$gp" <<'PYEOF'
 import math, os, re, sys
 gp = sys.argv[1]
