@@ -97,7 +97,8 @@ static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk,
 	fprintf(f, "set style data histograms\nset style histogram rowstacked\n"
 		   "set style fill solid 0.7 border -1\nset boxwidth 0.7\n"
 		   "set key outside right top vertical noenhanced\n"
-		   "set xtics nomirror noenhanced rotate by 30 right\nset bmargin 7\n");
+		   "set xtics nomirror noenhanced rotate by 30 right\nset bmargin 7\n"
+		   "set lmargin 16\n");	/* the first label, slanted left, stays inside */
 	ab_plot_set(f, "key title", "bars: step means");
 	fprintf(f, "plot ");
 	for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++) {
@@ -105,7 +106,9 @@ static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk,
 		ab_gp_string(f, ab_breakdown_step_names[k]);
 	}
 	fprintf(f, "\n");
-	ab_plot_end(r, f, name, 400 + 70 * nb, 520);
+	/* wide enough for the title (about 8 px a character) and the key beside the bars */
+	int width = 400 + 70 * nb, need = 8 * (int)strlen(title) + 80;
+	ab_plot_end(r, f, name, width > need ? width : need, 520);
 }
 
 void ab_breakdown_plots(struct ab_render *r)
