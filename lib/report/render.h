@@ -241,7 +241,11 @@ int ab_heat_plot(struct ab_render *r, const struct ab_heat *h, const char *name,
  * each file there or into dest/figures (never through a link: lib/sys/outfile),
  * removes a regular file of the same name at dest's top level (an older run's
  * flat layout, now replaced) and removes the private directory: 0, or -1 when
- * a file could not be moved (each said).
+ * a file could not be moved (each said). With replace set, a figure file of
+ * dest/figures and figures/src that this plot did not write (an earlier plot's
+ * figure or .dat that this one no longer draws) is removed too: only regular
+ * files with a figure's name, never a link; the figure of a script that failed
+ * to draw stays as it was.
  */
 struct ab_plotdir {
 	int fd;			/* path: where .dat and .gp go and gnuplot runs */
@@ -249,6 +253,7 @@ struct ab_plotdir {
 	char root[1024];	/* $TMPDIR/affbench-plot.XXXXXX */
 	char path[1040];	/* root/src */
 	const char *dest;
+	int replace;		/* set after open: the plot is dest's whole set of figures */
 };
 int ab_plotdir_open(struct ab_plotdir *p, const char *dest);
 int ab_plotdir_close(struct ab_plotdir *p);
