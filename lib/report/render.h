@@ -191,7 +191,8 @@ int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name,
 void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix);
 /* "set yrange [0:TOP]" with TOP above every median and interval end of m, so that no
  * error bar is cut off ("[0:*]" when m has no number); finite, at most AB_GP_YMAX
- * (ab_gp_yrange). */
+ * (ab_gp_yrange). When the values span more than AB_GP_LOG_SPREAD, a log y axis
+ * from below the lowest instead (ab_gp_yrange_auto). */
 void ab_plot_yrange(FILE *f, const struct ab_grid *m);
 /* A data file NAME (e.g. "x.dat") in r->dir for a figure of one's own (NULL after a
  * message, r->failed set); closed by ab_plot_file_close, which says when the write failed. */

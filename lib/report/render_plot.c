@@ -268,7 +268,7 @@ static int have_pngcairo(void)
 
 void ab_plot_yrange(FILE *f, const struct ab_grid *m)
 {
-	double top = 0;
+	double top = 0, low = INFINITY, lowmed = INFINITY, topmed = 0;
 
 	for (int a = 0; a < m->nr; a++)
 		for (int c = 0; c < m->nc; c++) {
@@ -277,8 +277,16 @@ void ab_plot_yrange(FILE *f, const struct ab_grid *m)
 				continue;
 			ab_summarize(m->g[a][c]->v, m->g[a][c]->n, &s);
 			top = fmax(top, fmax(isfinite(s.median) ? s.median : 0, isfinite(s.ci.hi) ? s.ci.hi : 0));
+			if (s.median > 0) {
+				low = fmin(low, s.ci.lo > 0 ? fmin(s.ci.lo, s.median) : s.median);
+				lowmed = fmin(lowmed, s.median);
+				topmed = fmax(topmed, s.median);
+			}
 		}
-	ab_gp_yrange(f, top);
+	/* the medians decide: a wide interval alone is no reason for a log axis */
+	if (!(topmed > lowmed * AB_GP_LOG_SPREAD))
+		low = 0;
+	ab_gp_yrange_auto(f, low, top);
 }
 
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height)
