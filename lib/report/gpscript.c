@@ -41,18 +41,14 @@ void ab_gp_yrange(FILE *f, double top)
 	fprintf(f, "set yrange [0:%.6g]\n", fmin(top * 1.08, AB_GP_YMAX));
 }
 
-void ab_gp_yrange_auto(FILE *f, double low, double top)
+void ab_gp_logtics(FILE *f, const char *axis, double lo, double hi)
 {
-	if (!(low > 0) || !isfinite(low) || !(top > low * AB_GP_LOG_SPREAD) || !isfinite(top) ||
-	    top > AB_GP_YMAX) {
-		ab_gp_yrange(f, top);
-		return;
-	}
-	/* a linear axis would flatten everything near low against zero */
-	double lo = low / 1.25, hi = top * 1.25;
-	fprintf(f, "set logscale y\nset yrange [%.6g:%.6g]\nset ytics (", lo, hi);
-	/* 1, 2, 5 in each decade: gnuplot labels only the decades, two or three here */
 	const char *sep = "";
+
+	if (!(lo > 0) || !(hi > lo) || !isfinite(hi))
+		return;
+	/* 1, 2, 5 in each decade: gnuplot labels only the decades, two or three here */
+	fprintf(f, "set %stics (", axis);
 	for (double d = pow(10, floor(log10(lo))); d <= hi; d *= 10)
 		for (int k = 0; k < 3; k++) {
 			double t = d * (k == 0 ? 1 : k == 1 ? 2 : 5);
@@ -62,6 +58,19 @@ void ab_gp_yrange_auto(FILE *f, double low, double top)
 			}
 		}
 	fputs(")\n", f);
+}
+
+void ab_gp_yrange_auto(FILE *f, double low, double top)
+{
+	if (!(low > 0) || !isfinite(low) || !(top > low * AB_GP_LOG_SPREAD) || !isfinite(top) ||
+	    top > AB_GP_YMAX) {
+		ab_gp_yrange(f, top);
+		return;
+	}
+	/* a linear axis would flatten everything near low against zero */
+	double lo = low / 1.25, hi = top * 1.25;
+	fprintf(f, "set logscale y\nset yrange [%.6g:%.6g]\n", lo, hi);
+	ab_gp_logtics(f, "y", lo, hi);
 }
 
 /* Twelve colours far apart in hue and lightness (Paul Tol's "muted" and

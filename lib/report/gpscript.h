@@ -28,6 +28,9 @@ void ab_gp_label(FILE *f, const char *s);
  * positive finite number). */
 void ab_gp_yrange(FILE *f, double top);
 
+/* "set AXIStics (...)": 1, 2 and 5 of each decade between lo and hi, for a log
+ * axis (nothing unless 0 < lo < hi, hi finite). */
+void ab_gp_logtics(FILE *f, const char *axis, double lo, double hi);
 /* Values spanning more than this factor get a log y axis (ab_gp_yrange_auto). */
 #define AB_GP_LOG_SPREAD 10.0
 /* low: the lowest positive value drawn (a median or an interval end), top the

@@ -6,7 +6,8 @@
 # each PNG must be background: gnuplot keeps a margin round every figure, so
 # a title, label or key that reaches the edge was clipped there. The PNGs are
 # decoded by png_edges.py with python3 and zlib alone. Every .gp also labels
-# both axes and sets the 12-line palette. (~60 s)
+# both axes and sets the 12-line palette, and the CDF panels share one x range
+# fitted to their data. (~60 s)
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v gnuplot >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
@@ -63,6 +64,14 @@ awk 'BEGIN { print "bench,config,rep,metric,unit,bucket_lo,bucket_hi,count"
 	} }' >"$W/cdf/hist.csv"
 "$BIN/harness" plot "$W/cdf" >/dev/null 2>&1
 edges "crafted CDFs" "$W/cdf"
+# the data lie between 32k and 492k ns: every panel shares one x range that fits them
+gp=$W/cdf/figures/src/cdf-ddpar-latency.gp
+ranges=$(grep '^set xrange' "$gp" | sort -u)
+check "CDF panels share one x range ($(echo "$ranges" | head -2 | tr '\n' ' '))" \
+	[ -n "$ranges" ] && [ "$(echo "$ranges" | wc -l)" = 1 ]
+check "the CDFs' x range fits the data, not whole decades ($ranges)" \
+	awk '{ gsub(/[^0-9.:]/, ""); split($0, r, ":"); exit !(r[1] > 20000 && r[1] <= 32768 &&
+		r[2] >= 491520 && r[2] < 1e6) }' <<<"$ranges"
 
 # compare's bars and trend lines across the three emulated runs
 set -- "$TOP"/results/emulated/*
