@@ -7,7 +7,7 @@
 # a title, label or key that reaches the edge was clipped there. The PNGs are
 # decoded by png_edges.py with python3 and zlib alone. Every .gp also labels
 # both axes and sets the 12-line palette, and the CDF panels share one x range
-# fitted to their data. (~60 s)
+# fitted to their data. (~30 s)
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v gnuplot >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
