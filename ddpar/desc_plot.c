@@ -8,7 +8,10 @@
 #include "report/render.h"
 #include "desc_i.h"
 
-/* Time per request by N, one line per clone_fd value: a panel per measured time
+/* (Each panel's key goes below it: beside it, it squeezed the panel until its
+ * title was cut and its x labels ran together.)
+ *
+ * Time per request by N, one line per clone_fd value: a panel per measured time
  * (spin, kernel; the daemon's when no kernel statistics were taken) and mode. */
 static void timereq_plot(struct ab_render *r)
 {
@@ -31,7 +34,7 @@ static void timereq_plot(struct ab_render *r)
 	if (!rows || !ncols)
 		return;
 	FILE *b = ab_plot_begin(r);
-	fprintf(b, "set multiplot layout %d,%d\nset logscale x 2\nset key outside right top noenhanced\n"
+	fprintf(b, "set multiplot layout %d,%d\nset logscale x 2\nset key outside bottom center horizontal noenhanced\n"
 		   "set offsets graph 0.05, graph 0.05\n", rows, ncols);
 	ab_plot_set(b, "xlabel", "dd processes (N)");
 	for (int k = any_kernel ? 0 : 2; k < (any_kernel ? 2 : 3); k++) {
@@ -59,7 +62,7 @@ static void timereq_plot(struct ab_render *r)
 		}
 	}
 	fprintf(b, "unset multiplot\n");
-	ab_plot_end(r, b, "ddpar_timereq", 550 * ncols, 380 * rows);
+	ab_plot_end(r, b, "ddpar_timereq", 550 * ncols, 420 * rows);
 }
 
 /* One panel per mode with data, one line per value of ckey among records holding fix;
@@ -82,7 +85,7 @@ static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, c
 		return;
 	FILE *b = ab_plot_begin(r);
 	fprintf(b, "set multiplot layout 1,%d\nset logscale x 2\n"
-		   "set key outside right top noenhanced\nset offsets graph 0.05, graph 0.05\n", panels);
+		   "set key outside bottom center horizontal noenhanced\nset offsets graph 0.05, graph 0.05\n", panels);
 	ab_plot_set(b, "xlabel", "dd processes (N)");
 	ab_plot_set(b, "ylabel", "MB/s");
 	for (int m = 0; m < 2; m++) {
@@ -98,7 +101,7 @@ static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, c
 		ab_plot_lines(b, &g[m], dat, key_prefix);
 	}
 	fprintf(b, "unset multiplot\n");
-	ab_plot_end(r, b, name, 550 * panels, 450);
+	ab_plot_end(r, b, name, 550 * panels, 500);
 }
 
 /* The post's figure (libfuse, by clone_fd), the transports beside each other

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "report/gpscript.h"
 #include "report/reading.h"
 #include "report/render.h"
 #include "sqrtio.h"
@@ -176,11 +177,15 @@ static void plots(struct ab_render *r)
 	ab_grid_dat(r, &s, "sqrtio_sqrt");
 	ab_grid_dat(r, &io, "sqrtio_io");
 	FILE *b = ab_plot_begin(r);
-	fprintf(b, "set multiplot layout 1,2\n");
-	ab_plot_set(b, "xlabel", "rq_affinity");
+	/* the figure names its benchmark and what its keys mean */
+	fprintf(b, "set multiplot layout 1,2 title ");
+	ab_gp_string(b, "sqrtio: sqrt workers beside O_DIRECT readers (local=1: the readers on the "
+		     "IRQ CPU, local=0: off it)");
+	fprintf(b, " noenhanced\n");
+	ab_plot_set(b, "xlabel", "the device queue's rq_affinity");
 	if (s.nr)
-		ab_plot_bars(b, &s, "sqrtio_sqrt.dat", "sqrt work", "M sqrt/s", "local=");
-	ab_plot_bars(b, &io, "sqrtio_io.dat", "4 KiB O_DIRECT reads", "K ios/s", "local=");
+		ab_plot_bars(b, &s, "sqrtio_sqrt.dat", "sqrtio: sqrt work", "M sqrt/s", "local=");
+	ab_plot_bars(b, &io, "sqrtio_io.dat", "sqrtio: 4 KiB O_DIRECT reads", "K ios/s", "local=");
 	fprintf(b, "unset multiplot\n");
 	ab_plot_end(r, b, "sqrtio", 1200, 450);
 }

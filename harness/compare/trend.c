@@ -183,7 +183,7 @@ static int plot(const char *dir, const struct ab_results *d, int nr, const char 
 	FILE *gp = fopen(path, "we");
 	if (!gp)
 		return 0;
-	snprintf(title, sizeof(title), "%s %s across runs (bars: 95%% CI, min-max below 6 reps%s)",
+	snprintf(title, sizeof(title), "%s %s across runs (error bars: 95%% CI, min-max below 6 reps%s)",
 		 bench, metric, nc < t->n ? "; baselines left out" : "");
 	snprintf(ylabel, sizeof(ylabel), "%s (%s)", metric, t->g[0]->unit);
 	for (int svg = 0; svg < 2; svg++) {

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,7 +257,8 @@ static void collect(struct cdf_set *s, size_t first, struct figure *fig)
 }
 
 /* The CDF of one histogram: (bucket_hi, share of values under it), from its first bucket's lo. */
-static void cdf_points(FILE *f, const struct ab_hist *h)
+/* h's CDF as "x share" lines; *xlo and *xhi widened to its first and last x. */
+static void cdf_points(FILE *f, const struct ab_hist *h, double *xlo, double *xhi)
 {
 	uint64_t n = ab_hist_count(h), cum = 0;
 	int first = 1, exact = ab_hist_max_exact(h);
@@ -264,9 +266,11 @@ static void cdf_points(FILE *f, const struct ab_hist *h)
 	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
 		if (!h->b[i])
 			continue;
-		if (first)
-			fprintf(f, "%llu 0\n", (unsigned long long)(ab_hist_bucket_lo(i) ?
-								    ab_hist_bucket_lo(i) : 1));
+		if (first) {
+			uint64_t lo = ab_hist_bucket_lo(i) ? ab_hist_bucket_lo(i) : 1;
+			fprintf(f, "%llu 0\n", (unsigned long long)lo);
+			*xlo = fmin(*xlo, (double)lo);
+		}
 		first = 0;
 		cum += h->b[i];
 		uint64_t hi = ab_hist_bucket_hi(i);
@@ -275,11 +279,13 @@ static void cdf_points(FILE *f, const struct ab_hist *h)
 		if (cum == n && exact && h->max < hi - 1)
 			hi = h->max + 1;
 		fprintf(f, "%llu %.9g\n", (unsigned long long)hi, (double)cum / (double)n);
+		*xhi = fmax(*xhi, (double)hi);
 	}
 	fprintf(f, "\n\n");	/* the next line is gnuplot's next index */
 }
 
-static void plot_panel(FILE *f, const struct cdf_set *s, const struct figure *fig, int k, int *index)
+static void plot_panel(FILE *f, const struct cdf_set *s, const struct figure *fig, int k, int *index,
+		       const double *x)
 {
 	const struct panel *p = &fig->p[k];
 	const struct cdf_group *g0 = &s->g[p->line[0]], *lines[CDF_LINES_MAX], *panels[CDF_PANELS_MAX];
@@ -291,11 +297,18 @@ static void plot_panel(FILE *f, const struct cdf_set *s, const struct figure *fi
 		lines[l] = &s->g[p->line[l]];
 	if (fig->np > 1) {	/* what sets this panel apart from the others */
 		keys_of(g0->bench, g0->config, 0, label, sizeof(label), panels, fig->np);
-		ab_plot_set(f, "title", label[0] ? label : p->key);
+		fputs("set title ", f);	/* smaller than the figure's: a panel is narrow */
+		ab_gp_string(f, label[0] ? label : p->key);
+		fputs(" noenhanced font ',9'\n", f);
 	}
 	snprintf(xl, sizeof(xl), "%s (%s, log scale; k = 10^3, M = 10^6)", g0->metric, g0->unit);
 	ab_plot_set(f, "xlabel", xl);
 	ab_plot_set(f, "ylabel", "share of samples under x");
+	/* one x range for every panel, fitted to the data: side by side they compare */
+	if (x[0] > 0 && x[1] > x[0] && isfinite(x[1])) {
+		fprintf(f, "set xrange [%.6g:%.6g]\n", x[0] / 1.1, x[1] * 1.1);
+		ab_gp_logtics(f, "x", x[0] / 1.1, x[1] * 1.1);
+	}
 	fprintf(f, "set logscale x\nset format x '%%.0s%%c'\nset yrange [0:1]\n"
 		   "set grid xtics ytics\nset key outside bottom center vertical noenhanced\nplot ");
 	for (int l = 0; l < p->nlines; l++) {
@@ -311,7 +324,8 @@ static void plot_panel(FILE *f, const struct cdf_set *s, const struct figure *fi
 	fprintf(f, "\n");
 }
 
-static void plot_body(FILE *f, const struct cdf_set *s, const struct figure *fig, const char *title)
+static void plot_body(FILE *f, const struct cdf_set *s, const struct figure *fig, const char *title,
+		      const double *x)
 {
 	int index = 0, cols = 1;
 
@@ -325,7 +339,7 @@ static void plot_body(FILE *f, const struct cdf_set *s, const struct figure *fig
 		ab_plot_set(f, "title", title);
 	}
 	for (int k = 0; k < fig->np; k++)
-		plot_panel(f, s, fig, k, &index);
+		plot_panel(f, s, fig, k, &index, x);
 	if (fig->np > 1)
 		fprintf(f, "unset multiplot\n");
 }
@@ -337,6 +351,7 @@ static int write_figure(const char *pdir, const struct cdf_set *s, const struct 
 	size_t blen = 0;
 	const struct cdf_group *g0 = &s->g[fig->p[0].line[0]];
 	int cols = 1, rows, rc = 0;
+	double x[2] = { INFINITY, 0 };	/* the x range of every line of every panel */
 
 	snprintf(path, sizeof(path), "%s/%s.dat", pdir, fig->name);
 	FILE *d = fopen(path, "we");
@@ -344,14 +359,14 @@ static int write_figure(const char *pdir, const struct cdf_set *s, const struct 
 		return ab_msg("plot: %s: %s", path, strerror(errno)), -1;
 	for (int k = 0; k < fig->np; k++)
 		for (int l = 0; l < fig->p[k].nlines; l++)
-			cdf_points(d, &s->g[fig->p[k].line[l]].h);
+			cdf_points(d, &s->g[fig->p[k].line[l]].h, &x[0], &x[1]);
 	rc |= ferror(d) | fclose(d) ? -1 : 0;
 	snprintf(title, sizeof(title), "%s: CDF of %s per sample (%s), every repetition pooled",
 		 g0->bench, g0->metric, g0->unit);
 	FILE *b = open_memstream(&body, &blen);
 	if (!b)
 		return -1;
-	plot_body(b, s, fig, title);
+	plot_body(b, s, fig, title, x);
 	rc |= ferror(b) | fclose(b) ? -1 : 0;
 	while (cols * cols < fig->np)
 		cols++;

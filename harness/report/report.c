@@ -77,6 +77,7 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 	int first[H_BENCH_MAX], count[H_BENCH_MAX], ok[AB_PLOTS_MAX], n = 0, rc = 0;
 	struct ab_plotdir pd;
 	int have_pd = ab_plotdir_open(&pd, dir) == 0;	/* without it: the readings, and a failure */
+	pd.replace = 1;	/* a re-plot removes the figures it no longer draws */
 
 	rc = have_pd ? 0 : -1;
 	for (int i = 0; h_registry[i] && i < H_BENCH_MAX; i++) {
@@ -163,7 +164,9 @@ static void failures(FILE *f, const char *dir)
 static void header(FILE *f, const char *dir)
 {
 	static const char *const labels[] = { "date", "host", "kernel", "cpu_model", "allowed_cpus",
-					      "governor", "libfuse", "harness_cpu" };
+					      "governor", "libfuse" };
+	/* not harness_cpu: run.c writes it after this report (it counts the report's own
+	 * drawing), so a re-plot would show a line the run's report lacks */
 	char buf[512];
 
 	h_machine_val(dir, "note", buf, sizeof(buf));

@@ -31,10 +31,61 @@ void ab_gp_label(FILE *f, const char *s)
 
 void ab_gp_yrange(FILE *f, double top)
 {
+	/* a panel before may have set a log axis */
+	fputs("unset logscale y\nset ytics autofreq\nset format y '%g'\n", f);
 	if (!(top > 0) || !isfinite(top)) {
 		fputs("set yrange [0:*]\n", f);
 		return;
 	}
 	/* room above the highest bar; 1.7e308 * 1.08 is inf, which gnuplot fails on */
 	fprintf(f, "set yrange [0:%.6g]\n", fmin(top * 1.08, AB_GP_YMAX));
+}
+
+void ab_gp_logtics(FILE *f, const char *axis, double lo, double hi)
+{
+	const char *sep = "";
+
+	if (!(lo > 0) || !(hi > lo) || !isfinite(hi))
+		return;
+	/* 1, 2, 5 in each decade: gnuplot labels only the decades, two or three here */
+	fprintf(f, "set %stics (", axis);
+	for (double d = pow(10, floor(log10(lo))); d <= hi; d *= 10)
+		for (int k = 0; k < 3; k++) {
+			double t = d * (k == 0 ? 1 : k == 1 ? 2 : 5);
+			if (t >= lo && t <= hi) {
+				fprintf(f, "%s%.6g", sep, t);
+				sep = ", ";
+			}
+		}
+	fputs(")\n", f);
+}
+
+void ab_gp_yrange_auto(FILE *f, double low, double top)
+{
+	if (!(low > 0) || !isfinite(low) || !(top > low * AB_GP_LOG_SPREAD) || !isfinite(top) ||
+	    top > AB_GP_YMAX) {
+		ab_gp_yrange(f, top);
+		return;
+	}
+	/* a linear axis would flatten everything near low against zero */
+	double lo = low / 1.25, hi = top * 1.25;
+	fprintf(f, "set logscale y\nset yrange [%.6g:%.6g]\n", lo, hi);
+	ab_gp_logtics(f, "y", lo, hi);
+}
+
+/* Twelve colours far apart in hue and lightness (Paul Tol's "muted" and
+ * "bright" sets), each with its own dash type: a line stays told apart from
+ * the other eleven in colour, in grey print and to a colour-blind reader. */
+static const char *const palette[AB_GP_LINES] = {
+	"#0077bb", "#ee7733", "#009988", "#cc3311", "#33bbee", "#ee3377",
+	"#000000", "#aa4499", "#999933", "#882255", "#44aa99", "#ddaa33",
+};
+
+void ab_gp_palette(FILE *f)
+{
+	/* linetypes outlive "reset", so once at the top holds for both terminals */
+	for (int i = 0; i < AB_GP_LINES; i++)
+		fprintf(f, "set linetype %d lc rgb '%s' lw 1.5 dt %d pt %d\n", i + 1, palette[i],
+			i % 5 + 1, i + 1);
+	fprintf(f, "set linetype cycle %d\n", AB_GP_LINES);
 }

@@ -28,4 +28,19 @@ void ab_gp_label(FILE *f, const char *s);
  * positive finite number). */
 void ab_gp_yrange(FILE *f, double top);
 
+/* "set AXIStics (...)": 1, 2 and 5 of each decade between lo and hi, for a log
+ * axis (nothing unless 0 < lo < hi, hi finite). */
+void ab_gp_logtics(FILE *f, const char *axis, double lo, double hi);
+/* Values spanning more than this factor get a log y axis (ab_gp_yrange_auto). */
+#define AB_GP_LOG_SPREAD 10.0
+/* low: the lowest positive value drawn (a median or an interval end), top the
+ * highest: a log y axis from a little below low when top > AB_GP_LOG_SPREAD x low,
+ * else ab_gp_yrange(top). Either way finite. */
+void ab_gp_yrange_auto(FILE *f, double low, double top);
+/* The lines one figure can tell apart: every figure draws with these */
+#define AB_GP_LINES 12
+/* "set linetype 1..12": one palette of distinct colours and dash types, written
+ * at the top of every script so each figure uses the same lines. */
+void ab_gp_palette(FILE *f);
+
 #endif

@@ -63,6 +63,7 @@ int ab_plotdir_open(struct ab_plotdir *p, const char *dest)
 {
 	p->dest = dest;
 	p->fd = -1;
+	p->replace = 0;
 	p->top = ab_private_dir(p->root, sizeof(p->root), "plot");
 	if (p->top < 0)
 		return -1;
@@ -132,6 +133,50 @@ static int publish(struct ab_plotdir *p, int fd, const char *sub, int top)
 	return bad;
 }
 
+/* NAME's stem (NAME less its figure extension) with ".gp" in buf. */
+static const char *script_of(char *buf, size_t len, const char *name)
+{
+	const char *dot = strchr(name, '.');
+
+	snprintf(buf, len, "%.*s.gp", dot ? (int)(dot - name) : (int)strlen(name), name);
+	return buf;
+}
+
+/*
+ * dest/SUB's figure files that this plot did not write, removed: a figure an
+ * earlier plot drew and this one no longer does would be left beside the
+ * report, stale. A file stays when the private directory (mine) holds it, or,
+ * in figures/, when its script is in src (a figure that failed to draw keeps
+ * its previous version). Only regular files with a figure's name, never
+ * through or of a link: unlinkat on a name in a directory opened O_NOFOLLOW.
+ */
+static void sweep(struct ab_plotdir *p, const char *sub, int mine)
+{
+	char path[PATH_MAX], gp[128];
+	struct dirent *de;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", p->dest, sub);
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.' || !figure_part(de->d_name) ||
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+		    faccessat(mine, de->d_name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		if (mine == p->top &&
+		    faccessat(p->fd, script_of(gp, sizeof(gp), de->d_name), F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		unlinkat(fd, de->d_name, 0);
+	}
+	closedir(d);
+}
+
 int ab_plotdir_close(struct ab_plotdir *p)
 {
 	if (p->fd < 0)
@@ -139,6 +184,10 @@ int ab_plotdir_close(struct ab_plotdir *p)
 	int rc = ab_outdir_make(p->dest, AB_FIG_DIR) | ab_outdir_make(p->dest, AB_FIG_SRC_DIR);
 	if (rc == 0) {
 		int top = open(p->dest, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (p->replace) {	/* before publishing: what is there now is the earlier plot's */
+			sweep(p, AB_FIG_SRC_DIR, p->fd);
+			sweep(p, AB_FIG_DIR, p->top);
+		}
 		rc = publish(p, p->fd, AB_FIG_SRC_DIR, top) | publish(p, p->top, AB_FIG_DIR, top);
 		if (top >= 0)
 			close(top);

@@ -281,10 +281,7 @@ int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name,
 
 void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix)
 {
-	char t[96];
-
-	snprintf(t, sizeof(t), "bars: %s", ab_grid_interval(m));
-	ab_plot_set(f, "key title", t);	/* what the error bars are */
+	ab_plot_key_title(f, m);
 	fprintf(f, "plot ");
 	for (int c = 0; c < m->nc; c++) {
 		char key[96];

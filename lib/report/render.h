@@ -183,6 +183,9 @@ void ab_grid_dat(struct ab_render *r, const struct ab_grid *m, const char *name)
  * drawn until ab_plots_draw runs gnuplot on them. */
 FILE *ab_plot_begin(struct ab_render *r);
 void ab_plot_end(struct ab_render *r, FILE *body, const char *name, int width, int height);
+/* "set key title": what the error bars are ("error bars: 95% CI", from
+ * ab_grid_interval), or that there are none when every point has one value. */
+void ab_plot_key_title(FILE *f, const struct ab_grid *m);
 /* Clustered bars with error bars of a grid's .dat; title, ylabel and the key are escaped;
  * the key's title says what the bars are (ab_grid_interval). */
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
@@ -198,7 +201,8 @@ int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name,
 void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix);
 /* "set yrange [0:TOP]" with TOP above every median and interval end of m, so that no
  * error bar is cut off ("[0:*]" when m has no number); finite, at most AB_GP_YMAX
- * (ab_gp_yrange). */
+ * (ab_gp_yrange). When the values span more than AB_GP_LOG_SPREAD, a log y axis
+ * from below the lowest instead (ab_gp_yrange_auto). */
 void ab_plot_yrange(FILE *f, const struct ab_grid *m);
 /* A data file NAME (e.g. "x.dat") in r->dir for a figure of one's own (NULL after a
  * message, r->failed set); closed by ab_plot_file_close, which says when the write failed. */
@@ -248,7 +252,11 @@ int ab_heat_plot(struct ab_render *r, const struct ab_heat *h, const char *name,
  * each file there or into dest/figures (never through a link: lib/sys/outfile),
  * removes a regular file of the same name at dest's top level (an older run's
  * flat layout, now replaced) and removes the private directory: 0, or -1 when
- * a file could not be moved (each said).
+ * a file could not be moved (each said). With replace set, a figure file of
+ * dest/figures and figures/src that this plot did not write (an earlier plot's
+ * figure or .dat that this one no longer draws) is removed too: only regular
+ * files with a figure's name, never a link; the figure of a script that failed
+ * to draw stays as it was.
  */
 struct ab_plotdir {
 	int fd;			/* path: where .dat and .gp go and gnuplot runs */
@@ -256,6 +264,7 @@ struct ab_plotdir {
 	char root[1024];	/* $TMPDIR/affbench-plot.XXXXXX */
 	char path[1040];	/* root/src */
 	const char *dest;
+	int replace;		/* set after open: the plot is dest's whole set of figures */
 };
 int ab_plotdir_open(struct ab_plotdir *p, const char *dest);
 int ab_plotdir_close(struct ab_plotdir *p);

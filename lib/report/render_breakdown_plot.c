@@ -57,6 +57,43 @@ static int split_key(const struct breakdown_set *s, char vals[][AB_VALUE_LEN], i
 	return best;
 }
 
+/* Field f of a ':'-joined list into buf ("" past the end). */
+static const char *field(char *buf, size_t len, const char *list, int f)
+{
+	for (; f > 0 && list; f--)
+		list = (list = strchr(list, ':')) ? list + 1 : NULL;
+	snprintf(buf, len, "%.*s", list ? (int)strcspn(list, ":") : 0, list ? list : "");
+	return buf;
+}
+
+/* s's label fields (and keys) that vary among the bars of in[]: a key the same for
+ * every bar of a figure (the key it was split by) is said once, in the title. */
+static unsigned varying_fields(const struct breakdown_set *s, const int *in, int nin)
+{
+	unsigned mask = 0;
+
+	for (int f = 0; f < 32; f++)
+		for (int i = 1; i < nin; i++) {
+			char a[AB_BREAKDOWN_LABEL], b[AB_BREAKDOWN_LABEL];
+			if (strcmp(field(a, sizeof(a), s->b[in[0]].label, f),
+				   field(b, sizeof(b), s->b[in[i]].label, f)))
+				mask |= 1u << f;
+		}
+	return mask ? mask : ~0u;	/* one bar: its whole label */
+}
+
+/* The fields of list in mask, ':'-joined, into buf. */
+static const char *pick(char *buf, size_t len, const char *list, unsigned mask)
+{
+	char v[AB_BREAKDOWN_LABEL];
+
+	buf[0] = '\0';
+	for (int f = 0; f < 32 && field(v, sizeof(v), list, f)[0]; f++)
+		if (mask & (1u << f))
+			ab_breakdown_addf(buf, len, "%s%s", buf[0] ? ":" : "", v);
+	return buf;
+}
+
 static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk, const char *sv,
 		     const char *name)
 {
@@ -70,11 +107,17 @@ static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk,
 		return;
 	fprintf(d, "# %s, then the mean us per call of submit daemon_wake service reply_wake "
 		   "return, then the call\n", s->keys[0] ? s->keys : "config");
+	int in[AB_BREAKDOWN_BARS], nin = 0;
+	char label[AB_BREAKDOWN_LABEL], keys[sizeof(s->keys)];
 	for (int i = 0; i < s->n; i++) {
 		char v[AB_VALUE_LEN];
-		if (sk >= 0 && strcmp(ab_cfg_get(s->b[i].config, s->key[sk], v, sizeof(v)), sv))
-			continue;
-		ab_gp_label(d, s->b[i].label);
+		if (sk < 0 || !strcmp(ab_cfg_get(s->b[i].config, s->key[sk], v, sizeof(v)), sv))
+			in[nin++] = i;
+	}
+	unsigned mask = varying_fields(s, in, nin);
+	for (int j = 0; j < nin; j++) {
+		int i = in[j];
+		ab_gp_label(d, pick(label, sizeof(label), s->b[i].label, mask));
 		for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++)
 			fprintf(d, " %.6g", isfinite(s->b[i].step_us[k]) ? s->b[i].step_us[k] : NAN);
 		fprintf(d, " %.6g\n", s->b[i].call_us);
@@ -92,12 +135,14 @@ static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk,
 		ab_breakdown_addf(title, sizeof(title), ")");
 	ab_plot_set(f, "title", title);
 	ab_plot_set(f, "ylabel", "us per call");
-	ab_plot_set(f, "xlabel", s->keys[0] ? s->keys : "configuration");
+	pick(keys, sizeof(keys), s->keys, mask);
+	ab_plot_set(f, "xlabel", keys[0] ? keys : "configuration");
 	ab_gp_yrange(f, top);
 	fprintf(f, "set style data histograms\nset style histogram rowstacked\n"
 		   "set style fill solid 0.7 border -1\nset boxwidth 0.7\n"
 		   "set key outside right top vertical noenhanced\n"
-		   "set xtics nomirror noenhanced rotate by 30 right\nset bmargin 7\n");
+		   "set xtics nomirror noenhanced rotate by 30 right\nset bmargin 7\n"
+		   "set lmargin 16\n");	/* the first label, slanted left, stays inside */
 	ab_plot_set(f, "key title", "bars: step means");
 	fprintf(f, "plot ");
 	for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++) {
@@ -105,7 +150,9 @@ static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk,
 		ab_gp_string(f, ab_breakdown_step_names[k]);
 	}
 	fprintf(f, "\n");
-	ab_plot_end(r, f, name, 400 + 70 * nb, 520);
+	/* wide enough for the title (about 8 px a character) and the key beside the bars */
+	int width = 400 + 70 * nb, need = 8 * (int)strlen(title) + 80;
+	ab_plot_end(r, f, name, width > need ? width : need, 520);
 }
 
 void ab_breakdown_plots(struct ab_render *r)

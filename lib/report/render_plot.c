@@ -217,12 +217,20 @@ void ab_plot_set(FILE *f, const char *keyword, const char *text)
 	fputs(" noenhanced\n", f);	/* an underscore is an underscore, not a subscript */
 }
 
-/* The key says what the error bars are. */
-static void plot_key_title(FILE *f, const struct ab_grid *m)
+void ab_plot_key_title(FILE *f, const struct ab_grid *m)
 {
 	char t[96];
+	size_t most = 0;
 
-	snprintf(t, sizeof(t), "bars: %s", ab_grid_interval(m));
+	for (int a = 0; a < m->nr; a++)
+		for (int c = 0; c < m->nc; c++)
+			if (m->g[a][c] && m->g[a][c]->n > most)
+				most = m->g[a][c]->n;
+	/* one value per point: a min-max bar has no length, so no key for it */
+	if (most < 2)
+		snprintf(t, sizeof(t), "n=1: no error bars");
+	else
+		snprintf(t, sizeof(t), "error bars: %s", ab_grid_interval(m));
 	ab_plot_set(f, "key title", t);
 }
 
@@ -235,7 +243,7 @@ void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char 
 	fprintf(f, "set style data histograms\n"
 		   "set style histogram errorbars gap 1 lw 1\nset style fill solid 0.6 border -1\n"
 		   "set key outside right top vertical noenhanced\nset xtics nomirror noenhanced\n");
-	plot_key_title(f, m);
+	ab_plot_key_title(f, m);
 	fprintf(f, "plot ");
 	for (int c = 0; c < m->nc; c++) {
 		char key[96];
@@ -260,7 +268,7 @@ static int have_pngcairo(void)
 
 void ab_plot_yrange(FILE *f, const struct ab_grid *m)
 {
-	double top = 0;
+	double top = 0, low = INFINITY, lowmed = INFINITY, topmed = 0;
 
 	for (int a = 0; a < m->nr; a++)
 		for (int c = 0; c < m->nc; c++) {
@@ -269,8 +277,16 @@ void ab_plot_yrange(FILE *f, const struct ab_grid *m)
 				continue;
 			ab_summarize(m->g[a][c]->v, m->g[a][c]->n, &s);
 			top = fmax(top, fmax(isfinite(s.median) ? s.median : 0, isfinite(s.ci.hi) ? s.ci.hi : 0));
+			if (s.median > 0) {
+				low = fmin(low, s.ci.lo > 0 ? fmin(s.ci.lo, s.median) : s.median);
+				lowmed = fmin(lowmed, s.median);
+				topmed = fmax(topmed, s.median);
+			}
 		}
-	ab_gp_yrange(f, top);
+	/* the medians decide: a wide interval alone is no reason for a log axis */
+	if (!(topmed > lowmed * AB_GP_LOG_SPREAD))
+		low = 0;
+	ab_gp_yrange_auto(f, low, top);
 }
 
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height)
@@ -284,6 +300,7 @@ void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height)
 	else
 		fprintf(f, "set terminal %s size %d,%d\n", have_pngcairo() ? "pngcairo" : "png", width,
 			height);
+	ab_gp_palette(f);
 	/* drawn from figures/src/, where the .gp and .dat are, into figures/ */
 	fprintf(f, "set output '../%s'\n", ab_plot_output(out, sizeof(out), name, svg));
 }

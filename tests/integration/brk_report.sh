@@ -112,6 +112,15 @@ figs=$(ls "$D2"/figures/src/ddpar_brk*.gp 2>/dev/null | wc -l)
 check "ddpar: 20 bars are split into one figure per mode (got $figs figures)" [ "$figs" = 2 ]
 check "ddpar: each figure's title names its part" grep -q "^set title 'ddpar: where the time goes.*(mode=" "$D2/figures/src/ddpar_brk1.gp"
 check "ddpar: every bar is in a figure" eval '[ "$(cat "$D2"/figures/src/ddpar_brk*.dat | grep -vc "^#")" = 20 ]'
+# the mode is the same for every bar of a figure: said in its title, not on each bar
+check "ddpar: tick labels hold only the keys that vary" \
+	eval '! grep -v "^#" "$D2"/figures/src/ddpar_brk*.dat | grep -qE "write|read"'
+check "ddpar: the x label names only the keys that vary" \
+	eval 'grep -q "^set xlabel " "$D2/figures/src/ddpar_brk1.gp" && ! grep -q "^set xlabel .*mode" "$D2/figures/src/ddpar_brk1.gp"'
+if command -v gnuplot >/dev/null && command -v python3 >/dev/null; then
+	out=$(python3 "$TOP/tests/integration/png_edges.py" "$D2"/figures/*.png "$D"/figures/*.png 2>&1)
+	check "breakdown figures reach no edge${out:+: $out}" [ -z "$out" ]
+fi
 # One reader per transport and --uring-cpu: each transport at its best (uring on its queue's
 # CPU) against the others, and the ring threads' choices against each other.
 D3=$W/uring

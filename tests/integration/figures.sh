@@ -1,7 +1,8 @@
 #!/bin/bash
 # Figures readers can use, checked by what each .gp script declares (a plot of
 # a copy of results/reference): both axes labelled, the key outside the plot
-# and saying what the error bars are, every panel's y range above every median
+# and saying what the error bars are, a log y axis where the medians span
+# more than 10x, every panel's y range above every median
 # and interval end it draws (no clipped error bar), and ddpar_timereq drawing
 # spin and kernel time for writes and reads. The figures lie in figures/ and
 # their .gp and .dat in figures/src/; the reference's flat figures are gone.
@@ -29,15 +30,20 @@ for gp in "$W"/ref/figures/src/*.gp; do
 		eval 'grep -q "^set output '"'"'\.\./$n\.png'"'"'" "$gp" && grep -q "^set output '"'"'\.\./$n\.svg'"'"'" "$gp"'
 	check "$n: x and y axes labelled" eval 'grep -q "^set xlabel " "$gp" && grep -q "^set ylabel " "$gp"'
 	check "$n: the key outside the data" eval 'grep -q "^set key outside" "$gp" && ! grep -qE "^set key (top|bottom) (left|right)" "$gp"'
-	check "$n: the key says what the bars are" grep -q "^set key title 'bars: " "$gp"
+	check "$n: the key says what the bars are" grep -qE "^set key title '(error bars: |n=1: no error bars|bars: step means)" "$gp"
 	out=$(/usr/bin/python3 - "$gp" <<'PYEOF'
 import math, os, re, sys
 gp = sys.argv[1]
 d = os.path.dirname(gp)
 top = None
+log = False
 bad = []
 for line in open(gp):
-    m = re.match(r"set yrange \[0:([^\]]+)\]", line)
+    if re.match(r"set logscale y", line):
+        log = True
+    if re.match(r"unset logscale y", line) or line.startswith("reset"):
+        log = False
+    m = re.match(r"set yrange \[[^:]*:([^\]]+)\]", line)
     if m:
         top = None if m.group(1) == "*" else float(m.group(1))
     if line.startswith("plot "):
@@ -53,6 +59,14 @@ for line in open(gp):
                         continue
                     if math.isfinite(x):
                         hi = max(hi, x)
+            meds = []
+            for row in open(os.path.join(d, dat)):
+                cols = row.split()[1:]
+                if row.startswith("#") or len(cols) % 3:
+                    continue
+                meds += [float(v) for v in cols[0::3] if v not in ("NaN", "nan") and float(v) > 0]
+            if meds and max(meds) > 10 * min(meds) and not log:
+                bad.append("%s: medians span %g-%g on a linear axis" % (dat, min(meds), max(meds)))
             if top is None or top < hi:
                 bad.append("%s: y range %s below %g" % (dat, top, hi))
 print("; ".join(bad))

@@ -83,7 +83,7 @@ for f in "$W"/run/figures/src/*.gp; do
 	*_brk*.gp) check "$(basename "$f"): its key says the bars are step means" \
 		grep -q "key title 'bars: step means'" "$f"; continue ;;
 	esac
-	check "$(basename "$f"): its key says what the bars are" grep -q "key title 'bars: min-max" "$f"
+	check "$(basename "$f"): its key says what the bars are" grep -q "key title 'error bars: min-max" "$f"
 done
 check "tables.md shows no nan" eval '! grep -qw nan "$W/run/tables.md"'
 t_done

@@ -1,0 +1,84 @@
+#!/bin/bash
+# Nothing of a figure is cut off. Every figure of the committed runs (their
+# records copied to a temporary directory and plotted there), of a crafted
+# hist.csv (CDF panels of several configs, lines of 12 keys) and of compare's
+# trend plots across the emulated runs is drawn, and the outermost pixels of
+# each PNG must be background: gnuplot keeps a margin round every figure, so
+# a title, label or key that reaches the edge was clipped there. The PNGs are
+# decoded by png_edges.py with python3 and zlib alone. Every .gp also labels
+# both axes and sets the 12-line palette, and the CDF panels share one x range
+# fitted to their data. (~30 s)
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v gnuplot >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
+	skip "figures reach no edge" "no gnuplot or python3"
+	t_done
+fi
+W=$(mktemp -d "$AFFBENCH_WORKDIR/edges.XXXXXX")
+RECORDS="raw.csv hist.csv machine.txt plan.plan runs.csv failures.csv"
+
+# edges NAME DIR: every PNG under DIR/figures keeps its edge clear, every .gp
+# labels both axes and draws with the palette
+edges() {
+	local name=$1 dir=$2 pngs gp bad=""
+	pngs=$(ls "$dir"/figures/*.png 2>/dev/null)
+	check "$name: figures drawn ($(echo $pngs | wc -w))" [ -n "$pngs" ]
+	[ -n "$pngs" ] || return
+	# shellcheck disable=SC2086
+	out=$(python3 "$TOP/tests/integration/png_edges.py" $pngs 2>&1)
+	check "$name: no figure touches its edge${out:+: $(echo "$out" | sed "s|$dir/||g" | head -c 600)}" \
+		[ -z "$out" ]
+	for gp in "$dir"/figures/src/*.gp; do
+		grep -q "^set xlabel " "$gp" && grep -q "^set ylabel " "$gp" || bad="$bad $(basename "$gp")"
+	done
+	check "$name: every figure labels both axes${bad:+ (not:$bad)}" [ -z "$bad" ]
+	bad=""
+	for gp in "$dir"/figures/src/*.gp; do
+		grep -q "^set linetype 12 lc rgb " "$gp" || bad="$bad $(basename "$gp")"
+	done
+	check "$name: every figure draws with the 12-line palette${bad:+ (not:$bad)}" [ -z "$bad" ]
+}
+
+runs=0
+for dir in "$TOP"/results/reference "$TOP"/results/reference-*cpu "$TOP"/results/emulated/*; do
+	[ -f "$dir/raw.csv" ] || continue
+	runs=$((runs + 1))
+	out=$W/run$runs
+	mkdir -p "$out"
+	for f in $RECORDS; do
+		[ -f "$dir/$f" ] && cp "$dir/$f" "$out/"
+	done
+	"$BIN/harness" plot "$out" >/dev/null 2>&1
+	edges "${dir#"$TOP"/}" "$out"
+done
+
+# CDFs: 12 configs over 3 values of one key, each line one latency spread
+mkdir -p "$W/cdf"
+echo bench,config,rep,metric,value,unit >"$W/cdf/raw.csv"
+awk 'BEGIN { print "bench,config,rep,metric,unit,bucket_lo,bucket_hi,count"
+	split("dev libfuse uring", tr, " ")
+	for (t = 1; t <= 3; t++) for (p = 1; p <= 4; p++) for (b = 0; b < 60; b++) {
+		s = b % 32; k = int(b / 32) + 10 + t; lo = (32 + s) * 2 ^ (k - 1); hi = lo + 2 ^ (k - 1)
+		printf "ddpar,procs=%d;transport=%s;uring_cpu=queue_and_more,1,latency,ns,%d,%d,%d\n",
+			p, tr[t], lo, hi, 1 + (t * 7 + p * 3 + b) % 11
+	} }' >"$W/cdf/hist.csv"
+"$BIN/harness" plot "$W/cdf" >/dev/null 2>&1
+edges "crafted CDFs" "$W/cdf"
+# the data lie between 32k and 492k ns: every panel shares one x range that fits them
+gp=$W/cdf/figures/src/cdf-ddpar-latency.gp
+ranges=$(grep '^set xrange' "$gp" | sort -u)
+check "CDF panels share one x range ($(echo "$ranges" | head -2 | tr '\n' ' '))" \
+	[ -n "$ranges" ] && [ "$(echo "$ranges" | wc -l)" = 1 ]
+check "the CDFs' x range fits the data, not whole decades ($ranges)" \
+	awk '{ gsub(/[^0-9.:]/, ""); split($0, r, ":"); exit !(r[1] > 20000 && r[1] <= 32768 &&
+		r[2] >= 491520 && r[2] < 1e6) }' <<<"$ranges"
+
+# compare's bars and trend lines across the three emulated runs
+set -- "$TOP"/results/emulated/*
+if [ $# -ge 3 ]; then
+	"$BIN/harness" compare --out "$W/cmp" "$@" >/dev/null 2>&1
+	edges "compare of the emulated runs" "$W/cmp"
+else
+	skip "compare figures reach no edge" "fewer than 3 emulated runs"
+fi
+t_done
