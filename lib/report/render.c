@@ -146,16 +146,27 @@ static enum ab_verdict judge(const struct ab_ci *ci)
 enum ab_verdict ab_r_ratio(const struct ab_group *a, const struct ab_group *b, double *ratio,
 			   struct ab_ci *ci)
 {
+	double p;
+
+	return ab_r_ratio_p(a, b, ratio, ci, &p);
+}
+
+enum ab_verdict ab_r_ratio_p(const struct ab_group *a, const struct ab_group *b, double *ratio,
+			     struct ab_ci *ci, double *p)
+{
 	double mb = ab_r_median(b);
 
+	*p = NAN;
 	ci->lo = ci->hi = ci->level = NAN;
 	if (!a || !b || !a->n || !b->n || !(mb != 0))
 		return AB_V_NONE;
 	*ratio = ab_r_median(a) / mb;
 	if (a->n < AB_MIN_REPS_CI || b->n < AB_MIN_REPS_CI)
 		return AB_V_FEW;
-	if (ab_ratio_ci(a->v, a->n, b->v, b->n, 0.95, ci) < 0)
+	if (ab_ratio_ci_p(a->v, a->n, b->v, b->n, 0.95, ci, p) < 0) {
+		*p = NAN;
 		return AB_V_NONE;
+	}
 	return judge(ci);
 }
 

@@ -137,6 +137,10 @@ enum ab_verdict { AB_V_NONE, AB_V_FEW, AB_V_UP, AB_V_DOWN, AB_V_SAME };
  * b's median is 0; AB_V_FEW when either has fewer than AB_MIN_REPS_CI values. */
 enum ab_verdict ab_r_ratio(const struct ab_group *a, const struct ab_group *b, double *ratio,
 			   struct ab_ci *ci);
+/* ab_r_ratio with the bootstrap's two-sided p-value of a ratio of 1 in *p (NAN unless
+ * the verdict is AB_V_UP, AB_V_DOWN or AB_V_SAME): one bootstrap gives both. */
+enum ab_verdict ab_r_ratio_p(const struct ab_group *a, const struct ab_group *b, double *ratio,
+			     struct ab_ci *ci, double *p);
 /* The median of per-repetition ratios a/b (pairs of one repetition) with its CI. */
 enum ab_verdict ab_r_paired(const struct ab_group *a, const struct ab_group *b, double *ratio,
 			    struct ab_ci *ci);
