@@ -219,7 +219,9 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 	return rc | ab_outfile_close(&o);
 }
 
-int h_render(const char *dir, int quiet)
+/* need_records: no valid record is a failure (-3, said in one line), as plot has it;
+ * a run's own report of points that all failed is still that run's report. */
+static int render(const char *dir, int quiet, int need_records)
 {
 	char path[PATH_MAX], err[512], buf[256];
 	struct ab_results d;
@@ -237,12 +239,21 @@ int h_render(const char *dir, int quiet)
 	rc |= h_write_json(&d, dir);
 	rc |= write_tables(dir, &d);
 	rc |= write_report(dir, &d, ncpu);
+	if (!rc && need_records && h_data_none(&d, "plot", path)) {
+		ab_results_free(&d);
+		return -3;
+	}
 	ab_results_free(&d);
 	if (rc)
 		ab_msg("plot: could not write every output in %s (see above)", dir);
 	else if (!quiet)
 		ab_msg("report: %s/report.md, tables: %s/tables.md", dir, dir);
 	return rc;
+}
+
+int h_render(const char *dir, int quiet)
+{
+	return render(dir, quiet, 0);
 }
 
 static const char plot_usage[] =
@@ -252,7 +263,8 @@ static const char plot_usage[] =
 	"plan.plan, failures.csv are used when present). A run whose figures lie at its top level\n"
 	"(before figures/) is rendered the same way; the old figure files it replaces are removed.\n"
 	"Rows of raw.csv that break the record grammar are reported with file:line and skipped;\n"
-	"a repetition written twice (bench, config, rep, metric) refuses it: exit 2, nothing written.\n";
+	"a repetition written twice (bench, config, rep, metric) refuses it: exit 2, nothing written.\n"
+	"A raw.csv without one valid record is exit 1, with the count of rows rejected.\n";
 
 int cmd_plot(int argc, char **argv)
 {
@@ -260,6 +272,6 @@ int cmd_plot(int argc, char **argv)
 
 	if (!dir)
 		return AB_EXIT_OK;
-	int rc = h_render(dir, 0);
+	int rc = render(dir, 0, 1);
 	return rc == -2 ? AB_EXIT_USAGE : rc ? AB_EXIT_FAIL : AB_EXIT_OK;
 }
