@@ -48,4 +48,38 @@ for opt in --duration --procs --format; do
 done
 err=$("$BIN/cputestfs" --placement "$long" --check-options 2>&1 >/dev/null)
 check "cputestfs --placement of 100 KB is cut" [ ${#err} -lt 400 ]
+
+# The gate: a rule that matches nothing is a typo, exit 2 naming FILE:LINE, and
+# nothing is written.
+H=$BIN/harness
+REF=$TOP/results/reference
+printf '# typo\ncputestfs nosuch_metric max-drop 5%%\n' > "$W/typo"
+expect_rc "gate rule with a metric cputestfs does not record" 2 \
+	"$H" compare --out "$W/g1" --gate "$W/typo" "$REF" "$REF"
+check "the line names FILE:LINE" sh -c "'$H' compare --out '$W/g1' --gate '$W/typo' '$REF' '$REF' 2>&1 | grep -q 'typo:2: '"
+check "nothing was written" [ ! -e "$W/g1" ]
+echo 'cputestfs stat_per_s placement=nowhere max-drop 5%' > "$W/nowhere"
+expect_rc "gate rule with a filter no config holds" 2 \
+	"$H" compare --out "$W/g2" --gate "$W/nowhere" "$REF" "$REF"
+
+# --out: a directory of compare's own.
+expect_rc "compare --out a file" 2 "$H" compare --out /etc/passwd "$REF" "$REF"
+mkdir -p "$W/run" && cp "$REF/raw.csv" "$W/run/"
+expect_rc "compare --out a run directory" 2 "$H" compare --out "$W/run" "$REF" "$REF"
+check "the run directory is left as it was" [ "$(ls "$W/run")" = raw.csv ]
+
+# No valid records: exit 1, one line with the count of rejected rows.
+mkdir -p "$W/empty" "$W/header" "$W/binary"
+: > "$W/empty/raw.csv"
+head -1 "$REF/raw.csv" > "$W/header/raw.csv"
+head -c 4000 "$BIN/harness" > "$W/binary/raw.csv"
+for k in empty header; do
+	expect_rc "plot of a $k raw.csv" 1 "$H" plot "$W/$k"
+done
+"$H" plot "$W/binary" > /dev/null 2> "$W/binary.err"; rc=$?
+check "plot of a binary raw.csv: exit $rc (want 1), the count of rejected rows said" \
+	sh -c "[ $rc = 1 ] && grep -q 'no valid records ([0-9]* rows\{0,1\} rejected)' '$W/binary.err'"
+expect_rc "export of a run without records" 1 "$H" export "$W/header"
+expect_rc "compare with a run without records" 1 "$H" compare --out "$W/c0" "$REF" "$W/header"
+rm -rf "$W"
 t_done
