@@ -221,18 +221,10 @@ static void judge_one(const struct h_gate_rule *r, const struct ab_results *base
 	free(adj);
 }
 
-static int listed_metric(const struct ab_bench_desc *d, const char *metric)
-{
-	for (int i = 0; d && d->metrics && d->metrics[i].name; i++)
-		if (!strcmp(d->metrics[i].name, metric))
-			return 1;
-	return 0;
-}
-
 /*
  * A rule that can match nothing is a typo, not a run that lacks the data: exit 2
- * naming its line, before any verdict. Its metric must be one the descriptor lists or
- * the base run holds (records such as mon_* are not in the list); its filters must
+ * naming its line, before any verdict. Its metric must be one the benchmark records
+ * (ab_desc_has_metric) or the base run holds; its filters must
  * hold for some config of the base that has the metric. A benchmark the base did not
  * run at all stays CANNOT JUDGE: that is the run's doing, not the rule's.
  */
@@ -249,7 +241,7 @@ void h_gate_check(const struct h_gate *g, const struct ab_results *base)
 			metric = 1;
 			held += holds(r, a);
 		}
-		if (!metric && !listed_metric(h_desc(r->bench), r->metric))
+		if (!metric && !ab_desc_has_metric(h_desc(r->bench), r->metric))
 			BAD(g, r->line, "%s records no metric '%s'", r->bench, r->metric);
 		if (metric && !held)
 			BAD(g, r->line, "no config of the base run's %s %s holds %s%s", r->bench,
