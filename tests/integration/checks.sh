@@ -81,5 +81,27 @@ check "plot of a binary raw.csv: exit $rc (want 1), the count of rejected rows s
 	sh -c "[ $rc = 1 ] && grep -q 'no valid records ([0-9]* rows\{0,1\} rejected)' '$W/binary.err'"
 expect_rc "export of a run without records" 1 "$H" export "$W/header"
 expect_rc "compare with a run without records" 1 "$H" compare --out "$W/c0" "$REF" "$W/header"
+
+# --resume --dry-run: only what is left, not the whole run again.
+export AFFBENCH_JOURNAL=${AFFBENCH_JOURNAL:-$W/knobs.journal}
+export AFFBENCH_TEST_PROGRAMS=$W	# "bench fakeok" runs $W/fakeok (test-only hook)
+cat > "$W/fakeok" <<'FAKE'
+#!/bin/bash
+echo "bench,config,rep,metric,value,unit"
+echo "fakeok,\"mode=$2\",1,ops_per_s,$((1000 + RANDOM % 50)),1/s"
+FAKE
+chmod +x "$W/fakeok"
+printf 'repeat 2\nbench fakeok\nduration 0.1\ntimeout 5\naxis mode a b\n' > "$W/ok.plan"
+"$H" run --plan "$W/ok.plan" --out "$W/r" > /dev/null 2>&1
+"$H" run --resume "$W/r" --dry-run > "$W/dry.out" 2>&1
+check "resume --dry-run of a finished run lists no invocation" \
+	sh -c "! grep -q '^rep ' '$W/dry.out' && grep -q '0 left to run' '$W/dry.out'"
+head -4 "$W/r/runs.csv" > "$W/runs.tmp" && mv "$W/runs.tmp" "$W/r/runs.csv"
+"$H" run --resume "$W/r" --dry-run > "$W/dry2.out" 2>&1
+check "resume --dry-run lists only the invocation left" \
+	sh -c "[ \$(grep -c '^rep ' '$W/dry2.out') = 1 ] && grep -q '^rep 2 point 1:' '$W/dry2.out'"
+
+# --quick is a plan: with --plan one of them would be ignored.
+expect_rc "run --quick --plan fdget" 2 "$H" run --quick --plan fdget --dry-run
 rm -rf "$W"
 t_done
