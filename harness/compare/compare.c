@@ -287,7 +287,9 @@ static const char cmp_usage[] =
 	"Exit 3 when a config's ratio to A is worse than N%, its bootstrap p-value of \"the ratio is\n"
 	"N% off\" Holm-corrected over the configs the rule matches within 0.05 (one config: its\n"
 	"whole 95% CI beyond); a rule with fewer than 6 repetitions a side cannot be judged, said,\n"
-	"and fails the gate only with --strict. A bad rule: FILE:LINE, exit 2.\n";
+	"and fails the gate only with --strict. A bad rule, or one whose metric or filters match\n"
+	"nothing in A: FILE:LINE, exit 2. --out must not be a file or a run directory (exit 2);\n"
+	"a run without one valid record: exit 1.\n";
 
 /*
  * A results.json names its run: the directory holding it. It carries only
