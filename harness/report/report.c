@@ -12,6 +12,7 @@
  * moved, so it too leaves the previous version and fails.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -219,6 +220,26 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 	return rc | ab_outfile_close(&o);
 }
 
+/* Does DIR/hist.csv hold a row past its header? Latency histograms alone are a
+ * measurement (their CDFs are drawn), so such a run is not "no valid records". */
+static int hist_rows(const char *dir)
+{
+	char path[PATH_MAX], buf[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/hist.csv", dir);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *nl = strchr(buf, '\n');
+	return nl && nl[1] && nl[1] != '\n';
+}
+
 /* need_records: no valid record is a failure (-3, said in one line), as plot has it;
  * a run's own report of points that all failed is still that run's report. */
 static int render(const char *dir, int quiet, int need_records)
@@ -239,7 +260,7 @@ static int render(const char *dir, int quiet, int need_records)
 	rc |= h_write_json(&d, dir);
 	rc |= write_tables(dir, &d);
 	rc |= write_report(dir, &d, ncpu);
-	if (!rc && need_records && h_data_none(&d, "plot", path)) {
+	if (!rc && need_records && !hist_rows(dir) && h_data_none(&d, "plot", path)) {
 		ab_results_free(&d);
 		return -3;
 	}
