@@ -152,17 +152,22 @@ static void warn_threads(const struct ctf_settings *set, const enum ab_placement
 
 static int parse_placements(const char *arg, enum ab_placement *out, int max)
 {
-	char buf[512];
+	char buf[512], cut[AB_CUT_LEN + 4];
 	int n = 0;
 
 	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
-		ab_usage_error("bad value '%s' for --placement: too long", arg);
+		ab_usage_error("bad value '%s' for --placement: too long", ab_cut(arg, cut));
 	for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (n == max)
-			ab_usage_error("bad value '%s' for --placement: more than %d placements", arg, max);
+			ab_usage_error("bad value '%s' for --placement: more than %d placements",
+				       ab_cut(arg, cut), max);
 		if (ab_placement_parse(tok, &out[n]) < 0)
-			ab_usage_error("bad value '%s' for --placement: expected %s", tok,
+			ab_usage_error("bad value '%s' for --placement: expected %s", ab_cut(tok, cut),
 				       ab_placement_names());
+		for (int i = 0; i < n; i++)	/* the same point twice measures nothing new */
+			if (out[i] == out[n])
+				ab_usage_error("bad value '%s' for --placement: '%s' is given twice",
+					       ab_cut(arg, cut), tok);
 		n++;
 	}
 	if (!n)
@@ -428,12 +433,13 @@ int main(int argc, char **argv)
 			       set.clients, ncpus, list);
 	}
 	set.ncpus = ncpus;
+	/* reads the machine only: --check-options refuses what the run would */
+	if (set.baseline == CTF_BASE_FUSE && set.mountpoint)
+		check_mountpoint(set.mountpoint);
 	warn_threads(&set, want, nwant);	/* after the bad-input checks: their one line alone */
 	ab_opts_checked(&common);
 	ab_idle_apply(&common.idle);
 	if (set.baseline == CTF_BASE_FUSE) {
-		if (set.mountpoint)
-			check_mountpoint(set.mountpoint);
 		ab_need_fuse();
 		ab_mnt_cleanup_stale(NULL, set.quiet ? NULL : stderr);
 		need_transport(&set);

@@ -345,7 +345,7 @@ static const struct ab_metric_desc metrics[] = {
 	{ DDP_M_WRITE, "MB/s", 0 }, { DDP_M_READ, "MB/s", 0 }, { DDP_M_REQS, "req/s", 0 },
 	{ DDP_M_P50, "us", 1 }, { DDP_M_P99, "us", 1 }, { DDP_M_DAEMON_US, "us", 1 },
 	{ DDP_M_KERNEL_US, "us", 1 }, { DDP_M_SPIN_US, "us", 1 }, { DDP_M_SERVER_CPU, "us", 1 },
-	{ NULL, NULL, 0 },
+	{ DDP_M_CLIENT_BYTES, "bytes", 0 }, { DDP_M_DAEMON_BYTES, "bytes", 0 }, { NULL, NULL, 0 },
 };
 /* The roles of its config keys (render.h): CDF lines compare transports, in panels by
  * mode and procs; uring_cpu names a policy (queue, next, none), not CPUs. */

@@ -215,7 +215,9 @@ static const char *const headline[] = { FDGET_M_NS, FDGET_M_SPAWN, NULL };
 static const struct ab_metric_desc metrics[] = {
 	{ FDGET_M_NS, "ns", 1 }, { FDGET_M_CYCLES, "cycles", 1 }, { FDGET_M_INSTR, "instructions", 1 },
 	{ FDGET_M_OVERHEAD, "ns", 1 }, { FDGET_M_BARE, "ns", 1 }, { FDGET_M_SPAWN, "us", 1 },
-	{ NULL, NULL, 0 },
+	/* counts that say what ran, no direction */
+	{ FDGET_M_THREADS, "count", 0 }, { FDGET_M_THREADS_MAX, "count", 0 }, { FDGET_M_ITERS, "count", 0 },
+	{ FDGET_M_TIMER, "ns", 0 }, { NULL, NULL, 0 },
 };
 
 const struct ab_bench_desc ab_desc_fdget = {

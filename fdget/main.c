@@ -300,8 +300,8 @@ static void settings_from_args(struct fdget_settings *s, struct ab_common *commo
 	s->repeat = common->repeat;
 	s->quiet = common->quiet;
 	s->common = common;
-	setup_cpus(s, &common->allowed);
-	/* combinations that mean nothing: one line, exit 2 */
+	/* combinations that mean nothing: one line, exit 2; before the CPU count, whose
+	 * advice (add --oversubscribe) must be advice that then works */
 	if (ab_opt_given(options, common, "threads") && !s->want[MODE_SHARED] && !s->want[MODE_PRIVATE] &&
 	    !s->want[MODE_PROCS])
 		ab_usage_error("--threads means nothing without a shared-fd, private-fd or procs "
@@ -309,6 +309,7 @@ static void settings_from_args(struct fdget_settings *s, struct ab_common *commo
 	if (s->oversubscribe && !ab_opt_given(options, common, "threads"))
 		ab_usage_error("--oversubscribe means nothing without --threads (the default is one "
 			       "worker per allowed CPU)");
+	setup_cpus(s, &common->allowed);
 }
 
 int main(int argc, char **argv)

@@ -176,9 +176,13 @@ static int key_axis(struct parse *ps, const struct plan_key *k, char **args, int
 	for (int i = 0; i < b->naxes; i++)
 		if (!strcmp(b->axes[i].name, args[0]))
 			return plan_err(ps, "axis '%s' given twice", args[0]);
-	for (int i = 1; i < nargs; i++)
+	for (int i = 1; i < nargs; i++) {
 		if (strchr(args[i], ';') || strchr(args[i], '='))
 			return plan_err(ps, "axis value '%s' may not hold ';' or '='", args[i]);
+		for (int k = 1; k < i; k++)	/* the same point twice measures nothing new */
+			if (!strcmp(args[k], args[i]))
+				return plan_err(ps, "axis '%s': value '%s' given twice", args[0], args[i]);
+	}
 	size_t pts = (size_t)(nargs - 1) * block_points(b);
 	size_t before = points_before(ps->p, ps->p->nblocks - 1);
 	if (pts > H_POINTS_MAX || before + pts > H_POINTS_MAX)
@@ -221,7 +225,10 @@ static int key_list(struct parse *ps, const struct plan_key *k, char **args, int
 
 	if (*n + nargs > H_ARGS_MAX)
 		return plan_err(ps, "too many %s (at most %d in a block)", k->name, H_ARGS_MAX);
+	const struct ab_bench_desc *d = h_desc(b->bench);	/* NULL: a test program */
 	for (int i = 0; i < nargs; i++) {
+		if (!extra && d && !ab_desc_has_metric(d, args[i]))
+			return plan_err(ps, "%s records no metric '%s'", b->bench, args[i]);
 		if (extra)
 			b->extra_line[*n] = ps->lineno;
 		if (!(list[(*n)++] = strdup(args[i])))

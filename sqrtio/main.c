@@ -217,6 +217,10 @@ int main(int argc, char **argv)
 
 	if (argi < argc)
 		ab_usage_error("unexpected argument '%s' (see --help)", argv[argi]);
+	/* what the run refuses, --check-options refuses too (stat only, nothing changed) */
+	if (params.io_procs == 0)
+		ab_usage_error("bad value '0' for --io-procs: at least one reader is needed");
+	sq_target_check(&params);
 	ab_opts_checked(&com);
 	ab_catch_signals();
 	ab_idle_apply(&com.idle);
@@ -225,8 +229,6 @@ int main(int argc, char **argv)
 	if (ab_cpuset_count(&com.allowed) < 2)
 		ab_skip("one CPU only: readers on and off the completing CPU need at least 2 (check "
 			"--cpus and taskset)");
-	if (params.io_procs == 0)
-		ab_usage_error("bad value '0' for --io-procs: at least one reader is needed");
 	int change = sq_knobs_check(&params, &t);
 
 	sq_target_open(&t, &params, com.quiet);

@@ -113,6 +113,8 @@ struct sq_target {
 	int hwq;		/* the disk's hardware queues (0: not known) */
 	char rq_orig[32];	/* rq_affinity before this run changed it */
 };
+/* --file and --device as the run takes them (bad input: exit 2); stat only. */
+void sq_target_check(const struct sq_params *p);
 /* Decide the target and its disk without changing anything (bad input: exit 2;
  * not on a block device: exit 4). */
 void sq_target_find(struct sq_target *t, const struct sq_params *p);

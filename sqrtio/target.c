@@ -36,20 +36,48 @@ static void resolve(dev_t dev, const char *what, struct sq_target *t)
 		ab_skip("%s: cannot read %s", what, t->blk.rq_path);
 }
 
-/* A --file that does not exist yet: the directory it goes into decides the disk. */
-static void find_new_file(struct sq_target *t, const char *file)
+/* The directory a --file that does not exist yet goes into: it decides the disk. */
+static void new_file_dir(const char *file, char *dir, size_t len)
 {
-	char dir[4096];
-	struct stat st;
 	const char *slash = strrchr(file, '/');
 
 	if (!slash)
-		snprintf(dir, sizeof(dir), ".");
+		snprintf(dir, len, ".");
 	else
-		snprintf(dir, sizeof(dir), "%.*s", slash == file ? 1 : (int)(slash - file), file);
-	if (stat(dir, &st))
-		ab_usage_error("bad value '%s' for --file: directory %s: %s", file, dir, strerror(errno));
-	resolve(st.st_dev, file, t);
+		snprintf(dir, len, "%.*s", slash == file ? 1 : (int)(slash - file), file);
+}
+
+/* --file and --device as the run will take them: one line and exit 2 otherwise. Reads
+ * the machine only (stat), so --check-options runs it too. */
+void sq_target_check(const struct sq_params *p)
+{
+	struct stat st;
+	char dir[4096];
+
+	if (p->file && p->device)
+		ab_usage_error("--file and --device exclude each other");
+	if (p->device) {
+		if (stat(p->device, &st))
+			ab_usage_error("bad value '%s' for --device: %s", p->device, strerror(errno));
+		if (!S_ISBLK(st.st_mode))
+			ab_usage_error("bad value '%s' for --device: not a block device", p->device);
+	} else if (p->file) {
+		if (stat(p->file, &st) == 0) {
+			if (S_ISBLK(st.st_mode))
+				ab_usage_error("bad value '%s' for --file: a block device, use --device", p->file);
+			if (!S_ISREG(st.st_mode))
+				ab_usage_error("bad value '%s' for --file: not a regular file", p->file);
+		} else if (errno != ENOENT) {
+			ab_usage_error("bad value '%s' for --file: %s", p->file, strerror(errno));
+		} else {
+			new_file_dir(p->file, dir, sizeof(dir));
+			if (stat(dir, &st))
+				ab_usage_error("bad value '%s' for --file: directory %s: %s", p->file, dir,
+					       strerror(errno));
+			if (!S_ISDIR(st.st_mode))
+				ab_usage_error("bad value '%s' for --file: %s is not a directory", p->file, dir);
+		}
+	}
 }
 
 /* Everything that can be decided without changing anything happens here, before
@@ -57,16 +85,14 @@ static void find_new_file(struct sq_target *t, const char *file)
 void sq_target_find(struct sq_target *t, const struct sq_params *p)
 {
 	struct stat st;
+	char dir[4096];
 
+	sq_target_check(p);
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
-	if (p->file && p->device)
-		ab_usage_error("--file and --device exclude each other");
 	if (p->device) {
 		t->name = p->device;
-		if (stat(p->device, &st))
-			ab_usage_error("bad value '%s' for --device: %s", p->device, strerror(errno));
-		if (!S_ISBLK(st.st_mode))
+		if (stat(p->device, &st) || !S_ISBLK(st.st_mode))
 			ab_usage_error("bad value '%s' for --device: not a block device", p->device);
 		resolve(st.st_rdev, p->device, t);
 		return;
@@ -74,16 +100,14 @@ void sq_target_find(struct sq_target *t, const struct sq_params *p)
 	if (p->file) {
 		t->name = p->file;
 		if (stat(p->file, &st) == 0) {
-			if (S_ISBLK(st.st_mode))
-				ab_usage_error("bad value '%s' for --file: a block device, use --device", p->file);
-			if (!S_ISREG(st.st_mode))
-				ab_usage_error("bad value '%s' for --file: not a regular file", p->file);
 			resolve(st.st_dev, p->file, t);
-		} else if (errno == ENOENT) {
-			find_new_file(t, p->file);
-		} else {
-			ab_usage_error("bad value '%s' for --file: %s", p->file, strerror(errno));
+			return;
 		}
+		new_file_dir(p->file, dir, sizeof(dir));
+		if (stat(dir, &st))
+			ab_usage_error("bad value '%s' for --file: directory %s: %s", p->file, dir,
+				       strerror(errno));
+		resolve(st.st_dev, p->file, t);
 		return;
 	}
 	/* The current directory's filesystem, as the post read from disk, not /tmp (often tmpfs). */

@@ -278,7 +278,9 @@ static const char cmp_usage[] =
 	"Exit 3 when a config's ratio to A is worse than N%, its bootstrap p-value of \"the ratio is\n"
 	"N% off\" Holm-corrected over the configs the rule matches within 0.05 (one config: its\n"
 	"whole 95% CI beyond); a rule with fewer than 6 repetitions a side cannot be judged, said,\n"
-	"and fails the gate only with --strict. A bad rule: FILE:LINE, exit 2.\n";
+	"and fails the gate only with --strict. A bad rule, or one whose metric or filters match\n"
+	"nothing in A: FILE:LINE, exit 2. --out must not be a file or a run directory (exit 2);\n"
+	"a run without one valid record: exit 1.\n";
 
 /*
  * A results.json names its run: the directory holding it. It carries only
@@ -331,9 +333,34 @@ static void load_runs(struct cmp *c)
 				       "%zu values, past compare's bound of %d results and %d values "
 				       "for all runs together: compare fewer or smaller runs",
 				       c->dirs[i], groups, values, MAXGROUPS, MAXVALUES);
+		if (h_data_none(&raw, "compare", path))
+			exit(AB_EXIT_FAIL);	/* nothing to compare: not a result of 0 ratios */
 		if (h_cmp_normalize(c, &raw, &c->d[i]) < 0)
 			ab_fail("compare: %s: out of memory", path);
 		ab_results_free(&raw);
+	}
+}
+
+/* --out is a directory compare owns: one that exists must be a directory, and not a run
+ * directory (raw.csv, plan.plan), whose files compare's 30 would mix with. */
+static void check_out(const char *out)
+{
+	static const char *const run_files[] = { "raw.csv", "plan.plan" };
+	char path[PATH_MAX], cut[AB_CUT_LEN + 4];
+	struct stat st;
+
+	if (strlen(out) > PATH_MAX - 64)
+		ab_usage_error("compare: bad value '%s' for --out: too long", ab_cut(out, cut));
+	if (stat(out, &st) < 0)
+		return;	/* made below */
+	if (!S_ISDIR(st.st_mode))
+		ab_usage_error("compare: bad value '%s' for --out: not a directory", ab_cut(out, cut));
+	for (size_t i = 0; i < AB_ARRAY_SIZE(run_files); i++) {
+		snprintf(path, sizeof(path), "%s/%s", out, run_files[i]);
+		if (lstat(path, &st) == 0)
+			ab_usage_error("compare: bad value '%s' for --out: a run directory (it holds "
+				       "%s); give compare a directory of its own", ab_cut(out, cut),
+				       run_files[i]);
 	}
 }
 
@@ -371,10 +398,14 @@ int cmd_compare(int argc, char **argv)
 		h_compare_sort(c.dirs, c.nr, c.sort);
 	if (c.gate)	/* a bad rule file is said before any run is read */
 		h_gate_load(&gate, c.gate);
+	if (c.out)
+		check_out(c.out);
 	c.d = calloc((size_t)c.nr, sizeof(*c.d));
 	if (!c.d)
 		ab_fail("compare: out of memory");
 	load_runs(&c);
+	if (c.gate)	/* a rule that matches nothing is said before anything is written */
+		h_gate_check(&gate, &c.d[0]);
 	if (!c.out) {
 		char date[64];
 		time_t t = time(NULL);

@@ -139,6 +139,8 @@ struct h_gate {
 /* Read and check FILE (sys/infile.h: a regular file, bounded); a bad line exits 2
  * with FILE:LINE and what is wrong. */
 void h_gate_load(struct h_gate *g, const char *file);
+/* A rule whose metric or filters match nothing in the base run d[0]: FILE:LINE, exit 2. */
+void h_gate_check(const struct h_gate *g, const struct ab_results *base);
 
 /*
  * Judge every rule for each run d[1..nr-1] against d[0], names as written in

@@ -236,10 +236,40 @@ static void baselines_said(const struct verdict *v)
 		       v->baselines == 1 ? "" : "s");
 }
 
+/*
+ * A rule that can match nothing is a typo, not a run that lacks the data: exit 2
+ * naming its line, before any verdict. Its metric must be one the benchmark records
+ * (ab_desc_has_metric) or the base run holds; its filters must
+ * hold for some config of the base that has the metric. A benchmark the base did not
+ * run at all stays CANNOT JUDGE: that is the run's doing, not the rule's.
+ */
+void h_gate_check(const struct h_gate *g, const struct ab_results *base)
+{
+	for (int i = 0; i < g->n; i++) {
+		const struct h_gate_rule *r = &g->r[i];
+		int metric = 0, held = 0;
+
+		for (size_t k = 0; k < base->n; k++) {
+			const struct ab_group *a = &base->g[k];
+			if (strcmp(a->bench, r->bench) || strcmp(a->metric, r->metric))
+				continue;
+			metric = 1;
+			held += holds(r, a);
+		}
+		if (!metric && !ab_desc_has_metric(h_desc(r->bench), r->metric))
+			BAD(g, r->line, "%s records no metric '%s'", r->bench, r->metric);
+		if (metric && !held)
+			BAD(g, r->line, "no config of the base run's %s %s holds %s%s", r->bench,
+			    r->metric, r->filter[0], r->nfilter > 1 ? " and the other filters" : "");
+	}
+}
+
 int h_gate_judge(const struct h_gate *g, const struct ab_results *d, char *const *dirs, int nr,
 		 int strict)
 {
 	int violated = 0, unjudged = 0;
+
+	h_gate_check(g, &d[0]);
 
 	for (int i = 0; i < g->n; i++) {
 		const struct h_gate_rule *r = &g->r[i];

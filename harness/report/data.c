@@ -25,6 +25,15 @@ int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errl
 	return 0;
 }
 
+int h_data_none(const struct ab_results *d, const char *cmd, const char *rawcsv)
+{
+	if (d->n)
+		return 0;
+	ab_msg("%s: %s: no valid records (%zu row%s rejected)", cmd, rawcsv, d->bad,
+	       d->bad == 1 ? "" : "s");
+	return 1;
+}
+
 int h_write_summary(const struct ab_results *d, const char *dir)
 {
 	struct ab_outfile o;

@@ -266,7 +266,8 @@ static const char export_usage[] =
 	"Writes DIR/results.json (docs/results.schema.json) from DIR's raw.csv, machine.txt,\n"
 	"plan.plan and failures.csv, for runs made before every report wrote it. Always valid\n"
 	"UTF-8, each key once (a machine.txt label given twice keeps its last line, said on\n"
-	"stderr). A repetition written twice in raw.csv refuses it: exit 2.\n";
+	"stderr). A repetition written twice in raw.csv refuses it: exit 2; a raw.csv without one\n"
+	"valid record: exit 1, with the count of rows rejected.\n";
 
 int cmd_export(int argc, char **argv)
 {
@@ -279,6 +280,10 @@ int cmd_export(int argc, char **argv)
 	snprintf(path, sizeof(path), "%s/raw.csv", dir);
 	if (h_data_load(&d, path, err, sizeof(err)) < 0)
 		ab_usage_error("export: %s", err);
+	if (h_data_none(&d, "export", path)) {
+		ab_results_free(&d);
+		return AB_EXIT_FAIL;
+	}
 	int rc = h_write_json(&d, dir);
 	ab_results_free(&d);
 	if (rc == 0)

@@ -12,6 +12,7 @@
  * moved, so it too leaves the previous version and fails.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,7 +223,29 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 	return rc | ab_outfile_close(&o);
 }
 
-int h_render(const char *dir, int quiet)
+/* Does DIR/hist.csv hold a row past its header? Latency histograms alone are a
+ * measurement (their CDFs are drawn), so such a run is not "no valid records". */
+static int hist_rows(const char *dir)
+{
+	char path[PATH_MAX], buf[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/hist.csv", dir);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	char *nl = strchr(buf, '\n');
+	return nl && nl[1] && nl[1] != '\n';
+}
+
+/* need_records: no valid record is a failure (-3, said in one line), as plot has it;
+ * a run's own report of points that all failed is still that run's report. */
+static int render(const char *dir, int quiet, int need_records)
 {
 	char path[PATH_MAX], err[512], buf[256];
 	struct ab_results d;
@@ -240,12 +263,21 @@ int h_render(const char *dir, int quiet)
 	rc |= h_write_json(&d, dir);
 	rc |= write_tables(dir, &d);
 	rc |= write_report(dir, &d, ncpu);
+	if (!rc && need_records && !hist_rows(dir) && h_data_none(&d, "plot", path)) {
+		ab_results_free(&d);
+		return -3;
+	}
 	ab_results_free(&d);
 	if (rc)
 		ab_msg("plot: could not write every output in %s (see above)", dir);
 	else if (!quiet)
 		ab_msg("report: %s/report.md, tables: %s/tables.md", dir, dir);
 	return rc;
+}
+
+int h_render(const char *dir, int quiet)
+{
+	return render(dir, quiet, 0);
 }
 
 static const char plot_usage[] =
@@ -255,7 +287,8 @@ static const char plot_usage[] =
 	"plan.plan, failures.csv are used when present). A run whose figures lie at its top level\n"
 	"(before figures/) is rendered the same way; the old figure files it replaces are removed.\n"
 	"Rows of raw.csv that break the record grammar are reported with file:line and skipped;\n"
-	"a repetition written twice (bench, config, rep, metric) refuses it: exit 2, nothing written.\n";
+	"a repetition written twice (bench, config, rep, metric) refuses it: exit 2, nothing written.\n"
+	"A raw.csv without one valid record is exit 1, with the count of rows rejected.\n";
 
 int cmd_plot(int argc, char **argv)
 {
@@ -263,6 +296,6 @@ int cmd_plot(int argc, char **argv)
 
 	if (!dir)
 		return AB_EXIT_OK;
-	int rc = h_render(dir, 0);
+	int rc = render(dir, 0, 1);
 	return rc == -2 ? AB_EXIT_USAGE : rc ? AB_EXIT_FAIL : AB_EXIT_OK;
 }

@@ -25,6 +25,9 @@ int cmd_export(int argc, char **argv);
  * err; errno EINVAL when the file is refused, a repetition written twice among the reasons:
  * plot, compare, export and the gate then exit 2, for nothing read from it can be trusted). */
 int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errlen);
+/* A run without one valid record is no result to show or compare: 1 after one line
+ * "CMD: RAWCSV: no valid records (N rows rejected)"; 0 when d holds records. */
+int h_data_none(const struct ab_results *d, const char *cmd, const char *rawcsv);
 /* Write dir/summary.csv. 0 or -1. */
 int h_write_summary(const struct ab_results *d, const char *dir);
 /* Write dir/results.json (export.c, docs/results.schema.json). 0 or -1. */

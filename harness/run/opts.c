@@ -17,7 +17,8 @@ static const char run_usage[] =
 	"DIR/{plan.plan,machine.txt,raw.csv,hist.csv,runs.csv,failures.csv,results.json,summary.csv,\n"
 	"tables.md,report.md,log/,figures/} (results/README.md lists every file).\n"
 	"  --plan NAME|FILE     a plan by name (harness run --plan list shows them) or a file\n"
-	"  --quick              the quick plan (under 2 minutes), 3 repetitions unless --repeat\n"
+	"  --quick              the quick plan (under 2 minutes), 3 repetitions unless --repeat;\n"
+	"                       refused with --plan\n"
 	"  --repeat N           repetitions per point, 1..1000 (default: the plan's, else 5)\n"
 	"  --out DIR            run directory (default results/<YYYY-MM-DD-HHMMSS>-<host>)\n"
 	"  --resume DIR         continue an interrupted run in DIR with its own plan.plan;\n"
@@ -26,7 +27,8 @@ static const char run_usage[] =
 	"                       DIR and its files must be root's or yours, writable by no one else\n"
 	"  --machine-note TEXT  a line said first in machine.txt and report.md (e.g. that the\n"
 	"                       machine is emulated); printable text, at most 200 characters\n"
-	"  --dry-run            list the invocations and the ETA, run nothing\n"
+	"  --dry-run            list the invocations and the ETA, run nothing; with --resume,\n"
+	"                       only those left to run\n"
 	"  --no-wait            exit 2 instead of waiting while another run measures\n"
 	"DIR must be new or empty, and one run at a time holds it (DIR/run.lock); a run\n"
 	"that measures also holds the machine (/run/affbench.lock) and waits for it.\n"
@@ -76,6 +78,9 @@ int cmd_run(int argc, char **argv)
 	if (first < argc)
 		ab_usage_error("run: unexpected argument '%s'", argv[first]);
 	resume_conflicts(&o);
+	if (o.quick && o.plan)	/* --quick is a plan too: one would be ignored */
+		ab_usage_error("run: --quick (the quick plan) contradicts --plan %s; drop one, and give "
+			       "--repeat N for fewer repetitions", o.plan);
 	if (o.plan && !strcmp(o.plan, "list")) {	/* a plan file named list: --plan ./list */
 		h_plan_list(stdout);
 		return fflush(stdout) ? AB_EXIT_FAIL : AB_EXIT_OK;

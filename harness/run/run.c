@@ -277,17 +277,23 @@ static void est_sources(const struct run *r)
 	printf(" (learned: %s)\n", h_timings_path());
 }
 
-static void dry_run(struct run *r)
+/* What a run (or, resumed, what is left of it: r->done) would invoke, and its ETA. */
+static void dry_run(struct run *r, int resumed)
 {
 	char prog[PATH_MAX], dur[32], et[32], a[32], b[32], c[32];
 	char *av[H_ARGV_MAX];
+	int all = r->plan.npoints * r->repeat, left = 0;
 
-	printf("plan %s: %s x %s = %s\n", r->plan.path, h_plural(a, sizeof(a), r->plan.npoints, "point"),
-	       h_plural(b, sizeof(b), r->repeat, "repetition"),
-	       h_plural(c, sizeof(c), r->plan.npoints * r->repeat, "invocation"));
+	for (int k = 0; k < all; k++)
+		left += !r->done[k];
+	printf("plan %s: %s x %s = %s", r->plan.path, h_plural(a, sizeof(a), r->plan.npoints, "point"),
+	       h_plural(b, sizeof(b), r->repeat, "repetition"), h_plural(c, sizeof(c), all, "invocation"));
+	printf(resumed ? "; %d left to run\n" : "\n", left);
 	for (int rep = 0; rep < r->repeat; rep++)
 		for (int i = 0; i < r->plan.npoints; i++) {
 			struct h_point *pt = &r->plan.points[i];
+			if (r->done[(size_t)rep * r->plan.npoints + i])
+				continue;
 			h_point_argv(pt, rep + 1, h_program_of(pt->blk, prog, sizeof(prog)), av, AB_ARRAY_SIZE(av),
 				     dur, sizeof(dur));
 			printf("rep %d point %d:", rep + 1, i);
@@ -427,8 +433,11 @@ int h_run(struct h_run_opts *o)
 		default_out(&r);
 	h_out_check(r.out, o->resume != NULL);	/* --dry-run says so too */
 	estimates(&r);
-	if (o->dry) {
-		dry_run(&r);
+	if (o->dry) {	/* resumed: only what is left (reads the run, takes nothing) */
+		struct h_resume rs = { r.plan.npoints, r.repeat, r.done };
+		if (o->resume && h_resume_load(&rs, r.out, err, sizeof(err)) < 0)
+			ab_usage_error("run: %s", err);
+		dry_run(&r, o->resume != NULL);
 		free_run(&r);
 		return AB_EXIT_OK;
 	}

@@ -24,6 +24,34 @@ int ab_desc_lower_better(const struct ab_bench_desc *d, const char *metric)
 	return 0;
 }
 
+/* A tail percentile or max of a latency histogram (report/histio.h): "<stem>_p90_<unit>"
+ * of a listed "<stem>_p50_<unit>". */
+static int hist_metric(const struct ab_bench_desc *d, const char *metric)
+{
+	static const char *const tails[] = { "_p90_", "_p999_", "_max_" };
+	char p50[AB_METRIC_LEN];
+
+	for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+		const char *t = strstr(metric, tails[i]);
+		if (!t)
+			continue;
+		snprintf(p50, sizeof(p50), "%.*s_p50_%s", (int)(t - metric), metric,
+			 t + strlen(tails[i]));
+		for (int k = 0; d->metrics && d->metrics[k].name; k++)
+			if (!strcmp(d->metrics[k].name, p50))
+				return 1;
+	}
+	return 0;
+}
+
+int ab_desc_has_metric(const struct ab_bench_desc *d, const char *metric)
+{
+	for (int i = 0; d && d->metrics && d->metrics[i].name; i++)
+		if (!strcmp(d->metrics[i].name, metric))
+			return 1;
+	return d && (!strncmp(metric, "mon_", 4) || hist_metric(d, metric));
+}
+
 int ab_desc_is_baseline(const struct ab_bench_desc *d, const char *cfg)
 {
 	char v[AB_VALUE_LEN];

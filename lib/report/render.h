@@ -52,7 +52,8 @@ struct ab_bench_desc {
 	const char *op;			/* what a per-op figure (mon_*_per_op) is per
 					 * ("one stat()"), or NULL: "one operation" */
 	const struct ab_metric_desc *metrics;	/* units and directions, ended by a NULL
-						 * name; a metric not listed: higher is better */
+						 * name: every metric the bench records but
+						 * mon_* and histogram tails (ab_desc_has_metric) */
 	/* The roles of its config keys (each NULL-terminated, or NULL for none): */
 	const char *const *compared;	/* what a CDF's lines and the breakdown's sentences
 					 * compare, in order; every other key but follow is a
@@ -94,6 +95,9 @@ struct ab_render {
 int ab_desc_in(const char *const *list, const char *key, size_t keylen);
 /* Is a lower value of metric better (d may be NULL: higher is better)? */
 int ab_desc_lower_better(const struct ab_bench_desc *d, const char *metric);
+/* Can d's benchmark record metric: one its list names, a what-the-CPUs-did mon_*
+ * metric, or a tail (p90, p999, max) of a listed _p50_ one? 0 when d is NULL. */
+int ab_desc_has_metric(const struct ab_bench_desc *d, const char *metric);
 /* Is cfg (a record's config) one of d's baselines? */
 int ab_desc_is_baseline(const struct ab_bench_desc *d, const char *cfg);
 /* Does key (keylen bytes) of d's configs hold CPU numbers: named *_cpu or *_cpus and

@@ -38,6 +38,14 @@ void ab_exit(int code, const char *fmt, ...)
 	exit(code);
 }
 
+const char *ab_cut(const char *s, char buf[AB_CUT_LEN + 4])
+{
+	if (!s || strnlen(s, AB_CUT_LEN + 1) <= AB_CUT_LEN)
+		return s ? s : "";
+	snprintf(buf, AB_CUT_LEN + 4, "%.*s...", AB_CUT_LEN, s);
+	return buf;
+}
+
 int ab_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;

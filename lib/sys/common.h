@@ -39,6 +39,10 @@ void ab_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print one line and exit with the given code. */
 void ab_exit(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 #define ab_usage_error(...) ab_exit(AB_EXIT_USAGE, __VA_ARGS__)
+/* A value as a message quotes it: at most AB_CUT_LEN characters, then "...", so a
+ * 100 KB argument is not echoed whole. Returns s itself when short, else buf. */
+#define AB_CUT_LEN 64
+const char *ab_cut(const char *s, char buf[AB_CUT_LEN + 4]);
 #define ab_skip(...) ab_exit(AB_EXIT_SKIP, __VA_ARGS__)
 #define ab_fail(...) ab_exit(AB_EXIT_FAIL, __VA_ARGS__)
 

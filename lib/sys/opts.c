@@ -48,9 +48,13 @@ static int choice_index(const char *choices, const char *s)
 /* "run: " while a harness subcommand parses, so its messages say whose option it was */
 static const char *msg_prefix = "";
 
+/* The one place bad values are worded: the value is cut (ab_cut), the reason kept. */
 static void bad(const struct ab_opt *o, const char *name, const char *val, const char *why)
 {
-	ab_usage_error("%sbad value '%s' for --%s: %s", msg_prefix, val, o ? o->name : name, why);
+	char cut[AB_CUT_LEN + 4];
+
+	ab_usage_error("%sbad value '%s' for --%s: %s", msg_prefix, ab_cut(val, cut),
+		       o ? o->name : name, why);
 }
 
 static void set_user(const struct ab_opt *o, void *params, const char *arg)
@@ -223,7 +227,7 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 		case C_CPUS: {
 			struct ab_cpuset allowed = common->allowed;
 			if (ab_cpuset_parse(&common->allowed, optarg, &allowed, err, sizeof(err)))
-				ab_usage_error("bad value '%s' for --cpus: %s", optarg, err);
+				bad(NULL, "cpus", optarg, err);
 			common->cpus_arg = optarg;
 			break;
 		}

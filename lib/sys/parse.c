@@ -101,12 +101,22 @@ int ab_parse_size(const char *s, size_t *out, char *err, size_t errlen)
 	return 0;
 }
 
-int ab_parse_intlist(const char *s, struct ab_intlist *l, int min, int max, char *err, size_t errlen)
+/* Was v given before in l? A point swept twice measures nothing new. */
+static int seen(const struct ab_intlist *l, int v)
 {
-	const char *p = s;
+	for (int i = 0; i < l->n; i++)
+		if (l->v[i] == v)
+			return 1;
+	return 0;
+}
+
+int ab_parse_intlist(const char *arg, struct ab_intlist *l, int min, int max, char *err, size_t errlen)
+{
+	char cut[AB_CUT_LEN + 4];
+	const char *p = arg, *s = ab_cut(arg, cut);
 
 	l->n = 0;
-	if (!s || !*s)
+	if (!arg || !*arg)
 		return ab_err(err, errlen, "empty list");
 	while (*p) {
 		char tok[64];
@@ -132,6 +142,8 @@ int ab_parse_intlist(const char *s, struct ab_intlist *l, int min, int max, char
 		for (long v = a; v <= b; v++) {
 			if ((min || max) && (v < min || v > max))
 				return ab_err(err, errlen, "bad list '%s': %ld is outside %d..%d", s, v, min, max);
+			if (seen(l, (int)v))
+				return ab_err(err, errlen, "bad list '%s': %ld is given twice", s, v);
 			if (l->n >= AB_INTLIST_MAX)
 				return ab_err(err, errlen, "bad list '%s': more than %d values", s, AB_INTLIST_MAX);
 			l->v[l->n++] = (int)v;

@@ -86,7 +86,7 @@ check "resume: still exactly 2 records per rep" \
 cat > "$D/h.plan" <<'PLAN'
 bench fakebench
 timeout 60
-axis mode ok hang ok
+axis mode ok hang fail
 PLAN
 "$H" run --plan "$D/h.plan" --repeat 1 --out "$D/r2" 2> "$D/r2.err" &
 hp=$!

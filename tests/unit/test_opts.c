@@ -100,6 +100,9 @@ static void test_bad_inputs(void **state)
 		{ "--procs 4-1", "'4-1'" },
 		{ "--procs 0", "'0'" },
 		{ "--procs 1,", "'1,'" },
+		/* the same point twice measures nothing new */
+		{ "--procs 1,1,1", "1 is given twice" },
+		{ "--procs 1-3,2", "2 is given twice" },
 		{ "--duration 0", "'0'" },
 		{ "--duration -3", "'-3'" },
 		{ "--duration abc", "'abc'" },

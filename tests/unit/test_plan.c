@@ -106,7 +106,7 @@ static void test_every_key(void **state)
 					 "axis threads 1 2 4\n"
 					 "extra --mode single\n"
 					 "extra --spawn 0\n"
-					 "metrics ops_per_s ns_per_op\n"
+					 "metrics cycles_per_op ns_per_op\n"
 					 "\n"
 					 "bench cputestfs\n"), err, sizeof(err));
 	assert_int_equal(rc, 0);
@@ -220,6 +220,9 @@ static const struct bad {
 	{ "bench fdget\naxis op pread\naxis op fstat\n", 3, "axis 'op' given twice" },
 	{ "bench fdget\nextra\n", 2, "extra wants at least one argument" },
 	{ "bench fdget\nmetrics\n", 2, "metrics wants" },
+	/* a metric the bench never records would keep nothing: a typo */
+	{ "bench fdget\nmetrics ns_per_op nosuch_metric\n", 2, "fdget records no metric 'nosuch_metric'" },
+	{ "bench fdget\naxis op pread fstat pread\n", 2, "axis 'op': value 'pread' given twice" },
 	{ "bench fdget\nfrobnicate 1\n", 2, "unknown key 'frobnicate' (repeat, bench, duration" },
 	{ "bench\n", 1, "bench wants one name" },
 	{ "bench a/b\n", 1, "bench wants one name" },
