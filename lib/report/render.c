@@ -118,10 +118,13 @@ const char *ab_r_num(char *buf, size_t len, double v)
 {
 	if (isnan(v))
 		snprintf(buf, len, "-");
-	else if (fabs(v) >= 1000)
+	else if (fabs(v) >= 1000 || v == 0 || isinf(v))
 		snprintf(buf, len, "%.0f", v);	/* stat/s, MB/s: digits, not exponents */
-	else
-		snprintf(buf, len, "%.4g", v);
+	else {
+		/* 3 significant digits in plain notation: 0.0000197, never 1.97e-05 */
+		int dec = 2 - (int)floor(log10(fabs(v)));
+		snprintf(buf, len, "%.*f", dec > 0 ? dec : 0, v);
+	}
 	return buf;
 }
 
