@@ -76,8 +76,10 @@ static int write_tables(const char *dir, const struct ab_results *d)
 	return ab_outfile_close(&o);
 }
 
-/* At most this many figures per benchmark in report.md; the others go to details.md. */
+/* At most this many figures per benchmark, and in all, in report.md; the others go to
+ * details.md. */
 #define REPORT_FIGS 3
+#define REPORT_FIGS_ALL 12
 
 /* Plots, then readings, of every registered benchmark with data: readings and the first
  * REPORT_FIGS figures into body (report.md), the CPU monitor's tables, the other figures
@@ -91,6 +93,7 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 	int first[H_BENCH_MAX], count[H_BENCH_MAX], ok[AB_PLOTS_MAX], n = 0, rc = 0;
 	struct ab_plotdir pd;
 	int have_pd = ab_plotdir_open(&pd, dir) == 0;	/* without it: the readings, and a failure */
+	int total = 0;	/* figures in report.md */
 
 	rc = have_pd ? 0 : -1;
 	for (int i = 0; h_registry[i] && i < H_BENCH_MAX; i++) {
@@ -126,7 +129,7 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 	for (int i = 0; h_registry[i] && i < H_BENCH_MAX; i++) {
 		struct ab_render r = { .desc = h_registry[i], .res = d, .out = body, .markdown = 1,
 				       .ncpu = ncpu };
-		int shown = 0;
+		int shown = 0, moved = 0;
 		if (!ab_render_has(r.desc, d))
 			continue;
 		if (r.desc->reading)
@@ -135,12 +138,18 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 		fprintf(details, "## %s\n\n", r.desc->name);
 		h_monitor_table(details, dir, r.desc->name, d);
 		/* the first figures answer; the rest are data, beside the monitor table */
-		for (int k = first[i]; k < first[i] + count[i]; k++)
-			if (ok[k])
-				fprintf(shown++ < REPORT_FIGS ? body : details,
-					"![%s](" AB_FIG_DIR "/%s.png)\n\n", names[k], names[k]);
+		for (int k = first[i]; k < first[i] + count[i]; k++) {
+			if (!ok[k])
+				continue;
+			int here = shown < REPORT_FIGS && total < REPORT_FIGS_ALL;
+			shown += here;
+			total += here;
+			moved += !here;
+			fprintf(here ? body : details, "![%s](" AB_FIG_DIR "/%s.png)\n\n", names[k],
+				names[k]);
+		}
 		fprintf(body, "More on %s (what the CPUs did%s, every result): `details.md`, "
-			      "`tables.md`.\n\n", r.desc->name, shown > REPORT_FIGS ? ", more figures" : "");
+			      "`tables.md`.\n\n", r.desc->name, moved ? ", more figures" : "");
 	}
 	h_hist_section(details, names + cdf, ok + cdf, n - cdf);
 	return rc;

@@ -42,12 +42,14 @@ check "what this machine cannot count is said once, and not written" eval \
 # report.md's table, from a harness run of the same points
 printf 'repeat 2\nbench cputestfs\nduration 0.3\naxis placement same other\n' > "$D/p.plan"
 "$BIN/harness" run --plan "$D/p.plan" --out "$D/run" >/dev/null 2>&1
-check "report.md has the monitor table with a row per placement" eval \
-	'grep -q "^What the CPUs did in cputestfs" "$D/run/report.md" &&
-	 grep -q "^| placement=same |" "$D/run/report.md" && grep -q "^| placement=other |" "$D/run/report.md"'
-check "report.md says under it what was not counted and why" eval \
-	'grep -q "^Not counted here, and why" "$D/run/report.md" &&
-	 grep -q "^- wake-ups local vs remote" "$D/run/report.md"'
+check "details.md has the monitor table with a row per placement" eval \
+	'grep -q "^What the CPUs did in cputestfs" "$D/run/details.md" &&
+	 grep -q "^| placement=same |" "$D/run/details.md" && grep -q "^| placement=other |" "$D/run/details.md"'
+check "details.md says under it what was not counted and why" eval \
+	'grep -q "^Not counted here, and why" "$D/run/details.md" &&
+	 grep -q "^- wake-ups local vs remote" "$D/run/details.md"'
+check "report.md keeps the data out and names details.md" eval \
+	'! grep -q "^What the CPUs did" "$D/run/report.md" && grep -q "details.md" "$D/run/report.md"'
 check "report.md gives each monitored CPU's idle share" eval \
 	'grep "^| placement=same |" "$D/run/report.md" | grep -Eq "\| CPU [0-9]+ [0-9.e+-]+%(, CPU [0-9]+ [0-9.e+-]+%)* \|"'
 # The time per idle state where the machine has a cpuidle driver (its records say so)
