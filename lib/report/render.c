@@ -124,6 +124,13 @@ const char *ab_r_num(char *buf, size_t len, double v)
 		/* 3 significant digits in plain notation: 0.0000197, never 1.97e-05 */
 		int dec = 2 - (int)floor(log10(fabs(v)));
 		snprintf(buf, len, "%.*f", dec > 0 ? dec : 0, v);
+		if (dec > 0 && strchr(buf, '.')) {	/* no trailing zeros, as %g: 5, not 5.00 */
+			char *e = buf + strlen(buf) - 1;
+			while (*e == '0')
+				*e-- = '\0';
+			if (*e == '.')
+				*e = '\0';
+		}
 	}
 	return buf;
 }

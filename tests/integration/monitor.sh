@@ -50,20 +50,20 @@ check "details.md says under it what was not counted and why" eval \
 	 grep -q "^- wake-ups local vs remote" "$D/run/details.md"'
 check "report.md keeps the data out and names details.md" eval \
 	'! grep -q "^What the CPUs did" "$D/run/report.md" && grep -q "details.md" "$D/run/report.md"'
-check "report.md gives each monitored CPU's idle share" eval \
-	'grep "^| placement=same |" "$D/run/report.md" | grep -Eq "\| CPU [0-9]+ [0-9.e+-]+%(, CPU [0-9]+ [0-9.e+-]+%)* \|"'
+check "details.md gives each monitored CPU's idle share" eval \
+	'grep "^| placement=same |" "$D/run/details.md" | grep -Eq "\| CPU [0-9]+ [0-9.]+%(, CPU [0-9]+ [0-9.]+%)* \|"'
 # The time per idle state where the machine has a cpuidle driver (its records say so)
 if grep -Eq ',mon_idle_[a-z0-9_]+_pct,' "$D/run/raw.csv"; then
 	st=$(grep -Eo ',mon_idle_[a-z0-9_]+_pct,' "$D/run/raw.csv" | head -n 1 | sed 's/^,mon_idle_//; s/_pct,$//')
-	check "report.md gives the time in idle state $st" eval \
-		'grep "^| placement=same |" "$D/run/report.md" | grep -Eq "[|,] $st [0-9.e+-]+%"'
+	check "details.md gives the time in idle state $st" eval \
+		'grep "^| placement=same |" "$D/run/details.md" | grep -Eq "[|,] $st [0-9.]+%"'
 fi
 # The CPUs of a big box, numbered past 9: a column per CPU number would miss them. The run's
 # records renamed to CPUs 12 and 9, plotted again: both named, in numeric order.
 sed -i -e 's/,mon_cpu0_idle_pct,/,mon_cpu12_idle_pct,/' -e 's/,mon_cpu1_idle_pct,/,mon_cpu9_idle_pct,/' "$D/run/raw.csv"
 "$BIN/harness" plot "$D/run" >/dev/null 2>&1
-check "report.md names CPUs 9 and 12 in numeric order" eval \
-	'grep "^| placement=other |" "$D/run/report.md" | grep -Eq "\| CPU 9 [0-9.e+-]+%, CPU 12 [0-9.e+-]+% \|"'
+check "details.md names CPUs 9 and 12 in numeric order" eval \
+	'grep "^| placement=other |" "$D/run/details.md" | grep -Eq "\| CPU 9 [0-9.]+%, CPU 12 [0-9.]+% \|"'
 check "no FUSE mount left" no_fuse_left
 rm -rf "$D"
 t_done
