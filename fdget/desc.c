@@ -30,6 +30,20 @@ static int has_mode(struct ab_render *r, const char *mode)
 	return ab_r_find_kv(r, FDGET_M_NS, "mode", mode, NULL, NULL) != NULL;
 }
 
+/* Whether a change between a and b can be marked significant: the ab_r_* rule of
+ * AB_MIN_REPS_CI repetitions a side. The legend of '*' is printed only then. */
+static int can_mark(const struct ab_group *a, const struct ab_group *b)
+{
+	return a && b && a->n >= AB_MIN_REPS_CI && b->n >= AB_MIN_REPS_CI;
+}
+
+static void legend(FILE *f, int marks, const char *what)
+{
+	if (marks)
+		fprintf(f, "(* = the 95%% CI of the %s excludes 0%%)\n", what);
+	fputc('\n', f);
+}
+
 /* One op: base and other medians in columns of width wb and wo, then other vs
  * base, paired per repetition, with its 95% CI. */
 static void paired_row(FILE *f, const char *op, const struct ab_group *base, int wb,
@@ -54,11 +68,15 @@ static void op_table(struct ab_render *r)
 	ab_r_fence(r);
 	fprintf(f, "%-8s %12s %17s   %s\n", "op", "single ns/op", "idle-thread ns/op",
 		"idle-thread vs single (paired per repetition)");
-	for (int i = 0; i < nop; i++)
-		paired_row(f, ops[i], op_mode(r, FDGET_M_NS, ops[i], "single"), 12,
-			   op_mode(r, FDGET_M_NS, ops[i], "idle-thread"), 17);
+	int marks = 0;
+	for (int i = 0; i < nop; i++) {
+		const struct ab_group *s = op_mode(r, FDGET_M_NS, ops[i], "single");
+		const struct ab_group *t = op_mode(r, FDGET_M_NS, ops[i], "idle-thread");
+		paired_row(f, ops[i], s, 12, t, 17);
+		marks |= can_mark(s, t);
+	}
 	ab_r_fence(r);
-	fprintf(f, "(* = the 95%% CI of the change excludes 0%%)\n\n");
+	legend(f, marks, "change");
 }
 
 /* Every mode against single, with its worker count: what N threads on one
@@ -68,7 +86,7 @@ static void mode_table(struct ab_render *r)
 	FILE *f = r->out;
 	char ops[AB_GRID_ROWS][32], modes[AB_GRID_COLS][32], buf[160], nthreads[AB_VALUE_LEN];
 	int nop = ab_r_distinct(r, FDGET_M_NS, "op", ops, AB_GRID_ROWS);
-	int nmode = ab_r_distinct(r, FDGET_M_NS, "mode", modes, AB_GRID_COLS);
+	int nmode = ab_r_distinct(r, FDGET_M_NS, "mode", modes, AB_GRID_COLS), marks = 0;
 
 	fprintf(f, "Every mode against single (threads: workers of the mode):\n\n");
 	ab_r_fence(r);
@@ -85,6 +103,7 @@ static void mode_table(struct ab_render *r)
 			fprintf(f, "%-8s %-12s %7s %10.2f", ops[i], modes[k],
 				ab_cfg_get(g->config, "threads", nthreads, sizeof(nthreads)), ab_r_median(g));
 			if (g != s) {
+				marks |= can_mark(g, s);
 				enum ab_verdict v = ab_r_paired(g, s, &q, &ci);
 				fprintf(f, "   %s%s", ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1), ab_r_star(v));
 			}
@@ -92,7 +111,7 @@ static void mode_table(struct ab_render *r)
 		}
 	}
 	ab_r_fence(r);
-	fprintf(f, "(* = the 95%% CI of the change excludes 0%%)\n\n");
+	legend(f, marks, "change");
 }
 
 /* --verify-overhead: single mode's path against the same loop timed bare. */
@@ -100,7 +119,7 @@ static void overhead_table(struct ab_render *r)
 {
 	FILE *f = r->out;
 	char ops[AB_GRID_ROWS][32], buf[160];
-	int nop = ab_r_distinct(r, FDGET_M_BARE, "op", ops, AB_GRID_ROWS);
+	int nop = ab_r_distinct(r, FDGET_M_BARE, "op", ops, AB_GRID_ROWS), marks = 0;
 
 	fprintf(f, "Loop overhead check: single mode as measured vs the same loop timed bare:\n\n");
 	ab_r_fence(r);
@@ -112,11 +131,12 @@ static void overhead_table(struct ab_render *r)
 		double q = NAN;
 		struct ab_ci ci;
 		enum ab_verdict v = ab_r_paired(h, b, &q, &ci);
+		marks |= can_mark(h, b);
 		fprintf(f, "%-8s %13.2f %10.2f   %s%s\n", ops[i], ab_r_median(h), ab_r_median(b),
 			ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1), ab_r_star(v));
 	}
 	ab_r_fence(r);
-	fprintf(f, "(* = the 95%% CI of the difference excludes 0%%)\n\n");
+	legend(f, marks, "difference");
 }
 
 static void spawn_table(struct ab_render *r)
@@ -174,8 +194,12 @@ static void spawn_reading(struct ab_render *r)
 	if (!g0 || !g1)
 		return;
 	enum ab_verdict v = ab_r_paired(g1, g0, &q, &ci);
-	fprintf(r->out, "- %s Here a start took %.1f us without the thread and %.1f us with it.\n",
-		ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci), ab_r_median(g0), ab_r_median(g1));
+	/* the change is the median of per-repetition ratios, which need not equal the ratio of
+	 * the two medians: say which is which, so the numbers do not seem to disagree */
+	fprintf(r->out, "- %s (The change is the median of the paired, per-repetition ratios.) "
+		"The median start took %.1f us without the thread and %.1f us with it, each side's "
+		"own median.\n", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci), ab_r_median(g0),
+		ab_r_median(g1));
 }
 
 static void reading(struct ab_render *r)

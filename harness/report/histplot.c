@@ -1,5 +1,5 @@
 /*
- * The "Distributions" of report.md: from DIR/hist.csv (report/histio.h), one
+ * The "Distributions" of details.md: from DIR/hist.csv (report/histio.h), one
  * CDF figure per benchmark and latency metric, every repetition of a config
  * pooled. A figure has a panel per setting that is not compared (cputestfs's
  * daemon or transport, ddpar's mode and procs) and, in each, a line per setting

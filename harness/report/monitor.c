@@ -1,5 +1,5 @@
 /*
- * report.md's "what the CPUs did" table for any benchmark that wrote the CPU
+ * details.md's "what the CPUs did" table for any benchmark that wrote the CPU
  * monitor's records (mon_*, lib/kstats/cpumon.h): per config, the medians per
  * operation of the counters that tell a wake-up across CPUs from one on the
  * same CPU (context switches, rescheduling and function-call IPIs, idle
@@ -211,7 +211,8 @@ static int family_cell(FILE *f, const struct family *fm, const struct ab_results
 	for (int i = 0; f && i < n; i++) {
 		fprintf(f, "%s%s", i ? ", " : " ", fm->numeric ? "CPU " : "");
 		h_md_cell(f, m[i].name);
-		fprintf(f, " %.3g%%", m[i].median);
+		char num[48];
+		fprintf(f, " %s%%", ab_r_num(num, sizeof(num), m[i].median));
 	}
 	return n;
 }
@@ -269,8 +270,9 @@ void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct a
 			const struct ab_group *g = ab_results_get(d, bench, cfg[r], cols[c].metric, "1/op");
 			if (!g)
 				g = ab_results_get(d, bench, cfg[r], cols[c].metric, "%");
+			char num[48];
 			if (g)
-				fprintf(f, " %.3g |", ab_median(g->v, g->n));
+				fprintf(f, " %s |", ab_r_num(num, sizeof(num), ab_median(g->v, g->n)));
 			else
 				fputs(" not measured |", f);
 		}

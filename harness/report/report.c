@@ -25,25 +25,33 @@
 #include "report/render_breakdown.h"
 #include "report/stats.h"
 
-/* Every result as a table: in tables.md only (a terminal gets the posts' layouts). */
+/* Every result as a table, sorted by bench, then config: in tables.md only (a terminal
+ * gets the posts' layouts). */
 static void all_results(FILE *f, const struct ab_results *d)
 {
+	size_t *ix = h_sorted(d);
+
+	if (!ix)
+		return;
 	fprintf(f, "## All results (median, its interval, n, CV)\n\n"
 		   "The interval is the 95%% CI of the median from %d repetitions on, and the min-max "
 		   "range (marked so) below.\n\n"
 		   "| bench | config | metric | median | unit | interval / n / CV |\n"
 		   "|---|---|---|---|---|---|\n", AB_MIN_REPS_CI);
 	for (size_t i = 0; i < d->n; i++) {
-		const struct ab_group *g = &d->g[i];
+		const struct ab_group *g = &d->g[ix[i]];
 		struct ab_summary s;
 		ab_summarize(g->v, g->n, &s);
 		char cv[32] = "";	/* one value has no spread to state */
 		if (s.n > 1)
 			snprintf(cv, sizeof(cv), " CV %.1f%%", s.cv == s.cv ? 100 * s.cv : 0);
-		fprintf(f, "| %s | %s | %s | %.6g | %s | [%.4g, %.4g]%s n=%zu%s |\n", g->bench,
-			g->config, g->metric, s.median, g->unit, s.ci.lo, s.ci.hi,
+		char med[48], lo[48], hi[48];	/* summary.csv keeps every digit */
+		fprintf(f, "| %s | %s | %s | %s | %s | [%s, %s]%s n=%zu%s |\n", g->bench,
+			g->config, g->metric, ab_r_num(med, sizeof(med), s.median), g->unit,
+			ab_r_num(lo, sizeof(lo), s.ci.lo), ab_r_num(hi, sizeof(hi), s.ci.hi),
 			s.n < AB_MIN_REPS_CI ? " min-max" : "", s.n, cv);
 	}
+	free(ix);
 	fprintf(f, "\n");
 }
 
@@ -69,16 +77,25 @@ static int write_tables(const char *dir, const struct ab_results *d)
 	return ab_outfile_close(&o);
 }
 
-/* Plots, then readings, of every registered benchmark with data; readings into body.
+/* At most this many figures per benchmark, and in all, in report.md; the others go to
+ * details.md. */
+#define REPORT_FIGS 3
+#define REPORT_FIGS_ALL 12
+
+/* Plots, then readings, of every registered benchmark with data: readings and the first
+ * REPORT_FIGS figures into body (report.md), the CPU monitor's tables, the other figures
+ * and the CDFs into details (details.md).
  * All .gp files are written first and drawn by one gnuplot; a reading shows the
  * figures that were drawn. */
-static int render_benches(const char *dir, const struct ab_results *d, FILE *body, int ncpu)
+static int render_benches(const char *dir, const struct ab_results *d, FILE *body, FILE *details,
+			  int ncpu)
 {
 	char names[AB_PLOTS_MAX][64];
 	int first[H_BENCH_MAX], count[H_BENCH_MAX], ok[AB_PLOTS_MAX], n = 0, rc = 0;
 	struct ab_plotdir pd;
 	int have_pd = ab_plotdir_open(&pd, dir) == 0;	/* without it: the readings, and a failure */
 	pd.replace = 1;	/* a re-plot removes the figures it no longer draws */
+	int total = 0;	/* figures in report.md */
 
 	rc = have_pd ? 0 : -1;
 	for (int i = 0; h_registry[i] && i < H_BENCH_MAX; i++) {
@@ -114,17 +131,29 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 	for (int i = 0; h_registry[i] && i < H_BENCH_MAX; i++) {
 		struct ab_render r = { .desc = h_registry[i], .res = d, .out = body, .markdown = 1,
 				       .ncpu = ncpu };
+		int shown = 0, moved = 0;
 		if (!ab_render_has(r.desc, d))
 			continue;
 		if (r.desc->reading)
 			r.desc->reading(&r);
 		ab_breakdown_reading(&r);
-		h_monitor_table(body, dir, r.desc->name, d);
-		for (int k = first[i]; k < first[i] + count[i]; k++)
-			if (ok[k])
-				fprintf(body, "![%s](" AB_FIG_DIR "/%s.png)\n\n", names[k], names[k]);
+		fprintf(details, "## %s\n\n", r.desc->name);
+		h_monitor_table(details, dir, r.desc->name, d);
+		/* the first figures answer; the rest are data, beside the monitor table */
+		for (int k = first[i]; k < first[i] + count[i]; k++) {
+			if (!ok[k])
+				continue;
+			int here = shown < REPORT_FIGS && total < REPORT_FIGS_ALL;
+			shown += here;
+			total += here;
+			moved += !here;
+			fprintf(here ? body : details, "![%s](" AB_FIG_DIR "/%s.png)\n\n", names[k],
+				names[k]);
+		}
+		fprintf(body, "More on %s (what the CPUs did%s, every result): `details.md`, "
+			      "`tables.md`.\n\n", r.desc->name, moved ? ", more figures" : "");
 	}
-	h_hist_section(body, names + cdf, ok + cdf, n - cdf);
+	h_hist_section(details, names + cdf, ok + cdf, n - cdf);
 	return rc;
 }
 
@@ -189,18 +218,46 @@ static void header(FILE *f, const char *dir)
 	fprintf(f, "\n");
 }
 
+/* details.md: what report.md links to, the data behind each section. */
+static int write_details(const char *dir, const char *text)
+{
+	struct ab_outfile o;
+	FILE *f = ab_outfile_open(&o, dir, "details.md");
+
+	if (!f)
+		return -1;
+	fprintf(f, "# affbench details\n\nRun directory: `");
+	h_md_cell(f, dir);
+	fprintf(f, "`\n\nThe data behind report.md, per benchmark: what the CPUs did in the "
+		   "measured windows, the figures report.md leaves out, and the latency "
+		   "distributions. Every result is in tables.md.\n\n");
+	fputs(text ? text : "", f);
+	return ab_outfile_close(&o);
+}
+
 static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 {
-	char *body = NULL;
-	size_t blen = 0;
+	char *body = NULL, *det = NULL;
+	size_t blen = 0, dlen = 0;
 	FILE *b = open_memstream(&body, &blen);
+	FILE *dt = open_memstream(&det, &dlen);
 	struct ab_outfile o;
 	int rc = 0;
 
-	if (!b)
+	if (!b || !dt) {
+		if (b)
+			fclose(b);
+		if (dt)
+			fclose(dt);
+		free(body);
+		free(det);
 		return -1;
-	rc |= render_benches(dir, d, b, ncpu);
+	}
+	rc |= render_benches(dir, d, b, dt, ncpu);
 	fclose(b);
+	fclose(dt);
+	rc |= write_details(dir, det);
+	free(det);
 	FILE *f = ab_outfile_open(&o, dir, "report.md");
 	if (!f) {
 		free(body);
@@ -212,8 +269,10 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 		fprintf(f, "No records in raw.csv: nothing was measured.\n\n");
 	fputs(body ? body : "", f);
 	failures(f, dir);
-	fprintf(f, "## Files\n\n- `tables.md`: the posts' layouts with their published numbers, and every "
-		   "result\n- `summary.csv`: per bench, config and metric: n, median, mean, stddev, CV, min, "
+	fprintf(f, "## Files\n\n- `details.md`: per benchmark, what the CPUs did, the other "
+		   "figures and the latency distributions\n- `tables.md`: the posts' layouts with "
+		   "their published numbers, and every result\n- `summary.csv`: per bench, config and "
+		   "metric: n, median, mean, stddev, CV, min, "
 		   "max, interval of the median (95%% CI, or min-max below %d repetitions)\n"
 		   "- `raw.csv`: every record; `hist.csv`: the latency histograms behind the "
 		   "percentiles and the CDFs; `failures.csv`: failed and skipped points; "

@@ -1,9 +1,9 @@
 /*
  * harness plot and harness export: the report/ part. Its files:
- *   report.c          harness plot: summary.csv, tables.md, figures, report.md
+ *   report.c          harness plot: summary.csv, tables.md, figures, report.md, details.md
  *   data.c            raw.csv loaded; summary.csv
  *   warnings.c        report.md's warnings: the machine, noise, the plan, knobs
- *   monitor.c         report.md's table of the CPU monitor's records
+ *   monitor.c         details.md's table of the CPU monitor's records
  *   histplot.c        the CDF figures from hist.csv
  *   export.c          harness export: results.json
  *   export_machine.c  results.json's "machine" object from machine.txt
@@ -28,7 +28,10 @@ int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errl
 /* A run without one valid record is no result to show or compare: 1 after one line
  * "CMD: RAWCSV: no valid records (N rows rejected)"; 0 when d holds records. */
 int h_data_none(const struct ab_results *d, const char *cmd, const char *rawcsv);
-/* Write dir/summary.csv. 0 or -1. */
+/* The groups' indexes sorted by bench, then config (then raw.csv's order), as summary.csv
+ * and tables.md's "All results" list them; malloc'd, NULL when out of memory. */
+size_t *h_sorted(const struct ab_results *d);
+/* Write dir/summary.csv, sorted (h_sorted). 0 or -1. */
 int h_write_summary(const struct ab_results *d, const char *dir);
 /* Write dir/results.json (export.c, docs/results.schema.json). 0 or -1. */
 int h_write_json(const struct ab_results *d, const char *dir);
@@ -36,19 +39,19 @@ int h_write_json(const struct ab_results *d, const char *dir);
 void h_json_machine(FILE *f, const char *dir);
 
 /* ---- outputs (report.c, warnings.c) ---- */
-/* Regenerate summary.csv, tables.md, the plots and report.md in dir from dir/raw.csv
+/* Regenerate summary.csv, tables.md, the plots, report.md and details.md in dir from dir/raw.csv
  * (plus machine.txt and failures.csv when present). 0, -1 (a write failed) or -2
  * (raw.csv refused: a repetition written twice; nothing was written). */
 int h_render(const char *dir, int quiet);
 void h_warnings(FILE *f, const char *dir, const struct ab_results *d);
-/* report.md's table of the CPU monitor's records (mon_*) of bench, and what its logs in
+/* details.md's table of the CPU monitor's records (mon_*) of bench, and what its logs in
  * dir/log say it could not count (monitor.c). */
 void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct ab_results *d);
 /* histplot.c: CDF figures from DIR/hist.csv, their .dat and .gp written in the private
  * plot directory pdir (NULL: none written, a failure); names filled, at most max. How
  * many; *failed when hist.csv or a figure could not be written. */
 int h_hist_plots(const char *dir, const char *pdir, char names[][64], int max, int *failed);
-/* report.md's "Distributions": the figures drawn (ok[i]), nothing when none was. */
+/* details.md's "Distributions": the figures drawn (ok[i]), nothing when none was. */
 void h_hist_section(FILE *f, char names[][64], const int *ok, int n);
 
 #endif

@@ -118,10 +118,20 @@ const char *ab_r_num(char *buf, size_t len, double v)
 {
 	if (isnan(v))
 		snprintf(buf, len, "-");
-	else if (fabs(v) >= 1000)
+	else if (fabs(v) >= 1000 || v == 0 || isinf(v))
 		snprintf(buf, len, "%.0f", v);	/* stat/s, MB/s: digits, not exponents */
-	else
-		snprintf(buf, len, "%.4g", v);
+	else {
+		/* 3 significant digits in plain notation: 0.0000197, never 1.97e-05 */
+		int dec = 2 - (int)floor(log10(fabs(v)));
+		snprintf(buf, len, "%.*f", dec > 0 ? dec : 0, v);
+		if (dec > 0 && strchr(buf, '.')) {	/* no trailing zeros, as %g: 5, not 5.00 */
+			char *e = buf + strlen(buf) - 1;
+			while (*e == '0')
+				*e-- = '\0';
+			if (*e == '.')
+				*e = '\0';
+		}
+	}
 	return buf;
 }
 

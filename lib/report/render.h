@@ -127,7 +127,9 @@ const struct ab_group *ab_r_find_kv(const struct ab_render *r, const char *metri
 int ab_r_distinct(const struct ab_render *r, const char *metric, const char *key, char vals[][32],
 		  int max);
 double ab_r_median(const struct ab_group *g);
-/* A number for a table: whole above 1000, 4 significant digits below, "-" for NAN. */
+/* A number for a human table (report.md, details.md, tables.md, a terminal): whole from
+ * 1000 on, 3 significant digits in plain notation below (0.0000197, never e-notation),
+ * "-" for NAN. */
 const char *ab_r_num(char *buf, size_t len, double v);
 /* The next number of a numbered table ("1)", "2)", ...): counted as they are printed,
  * so a run without some of a benchmark's tables still starts at 1. */

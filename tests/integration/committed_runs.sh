@@ -2,7 +2,7 @@
 # The committed runs (results/reference, results/reference-<N>cpu, results/emulated/*)
 # hold their records only; their reports and figures are rendered, never committed.
 # Each run's records are copied to a temporary directory and plotted there: harness
-# plot must succeed, write report.md and tables.md, and every file the two link to
+# plot must succeed, write report.md and tables.md, and every file they and details.md link to
 # must exist inside the copy, each PNG figure a PNG with its SVG beside it. The
 # links are followed as written, whatever folder they name. In a git checkout the
 # tracked files of each run must be records: no render, no log of a point that
@@ -17,10 +17,10 @@ command -v gnuplot >/dev/null 2>&1 && have_gnuplot=1
 # links FILE: the targets of FILE's markdown links and images, one a line
 links() { grep -o '\](\([^)]*\))' "$1" | sed -e 's/^](//' -e 's/)$//' -e 's/ .*//' -e 's/#.*//'; }
 
-# check_links RUN NAME: every local link of RUN's report.md and tables.md resolves
+# check_links RUN NAME: every local link of RUN's report.md, tables.md and details.md resolves
 check_links() {
 	local run=$1 name=$2 md l bad="" pngs=0
-	for md in report.md tables.md; do
+	for md in report.md tables.md details.md; do
 		[ -f "$run/$md" ] || continue
 		for l in $(links "$run/$md"); do
 			case $l in

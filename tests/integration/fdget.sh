@@ -131,6 +131,13 @@ check "--verify-overhead records no ratio" [ -z "$(grep -e harness_to_bare -e _c
 "$FDGET" --op fstat --verify-overhead --duration 0.05 --repeat 6 --quiet >"$out/v.txt" 2>/dev/null
 check "--verify-overhead table: harness vs bare judged at 6 repetitions" \
 	grep -qE '^fstat +[0-9.]+ +[0-9.]+ +[-+][0-9.]+% \[[-+][0-9.]+%, [-+][0-9.]+%\] 95% CI, (not )?significant' "$out/v.txt"
+check "--verify-overhead at 6 repetitions: the '*' legend is under the table" \
+	grep -qF "(* = the 95% CI of the difference excludes 0%)" "$out/v.txt"
+# at 2 repetitions no change can be marked: the legend of the mark is not printed
+"$FDGET" --op fstat --mode idle-thread --spawn 0 --duration 0.05 --repeat 2 --quiet >"$out/r2.txt" 2>/dev/null
+check "--repeat 2: the op table is printed" grep -q "idle-thread vs single" "$out/r2.txt"
+check "--repeat 2: no '* = the 95% CI' legend, for no mark can appear" \
+	bash -c "! grep -qF '(* = the 95% CI' '$out/r2.txt'"
 
 # --- every loop both ways, read wrapping at EOF of a 3-byte file -------------
 for call in libc raw; do

@@ -5,7 +5,7 @@
 #    the rest in reverse) draw the same figures as rows in order;
 #  - counts whose sums would overflow (a row over 2^40, a histogram past 2^53)
 #    are refused with file:line and counted, and no figure holds inf or nan;
-#  - a metric in a second unit is refused with its line, and report.md links
+#  - a metric in a second unit is refused with its line, and details.md links
 #    its one figure once;
 #  - a histogram up to the top bucket (values near 2^64) ends there.
 # No timing is asserted (scripts/speedcheck.sh measures the full sizes).
@@ -100,10 +100,10 @@ for l in 4 5; do
 		grep -q "hist.csv:$l: ddpar latency is in ns since line 2, not in us" "$W/units.err"
 done
 check "and counted" grep -q "hist.csv: 2 bad rows skipped in all" "$W/units.err"
-check "report.md links the latency figure once" \
-	eval '[ "$(grep -c "(figures/cdf-ddpar-latency.png)" "$W/units/report.md")" = 1 ]'
+check "details.md links the latency figure once" \
+	eval '[ "$(grep -c "(figures/cdf-ddpar-latency.png)" "$W/units/details.md")" = 1 ]'
 check "another metric keeps its own unit (queue in us is drawn)" \
-	grep -q "(figures/cdf-ddpar-queue.png)" "$W/units/report.md"
+	grep -q "(figures/cdf-ddpar-queue.png)" "$W/units/details.md"
 check "the latency figure holds the ns lines only: dev n=6 and fuse n=6" \
 	eval 'grep -q "transport=dev n=6'"'"'" "$W/units/figures/src/cdf-ddpar-latency.gp" &&
 	      grep -q "transport=fuse n=6'"'"'" "$W/units/figures/src/cdf-ddpar-latency.gp" &&

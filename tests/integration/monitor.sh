@@ -42,26 +42,28 @@ check "what this machine cannot count is said once, and not written" eval \
 # report.md's table, from a harness run of the same points
 printf 'repeat 2\nbench cputestfs\nduration 0.3\naxis placement same other\n' > "$D/p.plan"
 "$BIN/harness" run --plan "$D/p.plan" --out "$D/run" >/dev/null 2>&1
-check "report.md has the monitor table with a row per placement" eval \
-	'grep -q "^What the CPUs did in cputestfs" "$D/run/report.md" &&
-	 grep -q "^| placement=same |" "$D/run/report.md" && grep -q "^| placement=other |" "$D/run/report.md"'
-check "report.md says under it what was not counted and why" eval \
-	'grep -q "^Not counted here, and why" "$D/run/report.md" &&
-	 grep -q "^- wake-ups local vs remote" "$D/run/report.md"'
-check "report.md gives each monitored CPU's idle share" eval \
-	'grep "^| placement=same |" "$D/run/report.md" | grep -Eq "\| CPU [0-9]+ [0-9.e+-]+%(, CPU [0-9]+ [0-9.e+-]+%)* \|"'
+check "details.md has the monitor table with a row per placement" eval \
+	'grep -q "^What the CPUs did in cputestfs" "$D/run/details.md" &&
+	 grep -q "^| placement=same |" "$D/run/details.md" && grep -q "^| placement=other |" "$D/run/details.md"'
+check "details.md says under it what was not counted and why" eval \
+	'grep -q "^Not counted here, and why" "$D/run/details.md" &&
+	 grep -q "^- wake-ups local vs remote" "$D/run/details.md"'
+check "report.md keeps the data out and names details.md" eval \
+	'! grep -q "^What the CPUs did" "$D/run/report.md" && grep -q "details.md" "$D/run/report.md"'
+check "details.md gives each monitored CPU's idle share" eval \
+	'grep "^| placement=same |" "$D/run/details.md" | grep -Eq "\| CPU [0-9]+ [0-9.]+%(, CPU [0-9]+ [0-9.]+%)* \|"'
 # The time per idle state where the machine has a cpuidle driver (its records say so)
 if grep -Eq ',mon_idle_[a-z0-9_]+_pct,' "$D/run/raw.csv"; then
 	st=$(grep -Eo ',mon_idle_[a-z0-9_]+_pct,' "$D/run/raw.csv" | head -n 1 | sed 's/^,mon_idle_//; s/_pct,$//')
-	check "report.md gives the time in idle state $st" eval \
-		'grep "^| placement=same |" "$D/run/report.md" | grep -Eq "[|,] $st [0-9.e+-]+%"'
+	check "details.md gives the time in idle state $st" eval \
+		'grep "^| placement=same |" "$D/run/details.md" | grep -Eq "[|,] $st [0-9.]+%"'
 fi
 # The CPUs of a big box, numbered past 9: a column per CPU number would miss them. The run's
 # records renamed to CPUs 12 and 9, plotted again: both named, in numeric order.
 sed -i -e 's/,mon_cpu0_idle_pct,/,mon_cpu12_idle_pct,/' -e 's/,mon_cpu1_idle_pct,/,mon_cpu9_idle_pct,/' "$D/run/raw.csv"
 "$BIN/harness" plot "$D/run" >/dev/null 2>&1
-check "report.md names CPUs 9 and 12 in numeric order" eval \
-	'grep "^| placement=other |" "$D/run/report.md" | grep -Eq "\| CPU 9 [0-9.e+-]+%, CPU 12 [0-9.e+-]+% \|"'
+check "details.md names CPUs 9 and 12 in numeric order" eval \
+	'grep "^| placement=other |" "$D/run/details.md" | grep -Eq "\| CPU 9 [0-9.]+%, CPU 12 [0-9.]+% \|"'
 check "no FUSE mount left" no_fuse_left
 rm -rf "$D"
 t_done

@@ -5,7 +5,7 @@
 # task counters (no worker exits inside the window); sqrtio's completion share
 # is higher with the readers on the completing CPU than off it (rq_affinity 0);
 # a facility forced missing (AFFBENCH_CPUMON_HIDE) is named, not written; and
-# report.md shows each benchmark's table with the reasons under it.
+# details.md shows each benchmark's table with the reasons under it.
 . "$(dirname "$0")/lib.sh"
 D=$(mktemp -d "$AFFBENCH_WORKDIR/monbench.XXXXXX")
 export AFFBENCH_JOURNAL=${AFFBENCH_JOURNAL:-$D/knobs.journal}
@@ -83,13 +83,13 @@ else
 	rm -f "$F"
 fi
 
-# --- report.md: each benchmark's table, and the reasons under it -----------
+# --- details.md: each benchmark's table, and the reasons under it -----------
 printf 'repeat 1\nbench fdget\nduration 0.05\naxis op fstat\nextra --mode single --spawn 0\n' >"$D/p.plan"
 AFFBENCH_CPUMON_HIDE=cpuidle "$BIN/harness" run --plan "$D/p.plan" --out "$D/run" >/dev/null 2>&1
-check "report.md: fdget's monitor table" grep -q "^What the CPUs did in fdget's measured windows (" "$D/run/report.md"
-check "report.md: the reasons under it, the hidden cpuidle and the shared-table path among them" eval \
-	'grep -q "^Not counted here, and why" "$D/run/report.md" &&
-	 grep -q "^- idle entries and time: no cpuidle states" "$D/run/report.md" &&
-	 grep -q "^- how often fdget() took the shared-table path" "$D/run/report.md"'
+check "details.md: fdget's monitor table" grep -q "^What the CPUs did in fdget's measured windows (" "$D/run/details.md"
+check "details.md: the reasons under it, the hidden cpuidle and the shared-table path among them" eval \
+	'grep -q "^Not counted here, and why" "$D/run/details.md" &&
+	 grep -q "^- idle entries and time: no cpuidle states" "$D/run/details.md" &&
+	 grep -q "^- how often fdget() took the shared-table path" "$D/run/details.md"'
 check "no FUSE mount left" no_fuse_left
 t_done
