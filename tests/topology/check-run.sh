@@ -88,7 +88,8 @@ H=$R/harness
 for p in raw.csv:hraw runs.csv:hruns failures.csv:hfail machine.txt:hmachine; do
 	[ -f "$H/${p%%:*}" ] && set -- "$@" "kind=${p##*:}" "$H/${p%%:*}"
 done
-${AWK:-awk} -f "$HERE/check.awk" "$@" >"$R/check-records.txt"
+${AWK:-awk} -f "$HERE/check.awk" -f "$HERE/check_place.awk" -f "$HERE/check_cpupair.awk" "$@" \
+	>"$R/check-records.txt"
 arc=$?
 # The table and the count go last: print the checks first.
 sed -n '1,/^checks:$/p' "$R/check-records.txt"
