@@ -201,35 +201,6 @@ static double resample_median(const double *s, size_t n, unsigned *cnt, uint64_t
 	return lo + 1 >= n ? s[ilo] : s[ilo] + (h - (double)lo) * (s[ihi] - s[ilo]);
 }
 
-/* The k-th smallest of x[0..n-1] (0-based), x reordered so that none before it is
- * larger and none after it smaller: Wirth's selection, O(n) expected on random draws.
- * The scans are bounded, so a NaN cannot run them off the array. */
-static double select_kth(double *x, size_t n, size_t k)
-{
-	long l = 0, r = (long)n - 1, kk = (long)k;
-
-	while (l < r) {
-		double pivot = x[kk];
-		long i = l, j = r;
-		do {
-			while (i < r && x[i] < pivot)
-				i++;
-			while (j > l && pivot < x[j])
-				j--;
-			if (i <= j) {
-				double t = x[i];
-				x[i++] = x[j];
-				x[j--] = t;
-			}
-		} while (i <= j);
-		if (j < kk)
-			l = i;
-		if (kk < i)
-			r = j;
-	}
-	return x[k];
-}
-
 /* The median of AB_BOOT_MAX_N values drawn from x (n > AB_BOOT_MAX_N, in any order),
  * interpolated as ab_percentile does; buf: AB_BOOT_MAX_N slots. No sort of x needed. */
 static double subsample_median(const double *x, size_t n, double *buf, uint64_t *rng)
@@ -238,7 +209,7 @@ static double subsample_median(const double *x, size_t n, double *buf, uint64_t 
 
 	for (size_t i = 0; i < m; i++)
 		buf[i] = x[(size_t)(((unsigned __int128)splitmix64(rng) * n) >> 64)];
-	double vlo = select_kth(buf, m, lo), vhi = vlo;
+	double vlo = ab_select_kth(buf, m, lo), vhi = vlo;
 	if (m % 2 == 0) {	/* the next rank: the least of those after lo */
 		vhi = buf[lo + 1];
 		for (size_t i = lo + 2; i < m; i++)

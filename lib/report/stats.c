@@ -91,9 +91,9 @@ double ab_max(const double *x, size_t n)
 	return v;
 }
 
-/* The k-th smallest of x[0..n-1] (0-based, no NaN), x reordered so that none before
- * it is larger and none after it smaller: Wirth's selection, O(n) expected. */
-static double select_kth(double *x, size_t n, size_t k)
+/* Wirth's selection, O(n) expected. The scans are bounded, so a NaN cannot run
+ * them off the array. */
+double ab_select_kth(double *x, size_t n, size_t k)
 {
 	long l = 0, r = (long)n - 1, kk = (long)k;
 
@@ -101,9 +101,9 @@ static double select_kth(double *x, size_t n, size_t k)
 		double pivot = x[kk];
 		long i = l, j = r;
 		do {
-			while (x[i] < pivot)
+			while (i < r && x[i] < pivot)
 				i++;
-			while (pivot < x[j])
+			while (j > l && pivot < x[j])
 				j--;
 			if (i <= j) {
 				double t = x[i];
@@ -139,7 +139,7 @@ double ab_percentile(const double *x, size_t n, double p)
 			c[m++] = x[i];
 	if (lo + 1 >= n)
 		lo = n - 1;
-	double vlo = lo < m ? select_kth(c, m, lo) : NAN, vhi = vlo;
+	double vlo = lo < m ? ab_select_kth(c, m, lo) : NAN, vhi = vlo;
 	if (lo + 1 < n) {	/* the next rank: the least of those after lo */
 		vhi = lo + 1 < m ? c[lo + 1] : NAN;
 		for (size_t i = lo + 2; i < m; i++)

@@ -31,6 +31,9 @@ double ab_min(const double *x, size_t n);
 double ab_max(const double *x, size_t n);
 double ab_median(const double *x, size_t n);
 double ab_percentile(const double *x, size_t n, double p);	/* p in [0, 100] */
+/* The k-th smallest of x[0..n-1] (0-based), x reordered so that none before it is
+ * larger and none after it smaller (selection: O(n) expected, no sort). */
+double ab_select_kth(double *x, size_t n, size_t k);
 
 struct ab_ci {
 	double lo, hi;
