@@ -61,7 +61,7 @@ struct ab_common {
 };
 
 struct ab_prog_info {
-	const char *name;	/* "cputestfs" */
+	const char *name;	/* the program's name, as its --help and messages give it */
 	const char *summary;	/* one line: what it measures */
 	const char *usage_extra;	/* paragraph after the options, may be NULL */
 	double default_duration;
