@@ -103,20 +103,8 @@ static const struct ab_group *wait_cell(struct ab_render *r, const char *metric,
 static void wait_cell_md(struct ab_render *r, int t, const char *pl, const char *w,
 			 const struct ab_group *base)
 {
-	const struct ab_group *g = wait_cell(r, CTF_M_STAT, t, pl, w);
-	char a[32], b[32], rt[32] = "";
-	double q = NAN;
-	struct ab_ci ci;
-
-	if (!g) {
-		fprintf(r->out, " not measured |");
-		return;
-	}
-	enum ab_verdict v = g != base ? ab_r_ratio(g, base, &q, &ci) : AB_V_NONE;
-	if (v != AB_V_NONE)
-		snprintf(rt, sizeof(rt), ", %.2fx%s", q, ab_r_star(v));
-	fprintf(r->out, " %s (%s us%s) |", ab_r_num(a, sizeof(a), ab_r_median(g)),
-		ab_r_num(b, sizeof(b), ab_r_median(wait_cell(r, CTF_M_SCPU, t, pl, w))), rt);
+	ab_r_cost_cell(r, wait_cell(r, CTF_M_STAT, t, pl, w), wait_cell(r, CTF_M_SCPU, t, pl, w),
+		       base);
 }
 
 /* --daemon-wait: how affbench's own servers wait, each beside its block, with the

@@ -30,20 +30,8 @@ static const struct ab_group *cell(struct ab_render *r, const char *metric, int 
 static void cell_md(struct ab_render *r, int m, const char *p, int s, const char *w,
 		    const struct ab_group *base)
 {
-	const struct ab_group *g = cell(r, ddp_mbps[m], m, p, s, w);
-	char a[32], b[32], rt[32] = "";
-	double q = NAN;
-	struct ab_ci ci;
-
-	if (!g) {
-		fprintf(r->out, " not measured |");
-		return;
-	}
-	enum ab_verdict v = g != base ? ab_r_ratio(g, base, &q, &ci) : AB_V_NONE;
-	if (v != AB_V_NONE)
-		snprintf(rt, sizeof(rt), ", %.2fx%s", q, ab_r_star(v));
-	fprintf(r->out, " %s (%s us%s) |", ab_r_num(a, sizeof(a), ab_r_median(g)),
-		ab_r_num(b, sizeof(b), ab_r_median(cell(r, DDP_M_SERVER_CPU, m, p, s, w))), rt);
+	ab_r_cost_cell(r, cell(r, ddp_mbps[m], m, p, s, w), cell(r, DDP_M_SERVER_CPU, m, p, s, w),
+		       base);
 }
 
 void ddp_wait_table(struct ab_render *r)

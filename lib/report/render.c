@@ -313,3 +313,21 @@ void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char
 	}
 	fprintf(f, "\n");
 }
+
+void ab_r_cost_cell(struct ab_render *r, const struct ab_group *g, const struct ab_group *cpu,
+		    const struct ab_group *base)
+{
+	char a[32], b[32], rt[32] = "";
+	double q = NAN;
+	struct ab_ci ci;
+
+	if (!g) {
+		fprintf(r->out, " not measured |");
+		return;
+	}
+	enum ab_verdict v = g != base ? ab_r_ratio(g, base, &q, &ci) : AB_V_NONE;
+	if (v != AB_V_NONE)
+		snprintf(rt, sizeof(rt), ", %.2fx%s", q, ab_r_star(v));
+	fprintf(r->out, " %s (%s us%s) |", ab_r_num(a, sizeof(a), ab_r_median(g)),
+		ab_r_num(b, sizeof(b), ab_r_median(cpu)), rt);
+}

@@ -156,6 +156,10 @@ const char *ab_r_ratio_text(char *buf, size_t len, enum ab_verdict v, double rat
 			    const struct ab_ci *ci, int pct);
 /* " *" for a significant verdict, "" otherwise. */
 const char *ab_r_star(enum ab_verdict v);
+/* A markdown cell of a lever beside its cost: " MEDIAN (CPU us, RATIOx*) |", the ratio to
+ * base (none when g is base or cannot be judged), or " not measured |" when g is NULL. */
+void ab_r_cost_cell(struct ab_render *r, const struct ab_group *g, const struct ab_group *cpu,
+		    const struct ab_group *base);
 
 /* ---- published numbers (lib/report/published.tsv) ---- */
 double ab_pub(const char *post, const char *key);		/* NAN when absent */
