@@ -35,6 +35,8 @@ int cp_methods_parse(const char *s, unsigned *mask, char *err, size_t errlen)
 		if (m == CP_NMETHOD)
 			return ab_err(err, errlen, "bad --method '%s': '%s' is not line, futex or pipe",
 				      s, tok);
+		if (*mask & (1u << m))	/* one method measured twice would be two points alike */
+			return ab_err(err, errlen, "bad --method '%s': '%s' is given twice", s, tok);
 		*mask |= 1u << m;
 	}
 	if (!*mask || s[strlen(s) - 1] == ',' || s[0] == ',' || strstr(s, ",,"))

@@ -25,6 +25,7 @@ expect_rc "--pairs 2x" 2 "$CP" --pairs 2x
 expect_rc "--method lines" 2 "$CP" --method lines
 expect_rc "--method line,,pipe" 2 "$CP" --method line,,pipe
 expect_rc "--method ''" 2 "$CP" --method ''
+expect_rc "--method line,line (a method twice)" 2 "$CP" --method line,line
 expect_rc "--duration 0" 2 "$CP" --duration 0
 expect_rc "an operand" 2 "$CP" extra
 expect_rc "--check-options on bad options" 2 "$CP" --check-options --pairs none
