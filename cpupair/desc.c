@@ -215,7 +215,7 @@ static void read_line(struct ab_render *r, const char *rest)
 		if (np[c] && np[1] && np[2] && c != 1 && c != 2)
 			fprintf(r->out, " %s it costs %s ns.", c ? "Across NUMA nodes" : "Between SMT siblings",
 				ab_r_num(x, sizeof(x), v[c]));
-	fprintf(r->out, "\n\n");
+	fprintf(r->out, " ");
 }
 
 /* The wake-ups against the cache-line floor, over every pair measured. */
@@ -246,7 +246,7 @@ static void read_wake(struct ab_render *r, const char *rest)
 				 "a spin slower than a sleep means a spinning side lost its CPU to other "
 				 "work, so the cache-line figures are not the hardware's here");
 	}
-	fprintf(r->out, ".\n\n");
+	fprintf(r->out, ".");
 }
 
 static void reading(struct ab_render *r)
@@ -256,12 +256,12 @@ static void reading(struct ab_render *r)
 
 	if (!nrest)
 		return;
-	fprintf(r->out, "## cpupair: what a handoff between two CPUs costs\n\n");
-	for (int k = 0; k < nrest; k++) {
+	for (int k = 0; k < nrest; k++) {	/* a paragraph per setting */
 		if (nrest > 1)
-			fprintf(r->out, "With %s:\n\n", rest[k][0] ? rest[k] : "no setting");
+			fprintf(r->out, "With %s: ", rest[k][0] ? rest[k] : "the idle policy as found");
 		read_line(r, rest[k]);
 		read_wake(r, rest[k]);
+		fprintf(r->out, "\n\n");
 	}
 }
 
@@ -343,6 +343,7 @@ static const struct ab_metric_desc metrics[] = {
 
 const struct ab_bench_desc ab_desc_cpupair = {
 	.name = "cpupair",
+	.question = "what a handoff between two CPUs costs",
 	.post = "",
 	.headline = headline,
 	.duration_each = 1,

@@ -333,44 +333,15 @@ static void tables(struct ab_render *r)
 
 static void transport_reading(struct ab_render *r);
 
+/* Same CPU against unpinned, the post's question, is a row of the table beside the post
+ * (desc_pub.c: ctf_beside), with the post's own ratios and shares: not said twice. */
 static void reading(struct ab_render *r)
 {
-	FILE *f = r->out;
-	const struct ab_group *none = ab_r_find(r, CTF_M_STAT, w_none);
-	const struct ab_group *same = ab_r_find(r, CTF_M_STAT, w_same);
-	const struct ab_group *pct = ab_r_find(r, CTF_M_SAME, w_none);
-	struct ab_ci ci;
-	double q = NAN;
-	char buf[160];
-
-	fprintf(f, "## cputestfs: does serving a FUSE request on the caller's CPU help?\n\n");
 	transport_reading(r);
 	ctf_levers(r, 1);
-	enum ab_verdict v = ab_r_ratio(same, none, &q, &ci);
-	if (v == AB_V_NONE) {
-		fprintf(f, "Placements none and same (libfuse, daemon single) were not both measured.\n\n");
-		return;
-	}
-	fprintf(f, "Same CPU vs unpinned (daemon single): %s",
-		ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
-	if (v == AB_V_UP)
-		fprintf(f, ": pinning client and daemon to one CPU made stat() %.0f%% faster "
-			   "(%.0f -> %.0f stat/s). ", 100 * (q - 1), ab_r_median(none), ab_r_median(same));
-	else if (v == AB_V_DOWN)
-		fprintf(f, ": pinning to one CPU made stat() %.0f%% slower here. ", 100 * (1 - q));
-	else if (v == AB_V_SAME)
-		fprintf(f, ": no effect of pinning could be shown. ");
-	else
-		fprintf(f, ". ");
-	fprintf(f, "The 2012 post saw %.1fx (Phenom) and %.1fx (Athlon X2).",
-		ab_pub(POST, "phenom.with.stat_per_s") / ab_pub(POST, "phenom.without.stat_per_s"),
-		ab_pub(POST, "athlon.with.stat_per_s") / ab_pub(POST, "athlon.without.stat_per_s"));
-	if (pct)
-		fprintf(f, " Unpinned, %.1f%% of requests were served on the caller's CPU (post: "
-			   "%.0f%% and %.1f%%).", ab_r_median(pct),
-			ab_pub(POST, "phenom.without.same_cpu_pct"),
-			ab_pub(POST, "athlon.without.same_cpu_pct"));
-	fprintf(f, "\n\n");
+	if (!ab_r_find(r, CTF_M_STAT, w_none) || !ab_r_find(r, CTF_M_STAT, w_same))
+		fprintf(r->out, "Placements none and same (libfuse, daemon single) were not both "
+				"measured.\n\n");
 }
 
 /* Today's answer: io_uring unpinned against libfuse unpinned and pinned. */
@@ -395,7 +366,7 @@ static void transport_reading(struct ab_render *r)
 	if (v != AB_V_NONE)
 		fprintf(r->out, "Against libfuse with client and daemon pinned to one CPU (the 2012 "
 				"answer): %s.", ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
-	fprintf(r->out, "\n\n");
+	fprintf(r->out, " ");	/* the 2025 post in the same paragraph */
 	ctf_pub_samecpu(r);
 }
 
@@ -470,6 +441,8 @@ void cputestfs_pipe_reading(struct ab_render *r, const struct ab_breakdown_bar *
 const struct ab_bench_desc ab_desc_cputestfs = {
 	.name = "cputestfs",
 	.post = POST,
+	.question = "does serving a FUSE request on the caller's CPU help?",
+	.beside = ctf_beside,
 	.headline = headline,
 	.probes = "kstats",
 	.op = "one stat()",

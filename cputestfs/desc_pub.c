@@ -3,10 +3,65 @@
  * history of its records: keys added after runs were recorded. */
 #include <stdio.h>
 
+#include "cputestfs.h"
 #include "desc_pub.h"
 
+#define WESTERFELD "westerfeld2012"
 #define SPIN "schubert2022"
 #define SAMECPU "schubert2025"
+
+/* The post's server: libfuse (or records from before --transport), one thread. */
+static const char *const b_none[] = { "placement=none", "daemon=single", "baseline=fuse",
+				      "transport=libfuse|", NULL };
+static const char *const b_same[] = { "placement=same", "daemon=single", "baseline=fuse",
+				      "transport=libfuse|", NULL };
+static const char *const b_other[] = { "placement=other", "daemon=single", "baseline=fuse",
+				       "transport=libfuse|", NULL };
+
+/* One row of the 2012 table: the post's two machines, then this run. */
+static void beside_row(struct ab_render *r, const char *label, const char *key,
+		       const struct ab_group *ours)
+{
+	char k[64];
+
+	ab_r_beside_row(r, label);
+	for (int i = 0; i < 2; i++) {
+		snprintf(k, sizeof(k), "%s.%s", i ? "athlon" : "phenom", key);
+		ab_r_cell_pub(r, WESTERFELD, k);
+	}
+	ab_r_cell_median(r, ours);
+	ab_r_beside_row_end(r);
+}
+
+void ctf_beside(struct ab_render *r)
+{
+	const char *const cols[] = { ab_pub_text(WESTERFELD, "machine.phenom"),
+				     ab_pub_text(WESTERFELD, "machine.athlon"), "this run", NULL };
+	const struct ab_group *none = ab_r_find(r, CTF_M_STAT, b_none);
+	const struct ab_group *same = ab_r_find(r, CTF_M_STAT, b_same);
+
+	if (!none && !same)
+		return;
+	ab_r_beside_head(r, "libfuse, one daemon thread", cols);
+	beside_row(r, "stat() calls/s without cpu affinity", "without.stat_per_s", none);
+	beside_row(r, "stat() calls/s with cpu affinity (same CPU)", "with.stat_per_s", same);
+	ab_r_beside_row(r, "with / without");
+	for (int i = 0; i < 2; i++)
+		ab_r_cell_pub_ratio(r, WESTERFELD, i ? "athlon.with.stat_per_s" : "phenom.with.stat_per_s",
+				    i ? "athlon.without.stat_per_s" : "phenom.without.stat_per_s");
+	ab_r_cell_ratio(r, same, none, 0);
+	ab_r_beside_row_end(r);
+	ab_r_beside_row(r, "stat() calls/s pinned to two other CPUs");
+	ab_r_cell_text(r, NULL);
+	ab_r_cell_text(r, NULL);
+	ab_r_cell_median(r, ab_r_find(r, CTF_M_STAT, b_other));
+	ab_r_beside_row_end(r);
+	beside_row(r, "% served on the caller's CPU, without", "without.same_cpu_pct",
+		   ab_r_find(r, CTF_M_SAME, b_none));
+	beside_row(r, "% served on the caller's CPU, with", "with.same_cpu_pct",
+		   ab_r_find(r, CTF_M_SAME, b_same));
+	ab_r_beside_note(r, WESTERFELD);
+}
 
 void ctf_pub_spin(struct ab_render *r)
 {

@@ -9,6 +9,8 @@
 
 #include "report/render.h"
 
+/* report.md's first table: the 2012 post's stat/s and same-CPU shares beside ours. */
+void ctf_beside(struct ab_render *r);
 /* One "- published" line under the wait table: 2022's creates/s without and with the spin. */
 void ctf_pub_spin(struct ab_render *r);
 /* A paragraph after the uring reading: 2025's same-CPU wake on io_uring and on /dev/fuse. */

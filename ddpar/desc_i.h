@@ -42,6 +42,8 @@ const struct ab_group *ddp_transport_cell(struct ab_render *r, int m, const char
 					  const char *bs);
 
 void ddp_reading(struct ab_render *r);
+/* desc_beside.c: report.md's first table, the post's clone_fd gains beside ours. */
+void ddp_beside(struct ab_render *r);
 /* desc_wait.c: the --daemon-wait table, when records of a wait other than block exist. */
 void ddp_wait_table(struct ab_render *r);
 void ddp_plots(struct ab_render *r);

@@ -63,25 +63,29 @@ static void uring_cpu_reading(struct ab_render *r)
 		uring_cpu_reading_bs(r, bs[i]);
 }
 
-/* "Writes at N=1: the throughput of passthrough is 4.1x that of libfuse (...); ..." */
+/* "At one process, write throughput against libfuse's: dev 0.76x [0.64, 0.89] *, ..." */
 static void transport_reading(struct ab_render *r, int m)
 {
-	char subject[48], buf[512];
+	const struct ab_group *base = ddp_transport_cell(r, m, "1", 0, NULL);
+	char buf[128];
+	int n = 0;
 
 	/* each server against libfuse; uring where its ring threads run by default (queue) */
 	for (int t = 1; t < NTCOLS; t++) {
 		const struct ab_group *g = ddp_transport_cell(r, m, "1", t, NULL);
-		const struct ab_group *base = ddp_transport_cell(r, m, "1", 0, NULL);
 		double q = NAN;
 		struct ab_ci ci;
-		if (!g || (t > URING_COL && t < URING_COL + URING_NCOLS))
+		if (!g || !base || (t > URING_COL && t < URING_COL + URING_NCOLS))
 			continue;	/* the other --uring-cpu choices have their own reading */
-		snprintf(subject, sizeof(subject), "%s at one process", ddp_tcols[t].name);
-		const struct ab_claim c = { m ? "read throughput" : "write throughput", subject,
-					    "libfuse", 0 };
 		enum ab_verdict v = ab_r_ratio(g, base, &q, &ci);
-		fprintf(r->out, "- %s\n", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci));
+		if (!n++)
+			fprintf(r->out, "%s throughput at one process against libfuse's (95%% CI, * "
+					"where it excludes 1):", m ? "Read" : "Write");
+		fprintf(r->out, "%s %s %s", n > 1 ? "," : "", ddp_tcols[t].name,
+			ab_r_ratio_brief(buf, sizeof(buf), v, q, &ci));
 	}
+	if (n)	/* writes and reads in one paragraph */
+		fprintf(r->out, m ? ".\n\n" : ".\n");
 }
 
 void ddp_reading(struct ab_render *r)
@@ -93,9 +97,8 @@ void ddp_reading(struct ab_render *r)
 		  "made no significant difference", "process", "processes" },
 	};
 	FILE *f = r->out;
-	int any = 0;
+	int any = 0, said = 0;
 
-	fprintf(f, "## ddpar: do cloned /dev/fuse fds help parallel IO?\n\n");
 	for (int m = 0; m < 2; m++) {
 		char procs[AB_GRID_ROWS][32], buf[1024];
 		enum ab_verdict v[AB_GRID_ROWS];
@@ -108,17 +111,19 @@ void ddp_reading(struct ab_render *r)
 			judged |= v[i] != AB_V_NONE;
 			any |= v[i] == AB_V_UP || v[i] == AB_V_DOWN;
 		}
-		if (judged)
-			fprintf(f, "%s\n\n", ab_r_sweep(buf, sizeof(buf), &sweep[m], v, procs, np));
+		if (judged)	/* writes and reads in one paragraph */
+			fprintf(f, "%s%s", said++ ? " " : "",
+				ab_r_sweep(buf, sizeof(buf), &sweep[m], v, procs, np));
 	}
-	for (int m = 0; m < 2; m++)
-		transport_reading(r, m);
-	fprintf(f, "\nThe post (8 nodes, 288 CPUs) saw clone_fd win only from 16 processes up "
-		   "(writes %g -> %g \"Mb/s\" at 128)", ab_pub(POST, "write.128.without"),
+	/* the post's answer in the same paragraph */
+	fprintf(f, "%sThe post (8 nodes, 288 CPUs) saw clone_fd win only from 16 processes up "
+		   "(writes %g -> %g \"Mb/s\" at 128)", said ? " " : "", ab_pub(POST, "write.128.without"),
 		ab_pub(POST, "write.128.with"));
 	if (!any && r->ncpu > 0 && r->ncpu <= 4)
 		fprintf(f, "; with %d CPUs here there is little lock contention for it to remove", r->ncpu);
 	fprintf(f, ".\n\n");
+	for (int m = 0; m < 2; m++)
+		transport_reading(r, m);
 	uring_cpu_reading(r);
 	ddp_levers(r);
 }

@@ -196,33 +196,66 @@ static void spawn_reading(struct ab_render *r)
 	enum ab_verdict v = ab_r_paired(g1, g0, &q, &ci);
 	/* the change is the median of per-repetition ratios, which need not equal the ratio of
 	 * the two medians: say which is which, so the numbers do not seem to disagree */
-	fprintf(r->out, "- %s (The change is the median of the paired, per-repetition ratios.) "
+	fprintf(r->out, "%s (The change is the median of the paired, per-repetition ratios.) "
 		"The median start took %.1f us without the thread and %.1f us with it, each side's "
-		"own median.\n", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci), ab_r_median(g0),
+		"own median. ", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci), ab_r_median(g0),
 		ab_r_median(g1));
 }
 
-static void reading(struct ab_render *r)
+/* report.md's first table: the post measured whole tests and xfs_io starts, this run
+ * each fd syscall and a start: the rows say which is which. */
+static void beside(struct ab_render *r)
 {
-	FILE *f = r->out;
-	char ops[AB_GRID_ROWS][32], buf[512], subject[64], base[64];
+	static const char *const cols[] = { "post", "this run", NULL };
+	const struct ab_group *g0 = op_mode(r, FDGET_M_SPAWN, "spawn", "single");
+	const struct ab_group *g1 = op_mode(r, FDGET_M_SPAWN, "spawn", "idle-thread");
+	char ops[AB_GRID_ROWS][32], label[96], t[96], a[32], b[32], c[32];
 	int nop = ab_r_distinct(r, FDGET_M_NS, "op", ops, AB_GRID_ROWS);
 
-	fprintf(f, "## fdget: what does a second (idle) thread cost each fd syscall?\n\n");
+	if (nop == 0 && !g0)
+		return;
+	ab_r_beside_head(r, "with a second thread / without", cols);
+	ab_r_beside_row(r, "generic/132, an fd-heavy test (s)");
+	snprintf(t, sizeof(t), "%sx (%s -> %s s)",
+		 ab_r_num(a, sizeof(a), ab_pub(POST, "generic132.with_s") /
+					 ab_pub(POST, "generic132.without_s")),
+		 ab_pub_text(POST, "generic132.without_s"), ab_pub_text(POST, "generic132.with_s"));
+	ab_r_cell_text(r, t);
+	ab_r_cell_text(r, NULL);
+	ab_r_beside_row_end(r);
 	for (int i = 0; i < nop; i++) {
-		double q = NAN;
-		struct ab_ci ci;
-		enum ab_verdict v = ab_r_paired(op_mode(r, FDGET_M_NS, ops[i], "idle-thread"),
-						op_mode(r, FDGET_M_NS, ops[i], "single"), &q, &ci);
-		snprintf(subject, sizeof(subject), "%.31s with an idle thread", ops[i]);
-		snprintf(base, sizeof(base), "%.31s single-threaded", ops[i]);
-		const struct ab_claim c = { "time per call", subject, base, 1 };
-		if (v != AB_V_NONE)
-			fprintf(f, "- %s\n", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci));
+		const struct ab_group *s = op_mode(r, FDGET_M_NS, ops[i], "single");
+		const struct ab_group *w = op_mode(r, FDGET_M_NS, ops[i], "idle-thread");
+		if (!s || !w)
+			continue;
+		snprintf(label, sizeof(label), "%.31s(), ns per call", ops[i]);
+		ab_r_beside_row(r, label);
+		ab_r_cell_text(r, NULL);
+		ab_r_cell_ratio(r, w, s, 1);
+		ab_r_beside_row_end(r);
 	}
-	spawn_reading(r);
-	fprintf(f, "\nThe post: an extra thread added about %.0f us per xfs_io start and %+.0f%% to an "
-		   "fd-heavy test (generic/132).\n\n", ab_pub(POST, "spawn.added_s_per_1000") * 1000,
+	if (g0 && g1) {
+		ab_r_beside_row(r, "process start-up, us added by the thread");
+		snprintf(t, sizeof(t), "%s (%s s per 1000 starts)",
+			 ab_r_num(a, sizeof(a), ab_pub(POST, "spawn.added_s_per_1000") * 1000),
+			 ab_pub_text(POST, "spawn.added_s_per_1000"));
+		ab_r_cell_text(r, t);
+		snprintf(t, sizeof(t), "%s (%s -> %s us, medians)",
+			 ab_r_num(a, sizeof(a), ab_r_median(g1) - ab_r_median(g0)),
+			 ab_r_num(b, sizeof(b), ab_r_median(g0)), ab_r_num(c, sizeof(c), ab_r_median(g1)));
+		ab_r_cell_text(r, t);
+		ab_r_beside_row_end(r);
+	}
+	ab_r_beside_note(r, POST);
+}
+
+/* Each op's change is a row of the table beside the post (beside): not said twice. */
+static void reading(struct ab_render *r)
+{
+	spawn_reading(r);	/* the post's in the same paragraph */
+	fprintf(r->out, "The post: an extra thread added about %.0f us per xfs_io start and %+.0f%% "
+			"to an fd-heavy test (generic/132).\n\n",
+		ab_pub(POST, "spawn.added_s_per_1000") * 1000,
 		100 * (ab_pub(POST, "generic132.with_s") / ab_pub(POST, "generic132.without_s") - 1));
 }
 
@@ -247,6 +280,8 @@ static const struct ab_metric_desc metrics[] = {
 const struct ab_bench_desc ab_desc_fdget = {
 	.name = "fdget",
 	.post = POST,
+	.question = "what does a second (idle) thread cost each fd syscall?",
+	.beside = beside,
 	.headline = headline,
 	.metrics = metrics,
 	.op = "one syscall, every worker's",

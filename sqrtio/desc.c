@@ -130,28 +130,69 @@ static void tables(struct ab_render *r)
 			"no difference\n\n", ab_pub_text(POST, "machine"));
 }
 
+/* report.md's first table: the post's lines beside this run's, rq_affinity by local
+ * (local=1: the readers on the device's IRQ CPU). */
+static void beside(struct ab_render *r)
+{
+	static const char *const cols[] = { "post: M sqrt/s", "post: K ios/s", "this run: M sqrt/s",
+					    "this run: K ios/s", NULL };
+	char rqs[8][32], label[64], key[64];
+	int nrq = ab_r_distinct(r, SQ_M_IOS, "rq", rqs, 8);
+
+	if (nrq == 0)
+		return;
+	ab_r_beside_head(r, "rq_affinity, readers", cols);
+	for (int l = 0; l < 2; l++)
+		for (int i = 0; i < nrq; i++) {
+			snprintf(label, sizeof(label), "rq=%.31s, %s the IRQ CPU (local=%s)", rqs[i],
+				 *locals[l] == '1' ? "on" : "off", locals[l]);
+			ab_r_beside_row(r, label);
+			snprintf(key, sizeof(key), "rq%.31s.local%.1s.sqrt_M_per_s", rqs[i], locals[l]);
+			ab_r_cell_pub(r, POST, key);
+			snprintf(key, sizeof(key), "rq%.31s.local%.1s.ios_K_per_s", rqs[i], locals[l]);
+			ab_r_cell_pub(r, POST, key);
+			ab_r_cell_median(r, cell(r, SQ_M_SQRT, rqs[i], locals[l]));
+			ab_r_cell_median(r, cell(r, SQ_M_IOS, rqs[i], locals[l]));
+			ab_r_beside_row_end(r);
+		}
+	ab_r_beside_note(r, POST);
+}
+
+/* "sqrt work rate 0.79x [0.76, 0.82] * at rq_affinity 0, ..." for readers off the IRQ
+ * CPU against on it, one metric at every rq_affinity. */
+static void off_on(struct ab_render *r, const char *metric, const char *name, char rqs[][32],
+		   int nrq)
+{
+	char buf[128];
+
+	fprintf(r->out, " %s", name);
+	for (int i = 0; i < nrq; i++) {
+		double q = NAN;
+		struct ab_ci ci;
+		enum ab_verdict v = ab_r_ratio(cell(r, metric, rqs[i], "0"), cell(r, metric, rqs[i], "1"),
+					       &q, &ci);
+		fprintf(r->out, "%s %s at rq_affinity %s", i ? "," : "",
+			ab_r_ratio_brief(buf, sizeof(buf), v, q, &ci), rqs[i]);
+	}
+}
+
 static void reading(struct ab_render *r)
 {
 	static const char *const ms[] = { SQ_M_SQRT, SQ_M_IOS };
 	static const char *const names[] = { "sqrt work rate", "IO rate" };
 	static const char *const post[] = { "+4%", "+1%" };
 	FILE *f = r->out;
-	char buf[512], rqs[8][32], subject[96];
-	int nrq = ab_r_distinct(r, SQ_M_IOS, "rq", rqs, 8);
+	char buf[512], rqs[8][32];
+	int nrq = ab_r_distinct(r, SQ_M_IOS, "rq", rqs, 8), said = 0;
 
-	fprintf(f, "## sqrtio: rq_affinity and readers on / off the IRQ CPU\n\n");
-	for (int i = 0; i < nrq; i++)
-		for (int k = 0; k < 2; k++) {
-			double q = NAN;
-			struct ab_ci ci;
-			enum ab_verdict v = ab_r_ratio(cell(r, ms[k], rqs[i], "0"),
-						       cell(r, ms[k], rqs[i], "1"), &q, &ci);
-			snprintf(subject, sizeof(subject), "the run with readers off the IRQ CPU "
-							   "(rq_affinity %.31s)", rqs[i]);
-			const struct ab_claim c = { names[k], subject, "the run with readers on it", 0 };
-			if (v != AB_V_NONE)
-				fprintf(f, "- %s\n", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci));
-		}
+	if (nrq) {
+		fprintf(f, "Readers off the IRQ CPU against readers on it (95%% CI, * where it "
+			   "excludes 1):");
+		off_on(r, SQ_M_SQRT, names[0], rqs, nrq);
+		fprintf(f, ";");
+		off_on(r, SQ_M_IOS, names[1], rqs, nrq);
+		fprintf(f, ".\n\n");
+	}
 	for (int k = 0; k < 2; k++) {
 		double q = NAN;
 		struct ab_ci ci;
@@ -159,10 +200,11 @@ static void reading(struct ab_render *r)
 		const struct ab_claim c = { names[k], "readers off the IRQ CPU with rq_affinity 1",
 					    "the same readers with rq_affinity 0", 1 };
 		if (v != AB_V_NONE)
-			fprintf(f, "- %s The post saw %s.\n", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci),
-				post[k]);
+			fprintf(f, "%s%s The post saw %s.", said++ ? " " : "",
+				ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci), post[k]);
 	}
-	fprintf(f, "\n");
+	if (said)
+		fprintf(f, "\n\n");
 }
 
 static void plots(struct ab_render *r)
@@ -212,6 +254,8 @@ static const char *const follow[] = { "io_cpus", "sqrt_cpus", "irq_cpus", NULL }
 const struct ab_bench_desc ab_desc_sqrtio = {
 	.name = "sqrtio",
 	.post = POST,
+	.question = "rq_affinity and readers on / off the IRQ CPU",
+	.beside = beside,
 	.headline = headline,
 	.discover = "--discover",
 	.metrics = sqrtio_metrics,

@@ -134,10 +134,19 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 		int shown = 0, moved = 0;
 		if (!ab_render_has(r.desc, d))
 			continue;
+		fprintf(body, "## %s: %s\n\n", r.desc->name, r.desc->question ? r.desc->question :
+			"what was measured");
+		if (r.desc->beside)
+			r.desc->beside(&r);	/* the post's numbers beside ours, first */
 		if (r.desc->reading)
 			r.desc->reading(&r);
-		ab_breakdown_reading(&r);
 		fprintf(details, "## %s\n\n", r.desc->name);
+		/* the request breakdown's steps are data behind the reading: details.md */
+		struct ab_render rd = r;
+		rd.out = details;
+		long before = ftell(details);
+		ab_breakdown_reading(&rd);
+		int steps = ftell(details) != before;
 		h_monitor_table(details, dir, r.desc->name, d);
 		/* the first figures answer; the rest are data, beside the monitor table */
 		for (int k = first[i]; k < first[i] + count[i]; k++) {
@@ -147,11 +156,14 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 			shown += here;
 			total += here;
 			moved += !here;
-			fprintf(here ? body : details, "![%s](" AB_FIG_DIR "/%s.png)\n\n", names[k],
-				names[k]);
+			/* report.md: a benchmark's figures and its "More on" line are one
+			 * paragraph, the figures side by side where the page is wide enough */
+			fprintf(here ? body : details, "![%s](" AB_FIG_DIR "/%s.png)\n%s", names[k],
+				names[k], here ? "" : "\n");
 		}
-		fprintf(body, "More on %s (what the CPUs did%s, every result): `details.md`, "
-			      "`tables.md`.\n\n", r.desc->name, moved ? ", more figures" : "");
+		fprintf(body, "More on %s (%swhat the CPUs did%s, every result): `details.md`, "
+			      "`tables.md`.\n\n", r.desc->name,
+			steps ? "where the time goes, step by step; " : "", moved ? ", more figures" : "");
 	}
 	h_hist_section(details, names + cdf, ok + cdf, n - cdf);
 	return rc;
@@ -206,16 +218,17 @@ static void header(FILE *f, const char *dir)
 		h_md_cell(f, buf);
 		fprintf(f, "**\n\n");
 	}
+	/* one paragraph: the answer comes first, the machine in full is machine.txt */
 	fprintf(f, "Run directory: `");
 	h_md_cell(f, dir);
-	fprintf(f, "`\n\n");
+	fprintf(f, "`.");
 	for (size_t i = 0; i < AB_ARRAY_SIZE(labels); i++)
 		if (h_machine_val(dir, labels[i], buf, sizeof(buf))[0]) {
-			fprintf(f, "- %s: ", labels[i]);
+			fprintf(f, " %s: ", labels[i]);
 			h_md_cell(f, buf);
-			fprintf(f, "\n");
+			fprintf(f, ".");
 		}
-	fprintf(f, "\n");
+	fprintf(f, "\n\n");
 }
 
 /* details.md: what report.md links to, the data behind each section. */
@@ -269,15 +282,15 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 		fprintf(f, "No records in raw.csv: nothing was measured.\n\n");
 	fputs(body ? body : "", f);
 	failures(f, dir);
-	fprintf(f, "## Files\n\n- `details.md`: per benchmark, what the CPUs did, the other "
-		   "figures and the latency distributions\n- `tables.md`: the posts' layouts with "
-		   "their published numbers, and every result\n- `summary.csv`: per bench, config and "
-		   "metric: n, median, mean, stddev, CV, min, "
-		   "max, interval of the median (95%% CI, or min-max below %d repetitions)\n"
-		   "- `raw.csv`: every record; `hist.csv`: the latency histograms behind the "
-		   "percentiles and the CDFs; `failures.csv`: failed and skipped points; "
-		   "`log/`: each run's stderr\n- `machine.txt`: the machine and its knobs before and after\n"
-		   "- regenerate with `bin/harness plot DIR`\n", AB_MIN_REPS_CI);
+	/* the files, in the last paragraph: results/README.md says the same at length */
+	fprintf(f, "Files: `details.md` (per benchmark, what the CPUs did, the other figures and "
+		   "the latency distributions), `tables.md` (the posts' layouts with their published "
+		   "numbers, and every result), `summary.csv` (per bench, config and metric: n, median, "
+		   "mean, stddev, CV, min, max, interval of the median: 95%% CI, or min-max below %d "
+		   "repetitions), `raw.csv` (every record), `hist.csv` (the latency histograms behind "
+		   "the percentiles and the CDFs), `failures.csv` (failed and skipped points), `log/` "
+		   "(each run's stderr), `machine.txt` (the machine and its knobs before and after). "
+		   "Regenerate with `bin/harness plot DIR`.\n", AB_MIN_REPS_CI);
 	free(body);
 	return rc | ab_outfile_close(&o);
 }

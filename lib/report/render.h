@@ -73,6 +73,10 @@ struct ab_bench_desc {
 	/* Its own reading of the request breakdown, after the generic one (NULL: none). */
 	void (*breakdown_reading)(struct ab_render *r, const struct ab_breakdown_bar *bars, int n);
 	void (*tables)(struct ab_render *r);	/* the post's layout and grids */
+	/* report.md's section of it, in this order: "## NAME: QUESTION", the post's table
+	 * beside ours, the readings, its first figures. */
+	const char *question;			/* what the section answers */
+	void (*beside)(struct ab_render *r);	/* the post's numbers beside ours, or NULL */
 	void (*reading)(struct ab_render *r);	/* what the data say, for report.md */
 	void (*plots)(struct ab_render *r);	/* .dat and .gp files (harness only) */
 };
@@ -164,6 +168,28 @@ void ab_r_cost_cell(struct ab_render *r, const struct ab_group *g, const struct 
 /* ---- published numbers (lib/report/published.tsv) ---- */
 double ab_pub(const char *post, const char *key);		/* NAN when absent */
 const char *ab_pub_text(const char *post, const char *key);	/* "" when absent */
+
+/* ---- the post's table beside ours (a descriptor's beside callback, lib/report/beside.c) ---- */
+/* "| corner | col... |" and its rule; cols NULL-terminated. */
+void ab_r_beside_head(struct ab_render *r, const char *corner, const char *const *cols);
+/* A row: its label, then one cell per column, then ab_r_beside_row_end. */
+void ab_r_beside_row(struct ab_render *r, const char *label);
+void ab_r_beside_row_end(struct ab_render *r);
+void ab_r_cell_text(struct ab_render *r, const char *text);	/* NULL or "": "-" */
+/* The post's number as it printed it, and a ratio of two of them ("1.93x"). */
+void ab_r_cell_pub(struct ab_render *r, const char *post, const char *key);
+void ab_r_cell_pub_ratio(struct ab_render *r, const char *post, const char *num, const char *den);
+/* This run: g's median (ab_r_num), and a / b as "7.75x [7.03, 12.4] *" (paired: the
+ * median of per-repetition ratios), "7.75x (n < 6)" when too few to judge. */
+void ab_r_cell_median(struct ab_render *r, const struct ab_group *g);
+void ab_r_cell_ratio(struct ab_render *r, const struct ab_group *a, const struct ab_group *b,
+		     int paired);
+/* The same ratio for a list or a cell: "0.761x [0.643, 0.888] *", "0.761x (n < 6)", or "-"
+ * when not both were measured. */
+const char *ab_r_ratio_brief(char *buf, size_t len, enum ab_verdict v, double q,
+			     const struct ab_ci *ci);
+/* Under the table: the post's source, and what the brackets are. */
+void ab_r_beside_note(struct ab_render *r, const char *post);
 
 /* ---- grids: rows x columns of groups, as markdown and as gnuplot data ---- */
 #define AB_GRID_ROWS 24

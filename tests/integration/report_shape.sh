@@ -4,7 +4,8 @@
 # most 12 figures and at most 3 per benchmark, and keeps the monitor tables and the
 # CDFs out (they are in details.md, which it names); no human file prints e-notation;
 # tables.md's "All results" and summary.csv are sorted by bench, then config; and
-# every reading the report had before the move is still in report.md
+# every reading the report had before the move is still in report.md; each post's
+# benchmark section opens with the post's table beside this run's numbers
 # (report_readings.tsv: RUN, then each reading's start up to its first digit, taken
 # from the emulated runs' reports before the move). (~10 s)
 . "$(dirname "$0")/lib.sh"
@@ -33,6 +34,12 @@ for src in "$TOP"/results/reference "$TOP"/results/emulated/*; do
 	check "$name: report.md has at most 12 figures ($figs)" [ "$figs" -le 12 ]
 	most=$(awk '/^## /{n=0} /^!\[/{if (++n > m) m = n} END {print m + 0}' "$R")
 	check "$name: at most 3 figures a benchmark ($most)" [ "$most" -le 3 ]
+	# the answer first: a post's benchmark section opens with the post's table beside ours
+	late=$(awk '/^## /{ h = $2; want = h ~ /^(cputestfs|ddpar|sqrtio|fdget):$/; next }
+		want && NF { if ($0 !~ /^\| .*\|$/) print h; want = 0 }' "$R")
+	check "$name: each post's table comes first in its section${late:+ (not: $late)}" [ -z "$late" ]
+	check "$name: the post's tables show this run beside the post" \
+		[ "$(grep -c '^| .*this run' "$R")" -ge 1 ]
 	check "$name: no monitor table, no CDF in report.md" \
 		bash -c "! grep -qe '^What the CPUs did' -e '^## Distributions' -e 'cdf-' '$R'"
 	check "$name: details.md is written and report.md names it" \
