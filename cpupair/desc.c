@@ -126,10 +126,10 @@ static void class_table(struct ab_render *r, char rest[][AB_CONFIG_LEN], int nre
 		if (!most)
 			continue;
 		if (nrest > 1)
-			fprintf(r->out, "| %s ", rest[k][0] ? rest[k] : "-");
+			fprintf(r->out, "| %s ", rest[k][0] ? rest[k] : "as found");
 		fprintf(r->out, "| %s | %d |", cls, most);
 		for (int m = 0; m < CP_NMETHOD; m++)
-			fprintf(r->out, " %s |", ab_r_num(num, sizeof(num), v[m]));
+			fprintf(r->out, " %s |", isnan(v[m]) ? "not measured" : ab_r_num(num, sizeof(num), v[m]));
 		fprintf(r->out, "\n");
 	}
 	fprintf(r->out, "\n");
@@ -160,14 +160,14 @@ static void pair_table(struct ab_render *r, int nrest)
 	fprintf(r->out, "\n|%s---|---|---|---|---|---|\n", nrest > 1 ? "---|" : "");
 	for (int k = 0; k < n; k++) {
 		if (nrest > 1)
-			fprintf(r->out, "| %s ", rest_of(cfg[k], rest, sizeof(rest))[0] ? rest : "-");
+			fprintf(r->out, "| %s ", rest_of(cfg[k], rest, sizeof(rest))[0] ? rest : "as found");
 		fprintf(r->out, "| %s | %s | %s |", ab_cfg_get(cfg[k], CP_K_A, a, sizeof(a)),
 			ab_cfg_get(cfg[k], CP_K_B, b, sizeof(b)),
 			ab_cfg_get(cfg[k], CP_K_CLASS, cls, sizeof(cls)));
 		for (int m = 0; m < CP_NMETHOD; m++) {
 			const struct ab_group *g = ab_results_get(r->res, r->desc->name, cfg[k],
 								  meth[m].metric, meth[m].unit);
-			fprintf(r->out, " %s |", ab_r_num(num, sizeof(num), g ? ab_r_median(g) : NAN));
+			fprintf(r->out, " %s |", g ? ab_r_num(num, sizeof(num), ab_r_median(g)) : "not measured");
 		}
 		fprintf(r->out, "\n");
 	}

@@ -52,8 +52,8 @@ void ctf_beside(struct ab_render *r)
 	ab_r_cell_ratio(r, same, none, 0);
 	ab_r_beside_row_end(r);
 	ab_r_beside_row(r, "stat() calls/s pinned to two other CPUs");
-	ab_r_cell_text(r, NULL);
-	ab_r_cell_text(r, NULL);
+	ab_r_cell_not_in_post(r);
+	ab_r_cell_not_in_post(r);
 	ab_r_cell_median(r, ab_r_find(r, CTF_M_STAT, b_other));
 	ab_r_beside_row_end(r);
 	beside_row(r, "% served on the caller's CPU, without", "without.same_cpu_pct",

@@ -30,7 +30,7 @@ static void row(struct ab_render *r, long p, int ours)
 		if (in_post(p))
 			ab_r_cell_pub_ratio(r, POST, num, den);
 		else
-			ab_r_cell_text(r, NULL);
+			ab_r_cell_not_in_post(r);
 	}
 	for (int m = 0; m < 2; m++) {
 		const struct ab_group *off = NULL, *on = NULL;

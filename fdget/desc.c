@@ -221,7 +221,7 @@ static void beside(struct ab_render *r)
 					 ab_pub(POST, "generic132.without_s")),
 		 ab_pub_text(POST, "generic132.without_s"), ab_pub_text(POST, "generic132.with_s"));
 	ab_r_cell_text(r, t);
-	ab_r_cell_text(r, NULL);
+	ab_r_cell_text(r, "not run here");
 	ab_r_beside_row_end(r);
 	for (int i = 0; i < nop; i++) {
 		const struct ab_group *s = op_mode(r, FDGET_M_NS, ops[i], "single");
@@ -230,7 +230,7 @@ static void beside(struct ab_render *r)
 			continue;
 		snprintf(label, sizeof(label), "%.31s(), ns per call", ops[i]);
 		ab_r_beside_row(r, label);
-		ab_r_cell_text(r, NULL);
+		ab_r_cell_not_in_post(r);
 		ab_r_cell_ratio(r, w, s, 1);
 		ab_r_beside_row_end(r);
 	}

@@ -27,15 +27,26 @@ void ab_r_beside_row(struct ab_render *r, const char *label)
 	fprintf(r->out, "| %s |", label);
 }
 
+/* An empty cell says why (never a bare "-"): "not measured" here. */
 void ab_r_cell_text(struct ab_render *r, const char *text)
 {
-	fprintf(r->out, " %s |", text && *text ? text : "-");
+	fprintf(r->out, " %s |", text && *text ? text : "not measured");
+}
+
+void ab_r_cell_not_in_post(struct ab_render *r)
+{
+	fprintf(r->out, " not in the post |");
 }
 
 /* As the post printed it: the number's own text from published.tsv. */
 void ab_r_cell_pub(struct ab_render *r, const char *post, const char *key)
 {
-	ab_r_cell_text(r, ab_pub_text(post, key));
+	const char *t = ab_pub_text(post, key);
+
+	if (*t)
+		ab_r_cell_text(r, t);
+	else
+		ab_r_cell_not_in_post(r);
 }
 
 /* A ratio of two published numbers, in this run's ratio notation (1.93x). */
@@ -45,7 +56,7 @@ void ab_r_cell_pub_ratio(struct ab_render *r, const char *post, const char *num,
 	char n[32];
 
 	if (!isfinite(a) || !isfinite(b) || b == 0) {
-		ab_r_cell_text(r, NULL);
+		ab_r_cell_not_in_post(r);
 		return;
 	}
 	fprintf(r->out, " %sx |", ab_r_num(n, sizeof(n), a / b));
@@ -64,7 +75,7 @@ const char *ab_r_ratio_brief(char *buf, size_t len, enum ab_verdict v, double q,
 	char e[32], lo[32], hi[32];
 
 	if (v == AB_V_NONE)
-		snprintf(buf, len, "-");
+		snprintf(buf, len, "not measured");
 	else if (v == AB_V_FEW)
 		snprintf(buf, len, "%sx (n < %d)", ab_r_num(e, sizeof(e), q), AB_MIN_REPS_CI);
 	else

@@ -104,8 +104,10 @@ static void cost_md(struct ab_render *r, const struct ab_levers *l, const struct
 	}
 	if (n)
 		*idle = sum / n;
-	fprintf(r->out, " %s | %s | %s |", ab_r_num(a, sizeof(a), *cpu_us),
-		ab_r_num(b, sizeof(b), *idle), states[0] ? states : "-");
+	/* a cell says why it is empty (cells.sh) */
+	fprintf(r->out, " %s | %s | %s |", isnan(*cpu_us) ? "not recorded" : ab_r_num(a, sizeof(a), *cpu_us),
+		isnan(*idle) ? "not recorded" : ab_r_num(b, sizeof(b), *idle),
+		states[0] ? states : "not recorded");
 }
 
 /* The share of ratio q's gap (1 - its value as found) that row w closes; NAN when none. */
@@ -223,7 +225,7 @@ int ab_levers_table(struct ab_render *r, const struct ab_levers *l, int with_sen
 			enum ab_verdict v = ab_r_ratio(w[i].sub[q], w[i].base[q], &x, &ci);
 			double c = i ? closed(&w[0], &w[i], q) : NAN;
 			if (v == AB_V_NONE)
-				fprintf(f, " - |");
+				fprintf(f, " not measured |");
 			else if (v == AB_V_FEW)
 				fprintf(f, " %.3g (n<%d)", x, AB_MIN_REPS_CI);
 			else

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Issue 18: a table cell holds a number or a short reason, never a bare "-",
-# "nan" or "n/a". tables.md of the reference run, rendered again: cputestfs's
+# "nan" or "n/a". tables.md and report.md of the reference run, rendered again: cputestfs's
 # kernel baseline says why it has no same-CPU share or request count, ddpar's
 # transport table says which cells were not measured; a ddpar run of io_uring
 # alone numbers its tables from 1) and keeps each cell in its column. (~2 s)
@@ -14,8 +14,13 @@ check "cputestfs kernel baseline: 'no daemon' and 'no FUSE', not '-'" \
 	test "$(grep -cE '^\| [a-z]+ \| kernel \|.*\| no daemon \| no FUSE \|' "$W/tables.md")" = 3
 check "ddpar transports: the cells not in the plan say 'not measured'" \
 	grep -qE '^\| 2 \| [0-9]+ \| not measured \|' "$W/tables.md"
-bad=$(grep -nE '\| *(-|nan|n/a|- / -) *\|' "$W/tables.md" | head -3)
-check "no table cell is '-', 'nan', 'n/a' or '- / -'${bad:+ (got: $bad)}" [ -z "$bad" ]
+for f in tables.md report.md; do
+	bad=$(grep -nE '\| *(-|nan|n/a|- / -) *\|' "$W/$f" | head -3)
+	check "$f: no table cell is '-', 'nan', 'n/a' or '- / -'${bad:+ (got: $bad)}" [ -z "$bad" ]
+done
+check "report.md: the post's tables say which cells the post or this run lacks" \
+	eval 'grep -q "| not in the post |" "$W/report.md"'
+
 
 # ddpar with io_uring alone (the reference's uring records of one process): its
 # numbered tables start at 1), and every cell starts in its column
