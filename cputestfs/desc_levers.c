@@ -12,6 +12,12 @@
  *   - what remains: FUSE's own path.
  * cpupair's records are read by its name from the same results: a reading
  * across benchmarks belongs in a benchmark's folder, not in lib/.
+ * The wake-up part is checked against the request breakdown of the same two
+ * configs (brk_*, instrumented repetitions, docs/breakdown.md): its wake-up
+ * steps' mean time per call (daemon_wake + reply_wake) on other less that on
+ * same, as found and with idle polling. The two agree when both are positive
+ * and within AGREE_FACTOR of each other either way; without brk records
+ * nothing is said.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +25,7 @@
 
 #include "report/gpscript.h"
 #include "report/levers.h"
+#include "report/render_breakdown.h"
 #include "report/reading.h"
 #include "cputestfs.h"
 #include "desc_levers.h"
@@ -26,6 +33,7 @@
 #define PAIR_BENCH "cpupair"
 #define PAIR_LINE "line_rt_ns"
 #define PAIR_FUTEX "futex_rt_us"
+#define AGREE_FACTOR 1.5	/* the split's wake-ups and the breakdown's agree within it */
 
 static const char *const l_none[] = { "placement=none", "daemon=single", "baseline=fuse",
 				      "transport=libfuse|", NULL };
@@ -33,6 +41,10 @@ static const char *const l_same[] = { "placement=same", "daemon=single", "baseli
 				      "transport=libfuse|", NULL };
 static const char *const l_other[] = { "placement=other", "daemon=single", "baseline=fuse",
 				       "transport=libfuse|", NULL };
+static const char *const lp_same[] = { "placement=same", "daemon=single", "baseline=fuse",
+				       "transport=libfuse|", "idle=poll", NULL };
+static const char *const lp_other[] = { "placement=other", "daemon=single", "baseline=fuse",
+					"transport=libfuse|", "idle=poll", NULL };
 static const char *const d_same[] = { "placement=same", "daemon=single", "baseline=fuse",
 				      "transport=dev", NULL };
 static const char *const d_other[] = { "placement=other", "daemon=single", "baseline=fuse",
@@ -51,6 +63,8 @@ static const struct ab_levers levers = { CTF_M_STAT, CTF_M_SCPU, ratios, 4, keys
 
 struct split {
 	double diff, cache, wake, wake_poll, fuse;	/* us per stat() */
+	double brk_wake, brk_wake_poll;	/* the breakdown's wake-up steps, other less same (us
+					 * per call); NAN: not recorded on both sides */
 	char a[32], b[32];				/* the pair: client and daemon CPU */
 	int have_pair;					/* cpupair measured the pair */
 };
@@ -73,6 +87,37 @@ static double pair_value(const struct ab_render *r, const struct split *s, const
 	return NAN;
 }
 
+/* The wake-up steps' mean time per call (us) in the breakdown of g's config; NAN when
+ * its instrumented repetitions recorded none. */
+static double brk_wake_of(const struct ab_breakdown_bar *b, int n, const struct ab_group *g)
+{
+	for (int i = 0; g && i < n; i++)
+		if (!strcmp(b[i].config, g->config))
+			return b[i].step_us[AB_BREAKDOWN_DWAKE] + b[i].step_us[AB_BREAKDOWN_RWAKE];
+	return NAN;
+}
+
+/* The breakdown's wake-up steps on other less same: as found and with idle polling
+ * (the stat() records' configs, so the same points the split reads). */
+static void brk_check(struct ab_render *r, struct split *s, const struct ab_group *o,
+		      const struct ab_group *m)
+{
+	struct ab_breakdown_bar b[AB_BREAKDOWN_BARS];
+	char keys[256];
+	int n = ab_breakdown_bars(r->res, r->desc, b, AB_BREAKDOWN_BARS, keys, sizeof(keys));
+
+	s->brk_wake = brk_wake_of(b, n, o) - brk_wake_of(b, n, m);
+	s->brk_wake_poll = brk_wake_of(b, n, ab_r_find(r, CTF_M_STAT, lp_other)) -
+			   brk_wake_of(b, n, ab_r_find(r, CTF_M_STAT, lp_same));
+}
+
+/* Do the split's wake-ups (w) and the breakdown's (x) agree (both positive, within
+ * AGREE_FACTOR either way)? */
+static int agree(double w, double x)
+{
+	return w > 0 && x > 0 && w <= AGREE_FACTOR * x && x <= AGREE_FACTOR * w;
+}
+
 /* 0: split made; -1: other and same not both measured (as found). */
 static int split_of(struct ab_render *r, struct split *s)
 {
@@ -92,6 +137,7 @@ static int split_of(struct ab_render *r, struct split *s)
 	s->wake = futex - line;
 	s->wake_poll = pair_value(r, s, PAIR_FUTEX, "poll") - line;
 	s->fuse = s->diff - s->cache - s->wake;
+	brk_check(r, s, o, m);
 	return 0;
 }
 
@@ -101,6 +147,58 @@ static int any_pair_records(const struct ab_render *r)
 		if (!strcmp(r->res->g[i].bench, PAIR_BENCH))
 			return 1;
 	return 0;
+}
+
+/* One sentence (with a space before it) checking the split's wake-ups w against the
+ * breakdown's x; nothing when either is not known. poll: the idle-polling pair. */
+static void check_text(FILE *f, double w, double x, int poll)
+{
+	char a[32], b[32];
+
+	if (!isfinite(w) || !isfinite(x))
+		return;
+	fprintf(f, " %s breakdown's wake-up steps (daemon_wake and reply_wake, instrumented "
+		   "repetitions) took %s us %s per call on other than on same, which ",
+		poll ? "With idle polling the" : "The", ab_r_num(a, sizeof(a), fabs(x)),
+		x < 0 ? "less" : "more");
+	if (agree(w, x))
+		fprintf(f, "agrees with the split's %s us (within a factor of %.1f either way).",
+			ab_r_num(b, sizeof(b), w), AGREE_FACTOR);
+	else
+		fprintf(f, "does not agree with the split's %s us (not within a factor of %.1f "
+			   "either way): the split's wake-up part%s is an estimate, to be read with "
+			   "care.", ab_r_num(b, sizeof(b), w), AGREE_FACTOR,
+			poll ? " with idle polling" : "");
+}
+
+/* The split's rows and the breakdown's beside them (tables.md). */
+static void split_table(FILE *f, const struct split *s)
+{
+	char a[32], b[32], c[32], d[32];
+
+	fprintf(f, "Other minus same, split (us per stat(), CPUs %s and %s; cpupair's round "
+		   "trips of that pair):\n\n| part | us per stat() |\n|---|---|\n"
+		   "| cache transfers (cache-line round trip) | %s |\n"
+		   "| wake-ups (futex round trip less its cache line) | %s |\n"
+		   "| FUSE's own path (what remains) | %s |\n| other minus same | %s |\n",
+		s->a, s->b, ab_r_num(a, sizeof(a), s->cache), ab_r_num(b, sizeof(b), s->wake),
+		ab_r_num(c, sizeof(c), s->fuse), ab_r_num(d, sizeof(d), s->diff));
+	if (isfinite(s->wake_poll))
+		fprintf(f, "| wake-ups with idle polling (cpupair --idle poll) | %s |\n",
+			ab_r_num(a, sizeof(a), s->wake_poll));
+	if (isfinite(s->brk_wake))
+		fprintf(f, "| breakdown's wake-up steps, other less same (daemon_wake + "
+			   "reply_wake, us per call) | %s |\n", ab_r_num(a, sizeof(a), s->brk_wake));
+	if (isfinite(s->wake_poll) && isfinite(s->brk_wake_poll))
+		fprintf(f, "| breakdown's wake-up steps with idle polling, other less same | %s |\n",
+			ab_r_num(a, sizeof(a), s->brk_wake_poll));
+	fprintf(f, "\n");
+	if (!isfinite(s->brk_wake) && !(isfinite(s->wake_poll) && isfinite(s->brk_wake_poll)))
+		return;
+	fprintf(f, "Check:");
+	check_text(f, s->wake, s->brk_wake, 0);
+	check_text(f, s->wake_poll, s->brk_wake_poll, 1);
+	fprintf(f, "\n\n");
 }
 
 static void split_text(struct ab_render *r, const struct split *s, int reading)
@@ -118,17 +216,7 @@ static void split_text(struct ab_render *r, const struct split *s, int reading)
 		return;
 	}
 	if (!reading) {
-		fprintf(f, "Other minus same, split (us per stat(), CPUs %s and %s; cpupair's round "
-			   "trips of that pair):\n\n| part | us per stat() |\n|---|---|\n"
-			   "| cache transfers (cache-line round trip) | %s |\n"
-			   "| wake-ups (futex round trip less its cache line) | %s |\n"
-			   "| FUSE's own path (what remains) | %s |\n| other minus same | %s |\n",
-			s->a, s->b, ab_r_num(a, sizeof(a), s->cache), ab_r_num(b, sizeof(b), s->wake),
-			ab_r_num(c, sizeof(c), s->fuse), ab_r_num(d, sizeof(d), s->diff));
-		if (isfinite(s->wake_poll))
-			fprintf(f, "| wake-ups with idle polling (cpupair --idle poll) | %s |\n",
-				ab_r_num(e, sizeof(e), s->wake_poll));
-		fprintf(f, "\n");
+		split_table(f, s);
 		return;
 	}
 	fprintf(f, "Of the %s us a stat() served on CPU %s for a caller on CPU %s costs more than "
@@ -137,9 +225,11 @@ static void split_text(struct ab_render *r, const struct split *s, int reading)
 		   "less that) and %s us FUSE's own path.", ab_r_num(a, sizeof(a), s->diff), s->b,
 		s->a, ab_r_num(b, sizeof(b), s->cache), ab_r_num(c, sizeof(c), s->wake),
 		ab_r_num(d, sizeof(d), s->fuse));
+	check_text(f, s->wake, s->brk_wake, 0);
 	if (isfinite(s->wake_poll))
 		fprintf(f, " With idle polling the wake-ups cost %s us.",
 			ab_r_num(e, sizeof(e), s->wake_poll));
+	check_text(f, s->wake_poll, s->brk_wake_poll, 1);
 	fprintf(f, "\n\n");
 }
 

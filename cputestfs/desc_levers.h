@@ -2,7 +2,8 @@
  * What moves cputestfs's ratios (desc_levers.c): the levers table
  * (lib/report/levers.h) and the split of "other minus same" into cache
  * transfers, wake-ups and FUSE's own path, from cpupair's records of the same
- * run directory.
+ * run directory, its wake-up part checked against the request breakdown's
+ * wake-up steps when the run has brk_* records.
  */
 #ifndef CPUTESTFS_DESC_LEVERS_H
 #define CPUTESTFS_DESC_LEVERS_H

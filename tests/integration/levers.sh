@@ -6,19 +6,26 @@
 # the sentence naming the cheapest lever, the split of "other minus same"
 # into cache transfers, wake-ups and FUSE's own path from cpupair's records
 # (the three parts summing to the difference) and its stacked bar; without
-# cpupair records, the report says so.
+# cpupair records, the report says so. The split's wake-ups are checked
+# against the request breakdown's wake-up steps (brk_* records of the
+# instrumented repetition): the number from the records, agreement said
+# both ways, nothing without them.
 . "$(dirname "$0")/lib.sh"
 
 W=$AFFBENCH_WORKDIR/levers.$$
 mkdir -p "$W"
 trap 'rm -rf "$W"' EXIT
 
-# records RUNDIR WITH_CPUPAIR: 6 repetitions, same 100000/s, other 10000/s and none
+# records RUNDIR WITH_CPUPAIR BRK: 6 repetitions, same 100000/s, other 10000/s and none
 # 12000/s as found; with idle=poll other 85000/s and none 90000/s; dev with
 # daemon_wait=spin:50: other 20000/s at 9 us of server CPU per request (block: 3 us).
+# BRK 0: no breakdown; 1: libfuse's wake-up steps (daemon_wake + reply_wake) per call
+# other 100 us x 80% less same 10 us x 20% = 78 us as found (the split: 60.8, agree),
+# 12 us x 50% - 2 = 4 us with idle=poll (the split: 8.8, disagree); 2: 100 x 40% - 2 =
+# 38 us (disagree), 12 x 80% - 2 = 7.6 us (agree).
 records() {
 	mkdir -p "$1"
-	awk -v pair="$2" 'BEGIN {
+	awk -v pair="$2" -v brk="$3" 'BEGIN {
 		print "bench,config,rep,metric,value,unit"
 		c = "baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=%s;%splacement=%s;transport=%s"
 		for (rep = 1; rep <= 6; rep++) {
@@ -33,6 +40,12 @@ records() {
 			row(sprintf(c, 1, "", "other", "dev"), 11000 + j, 50, 3)
 			row(sprintf(c, 0, "daemon_wait=spin:50;", "same", "dev"), 110000 + j, 40, 2)
 			row(sprintf(c, 1, "daemon_wait=spin:50;", "other", "dev"), 20000 + j, 30, 9)
+			if (brk && rep == 1) {
+				brow(sprintf(c, 0, "", "same", "libfuse"), 10000, 10)
+				brow(sprintf(c, 1, "", "other", "libfuse"), 100000, brk == 1 ? 40 : 20)
+				brow(sprintf(c, 0, "idle=poll;", "same", "libfuse"), 10000, 10)
+				brow(sprintf(c, 1, "idle=poll;", "other", "libfuse"), 12000, brk == 1 ? 25 : 40)
+			}
 			if (pair) {
 				p = "class=smt;cpu_a=0;cpu_b=1;pos_a=0;pos_b=1"
 				printf "cpupair,%s,%d,line_rt_ns,%d,ns\n", p, rep, 200 + j / 10
@@ -40,6 +53,14 @@ records() {
 				printf "cpupair,%s,%d,futex_rt_us,%d,us\n", substr(p, 1, 26) "idle=poll;" substr(p, 27), rep, 8 + j / 10
 			}
 		}
+	}
+	function brow(cfg, call, wake) {	# both wake-up steps wake% of the call
+		printf "cputestfs,%s,%d,brk_call_ns,%d,ns\n", cfg, rep, call
+		printf "cputestfs,%s,%d,brk_submit_share_pct,5,%%\n", cfg, rep
+		printf "cputestfs,%s,%d,brk_daemon_wake_share_pct,%d,%%\n", cfg, rep, wake
+		printf "cputestfs,%s,%d,brk_service_share_pct,%d,%%\n", cfg, rep, 90 - 2 * wake
+		printf "cputestfs,%s,%d,brk_reply_wake_share_pct,%d,%%\n", cfg, rep, wake
+		printf "cputestfs,%s,%d,brk_return_share_pct,5,%%\n", cfg, rep
 	}
 	function row(cfg, v, idle, cpu) {
 		printf "cputestfs,%s,%d,stat_per_s,%d,1/s\n", cfg, rep, v
@@ -55,7 +76,7 @@ records() {
 }
 
 R=$W/with
-records "$R" 1
+records "$R" 1 1
 "$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
 rc=$?
 check "harness plot of lever records: exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
@@ -89,8 +110,48 @@ check "report.md names the cheapest lever" \
 	grep -q '^Here, idle=poll closes 83% of the gap of other/same (libfuse) (0.10 as found, 0.85 with it)' "$R/report.md"
 check "report.md gives the split in a sentence" grep -q '^Of the 89.9 us a stat() served on CPU 1' "$R/report.md"
 
+# The check against the breakdown: BRK_AF, BRK_POLL: the wording expected as found and
+# with idle polling (agrees / does not agree); the numbers from the records.
+b=$(part "breakdown's wake-up steps, other" "$T"); bp=$(part "breakdown's wake-up steps with" "$T")
+check "check: the breakdown's wake-up steps, other less same, 78 us per call ($b)" within "$b" 77.9 78.1
+check "check: with idle polling 4 us per call ($bp)" within "$bp" 3.99 4.01
+# said N WORD FILE: the check's sentence (as found, or with idle polling when N=1) says WORD
+said() {
+	local lead=" The breakdown's" m
+	[ "$1" = 1 ] && lead=" With idle polling the breakdown's"
+	m=$(grep -o "$lead wake-up steps (daemon_wake and reply_wake, instrumented repetitions) took [^(]*([^)]*)[^.]*" "$3")
+	case $2 in
+	agree) [[ $m == *", which agrees with the split's "*"(within a factor of 1.5 either way)"* ]] ;;
+	disagree) [[ $m == *"which does not agree with the split's "*"(not within a factor of 1.5 either way): the split's wake-up part"*"is an estimate, to be read with care"* ]] ;;
+	esac
+}
+check "check: as found, report.md says the split's 60.8 us and the breakdown's 78 agree" eval \
+	'said 0 agree "$R/report.md" && grep -q "took 78\(\.0\)\? us more per call on other than on same, which agrees with the split.s 60.8 us" "$R/report.md"'
+check "check: with idle polling, report.md says 8.8 and 4 do not agree" eval \
+	'said 1 disagree "$R/report.md" && ! said 1 agree "$R/report.md"'
+check "check: tables.md says the same under the split" eval \
+	'said 0 agree "$T" && said 1 disagree "$T"'
+
+R=$W/disagree
+records "$R" 1 2
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+T=$R/tables.md
+b=$(part "breakdown's wake-up steps, other" "$T"); bp=$(part "breakdown's wake-up steps with" "$T")
+check "check, other records: 38 us as found ($b), 7.6 with idle polling ($bp)" eval \
+	'within "$b" 37.9 38.1 && within "$bp" 7.59 7.61'
+check "check: 38 against the split's 60.8 does not agree, 7.6 against 8.8 agrees" eval \
+	'said 0 disagree "$R/report.md" && ! said 0 agree "$R/report.md" && said 1 agree "$R/report.md" &&
+	 said 0 disagree "$T" && said 1 agree "$T"'
+
+R=$W/nobrk
+records "$R" 1 0
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+check "without breakdown records: the split, and no check or number of it" eval \
+	'grep -q "^Of the 89.9 us a stat() served on CPU 1" "$R/report.md" &&
+	 ! grep -q "breakdown.s wake-up steps" "$R/report.md" "$R/tables.md"'
+
 R=$W/without
-records "$R" 0
+records "$R" 0 0
 "$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
 rc=$?
 check "harness plot without cpupair records: exit 0 (got $rc)" [ "$rc" = 0 ]
