@@ -258,11 +258,20 @@ void ctf_levers_plot(struct ab_render *r)
 	FILE *f = ab_plot_begin(r);
 	if (!f)
 		return;
+	/* a stacked bar: its top is the sum of the parts that are above 0 */
+	double top = 0;
+	for (int k = 0; k < 3; k++) {
+		double v = k == 0 ? s.cache : k == 1 ? s.wake : s.fuse;
+		top += isfinite(v) && v > 0 ? v : 0;
+	}
 	ab_plot_set(f, "title", "cputestfs: other minus same, split (us per stat())");
+	ab_plot_set(f, "xlabel", "libfuse, one daemon thread, the idle policy as found");
 	ab_plot_set(f, "ylabel", "us per stat()");
+	fprintf(f, "set yrange [0:%.6g]\n", top > 0 ? top * 1.1 : 1);
 	fprintf(f, "set style data histograms\nset style histogram rowstacked\n"
 		   "set style fill solid 0.7 border -1\nset boxwidth 0.5\n"
-		   "set key outside right top vertical noenhanced\nplot ");
+		   "set key outside right top vertical noenhanced\n"
+		   "set key title 'bars: parts of the difference of medians' noenhanced\nplot ");
 	for (int k = 0; k < 3; k++) {
 		fprintf(f, "%s'cputestfs_split.dat' using %d%s title ", k ? ", " : "", 2 + k,
 			k ? "" : ":xtic(1)");
