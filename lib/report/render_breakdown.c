@@ -233,8 +233,15 @@ int ab_breakdown_bars(const struct ab_results *res, const struct ab_bench_desc *
 
 	for (size_t i = 0; i < res->n && n < max; i++) {
 		const struct ab_group *g = &res->g[i];
-		if (!strcmp(g->bench, bench) && !strcmp(g->metric, "brk_call_ns") && g->n)
-			fill_bar(&bars[n++], res, g);
+		if (strcmp(g->bench, bench) || strcmp(g->metric, "brk_call_ns") || !g->n)
+			continue;
+		fill_bar(&bars[n], res, g);
+		/* a call whose steps are not all recorded (a cut raw.csv) is no bar: its
+		 * stack would not add up, and gnuplot draws nothing of an all-NaN row */
+		int whole = 1;
+		for (int s = 0; s < AB_BREAKDOWN_NSTEP; s++)
+			whole &= isfinite(bars[n].step_us[s]);
+		n += whole;
 	}
 	for (int i = 0; i < n; i++)
 		collect_keys(bars[i].config, k, &nk);

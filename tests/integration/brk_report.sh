@@ -2,9 +2,9 @@
 # "Where the time goes" in a run directory, from brk_* records alone (a
 # raw.csv written here, so no FUSE and no BPF needed): one stacked bar per
 # configuration whose .gp labels both axes, keeps the key outside, says what
-# the bars are and has a y range above every call; report.md says which step
-# differs most, with the wake-ups' flags, the FUSE call on one CPU beside a
-# pipe's round trip, and shows the figure; tables.md
+# the bars are and has a y range above every call; details.md (named by
+# report.md) says which step differs most, with the wake-ups' flags, the FUSE
+# call on one CPU beside a pipe's round trip, and report.md shows the figure; tables.md
 # keeps the post's layout and adds the breakdown below it. Many
 # configurations (a ddpar sweep) are split into several figures. (~5 s)
 . "$(dirname "$0")/lib.sh"
@@ -76,16 +76,18 @@ sum_ok=$(awk '!/^#/ { s = $2 + $3 + $4 + $5 + $6; if ((s - $7) ^ 2 > 1e-6) bad =
 	"$D/figures/src/cputestfs_brk.dat")
 check "each bar's segments add up to its call" [ "$sum_ok" = 1 ]
 
-R=$D/report.md
-check "report.md: a 'where the time goes' section" grep -q "^### cputestfs: where the time goes" "$R"
-check "report.md: the step that differs most, by how much, and its wake-ups' flags" grep -qF \
+# the steps are data behind the reading: details.md, which report.md names
+R=$D/details.md
+check "report.md names details.md for the steps" grep -q "where the time goes, step by step.*details.md" "$D/report.md"
+check "details.md: a 'where the time goes' section" grep -q "^### cputestfs: where the time goes" "$R"
+check "details.md: the step that differs most, by how much, and its wake-ups' flags" grep -qF \
 	"With \`transport=libfuse\`, \`placement=other\` took 62.5 us more per call than \`placement=same\` (71.5 vs 9 us; medians 71.5 vs 9 us), 32.2 us of it in the daemon's wake-up (1 wake-up per call, 100% of them across CPUs and 93% onto an idle CPU)." "$R"
-check "report.md: the pipe's round trip on one CPU (no steps without its breakdown)" grep -qF \
+check "details.md: the pipe's round trip on one CPU (no steps without its breakdown)" grep -qF \
 	"| pipe round trip | 5 | - | - | - | - | - | - |" "$R"
-check "report.md: beside it the FUSE call on one CPU, with its steps" grep -qF \
+check "details.md: beside it the FUSE call on one CPU, with its steps" grep -qF \
 	"| FUSE libfuse | 9 | 9 | 1.3 | 1.5 | 3.1 | 2 | 1.1 |" "$R"
 if command -v gnuplot >/dev/null; then
-	check "report.md shows the figure" grep -q '^!\[cputestfs_brk\](figures/cputestfs_brk.png)' "$R"
+	check "report.md shows the figure" grep -q '^!\[cputestfs_brk\](figures/cputestfs_brk.png)' "$D/report.md"
 else
 	skip "report.md shows the figure" "gnuplot is not installed"
 fi
@@ -134,9 +136,9 @@ mkdir -p "$D3"
 } >"$D3/raw.csv"
 "$BIN/harness" plot "$D3" >/dev/null 2>"$W/plot3.err"
 check "ddpar: a transport at its best against the others" grep -qF \
-	"\`transport=libfuse\` took 35 us more per call than \`transport=uring, uring_cpu=queue\`" "$D3/report.md"
+	"\`transport=libfuse\` took 35 us more per call than \`transport=uring, uring_cpu=queue\`" "$D3/details.md"
 check "ddpar: the ring threads' choices against each other, with the wake-up's flags" grep -qF \
-	"With \`transport=uring\`, \`uring_cpu=next\` took 309 us more per call than \`uring_cpu=queue\` (426 vs 117 us; medians 426 vs 117 us), 197 us of it in the daemon's wake-up (1 wake-up per call, 100% of them across CPUs and 2% onto an idle CPU)." "$D3/report.md"
+	"With \`transport=uring\`, \`uring_cpu=next\` took 309 us more per call than \`uring_cpu=queue\` (426 vs 117 us; medians 426 vs 117 us), 197 us of it in the daemon's wake-up (1 wake-up per call, 100% of them across CPUs and 2% onto an idle CPU)." "$D3/details.md"
 # The pipe's own breakdown (--baseline pipe --kstats on): what FUSE adds, step by step.
 D4=$W/pipe
 mkdir -p "$D4"
@@ -147,8 +149,8 @@ mkdir -p "$D4"
 } >"$D4/raw.csv"
 "$BIN/harness" plot "$D4" >/dev/null 2>"$W/plot4.err"
 check "pipe: its steps beside the FUSE call's" grep -qF "| pipe round trip | 5.9 | 5.9 | 0.9 | 1.4 | 1 | 1.9 | 0.7 |" \
-	"$D4/report.md"
+	"$D4/details.md"
 check "pipe: the step FUSE adds most to" grep -qF \
 	"With \`placement=same\`, \`transport=libfuse\` took 3.1 us more per call than \`baseline=pipe\` (9 vs 5.9 us; medians 9 vs 5.9 us), 2.1 us of it in the service." \
-	"$D4/report.md"
+	"$D4/details.md"
 t_done
