@@ -51,7 +51,7 @@ check_tracked() {
 	while IFS= read -r f; do
 		rel=${f#"${dir#"$TOP"/}"/}
 		case $rel in
-		raw.csv|hist.csv|machine.txt|plan.plan|runs.csv|failures.csv|EMULATED|topology/*) ;;
+		raw.csv|hist.csv|machine.txt|plan.plan|runs.csv|failures.csv|results.json|EMULATED|topology/*) ;;
 		log/*-p*-r*.log)
 			# a point that ended ok: its log is not kept
 			tail -n 1 "$TOP/$f" | grep -q '^harness: ok after ' && bad="$bad $rel" ;;
@@ -78,6 +78,12 @@ for dir in "$TOP"/results/reference "$TOP"/results/reference-*cpu "$TOP"/results
 	"$BIN/harness" plot "$out" >/dev/null 2>"$out.err"; rc=$?
 	check "$name: harness plot of the records exits 0 (exit $rc: $(head -c 300 "$out.err"))" [ "$rc" = 0 ]
 	check "$name: no row of the records rejected" eval '! grep -q "\.csv:[0-9]" "$out.err"'
+	# a committed results.json is what export makes of the records beside it, not an
+	# older export (the reference keeps one for tools that read JSON only)
+	if [ -f "$dir/results.json" ]; then
+		"$BIN/harness" export "$out" >/dev/null 2>&1
+		check "$name: results.json is the export of its records" cmp -s "$dir/results.json" "$out/results.json"
+	fi
 	check "$name: report.md and tables.md written" eval '[ -s "$out/report.md" ] && [ -s "$out/tables.md" ]'
 	check_links "$out" "$name"
 	if [ "$in_git" = 1 ]; then
