@@ -278,5 +278,7 @@ void ctf_levers_plot(struct ab_render *r)
 		ab_gp_string(f, parts[k]);
 	}
 	fprintf(f, "\n");
-	ab_plot_end(r, f, "cputestfs_split", 520, 480);
+	/* the key beside the bar: the title is centred on the plot area, which the key
+	 * pushes left, so the figure is wide enough for both */
+	ab_plot_end(r, f, "cputestfs_split", 760, 480);
 }

@@ -33,6 +33,8 @@
 #define BAD_ROWS_SHOWN 20	/* bad rows named with file:line; the rest only counted */
 #define PANEL_W 560
 #define PANEL_H 460	/* the key goes below */
+#define KEY_CHAR_W 9	/* pixels a character of a key label takes, at gnuplot's 10 pt */
+#define KEY_SAMPLE_W 200	/* the line's sample, the gaps and the y axis's labels */
 #define MIN_W 760
 
 struct cdf_group {
@@ -284,8 +286,9 @@ static void cdf_points(FILE *f, const struct ab_hist *h, double *xlo, double *xh
 	fprintf(f, "\n\n");	/* the next line is gnuplot's next index */
 }
 
+/* widest: the longest key label so far, in characters (the panel's width follows it) */
 static void plot_panel(FILE *f, const struct cdf_set *s, const struct figure *fig, int k, int *index,
-		       const double *x)
+		       const double *x, int *widest)
 {
 	const struct panel *p = &fig->p[k];
 	const struct cdf_group *g0 = &s->g[p->line[0]], *lines[CDF_LINES_MAX], *panels[CDF_PANELS_MAX];
@@ -317,6 +320,7 @@ static void plot_panel(FILE *f, const struct cdf_set *s, const struct figure *fi
 		keys_of(g->bench, g->config, 1, keys, sizeof(keys), lines, p->nlines);
 		snprintf(label, sizeof(label), "%s n=%llu", keys[0] ? keys : "all",
 			 (unsigned long long)ab_hist_count(&g->h));
+		*widest = (int)strlen(label) > *widest ? (int)strlen(label) : *widest;
 		fprintf(f, "%s'%s.dat' index %d using 1:2 with lines lw 2 title ", l ? ", " : "",
 			fig->name, (*index)++);
 		ab_gp_string(f, label);
@@ -325,7 +329,7 @@ static void plot_panel(FILE *f, const struct cdf_set *s, const struct figure *fi
 }
 
 static void plot_body(FILE *f, const struct cdf_set *s, const struct figure *fig, const char *title,
-		      const double *x)
+		      const double *x, int *widest)
 {
 	int index = 0, cols = 1;
 
@@ -339,7 +343,7 @@ static void plot_body(FILE *f, const struct cdf_set *s, const struct figure *fig
 		ab_plot_set(f, "title", title);
 	}
 	for (int k = 0; k < fig->np; k++)
-		plot_panel(f, s, fig, k, &index, x);
+		plot_panel(f, s, fig, k, &index, x, widest);
 	if (fig->np > 1)
 		fprintf(f, "unset multiplot\n");
 }
@@ -350,7 +354,7 @@ static int write_figure(const char *pdir, const struct cdf_set *s, const struct 
 	char path[PATH_MAX], title[256], *body = NULL;
 	size_t blen = 0;
 	const struct cdf_group *g0 = &s->g[fig->p[0].line[0]];
-	int cols = 1, rows, rc = 0;
+	int cols = 1, rows, rc = 0, widest = 0;
 	double x[2] = { INFINITY, 0 };	/* the x range of every line of every panel */
 
 	snprintf(path, sizeof(path), "%s/%s.dat", pdir, fig->name);
@@ -366,12 +370,17 @@ static int write_figure(const char *pdir, const struct cdf_set *s, const struct 
 	FILE *b = open_memstream(&body, &blen);
 	if (!b)
 		return -1;
-	plot_body(b, s, fig, title, x);
+	plot_body(b, s, fig, title, x, &widest);
 	rc |= ferror(b) | fclose(b) ? -1 : 0;
 	while (cols * cols < fig->np)
 		cols++;
 	rows = (fig->np + cols - 1) / cols;
-	int width = cols * PANEL_W > MIN_W ? cols * PANEL_W : MIN_W;	/* room for the title */
+	/* a key below a panel is centred on it: a panel at least as wide as its longest
+	 * label (about KEY_CHAR_W pixels a character, and the line's sample) keeps the
+	 * key of the last column inside the figure */
+	int panel_w = widest * KEY_CHAR_W + KEY_SAMPLE_W > PANEL_W ? widest * KEY_CHAR_W + KEY_SAMPLE_W
+								    : PANEL_W;
+	int width = cols * panel_w > MIN_W ? cols * panel_w : MIN_W;	/* room for the title */
 	snprintf(path, sizeof(path), "%s/%s.gp", pdir, fig->name);
 	FILE *f = rc ? NULL : fopen(path, "we");
 	if (f) {

@@ -47,10 +47,12 @@ void ab_gp_logtics(FILE *f, const char *axis, double lo, double hi)
 
 	if (!(lo > 0) || !(hi > lo) || !isfinite(hi))
 		return;
-	/* 1, 2, 5 in each decade: gnuplot labels only the decades, two or three here */
+	/* 1, 2, 5 in each decade: gnuplot labels only the decades, two or three here; past
+	 * 2.5 decades the decades alone, or "100k200k" labels run together on a panel */
+	int every = log10(hi / lo) > 2.5 ? 3 : 1;
 	fprintf(f, "set %stics (", axis);
 	for (double d = pow(10, floor(log10(lo))); d <= hi; d *= 10)
-		for (int k = 0; k < 3; k++) {
+		for (int k = 0; k < 3; k += every) {
 			double t = d * (k == 0 ? 1 : k == 1 ? 2 : 5);
 			if (t >= lo && t <= hi) {
 				fprintf(f, "%s%.6g", sep, t);

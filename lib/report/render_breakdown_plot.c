@@ -94,6 +94,16 @@ static const char *pick(char *buf, size_t len, const char *list, unsigned mask)
 	return buf;
 }
 
+/* Lines below the bars: a tick label of n characters slanted by 30 degrees reaches
+ * about 4 px (half of 8) down a character, a line is about 15 px, and the x label
+ * needs two more. */
+static int bmargin(int n)
+{
+	int m = 3 + (n * 4 + 14) / 15;
+
+	return m > 7 ? m : 7;
+}
+
 static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk, const char *sv,
 		     const char *name)
 {
@@ -115,9 +125,11 @@ static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk,
 			in[nin++] = i;
 	}
 	unsigned mask = varying_fields(s, in, nin);
+	int longest = 0;	/* characters of the longest tick label */
 	for (int j = 0; j < nin; j++) {
 		int i = in[j];
 		ab_gp_label(d, pick(label, sizeof(label), s->b[i].label, mask));
+		longest = (int)strlen(label) > longest ? (int)strlen(label) : longest;
 		for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++)
 			fprintf(d, " %.6g", isfinite(s->b[i].step_us[k]) ? s->b[i].step_us[k] : NAN);
 		fprintf(d, " %.6g\n", s->b[i].call_us);
@@ -141,8 +153,9 @@ static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk,
 	fprintf(f, "set style data histograms\nset style histogram rowstacked\n"
 		   "set style fill solid 0.7 border -1\nset boxwidth 0.7\n"
 		   "set key outside right top vertical noenhanced\n"
-		   "set xtics nomirror noenhanced rotate by 30 right\nset bmargin 7\n"
-		   "set lmargin 16\n");	/* the first label, slanted left, stays inside */
+		   "set xtics nomirror noenhanced rotate by 30 right\nset bmargin %d\n"
+		   "set lmargin 16\n",	/* the first label, slanted left, stays inside */
+		bmargin(longest));
 	ab_plot_set(f, "key title", "bars: step means");
 	fprintf(f, "plot ");
 	for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++) {
@@ -152,7 +165,7 @@ static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk,
 	fprintf(f, "\n");
 	/* wide enough for the title (about 8 px a character) and the key beside the bars */
 	int width = 400 + 70 * nb, need = 8 * (int)strlen(title) + 80;
-	ab_plot_end(r, f, name, width > need ? width : need, 520);
+	ab_plot_end(r, f, name, width > need ? width : need, 400 + 15 * bmargin(longest));
 }
 
 void ab_breakdown_plots(struct ab_render *r)
