@@ -104,6 +104,8 @@ int ab_heat_plot(struct ab_render *r, const struct ab_heat *h, const char *name,
 	heat_tics(f, h, "xtics");
 	heat_tics(f, h, "ytics");
 	fprintf(f, "plot '%s' using 1:2:3 with image\n", dat);
-	ab_plot_end(r, f, name, px + 160, px);
+	/* wide enough for the title too: about 8 px a character, centred on the square */
+	int need = 8 * (int)strlen(title) + 80;
+	ab_plot_end(r, f, name, px + 160 > need ? px + 160 : need, px);
 	return 1;
 }
