@@ -151,17 +151,21 @@ static void post_table(struct ab_render *r, const char *const *want, const char 
 {
 	FILE *f = r->out;
 	const struct ab_group *st = ab_r_find(r, CTF_M_STAT, want);
+	char a[32], b[32], c[32];
 
 	fprintf(f, "#### %s cpu affinity ####\n\n", title);
 	if (!st) {
 		fprintf(f, "(not measured in this run)\n\n");
 		return;
 	}
-	/* one column of numbers, as wide as the largest calls/s */
-	fprintf(f, "same  cpu (%%) %11.2f\n", ab_r_median(ab_r_find(r, CTF_M_SAME, want)));
-	fprintf(f, "other cpu (%%) %11.2f\n", ab_r_median(ab_r_find(r, CTF_M_OTHER, want)));
-	fprintf(f, "-------------------------\nstat calls/s  %11.2f   (median of %zu)\n\n",
-		ab_r_median(st), st->n);
+	/* one column of numbers, as wide as the largest calls/s; each as the grids and
+	 * report.md print it (ab_r_num) */
+	fprintf(f, "same  cpu (%%) %11s\n",
+		ab_r_num(a, sizeof(a), ab_r_median(ab_r_find(r, CTF_M_SAME, want))));
+	fprintf(f, "other cpu (%%) %11s\n",
+		ab_r_num(b, sizeof(b), ab_r_median(ab_r_find(r, CTF_M_OTHER, want))));
+	fprintf(f, "-------------------------\nstat calls/s  %11s   (median of %zu)\n\n",
+		ab_r_num(c, sizeof(c), ab_r_median(st)), st->n);
 }
 
 /* The comparison the post's title makes: same CPU against another CPU. */
@@ -183,7 +187,7 @@ static void same_other(struct ab_render *r)
 static void published(struct ab_render *r)
 {
 	static const char *const mach[] = { "phenom", "athlon" };
-	char key[64];
+	char key[64], x[32];
 
 	fprintf(r->out, "- published (%s):", ab_pub_text(POST, "source"));
 	for (size_t i = 0; i < 2; i++) {
@@ -192,8 +196,8 @@ static void published(struct ab_render *r)
 		snprintf(key, sizeof(key), "%s.with.stat_per_s", mach[i]);
 		double b = ab_pub(POST, key);
 		snprintf(key, sizeof(key), "machine.%s", mach[i]);
-		fprintf(r->out, "%s %s: %.0f -> %.0f stat/s (%.1fx)", i ? ";" : "",
-			ab_pub_text(POST, key), a, b, b / a);
+		fprintf(r->out, "%s %s: %.0f -> %.0f stat/s (%s)", i ? ";" : "",
+			ab_pub_text(POST, key), a, b, ab_r_x(x, sizeof(x), b / a));
 	}
 	fprintf(r->out, "\n");
 }
@@ -341,7 +345,7 @@ static void reading(struct ab_render *r)
 	const struct ab_group *pct = ab_r_find(r, CTF_M_SAME, w_none);
 	struct ab_ci ci;
 	double q = NAN;
-	char buf[160];
+	char buf[160], x[32], y[32];
 
 	fprintf(f, "## cputestfs: does serving a FUSE request on the caller's CPU help?\n\n");
 	transport_reading(r);
@@ -355,21 +359,25 @@ static void reading(struct ab_render *r)
 		ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
 	if (v == AB_V_UP)
 		fprintf(f, ": pinning client and daemon to one CPU made stat() %.0f%% faster "
-			   "(%.0f -> %.0f stat/s). ", 100 * (q - 1), ab_r_median(none), ab_r_median(same));
+			   "(%s -> %s stat/s). ", 100 * (q - 1),
+			ab_r_num(x, sizeof(x), ab_r_median(none)), ab_r_num(y, sizeof(y), ab_r_median(same)));
 	else if (v == AB_V_DOWN)
 		fprintf(f, ": pinning to one CPU made stat() %.0f%% slower here. ", 100 * (1 - q));
 	else if (v == AB_V_SAME)
 		fprintf(f, ": no effect of pinning could be shown. ");
 	else
 		fprintf(f, ". ");
-	fprintf(f, "The 2012 post saw %.1fx (Phenom) and %.1fx (Athlon X2).",
-		ab_pub(POST, "phenom.with.stat_per_s") / ab_pub(POST, "phenom.without.stat_per_s"),
-		ab_pub(POST, "athlon.with.stat_per_s") / ab_pub(POST, "athlon.without.stat_per_s"));
+	/* the post's ratios are ours (computed), its shares are quoted as it printed them */
+	fprintf(f, "The 2012 post saw %s (Phenom) and %s (Athlon X2).",
+		ab_r_x(x, sizeof(x), ab_pub(POST, "phenom.with.stat_per_s") /
+					 ab_pub(POST, "phenom.without.stat_per_s")),
+		ab_r_x(y, sizeof(y), ab_pub(POST, "athlon.with.stat_per_s") /
+					 ab_pub(POST, "athlon.without.stat_per_s")));
 	if (pct)
-		fprintf(f, " Unpinned, %.1f%% of requests were served on the caller's CPU (post: "
-			   "%.0f%% and %.1f%%).", ab_r_median(pct),
-			ab_pub(POST, "phenom.without.same_cpu_pct"),
-			ab_pub(POST, "athlon.without.same_cpu_pct"));
+		fprintf(f, " Unpinned, %s%% of requests were served on the caller's CPU (post: "
+			   "%s%% and %s%%).", ab_r_num(x, sizeof(x), ab_r_median(pct)),
+			ab_pub_text(POST, "phenom.without.same_cpu_pct"),
+			ab_pub_text(POST, "athlon.without.same_cpu_pct"));
 	fprintf(f, "\n\n");
 }
 
@@ -382,12 +390,13 @@ static void transport_reading(struct ab_render *r)
 	const struct ab_group *ls = transport_cell(r, CTF_M_STAT, "same", 0);
 	struct ab_ci ci;
 	double q = NAN;
-	char buf[160];
+	char buf[160], a[32], b[32];
 
 	if (!u)
 		return;
-	fprintf(r->out, "FUSE over io_uring, caller unpinned: %.1f%% of stat() calls served on the "
-			"caller's CPU, %.0f stat/s. ", ab_r_median(up), ab_r_median(u));
+	fprintf(r->out, "FUSE over io_uring, caller unpinned: %s%% of stat() calls served on the "
+			"caller's CPU, %s stat/s. ", ab_r_num(a, sizeof(a), ab_r_median(up)),
+		ab_r_num(b, sizeof(b), ab_r_median(u)));
 	enum ab_verdict v = ab_r_ratio(u, ln, &q, &ci);
 	if (v != AB_V_NONE)
 		fprintf(r->out, "Against libfuse unpinned: %s. ", ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
