@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/render.h"
@@ -190,14 +191,14 @@ static void published(struct ab_render *r)
 	char key[64], x[32];
 
 	fprintf(r->out, "- published (%s):", ab_pub_text(POST, "source"));
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 2; i++) {	/* as the post printed them; their ratio is ours */
 		snprintf(key, sizeof(key), "%s.without.stat_per_s", mach[i]);
-		double a = ab_pub(POST, key);
+		const char *a = ab_pub_text(POST, key);
 		snprintf(key, sizeof(key), "%s.with.stat_per_s", mach[i]);
-		double b = ab_pub(POST, key);
+		const char *b = ab_pub_text(POST, key);
 		snprintf(key, sizeof(key), "machine.%s", mach[i]);
-		fprintf(r->out, "%s %s: %.0f -> %.0f stat/s (%s)", i ? ";" : "",
-			ab_pub_text(POST, key), a, b, ab_r_x(x, sizeof(x), b / a));
+		fprintf(r->out, "%s %s: %s -> %s stat/s (%s)", i ? ";" : "", ab_pub_text(POST, key),
+			a, b, ab_r_x(x, sizeof(x), atof(b) / atof(a)));
 	}
 	fprintf(r->out, "\n");
 }

@@ -225,7 +225,8 @@ static void reading(struct ab_render *r)
 			fprintf(f, "- %s\n", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci));
 	}
 	spawn_reading(r);
-	fprintf(f, "\nThe post: an extra thread added about %.0f us per xfs_io start and %+.0f%% to an "
+	/* a change in percent as ab_r_ratio_text writes ours */
+	fprintf(f, "\nThe post: an extra thread added about %.0f us per xfs_io start and %+.1f%% to an "
 		   "fd-heavy test (generic/132).\n\n", ab_pub(POST, "spawn.added_s_per_1000") * 1000,
 		100 * (ab_pub(POST, "generic132.with_s") / ab_pub(POST, "generic132.without_s") - 1));
 }
