@@ -5,7 +5,8 @@
 # notation). Crafted records: cputestfs's share of stat() calls served on the
 # caller's CPU at 0.005349% (once printed 0.01, 0.00535 and 0.0%), fdget's ns
 # per op at 1234.567 (once 1234.57 and 1235), and a same/none ratio above
-# 1000, which %.3g printed as 1.76e+03x. No human file of the run prints
+# 1000, which %.3g printed as 1.76e+03x. No human file of the run, nor
+# compare's terminal table and compare.md against a second run, prints
 # e-notation. (~2 s)
 . "$(dirname "$0")/lib.sh"
 
@@ -48,7 +49,22 @@ check "a ratio above 1000 is 1760x, in tables.md and report.md" \
 	eval 'grep -qF "cpu affinity (daemon single): 1760x [" "$T" &&
 	      grep -qF "unpinned (daemon single): 1760x [" "$R"'
 for f in report.md tables.md details.md; do
-	e=$(grep -m1 -o '[0-9]e[-+][0-9]*' "$W/$f")
+	e=$(grep -o '[0-9]e[-+][0-9]*' "$W/$f" | head -1)
 	check "$f prints no e-notation${e:+ ($e)}" test -s "$W/$f" -a -z "$e"
+done
+
+# compare: the medians as the reports print them, on the terminal (once %.4g:
+# 8.8e+04) and in compare.md (once %.6g)
+mkdir -p "$W/b"
+sed 's/,88000,/,96800,/' "$W/raw.csv" >"$W/b/raw.csv"
+"$BIN/harness" compare --out "$W/cmp" "$W" "$W/b" >"$W/cmp.out" 2>&1
+rc=$?
+check "harness compare of the crafted runs exits 0 (rc $rc)" [ "$rc" = 0 ]
+check "compare prints stat/s 88000 and 96800, a ratio of 1.1x, on the terminal and in compare.md" \
+	eval 'grep -qE "stat_per_s +B +88000 +96800 1\.1x " "$W/cmp.out" &&
+	      grep -qF "| stat_per_s | B | 88000 | 96800 | 1.1x " "$W/cmp/compare.md"'
+for f in "$W/cmp.out" "$W/cmp/compare.md"; do
+	e=$(grep -o '[0-9]e[-+][0-9]*' "$f" | head -1)
+	check "$(basename "$f") prints no e-notation${e:+ ($e)}" test -s "$f" -a -z "$e"
 done
 t_done
