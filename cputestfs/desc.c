@@ -8,6 +8,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/render.h"
@@ -151,17 +152,21 @@ static void post_table(struct ab_render *r, const char *const *want, const char 
 {
 	FILE *f = r->out;
 	const struct ab_group *st = ab_r_find(r, CTF_M_STAT, want);
+	char a[32], b[32], c[32];
 
 	fprintf(f, "#### %s cpu affinity ####\n\n", title);
 	if (!st) {
 		fprintf(f, "(not measured in this run)\n\n");
 		return;
 	}
-	/* one column of numbers, as wide as the largest calls/s */
-	fprintf(f, "same  cpu (%%) %11.2f\n", ab_r_median(ab_r_find(r, CTF_M_SAME, want)));
-	fprintf(f, "other cpu (%%) %11.2f\n", ab_r_median(ab_r_find(r, CTF_M_OTHER, want)));
-	fprintf(f, "-------------------------\nstat calls/s  %11.2f   (median of %zu)\n\n",
-		ab_r_median(st), st->n);
+	/* one column of numbers, as wide as the largest calls/s; each as the grids and
+	 * report.md print it (ab_r_num) */
+	fprintf(f, "same  cpu (%%) %11s\n",
+		ab_r_num(a, sizeof(a), ab_r_median(ab_r_find(r, CTF_M_SAME, want))));
+	fprintf(f, "other cpu (%%) %11s\n",
+		ab_r_num(b, sizeof(b), ab_r_median(ab_r_find(r, CTF_M_OTHER, want))));
+	fprintf(f, "-------------------------\nstat calls/s  %11s   (median of %zu)\n\n",
+		ab_r_num(c, sizeof(c), ab_r_median(st)), st->n);
 }
 
 /* The comparison the post's title makes: same CPU against another CPU. */
@@ -183,17 +188,17 @@ static void same_other(struct ab_render *r)
 static void published(struct ab_render *r)
 {
 	static const char *const mach[] = { "phenom", "athlon" };
-	char key[64];
+	char key[64], x[32];
 
 	fprintf(r->out, "- published (%s):", ab_pub_text(POST, "source"));
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 2; i++) {	/* as the post printed them; their ratio is ours */
 		snprintf(key, sizeof(key), "%s.without.stat_per_s", mach[i]);
-		double a = ab_pub(POST, key);
+		const char *a = ab_pub_text(POST, key);
 		snprintf(key, sizeof(key), "%s.with.stat_per_s", mach[i]);
-		double b = ab_pub(POST, key);
+		const char *b = ab_pub_text(POST, key);
 		snprintf(key, sizeof(key), "machine.%s", mach[i]);
-		fprintf(r->out, "%s %s: %.0f -> %.0f stat/s (%.1fx)", i ? ";" : "",
-			ab_pub_text(POST, key), a, b, b / a);
+		fprintf(r->out, "%s %s: %s -> %s stat/s (%s)", i ? ";" : "", ab_pub_text(POST, key),
+			a, b, ab_r_x(x, sizeof(x), atof(b) / atof(a)));
 	}
 	fprintf(r->out, "\n");
 }
@@ -353,12 +358,13 @@ static void transport_reading(struct ab_render *r)
 	const struct ab_group *ls = transport_cell(r, CTF_M_STAT, "same", 0);
 	struct ab_ci ci;
 	double q = NAN;
-	char buf[160];
+	char buf[160], a[32], b[32];
 
 	if (!u)
 		return;
-	fprintf(r->out, "FUSE over io_uring, caller unpinned: %.1f%% of stat() calls served on the "
-			"caller's CPU, %.0f stat/s. ", ab_r_median(up), ab_r_median(u));
+	fprintf(r->out, "FUSE over io_uring, caller unpinned: %s%% of stat() calls served on the "
+			"caller's CPU, %s stat/s. ", ab_r_num(a, sizeof(a), ab_r_median(up)),
+		ab_r_num(b, sizeof(b), ab_r_median(u)));
 	enum ab_verdict v = ab_r_ratio(u, ln, &q, &ci);
 	if (v != AB_V_NONE)
 		fprintf(r->out, "Against libfuse unpinned: %s. ", ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));

@@ -67,14 +67,16 @@ void ctf_pub_spin(struct ab_render *r)
 {
 	double a = ab_pub(SPIN, "seqcreate.without_per_s");
 	double b = ab_pub(SPIN, "seqcreate.with_per_s");
+	char x[32];
 
 	/* his spin is in the kernel's read of /dev/fuse, ours in the server's
 	 * non-blocking reads: the same wake-up goes, on another machine and load */
-	fprintf(r->out, "- published (%s): %.0f -> %.0f file creates/s (%.2fx) on his machine, "
+	fprintf(r->out, "- published (%s): %.0f -> %.0f file creates/s (%s) on his machine, "
 			"to set beside dev's spin:US / block ratio above (stat/s here, creates/s "
 			"there; his spin is in the kernel's read, ours in the server's "
 			"non-blocking reads). %s.\n\n",
-		ab_pub_text(SPIN, "source"), a, b, b / a, ab_pub_text(SPIN, "machine"));
+		ab_pub_text(SPIN, "source"), a, b, ab_r_x(x, sizeof(x), b / a),
+		ab_pub_text(SPIN, "machine"));
 }
 
 void ctf_pub_samecpu(struct ab_render *r)

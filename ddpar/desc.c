@@ -73,11 +73,13 @@ static void describe(struct ab_render *r, const char *metric, char *buf, size_t 
 			 lo, hi);
 }
 
-/* "123.4 MB/s", or "not measured" when g has no records in this run. */
+/* "123 MB/s" (ab_r_num), or "not measured" when g has no records in this run. */
 static const char *mbs(char *buf, size_t len, const struct ab_group *g)
 {
+	char t[32];
+
 	if (g && g->n)
-		snprintf(buf, len, "%.1f MB/s", ab_r_median(g));
+		snprintf(buf, len, "%s MB/s", ab_r_num(t, sizeof(t), ab_r_median(g)));
 	else
 		snprintf(buf, len, "not measured");
 	return buf;
@@ -106,7 +108,8 @@ static void mode_table(struct ab_render *r, int m)
 		if (v == AB_V_NONE)
 			fprintf(f, "%-12s", off && on ? "-" : "needs both");
 		else
-			fprintf(f, "%.2fx%-7s", q, v == AB_V_FEW ? " (few)" : ab_r_star(v));
+			fprintf(f, "%-5s%-7s", ab_r_x(a, sizeof(a), q),
+				v == AB_V_FEW ? " (few)" : ab_r_star(v));
 		snprintf(key, sizeof(key), "%s.%.31s.without", ddp_modes[m], procs[i]);
 		if (!isnan(ab_pub(POST, key))) {
 			double a = ab_pub(POST, key);
@@ -306,7 +309,8 @@ static void transport_table(struct ab_render *r, int m)
 			snprintf(cell, sizeof(cell), "%s",
 				 g ? ab_r_num(buf, sizeof(buf), ab_r_median(g)) : "not measured");
 			if (v != AB_V_NONE)
-				snprintf(cell + strlen(cell), sizeof(cell) - strlen(cell), " (%.2fx%s)", q,
+				snprintf(cell + strlen(cell), sizeof(cell) - strlen(cell), " (%s%s)",
+					 ab_r_x(buf, sizeof(buf), q),
 					 v == AB_V_FEW ? ", few" : ab_r_star(v));
 			fprintf(r->out, " %s |", cell);
 		}

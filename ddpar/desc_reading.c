@@ -16,7 +16,7 @@ static void uring_cpu_reading_bs(struct ab_render *r, const char *bs)
 {
 	const struct ab_group *base = ddp_transport_cell(r, 1, "1", 0, bs), *g[URING_NCOLS];
 	int n = 0, best = -1;
-	char buf[160];
+	char buf[160], b99[32];
 
 	for (int c = 0; c < URING_NCOLS; c++) {
 		g[c] = ddp_transport_cell(r, 1, "1", URING_COL + c, bs);
@@ -43,8 +43,9 @@ static void uring_cpu_reading_bs(struct ab_render *r, const char *bs)
 		const struct ab_group *p99 = ddp_transport_find(r, "lat_p99_us", 1, "1", URING_COL + c,
 								 bs);
 		if (p50 && p99)
-			fprintf(r->out, "; per read p50 %.0f us, p99 %.0f us", ab_r_median(p50),
-				ab_r_median(p99));
+			fprintf(r->out, "; per read p50 %s us, p99 %s us",
+				ab_r_num(buf, sizeof(buf), ab_r_median(p50)),
+				ab_r_num(b99, sizeof(b99), ab_r_median(p99)));
 		fprintf(r->out, ");");
 	}
 	fprintf(r->out, " best here: %s. On its queue's CPU the ring thread is woken where the "

@@ -49,12 +49,13 @@ static void legend(FILE *f, int marks, const char *what)
 static void paired_row(FILE *f, const char *op, const struct ab_group *base, int wb,
 		       const struct ab_group *other, int wo)
 {
-	char buf[160];
+	char buf[160], a[32], b[32];
 	double q = NAN;
 	struct ab_ci ci;
 	enum ab_verdict v = ab_r_paired(other, base, &q, &ci);
 
-	fprintf(f, "%-8s %*.2f %*.2f   %s%s\n", op, wb, ab_r_median(base), wo, ab_r_median(other),
+	fprintf(f, "%-8s %*s %*s   %s%s\n", op, wb, ab_r_num(a, sizeof(a), ab_r_median(base)), wo,
+		ab_r_num(b, sizeof(b), ab_r_median(other)),
 		ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1), ab_r_star(v));
 }
 
@@ -84,7 +85,7 @@ static void op_table(struct ab_render *r)
 static void mode_table(struct ab_render *r)
 {
 	FILE *f = r->out;
-	char ops[AB_GRID_ROWS][32], modes[AB_GRID_COLS][32], buf[160], nthreads[AB_VALUE_LEN];
+	char ops[AB_GRID_ROWS][32], modes[AB_GRID_COLS][32], buf[160], nthreads[AB_VALUE_LEN], a[32];
 	int nop = ab_r_distinct(r, FDGET_M_NS, "op", ops, AB_GRID_ROWS);
 	int nmode = ab_r_distinct(r, FDGET_M_NS, "mode", modes, AB_GRID_COLS), marks = 0;
 
@@ -100,8 +101,9 @@ static void mode_table(struct ab_render *r)
 			struct ab_ci ci;
 			if (!g)
 				continue;
-			fprintf(f, "%-8s %-12s %7s %10.2f", ops[i], modes[k],
-				ab_cfg_get(g->config, "threads", nthreads, sizeof(nthreads)), ab_r_median(g));
+			fprintf(f, "%-8s %-12s %7s %10s", ops[i], modes[k],
+				ab_cfg_get(g->config, "threads", nthreads, sizeof(nthreads)),
+				ab_r_num(a, sizeof(a), ab_r_median(g)));
 			if (g != s) {
 				marks |= can_mark(g, s);
 				enum ab_verdict v = ab_r_paired(g, s, &q, &ci);
@@ -118,7 +120,7 @@ static void mode_table(struct ab_render *r)
 static void overhead_table(struct ab_render *r)
 {
 	FILE *f = r->out;
-	char ops[AB_GRID_ROWS][32], buf[160];
+	char ops[AB_GRID_ROWS][32], buf[160], a[32], b[32];
 	int nop = ab_r_distinct(r, FDGET_M_BARE, "op", ops, AB_GRID_ROWS), marks = 0;
 
 	fprintf(f, "Loop overhead check: single mode as measured vs the same loop timed bare:\n\n");
@@ -127,12 +129,13 @@ static void overhead_table(struct ab_render *r)
 		"harness vs bare (paired per repetition)");
 	for (int i = 0; i < nop; i++) {
 		const struct ab_group *h = op_mode(r, FDGET_M_NS, ops[i], "single");
-		const struct ab_group *b = op_mode(r, FDGET_M_BARE, ops[i], "single");
+		const struct ab_group *bare = op_mode(r, FDGET_M_BARE, ops[i], "single");
 		double q = NAN;
 		struct ab_ci ci;
-		enum ab_verdict v = ab_r_paired(h, b, &q, &ci);
-		marks |= can_mark(h, b);
-		fprintf(f, "%-8s %13.2f %10.2f   %s%s\n", ops[i], ab_r_median(h), ab_r_median(b),
+		enum ab_verdict v = ab_r_paired(h, bare, &q, &ci);
+		marks |= can_mark(h, bare);
+		fprintf(f, "%-8s %13s %10s   %s%s\n", ops[i], ab_r_num(a, sizeof(a), ab_r_median(h)),
+			ab_r_num(b, sizeof(b), ab_r_median(bare)),
 			ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1), ab_r_star(v));
 	}
 	ab_r_fence(r);
@@ -144,7 +147,7 @@ static void spawn_table(struct ab_render *r)
 	FILE *f = r->out;
 	const struct ab_group *g0 = op_mode(r, FDGET_M_SPAWN, "spawn", "single");
 	const struct ab_group *g1 = op_mode(r, FDGET_M_SPAWN, "spawn", "idle-thread");
-	char buf[160];
+	char buf[160], a[32], b[32];
 	double q = NAN;
 	struct ab_ci ci;
 
@@ -152,8 +155,9 @@ static void spawn_table(struct ab_render *r)
 		return;
 	/* Paired: batch i of each kind ran back to back, in an order that flips. */
 	enum ab_verdict v = ab_r_paired(g1, g0, &q, &ci);
-	fprintf(f, "Process start-up: %.1f us without a thread, %.1f us with one: %s.\n",
-		ab_r_median(g0), ab_r_median(g1), ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1));
+	fprintf(f, "Process start-up: %s us without a thread, %s us with one: %s.\n",
+		ab_r_num(a, sizeof(a), ab_r_median(g0)), ab_r_num(b, sizeof(b), ab_r_median(g1)),
+		ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1));
 	fprintf(f, "- post: `xfs_io -c quit` x1000: -M (one extra thread) added %g s, about %.0f us per "
 		   "start; generic/132 took %g s without and %g s with -M\n\n",
 		ab_pub(POST, "spawn.added_s_per_1000"), ab_pub(POST, "spawn.added_s_per_1000") * 1000,
@@ -187,7 +191,7 @@ static void spawn_reading(struct ab_render *r)
 					   "a process without one", 1 };
 	const struct ab_group *g0 = op_mode(r, FDGET_M_SPAWN, "spawn", "single");
 	const struct ab_group *g1 = op_mode(r, FDGET_M_SPAWN, "spawn", "idle-thread");
-	char buf[512];
+	char buf[512], a[32], b[32];
 	double q = NAN;
 	struct ab_ci ci;
 
@@ -197,9 +201,9 @@ static void spawn_reading(struct ab_render *r)
 	/* the change is the median of per-repetition ratios, which need not equal the ratio of
 	 * the two medians: say which is which, so the numbers do not seem to disagree */
 	fprintf(r->out, "%s (The change is the median of the paired, per-repetition ratios.) "
-		"The median start took %.1f us without the thread and %.1f us with it, each side's "
-		"own median. ", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci), ab_r_median(g0),
-		ab_r_median(g1));
+		"The median start took %s us without the thread and %s us with it, each side's "
+		"own median. ", ab_r_sentence(buf, sizeof(buf), &c, v, q, &ci),
+		ab_r_num(a, sizeof(a), ab_r_median(g0)), ab_r_num(b, sizeof(b), ab_r_median(g1)));
 }
 
 /* report.md's first table: the post measured whole tests and xfs_io starts, this run
@@ -216,9 +220,9 @@ static void beside(struct ab_render *r)
 		return;
 	ab_r_beside_head(r, "with a second thread / without", cols);
 	ab_r_beside_row(r, "generic/132, an fd-heavy test (s)");
-	snprintf(t, sizeof(t), "%sx (%s -> %s s)",
-		 ab_r_num(a, sizeof(a), ab_pub(POST, "generic132.with_s") /
-					 ab_pub(POST, "generic132.without_s")),
+	snprintf(t, sizeof(t), "%s (%s -> %s s)",
+		 ab_r_x(a, sizeof(a), ab_pub(POST, "generic132.with_s") /
+				      ab_pub(POST, "generic132.without_s")),
 		 ab_pub_text(POST, "generic132.without_s"), ab_pub_text(POST, "generic132.with_s"));
 	ab_r_cell_text(r, t);
 	ab_r_cell_text(r, "not run here");
@@ -253,7 +257,7 @@ static void beside(struct ab_render *r)
 static void reading(struct ab_render *r)
 {
 	spawn_reading(r);	/* the post's in the same paragraph */
-	fprintf(r->out, "The post: an extra thread added about %.0f us per xfs_io start and %+.0f%% "
+	fprintf(r->out, "The post: an extra thread added about %.0f us per xfs_io start and %+.1f%% "
 			"to an fd-heavy test (generic/132).\n\n",
 		ab_pub(POST, "spawn.added_s_per_1000") * 1000,
 		100 * (ab_pub(POST, "generic132.with_s") / ab_pub(POST, "generic132.without_s") - 1));

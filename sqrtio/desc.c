@@ -26,13 +26,12 @@ static const struct ab_group *cell(struct ab_render *r, const char *metric, cons
 
 static const char *const locals[] = { "1", "0" };
 
-/* v with prec decimals in width, "-" when missing */
-static const char *num(char *buf, size_t len, int width, int prec, double v)
+/* v as every human table prints it (ab_r_num), right-aligned in width; "-" when missing */
+static const char *num(char *buf, size_t len, int width, double v)
 {
-	if (isnan(v))
-		snprintf(buf, len, "%*s", width, "-");
-	else
-		snprintf(buf, len, "%*.*f", width, prec, v);
+	char t[32];
+
+	snprintf(buf, len, "%*s", width, ab_r_num(t, sizeof(t), v));
 	return buf;
 }
 
@@ -48,13 +47,14 @@ static void post_lines(struct ab_render *r, char rqs[][32], int nrq)
 			if (!s && !io)
 				continue;
 			fprintf(r->out, "rq=%s local=%s  %s (M sqrt/sec) %s (K ios/sec)", rqs[i], locals[l],
-				num(a, sizeof(a), 10, 3, ab_r_median(s)),
-				num(b, sizeof(b), 8, 3, ab_r_median(io)));
+				num(a, sizeof(a), 10, ab_r_median(s)),
+				num(b, sizeof(b), 8, ab_r_median(io)));
 			snprintf(key, sizeof(key), "rq%.31s.local%.1s.sqrt_M_per_s", rqs[i], locals[l]);
 			if (!isnan(ab_pub(POST, key))) {
-				double sq = ab_pub(POST, key);
+				/* as the post printed them */
+				const char *sq = ab_pub_text(POST, key);
 				snprintf(key, sizeof(key), "rq%.31s.local%.1s.ios_K_per_s", rqs[i], locals[l]);
-				fprintf(r->out, "   post: %.3f / %.3f", sq, ab_pub(POST, key));
+				fprintf(r->out, "   post: %s / %s", sq, ab_pub_text(POST, key));
 			}
 			fprintf(r->out, "\n");
 		}
@@ -65,7 +65,7 @@ static void post_lines(struct ab_render *r, char rqs[][32], int nrq)
 static void cost_lines(struct ab_render *r, char rqs[][32], int nrq)
 {
 	static const char *const ms[] = { SQ_M_P50, SQ_M_P99, SQ_M_IRQ, SQ_M_CAL, SQ_M_RES };
-	static const int prec[] = { 1, 1, 3, 3, 3 }, width[] = { 9, 9, 8, 8, 8 };
+	static const int width[] = { 9, 9, 8, 8, 8 };
 	char buf[32], label[80], io[128], sq[128], irq[128];
 
 	ab_r_fence(r);
@@ -82,7 +82,7 @@ static void cost_lines(struct ab_render *r, char rqs[][32], int nrq)
 			snprintf(label, sizeof(label), "rq=%.31s local=%s", rqs[i], locals[l]);
 			fprintf(r->out, "%-13s", label);
 			for (size_t k = 0; k < AB_ARRAY_SIZE(ms); k++)
-				fprintf(r->out, " %s", num(buf, sizeof(buf), width[k], prec[k], ab_r_median(g[k])));
+				fprintf(r->out, " %s", num(buf, sizeof(buf), width[k], ab_r_median(g[k])));
 			ab_cfg_get(any->config, "io_cpus", io, sizeof(io));
 			ab_cfg_get(any->config, "sqrt_cpus", sq, sizeof(sq));
 			ab_cfg_get(any->config, "irq_cpus", irq, sizeof(irq));

@@ -57,9 +57,12 @@ static void judge_pair(struct pair *q)
 /* The ratio's cell; a CI that excludes 1 while the verdict is "not significant" says why. */
 static const char *ratio_cell(char *buf, size_t len, enum ab_verdict v, const struct pair *q)
 {
+	char x[32], lo[32], hi[32];
+
 	if (v == AB_V_SAME && q->p < ALPHA && (q->v == AB_V_UP || q->v == AB_V_DOWN))
-		snprintf(buf, len, "%.3gx [%.3g, %.3g] 95%% CI: significant alone, not after the "
-			 "correction for the number of comparisons", q->r, q->ci.lo, q->ci.hi);
+		snprintf(buf, len, "%s [%s, %s] 95%% CI: significant alone, not after the "
+			 "correction for the number of comparisons", ab_r_x(x, sizeof(x), q->r),
+			 ab_r_num(lo, sizeof(lo), q->ci.lo), ab_r_num(hi, sizeof(hi), q->ci.hi));
 	else
 		ab_r_ratio_text(buf, len, v, q->r, &q->ci, 0);
 	return buf;
@@ -128,21 +131,24 @@ static void one_pair(struct cmp *c, const struct pair *q)
 	}
 	fprintf(c->md, "| %s | ", a->bench);
 	h_cmp_md_cfg(c->md, c, a);
+	/* medians as every human table prints them; the CSV keeps %.6g */
+	char ma[32], mb[32], rt[128], x[32], lo[32], hi[32];
+	ab_r_num(ma, sizeof(ma), ab_r_median(a));
+	ab_r_num(mb, sizeof(mb), ab_r_median(q->b));
 	fprintf(c->md, " | %s | %s | %s | %s | %s | %s |\n", a->metric,
-		h_cmp_run_label(lab, sizeof(lab), q->k), num[0], num[1],
+		h_cmp_run_label(lab, sizeof(lab), q->k), ma, mb,
 		ratio_cell(buf, sizeof(buf), v, q),
 		isnan(q->adj) ? "-" : q->adj < 0.001 ? "< 0.001" : num[5]);	/* bootstrap: no exact 0 */
-	char sc[AB_CONFIG_LEN], met[AB_METRIC_LEN], ma[16], mb[16], rt[64];
-	snprintf(ma, sizeof(ma), "%.4g", ab_r_median(a));
-	snprintf(mb, sizeof(mb), "%.4g", ab_r_median(q->b));
+	char sc[AB_CONFIG_LEN], met[AB_METRIC_LEN];
+	const char *star = v == AB_V_UP || v == AB_V_DOWN ? "*" : "";
+	ab_r_x(x, sizeof(x), q->r);
 	if (v == AB_V_FEW)
-		snprintf(rt, sizeof(rt), "%.3gx (few reps)", q->r);
+		snprintf(rt, sizeof(rt), "%s (few reps)", x);
 	else
-		snprintf(rt, sizeof(rt), "%.3gx [%.3g,%.3g]%s", q->r, q->ci.lo, q->ci.hi,
-			 v == AB_V_UP || v == AB_V_DOWN ? "*" : "");
-	if (strlen(rt) > TERM_RATIO_W)	/* a CI up to 1e+04: its bounds are in compare.md */
-		snprintf(rt, sizeof(rt), "%.3gx%s (CI: .md)", q->r,
-			 v == AB_V_UP || v == AB_V_DOWN ? "*" : "");
+		snprintf(rt, sizeof(rt), "%s [%s,%s]%s", x, ab_r_num(lo, sizeof(lo), q->ci.lo),
+			 ab_r_num(hi, sizeof(hi), q->ci.hi), star);
+	if (strlen(rt) > TERM_RATIO_W)	/* a wide CI: its bounds are in compare.md */
+		snprintf(rt, sizeof(rt), "%s%s (CI: .md)", x, star);
 	snprintf(met, sizeof(met), "%s", a->metric);
 	h_cmp_short_cfg(c, a, sc, sizeof(sc));	/* always into sc */
 	printf(TERM_ROW, a->bench, h_cmp_term_cut(sc, 23),

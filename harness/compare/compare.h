@@ -58,7 +58,7 @@ struct cmp {
 
 /* The terminal table fits 100 columns: configs as the values of the keys that vary
  * ("fuse/single/same/libfuse"), a legend per benchmark names those keys. */
-#define TERM_ROW "%-9.9s %-23.23s %-19.19s %-4.4s %9.9s %9.9s %s\n"
+#define TERM_ROW "%-9.9s %-23.23s %-19.19s %-4.4s %9s %9s %s\n"	/* medians never cut */
 #define TERM_RATIO_W 21	/* 79 columns before the ratio, written 0.9x as everywhere */
 
 /* g's group in run d (same bench, config, metric and unit), or NULL. */

@@ -281,12 +281,13 @@ int h_gate_judge(const struct h_gate *g, const struct ab_results *d, char *const
 				violated++;
 				printf("VIOLATED %s:%d '%s': ", g->file, r->line, r->text);
 				h_md_cell(stdout, dirs[k]);	/* outside text: escaped */
-				char adj[16];
+				char adj[16], x[32], lo[32], hi[32];
 				snprintf(adj, sizeof(adj), v.adj < 0.001 ? "< 0.001" : "%.2g", v.adj);
-				printf(": %d config%s, Holm-corrected: %d %s by more than %g%%; worst %.4gx "
-				       "[%.4g, %.4g] 95%% CI, adjusted p %s, at %s\n", v.judged,
+				printf(": %d config%s, Holm-corrected: %d %s by more than %g%%; worst %s "
+				       "[%s, %s] 95%% CI, adjusted p %s, at %s\n", v.judged,
 				       v.judged == 1 ? "" : "s", v.worse, r->rise ? "rose" : "dropped", r->pct,
-				       v.worst, v.lo, v.hi, adj, v.config);
+				       ab_r_x(x, sizeof(x), v.worst), ab_r_num(lo, sizeof(lo), v.lo),
+				       ab_r_num(hi, sizeof(hi), v.hi), adj, v.config);
 				baselines_said(&v);
 			} else if (v.few || !v.judged) {
 				unjudged++;

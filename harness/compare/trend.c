@@ -92,7 +92,7 @@ static void collect(const struct ab_results *base, const char *bench, const char
 static void row(FILE *md, int k, const struct ab_group *b, const struct ab_group *a)
 {
 	struct ab_summary s;
-	char l[16], m[32], lo[32], hi[32];
+	char l[16], m[32], lo[32], hi[32], x[32];
 
 	fprintf(md, "| %s | ", h_cmp_run_label(l, sizeof(l), k));
 	if (!b) {
@@ -115,9 +115,10 @@ static void row(FILE *md, int k, const struct ab_group *b, const struct ab_group
 	else if (v == AB_V_NONE)
 		fputs("- (A's median is 0) |\n", md);
 	else if (v == AB_V_FEW)
-		fprintf(md, "%.3gx (too few repetitions for a CI) |\n", r);
+		fprintf(md, "%s (too few repetitions for a CI) |\n", ab_r_x(x, sizeof(x), r));
 	else
-		fprintf(md, "%.3gx [%.3g, %.3g] |\n", r, ci.lo, ci.hi);
+		fprintf(md, "%s [%s, %s] |\n", ab_r_x(x, sizeof(x), r),
+			ab_r_num(lo, sizeof(lo), ci.lo), ab_r_num(hi, sizeof(hi), ci.hi));
 }
 
 /* Per config a table, a row per run: 50 runs make 50 short rows, not 50 columns. */

@@ -59,7 +59,7 @@ void ab_r_cell_pub_ratio(struct ab_render *r, const char *post, const char *num,
 		ab_r_cell_not_in_post(r);
 		return;
 	}
-	fprintf(r->out, " %sx |", ab_r_num(n, sizeof(n), a / b));
+	fprintf(r->out, " %s |", ab_r_x(n, sizeof(n), a / b));
 }
 
 void ab_r_cell_median(struct ab_render *r, const struct ab_group *g)
@@ -77,9 +77,9 @@ const char *ab_r_ratio_brief(char *buf, size_t len, enum ab_verdict v, double q,
 	if (v == AB_V_NONE)
 		snprintf(buf, len, "not measured");
 	else if (v == AB_V_FEW)
-		snprintf(buf, len, "%sx (n < %d)", ab_r_num(e, sizeof(e), q), AB_MIN_REPS_CI);
+		snprintf(buf, len, "%s (n < %d)", ab_r_x(e, sizeof(e), q), AB_MIN_REPS_CI);
 	else
-		snprintf(buf, len, "%sx [%s, %s]%s", ab_r_num(e, sizeof(e), q),
+		snprintf(buf, len, "%s [%s, %s]%s", ab_r_x(e, sizeof(e), q),
 			 ab_r_num(lo, sizeof(lo), ci->lo), ab_r_num(hi, sizeof(hi), ci->hi), ab_r_star(v));
 	return buf;
 }

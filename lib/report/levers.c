@@ -99,8 +99,9 @@ static void cost_md(struct ab_render *r, const struct ab_levers *l, const struct
 			sum += m;
 			n++;
 		} else if (named(h->metric, "mon_idle_", "_pct") && m >= 1)
-			ab_r_addf(states, sizeof(states), "%s%.*s %.0f%%", states[0] ? ", " : "",
-				  (int)(strlen(h->metric) - 13), h->metric + 9, m);
+			ab_r_addf(states, sizeof(states), "%s%.*s %s%%", states[0] ? ", " : "",
+				  (int)(strlen(h->metric) - 13), h->metric + 9,
+				  ab_r_num(a, sizeof(a), m));
 	}
 	if (n)
 		*idle = sum / n;
@@ -166,7 +167,7 @@ static void sentence(struct ab_render *r, const struct ab_levers *l, const struc
 		     const double *cpu, const double *idle)
 {
 	int q = 0, b = cheapest(l, w, n, cpu, idle, &q);
-	char a[32], c[32];
+	char a[32], c[32], lo[32], hi[32];
 	double x;
 	struct ab_ci ci;
 
@@ -176,9 +177,9 @@ static void sentence(struct ab_render *r, const struct ab_levers *l, const struc
 	}
 	enum ab_verdict v = ab_r_ratio(w[b].sub[q], w[b].base[q], &x, &ci);
 	double q0 = ab_r_median(w[0].sub[q]) / ab_r_median(w[0].base[q]);
-	fprintf(r->out, "Here, %s=%s closes %.0f%% of the gap of %s (%.2f as found, %.2f with it) "
+	fprintf(r->out, "Here, %s=%s closes %.0f%% of the gap of %s (%s as found, %s with it) "
 			"at a cost of ", l->key[w[b].key].key, w[b].val, 100 * closed(&w[0], &w[b], q),
-		l->ratio[q].name, q0, x);
+		l->ratio[q].name, ab_r_num(a, sizeof(a), q0), ab_r_num(c, sizeof(c), x));
 	if (isfinite(cpu[b]))
 		fprintf(r->out, "%s us of server CPU per request, ", ab_r_num(a, sizeof(a), cpu[b]));
 	if (isfinite(idle[b]))
@@ -189,11 +190,12 @@ static void sentence(struct ab_render *r, const struct ab_levers *l, const struc
 		fprintf(r->out, "; that cannot be judged (fewer than %d repetitions).\n\n",
 			AB_MIN_REPS_CI);
 	else if (ci.lo > q0 || ci.hi < q0)
-		fprintf(r->out, "; its ratio's 95%% CI [%.2f, %.2f] excludes the value as found.\n\n",
-			ci.lo, ci.hi);
+		fprintf(r->out, "; its ratio's 95%% CI [%s, %s] excludes the value as found.\n\n",
+			ab_r_num(lo, sizeof(lo), ci.lo), ab_r_num(hi, sizeof(hi), ci.hi));
 	else
-		fprintf(r->out, "; its ratio's 95%% CI [%.2f, %.2f] holds the value as found: not "
-				"significant.\n\n", ci.lo, ci.hi);
+		fprintf(r->out, "; its ratio's 95%% CI [%s, %s] holds the value as found: not "
+				"significant.\n\n", ab_r_num(lo, sizeof(lo), ci.lo),
+			ab_r_num(hi, sizeof(hi), ci.hi));
 }
 
 int ab_levers_table(struct ab_render *r, const struct ab_levers *l, int with_sentence)
@@ -224,12 +226,16 @@ int ab_levers_table(struct ab_render *r, const struct ab_levers *l, int with_sen
 			struct ab_ci ci;
 			enum ab_verdict v = ab_r_ratio(w[i].sub[q], w[i].base[q], &x, &ci);
 			double c = i ? closed(&w[0], &w[i], q) : NAN;
+			char xs[32], lo[32], hi[32];
 			if (v == AB_V_NONE)
 				fprintf(f, " not measured |");
 			else if (v == AB_V_FEW)
-				fprintf(f, " %.3g (n<%d)", x, AB_MIN_REPS_CI);
+				fprintf(f, " %s (n<%d)", ab_r_num(xs, sizeof(xs), x),
+					AB_MIN_REPS_CI);
 			else
-				fprintf(f, " %.3g [%.3g, %.3g]", x, ci.lo, ci.hi);
+				fprintf(f, " %s [%s, %s]", ab_r_num(xs, sizeof(xs), x),
+					ab_r_num(lo, sizeof(lo), ci.lo),
+					ab_r_num(hi, sizeof(hi), ci.hi));
 			if (v != AB_V_NONE)
 				fprintf(f, isfinite(c) ? "; %.0f%% |" : " |", 100 * c);
 		}

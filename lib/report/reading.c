@@ -27,8 +27,7 @@ static const char *pct_text(char *t, size_t len, double q)
 
 static const char *x_text(char *t, size_t len, double q)
 {
-	snprintf(t, len, "%.3gx", q);
-	return t;
+	return ab_r_x(t, len, q);
 }
 
 /* "0.846x that of readers on it", "3.2% higher than that of single" */
@@ -37,7 +36,7 @@ static void estimate(char *buf, size_t len, const struct ab_claim *c, double q)
 	char t[48];
 
 	if (!c->pct)
-		snprintf(t, sizeof(t), "%.3gx", q);
+		ab_r_x(t, sizeof(t), q);
 	else if (fabs(q - 1) < 0.0005)
 		snprintf(t, sizeof(t), "the same as");
 	else

@@ -135,6 +135,17 @@ const char *ab_r_num(char *buf, size_t len, double v)
 	return buf;
 }
 
+const char *ab_r_x(char *buf, size_t len, double q)
+{
+	char t[32];
+
+	if (isnan(q))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%sx", ab_r_num(t, sizeof(t), q));
+	return buf;
+}
+
 int ab_r_table_no(struct ab_render *r)
 {
 	return ++r->ntables;
@@ -204,7 +215,7 @@ enum ab_verdict ab_r_paired(const struct ab_group *a, const struct ab_group *b, 
 const char *ab_r_ratio_text(char *buf, size_t len, enum ab_verdict v, double ratio,
 			    const struct ab_ci *ci, int pct)
 {
-	char est[48];
+	char est[48], lo[32], hi[32];
 
 	if (v == AB_V_NONE) {
 		snprintf(buf, len, "not compared: not both measured in this run");
@@ -213,7 +224,7 @@ const char *ab_r_ratio_text(char *buf, size_t len, enum ab_verdict v, double rat
 	if (pct)
 		snprintf(est, sizeof(est), "%+.1f%%", 100 * (ratio - 1));
 	else
-		snprintf(est, sizeof(est), "%.3gx", ratio);
+		ab_r_x(est, sizeof(est), ratio);
 	if (v == AB_V_FEW) {
 		snprintf(buf, len, "%s (too few repetitions to judge: %d or more needed)", est,
 			 AB_MIN_REPS_CI);
@@ -221,7 +232,8 @@ const char *ab_r_ratio_text(char *buf, size_t len, enum ab_verdict v, double rat
 		snprintf(buf, len, "%s [%+.1f%%, %+.1f%%] 95%% CI, %s", est, 100 * (ci->lo - 1),
 			 100 * (ci->hi - 1), v == AB_V_SAME ? "not significant" : "significant");
 	} else {
-		snprintf(buf, len, "%s [%.3g, %.3g] 95%% CI, %s", est, ci->lo, ci->hi,
+		snprintf(buf, len, "%s [%s, %s] 95%% CI, %s", est, ab_r_num(lo, sizeof(lo), ci->lo),
+			 ab_r_num(hi, sizeof(hi), ci->hi),
 			 v == AB_V_SAME ? "not significant" : "significant");
 	}
 	return buf;
@@ -317,7 +329,7 @@ void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char
 void ab_r_cost_cell(struct ab_render *r, const struct ab_group *g, const struct ab_group *cpu,
 		    const struct ab_group *base)
 {
-	char a[32], b[32], rt[32] = "";
+	char a[32], b[32], rt[48] = "";
 	double q = NAN;
 	struct ab_ci ci;
 
@@ -327,7 +339,7 @@ void ab_r_cost_cell(struct ab_render *r, const struct ab_group *g, const struct 
 	}
 	enum ab_verdict v = g != base ? ab_r_ratio(g, base, &q, &ci) : AB_V_NONE;
 	if (v != AB_V_NONE)
-		snprintf(rt, sizeof(rt), ", %.2fx%s", q, ab_r_star(v));
+		snprintf(rt, sizeof(rt), ", %s%s", ab_r_x(a, sizeof(a), q), ab_r_star(v));
 	fprintf(r->out, " %s (%s us%s) |", ab_r_num(a, sizeof(a), ab_r_median(g)),
 		ab_r_num(b, sizeof(b), ab_r_median(cpu)), rt);
 }

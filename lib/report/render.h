@@ -135,6 +135,10 @@ double ab_r_median(const struct ab_group *g);
  * 1000 on, 3 significant digits in plain notation below (0.0000197, never e-notation),
  * "-" for NAN. */
 const char *ab_r_num(char *buf, size_t len, double v);
+/* A ratio we computed, as every human text shows one: ab_r_num and "x" ("0.846x", "1.92x",
+ * "1234x"); "-" for NAN. The one notation of a ratio in report.md, tables.md and on a
+ * terminal: a ratio printed in two places reads the same in both. */
+const char *ab_r_x(char *buf, size_t len, double q);
 /* The next number of a numbered table ("1)", "2)", ...): counted as they are printed,
  * so a run without some of a benchmark's tables still starts at 1. */
 int ab_r_table_no(struct ab_render *r);
@@ -154,8 +158,9 @@ enum ab_verdict ab_r_ratio_p(const struct ab_group *a, const struct ab_group *b,
 /* The median of per-repetition ratios a/b (pairs of one repetition) with its CI. */
 enum ab_verdict ab_r_paired(const struct ab_group *a, const struct ab_group *b, double *ratio,
 			    struct ab_ci *ci);
-/* "1.92x [1.71, 2.10] 95% CI, significant", "1.92x (too few repetitions to judge: n=3,
- * 6 needed)" or "not compared: not both measured in this run"; pct: as a change in percent. */
+/* "1.92x [1.71, 2.1] 95% CI, significant" (ab_r_x, ab_r_num), "1.92x (too few
+ * repetitions to judge: n=3, 6 needed)" or "not compared: not both measured in this
+ * run"; pct: as a change in percent. */
 const char *ab_r_ratio_text(char *buf, size_t len, enum ab_verdict v, double ratio,
 			    const struct ab_ci *ci, int pct);
 /* " *" for a significant verdict, "" otherwise. */

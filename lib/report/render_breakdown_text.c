@@ -24,10 +24,10 @@ static const int wake_step[AB_BREAKDOWN_NWAKE] = { 1, 3 };	/* daemon_wake, reply
 
 /* ---- sentences ---- */
 
+/* Microseconds as the breakdown's table shows them (ab_r_num). */
 static const char *us(char *t, size_t len, double v)
 {
-	snprintf(t, len, "%.3g", v);
-	return t;
+	return ab_r_num(t, len, v);
 }
 
 static void cell(FILE *f, double v)
@@ -79,10 +79,11 @@ const char *ab_breakdown_compare(char *buf, size_t len, const struct ab_breakdow
 			    us(d, sizeof(d), a->step_us[best] - b->step_us[best]), step_words[best]);
 		for (int w = 0; w < AB_BREAKDOWN_NWAKE; w++)
 			if (wake_step[w] == best && isfinite(a->cross_pct[w]) && isfinite(a->idle_pct[w])) {
-				snprintf(x, sizeof(x), "%.2g", a->wakes[w]);
-				ab_breakdown_addf(buf, len, " (%s wake-up%s per call, %.0f%% of them across CPUs and "
-						      "%.0f%% onto an idle CPU)", x, strcmp(x, "1") ? "s" : "",
-					    a->cross_pct[w], a->idle_pct[w]);
+				ab_r_num(x, sizeof(x), a->wakes[w]);
+				ab_breakdown_addf(buf, len, " (%s wake-up%s per call, %s%% of them across CPUs and "
+						      "%s%% onto an idle CPU)", x, strcmp(x, "1") ? "s" : "",
+					    ab_r_num(y, sizeof(y), a->cross_pct[w]),
+					    ab_r_num(d, sizeof(d), a->idle_pct[w]));
 			}
 	}
 	if (missing[0])
@@ -93,7 +94,7 @@ const char *ab_breakdown_compare(char *buf, size_t len, const struct ab_breakdow
 
 const char *ab_breakdown_single(char *buf, size_t len, const struct ab_breakdown_bar *a, const char *name)
 {
-	char x[32], y[32];
+	char x[32], y[32], z[32];
 	int best = -1;
 
 	for (int s = 0; s < AB_BREAKDOWN_NSTEP; s++)
@@ -103,8 +104,9 @@ const char *ab_breakdown_single(char *buf, size_t len, const struct ab_breakdown
 	ab_breakdown_addf(buf, len, "Only one configuration has a breakdown (`%s`): %s us per call", name,
 		    us(x, sizeof(x), a->call_us));
 	if (best >= 0 && a->call_us > 0)
-		ab_breakdown_addf(buf, len, ", most of it in %s (%s us, %.0f%%)", step_words[best],
-			    us(y, sizeof(y), a->step_us[best]), 100 * a->step_us[best] / a->call_us);
+		ab_breakdown_addf(buf, len, ", most of it in %s (%s us, %s%%)", step_words[best],
+			    us(y, sizeof(y), a->step_us[best]),
+			    ab_r_num(z, sizeof(z), 100 * a->step_us[best] / a->call_us));
 	ab_breakdown_addf(buf, len, ".");
 	return buf;
 }

@@ -109,7 +109,7 @@ if command -v gnuplot >/dev/null 2>&1; then
 	check "harness plot exits 0 (rc $rc)" [ "$rc" = 0 ]
 	for m in line futex pipe; do
 		check "harness plot drew cpupair_$m.png and .svg" \
-			[ -s "$out/run/figures/cpupair_$m.png" ] && [ -s "$out/run/figures/cpupair_$m.svg" ]
+			test -s "$out/run/figures/cpupair_$m.png" -a -s "$out/run/figures/cpupair_$m.svg"
 	done
 	n=$(grep -c . "$out/run/figures/src/cpupair_line.dat")
 	check "an out-of-bounds place is no pixel (line .dat: $n lines)" [ "$n" -le $((ncpu * ncpu + 1)) ]

@@ -1,10 +1,11 @@
 #!/bin/bash
 # Nothing of a figure is cut off. Every figure of the committed runs (their
 # records copied to a temporary directory and plotted there), of a crafted
-# hist.csv (CDF panels of several configs, lines of 12 keys) and of compare's
-# trend plots across the emulated runs is drawn, and the outermost pixels of
-# each PNG must be background: gnuplot keeps a margin round every figure, so
-# a title, label or key that reaches the edge was clipped there. The PNGs are
+# hist.csv (CDF panels of several configs, lines of 12 keys), of cpupair's
+# heatmaps of a crafted 16-CPU matrix and of compare's trend plots across the
+# emulated runs is drawn, and the outermost pixels of each PNG must be
+# background: gnuplot keeps a margin round every figure, so a title, label
+# or key that reaches the edge was clipped there. The PNGs are
 # decoded by png_edges.py with python3 and zlib alone. Every .gp also labels
 # both axes and sets the 12-line palette, and the CDF panels share one x range
 # fitted to their data. (~30 s)
@@ -68,10 +69,36 @@ edges "crafted CDFs" "$W/cdf"
 gp=$W/cdf/figures/src/cdf-ddpar-latency.gp
 ranges=$(grep '^set xrange' "$gp" | sort -u)
 check "CDF panels share one x range ($(echo "$ranges" | head -2 | tr '\n' ' '))" \
-	[ -n "$ranges" ] && [ "$(echo "$ranges" | wc -l)" = 1 ]
+	test -n "$ranges" -a "$(echo "$ranges" | wc -l)" = 1
 check "the CDFs' x range fits the data, not whole decades ($ranges)" \
 	awk '{ gsub(/[^0-9.:]/, ""); split($0, r, ":"); exit !(r[1] > 20000 && r[1] <= 32768 &&
 		r[2] >= 491520 && r[2] < 1e6) }' <<<"$ranges"
+
+# cpupair's heatmaps of a 16-CPU all-pairs matrix (2 NUMA nodes of 2 LLCs, SMT
+# pairs), as bin/cpupair records them, under two settings: the second matrix's
+# title carries its setting. Round trips from tens of ns to thousands of us,
+# so the colour box's tick labels are as wide as a real run's.
+mkdir -p "$W/heat"
+awk 'BEGIN { print "bench,config,rep,metric,value,unit"
+	split("smt llc cross-llc cross-node", cls, " ")
+	split("- idle=poll", set, " ")
+	for (s = 1; s <= 2; s++) for (a = 0; a < 16; a++) for (b = 0; b < 16; b++) {
+		if (a == b)
+			continue
+		c = int(a / 2) == int(b / 2) ? 1 : int(a / 4) == int(b / 4) ? 2 : int(a / 8) == int(b / 8) ? 3 : 4
+		# keys in the order bin/cpupair writes them (sorted)
+		cfg = "class=" cls[c] ";cpu_a=" a ";cpu_b=" b ";" (s == 2 ? set[s] ";" : "") \
+			"pos_a=" a ";pos_b=" b
+		for (rep = 1; rep <= 3; rep++) {
+			printf "cpupair,%s,%d,line_rt_ns,%d,ns\n", cfg, rep, 20 * c * c + a + rep
+			printf "cpupair,%s,%d,futex_rt_us,%.2f,us\n", cfg, rep, 4.5 * c + b / 7 + rep
+			printf "cpupair,%s,%d,pipe_rt_us,%.1f,us\n", cfg, rep, 9 * 10 ^ (c - 1) + a + rep
+		}
+	} }' >"$W/heat/raw.csv"
+"$BIN/harness" plot "$W/heat" >/dev/null 2>&1
+edges "crafted cpupair heatmaps (16 CPUs)" "$W/heat"
+check "the 16-CPU heatmaps are drawn, one set per setting" \
+	test -s "$W/heat/figures/cpupair_pipe.png" -a -s "$W/heat/figures/cpupair_pipe_2.png"
 
 # compare's bars and trend lines across the three emulated runs
 set -- "$TOP"/results/emulated/*

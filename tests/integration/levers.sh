@@ -107,7 +107,7 @@ check "the split's stacked bar is drawn (or its script written without gnuplot)"
 	'[ -s "$R/figures/src/cputestfs_split.gp" ] && grep -q rowstacked "$R/figures/src/cputestfs_split.gp" &&
 	 { ! command -v gnuplot >/dev/null || [ -s "$R/figures/cputestfs_split.png" ]; }'
 check "report.md names the cheapest lever" \
-	grep -q '^Here, idle=poll closes 83% of the gap of other/same (libfuse) (0.10 as found, 0.85 with it)' "$R/report.md"
+	grep -q '^Here, idle=poll closes 83% of the gap of other/same (libfuse) (0.1 as found, 0.85 with it)' "$R/report.md"
 check "report.md gives the split in a sentence" grep -q '^Of the 89.9 us a stat() served on CPU 1' "$R/report.md"
 
 # The check against the breakdown: BRK_AF, BRK_POLL: the wording expected as found and

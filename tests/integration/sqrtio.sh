@@ -152,9 +152,11 @@ check "readers on CPUs completing their own reads for local=1, on the others for
 "$SQ" --file "$F" --rq "$orig" --local 0,1 --duration 1.5 --repeat 6 --quiet >"$out/table.txt" 2>"$out/table.err"
 rc=$?
 check "table run exits 0 (rc $rc: $(head -c 300 "$out/table.err"))" [ "$rc" = 0 ]
-n=$(grep -cE "^rq=$orig local=[01] +[0-9]+\.[0-9]{3} \(M sqrt/sec\) +[0-9]+\.[0-9]{3} \(K ios/sec\)( +post: [0-9.]+ / [0-9.]+)?$" "$out/table.txt")
+# numbers as every human table prints them (ab_r_num: 3 significant figures, plain)
+N='[0-9]+(\.[0-9]+)?'
+n=$(grep -cE "^rq=$orig local=[01] +$N \(M sqrt/sec\) +$N \(K ios/sec\)( +post: [0-9.]+ / [0-9.]+)?$" "$out/table.txt")
 check "two lines in the post's layout (got $n)" [ "$n" = 2 ]
-n=$(grep -cE "^rq=$orig local=[01] +[0-9]+\.[0-9] +[0-9]+\.[0-9] +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3}  io=[0-9,-]+ sqrt=[0-9,-]+ irq=[0-9,-]+$" "$out/table.txt")
+n=$(grep -cE "^rq=$orig local=[01] +$N +$N +$N +$N +$N  io=[0-9,-]+ sqrt=[0-9,-]+ irq=[0-9,-]+$" "$out/table.txt")
 check "latency, IRQs and IPIs per IO and the CPUs, one line per point (got $n)" [ "$n" = 2 ]
 check "the cost table's header" grep -qE "^ +p50 us +p99 us +irqs/io +CAL/io +RES/io +cpus$" "$out/table.txt"
 check "off / on ratios judged with a 95% CI over 6 repetitions" \

@@ -2,8 +2,8 @@
  * lib/report/reading.c: every outcome of a comparison reads as one whole
  * sentence (significant, not significant, too few repetitions, not measured),
  * and a sweep's summary names its points with zero counts left out and a
- * single point in the singular. Table-driven: each row an outcome and the
- * exact sentence it must give.
+ * single point in the singular; numbers and ratios have one plain notation.
+ * Table-driven: each row an outcome and the exact sentence it must give.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -34,6 +34,10 @@ static void test_sentence(void **state)
 		{ &io, AB_V_DOWN, 0.73, 0.70, 0.75,
 		  "The IO rate of readers off the IRQ CPU is 0.73x that of readers on it (95% CI "
 		  "[0.7x, 0.75x]); the difference is significant." },
+		/* a ratio past 1000 is digits, never 1.76e+03x */
+		{ &io, AB_V_UP, 1760, 1500, 2049.6,
+		  "The IO rate of readers off the IRQ CPU is 1760x that of readers on it (95% CI "
+		  "[1500x, 2050x]); the difference is significant." },
 		{ &io, AB_V_FEW, 0.846, NAN, NAN,
 		  "The IO rate of readers off the IRQ CPU is 0.846x that of readers on it; with fewer "
 		  "than 6 repetitions a side, that cannot be judged." },
@@ -61,6 +65,42 @@ static void test_sentence(void **state)
 	/* a buffer too small is cut, never overrun */
 	struct ab_ci ci = { 0.5, 1.1, 0.95 };
 	assert_int_equal(strlen(ab_r_sentence(buf, 20, &io, AB_V_SAME, 0.8, &ci)), 19);
+}
+
+/* One format per quantity: a number (ab_r_num) and a ratio (ab_r_x, ab_r_ratio_text) read
+ * the same wherever they are printed: 3 significant figures, plain notation. */
+static void test_numbers(void **state)
+{
+	static const struct {
+		double v;
+		const char *num, *x;
+	} rows[] = {
+		{ 0.005349, "0.00535", "0.00535x" },	/* issue 26: once 0.01, 0.005349, 0.0% */
+		{ 0.0000197, "0.0000197", "0.0000197x" },
+		{ 0.846, "0.846", "0.846x" },
+		{ 1.0, "1", "1x" },
+		{ 1.5, "1.5", "1.5x" },
+		{ 62.54, "62.5", "62.5x" },
+		{ 999.4, "999", "999x" },
+		{ 1760.4, "1760", "1760x" },
+		{ 88819.21812, "88819", "88819x" },
+		{ -0.25, "-0.25", "-0.25x" },
+		{ 0, "0", "0x" },
+		{ NAN, "-", "-" },
+	};
+	char a[32], b[32], buf[160];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		assert_string_equal(ab_r_num(a, sizeof(a), rows[i].v), rows[i].num);
+		assert_string_equal(ab_r_x(b, sizeof(b), rows[i].v), rows[i].x);
+	}
+	struct ab_ci ci = { 1500, 2049.6, 0.95 };
+	assert_string_equal(ab_r_ratio_text(buf, sizeof(buf), AB_V_UP, 1760, &ci, 0),
+			    "1760x [1500, 2050] 95% CI, significant");
+	ci = (struct ab_ci){ 0.00051, 0.0012, 0.95 };
+	assert_string_equal(ab_r_ratio_text(buf, sizeof(buf), AB_V_SAME, 0.000912, &ci, 0),
+			    "0.000912x [0.00051, 0.0012] 95% CI, not significant");
 }
 
 static void test_sweep(void **state)
@@ -100,6 +140,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sentence),
+		cmocka_unit_test(test_numbers),
 		cmocka_unit_test(test_sweep),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
