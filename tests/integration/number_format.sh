@@ -37,8 +37,8 @@ check "the ASCII post table prints the share as 0.00535" \
 	grep -qE '^same  cpu \(%\) +0\.00535$' "$T"
 check "the share grid prints it as 0.00535" \
 	grep -qE '^\| none \| 0\.00535 \|' "$T"
-check "report.md prints it as 0.00535%" \
-	grep -qF "Unpinned, 0.00535% of requests were served on the caller's CPU" "$R"
+check "report.md's table beside the post prints it as 0.00535" \
+	grep -qE "^\| % served on the caller's CPU, without \| [^|]+ \| [^|]+ \| 0.00535 \|$" "$R"
 check "the share is never printed as 0.01, 0.0% or 0.005349" \
 	bash -c "! grep -qE '^same  cpu \(%\) +0\.01$|Unpinned, 0\.0%|0\.005349' '$T' '$R'"
 check "the stat/s the post table prints is the grid's (88000)" \
@@ -47,7 +47,7 @@ check "fdget's ASCII table prints 1235 ns/op, as its grid" \
 	eval 'grep -qE "^fstat +1235 +1300 " "$T" && grep -qE "^\| fstat \| .*1235" "$T"'
 check "a ratio above 1000 is 1760x, in tables.md and report.md" \
 	eval 'grep -qF "cpu affinity (daemon single): 1760x [" "$T" &&
-	      grep -qF "unpinned (daemon single): 1760x [" "$R"'
+	      grep -qE "^\| with / without \| [^|]+ \| [^|]+ \| 1760x \[" "$R"'
 for f in report.md tables.md details.md; do
 	e=$(grep -o '[0-9]e[-+][0-9]*' "$W/$f" | head -1)
 	check "$f prints no e-notation${e:+ ($e)}" test -s "$W/$f" -a -z "$e"
