@@ -151,8 +151,9 @@ int h_gate_judge(const struct h_gate *g, const struct ab_results *d, char *const
 		 int strict);
 
 /* ---- machines.c: the table of what differs between the runs' machines ---- */
-/* "## The machines" into md: one row per machine.txt fact that differs between the
- * runs in dirs, then a sentence saying what the verdicts compare. 1 when the machines
+/* "## The machines" into md: a row per run in dirs and a column per machine.txt fact
+ * that differs between them (tables of at most 120 characters a row), then a sentence
+ * saying what the verdicts compare. 1 when the machines
  * differ (or one is unknown), 0 when they agree. */
 int h_compare_machines(FILE *md, char *const *dirs, int nr);
 

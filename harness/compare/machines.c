@@ -258,16 +258,35 @@ static void cell(FILE *md, const struct column *c, const struct mach *m, int k)
 	fputs(" |", md);
 }
 
-/* The table, a row per run and a column per fact that differs; returns the columns. */
-static int table(FILE *md, struct column *col, const struct mach *m, int nr)
+/* Characters one cell takes, its " " and " |" included: a code, or the value escaped. */
+static size_t cell_len(const struct column *c, const struct mach *m, int k)
 {
-	int nc = 0;
-	for (int i = 0; i < (int)NCOL; i++) {
-		col[nc].col = i;
-		nc += number(&col[nc], m, nr);
-	}
-	if (!nc)
-		return 0;
+	const char *v = c->col < (int)NCOL - LISTS ? m[c->first[c->code[k] - 1]].fact[c->col] : NULL;
+	size_t n = 3;
+
+	if (c->coded)
+		return n + (size_t)snprintf(NULL, 0, "#%d", c->code[k]);
+	for (v = v ? v : "-"; *v; v++)	/* as h_md_cell writes it */
+		n += 1 + (*v == '|' || *v == '`');
+	return n;
+}
+
+static size_t col_width(const struct column *c, const struct mach *m, int nr)
+{
+	size_t w = strlen(name(c->col)) + 3;
+	for (int k = 0; k < nr; k++)
+		if (cell_len(c, m, k) > w)
+			w = cell_len(c, m, k);
+	return w;
+}
+
+/* A table's rows stay this narrow: past it, the next columns open another table, each
+ * with the run column, where a machine.txt with every fact made one of 190 characters. */
+#define TABLE_WIDTH 120
+
+/* One table of columns col[0..nc), a row per run. */
+static void part(FILE *md, const struct column *col, int nc, const struct mach *m, int nr)
+{
 	fputs("| run |", md);
 	for (int i = 0; i < nc; i++)
 		fprintf(md, " %s |", name(col[i].col));
@@ -282,6 +301,35 @@ static int table(FILE *md, struct column *col, const struct mach *m, int nr)
 		for (int i = 0; i < nc; i++)
 			cell(md, &col[i], m, k);
 		fputc('\n', md);
+	}
+}
+
+/* The table, a row per run and a column per fact that differs, in parts of at most
+ * TABLE_WIDTH characters a row (but one column a part, however wide); returns the
+ * columns. */
+static int table(FILE *md, struct column *col, const struct mach *m, int nr)
+{
+	int nc = 0;
+	for (int i = 0; i < (int)NCOL; i++) {
+		col[nc].col = i;
+		nc += number(&col[nc], m, nr);
+	}
+	if (!nc)
+		return 0;
+	size_t runw = strlen("| run |");
+	for (int k = 0; k < nr; k++) {
+		char l[16];
+		size_t w = strlen(h_cmp_run_label(l, sizeof(l), k)) + 4 +
+			   (m[k].missing ? strlen(" (no machine.txt)") : 0);
+		runw = w > runw ? w : runw;
+	}
+	for (int i = 0, j; i < nc; i = j) {
+		size_t w = runw + col_width(&col[i], m, nr);
+		for (j = i + 1; j < nc && w + col_width(&col[j], m, nr) <= TABLE_WIDTH; j++)
+			w += col_width(&col[j], m, nr);
+		if (i)
+			fputc('\n', md);
+		part(md, col + i, j - i, m, nr);
 	}
 	int coded = 0;
 	for (int i = 0; i < nc; i++)

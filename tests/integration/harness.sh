@@ -160,10 +160,14 @@ if [ -f "$REF/raw.csv" ]; then
 	mkdir -p "$D/part"
 	grep -v '^sqrtio,.*local=1;' "$REF/raw.csv" >"$D/part/raw.csv"
 	"$H" plot "$D/part" >/dev/null 2>&1
-	check "sqrtio without local=1: no ratio claimed" \
-		bash -c "! grep -qE 'rate of the run with readers off the IRQ CPU|readers off the IRQ CPU reach' '$D/part/report.md'"
+	# sqrtio/desc.c reading(): one sentence of off/on ratios, a "-" where a side is missing
+	offon='^Readers off the IRQ CPU against readers on it \(95% CI, \* where it excludes 1\):'
+	check "sqrtio without local=1: no ratio claimed, a - at each rq_affinity" \
+		bash -c "grep -E '$offon' '$D/part/report.md' | grep -qE ': sqrt work rate - at rq_affinity 0, .*; IO rate - at rq_affinity 0' &&
+			 ! grep -E '$offon' '$D/part/report.md' | grep -qE '[0-9]x '"
 	check "the full run reads the sqrtio off/on ratio as a sentence" \
-		grep -qE '^- The IO rate of the run with readers off the IRQ CPU \(rq_affinity [0-9]\) is [0-9.]+x that of the run with readers on it' "$D/ref/report.md"
+		grep -qE "$offon sqrt work rate [0-9.]+x \[[0-9.]+, [0-9.]+\]( \*)? at rq_affinity 0, .*; IO rate [0-9.]+x \[[0-9.]+, [0-9.]+\]( \*)? at rq_affinity 0, .*\.\$" \
+		"$D/ref/report.md"
 else
 	skip "plot of the reference run" "no results/reference/raw.csv"
 fi

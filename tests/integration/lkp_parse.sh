@@ -252,7 +252,8 @@ expect_rc "a row written twice refuses the input" 2 "$PARSE" "$tmp/dup.csv"
 check "the refusal names both lines" grep -qx "parse: stdin:6: ns_per_op rep 1 of fdget again, config 'op=read' (line 2 has it): a repetition written twice is not two; input refused (docs/records.md)" "$tmp/dup.err"
 check "no stats from a refused input" [ ! -s "$tmp/dup.stats" ]
 head -n 5 "$tmp/dup.csv" >"$tmp/rep0.csv"
-check "rep 0 twice is not a repetition twice" "$PARSE" "$tmp/rep0.csv" <"$tmp/rep0.csv" >/dev/null 2>&1
+check "rep 0 twice is not a repetition twice" \
+	eval '"$PARSE" "$tmp/rep0.csv" <"$tmp/rep0.csv" >/dev/null 2>&1'
 # A line as the harness reads it: the row ends at the first "\r" (text after
 # it is not read), and a NUL byte anywhere, even after it, makes a bad row.
 printf 'bench,config,rep,metric,value,unit\nb,k=1,1,m,5,ns\rjunk\n\r\0\nb,k=1,2,m,7,ns\r\n' >"$tmp/cr.csv"
