@@ -115,7 +115,7 @@ static int cpu_like(const char *v)
  * there (docs/records.md), unlike a benchmark's key that only some points have. */
 static const char *absent_as(const char *k)
 {
-	return !strcmp(k, "idle") ? "as-found" : NULL;
+	return ab_cfg_absent_as(k);
 }
 
 static int varies(const struct ab_breakdown_bar *b, int n, const char *k, int *cpu)

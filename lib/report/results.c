@@ -356,6 +356,11 @@ const char *ab_cfg_get(const char *config, const char *key, char *buf, size_t le
 	return buf;
 }
 
+const char *ab_cfg_absent_as(const char *key)
+{
+	return !strcmp(key, "idle") ? "as-found" : NULL;
+}
+
 int ab_cfg_matches(const char *config, const char *kv)
 {
 	char key[AB_KEY_LEN], val[AB_VALUE_LEN];
@@ -369,7 +374,8 @@ int ab_cfg_matches(const char *config, const char *kv)
 	ab_cfg_get(config, key, val, sizeof(val));
 	if (or_absent)
 		return !val[0] || (strlen(val) == vl - 1 && !strncmp(val, eq + 1, vl - 1));
-	return !strcmp(val, eq + 1);
+	const char *dflt = val[0] ? NULL : ab_cfg_absent_as(key);
+	return !strcmp(val, eq + 1) || (dflt && !strcmp(dflt, eq + 1));
 }
 
 const struct ab_group *ab_results_find(const struct ab_results *r, const char *bench,

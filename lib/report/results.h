@@ -98,6 +98,10 @@ const struct ab_group *ab_results_get(const struct ab_results *r, const char *be
 /* Does config hold kv ("key=value")? "key=value|" also matches a config without key:
  * records written before the key existed (a new sweep axis) count as its default. */
 int ab_cfg_matches(const char *config, const char *kv);
+/* The value a common key means where a config lacks it (written only when it is not
+ * that, docs/records.md): "as-found" for idle, which ab_cfg_matches takes for "idle=as-found";
+ * NULL for any other key. */
+const char *ab_cfg_absent_as(const char *key);
 /* First group of bench/metric whose config holds every "k=v" in want (NULL-terminated,
  * each as ab_cfg_matches takes it). */
 const struct ab_group *ab_results_find(const struct ab_results *r, const char *bench,

@@ -60,6 +60,14 @@ check "the issue's form is judged, Holm-corrected over its configs" \
 	grep -q "^gate: [a-zA-Z]* .*rules:2 .cputestfs stat_per_s placement=same max-drop 5%.: .*: [0-9]* configs, Holm-corrected" "$D/drop.out"
 
 gate same "$D/rules" "$REF" "$D/same"; rc=$?
+# idle is written only when it is not as-found: a filter idle=as-found holds the configs
+# without the key, and leaves out the idle=poll one beside them
+printf 'cputestfs stat_per_s daemon=single placement=same transport=libfuse %s max-drop 50%%\n' \
+	"" "idle=as-found" "idle=poll" > "$D/idle"
+gate idle "$D/idle" "$REF" "$D/same"
+check "idle=as-found filters the configs without an idle key (2, 1 and 1 configs)" \
+	eval 'grep -q "idle:1 .*: 2 configs" "$D/idle.out" && grep -q "idle:2 .*: 1 configs\?" "$D/idle.out" &&
+	      grep -q "idle:3 .*: 1 configs\?" "$D/idle.out"'
 check "the untouched copy passes the gate (exit $rc, want 0)" [ "$rc" = 0 ]
 check "... with no VIOLATED line" eval '! grep -q VIOLATED "$D/same.out"'
 
