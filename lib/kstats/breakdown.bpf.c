@@ -141,8 +141,11 @@ static __always_inline void hist_add(__u32 k, __u64 v)
 /* Charge the time since the last transition to `to`, and enter step `next`. */
 static __always_inline void move(struct call *c, __u32 to, __u32 next, __u64 now)
 {
+	/* The caller's and the server's CPUs both move a call: one may read its clock just
+	 * before the other stores a later t_last. A step is then 0 ns, never 2^64 less a
+	 * little (which landed in the histogram's top bucket: a max of 1.8e19 ns). */
 	if (to < BRK_NSTEPS)
-		c->acc[to] += now - c->t_last;
+		c->acc[to] += now > c->t_last ? now - c->t_last : 0;
 	c->t_last = now;
 	c->step = next;
 	c->woken = 0;
