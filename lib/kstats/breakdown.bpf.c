@@ -144,8 +144,12 @@ static __always_inline void move(struct call *c, __u32 to, __u32 next, __u64 now
 	/* The caller's and the server's CPUs both move a call: one may read its clock just
 	 * before the other stores a later t_last. A step is then 0 ns, never 2^64 less a
 	 * little (which landed in the histogram's top bucket: a max of 1.8e19 ns). */
-	if (to < BRK_NSTEPS)
-		c->acc[to] += now > c->t_last ? now - c->t_last : 0;
+	if (to < BRK_NSTEPS) {
+		__u64 *acc = &c->acc[to];	/* indexed right after its bound: the verifier
+						 * refuses a copy of `to` checked apart */
+		if (now > c->t_last)
+			*acc += now - c->t_last;
+	}
 	c->t_last = now;
 	c->step = next;
 	c->woken = 0;
