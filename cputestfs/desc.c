@@ -18,13 +18,14 @@
 
 #define POST "westerfeld2012"
 
-/* The post's server: libfuse (also records from before --transport existed), one thread. */
-static const char *const w_none[] = { "placement=none", "daemon=single", "baseline=fuse",
-				      "transport=libfuse|", NULL };
-static const char *const w_same[] = { "placement=same", "daemon=single", "baseline=fuse",
-				      "transport=libfuse|", NULL };
-static const char *const w_other[] = { "placement=other", "daemon=single", "baseline=fuse",
-				       "transport=libfuse|", NULL };
+/* The post's server (desc_pub.h): libfuse (also records from before --transport existed),
+ * one thread. */
+const char *const ctf_w_none[] = { "placement=none", "daemon=single", "baseline=fuse",
+				   "transport=libfuse|", NULL };
+const char *const ctf_w_same[] = { "placement=same", "daemon=single", "baseline=fuse",
+				   "transport=libfuse|", NULL };
+const char *const ctf_w_other[] = { "placement=other", "daemon=single", "baseline=fuse",
+				    "transport=libfuse|", NULL };
 static const char *const libfuse[] = { "baseline=fuse", "transport=libfuse|", NULL };
 
 /* The transports, each as it runs best: libfuse and dev single-threaded, uring per CPU. */
@@ -172,8 +173,8 @@ static void post_table(struct ab_render *r, const char *const *want, const char 
 /* The comparison the post's title makes: same CPU against another CPU. */
 static void same_other(struct ab_render *r)
 {
-	const struct ab_group *same = ab_r_find(r, CTF_M_STAT, w_same);
-	const struct ab_group *other = ab_r_find(r, CTF_M_STAT, w_other);
+	const struct ab_group *same = ab_r_find(r, CTF_M_STAT, ctf_w_same);
+	const struct ab_group *other = ab_r_find(r, CTF_M_STAT, ctf_w_other);
 	struct ab_ci ci;
 	double q = NAN;
 	char buf[160];
@@ -287,8 +288,8 @@ static void configs(struct ab_render *r)
 static void tables(struct ab_render *r)
 {
 	FILE *f = r->out;
-	const struct ab_group *none = ab_r_find(r, CTF_M_STAT, w_none);
-	const struct ab_group *same = ab_r_find(r, CTF_M_STAT, w_same);
+	const struct ab_group *none = ab_r_find(r, CTF_M_STAT, ctf_w_none);
+	const struct ab_group *same = ab_r_find(r, CTF_M_STAT, ctf_w_same);
 	const char *const *fuse = libfuse;
 	struct ab_ci ci;
 	double q = NAN;
@@ -299,8 +300,8 @@ static void tables(struct ab_render *r)
 		ab_pub_text(POST, "source"));
 	if (none || same) {	/* the post's own layout, daemon single */
 		ab_r_fence(r);
-		post_table(r, w_none, "without");
-		post_table(r, w_same, "with");
+		post_table(r, ctf_w_none, "without");
+		post_table(r, ctf_w_same, "with");
 		ab_r_fence(r);
 		enum ab_verdict v = ab_r_ratio(same, none, &q, &ci);
 		if (none && same)
@@ -344,7 +345,7 @@ static void reading(struct ab_render *r)
 {
 	transport_reading(r);
 	ctf_levers(r, 1);
-	if (!ab_r_find(r, CTF_M_STAT, w_none) || !ab_r_find(r, CTF_M_STAT, w_same))
+	if (!ab_r_find(r, CTF_M_STAT, ctf_w_none) || !ab_r_find(r, CTF_M_STAT, ctf_w_same))
 		fprintf(r->out, "Placements none and same (libfuse, daemon single) were not both "
 				"measured.\n\n");
 }

@@ -29,18 +29,13 @@
 #include "report/reading.h"
 #include "cputestfs.h"
 #include "desc_levers.h"
+#include "desc_pub.h"
 
 #define PAIR_BENCH "cpupair"
 #define PAIR_LINE "line_rt_ns"
 #define PAIR_FUTEX "futex_rt_us"
 #define AGREE_FACTOR 1.5	/* the split's wake-ups and the breakdown's agree within it */
 
-static const char *const l_none[] = { "placement=none", "daemon=single", "baseline=fuse",
-				      "transport=libfuse|", NULL };
-static const char *const l_same[] = { "placement=same", "daemon=single", "baseline=fuse",
-				      "transport=libfuse|", NULL };
-static const char *const l_other[] = { "placement=other", "daemon=single", "baseline=fuse",
-				       "transport=libfuse|", NULL };
 static const char *const lp_same[] = { "placement=same", "daemon=single", "baseline=fuse",
 				       "transport=libfuse|", "idle=poll", NULL };
 static const char *const lp_other[] = { "placement=other", "daemon=single", "baseline=fuse",
@@ -53,10 +48,10 @@ static const char *const u_none[] = { "placement=none", "daemon=percpu", "baseli
 				      "transport=uring", "uring_cpu=queue|", NULL };
 
 static const struct ab_lever_ratio ratios[] = {
-	{ "other/same (libfuse)", l_other, l_same },
-	{ "none/same (libfuse)", l_none, l_same },
+	{ "other/same (libfuse)", ctf_w_other, ctf_w_same },
+	{ "none/same (libfuse)", ctf_w_none, ctf_w_same },
 	{ "other/same (dev)", d_other, d_same },
-	{ "uring/libfuse (none)", u_none, l_none },
+	{ "uring/libfuse (none)", u_none, ctf_w_none },
 };
 static const struct ab_lever_key keys[] = { { "idle", "as-found" }, { "daemon_wait", "block" } };
 static const struct ab_levers levers = { CTF_M_STAT, CTF_M_SCPU, ratios, 4, keys, 2 };
@@ -121,8 +116,8 @@ static int agree(double w, double x)
 /* 0: split made; -1: other and same not both measured (as found). */
 static int split_of(struct ab_render *r, struct split *s)
 {
-	const struct ab_group *o = ab_r_find(r, CTF_M_STAT, l_other);
-	const struct ab_group *m = ab_r_find(r, CTF_M_STAT, l_same);
+	const struct ab_group *o = ab_r_find(r, CTF_M_STAT, ctf_w_other);
+	const struct ab_group *m = ab_r_find(r, CTF_M_STAT, ctf_w_same);
 
 	memset(s, 0, sizeof(*s));
 	if (!o || !m || !(ab_r_median(o) > 0) || !(ab_r_median(m) > 0))

@@ -10,14 +10,6 @@
 #define SPIN "schubert2022"
 #define SAMECPU "schubert2025"
 
-/* The post's server: libfuse (or records from before --transport), one thread. */
-static const char *const b_none[] = { "placement=none", "daemon=single", "baseline=fuse",
-				      "transport=libfuse|", NULL };
-static const char *const b_same[] = { "placement=same", "daemon=single", "baseline=fuse",
-				      "transport=libfuse|", NULL };
-static const char *const b_other[] = { "placement=other", "daemon=single", "baseline=fuse",
-				       "transport=libfuse|", NULL };
-
 /* One row of the 2012 table: the post's two machines, then this run. */
 static void beside_row(struct ab_render *r, const char *label, const char *key,
 		       const struct ab_group *ours)
@@ -37,8 +29,8 @@ void ctf_beside(struct ab_render *r)
 {
 	const char *const cols[] = { ab_pub_text(WESTERFELD, "machine.phenom"),
 				     ab_pub_text(WESTERFELD, "machine.athlon"), "this run", NULL };
-	const struct ab_group *none = ab_r_find(r, CTF_M_STAT, b_none);
-	const struct ab_group *same = ab_r_find(r, CTF_M_STAT, b_same);
+	const struct ab_group *none = ab_r_find(r, CTF_M_STAT, ctf_w_none);
+	const struct ab_group *same = ab_r_find(r, CTF_M_STAT, ctf_w_same);
 
 	if (!none && !same)
 		return;
@@ -54,12 +46,12 @@ void ctf_beside(struct ab_render *r)
 	ab_r_beside_row(r, "stat() calls/s pinned to two other CPUs");
 	ab_r_cell_not_in_post(r);
 	ab_r_cell_not_in_post(r);
-	ab_r_cell_median(r, ab_r_find(r, CTF_M_STAT, b_other));
+	ab_r_cell_median(r, ab_r_find(r, CTF_M_STAT, ctf_w_other));
 	ab_r_beside_row_end(r);
 	beside_row(r, "% served on the caller's CPU, without", "without.same_cpu_pct",
-		   ab_r_find(r, CTF_M_SAME, b_none));
+		   ab_r_find(r, CTF_M_SAME, ctf_w_none));
 	beside_row(r, "% served on the caller's CPU, with", "with.same_cpu_pct",
-		   ab_r_find(r, CTF_M_SAME, b_same));
+		   ab_r_find(r, CTF_M_SAME, ctf_w_same));
 	ab_r_beside_note(r, WESTERFELD);
 }
 

@@ -9,6 +9,8 @@
 
 #include "report/render.h"
 
+/* The post's server, libfuse with one thread, at each placement (desc.c): ab_r_find's want. */
+extern const char *const ctf_w_none[], *const ctf_w_same[], *const ctf_w_other[];
 /* report.md's first table: the 2012 post's stat/s and same-CPU shares beside ours. */
 void ctf_beside(struct ab_render *r);
 /* One "- published" line under the wait table: 2022's creates/s without and with the spin. */
