@@ -160,10 +160,10 @@ if [ -f "$REF/raw.csv" ]; then
 	mkdir -p "$D/part"
 	grep -v '^sqrtio,.*local=1;' "$REF/raw.csv" >"$D/part/raw.csv"
 	"$H" plot "$D/part" >/dev/null 2>&1
-	# sqrtio/desc.c reading(): one sentence of off/on ratios, a "-" where a side is missing
+	# sqrtio/desc.c reading(): one sentence of off/on ratios, "not measured" where a side is missing
 	offon='^Readers off the IRQ CPU against readers on it \(95% CI, \* where it excludes 1\):'
-	check "sqrtio without local=1: no ratio claimed, a - at each rq_affinity" \
-		bash -c "grep -E '$offon' '$D/part/report.md' | grep -qE ': sqrt work rate - at rq_affinity 0, .*; IO rate - at rq_affinity 0' &&
+	check "sqrtio without local=1: no ratio claimed, 'not measured' at each rq_affinity" \
+		bash -c "grep -E '$offon' '$D/part/report.md' | grep -qE ': sqrt work rate not measured at rq_affinity 0, .*; IO rate not measured at rq_affinity 0' &&
 			 ! grep -E '$offon' '$D/part/report.md' | grep -qE '[0-9]x '"
 	check "the full run reads the sqrtio off/on ratio as a sentence" \
 		grep -qE "$offon sqrt work rate [0-9.]+x \[[0-9.]+, [0-9.]+\]( \*)? at rq_affinity 0, .*; IO rate [0-9.]+x \[[0-9.]+, [0-9.]+\]( \*)? at rq_affinity 0, .*\.\$" \
