@@ -19,11 +19,10 @@ static int in_post(long p)
 
 static void row(struct ab_render *r, long p, int ours)
 {
-	char label[32], ps[32], num[48], den[48];
+	char ps[32], num[48], den[48];
 
-	snprintf(label, sizeof(label), "%ld", p);
-	snprintf(ps, sizeof(ps), "%ld", p);
-	ab_r_beside_row(r, label);
+	snprintf(ps, sizeof(ps), "%ld", p);	/* the row's label and the procs key's value */
+	ab_r_beside_row(r, ps);
 	for (int m = 0; m < 2; m++) {
 		snprintf(num, sizeof(num), "%s.%ld.with", ddp_modes[m], p);
 		snprintf(den, sizeof(den), "%s.%ld.without", ddp_modes[m], p);

@@ -55,6 +55,15 @@ static void all_results(FILE *f, const struct ab_results *d)
 	fprintf(f, "\n");
 }
 
+/* "# affbench WHAT" and the run directory, escaped: the directory's name is outside text,
+ * and a newline in it would end the heading and start markdown of its own. */
+static void md_head(FILE *f, const char *what, const char *dir)
+{
+	fprintf(f, "# affbench %s\n\nRun directory: `", what);
+	h_md_cell(f, dir);
+	fprintf(f, "`\n\n");
+}
+
 static int write_tables(const char *dir, const struct ab_results *d)
 {
 	struct ab_outfile o;
@@ -62,11 +71,8 @@ static int write_tables(const char *dir, const struct ab_results *d)
 
 	if (!f)
 		return -1;
-	/* the directory's name is outside text, escaped as report.md's header escapes it:
-	 * a newline in it would end the heading and start markdown of its own */
-	fprintf(f, "# affbench tables\n\nRun directory: `");
-	h_md_cell(f, dir);
-	fprintf(f, "`\n\nMedians of the repetitions; ratios are ratios of medians with bootstrap "
+	md_head(f, "tables", dir);
+	fprintf(f, "Medians of the repetitions; ratios are ratios of medians with bootstrap "
 		   "95%% CIs, judged only with %d or more repetitions a side.\n\n", AB_MIN_REPS_CI);
 	for (int i = 0; h_registry[i]; i++) {
 		struct ab_render r = { .desc = h_registry[i], .res = d, .out = f, .markdown = 1 };
@@ -239,9 +245,8 @@ static int write_details(const char *dir, const char *text)
 
 	if (!f)
 		return -1;
-	fprintf(f, "# affbench details\n\nRun directory: `");
-	h_md_cell(f, dir);
-	fprintf(f, "`\n\nThe data behind report.md, per benchmark: what the CPUs did in the "
+	md_head(f, "details", dir);
+	fprintf(f, "The data behind report.md, per benchmark: what the CPUs did in the "
 		   "measured windows, the figures report.md leaves out, and the latency "
 		   "distributions. Every result is in tables.md.\n\n");
 	fputs(text ? text : "", f);

@@ -110,14 +110,7 @@ static int cpu_like(const char *v)
 
 /* Does key k take two values or more among the bars (a key some bars lack, with one value
  * where present, like cputestfs's uring_cpu, says nothing the others do not)? Are its
- * values all CPU-like? */
-/* The value a key means where a config lacks it: the common key idle is as-found
- * there (docs/records.md), unlike a benchmark's key that only some points have. */
-static const char *absent_as(const char *k)
-{
-	return ab_cfg_absent_as(k);
-}
-
+ * values all CPU-like? A config without idle holds it as found (ab_cfg_absent_as). */
 static int varies(const struct ab_breakdown_bar *b, int n, const char *k, int *cpu)
 {
 	char v0[AB_VALUE_LEN] = "", v[AB_VALUE_LEN];
@@ -125,8 +118,8 @@ static int varies(const struct ab_breakdown_bar *b, int n, const char *k, int *c
 
 	*cpu = 1;
 	for (int i = 0; i < n; i++) {
-		if (!ab_cfg_get(b[i].config, k, v, sizeof(v))[0] && absent_as(k))
-			snprintf(v, sizeof(v), "%s", absent_as(k));
+		if (!ab_cfg_get(b[i].config, k, v, sizeof(v))[0] && ab_cfg_absent_as(k))
+			snprintf(v, sizeof(v), "%s", ab_cfg_absent_as(k));
 		if (!v[0])
 			continue;
 		if (!v0[0])
@@ -270,7 +263,7 @@ int ab_breakdown_bars(const struct ab_results *res, const struct ab_bench_desc *
 				ab_breakdown_addf(bars[b].label, sizeof(bars[b].label), "%s%s",
 					    bars[b].label[0] ? ":" : "",
 					    ab_cfg_get(bars[b].config, k[i], v, sizeof(v))[0] ? v :
-					    absent_as(k[i]) ? absent_as(k[i]) : "-");
+					    ab_cfg_absent_as(k[i]) ? ab_cfg_absent_as(k[i]) : "-");
 		}
 		if (!bars[b].label[0])
 			snprintf(bars[b].label, sizeof(bars[b].label), "%s", n == 1 ? "all" : "?");

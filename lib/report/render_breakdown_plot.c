@@ -109,7 +109,7 @@ static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk,
 {
 	char file[96], title[256];
 	double top = 0;
-	int nb = 0, have[AB_BREAKDOWN_NSTEP] = { 0 }, nhave = 0;
+	int nb = 0;
 
 	snprintf(file, sizeof(file), "%s.dat", name);
 	FILE *d = ab_plot_file(r, file);
@@ -130,17 +130,14 @@ static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk,
 		int i = in[j];
 		ab_gp_label(d, pick(label, sizeof(label), s->b[i].label, mask));
 		longest = (int)strlen(label) > longest ? (int)strlen(label) : longest;
-		for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++) {
-			int ok = isfinite(s->b[i].step_us[k]);
-			fprintf(d, " %.6g", ok ? s->b[i].step_us[k] : NAN);
-			nhave += ok && !have[k]++;
-		}
+		for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++)	/* every step: a bar has all */
+			fprintf(d, " %.6g", s->b[i].step_us[k]);
 		fprintf(d, " %.6g\n", s->b[i].call_us);
 		top = fmax(top, isfinite(s->b[i].call_us) ? s->b[i].call_us : 0);
 		nb++;
 	}
 	ab_plot_file_close(r, d, file);
-	if (!nhave)	/* gnuplot fails on a histogram with no valid point: no figure */
+	if (!nb)	/* gnuplot fails on a histogram with no point: no figure */
 		return;
 	FILE *f = ab_plot_begin(r);
 	if (!f)
@@ -163,14 +160,11 @@ static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk,
 		bmargin(longest));
 	ab_plot_set(f, "key title", "bars: step means");
 	fprintf(f, "plot ");
-	/* a step no bar recorded (a partial run) is left out: gnuplot fails on a column of
-	 * nan alone ("No valid points in histogram") */
-	for (int k = 0, n = 0; k < AB_BREAKDOWN_NSTEP; k++) {
-		if (!have[k])
-			continue;
-		fprintf(f, "%s'%s' using %d%s title ", n ? ", " : "", file, 2 + k, n ? "" : ":xtic(1)");
+	/* a call without all its steps is no bar (ab_breakdown_bars): no column is all nan,
+	 * which gnuplot refuses ("No valid points in histogram") */
+	for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++) {
+		fprintf(f, "%s'%s' using %d%s title ", k ? ", " : "", file, 2 + k, k ? "" : ":xtic(1)");
 		ab_gp_string(f, ab_breakdown_step_names[k]);
-		n++;
 	}
 	fprintf(f, "\n");
 	/* wide enough for the title (about 8 px a character) and the key beside the bars */
