@@ -74,6 +74,18 @@ int ab_breakdown_metrics(const struct ab_breakdown_result *r, struct ab_breakdow
 	return 0;
 }
 
+double ab_breakdown_outside_ns(const struct ab_breakdown_metrics *m)
+{
+	double d = m->client_ns - m->call_ns;
+
+	if (isnan(d))
+		return NAN;
+	/* the bucket middle is within 1/64 of each call: a smaller deficit is not a deficit */
+	if (d < 0 && -d <= m->client_ns / (2 * AB_HIST_SUB))
+		return 0;
+	return d;
+}
+
 static void put(ab_breakdown_emit_fn *emit, void *ctx, const char *name, double v, const char *unit)
 {
 	if (!isnan(v))
@@ -101,6 +113,7 @@ void ab_breakdown_emit(const struct ab_breakdown_metrics *m, ab_breakdown_emit_f
 	put(emit, ctx, "brk_call_max_ns", m->call_max, "ns");
 	put(emit, ctx, "brk_loop_ns", m->loop_ns, "ns");
 	put(emit, ctx, "brk_client_ns", m->client_ns, "ns");
+	put(emit, ctx, "brk_outside_ns", ab_breakdown_outside_ns(m), "ns");
 	put(emit, ctx, "brk_calls_per_s", m->calls_per_s, "1/s");
 	for (int i = 0; i < AB_BREAKDOWN_STEPS; i++) {
 		const char *st = ab_breakdown_step_names[i];

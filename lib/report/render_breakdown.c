@@ -77,6 +77,9 @@ static void fill_bar(struct ab_breakdown_bar *b, const struct ab_results *res, c
 			       call->v[i] / 1e3;
 		b->step_us[s] = mean_finite(v, (int)n);
 	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = at_rep(res, call->bench, call->config, "brk_outside_ns", "ns", call->rep[i], i) / 1e3;
+	b->outside_us = mean_finite(v, (int)n);
 	for (int w = 0; w < AB_BREAKDOWN_NWAKE; w++) {
 		snprintf(m, sizeof(m), "brk_%s_wakes_per_call", ab_breakdown_wake_names[w]);
 		b->wakes[w] = ab_breakdown_median_of(res, call->bench, call->config, m, "ratio");

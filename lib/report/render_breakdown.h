@@ -33,6 +33,7 @@ struct ab_breakdown_bar {
 	double call_us;			/* mean per call */
 	double call_p50_us;		/* median of brk_call_p50_ns over repetitions */
 	double step_us[AB_BREAKDOWN_NSTEP];	/* mean per call of each step */
+	double outside_us;		/* mean per call outside the probes (brk_outside_ns) */
 	double wakes[AB_BREAKDOWN_NWAKE], cross_pct[AB_BREAKDOWN_NWAKE], idle_pct[AB_BREAKDOWN_NWAKE];
 };
 

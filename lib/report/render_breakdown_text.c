@@ -248,21 +248,31 @@ void ab_breakdown_tables(struct ab_render *r)
 	ab_breakdown_set_load(s, r);
 	if (!s->n)
 		goto out;
+	/* Runs recorded before the outside row existed render as they did. */
+	int outside = 0;
+	for (int i = 0; i < s->n; i++)
+		outside |= !isnan(s->b[i].outside_us);
 	fprintf(r->out, "### %s: where the time goes (request breakdown)\n\n"
 			"Mean microseconds per call of each step; they add up to the call. Each is "
 			"averaged over the instrumented repetitions (n); p50 is the calls' median. "
 			"Wake-ups: per call, %% that crossed CPUs, %% that found the CPU idle "
-			"(docs/breakdown.md).\n\n", r->desc->name);
-	fprintf(r->out, "| %s | n | call | submit | daemon_wake | service | reply_wake | return | "
+			"(docs/breakdown.md).%s\n\n", r->desc->name,
+		outside ? " Outside the probes: what the clients' own clock saw beyond the steps "
+			  "(syscall entry and exit, the clock reads); call + outside = the clients' "
+			  "time per call." : "");
+	fprintf(r->out, "| %s | n | call | submit | daemon_wake | service | reply_wake | return |%s "
 			"call p50 | daemon wakes / cross %% / idle %% | reply wakes / cross %% / idle %% |\n"
-			"|---|---|---|---|---|---|---|---|---|---|---|\n",
-		s->keys[0] ? s->keys : "config");
+			"|---|---|---|---|---|---|---|---|%s---|---|---|\n",
+		s->keys[0] ? s->keys : "config", outside ? " outside the probes |" : "",
+		outside ? "---|" : "");
 	for (int i = 0; i < s->n; i++) {
 		const struct ab_breakdown_bar *b = &s->b[i];
 		fprintf(r->out, "| %s | %d |", b->label, b->reps);
 		cell(r->out, b->call_us);
 		for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++)
 			cell(r->out, b->step_us[k]);
+		if (outside)
+			cell(r->out, b->outside_us);
 		cell(r->out, b->call_p50_us);
 		for (int w = 0; w < AB_BREAKDOWN_NWAKE; w++) {
 			char x[32], y[32], z[32];

@@ -1,9 +1,10 @@
 #!/bin/bash
 # The request breakdown (brk_* records of instrumented repetitions) end to end:
 # with the client and the daemon on different CPUs nearly every daemon and
-# reply wake-up crosses CPUs, on one CPU nearly none does; the five steps add
-# up to the time per call the clients measured themselves, around each call of
-# the same repetition (within 10%); ddpar writes it too, and cputestfs's pipe
+# reply wake-up crosses CPUs, on one CPU nearly none does; what lies outside the
+# five steps (syscall entry and exit, dearer under PTI) is a row of its own, never
+# below zero, and steps + outside = the time per call the clients measured themselves
+# around each call of the same repetition; ddpar writes it too, and cputestfs's pipe
 # baseline its round trips with --kstats on; a breakdown that cannot load leaves the
 # other kernel figures in place and says why. Tolerances only: the machine is
 # busy, so a point that misses its sum is measured again (up to 3 times).
@@ -43,16 +44,32 @@ fi
 within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { exit !(a != "" && b > 0 && (a / b - 1) ^ 2 <= (p / 100) ^ 2) }'; }
 at_least() { awk -v v="$1" -v t="$2" 'BEGIN { exit !(v != "" && v + 0 >= t) }'; }
 at_most() { awk -v v="$1" -v t="$2" 'BEGIN { exit !(v != "" && v + 0 <= t) }'; }
-# steps_add_up CSV PLACEMENTS WHAT TRIES: per placement, the breakdown's steps against the
-# clients' own time per call, within 10%
+# outside_ok CALL OUTSIDE CLIENT: the outside row is there, not below zero, and call + outside
+# is the clients' time, within the 1/64 by which the clients' histogram may miss its mean (a
+# deficit that small is recorded as an outside of 0)
+outside_ok() {
+	awk -v c="$1" -v o="$2" -v l="$3" 'BEGIN { exit !(c != "" && o != "" && l > 0 && o >= 0 &&
+		((c + o) / l - 1) ^ 2 <= (1 / 64) ^ 2) }'
+}
+# steps_add_up CSV KEY=VALUES WHAT TRIES: per point, the outside row is reported, not negative,
+# and steps + outside = the clients' own time per call (the steps' share of it is not
+# asserted: how much of a syscall lies outside the probes differs from machine to machine)
 steps_add_up() {
-	local pl c l
-	for pl in ${2//,/ }; do
-		c=$(csv_value "$1" "placement=$pl" brk_call_ns)
-		l=$(csv_value "$1" "placement=$pl" brk_client_ns)
-		check "$3 $pl: the steps add up to the clients' time per call within 10% ($c vs $l ns, $4 tries)" \
-			within "$c" "$l" 10
+	local pl c l o k=${2%%=*}
+	for pl in $(echo "${2#*=}" | tr , ' '); do
+		c=$(csv_value "$1" "$k=$pl" brk_call_ns)
+		l=$(csv_value "$1" "$k=$pl" brk_client_ns)
+		o=$(csv_value "$1" "$k=$pl" brk_outside_ns)
+		check "$3 $pl: the outside-the-probes row is reported (got '$o' ns)" [ -n "$o" ]
+		check "$3 $pl: outside the probes is not below zero ($o ns, $4 tries)" at_least "$o" 0
+		check "$3 $pl: steps + outside = the clients' time per call ($c + $o vs $l ns)" \
+			outside_ok "$c" "$o" "$l"
 	done
+}
+# point_ok CSV KEY=VALUE: that point's breakdown holds (retry criterion)
+point_ok() {
+	outside_ok "$(csv_value "$1" "$2" brk_call_ns)" "$(csv_value "$1" "$2" brk_outside_ns)" \
+		"$(csv_value "$1" "$2" brk_client_ns)"
 }
 
 # One transport: same and other (other needs two CPUs), each point retried until its steps add
@@ -67,13 +84,12 @@ ctf_transport() {
 		[ "$rc" = 4 ] && { skip "cputestfs --transport $tr breakdown" "$(tail -n1 "$out.err")"; return; }
 		ok=1
 		for pl in ${pls//,/ }; do
-			within "$(csv_value "$out.csv" "placement=$pl" brk_call_ns)" \
-				"$(csv_value "$out.csv" "placement=$pl" brk_client_ns)" 10 || ok=0
+			point_ok "$out.csv" "placement=$pl" || ok=0
 		done
 		[ "$ok" = 1 ] && break
 	done
 	check "cputestfs $tr runs with the breakdown (exit $rc)" eval '[ "$rc" = 0 ] && grep -q ",brk_calls," "$out.csv"'
-	steps_add_up "$out.csv" "$pls" "cputestfs $tr" "$try"
+	steps_add_up "$out.csv" "placement=$pls" "cputestfs $tr" "$try"
 	for w in daemon reply; do
 		s=$(csv_value "$out.csv" "placement=same" brk_${w}_wake_cross_pct)
 		n=$(csv_value "$out.csv" "placement=same" brk_${w}_wakes_per_call)
@@ -97,7 +113,7 @@ done
 # Every step and flag is written, and the shares add up to 100.
 f=$W/c.libfuse.csv
 missing=
-for m in brk_calls brk_call_ns brk_call_p50_ns brk_call_p99_ns brk_loop_ns brk_client_ns brk_calls_per_s \
+for m in brk_calls brk_call_ns brk_call_p50_ns brk_call_p99_ns brk_loop_ns brk_client_ns brk_outside_ns brk_calls_per_s \
 	brk_daemon_wakes_per_call brk_reply_wakes_per_call; do
 	[ -n "$(csv_value "$f" "placement=same" $m)" ] || missing="$missing $m"
 done
@@ -111,27 +127,25 @@ done
 check "every brk_* step metric is written (missing:$missing)" [ -z "$missing" ]
 check "the step shares add up to 100% (got $sum)" within "$sum" 100 0.1
 
-# ddpar, every transport: its built-in client's writes, every step, the sum within 10%.
+# ddpar, every transport: its built-in client's writes, every step, the outside row.
 for tr in libfuse dev uring; do
 	for try in 1 2 3; do
 		"$DD" --kstats on --transport $tr --mode write --procs 1 --duration 0.4 --repeat 1 --format csv \
 			>"$W/d.csv" 2>"$W/d.err"
 		rc=$?
 		[ "$rc" = 4 ] && break
-		c=$(csv_value "$W/d.csv" "procs=1" brk_call_ns)
-		l=$(csv_value "$W/d.csv" "procs=1" brk_client_ns)
-		within "$c" "$l" 10 && break
+		point_ok "$W/d.csv" "procs=1" && break
 	done
 	if [ "$rc" = 4 ]; then
 		skip "ddpar --transport $tr breakdown" "$(tail -n1 "$W/d.err")"
 		continue
 	fi
-	check "ddpar $tr writes the breakdown, its steps add up to the clients' time per write within 10% ($c vs $l ns, exit $rc)" \
-		eval '[ "$rc" = 0 ] && within "$c" "$l" 10'
+	check "ddpar $tr writes the breakdown (exit $rc)" [ "$rc" = 0 ]
+	steps_add_up "$W/d.csv" "procs=1" "ddpar $tr" "$try"
 done
 
 # The pipe baseline's round trip, cut at the same steps (kernel statistics on): they add up to the
-# clients' own time within 10%, no FUSE count is written, and on two CPUs both wake-ups cross.
+# clients' own time with the outside row, no FUSE count is written, and on two CPUs both wake-ups cross.
 pls=same
 [ "$(nproc)" -ge 2 ] && pls=same,other
 for try in 1 2 3; do
@@ -140,14 +154,13 @@ for try in 1 2 3; do
 	rc=$?
 	ok=1
 	for pl in ${pls//,/ }; do
-		within "$(csv_value "$W/p.csv" "placement=$pl" brk_call_ns)" \
-			"$(csv_value "$W/p.csv" "placement=$pl" brk_client_ns)" 10 || ok=0
+		point_ok "$W/p.csv" "placement=$pl" || ok=0
 	done
 	[ "$ok" = 1 ] && break
 done
 check "pipe baseline with --kstats on: the breakdown is written, no FUSE count (exit $rc)" \
 	eval '[ "$rc" = 0 ] && grep -q ",brk_calls," "$W/p.csv" && ! grep -q ",kernel_requests," "$W/p.csv"'
-steps_add_up "$W/p.csv" "$pls" pipe "$try"
+steps_add_up "$W/p.csv" "placement=$pls" pipe "$try"
 if [ "$(nproc)" -ge 2 ]; then
 	for w in daemon reply; do
 		o=$(csv_value "$W/p.csv" "placement=other" brk_${w}_wake_cross_pct)
