@@ -42,6 +42,7 @@ static const struct {
 	{ "mon_irq_per_op", "IRQs/op" },
 	{ "mon_io_irq_local_pct", "IO IRQs on a reader's CPU %" },
 	{ "mon_io_complete_local_pct", "IO completed on a reader's CPU %" },
+	{ "mon_spinner_cpu_pct", "--idle busy spinners' CPU %" },
 };
 
 /* What one operation is: its descriptor says. */

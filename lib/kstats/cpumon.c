@@ -18,6 +18,7 @@
 #include "kstats/cpumon_i.h"
 #include "report/record.h"
 #include "sys/common.h"
+#include "sys/idle.h"
 #include "sys/sysfs.h"
 
 /* ---- snapshots ---- */
@@ -155,17 +156,49 @@ static int read_u64(const char *path, uint64_t *v)
 	return ok ? 0 : -1;
 }
 
+/* One "cpuN user nice system idle iowait ..." line of /proc/stat: N's idle and iowait ticks
+ * into the stat_idle row, when N is monitored. Every kernel has these, with a cpuidle
+ * driver or without one. */
+static void stat_cpu(struct ab_cpumon *m, struct row *r, const char *line)
+{
+	unsigned long long t[5];
+	int cpu, i;
+
+	if (!r || sscanf(line, "cpu%d %llu %llu %llu %llu %llu", &cpu, &t[0], &t[1], &t[2], &t[3],
+			 &t[4]) != 6 || (i = slot(m, cpu)) < 0)
+		return;
+	r->v[i] = t[3] + t[4];
+}
+
+/* /proc/stat: context switches (the whole machine) and each monitored CPU's idle ticks. */
 static void ctxt(struct ab_cpumon *m, struct snap *s)
 {
 	FILE *f = fopen("/proc/stat", "re");
 	char line[256];
-	struct row *r = row(m, s, "ctxsw", R_CTXT);
+	struct row *r = row(m, s, "ctxsw", R_CTXT), *idle = row(m, s, "stat_idle", R_STAT_IDLE);
+	int start = 1;	/* the intr line is longer than line[]: only a line's start is parsed */
 
-	while (f && r && fgets(line, sizeof(line), f))
-		if (!strncmp(line, "ctxt ", 5))
+	while (f && fgets(line, sizeof(line), f)) {
+		if (start && r && !strncmp(line, "ctxt ", 5))
 			r->v[0] = strtoull(line + 5, NULL, 10);
+		else if (start && !strncmp(line, "cpu", 3) && isdigit((unsigned char)line[3]))
+			stat_cpu(m, idle, line);
+		start = strchr(line, '\n') != NULL;
+	}
 	if (f)
 		fclose(f);
+	else
+		note(m, "idle share by CPU: /proc/stat unreadable");
+}
+
+/* --idle busy: what its spinners burnt, from their process's CPU clock (sys/idle.h). */
+static void spinners(struct ab_cpumon *m, struct snap *s)
+{
+	long long ns = ab_idle_busy_cpu_ns();
+	struct row *r = ns >= 0 ? row(m, s, "spinner_cpu", R_SPIN) : NULL;
+
+	if (r)
+		r->v[0] = (uint64_t)ns;
 }
 
 static void idle_states(struct ab_cpumon *m, struct snap *s)
@@ -270,6 +303,7 @@ static int snapshot(struct ab_cpumon *m, struct snap *s)
 	if (per_cpu_table(m, s, "/proc/softirqs", 1) < 0)
 		note(m, "softirqs: /proc/softirqs unreadable");
 	idle_states(m, s);
+	spinners(m, s);
 	freq(m, s);
 	tasks(m, s);
 	return s->n ? 0 : -1;

@@ -9,13 +9,15 @@
  *                          CAL function call, TLB shootdown, IWI irq work; arm64:
  *                          IPI0..IPIn), and LOC, the local timer
  *   softirqs by kind       /proc/softirqs
- *   idle entries, time     cpuidle: stateN/usage and stateN/time per CPU
+ *   idle share             /proc/stat's idle + iowait per CPU (every machine: with a
+ *                          cpuidle driver, without one, under idle=poll)
+ *   idle entries, time     cpuidle: stateN/usage and stateN/time per CPU, where a driver is
  *   frequency              cpufreq's scaling_cur_freq at both edges, averaged
  *   migrations, switches   of the benchmark's own tasks: /proc/PID/task/TID/sched
  *
  * Counters are summed over the CPUs given (a benchmark's allowed CPUs), per
- * operation; idle time is a share of the window on those CPUs. Per CPU, the
- * idle share and the IPIs received are written when there are at most
+ * operation; idle time is a share of the window on those CPUs (mon_allcpus_idle_pct,
+ * always). Per CPU, the idle share and the IPIs received are written when there are at most
  * AB_CPUMON_PER_CPU CPUs, so who woke whom shows on small boxes.
  *
  * What a machine lacks is never written as zero: its metrics are left out and

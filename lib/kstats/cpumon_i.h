@@ -14,7 +14,9 @@
 #define ROWNAME 40
 
 enum row_kind { R_CTXT, R_IRQ, R_NAMED, R_SOFTIRQ, R_IDLE_USAGE, R_IDLE_TIME, R_FREQ, R_TASK,
-		R_TASKID /* which threads were summed: not a metric */ };
+		R_TASKID /* which threads were summed: not a metric */,
+		R_STAT_IDLE /* /proc/stat's idle + iowait, in USER_HZ ticks */,
+		R_SPIN /* --idle busy's spinners' CPU time, in ns (v[0]) */ };
 
 struct row {
 	char name[ROWNAME];	/* metric stem: "ipi_res", "softirq_timer", "idle_c1" */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kstats/cpumon_i.h"
 #include "report/record.h"
@@ -50,28 +51,45 @@ static void rec(struct sink *o, const char *stem, const char *suffix, double v, 
 	x->v = v;
 }
 
-/* Per-CPU split: idle share and IPIs received (rescheduling + function call). */
+/* A share of the window, in %: the reads sit just outside the window, so a fully idle CPU
+ * may overshoot by the reads' own time; that is cut at 100. */
+static double window_pct(const struct ab_cpumon *m, double us, int ncpu)
+{
+	return fmin(100, us / (m->window_s * 1e4 * ncpu));
+}
+
+/* /proc/stat's idle ticks on CPU slot i (all slots: -1) in the window, in us; NAN without them. */
+static double stat_idle_us(const struct ab_cpumon *m, int i)
+{
+	static long hz;
+
+	if (!hz)
+		hz = sysconf(_SC_CLK_TCK);
+	for (int k = 0; k < m->s[1].n && hz > 0; k++) {
+		const struct row *e = &m->s[1].r[k], *b = ab_cpumon_before(m, e);
+		if (e->kind == R_STAT_IDLE && b)
+			return (i < 0 ? total(m, b, e) : diff(b, e, i)) * 1e6 / (double)hz;
+	}
+	return NAN;
+}
+
+/* Per-CPU split: idle share (/proc/stat, on every machine) and IPIs received (rescheduling +
+ * function call). */
 static void per_cpu(const struct ab_cpumon *m, struct sink *o, double ops)
 {
 	for (int i = 0; i < m->ncpu && m->ncpu <= AB_CPUMON_PER_CPU; i++) {
-		double idle_us = 0, ipi = 0;
-		int have_idle = 0, have_ipi = 0;
+		double ipi = 0;
+		int have_ipi = 0;
 		char name[32];
 		for (int k = 0; k < m->s[1].n; k++) {
 			const struct row *e = &m->s[1].r[k], *b = ab_cpumon_before(m, e);
-			if (!b)
-				continue;
-			if (e->kind == R_IDLE_TIME) {
-				idle_us += diff(b, e, i);
-				have_idle = 1;
-			} else if (e->kind == R_NAMED && (!strcmp(e->name, "res") || !strcmp(e->name, "cal"))) {
+			if (b && e->kind == R_NAMED && (!strcmp(e->name, "res") || !strcmp(e->name, "cal"))) {
 				ipi += diff(b, e, i);
 				have_ipi = 1;
 			}
 		}
 		snprintf(name, sizeof(name), "cpu%d_", m->cpu[i]);
-		if (have_idle)
-			rec(o, name, "idle_pct", fmin(100, idle_us / (m->window_s * 1e4)), "%");
+		rec(o, name, "idle_pct", window_pct(m, stat_idle_us(m, i), 1), "%");
 		if (have_ipi)
 			rec(o, name, "ipi_per_op", ipi / ops, "1/op");
 	}
@@ -98,6 +116,10 @@ int ab_cpumon_values(const struct ab_cpumon *m, double ops_per_s, struct ab_cpum
 			rec(o, e->name, "_per_op", diff(b, e, 0) / ops, "1/op");
 			break;
 		case R_TASKID:
+		case R_STAT_IDLE:	/* per CPU and for all of them, below */
+			break;
+		case R_SPIN:	/* --idle busy's price: the CPU time its spinners burnt */
+			rec(o, "spinner_", "cpu_pct", window_pct(m, diff(b, e, 0) / 1e3, m->ncpu), "%");
 			break;
 		case R_IRQ:
 		case R_NAMED:
@@ -111,9 +133,7 @@ int ab_cpumon_values(const struct ab_cpumon *m, double ops_per_s, struct ab_cpum
 		case R_IDLE_TIME: {	/* a share of the window on the monitored CPUs */
 			char st[ROWNAME + 8];
 			snprintf(st, sizeof(st), "idle_%s", e->name);
-			/* the reads sit just outside the window: a fully idle CPU may overshoot */
-			rec(o, st, "_pct",
-			    fmin(100, total(m, b, e) / (m->window_s * 1e4 * m->ncpu)), "%");
+			rec(o, st, "_pct", window_pct(m, total(m, b, e), m->ncpu), "%");
 			break;
 		}
 		case R_FREQ: {
@@ -127,6 +147,8 @@ int ab_cpumon_values(const struct ab_cpumon *m, double ops_per_s, struct ab_cpum
 	}
 	if (have_idle)
 		rec(o, "idle_entries", "_per_op", idle_entries / ops, "1/op");
+	/* all monitored CPUs at once, whatever their number: what the levers table reads */
+	rec(o, "allcpus_", "idle_pct", window_pct(m, stat_idle_us(m, -1), m->ncpu), "%");
 	per_cpu(m, o, ops);
 	return sk.n;
 }

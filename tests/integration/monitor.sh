@@ -27,6 +27,10 @@ for p in same other; do
 	n=$(grep -c "placement=$p.*,mon_ctxsw_per_op," "$D/out.csv")
 	check "$p: mon_ctxsw_per_op in each of 2 repetitions ($n)" [ "$n" = 2 ]
 done
+for p in same other; do
+	n=$(grep -c "placement=$p.*,mon_allcpus_idle_pct," "$D/out.csv")
+	check "$p: the CPUs' idle share from /proc/stat in each of 2 repetitions, driver or none ($n)" [ "$n" = 2 ]
+done
 ipi() { awk -v a="$(med "$1" mon_res_per_op)" -v b="$(med "$1" mon_cal_per_op)" 'BEGIN { print a + b }'; }
 is=$(ipi same) io=$(ipi other)
 check "other: each stat() wakes across CPUs, at least 0.5 IPIs per call ($io)" \
