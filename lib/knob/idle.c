@@ -1,11 +1,14 @@
-/* The idle policy applied: a PM QoS limit held, or guest_halt_poll_ns journaled (idle.h). */
+/* The idle policy applied: a PM QoS limit held, guest_halt_poll_ns journaled, or the
+ * spinners of busy started (idle.h). */
 #include "knob/idle.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "knob/knob.h"
 #include "sys/common.h"
+#include "sys/cpuset.h"
 
 void ab_idle_apply(const struct ab_idle *p)
 {
@@ -17,9 +20,19 @@ void ab_idle_apply(const struct ab_idle *p)
 		return;
 	case AB_IDLE_POLL:
 	case AB_IDLE_MAX_LATENCY:
-		if (ab_idle_qos_hold(p->value, why, sizeof(why)) < 0)
+		/* before the hold: a limit nothing reads would be recorded as a lever */
+		if (ab_idle_qos_usable(why, sizeof(why)) < 0 ||
+		    ab_idle_qos_hold(p->value, why, sizeof(why)) < 0)
 			ab_skip("--idle %s: %s", name, why);
 		return;
+	case AB_IDLE_BUSY: {
+		struct ab_cpuset cpus;
+		if (ab_cpuset_allowed(&cpus) < 0)
+			ab_fail("--idle busy: cannot read the allowed CPUs: %s", strerror(errno));
+		if (ab_idle_busy_start(&cpus, why, sizeof(why)) < 0)
+			ab_fail("--idle busy: %s", why);
+		return;
+	}
 	case AB_IDLE_HALTPOLL:
 		if (ab_idle_haltpoll_usable(why, sizeof(why)) < 0)
 			ab_skip("--idle %s: %s", name, why);

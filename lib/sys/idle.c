@@ -44,8 +44,9 @@ int ab_idle_parse(const char *s, struct ab_idle *p, char *err, size_t errlen)
 
 	if (!s)
 		return ab_err(err, errlen, "expected " AB_IDLE_CHOICES);
-	if (!strcmp(s, "as-found") || !strcmp(s, "poll")) {
-		*p = (struct ab_idle){ s[0] == 'p' ? AB_IDLE_POLL : AB_IDLE_AS_FOUND, 0 };
+	if (!strcmp(s, "as-found") || !strcmp(s, "poll") || !strcmp(s, "busy")) {
+		*p = (struct ab_idle){ s[0] == 'p' ? AB_IDLE_POLL : s[0] == 'b' ? AB_IDLE_BUSY :
+				       AB_IDLE_AS_FOUND, 0 };
 		return 0;
 	}
 	for (size_t i = 0; i < AB_ARRAY_SIZE(valued); i++) {
@@ -73,6 +74,9 @@ void ab_idle_format(const struct ab_idle *p, char *buf, size_t len)
 		break;
 	case AB_IDLE_HALTPOLL:
 		snprintf(buf, len, "haltpoll:%ld", p->value);
+		break;
+	case AB_IDLE_BUSY:
+		snprintf(buf, len, "busy");
 		break;
 	default:
 		snprintf(buf, len, "as-found");
@@ -106,6 +110,39 @@ int ab_idle_haltpoll_usable(char *why, size_t len)
 	if (access(path, F_OK) < 0)
 		return ab_err(why, len, "%s: %s", path, strerror(errno));
 	return 0;
+}
+
+/* The idle= boot parameter's value ("poll", "halt", "nomwait"), or "" when not given. */
+static void boot_idle(char *val, size_t len)
+{
+	char path[4096], line[4096];
+
+	val[0] = '\0';
+	snprintf(path, sizeof(path), "%s/proc/cmdline", ab_idle_root());
+	if (ab_sysfs_read(path, line, sizeof(line)) < 0)
+		return;
+	for (char *t = strtok(line, " \t"); t; t = strtok(NULL, " \t"))
+		if (!strncmp(t, "idle=", 5))
+			snprintf(val, len, "%.31s", t + 5);
+}
+
+int ab_idle_qos_usable(char *why, size_t len)
+{
+	char path[4096], drv[64], boot[32];
+
+	snprintf(path, sizeof(path), "%s" AB_IDLE_CPUIDLE "/current_driver", ab_idle_root());
+	if (ab_sysfs_read(path, drv, sizeof(drv)) < 0)
+		snprintf(drv, sizeof(drv), "none");
+	if (drv[0] && strcmp(drv, "none"))
+		return 0;
+	boot_idle(boot, sizeof(boot));
+	if (boot[0])
+		return ab_err(why, len, "no cpuidle driver (booted with idle=%s): no governor reads the "
+			      "PM QoS limit, so the CPUs wait as idle=%s says; --idle busy acts here",
+			      boot, boot);
+	return ab_err(why, len, "no cpuidle driver (%s: none): no governor reads the PM QoS limit; "
+		      "a cpuidle driver (acpi_idle, intel_idle, haltpoll) or booting with idle=poll "
+		      "would act, and --idle busy acts here", path);
 }
 
 int ab_idle_qos_hold(long us, char *why, size_t len)

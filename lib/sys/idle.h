@@ -10,6 +10,14 @@
  *   max-latency:US   hold a limit of US microseconds: states slower to leave are not used
  *   haltpoll:NS      guest_halt_poll_ns = NS, through the knob journal, where the
  *                    haltpoll cpuidle driver and governor are in use
+ *   busy             a SCHED_IDLE spinner on each allowed CPU, so no CPU halts while it
+ *                    waits: acts on every machine; its price is the CPU time the
+ *                    spinners burn (the CPU monitor records it), and waking a CPU that
+ *                    runs something can cost more than waking a halted one
+ *
+ * poll and max-latency act only where a cpuidle governor reads the PM QoS limit: with
+ * no cpuidle driver (current_driver "none", or booted with idle=poll or idle=halt)
+ * they are refused before anything is measured (exit 4), as haltpoll:NS is elsewhere.
  *
  * This file parses and names a policy, checks for haltpoll and holds the PM QoS
  * request: the kernel drops it when the last copy of its fd closes, so a killed
@@ -21,9 +29,10 @@
 
 #include <stddef.h>
 
-enum ab_idle_kind { AB_IDLE_AS_FOUND, AB_IDLE_POLL, AB_IDLE_MAX_LATENCY, AB_IDLE_HALTPOLL };
+enum ab_idle_kind { AB_IDLE_AS_FOUND, AB_IDLE_POLL, AB_IDLE_MAX_LATENCY, AB_IDLE_HALTPOLL,
+		    AB_IDLE_BUSY };
 
-#define AB_IDLE_CHOICES "as-found|poll|max-latency:US|haltpoll:NS"
+#define AB_IDLE_CHOICES "as-found|poll|max-latency:US|haltpoll:NS|busy"
 #define AB_IDLE_MAX_US 1000000L		/* max-latency: 1 s is already no limit at all */
 #define AB_IDLE_MAX_NS 1000000000L	/* haltpoll: 1 s of polling per halt */
 
@@ -55,6 +64,10 @@ const char *ab_idle_root(void);
  * guest_halt_poll_ns present)? 0, or -1 with what is missing in why. */
 int ab_idle_haltpoll_usable(char *why, size_t len);
 
+/* Does a cpuidle governor read the PM QoS limit here (a cpuidle driver other than
+ * "none")? 0, or -1 with what is missing and what would act in why. */
+int ab_idle_qos_usable(char *why, size_t len);
+
 /*
  * Hold a CPU latency limit of us microseconds until exit: open the PM QoS
  * device and write the 32-bit value; the fd stays open (O_CLOEXEC). 0, or -1
@@ -64,5 +77,16 @@ int ab_idle_qos_hold(long us, char *why, size_t len);
 /* In a forked child: close its copy of the request's fd, so a child the
  * parent gave up on (stuck in the kernel) cannot keep the limit alive. */
 void ab_idle_qos_child(void);
+
+/*
+ * Start the spinners of --idle busy: one child process, killed with its parent
+ * (PR_SET_PDEATHSIG, and at exit), with a SCHED_IDLE thread pinned to each CPU of
+ * cpus that spins until killed. 0, or -1 with the reason in why.
+ */
+struct ab_cpuset;
+int ab_idle_busy_start(const struct ab_cpuset *cpus, char *why, size_t len);
+/* The spinners' CPU time so far in ns (read at a window's edges, never inside it);
+ * -1 when no spinner runs. */
+long long ab_idle_busy_cpu_ns(void);
 
 #endif

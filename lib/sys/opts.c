@@ -22,8 +22,11 @@ const struct ab_common_opt ab_common_opts[] = {
 	{ "cpus", 1, C_CPUS, "LIST", "use only these CPUs (Linux list: 0-3,8)" },
 	{ "quiet", 0, C_QUIET, NULL, "no progress messages on stderr" },
 	{ "idle", 1, C_IDLE, "POLICY", AB_IDLE_CHOICES ": how idle CPUs wait while measuring: "
-	  "as found, polling only, no state slower to leave than US microseconds, guest "
-	  "halt polling NS ns (default as-found)" },
+	  "as found (the default); poll: a PM QoS limit of 0, so the cpuidle governor picks "
+	  "polling only; max-latency:US: no idle state slower to leave than US us (both need "
+	  "a cpuidle driver); haltpoll:NS: guest halt polling of NS ns (needs the haltpoll "
+	  "driver); busy: a SCHED_IDLE spinner on each allowed CPU (acts anywhere; it burns "
+	  "the idle CPU time)" },
 	{ "check-options", 0, C_CHECK, NULL, "check the options and exit 0 (or 2), measure nothing" },
 	{ "help", 0, C_HELP, NULL, "this help" },
 	{ "version", 0, C_VERSION, NULL, "print the version" },

@@ -2,9 +2,12 @@
 # --idle, the idle policy every benchmark takes (lib/sys/idle.h, docs/records.md):
 #   - bad values exit 2 with one line naming them, in every benchmark;
 #     --check-options takes good ones without touching the machine;
-#   - haltpoll:NS where the cpuidle driver is not haltpoll, and poll where
-#     /dev/cpu_dma_latency is missing, exit 4 with one line (a fake tree through
-#     the AFFBENCH_SYSROOT test hook);
+#   - haltpoll:NS where the cpuidle driver is not haltpoll, poll where
+#     /dev/cpu_dma_latency is missing, and poll and max-latency where no cpuidle
+#     driver reads PM QoS, exit 4 with one line (a fake tree through the
+#     AFFBENCH_SYSROOT test hook, and this machine where it has no driver);
+#   - busy acts on every machine: its records carry idle=busy and the spinners'
+#     CPU time, and no spinner outlives the benchmark, even one SIGKILLed;
 #   - poll and max-latency hold their limit while the benchmark runs, and no PM
 #     QoS request is held after it: the limit reads as before and no process
 #     has /dev/cpu_dma_latency open that did not before;
@@ -37,10 +40,10 @@ for b in cputestfs ddpar sqrtio fdget; do
 	check "$b --help lists --idle" eval '"$BIN/$b" --help | grep -q -- "--idle POLICY"'
 done
 for v in poll:1 max-latency max-latency: max-latency:+5 max-latency:0x10 max-latency:1000001 \
-	haltpoll:2e5 haltpoll:-1 haltpoll:1000000001 "as-found " ""; do
+	haltpoll:2e5 haltpoll:-1 haltpoll:1000000001 "as-found " "" busy:1 busy: bus; do
 	expect_rc "fdget --idle '$v': exit 2, one line" 2 "$BIN/fdget" --idle "$v" --check-options
 done
-for v in as-found poll max-latency:0 max-latency:20 haltpoll:0 haltpoll:200000; do
+for v in as-found poll max-latency:0 max-latency:20 haltpoll:0 haltpoll:200000 busy; do
 	"$BIN/fdget" --idle "$v" --check-options >/dev/null 2>&1
 	rc=$?
 	check "fdget --idle $v --check-options: exit 0 (got $rc)" [ "$rc" = 0 ]
@@ -89,10 +92,81 @@ expect_rc "--idle poll without $QOS: exit 4, one line" 4 \
 	env AFFBENCH_SYSROOT="$FAKE" "${FD[@]}" --idle poll
 err=$(AFFBENCH_SYSROOT="$FAKE" "${FD[@]}" --idle poll 2>&1 >/dev/null)
 check "the skip names $QOS ($err)" eval '[[ $err == *"$QOS"* ]]'
+# A PM QoS device but a limit nothing reads: no cpuidle driver, as on a machine booted
+# without one or with idle=poll. The device is a plain file here, so a hold would succeed.
+touch "$FAKE/dev/cpu_dma_latency"
+echo none >"$FAKE/sys/devices/system/cpu/cpuidle/current_driver"
+for v in poll max-latency:7; do
+	expect_rc "--idle $v with no cpuidle driver: exit 4, one line" 4 \
+		env AFFBENCH_SYSROOT="$FAKE" "${FD[@]}" --idle $v
+	err=$(AFFBENCH_SYSROOT="$FAKE" "${FD[@]}" --idle $v 2>&1 >/dev/null)
+	check "--idle $v with no cpuidle driver: the line names the missing driver ($err)" \
+		eval '[[ $err == *"no cpuidle driver"* ]]'
+	check "--idle $v with no cpuidle driver: the line says what would act ($err)" \
+		eval '[[ $err == *"--idle busy"* ]]'
+	check "--idle $v with no cpuidle driver: nothing written to the device" [ ! -s "$FAKE/dev/cpu_dma_latency" ]
+done
+mkdir -p "$FAKE/proc"
+echo "root=/dev/vda idle=poll quiet" >"$FAKE/proc/cmdline"
+err=$(AFFBENCH_SYSROOT="$FAKE" "${FD[@]}" --idle poll 2>&1 >/dev/null)
+check "--idle poll on a machine booted with idle=poll: the line names idle=poll ($err)" \
+	eval '[[ $err == *"idle=poll"* ]]'
+rm -f "$FAKE/sys/devices/system/cpu/cpuidle/current_driver"
+err=$(AFFBENCH_SYSROOT="$FAKE" "${FD[@]}" --idle poll 2>&1 >/dev/null)
+rc=$?
+check "--idle poll with no cpuidle directory at all: exit 4 (got $rc)" [ "$rc" = 4 ]
+# With a driver, the hold goes through: the fake device holds the 32-bit limit.
+echo intel_idle >"$FAKE/sys/devices/system/cpu/cpuidle/current_driver"
+rm -f "$FAKE/proc/cmdline"
+AFFBENCH_SYSROOT="$FAKE" "${FD[@]}" --idle max-latency:7 >"$W/fake.csv" 2>"$W/fake.err"
+rc=$?
+check "--idle max-latency:7 under intel_idle (fake tree): exit 0 (got $rc: $(tail -n1 "$W/fake.err"))" [ "$rc" = 0 ]
+check "--idle max-latency:7 under intel_idle: the device got the limit 7" \
+	[ "$(od -An -t d4 -N4 "$FAKE/dev/cpu_dma_latency" | tr -d ' ')" = 7 ]
+
+# ---- busy: acts on every machine ----
+spinners() { pgrep -c -x fdget; }
+sp_before=$(spinners)
+"${FD[@]}" --idle busy --duration 0.3 --repeat 2 >"$W/busy.csv" 2>"$W/busy.err"
+rc=$?
+check "--idle busy: exit 0 (got $rc: $(tail -n1 "$W/busy.err"))" [ "$rc" = 0 ]
+check "--idle busy: every record carries idle=busy" eval \
+	'grep -q "^fdget,idle=busy;" "$W/busy.csv" && ! tail -n +2 "$W/busy.csv" | grep -v -q "idle=busy"'
+n=$(grep -c ",mon_spinner_cpu_pct," "$W/busy.csv")
+check "--idle busy: each timed repetition records the spinners' CPU time ($n of 2)" [ "$n" = 2 ]
+check "--idle busy: the spinners' share is within 0-100%" awk -F, '
+	$(NF-2) == "mon_spinner_cpu_pct" { v = $(NF-1) + 0; if (v < 0 || v > 100) bad = 1; n++ }
+	END { exit bad || !n }' "$W/busy.csv"
+check "--idle busy: no spinner left after the run ($(spinners), $sp_before before)" [ "$(spinners)" = "$sp_before" ]
+"${FD[@]}" --idle as-found >"$W/nobusy.csv" 2>/dev/null
+check "--idle as-found: no spinner records" eval \
+	'grep -q "^fdget," "$W/nobusy.csv" && ! grep -q ",mon_spinner_cpu_pct," "$W/nobusy.csv"'
+"${FD[@]}" --idle busy --duration 1 --repeat 20 >/dev/null 2>&1 &
+bp=$!
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ "$(spinners)" -ge $((sp_before + 2)) ] && break; sleep 0.2; done
+check "--idle busy: while it runs, its spinner process runs beside it ($(spinners), $sp_before before)" \
+	[ "$(spinners)" -ge $((sp_before + 2)) ]
+kill -KILL "$bp" 2>/dev/null
+wait "$bp" 2>/dev/null
+for _ in 1 2 3 4 5 6 7 8 9 10; do [ "$(spinners)" = "$sp_before" ] && break; sleep 0.2; done
+check "--idle busy, SIGKILLed: its spinners die with it ($(spinners), $sp_before before)" \
+	[ "$(spinners)" = "$sp_before" ]
 
 # ---- the real machine: root and PM QoS ----
 if [ "$(id -u)" != 0 ] || [ ! -w "$QOS" ]; then
 	skip "PM QoS and haltpoll on this machine" "needs root and $QOS"
+	t_done
+fi
+drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null)
+if [ -z "$drv" ] || [ "$drv" = none ]; then
+	# Nothing reads the limit here: the product refuses, and what a hold does is checked
+	# above on a fake tree and by the emulated guests that have a driver.
+	expect_rc "this machine has no cpuidle driver: --idle poll exits 4, one line" 4 "${FD[@]}" --idle poll
+	check "no cpuidle driver: --idle poll left no PM QoS request" eval \
+		'[ "$(od -An -t d4 -N4 "$QOS" | tr -d " ")" -gt 0 ]'
+	skip "--idle poll and max-latency holding the limit on this machine" \
+		"no cpuidle driver (current_driver: ${drv:-missing}): no governor reads PM QoS"
+	skip "--idle haltpoll:NS on this machine" "the cpuidle driver is ${drv:-none}, not haltpoll"
 	t_done
 fi
 qos_now() { od -An -t d4 -N4 "$QOS" | tr -d ' '; }
