@@ -103,6 +103,10 @@ const char *h_program_of(const struct h_block *b, char *buf, size_t len);
 /* The settings that decide what a cross-CPU ratio means (harness/machcheck.c): irqbalance,
  * boost, SMT, isolated and nohz_full CPUs, cpuidle, PM QoS, THP, a hypervisor, steal. */
 void h_machine_checks(FILE *f);
+/* machfacts.c: the hypervisor, PTI and PCID, topology read or guessed, the syscall and
+ * same-CPU pipe round-trip prices (measured); and report.md's warnings of them. */
+void h_machine_facts(FILE *f);
+int h_machine_fact_warnings(FILE *f, const char *dir);
 void h_machine_steal(FILE *f, const char *label);
 /* report.md's warnings about them, from dir's machine.txt; how many were written. */
 int h_machine_check_warnings(FILE *f, const char *dir);

@@ -374,21 +374,28 @@ static double steal_share(const char *dir)
 
 static int vm_warnings(FILE *f, const char *dir)
 {
-	char v[256], share[64];
+	char v[256], share[64], name[160], what[200];
 	double st = steal_share(dir);
 
 	if (strncmp(val(dir, "hypervisor", v, sizeof(v)), "yes", 3))
 		return 0;
+	/* its kind: "PVM (kernel log: ...)" -> "PVM"; runs before machfacts.c have none */
+	val(dir, "hypervisor_name", name, sizeof(name));
+	name[strcspn(name, " (")] = '\0';
+	if (name[0] && strcmp(name, "none"))
+		snprintf(what, sizeof(what), "a virtual machine on %s", name);
+	else
+		snprintf(what, sizeof(what), "a virtual machine");
 	if (st >= 0)
 		snprintf(share, sizeof(share), "%.1f%% of CPU time stolen during the run", 100 * st);
 	else
 		snprintf(share, sizeof(share), "steal time not measured");
 	if (st < 0 || st >= STEAL_WARN)
-		return warn(f, "a virtual machine", share, "the hypervisor ran other work on these "
+		return warn(f, what, share, "the hypervisor ran other work on these "
 			    "vCPUs, and a cross-CPU wake-up may exit to it: the same ratio on bare metal "
 			    "can differ several-fold.", "compare with a bare-metal run before blaming the "
 			    "kernel; pin the vCPUs on the host if you can.");
-	return warn(f, "a virtual machine", share, "a cross-CPU wake-up may exit to the hypervisor, "
+	return warn(f, what, share, "a cross-CPU wake-up may exit to the hypervisor, "
 		    "so the same ratio on bare metal can differ several-fold.",
 		    "compare with a bare-metal run before blaming the kernel.");
 }

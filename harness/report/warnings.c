@@ -231,7 +231,8 @@ static int knob_warnings(FILE *f, const char *dir)
 void h_warnings(FILE *f, const char *dir, const struct ab_results *d)
 {
 	fprintf(f, "## Warnings\n\n");
-	int n = machine_warnings(f, dir) + h_machine_check_warnings(f, dir) + noise_warnings(f, d) +
+	int n = machine_warnings(f, dir) + h_machine_check_warnings(f, dir) +
+		h_machine_fact_warnings(f, dir) + noise_warnings(f, d) +
 		plan_warnings(f, dir) + knob_warnings(f, dir);
 	if (!n)
 		fprintf(f, "- none\n");

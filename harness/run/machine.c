@@ -327,6 +327,7 @@ int h_machine_write(const char *out, const struct h_plan *plan, const char *note
 	first_line(f, "governor", "/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
 	first_line(f, "loadavg", "/proc/loadavg");
 	h_machine_checks(f);
+	h_machine_facts(f);
 	topology(f);
 	mitigations(f);
 	fprintf(f, "%-14s %s\n", "libfuse", fuse_pkgversion());
