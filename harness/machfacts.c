@@ -23,6 +23,7 @@
 #endif
 
 #include "harness.h"
+#include "sys/common.h"
 #include "sys/cpuset.h"
 #include "sys/pin.h"
 #include "sys/sysfs.h"
@@ -42,6 +43,15 @@ static void put(FILE *f, const char *label, const char *fmt, ...)
 	vfprintf(f, fmt, ap);
 	va_end(ap);
 	fputc('\n', f);
+}
+
+/* root/rel: the files a test fakes (the AFFBENCH_SYSROOT hook, as machcheck.c reads them). */
+static const char *at(char *buf, size_t len, const char *rel)
+{
+	const char *r = ab_test_hook("AFFBENCH_SYSROOT");
+
+	snprintf(buf, len, "%s%s", r ? r : "", rel);
+	return buf;
 }
 
 static double now_ns(void)
@@ -124,9 +134,9 @@ static void hypervisor_name(FILE *f)
 /* PCID from the CPU flags, and whether PTI is on. */
 static void pti_pcid(FILE *f)
 {
-	char line[4096], melt[256] = "";
+	char line[4096], melt[256] = "", path[4096];
 	int pcid = 0, seen = 0;
-	FILE *c = fopen("/proc/cpuinfo", "re");
+	FILE *c = fopen(at(path, sizeof(path), "/proc/cpuinfo"), "re");
 
 	while (c && !seen && fgets(line, sizeof(line), c))
 		if (!strncmp(line, "flags", 5)) {
@@ -135,7 +145,8 @@ static void pti_pcid(FILE *f)
 		}
 	if (c)
 		fclose(c);
-	ab_sysfs_read("/sys/devices/system/cpu/vulnerabilities/meltdown", melt, sizeof(melt));
+	ab_sysfs_read(at(path, sizeof(path), "/sys/devices/system/cpu/vulnerabilities/meltdown"), melt,
+		      sizeof(melt));
 	put(f, "pti", "%s", strstr(melt, "PTI") ? "on (meltdown: Mitigation: PTI)" : "off");
 	put(f, "pcid", "%s", !seen ? "(unavailable: no flags in /proc/cpuinfo)" : pcid ? "yes" : "no");
 }
@@ -143,7 +154,10 @@ static void pti_pcid(FILE *f)
 /* Was the last-level cache's sharing read from sysfs, or must it be guessed? */
 static void topology_source(FILE *f)
 {
-	if (access("/sys/devices/system/cpu/cpu0/cache/index0/shared_cpu_list", F_OK) == 0)
+	char path[4096];
+
+	if (access(at(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index0/shared_cpu_list"),
+		   F_OK) == 0)
 		put(f, "topology_src", "read (cache/index*/shared_cpu_list in sysfs)");
 	else
 		put(f, "topology_src", "guessed (no cache topology in sysfs: "

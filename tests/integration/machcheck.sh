@@ -1,7 +1,8 @@
 #!/bin/bash
 # machine.txt records the settings that decide what a cross-CPU ratio means
 # (irqbalance, boost, SMT, isolated and nohz_full CPUs, cpuidle, idle=, haltpoll,
-# PM QoS, THP, a hypervisor, steal) and report.md warns about each with a hint.
+# PM QoS, THP, a hypervisor, steal; PTI and PCID, the cache topology read or guessed,
+# the measured syscall price) and report.md warns about each, with a hint where one helps.
 # A fake /sys and /proc (the AFFBENCH_SYSROOT test hook) sets every one; an empty
 # one shows that what a machine lacks is said, never written as a value.
 . "$(dirname "$0")/lib.sh"
@@ -45,6 +46,7 @@ mkdir -p "$c/cpu0/power"; echo 0 > "$c/cpu0/power/pm_qos_resume_latency_us"
 echo 50 > "$c/cpu1/power/pm_qos_resume_latency_us"
 printf '\x0a\x00\x00\x00' > "$R/dev/cpu_dma_latency"	# a 10 us limit held
 echo "[always] madvise never" > "$R/sys/kernel/mm/transparent_hugepage/enabled"
+mkdir -p "$c/vulnerabilities"; echo "Mitigation: PTI" > "$c/vulnerabilities/meltdown"
 
 run "$R" "$D/fake"
 M=$D/fake/machine.txt
@@ -64,6 +66,11 @@ check "per-CPU resume limit recorded" has pm_qos_resume 'cpu1=50us'
 check "THP recorded" has thp always
 check "hypervisor recorded" has hypervisor 'yes.*'
 check "steal recorded before and after" eval 'has steal_before "40 of 990 jiffies" && has steal_after "40 of 990 jiffies"'
+check "PTI recorded on" has pti 'on .*'
+check "PCID recorded absent (no pcid flag)" has pcid no
+check "the cache topology recorded as guessed (no cache in sysfs)" has topology_src 'guessed .*'
+check "a syscall's price recorded in ns" has syscall_ns '[0-9]+ .*'
+check "a same-CPU pipe round trip's price recorded in ns" has pipe_rt_ns '[0-9]+ .*'
 
 W=$(sed -n '/^## Warnings/,/^## /p' "$D/fake/report.md")
 for w in "irqbalance is running" "turbo/boost is on" "SMT is on" "isolated CPUs" "nohz_full CPUs" \
@@ -71,8 +78,14 @@ for w in "irqbalance is running" "turbo/boost is on" "SMT is on" "isolated CPUs"
 	"PM QoS CPU latency limit is held" "per-CPU PM QoS" "THP is 'always'" "a virtual machine"; do
 	check "report.md warns: $w (with a hint)" eval 'printf "%s\n" "$W" | grep -F -- "$w" | grep -q "Hint:"'
 done
+check "report.md warns: PTI without PCID, with the measured price" eval \
+	'printf "%s\n" "$W" | grep -Eq "PTI without PCID: syscalls cost [0-9.]+ us here"'
+check "report.md warns: no cache topology in sysfs" eval 'printf "%s\n" "$W" | grep -q "no cache topology in sysfs"'
+check "report.md does not warn of a missing cpuidle driver where one is (haltpoll)" eval \
+	'! printf "%s\n" "$W" | grep -q "no cpuidle driver"'
 
-# An empty tree: each setting says it is unavailable or none, and nothing is warned.
+# An empty tree: each setting says it is unavailable or none, and none is warned; what the
+# machine lacks (a cpuidle driver) is.
 mkdir -p "$D/empty"
 run "$D/empty" "$D/bare"
 M=$D/bare/machine.txt
@@ -81,13 +94,19 @@ check "a machine without the files: unavailable, never a number" eval \
 	 has pm_qos_us "\(unavailable: .*\)" && has thp "\(unavailable: .*\)" &&
 	 has steal_before "\(unavailable: .*\)" && has idle_states "none .*"'
 W=$(sed -n '/^## Warnings/,/^## /p' "$D/bare/report.md")
-check "and report.md warns about none of them" eval '! printf "%s\n" "$W" | grep -qE "irqbalance|boost|SMT|idle|QoS|THP|virtual"'
+check "and report.md warns about none of them" eval '! printf "%s\n" "$W" |
+	grep -qE "irqbalance|boost|SMT|idle=|halt polling|deep idle|limit is held|per-CPU PM QoS|THP|virtual|PTI"'
+check "report.md warns of the missing cpuidle driver, naming --idle busy" eval \
+	'printf "%s\n" "$W" | grep "no cpuidle driver" | grep -q -- "--idle busy"'
+check "machine.txt records PTI off and PCID unavailable where nothing says otherwise" eval \
+	'has pti off && has pcid "\(unavailable: .*\)"'
 
 # This machine: every label is there with a value.
 run "" "$D/real"
 M=$D/real/machine.txt
 for l in irqbalance cpu_boost smt isolated_cpus nohz_full cpuidle idle_cmdline haltpoll_ns \
-	idle_states pm_qos_us pm_qos_resume thp hypervisor steal_before steal_after; do
+	idle_states pm_qos_us pm_qos_resume thp hypervisor steal_before steal_after hypervisor_name pti pcid \
+	topology_src syscall_ns pipe_rt_ns; do
 	grep -qE "^$l +[^ ]" "$M" || { nok "this machine's machine.txt lacks $l"; continue; }
 done
 ok "this machine's machine.txt has every setting"
