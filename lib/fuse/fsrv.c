@@ -114,6 +114,7 @@ int ab_fsrv_serve(const char *mnt, const struct ab_fsrv_ops *ops, void *fs,
 		fsrv_fini(&s);
 		return rc;
 	}
+	fsrv_cpu_serving(&s);
 	rc = fsrv_run(&s);
 	if (rc) {
 		/* Threads may still use s and fd: both stay until the process exits. */

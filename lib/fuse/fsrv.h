@@ -106,19 +106,19 @@ int ab_fsrv_wait_parse(const char *s, struct ab_fsrv_wait_cfg *w, char *err, siz
 const char *ab_fsrv_wait_name(const struct ab_fsrv_wait_cfg *w, char *buf, size_t len);
 
 /*
- * CPU time of the serving threads, from each thread's own CPU clock
- * (CLOCK_THREAD_CPUTIME_ID), added as nanoseconds so far: serving thread i
- * adds to slot i % n. Put the slots in memory the caller shares with the
- * daemon process and read them at both ends of a window: the difference of
- * the sums is the threads' CPU time in it. A thread adds what it used just
- * before it sleeps and, while it looks for requests without sleeping, at least
- * every AB_FSRV_CPU_EVERY_NS, so a sum read at any moment lags the truth by
- * at most one request's handling per awake thread or that interval.
+ * CPU time of the serving threads, read from outside at a window's edges: the
+ * server records its process's pid in the slot the caller shares with it, and
+ * the caller reads that process's CPU clock (clock_getcpuclockid) before and
+ * after the window; the difference is the threads' CPU time in it (the
+ * process's main thread only waits for them meanwhile). No serving thread reads
+ * a clock: CLOCK_THREAD_CPUTIME_ID has no vDSO, so a read per request was a
+ * syscall in the timed loop, about 1 us under PTI without PCID.
  */
 struct ab_fsrv_cpu {
-	_Atomic uint64_t ns;
+	_Atomic int32_t pid;	/* the serving process, 0 until it serves */
 } __attribute__((aligned(64)));
-#define AB_FSRV_CPU_EVERY_NS 1000000ull
+/* The serving process's CPU time in ns now; 0 when none serves (n: unused, kept for
+ * the callers' slot arrays). */
 uint64_t ab_fsrv_cpu_sum(const struct ab_fsrv_cpu *c, int n);
 
 /* OPEN: what the handler gets and fills. */

@@ -26,7 +26,6 @@ struct dev_thr {
 	int fd;
 	int cpu;		/* pinned CPU or -1 */
 	int idx;		/* its place among the serving threads */
-	struct fsrv_cpuacct acct;	/* its CPU time (cfg.cpu) */
 	char *in, *out;
 	size_t in_len, out_len;
 	pthread_t tid;
@@ -75,15 +74,12 @@ static int dev_next(struct dev_thr *t, ssize_t *n)
 							    : UINT64_MAX;
 		for (;;) {
 			int r = dev_read(t, n);
-			uint64_t now;
 			if (r != DEV_AGAIN)
 				return r;
-			if ((now = ab_now_ns()) >= end)
+			if (ab_now_ns() >= end)
 				break;	/* spin: looked long enough, now sleep */
-			fsrv_cpu_tick(&t->acct, now);
 		}
 	}
-	fsrv_cpu_add(&t->acct);
 	if (w->mode != AB_FSRV_WAIT_BLOCK && poll(&p, 1, -1) < 0 && errno != EINTR) {
 		fsrv_set_fatal(t->s, AB_EXIT_FAIL, "poll /dev/fuse (fd %d): %s", t->fd, strerror(errno));
 		return DEV_GONE;
@@ -97,7 +93,6 @@ static void *dev_loop(void *arg)
 	ssize_t n;
 	int r;
 
-	fsrv_cpu_init(&t->acct, t->s, t->idx);
 	while ((r = dev_next(t, &n)) != DEV_GONE) {
 		if (r == DEV_AGAIN)
 			continue;
@@ -115,7 +110,6 @@ static void *dev_loop(void *arg)
 			       strerror(errno));
 		}
 	}
-	fsrv_cpu_add(&t->acct);
 	return NULL;
 }
 

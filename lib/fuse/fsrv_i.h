@@ -178,18 +178,10 @@ int fsrv_dev_handle_iov(struct fsrv *s, const void *in, size_t n, void *out, siz
 uint64_t fsrv_uring_handle(struct fsrv *s, struct fuse_uring_req_header *h, void *payload,
 			   uint32_t cap, struct fsrv_held *held);
 
-/* ---- a serving thread's CPU time (fsrv_wait.c) ---- */
-struct fsrv_cpuacct {
-	struct ab_fsrv_cpu *slot;	/* NULL: not counted */
-	uint64_t last;			/* the thread's CPU clock when last added */
-	uint64_t next_tick;		/* CLOCK_MONOTONIC ns of the next add while looking */
-};
-/* Serving thread i of s, in that thread: its slot and the clock now. */
-void fsrv_cpu_init(struct fsrv_cpuacct *a, const struct fsrv *s, int i);
-/* Add the CPU time used since the last add: call it just before sleeping. */
-void fsrv_cpu_add(struct fsrv_cpuacct *a);
-/* While looking without sleeping: add once AB_FSRV_CPU_EVERY_NS passed since the last tick. */
-void fsrv_cpu_tick(struct fsrv_cpuacct *a, uint64_t now_ns);
+/* ---- the serving threads' CPU time (fsrv_wait.c) ---- */
+/* In the serving process, before its threads start: name it in cfg.cpu, so that the
+ * caller can read its CPU clock at a window's edges (ab_fsrv_cpu_sum). */
+void fsrv_cpu_serving(const struct fsrv *s);
 
 /* ---- transports: serve until unmounted; an AB_EXIT_* code ---- */
 int fsrv_dev_run(struct fsrv *s);

@@ -74,7 +74,6 @@ struct uring_thr {
 	struct io_uring ring;
 	pthread_t tid;
 	int idx;		/* its place among the ring threads */
-	struct fsrv_cpuacct acct;	/* its CPU time (cfg.cpu) */
 };
 
 /* ---- which thread serves which queue ---- */
@@ -296,7 +295,7 @@ static int uring_look(struct uring_thr *t)
 {
 	const struct ab_fsrv_wait_cfg *w = &t->s->cfg->wait;
 	struct io_uring_cqe *cqe;
-	uint64_t end, now;
+	uint64_t end;
 
 	if (w->mode == AB_FSRV_WAIT_BLOCK)
 		return 0;
@@ -305,9 +304,8 @@ static int uring_look(struct uring_thr *t)
 		return 0;	/* submit_and_wait says it again, and fails */
 	end = w->mode == AB_FSRV_WAIT_SPIN ? ab_now_ns() + w->spin_us * 1000ull : UINT64_MAX;
 	while (io_uring_peek_cqe(&t->ring, &cqe) != 0) {
-		if (atomic_load_explicit(&t->s->fatal, memory_order_relaxed) || (now = ab_now_ns()) >= end)
+		if (atomic_load_explicit(&t->s->fatal, memory_order_relaxed) || ab_now_ns() >= end)
 			return 0;
-		fsrv_cpu_tick(&t->acct, now);
 	}
 	return 1;
 }
@@ -320,11 +318,9 @@ static void *uring_loop(void *arg)
 	/* Named for its first queue, so tools and tests can tell where it runs. */
 	snprintf(name, sizeof(name), "fsrv-uring-%d", t->cpu);
 	pthread_setname_np(pthread_self(), name);
-	fsrv_cpu_init(&t->acct, t->s, t->idx);
 	if (thr_setup(t) == 0) {
 		while (t->live > 0 && !atomic_load(&t->s->fatal)) {
 			if (!uring_look(t)) {
-				fsrv_cpu_add(&t->acct);	/* before it may sleep */
 				int rc = io_uring_submit_and_wait(&t->ring, 1);
 				if (rc < 0 && rc != -EINTR && rc != -EAGAIN && rc != -EBUSY) {
 					fsrv_set_fatal(t->s, AB_EXIT_FAIL, "io_uring_enter on CPU %d: %s",
@@ -335,7 +331,6 @@ static void *uring_loop(void *arg)
 			reap_cqes(t);
 		}
 	}
-	fsrv_cpu_add(&t->acct);
 	if (atomic_load(&t->s->fatal) && eventfd_write(t->evfd, 1) < 0)
 		ab_msg("fsrv: eventfd_write: %s", strerror(errno));
 	return NULL;

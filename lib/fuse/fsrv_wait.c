@@ -1,15 +1,14 @@
 /*
  * How fsrv's serving threads wait for requests (ab_fsrv_wait_cfg, parsed
- * here) and what their CPU time is (struct ab_fsrv_cpu): each thread reads
- * its own CPU clock and adds what it used since its last reading. The
- * transports call fsrv_cpu_add just before they sleep and fsrv_cpu_tick
- * while they look for a request without sleeping.
+ * here) and what their CPU time is (struct ab_fsrv_cpu): the serving process
+ * names itself, and the caller reads its CPU clock from outside.
  */
 #include "fuse/fsrv_i.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "sys/common.h"
 
@@ -50,47 +49,18 @@ const char *ab_fsrv_wait_name(const struct ab_fsrv_wait_cfg *w, char *buf, size_
 
 uint64_t ab_fsrv_cpu_sum(const struct ab_fsrv_cpu *c, int n)
 {
-	uint64_t sum = 0;
-
-	for (int i = 0; c && i < n; i++)
-		sum += atomic_load_explicit(&((struct ab_fsrv_cpu *)c)[i].ns, memory_order_relaxed);
-	return sum;
-}
-
-static uint64_t thread_cpu_ns(void)
-{
 	struct timespec ts;
+	clockid_t id;
+	pid_t pid = c && n > 0 ? atomic_load_explicit(&((struct ab_fsrv_cpu *)c)->pid,
+						      memory_order_relaxed) : 0;
 
-	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+	if (pid <= 0 || clock_getcpuclockid(pid, &id) || clock_gettime(id, &ts) < 0)
 		return 0;
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-void fsrv_cpu_init(struct fsrv_cpuacct *a, const struct fsrv *s, int i)
+void fsrv_cpu_serving(const struct fsrv *s)
 {
-	const struct ab_fsrv_cfg *cfg = s->cfg;
-
-	memset(a, 0, sizeof(*a));
-	if (!cfg->cpu || cfg->ncpu <= 0)
-		return;
-	a->slot = &cfg->cpu[i % cfg->ncpu];
-	a->last = thread_cpu_ns();
-}
-
-void fsrv_cpu_add(struct fsrv_cpuacct *a)
-{
-	if (!a->slot)
-		return;
-	uint64_t now = thread_cpu_ns();
-	if (now > a->last)
-		atomic_fetch_add_explicit(&a->slot->ns, now - a->last, memory_order_relaxed);
-	a->last = now;
-}
-
-void fsrv_cpu_tick(struct fsrv_cpuacct *a, uint64_t now_ns)
-{
-	if (!a->slot || now_ns < a->next_tick)
-		return;
-	fsrv_cpu_add(a);
-	a->next_tick = now_ns + AB_FSRV_CPU_EVERY_NS;
+	if (s->cfg->cpu && s->cfg->ncpu > 0)
+		atomic_store(&s->cfg->cpu[0].pid, (int32_t)getpid());
 }
