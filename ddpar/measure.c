@@ -212,6 +212,15 @@ static void write_records(const struct ddp_settings *s, const struct ddp_point *
 			ab_msg("%s procs=%d clone_fd=%s rep %d: spin_us_per_req not written: a process could "
 			       "not be added to the kernel statistics' pid map (%s)", dir_name(pt->dir),
 			       pt->procs, pt->clone ? "on" : "off", pt->rep + 1, strerror(p->pid_err));
+		else if (!p->res.spin_count)
+			/* Zero events is not zero wait: lock:contention_begin does not fire where the
+			 * kernel takes the hypervisor's test-and-set spinlock (virt_spin_lock, in
+			 * guests without paravirt spinlocks), so a 0 would read as no contention. */
+			ab_msg("%s procs=%d clone_fd=%s rep %d: spin_us_per_req not counted: "
+			       "lock:contention_begin saw no spinlock wait at all in the window (it never "
+			       "fires where the kernel spins in virt_spin_lock, as in a VM without "
+			       "paravirt spinlocks)", dir_name(pt->dir), pt->procs,
+			       pt->clone ? "on" : "off", pt->rep + 1);
 		else
 			record(out, cfg, pt, DDP_M_SPIN_US, ddp_spin_us(&p->res), "us");
 		write_brk(pt, cfg, o, p, out);

@@ -104,14 +104,21 @@ if [ "$rc" = 4 ]; then
 	skip "instrumented repetitions" "$(head -1 "$W/ks.err")"
 else
 	check "--kstats on runs (rc $rc: $(head -c 200 "$W/ks.err"))" test "$rc" = 0
-	check "--kstats on: per config and rep, one write_MB_per_s, client_bytes, kernel_us_per_req, spin_us_per_req" \
+	check "--kstats on: per config and rep, one write_MB_per_s, client_bytes, kernel_us_per_req" \
 		awk -F, 'NR > 1 { n[$2 SUBSEP $3 SUBSEP $4]++; cfg[$2] = 1 }
 			 END { k = 0
 			       for (c in cfg) { k++
 				 for (r = 1; r <= 2; r++) {
-				   split("write_MB_per_s client_bytes kernel_us_per_req spin_us_per_req", m, " ")
+				   split("write_MB_per_s client_bytes kernel_us_per_req", m, " ")
 				   for (i in m) if (n[c SUBSEP r SUBSEP m[i]] != 1) exit 1 } }
 			       exit !(k == 4) }' "$W/ks.csv"
+	# spin wait: a number where the tracepoint saw spinlock waits, else said not counted
+	ns=$(grep -c ',spin_us_per_req,' "$W/ks.csv")
+	nn=$(grep -c 'spin_us_per_req not counted' "$W/ks.err")
+	check "--kstats on: each instrumented point writes spin_us_per_req or says it is not counted ($ns + $nn of 8)" \
+		[ $((ns + nn)) = 8 ]
+	check "--kstats on: spin_us_per_req is never a 0 (no event is not no wait)" \
+		awk -F, '$(NF-2) == "spin_us_per_req" && $(NF-1) + 0 <= 0 { bad = 1 } END { exit bad }' "$W/ks.csv"
 fi
 
 # ---- daemon faults: the point fails, no number, no mount ----
