@@ -17,11 +17,16 @@
 #include "compare.h"
 
 #define VAL_MAX 80
+#define NEWS_MAX 2048	/* the lines of a list not in A's: every mitigation line fits */
 
 /* The labels compared; "kernel" alone is the change under test of a kernel comparison. */
 static const char *const facts[] = { "kernel", "host", "cpu_model", "allowed_cpus", "online_cpus",
-				     "numa_nodes", "smt_active", "governor", "cpuidle", "haltpoll_ns",
-				     "idle_states", "cpu_boost", "hypervisor", "libfuse", NULL };
+				     "numa_nodes", "smt_active", "governor", "cpuidle", "idle_cmdline",
+				     "haltpoll_ns", "idle_states", "cpu_boost", "hypervisor",
+				     "hypervisor_name", "pti", "pcid", "topology_src", "libfuse", NULL };
+/* Measured, so never equal twice: compared as a ratio, not as a fact (prices()). */
+static const char *const price[] = { "syscall_ns", "pipe_rt_ns" };
+#define NPRICE 2
 
 /* The table's columns: the facts, then the lists of lines. */
 #define LISTS 3
@@ -45,10 +50,12 @@ struct list {
 	int as_a;		/* the same text as A's list, compared byte for byte */
 	int has_new;		/* first_new holds the first line not in A's list */
 	char first_new[VAL_MAX + 1];
+	char news[NEWS_MAX];	/* every line not in A's, '\n'-joined, as far as it fits */
 };
 
 struct mach {
-	char *fact[16];		/* one per facts[], NULL when absent */
+	char *fact[24];		/* one per facts[], NULL when absent */
+	double price[NPRICE];	/* the leading number of each price[] line, 0 when absent */
 	struct list list[LISTS];
 	char *date;
 	int missing;		/* no readable machine.txt */
@@ -102,6 +109,9 @@ static void read_machine(const char *dir, struct mach *m)
 				append(&m->list[i], v + (i < 2 ? 0 : 7), strlen(v + (i < 2 ? 0 : 7)));
 		if (!strcmp(line, "date") && !m->date)	/* the first: when the run began */
 			m->date = strndup(v, VAL_MAX);
+		for (int i = 0; i < NPRICE; i++)
+			if (!strcmp(line, price[i]) && sscanf(v, "%lf", &m->price[i]) != 1)
+				m->price[i] = 0;
 		for (int i = 0; facts[i]; i++)
 			if (!strcmp(line, facts[i])) {	/* the last wins: a resumed run appends */
 				free(m->fact[i]);
@@ -152,10 +162,14 @@ static void reduce(struct list *l, const struct list *a, const struct line *base
 	l->hash = 0xcbf29ce484222325ULL;
 	for (size_t i = 0; i < l->len; i++)
 		l->hash = (l->hash ^ (unsigned char)l->text[i]) * 0x100000001b3ULL;
-	for (const char *p = l->text; base && p && *p && !l->has_new; p += strcspn(p, "\n") + 1) {
+	for (const char *p = l->text; base && p && *p; p += strcspn(p, "\n") + 1) {
 		struct line key = { p, strcspn(p, "\n") };
 		if (!bsearch(&key, base, (size_t)nb, sizeof(*base), cmp_line)) {
-			snprintf(l->first_new, sizeof(l->first_new), "%.*s", (int)key.n, p);
+			if (!l->has_new)
+				snprintf(l->first_new, sizeof(l->first_new), "%.*s", (int)key.n, p);
+			size_t o = strlen(l->news);
+			if (o + key.n + 2 < sizeof(l->news))
+				snprintf(l->news + o, sizeof(l->news) - o, "%.*s\n", (int)key.n, p);
 			l->has_new = 1;
 		}
 	}
@@ -225,6 +239,36 @@ static int number(struct column *c, const struct mach *m, int nr)
 	return differ;
 }
 
+/* A's value of the mitigation named in line ("meltdown:Mitigation: PTI"), "absent" without. */
+static void a_value(char *out, size_t len, const char *line, size_t n, const struct list *a)
+{
+	size_t k = strcspn(line, ":");
+
+	snprintf(out, len, "absent");
+	for (const char *p = a->text; k < n && p && *p; p += strcspn(p, "\n") + 1)
+		if (!strncmp(p, line, k + 1)) {
+			snprintf(out, len, "%.*s", (int)(strcspn(p, "\n") - k - 1), p + k + 1);
+			return;
+		}
+}
+
+/* Every mitigation line that differs from A's: a VM with PTI beside one without must show
+ * Meltdown's line, not only the first that differs. */
+static void mitigation_lines(FILE *md, const char *news, const struct list *a)
+{
+	char was[VAL_MAX + 1], item[3 * VAL_MAX];
+
+	fputs(", differing from #1's:", md);
+	for (const char *p = news; *p; p += strcspn(p, "\n") + 1) {
+		size_t n = strcspn(p, "\n"), k = strcspn(p, ":");
+		a_value(was, sizeof(was), p, n, a);
+		snprintf(item, sizeof(item), "%.*s: %s -> %.*s", (int)k, p, was,
+			 k < n ? (int)(n - k - 1) : 0, k < n ? p + k + 1 : "");
+		fputs(p == news ? " " : "; ", md);
+		h_md_cell(md, item);
+	}
+}
+
 /* A line per code: fifty kernels make fifty short lines, not one of 3,000 characters. */
 static void legend(FILE *md, const struct column *c, const struct mach *m)
 {
@@ -238,7 +282,9 @@ static void legend(FILE *md, const struct column *c, const struct mach *m)
 			h_md_cell(md, r->fact[c->col]);
 		else {
 			fprintf(md, "%d lines", r->list[list].lines);
-			if (j && r->list[list].has_new) {
+			if (j && r->list[list].has_new && !strcmp(list_key[list], "mitigation"))
+				mitigation_lines(md, r->list[list].news, &m[0].list[list]);
+			else if (j && r->list[list].has_new) {
 				fputs(", the first not in #1's: ", md);
 				h_md_cell(md, r->list[list].first_new);
 			}
@@ -364,6 +410,24 @@ static int runs(char *list, size_t len, const struct column *col, int nc, const 
 	return n;
 }
 
+/* Measured prices that differ from A's by half again or more, a sentence each. */
+static void prices(FILE *md, const struct mach *m, int nr)
+{
+	static const char *const what[NPRICE] = { "syscalls", "same-CPU pipe round trips" };
+
+	for (int k = 1; k < nr; k++)
+		for (int i = 0; i < NPRICE; i++) {
+			double a = m[0].price[i], b = m[k].price[i];
+			char l[16], x[32];
+			if (!(a > 0 && b > 0) || (b / a < 1.5 && a / b < 1.5))
+				continue;
+			fprintf(md, " Run %s's %s cost %s A's (%.0f against %.0f ns, measured at each run's "
+				"start): same-CPU round trips differ as much, so cross-CPU ratios shrink or "
+				"grow with them.", h_cmp_run_label(l, sizeof(l), k), what[i],
+				ab_r_x(x, sizeof(x), b / a), b, a);
+		}
+}
+
 int h_compare_machines(FILE *md, char *const *dirs, int nr)
 {
 	struct mach *m = calloc((size_t)nr, sizeof(*m));
@@ -412,6 +476,7 @@ int h_compare_machines(FILE *md, char *const *dirs, int nr)
 		fprintf(md, " The kernel differs from A's in run%s %s: %s verdicts include the kernel "
 			"change.", n > 1 ? "s" : "", list, n > 1 ? "their" : "its");
 	free(list);
+	prices(md, m, nr);
 	if (missing)
 		fputs(" Some runs have no readable machine.txt: their machines are unknown.", md);
 	fputs("\n\n", md);

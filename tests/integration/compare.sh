@@ -157,6 +157,28 @@ cp -a "$D/same" "$D/evil"
 printf 'cpu_model      evil | `x` <b> CPU model\n' >> "$D/evil/machine.txt"
 "$H" compare --out "$D/o-evil" "$REF" "$D/evil" > /dev/null 2>&1
 check "a machine.txt value is escaped in the legend" grep -qxF -- '- cpu_model #2: evil \| \`x\` <b> CPU model' "$D/o-evil/compare.md"
+# every mitigation line that differs, with A's value beside; measured prices as a ratio
+cp -a "$D/same" "$D/pti"
+sed -i -e 's/^mitigation meltdown:.*/mitigation meltdown:Mitigation: PTI/' \
+	-e 's/^mitigation mds:.*/mitigation mds:Vulnerable/' "$D/pti/machine.txt"
+printf 'pti            on (meltdown: Mitigation: PTI)\npcid           no\nsyscall_ns     1484 (getppid)\n' \
+	>> "$D/pti/machine.txt"
+cp -a "$D/same" "$D/nopti"
+printf 'pti            off\npcid           yes\nsyscall_ns     437 (getppid)\n' >> "$D/nopti/machine.txt"
+"$H" compare --out "$D/o-pti" "$D/nopti" "$D/pti" > /dev/null 2>&1
+rc=$?
+check "PTI against none: compare exits 0 (got $rc)" [ "$rc" = 0 ]
+mit=$(grep '^- mitigations #2:' "$D/o-pti/compare.md")
+check "compare.md names Meltdown's differing mitigation line ($mit)" \
+	eval '[[ $mit == *"meltdown: "*" -> Mitigation: PTI"* ]]'
+check "compare.md names every differing mitigation line, not only the first (mds too)" \
+	eval '[[ $mit == *"mds: "*" -> Vulnerable"* ]]'
+check "compare.md's machines table has pti and pcid columns" \
+	grep -q '^| run |.* pti | pcid |' "$D/o-pti/compare.md"
+check "compare.md says B's syscalls cost 3.4x A's" \
+	grep -q "Run B's syscalls cost 3.4x A's (1484 against 437 ns" "$D/o-pti/compare.md"
+"$H" compare --out "$D/o-samep" "$D/nopti" "$D/nopti" > /dev/null 2>&1
+check "the same syscall price: no price sentence" eval '! grep -q "syscalls cost" "$D/o-samep/compare.md"'
 
 # the acceptance: reference, the emulated runs A, B, C and two doctored copies: a trend
 # table per headline metric (one row per run, the drop shows as 0.87x), trend plots
