@@ -166,7 +166,7 @@ static struct pair *collect(struct cmp *c, size_t *np)
 			const struct ab_group *b = h_cmp_match(&c->d[k], &c->d[0].g[i]);
 			if (!b) {
 				c->only_a++;
-				c->why_a[h_cmp_why_missing(c, k, c->d[0].g[i].bench)]++;
+				c->why_a[h_cmp_why_missing(c, k, &c->d[0].g[i])]++;
 				continue;
 			}
 			if (n == cap) {
@@ -223,7 +223,7 @@ static void table(struct cmp *c)
 		for (size_t i = 0; i < c->d[k].n; i++)
 			if (!h_cmp_match(&c->d[0], &c->d[k].g[i])) {
 				c->only_b++;
-				c->why_b[h_cmp_why_missing(c, 0, c->d[k].g[i].bench)]++;
+				c->why_b[h_cmp_why_missing(c, 0, &c->d[k].g[i])]++;
 			}
 	struct pair *q = collect(c, &n);
 	for (size_t i = 0; i < n; i++)

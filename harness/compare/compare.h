@@ -24,6 +24,9 @@
 int cmd_compare(int argc, char **argv);
 
 /* ---- what compare.c shares with label.c and plot.c ---- */
+/* Why a result is in one run only (h_cmp_why_missing). */
+enum { H_WHY_PLAN, H_WHY_FAILED, H_WHY_UNKNOWN, H_WHY_METRIC, H_WHY_N };
+
 struct cmp {
 	int nr;
 	char **dirs;
@@ -53,7 +56,11 @@ struct cmp {
 		int notok[16], nb;
 		int known;	/* a runs.csv was read */
 	} *pts;
-	int why_a[3], why_b[3];	/* results in one run only, by H_WHY_* */
+	int why_a[H_WHY_N], why_b[H_WHY_N];	/* results in one run only, by H_WHY_* */
+	struct cfg_set {	/* per run, its groups sorted by bench and config (lazily) */
+		const struct ab_group **g;
+		size_t n;
+	} *cfgs;
 };
 
 /* The terminal table fits 100 columns: configs as the values of the keys that vary
@@ -90,8 +97,9 @@ int h_cmp_normalize(struct cmp *c, struct ab_results *in, struct ab_results *out
 /* Why a result of bench is missing from run k (its runs.csv, read once into c->pts[k]):
  * H_WHY_PLAN (the run's plan had no such config: none of bench's points failed or was
  * skipped), H_WHY_FAILED (some were), H_WHY_UNKNOWN (no readable runs.csv). */
-enum { H_WHY_PLAN, H_WHY_FAILED, H_WHY_UNKNOWN };
-int h_cmp_why_missing(struct cmp *c, int k, const char *bench);
+/* H_WHY_METRIC: run k ran g's config but recorded no g->metric there: its machine lacks
+ * what that metric needs (a cpuidle driver, a tracepoint, a PMU), never another plan. */
+int h_cmp_why_missing(struct cmp *c, int k, const struct ab_group *g);
 /* "N of configs ...; M of ..." for the counts of why[], into md. */
 void h_cmp_why_said(FILE *md, const int *why, const char *run);
 

@@ -188,8 +188,36 @@ static void read_points(struct cmp *c, int k)
 	fclose(f);
 }
 
-int h_cmp_why_missing(struct cmp *c, int k, const char *bench)
+static int by_bench_config(const void *pa, const void *pb)
 {
+	const struct ab_group *a = *(const struct ab_group *const *)pa, *b = *(const struct ab_group *const *)pb;
+	int d = strcmp(a->bench, b->bench);
+
+	return d ? d : strcmp(a->config, b->config);
+}
+
+/* Did run k record anything in g's bench and config? Its groups sorted once, then halved. */
+static int ran_config(struct cmp *c, int k, const struct ab_group *g)
+{
+	if (!c->cfgs && !(c->cfgs = calloc((size_t)c->nr, sizeof(*c->cfgs))))
+		ab_fail("compare: out of memory");
+	struct cfg_set *s = &c->cfgs[k];
+	if (!s->g && c->d[k].n) {
+		if (!(s->g = malloc(c->d[k].n * sizeof(*s->g))))
+			ab_fail("compare: out of memory");
+		for (size_t i = 0; i < c->d[k].n; i++)
+			s->g[s->n++] = &c->d[k].g[i];
+		qsort(s->g, s->n, sizeof(*s->g), by_bench_config);
+	}
+	return s->n && bsearch(&g, s->g, s->n, sizeof(*s->g), by_bench_config) != NULL;
+}
+
+int h_cmp_why_missing(struct cmp *c, int k, const struct ab_group *g)
+{
+	const char *bench = g->bench;
+
+	if (ran_config(c, k, g))
+		return H_WHY_METRIC;
 	if (!c->pts) {
 		c->pts = calloc((size_t)c->nr, sizeof(*c->pts));
 		if (!c->pts)
@@ -213,10 +241,13 @@ void h_cmp_why_said(FILE *md, const int *why, const char *run)
 		[H_WHY_FAILED] = "from benchmarks with failed or skipped points in %s "
 				 "(its runs.csv, failures.csv)",
 		[H_WHY_UNKNOWN] = "from configs %s lacks for a reason unknown (no readable runs.csv)",
+		[H_WHY_METRIC] = "of metrics %s did not record in configs it ran: its machine lacks "
+				 "what they need (a cpuidle driver's idle states, a tracepoint, a PMU; "
+				 "its log/ names it), not another plan",
 	};
 	const char *sep = ": ";
 
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < H_WHY_N; i++) {
 		if (!why[i])
 			continue;
 		fprintf(md, "%s%d ", sep, why[i]);

@@ -179,6 +179,17 @@ check "compare.md says B's syscalls cost 3.4x A's" \
 	grep -q "Run B's syscalls cost 3.4x A's (1484 against 437 ns" "$D/o-pti/compare.md"
 "$H" compare --out "$D/o-samep" "$D/nopti" "$D/nopti" > /dev/null 2>&1
 check "the same syscall price: no price sentence" eval '! grep -q "syscalls cost" "$D/o-samep/compare.md"'
+# a metric one machine cannot record (idle states without a cpuidle driver) is said as that
+cp -a "$D/same" "$D/noidle"
+sed -i '/,mon_idle_[a-z0-9_]*_pct,/d' "$D/noidle/raw.csv"
+"$H" compare --out "$D/o-noidle" "$D/same" "$D/noidle" > /dev/null 2>&1
+rc=$?
+check "a run without idle-state metrics compares (exit $rc)" [ "$rc" = 0 ]
+check "its missing metrics are counted as not recorded by its machine" \
+	grep -Eq "[0-9]+ of metrics the other run did not record in configs it ran: its machine lacks" \
+	"$D/o-noidle/compare.md"
+check "... never as configs another plan did not have" \
+	eval '! grep -q "plan did not have" "$D/o-noidle/compare.md"'
 
 # the acceptance: reference, the emulated runs A, B, C and two doctored copies: a trend
 # table per headline metric (one row per run, the drop shows as 0.87x), trend plots
