@@ -134,7 +134,8 @@ overview_page() {
 	th affbench 7 "affbench"
 	printf '.SH NAME\naffbench \\- a Linux microbenchmark suite for CPU affinity and FUSE\n'
 	printf '.SH DESCRIPTION\n'
-	printf 'affbench re-measures what five mailing-list posts measured about where work runs:\n'
+	printf 'affbench re-measures what four mailing-list posts measured about where work runs,\n'
+	printf 'and adds cpupair, the cache-line and wake-up round trips of pairs of CPUs behind them:\n'
 	printf 'each benchmark is a program that prints records (bench, config, rep, metric, value, unit),\n'
 	printf 'and \\fBharness\\fR(1) runs them over a plan, repetitions interleaved, and writes a run\n'
 	printf 'directory with the records, the machine, tables, figures and a report.\n'
