@@ -140,8 +140,10 @@ define unit_rule
 $$(filter $$(BUILD)/tests/test_$(1)%,$$(UNIT_BIN)): $$(filter-out $$(BUILD)/$(1)/main.o,$$($(1)_OBJ))
 endef
 $(foreach p,$(BENCHES),$(eval $(call unit_rule,$(p))))
-# The harness's (tests/unit/test_plan*.c) likewise link the harness's objects but main.o.
-$(filter $(BUILD)/tests/test_plan%,$(UNIT_BIN)): $(filter-out $(BUILD)/harness/main.o,$(harness_OBJ))
+# The harness's (tests/unit/test_plan*.c, test_compare*.c) likewise link the harness's
+# objects but main.o.
+$(filter $(BUILD)/tests/test_plan% $(BUILD)/tests/test_compare%,$(UNIT_BIN)): \
+	$(filter-out $(BUILD)/harness/main.o,$(harness_OBJ))
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_A)
 	@mkdir -p $(@D)
