@@ -105,7 +105,11 @@ apply() {
 }
 
 # ---- building and testing in the copy ----
-mk() { make -C "$tree" --no-print-directory -j"$jobs" "$@" >>"$dir/log/build" 2>&1; }
+# BUILD and BIN on the command line: a make check-mutants BUILD=x passes its own on
+mk() {
+	make -C "$tree" --no-print-directory -j"$jobs" BUILD=build BIN=bin "$@" \
+		>>"$dir/log/build" 2>&1
+}
 tool_bins() { (cd "$tree" && ls tests/tools/*.c 2>/dev/null | sed 's|tests/tools/\(.*\)\.c|build/tests/tools/\1|'); }
 
 # Run one unit test (a private work directory: no machine-wide state) or integration
@@ -149,6 +153,13 @@ first_failing() {
 want=" $* "
 
 errors=0
+# A test named that does not exist would kill every mutant it is named for.
+for t in $(printf "%s\n" "${units[@]}" ${tests[*]:-} | sort -u); do
+	[[ $t == *.sh ]] && f=tests/integration/$t || f=tests/unit/$t.c
+	[ -f "$top/$f" ] && continue
+	echo "error    no test $t ($f)"
+	errors=$((errors + 1))
+done
 for i in "${!names[@]}"; do
 	[ "$#" -eq 0 ] || [[ $want == *" ${names[i]} "* ]] || continue
 	f=${files[i]}
