@@ -70,7 +70,8 @@ sync_tree() {
 	paste -d ' ' "$dir/hash.top" "$dir/hash.copy" | awk '{ print $1 != $2 }' |
 		paste -d ' ' - "$want" | sed -n 's/^1 //p' >"$dir/changed"
 	if [ -s "$dir/changed" ]; then
-		(cd "$top" && xargs -d '\n' cp --parents --preserve=mode -t "$tree" <"$dir/changed") ||
+		(cd "$top" &&
+			xargs -d '\n' cp --parents --preserve=mode -t "$tree" <"$dir/changed") ||
 			die "cannot copy the tree into $tree"
 	fi
 	# a file gone from the tree goes from the copy (the Makefile's wildcards see it)
@@ -110,14 +111,18 @@ mk() {
 	make -C "$tree" --no-print-directory -j"$jobs" BUILD=build BIN=bin "$@" \
 		>>"$dir/log/build" 2>&1
 }
-tool_bins() { (cd "$tree" && ls tests/tools/*.c 2>/dev/null | sed 's|tests/tools/\(.*\)\.c|build/tests/tools/\1|'); }
+tool_bins() {
+	(cd "$tree" && ls tests/tools/*.c 2>/dev/null |
+		sed 's|tests/tools/\(.*\)\.c|build/tests/tools/\1|')
+}
 
 # Run one unit test (a private work directory: no machine-wide state) or integration
 # script (through run-tests.sh, under the suites' lock); 0 when it passes.
 run_test() {
 	local t=$1 log=$dir/log/$2.$1 rc
 	if [[ $t == *.sh ]]; then
-		(cd "$tree" && BUILD=build timeout -k 10 1500 tests/run-tests.sh "integration/$t") >"$log" 2>&1
+		(cd "$tree" && BUILD=build timeout -k 10 1500 tests/run-tests.sh "integration/$t") \
+			>"$log" 2>&1
 		return
 	fi
 	mk "build/tests/$t" || { echo "build of $t failed: $dir/log/build" >"$log"; return 3; }
@@ -125,7 +130,8 @@ run_test() {
 	w=$(mktemp -d /tmp/affbench-mutants.XXXXXX) || return 3
 	(cd "$tree" && AFFBENCH_WORKDIR=$w AFFBENCH_JOURNAL=$w/knobs.journal \
 		AFFBENCH_MACHINE_LOCK=$w/machine.lock AFFBENCH_TIMINGS=$w/timings.tsv \
-		AFFBENCH_TOP=$tree AFFBENCH_BUILD=build timeout -k 10 300 "build/tests/$t") >"$log" 2>&1
+		AFFBENCH_TOP=$tree AFFBENCH_BUILD=build timeout -k 10 300 "build/tests/$t") \
+		>"$log" 2>&1
 	rc=$?
 	rm -rf "$w"
 	return $rc
@@ -167,7 +173,8 @@ for i in "${!names[@]}"; do
 		echo "error    ${names[i]}: no file $f"; errors=$((errors + 1)); continue
 	fi
 	if [ -z "${froms[i]}" ] || [ "${froms[i]}" = "${tos[i]}" ]; then
-		echo "error    ${names[i]}: no '- FROM' and different '+ TO'"; errors=$((errors + 1))
+		echo "error    ${names[i]}: no '- FROM' and different '+ TO'"
+		errors=$((errors + 1))
 		continue
 	fi
 	c=$(count_in "$top/$f" "${froms[i]}")

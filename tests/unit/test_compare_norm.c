@@ -30,7 +30,8 @@ static const struct {
 	{ "ddpar", "bs=8192;mode=read;transport=uring", 1, 12,
 	  "bs=8192;mode=read;transport=uring;uring_cpu=queue" },
 	/* not io_uring: the default is not for it */
-	{ "ddpar", "bs=4096;mode=read;transport=libfuse", 1, 13, "bs=4096;mode=read;transport=libfuse" },
+	{ "ddpar", "bs=4096;mode=read;transport=libfuse", 1, 13,
+	  "bs=4096;mode=read;transport=libfuse" },
 	/* already has the key */
 	{ "ddpar", "bs=4096;mode=read;transport=uring;uring_cpu=next", 1, 14,
 	  "bs=4096;mode=read;transport=uring;uring_cpu=next" },
@@ -103,7 +104,8 @@ static void test_nothing_to_do(void **state)
 	(void)state;
 	memset(&c, 0, sizeof(c));
 	ab_results_init(&in);
-	assert_int_equal(ab_results_add(&in, "ddpar", "bs=4096;transport=libfuse", 1, "m", 1, "us"), 0);
+	assert_int_equal(ab_results_add(&in, "ddpar", "bs=4096;transport=libfuse", 1, "m", 1,
+					"us"), 0);
 	assert_int_equal(h_cmp_normalize(&c, &in, &out), 0);
 	assert_int_equal(in.n, 0);
 	assert_int_equal(out.n, 1);

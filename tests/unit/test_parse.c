@@ -54,9 +54,12 @@ static void test_intlist(void **state)
 
 		if (r == 0)
 			snprintf(got, sizeof(got), "%d..%d", l.v[0], l.v[l.n - 1]);
-		if (list_cases[i].n < 0 ? r != -1 || !strstr(err, list_cases[i].says)
-					: r != 0 || l.n != list_cases[i].n || strcmp(got, list_cases[i].says))
-			fail_msg("list '%s' in %d..%d: r=%d n=%d '%s', err '%s'; want %d values, '%s'",
+		int ok = list_cases[i].n < 0
+				 ? r == -1 && strstr(err, list_cases[i].says)
+				 : r == 0 && l.n == list_cases[i].n && !strcmp(got, list_cases[i].says);
+
+		if (!ok)
+			fail_msg("list '%s' in %d..%d: r=%d n=%d '%s', err '%s'; want %d, '%s'",
 				 list_cases[i].s, list_cases[i].min, list_cases[i].max, r,
 				 r ? -1 : l.n, got, err, list_cases[i].n, list_cases[i].says);
 	}

@@ -135,7 +135,8 @@ static void test_median_ci_ref(void **state)
 			rng_fill(&seed, x, n, l % 2);
 			memcpy(s, x, sizeof(s));
 			qsort(s, n, sizeof(*s), cmp_d);
-			snprintf(what, sizeof(what), "median ci n=%zu level %g k=%zu", n, levels[l], k);
+			snprintf(what, sizeof(what), "median ci n=%zu level %g k=%zu", n,
+				 levels[l], k);
 			assert_int_equal(ab_median_ci(x, n, levels[l], &ci), 0);
 			check_close(what, ci.lo, s[k - 1], 0);
 			check_close(what, ci.hi, s[n - k], 0);
