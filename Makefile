@@ -60,7 +60,7 @@ endif
 endif
 
 .PHONY: all help check check-loaded unit-check sanitize check-valgrind install clean deps \
-	check-topology check-topology-selftest check-lkp
+	check-topology check-topology-selftest check-lkp check-mutants
 .PHONY: man
 
 all: $(BINS)
@@ -75,6 +75,8 @@ help:
 	@echo "make check-topology  run the suite in emulated many-CPU guests (QEMU TCG; 9-13 min;"
 	@echo "                     SHAPES=\"A B C\", SAVE=results/emulated)"
 	@echo "make check-topology-selftest  the topology checker's self-test alone (no guest)"
+	@echo "make check-mutants   one-line mutations of the code (tests/mutants.list), each"
+	@echo "                     built and tested in build-mutants/: all must be killed"
 	@echo "make check-lkp       affbench as an LKP test case in LKP_SRC=<lkp-tests checkout>, copied"
 	@echo "                     (split-job, run, ncompare; root; skipped without LKP_SRC)"
 	@echo "make man             the man pages into $(BUILD)/man/ (part of make)"
@@ -140,8 +142,10 @@ define unit_rule
 $$(filter $$(BUILD)/tests/test_$(1)%,$$(UNIT_BIN)): $$(filter-out $$(BUILD)/$(1)/main.o,$$($(1)_OBJ))
 endef
 $(foreach p,$(BENCHES),$(eval $(call unit_rule,$(p))))
-# The harness's (tests/unit/test_plan*.c) likewise link the harness's objects but main.o.
-$(filter $(BUILD)/tests/test_plan%,$(UNIT_BIN)): $(filter-out $(BUILD)/harness/main.o,$(harness_OBJ))
+# The harness's (tests/unit/test_plan*.c, test_compare*.c) likewise link the harness's
+# objects but main.o.
+$(filter $(BUILD)/tests/test_plan% $(BUILD)/tests/test_compare%,$(UNIT_BIN)): \
+	$(filter-out $(BUILD)/harness/main.o,$(harness_OBJ))
 
 $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_A)
 	@mkdir -p $(@D)
@@ -185,6 +189,11 @@ check-valgrind: deps
 	$(VALGRIND) $(BIN)/harness run --plan list >/dev/null
 	@echo "check-valgrind: no error"
 
+# One-line mutations of the code (tests/mutants.list), each built in a scratch copy of
+# the tree (build-mutants/) and tested: every one must be killed (scripts/mutants.sh).
+check-mutants: deps
+	@scripts/mutants.sh
+
 # The emulated-topology check (tests/topology/check-topology.sh, docs/emulated.md): installs
 # what is missing, boots each shape under QEMU TCG and checks the run directories.
 SHAPES ?= A B C
@@ -227,6 +236,6 @@ install:
 	install -m 0644 build/install/man/affbench.7 $(DESTDIR)$(PREFIX)/share/man/man7/
 
 clean:
-	rm -rf build build-san bin
+	rm -rf build build-san build-mutants bin
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -255,6 +255,13 @@ static void test_bad_rows(void **state)
 	assert_int_equal(ab_hist_count(&h), 7);
 	assert_int_equal(total, 7);
 	assert_true(ab_hist_max(&h) == 1001);
+	/* 2^40 a row is the bound, and is taken */
+	static const char *const most[8] = { "ddpar", "n=4", "1", "lat", "ns", "992", "1002",
+					     "1099511627776" };
+	for (int k = 0; k < 8; k++)
+		f[k] = (char *)most[k];
+	assert_null(ab_hist_row_add(f, &h, &total));
+	assert_int_equal(total, 7 + (1ULL << 40));
 }
 
 /* hist.csv's counts add up without overflow: rows of at most 2^40 samples, a histogram of
