@@ -274,7 +274,9 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 	 * if the harness dies, the benchmark gets SIGTERM and restores its knobs */
 	const struct h_spawn how = { .pipe_to = 1, .other = fileno(v.log), .deathsig = SIGTERM,
 				     /* histograms too, as "hist," lines (report/histio.h) */
-				     .env = pr->hist ? AB_HIST_ENV "=1" : NULL };
+				     .env = pr->hist ? AB_HIST_ENV "=1" : NULL,
+				     /* its --idle holds the machine through ours */
+				     .with_lock = 1 };
 	v.pid = h_spawn(argv, &how, &v.fd);
 	if (v.pid < 0) {
 		snprintf(reason, rlen, "starting %s: %s", argv[0], strerror(errno));

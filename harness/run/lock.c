@@ -30,9 +30,9 @@
 
 #include "sys/common.h"
 #include "run.h"
+#include "sys/machlock.h"
 
 #define DIR_LOCK "run.lock"
-#define MACHINE_LOCK "/run/affbench.lock"
 
 /*
  * The locks this process holds, cleared and released at any exit: a run refused
@@ -42,6 +42,7 @@
  */
 static int held[2] = { -1, -1 };
 static pid_t held_by;
+static int machine = -1;	/* the machine lock, handed to the benchmarks */
 
 /* Empty the holder's line and unlock: LOCK_UN frees the lock for every descriptor that
  * shares it, so no child forked meanwhile can keep it past our exit. */
@@ -208,11 +209,9 @@ int h_dir_lock(const char *dir, int resume)
 
 int h_machine_lock(const char *dir, int no_wait)
 {
-	const char *path = ab_test_hook("AFFBENCH_MACHINE_LOCK");
+	const char *path = ab_machine_lock_path();
 	char other[PATH_MAX];
 
-	if (!path)
-		path = MACHINE_LOCK;
 	int fd = open_lock(path, O_RDWR | O_CREAT), rw = fd >= 0;
 	if (fd < 0 && errno == EACCES)	/* root's lock, seen by a user: still a lock */
 		fd = open_lock(path, O_RDONLY);
@@ -235,7 +234,13 @@ int h_machine_lock(const char *dir, int no_wait)
 	if (rw)
 		claim(fd, dir, path);
 	hold(fd);
+	machine = fd;
 	return fd;
+}
+
+int h_machine_lock_fd(void)
+{
+	return machine;
 }
 
 void h_lock_release(int fd)
@@ -245,6 +250,8 @@ void h_lock_release(int fd)
 	for (size_t i = 0; i < AB_ARRAY_SIZE(held); i++)
 		if (held[i] == fd)
 			held[i] = -1;
+	if (fd == machine)
+		machine = -1;
 	clear_holder(fd);
 	close(fd);
 }

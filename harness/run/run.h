@@ -92,6 +92,7 @@ int h_run_record_repeat(const char *dir, int from, int to);
 void h_out_check(const char *dir, int resume);	/* new or empty; not held by a live run */
 int h_dir_lock(const char *dir, int resume);	/* held for the run's life: the fd */
 int h_machine_lock(const char *dir, int no_wait);	/* waits, or exits 2; -1: none to take */
+int h_machine_lock_fd(void);			/* the one this run holds, or -1 */
 void h_lock_release(int fd);			/* clear the holder's line, unlock */
 
 /* One invocation of one point (invoke.c). */
@@ -129,6 +130,7 @@ struct h_spawn {
 	int deathsig;	/* 0: the harness's process group; else its own group (the watchdog
 			 * kills it with its children), and this signal if the harness dies */
 	const char *env;	/* "NAME=VALUE" added to the child's environment alone; NULL: none */
+	int with_lock;		/* hand the run's machine lock to the child (sys/machlock.h) */
 };
 
 /* Start argv[0] (a path) as how says; the pipe's read end (close-on-exec) in *fd.
