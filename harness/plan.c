@@ -23,7 +23,7 @@
 struct parse {
 	struct h_plan *p;
 	const char *path;
-	FILE *f;		/* opened by the caller (h_plan_load_file), or NULL: path is opened */
+	FILE *f;		/* the caller's (h_plan_load_file), or NULL: path is opened */
 	int lineno;
 	int cap;		/* allocated blocks */
 	char *err;
@@ -294,8 +294,10 @@ static int parse_file(struct parse *ps)
 	size_t cap = 0;
 	ssize_t n;
 	int rc = 0;
-	FILE *f = ps->f ? ps->f : ab_infile_open(ps->path, AB_INFILE_MAX_SMALL, ps->err, ps->errlen);
+	FILE *f = ps->f;
 
+	if (!f)
+		f = ab_infile_open(ps->path, AB_INFILE_MAX_SMALL, ps->err, ps->errlen);
 	if (!f)
 		return -1;
 	while (rc == 0 && (n = ab_infile_line(f, &line, &cap)) != -1) {

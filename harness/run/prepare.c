@@ -24,7 +24,7 @@ int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len
 		/* it runs as us: only a directory of ours or root's, read and written through
 		 * the descriptor it was checked on (trust.c) */
 		const char *via = o->via = h_resume_trust(o->resume);
-		h_inputs_check("run", via);	/* links, FIFOs, devices: refused before anything */
+		h_inputs_check("run", via);	/* links, FIFOs, devices: refused first */
 		snprintf(path, len, "%s/plan.plan", o->resume);
 		FILE *f = h_resume_fopen("plan.plan", AB_INFILE_MAX_SMALL, err, sizeof(err));
 		if (!f && errno == ENOENT) {

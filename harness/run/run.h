@@ -102,8 +102,8 @@ int h_run_record_repeat(const char *dir, const char *name, int from, int to);
 
 /* One run per directory, one measuring run per machine (lock.c). Refusals exit 2. */
 /* dir: where the files are; name: as messages show it */
-void h_out_check(const char *dir, const char *name, int resume);	/* new or empty; not held */
-int h_dir_lock(const char *dir, const char *name, int resume);	/* held for the run's life: the fd */
+void h_out_check(const char *dir, const char *name, int resume);	/* new or empty, free */
+int h_dir_lock(const char *dir, const char *name, int resume);	/* held for the run's life */
 int h_machine_lock(const char *dir, int no_wait);	/* waits, or exits 2; -1: none to take */
 int h_machine_lock_fd(void);			/* the one this run holds, or -1 */
 void h_lock_release(int fd);			/* clear the holder's line, unlock */
@@ -143,7 +143,7 @@ struct h_spawn {
 	int deathsig;	/* 0: the harness's process group; else its own group (the watchdog
 			 * kills it with its children), and this signal if the harness dies */
 	const char *env;	/* "NAME=VALUE" added to the child's environment alone; NULL: none */
-	int with_lock;		/* hand the run's machine lock to the child (sys/machlock.h) */
+	int with_lock;		/* hand it the run's machine lock (sys/machlock.h) */
 };
 
 /* Start argv[0] (a path) as how says; the pipe's read end (close-on-exec) in *fd.

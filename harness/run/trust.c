@@ -47,11 +47,12 @@ static const char *untrusted(const struct stat *st, char want, char *why, size_t
 	if (want == 'f' ? !S_ISREG(st->st_mode) : !S_ISDIR(st->st_mode))
 		return S_ISLNK(st->st_mode) ? "a symbolic link" : ab_file_kind(st->st_mode);
 	if (st->st_uid != 0 && st->st_uid != me)
-		snprintf(why, len, "owned by uid %u, not by root or you (uid %u)", (unsigned)st->st_uid,
-			 (unsigned)me);
+		snprintf(why, len, "owned by uid %u, not by root or you (uid %u)",
+			 (unsigned)st->st_uid, (unsigned)me);
 	else if ((st->st_mode & 022) && !(want == 'a' && (st->st_mode & S_ISVTX)))
-		snprintf(why, len, "group- or world-writable (mode %04o)", (unsigned)(st->st_mode & 07777));
-	else if (want == 'f' && st->st_nlink > 1)	/* another name elsewhere: it is cut back */
+		snprintf(why, len, "group- or world-writable (mode %04o)",
+			 (unsigned)(st->st_mode & 07777));
+	else if (want == 'f' && st->st_nlink > 1)	/* another name: files.c cuts it back */
 		snprintf(why, len, "a file with %lu hard links", (unsigned long)st->st_nlink);
 	else
 		return NULL;
@@ -73,10 +74,13 @@ static int step(int at, const char *name, const char *dir, const char *sofar, ch
 	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0 && fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
-		refuse(dir, sofar, S_ISLNK(st.st_mode) ? "a symbolic link" : ab_file_kind(st.st_mode));
+		refuse(dir, sofar, S_ISLNK(st.st_mode) ? "a symbolic link"
+						       : ab_file_kind(st.st_mode));
 	if (fd < 0)
-		ab_usage_error("run: bad value '%s' for --resume: %s: %s", dir, sofar, strerror(errno));
-	const char *bad = fstat(fd, &st) < 0 ? strerror(errno) : untrusted(&st, want, why, sizeof(why));
+		ab_usage_error("run: bad value '%s' for --resume: %s: %s", dir, sofar,
+			       strerror(errno));
+	const char *bad = fstat(fd, &st) < 0 ? strerror(errno)
+					     : untrusted(&st, want, why, sizeof(why));
 	if (bad)
 		refuse(dir, sofar, bad);
 	return fd;
@@ -99,7 +103,8 @@ static int open_checked(const char *dir)
 	size_t sl = 0;
 	sofar[0] = '\0';
 	fds[0] = step(AT_FDCWD, "/", dir, "/", 'a');
-	for (char *save = NULL, *c = strtok_r(path, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+	char *save = NULL;
+	for (char *c = strtok_r(path, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
 		if (!strcmp(c, "."))
 			continue;
 		if (!strcmp(c, "..")) {
@@ -110,8 +115,8 @@ static int open_checked(const char *dir)
 			continue;
 		}
 		if (depth + 1 == DEPTH_MAX)
-			ab_usage_error("run: bad value '%s' for --resume: more than %d directories deep",
-				       dir, DEPTH_MAX);
+			ab_usage_error("run: bad value '%s' for --resume: more than %d directories "
+				       "deep", dir, DEPTH_MAX);
 		sl += (size_t)snprintf(sofar + sl, sizeof(sofar) - sl, "/%s", c);
 		fds[depth + 1] = step(fds[depth], c, dir, sofar, 'a');
 		depth++;
@@ -141,7 +146,8 @@ const char *h_resume_trust(const char *dir)
 		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			if (errno == ENOENT)
 				continue;
-			ab_usage_error("run: --resume %s refused: %s: %s", dir, name, strerror(errno));
+			ab_usage_error("run: --resume %s refused: %s: %s", dir, name,
+				       strerror(errno));
 		}
 		snprintf(what, sizeof(what), "its %s", name);
 		if ((bad = untrusted(&st, i == AB_ARRAY_SIZE(files) ? 'd' : 'f', why, sizeof(why))))

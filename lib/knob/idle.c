@@ -24,7 +24,7 @@ static void hold_machine(const char *name)
 		ab_skip("--idle %s: another affbench run holds this machine (%s): two idle "
 			"policies at once would each be recorded for numbers measured under the "
 			"other; run again when it has finished", name, why);
-	if (rc > 0 && geteuid() == 0)	/* a user's run cannot hold PM QoS either: it says so */
+	if (rc > 0 && geteuid() == 0)	/* a user cannot hold PM QoS either: it says so */
 		ab_msg("warning: --idle %s: no machine lock (%s): another run at the same time "
 		       "would go unnoticed", name, why);
 }

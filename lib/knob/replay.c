@@ -112,7 +112,7 @@ struct jread {
 	char buf[65536];
 };
 
-enum { JR_END = -1, JR_LONG = -2, JR_TORN = -3, JR_ERR = -4 };
+enum { JR_LONG = -1, JR_END = -2, JR_TORN = -3, JR_ERR = -4 };	/* JR_LONG and up: a line */
 
 /* The next line into line (NUL-terminated, no newline): its length, or JR_END, JR_LONG
  * (skipped to its newline), JR_TORN (the last line, without its newline), JR_ERR. */
@@ -191,15 +191,17 @@ static int read_journal(int fd, const char *journal, struct kp_tab *tab, struct 
 	else if ((unsigned long long)st.st_size > KNOB_JOURNAL_MAX_BYTES)
 		rc = fail_errno(EFBIG, "knob journal %s refused: %lld bytes, over the %llu a "
 				"replay reads (affbench never writes that much): look at it, then "
-				"remove it", journal, (long long)st.st_size, KNOB_JOURNAL_MAX_BYTES);
+				"remove it", journal, (long long)st.st_size,
+				KNOB_JOURNAL_MAX_BYTES);
 	if (rc == 0) {
 		*r = (struct jread){ .fd = fd };
-		while (rc == 0 && (n = next_line(r, line)) != JR_END && n != JR_TORN && n != JR_ERR) {
+		while (rc == 0 && (n = next_line(r, line)) >= JR_LONG) {	/* a line, whole */
 			sc->lines++;
 			rc = take_line(tab, sc, journal, line, n, err, errlen);
 		}
 		if (rc == 0 && n == JR_ERR)
-			rc = fail_errno(errno, "knob journal %s: read: %s", journal, strerror(errno));
+			rc = fail_errno(errno, "knob journal %s: read: %s", journal,
+					strerror(errno));
 		sc->torn = n == JR_TORN;	/* the writer died in mid-line, before the change */
 	}
 	if (sc->dropped > SAID_MAX)
@@ -275,7 +277,8 @@ static const struct kp_tab *sorting;
 
 static int by_path(const void *x, const void *y)
 {
-	const struct kp_ent *p = &sorting->v[*(const size_t *)x], *q = &sorting->v[*(const size_t *)y];
+	const struct kp_ent *p = &sorting->v[*(const size_t *)x];
+	const struct kp_ent *q = &sorting->v[*(const size_t *)y];
 	int c = strcmp(p->path, q->path);
 
 	return c ? c : p->lineno < q->lineno ? -1 : p->lineno > q->lineno;
@@ -306,18 +309,20 @@ static int settle(const char *root, const char *journal, struct kp_tab *t, const
 	char why[KNOB_PATH_MAX + 128];
 
 	for (size_t k = g.a; k < g.b; k++)
-		if (t->v[idx[k]].pid == getpid()) {	/* ours: we restore it, and hold its lock */
+		if (t->v[idx[k]].pid == getpid()) {	/* ours: we hold its lock, we restore it */
 			for (k = g.a; k < g.b; k++)
 				t->v[idx[k]].keep = 1;
 			return 0;
 		}
 	if (!ab_knob_allowed(old->path)) {
-		ab_msg("knob journal %s: %s is not on the allow-list, not restored", journal, old->path);
+		ab_msg("knob journal %s: %s is not on the allow-list, not restored", journal,
+		       old->path);
 		return 0;
 	}
 	int fd = knob_lock_open(root, old->path, why, sizeof(why));
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
-	if (fd < 0 || fcntl(fd, F_OFD_SETLK, &fl) < 0) {	/* an owner lives, or we cannot tell */
+	/* the lock held: its owner lives; or we cannot tell */
+	if (fd < 0 || fcntl(fd, F_OFD_SETLK, &fl) < 0) {
 		if (fd < 0 || (errno != EAGAIN && errno != EACCES)) {
 			ab_msg("knob journal %s: %s kept: %s", journal, old->path,
 			       fd < 0 ? why : strerror(errno));
