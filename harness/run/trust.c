@@ -74,8 +74,8 @@ static int step(int at, const char *name, const char *dir, const char *sofar, ch
 	int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 	if (fd < 0 && fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode))
-		refuse(dir, sofar, S_ISLNK(st.st_mode) ? "a symbolic link"
-						       : ab_file_kind(st.st_mode));
+		refuse(dir, sofar, S_ISLNK(st.st_mode) ? "a symbolic link" : S_ISREG(st.st_mode)
+				   ? "a file, not a directory" : ab_file_kind(st.st_mode));
 	if (fd < 0)
 		ab_usage_error("run: bad value '%s' for --resume: %s: %s", dir, sofar,
 			       strerror(errno));
