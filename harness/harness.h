@@ -84,6 +84,9 @@ struct h_plan {
 /* Parse and expand (a regular file within AB_INFILE_MAX_SMALL; every block names a
  * registered benchmark, and no plan names a program). 0 or -1 with "FILE:LINE: reason". */
 int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen);
+/* The same from a stream the caller opened (--resume's, through the directory it
+ * checked); path names it in messages. f stays open: the caller closes it. */
+int h_plan_load_file(struct h_plan *p, FILE *f, const char *path, char *err, size_t errlen);
 void h_plan_free(struct h_plan *p);
 /* argv for repetition rep (from 1; the probes' option off beyond the block's
  * 'instrumented' count) of one point (NULL-terminated, strings owned by the

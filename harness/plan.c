@@ -23,6 +23,7 @@
 struct parse {
 	struct h_plan *p;
 	const char *path;
+	FILE *f;		/* the caller's (h_plan_load_file), or NULL: path is opened */
 	int lineno;
 	int cap;		/* allocated blocks */
 	char *err;
@@ -293,8 +294,10 @@ static int parse_file(struct parse *ps)
 	size_t cap = 0;
 	ssize_t n;
 	int rc = 0;
-	FILE *f = ab_infile_open(ps->path, AB_INFILE_MAX_SMALL, ps->err, ps->errlen);
+	FILE *f = ps->f;
 
+	if (!f)
+		f = ab_infile_open(ps->path, AB_INFILE_MAX_SMALL, ps->err, ps->errlen);
 	if (!f)
 		return -1;
 	while (rc == 0 && (n = ab_infile_line(f, &line, &cap)) != -1) {
@@ -309,7 +312,8 @@ static int parse_file(struct parse *ps)
 		rc = plan_err(ps, "%s", strerror(errno));
 	}
 	free(line);
-	fclose(f);
+	if (!ps->f)
+		fclose(f);
 	return rc;
 }
 
@@ -391,7 +395,12 @@ static int expand(struct parse *ps)
 
 int h_plan_load(struct h_plan *p, const char *path, char *err, size_t errlen)
 {
-	struct parse ps = { .p = p, .path = path, .err = err, .errlen = errlen };
+	return h_plan_load_file(p, NULL, path, err, errlen);
+}
+
+int h_plan_load_file(struct h_plan *p, FILE *f, const char *path, char *err, size_t errlen)
+{
+	struct parse ps = { .p = p, .path = path, .f = f, .err = err, .errlen = errlen };
 
 	memset(p, 0, sizeof(*p));
 	snprintf(p->path, sizeof(p->path), "%s", path);

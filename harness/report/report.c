@@ -57,10 +57,14 @@ static void all_results(FILE *f, const struct ab_results *d)
 
 /* "# affbench WHAT" and the run directory, escaped: the directory's name is outside text,
  * and a newline in it would end the heading and start markdown of its own. */
-static void md_head(FILE *f, const char *what, const char *dir)
+/* The run directory as its user named it: a resumed run writes through the descriptor
+ * of the directory it checked (/proc/self/fd/N, run/trust.c), which no reader knows. */
+static const char *shown;
+
+static void md_head(FILE *f, const char *what)
 {
 	fprintf(f, "# affbench %s\n\nRun directory: `", what);
-	h_md_cell(f, dir);
+	h_md_cell(f, shown);
 	fprintf(f, "`\n\n");
 }
 
@@ -71,7 +75,7 @@ static int write_tables(const char *dir, const struct ab_results *d)
 
 	if (!f)
 		return -1;
-	md_head(f, "tables", dir);
+	md_head(f, "tables");
 	fprintf(f, "Medians of the repetitions; ratios are ratios of medians with bootstrap "
 		   "95%% CIs, judged only with %d or more repetitions a side.\n\n", AB_MIN_REPS_CI);
 	for (int i = 0; h_registry[i]; i++) {
@@ -226,7 +230,7 @@ static void header(FILE *f, const char *dir)
 	}
 	/* one paragraph: the answer comes first, the machine in full is machine.txt */
 	fprintf(f, "Run directory: `");
-	h_md_cell(f, dir);
+	h_md_cell(f, shown);
 	fprintf(f, "`.");
 	for (size_t i = 0; i < AB_ARRAY_SIZE(labels); i++)
 		if (h_machine_val(dir, labels[i], buf, sizeof(buf))[0]) {
@@ -245,7 +249,7 @@ static int write_details(const char *dir, const char *text)
 
 	if (!f)
 		return -1;
-	md_head(f, "details", dir);
+	md_head(f, "details");
 	fprintf(f, "The data behind report.md, per benchmark: what the CPUs did in the "
 		   "measured windows, the figures report.md leaves out, and the latency "
 		   "distributions. Every result is in tables.md.\n\n");
@@ -322,12 +326,13 @@ static int hist_rows(const char *dir)
 
 /* need_records: no valid record is a failure (-3, said in one line), as plot has it;
  * a run's own report of points that all failed is still that run's report. */
-static int render(const char *dir, int quiet, int need_records)
+static int render(const char *dir, const char *name, int quiet, int need_records)
 {
 	char path[PATH_MAX], err[512], buf[256];
 	struct ab_results d;
 	int rc = 0;
 
+	shown = name ? name : dir;
 	snprintf(path, sizeof(path), "%s/raw.csv", dir);
 	if (h_data_load(&d, path, err, sizeof(err))) {
 		int refused = errno == EINVAL;	/* a row written twice, a line over the limit */
@@ -346,15 +351,15 @@ static int render(const char *dir, int quiet, int need_records)
 	}
 	ab_results_free(&d);
 	if (rc)
-		ab_msg("plot: could not write every output in %s (see above)", dir);
+		ab_msg("plot: could not write every output in %s (see above)", shown);
 	else if (!quiet)
-		ab_msg("report: %s/report.md, tables: %s/tables.md", dir, dir);
+		ab_msg("report: %s/report.md, tables: %s/tables.md", shown, shown);
 	return rc;
 }
 
-int h_render(const char *dir, int quiet)
+int h_render(const char *dir, const char *name, int quiet)
 {
-	return render(dir, quiet, 0);
+	return render(dir, name, quiet, 0);
 }
 
 static const char plot_usage[] =
@@ -373,6 +378,6 @@ int cmd_plot(int argc, char **argv)
 
 	if (!dir)
 		return AB_EXIT_OK;
-	int rc = render(dir, 0, 1);
+	int rc = render(dir, NULL, 0, 1);
 	return rc == -2 ? AB_EXIT_USAGE : rc ? AB_EXIT_FAIL : AB_EXIT_OK;
 }

@@ -41,8 +41,9 @@ void h_json_machine(FILE *f, const char *dir);
 /* ---- outputs (report.c, warnings.c) ---- */
 /* Regenerate summary.csv, tables.md, the plots, report.md and details.md in dir from dir/raw.csv
  * (plus machine.txt and failures.csv when present). 0, -1 (a write failed) or -2
- * (raw.csv refused: a repetition written twice; nothing was written). */
-int h_render(const char *dir, int quiet);
+ * (raw.csv refused: a repetition written twice; nothing was written). name: the
+ * directory as the report and messages show it (NULL: dir). */
+int h_render(const char *dir, const char *name, int quiet);
 void h_warnings(FILE *f, const char *dir, const struct ab_results *d);
 /* details.md's table of the CPU monitor's records (mon_*) of bench, and what its logs in
  * dir/log say it could not count (monitor.c). */

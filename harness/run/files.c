@@ -80,10 +80,11 @@ int h_csv_row(struct h_csv *c, int n, const char *const *fields)
 
 /* ---- resume ---- */
 
-/* The whole of runs.csv, or NULL with err set (sys/infile.h: a regular file within bounds). */
+/* The whole of runs.csv, or NULL with err set: opened under the directory --resume
+ * checked, and checked again on what was opened (trust.c), within bounds (sys/infile.h). */
 static char *slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
-	FILE *f = ab_infile_open(path, AB_INFILE_MAX_BYTES, err, errlen);
+	FILE *f = h_resume_fopen("runs.csv", AB_INFILE_MAX_BYTES, err, errlen);
 	char *buf = NULL;
 	size_t cap = 0;
 
@@ -153,7 +154,7 @@ int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen
 			      "raw.csv left as it is", dir, bad);
 	struct stat st;
 	snprintf(path, sizeof(path), "%s/raw.csv", dir);
-	int fd = ab_append_open(dir, "raw.csv", why, sizeof(why));	/* truncate() would follow a link */
+	int fd = h_resume_openat("raw.csv", O_WRONLY, why, sizeof(why));	/* as runs.csv */
 	if (fd < 0)
 		return ab_err(err, errlen, "--resume %s: raw.csv refused: %s", dir, why);
 	long long have = fstat(fd, &st) == 0 ? (long long)st.st_size : 0;
@@ -168,58 +169,3 @@ int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen
 	close(fd);
 	return rc;
 }
-
-/*
- * Who may have written what --resume reads: root, or the user resuming. A file
- * another user owns or may write (a plan.plan that names what runs, a runs.csv
- * that says what is done) is theirs to change, now or while the run reads it;
- * resuming as root would act on their word. Absent files are the run's to create.
- */
-static const char *untrusted(const struct stat *st, int want_dir, char *why, size_t len)
-{
-	uid_t me = geteuid();
-
-	if (want_dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode))
-		return S_ISLNK(st->st_mode) ? "a symbolic link" : ab_file_kind(st->st_mode);
-	if (st->st_uid != 0 && st->st_uid != me)
-		snprintf(why, len, "owned by uid %u, not by root or you (uid %u)", (unsigned)st->st_uid,
-			 (unsigned)me);
-	else if (st->st_mode & 022)
-		snprintf(why, len, "group- or world-writable (mode %04o)", (unsigned)(st->st_mode & 07777));
-	else if (!want_dir && st->st_nlink > 1)	/* another name elsewhere: it is cut back */
-		snprintf(why, len, "a file with %lu hard links", (unsigned long)st->st_nlink);
-	else
-		return NULL;
-	return why;
-}
-
-void h_resume_trust(const char *dir)
-{
-	static const char *const files[] = { "plan.plan", "runs.csv", "raw.csv", "hist.csv",
-					     "failures.csv", "machine.txt", "run.lock" };
-	char why[128];
-	struct stat st;
-	const char *bad;
-	/* the directory named is followed, as any path on a command line; nothing below it */
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0 || fstat(fd, &st) < 0)
-		ab_usage_error("run: bad value '%s' for --resume: %s", dir, strerror(errno));
-	if ((bad = untrusted(&st, 1, why, sizeof(why))))
-		ab_usage_error("run: --resume %s refused: the directory is %s; a run directory from "
-			       "elsewhere can be plotted and compared, not resumed", dir, bad);
-	for (size_t i = 0; i <= AB_ARRAY_SIZE(files); i++) {
-		const char *name = i < AB_ARRAY_SIZE(files) ? files[i] : "log";
-		if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
-			if (errno == ENOENT)
-				continue;
-			ab_usage_error("run: --resume %s refused: %s: %s", dir, name, strerror(errno));
-		}
-		if ((bad = untrusted(&st, i == AB_ARRAY_SIZE(files), why, sizeof(why))))
-			ab_usage_error("run: --resume %s refused: %s/%s is %s; a run directory from "
-				       "elsewhere can be plotted and compared, not resumed", dir, dir,
-				       name, bad);
-	}
-	close(fd);
-}
-

@@ -251,6 +251,19 @@ static enum h_outcome judge(struct inv *v, const char *logp, char *reason, size_
 	return v->pr->exit_code == AB_EXIT_SKIP ? H_SKIP : H_FAIL;
 }
 
+/* Does the invocation change the idle policy (--idle other than as-found)? Only such a
+ * benchmark is handed the machine lock: nothing else it starts can then keep it. */
+static int changes_idle(char **argv)
+{
+	for (int i = 1; argv[i]; i++) {
+		if (!strcmp(argv[i], "--idle") && argv[i + 1])
+			return strcmp(argv[i + 1], "as-found") != 0;
+		if (!strncmp(argv[i], "--idle=", 7))
+			return strcmp(argv[i] + 7, "as-found") != 0;
+	}
+	return 0;
+}
+
 enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv, char *reason,
 			   size_t rlen)
 {
@@ -274,7 +287,9 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 	 * if the harness dies, the benchmark gets SIGTERM and restores its knobs */
 	const struct h_spawn how = { .pipe_to = 1, .other = fileno(v.log), .deathsig = SIGTERM,
 				     /* histograms too, as "hist," lines (report/histio.h) */
-				     .env = pr->hist ? AB_HIST_ENV "=1" : NULL };
+				     .env = pr->hist ? AB_HIST_ENV "=1" : NULL,
+				     /* its --idle holds the machine through ours */
+				     .with_lock = changes_idle(argv) };
 	v.pid = h_spawn(argv, &how, &v.fd);
 	if (v.pid < 0) {
 		snprintf(reason, rlen, "starting %s: %s", argv[0], strerror(errno));

@@ -30,9 +30,9 @@
 
 #include "sys/common.h"
 #include "run.h"
+#include "sys/machlock.h"
 
 #define DIR_LOCK "run.lock"
-#define MACHINE_LOCK "/run/affbench.lock"
 
 /*
  * The locks this process holds, cleared and released at any exit: a run refused
@@ -42,6 +42,7 @@
  */
 static int held[2] = { -1, -1 };
 static pid_t held_by;
+static int machine = -1;	/* the machine lock, handed to the benchmarks */
 
 /* Empty the holder's line and unlock: LOCK_UN frees the lock for every descriptor that
  * shares it, so no child forked meanwhile can keep it past our exit. */
@@ -161,7 +162,7 @@ static void refuse_held(int fd, const char *dir)
 		       "another --out", dir);
 }
 
-void h_out_check(const char *dir, int resume)
+void h_out_check(const char *dir, const char *name, int resume)
 {
 	char path[PATH_MAX], first[256] = "";
 	struct stat st;
@@ -170,49 +171,48 @@ void h_out_check(const char *dir, int resume)
 	if (stat(dir, &st) < 0) {
 		if (errno == ENOENT && !resume)
 			return;		/* a new directory */
-		ab_usage_error("run: bad value '%s' for %s: %s", dir, opt, strerror(errno));
+		ab_usage_error("run: bad value '%s' for %s: %s", name, opt, strerror(errno));
 	}
 	if (!S_ISDIR(st.st_mode))
-		ab_usage_error("run: bad value '%s' for %s: not a directory", dir, opt);
+		ab_usage_error("run: bad value '%s' for %s: not a directory", name, opt);
 	snprintf(path, sizeof(path), "%s/" DIR_LOCK, dir);
 	int fd = open_lock(path, O_RDONLY);
 	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK)
-		refuse_held(fd, dir);
+		refuse_held(fd, name);
 	if (fd >= 0)
 		close(fd);
 	if (!resume && !dir_empty(dir, first, sizeof(first)))
 		ab_usage_error("run: bad value '%s' for --out: not empty (it holds %s): continue that run "
-			       "with --resume %s, or choose another --out", dir, first, dir);
+			       "with --resume %s, or choose another --out", name, first, name);
 }
 
-int h_dir_lock(const char *dir, int resume)
+int h_dir_lock(const char *dir, const char *name, int resume)
 {
-	char path[PATH_MAX], first[256] = "";
+	char path[PATH_MAX], shown[PATH_MAX], first[256] = "";
 
 	snprintf(path, sizeof(path), "%s/" DIR_LOCK, dir);
+	snprintf(shown, sizeof(shown), "%s/" DIR_LOCK, name);
 	int fd = open_lock(path, O_RDWR | O_CREAT);
 	if (fd < 0 && (errno == EINVAL || errno == ELOOP))	/* planted: a link, a FIFO */
-		ab_usage_error("run: %s: not a regular file; refusing to run in %s", path, dir);
+		ab_usage_error("run: %s: not a regular file; refusing to run in %s", shown, name);
 	if (fd < 0)
-		ab_fail("run: cannot open %s: %s", path, strerror(errno));
+		ab_fail("run: cannot open %s: %s", shown, strerror(errno));
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0)
-		refuse_held(fd, dir);
+		refuse_held(fd, name);
 	/* a run that took the directory between our check and our lock, and finished */
 	if (!resume && !dir_empty(dir, first, sizeof(first)))
 		ab_usage_error("run: bad value '%s' for --out: not empty (it holds %s): continue that run "
-			       "with --resume %s, or choose another --out", dir, first, dir);
-	claim(fd, dir, path);
+			       "with --resume %s, or choose another --out", name, first, name);
+	claim(fd, name, shown);
 	hold(fd);
 	return fd;
 }
 
 int h_machine_lock(const char *dir, int no_wait)
 {
-	const char *path = ab_test_hook("AFFBENCH_MACHINE_LOCK");
+	const char *path = ab_machine_lock_path();
 	char other[PATH_MAX];
 
-	if (!path)
-		path = MACHINE_LOCK;
 	int fd = open_lock(path, O_RDWR | O_CREAT), rw = fd >= 0;
 	if (fd < 0 && errno == EACCES)	/* root's lock, seen by a user: still a lock */
 		fd = open_lock(path, O_RDONLY);
@@ -235,7 +235,13 @@ int h_machine_lock(const char *dir, int no_wait)
 	if (rw)
 		claim(fd, dir, path);
 	hold(fd);
+	machine = fd;
 	return fd;
+}
+
+int h_machine_lock_fd(void)
+{
+	return machine;
 }
 
 void h_lock_release(int fd)
@@ -245,6 +251,8 @@ void h_lock_release(int fd)
 	for (size_t i = 0; i < AB_ARRAY_SIZE(held); i++)
 		if (held[i] == fd)
 			held[i] = -1;
+	if (fd == machine)
+		machine = -1;
 	clear_holder(fd);
 	close(fd);
 }

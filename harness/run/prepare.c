@@ -21,14 +21,26 @@ int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len
 	char err[1024];
 
 	if (o->resume) {
-		h_resume_trust(o->resume);	/* it runs as us: only a directory of ours or root's */
-		h_inputs_check("run", o->resume);	/* links, FIFOs, devices: refused before anything */
+		/* it runs as us: only a directory of ours or root's, read and written through
+		 * the descriptor it was checked on (trust.c) */
+		const char *via = o->via = h_resume_trust(o->resume);
+		h_inputs_check("run", via);	/* links, FIFOs, devices: refused first */
 		snprintf(path, len, "%s/plan.plan", o->resume);
-		if (access(path, R_OK)) {
+		FILE *f = h_resume_fopen("plan.plan", AB_INFILE_MAX_SMALL, err, sizeof(err));
+		if (!f && errno == ENOENT) {
 			ab_msg("run: bad value '%s' for --resume: no plan.plan there (not a run directory?)",
 			       o->resume);
 			return -1;
 		}
+		if (!f)
+			ab_usage_error("run: --resume %s refused: %s", o->resume, err);
+		int rc = h_plan_load_file(plan, f, path, err, sizeof(err));
+		fclose(f);
+		if (rc < 0) {
+			ab_msg("run: %s", err);
+			return -1;
+		}
+		return 0;
 	} else if (h_plan_find(o->plan ? o->plan : o->quick ? "quick" : "default", path, len, err,
 			       sizeof(err)) < 0) {
 		ab_msg("run: %s", err);
@@ -85,15 +97,15 @@ int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
  * as plan.plan is refused, never waited on), written to a new name and renamed in
  * (sys/outfile.h: nothing planted beside it, plan.plan.new say, is opened).
  */
-int h_run_record_repeat(const char *dir, int from, int to)
+int h_run_record_repeat(const char *dir, const char *name, int from, int to)
 {
 	char path[PATH_MAX], err[PATH_MAX + 128], *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	struct ab_outfile o;
 
-	snprintf(path, sizeof(path), "%s/plan.plan", dir);
-	FILE *src = ab_infile_open(path, AB_INFILE_MAX_SMALL, err, sizeof(err));
+	snprintf(path, sizeof(path), "%s/plan.plan", name);
+	FILE *src = h_resume_fopen("plan.plan", AB_INFILE_MAX_SMALL, err, sizeof(err));
 	if (!src) {
 		ab_msg("run: %s", err);
 		return -1;

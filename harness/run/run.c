@@ -36,6 +36,7 @@ static void on_signal(int sig)
 
 struct run {
 	char out[2048];		/* run directory; shorter than PATH_MAX so "out/file" fits */
+	char shown[2048];	/* as its user named it: --resume's out is its descriptor's path */
 	struct h_plan plan;
 	int repeat;
 	struct h_csv raw, runs, fail, hist;
@@ -327,7 +328,7 @@ static void open_files(struct run *r)
 		       "bench,point,rep,status,exit,seconds,raw_bytes,label\n") < 0 ||
 	    h_csv_open(&r->fail, r->out, "failures.csv", "bench,config,rep,exit,reason\n") < 0 ||
 	    h_csv_open(&r->hist, r->out, "hist.csv", AB_HIST_HEADER) < 0)
-		ab_fail("run: cannot write in %s: %s", r->out, strerror(errno));
+		ab_fail("run: cannot write in %s: %s", r->shown, strerror(errno));
 }
 
 static void catch_stops(void)
@@ -355,21 +356,22 @@ static int finish(struct run *r)
 		h_restore(r->journal, r->workdir, stderr);
 	int rc = h_machine_knobs(r->out, "after");
 	double c0 = children_cpu();
-	rc |= h_render(r->out, 0);
+	rc |= h_render(r->out, r->shown, 0);
 	r->helpers_cpu += children_cpu() - c0;
 	harness_cpu(r);
 	if (r->write_failed) {
 		ab_msg("run: a write in %s failed (is the disk full?); the files hold every point "
-		       "finished before it: continue with: harness run --resume %s", r->out, r->out);
+		       "finished before it: continue with: harness run --resume %s", r->shown,
+		       r->shown);
 		return AB_EXIT_FAIL;
 	}
 	if (h_stop_sig) {
-		ab_msg("run: interrupted; continue with: harness run --resume %s", r->out);
+		ab_msg("run: interrupted; continue with: harness run --resume %s", r->shown);
 		return 130;
 	}
 	if (rc)
-		ab_msg("run: could not write every output in %s", r->out);
-	printf("%s\n", r->out);
+		ab_msg("run: could not write every output in %s", r->shown);
+	printf("%s\n", r->shown);
 	return rc ? AB_EXIT_FAIL : AB_EXIT_OK;
 }
 
@@ -382,17 +384,17 @@ static void take_locks(struct run *r, const struct h_run_opts *o, int *dirfd, in
 {
 	char path[PATH_MAX];
 
-	*machinefd = h_machine_lock(r->out, o->no_wait);
+	*machinefd = h_machine_lock(r->shown, o->no_wait);
 	if (!o->resume && h_mkdirs(r->out))
-		ab_fail("run: cannot create %s: %s", r->out, strerror(errno));
-	*dirfd = h_dir_lock(r->out, o->resume != NULL);
+		ab_fail("run: cannot create %s: %s", r->shown, strerror(errno));
+	*dirfd = h_dir_lock(r->out, r->shown, o->resume != NULL);
 	snprintf(path, sizeof(path), "%s/log", r->out);
 	if (h_mkdirs(path))
 		ab_fail("run: cannot create %s: %s", path, strerror(errno));
 	struct stat st;	/* a directory from elsewhere: its log/ must not lead out of it */
 	if (lstat(path, &st) || !S_ISDIR(st.st_mode))
-		ab_usage_error("run: %s: a symbolic link or not a directory: logs are never written "
-			       "through a link", path);
+		ab_usage_error("run: %s/log: a symbolic link or not a directory: logs are never "
+			       "written through a link", r->shown);
 }
 
 static void free_run(struct run *r)
@@ -425,17 +427,18 @@ int h_run(struct h_run_opts *o)
 	r.done = calloc((size_t)r.plan.npoints * (size_t)r.repeat, 1);
 	if (!r.done)
 		ab_fail("run: out of memory");
-	if (o->resume)
-		snprintf(r.out, sizeof(r.out), "%s", o->resume);
+	if (o->resume)	/* reached through the descriptor of what was checked (trust.c) */
+		snprintf(r.out, sizeof(r.out), "%s", o->via);
 	else if (o->out)
 		snprintf(r.out, sizeof(r.out), "%s", o->out);
 	else
 		default_out(&r);
-	h_out_check(r.out, o->resume != NULL);	/* --dry-run says so too */
+	snprintf(r.shown, sizeof(r.shown), "%s", o->resume ? o->resume : r.out);
+	h_out_check(r.out, r.shown, o->resume != NULL);	/* --dry-run says so too */
 	estimates(&r);
 	if (o->dry) {	/* resumed: only what is left (reads the run, takes nothing) */
 		struct h_resume rs = { r.plan.npoints, r.repeat, r.done };
-		if (o->resume && h_resume_load(&rs, r.out, err, sizeof(err)) < 0)
+		if (o->resume && h_resume_load(&rs, r.shown, err, sizeof(err)) < 0)
 			ab_usage_error("run: %s", err);
 		dry_run(&r, o->resume != NULL);
 		free_run(&r);
@@ -450,16 +453,17 @@ int h_run(struct h_run_opts *o)
 	h_restore(r.journal, r.workdir, stderr);
 	if (o->resume) {
 		struct h_resume rs = { r.plan.npoints, r.repeat, r.done };
-		if (h_resume_load(&rs, r.out, err, sizeof(err)) < 0)
+		if (h_resume_load(&rs, r.shown, err, sizeof(err)) < 0)
 			ab_usage_error("run: %s", err);
-		if (r.repeat != r.plan.repeat && h_run_record_repeat(r.out, r.plan.repeat, r.repeat) < 0)
+		if (r.repeat != r.plan.repeat &&
+		    h_run_record_repeat(r.out, r.shown, r.plan.repeat, r.repeat) < 0)
 			ab_fail("run: --repeat %d not recorded in %s/plan.plan: nothing ran", r.repeat,
-				r.out);
+				r.shown);
 	} else {
 		double c0 = children_cpu();
 		if (h_run_copy_plan(&r.plan, r.repeat, r.out) < 0 ||
 		    h_machine_write(r.out, &r.plan, o->note) < 0)
-			ab_fail("run: cannot write in %s: %s", r.out, strerror(errno));
+			ab_fail("run: cannot write in %s: %s", r.shown, strerror(errno));
 		r.helpers_cpu += children_cpu() - c0;
 	}
 	open_files(&r);
@@ -470,7 +474,7 @@ int h_run(struct h_run_opts *o)
 	h_fmt_dur(eta(&r, 0, 0), et, sizeof(et));
 	ab_msg("run: %s, %s x %s -> %s (estimated %s)", r.plan.path,
 	       h_plural(np, sizeof(np), r.plan.npoints, "point"),
-	       h_plural(nr, sizeof(nr), r.repeat, "repetition"), r.out, et);
+	       h_plural(nr, sizeof(nr), r.repeat, "repetition"), r.shown, et);
 	sweep(&r);
 	int rc = finish(&r);
 	h_lock_release(machinefd);

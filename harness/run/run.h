@@ -8,7 +8,8 @@
  *   plan_check.c  every point through bin/<bench> --check-options first
  *   invoke.c      one invocation of one point: started, watched, its records
  *   spawn.c       starting a program whose output the harness reads
- *   files.c       the run's CSV files (one write() a row) and --resume
+ *   files.c       the run's CSV files (one write() a row) and --resume's
+ *   trust.c       --resume: the directory checked, then held and used by its fd
  *   lock.c        one run per directory, one measuring run per machine
  *   timings.c     how long invocations take: the shipped and learned tables
  *   machine.c     machine.txt: the machine, discoveries, knobs before/after
@@ -70,15 +71,26 @@ struct h_resume {
 	char *done;
 };
 int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen);
-/* --resume DIR runs DIR's plan as us, so DIR and the files of the run in it must be
- * root's or ours and writable by no one else (as the knob journal is root's): exit 2
- * with one line naming the first that is not; nothing is taken or opened before. */
-void h_resume_trust(const char *dir);
+/*
+ * --resume DIR runs DIR's plan as us (trust.c): DIR, every directory above it and the
+ * files of the run in it must be root's or ours and writable by no one else (as the
+ * knob journal is root's; a parent may be sticky), and no link on the way: exit 2 with
+ * one line naming the first that is not; nothing is taken or opened before. DIR's
+ * descriptor is then held for the run's life; the path through it (/proc/self/fd/N),
+ * which the run reads and writes through, is returned.
+ */
+const char *h_resume_trust(const char *dir);
+/* A file of that directory, opened under its descriptor (O_NOFOLLOW) and checked on
+ * what was opened as h_resume_trust checks it: the fd, or -1 with err set. */
+int h_resume_openat(const char *name, int flags, char *err, size_t errlen);
+/* The same, read-only, as an input within max bytes (sys/infile.h), or NULL. */
+FILE *h_resume_fopen(const char *name, unsigned long long max, char *err, size_t errlen);
 
 /* harness run's options (opts.c), the run itself (run.c) and its plan before the first
  * point (prepare.c: loaded, programs checked, copied in as plan.plan). */
 struct h_run_opts {
 	const char *plan, *out, *resume, *note;
+	const char *via;	/* --resume's directory as the run reaches it (h_resume_trust) */
 	int quick, repeat, dry, no_wait;
 };
 int h_run(struct h_run_opts *o);
@@ -86,12 +98,14 @@ int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len
 void h_run_check_programs(const struct h_plan *plan);
 int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out);
 /* --resume --repeat N: plan.plan's repeat line becomes N, with a note. 0 or -1 with errno. */
-int h_run_record_repeat(const char *dir, int from, int to);
+int h_run_record_repeat(const char *dir, const char *name, int from, int to);
 
 /* One run per directory, one measuring run per machine (lock.c). Refusals exit 2. */
-void h_out_check(const char *dir, int resume);	/* new or empty; not held by a live run */
-int h_dir_lock(const char *dir, int resume);	/* held for the run's life: the fd */
+/* dir: where the files are; name: as messages show it */
+void h_out_check(const char *dir, const char *name, int resume);	/* new or empty, free */
+int h_dir_lock(const char *dir, const char *name, int resume);	/* held for the run's life */
 int h_machine_lock(const char *dir, int no_wait);	/* waits, or exits 2; -1: none to take */
+int h_machine_lock_fd(void);			/* the one this run holds, or -1 */
 void h_lock_release(int fd);			/* clear the holder's line, unlock */
 
 /* One invocation of one point (invoke.c). */
@@ -129,6 +143,7 @@ struct h_spawn {
 	int deathsig;	/* 0: the harness's process group; else its own group (the watchdog
 			 * kills it with its children), and this signal if the harness dies */
 	const char *env;	/* "NAME=VALUE" added to the child's environment alone; NULL: none */
+	int with_lock;		/* hand it the run's machine lock (sys/machlock.h) */
 };
 
 /* Start argv[0] (a path) as how says; the pipe's read end (close-on-exec) in *fd.

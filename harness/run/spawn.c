@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "run.h"
+#include "sys/machlock.h"
 
 /* In the child: never returns. */
 static void child(char **argv, const struct h_spawn *how, pid_t parent, int wr)
@@ -29,6 +30,12 @@ static void child(char **argv, const struct h_spawn *how, pid_t parent, int wr)
 	dup2(wr, how->pipe_to);
 	if (how->env)
 		putenv((char *)how->env);	/* the child's copy of the environment */
+	char lock[64];
+	int lfd = how->with_lock ? h_machine_lock_fd() : -1;
+	if (lfd >= 0 && fcntl(lfd, F_SETFD, 0) == 0) {	/* this one kept across exec */
+		snprintf(lock, sizeof(lock), AB_MACHINE_LOCK_FD_ENV "=%d", lfd);
+		putenv(lock);
+	}
 	execv(argv[0], argv);
 	fprintf(stderr, "harness: cannot run %s: %s\n", argv[0], strerror(errno));
 	_exit(127);

@@ -5,16 +5,37 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "knob/knob.h"
 #include "sys/common.h"
 #include "sys/cpuset.h"
+#include "sys/machlock.h"
+
+/* One idle policy at a time on a machine: a direct run that changes it holds the
+ * machine lock (sys/machlock.h; under harness run, the harness's). */
+static void hold_machine(const char *name)
+{
+	char why[512], what[128];
+
+	snprintf(what, sizeof(what), "%s --idle %s", ab_prog, name);
+	int rc = ab_machine_lock_hold(what, why, sizeof(why));
+	if (rc < 0)
+		ab_skip("--idle %s: another affbench run holds this machine (%s): two idle "
+			"policies at once would each be recorded for numbers measured under the "
+			"other; run again when it has finished", name, why);
+	if (rc > 0 && geteuid() == 0)	/* a user cannot hold PM QoS either: it says so */
+		ab_msg("warning: --idle %s: no machine lock (%s): another run at the same time "
+		       "would go unnoticed", name, why);
+}
 
 void ab_idle_apply(const struct ab_idle *p)
 {
 	char why[512], name[64], val[32];
 
 	ab_idle_format(p, name, sizeof(name));
+	if (p->kind != AB_IDLE_AS_FOUND)
+		hold_machine(name);
 	switch (p->kind) {
 	case AB_IDLE_AS_FOUND:
 		return;

@@ -165,8 +165,7 @@ int knob_trusted(const char *path, int want_dir, char *why, size_t len)
 
 #define fail_errno(e, ...) ({ int e_ = (e); ab_err(err, errlen, __VA_ARGS__); errno = e_; -1; })
 
-/* Become the knob's only live owner: an fd holding its lock, or -1 with a message. */
-int knob_owner_lock(const char *root, const char *path, char *err, size_t errlen)
+int knob_lock_open(const char *root, const char *path, char *err, size_t errlen)
 {
 	char dir[KNOB_PATH_MAX], file[KNOB_PATH_MAX], name[KNOB_PATH_MAX];
 	size_t i;
@@ -182,11 +181,21 @@ int knob_owner_lock(const char *root, const char *path, char *err, size_t errlen
 		return fail_errno(errno, "knob lock directory %s: %s", dir, strerror(errno));
 	if (knob_trusted(dir, 1, why, sizeof(why)) < 0)
 		return fail_errno(EPERM, "knob lock directory refused: %s", why);
-	const char *w = getenv("AFFBENCH_KNOB_WAIT_S");
-	int wait_s = w && *w ? atoi(w) : KNOB_OWNER_WAIT_S;
-	int fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int fd = open(file, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
 	if (fd < 0)
 		return fail_errno(errno, "knob lock %s: %s", file, strerror(errno));
+	return fd;
+}
+
+/* Become the knob's only live owner: an fd holding its lock, or -1 with a message. */
+int knob_owner_lock(const char *root, const char *path, char *err, size_t errlen)
+{
+	int fd = knob_lock_open(root, path, err, errlen);
+
+	if (fd < 0)
+		return -1;
+	const char *w = getenv("AFFBENCH_KNOB_WAIT_S");
+	int wait_s = w && *w ? atoi(w) : KNOB_OWNER_WAIT_S;
 	/* A POSIX record lock, not flock: it belongs to this process only, so children
 	 * forked after the write (workers, daemons) do not keep the knob locked. */
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };

@@ -45,6 +45,21 @@ int knob_trusted(const char *path, int want_dir, char *why, size_t len);
  */
 #define KNOB_OWNER_WAIT_S 10
 int knob_owner_lock(const char *root, const char *path, char *err, size_t errlen);
+/* That lock file opened (created 0600, its directory made and checked), unlocked:
+ * the fd, or -1 with a message in err. A replay tests it with an OFD lock, which
+ * conflicts with the owner's record lock whichever process asks. */
+int knob_lock_open(const char *root, const char *path, char *err, size_t errlen);
+
+/*
+ * A replay's bounds (docs/knobs.md). It reads the journal a line at a time and
+ * holds only the entries no "done" line has closed yet, so its memory follows
+ * what is pending, not the journal's length; time is linear in the lines. A
+ * journal past either bound was not written by affbench (each process holds at
+ * most 64 knobs, and every run's replay drops what is closed): it is refused
+ * with one line and left as it is, for a person to look at.
+ */
+#define KNOB_JOURNAL_MAX_BYTES (64ull << 20)
+#define KNOB_PENDING_MAX 4096	/* entries not closed by a done line, at any point */
 
 /* Read a whole file into buf (len bytes incl. NUL), one trailing newline stripped;
  * a value that does not fit is refused (ERANGE). 0 or -1 with errno. */

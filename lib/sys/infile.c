@@ -80,6 +80,12 @@ FILE *ab_infile_open(const char *path, unsigned long long max_bytes, char *err, 
 		errno = e;
 		return NULL;
 	}
+	return ab_infile_fdopen(fd, path, max_bytes, err, errlen);
+}
+
+FILE *ab_infile_fdopen(int fd, const char *path, unsigned long long max_bytes, char *err,
+		       size_t errlen)
+{
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		int e = errno;

@@ -32,6 +32,11 @@
  * "PATH: 70000000 bytes, over the 67108864-byte limit") and errno.
  */
 FILE *ab_infile_open(const char *path, unsigned long long max_bytes, char *err, size_t errlen);
+/* The same checks and stream for a file the caller opened (openat under a directory
+ * fd it checked, O_NONBLOCK): fd is the stream's, or closed on failure. path names it
+ * in err. */
+FILE *ab_infile_fdopen(int fd, const char *path, unsigned long long max_bytes, char *err,
+		       size_t errlen);
 
 /*
  * One line (without its newline) into *buf, grown as getline does but never
