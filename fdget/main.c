@@ -347,13 +347,14 @@ int main(int argc, char **argv)
 		else
 			ab_msg("cycles_per_op, instructions_per_op skipped: %s", why);
 		set.monitor = 1;
-		ab_msg("CPU monitor: not counted: %s", FDGET_NO_PATH_COUNT);
 		double tns = fdget_timer_ns();
 		for (int op = 0; op < OP_COUNT; op++)
 			if (set.op == OP_COUNT || set.op == op)
 				sweep_op(&set, &out, op, tns);
 		if (set.spawn)
 			sweep_spawn(&set, &out);
+		/* Said once the loops ran: a refused run (exit 1) prints its one line alone. */
+		ab_msg("CPU monitor: not counted: %s", FDGET_NO_PATH_COUNT);
 	}
 	fdget_watch_stop(set.watch);
 	int rc = ab_out_tables(&out, &ab_desc_fdget);

@@ -62,7 +62,8 @@ one() { # SEED: 0, or a line saying what went wrong
 	rm -rf "$d" "$c" "$d.plot.err" "$d.cmp.err"
 }
 
-ls -A "$W" >"$W.before" 2>/dev/null
+# Every path under $W before the mutants run, to compare with after them.
+find "$W" -mindepth 1 | sort >"$W.before"
 fails=$W/fails
 : >"$fails"
 seq 1 "$N" | xargs -P 2 -I{} bash -c "$(declare -f one); W='$W' MUT='$MUT' H='$H' one {}" >>"$fails" 2>&1
@@ -73,11 +74,16 @@ else
 	echo "not ok 1 - $nf of $N mutated raw.csv and hist.csv files ended badly:"
 	head -n 20 "$fails" | sed 's/^/#   /'
 fi
-left=$(ls -A "$W" | grep -vxE 'base|fails' | head -n 5)
+# what is there now and was not (or was and is not), but the list of failures
+left=$(find "$W" -mindepth 1 | sort | comm -3 "$W.before" - | tr -d '\t' | grep -vxF "$W/fails" |
+	head -n 5)
+nbefore=$(grep -c . "$W.before")
+[ "$nbefore" -gt 1 ] || left="no snapshot of it before ($nbefore paths) ${left}"
 if [ -z "$left" ]; then
-	echo "ok 2 - nothing created outside the run and compare directories"
+	echo "ok 2 - nothing created outside the run and compare directories," \
+		"nothing removed ($nbefore paths)"
 else
-	echo "not ok 2 - left in the fuzz directory: $left"
+	echo "not ok 2 - the fuzz directory changed: $(tr '\n' ' ' <<<"$left")"
 fi
 rm -f "$W.before"
 

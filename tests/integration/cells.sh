@@ -15,7 +15,9 @@ check "cputestfs kernel baseline: 'no daemon' and 'no FUSE', not '-'" \
 check "ddpar transports: the cells not in the plan say 'not measured'" \
 	grep -qE '^\| 2 \| [0-9]+ \| not measured \|' "$W/tables.md"
 for f in tables.md report.md; do
-	bad=$(grep -nE '\| *(-|nan|n/a|- / -) *\|' "$W/$f" | head -3)
+	# a file without a table row (or none at all) is no proof: it says so
+	bad=$(awk '/\| *(-|nan|n\/a|- \/ -) *\|/ { print FNR ": " $0 } /^\|/ { rows++ }
+		END { if (!rows) print "no table row" }' "$W/$f" 2>&1 | head -3)
 	check "$f: no table cell is '-', 'nan', 'n/a' or '- / -'${bad:+ (got: $bad)}" [ -z "$bad" ]
 done
 check "report.md: the post's tables say which cells the post or this run lacks" \
@@ -27,12 +29,15 @@ check "report.md: the post's tables say which cells the post or this run lacks" 
 mkdir "$W/u"
 { head -n 1 "$W/raw.csv"; grep '^ddpar,.*procs=1;.*transport=uring' "$W/raw.csv"; } >"$W/u/raw.csv"
 "$BIN/harness" plot "$W/u" >/dev/null 2>&1
+rc=$?
+check "harness plot of ddpar's uring records alone exits 0 (rc $rc)" [ "$rc" = 0 ]
 check "uring alone: the first numbered table is 1) ($(grep -m1 -oE '^[0-9]+\) [A-Za-z ]+' "$W/u/tables.md"))" \
 	grep -qE '^1\) Time per request' "$W/u/tables.md"
 bad=$(sed -n '/^[0-9]) Time per request/,/^```/p' "$W/u/tables.md" | awk '
 	/^mode / { for (c = 0; c < 2; c++) { h = c ? "daemon handler" : "spinlock wait"; at[c] = index($0, h) } next }
 	/^(read|write) / { for (c = 0; c < 2; c++)
-		if (substr($0, at[c] - 1, 1) != " " || substr($0, at[c], 1) == " ") print "row " NR ": " $0 }')
+		if (substr($0, at[c] - 1, 1) != " " || substr($0, at[c], 1) == " ") print "row " NR ": " $0 }
+	/^(read|write) / { rows++ } END { if (!rows) print "no read or write row" }')
 check "uring alone: each time-per-request cell starts in its column${bad:+ (not: $bad)}" [ -z "$bad" ]
 rm -rf "$W"
 echo "1..$T_N"

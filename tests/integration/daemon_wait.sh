@@ -39,9 +39,12 @@ expect_rc "ddpar --transport passthrough --daemon-wait poll is refused" 2 \
 	"$BIN/ddpar" --transport passthrough --daemon-wait poll --check-options
 for b in cputestfs ddpar; do
 	"$BIN/$b" --transport dev --daemon-wait block --check-options >/dev/null 2>&1
-	check "$b --transport dev --daemon-wait block is taken" [ $? = 0 ]
+	rc=$?
+	check "$b --transport dev --daemon-wait block is taken (exit $rc)" [ "$rc" = 0 ]
 	"$BIN/$b" --transport libfuse --daemon-wait block --check-options >/dev/null 2>&1
-	check "$b --transport libfuse --daemon-wait block (the default) is taken" [ $? = 0 ]
+	rc=$?
+	check "$b --transport libfuse --daemon-wait block (the default) is taken (exit $rc)" \
+		[ "$rc" = 0 ]
 done
 
 if [ "$(id -u)" != 0 ] || [ ! -w /dev/fuse ]; then

@@ -72,7 +72,8 @@ n=$(awk -F, '$4 == "us_per_spawn"' "$out/all.csv" | wc -l)
 check "us_per_spawn per batch each way: 3 batches x 2 ($n rows)" [ "$n" = 6 ]
 n=$(awk -F, '$4 == "iterations" || $4 == "overhead_ns_per_op" || $4 == "timer_ns"' "$out/all.csv" | wc -l)
 v=$(awk -F, '($4 == "iterations" || $4 == "overhead_ns_per_op" || $4 == "timer_ns") && $3 != 0' "$out/all.csv" | wc -l)
-check "per-op metadata: 3 metrics x 4 ops, all rep 0 ($n rows, $v not rep 0)" [ "$n" = 12 ] && [ "$v" = 0 ]
+check "per-op metadata: 3 metrics x 4 ops ($n rows)" [ "$n" = 12 ]
+check "per-op metadata: all rep 0 ($v not rep 0)" [ "$v" = 0 ]
 # Paired with single and the order flipped: rep 1 runs single first, rep 2 single last.
 order=$(awk -F, '$4 == "ns_per_op" && $2 ~ /op=pread;/ { sub(/;.*/, "", $2); sub(/mode=/, "", $2); printf "%s%s ", $3, ($2 == "single" ? "S" : "") }' "$out/all.csv")
 check "pread: single first in rep 1, last in rep 2 ($order)" \
@@ -145,8 +146,10 @@ for call in libc raw; do
 		--format csv "${quick[@]}" >"$out/w.csv" 2>"$out/w.err"
 	rc=$?
 	n=$(awk -F, '$4 == "ns_per_op"' "$out/w.csv" | wc -l)
-	check "--syscall $call on a 3-byte file: every op in 2 modes x 3 reps (rc $rc, $n rows; $(grep -v 'skipped:' "$out/w.err" | head -c 300))" \
-		[ "$rc" = 0 ] && [ "$n" = 24 ]
+	err=$(grep -v 'skipped:' "$out/w.err" | head -c 300)
+	check "--syscall $call on a 3-byte file: exit 0 (rc $rc; $err)" [ "$rc" = 0 ]
+	check "--syscall $call on a 3-byte file: every op in 2 modes x 3 reps ($n rows)" \
+		[ "$n" = 24 ]
 done
 
 # --- faults: exit 1, one line saying why, no number -------------------------
@@ -157,9 +160,12 @@ for call in libc raw; do
 		rc=$?
 		msg=$(grep -v 'skipped:' "$out/f.err")
 		n=$(awk -F, '$4 == "ns_per_op"' "$out/f.csv" | wc -l)
-		check "$op ($call) on a closed fd: exit 1, one line with EBADF, no ns_per_op (rc $rc, $n rows: $msg)" \
-			[ "$rc" = 1 ] && [ "$(printf '%s\n' "$msg" | grep -c .)" = 1 ] && [ "$n" = 0 ] &&
-			printf '%s' "$msg" | grep -q "^fdget: $op on the test file.*Bad file descriptor"
+		check "$op ($call) on a closed fd: exit 1 (rc $rc)" [ "$rc" = 1 ]
+		check "$op ($call) on a closed fd: one line ($msg)" \
+			[ "$(printf '%s\n' "$msg" | grep -c .)" = 1 ]
+		check "$op ($call) on a closed fd: no ns_per_op ($n rows)" [ "$n" = 0 ]
+		check "$op ($call) on a closed fd: the line says EBADF" \
+			grep -q "^fdget: $op on the test file.*Bad file descriptor" <<<"$msg"
 	done
 done
 AFFBENCH_FDGET_ITERS=10 "$FDGET" --op lseek --mode single,shared-fd --spawn 0 --format csv "${quick[@]}" \
@@ -167,15 +173,19 @@ AFFBENCH_FDGET_ITERS=10 "$FDGET" --op lseek --mode single,shared-fd --spawn 0 --
 rc=$?
 msg=$(grep -v 'skipped:' "$out/s.err")
 n=$(awk -F, '$4 == "ns_per_op"' "$out/s.csv" | wc -l)
-check "a window too short to time: exit 1, one line, no ns_per_op (rc $rc, $n rows: $msg)" \
-	[ "$rc" = 1 ] && [ "$(printf '%s\n' "$msg" | grep -c .)" = 1 ] && [ "$n" = 0 ] &&
-	printf '%s' "$msg" | grep -q 'shorter than the 5 ms a timing needs'
+check "a window too short to time: exit 1 (rc $rc)" [ "$rc" = 1 ]
+check "a window too short to time: one line ($msg)" [ "$(printf '%s\n' "$msg" | grep -c .)" = 1 ]
+check "a window too short to time: no ns_per_op ($n rows)" [ "$n" = 0 ]
+check "a window too short to time: the line says so" \
+	grep -q 'shorter than the 5 ms a timing needs' <<<"$msg"
 AFFBENCH_FDGET_ITERS=10 "$FDGET" --op lseek --verify-overhead --format csv "${quick[@]}" \
 	>"$out/s.csv" 2>"$out/s.err"
 rc=$?
 n=$(awk -F, '$4 ~ /ns_per_op/' "$out/s.csv" | wc -l)
-check "--verify-overhead, a window too short: exit 1, no number (rc $rc, $n rows: $(cat "$out/s.err"))" \
-	[ "$rc" = 1 ] && [ "$n" = 0 ] && grep -q 'shorter than the 5 ms' "$out/s.err"
+check "--verify-overhead, a window too short: exit 1 (rc $rc: $(cat "$out/s.err"))" [ "$rc" = 1 ]
+check "--verify-overhead, a window too short: no number ($n rows)" [ "$n" = 0 ]
+check "--verify-overhead, a window too short: stderr says so" \
+	grep -q 'shorter than the 5 ms' "$out/s.err"
 
 # --- oversubscription only when asked ---------------------------------------
 over=$((ncpu + 1))

@@ -42,7 +42,9 @@ for gp in "$W"/ref/figures/src/*.gp; do
 		continue ;;
 	esac
 	check "$n: the key says what the bars are" grep -qE "^set key title '(error bars: |n=1: no error bars|bars: )" "$gp"
-	out=$(/usr/bin/python3 - "$gp" <<'PYEOF'
+	# the checker prints what is wrong and exits 1; a checker that fails (a traceback)
+	# fails the check too
+	out=$(/usr/bin/python3 - "$gp" 2>&1 <<'PYEOF'
 import math, os, re, sys
 gp = sys.argv[1]
 d = os.path.dirname(gp)
@@ -88,9 +90,12 @@ for line in open(gp):
             if top is None or top < hi:
                 bad.append("%s: y range %s below %g" % (dat, top, hi))
 print("; ".join(bad))
+sys.exit(1 if bad else 0)
 PYEOF
 )
-	check "$n: every y range covers its data and intervals${out:+ ($out)}" [ -z "$out" ]
+	rc=$?
+	check "$n: every y range covers its data and intervals (exit $rc${out:+: ${out:0:300}})" \
+		[ "$rc" = 0 ]
 done
 T=$W/ref/figures/src/ddpar_timereq.gp
 if [ -f "$T" ]; then

@@ -171,7 +171,8 @@ awk 'BEGIN {
 		}
 }' >"$R/raw.csv"
 "$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
-check "ddpar: harness plot exit 0 ($?)" true
+rc=$?
+check "ddpar: harness plot exit 0 ($rc)" [ "$rc" = 0 ]
 check "ddpar: the levers table gives clone_fd on/off at N=4, 1.2 as found and 1.5 with idle=poll" eval \
 	'grep -q "^| lever | clone_fd on/off (write, N=4) |" "$R/report.md" &&
 	 within "$(cell "as found" 3 "$R/report.md")" 1.19 1.21 && within "$(cell idle=poll 3 "$R/report.md")" 1.49 1.51'

@@ -13,8 +13,18 @@ T_FAILED=0
 ok()   { T_N=$((T_N + 1)); echo "ok $T_N - $*"; }
 nok()  { T_N=$((T_N + 1)); T_FAILED=1; echo "not ok $T_N - $*"; }
 skip() { T_N=$((T_N + 1)); echo "ok $T_N - $1 # SKIP $2"; }
-# check DESC CMD...: ok when CMD succeeds
-check() { local d=$1; shift; if "$@"; then ok "$d"; else nok "$d"; fi; }
+# check DESC CMD...: ok when CMD succeeds; returns CMD's status. CMD is one command:
+# the words up to the first operator, so `check D A && B` reports A alone and
+# tests/tools/check_lint.py (tests/integration/check_lint.sh) rejects it.
+# Its locals are named so that no CMD (an eval of the caller's $rc, say) sees them.
+check() {
+	local _check_d=$1
+	shift
+	"$@"
+	local _check_rc=$?
+	if [ "$_check_rc" = 0 ]; then ok "$_check_d"; else nok "$_check_d"; fi
+	return "$_check_rc"
+}
 
 # expect_rc DESC RC CMD...: CMD exits with RC and prints exactly one stderr line
 expect_rc() {

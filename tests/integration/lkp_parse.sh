@@ -156,7 +156,8 @@ check "run (plan): the job's placement replaces the plan's axis values" \
 	test "$(grep -c '^axis placement same$' "$tmp/rr/affbench-run/plan.seen")" -ge 1 -a \
 	-z "$(grep '^axis placement .* ' "$tmp/rr/affbench-run/plan.seen")"
 run_fake plan=quick FAKE_RC=1 >/dev/null 2>&1
-check "run: a failed harness fails the job (exit 1)" [ $? = 1 ]
+rc=$?
+check "run: a failed harness fails the job (exit $rc, want 1)" [ "$rc" = 1 ]
 expect_rc "run: a plan that is not there is refused" 2 \
 	env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/root" TMP_RESULT_ROOT="$tmp/rr" plan=nosuch "$RUN"
 rm -rf "$tmp/rr"; mkdir "$tmp/rr"
@@ -196,7 +197,9 @@ fi
   echo 'cputestfs,clients=1,1,stat_per_s,7,1/s'
   printf 'cputestfs,clients=\377,1,stat_per_s,7,1/s\n'; } >"$tmp/bytes.csv"
 "$PARSE" "$tmp/bytes.csv" <"$tmp/bytes.csv" >"$tmp/bytes.stats" 2>"$tmp/bytes.err"
-check "a 5000-byte line of invalid UTF-8 and NUL: rejected, the next row read (exit $?)" \
+rc=$?
+check "a 5000-byte line of invalid UTF-8 and NUL: exit 0 (exit $rc)" [ "$rc" = 0 ]
+check "a 5000-byte line of invalid UTF-8 and NUL: rejected, the next row read" \
 	test "$(tr '\n' ' ' <"$tmp/bytes.stats")" = 'cputestfs.clients=1.stat_per_s: 7 rejected_rows: 2 '
 check "bad rows are named by their line (2 and 4), no backtrace" \
 	test "$(cut -d: -f3 "$tmp/bytes.err" | tr '\n' ' ')" = '2 4 ' -a "$(grep -c . "$tmp/bytes.err")" = 2
@@ -210,7 +213,9 @@ awk 'BEGIN { print "bench,config,rep,metric,value,unit"
 	     for (i = 0; i < 20000; i++) printf "cputestfs,clients=%d;daemon=single;placement=same,1,stat_per_s,%d,1/s\n", i, 100 + i }' \
 	>"$tmp/notes.csv"
 timeout "$(scaled 60)" "$PARSE" <"$tmp/notes.csv" >"$tmp/notes.stats" 2>"$tmp/notes.err"
-check "200,000 repeated #key notes: exit 0 (exit $?), 20,000 stats and no rejected row" \
+rc=$?
+check "200,000 repeated #key notes: exit 0 (exit $rc)" [ "$rc" = 0 ]
+check "200,000 repeated #key notes: 20,000 stats and no rejected row" \
 	test "$(grep -c '^cputestfs\.' "$tmp/notes.stats")" = 20000 -a "$(rejected "$tmp/notes.stats")" = 0
 check "200,000 repeated #key notes: the keys name the noted axes, not placement" \
 	grep -qx 'cputestfs.clients=19999.daemon=single.stat_per_s: 20099' "$tmp/notes.stats"
@@ -289,7 +294,9 @@ check "hex, hex floats, blanks, inf, nan, '_' and overflow are rejected" \
 # script's sum did: a Ruby backtrace), and the value printed reads back finite.
 printf 'bench,config,rep,metric,value,unit\nb,k=1,1,m,1.7e308,ns\nb,k=1,2,m,1.7e308,ns\nb,k=2,1,m,1.7976931348623157e308,ns\n' |
 	"$PARSE" >"$tmp/huge.stats" 2>"$tmp/huge.err"
-check "the median of 1.7e308 and 1.7e308 is 1.7e308, DBL_MAX reads back finite (exit $?)" \
+rc=$?
+check "the median of 1.7e308 and 1.7e308, DBL_MAX: exit 0 (exit $rc)" [ "$rc" = 0 ]
+check "the median of 1.7e308 and 1.7e308 is 1.7e308, DBL_MAX reads back finite" \
 	test "$(tr '\n' ' ' <"$tmp/huge.stats")" = 'b.k=1.m: 1.7e+308 b.k=2.m: 1.7976931348623157e+308 rejected_rows: 0 '
 RUBYOPT=-w "$PARSE" <"$tmp/nums.csv" 2>&1 >/dev/null |
 	grep -v -e ': skipped a bad row: ' -e ' bad rows skipped in all$' >"$tmp/nums.warn"

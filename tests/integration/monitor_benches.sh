@@ -27,7 +27,9 @@ med() {
 # --- fdget: per syscall, in the single and the N-worker modes --------------
 "$BIN/fdget" --op pread --mode single,shared-fd --repeat 2 --duration 0.05 --spawn 0 --format csv \
 	>"$D/fd.csv" 2>"$D/fd.err"
-check "fdget with the monitor runs (rc $?)" test -s "$D/fd.csv"
+rc=$?
+check "fdget with the monitor exits 0 (rc $rc)" [ "$rc" = 0 ]
+check "fdget with the monitor writes records" test -s "$D/fd.csv"
 for m in single shared-fd; do
 	n=$(count "$D/fd.csv" "mode=$m;" mon_ctxsw_per_op)
 	check "fdget $m: mon_ctxsw_per_op in each of 2 repetitions ($n)" [ "$n" = 2 ]
@@ -67,7 +69,9 @@ else
 			'grep -q "idle entries and time: no cpuidle states" "$D/sqh.err" &&
 			 grep -q "completions on the submitting CPU: /proc/softirqs unreadable" "$D/sqh.err"'
 		"$BIN/sqrtio" --file "$F" --rq 0 --repeat 2 --duration 0.2 --format csv >"$D/sq.csv" 2>"$D/sq.err"
-		check "sqrtio with the monitor runs (rc $?)" test -s "$D/sq.csv"
+		rc=$?
+		check "sqrtio with the monitor exits 0 (rc $rc)" [ "$rc" = 0 ]
+		check "sqrtio with the monitor writes records" test -s "$D/sq.csv"
 		n=$(count "$D/sq.csv" "local=1" mon_ctxsw_per_op)
 		check "sqrtio: mon_ctxsw_per_op in each of 2 repetitions ($n)" [ "$n" = 2 ]
 		check "sqrtio: values finite, shares within 0-100%" sane "$D/sq.csv"

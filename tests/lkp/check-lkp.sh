@@ -171,7 +171,8 @@ done
 	>"$work/ncompare.out" 2>"$work/ncompare.err"
 rc=$?
 grep -e "placement" -e "^ *same" -e "^ *none" -e "%change" -e "affbench.cputestfs" "$work/ncompare.out" | sed "s/^/# /"
-check "lkp ncompare across the two placements shows stat_per_s (exit $rc)" \
+check "lkp ncompare across the two placements exits 0 (exit $rc)" [ "$rc" = 0 ]
+check "lkp ncompare across the two placements shows stat_per_s" \
 	grep -q 'affbench\.cputestfs\.stat_per_s' "$work/ncompare.out"
 
 # Two kernels, as far as one machine can go: the same job again with the job's
@@ -189,7 +190,8 @@ rm -f result
 rc=$?
 grep -e "^ *$other" -e "^ *$(uname -r)" -e "%change" -e "affbench.cputestfs.stat_per_s" \
 	"$work/ncompare-commit.out" | sed "s/^/# /"
-check "lkp ncompare -c commit: a column per commit, stat_per_s (exit $rc)" \
+check "lkp ncompare -c commit exits 0 (exit $rc)" [ "$rc" = 0 ]
+check "lkp ncompare -c commit: a column per commit, stat_per_s" \
 	eval 'grep -q "affbench\.cputestfs\.stat_per_s" "$work/ncompare-commit.out" &&
 	      grep -qE "^ *$other +$(uname -r) *\$" "$work/ncompare-commit.out"'
 cd "$TOP" || exit 1

@@ -225,6 +225,24 @@ static int stat_loop(const char *mnt, struct tfs_shared *sh, const void *arg)
 	return 0;
 }
 
+/*
+ * One stat(), answered. The kernel holds requests until the daemon has answered
+ * INIT and, under io_uring, until every queue has a registered entry: after it
+ * the daemon is serving. Stopped before that, it reads INIT only after the
+ * abort, gets ENODEV and fails with exit 1, which is no stop of a serving daemon.
+ */
+static int stat_once(const char *mnt, struct tfs_shared *sh, const void *arg)
+{
+	char p[PATH_MAX];
+	struct stat st;
+
+	(void)arg;
+	tfs_path(p, sizeof(p), mnt, TFS_STAT);
+	if (stat(p, &st) < 0)
+		return tfs_fail(sh, "stat %s: %s", p, strerror(errno));
+	return 0;
+}
+
 enum fault { F_KILL, F_STOP_KILL, F_STOP_CONT, F_UNMOUNT };
 
 static const struct fcase {
@@ -304,7 +322,12 @@ static void test_fault(void **state)
 		fail_msg("%s", err);
 	snprintf(mnt, sizeof(mnt), "%s", d.mnt);
 	if (c->f == F_STOP_KILL || c->f == F_STOP_CONT) {
-		/* stopped for good before any client asks: waitid returns once all threads are */
+		/* serving first (past INIT and REGISTER), then stopped for good before any
+		 * client asks: waitid returns once all threads are */
+		if (tfs_client(mnt, d.conn, sh, stat_once, NULL, CLIENT_MS) < 0) {
+			ab_daemon_stop(&d, 500);
+			fail_msg("%s: the daemon never served a stat(): %s", c->name, sh->msg);
+		}
 		assert_int_equal(kill(d.pid, SIGSTOP), 0);
 		assert_int_equal(waitid(P_PID, (id_t)d.pid, &si, WSTOPPED | WNOWAIT), 0);
 	}
