@@ -239,6 +239,75 @@ check "harness plot without cpupair records: exit 0 (got $rc)" [ "$rc" = 0 ]
 check "without cpupair, the report says so" grep -q 'cpupair was not run in this run directory' "$R/report.md"
 check "without cpupair, no split figure" [ ! -e "$R/figures/src/cputestfs_split.gp" ]
 
+# costs RUNDIR MODE: libfuse same/other/none as found and with idle=poll, dev same/other
+# as found only (12 us of server CPU a request), uring none as found (5.59 us) and with
+# idle=poll (5.31 us); MODE like: CPUs idle 40% as found and 10% with idle=poll; odd: 105%
+# idle and -7 us of server CPU, other/same past 1 with idle=poll; bare: no cost recorded.
+costs() {
+	mkdir -p "$1"
+	awk -v mode="$2" 'BEGIN {
+		print "bench,config,rep,metric,value,unit"
+		c = "baseline=fuse;client_cpu=0;clients=1;daemon=%s;daemon_cpu=0;%splacement=%s;transport=%s"
+		for (rep = 1; rep <= 6; rep++) {
+			j = rep % 3
+			for (k = 0; k < 2; k++) {
+				id = k ? "idle=poll;" : ""
+				row(sprintf(c, "single", id, "same", "libfuse"), 100000 + j, "")
+				row(sprintf(c, "single", id, "other", "libfuse"), (k ? (mode == "odd" ? 150000 : 80000) : 10000) + j, "")
+				row(sprintf(c, "single", id, "none", "libfuse"), 12000 + j, "")
+				row(sprintf(c, "percpu", id, "none", "uring"), 70000 + j, k ? 5.31 : 5.59)
+			}
+			row(sprintf(c, "single", "", "same", "dev"), 110000 + j, 12)
+			row(sprintf(c, "single", "", "other", "dev"), 11000 + j, 12)
+		}
+	}
+	function row(cfg, v, cpu) {
+		printf "cputestfs,%s,%d,stat_per_s,%d,1/s\n", cfg, rep, v
+		if (mode == "bare")
+			return
+		idle = mode == "odd" ? 105 : cfg ~ /idle=poll/ ? 10 : 40
+		printf "cputestfs,%s,%d,mon_cpu0_idle_pct,%d,%%\n", cfg, rep, idle
+		if (cpu != "")
+			printf "cputestfs,%s,%d,server_cpu_us_per_req,%g,us\n", cfg, rep, mode == "odd" ? -7 : cpu
+	}' >"$1/raw.csv"
+}
+R=$W/like
+costs "$R" like
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+T=$R/tables.md
+check "like with like: the server CPU column names the ratio it comes from" \
+	grep -q '^| lever |.* server CPU us/request (uring/libfuse (none)) | CPUs idle % (other/same (libfuse)) |' "$T"
+check "like with like: server CPU as found is uring's 5.59, not dev's 12 ($(cell "as found" 7 "$T"))" \
+	within "$(cell "as found" 7 "$T")" 5.58 5.6
+check "like with like: server CPU with idle=poll is uring's 5.31 ($(cell idle=poll 7 "$T"))" \
+	within "$(cell idle=poll 7 "$T")" 5.3 5.32
+check "the sentence names the lever's cost as the change it makes in its ratio's configs" \
+	grep -q "^Here, idle=poll closes .* of other/same (libfuse) .*; in that ratio's configs it takes the CPUs' idle share from 40% to 10% of the time" "$R/report.md"
+check "the sentence gives no other configs' server CPU as the lever's cost" \
+	eval '! grep "^Here, idle=poll" "$R/report.md" | grep -q "5.31"'
+
+R=$W/odd
+costs "$R" odd
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+rows=$(grep -E '^\| (as found|idle=poll) \|' "$R/report.md")
+check "impossible records: no idle share above 100% in the levers table" eval '! grep -q "| 105 |" <<<"$rows"'
+check "impossible records: no negative cost in the levers table" eval '! grep -q -- "-7" <<<"$rows"'
+check "impossible records: the cells say what was left out" eval \
+	'grep -q "not recorded (a negative CPU time left out)" <<<"$rows" &&
+	 grep -q "(a share outside 0-100% left out)" <<<"$rows"'
+check "a lever past 1 closes all of the gap, never more than 100%" eval \
+	'grep -q "^| idle=poll | 1.5 \[[^]]*\]; all of it, past 1 |" "$R/report.md" &&
+	 ! grep -Eq "(closes |; )[0-9]{3,}%" "$R/report.md"'
+check "the sentence says past 1, not a share above 100%" \
+	grep -q "^Here, idle=poll closes all of the gap, and goes past 1, of other/same (libfuse)" "$R/report.md"
+
+R=$W/bare
+costs "$R" bare
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+check "no cost recorded at all: the sentence says so in one clause" eval \
+	'grep -q "^Here, idle=poll .*; its cost in that ratio.s configs was not recorded (neither" "$R/report.md" &&
+	 ! grep -q "at a cost of" "$R/report.md"'
+
 # ddpar: clone_fd on/off and uring/libfuse at the most processes, as found and with idle=poll
 R=$W/ddpar
 mkdir -p "$R"
