@@ -14,7 +14,7 @@
 
 W=${LEVERS_KEEP:-$AFFBENCH_WORKDIR/levers.$$}
 mkdir -p "$W"
-[ -n "$LEVERS_KEEP" ] || trap 'rm -rf "$W"' EXIT
+[ -n "${LEVERS_KEEP:-}" ] || trap 'rm -rf "$W"' EXIT
 
 # records RUNDIR WITH_CPUPAIR BRK [SPLIT]: 6 repetitions, same 100000/s, other 10000/s and
 # none 12000/s as found; with idle=poll other 85000/s and none 90000/s; dev with
