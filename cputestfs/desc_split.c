@@ -11,7 +11,10 @@
  * The wake-up round trip is the pipe's (the wait queues FUSE's own wake-ups
  * take) when every wait of it slept, on the pair and on the CPU alone, else
  * the futex's when that slept every time; a mix of waits that slept and waits
- * that returned at once is no wake-up cost, and gives no split.
+ * that returned at once is no wake-up cost, and gives no split. A cache-line
+ * figure cpupair flags (a spinner switched out in its window, or a line above
+ * half the futex round trip) is the scheduler's: the cache transfers then stay
+ * inside the wake-ups' part, said so, and are drawn as 0.
  * Each part carries an interval from its medians' 95% CIs (a difference of
  * medians: the lower end less the other's upper one). A time is never below
  * zero: a part whose median is, but whose interval holds 0, is 0; a part below
@@ -38,6 +41,8 @@
 
 #define PAIR_BENCH "cpupair"
 #define PAIR_LINE "line_rt_ns"
+#define PAIR_LINE_INVOL "line_invol_switches"	/* cpupair.h's CP_M_LINE_INVOL */
+#define DESCHED_SHARE 0.5	/* cpupair.h's CP_DESCHED_SHARE: a line above it is a lost CPU's */
 #define AGREE_FACTOR 1.5	/* the split's wake-ups and the breakdown's agree within it */
 #define SLEPT_MIN 98.0		/* % of waits that slept for a round trip to be a wake-up's */
 
@@ -68,6 +73,7 @@ struct split {
 	int have_pair;			/* cpupair measured the pair's line and a round trip */
 	int have_self;			/* ... and the same-CPU round trip */
 	int holds;			/* every part at or above 0 within its interval */
+	int line_flagged;		/* a spinner lost its CPU: no cache part apart */
 	const char *below;		/* the part below 0 beyond its interval */
 };
 
@@ -163,8 +169,8 @@ static void parts_of(struct split *s)
 	struct est crossing = minus(s->rt, s->self);	/* what crossing adds, line included */
 	struct est *p[] = { &s->cache, &s->wake, &s->fuse };
 
-	s->cache = s->line;
-	s->wake = minus(crossing, s->line);
+	s->cache = s->line_flagged ? (struct est){ 0, 0, 0 } : s->line;
+	s->wake = minus(crossing, s->cache);
 	s->fuse = minus(s->diff, crossing);
 	s->holds = s->diff.v >= 0;	/* a negative difference: nothing to split */
 	s->below = s->holds ? NULL : "other minus same";
@@ -199,6 +205,8 @@ static int split_of(struct ab_render *r, struct split *s)
 	ab_cfg_get(o->config, "daemon_cpu", s->b, sizeof(s->b));
 	ab_cfg_get(m->config, "client_cpu", s->c, sizeof(s->c));
 	s->line = est_of(pair_group(r, s->a, s->b, PAIR_LINE, NULL), 1e-3);
+	s->line_flagged = pair_median(r, s->a, s->b, PAIR_LINE_INVOL, NULL) > 0 ||
+			  s->line.v > DESCHED_SHARE * pair_median(r, s->a, s->b, wm[1].rt, NULL);
 	s->wake_poll = NAN;
 	brk_check(r, s, o, m);
 	s->method = pick_method(r, s);
@@ -329,13 +337,16 @@ static void split_sentence(FILE *f, const struct split *s)
 	}
 	fprintf(f, "Of the %s us a stat() served on CPU %s for a caller on CPU %s costs more than "
 		   "one served on the caller's CPU ([%s, %s]), %s are the cache transfers "
-		   "(cpupair's cache-line round trip of the pair), %s the wake-ups crossing adds "
-		   "(its %s round trip between the CPUs less that on CPU %s alone and less the "
-		   "cache line; every wait slept) and %s FUSE's own path (what remains; a part "
+		   "(cpupair's cache-line round trip of the pair%s), %s the wake-ups crossing adds "
+		   "(its %s round trip between the CPUs less that on CPU %s alone%s; every wait "
+		   "slept) and %s FUSE's own path (what remains; a part "
 		   "below 0 within its interval reads 0).", ab_r_num(e, sizeof(e), s->diff.v),
 		s->b, s->a, ab_r_num(lo, sizeof(lo), s->diff.lo), ab_r_num(hi, sizeof(hi), s->diff.hi),
-		est_text(b, sizeof(b), s->cache), est_text(c, sizeof(c), s->wake),
-		wm[s->method].name, s->c, est_text(d, sizeof(d), s->fuse));
+		s->line_flagged ? "none apart" : est_text(b, sizeof(b), s->cache),
+		s->line_flagged ? ", flagged: a spinner lost its CPU, so they stay inside the "
+				  "wake-ups' part" : "", est_text(c, sizeof(c), s->wake),
+		wm[s->method].name, s->c, s->line_flagged ? "" : " and less the cache line",
+		est_text(d, sizeof(d), s->fuse));
 	check_text(f, s->wake.v, s->brk_wake, 0);
 	if (isfinite(s->wake_poll))
 		fprintf(f, " With idle polling the wake-ups crossing adds cost %s us.",
@@ -353,7 +364,8 @@ static void split_table(FILE *f, const struct split *s)
 		   "cpupair's %s round trips; median [95%% CI]):\n\n| part | us per stat() |\n"
 		   "|---|---|\n", s->a, s->b, s->c, wm[s->method].name);
 	if (s->holds) {
-		fprintf(f, "| cache transfers (cache-line round trip) | %s |\n",
+		fprintf(f, "| cache transfers (cache-line round trip) | %s |\n", s->line_flagged ?
+			"none apart (the pair's line was flagged: a spinner lost its CPU)" :
 			est_text(a, sizeof(a), s->cache));
 		fprintf(f, "| wake-ups crossing adds (round trip between the CPUs less on one, "
 			   "less the line) | %s |\n", est_text(a, sizeof(a), s->wake));

@@ -24,7 +24,7 @@ mkdir -p "$W"
 # its waits slept (a mix, which the split never uses). The split: 0.2 + (80 - 20 - 0.2 =
 # 59.8) + 29.9 = 89.9 us. SPLIT neg: the pipe's round trip between the CPUs 150 us (crossing
 # would cost more than the whole difference); fast: other 120000/s (faster than same); mix:
-# the pipe's waits 70% slept too.
+# the pipe's waits 70% slept too; flag: the line's window had 3 involuntary switches.
 # BRK 0: no breakdown; 1: libfuse's wake-up steps (daemon_wake + reply_wake) per call
 # other 100 us x 80% less same 10 us x 20% = 78 us as found (the split: 59.8, agree),
 # 12 us x 50% - 2 = 4 us with idle=poll (the split: 8.6, disagree); 2: 100 x 40% - 2 =
@@ -56,6 +56,7 @@ records() {
 				p = "class=smt;cpu_a=0;cpu_b=1;pos_a=0;pos_b=1"
 				d = "class=same;cpu_a=0;cpu_b=0;pos_a=0;pos_b=0"
 				printf "cpupair,%s,%d,line_rt_ns,%d,ns\n", p, rep, 200 + j / 10
+				printf "cpupair,%s,%d,line_invol_switches,%d,1\n", p, rep, sm == "flag" ? 3 : 0
 				cp(p, "futex", 60 + j / 10, 60, "")
 				cp(d, "futex", 15 + j / 10, 60, "")
 				cp(p, "pipe", (sm == "neg" ? 150 : 80) + j / 10, sm == "mix" ? 70 : 100, "")
@@ -222,6 +223,13 @@ check "split: when neither pipe nor futex slept on every wait, no split, and why
 	grep -q "cannot be given: neither cpupair's pipe nor its futex round trip slept on every wait (waits that slept: pipe 70% between the CPUs and 100% on CPU 0 alone, futex 60% and 60%" \
 	"$R/report.md"
 check "split: a mix draws no split figure" [ ! -e "$R/figures/src/cputestfs_split.dat" ]
+
+R=$W/flag
+records "$R" 1 0 flag
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+p=$(split_para "$R/report.md")
+check "split: a flagged cache line is no cache part; the wake-ups hold it (80 - 20 = 60 us)" eval \
+	'[[ $p == *"none apart are the cache transfers (cpupair"*"flagged: a spinner lost its CPU"*", 60 us [5"* ]]'
 
 # records from before the diagonal: no same-CPU round trip, so no split
 R=$W/nodiag
