@@ -78,12 +78,13 @@ int cp_pairs_parse(const char *s, enum cp_pairs_mode *mode, long *n, char *err, 
 /*
  * The ordered pairs (i, j), i != j, of the CPUs t describes, in topology order
  * (a pair on one CPU cannot ping-pong by spinning: the cache line's diagonal is
- * never measured; cp_pairs_diagonal gives the wake-ups'). all: every one; classes: for each class present, the last pair of
- * that class in topology order and its reverse (high CPUs take fewer
- * housekeeping interrupts); N: N pairs spread over the matrix, one drawn in each
- * of N equal strides by a fixed-seed generator (all when N is at least their
- * number). *out is malloc'd. Returns the count, or -1 (out of memory, or fewer
- * than 2 CPUs) with the reason in err.
+ * never measured; cp_pairs_diagonal gives the wake-ups'). all: every one;
+ * classes: for each class present, the last pair of that class in topology
+ * order and its reverse (high CPUs take fewer housekeeping interrupts); N: N
+ * pairs spread over the matrix, one drawn in each of N equal strides by a
+ * fixed-seed generator (all when N is at least their number). *out is
+ * malloc'd. Returns the count, or -1 (out of memory, or fewer than 2 CPUs)
+ * with the reason in err.
  */
 long cp_pairs_select(const struct ab_topo *t, enum cp_pairs_mode mode, long n,
 		     struct cp_pair **out, char *err, size_t errlen);

@@ -23,7 +23,9 @@ function cp_read(s,    i, f, nf, kv, k, bad1) {
 		k = ("idle" in kv) ? kv["idle"] : "as-found"
 		if (index(CPIDLE " ", " " k " ") == 0) CPIDLE = CPIDLE " " k
 		if (kv["cpu_a"] == kv["cpu_b"]) {	# the diagonal: the wake-ups on one CPU alone
-			if (kv["class"] != "same" || f[4] ~ /^line/) { bad(s ": a CPU with itself is class same, of the wake-ups alone: " REC[s, i]); bad1 = 1 }
+			if (kv["class"] != "same" || f[4] ~ /^line/) {
+				bad(s ": a CPU with itself is class same, of the wake-ups alone: " REC[s, i]); bad1 = 1
+			}
 			continue
 		}
 		k = kv["cpu_a"] SUBSEP kv["cpu_b"]
