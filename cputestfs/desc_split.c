@@ -240,7 +240,8 @@ static const char *est_text(char *buf, size_t len, struct est e)
 	char v[32], lo[32], hi[32];
 
 	snprintf(buf, len, "%s us [%s, %s]", ab_r_num(v, sizeof(v), e.v),
-		 ab_r_num(lo, sizeof(lo), e.lo), ab_r_num(hi, sizeof(hi), e.hi));
+		 isfinite(e.lo) ? ab_r_num(lo, sizeof(lo), e.lo) : "unbounded",
+		 isfinite(e.hi) ? ab_r_num(hi, sizeof(hi), e.hi) : "unbounded");	/* a 0 stat/s */
 	return buf;
 }
 
