@@ -5,6 +5,7 @@
  *   measure.c   one repetition of one pair and method: two pinned threads
  *               behind the start barrier, warm-up, the timed window, stop, join
  *   loop.c      the measured loops: cache-line, futex and pipe ping-pong
+ *   switches.c  a thread's context switches, read at a window's edges
  *   desc.c      the report (class summary, reading, heatmaps); linked into the
  *               harness too, so it uses lib/ and the names below only
  */
@@ -14,6 +15,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "sys/barrier.h"
 #include "sys/proc.h"
@@ -23,6 +25,23 @@
 #define CP_M_LINE "line_rt_ns"		/* cache-line round trip, ns */
 #define CP_M_FUTEX "futex_rt_us"	/* futex wake-up round trip, us */
 #define CP_M_PIPE "pipe_rt_us"		/* pipe wake-up round trip, us */
+/* The share of a wake-up round trip's waits that slept (%): between two CPUs the
+ * voluntary switches of both sides per two waits a round trip; on one CPU (the
+ * diagonal) every switch, as the two sides can only take turns. */
+#define CP_M_FUTEX_SLEPT "futex_slept_pct"
+#define CP_M_PIPE_SLEPT "pipe_slept_pct"
+/* A wake-up round trip is a wake-up's cost only when at least this share slept. */
+#define CP_SLEPT_MIN 98.0
+/* The involuntary switches of the two spinning sides in the cache line's window: above
+ * 0 a spinner lost its CPU, and the round trip holds the scheduler's time. */
+#define CP_M_LINE_INVOL "line_invol_switches"
+/* A cache-line round trip above this share of the pair's futex round trip means a
+ * spinning side lost its CPU too (records without CP_M_LINE_INVOL included). The
+ * report flags such a pair and keeps its line out of every median. */
+#define CP_DESCHED_SHARE 0.5
+/* Windows a cache-line round trip may take to find one in which neither spinning
+ * side was switched out; past them the least disturbed is recorded, flagged. */
+#define CP_LINE_TRIES 3
 /* Config keys: the CPUs, their places in topology order (the heatmaps' axes,
  * so the harness draws them without the measuring machine's sysfs), the class. */
 #define CP_K_A "cpu_a"
@@ -30,6 +49,10 @@
 #define CP_K_POS_A "pos_a"
 #define CP_K_POS_B "pos_b"
 #define CP_K_CLASS "class"
+/* The class of a pair on one CPU (the diagonal), and of one whose cache relation
+ * sysfs does not tell (no cache/ directory: a VM often has none). */
+#define CP_CLASS_SAME "same"
+#define CP_CLASS_UNKNOWN "unknown"
 
 /* Workers reach the start barrier within this (ab_scaled_ns). */
 #define CP_BARRIER_NS (10 * AB_NS)
@@ -41,24 +64,33 @@ enum cp_method { CP_LINE, CP_FUTEX, CP_PIPE, CP_NMETHOD };
 /* ---- pairs.c ---- */
 enum cp_pairs_mode { CP_PAIRS_ALL, CP_PAIRS_CLASSES, CP_PAIRS_N };
 struct cp_pair {
-	int a, b;		/* CPU numbers: a pings, b answers */
+	int a, b;		/* CPU numbers: a pings, b answers (a == b: the diagonal) */
 	int pa, pb;		/* their places in topology order */
 	enum ab_placement cls;	/* ab_topo_pair_class */
 };
+/* The class recorded: "same" on the diagonal; where sysfs has no cache topology
+ * (cache_known 0), "unknown" for a pair it cannot tell (not SMT, one node). */
+const char *cp_class_name(const struct cp_pair *p, int cache_known);
+/* Does sysroot's sysfs (NULL: the machine's) describe the caches of t's CPUs? */
+int cp_cache_known(const char *sysroot, const struct ab_topo *t);
 /* "all", "classes" or a count N >= 1: 0, or -1 with the reason in err. */
 int cp_pairs_parse(const char *s, enum cp_pairs_mode *mode, long *n, char *err, size_t errlen);
 /*
  * The ordered pairs (i, j), i != j, of the CPUs t describes, in topology order
- * (a pair on one CPU cannot ping-pong by spinning: the diagonal is never
- * measured). all: every one; classes: for each class present, the last pair of
- * that class in topology order and its reverse (high CPUs take fewer
- * housekeeping interrupts); N: N pairs spread over the matrix, one drawn in each
- * of N equal strides by a fixed-seed generator (all when N is at least their
- * number). *out is malloc'd. Returns the count, or -1 (out of memory, or fewer
- * than 2 CPUs) with the reason in err.
+ * (a pair on one CPU cannot ping-pong by spinning: the cache line's diagonal is
+ * never measured; cp_pairs_diagonal gives the wake-ups'). all: every one;
+ * classes: for each class present, the last pair of that class in topology
+ * order and its reverse (high CPUs take fewer housekeeping interrupts); N: N
+ * pairs spread over the matrix, one drawn in each of N equal strides by a
+ * fixed-seed generator (all when N is at least their number). *out is
+ * malloc'd. Returns the count, or -1 (out of memory, or fewer than 2 CPUs)
+ * with the reason in err.
  */
 long cp_pairs_select(const struct ab_topo *t, enum cp_pairs_mode mode, long n,
 		     struct cp_pair **out, char *err, size_t errlen);
+/* The diagonal of the n pairs: (i, i) for each CPU they name, in topology order.
+ * *out is malloc'd; the count, or -1 (out of memory). */
+long cp_pairs_diagonal(const struct cp_pair *pairs, long n, struct cp_pair **out);
 /* "line,futex,pipe" or a subset: a bit per enum cp_method. 0, or -1 with err. */
 int cp_methods_parse(const char *s, unsigned *mask, char *err, size_t errlen);
 const char *cp_method_name(enum cp_method m);
@@ -74,6 +106,7 @@ struct cp_shared {
 	char pad[AB_CACHELINE - sizeof(uint32_t)];
 	struct ab_counter count;	/* round trips, bumped by the pinging side */
 	int ping_pipe[2], pong_pipe[2];
+	_Atomic pid_t tid[2];		/* each side's thread id, set before the barrier */
 	char err[200];
 };
 /* Each runs until phase is CP_STOP (the pinging side) or the pinging side says
@@ -85,13 +118,27 @@ int cp_futex_pong(struct cp_shared *sh);
 int cp_pipe_ping(struct cp_shared *sh);
 int cp_pipe_pong(struct cp_shared *sh);
 
+/* ---- switches.c ---- */
+struct cp_switches {
+	unsigned long vol, invol;	/* voluntary, involuntary context switches */
+};
+/* Thread tid's (of this process) switches so far: 0, or -1 (not readable). */
+int cp_switches(pid_t tid, struct cp_switches *s);
+
 /* ---- measure.c ---- */
-/* One repetition of method m on pair p: warm-up, then round trips counted over
- * duration seconds. 0 with *rt_ns (ns per round trip), or -1 with why. mon (may
- * be NULL) samples what the CPUs did just outside the window's clock reads. */
+struct cp_result {
+	double rt_ns;		/* ns per round trip */
+	double slept_pct;	/* CP_M_*_SLEPT's share; NAN: the line, or not readable */
+	unsigned long invol;	/* involuntary switches of the two sides in the window */
+	int switches_known;	/* invol and slept_pct were read */
+};
+/* One repetition of method m on pair p (a == b: both sides on one CPU, futex and pipe
+ * only): warm-up, then round trips counted over duration seconds, the sides' context
+ * switches read at the window's edges. 0 with *res, or -1 with why. mon (may be NULL)
+ * samples what the CPUs did just outside the window's clock reads. */
 struct ab_cpumon;
 int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, struct ab_cpumon *mon,
-	       double *rt_ns, char *why, size_t len);
+	       struct cp_result *res, char *why, size_t len);
 
 /* ---- desc.c ---- */
 struct ab_bench_desc;

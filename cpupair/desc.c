@@ -5,7 +5,10 @@
  * one heatmap per method, pairs in topology order (the pos_a/pos_b keys the
  * benchmark recorded, so the harness needs no sysfs of the measuring machine).
  * A run that swept a setting beside the pairs (an idle policy: every key but
- * the pair's) gets each of it apart: its rows, sentences and heatmaps.
+ * the pair's) gets each of it apart: its rows, sentences and heatmaps. The
+ * diagonal (class same: one CPU with itself, the wake-ups alone) is a row of
+ * its own, never in a median over pairs; each wake-up figure carries the share
+ * of its waits that slept. The reading is desc_read.c's.
  */
 #include <math.h>
 #include <stdio.h>
@@ -16,30 +19,64 @@
 #include "report/render.h"
 #include "sys/topo.h"
 #include "cpupair.h"
+#include "desc_i.h"
 
 #define MAX_PAIR_ROWS 24	/* list the pairs one by one up to this many */
 
-static const struct {
-	const char *metric, *unit, *what, *fig;
-} meth[CP_NMETHOD] = {
-	[CP_LINE] = { CP_M_LINE, "ns", "cache-line round trip", "cpupair_line" },
-	[CP_FUTEX] = { CP_M_FUTEX, "us", "futex wake-up round trip", "cpupair_futex" },
-	[CP_PIPE] = { CP_M_PIPE, "us", "pipe wake-up round trip", "cpupair_pipe" },
+const struct cp_meth cp_meth[CP_NMETHOD] = {
+	[CP_LINE] = { CP_M_LINE, "ns", "cache-line round trip", "cpupair_line", NULL },
+	[CP_FUTEX] = { CP_M_FUTEX, "us", "futex wake-up round trip", "cpupair_futex",
+		       CP_M_FUTEX_SLEPT },
+	[CP_PIPE] = { CP_M_PIPE, "us", "pipe wake-up round trip", "cpupair_pipe", CP_M_PIPE_SLEPT },
+};
+#define meth cp_meth
+#define mine cp_mine
+#define rest_of cp_rest_of
+#define settings cp_settings
+#define class_median cp_class_median
+
+const char *const cp_classes[CP_NCLASS] = { CP_CLASS_SAME, "smt", "llc", "cross-llc",
+					    "cross-node", CP_CLASS_UNKNOWN };
+const char *const cp_where[CP_NCLASS] = {
+	"on one CPU (a CPU with itself)", "between SMT siblings", "within one LLC",
+	"across LLCs of one node", "across NUMA nodes",
+	"between CPUs whose cache relation is unknown (no cache topology in sysfs)",
 };
 
-static const enum ab_placement classes[] = { AB_PL_SMT, AB_PL_LLC, AB_PL_CROSS_LLC,
-					     AB_PL_CROSS_NODE };
-static const char *const where[] = { "between SMT siblings", "within one LLC",
-				     "across LLCs of one node", "across NUMA nodes" };
-
-static int mine(const struct ab_render *r, const struct ab_group *g, const char *metric)
+int cp_mine(const struct ab_render *r, const struct ab_group *g, const char *metric)
 {
 	return !strcmp(g->bench, r->desc->name) && !strcmp(g->metric, metric) && g->n > 0;
 }
 
+int cp_flagged(const struct ab_render *r, const struct ab_group *g)
+{
+	const struct ab_group *f = ab_results_get(r->res, r->desc->name, g->config, CP_M_FUTEX, "us");
+	const struct ab_group *s = ab_results_get(r->res, r->desc->name, g->config,
+						  CP_M_LINE_INVOL, "1");
+
+	if (strcmp(g->metric, CP_M_LINE))
+		return 0;
+	return (s && s->n && ab_r_median(s) > 0) ||
+	       (f && f->n && ab_r_median(g) > CP_DESCHED_SHARE * ab_r_median(f) * 1000);
+}
+
+const char *cp_wake_cell(char *buf, size_t len, double v, double slept)
+{
+	char x[32];
+
+	if (isnan(v))
+		snprintf(buf, len, "not measured");
+	else if (isnan(slept))
+		snprintf(buf, len, "%s", ab_r_num(x, sizeof(x), v));
+	else
+		snprintf(buf, len, "%s (%s%.0f%% slept)", ab_r_num(x, sizeof(x), v),
+			 slept >= CP_SLEPT_MIN ? "" : "a mix: ", slept < 100 ? slept : 100);
+	return buf;
+}
+
 /* The config without the pair's keys: the setting the pair was measured under
  * ("" alone, "idle=poll" when a plan sweeps more), one matrix per setting. */
-static const char *rest_of(const char *config, char *buf, size_t len)
+const char *cp_rest_of(const char *config, char *buf, size_t len)
 {
 	static const char *const pair_keys[] = { CP_K_A, CP_K_B, CP_K_POS_A, CP_K_POS_B, CP_K_CLASS };
 	const char *p = config;
@@ -58,7 +95,7 @@ static const char *rest_of(const char *config, char *buf, size_t len)
 }
 
 /* Distinct settings of the records, in the order first recorded; how many (at most max). */
-static int settings(const struct ab_render *r, char rest[][AB_CONFIG_LEN], int max)
+int cp_settings(const struct ab_render *r, char rest[][AB_CONFIG_LEN], int max)
 {
 	char buf[AB_CONFIG_LEN];
 	int n = 0;
@@ -79,10 +116,8 @@ static int settings(const struct ab_render *r, char rest[][AB_CONFIG_LEN], int m
 	return n;
 }
 
-/* Median over the pairs of class cls (NULL: all) measured under setting rest of each
- * pair's median; *npairs set. */
-static double class_median(const struct ab_render *r, const char *metric, const char *rest,
-			   const char *cls, int *npairs)
+double cp_class_median(const struct ab_render *r, const char *metric, const char *rest,
+		       const char *cls, int *npairs)
 {
 	double *m = malloc(sizeof(*m) * (r->res->n ? r->res->n : 1)), v = NAN;
 	size_t n = 0;
@@ -90,9 +125,11 @@ static double class_median(const struct ab_render *r, const char *metric, const 
 
 	for (size_t i = 0; m && i < r->res->n; i++) {
 		const struct ab_group *g = &r->res->g[i];
-		if (mine(r, g, metric) && (!cls || !strcmp(ab_cfg_get(g->config, CP_K_CLASS, buf,
-									 sizeof(buf)), cls)) &&
-		    !strcmp(rest_of(g->config, rbuf, sizeof(rbuf)), rest))
+		if (!mine(r, g, metric) || cp_flagged(r, g) ||
+		    strcmp(rest_of(g->config, rbuf, sizeof(rbuf)), rest))
+			continue;
+		ab_cfg_get(g->config, CP_K_CLASS, buf, sizeof(buf));
+		if (cls ? !strcmp(buf, cls) : !!strcmp(buf, CP_CLASS_SAME))
 			m[n++] = ab_r_median(g);
 	}
 	if (n)
@@ -102,34 +139,62 @@ static double class_median(const struct ab_render *r, const char *metric, const 
 	return v;
 }
 
+/* One cell of a table: the line's number, a wake-up's with the share of its waits that
+ * slept (the medians of the same pairs). */
+static const char *cell_text(char *buf, size_t len, int m, double v, double slept)
+{
+	if (m == CP_LINE)
+		return isnan(v) ? "not measured" : ab_r_num(buf, len, v);
+	return cp_wake_cell(buf, len, v, slept);
+}
+
+/* Did class cls under setting rest record a cache line (flagged or not)? */
+static int line_recorded(const struct ab_render *r, const char *rest, const char *cls)
+{
+	char buf[AB_CONFIG_LEN], c[32];
+
+	for (size_t i = 0; i < r->res->n; i++) {
+		const struct ab_group *g = &r->res->g[i];
+		if (mine(r, g, CP_M_LINE) && !strcmp(rest_of(g->config, buf, sizeof(buf)), rest) &&
+		    !strcmp(ab_cfg_get(g->config, CP_K_CLASS, c, sizeof(c)), cls))
+			return 1;
+	}
+	return 0;
+}
+
 /* One table for every setting: a first column names it when there are several. */
 static void class_table(struct ab_render *r, char rest[][AB_CONFIG_LEN], int nrest)
 {
-	char num[32];
-	int np;
+	char num[64];
+	int np, ns;
 
-	fprintf(r->out, "%d) per class: the median over its pairs of each pair's median\n\n",
+	fprintf(r->out, "%d) per class: the median over its pairs of each pair's median (a "
+		"wake-up's with the share of its waits that slept; same: a CPU with itself)\n\n",
 		ab_r_table_no(r));
 	fprintf(r->out, "|%s class | pairs |", nrest > 1 ? " setting |" : "");
 	for (int m = 0; m < CP_NMETHOD; m++)
 		fprintf(r->out, " %s (%s) |", meth[m].what, meth[m].unit);
 	fprintf(r->out, "\n|%s---|---|---|---|---|\n", nrest > 1 ? "---|" : "");
 	for (int k = 0; k < nrest; k++)
-	for (size_t c = 0; c < AB_ARRAY_SIZE(classes); c++) {
-		const char *cls = ab_placement_name(classes[c]);
+	for (int c = 0; c < CP_NCLASS; c++) {
 		int most = 0;
-		double v[CP_NMETHOD];
+		double v[CP_NMETHOD], sl[CP_NMETHOD];
 		for (int m = 0; m < CP_NMETHOD; m++) {
-			v[m] = class_median(r, meth[m].metric, rest[k], cls, &np);
+			v[m] = class_median(r, meth[m].metric, rest[k], cp_classes[c], &np);
+			sl[m] = meth[m].slept ? class_median(r, meth[m].slept, rest[k], cp_classes[c],
+							     &ns) : NAN;
 			most = np > most ? np : most;
 		}
 		if (!most)
 			continue;
 		if (nrest > 1)
 			fprintf(r->out, "| %s ", rest[k][0] ? rest[k] : "as found");
-		fprintf(r->out, "| %s | %d |", cls, most);
+		fprintf(r->out, "| %s | %d |", cp_classes[c], most);
 		for (int m = 0; m < CP_NMETHOD; m++)
-			fprintf(r->out, " %s |", isnan(v[m]) ? "not measured" : ab_r_num(num, sizeof(num), v[m]));
+			fprintf(r->out, " %s |", m == CP_LINE && isnan(v[m]) &&
+				line_recorded(r, rest[k], cp_classes[c]) ?
+				"every pair flagged (a spinner lost its CPU)" :
+				cell_text(num, sizeof(num), m, v[m], sl[m]));
 		fprintf(r->out, "\n");
 	}
 	fprintf(r->out, "\n");
@@ -138,7 +203,7 @@ static void class_table(struct ab_render *r, char rest[][AB_CONFIG_LEN], int nre
 /* The pairs, in the order first recorded (topology order), when there are few. */
 static void pair_table(struct ab_render *r, int nrest)
 {
-	char cfg[MAX_PAIR_ROWS + 1][AB_CONFIG_LEN], num[32], a[32], b[32], cls[32], rest[AB_CONFIG_LEN];
+	char cfg[MAX_PAIR_ROWS + 1][AB_CONFIG_LEN], num[64], a[32], b[32], cls[32], rest[AB_CONFIG_LEN];
 	int n = 0;
 
 	for (size_t i = 0; i < r->res->n && n <= MAX_PAIR_ROWS; i++) {
@@ -167,14 +232,16 @@ static void pair_table(struct ab_render *r, int nrest)
 		for (int m = 0; m < CP_NMETHOD; m++) {
 			const struct ab_group *g = ab_results_get(r->res, r->desc->name, cfg[k],
 								  meth[m].metric, meth[m].unit);
-			fprintf(r->out, " %s |", g ? ab_r_num(num, sizeof(num), ab_r_median(g)) : "not measured");
+			const struct ab_group *sg = meth[m].slept ?
+				ab_results_get(r->res, r->desc->name, cfg[k], meth[m].slept, "%") : NULL;
+			fprintf(r->out, " %s%s |", cell_text(num, sizeof(num), m, g ? ab_r_median(g) : NAN,
+							    sg ? ab_r_median(sg) : NAN),
+				g && cp_flagged(r, g) ? " (flagged: a spinner lost its CPU)" : "");
 		}
 		fprintf(r->out, "\n");
 	}
 	fprintf(r->out, "\n");
 }
-
-#define MAX_SETTINGS 4	/* settings (e.g. idle policies) rendered apart */
 
 static void tables(struct ab_render *r)
 {
@@ -184,85 +251,6 @@ static void tables(struct ab_render *r)
 	fprintf(r->out, "## cpupair: round trips between two CPUs\n\n");
 	class_table(r, rest, nrest);
 	pair_table(r, nrest);
-}
-
-/* "A cache-line round trip across an LLC costs X ns vs Y within one", or per class. */
-static void read_line(struct ab_render *r, const char *rest)
-{
-	double v[AB_ARRAY_SIZE(classes)];
-	int np[AB_ARRAY_SIZE(classes)], any = 0;
-	char x[32], y[32];
-
-	for (size_t c = 0; c < AB_ARRAY_SIZE(classes); c++) {
-		v[c] = class_median(r, CP_M_LINE, rest, ab_placement_name(classes[c]), &np[c]);
-		any |= np[c] > 0;
-	}
-	if (!any)
-		return;
-	if (np[1] && np[2]) {
-		fprintf(r->out, "A cache-line round trip across an LLC costs %s ns vs %s ns within "
-			"one (medians of %d and %d pairs).", ab_r_num(x, sizeof(x), v[2]),
-			ab_r_num(y, sizeof(y), v[1]), np[2], np[1]);
-	} else {
-		fprintf(r->out, "A cache-line round trip costs");
-		for (size_t c = 0, k = 0; c < AB_ARRAY_SIZE(classes); c++)
-			if (np[c])
-				fprintf(r->out, "%s %s ns %s (median of %d pair%s)", k++ ? ";" : "",
-					ab_r_num(x, sizeof(x), v[c]), where[c], np[c], np[c] == 1 ? "" : "s");
-		fprintf(r->out, ".");
-	}
-	for (size_t c = 0; c < AB_ARRAY_SIZE(classes); c++)
-		if (np[c] && np[1] && np[2] && c != 1 && c != 2)
-			fprintf(r->out, " %s it costs %s ns.", c ? "Across NUMA nodes" : "Between SMT siblings",
-				ab_r_num(x, sizeof(x), v[c]));
-	fprintf(r->out, " ");
-}
-
-/* The wake-ups against the cache-line floor, over every pair measured. */
-static void read_wake(struct ab_render *r, const char *rest)
-{
-	int nl, nf, np;
-	double line = class_median(r, CP_M_LINE, rest, NULL, &nl);
-	double fu = class_median(r, CP_M_FUTEX, rest, NULL, &nf);
-	double pi = class_median(r, CP_M_PIPE, rest, NULL, &np);
-	char a[32], b[32], c[32];
-
-	if (!nf && !np)
-		return;
-	fprintf(r->out, "Over the pairs measured, a wake-up round trip costs");
-	if (nf)
-		fprintf(r->out, " %s µs through a futex", ab_r_num(a, sizeof(a), fu));
-	if (nf && np)
-		fprintf(r->out, " and");
-	if (np)
-		fprintf(r->out, " %s µs through a pipe", ab_r_num(b, sizeof(b), pi));
-	if (nl && line > 0) {
-		double x = (nf ? fu : pi) * 1e3 / line;
-		fprintf(r->out, ", %sx the cache-line round trip (%s ns): %s", ab_r_num(c, sizeof(c), x),
-			ab_r_num(a, sizeof(a), line),
-			x >= 10 ? "nearly all of a handoff's cost here is waking the other side, not "
-				  "moving its data" :
-			x >= 1 ? "moving the data is a visible part of a handoff's cost here" :
-				 "a spin slower than a sleep means a spinning side lost its CPU to other "
-				 "work, so the cache-line figures are not the hardware's here");
-	}
-	fprintf(r->out, ".");
-}
-
-static void reading(struct ab_render *r)
-{
-	char rest[MAX_SETTINGS][AB_CONFIG_LEN];
-	int nrest = settings(r, rest, MAX_SETTINGS);
-
-	if (!nrest)
-		return;
-	for (int k = 0; k < nrest; k++) {	/* a paragraph per setting */
-		if (nrest > 1)
-			fprintf(r->out, "With %s: ", rest[k][0] ? rest[k] : "the idle policy as found");
-		read_line(r, rest[k]);
-		read_wake(r, rest[k]);
-		fprintf(r->out, "\n\n");
-	}
 }
 
 /* The place in topology order recorded under key, or -1 when it is not one. */
@@ -294,18 +282,22 @@ static int cell(const struct ab_render *r, const struct ab_group *g, int m, cons
 	       !strcmp(rest_of(g->config, buf, sizeof(buf)), rest);
 }
 
-/* The matrix of method m under setting k (rest); named NAME, or NAME_K past the first. */
-static void heatmap(struct ab_render *r, int m, int k, const char *rest)
+/* The matrix of method m under setting k (rest); named NAME, or NAME_K past the first;
+ * its colour scale from 0 to top, one for every setting (a lever and as found read alike). */
+static void heatmap(struct ab_render *r, int m, int k, const char *rest, double top)
 {
 	struct ab_heat h;
 	int n = 0, pa, pb;
-	char title[AB_CONFIG_LEN + 96], unit[48], name[64];
+	char title[AB_CONFIG_LEN + 96], unit[96], name[64];
 
 	for (size_t i = 0; i < r->res->n; i++)
 		if (cell(r, &r->res->g[i], m, rest, &pa, &pb))
 			n = pa >= n ? pa + 1 : pb >= n ? pb + 1 : n;
 	if (n == 0 || ab_heat_init(&h, n) < 0)
 		return;
+	h.cbmax = top;
+	h.diag = m == CP_LINE ? "diagonal: a CPU with itself, not measured for the line" :
+				"diagonal: a CPU with itself (the same-CPU round trip)";
 	for (size_t i = 0; i < r->res->n; i++) {
 		const struct ab_group *g = &r->res->g[i];
 		if (!cell(r, g, m, rest, &pa, &pb))
@@ -316,7 +308,7 @@ static void heatmap(struct ab_render *r, int m, int k, const char *rest)
 	}
 	snprintf(title, sizeof(title), "cpupair: %s, CPUs in topology order%s%.300s", meth[m].what,
 		 rest[0] ? ", " : "", rest);
-	snprintf(unit, sizeof(unit), "%s (%s, median)", meth[m].metric, meth[m].unit);
+	snprintf(unit, sizeof(unit), "%s (%s, median, from 0)", meth[m].metric, meth[m].unit);
 	if (k)
 		snprintf(name, sizeof(name), "%s_%d", meth[m].fig, k + 1);
 	else
@@ -325,20 +317,36 @@ static void heatmap(struct ab_render *r, int m, int k, const char *rest)
 	ab_heat_free(&h);
 }
 
+/* The largest median of method m in any setting: the top of its heatmaps' one scale. */
+static double method_top(const struct ab_render *r, int m)
+{
+	double top = NAN;
+
+	for (size_t i = 0; i < r->res->n; i++)
+		if (mine(r, &r->res->g[i], meth[m].metric) && !(ab_r_median(&r->res->g[i]) <= top))
+			top = ab_r_median(&r->res->g[i]);
+	return top;
+}
+
+/* The futex's first (the wake-up a lever such as an idle policy moves, each setting
+ * beside the other), then the line's and the pipe's: report.md shows the first. */
 static void plots(struct ab_render *r)
 {
+	static const int order[] = { CP_FUTEX, CP_LINE, CP_PIPE };
 	char rest[MAX_SETTINGS][AB_CONFIG_LEN];
 	int nrest = settings(r, rest, MAX_SETTINGS);
 
-	for (int k = 0; k < nrest; k++)
-		for (int m = 0; m < CP_NMETHOD; m++)
-			heatmap(r, m, k, rest[k]);
+	for (size_t i = 0; i < AB_ARRAY_SIZE(order); i++)
+		for (int k = 0; k < nrest; k++)
+			heatmap(r, order[i], k, rest[k], method_top(r, order[i]));
 }
 
 static const char *const headline[] = { CP_M_LINE, CP_M_FUTEX, CP_M_PIPE, NULL };
 /* Units and directions: round trips, lower is better. */
 static const struct ab_metric_desc metrics[] = {
-	{ CP_M_LINE, "ns", 1 }, { CP_M_FUTEX, "us", 1 }, { CP_M_PIPE, "us", 1 }, { NULL, NULL, 0 },
+	{ CP_M_LINE, "ns", 1 }, { CP_M_FUTEX, "us", 1 }, { CP_M_PIPE, "us", 1 },
+	{ CP_M_FUTEX_SLEPT, "%", 0 }, { CP_M_PIPE_SLEPT, "%", 0 }, { CP_M_LINE_INVOL, "1", 1 },
+	{ NULL, NULL, 0 },
 };
 
 const struct ab_bench_desc ab_desc_cpupair = {
@@ -350,6 +358,6 @@ const struct ab_bench_desc ab_desc_cpupair = {
 	.metrics = metrics,
 	.op = "one futex round trip, on the pair's two CPUs (futex windows only)",
 	.tables = tables,
-	.reading = reading,
+	.reading = cp_reading,
 	.plots = plots,
 };

@@ -3,12 +3,16 @@
  * pinned on each CPU of the pair waits at the start barrier; once both are there
  * the barrier opens, the loops run through a warm-up (a quarter of the window),
  * and the parent, on neither CPU's loop, counts the round trips the pinging
- * side made over the window it times with CLOCK_MONOTONIC. A CPU monitor, when
- * given, samples the pair's CPUs just outside those clock reads.
+ * side made over the window it times with CLOCK_MONOTONIC. Just outside those
+ * clock reads it reads both sides' context switches (/proc, switches.c): the
+ * voluntary ones say how many waits slept, the involuntary ones whether a
+ * spinner lost its CPU. A CPU monitor, when given, samples the pair's CPUs
+ * there too.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/futex.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +44,7 @@ static void *side_main(void *arg)
 	struct cp_shared *sh = s->sh;
 	int *wr = s->ping ? &sh->ping_pipe[1] : &sh->pong_pipe[1];
 
+	atomic_store(&sh->tid[s->ping], gettid());
 	ab_barrier_arrive_wait(&sh->barrier);
 	s->rc = loop[s->m][s->ping](sh);
 	if (s->rc < 0) {
@@ -90,17 +95,54 @@ static int start(struct cp_shared *sh, struct side *s, pthread_t *th, const stru
 	return ab_err(why, len, "CPUs %d and %d did not reach the start barrier", p->a, p->b);
 }
 
+/* Both sides' switches summed; -1 when either is not readable. */
+static int both_switches(struct cp_shared *sh, struct cp_switches *s)
+{
+	struct cp_switches x[2];
+
+	for (int i = 0; i < 2; i++)
+		if (cp_switches(atomic_load(&sh->tid[i]), &x[i]) < 0)
+			return -1;
+	s->vol = x[0].vol + x[1].vol;
+	s->invol = x[0].invol + x[1].invol;
+	return 0;
+}
+
+/* What the window's switches say: on two CPUs a wait that slept is a voluntary
+ * switch; on one CPU the sides take turns, so every switch is a handoff. */
+static void switches_of(const struct cp_pair *p, enum cp_method m, const struct cp_switches *s0,
+			const struct cp_switches *s1, uint64_t rts, struct cp_result *res)
+{
+	unsigned long vol = s1->vol - s0->vol;
+
+	res->invol = s1->invol - s0->invol;
+	res->switches_known = 1;
+	if (m == CP_LINE)
+		return;
+	if (p->a == p->b)
+		vol += res->invol;
+	res->slept_pct = 100.0 * (double)vol / (2.0 * (double)rts);
+	if (res->slept_pct > 100)	/* a sleep that is no wait (a page fault's, say) */
+		res->slept_pct = 100;
+}
+
 int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, struct ab_cpumon *mon,
-	       double *rt_ns, char *why, size_t len)
+	       struct cp_result *res, char *why, size_t len)
 {
 	struct cp_shared *sh = aligned_alloc(AB_CACHELINE, sizeof(*sh));
+	struct cp_switches s0, s1;
 	struct side s[2];
 	pthread_t th[2];
 	uint64_t c0, c1, t0, t1, window = (uint64_t)(duration * 1e9);
-	int rc = -1;
+	int rc = -1, sw;
 
+	*res = (struct cp_result){ NAN, NAN, 0, 0 };
 	if (!sh)
 		return ab_err(why, len, "out of memory");
+	if (p->a == p->b && m == CP_LINE) {	/* two spinners on one CPU hand nothing over */
+		free(sh);
+		return ab_err(why, len, "CPU %d: the cache line is not measured on one CPU", p->a);
+	}
 	memset(sh, 0, sizeof(*sh));
 	ab_barrier_init(&sh->barrier);
 	atomic_store(&sh->line, CP_PONG);
@@ -118,6 +160,7 @@ int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, struc
 	ab_sleep_ns(window / 4);	/* warm-up: caches, frequencies, the first wake-ups */
 	if (mon)
 		ab_cpumon_begin(mon);
+	sw = both_switches(sh, &s0);
 	c0 = ab_counter_read(&sh->count);
 	t0 = ab_now_ns();
 	ab_sleep_ns(window);
@@ -128,6 +171,7 @@ int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, struc
 		ab_sleep_ns(window);
 	c1 = ab_counter_read(&sh->count);
 	t1 = ab_now_ns();
+	sw |= both_switches(sh, &s1);
 	if (mon)
 		ab_cpumon_end(mon, (double)(t1 - t0) / 1e9);
 	atomic_store(&sh->phase, CP_STOP);
@@ -140,7 +184,9 @@ int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, struc
 		ab_err(why, len, "CPUs %d,%d: no round trip in %g s", p->a, p->b,
 		       duration * CP_WINDOWS_MAX);
 	else {
-		*rt_ns = (double)(t1 - t0) / (double)(c1 - c0);
+		res->rt_ns = (double)(t1 - t0) / (double)(c1 - c0);
+		if (sw == 0)
+			switches_of(p, m, &s0, &s1, c1 - c0, res);
 		rc = 0;
 	}
 out:

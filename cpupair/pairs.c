@@ -3,6 +3,7 @@
  * per topology class, or a deterministic sample, always in topology order
  * (lib/sys/topo_order.c) so records and heatmaps read the same way.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,58 @@ int cp_pairs_parse(const char *s, enum cp_pairs_mode *mode, long *n, char *err, 
 		*n = v;
 	}
 	return 0;
+}
+
+const char *cp_class_name(const struct cp_pair *p, int cache_known)
+{
+	if (p->a == p->b)
+		return CP_CLASS_SAME;
+	/* without cache/ the topology guesses one LLC per package: SMT siblings and
+	 * NUMA nodes come from elsewhere in sysfs, the rest is not known */
+	if (!cache_known && (p->cls == AB_PL_LLC || p->cls == AB_PL_CROSS_LLC))
+		return CP_CLASS_UNKNOWN;
+	return ab_placement_name(p->cls);
+}
+
+int cp_cache_known(const char *sysroot, const struct ab_topo *t)
+{
+	char path[4096];
+	int cpu = ab_cpuset_next(&t->cpus, 0);
+	DIR *d;
+
+	/* a machine has cache/ for all its CPUs or for none (lib/sys/topo.c) */
+	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu/cpu%d/cache", sysroot ? sysroot : "",
+		 cpu);
+	if (cpu < 0 || !(d = opendir(path)))
+		return 0;
+	closedir(d);
+	return 1;
+}
+
+long cp_pairs_diagonal(const struct cp_pair *pairs, long n, struct cp_pair **out)
+{
+	long nd = 0;
+
+	*out = malloc(sizeof(**out) * (size_t)(2 * n + 1));
+	if (!*out)
+		return -1;
+	for (long i = 0; i < n; i++)
+		for (int k = 0; k < 2; k++) {
+			int cpu = k ? pairs[i].b : pairs[i].a, pos = k ? pairs[i].pb : pairs[i].pa;
+			long j;
+			for (j = 0; j < nd && (*out)[j].a != cpu; j++)
+				;
+			if (j == nd)
+				(*out)[nd++] = (struct cp_pair){ cpu, cpu, pos, pos, AB_PL_SAME };
+		}
+	/* in topology order: by place (insertion sort, a few hundred at most) */
+	for (long i = 1; i < nd; i++)
+		for (long j = i; j > 0 && (*out)[j - 1].pa > (*out)[j].pa; j--) {
+			struct cp_pair t = (*out)[j];
+			(*out)[j] = (*out)[j - 1];
+			(*out)[j - 1] = t;
+		}
+	return nd;
 }
 
 static struct cp_pair pair_at(const struct ab_topo *t, const int *order, int pa, int pb)

@@ -15,5 +15,8 @@
 void ctf_levers(struct ab_render *r, int reading);
 /* The split as a stacked bar (cputestfs_split.gp). */
 void ctf_levers_plot(struct ab_render *r);
+/* desc_split.c: the split's sentence (reading 1) or its table (0), and its figure. */
+void ctf_split(struct ab_render *r, int reading);
+void ctf_split_plot(struct ab_render *r);
 
 #endif

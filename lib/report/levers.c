@@ -62,53 +62,123 @@ static int named(const char *name, const char *prefix, const char *suffix)
 /* The median of metric in g's config (NAN: not recorded). */
 static double metric_of(const struct ab_render *r, const struct ab_group *g, const char *metric)
 {
-	for (size_t i = 0; i < r->res->n; i++) {
+	for (size_t i = 0; g && i < r->res->n; i++) {
 		const struct ab_group *h = &r->res->g[i];
 		if (!strcmp(h->bench, g->bench) && !strcmp(h->config, g->config) &&
-		    !strcmp(h->metric, metric))
+		    !strcmp(h->metric, metric) && h->n)
 			return ab_r_median(h);
 	}
 	return NAN;
 }
 
-/* The cost cells of config: the server's CPU per request, the CPUs' mean idle share,
- * the idle states holding at least 1% of the time. */
-static void cost_md(struct ab_render *r, const struct ab_levers *l, const struct row *w,
-		    double *cpu_us, double *idle)
-{
-	const struct ab_group *g = NULL;
-	char a[32], b[32], states[160] = "";
-	double sum = 0;
-	int n = 0;
+/* What a row costs in the configs of one ratio: the server's CPU per request of its
+ * subject, the CPUs' mean idle share over both its configs and the idle states holding
+ * at least 1% of the time there (their mean share over the configs). */
+struct cost {
+	double cpu, idle;
+	char states[160];
+	int odd_cpu, odd;	/* a negative CPU time, a share outside 0-100% was recorded */
+};
 
-	*cpu_us = NAN;
-	*idle = NAN;
-	/* the idle share of the first ratio's subject measured; the server's CPU of the
-	 * first that recorded it (a server that measures its threads) */
-	for (int q = 0; q < l->nratio && q < 8; q++) {
-		g = g ? g : w->sub[q];
-		if (l->cost && w->sub[q] && !isfinite(*cpu_us))
-			*cpu_us = metric_of(r, w->sub[q], l->cost);
-	}
+/* Add g's idle records to the sums: each CPU's idle share, each state's share. */
+static void idle_of(const struct ab_render *r, const struct ab_group *g, double *sum, int *n,
+		    char names[][32], double *share, int *nstate, int *odd)
+{
 	for (size_t i = 0; g && i < r->res->n; i++) {
 		const struct ab_group *h = &r->res->g[i];
 		if (strcmp(h->bench, g->bench) || strcmp(h->config, g->config) || !h->n)
 			continue;
 		double m = ab_r_median(h);
-		if (named(h->metric, "mon_cpu", "_idle_pct")) {
-			sum += m;
-			n++;
-		} else if (named(h->metric, "mon_idle_", "_pct") && m >= 1)
-			ab_r_addf(states, sizeof(states), "%s%.*s %s%%", states[0] ? ", " : "",
-				  (int)(strlen(h->metric) - 13), h->metric + 9,
-				  ab_r_num(a, sizeof(a), m));
+		int idle = named(h->metric, "mon_cpu", "_idle_pct");
+		int state = named(h->metric, "mon_idle_", "_pct");
+		if ((idle || state) && !(m >= 0 && m <= 100)) {
+			*odd = 1;	/* no share: left out */
+			continue;
+		}
+		if (idle) {
+			*sum += m;
+			(*n)++;
+			continue;
+		}
+		if (!state)
+			continue;
+		char name[32];
+		int k, len = (int)(strlen(h->metric) - 13);
+		snprintf(name, sizeof(name), "%.*s", len < 31 ? len : 31, h->metric + 9);
+		for (k = 0; k < *nstate && strcmp(names[k], name); k++)
+			;
+		if (k == *nstate && k < 8)
+			snprintf(names[(*nstate)++], 32, "%s", name);
+		if (k < 8)
+			share[k] += m;
+	}
+}
+
+static struct cost cost_of(const struct ab_render *r, const struct ab_levers *l,
+			   const struct row *w, int q)
+{
+	struct cost c = { NAN, NAN, "", 0, 0 };
+	const struct ab_group *side[2] = { w->sub[q], w->base[q] };
+	char names[8][32], a[32];
+	double sum = 0, share[8] = { 0 };
+	int n = 0, nstate = 0, ncfg = 0;
+
+	if (l->cost)
+		c.cpu = metric_of(r, w->sub[q], l->cost);
+	if (c.cpu < 0) {
+		c.cpu = NAN;
+		c.odd_cpu = 1;
+	}
+	for (int k = 0; k < 2; k++) {
+		int before = n;
+		idle_of(r, side[k], &sum, &n, names, share, &nstate, &c.odd);
+		ncfg += n > before;
 	}
 	if (n)
-		*idle = sum / n;
-	/* a cell says why it is empty (cells.sh) */
-	fprintf(r->out, " %s | %s | %s |", isnan(*cpu_us) ? "not recorded" : ab_r_num(a, sizeof(a), *cpu_us),
-		isnan(*idle) ? "not recorded" : ab_r_num(b, sizeof(b), *idle),
-		states[0] ? states : "not recorded");
+		c.idle = sum / n;
+	for (int k = 0; k < nstate; k++)
+		if (ncfg && share[k] / ncfg >= 1)
+			ab_r_addf(c.states, sizeof(c.states), "%s%s %s%%", c.states[0] ? ", " : "",
+				  names[k], ab_r_num(a, sizeof(a), share[k] / ncfg));
+	return c;
+}
+
+/* The ratio whose configs recorded a cost (cpu 1: the server's CPU, 0: the idle share)
+ * in the most rows, the first of them on a tie: one source for the whole column, so
+ * its rows compare like with like; the first when none did. */
+static int cost_source(const struct ab_render *r, const struct ab_levers *l, const struct row *w,
+		       int n, int cpu)
+{
+	int best = -1, most = 0;
+
+	for (int q = 0; q < l->nratio && q < 8; q++) {
+		int rows = 0;
+		for (int i = 0; i < n; i++) {
+			struct cost c = cost_of(r, l, &w[i], q);
+			rows += cpu ? isfinite(c.cpu) || c.odd_cpu : isfinite(c.idle) || c.odd;
+		}
+		if (rows > most) {
+			most = rows;
+			best = q;
+		}
+	}
+	return best < 0 ? 0 : best;	/* none: the first, whose cells say why */
+}
+
+/* The cost cells of row w: the server's CPU from ratio qc's configs, the idle share
+ * and states from qi's. A cell says why it is empty (cells.sh). */
+static void cost_md(struct ab_render *r, const struct ab_levers *l, const struct row *w, int qc,
+		    int qi)
+{
+	struct cost c = cost_of(r, l, w, qc), d = cost_of(r, l, w, qi);
+	char a[32], b[32];
+
+	fprintf(r->out, " %s | %s | %s%s |",
+		isfinite(c.cpu) ? ab_r_num(a, sizeof(a), c.cpu) :
+		c.odd_cpu ? "not recorded (a negative CPU time left out)" : "not recorded",
+		isfinite(d.idle) ? ab_r_num(b, sizeof(b), d.idle) : "not recorded",
+		d.states[0] ? d.states : "not recorded",
+		d.odd ? " (a share outside 0-100% left out)" : "");
 }
 
 /* The share of ratio q's gap (1 - its value as found) that row w closes; NAN when none. */
@@ -117,6 +187,19 @@ static double closed(const struct row *w0, const struct row *w, int q)
 	double a = ab_r_median(w0->sub[q]) / ab_r_median(w0->base[q]);
 	double b = ab_r_median(w->sub[q]) / ab_r_median(w->base[q]);
 	return isfinite(a) && isfinite(b) && a < 1 ? (b - a) / (1 - a) : NAN;
+}
+
+/* "; 83%", within 0-100%, else what the lever did instead. */
+static void closed_cell(FILE *f, double c)
+{
+	if (!isfinite(c))
+		fprintf(f, " |");
+	else if (c > 1)
+		fprintf(f, "; all of it, past 1 |");
+	else if (c < 0)
+		fprintf(f, "; none, it widens the gap |");
+	else
+		fprintf(f, "; %.0f%% |", 100 * c);
 }
 
 static int rows_of(struct ab_render *r, const struct ab_levers *l, struct row *w)
@@ -139,36 +222,66 @@ static int rows_of(struct ab_render *r, const struct ab_levers *l, struct row *w
 	return n;
 }
 
-/* The cheapest row closing at least half of some ratio's gap: least server CPU per
- * request, then most idle; -1 when none. */
-static int cheapest(const struct ab_levers *l, const struct row *w, int n, const double *cpu,
-		    const double *idle, int *qbest)
+/* The cheapest row closing at least half of some ratio's gap: least added server CPU per
+ * request in that ratio's configs, then the least idle time lost; -1 when none. */
+static int cheapest(struct ab_render *r, const struct ab_levers *l, const struct row *w, int n,
+		    int *qbest)
 {
 	int best = -1;
+	double cb = 0, db = 0;
 
 	for (int i = 1; i < n; i++)
 		for (int q = 0; q < l->nratio && q < 8; q++) {
 			if (!(closed(&w[0], &w[i], q) >= 0.5))
 				continue;
-			double c = isfinite(cpu[i]) ? cpu[i] : 0, cb = best < 0 ? 0 :
-				   isfinite(cpu[best]) ? cpu[best] : 0;
-			double d = isfinite(idle[i]) ? idle[i] : 0, db = best < 0 ? 0 :
-				   isfinite(idle[best]) ? idle[best] : 0;
-			if (best < 0 || c < cb || (c == cb && d > db)) {
+			struct cost c0 = cost_of(r, l, &w[0], q), c1 = cost_of(r, l, &w[i], q);
+			double c = c1.cpu - c0.cpu, d = c0.idle - c1.idle;
+			c = isfinite(c) ? c : 0;
+			d = isfinite(d) ? d : 0;
+			if (best < 0 || c < cb || (c == cb && d < db)) {
 				best = i;
 				*qbest = q;
+				cb = c;
+				db = d;
 			}
 			break;
 		}
 	return best;
 }
 
-static void sentence(struct ab_render *r, const struct ab_levers *l, const struct row *w, int n,
-		     const double *cpu, const double *idle)
+/* The lever's cost as the change it makes in ratio q's own configs. */
+static void cost_text(FILE *f, const struct cost *c0, const struct cost *c1)
 {
-	int q = 0, b = cheapest(l, w, n, cpu, idle, &q);
+	char a[32], b[32];
+	int cpu = isfinite(c0->cpu) && isfinite(c1->cpu), idle = isfinite(c0->idle) &&
+								 isfinite(c1->idle);
+
+	if (!cpu && !idle) {
+		fprintf(f, "; its cost in that ratio's configs was not recorded (neither the "
+			   "server's CPU per request nor the CPUs' idle time on both rows%s)",
+			c0->odd || c1->odd || c0->odd_cpu || c1->odd_cpu ?
+			"; impossible records left out" : "");
+		return;
+	}
+	fprintf(f, "; in that ratio's configs it ");
+	if (cpu)
+		fprintf(f, "takes the server's CPU per request from %s to %s us",
+			ab_r_num(a, sizeof(a), c0->cpu), ab_r_num(b, sizeof(b), c1->cpu));
+	if (cpu && idle)
+		fprintf(f, " and ");
+	if (idle)
+		fprintf(f, "takes the CPUs' idle share from %s%% to %s%% of the time",
+			ab_r_num(a, sizeof(a), c0->idle), ab_r_num(b, sizeof(b), c1->idle));
+	if (!cpu || !idle)
+		fprintf(f, " (%s not recorded on both rows)",
+			cpu ? "the idle share" : "the server's CPU per request");
+}
+
+static void sentence(struct ab_render *r, const struct ab_levers *l, const struct row *w, int n)
+{
+	int q = 0, b = cheapest(r, l, w, n, &q);
 	char a[32], c[32], lo[32], hi[32];
-	double x;
+	double x, share;
 	struct ab_ci ci;
 
 	if (b < 0) {
@@ -177,15 +290,16 @@ static void sentence(struct ab_render *r, const struct ab_levers *l, const struc
 	}
 	enum ab_verdict v = ab_r_ratio(w[b].sub[q], w[b].base[q], &x, &ci);
 	double q0 = ab_r_median(w[0].sub[q]) / ab_r_median(w[0].base[q]);
-	fprintf(r->out, "Here, %s=%s closes %.0f%% of the gap of %s (%s as found, %s with it) "
-			"at a cost of ", l->key[w[b].key].key, w[b].val, 100 * closed(&w[0], &w[b], q),
-		l->ratio[q].name, ab_r_num(a, sizeof(a), q0), ab_r_num(c, sizeof(c), x));
-	if (isfinite(cpu[b]))
-		fprintf(r->out, "%s us of server CPU per request, ", ab_r_num(a, sizeof(a), cpu[b]));
-	if (isfinite(idle[b]))
-		fprintf(r->out, "the CPUs idle %s%% of the time", ab_r_num(c, sizeof(c), idle[b]));
+	share = closed(&w[0], &w[b], q);
+	fprintf(r->out, "Here, %s=%s closes ", l->key[w[b].key].key, w[b].val);
+	if (share > 1)
+		fprintf(r->out, "all of the gap, and goes past 1,");
 	else
-		fprintf(r->out, "CPU idle time not recorded (no mon_* records)");
+		fprintf(r->out, "%.0f%% of the gap", 100 * share);
+	fprintf(r->out, " of %s (%s as found, %s with it)", l->ratio[q].name,
+		ab_r_num(a, sizeof(a), q0), ab_r_num(c, sizeof(c), x));
+	struct cost c0 = cost_of(r, l, &w[0], q), c1 = cost_of(r, l, &w[b], q);
+	cost_text(r->out, &c0, &c1);
 	if (v == AB_V_FEW || v == AB_V_NONE)
 		fprintf(r->out, "; that cannot be judged (fewer than %d repetitions).\n\n",
 			AB_MIN_REPS_CI);
@@ -201,18 +315,21 @@ static void sentence(struct ab_render *r, const struct ab_levers *l, const struc
 int ab_levers_table(struct ab_render *r, const struct ab_levers *l, int with_sentence)
 {
 	struct row w[MAX_ROWS] = { 0 };
-	double cpu[MAX_ROWS], idle[MAX_ROWS];
 	FILE *f = r->out;
 	int n = rows_of(r, l, w);
 
 	if (n < 2)
 		return 0;
+	int qc = cost_source(r, l, w, n, 1), qi = cost_source(r, l, w, n, 0);
 	fprintf(f, "What moves it: each lever swept, the ratios at it (median, 95%% CI from %d "
 		   "repetitions a side, else the estimate alone; the share of the gap to 1 it "
-		   "closes) beside its cost:\n\n| lever |", AB_MIN_REPS_CI);
+		   "closes) beside its cost, taken from the configs of the ratio each cost column "
+		   "names (the server's CPU from its first side, the idle share from both):\n\n"
+		   "| lever |", AB_MIN_REPS_CI);
 	for (int q = 0; q < l->nratio; q++)
 		fprintf(f, " %s |", l->ratio[q].name);
-	fprintf(f, " server CPU us/request | CPUs idle %% | idle states used |\n|---|");
+	fprintf(f, " server CPU us/request (%s) | CPUs idle %% (%s) | idle states used (%s) |\n|---|",
+		l->ratio[qc].name, l->ratio[qi].name, l->ratio[qi].name);
 	for (int q = 0; q < l->nratio + 3; q++)
 		fprintf(f, "---|");
 	fprintf(f, "\n");
@@ -225,7 +342,6 @@ int ab_levers_table(struct ab_render *r, const struct ab_levers *l, int with_sen
 			double x;
 			struct ab_ci ci;
 			enum ab_verdict v = ab_r_ratio(w[i].sub[q], w[i].base[q], &x, &ci);
-			double c = i ? closed(&w[0], &w[i], q) : NAN;
 			char xs[32], lo[32], hi[32];
 			if (v == AB_V_NONE)
 				fprintf(f, " not measured |");
@@ -237,13 +353,13 @@ int ab_levers_table(struct ab_render *r, const struct ab_levers *l, int with_sen
 					ab_r_num(lo, sizeof(lo), ci.lo),
 					ab_r_num(hi, sizeof(hi), ci.hi));
 			if (v != AB_V_NONE)
-				fprintf(f, isfinite(c) ? "; %.0f%% |" : " |", 100 * c);
+				closed_cell(f, i ? closed(&w[0], &w[i], q) : NAN);
 		}
-		cost_md(r, l, &w[i], &cpu[i], &idle[i]);
+		cost_md(r, l, &w[i], qc, qi);
 		fprintf(f, "\n");
 	}
 	fprintf(f, "\n");
 	if (with_sentence)
-		sentence(r, l, w, n, cpu, idle);
+		sentence(r, l, w, n);
 	return 1;
 }

@@ -273,6 +273,8 @@ struct ab_heat {
 	int n;
 	int *label;	/* n numbers naming the rows and columns, -1: none */
 	double *v;	/* n * n, v[row * n + column], NAN: not measured */
+	double cbmax;	/* the colour scale's top (it starts at 0); NAN: the largest cell */
+	const char *diag;	/* the key's word for the marked diagonal; NULL: not marked */
 };
 /* All NAN, labels -1: 0, or -1 (n outside 1..AB_HEAT_MAX, out of memory). */
 int ab_heat_init(struct ab_heat *h, int n);

@@ -3,13 +3,18 @@
  * pixel per cell, row 0 at the top as a matrix is read. The matrix comes from
  * records, which come from files anyone may send: its size is bounded by
  * AB_HEAT_MAX, only numbers are written into the .dat and the axis ticks, and
- * every text goes through ab_plot_set (lib/report/gpscript.h).
+ * every text goes through ab_plot_set (lib/report/gpscript.h). The colour
+ * scale starts at 0 (two matrices of one scale read alike; a narrow spread is
+ * no black against yellow), its key names the unit, its top colour is not the
+ * white of a cell not measured, and the key says both what white is and what
+ * the marked diagonal holds.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/gpscript.h"
 #include "report/render.h"
 
 int ab_heat_init(struct ab_heat *h, int n)
@@ -28,6 +33,7 @@ int ab_heat_init(struct ab_heat *h, int n)
 		h->v[i] = NAN;
 	for (int i = 0; i < n; i++)
 		h->label[i] = -1;
+	h->cbmax = NAN;
 	return 0;
 }
 
@@ -80,6 +86,37 @@ static void heat_tics(FILE *f, const struct ab_heat *h, const char *axis)
 	fprintf(f, ")\n");
 }
 
+/* The colour scale's top: h->cbmax, else the largest cell; 1 when nothing is above 0. */
+static double heat_top(const struct ab_heat *h)
+{
+	double top = 0;
+
+	if (isfinite(h->cbmax) && h->cbmax > 0)
+		return h->cbmax;
+	for (size_t i = 0; i < (size_t)h->n * (size_t)h->n; i++)
+		if (isfinite(h->v[i]) && h->v[i] > top)
+			top = h->v[i];
+	return top > 0 ? top : 1;
+}
+
+/* The key's entries: white cells, and the diagonal marked by a circle on each cell. */
+static void heat_plot_line(FILE *f, const struct ab_heat *h, const char *dat)
+{
+	if (h->diag) {
+		fprintf(f, "$diag << EOD\n");
+		for (int i = 0; i < h->n; i++)
+			fprintf(f, "%d %d\n", i, i);
+		fprintf(f, "EOD\n");
+	}
+	fprintf(f, "plot '%s' using 1:2:3 with image notitle, NaN with boxes fs empty "
+		   "lc rgb '#000000' title 'white: not measured'", dat);
+	if (h->diag) {
+		fprintf(f, ", $diag using 1:2 with points pt 6 ps 1.5 lc rgb '#cc3311' title ");
+		ab_gp_string(f, h->diag);
+	}
+	fprintf(f, "\n");
+}
+
 int ab_heat_plot(struct ab_render *r, const struct ab_heat *h, const char *name, const char *title,
 		 const char *xlabel, const char *ylabel, const char *cblabel)
 {
@@ -98,14 +135,18 @@ int ab_heat_plot(struct ab_render *r, const struct ab_heat *h, const char *name,
 	ab_plot_set(f, "xlabel", xlabel);
 	ab_plot_set(f, "ylabel", ylabel);
 	ab_plot_set(f, "cblabel", cblabel);
-	fprintf(f, "unset grid\nset size ratio -1\nset tics out nomirror\nset key off\n"
-		   "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\n"
-		   "set palette rgbformulae 30,31,32\nset xtics rotate by -90\n", h->n - 1, h->n - 1);
+	fprintf(f, "unset grid\nset size ratio -1\nset tics out nomirror\n"
+		   "set key below center vertical Left reverse samplen 2 noenhanced\n"
+		   "set xrange [-0.5:%d.5]\nset yrange [%d.5:-0.5]\nset cbrange [0:%.6g]\n"
+		   "set colorbox\nset palette defined (0 '#440154', 1 '#3b528b', 2 '#21918c', "
+		   "3 '#5ec962', 4 '#fde725')\nset xtics rotate by -90\n", h->n - 1, h->n - 1,
+		heat_top(h));
 	heat_tics(f, h, "xtics");
 	heat_tics(f, h, "ytics");
-	fprintf(f, "plot '%s' using 1:2:3 with image\n", dat);
-	/* wide enough for the title too: about 8 px a character, centred on the square */
+	heat_plot_line(f, h, dat);
+	/* wide enough for the title too: about 8 px a character, centred on the square;
+	 * the key below takes a few lines */
 	int need = 8 * (int)strlen(title) + 80;
-	ab_plot_end(r, f, name, px + 160 > need ? px + 160 : need, px);
+	ab_plot_end(r, f, name, px + 320 > need ? px + 320 : need, px + 60);
 	return 1;
 }

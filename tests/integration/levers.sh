@@ -12,26 +12,32 @@
 # both ways, nothing without them.
 . "$(dirname "$0")/lib.sh"
 
-W=$AFFBENCH_WORKDIR/levers.$$
+W=${LEVERS_KEEP:-$AFFBENCH_WORKDIR/levers.$$}
 mkdir -p "$W"
-trap 'rm -rf "$W"' EXIT
+[ -n "${LEVERS_KEEP:-}" ] || trap 'rm -rf "$W"' EXIT
 
-# records RUNDIR WITH_CPUPAIR BRK: 6 repetitions, same 100000/s, other 10000/s and none
-# 12000/s as found; with idle=poll other 85000/s and none 90000/s; dev with
+# records RUNDIR WITH_CPUPAIR BRK [SPLIT]: 6 repetitions, same 100000/s, other 10000/s and
+# none 12000/s as found; with idle=poll other 85000/s and none 90000/s; dev with
 # daemon_wait=spin:50: other 20000/s at 9 us of server CPU per request (block: 3 us).
+# cpupair: the line 0.2 us; the pipe's round trip 80 us between CPUs 0 and 1 and 20 us on
+# CPU 0 alone, every wait slept (12 and 3.2 with idle=poll); the futex's 60 and 15, 60% of
+# its waits slept (a mix, which the split never uses). The split: 0.2 + (80 - 20 - 0.2 =
+# 59.8) + 29.9 = 89.9 us. SPLIT neg: the pipe's round trip between the CPUs 150 us (crossing
+# would cost more than the whole difference); fast: other 120000/s (faster than same); mix:
+# the pipe's waits 70% slept too; flag: the line's window had 3 involuntary switches.
 # BRK 0: no breakdown; 1: libfuse's wake-up steps (daemon_wake + reply_wake) per call
-# other 100 us x 80% less same 10 us x 20% = 78 us as found (the split: 60.8, agree),
-# 12 us x 50% - 2 = 4 us with idle=poll (the split: 8.8, disagree); 2: 100 x 40% - 2 =
+# other 100 us x 80% less same 10 us x 20% = 78 us as found (the split: 59.8, agree),
+# 12 us x 50% - 2 = 4 us with idle=poll (the split: 8.6, disagree); 2: 100 x 40% - 2 =
 # 38 us (disagree), 12 x 80% - 2 = 7.6 us (agree).
 records() {
 	mkdir -p "$1"
-	awk -v pair="$2" -v brk="$3" 'BEGIN {
+	awk -v pair="$2" -v brk="$3" -v sm="${4:-ok}" 'BEGIN {
 		print "bench,config,rep,metric,value,unit"
 		c = "baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=%s;%splacement=%s;transport=%s"
 		for (rep = 1; rep <= 6; rep++) {
 			j = (rep % 3) * 10	# a spread, so that each CI is an interval
 			row(sprintf(c, 0, "", "same", "libfuse"), 100000 + j, 40, 0)
-			row(sprintf(c, 1, "", "other", "libfuse"), 10000 + j, 50, 0)
+			row(sprintf(c, 1, "", "other", "libfuse"), (sm == "fast" ? 120000 : 10000) + j, 50, 0)
 			row(sprintf(c, "0-1", "", "none", "libfuse"), 12000 + j, 45, 0)
 			row(sprintf(c, 0, "idle=poll;", "same", "libfuse"), 100000 + j, 0, 0)
 			row(sprintf(c, 1, "idle=poll;", "other", "libfuse"), 85000 + j, 0, 0)
@@ -48,11 +54,23 @@ records() {
 			}
 			if (pair) {
 				p = "class=smt;cpu_a=0;cpu_b=1;pos_a=0;pos_b=1"
+				d = "class=same;cpu_a=0;cpu_b=0;pos_a=0;pos_b=0"
 				printf "cpupair,%s,%d,line_rt_ns,%d,ns\n", p, rep, 200 + j / 10
-				printf "cpupair,%s,%d,futex_rt_us,%d,us\n", p, rep, 60 + j / 10
-				printf "cpupair,%s,%d,futex_rt_us,%d,us\n", substr(p, 1, 26) "idle=poll;" substr(p, 27), rep, 8 + j / 10
+				printf "cpupair,%s,%d,line_invol_switches,%d,1\n", p, rep, sm == "flag" ? 3 : 0
+				cp(p, "futex", 60 + j / 10, 60, "")
+				cp(d, "futex", 15 + j / 10, 60, "")
+				cp(p, "pipe", (sm == "neg" ? 150 : 80) + j / 10, sm == "mix" ? 70 : 100, "")
+				cp(d, "pipe", 20 + j / 10, 100, "")
+				cp(p, "futex", 8 + j / 10, 100, "idle=poll;")
+				cp(p, "pipe", 12 + j / 10, 100, "idle=poll;")
+				cp(d, "pipe", 3.2 + j / 10, 100, "idle=poll;")
 			}
 		}
+	}
+	function cp(cfg, m, v, slept, idle) {	# a round trip and the share of its waits that slept
+		cfg = substr(cfg, 1, index(cfg, "pos_a") - 1) idle substr(cfg, index(cfg, "pos_a"))
+		printf "cpupair,%s,%d,%s_rt_us,%g,us\n", cfg, rep, m, v
+		printf "cpupair,%s,%d,%s_slept_pct,%g,%%\n", cfg, rep, m, slept
 	}
 	function brow(cfg, call, wake) {	# both wake-up steps wake% of the call
 		printf "cputestfs,%s,%d,brk_call_ns,%d,ns\n", cfg, rep, call
@@ -94,15 +112,16 @@ check "daemon_wait=spin:50 costs 9 us of server CPU a request ($(cell daemon_wai
 	within "$(cell daemon_wait=spin:50 7 "$T")" 8.99 9.01
 check "idle=poll: the CPUs never idle, POLL used ($(cell idle=poll 8 "$T"))" eval \
 	'within "$(cell idle=poll 8 "$T")" 0 0 && grep -Eq "^\| idle=poll \|.*\| POLL 97% \|$" "$T"'
-part() { awk -F' *\\| *' -v p="$1" 'index($2, p) == 1 { print $3; exit }' "$2"; }
-c=$(part "cache transfers" "$T"); k=$(part "wake-ups (futex" "$T"); u=$(part "FUSE's own" "$T")
+part() { awk -F' *\\| *' -v p="$1" 'index($2, p) == 1 { split($3, a, " "); print a[1]; exit }' "$2"; }
+c=$(part "cache transfers" "$T"); k=$(part "wake-ups crossing adds" "$T"); u=$(part "FUSE's own" "$T")
 d=$(part "other minus same" "$T"); kp=$(part "wake-ups with idle" "$T")
 check "split: cache 0.201 us (cpupair's line round trip, $c)" within "$c" 0.2 0.202
-check "split: wake-ups 60.8 us (futex less line, $k)" within "$k" 60.7 60.9
+check "split: wake-ups 59.8 us (pipe between the CPUs less on CPU 0 alone, less line, $k)" \
+	within "$k" 59.7 59.9
 check "split: other minus same = 1e6/10010 - 1e6/100010 = 89.9 us ($d)" within "$d" 89.8 90.0
 check "split: the three parts sum to other minus same ($c + $k + $u = $d)" \
 	within "$(awk -v a="$c" -v b="$k" -v x="$u" 'BEGIN { print a + b + x }')" "$(awk -v v="$d" 'BEGIN { print v - 0.2 }')" "$(awk -v v="$d" 'BEGIN { print v + 0.2 }')"
-check "split: wake-ups with idle polling 8.8 us ($kp)" within "$kp" 8.7 8.9
+check "split: wake-ups with idle polling 12 - 3.2 - 0.2 = 8.6 us ($kp)" within "$kp" 8.5 8.7
 check "the split's stacked bar is drawn (or its script written without gnuplot)" eval \
 	'[ -s "$R/figures/src/cputestfs_split.gp" ] && grep -q rowstacked "$R/figures/src/cputestfs_split.gp" &&
 	 { ! command -v gnuplot >/dev/null || [ -s "$R/figures/cputestfs_split.png" ]; }'
@@ -125,9 +144,9 @@ said() {
 	disagree) [[ $m == *"which does not agree with the split's "*"(not within a factor of 1.5 either way): the split's wake-up part"*"is an estimate, to be read with care"* ]] ;;
 	esac
 }
-check "check: as found, report.md says the split's 60.8 us and the breakdown's 78 agree" eval \
-	'said 0 agree "$R/report.md" && grep -q "took 78\(\.0\)\? us more per call on other than on same, which agrees with the split.s 60.8 us" "$R/report.md"'
-check "check: with idle polling, report.md says 8.8 and 4 do not agree" eval \
+check "check: as found, report.md says the split's 59.8 us and the breakdown's 78 agree" eval \
+	'said 0 agree "$R/report.md" && grep -q "took 78\(\.0\)\? us more per call on other than on same, which agrees with the split.s 59.8 us" "$R/report.md"'
+check "check: with idle polling, report.md says 8.6 and 4 do not agree" eval \
 	'said 1 disagree "$R/report.md" && ! said 1 agree "$R/report.md"'
 check "check: tables.md says the same under the split" eval \
 	'said 0 agree "$T" && said 1 disagree "$T"'
@@ -139,7 +158,7 @@ T=$R/tables.md
 b=$(part "breakdown's wake-up steps, other" "$T"); bp=$(part "breakdown's wake-up steps with" "$T")
 check "check, other records: 38 us as found ($b), 7.6 with idle polling ($bp)" eval \
 	'within "$b" 37.9 38.1 && within "$bp" 7.59 7.61'
-check "check: 38 against the split's 60.8 does not agree, 7.6 against 8.8 agrees" eval \
+check "check: 38 against the split's 59.8 does not agree, 7.6 against 8.6 agrees" eval \
 	'said 0 disagree "$R/report.md" && ! said 0 agree "$R/report.md" && said 1 agree "$R/report.md" &&
 	 said 0 disagree "$T" && said 1 agree "$T"'
 
@@ -150,6 +169,76 @@ check "without breakdown records: the split, and no check or number of it" eval 
 	'grep -q "^Of the 89.9 us a stat() served on CPU 1" "$R/report.md" &&
 	 ! grep -q "breakdown.s wake-up steps" "$R/report.md" "$R/tables.md"'
 
+R=$W/with
+T=$R/tables.md
+u=$(part "FUSE's own" "$T")
+check "split: each part carries its interval (tables.md)" eval \
+	'grep -Eq "^\| cache transfers \(cache-line round trip\) \| 0\.201 us \[0\.2, 0\.202\] \|" "$T" &&
+	 grep -Eq "^\| FUSE.s own path \(what remains\) \| [0-9.]+ us \[[0-9.]+, [0-9.]+\] \|" "$T"'
+check "split: the sentence uses the pipe, whose waits all slept, not the futex's mix" \
+	grep -q "the wake-ups crossing adds (its pipe round trip between the CPUs less that on CPU 0 alone" \
+	"$R/report.md"
+# bar N: the Nth number of the split's bar (cputestfs_split.dat's data row)
+bar() { awk -v n="$1" '!/^#/ { print $(NF - 3 + n); exit }' "$R/figures/src/cputestfs_split.dat"; }
+check "the stacked bar draws the sentence's parts (0.201, 59.8, $u: $(bar 1), $(bar 2), $(bar 3))" \
+	eval 'within "$(bar 1)" 0.2 0.202 && within "$(bar 2)" 59.7 59.9 && within "$(bar 3)" 29.85 29.95'
+
+# split_para FILE: the split's paragraph of report.md
+split_para() { grep -E "^(Of the |Other minus same|A stat\(\) served on CPU)" "$1"; }
+# neg: the round trip between the CPUs exceeds the whole difference
+R=$W/neg
+records "$R" 1 1 neg
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+p=$(split_para "$R/report.md")
+check "split, crossing above the difference: the report says the model does not hold" eval \
+	'[[ $p == *"does not hold on this machine: FUSE'"'"'s own path would be below zero beyond its interval."* ]]'
+check "split, crossing above the difference: the measured pieces are given" eval \
+	'[[ $p == *"The measured pieces: cpupair'"'"'s pipe round trip between CPUs 0 and 1 took 151 us [150, 152]"* ]]'
+check "split, crossing above the difference: no negative time (${p:0:60}...)" \
+	eval '! grep -Eq -- "-[0-9]" <<<"$p"'
+check "split, crossing above the difference: no part given as a cost" \
+	eval '! grep -q "us FUSE.s own path" <<<"$p"'
+
+# fast: a stat() served on the other CPU is faster than one on the caller's
+R=$W/fast
+records "$R" 1 0 fast
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+p=$(split_para "$R/report.md")
+check "split, other faster than same: said as less time, nothing to split" \
+	eval '[[ $p == "A stat() served on CPU 1 for a caller on CPU 0 took 1.67 us less than one served on the caller"* ]]'
+check "split, other faster than same: no negative time in the sentence" eval '! grep -Eq -- "-[0-9]" <<<"$p"'
+if [ -s "$R/figures/src/cputestfs_split.gp" ]; then
+	ylo=$(sed -n '1,/^plot/s/^set yrange \[\([^:]*\):.*/\1/p' "$R/figures/src/cputestfs_split.gp")
+	bd=$(awk '!/^#/ && /other - same/ { print $NF; exit }' "$R/figures/src/cputestfs_split.dat")
+	check "the split's figure draws other - same below zero ($bd) inside its yrange (from $ylo)" \
+		eval 'within "$bd" -1.7 -1.6 && awk -v a="$ylo" -v b="$bd" "BEGIN { exit !(a < b) }"'
+else
+	nok "the split's figure is written for other faster than same"
+fi
+
+R=$W/mix
+records "$R" 1 0 mix
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+check "split: when neither pipe nor futex slept on every wait, no split, and why" \
+	grep -q "cannot be given: neither cpupair's pipe nor its futex round trip slept on every wait (waits that slept: pipe 70% between the CPUs and 100% on CPU 0 alone, futex 60% and 60%" \
+	"$R/report.md"
+check "split: a mix draws no split figure" [ ! -e "$R/figures/src/cputestfs_split.dat" ]
+
+R=$W/flag
+records "$R" 1 0 flag
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+p=$(split_para "$R/report.md")
+check "split: a flagged cache line is no cache part; the wake-ups hold it (80 - 20 = 60 us)" eval \
+	'[[ $p == *"none apart are the cache transfers (cpupair"*"flagged: a spinner lost its CPU"*", 60 us [5"* ]]'
+
+# records from before the diagonal: no same-CPU round trip, so no split
+R=$W/nodiag
+records "$R" 1 0
+grep -v "class=same" "$R/raw.csv" >"$R/raw.tmp" && mv "$R/raw.tmp" "$R/raw.csv"
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+check "split: without the same-CPU round trip, no split, and why" \
+	grep -q "cannot be given: cpupair did not measure the same-CPU round trip on CPU 0" "$R/report.md"
+
 R=$W/without
 records "$R" 0 0
 "$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
@@ -157,6 +246,75 @@ rc=$?
 check "harness plot without cpupair records: exit 0 (got $rc)" [ "$rc" = 0 ]
 check "without cpupair, the report says so" grep -q 'cpupair was not run in this run directory' "$R/report.md"
 check "without cpupair, no split figure" [ ! -e "$R/figures/src/cputestfs_split.gp" ]
+
+# costs RUNDIR MODE: libfuse same/other/none as found and with idle=poll, dev same/other
+# as found only (12 us of server CPU a request), uring none as found (5.59 us) and with
+# idle=poll (5.31 us); MODE like: CPUs idle 40% as found and 10% with idle=poll; odd: 105%
+# idle and -7 us of server CPU, other/same past 1 with idle=poll; bare: no cost recorded.
+costs() {
+	mkdir -p "$1"
+	awk -v mode="$2" 'BEGIN {
+		print "bench,config,rep,metric,value,unit"
+		c = "baseline=fuse;client_cpu=0;clients=1;daemon=%s;daemon_cpu=0;%splacement=%s;transport=%s"
+		for (rep = 1; rep <= 6; rep++) {
+			j = rep % 3
+			for (k = 0; k < 2; k++) {
+				id = k ? "idle=poll;" : ""
+				row(sprintf(c, "single", id, "same", "libfuse"), 100000 + j, "")
+				row(sprintf(c, "single", id, "other", "libfuse"), (k ? (mode == "odd" ? 150000 : 80000) : 10000) + j, "")
+				row(sprintf(c, "single", id, "none", "libfuse"), 12000 + j, "")
+				row(sprintf(c, "percpu", id, "none", "uring"), 70000 + j, k ? 5.31 : 5.59)
+			}
+			row(sprintf(c, "single", "", "same", "dev"), 110000 + j, 12)
+			row(sprintf(c, "single", "", "other", "dev"), 11000 + j, 12)
+		}
+	}
+	function row(cfg, v, cpu) {
+		printf "cputestfs,%s,%d,stat_per_s,%d,1/s\n", cfg, rep, v
+		if (mode == "bare")
+			return
+		idle = mode == "odd" ? 105 : cfg ~ /idle=poll/ ? 10 : 40
+		printf "cputestfs,%s,%d,mon_cpu0_idle_pct,%d,%%\n", cfg, rep, idle
+		if (cpu != "")
+			printf "cputestfs,%s,%d,server_cpu_us_per_req,%g,us\n", cfg, rep, mode == "odd" ? -7 : cpu
+	}' >"$1/raw.csv"
+}
+R=$W/like
+costs "$R" like
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+T=$R/tables.md
+check "like with like: the server CPU column names the ratio it comes from" \
+	grep -q '^| lever |.* server CPU us/request (uring/libfuse (none)) | CPUs idle % (other/same (libfuse)) |' "$T"
+check "like with like: server CPU as found is uring's 5.59, not dev's 12 ($(cell "as found" 7 "$T"))" \
+	within "$(cell "as found" 7 "$T")" 5.58 5.6
+check "like with like: server CPU with idle=poll is uring's 5.31 ($(cell idle=poll 7 "$T"))" \
+	within "$(cell idle=poll 7 "$T")" 5.3 5.32
+check "the sentence names the lever's cost as the change it makes in its ratio's configs" \
+	grep -q "^Here, idle=poll closes .* of other/same (libfuse) .*; in that ratio's configs it takes the CPUs' idle share from 40% to 10% of the time" "$R/report.md"
+check "the sentence gives no other configs' server CPU as the lever's cost" \
+	eval '! grep "^Here, idle=poll" "$R/report.md" | grep -q "5.31"'
+
+R=$W/odd
+costs "$R" odd
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+rows=$(grep -E '^\| (as found|idle=poll) \|' "$R/report.md")
+check "impossible records: no idle share above 100% in the levers table" eval '! grep -q "| 105 |" <<<"$rows"'
+check "impossible records: no negative cost in the levers table" eval '! grep -q -- "-7" <<<"$rows"'
+check "impossible records: the cells say what was left out" eval \
+	'grep -q "not recorded (a negative CPU time left out)" <<<"$rows" &&
+	 grep -q "(a share outside 0-100% left out)" <<<"$rows"'
+check "a lever past 1 closes all of the gap, never more than 100%" eval \
+	'grep -q "^| idle=poll | 1.5 \[[^]]*\]; all of it, past 1 |" "$R/report.md" &&
+	 ! grep -Eq "(closes |; )[0-9]{3,}%" "$R/report.md"'
+check "the sentence says past 1, not a share above 100%" \
+	grep -q "^Here, idle=poll closes all of the gap, and goes past 1, of other/same (libfuse)" "$R/report.md"
+
+R=$W/bare
+costs "$R" bare
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+check "no cost recorded at all: the sentence says so in one clause" eval \
+	'grep -q "^Here, idle=poll .*; its cost in that ratio.s configs was not recorded (neither" "$R/report.md" &&
+	 ! grep -q "at a cost of" "$R/report.md"'
 
 # ddpar: clone_fd on/off and uring/libfuse at the most processes, as found and with idle=poll
 R=$W/ddpar

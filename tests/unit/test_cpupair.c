@@ -155,6 +155,40 @@ static void test_pair_class(void **state)
 	ab_topo_free(&t);
 }
 
+/* A class comes from sysfs alone: without cache/ (vm2) a pair that is neither SMT
+ * siblings nor across nodes is "unknown", never the guessed "llc"; the diagonal is
+ * "same", one entry per CPU the pairs name, in topology order. */
+static void test_class_names(void **state)
+{
+	char path[4096];
+	const char *top = getenv("AFFBENCH_TOP");
+	struct cp_pair *p, *d;
+	struct ab_topo t;
+	char err[256];
+
+	(void)state;
+	load(&t, "vm2");
+	snprintf(path, sizeof(path), "%s/tests/fixtures/topo/vm2", top && *top ? top : ".");
+	assert_int_equal(cp_cache_known(path, &t), 0);
+	long np = cp_pairs_select(&t, CP_PAIRS_ALL, 0, &p, err, sizeof(err));
+	assert_int_equal(np, 2);
+	assert_string_equal(cp_class_name(&p[0], 0), CP_CLASS_UNKNOWN);
+	assert_string_equal(cp_class_name(&p[0], 1), "llc");
+	assert_int_equal(cp_pairs_diagonal(p, np, &d), 2);
+	assert_true(d[0].a == 0 && d[0].b == 0 && d[1].a == 1 && d[1].pa == 1);
+	assert_string_equal(cp_class_name(&d[1], 0), CP_CLASS_SAME);
+	free(p);
+	free(d);
+	ab_topo_free(&t);
+	load(&t, "2s-smt");
+	snprintf(path, sizeof(path), "%s/tests/fixtures/topo/2s-smt", top && *top ? top : ".");
+	assert_int_equal(cp_cache_known(path, &t), 1);
+	struct cp_pair smt = { 0, 4, 0, 1, AB_PL_SMT }, node = { 0, 2, 0, 4, AB_PL_CROSS_NODE };
+	assert_string_equal(cp_class_name(&smt, 0), "smt");
+	assert_string_equal(cp_class_name(&node, 0), "cross-node");
+	ab_topo_free(&t);
+}
+
 /* --pairs classes: per class present the last pair of it and its reverse. */
 static void test_classes(void **state)
 {
@@ -375,6 +409,7 @@ int main(void)
 		cmocka_unit_test(test_topo_order),
 		cmocka_unit_test(test_matrix_shape),
 		cmocka_unit_test(test_pair_class),
+		cmocka_unit_test(test_class_names),
 		cmocka_unit_test(test_classes),
 		cmocka_unit_test(test_sample),
 		cmocka_unit_test(test_class_summary),

@@ -1,0 +1,41 @@
+/*
+ * cpupair's report, between its files: desc.c (the tables, the heatmaps, the
+ * descriptor) and desc_read.c (the reading: what each class costs, what a
+ * wake-up costs, and which figures are not to be trusted).
+ */
+#ifndef CPUPAIR_DESC_I_H
+#define CPUPAIR_DESC_I_H
+
+#include "report/render.h"
+#include "cpupair.h"
+
+#define MAX_SETTINGS 4	/* settings (e.g. idle policies) rendered apart */
+#define CP_NCLASS 6
+
+struct cp_meth {
+	const char *metric, *unit, *what, *fig, *slept;
+};
+extern const struct cp_meth cp_meth[CP_NMETHOD];
+/* Classes as recorded, in the order shown, and how a sentence says each. */
+extern const char *const cp_classes[CP_NCLASS], *const cp_where[CP_NCLASS];
+
+/* Is g a record of r's benchmark, of metric, with values? */
+int cp_mine(const struct ab_render *r, const struct ab_group *g, const char *metric);
+/* The config without the pair's keys: the setting it was measured under. */
+const char *cp_rest_of(const char *config, char *buf, size_t len);
+/* Distinct settings of the records, in the order first recorded; how many (at most max). */
+int cp_settings(const struct ab_render *r, char rest[][AB_CONFIG_LEN], int max);
+/* Median over the pairs of class cls (NULL: every class but same) under setting rest
+ * of each pair's median, flagged line figures left out; *npairs set. */
+double cp_class_median(const struct ab_render *r, const char *metric, const char *rest,
+		       const char *cls, int *npairs);
+/* Is g (a cache-line record) above CP_DESCHED_SHARE of its pair's futex round trip? */
+int cp_flagged(const struct ab_render *r, const struct ab_group *g);
+/* A wake-up cell: "88.3 (100% slept)", "5.4 (a mix: 40% slept)", or the number alone
+ * when the share was not recorded (records from before it). */
+const char *cp_wake_cell(char *buf, size_t len, double v, double slept);
+
+/* desc_read.c */
+void cp_reading(struct ab_render *r);
+
+#endif

@@ -1,0 +1,497 @@
+/*
+ * The split of "other minus same" (us per stat()) into
+ *   - the cache transfers: cpupair's cache-line round trip of the pair the
+ *     other placement used (one round trip a stat(): the request's lines go
+ *     to the daemon's CPU, the reply's come back);
+ *   - the wake-ups crossing adds: cpupair's wake-up round trip between the two
+ *     CPUs less the same-CPU one on the CPU the same placement used (a stat()
+ *     served on the caller's CPU pays two context switches too), less the
+ *     cache-line part;
+ *   - what remains: FUSE's own path.
+ * The wake-up round trip is the pipe's (the wait queues FUSE's own wake-ups
+ * take) when every wait of it slept, on the pair and on the CPU alone, else
+ * the futex's when that slept every time; a mix of waits that slept and waits
+ * that returned at once is no wake-up cost, and gives no split. A cache-line
+ * figure cpupair flags (a spinner switched out in its window, or a line above
+ * half the futex round trip) is the scheduler's: the cache transfers then stay
+ * inside the wake-ups' part, said so, and are drawn as 0.
+ * Each part carries an interval from its medians' 95% CIs (a difference of
+ * medians: the lower end less the other's upper one). A time is never below
+ * zero: a part whose median is, but whose interval holds 0, is 0; a part below
+ * zero beyond its interval means the model does not hold here, and the report
+ * then gives the measured pieces, never a negative time as a cost.
+ * cpupair's records are read by its name from the same results: a reading
+ * across benchmarks belongs in a benchmark's folder, not in lib/.
+ * The wake-up part is checked against the request breakdown of the same two
+ * configs (brk_*, docs/breakdown.md): its wake-up steps (daemon_wake +
+ * reply_wake) on other less that on same. The two agree when both are
+ * positive and within AGREE_FACTOR of each other either way.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "report/gpscript.h"
+#include "report/render_breakdown.h"
+#include "report/reading.h"
+#include "report/stats.h"
+#include "cputestfs.h"
+#include "desc_levers.h"
+#include "desc_pub.h"
+
+#define PAIR_BENCH "cpupair"
+#define PAIR_LINE "line_rt_ns"
+#define PAIR_LINE_INVOL "line_invol_switches"	/* cpupair.h's CP_M_LINE_INVOL */
+#define DESCHED_SHARE 0.5	/* cpupair.h's CP_DESCHED_SHARE: a line above it is a lost CPU's */
+#define AGREE_FACTOR 1.5	/* the split's wake-ups and the breakdown's agree within it */
+#define SLEPT_MIN 98.0		/* % of waits that slept for a round trip to be a wake-up's */
+
+static const char *const lp_same[] = { "placement=same", "daemon=single", "baseline=fuse",
+				       "transport=libfuse|", "idle=poll", NULL };
+static const char *const lp_other[] = { "placement=other", "daemon=single", "baseline=fuse",
+					"transport=libfuse|", "idle=poll", NULL };
+
+/* cpupair's wake-up methods, in the order the split prefers them. */
+static const struct {
+	const char *name, *rt, *slept;
+} wm[] = { { "pipe", "pipe_rt_us", "pipe_slept_pct" },
+	   { "futex", "futex_rt_us", "futex_slept_pct" } };
+
+struct est {
+	double v, lo, hi;	/* a median (or a difference of them) and its interval */
+};
+
+struct split {
+	struct est diff, cache, wake, fuse;	/* us per stat() */
+	struct est rt, self, line;		/* the measured pieces (us) */
+	double wake_poll;			/* the wake-ups with idle polling, NAN: none */
+	double brk_wake, brk_wake_poll;	/* the breakdown's wake-up steps, other less same (us
+					 * per call); NAN: not recorded on both sides */
+	double slept[2][2];		/* per method: % of waits that slept, pair and CPU alone */
+	char a[32], b[32], c[32];	/* client and daemon CPU of other; the CPU of same */
+	int method;			/* wm[] used; -1: none slept every time */
+	int have_pair;			/* cpupair measured the pair's line and a round trip */
+	int have_self;			/* ... and the same-CPU round trip */
+	int holds;			/* every part at or above 0 within its interval */
+	int line_flagged;		/* a spinner lost its CPU: no cache part apart */
+	const char *below;		/* the part below 0 beyond its interval */
+};
+
+static struct est est_of(const struct ab_group *g, double scale)
+{
+	struct ab_ci ci;
+
+	if (!g || !g->n || ab_median_ci(g->v, g->n, 0.95, &ci) < 0)
+		return (struct est){ NAN, NAN, NAN };
+	return (struct est){ ab_median(g->v, g->n) * scale, ci.lo * scale, ci.hi * scale };
+}
+
+static struct est minus(struct est x, struct est y)
+{
+	return (struct est){ x.v - y.v, x.lo - y.hi, x.hi - y.lo };
+}
+
+static int known(struct est e)
+{
+	return isfinite(e.v) && isfinite(e.lo) && isfinite(e.hi);
+}
+
+/* cpupair's group of metric for CPUs x and y (either order) under idle (NULL: as found). */
+static const struct ab_group *pair_group(const struct ab_render *r, const char *x, const char *y,
+					 const char *metric, const char *idle)
+{
+	char ka[48], kb[48], id[48];
+
+	snprintf(id, sizeof(id), "idle=%.30s", idle ? idle : "as-found|");
+	for (int k = 0; k < 2; k++) {
+		snprintf(ka, sizeof(ka), "cpu_a=%.31s", k ? y : x);
+		snprintf(kb, sizeof(kb), "cpu_b=%.31s", k ? x : y);
+		const char *want[] = { ka, kb, id, NULL };
+		const struct ab_group *g = ab_results_find(r->res, PAIR_BENCH, metric, want);
+		if (g)
+			return g;
+	}
+	return NULL;
+}
+
+static double pair_median(const struct ab_render *r, const char *x, const char *y,
+			  const char *metric, const char *idle)
+{
+	const struct ab_group *g = pair_group(r, x, y, metric, idle);
+
+	return g ? ab_r_median(g) : NAN;
+}
+
+/* The wake-up steps' mean time per call (us) in the breakdown of g's config; NAN when
+ * its instrumented repetitions recorded none. */
+static double brk_wake_of(const struct ab_breakdown_bar *b, int n, const struct ab_group *g)
+{
+	for (int i = 0; g && i < n; i++)
+		if (!strcmp(b[i].config, g->config))
+			return b[i].step_us[AB_BREAKDOWN_DWAKE] + b[i].step_us[AB_BREAKDOWN_RWAKE];
+	return NAN;
+}
+
+/* The breakdown's wake-up steps on other less same: as found and with idle polling. */
+static void brk_check(struct ab_render *r, struct split *s, const struct ab_group *o,
+		      const struct ab_group *m)
+{
+	struct ab_breakdown_bar b[AB_BREAKDOWN_BARS];
+	char keys[256];
+	int n = ab_breakdown_bars(r->res, r->desc, b, AB_BREAKDOWN_BARS, keys, sizeof(keys));
+
+	s->brk_wake = brk_wake_of(b, n, o) - brk_wake_of(b, n, m);
+	s->brk_wake_poll = brk_wake_of(b, n, ab_r_find(r, CTF_M_STAT, lp_other)) -
+			   brk_wake_of(b, n, ab_r_find(r, CTF_M_STAT, lp_same));
+}
+
+/* The first method whose waits slept every time on the pair and on the CPU alone. */
+static int pick_method(const struct ab_render *r, struct split *s)
+{
+	for (int k = 0; k < 2; k++) {
+		s->slept[k][0] = pair_median(r, s->a, s->b, wm[k].slept, NULL);
+		s->slept[k][1] = pair_median(r, s->c, s->c, wm[k].slept, NULL);
+	}
+	for (int k = 0; k < 2; k++)
+		if (s->slept[k][0] >= SLEPT_MIN && s->slept[k][1] >= SLEPT_MIN &&
+		    pair_group(r, s->a, s->b, wm[k].rt, NULL) &&
+		    pair_group(r, s->c, s->c, wm[k].rt, NULL))
+			return k;
+	return -1;
+}
+
+/* The parts from the pieces; a part below 0 within its interval is 0, beyond it the
+ * model does not hold. */
+static void parts_of(struct split *s)
+{
+	static const char *const name[] = { "the cache transfers", "the wake-ups crossing adds",
+					    "FUSE's own path" };
+	struct est crossing = minus(s->rt, s->self);	/* what crossing adds, line included */
+	struct est *p[] = { &s->cache, &s->wake, &s->fuse };
+
+	s->cache = s->line_flagged ? (struct est){ 0, 0, 0 } : s->line;
+	s->wake = minus(crossing, s->cache);
+	s->fuse = minus(s->diff, crossing);
+	s->holds = s->diff.v >= 0;	/* a negative difference: nothing to split */
+	s->below = s->holds ? NULL : "other minus same";
+	for (int k = 0; k < 3; k++) {
+		if (p[k]->hi < 0 && s->holds) {	/* the first part found below */
+			s->holds = 0;
+			s->below = name[k];
+		}
+		if (p[k]->v < 0)
+			p[k]->v = 0;
+		if (p[k]->lo < 0)
+			p[k]->lo = 0;
+	}
+}
+
+/* 0: split made (or said why not); -1: other and same not both measured (as found). */
+static int split_of(struct ab_render *r, struct split *s)
+{
+	const struct ab_group *o = ab_r_find(r, CTF_M_STAT, ctf_w_other);
+	const struct ab_group *m = ab_r_find(r, CTF_M_STAT, ctf_w_same);
+
+	memset(s, 0, sizeof(*s));
+	s->method = -1;
+	if (!o || !m || !(ab_r_median(o) > 0) || !(ab_r_median(m) > 0))
+		return -1;
+	/* us per stat(): 1e6 over stat/s, the interval's ends swap */
+	struct est eo = est_of(o, 1), em = est_of(m, 1);
+	struct est to = { 1e6 / eo.v, 1e6 / eo.hi, 1e6 / eo.lo };
+	struct est tm = { 1e6 / em.v, 1e6 / em.hi, 1e6 / em.lo };
+	s->diff = minus(to, tm);
+	ab_cfg_get(o->config, "client_cpu", s->a, sizeof(s->a));
+	ab_cfg_get(o->config, "daemon_cpu", s->b, sizeof(s->b));
+	ab_cfg_get(m->config, "client_cpu", s->c, sizeof(s->c));
+	s->line = est_of(pair_group(r, s->a, s->b, PAIR_LINE, NULL), 1e-3);
+	s->line_flagged = pair_median(r, s->a, s->b, PAIR_LINE_INVOL, NULL) > 0 ||
+			  s->line.v > DESCHED_SHARE * pair_median(r, s->a, s->b, wm[1].rt, NULL);
+	s->wake_poll = NAN;
+	brk_check(r, s, o, m);
+	s->method = pick_method(r, s);
+	s->have_pair = known(s->line) && (pair_group(r, s->a, s->b, wm[0].rt, NULL) ||
+					  pair_group(r, s->a, s->b, wm[1].rt, NULL));
+	s->have_self = pair_group(r, s->c, s->c, wm[0].rt, NULL) ||
+		       pair_group(r, s->c, s->c, wm[1].rt, NULL);
+	if (!s->have_pair || !s->have_self || s->method < 0)
+		return 0;
+	s->rt = est_of(pair_group(r, s->a, s->b, wm[s->method].rt, NULL), 1);
+	s->self = est_of(pair_group(r, s->c, s->c, wm[s->method].rt, NULL), 1);
+	parts_of(s);
+	s->wake_poll = pair_median(r, s->a, s->b, wm[s->method].rt, "poll") -
+		       pair_median(r, s->c, s->c, wm[s->method].rt, "poll") - s->line.v;
+	if (s->wake_poll < 0)
+		s->wake_poll = NAN;	/* no time: said as the pieces in tables.md */
+	return 0;
+}
+
+static int any_pair_records(const struct ab_render *r)
+{
+	for (size_t i = 0; i < r->res->n; i++)
+		if (!strcmp(r->res->g[i].bench, PAIR_BENCH))
+			return 1;
+	return 0;
+}
+
+/* "V us [lo, hi]" */
+static const char *est_text(char *buf, size_t len, struct est e)
+{
+	char v[32], lo[32], hi[32];
+
+	snprintf(buf, len, "%s us [%s, %s]", ab_r_num(v, sizeof(v), e.v),
+		 isfinite(e.lo) ? ab_r_num(lo, sizeof(lo), e.lo) : "unbounded",
+		 isfinite(e.hi) ? ab_r_num(hi, sizeof(hi), e.hi) : "unbounded");	/* a 0 stat/s */
+	return buf;
+}
+
+/* Why there is no split, or NULL when there is one. */
+static const char *no_split(const struct ab_render *r, const struct split *s, char *buf,
+			    size_t len)
+{
+	char x[4][32];
+
+	if (!any_pair_records(r))
+		return "cpupair was not run in this run directory (it measures the pair's "
+		       "cache-line and wake-up round trips)";
+	if (!s->have_pair)
+		return "cpupair did not measure this pair's cache-line and wake-up round trips";
+	if (!s->have_self) {
+		snprintf(buf, len, "cpupair did not measure the same-CPU round trip on CPU %s (its "
+			 "records predate the diagonal), so what crossing adds to the wake-ups a "
+			 "same-CPU call pays too cannot be told", s->c);
+		return buf;
+	}
+	if (s->method >= 0)
+		return NULL;
+	for (int k = 0; k < 2; k++)
+		for (int i = 0; i < 2; i++)
+			if (isfinite(s->slept[k][i]))
+				snprintf(x[2 * k + i], sizeof(x[0]), "%.0f%%", s->slept[k][i]);
+			else
+				snprintf(x[2 * k + i], sizeof(x[0]), "not recorded");
+	snprintf(buf, len, "neither cpupair's pipe nor its futex round trip slept on every wait "
+		 "(waits that slept: pipe %s between the CPUs and %s on CPU %s alone, futex %s and "
+		 "%s; %.0f%% needed), so neither is a wake-up's cost", x[0], x[1], s->c, x[2], x[3],
+		 SLEPT_MIN);
+	return buf;
+}
+
+/* One sentence (with a space before it) checking the split's wake-ups w against the
+ * breakdown's x; nothing when either is not known. poll: the idle-polling pair. */
+static void check_text(FILE *f, double w, double x, int poll)
+{
+	char a[32], b[32];
+
+	if (!isfinite(w) || !isfinite(x))
+		return;
+	fprintf(f, " %s breakdown's wake-up steps (daemon_wake and reply_wake, instrumented "
+		   "repetitions) took %s us %s per call on other than on same, which ",
+		poll ? "With idle polling the" : "The", ab_r_num(a, sizeof(a), fabs(x)),
+		x < 0 ? "less" : "more");
+	if (w > 0 && x > 0 && w <= AGREE_FACTOR * x && x <= AGREE_FACTOR * w)
+		fprintf(f, "agrees with the split's %s us (within a factor of %.1f either way).",
+			ab_r_num(b, sizeof(b), w), AGREE_FACTOR);
+	else
+		fprintf(f, "does not agree with the split's %s us (not within a factor of %.1f "
+			   "either way): the split's wake-up part%s is an estimate, to be read with "
+			   "care.", ab_r_num(b, sizeof(b), w), AGREE_FACTOR,
+			poll ? " with idle polling" : "");
+}
+
+/* The measured pieces, when the model does not hold (a sentence's tail). */
+static void pieces_text(FILE *f, const struct split *s)
+{
+	char a[64], b[64], c[64], d[32];
+
+	fprintf(f, " The measured pieces: cpupair's %s round trip between CPUs %s and %s took %s, "
+		   "on CPU %s alone %s, and the cache-line round trip of the pair %s.",
+		wm[s->method].name, s->a, s->b, est_text(a, sizeof(a), s->rt), s->c,
+		est_text(b, sizeof(b), s->self), est_text(c, sizeof(c), s->line));
+	if (isfinite(s->brk_wake))
+		fprintf(f, " The breakdown's wake-up steps took %s us %s per call on other than on "
+			   "same.", ab_r_num(d, sizeof(d), fabs(s->brk_wake)),
+			s->brk_wake < 0 ? "less" : "more");
+}
+
+static void split_sentence(FILE *f, const struct split *s)
+{
+	char a[64], b[64], c[64], d[64], e[32], lo[32], hi[32];
+
+	if (s->diff.v < 0) {	/* nothing to split: no time is spent by crossing */
+		struct est less = { -s->diff.v, -s->diff.hi, -s->diff.lo };
+		fprintf(f, "A stat() served on CPU %s for a caller on CPU %s took %s us less than one "
+			   "served on the caller's CPU (%s), so there is no extra cost to split here.",
+			s->b, s->a, ab_r_num(e, sizeof(e), less.v), est_text(a, sizeof(a), less));
+		pieces_text(f, s);
+		fprintf(f, "\n\n");
+		return;
+	}
+	if (!s->holds) {
+		fprintf(f, "Other minus same: %s per stat() (CPU %s serving a caller on CPU %s). "
+			   "Its split into cache transfers, wake-ups and FUSE's own path does not "
+			   "hold on this machine: %s would be below zero beyond its interval.",
+			est_text(a, sizeof(a), s->diff), s->b, s->a, s->below);
+		pieces_text(f, s);
+		fprintf(f, "\n\n");
+		return;
+	}
+	fprintf(f, "Of the %s us a stat() served on CPU %s for a caller on CPU %s costs more than "
+		   "one served on the caller's CPU ([%s, %s]), %s are the cache transfers "
+		   "(cpupair's cache-line round trip of the pair%s), %s the wake-ups crossing adds "
+		   "(its %s round trip between the CPUs less that on CPU %s alone%s; every wait "
+		   "slept) and %s FUSE's own path (what remains; a part "
+		   "below 0 within its interval reads 0).", ab_r_num(e, sizeof(e), s->diff.v),
+		s->b, s->a, ab_r_num(lo, sizeof(lo), s->diff.lo), ab_r_num(hi, sizeof(hi), s->diff.hi),
+		s->line_flagged ? "none apart" : est_text(b, sizeof(b), s->cache),
+		s->line_flagged ? ", flagged: a spinner lost its CPU, so they stay inside the "
+				  "wake-ups' part" : "", est_text(c, sizeof(c), s->wake),
+		wm[s->method].name, s->c, s->line_flagged ? "" : " and less the cache line",
+		est_text(d, sizeof(d), s->fuse));
+	check_text(f, s->wake.v, s->brk_wake, 0);
+	if (isfinite(s->wake_poll))
+		fprintf(f, " With idle polling the wake-ups crossing adds cost %s us.",
+			ab_r_num(e, sizeof(e), s->wake_poll));
+	check_text(f, s->wake_poll, s->brk_wake_poll, 1);
+	fprintf(f, "\n\n");
+}
+
+/* The split's rows and the breakdown's beside them (tables.md). */
+static void split_table(FILE *f, const struct split *s)
+{
+	char a[64];
+
+	fprintf(f, "Other minus same, split (us per stat(), CPUs %s and %s, same on CPU %s; "
+		   "cpupair's %s round trips; median [95%% CI]):\n\n| part | us per stat() |\n"
+		   "|---|---|\n", s->a, s->b, s->c, wm[s->method].name);
+	if (s->holds) {
+		fprintf(f, "| cache transfers (cache-line round trip) | %s |\n", s->line_flagged ?
+			"none apart (the pair's line was flagged: a spinner lost its CPU)" :
+			est_text(a, sizeof(a), s->cache));
+		fprintf(f, "| wake-ups crossing adds (round trip between the CPUs less on one, "
+			   "less the line) | %s |\n", est_text(a, sizeof(a), s->wake));
+		fprintf(f, "| FUSE's own path (what remains) | %s |\n", est_text(a, sizeof(a), s->fuse));
+	} else {
+		if (s->diff.v < 0)
+			fprintf(f, "| nothing to split: a stat() served on the other CPU is faster | - |\n");
+		else
+			fprintf(f, "| the model does not hold: %s below zero beyond its interval | - |\n",
+				s->below);
+		fprintf(f, "| %s round trip between the CPUs | %s |\n", wm[s->method].name,
+			est_text(a, sizeof(a), s->rt));
+		fprintf(f, "| %s round trip on CPU %s alone | %s |\n", wm[s->method].name, s->c,
+			est_text(a, sizeof(a), s->self));
+		fprintf(f, "| cache-line round trip | %s |\n", est_text(a, sizeof(a), s->line));
+	}
+	fprintf(f, "| other minus same | %s |\n", est_text(a, sizeof(a), s->diff));
+	if (s->holds && isfinite(s->wake_poll))
+		fprintf(f, "| wake-ups with idle polling (cpupair --idle poll) | %s |\n",
+			ab_r_num(a, sizeof(a), s->wake_poll));
+	if (isfinite(s->brk_wake))
+		fprintf(f, "| breakdown's wake-up steps, other less same (daemon_wake + "
+			   "reply_wake, us per call) | %s |\n", ab_r_num(a, sizeof(a), s->brk_wake));
+	if (s->holds && isfinite(s->wake_poll) && isfinite(s->brk_wake_poll))
+		fprintf(f, "| breakdown's wake-up steps with idle polling, other less same | %s |\n",
+			ab_r_num(a, sizeof(a), s->brk_wake_poll));
+	fprintf(f, "\n");
+	if (!s->holds || (!isfinite(s->brk_wake) &&
+			  !(isfinite(s->wake_poll) && isfinite(s->brk_wake_poll))))
+		return;
+	fprintf(f, "Check:");
+	check_text(f, s->wake.v, s->brk_wake, 0);
+	check_text(f, s->wake_poll, s->brk_wake_poll, 1);
+	fprintf(f, "\n\n");
+}
+
+void ctf_split(struct ab_render *r, int reading)
+{
+	struct split s;
+	char buf[512], a[32];
+	const char *why;
+
+	if (split_of(r, &s) < 0)
+		return;
+	if ((why = no_split(r, &s, buf, sizeof(buf)))) {
+		fprintf(r->out, "Other minus same: %s us per stat(). Its split into cache transfers, "
+				"wake-ups and FUSE's own path cannot be given: %s.\n\n",
+			ab_r_num(a, sizeof(a), s.diff.v), why);
+		return;
+	}
+	if (reading)
+		split_sentence(r->out, &s);
+	else
+		split_table(r->out, &s);
+}
+
+/* The bars: the three parts stacked when the model holds, else the measured pieces side
+ * by side; *lo, *hi: the range they cover, 0 included. */
+static int plot_dat(struct ab_render *r, const struct split *s, double *lo, double *hi)
+{
+	FILE *d = ab_plot_file(r, "cputestfs_split.dat");
+	double v[4];
+	int n;
+
+	if (!d)
+		return -1;
+	if (s->holds) {
+		fprintf(d, "# part: cache wake fuse, us per stat()\n\"other - same\" %.6g %.6g %.6g\n",
+			s->cache.v, s->wake.v, s->fuse.v);
+		v[0] = s->cache.v + s->wake.v + s->fuse.v;
+		n = 1;
+	} else {
+		fprintf(d, "# measured piece, us\n\"other - same (per stat())\" %.6g\n"
+			   "\"%s round trip, CPUs %.8s and %.8s\" %.6g\n\"%s round trip, CPU %.8s alone\" "
+			   "%.6g\n\"cache-line round trip\" %.6g\n", s->diff.v, wm[s->method].name,
+			s->a, s->b, s->rt.v, wm[s->method].name, s->c, s->self.v, s->line.v);
+		v[0] = s->diff.v, v[1] = s->rt.v, v[2] = s->self.v, v[3] = s->line.v;
+		n = 4;
+	}
+	ab_plot_file_close(r, d, "cputestfs_split.dat");
+	*lo = *hi = 0;
+	for (int k = 0; k < n; k++) {
+		*lo = v[k] < *lo ? v[k] : *lo;
+		*hi = v[k] > *hi ? v[k] : *hi;
+	}
+	return 0;
+}
+
+void ctf_split_plot(struct ab_render *r)
+{
+	static const char *const parts[] = { "cache transfers", "wake-ups crossing adds",
+					     "FUSE's own path" };
+	struct split s;
+	char buf[512];
+	double lo, hi;
+
+	if (split_of(r, &s) < 0 || no_split(r, &s, buf, sizeof(buf)) || plot_dat(r, &s, &lo, &hi))
+		return;
+	FILE *f = ab_plot_begin(r);
+	if (!f)
+		return;
+	double pad = (hi - lo) * 0.1 > 0 ? (hi - lo) * 0.1 : 1;
+	ab_plot_set(f, "title", s.holds ? "cputestfs: other minus same, split (us per stat())" :
+			"cputestfs: the split does not hold here; the measured pieces (us)");
+	ab_plot_set(f, "xlabel", "libfuse, one daemon thread, the idle policy as found");
+	ab_plot_set(f, "ylabel", s.holds ? "us per stat()" : "us");
+	/* every bar inside, below zero drawn below zero */
+	fprintf(f, "set yrange [%.6g:%.6g]\nset xzeroaxis lt -1\n", lo < 0 ? lo - pad : 0, hi + pad);
+	fprintf(f, "set style fill solid 0.7 border -1\nset boxwidth 0.5\n"
+		   "set key outside right top vertical noenhanced\n");
+	if (!s.holds) {
+		fprintf(f, "set key off\nset xtics rotate by -20 noenhanced\nplot "
+			   "'cputestfs_split.dat' using 0:2:xtic(1) with boxes notitle\n");
+		ab_plot_end(r, f, "cputestfs_split", 760, 480);
+		return;
+	}
+	fprintf(f, "set style data histograms\nset style histogram rowstacked\n"
+		   "set key title 'bars: parts of the difference of medians' noenhanced\nplot ");
+	for (int k = 0; k < 3; k++) {
+		fprintf(f, "%s'cputestfs_split.dat' using %d%s title ", k ? ", " : "", 2 + k,
+			k ? "" : ":xtic(1)");
+		ab_gp_string(f, parts[k]);
+	}
+	fprintf(f, "\n");
+	/* the key beside the bar: the title is centred on the plot area, which the key
+	 * pushes left, so the figure is wide enough for both */
+	ab_plot_end(r, f, "cputestfs_split", 760, 480);
+}
