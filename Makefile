@@ -72,8 +72,8 @@ help:
 	@echo "make check-loaded    make check with a busy loop on every CPU (the tests must hold there)"
 	@echo "make sanitize        unit tests and the raw.csv fuzz test under ASan + UBSan, then check-valgrind"
 	@echo "make check-valgrind  valgrind over harness run --dry-run of the default plan and a 20-block plan"
-	@echo "make check-topology  run the suite in emulated many-CPU guests (QEMU TCG; 9-13 min;"
-	@echo "                     SHAPES=\"A B C\", SAVE=results/emulated)"
+	@echo "make check-topology  run the suite in emulated many-CPU guests and the machine matrix"
+	@echo "                     (QEMU TCG; 14-18 min; SHAPES=\"A B C matrix\", SAVE=results/emulated)"
 	@echo "make check-topology-selftest  the topology checker's self-test alone (no guest)"
 	@echo "make check-lkp       affbench as an LKP test case in LKP_SRC=<lkp-tests checkout>, copied"
 	@echo "                     (split-job, run, ncompare; root; skipped without LKP_SRC)"
@@ -187,7 +187,7 @@ check-valgrind: deps
 
 # The emulated-topology check (tests/topology/check-topology.sh, docs/emulated.md): installs
 # what is missing, boots each shape under QEMU TCG and checks the run directories.
-SHAPES ?= A B C
+SHAPES ?= A B C matrix
 check-topology: deps
 	@$(MAKE) --no-print-directory all
 	@SHAPES="$(SHAPES)" tests/topology/check-topology.sh $(if $(SAVE),--save $(SAVE))

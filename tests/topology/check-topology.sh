@@ -5,12 +5,12 @@
 # directories back and checks them against the guest's own sysfs, derived
 # independently of the project's placement resolver.
 #
-#   tests/topology/check-topology.sh [--shapes "A B C"] [--save DIR] [--keep]
+#   tests/topology/check-topology.sh [--shapes "A B C matrix"] [--save DIR] [--keep]
 #   tests/topology/check-topology.sh --selftest     the checker's self-test only (no guest, seconds)
 #   tests/topology/check-topology.sh --check DIR|PACK   check a result directory (or a saved
 #                                            topology/result.pack) again, no guest
 #
-# Shapes (A B C by default; SHAPES="A C" in the environment also picks):
+# Shapes (all and the matrix by default; SHAPES="A C" in the environment also picks):
 #   A  16 CPUs: 2 sockets x 4 cores x 2 threads, 2 NUMA nodes
 #   B  72 CPUs on 1 socket (36 cores x 2 threads), one node
 #   C  shape A, the suite under taskset -c 2-5,9 and CPU 3 offline
@@ -30,7 +30,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$HERE/../.."
 TOP=$PWD
 W=${TOPO_BUILD:-$TOP/build/topology}
-SHAPES=${SHAPES:-A B C}
+SHAPES=${SHAPES:-A B C matrix}
 # A hang guard per guest (boot to poweroff), above the 10-minute budget a shape is meant
 # to fit: other work on a shared 2-CPU host stretches TCG guests by half or more.
 SHAPE_TIMEOUT=${TOPO_SHAPE_TIMEOUT:-900}
