@@ -73,7 +73,7 @@ help:
 	@echo "make sanitize        unit tests and the raw.csv fuzz test under ASan + UBSan, then check-valgrind"
 	@echo "make check-valgrind  valgrind over harness run --dry-run of the default plan and a 20-block plan"
 	@echo "make check-topology  run the suite in emulated many-CPU guests and the machine matrix"
-	@echo "                     (QEMU TCG; 14-18 min; SHAPES=\"A B C matrix\", SAVE=results/emulated)"
+	@echo "                     (QEMU TCG; 13-19 min; SHAPES=\"A B C matrix\", SAVE=results/emulated)"
 	@echo "make check-topology-selftest  the topology checker's self-test alone (no guest)"
 	@echo "make check-lkp       affbench as an LKP test case in LKP_SRC=<lkp-tests checkout>, copied"
 	@echo "                     (split-job, run, ncompare; root; skipped without LKP_SRC)"
