@@ -72,8 +72,8 @@ help:
 	@echo "make check-loaded    make check with a busy loop on every CPU (the tests must hold there)"
 	@echo "make sanitize        unit tests and the raw.csv fuzz test under ASan + UBSan, then check-valgrind"
 	@echo "make check-valgrind  valgrind over harness run --dry-run of the default plan and a 20-block plan"
-	@echo "make check-topology  run the suite in emulated many-CPU guests (QEMU TCG; 9-13 min;"
-	@echo "                     SHAPES=\"A B C\", SAVE=results/emulated)"
+	@echo "make check-topology  run the suite in emulated many-CPU guests and the machine matrix"
+	@echo "                     (QEMU TCG; 13-19 min; SHAPES=\"A B C matrix\", SAVE=results/emulated)"
 	@echo "make check-topology-selftest  the topology checker's self-test alone (no guest)"
 	@echo "make check-mutants   one-line mutations of the code (tests/mutants.list), each"
 	@echo "                     built and tested in build-mutants/: all must be killed"
@@ -196,7 +196,7 @@ check-mutants: deps
 
 # The emulated-topology check (tests/topology/check-topology.sh, docs/emulated.md): installs
 # what is missing, boots each shape under QEMU TCG and checks the run directories.
-SHAPES ?= A B C
+SHAPES ?= A B C matrix
 check-topology: deps
 	@$(MAKE) --no-print-directory all
 	@SHAPES="$(SHAPES)" tests/topology/check-topology.sh $(if $(SAVE),--save $(SAVE))

@@ -55,6 +55,17 @@ F=$R/facts.txt
 	done
 	echo "cpuidle $(first "$S/cpu/cpuidle/current_driver")"
 	echo "pm_qos $(first "$S/cpu/cpuidle/pm_qos")"
+	# What machine.txt must record (the machine matrix checks it): governor, boot
+	# parameters, CPU flags, mitigations, and whether sysfs has the cache topology.
+	g=$(first "$S/cpu/cpuidle/current_governor")
+	echo "governor ${g:-$(first "$S/cpu/cpuidle/current_governor_ro")}"
+	echo "cmdline $(first "$R/sysfs/cmdline")"
+	echo "flags $(first "$R/sysfs/cpuinfo_flags" | sed 's/^flags[[:space:]]*:[[:space:]]*//')"
+	for v in "$S"/cpu/vulnerabilities/*; do
+		[ -f "$v" ] && echo "vuln ${v##*/} $(first "$v")"
+	done
+	[ -f "$S/cpu/cpu0/cache/index0/shared_cpu_list" ] && echo "cache0 yes" || echo "cache0 no"
+	echo "suite $(conf SUITE)"
 	echo "cpuset $(conf CPUSET)"
 	echo "cpus_arg $(conf CPUS_ARG)"
 	echo "offline_req $(conf OFFLINE)"
@@ -85,10 +96,11 @@ for f in "$R"/direct/*.csv; do
 	[ -f "$R/direct/$n.err" ] && set -- "$@" kind=err "step=$n" "$R/direct/$n.err"
 done
 H=$R/harness
-for p in raw.csv:hraw runs.csv:hruns failures.csv:hfail machine.txt:hmachine; do
+for p in raw.csv:hraw runs.csv:hruns failures.csv:hfail machine.txt:hmachine report.md:hreport; do
 	[ -f "$H/${p%%:*}" ] && set -- "$@" "kind=${p##*:}" "$H/${p%%:*}"
 done
-${AWK:-awk} -f "$HERE/check.awk" -f "$HERE/check_place.awk" -f "$HERE/check_cpupair.awk" "$@" \
+${AWK:-awk} -f "$HERE/check.awk" -f "$HERE/check_place.awk" -f "$HERE/check_cpupair.awk" \
+	-f "$HERE/check_matrix.awk" "$@" \
 	>"$R/check-records.txt"
 arc=$?
 # The table and the count go last: print the checks first.

@@ -5,15 +5,19 @@
 # directories back and checks them against the guest's own sysfs, derived
 # independently of the project's placement resolver.
 #
-#   tests/topology/check-topology.sh [--shapes "A B C"] [--save DIR] [--keep]
+#   tests/topology/check-topology.sh [--shapes "A B C matrix"] [--save DIR] [--keep]
 #   tests/topology/check-topology.sh --selftest     the checker's self-test only (no guest, seconds)
 #   tests/topology/check-topology.sh --check DIR|PACK   check a result directory (or a saved
 #                                            topology/result.pack) again, no guest
 #
-# Shapes (all by default; SHAPES="A C" in the environment also picks):
+# Shapes (all and the matrix by default; SHAPES="A C" in the environment also picks):
 #   A  16 CPUs: 2 sockets x 4 cores x 2 threads, 2 NUMA nodes
 #   B  72 CPUs on 1 socket (36 cores x 2 threads), one node
 #   C  shape A, the suite under taskset -c 2-5,9 and CPU 3 offline
+#   matrix  the machine matrix: 2-CPU guests booted as users' machines are, each
+#           running the short behaviour suite (facts, levers, idle share, warnings):
+#           default cpuidle-off idle-poll idle-halt mitigations-off pti-on no-cache
+#           (each is also a shape of its own name)
 # --save DIR copies each shape's run directory to DIR/<shape> (e.g. results/emulated), its
 # records only (results/README.md);
 # --keep keeps the disk images under build/topology/<shape>/ (they are removed otherwise).
@@ -26,7 +30,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 cd "$HERE/../.."
 TOP=$PWD
 W=${TOPO_BUILD:-$TOP/build/topology}
-SHAPES=${SHAPES:-A B C}
+SHAPES=${SHAPES:-A B C matrix}
 # A hang guard per guest (boot to poweroff), above the 10-minute budget a shape is meant
 # to fit: other work on a shared 2-CPU host stretches TCG guests by half or more.
 SHAPE_TIMEOUT=${TOPO_SHAPE_TIMEOUT:-900}
@@ -39,7 +43,7 @@ BOOT_TRIES=${TOPO_BOOT_TRIES:-3}
 . "$HERE/boot.sh"
 save= keep=0 mode=run check_dir=
 
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; }
 while [ $# -gt 0 ]; do
 	case $1 in
 	--shapes) SHAPES=$2; shift ;;
@@ -54,8 +58,13 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+MATRIX="default cpuidle-off idle-poll idle-halt mitigations-off pti-on no-cache"
+SHAPES=$(for s in $SHAPES; do [ "$s" = matrix ] && echo "$MATRIX" || echo "$s"; done)
 for s in $SHAPES; do
-	case $s in A|B|C) ;; *) echo "check-topology: unknown shape '$s' (A, B or C)" >&2; exit 2 ;; esac
+	case " A B C $MATRIX " in
+	*" $s "*) ;;
+	*) echo "check-topology: unknown shape '$s' (A, B, C, matrix or one of: $MATRIX)" >&2; exit 2 ;;
+	esac
 done
 for v in TOPO_SHAPE_TIMEOUT=$SHAPE_TIMEOUT TOPO_BOOT_STALL=$BOOT_STALL TOPO_BOOT_TRIES=$BOOT_TRIES; do
 	case ${v#*=} in ''|*[!0-9]*|0)
@@ -213,8 +222,25 @@ build_initramfs() {
 }
 
 # ---- one shape ----------------------------------------------------------------------------
-shape_args() { # SHAPE -> QEMU_SMP, CPUSET, OFFLINE, CPUS_ARG, SHAPE_DESC
-	CPUSET= OFFLINE=
+# The machine matrix: one setting a user's machine may have, on a small guest (SUITE=matrix).
+matrix_args() { # SHAPE -> CPU_EXTRA, APPEND_EXTRA, SHAPE_DESC
+	case $1 in
+	default) SHAPE_DESC="as booted by default" ;;
+	cpuidle-off) APPEND_EXTRA=cpuidle.off=1 SHAPE_DESC="no cpuidle driver (cpuidle.off=1)" ;;
+	idle-poll) APPEND_EXTRA=idle=poll SHAPE_DESC="idle=poll" ;;
+	idle-halt) APPEND_EXTRA=idle=halt SHAPE_DESC="idle=halt" ;;
+	mitigations-off) APPEND_EXTRA=mitigations=off SHAPE_DESC="mitigations=off" ;;
+	# PTI forced on. TCG offers no PCID (CPUID has no pcid flag, +pcid is refused), so
+	# every guest with PTI has the second kind of VM's "PTI without PCID".
+	pti-on) APPEND_EXTRA=pti=on SHAPE_DESC="PTI forced on (pti=on)" ;;
+	# CPUID level 2: no leaf 4, so the kernel has no cache leaves and sysfs no cache/.
+	no-cache) CPU_EXTRA=,level=2 SHAPE_DESC="no cache topology in sysfs (CPUID level 2)" ;;
+	esac
+	SHAPE_DESC="2 CPUs, $SHAPE_DESC"
+}
+
+shape_args() { # SHAPE -> QEMU_SMP, CPUSET, OFFLINE, CPUS_ARG, SHAPE_DESC, SUITE, ...
+	CPUSET= OFFLINE= SUITE=topology CPU_EXTRA= APPEND_EXTRA= QEMU_MEM=2G
 	# CPUS_ARG: a cputestfs --cpus run with a list that spans cores, LLCs and nodes.
 	CPUS_ARG=1,4-6,12
 	# ddpar writes and reads (reads alone take 40 s more on B, where the harness plan reads)
@@ -239,6 +265,11 @@ shape_args() { # SHAPE -> QEMU_SMP, CPUSET, OFFLINE, CPUS_ARG, SHAPE_DESC
 		CPUS_ARG=1,4-6,64-66	# above 63: masks wider than one word
 		DDPAR_MODE=write
 		;;
+	*)
+		QEMU_SMP=(-smp 2)
+		QEMU_MEM=1G SUITE=matrix CPUS_ARG=
+		matrix_args "$1"
+		;;
 	esac
 }
 
@@ -250,10 +281,15 @@ run_shape() {
 	# The sqrtio files: real data (no holes; mke2fs -d keeps zero blocks as holes).
 	head -c $((8 << 20)) /dev/urandom >"$d/disk/sqrtio.dat"
 	cp "$d/disk/sqrtio.dat" "$d/sq/sqrtio.dat"
-	cp "$HERE/guest.plan" "$d/disk/guest.plan"
+	if [ "$SUITE" = matrix ]; then
+		cp "$HERE/matrix.plan" "$d/disk/guest.plan"
+	else
+		cp "$HERE/guest.plan" "$d/disk/guest.plan"
+	fi
 	cat >"$d/disk/config" <<-EOF
 		SHAPE=$s
 		SHAPE_DESC="$SHAPE_DESC"
+		SUITE=$SUITE
 		CPUSET=$CPUSET
 		OFFLINE=$OFFLINE
 		CPUS_ARG=$CPUS_ARG
@@ -265,10 +301,10 @@ run_shape() {
 	mke2fs -q -F -t ext2 -L affbench-out -d "$d/disk" "$d/disk.img" 128M >/dev/null
 	mke2fs -q -F -t ext2 -L affbench-sq -d "$d/sq" "$d/sq.img" 16M >/dev/null
 	rm -rf "$d/disk" "$d/sq"
-	QEMU_CMD=(qemu-system-x86_64 -accel tcg,thread=multi -m 2G -nographic -no-reboot -nic none
-		-cpu max,vendor=GenuineIntel "${QEMU_SMP[@]}"
+	QEMU_CMD=(qemu-system-x86_64 -accel tcg,thread=multi -m "$QEMU_MEM" -nographic -no-reboot -nic none
+		-cpu "max,vendor=GenuineIntel$CPU_EXTRA" "${QEMU_SMP[@]}"
 		-kernel "$VMLINUZ" -initrd "$W/initramfs.cpio.gz"
-		-append "console=ttyS0 panic=-1 loglevel=7 earlyprintk=serial,ttyS0,115200"
+		-append "console=ttyS0 panic=-1 loglevel=7 earlyprintk=serial,ttyS0,115200${APPEND_EXTRA:+ $APPEND_EXTRA}"
 		-drive "file=$d/disk.img,format=raw,if=none,id=out"
 		-device virtio-blk-pci,drive=out
 		-drive "file=$d/sq.img,format=raw,if=none,id=sq"

@@ -4,10 +4,12 @@
 #            online LIST | sib CPU LIST | cache CPU LEVEL TYPE LIST | node N LIST |
 #            mq DISK QUEUE LIST | virtio DISK DEV | irq N NAME | eff N LIST |
 #            cpuset LIST | offline_req CPU | allowed_seen LIST | step NAME RC |
-#            harness_rc RC | restore_rc RC | desc TEXT
+#            harness_rc RC | restore_rc RC | desc TEXT | cpuidle DRIVER | governor NAME |
+#            pm_qos yes|no | cmdline TEXT | flags TEXT | vuln NAME VALUE | cache0 yes|no |
+#            suite topology|matrix
 #   csv      a benchmark's records (step=NAME): bench,config,rep,metric,value,unit
 #   err      its stderr (step=NAME); kv: key=value lines (step=NAME)
-#   hraw hruns hfail hmachine   the harness run directory's files
+#   hraw hruns hfail hmachine hreport   the harness run directory's files
 # The topology the records are checked against comes from those facts alone,
 # never from the project's resolver (lib/sys/topo.c), so a resolver bug shows.
 # Prints one line per check ("ok", "FAIL", "note") and the placement table;
@@ -97,6 +99,11 @@ kind == "facts" {
 	else if ($1 == "maxcpu") MAXCPU = $2 + 0
 	else if ($1 == "cpuidle") CPUIDLE = $2
 	else if ($1 == "pm_qos") PMQOS = $2
+	else if ($1 == "governor") GOVERNOR = $2
+	else if ($1 == "cmdline" || $1 == "flags") { k = $1; $1 = ""; FACT[k] = " " substr($0, 2) " " }
+	else if ($1 == "vuln") { k = $2; $1 = ""; $2 = ""; VULN[k] = substr($0, 3) }
+	else if ($1 == "cache0") CACHE0 = $2
+	else if ($1 == "suite") SUITE = $2
 	else if ($1 == "desc") { $1 = ""; DESC = substr($0, 2) }
 	next
 }
@@ -106,8 +113,17 @@ kind == "hraw" { NREC["harness"]++; REC["harness", NREC["harness"]] = $0; next }
 kind == "hruns" { NRUNS++; RUNS[NRUNS] = $0; next }
 kind == "hfail" { NHF++; HFAIL[NHF] = $0; next }
 kind == "hmachine" { NHM++; HM[NHM] = $0; next }
+# report.md: the lines of its "## Warnings" section
+kind == "hreport" && /^## / { INWARN = ($0 == "## Warnings"); next }
+kind == "hreport" && INWARN && /^- / { NWARN++; WARN[NWARN] = $0; next }
 
 END {
+	# A machine-matrix guest runs the short behaviour suite (check_matrix.awk).
+	if (SUITE == "matrix") {
+		check_matrix()
+		printf "\n%d checks passed, %d failed\n", NOK, NBAD
+		exit NBAD ? 1 : 0
+	}
 	# ---- the topology, as the guest's sysfs says ----
 	for (c in LLCL) { expand(LLCL[c], T); for (k in T) LLCM[c + 0, k + 0] = 1; HASLLC[c] = 1 }
 	split("", E); NE = 0

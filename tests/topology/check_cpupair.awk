@@ -110,11 +110,18 @@ function check_cp_classes(s,    n, i, c, want, got, x, y, m, nm, M3, nb, W, G) {
 	if (!nb) ok(s ": classes" got ": one pair and its reverse each, with line, futex and pipe round trips; classes as the snapshot says")
 	CPCLS = got
 }
-# --idle poll holds /dev/cpu_dma_latency: records say idle=poll, or a clean skip without it.
+# --idle poll holds /dev/cpu_dma_latency where a cpuidle driver reads it: records say
+# idle=poll; without a driver (the snapshot's current_driver none) exit 4 naming it, and
+# without the device a clean skip.
 function check_cp_poll(s,    n, t) {
 	if (!(s in STEPRC)) { bad(s ": not run"); return }
+	if (CPUIDLE == "" || CPUIDLE == "none") {
+		if (STEPRC[s] == 4 && LASTERR[s] ~ /no cpuidle driver/) { ok(s ": no cpuidle driver: skipped with the reason: " LASTERR[s]); CPPOLL = "skipped" }
+		else bad(s ": cpuidle driver none, want exit 4 naming the missing driver, got exit " STEPRC[s] ": " LASTERR[s])
+		return
+	}
 	if (STEPRC[s] == 4 && PMQOS == "no" && LASTERR[s] ~ /cpu_dma_latency/) { ok(s ": skipped, no /dev/cpu_dma_latency: " LASTERR[s]); CPPOLL = "skipped"; return }
-	if (STEPRC[s] != 0) { bad(s ": exit " STEPRC[s] ": " LASTERR[s] " (/dev/cpu_dma_latency " (PMQOS == "yes" ? "present" : "absent") ")"); return }
+	if (STEPRC[s] != 0) { bad(s ": cpuidle driver " CPUIDLE ", exit " STEPRC[s] ": " LASTERR[s] " (/dev/cpu_dma_latency " (PMQOS == "yes" ? "present" : "absent") ")"); return }
 	if ((n = cp_read(s)) <= 0) { if (n == 0) bad(s ": no records"); return }
 	if (CPIDLE != " poll") bad(s ": records not all idle=poll; idle values seen:" CPIDLE)
 	else { ok(s ": " n " pairs measured, every record carries idle=poll"); CPPOLL = "ran" }

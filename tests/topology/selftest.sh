@@ -20,6 +20,9 @@ pack_list() {
 		sysfs/devices/system/cpu/cpu*/cache/index*/type \
 		sysfs/devices/system/cpu/cpu*/cache/index*/shared_cpu_list \
 		sysfs/devices/system/cpu/cpuidle/current_driver sysfs/devices/system/cpu/cpuidle/pm_qos \
+		sysfs/devices/system/cpu/cpuidle/current_governor \
+		sysfs/devices/system/cpu/cpuidle/current_governor_ro \
+		sysfs/devices/system/cpu/vulnerabilities/* sysfs/cmdline sysfs/cpuinfo_flags \
 		sysfs/devices/system/node/node*/cpulist sysfs/block/*/virtio sysfs/block/*/mq/*/cpu_list \
 		sysfs/interrupts sysfs/irq/*/effective_affinity_list direct/*.csv direct/*.err direct/*.rc \
 		harness/raw.csv harness/runs.csv harness/failures.csv harness/machine.txt harness/EMULATED \
@@ -36,8 +39,9 @@ if [ "${1:-}" = --pack ]; then
 		sed 's/^/|/' "$d/$f"
 	done
 	echo "@@ harness/report.md"
-	echo "|# (report.md of the run; its presence and its knob warnings are checked)"
-	grep 'knob not as before' "$d/harness/report.md" 2>/dev/null | sed 's/^/|/'
+	echo "|# (report.md of the run: its presence, its knob warnings and its Warnings section are checked)"
+	sed -n '/^## Warnings$/,/^## /p' "$d/harness/report.md" 2>/dev/null | sed '$!b; /^## /d' |
+		sed 's/^/|/'
 	exit 0
 fi
 
@@ -108,7 +112,7 @@ expect() {
 }
 
 # ---- the untouched fixtures pass, with every awk ----
-for fx in A C; do
+for fx in A C matrix; do
 	unpack "$HERE/fixture-$fx.txt" "$W/base-$fx"
 	for a in $awks; do
 		cp -r "$W/base-$fx" "$W/pristine"
@@ -274,8 +278,19 @@ cp_no_smt() {
 }
 expect "cpupair's classes sample without smt" A "classes llc cross-node, the allowed CPUs offer smt llc cross-node" cp_no_smt
 
+# --idle poll by the snapshot's cpuidle driver: none refuses (exit 4), one acts (exit 0).
+cp_poll_ran() {
+	echo 0 >direct/cpupair-idle-poll.rc
+}
+expect "cpupair --idle poll exits 0 without a cpuidle driver" A "cpuidle driver none, want exit 4" cp_poll_ran
+cp_poll_refused() {
+	echo acpi_idle >sysfs/devices/system/cpu/cpuidle/current_driver
+}
+expect "cpupair --idle poll refused though a cpuidle driver exists" A "cpuidle driver acpi_idle, exit 4" cp_poll_refused
 cp_poll() {
-	sedi direct/cpupair-idle-poll.csv 's/idle=poll;//'
+	echo acpi_idle >sysfs/devices/system/cpu/cpuidle/current_driver
+	echo 0 >direct/cpupair-idle-poll.rc
+	cp direct/cpupair-classes.csv direct/cpupair-idle-poll.csv
 }
 expect "cpupair --idle poll records without idle=poll" A "records not all idle=poll" cp_poll
 
@@ -288,6 +303,91 @@ unfinished() {
 	rm -f done
 }
 expect "a guest that did not finish" A "the guest did not finish" unfinished
+
+# ---- the machine matrix (fixture-matrix: no cpuidle driver, PTI without PCID, no cache/) ----
+MT=harness/machine.txt
+mt_driver() { sedi $MT 's/^cpuidle  *driver=none/cpuidle        driver=acpi_idle/'; }
+expect "matrix: machine.txt names a driver sysfs does not have" matrix \
+	"cpuidle driver=acpi_idle governor=menu, the guest's facts say driver=none" mt_driver
+mt_idle_boot() { echo "$(cat sysfs/cmdline) idle=poll" >sysfs/cmdline; }
+expect "matrix: booted with idle=poll, machine.txt says idle_cmdline none" matrix \
+	"idle_cmdline none, the guest's facts say idle=poll" mt_idle_boot
+expect "matrix: booted with idle=poll, report.md does not warn of it" matrix \
+	"report.md does not warn: idle=poll" mt_idle_boot
+mt_no_meltdown() { grep -v '^mitigation meltdown:' $MT >x && mv x $MT; }
+expect "matrix: machine.txt without the meltdown mitigation line" matrix \
+	"no mitigation line for meltdown" mt_no_meltdown
+mt_mit_value() { sedi $MT 's/^mitigation spectre_v1:.*/mitigation spectre_v1:Vulnerable/'; }
+expect "matrix: a mitigation line whose value is not sysfs's" matrix \
+	"mitigation spectre_v1:Vulnerable, sysfs says" mt_mit_value
+mt_pcid() { sedi sysfs/cpuinfo_flags 's/$/ pcid/'; }
+expect "matrix: the CPU has pcid, machine.txt says no" matrix "pcid no, the guest's facts say pcid in" mt_pcid
+expect "matrix: the CPU has pcid, report.md warns of PTI without PCID" matrix \
+	"warns, though the guest's facts say otherwise: PTI without PCID" mt_pcid
+mt_pti() { echo "Not affected" >sysfs/devices/system/cpu/vulnerabilities/meltdown; }
+expect "matrix: meltdown not affected, machine.txt says pti on" matrix \
+	"pti on (meltdown: Mitigation: PTI), the guest's facts say meltdown: Not affected" mt_pti
+mt_hyp() { grep -v '^hypervisor ' $MT >x && mv x $MT; }
+expect "matrix: machine.txt without the hypervisor line" matrix "no hypervisor line" mt_hyp
+mt_cache() {
+	mkdir -p sysfs/devices/system/cpu/cpu0/cache/index0
+	echo 0 >sysfs/devices/system/cpu/cpu0/cache/index0/shared_cpu_list
+}
+expect "matrix: sysfs has cache/, machine.txt says guessed" matrix \
+	"topology_src guessed .*, the guest's facts say cpu0/cache/index0 present" mt_cache
+expect "matrix: sysfs has cache/, report.md warns of none" matrix \
+	"warns, though the guest's facts say otherwise: no cache topology" mt_cache
+mt_syscall() { sedi $MT 's/^syscall_ns .*/syscall_ns     (unmeasured)/'; }
+expect "matrix: syscall_ns not a number" matrix "machine.txt: syscall_ns (unmeasured)" mt_syscall
+mt_pipe() { grep -v '^pipe_rt_ns ' $MT >x && mv x $MT; }
+expect "matrix: no pipe_rt_ns line" matrix "no pipe_rt_ns line" mt_pipe
+mt_poll_ran() { echo 0 >direct/idle-poll.rc; }
+expect "matrix: --idle poll exits 0 without a cpuidle driver" matrix \
+	"idle-poll: no cpuidle driver, want exit 4" mt_poll_ran
+mt_maxlat_lines() { echo "cpupair: 2 ordered pairs" >>direct/idle-max-latency.err; }
+expect "matrix: --idle max-latency refused in two lines" matrix \
+	"idle-max-latency: no cpuidle driver, want exit 4 and one line naming it, got exit 4 and 2" mt_maxlat_lines
+mt_driver_snap() { echo acpi_idle >sysfs/devices/system/cpu/cpuidle/current_driver; }
+expect "matrix: a cpuidle driver exists, --idle poll refused" matrix "idle-poll: exit 4: " mt_driver_snap
+expect "matrix: a cpuidle driver exists, report.md warns of none" matrix \
+	"warns, though the guest's facts say otherwise: no cpuidle driver" mt_driver_snap
+mt_halt_ran() { echo 0 >direct/idle-haltpoll.rc; }
+expect "matrix: --idle haltpoll:NS exits 0 without haltpoll" matrix \
+	"idle-haltpoll: cpuidle driver none, want exit 4" mt_halt_ran
+mt_busy_refused() { echo 4 >direct/idle-busy.rc; }
+expect "matrix: --idle busy exits 4" matrix "idle-busy: exit 4" mt_busy_refused
+mt_busy_nospin() { grep -v mon_spinner_cpu_pct direct/idle-busy.csv >x && mv x direct/idle-busy.csv; }
+expect "matrix: --idle busy without mon_spinner_cpu_pct" matrix \
+	"idle-busy: no mon_spinner_cpu_pct" mt_busy_nospin
+mt_no_cpu1_idle() { grep -v mon_cpu1_idle_pct direct/idle-as-found.csv >x && mv x direct/idle-as-found.csv; }
+expect "matrix: no mon_cpu1_idle_pct" matrix "idle-as-found: 2 pair(s) without mon_allcpus_idle_pct" \
+	mt_no_cpu1_idle
+mt_idle_range() {
+	sedi direct/idle-as-found.csv 's/\(mon_allcpus_idle_pct,\)[0-9.]*,/\1150,/'
+}
+expect "matrix: an idle share of 150%" matrix "mon_allcpus_idle_pct 150 outside 0-100" mt_idle_range
+mt_h_noidle() { grep -v mon_allcpus_idle_pct harness/raw.csv >x && mv x harness/raw.csv; }
+expect "matrix: the plan's records without mon_allcpus_idle_pct" matrix \
+	"harness raw.csv: .* pair(s) without the idle share" mt_h_noidle
+mt_plan_poll() { sedi harness/runs.csv 's/^\(cpupair,.*\),skipped,4,\(.*idle=poll.*\)$/\1,ok,0,\2/'; }
+expect "matrix: the plan's idle=poll point ran without a driver" matrix \
+	"harness cpupair idle=poll: ok" mt_plan_poll
+mt_warn_drop() { grep -v "^- $1" harness/report.md >x && mv x harness/report.md; }
+mt_warn_nodrv() { mt_warn_drop "no cpuidle driver"; }
+expect "matrix: report.md without the no-cpuidle-driver warning" matrix \
+	"report.md does not warn: no cpuidle driver" mt_warn_nodrv
+mt_warn_pti() { mt_warn_drop "PTI without PCID"; }
+expect "matrix: report.md without the PTI-without-PCID warning" matrix \
+	"report.md does not warn: PTI without PCID" mt_warn_pti
+mt_warn_cache() { mt_warn_drop "no cache topology"; }
+expect "matrix: report.md without the no-cache-topology warning" matrix \
+	"report.md does not warn: no cache topology in sysfs" mt_warn_cache
+mt_warn_poll() {
+	awk '{ print } $0 == "## Warnings" { print ""; print "- idle=poll: idle CPUs spin." }' \
+		harness/report.md >x && mv x harness/report.md
+}
+expect "matrix: report.md warns of idle=poll, not booted with it" matrix \
+	"warns, though the guest's facts say otherwise: idle=poll" mt_warn_poll
 
 # ---- the boot watchdog (boot.sh): a stalled boot is stopped and told apart ----
 . "$HERE/boot.sh"
