@@ -1,9 +1,10 @@
 /*
  * harness compare A B [C ...]: for each (bench, config, metric) present in A
  * and in another run, the ratio of medians run/A with a bootstrap 95% CI,
- * judged only with 6 or more repetitions a side. CPU numbers in configs
- * (h_cfg_is_cpu_numbers) are dropped before matching, so two machines
- * compare; groups are matched through the result model's hash index, so runs
+ * judged only with 6 or more repetitions a side. A config matches the same
+ * config, or across CPU numbers the one config a side that differs in them
+ * only (match.c), so two machines compare; groups are matched through hash
+ * indexes, so runs
  * of 200,000 configs compare in seconds. Writes compare.md, compare.csv and
  * plots (plot.c) into --out DIR. Directory names are outside text: escaped wherever
  * they are written.
@@ -163,7 +164,7 @@ static struct pair *collect(struct cmp *c, size_t *np)
 
 	for (size_t i = 0; i < c->d[0].n; i++)
 		for (int k = 1; k < c->nr; k++) {
-			const struct ab_group *b = h_cmp_match(&c->d[k], &c->d[0].g[i]);
+			const struct ab_group *b = h_cmp_match(c, 0, &c->d[0].g[i], k);
 			if (!b) {
 				c->only_a++;
 				c->why_a[h_cmp_why_missing(c, k, c->d[0].g[i].bench)]++;
@@ -176,6 +177,8 @@ static struct pair *collect(struct cmp *c, size_t *np)
 					ab_fail("compare: out of memory");
 				q = t;
 			}
+			c->cpu_matched += b->config != c->d[0].g[i].config &&
+					  strcmp(b->config, c->d[0].g[i].config);
 			q[n] = (struct pair){ .a = &c->d[0].g[i], .b = b, .k = k };
 			judge_pair(&q[n++]);
 		}
@@ -221,7 +224,7 @@ static void table(struct cmp *c)
 	printf(TERM_ROW, "bench", "config", "metric", "run", "A", "this", "this/A [95% CI]");
 	for (int k = 1; k < c->nr; k++)	/* results of a run that A lacks cannot be compared either */
 		for (size_t i = 0; i < c->d[k].n; i++)
-			if (!h_cmp_match(&c->d[0], &c->d[k].g[i])) {
+			if (!h_cmp_match(c, k, &c->d[k].g[i], 0)) {
 				c->only_b++;
 				c->why_b[h_cmp_why_missing(c, 0, c->d[k].g[i].bench)]++;
 			}
@@ -253,6 +256,11 @@ static void table(struct cmp *c)
 		       "their verdicts compare machines, not only the change under test");
 	}
 	h_cmp_defaults_said(c);
+	if (c->cpu_matched)
+		fprintf(c->md, "%d ratios compare configs that differ in CPU numbers only: the one "
+			       "such config on each side (another machine placed it on other CPUs). "
+			       "Configs of which a run holds several that differ in CPU numbers "
+			       "only compare on the same CPUs alone.\n", c->cpu_matched);
 	if (c->only_a || c->only_b || c->no_ratio) {
 		fprintf(c->md, "Not compared: %d results only in A", c->only_a);
 		h_cmp_why_said(c->md, c->why_a, "the other run");
@@ -270,8 +278,9 @@ static const char cmp_usage[] =
 	"holding at most 1,000,000 results (bench, config, metric) and 32,000,000 values together.\n"
 	"Ratios of medians (B/A, C/A, ...) with bootstrap 95% CIs for every bench, config and metric\n"
 	"present in A and the other run, judged with 6 or more repetitions a side, significant after\n"
-	"the Holm-Bonferroni correction for the number of comparisons. CPU numbers in configs are\n"
-	"ignored, so runs from two machines compare; compare.md opens with what differs between the\n"
+	"the Holm-Bonferroni correction for the number of comparisons. A config matches the same\n"
+	"config; failing that, across CPU numbers, the one config each run holds that differs in\n"
+	"them only, so runs from two machines compare; compare.md opens with what differs between the\n"
 	"machines, then the ratios, a trend table and plot per headline metric (from 3 runs on) and\n"
 	"an overlay per headline metric, its labels in a legend. Prints the table\n"
 	"and writes compare.md, compare.csv and plots (DIR/figures) to --out DIR (default\n"
@@ -410,6 +419,8 @@ int cmd_compare(int argc, char **argv)
 	if (!c.d)
 		ab_fail("compare: out of memory");
 	load_runs(&c);
+	if (h_cmp_index(&c) < 0)
+		ab_fail("compare: out of memory");
 	if (c.gate)	/* a rule that matches nothing is said before anything is written */
 		h_gate_check(&gate, &c.d[0]);
 	if (!c.out) {
@@ -431,7 +442,8 @@ int cmd_compare(int argc, char **argv)
 	ab_msg("compare: %d ratios judged, %d significant, %d with too few repetitions "
 	       "(Holm-Bonferroni over %d comparisons; %d significant before it); %s/compare.md",
 	       c.judged, c.sig, c.few, c.tests, c.sig_raw, c.out);
-	int grc = c.gate ? h_gate_judge(&gate, c.d, c.dirs, c.nr, c.strict) : 0;
+	int grc = c.gate ? h_gate_judge(&gate, &c) : 0;
+	h_cmp_index_free(&c);
 	for (int i = 0; i < c.nr; i++)
 		ab_results_free(&c.d[i]);
 	free(c.d);
