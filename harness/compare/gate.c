@@ -141,8 +141,8 @@ static int holds(const struct h_gate_rule *r, const struct ab_group *a)
 {
 	if (strcmp(a->bench, r->bench) || strcmp(a->metric, r->metric))
 		return 0;
-	for (int i = 0; i < r->nfilter; i++)
-		if (!ab_cfg_matches(a->config, r->filter[i]))
+	for (int i = 0; i < r->nfilter; i++)	/* a key left out at its default holds it */
+		if (!ab_desc_cfg_matches(h_desc(a->bench), a->config, r->filter[i]))
 			return 0;
 	return 1;
 }

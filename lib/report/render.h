@@ -39,6 +39,12 @@ struct ab_key_default {
 	const char *since;		/* when it was added, for compare.md's sentence */
 };
 
+/* A config key a record writes only when it is not at its default: a config without it
+ * holds value, as a config without idle holds as-found (ab_cfg_absent_as). */
+struct ab_key_absent {
+	const char *key, *value;
+};
+
 struct ab_bench_desc {
 	const char *name;		/* folder, program and record bench name; what it
 					 * measures is said once, in its ab_prog_info.summary */
@@ -65,6 +71,8 @@ struct ab_bench_desc {
 	const struct ab_key_default *key_defaults;	/* keys added later (ended by a NULL
 							 * key), or NULL: compare matches an older
 							 * run's config to their defaults */
+	const struct ab_key_absent *absent_as;	/* keys left out at their default (ended by
+						 * a NULL key), or NULL */
 	const char *baseline_key;	/* the key whose values in baselines name one, or NULL */
 	const char *const *baselines;	/* those values: a baseline is a reference measured
 					 * beside the subject (a kernel file), not compared */
@@ -104,6 +112,12 @@ int ab_desc_lower_better(const struct ab_bench_desc *d, const char *metric);
 int ab_desc_has_metric(const struct ab_bench_desc *d, const char *metric);
 /* Is cfg (a record's config) one of d's baselines? */
 int ab_desc_is_baseline(const struct ab_bench_desc *d, const char *cfg);
+/* Does cfg hold kv ("key=value", as ab_cfg_matches takes it), a key that cfg lacks
+ * counting as its default (d's absent_as, then ab_cfg_absent_as)? d may be NULL. */
+int ab_desc_cfg_matches(const struct ab_bench_desc *d, const char *cfg, const char *kv);
+/* The value a config of d without key holds (d's absent_as, then ab_cfg_absent_as), or
+ * NULL when key has none. */
+const char *ab_desc_absent_as(const struct ab_bench_desc *d, const char *key, size_t keylen);
 /* Does key (keylen bytes) of d's configs hold CPU numbers: named *_cpu or *_cpus and
  * not one of d->not_cpus (d may be NULL)? */
 int ab_desc_is_cpu_key(const struct ab_bench_desc *d, const char *key, size_t keylen);
