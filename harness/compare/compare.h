@@ -1,7 +1,7 @@
 /*
  * harness compare: the compare/ part. Its files:
- *   compare.c   harness compare: the runs loaded, each ratio judged, the
- *               terminal table, compare.md and compare.csv
+ *   compare.c   harness compare: the runs loaded, each ratio judged, compare.md
+ *   rows.c      a ratio's rows: compare.csv, compare.md, the terminal table
  *   label.c     run labels, the configs' short labels, legends, cells
  *   plot.c      the overlay plots of the runs
  *   trend.c     the trend tables and plots of the headline metrics
@@ -40,6 +40,7 @@ struct cmp {
 	int judged, sig, sig_raw, tests, few, only_a, only_b, no_ratio;
 	int subsampled;		/* ratios with a side past AB_BOOT_MAX_N values */
 	int cpu_matched;	/* ratios of configs matched across CPU numbers (match.c) */
+	int described;		/* ratios outside Holm's family, described without verdicts */
 	struct cmp_bare *bare;	/* match.c's index, per run */
 	struct shortkeys {	/* per benchmark, the config keys that vary in the base */
 		char bench[AB_BENCH_LEN];
@@ -61,9 +62,35 @@ struct cmp {
 };
 
 /* The terminal table fits 100 columns: configs as the values of the keys that vary
- * ("fuse/single/same/libfuse"), a legend per benchmark names those keys. */
+ * ("fuse/single/same/libfuse"), a legend per benchmark names those keys; a config or
+ * metric longer than its column is written whole on a line above its rows (rows.c). */
 #define TERM_ROW "%-9.9s %-23.23s %-19.19s %-4.4s %9s %9s %s\n"	/* medians never cut */
 #define TERM_RATIO_W 21	/* 79 columns before the ratio, written 0.9x as everywhere */
+
+/* ---- rows.c: one ratio run/A, its class and its rows ---- */
+enum { CLS_HEADLINE, CLS_OTHER, CLS_MONITOR };	/* Holm's family; described apart */
+/* One ratio run/A, judged before any is printed: the correction needs them all. */
+struct pair {
+	const struct ab_group *a, *b;
+	int k;			/* the run */
+	int cls;		/* CLS_* */
+	enum ab_verdict v;
+	double r, p, adj;	/* ratio, bootstrap p, Holm-adjusted p */
+	struct ab_ci ci;
+};
+
+#define ALPHA 0.05
+
+/* a's class: CLS_MONITOR (mon_*), CLS_HEADLINE (its descriptor's headline), CLS_OTHER. */
+int h_cmp_pair_class(const struct ab_group *a);
+/* q's ratio, CI and bootstrap p (q->adj NAN until the correction). */
+void h_cmp_judge_pair(struct pair *q);
+/* A headline ratio: its compare.csv, compare.md and terminal rows, counted in c. */
+void h_cmp_one_pair(struct cmp *c, const struct pair *q);
+/* A ratio described apart: its compare.csv row, and compare.md's unless a counter. */
+void h_cmp_other_pair(struct cmp *c, const struct pair *q);
+/* compare.md's section on the monitor counters of q[0..n-1]: how many, the largest. */
+void h_cmp_monitor_said(struct cmp *c, const struct pair *q, size_t n);
 
 /* ---- match.c ---- */
 /* g, a group of run from, in run to: the group of the same bench, config, metric and unit;
@@ -87,8 +114,6 @@ const char *h_cmp_short_cfg(struct cmp *c, const struct ab_group *g, char *buf, 
 /* Run k's label everywhere compare writes: A, B, ... Z, then #26, #27, ... */
 const char *h_cmp_run_label(char *buf, size_t len, int k);
 
-/* s cut to w columns with a '~' where it was cut (s is changed). */
-char *h_cmp_term_cut(char *s, size_t w);
 /* compare.md's config cell: "daemon=single, placement=none", the keys that vary. */
 void h_cmp_md_cfg(FILE *f, struct cmp *c, const struct ab_group *g);
 /* The terminal's legends: each benchmark's varying keys, and "run B: DIR" within 100 columns. */

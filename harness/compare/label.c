@@ -11,16 +11,6 @@
 #include "sys/common.h"
 #include "compare.h"
 
-/* s cut to w columns with a '~' where it was cut, so a cut name never passes for whole. */
-char *h_cmp_term_cut(char *s, size_t w)
-{
-	if (strlen(s) > w) {
-		s[w - 1] = '~';
-		s[w] = '\0';
-	}
-	return s;
-}
-
 /* A key of a benchmark's configs, while they are scanned once. */
 struct keyseen {
 	char key[AB_KEY_LEN];
