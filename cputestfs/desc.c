@@ -468,4 +468,5 @@ const struct ab_bench_desc ab_desc_cputestfs = {
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,
+	.ratios = ctf_ratios,
 };

@@ -237,6 +237,11 @@ void ctf_levers(struct ab_render *r, int reading)
 		split_text(r, &s, reading);
 }
 
+int ctf_ratios(struct ab_render *r, struct ab_named_ratio *out, int max)
+{
+	return ab_levers_ratios(r, &levers, out, max);
+}
+
 void ctf_levers_plot(struct ab_render *r)
 {
 	static const char *const parts[] = { "cache transfers", "wake-ups", "FUSE's own path" };

@@ -381,4 +381,5 @@ const struct ab_bench_desc ab_desc_ddpar = {
 	.tables = tables,
 	.reading = ddp_reading,
 	.plots = ddp_plots,
+	.ratios = ddp_ratios,
 };

@@ -94,6 +94,9 @@ static void table(struct cmp *c)
 		fputs(" |\n", c->md);
 	}
 	fputc('\n', c->md);
+	for (int k = 0; k < c->nr; k++)	/* the legend of the run column */
+		h_cmp_run_legend(c, k);
+	h_cmp_trusted(c);	/* first: the ratios to trust across machines */
 	c->machines_differ = h_compare_machines(c->md, c->dirs, c->nr);
 	fprintf(c->md, "## Ratios of the headline metrics\n\nThe metrics each benchmark's "
 		       "descriptor names as its headline, judged. A config shows the keys that vary "
@@ -102,8 +105,6 @@ static void table(struct cmp *c)
 		       "|---|---|---|---|---|---|---|---|\n");
 	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,ci_lo,ci_hi,p,"
 			"p_holm,significant,reason\n");
-	for (int k = 0; k < c->nr; k++)	/* the legend of the run column */
-		h_cmp_run_legend(c, k);
 	h_cmp_term_legend(c);
 	printf(TERM_ROW, "bench", "config", "metric", "run", "A", "this", "this/A [95% CI]");
 	for (int k = 1; k < c->nr; k++)	/* results of a run that A lacks cannot be compared either */

@@ -2,6 +2,7 @@
  * harness compare: the compare/ part. Its files:
  *   compare.c   harness compare: the runs loaded, each ratio judged, compare.md
  *   rows.c      a ratio's rows: compare.csv, compare.md, the terminal table
+ *   trusted.c   the first table: the ratios inside each run that descriptors name
  *   label.c     run labels, the configs' short labels, legends, cells
  *   plot.c      the overlay plots of the runs
  *   trend.c     the trend tables and plots of the headline metrics
@@ -91,6 +92,11 @@ void h_cmp_one_pair(struct cmp *c, const struct pair *q);
 void h_cmp_other_pair(struct cmp *c, const struct pair *q);
 /* compare.md's section on the monitor counters of q[0..n-1]: how many, the largest. */
 void h_cmp_monitor_said(struct cmp *c, const struct pair *q, size_t n);
+
+/* ---- trusted.c ---- */
+/* compare.md's first table and the terminal's: the ratios each descriptor names (its
+ * ratios callback) in A and each other run, side by side, the change judged. */
+void h_cmp_trusted(struct cmp *c);
 
 /* ---- match.c ---- */
 /* g, a group of run from, in run to: the group of the same bench, config, metric and unit;

@@ -247,3 +247,19 @@ int ab_levers_table(struct ab_render *r, const struct ab_levers *l, int with_sen
 		sentence(r, l, w, n, cpu, idle);
 	return 1;
 }
+
+int ab_levers_ratios(struct ab_render *r, const struct ab_levers *l, struct ab_named_ratio *out,
+		     int max)
+{
+	struct row w = { .key = -1 };	/* as found */
+	int n = 0;
+
+	row_find(r, l, &w);
+	for (int q = 0; q < l->nratio && q < 8 && n < max; q++)
+		if (w.sub[q] && w.base[q]) {
+			snprintf(out[n].name, sizeof(out[n].name), "%s", l->ratio[q].name);
+			out[n].subject = w.sub[q];
+			out[n++].base = w.base[q];
+		}
+	return n;
+}

@@ -45,6 +45,13 @@ struct ab_key_absent {
 	const char *key, *value;
 };
 
+/* A ratio a benchmark's readings name (other/same, uring/libfuse, rq on/off): median of
+ * subject / median of base, both groups of one run. */
+struct ab_named_ratio {
+	char name[96];
+	const struct ab_group *subject, *base;
+};
+
 struct ab_bench_desc {
 	const char *name;		/* folder, program and record bench name; what it
 					 * measures is said once, in its ab_prog_info.summary */
@@ -87,6 +94,10 @@ struct ab_bench_desc {
 	void (*beside)(struct ab_render *r);	/* the post's numbers beside ours, or NULL */
 	void (*reading)(struct ab_render *r);	/* what the data say, for report.md */
 	void (*plots)(struct ab_render *r);	/* .dat and .gp files (harness only) */
+	/* The within-run ratios its readings name, as measured in r->res (the ones people
+	 * trust across machines), at most max into out; how many. harness compare sets
+	 * them side by side across runs. NULL: none. */
+	int (*ratios)(struct ab_render *r, struct ab_named_ratio *out, int max);
 };
 
 struct ab_render {

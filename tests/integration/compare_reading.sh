@@ -42,4 +42,27 @@ check "no two terminal rows read the same" eval '
 "$H" compare --out "$D/o3" "$REF" "$TOP/results/emulated/A" > "$D/both" 2>&1
 check "stderr never interleaves with the table (2>&1)" awk '
 	/^harness: / { m = 1; next } m { bad++ } END { exit !(m && !bad) }' "$D/both"
+# the first table: the ratios each descriptor names, A's and the run's side by side; the
+# other placement of libfuse at a quarter in a copy quarters other/same, a change judged
+mkdir "$D/half" && cp "$REF/machine.txt" "$D/half/"
+awk -F, 'BEGIN { OFS = "," } NR > 1 && $1 == "cputestfs" && $(NF-2) == "stat_per_s" &&
+	$2 ~ /(^|;)placement=other(;|$)/ && $2 ~ /daemon=single/ && $2 ~ /transport=libfuse/ &&
+	$2 !~ /idle=/ { $(NF-1) = sprintf("%.6f", $(NF-1) * 0.25) } { print }' \
+	"$REF/raw.csv" > "$D/half/raw.csv"
+"$H" compare --out "$D/o4" "$REF" "$D/half" > "$D/out4" 2>/dev/null
+row=$(grep "^| cputestfs | other/same (libfuse) | B |" "$D/o4/compare.md")
+check "compare.md's first table: other/same in A and B, the change near 0.25x, significant" eval '
+	[ "$(grep -m1 "^## " "$D/o4/compare.md" | tail -1)" = "## The runs" ] &&
+	[ "$(grep "^## " "$D/o4/compare.md" | sed -n 2p)" = "## The ratios people trust" ] &&
+	within "$(echo "$row" | awk -F" [|] " "{ print \$6 }" | grep -oE "^[0-9.]+")" 0.22 0.28 &&
+	echo "$row" | grep -q "| lower \* |\$"'
+check "... the untouched ratio none/same unchanged (no verdict of a change)" \
+	grep -q "^| cputestfs | none/same (libfuse) | B | .* | no change shown |$" "$D/o4/compare.md"
+check "... every benchmark with named ratios in the table (cputestfs, ddpar, sqrtio, fdget)" eval '
+	for b in cputestfs ddpar sqrtio fdget; do
+		grep -q "^| $b | " <(sed -n "/^## The ratios people trust/,/^## The machines/p" "$D/o4/compare.md") || exit 1
+	done'
+check "the terminal leads with that table, before the configs' legends" awk '
+	/^The ratios people trust/ { t = NR } /^cputestfs other\/same \(libfuse\), run B/ { r = NR }
+	/^cputestfs configs:/ { l = NR } END { exit !(t && r > t && l > r) }' "$D/out4"
 t_done
