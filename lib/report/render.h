@@ -152,9 +152,15 @@ const struct ab_group *ab_r_find(const struct ab_render *r, const char *metric,
 /* The same for "k1=v1" and "k2=v2" (k2 NULL: k1 alone); values are cut at 31 characters. */
 const struct ab_group *ab_r_find_kv(const struct ab_render *r, const char *metric, const char *k1,
 				    const char *v1, const char *k2, const char *v2);
-/* Distinct values of key among groups of metric, sorted (numerically when all are numbers). */
+/* Distinct values of key among groups of metric, sorted (numerically when all are numbers).
+ * A value of AB_DISTINCT_LEN characters or more is left out, never cut: cut, it would not
+ * find its records again, and two values cut alike would read as one (ab_r_too_long
+ * counts them, so that a table can say so). */
+#define AB_DISTINCT_LEN 32
 int ab_r_distinct(const struct ab_render *r, const char *metric, const char *key, char vals[][32],
 		  int max);
+/* How many groups of metric hold a value of key that ab_r_distinct leaves out. */
+int ab_r_too_long(const struct ab_render *r, const char *metric, const char *key);
 double ab_r_median(const struct ab_group *g);
 /* A number for a human table (report.md, details.md, tables.md, a terminal): whole from
  * 1000 on, 3 significant digits in plain notation below (0.0000197, never e-notation),
