@@ -31,13 +31,14 @@ static int lever_set(struct ab_render *r, int m, struct lever_set *s)
 	snprintf(s->pw, sizeof(s->pw), "procs=%.31s", s->procs[np - 1]);
 	const char *const c_on[] = { s->mw, s->pw, LIBFUSE, "clone_fd=on", NULL };
 	const char *const c_off[] = { s->mw, s->pw, LIBFUSE, "clone_fd=off", NULL };
-	const char *const u[] = { s->mw, s->pw, "transport=uring", "uring_cpu=queue|", "clone_fd=off",
-				  NULL };
+	const char *const u[] = { s->mw, s->pw, "transport=uring", "uring_cpu=queue|",
+				  "clone_fd=off", NULL };
 	memcpy(s->c_on, c_on, sizeof(c_on));
 	memcpy(s->c_off, c_off, sizeof(c_off));
 	memcpy(s->u, u, sizeof(u));
-	snprintf(s->on, sizeof(s->on), "clone_fd on/off (%s, N=%s)", ddp_modes[m], s->procs[np - 1]);
-	snprintf(s->uq, sizeof(s->uq), "uring/libfuse (%s, N=%s)", ddp_modes[m], s->procs[np - 1]);
+	const char *most = s->procs[np - 1];
+	snprintf(s->on, sizeof(s->on), "clone_fd on/off (%s, N=%s)", ddp_modes[m], most);
+	snprintf(s->uq, sizeof(s->uq), "uring/libfuse (%s, N=%s)", ddp_modes[m], most);
 	s->ratios[0] = (struct ab_lever_ratio){ s->on, s->c_on, s->c_off };
 	s->ratios[1] = (struct ab_lever_ratio){ s->uq, s->u, s->c_off };
 	s->l = (struct ab_levers){ ddp_mbps[m], DDP_M_SERVER_CPU, s->ratios, 2, keys, 2 };

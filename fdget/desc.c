@@ -172,8 +172,10 @@ static int ratios(struct ab_render *r, struct ab_named_ratio *out, int max)
 	int nop = ab_r_distinct(r, FDGET_M_NS, "op", ops, AB_GRID_ROWS), n = 0;
 
 	for (int i = 0; i <= nop && n < max; i++) {
-		const char *m = i < nop ? FDGET_M_NS : FDGET_M_SPAWN, *op = i < nop ? ops[i] : "spawn";
-		const struct ab_group *a = op_mode(r, m, op, "idle-thread"), *b = op_mode(r, m, op, "single");
+		const char *m = i < nop ? FDGET_M_NS : FDGET_M_SPAWN;
+		const char *op = i < nop ? ops[i] : "spawn";
+		const struct ab_group *a = op_mode(r, m, op, "idle-thread");
+		const struct ab_group *b = op_mode(r, m, op, "single");
 		if (!a || !b)
 			continue;
 		snprintf(out[n].name, sizeof(out[n].name), "thread/no thread (%s)", op);

@@ -99,8 +99,8 @@ static void table(struct cmp *c)
 	h_cmp_trusted(c);	/* first: the ratios to trust across machines */
 	c->machines_differ = h_compare_machines(c->md, c->dirs, c->nr);
 	fprintf(c->md, "## Ratios of the headline metrics\n\nThe metrics each benchmark's "
-		       "descriptor names as its headline, judged. A config shows the keys that vary "
-		       "within its benchmark (compare.csv has each config whole).\n\n| bench | "
+		       "descriptor names as its headline, judged. A config shows the keys that "
+		       "vary within its benchmark (compare.csv has each config whole).\n\n| bench | "
 		       "config | metric | run | A median | median | ratio run/A | p (Holm) |\n"
 		       "|---|---|---|---|---|---|---|---|\n");
 	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,ci_lo,ci_hi,p,"
@@ -151,8 +151,9 @@ static void table(struct cmp *c)
 	}
 	h_cmp_defaults_said(c);
 	if (c->cpu_matched)
-		fprintf(c->md, "%d ratios compare configs that differ in CPU numbers only: the one "
-			       "such config on each side (another machine placed it on other CPUs). "
+		fprintf(c->md, "%d ratios compare configs that differ in CPU numbers only: the "
+			       "one such config on each side (another machine placed it on other "
+			       "CPUs). "
 			       "Configs of which a run holds several that differ in CPU numbers "
 			       "only compare on the same CPUs alone.\n", c->cpu_matched);
 	if (c->only_a || c->only_b || c->no_ratio) {
@@ -180,15 +181,16 @@ static const char cmp_usage[] =
 	"A, B, ...: run directories (or their results.json; the raw.csv beside it is read), up to 1000,\n"
 	"holding at most 1,000,000 results (bench, config, metric) and 32,000,000 values together.\n"
 	"Ratios of medians (B/A, C/A, ...) with bootstrap 95% CIs for every bench, config and metric\n"
-	"present in A and the other run; the headline metrics' judged with 6 or more repetitions a\n"
-	"side, significant after the Holm-Bonferroni correction over them; the other metrics and\n"
-	"the monitor counters described apart, without verdicts. A config matches the same\n"
-	"config; failing that, across CPU numbers, the one config each run holds that differs in\n"
-	"them only, so runs from two machines compare; compare.md opens with what differs between the\n"
-	"machines, then the ratios, a trend table and plot per headline metric (from 3 runs on) and\n"
-	"an overlay per headline metric, its labels in a legend. Prints the table\n"
-	"and writes compare.md, compare.csv and plots (DIR/figures) to --out DIR (default\n"
-	"results/compare-<date>).\n"
+	"present in A and the other run; the headline metrics' judged with 6 or more\n"
+	"repetitions a side, significant after the Holm-Bonferroni correction over them; the\n"
+	"other metrics and the monitor counters described apart, without verdicts. A config\n"
+	"matches the same config; failing that, across CPU numbers, the one config each run\n"
+	"holds that differs in them only, so runs from two machines compare; compare.md opens\n"
+	"with the ratios inside each run that the descriptors name (other/same, ...) side by\n"
+	"side, what differs between the machines, then the ratios, a trend table and plot per\n"
+	"headline metric (from 3 runs on) and an overlay per headline metric, its labels in a\n"
+	"legend. Prints the tables and writes compare.md, compare.csv and plots (DIR/figures)\n"
+	"to --out DIR (default results/compare-<date>).\n"
 	"Rows of a raw.csv that break the record grammar are reported with file:line and skipped;\n"
 	"a repetition written twice (bench, config, rep, metric) refuses that raw.csv: exit 2.\n"
 	"--gate FILE: rules, one a line: BENCH METRIC [KEY=VALUE ...] max-regression|max-drop|max-rise\n"
@@ -198,7 +200,9 @@ static const char cmp_usage[] =
 	"N% off\" Holm-corrected over the configs the rule matches within 0.05 (one config: its\n"
 	"whole 95% CI beyond); a rule with fewer than 6 repetitions a side cannot be judged, said,\n"
 	"and fails the gate only with --strict. A bad rule, or one whose metric or filters match\n"
-	"nothing in A: FILE:LINE, exit 2. --out must not be a file or a run directory (exit 2);\n"
+	"nothing in A: FILE:LINE, exit 2; a filter's key that a record leaves out at its default\n"
+	"(as idle at as-found) holds that default there. --out must not be a file or a run\n"
+	"directory (exit 2);\n"
 	"a run without one valid record: exit 1.\n";
 
 /*

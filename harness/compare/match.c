@@ -36,7 +36,8 @@ static void bare_config(const char *bench, const char *in, char *out, size_t len
 		char *eq = strchr(kv, '=');
 		size_t kl = eq ? (size_t)(eq - kv) : strlen(kv);
 		if (!h_cfg_is_cpu_numbers(bench, kv, kl))
-			o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s%s", o ? ";" : "", kv);
+			o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s%s", o ? ";" : "",
+					      kv);
 	}
 }
 
@@ -110,7 +111,8 @@ static int bare_count(const struct cmp *c, int k, const struct ab_group *g, cons
 
 const struct ab_group *h_cmp_match(const struct cmp *c, int from, const struct ab_group *g, int to)
 {
-	const struct ab_group *b = ab_results_get(&c->d[to], g->bench, g->config, g->metric, g->unit);
+	const struct ab_group *b = ab_results_get(&c->d[to], g->bench, g->config, g->metric,
+						  g->unit);
 	const struct ab_group *self = NULL, *other = NULL;
 
 	if (b || !c->bare)

@@ -64,7 +64,7 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 		const struct ab_group *a = &c->d[0].g[i];
 		int all = !strcmp(a->bench, bench) && !strcmp(a->metric, metric);
 		for (int k = 1; all && k < c->nr; k++)
-			all = h_cmp_match(c, 0, a, k) != NULL;	/* only what every run holds */
+			all = h_cmp_match(c, 0, a, k) != NULL;	/* only what all runs hold */
 		if (!all)
 			continue;
 		if (baseline(bench, a->config)) {

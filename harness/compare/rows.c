@@ -21,7 +21,9 @@ int h_cmp_pair_class(const struct ab_group *a)
 
 	if (!strncmp(a->metric, "mon_", 4))
 		return CLS_MONITOR;
-	return d && ab_desc_in(d->headline, a->metric, strlen(a->metric)) ? CLS_HEADLINE : CLS_OTHER;
+	if (d && ab_desc_in(d->headline, a->metric, strlen(a->metric)))
+		return CLS_HEADLINE;
+	return CLS_OTHER;
 }
 
 void h_cmp_judge_pair(struct pair *q)
@@ -118,7 +120,7 @@ static void csv_row(struct cmp *c, const struct pair *q)
 static void term_row(struct cmp *c, const struct pair *q, const char *ma, const char *mb,
 		     const char *rt)
 {
-	static const struct ab_group *said;	/* the last group whose whole label was written */
+	static const struct ab_group *said;	/* the last group whose label was written */
 	const struct ab_group *a = q->a;
 	char sc[AB_CONFIG_LEN], lab[16];
 
@@ -164,7 +166,7 @@ void h_cmp_one_pair(struct cmp *c, const struct pair *q)
 	fprintf(c->md, " | %s | %s | %s | %s | %s | %s |\n", a->metric,
 		h_cmp_run_label(lab, sizeof(lab), q->k), ma, mb,
 		ratio_cell(buf, sizeof(buf), v, q),
-		isnan(q->adj) ? "-" : q->adj < 0.001 ? "< 0.001" : num);	/* bootstrap: no exact 0 */
+		isnan(q->adj) ? "-" : q->adj < 0.001 ? "< 0.001" : num);	/* never an exact 0 */
 	const char *star = v == AB_V_UP || v == AB_V_DOWN ? "*" : "";
 	ab_r_x(x, sizeof(x), q->r);
 	if (v == AB_V_FEW)
@@ -205,7 +207,8 @@ void h_cmp_other_pair(struct cmp *c, const struct pair *q)
 	fprintf(c->md, "| %s | ", q->a->bench);
 	h_cmp_md_cfg(c->md, c, q->a);
 	fprintf(c->md, " | %s | %s | %s | %s | %s |\n", q->a->metric,
-		h_cmp_run_label(lab, sizeof(lab), q->k), ab_r_num(ma, sizeof(ma), ab_r_median(q->a)),
+		h_cmp_run_label(lab, sizeof(lab), q->k),
+		ab_r_num(ma, sizeof(ma), ab_r_median(q->a)),
 		ab_r_num(mb, sizeof(mb), ab_r_median(q->b)), described(buf, sizeof(buf), q));
 }
 

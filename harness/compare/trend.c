@@ -67,7 +67,8 @@ static void shorten(const struct cmp *c, struct trend *t)
 	for (char *kv = strtok_r(tmp, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
 		char key[AB_KEY_LEN], val[AB_VALUE_LEN];
 		snprintf(key, sizeof(key), "%.*s", (int)strcspn(kv, "="), kv);
-		if (!cpus && varies(t, key) && h_cfg_is_cpu_numbers(t->g[0]->bench, key, strlen(key)))
+		int cpu = h_cfg_is_cpu_numbers(t->g[0]->bench, key, strlen(key));
+		if (!cpus && cpu && varies(t, key))
 			continue;
 		if (!varies(t, key)) {
 			fo += (size_t)snprintf(t->fixed + fo, fo < sizeof(t->fixed) ? sizeof(t->fixed) - fo : 0,

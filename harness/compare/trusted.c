@@ -149,12 +149,14 @@ static struct trow *rows_of(struct cmp *c, int *nrows)
 						continue;
 					if (n == cap) {
 						cap = cap ? 2 * cap : 64;
-						struct trow *x = realloc(t, (size_t)cap * sizeof(*t));
+						struct trow *x = realloc(t, (size_t)cap *
+									 sizeof(*t));
 						if (!x)
 							ab_fail("compare: out of memory");
 						t = x;
 					}
-					t[n] = (struct trow){ .d = d, .a = a[i], .b = o[j], .k = k };
+					t[n] = (struct trow){ .d = d, .a = a[i], .b = o[j],
+							      .k = k };
 					judge(&t[n++]);
 				}
 		}
@@ -165,7 +167,8 @@ static struct trow *rows_of(struct cmp *c, int *nrows)
 
 static void holm(struct trow *t, int n)
 {
-	double *p = malloc((size_t)(n ? n : 1) * sizeof(*p)), *adj = malloc((size_t)(n ? n : 1) * sizeof(*adj));
+	size_t m = (size_t)(n ? n : 1);
+	double *p = malloc(m * sizeof(*p)), *adj = malloc(m * sizeof(*adj));
 
 	if (!p || !adj)
 		ab_fail("compare: out of memory");
@@ -208,8 +211,8 @@ void h_cmp_trusted(struct cmp *c)
 		cell(cb, sizeof(cb), r->vb, r->rb, &r->cb);
 		cell(cc, sizeof(cc), r->judged ? AB_V_SAME : AB_V_FEW, r->change, &r->cc);
 		h_cmp_run_label(l, sizeof(l), r->k);
-		fprintf(c->md, "| %s | %s | %s | %s | %s | %s | %s |\n", r->d->name, r->a.name, l, ca,
-			cb, cc, verdict_of(r));
+		fprintf(c->md, "| %s | %s | %s | %s | %s | %s | %s |\n", r->d->name, r->a.name, l,
+			ca, cb, cc, verdict_of(r));
 		/* two lines a ratio, so that its name and its three intervals fit 100 columns */
 		printf("%-9.9s %s, run %s\n          A %s, %s %s; change %s%s\n", r->d->name,
 		       r->a.name, l, ca, l, cb, cc, r->judged && r->adj <= ALPHA_T ? " *" : "");

@@ -34,7 +34,11 @@ static int unit_cmp(const void *a, const void *b)
 	const struct unit *x = a, *y = b;
 	int c = strcmp(x->name, y->name);
 
-	return c ? c : x->vlen != y->vlen ? (x->vlen < y->vlen ? -1 : 1) : strncmp(x->val, y->val, x->vlen);
+	if (c)
+		return c;
+	if (x->vlen != y->vlen)
+		return x->vlen < y->vlen ? -1 : 1;
+	return strncmp(x->val, y->val, x->vlen);
 }
 
 /* --NAME as a key: without the dashes, '-' as '_'. */
@@ -118,7 +122,8 @@ int h_plan_dups(const struct h_plan *p, char *err, size_t errlen)
 		const struct h_point *pt = &p->points[i];
 		if (!(c[i] = canon(pt)))
 			rc = ab_err(err, errlen, "out of memory");
-		uint64_t h = c[i] ? ab_hash_str(ab_hash_str(AB_HASH_INIT, pt->blk->bench), c[i]) : 0;
+		uint64_t h = ab_hash_str(AB_HASH_INIT, pt->blk->bench);
+		h = c[i] ? ab_hash_str(h, c[i]) : 0;
 		size_t pos = 0, e;
 		while (!rc && (e = ab_hindex_next(&x, h, &pos))) {
 			const struct h_point *o = &p->points[e - 1];
