@@ -21,7 +21,8 @@ int h_cmp_pair_class(const struct ab_group *a)
 
 	if (!strncmp(a->metric, "mon_", 4))
 		return CLS_MONITOR;
-	if (d && ab_desc_in(d->headline, a->metric, strlen(a->metric)))
+	/* a benchmark that names no headline (no descriptor): every metric is judged */
+	if (!d || !d->headline || ab_desc_in(d->headline, a->metric, strlen(a->metric)))
 		return CLS_HEADLINE;
 	return CLS_OTHER;
 }
