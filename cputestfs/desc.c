@@ -441,6 +441,8 @@ static const char *const compared[] = { "placement", NULL };
 static const char *const follow[] = { "client_cpu", "daemon_cpu", NULL };
 static const char *const not_cpus[] = { "uring_cpu", NULL };	/* queue, next, none */
 static const char *const baseline_values[] = { "kernel", "pipe", NULL };
+/* --daemon-wait block, the default, is not written (docs/records.md) */
+static const struct ab_key_absent absent_as[] = { { "daemon_wait", "block" }, { NULL, NULL } };
 static const char *const breakdown_keys[] = { "baseline", "placement", "transport", "uring_cpu", NULL };
 
 void cputestfs_pipe_reading(struct ab_render *r, const struct ab_breakdown_bar *bars, int n);
@@ -458,6 +460,7 @@ const struct ab_bench_desc ab_desc_cputestfs = {
 	.follow = follow,
 	.not_cpus = not_cpus,
 	.key_defaults = cputestfs_key_defaults,
+	.absent_as = absent_as,
 	.baseline_key = "baseline",
 	.baselines = baseline_values,
 	.breakdown_keys = breakdown_keys,
@@ -465,4 +468,5 @@ const struct ab_bench_desc ab_desc_cputestfs = {
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,
+	.ratios = ctf_ratios,
 };

@@ -34,6 +34,11 @@ void ctf_levers(struct ab_render *r, int reading)
 	ctf_split(r, reading);
 }
 
+int ctf_ratios(struct ab_render *r, struct ab_named_ratio *out, int max)
+{
+	return ab_levers_ratios(r, &levers, out, max);
+}
+
 void ctf_levers_plot(struct ab_render *r)
 {
 	ctf_split_plot(r);

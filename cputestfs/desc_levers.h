@@ -13,6 +13,8 @@
 /* reading 1: the table, the cheapest lever's sentence and the split's sentence
  * (report.md); 0: the table and the split's numbers (tables.md). */
 void ctf_levers(struct ab_render *r, int reading);
+/* The levers table's ratios as found: the descriptor's ratios (render.h). */
+int ctf_ratios(struct ab_render *r, struct ab_named_ratio *out, int max);
 /* The split as a stacked bar (cputestfs_split.gp). */
 void ctf_levers_plot(struct ab_render *r);
 /* desc_split.c: the split's sentence (reading 1) or its table (0), and its figure. */

@@ -361,6 +361,8 @@ static const struct ab_key_default key_defaults[] = {
 	{ NULL, NULL, NULL, NULL },
 };
 static const char *const breakdown_keys[] = { "transport", "uring_cpu", NULL };
+/* --daemon-wait block, the default, is not written (docs/records.md) */
+static const struct ab_key_absent absent_as[] = { { "daemon_wait", "block" }, { NULL, NULL } };
 
 const struct ab_bench_desc ab_desc_ddpar = {
 	.name = "ddpar",
@@ -374,8 +376,10 @@ const struct ab_bench_desc ab_desc_ddpar = {
 	.compared = compared,
 	.not_cpus = not_cpus,
 	.key_defaults = key_defaults,
+	.absent_as = absent_as,
 	.breakdown_keys = breakdown_keys,
 	.tables = tables,
 	.reading = ddp_reading,
 	.plots = ddp_plots,
+	.ratios = ddp_ratios,
 };

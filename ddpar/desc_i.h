@@ -49,5 +49,7 @@ void ddp_wait_table(struct ab_render *r);
 void ddp_plots(struct ab_render *r);
 /* desc_levers.c: what moves the ratios, when a lever (--idle, --daemon-wait) was swept. */
 void ddp_levers(struct ab_render *r);
+/* Its ratios as found (clone_fd on/off, uring/libfuse): the descriptor's ratios. */
+int ddp_ratios(struct ab_render *r, struct ab_named_ratio *out, int max);
 
 #endif

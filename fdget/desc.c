@@ -164,6 +164,27 @@ static void spawn_table(struct ab_render *r)
 		ab_pub(POST, "generic132.without_s"), ab_pub(POST, "generic132.with_s"));
 }
 
+/* Its ratios people trust (render.h): each op and the start-up with an idle thread
+ * against without one, the post's question. */
+static int ratios(struct ab_render *r, struct ab_named_ratio *out, int max)
+{
+	char ops[AB_GRID_ROWS][32];
+	int nop = ab_r_distinct(r, FDGET_M_NS, "op", ops, AB_GRID_ROWS), n = 0;
+
+	for (int i = 0; i <= nop && n < max; i++) {
+		const char *m = i < nop ? FDGET_M_NS : FDGET_M_SPAWN;
+		const char *op = i < nop ? ops[i] : "spawn";
+		const struct ab_group *a = op_mode(r, m, op, "idle-thread");
+		const struct ab_group *b = op_mode(r, m, op, "single");
+		if (!a || !b)
+			continue;
+		snprintf(out[n].name, sizeof(out[n].name), "thread/no thread (%s)", op);
+		out[n].subject = a;
+		out[n++].base = b;
+	}
+	return n;
+}
+
 static void tables(struct ab_render *r)
 {
 	struct ab_grid m;
@@ -292,4 +313,5 @@ const struct ab_bench_desc ab_desc_fdget = {
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,
+	.ratios = ratios,
 };

@@ -207,6 +207,26 @@ static void reading(struct ab_render *r)
 		fprintf(f, "\n\n");
 }
 
+/* Its ratios people trust (render.h): readers off the IRQ CPU, rq_affinity 1 against 0,
+ * as the reading above states them. */
+static int ratios(struct ab_render *r, struct ab_named_ratio *out, int max)
+{
+	static const char *const ms[] = { SQ_M_SQRT, SQ_M_IOS };
+	static const char *const names[] = { "rq 1/0, readers off the IRQ CPU (sqrt work)",
+					     "rq 1/0, readers off the IRQ CPU (IO)" };
+	int n = 0;
+
+	for (int k = 0; k < 2 && n < max; k++) {
+		const struct ab_group *a = cell(r, ms[k], "1", "0"), *b = cell(r, ms[k], "0", "0");
+		if (!a || !b)
+			continue;
+		snprintf(out[n].name, sizeof(out[n].name), "%s", names[k]);
+		out[n].subject = a;
+		out[n++].base = b;
+	}
+	return n;
+}
+
 static void plots(struct ab_render *r)
 {
 	static const char *const fixed[] = { NULL };
@@ -265,4 +285,5 @@ const struct ab_bench_desc ab_desc_sqrtio = {
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,
+	.ratios = ratios,
 };

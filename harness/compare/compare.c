@@ -1,9 +1,10 @@
 /*
  * harness compare A B [C ...]: for each (bench, config, metric) present in A
  * and in another run, the ratio of medians run/A with a bootstrap 95% CI,
- * judged only with 6 or more repetitions a side. CPU numbers in configs
- * (h_cfg_is_cpu_numbers) are dropped before matching, so two machines
- * compare; groups are matched through the result model's hash index, so runs
+ * judged only with 6 or more repetitions a side. A config matches the same
+ * config, or across CPU numbers the one config a side that differs in them
+ * only (match.c), so two machines compare; groups are matched through hash
+ * indexes, so runs
  * of 200,000 configs compare in seconds. Writes compare.md, compare.csv and
  * plots (plot.c) into --out DIR. Directory names are outside text: escaped wherever
  * they are written.
@@ -36,125 +37,6 @@
 #define MAXGROUPS 1000000
 #define MAXVALUES 32000000
 
-/* One ratio run/A, judged before any is printed: the correction needs them all. */
-struct pair {
-	const struct ab_group *a, *b;
-	int k;			/* the run */
-	enum ab_verdict v;
-	double r, p, adj;	/* ratio, bootstrap p, Holm-adjusted p */
-	struct ab_ci ci;
-};
-
-#define ALPHA 0.05
-
-static void judge_pair(struct pair *q)
-{
-	q->adj = NAN;
-	/* one bootstrap for the CI and the p-value: on a sample of a million it is most of the time */
-	q->v = ab_r_ratio_p(q->b, q->a, &q->r, &q->ci, &q->p);
-}
-
-/* The ratio's cell; a CI that excludes 1 while the verdict is "not significant" says why. */
-static const char *ratio_cell(char *buf, size_t len, enum ab_verdict v, const struct pair *q)
-{
-	char x[32], lo[32], hi[32];
-
-	if (v == AB_V_SAME && q->p < ALPHA && (q->v == AB_V_UP || q->v == AB_V_DOWN))
-		snprintf(buf, len, "%s [%s, %s] 95%% CI: significant alone, not after the "
-			 "correction for the number of comparisons", ab_r_x(x, sizeof(x), q->r),
-			 ab_r_num(lo, sizeof(lo), q->ci.lo), ab_r_num(hi, sizeof(hi), q->ci.hi));
-	else
-		ab_r_ratio_text(buf, len, v, q->r, &q->ci, 0);
-	return buf;
-}
-
-/*
- * The resolution of a bootstrap p for sides of na and nb values: 2/(B+1) drawn
- * (ratio_ci.c: never below it), the chance of the least likely resample pair, twice,
- * when the distribution is exact. An exact p of 0 (every resample on one side of 1) is
- * below it, and compare.csv writes it as that bound: a p, never an impossible 0.
- */
-static double p_floor(size_t na, size_t nb)
-{
-	if (na <= AB_BOOT_EXACT_MAX && nb <= AB_BOOT_EXACT_MAX)
-		return 2 * pow((double)na, -(double)na) * pow((double)nb, -(double)nb);
-	return 2.0 / (AB_BOOT_RESAMPLES + 1);
-}
-
-/* compare.csv's reason: why the verdict is what it is, in words (significant: 0 or 1). */
-static const char *csv_reason(enum ab_verdict v, const struct pair *q)
-{
-	if (v == AB_V_FEW)
-		return "not judged: too few repetitions";
-	if (v == AB_V_UP || v == AB_V_DOWN)
-		return "95% CI excludes 1 and Holm-adjusted p <= 0.05";
-	if (q->p < ALPHA && (q->v == AB_V_UP || q->v == AB_V_DOWN))
-		return "95% CI excludes 1 but Holm-adjusted p > 0.05";
-	return "95% CI includes 1";
-}
-
-static void one_pair(struct cmp *c, const struct pair *q)
-{
-	char buf[160], num[8][32], lab[16];
-	enum ab_verdict v = q->v;
-	const struct ab_group *a = q->a;
-
-	if (v == AB_V_NONE) {
-		c->no_ratio++;	/* a median of 0 in A: no ratio exists */
-		return;
-	}
-	/* significant only when Holm's adjusted p stays within ALPHA */
-	if ((v == AB_V_UP || v == AB_V_DOWN) && !(q->adj <= ALPHA))
-		v = AB_V_SAME;
-	c->judged += v != AB_V_FEW;
-	c->few += v == AB_V_FEW;
-	c->sig += v == AB_V_UP || v == AB_V_DOWN;
-	c->sig_raw += q->p < ALPHA;
-	c->subsampled += !isnan(q->p) && (a->n > AB_BOOT_MAX_N || q->b->n > AB_BOOT_MAX_N);
-	snprintf(num[0], sizeof(num[0]), "%.6g", ab_r_median(a));
-	snprintf(num[1], sizeof(num[1]), "%.6g", ab_r_median(q->b));
-	snprintf(num[2], sizeof(num[2]), "%.6g", q->r);
-	snprintf(num[3], sizeof(num[3]), "%d", v == AB_V_UP || v == AB_V_DOWN);
-	double floor = p_floor(a->n, q->b->n);	/* a p of 0: below its resolution */
-	snprintf(num[4], sizeof(num[4]), "%.6g", fmax(q->p, floor));
-	snprintf(num[5], sizeof(num[5]), "%.6g", fmax(q->adj, floor));
-	snprintf(num[6], sizeof(num[6]), "%.6g", q->ci.lo);
-	snprintf(num[7], sizeof(num[7]), "%.6g", q->ci.hi);
-	int ci = v != AB_V_FEW;
-	const char *row[] = { a->bench, a->config, a->metric, a->unit, c->dirs[0], c->dirs[q->k],
-			      num[0], num[1], num[2], ci ? num[6] : "", ci ? num[7] : "",
-			      isnan(q->p) ? "" : num[4], isnan(q->adj) ? "" : num[5], num[3],
-			      csv_reason(v, q) };
-	for (int j = 0; j < 15; j++) {
-		ab_csv_field(c->csv, row[j]);
-		fputc(j < 14 ? ',' : '\n', c->csv);
-	}
-	fprintf(c->md, "| %s | ", a->bench);
-	h_cmp_md_cfg(c->md, c, a);
-	/* medians as every human table prints them; the CSV keeps %.6g */
-	char ma[32], mb[32], rt[128], x[32], lo[32], hi[32];
-	ab_r_num(ma, sizeof(ma), ab_r_median(a));
-	ab_r_num(mb, sizeof(mb), ab_r_median(q->b));
-	fprintf(c->md, " | %s | %s | %s | %s | %s | %s |\n", a->metric,
-		h_cmp_run_label(lab, sizeof(lab), q->k), ma, mb,
-		ratio_cell(buf, sizeof(buf), v, q),
-		isnan(q->adj) ? "-" : q->adj < 0.001 ? "< 0.001" : num[5]);	/* bootstrap: no exact 0 */
-	char sc[AB_CONFIG_LEN], met[AB_METRIC_LEN];
-	const char *star = v == AB_V_UP || v == AB_V_DOWN ? "*" : "";
-	ab_r_x(x, sizeof(x), q->r);
-	if (v == AB_V_FEW)
-		snprintf(rt, sizeof(rt), "%s (few reps)", x);
-	else
-		snprintf(rt, sizeof(rt), "%s [%s,%s]%s", x, ab_r_num(lo, sizeof(lo), q->ci.lo),
-			 ab_r_num(hi, sizeof(hi), q->ci.hi), star);
-	if (strlen(rt) > TERM_RATIO_W)	/* a wide CI: its bounds are in compare.md */
-		snprintf(rt, sizeof(rt), "%s%s (CI: .md)", x, star);
-	snprintf(met, sizeof(met), "%s", a->metric);
-	h_cmp_short_cfg(c, a, sc, sizeof(sc));	/* always into sc */
-	printf(TERM_ROW, a->bench, h_cmp_term_cut(sc, 23),
-	       h_cmp_term_cut(met, 19), h_cmp_run_label(lab, sizeof(lab), q->k), ma, mb, rt);
-}
-
 /* Every pair, judged, with Holm-adjusted p-values over those that have a p. */
 static struct pair *collect(struct cmp *c, size_t *np)
 {
@@ -163,7 +45,7 @@ static struct pair *collect(struct cmp *c, size_t *np)
 
 	for (size_t i = 0; i < c->d[0].n; i++)
 		for (int k = 1; k < c->nr; k++) {
-			const struct ab_group *b = h_cmp_match(&c->d[k], &c->d[0].g[i]);
+			const struct ab_group *b = h_cmp_match(c, 0, &c->d[0].g[i], k);
 			if (!b) {
 				c->only_a++;
 				c->why_a[h_cmp_why_missing(c, k, &c->d[0].g[i])]++;
@@ -176,14 +58,17 @@ static struct pair *collect(struct cmp *c, size_t *np)
 					ab_fail("compare: out of memory");
 				q = t;
 			}
-			q[n] = (struct pair){ .a = &c->d[0].g[i], .b = b, .k = k };
-			judge_pair(&q[n++]);
+			c->cpu_matched += b->config != c->d[0].g[i].config &&
+					  strcmp(b->config, c->d[0].g[i].config);
+			q[n] = (struct pair){ .a = &c->d[0].g[i], .b = b, .k = k,
+					      .cls = h_cmp_pair_class(&c->d[0].g[i]) };
+			h_cmp_judge_pair(&q[n++]);
 		}
 	double *p = malloc((n ? n : 1) * sizeof(*p)), *adj = malloc((n ? n : 1) * sizeof(*adj));
 	if (!p || !adj)
 		ab_fail("compare: out of memory");
-	for (size_t i = 0; i < n; i++)
-		p[i] = q[i].p;
+	for (size_t i = 0; i < n; i++)	/* the family: the headline metrics' ratios */
+		p[i] = q[i].cls == CLS_HEADLINE ? q[i].p : NAN;
 	long m = ab_holm(p, n, adj);
 	if (m < 0)
 		ab_fail("compare: out of memory");
@@ -209,27 +94,31 @@ static void table(struct cmp *c)
 		fputs(" |\n", c->md);
 	}
 	fputc('\n', c->md);
-	c->machines_differ = h_compare_machines(c->md, c->dirs, c->nr);
-	fprintf(c->md, "## Ratios\n\nA config shows the keys that vary within its benchmark "
-		       "(compare.csv has each config whole).\n\n| bench | config | metric | run | A median | median | ratio run/A | "
-		       "p (Holm) |\n|---|---|---|---|---|---|---|---|\n");
-	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,ci_lo,ci_hi,p,"
-			"p_holm,significant,reason\n");
 	for (int k = 0; k < c->nr; k++)	/* the legend of the run column */
 		h_cmp_run_legend(c, k);
+	h_cmp_trusted(c);	/* first: the ratios to trust across machines */
+	c->machines_differ = h_compare_machines(c->md, c->dirs, c->nr);
+	fprintf(c->md, "## Ratios of the headline metrics\n\nThe metrics each benchmark's "
+		       "descriptor names as its headline, judged. A config shows the keys that "
+		       "vary within its benchmark (compare.csv has each config whole).\n\n| bench | "
+		       "config | metric | run | A median | median | ratio run/A | p (Holm) |\n"
+		       "|---|---|---|---|---|---|---|---|\n");
+	fprintf(c->csv, "bench,config,metric,unit,base,run,base_median,median,ratio,ci_lo,ci_hi,p,"
+			"p_holm,significant,reason\n");
 	h_cmp_term_legend(c);
 	printf(TERM_ROW, "bench", "config", "metric", "run", "A", "this", "this/A [95% CI]");
 	for (int k = 1; k < c->nr; k++)	/* results of a run that A lacks cannot be compared either */
 		for (size_t i = 0; i < c->d[k].n; i++)
-			if (!h_cmp_match(&c->d[0], &c->d[k].g[i])) {
+			if (!h_cmp_match(c, k, &c->d[k].g[i], 0)) {
 				c->only_b++;
 				c->why_b[h_cmp_why_missing(c, 0, &c->d[k].g[i])]++;
 			}
 	struct pair *q = collect(c, &n);
 	for (size_t i = 0; i < n; i++)
-		one_pair(c, &q[i]);
-	free(q);
-	fprintf(c->md, "\n%d comparisons made (ratios judged); %d significant after the "
+		if (q[i].cls == CLS_HEADLINE)
+			h_cmp_one_pair(c, &q[i]);
+	fprintf(c->md, "\n%d comparisons made (ratios of the headline metrics judged); %d "
+		       "significant after the "
 		       "Holm-Bonferroni correction for those %d comparisons (family-wise error rate "
 		       "%g: the chance that any of them is significant by chance alone is at most "
 		       "5%%), %d before it (the ratio's 95%% CI excludes 1). p: the two-sided "
@@ -241,6 +130,14 @@ static void table(struct cmp *c)
 		       "exact. %d not judged: too few repetitions (%d or more needed a side).\n",
 		c->tests, c->sig, c->tests, ALPHA, c->sig_raw, AB_BOOT_RESAMPLES + 1,
 		AB_BOOT_RESAMPLES, AB_BOOT_EXACT_MAX, c->few, AB_MIN_REPS_CI);
+	int apart = 0;
+	for (size_t i = 0; i < n; i++) {
+		apart += q[i].cls != CLS_HEADLINE && q[i].v != AB_V_NONE;
+		c->no_ratio += q[i].cls != CLS_HEADLINE && q[i].v == AB_V_NONE;
+	}
+	printf("%d ratios of other metrics and monitor counters: in compare.md and compare.csv, "
+	       "without verdicts\n", apart);
+	fflush(stdout);	/* the table whole before any message on stderr */
 	if (c->subsampled)
 		fprintf(c->md, "%d ratios have a side of more than %d values: their bootstrap "
 			       "resamples %d values a side (m out of n), which widens the CI and "
@@ -253,6 +150,12 @@ static void table(struct cmp *c)
 		       "their verdicts compare machines, not only the change under test");
 	}
 	h_cmp_defaults_said(c);
+	if (c->cpu_matched)
+		fprintf(c->md, "%d ratios compare configs that differ in CPU numbers only: the "
+			       "one such config on each side (another machine placed it on other "
+			       "CPUs). "
+			       "Configs of which a run holds several that differ in CPU numbers "
+			       "only compare on the same CPUs alone.\n", c->cpu_matched);
 	if (c->only_a || c->only_b || c->no_ratio) {
 		fprintf(c->md, "Not compared: %d results only in A", c->only_a);
 		h_cmp_why_said(c->md, c->why_a, "the other run");
@@ -262,6 +165,15 @@ static void table(struct cmp *c)
 		ab_msg("compare: not compared: %d results only in A, %d only in another run, %d with a "
 		       "median of 0 in A", c->only_a, c->only_b, c->no_ratio);
 	}
+	fprintf(c->md, "\n## Other metrics\n\nThe metrics no descriptor names as a headline, "
+		       "described without verdicts (they are not in the correction's family).\n\n"
+		       "| bench | config | metric | run | A median | median | ratio run/A |\n"
+		       "|---|---|---|---|---|---|---|\n");
+	for (size_t i = 0; i < n; i++)
+		if (q[i].cls != CLS_HEADLINE)
+			h_cmp_other_pair(c, &q[i]);
+	h_cmp_monitor_said(c, q, n);
+	free(q);
 }
 
 static const char cmp_usage[] =
@@ -269,13 +181,16 @@ static const char cmp_usage[] =
 	"A, B, ...: run directories (or their results.json; the raw.csv beside it is read), up to 1000,\n"
 	"holding at most 1,000,000 results (bench, config, metric) and 32,000,000 values together.\n"
 	"Ratios of medians (B/A, C/A, ...) with bootstrap 95% CIs for every bench, config and metric\n"
-	"present in A and the other run, judged with 6 or more repetitions a side, significant after\n"
-	"the Holm-Bonferroni correction for the number of comparisons. CPU numbers in configs are\n"
-	"ignored, so runs from two machines compare; compare.md opens with what differs between the\n"
-	"machines, then the ratios, a trend table and plot per headline metric (from 3 runs on) and\n"
-	"an overlay per headline metric, its labels in a legend. Prints the table\n"
-	"and writes compare.md, compare.csv and plots (DIR/figures) to --out DIR (default\n"
-	"results/compare-<date>).\n"
+	"present in A and the other run; the headline metrics' judged with 6 or more\n"
+	"repetitions a side, significant after the Holm-Bonferroni correction over them; the\n"
+	"other metrics and the monitor counters described apart, without verdicts. A config\n"
+	"matches the same config; failing that, across CPU numbers, the one config each run\n"
+	"holds that differs in them only, so runs from two machines compare; compare.md opens\n"
+	"with the ratios inside each run that the descriptors name (other/same, ...) side by\n"
+	"side, what differs between the machines, then the ratios, a trend table and plot per\n"
+	"headline metric (from 3 runs on) and an overlay per headline metric, its labels in a\n"
+	"legend. Prints the tables and writes compare.md, compare.csv and plots (DIR/figures)\n"
+	"to --out DIR (default results/compare-<date>).\n"
 	"Rows of a raw.csv that break the record grammar are reported with file:line and skipped;\n"
 	"a repetition written twice (bench, config, rep, metric) refuses that raw.csv: exit 2.\n"
 	"--gate FILE: rules, one a line: BENCH METRIC [KEY=VALUE ...] max-regression|max-drop|max-rise\n"
@@ -285,7 +200,9 @@ static const char cmp_usage[] =
 	"N% off\" Holm-corrected over the configs the rule matches within 0.05 (one config: its\n"
 	"whole 95% CI beyond); a rule with fewer than 6 repetitions a side cannot be judged, said,\n"
 	"and fails the gate only with --strict. A bad rule, or one whose metric or filters match\n"
-	"nothing in A: FILE:LINE, exit 2. --out must not be a file or a run directory (exit 2);\n"
+	"nothing in A: FILE:LINE, exit 2; a filter's key that a record leaves out at its default\n"
+	"(as idle at as-found) holds that default there. --out must not be a file or a run\n"
+	"directory (exit 2);\n"
 	"a run without one valid record: exit 1.\n";
 
 /*
@@ -410,6 +327,8 @@ int cmd_compare(int argc, char **argv)
 	if (!c.d)
 		ab_fail("compare: out of memory");
 	load_runs(&c);
+	if (h_cmp_index(&c) < 0)
+		ab_fail("compare: out of memory");
 	if (c.gate)	/* a rule that matches nothing is said before anything is written */
 		h_gate_check(&gate, &c.d[0]);
 	if (!c.out) {
@@ -431,7 +350,8 @@ int cmd_compare(int argc, char **argv)
 	ab_msg("compare: %d ratios judged, %d significant, %d with too few repetitions "
 	       "(Holm-Bonferroni over %d comparisons; %d significant before it); %s/compare.md",
 	       c.judged, c.sig, c.few, c.tests, c.sig_raw, c.out);
-	int grc = c.gate ? h_gate_judge(&gate, c.d, c.dirs, c.nr, c.strict) : 0;
+	int grc = c.gate ? h_gate_judge(&gate, &c) : 0;
+	h_cmp_index_free(&c);
 	for (int i = 0; i < c.nr; i++)
 		ab_results_free(&c.d[i]);
 	free(c.d);

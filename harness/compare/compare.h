@@ -1,12 +1,15 @@
 /*
  * harness compare: the compare/ part. Its files:
- *   compare.c   harness compare: the runs loaded, each ratio judged, the
- *               terminal table, compare.md and compare.csv
+ *   compare.c   harness compare: the runs loaded, each ratio judged, compare.md
+ *   rows.c      a ratio's rows: compare.csv, compare.md, the terminal table
+ *   trusted.c   the first table: the ratios inside each run that descriptors name
  *   label.c     run labels, the configs' short labels, legends, cells
  *   plot.c      the overlay plots of the runs
  *   trend.c     the trend tables and plots of the headline metrics
- *   norm.c      configs matched across runs: CPU numbers dropped, keys added
- *               later given their defaults
+ *   norm.c      keys added later given their defaults; why a result is in one
+ *               run only
+ *   match.c     a config matched across runs: the same CPUs, else the one config
+ *               a side that differs in CPU numbers only
  *   machines.c  what differs between the runs' machines; --sort
  *   gate.c      the regression gate of --gate FILE
  * compare uses report/ (raw.csv loaded) and harness.h; never run/.
@@ -40,6 +43,9 @@ struct cmp {
 	int machines_differ;
 	int judged, sig, sig_raw, tests, few, only_a, only_b, no_ratio;
 	int subsampled;		/* ratios with a side past AB_BOOT_MAX_N values */
+	int cpu_matched;	/* ratios of configs matched across CPU numbers (match.c) */
+	int described;		/* ratios outside Holm's family, described without verdicts */
+	struct cmp_bare *bare;	/* match.c's index, per run */
 	struct shortkeys {	/* per benchmark, the config keys that vary in the base */
 		char bench[AB_BENCH_LEN];
 		char key[16][AB_KEY_LEN];
@@ -64,12 +70,55 @@ struct cmp {
 };
 
 /* The terminal table fits 100 columns: configs as the values of the keys that vary
- * ("fuse/single/same/libfuse"), a legend per benchmark names those keys. */
+ * ("fuse/single/same/libfuse"), a legend per benchmark names those keys; a config or
+ * metric longer than its column is written whole on a line above its rows (rows.c). */
 #define TERM_ROW "%-9.9s %-23.23s %-19.19s %-4.4s %9s %9s %s\n"	/* medians never cut */
 #define TERM_RATIO_W 21	/* 79 columns before the ratio, written 0.9x as everywhere */
 
-/* g's group in run d (same bench, config, metric and unit), or NULL. */
-const struct ab_group *h_cmp_match(const struct ab_results *d, const struct ab_group *g);
+/* ---- rows.c: one ratio run/A, its class and its rows ---- */
+enum { CLS_HEADLINE, CLS_OTHER, CLS_MONITOR };	/* Holm's family; described apart */
+/* One ratio run/A, judged before any is printed: the correction needs them all. */
+struct pair {
+	const struct ab_group *a, *b;
+	int k;			/* the run */
+	int cls;		/* CLS_* */
+	enum ab_verdict v;
+	double r, p, adj;	/* ratio, bootstrap p, Holm-adjusted p */
+	struct ab_ci ci;
+};
+
+#define ALPHA 0.05
+
+/* a's class: CLS_MONITOR (mon_*), CLS_HEADLINE (its descriptor's headline), CLS_OTHER. */
+int h_cmp_pair_class(const struct ab_group *a);
+/* q's ratio, CI and bootstrap p (q->adj NAN until the correction). */
+void h_cmp_judge_pair(struct pair *q);
+/* A headline ratio: its compare.csv, compare.md and terminal rows, counted in c. */
+void h_cmp_one_pair(struct cmp *c, const struct pair *q);
+/* A ratio described apart: its compare.csv row, and compare.md's unless a counter. */
+void h_cmp_other_pair(struct cmp *c, const struct pair *q);
+/* compare.md's section on the monitor counters of q[0..n-1]: how many, the largest. */
+void h_cmp_monitor_said(struct cmp *c, const struct pair *q, size_t n);
+
+/* ---- trusted.c ---- */
+/* compare.md's first table and the terminal's: the ratios each descriptor names (its
+ * ratios callback) in A and each other run, side by side, the change judged. */
+void h_cmp_trusted(struct cmp *c);
+
+/* ---- match.c ---- */
+/* g, a group of run from, in run to: the group of the same bench, config, metric and unit;
+ * else the one group of run to whose config differs from g's in CPU numbers only, when
+ * run from has no other such either (two machines placed one config on other CPUs).
+ * NULL when neither. */
+const struct ab_group *h_cmp_match(const struct cmp *c, int from, const struct ab_group *g,
+				   int to);
+/* g's config (g a group of run k) without its CPU numbers. */
+const char *h_cmp_bare(const struct cmp *c, int k, const struct ab_group *g);
+/* Does the base hold two configs of bench that differ in CPU numbers only? */
+int h_cmp_cpus_tell_apart(const struct cmp *c, const char *bench);
+/* The index h_cmp_match uses, over every run in c->d; 0, or -1 out of memory. */
+int h_cmp_index(struct cmp *c);
+void h_cmp_index_free(struct cmp *c);
 
 /* g's config as the values of the keys that vary among its benchmark's configs in the
  * base ("fuse/single/same/libfuse"); the terminal table's legend names the keys. */
@@ -78,8 +127,6 @@ const char *h_cmp_short_cfg(struct cmp *c, const struct ab_group *g, char *buf, 
 /* Run k's label everywhere compare writes: A, B, ... Z, then #26, #27, ... */
 const char *h_cmp_run_label(char *buf, size_t len, int k);
 
-/* s cut to w columns with a '~' where it was cut (s is changed). */
-char *h_cmp_term_cut(char *s, size_t w);
 /* compare.md's config cell: "daemon=single, placement=none", the keys that vary. */
 void h_cmp_md_cfg(FILE *f, struct cmp *c, const struct ab_group *g);
 /* The terminal's legends: each benchmark's varying keys, and "run B: DIR" within 100 columns. */
@@ -89,8 +136,8 @@ void h_cmp_run_legend(struct cmp *c, int k);
 void h_cmp_keys_md(FILE *f, struct cmp *c, const char *bench);
 
 /* ---- norm.c ---- */
-/* in with CPU numbers dropped from every config and the keys added since it was recorded
- * (descriptors' key_defaults) at their defaults, into out (a run with nothing to change
+/* in with the keys added since it was recorded (descriptors' key_defaults) at their
+ * defaults, into out (a run with nothing to change
  * is moved: *in is left empty), counted in c for h_cmp_defaults_said. 0, or -1 out of
  * memory. */
 int h_cmp_normalize(struct cmp *c, struct ab_results *in, struct ab_results *out);
@@ -151,12 +198,12 @@ void h_gate_load(struct h_gate *g, const char *file);
 void h_gate_check(const struct h_gate *g, const struct ab_results *base);
 
 /*
- * Judge every rule for each run d[1..nr-1] against d[0], names as written in
- * dirs. One line on stdout per violated or unjudged rule and run, a summary on
- * stderr. 0, or H_EXIT_GATE when a rule was violated (or, strict, not judged).
+ * Judge every rule for each run c->d[1..] against c->d[0] (configs matched by
+ * h_cmp_match), names as written in c->dirs. One line on stdout per violated or
+ * unjudged rule and run, a summary on stderr. 0, or H_EXIT_GATE when a rule was
+ * violated (or, with c->strict, not judged).
  */
-int h_gate_judge(const struct h_gate *g, const struct ab_results *d, char *const *dirs, int nr,
-		 int strict);
+int h_gate_judge(const struct h_gate *g, const struct cmp *c);
 
 /* ---- machines.c: the table of what differs between the runs' machines ---- */
 /* "## The machines" into md: a row per run in dirs and a column per machine.txt fact
@@ -175,11 +222,11 @@ void h_compare_sort(char **dirs, int nr, int by);
 /* ---- trend.c: trend tables and plots of the headline metrics ---- */
 /*
  * "## Trends of the headline metrics" into md: per headline metric of every
- * registered benchmark, a table of the runs (d[0] the base) by config; with
+ * registered benchmark, a table of the runs (c->d[0] the base) by config; with
  * plotdir, NAME.dat and NAME.gp there for a trend plot of each, their names in
  * names (at most max). Returns how many plots were prepared.
  */
-int h_compare_trends(FILE *md, const char *plotdir, const struct ab_results *d, int nr,
-		      char names[][64], int max);
+int h_compare_trends(FILE *md, const char *plotdir, const struct cmp *c, char names[][64],
+		     int max);
 
 #endif

@@ -141,8 +141,8 @@ static int holds(const struct h_gate_rule *r, const struct ab_group *a)
 {
 	if (strcmp(a->bench, r->bench) || strcmp(a->metric, r->metric))
 		return 0;
-	for (int i = 0; i < r->nfilter; i++)
-		if (!ab_cfg_matches(a->config, r->filter[i]))
+	for (int i = 0; i < r->nfilter; i++)	/* a key left out at its default holds it */
+		if (!ab_desc_cfg_matches(h_desc(a->bench), a->config, r->filter[i]))
 			return 0;
 	return 1;
 }
@@ -182,9 +182,10 @@ static int judge_config(const struct h_gate_rule *r, const struct ab_group *a,
  * Holm-corrected over the k the rule judged in this run (family-wise error
  * rate 5%); with one config that is "the whole 95% CI beyond the threshold".
  */
-static void judge_one(const struct h_gate_rule *r, const struct ab_results *base,
-		      const struct ab_results *run, struct verdict *v)
+static void judge_one(const struct h_gate_rule *r, const struct cmp *c, int k,
+		      struct verdict *v)
 {
+	const struct ab_results *base = &c->d[0];
 	size_t cap = base->n ? base->n : 1;
 	struct judged *j = malloc(cap * sizeof(*j));
 	double *p = malloc(cap * sizeof(*p)), *adj = malloc(cap * sizeof(*adj));
@@ -198,12 +199,12 @@ static void judge_one(const struct h_gate_rule *r, const struct ab_results *base
 			continue;
 		v->matched++;
 		v->baselines += ab_desc_is_baseline(h_desc(a->bench), a->config);
-		const struct ab_group *b = ab_results_get(run, a->bench, a->config, a->metric, a->unit);
+		const struct ab_group *b = h_cmp_match(c, 0, a, k);
 		struct judged *o = &j[v->judged];
-		enum ab_verdict k = b ? ab_r_ratio(b, a, &o->q, &o->ci) : AB_V_NONE;
-		if (k == AB_V_NONE || (k != AB_V_FEW && judge_config(r, a, b, o) < 0))
+		enum ab_verdict e = b ? ab_r_ratio(b, a, &o->q, &o->ci) : AB_V_NONE;
+		if (e == AB_V_NONE || (e != AB_V_FEW && judge_config(r, a, b, o) < 0))
 			v->missing++;	/* absent from the run, or a base median of 0 */
-		else if (k == AB_V_FEW)
+		else if (e == AB_V_FEW)
 			v->few++;
 		else
 			p[v->judged++] = o->p;
@@ -264,18 +265,18 @@ void h_gate_check(const struct h_gate *g, const struct ab_results *base)
 	}
 }
 
-int h_gate_judge(const struct h_gate *g, const struct ab_results *d, char *const *dirs, int nr,
-		 int strict)
+int h_gate_judge(const struct h_gate *g, const struct cmp *c)
 {
-	int violated = 0, unjudged = 0;
+	int violated = 0, unjudged = 0, nr = c->nr, strict = c->strict;
+	char *const *dirs = c->dirs;
 
-	h_gate_check(g, &d[0]);
+	h_gate_check(g, &c->d[0]);
 
 	for (int i = 0; i < g->n; i++) {
 		const struct h_gate_rule *r = &g->r[i];
 		for (int k = 1; k < nr; k++) {
 			struct verdict v;
-			judge_one(r, &d[0], &d[k], &v);
+			judge_one(r, c, k, &v);
 			printf("gate: ");
 			if (v.worse) {
 				violated++;

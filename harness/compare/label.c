@@ -11,16 +11,6 @@
 #include "sys/common.h"
 #include "compare.h"
 
-/* s cut to w columns with a '~' where it was cut, so a cut name never passes for whole. */
-char *h_cmp_term_cut(char *s, size_t w)
-{
-	if (strlen(s) > w) {
-		s[w - 1] = '~';
-		s[w] = '\0';
-	}
-	return s;
-}
-
 /* A key of a benchmark's configs, while they are scanned once. */
 struct keyseen {
 	char key[AB_KEY_LEN];
@@ -85,9 +75,10 @@ static struct keyseen *key_find(struct keytab *t, const char *key, size_t n)
  * One pass over the bench's configs in d: a key varies when some config's value
  * (ab_cfg_get's: the first, "" when absent) differs from the first config's.
  * Each key keeps that first value and whether another was seen, so 200,000
- * configs take one scan, not one per key and config.
+ * configs take one scan, not one per key and config. CPU numbers only with cpus.
  */
-static void varying_keys(const struct ab_results *d, const char *bench, struct shortkeys *s)
+static void varying_keys(const struct ab_results *d, const char *bench, struct shortkeys *s,
+			 int cpus)
 {
 	struct keytab t = { 0 };
 	size_t nc = 0;
@@ -113,7 +104,8 @@ static void varying_keys(const struct ab_results *d, const char *bench, struct s
 		}
 	}
 	for (size_t i = 0; i < t.n && s->n < 16; i++)	/* absent somewhere: "" there */
-		if (t.k[i].varies || (t.k[i].count < nc && t.k[i].v0[0]))
+		if ((t.k[i].varies || (t.k[i].count < nc && t.k[i].v0[0])) &&
+		    (cpus || !h_cfg_is_cpu_numbers(bench, t.k[i].key, strlen(t.k[i].key))))
 			snprintf(s->key[s->n++], sizeof(s->key[0]), "%s", t.k[i].key);
 	free(t.k);
 	free(t.slot);
@@ -129,7 +121,9 @@ static const struct shortkeys *short_keys(struct cmp *c, const char *bench)
 	struct shortkeys *s = &c->sk[c->nsk++];
 	memset(s, 0, sizeof(*s));
 	snprintf(s->bench, sizeof(s->bench), "%s", bench);
-	varying_keys(&c->d[0], bench, s);	/* every key any of bench's configs holds */
+	/* every key any of bench's configs holds; CPU numbers only where they tell two
+	 * configs apart (elsewhere they follow a key that is shown, the placement) */
+	varying_keys(&c->d[0], bench, s, h_cmp_cpus_tell_apart(c, bench));
 	return s;
 }
 
@@ -229,9 +223,4 @@ void h_cmp_run_legend(struct cmp *c, int k)
 		printf("run %s: ...%s\n", l, tail);
 	}
 	free(esc);
-}
-
-const struct ab_group *h_cmp_match(const struct ab_results *d, const struct ab_group *g)
-{
-	return ab_results_get(d, g->bench, g->config, g->metric, g->unit);
 }

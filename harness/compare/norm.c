@@ -1,11 +1,11 @@
 /*
- * harness compare's matching of configs across runs: CPU numbers dropped
- * (h_cfg_is_cpu_numbers: two machines compare), and keys added after a run
- * was recorded given their defaults (the descriptors' key_defaults: a
+ * harness compare's configs made comparable across runs: keys added after a
+ * run was recorded are given their defaults (the descriptors' key_defaults: a
  * reference recorded before uring_cpu existed still matches a run that
- * writes uring_cpu=queue). compare.md says which keys were defaulted, and
- * why a result is in one run only (the other's runs.csv: a failed or skipped
- * point, or a config its plan did not have).
+ * writes uring_cpu=queue). CPU numbers stay (match.c matches across them).
+ * compare.md says which keys were defaulted, and why a result is in one run
+ * only (the other's runs.csv: a failed or skipped point, or a config its plan
+ * did not have).
  */
 #include <limits.h>
 #include <stdio.h>
@@ -50,24 +50,14 @@ static size_t insert_kv(char *out, size_t o, size_t len, const char *kv)
 	return (size_t)n;
 }
 
-/* config without the CPU numbers (h_cfg_is_cpu_numbers), and with the keys added since
- * it was recorded (the descriptor's key_defaults) at their defaults; each one added is
- * counted in added[], by its index in key_defaults. */
+/* config with the keys added since it was recorded (the descriptor's key_defaults) at
+ * their defaults; each one added is counted in added[], by its index in key_defaults. */
 static void norm_config(const char *bench, const char *in, char *out, size_t len, int *added)
 {
 	const struct ab_bench_desc *d = h_desc(bench);
-	char tmp[AB_CONFIG_LEN], v[AB_VALUE_LEN], *save = NULL;
-	size_t o = 0;
+	char v[AB_VALUE_LEN];
+	size_t o = (size_t)snprintf(out, len, "%s", in);
 
-	snprintf(tmp, sizeof(tmp), "%s", in);
-	out[0] = '\0';
-	for (char *kv = strtok_r(tmp, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
-		char *eq = strchr(kv, '=');
-		size_t kl = eq ? (size_t)(eq - kv) : strlen(kv);
-		if (h_cfg_is_cpu_numbers(bench, kv, kl))
-			continue;
-		o += (size_t)snprintf(out + o, o < len ? len - o : 0, "%s%s", o ? ";" : "", kv);
-	}
 	if (o >= len)
 		return;
 	for (int i = 0; d && d->key_defaults && d->key_defaults[i].key && i < MAXDEFAULTS; i++) {
@@ -104,9 +94,8 @@ static void defaults_seen(struct cmp *c, const char *bench, const int *added)
 	}
 }
 
-/* The run with CPU numbers dropped from every config and keys added later at their
- * defaults: groups that differ only in CPU numbers merge. A run with none is taken as
- * it is (*in is moved into *out), so a run is never held twice. 0, or -1 out of memory. */
+/* The run with keys added later at their defaults. A run with none is taken as it is
+ * (*in is moved into *out), so a run is never held twice. 0, or -1 out of memory. */
 int h_cmp_normalize(struct cmp *c, struct ab_results *in, struct ab_results *out)
 {
 	size_t i = 0;

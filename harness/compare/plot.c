@@ -53,7 +53,7 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 		   FILE *leg)
 {
 	char path[PATH_MAX], title[200], label[AB_CONFIG_LEN], unit[AB_UNIT_LEN] = "";
-	int rows = 0, left_out = 0;
+	int rows = 0, left_out = 0, cpus = h_cmp_cpus_tell_apart(c, bench);
 
 	snprintf(path, sizeof(path), "%s/%s.dat", c->pd.path, name);
 	FILE *dat = fopen(path, "we");
@@ -64,7 +64,7 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 		const struct ab_group *a = &c->d[0].g[i];
 		int all = !strcmp(a->bench, bench) && !strcmp(a->metric, metric);
 		for (int k = 1; all && k < c->nr; k++)
-			all = h_cmp_match(&c->d[k], a) != NULL;	/* only what every run holds */
+			all = h_cmp_match(c, 0, a, k) != NULL;	/* only what all runs hold */
 		if (!all)
 			continue;
 		if (baseline(bench, a->config)) {
@@ -73,9 +73,10 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 		}
 		snprintf(unit, sizeof(unit), "%s", a->unit);
 		ab_gp_label(dat, h_cmp_short_cfg(c, a, label, sizeof(label)));
-		legend_row(leg, label, a->config);
+		/* CPU numbers only where they tell configs apart, as in the labels */
+		legend_row(leg, label, cpus ? a->config : h_cmp_bare(c, 0, a));
 		for (int k = 0; k < c->nr; k++) {
-			const struct ab_group *b = k ? h_cmp_match(&c->d[k], a) : a;
+			const struct ab_group *b = k ? h_cmp_match(c, 0, a, k) : a;
 			struct ab_summary s;
 			ab_summarize(b->v, b->n, &s);
 			fprintf(dat, " %.6g %.6g %.6g", s.median, s.ci.lo, s.ci.hi);
@@ -146,7 +147,7 @@ int h_cmp_plots(struct cmp *c)
 	if (ab_plotdir_open(&c->pd, c->out) < 0)
 		return -1;
 	if (c->nr > 2)	/* with two runs a trend is the ratios table again */
-		n = h_compare_trends(c->md, c->pd.path, c->d, c->nr, names, AB_PLOTS_MAX / 2);
+		n = h_compare_trends(c->md, c->pd.path, c, names, AB_PLOTS_MAX / 2);
 	for (int b = 0; h_registry[b]; b++)
 		for (int k = 0; h_registry[b]->headline && h_registry[b]->headline[k] && n < AB_PLOTS_MAX; k++) {
 			const char *bench = h_registry[b]->name;

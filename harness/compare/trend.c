@@ -42,8 +42,22 @@ static int varies(const struct trend *t, const char *key)
 	return 0;
 }
 
-static void shorten(struct trend *t)
+/* Do two of t's configs differ in CPU numbers only (so that those keys tell them apart)? */
+static int cpus_tell_apart(const struct cmp *c, const struct trend *t)
 {
+	for (int i = 0; i < t->n; i++)
+		for (int j = 0; j < i; j++)
+			if (!strcmp(h_cmp_bare(c, 0, t->g[i]), h_cmp_bare(c, 0, t->g[j])))
+				return 1;
+	return 0;
+}
+
+/* Each config as the keys that vary among t's; CPU numbers only where they tell two
+ * apart (elsewhere they follow the placement, which is shown). */
+static void shorten(const struct cmp *c, struct trend *t)
+{
+	int cpus = cpus_tell_apart(c, t);
+
 	size_t fo = 0;
 	t->fixed[0] = '\0';
 	for (int i = 0; i < t->n; i++)
@@ -53,6 +67,9 @@ static void shorten(struct trend *t)
 	for (char *kv = strtok_r(tmp, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
 		char key[AB_KEY_LEN], val[AB_VALUE_LEN];
 		snprintf(key, sizeof(key), "%.*s", (int)strcspn(kv, "="), kv);
+		int cpu = h_cfg_is_cpu_numbers(t->g[0]->bench, key, strlen(key));
+		if (!cpus && cpu && varies(t, key))
+			continue;
 		if (!varies(t, key)) {
 			fo += (size_t)snprintf(t->fixed + fo, fo < sizeof(t->fixed) ? sizeof(t->fixed) - fo : 0,
 					       "%s%s", fo ? ";" : "", kv);
@@ -71,9 +88,11 @@ static void shorten(struct trend *t)
 				 t->g[i]->config : "(none)");
 }
 
-static void collect(const struct ab_results *base, const char *bench, const char *metric,
+static void collect(const struct cmp *c, const char *bench, const char *metric,
 		    struct trend *t)
 {
+	const struct ab_results *base = &c->d[0];
+
 	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < base->n; i++) {
 		const struct ab_group *g = &base->g[i];
@@ -85,7 +104,7 @@ static void collect(const struct ab_results *base, const char *bench, const char
 			t->more++;
 	}
 	if (t->n)
-		shorten(t);
+		shorten(c, t);
 }
 
 /* One row: the run's median, its 95% CI (6+ values) or min-max, the ratio to A. */
@@ -122,8 +141,8 @@ static void row(FILE *md, int k, const struct ab_group *b, const struct ab_group
 }
 
 /* Per config a table, a row per run: 50 runs make 50 short rows, not 50 columns. */
-static void table(FILE *md, const struct ab_results *d, int nr, const char *bench,
-		  const char *metric, const struct trend *t)
+static void table(FILE *md, const struct cmp *c, const char *bench, const char *metric,
+		  const struct trend *t)
 {
 	fprintf(md, "\n### %s %s (%s)\n\n", bench, metric, t->g[0]->unit);
 	if (t->fixed[0])
@@ -137,16 +156,16 @@ static void table(FILE *md, const struct ab_results *d, int nr, const char *benc
 		h_md_cell(md, t->shortcfg[i]);
 		fprintf(md, "`:\n\n| run | median | 95%% CI | ratio to A [95%% CI] |\n"
 			    "|---|---|---|---|\n");
-		for (int k = 0; k < nr; k++)
-			row(md, k, k ? ab_results_get(&d[k], t->g[i]->bench, t->g[i]->config, metric,
-						      t->g[i]->unit) : t->g[i], t->g[i]);
+		for (int k = 0; k < c->nr; k++)
+			row(md, k, k ? h_cmp_match(c, 0, t->g[i], k) : t->g[i], t->g[i]);
 	}
 }
 
 /* NAME.dat (x: the run, then median lo hi per plotted config) and NAME.gp; 1: made. */
-static int plot(const char *dir, const struct ab_results *d, int nr, const char *bench,
-		const char *metric, const struct trend *t, const char *name)
+static int plot(const char *dir, const struct cmp *c, const char *bench, const char *metric,
+		const struct trend *t, const char *name)
 {
+	int nr = c->nr;
 	char path[PATH_MAX], title[200], ylabel[160];
 	int col[MAXCFG], nc = 0;
 
@@ -164,8 +183,7 @@ static int plot(const char *dir, const struct ab_results *d, int nr, const char 
 		fprintf(dat, "%d", k);
 		for (int j = 0; j < nc; j++) {
 			const struct ab_group *a = t->g[col[j]];
-			const struct ab_group *b = k ? ab_results_get(&d[k], a->bench, a->config, metric,
-								      a->unit) : a;
+			const struct ab_group *b = k ? h_cmp_match(c, 0, a, k) : a;
 			struct ab_summary s;
 			if (!b) {
 				fprintf(dat, " ? ? ?");
@@ -209,8 +227,8 @@ static int plot(const char *dir, const struct ab_results *d, int nr, const char 
 	return !(ferror(gp) | fclose(gp));
 }
 
-int h_compare_trends(FILE *md, const char *plotdir, const struct ab_results *d, int nr,
-		      char names[][64], int max)
+int h_compare_trends(FILE *md, const char *plotdir, const struct cmp *c, char names[][64],
+		     int max)
 {
 	int n = 0;
 
@@ -220,14 +238,14 @@ int h_compare_trends(FILE *md, const char *plotdir, const struct ab_results *d, 
 		for (int k = 0; h_registry[b]->headline && h_registry[b]->headline[k]; k++) {
 			const char *bench = h_registry[b]->name, *metric = h_registry[b]->headline[k];
 			struct trend t;
-			collect(&d[0], bench, metric, &t);
+			collect(c, bench, metric, &t);
 			if (!t.n)
 				continue;
-			table(md, d, nr, bench, metric, &t);
+			table(md, c, bench, metric, &t);
 			if (!plotdir || n >= max)
 				continue;
 			snprintf(names[n], 64, "trend_%s_%s", bench, metric);
-			n += plot(plotdir, d, nr, bench, metric, &t, names[n]);
+			n += plot(plotdir, c, bench, metric, &t, names[n]);
 		}
 	return n;
 }

@@ -422,6 +422,8 @@ int h_run(struct h_run_opts *o)
 		ab_usage_error("run: bad value '%d' for --repeat: --resume %s goes on with its %d "
 			       "repetitions, or more; not fewer", o->repeat, o->resume, r.plan.repeat);
 	h_run_check_programs(&r.plan);
+	if (h_plan_dups(&r.plan, err, sizeof(err)) < 0)	/* before anything runs */
+		ab_usage_error("run: %s", err);
 	if (h_plan_check(&r.plan, err, sizeof(err)) < 0)	/* before anything runs, --dry-run too */
 		ab_usage_error("run: %s", err);
 	r.done = calloc((size_t)r.plan.npoints * (size_t)r.repeat, 1);

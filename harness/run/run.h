@@ -6,6 +6,7 @@
  *   prepare.c     its plan: loaded, programs checked, copied in as plan.plan
  *   plan_find.c   plans by name or file, and harness run --plan list
  *   plan_check.c  every point through bin/<bench> --check-options first
+ *   plan_dups.c   no point measured by two blocks
  *   invoke.c      one invocation of one point: started, watched, its records
  *   spawn.c       starting a program whose output the harness reads
  *   files.c       the run's CSV files (one write() a row) and --resume's
@@ -45,6 +46,10 @@ void h_plan_list(FILE *out);
  * bin/<bench> ARGS --check-options (plan_check.c): 0, or -1 with
  * "FILE:LINE: ..." in err naming the plan line the benchmark refused. */
 int h_plan_check(const struct h_plan *p, char *err, size_t errlen);
+/* A point of a block that another block measures too (the same options, defaults
+ * left out at the values records leave out; plan_dups.c): 0, or -1 with "FILE:LINE:
+ * ..." in err naming the point and both blocks. */
+int h_plan_dups(const struct h_plan *p, char *err, size_t errlen);
 
 /* ---- the run (run.c, invoke.c, files.c, lock.c, machine.c) ---- */
 extern volatile sig_atomic_t h_stop_sig;	/* SIGINT/SIGTERM/SIGHUP received: stop the sweep */

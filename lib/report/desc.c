@@ -3,6 +3,7 @@
  * direction, whether a config is a baseline, which keys hold CPU numbers. The
  * harness asks these instead of knowing any benchmark or key by name.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "report/render.h"
@@ -68,4 +69,38 @@ int ab_desc_is_cpu_key(const struct ab_bench_desc *d, const char *key, size_t kl
 		return 0;
 	return (kl > 4 && !strncmp(key + kl - 4, "_cpu", 4)) ||
 	       (kl > 5 && !strncmp(key + kl - 5, "_cpus", 5));
+}
+
+const char *ab_desc_absent_as(const struct ab_bench_desc *d, const char *key, size_t kl)
+{
+	char k[AB_KEY_LEN];
+
+	for (int i = 0; d && d->absent_as && d->absent_as[i].key; i++)
+		if (strlen(d->absent_as[i].key) == kl && !strncmp(d->absent_as[i].key, key, kl))
+			return d->absent_as[i].value;
+	if (kl >= sizeof(k))
+		return NULL;
+	snprintf(k, sizeof(k), "%.*s", (int)kl, key);
+	return ab_cfg_absent_as(k);
+}
+
+/* Does cfg hold key (kl bytes) at all, with any value? */
+static int has_key(const char *cfg, const char *key, size_t kl)
+{
+	for (const char *p = cfg; *p; p += strcspn(p, ";") + !!p[strcspn(p, ";")])
+		if (!strncmp(p, key, kl) && (p[kl] == '=' || p[kl] == ';' || !p[kl]))
+			return 1;
+	return 0;
+}
+
+int ab_desc_cfg_matches(const struct ab_bench_desc *d, const char *cfg, const char *kv)
+{
+	size_t kl = strcspn(kv, "=");
+	const char *dflt;
+
+	if (ab_cfg_matches(cfg, kv))
+		return 1;
+	if (!kv[kl] || has_key(cfg, kv, kl) || !(dflt = ab_desc_absent_as(d, kv, kl)))
+		return 0;
+	return !strcmp(dflt, kv + kl + 1);
 }

@@ -17,13 +17,13 @@
 
 struct row {
 	int key;		/* -1: as found */
-	char val[32];
+	char val[AB_DISTINCT_LEN];	/* whole: ab_r_distinct never cuts */
 	const struct ab_group *sub[8], *base[8];
 };
 
 /* side's want list at row w (defaults for every key but w's), into kv and want. */
 static void row_want(const struct ab_levers *l, const struct row *w, const char *const *side,
-		     char kv[][48], const char **want)
+		     char kv[][AB_KEY_LEN + AB_DISTINCT_LEN + 2], const char **want)
 {
 	int n = 0;
 
@@ -31,9 +31,9 @@ static void row_want(const struct ab_levers *l, const struct row *w, const char 
 		want[n] = side[n];
 	for (int k = 0; k < l->nkey && k < 8; k++) {
 		if (k == w->key)
-			snprintf(kv[k], sizeof(kv[k]), "%.15s=%.31s", l->key[k].key, w->val);
+			snprintf(kv[k], sizeof(kv[k]), "%s=%s", l->key[k].key, w->val);
 		else
-			snprintf(kv[k], sizeof(kv[k]), "%.15s=%.30s|", l->key[k].key, l->key[k].dflt);
+			snprintf(kv[k], sizeof(kv[k]), "%s=%s|", l->key[k].key, l->key[k].dflt);
 		want[n++] = kv[k];
 	}
 	want[n] = NULL;
@@ -41,7 +41,7 @@ static void row_want(const struct ab_levers *l, const struct row *w, const char 
 
 static void row_find(struct ab_render *r, const struct ab_levers *l, struct row *w)
 {
-	char kv[8][48];
+	char kv[8][AB_KEY_LEN + AB_DISTINCT_LEN + 2];
 	const char *want[MAX_WANT];
 
 	for (int q = 0; q < l->nratio && q < 8; q++) {
@@ -358,8 +358,30 @@ int ab_levers_table(struct ab_render *r, const struct ab_levers *l, int with_sen
 		cost_md(r, l, &w[i], qc, qi);
 		fprintf(f, "\n");
 	}
+	for (int k = 0; k < l->nkey && k < 8; k++) {
+		int lost = ab_r_too_long(r, l->metric, l->key[k].key);
+		if (lost)	/* left out, never cut into a row of its own that finds nothing */
+			fprintf(f, "\n(%d results whose %s has %d characters or more are left out "
+				   "of this table.)\n", lost, l->key[k].key, AB_DISTINCT_LEN);
+	}
 	fprintf(f, "\n");
 	if (with_sentence)
 		sentence(r, l, w, n);
 	return 1;
+}
+
+int ab_levers_ratios(struct ab_render *r, const struct ab_levers *l, struct ab_named_ratio *out,
+		     int max)
+{
+	struct row w = { .key = -1 };	/* as found */
+	int n = 0;
+
+	row_find(r, l, &w);
+	for (int q = 0; q < l->nratio && q < 8 && n < max; q++)
+		if (w.sub[q] && w.base[q]) {
+			snprintf(out[n].name, sizeof(out[n].name), "%s", l->ratio[q].name);
+			out[n].subject = w.sub[q];
+			out[n++].base = w.base[q];
+		}
+	return n;
 }

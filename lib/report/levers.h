@@ -31,4 +31,9 @@ struct ab_levers {
  * nothing when no lever was swept. 1: printed, 0: not. */
 int ab_levers_table(struct ab_render *r, const struct ab_levers *l, int sentence);
 
+/* Each of l's ratios as found (every lever key at its default), the groups found in
+ * r->res, into out (at most max); how many have both sides (a descriptor's ratios). */
+int ab_levers_ratios(struct ab_render *r, const struct ab_levers *l, struct ab_named_ratio *out,
+		     int max);
+
 #endif

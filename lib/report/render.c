@@ -104,13 +104,28 @@ int ab_r_distinct(const struct ab_render *r, const char *metric, const char *key
 		if (strcmp(g->bench, r->desc->name) || strcmp(g->metric, metric) ||
 		    !ab_cfg_get(g->config, key, v, sizeof(v))[0])
 			continue;
+		if (strlen(v) >= AB_DISTINCT_LEN)
+			continue;	/* never cut (render.h) */
 		for (k = 0; k < n && strcmp(vals[k], v); k++)
 			;
 		if (k == n && n < max)
-			snprintf(vals[n++], 32, "%.31s", v);
+			snprintf(vals[n++], AB_DISTINCT_LEN, "%s", v);
 	}
 	if (all_numbers(vals, n))
-		qsort(vals, (size_t)n, 32, cmp_num);
+		qsort(vals, (size_t)n, AB_DISTINCT_LEN, cmp_num);
+	return n;
+}
+
+int ab_r_too_long(const struct ab_render *r, const char *metric, const char *key)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < r->res->n; i++) {
+		const struct ab_group *g = &r->res->g[i];
+		char v[AB_VALUE_LEN];
+		n += !strcmp(g->bench, r->desc->name) && !strcmp(g->metric, metric) &&
+		     strlen(ab_cfg_get(g->config, key, v, sizeof(v))) >= AB_DISTINCT_LEN;
+	}
 	return n;
 }
 

@@ -39,6 +39,19 @@ struct ab_key_default {
 	const char *since;		/* when it was added, for compare.md's sentence */
 };
 
+/* A config key a record writes only when it is not at its default: a config without it
+ * holds value, as a config without idle holds as-found (ab_cfg_absent_as). */
+struct ab_key_absent {
+	const char *key, *value;
+};
+
+/* A ratio a benchmark's readings name (other/same, uring/libfuse, rq on/off): median of
+ * subject / median of base, both groups of one run. */
+struct ab_named_ratio {
+	char name[96];
+	const struct ab_group *subject, *base;
+};
+
 struct ab_bench_desc {
 	const char *name;		/* folder, program and record bench name; what it
 					 * measures is said once, in its ab_prog_info.summary */
@@ -65,6 +78,8 @@ struct ab_bench_desc {
 	const struct ab_key_default *key_defaults;	/* keys added later (ended by a NULL
 							 * key), or NULL: compare matches an older
 							 * run's config to their defaults */
+	const struct ab_key_absent *absent_as;	/* keys left out at their default (ended by
+						 * a NULL key), or NULL */
 	const char *baseline_key;	/* the key whose values in baselines name one, or NULL */
 	const char *const *baselines;	/* those values: a baseline is a reference measured
 					 * beside the subject (a kernel file), not compared */
@@ -79,6 +94,10 @@ struct ab_bench_desc {
 	void (*beside)(struct ab_render *r);	/* the post's numbers beside ours, or NULL */
 	void (*reading)(struct ab_render *r);	/* what the data say, for report.md */
 	void (*plots)(struct ab_render *r);	/* .dat and .gp files (harness only) */
+	/* The within-run ratios its readings name, as measured in r->res (the ones people
+	 * trust across machines), at most max into out; how many. harness compare sets
+	 * them side by side across runs. NULL: none. */
+	int (*ratios)(struct ab_render *r, struct ab_named_ratio *out, int max);
 };
 
 struct ab_render {
@@ -104,6 +123,12 @@ int ab_desc_lower_better(const struct ab_bench_desc *d, const char *metric);
 int ab_desc_has_metric(const struct ab_bench_desc *d, const char *metric);
 /* Is cfg (a record's config) one of d's baselines? */
 int ab_desc_is_baseline(const struct ab_bench_desc *d, const char *cfg);
+/* Does cfg hold kv ("key=value", as ab_cfg_matches takes it), a key that cfg lacks
+ * counting as its default (d's absent_as, then ab_cfg_absent_as)? d may be NULL. */
+int ab_desc_cfg_matches(const struct ab_bench_desc *d, const char *cfg, const char *kv);
+/* The value a config of d without key holds (d's absent_as, then ab_cfg_absent_as), or
+ * NULL when key has none. */
+const char *ab_desc_absent_as(const struct ab_bench_desc *d, const char *key, size_t keylen);
 /* Does key (keylen bytes) of d's configs hold CPU numbers: named *_cpu or *_cpus and
  * not one of d->not_cpus (d may be NULL)? */
 int ab_desc_is_cpu_key(const struct ab_bench_desc *d, const char *key, size_t keylen);
@@ -127,9 +152,15 @@ const struct ab_group *ab_r_find(const struct ab_render *r, const char *metric,
 /* The same for "k1=v1" and "k2=v2" (k2 NULL: k1 alone); values are cut at 31 characters. */
 const struct ab_group *ab_r_find_kv(const struct ab_render *r, const char *metric, const char *k1,
 				    const char *v1, const char *k2, const char *v2);
-/* Distinct values of key among groups of metric, sorted (numerically when all are numbers). */
+/* Distinct values of key among groups of metric, sorted (numerically when all are numbers).
+ * A value of AB_DISTINCT_LEN characters or more is left out, never cut: cut, it would not
+ * find its records again, and two values cut alike would read as one (ab_r_too_long
+ * counts them, so that a table can say so). */
+#define AB_DISTINCT_LEN 32
 int ab_r_distinct(const struct ab_render *r, const char *metric, const char *key, char vals[][32],
 		  int max);
+/* How many groups of metric hold a value of key that ab_r_distinct leaves out. */
+int ab_r_too_long(const struct ab_render *r, const char *metric, const char *key);
 double ab_r_median(const struct ab_group *g);
 /* A number for a human table (report.md, details.md, tables.md, a terminal): whole from
  * 1000 on, 3 significant digits in plain notation below (0.0000197, never e-notation),

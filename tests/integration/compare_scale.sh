@@ -5,7 +5,8 @@
 # reversed list is the same lines, a new line is named, an absent list of A's makes
 # every line new); the config keys that vary found in one pass (a constant key left
 # out, a key absent from some configs kept); a side past 10,000 values bootstrapped
-# 10,000 at a time, and compare.md says so; a run without CPU keys taken as it is.
+# 10,000 at a time, and compare.md says so; a config matched across CPU numbers when each
+# side holds one such.
 . "$(dirname "$0")/lib.sh"
 H=$BIN/harness
 D=$(mktemp -d "$AFFBENCH_WORKDIR/compare_scale.XXXXXX")
@@ -63,14 +64,21 @@ check "the ratio 1.1, significant, its CI around it" \
 check "300 repetitions a side: no such sentence" \
 	eval '! grep -q "more than 10000 values" "$D/o-k/compare.md"'
 
-# CPU keys: a run with them is normalized, one without taken as it is; both still match
-mkdir -p "$D/ca" "$D/cb"
+# CPU keys: a run whose one config has them matches the one without them (the one config
+# a side that differs in CPU numbers only, harness/compare/match.c); two such configs in
+# one run are two configs, neither matched to A's one (which would be "the same"?)
+mkdir -p "$D/ca" "$D/cb" "$D/cc"
 { echo "$HDR"; rows x '"mode=a"' 18 '100 + i % 3' 'i + 1'; } > "$D/ca/raw.csv"
-{ echo "$HDR"; rows x '"client_cpu=" (i % 2) ";mode=a"' 18 '100 + i % 3'; } > "$D/cb/raw.csv"
+{ echo "$HDR"; rows x '"client_cpu=1;mode=a"' 18 '100 + i % 3' 'i + 1'; } > "$D/cb/raw.csv"
+{ echo "$HDR"; rows x '"client_cpu=" (i % 2) ";mode=a"' 18 '100 + i % 3'; } > "$D/cc/raw.csv"
 run c "$D/ca" "$D/cb"; rc=$?
 check "a run with CPU keys against one without: exit $rc, one ratio judged, nothing unmatched" \
 	eval '[ "$rc" = 0 ] && grep -q "^1 comparisons made" "$D/o-c/compare.md" &&
 	      ! grep -q "^Not compared" "$D/o-c/compare.md"'
+run c2 "$D/ca" "$D/cc"; rc=$?
+check "two configs on CPUs 0 and 1 against one without CPU keys: none matched (exit $rc)" \
+	eval '[ "$rc" = 0 ] && grep -q "^0 comparisons made" "$D/o-c2/compare.md" &&
+	      grep -q "^Not compared: 1 results only in A" "$D/o-c2/compare.md"'
 
 rm -rf "$D"
 t_done

@@ -1,0 +1,68 @@
+#!/bin/bash
+# harness compare reads the ratios people trust first (issue 35): Holm's family is the
+# headline metrics' ratios only, the monitor counters and other metrics are described
+# apart without verdicts; the terminal's rows show the keys that tell them apart (no cut
+# config); stderr never lands inside the table.
+. "$(dirname "$0")/lib.sh"
+H=$BIN/harness
+D=$(mktemp -d "$AFFBENCH_WORKDIR/compare_reading.XXXXXX")
+trap 'rm -rf "$D"' EXIT
+REF=$TOP/results/reference
+
+mkdir "$D/drop" && cp "$REF/machine.txt" "$D/drop/"
+awk -F, 'BEGIN { OFS = "," } NR > 1 && $1 == "cputestfs" && $(NF-2) == "stat_per_s" {
+	$(NF-1) = sprintf("%.6f", $(NF-1) * 0.87) } { print }' "$REF/raw.csv" > "$D/drop/raw.csv"
+"$H" compare --out "$D/o" "$REF" "$D/drop" > "$D/out" 2> "$D/err"; rc=$?
+check "compare of the reference and a doctored copy (exit $rc)" [ "$rc" = 0 ]
+# compare.csv: bench,config,metric,unit,base,run,base_median,median,ratio,ci_lo,ci_hi,p,p_holm,...
+check "Holm's family: only headline metrics have a p (Holm), no monitor counter" awk -F, '
+	NR > 1 && $13 != "" { n++; if ($3 ~ /^mon_/) bad++ }
+	NR > 1 && $3 ~ /^mon_/ { mon++ }
+	END { exit !(n > 0 && mon > n && !bad) }' "$D/o/compare.csv"
+check "... and compare.md counts that family, not every ratio" eval '
+	n=$(awk -F, "NR > 1 && \$13 != \"\"" "$D/o/compare.csv" | wc -l)
+	grep -q "^$n comparisons made" "$D/o/compare.md"'
+check "no monitor counter or other metric is called significant" awk -F, '
+	NR > 1 && $13 == "" && $14 == "1" { bad++ } END { exit bad > 0 }' "$D/o/compare.csv"
+check "the 13% drop of stat_per_s is still found significant" awk -F, '
+	NR > 1 && $3 == "stat_per_s" && $14 == "1" { n++ } END { exit !(n > 0) }' "$D/o/compare.csv"
+check "compare.md describes the monitor counters apart" \
+	grep -q "^## What the CPUs did: the monitor counters" "$D/o/compare.md"
+check "the terminal shows no monitor counter row" eval '! grep -q " mon_" "$D/out"'
+
+# the terminal rows: the as-found and idle=poll configs of cputestfs differ past 23
+# characters; each row must read apart from every other (no cut with '~')
+"$H" compare --out "$D/o2" "$REF" "$REF" > "$D/out2" 2>/dev/null
+check "no config or metric cut on the terminal" eval '! grep -q "~ " "$D/out2"'
+check "no two terminal rows read the same" eval '
+	[ -z "$(awk "/^bench  /{t=1;next} t && substr(\$0, 11, 1) != \"\\\"\" && NF >= 6" "$D/out2" |
+		cut -c1-58 | sort | uniq -d)" ]'
+
+# stderr after the table, never inside it: every line after the first message is one
+"$H" compare --out "$D/o3" "$REF" "$TOP/results/emulated/A" > "$D/both" 2>&1
+check "stderr never interleaves with the table (2>&1)" awk '
+	/^harness: / { m = 1; next } m { bad++ } END { exit !(m && !bad) }' "$D/both"
+# the first table: the ratios each descriptor names, A's and the run's side by side; the
+# other placement of libfuse at a quarter in a copy quarters other/same, a change judged
+mkdir "$D/half" && cp "$REF/machine.txt" "$D/half/"
+awk -F, 'BEGIN { OFS = "," } NR > 1 && $1 == "cputestfs" && $(NF-2) == "stat_per_s" &&
+	$2 ~ /(^|;)placement=other(;|$)/ && $2 ~ /daemon=single/ && $2 ~ /transport=libfuse/ &&
+	$2 !~ /idle=/ { $(NF-1) = sprintf("%.6f", $(NF-1) * 0.25) } { print }' \
+	"$REF/raw.csv" > "$D/half/raw.csv"
+"$H" compare --out "$D/o4" "$REF" "$D/half" > "$D/out4" 2>/dev/null
+row=$(grep "^| cputestfs | other/same (libfuse) | B |" "$D/o4/compare.md")
+check "compare.md's first table: other/same in A and B, the change near 0.25x, significant" eval '
+	[ "$(grep -m1 "^## " "$D/o4/compare.md" | tail -1)" = "## The runs" ] &&
+	[ "$(grep "^## " "$D/o4/compare.md" | sed -n 2p)" = "## The ratios people trust" ] &&
+	within "$(echo "$row" | awk -F" [|] " "{ print \$6 }" | grep -oE "^[0-9.]+")" 0.22 0.28 &&
+	echo "$row" | grep -q "| lower \* |\$"'
+check "... the untouched ratio none/same unchanged (no verdict of a change)" \
+	grep -q "^| cputestfs | none/same (libfuse) | B | .* | no change shown |$" "$D/o4/compare.md"
+check "... every benchmark with named ratios in the table (cputestfs, ddpar, sqrtio, fdget)" eval '
+	for b in cputestfs ddpar sqrtio fdget; do
+		grep -q "^| $b | " <(sed -n "/^## The ratios people trust/,/^## The machines/p" "$D/o4/compare.md") || exit 1
+	done'
+check "the terminal leads with that table, before the configs' legends" awk '
+	/^The ratios people trust/ { t = NR } /^cputestfs other\/same \(libfuse\), run B/ { r = NR }
+	/^cputestfs configs:/ { l = NR } END { exit !(t && r > t && l > r) }' "$D/out4"
+t_done
