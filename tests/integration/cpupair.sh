@@ -77,8 +77,8 @@ check "each wake-up round trip with the share of its waits that slept (got $n)" 
 	[ "$n" = $((2 * (pairs + ncpu) * 2)) ]
 n=$(awk -F, 'NR > 1 && $4 == "line_rt_ns"' "$out/all.csv" | wc -l)
 d=$(awk -F, 'NR > 1 && $4 == "line_invol_switches"' "$out/all.csv" | wc -l)
-check "each pair's cache line recorded, with its spinners' involuntary switches ($n, $d)" \
-	[ "$n" = $((pairs * 2)) ] && [ "$d" = "$n" ]
+check "each pair's cache line recorded, both ways (got $n)" [ "$n" = $((pairs * 2)) ]
+check "each cache line with its spinners' involuntary switches ($d of $n)" [ "$d" = "$n" ]
 if [ "$pairs" -le 64 ]; then
 	n=$(awk -F, '$4 == "mon_ctxsw_per_op"' "$out/all.csv" | wc -l)
 	check "the futex window's CPU monitor: mon_ctxsw_per_op per pair and repetition (got $n)" \
