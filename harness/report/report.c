@@ -87,6 +87,43 @@ static int write_tables(const char *dir, const struct ab_results *d)
 	return ab_outfile_close(&o);
 }
 
+/* failures.csv's skipped points (exit 4), bounded and deduplicated, their reasons made safe for
+ * a table cell: the levers table says which lever cannot act here, and why. */
+static int load_skips(const char *dir, struct ab_skip *sk, int max)
+{
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0;
+	ssize_t len;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/failures.csv", dir);
+	FILE *in = ab_infile_open(path, AB_INFILE_MAX_BYTES, NULL, 0);
+	while (in && n < max && (len = ab_infile_line(in, &line, &cap)) != -1) {
+		char *fl[6];
+		int dup = 0;
+		if (len < 0)
+			continue;
+		line[strcspn(line, "\r\n")] = '\0';
+		if (!strncmp(line, "bench,", 6) || ab_csv_split(line, fl, 6) != 5 || strcmp(fl[3], "4"))
+			continue;
+		for (int i = 0; i < n; i++)
+			dup |= !strcmp(sk[i].bench, fl[0]) && !strcmp(sk[i].config, fl[1]);
+		if (dup || strlen(fl[0]) >= sizeof(sk->bench) || strlen(fl[1]) >= sizeof(sk->config))
+			continue;
+		snprintf(sk[n].bench, sizeof(sk->bench), "%s", fl[0]);
+		snprintf(sk[n].config, sizeof(sk->config), "%s", fl[1]);
+		snprintf(sk[n].reason, sizeof(sk->reason), "%s", fl[4]);
+		for (char *c = sk[n].reason; *c; c++)	/* outside text, into a markdown cell */
+			if (*c == '|' || *c == '`' || (unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = ' ';
+		n++;
+	}
+	free(line);
+	if (in)
+		fclose(in);
+	return n;
+}
+
 /* At most this many figures per benchmark, and in all, in report.md; the others go to
  * details.md. */
 #define REPORT_FIGS 3
@@ -138,9 +175,11 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 	if (n > 0 && !ab_have_gnuplot())
 		fprintf(body, "Figures not drawn: gnuplot is not installed here (apt-get install "
 			      "gnuplot-nox, then `harness plot` on this directory draws them).\n\n");
+	struct ab_skip *skips = calloc(AB_SKIPS_MAX, sizeof(*skips));
+	int nskips = skips ? load_skips(dir, skips, AB_SKIPS_MAX) : 0;
 	for (int i = 0; h_registry[i] && i < H_BENCH_MAX; i++) {
 		struct ab_render r = { .desc = h_registry[i], .res = d, .out = body, .markdown = 1,
-				       .ncpu = ncpu };
+				       .ncpu = ncpu, .skips = skips, .nskips = nskips };
 		int shown = 0, moved = 0;
 		if (!ab_render_has(r.desc, d))
 			continue;
@@ -176,6 +215,7 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 			steps ? "where the time goes, step by step; " : "", moved ? ", more figures" : "");
 	}
 	h_hist_section(details, names + cdf, ok + cdf, n - cdf);
+	free(skips);
 	return rc;
 }
 

@@ -312,13 +312,52 @@ static void sentence(struct ab_render *r, const struct ab_levers *l, const struc
 			ab_r_num(hi, sizeof(hi), ci.hi));
 }
 
+/* A lever value no record holds because its points were skipped here: its key, value and
+ * the benchmark's reason. */
+struct inert {
+	int key;
+	char val[64];
+	const char *reason;
+};
+
+/* The skipped points' lever values that no row holds, at most max, into v. */
+static int inert_of(const struct ab_render *r, const struct ab_levers *l, const struct row *w,
+		    int n, struct inert *v, int max)
+{
+	int ni = 0;
+
+	for (int s = 0; s < r->nskips && r->skips; s++) {
+		const struct ab_skip *sk = &r->skips[s];
+		if (strcmp(sk->bench, r->desc->name))
+			continue;
+		for (int k = 0; k < l->nkey && k < 8 && ni < max; k++) {
+			char val[64];
+			int dup = 0;
+			if (!ab_cfg_get(sk->config, l->key[k].key, val, sizeof(val))[0] ||
+			    !strcmp(val, l->key[k].dflt))
+				continue;
+			for (int i = 1; i < n; i++)
+				dup |= w[i].key == k && !strcmp(w[i].val, val);
+			for (int i = 0; i < ni; i++)
+				dup |= v[i].key == k && !strcmp(v[i].val, val);
+			if (!dup) {
+				v[ni] = (struct inert){ .key = k, .reason = sk->reason };
+				snprintf(v[ni++].val, sizeof(v[0].val), "%s", val);
+			}
+		}
+	}
+	return ni;
+}
+
 int ab_levers_table(struct ab_render *r, const struct ab_levers *l, int with_sentence)
 {
 	struct row w[MAX_ROWS] = { 0 };
+	struct inert in[8];
 	FILE *f = r->out;
 	int n = rows_of(r, l, w);
+	int ni = inert_of(r, l, w, n, in, (int)(sizeof(in) / sizeof(in[0])));
 
-	if (n < 2)
+	if (n + ni < 2)
 		return 0;
 	int qc = cost_source(r, l, w, n, 1), qi = cost_source(r, l, w, n, 0);
 	fprintf(f, "What moves it: each lever swept, the ratios at it (median, 95%% CI from %d "
@@ -356,6 +395,14 @@ int ab_levers_table(struct ab_render *r, const struct ab_levers *l, int with_sen
 				closed_cell(f, i ? closed(&w[0], &w[i], q) : NAN);
 		}
 		cost_md(r, l, &w[i], qc, qi);
+		fprintf(f, "\n");
+	}
+	/* a lever the benchmark refused here: no share, the reason */
+	for (int i = 0; i < ni; i++) {
+		fprintf(f, "| %s=%s | cannot act here: %s |", l->key[in[i].key].key, in[i].val,
+			in[i].reason);
+		for (int q = 1; q < l->nratio + 3; q++)
+			fprintf(f, " |");
 		fprintf(f, "\n");
 	}
 	for (int k = 0; k < l->nkey && k < 8; k++) {

@@ -100,6 +100,16 @@ struct ab_bench_desc {
 	int (*ratios)(struct ab_render *r, struct ab_named_ratio *out, int max);
 };
 
+/* A point its benchmark skipped (exit 4: the machine lacks what it needs), from the run's
+ * failures.csv, its reason made table-safe by the harness: a lever that cannot act here is
+ * said so in the levers table, never left out or shown as a share. */
+struct ab_skip {
+	char bench[AB_BENCH_LEN];
+	char config[AB_CONFIG_LEN];
+	char reason[240];
+};
+#define AB_SKIPS_MAX 64
+
 struct ab_render {
 	const struct ab_bench_desc *desc;
 	const struct ab_results *res;
@@ -111,6 +121,8 @@ struct ab_render {
 	char figures[8][64];	/* plots made, for the report to show */
 	int nfig;
 	int ntables;		/* numbered tables so far (ab_r_table_no) */
+	const struct ab_skip *skips;	/* the run's skipped points (NULL: none known) */
+	int nskips;
 };
 
 /* ---- what a descriptor says ---- */

@@ -335,4 +335,31 @@ check "ddpar: the levers table gives clone_fd on/off at N=4, 1.2 as found and 1.
 	'grep -q "^| lever | clone_fd on/off (write, N=4) |" "$R/report.md" &&
 	 within "$(cell "as found" 3 "$R/report.md")" 1.19 1.21 && within "$(cell idle=poll 3 "$R/report.md")" 1.49 1.51'
 check "ddpar: fewer than 6 repetitions are marked, not judged" grep -q '^| idle=poll | 1.5 (n<6)' "$R/report.md"
+
+# A lever the benchmark refused here (exit 4: no cpuidle driver reads PM QoS): its points are
+# skipped, so no record holds idle=poll; the row says it cannot act, with the reason, no share.
+R=$W/inert
+records "$R" 0 0
+sed -i '/idle=poll/d' "$R/raw.csv"
+c="baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=1;idle=poll;placement=other;transport=libfuse"
+{
+	echo "bench,config,rep,exit,reason"
+	for rep in 1 2; do
+		echo "cputestfs,\"$c\",$rep,4,--idle poll: no cpuidle driver (current_driver: none) | x"
+	done
+} >"$R/failures.csv"
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+rc=$?
+check "inert lever: harness plot exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
+row=$(grep '^| idle=poll |' "$R/report.md")
+check "inert lever: report.md's levers table has an idle=poll row ($row)" [ -n "$row" ]
+check "inert lever: the row says it cannot act here, with the reason" \
+	eval '[[ $row == "| idle=poll | cannot act here: --idle poll: no cpuidle driver"* ]]'
+check "inert lever: the row gives no share of the gap" eval '[[ $row != *"%"* ]]'
+check "inert lever: the reason's '|' cannot break the table" \
+	eval '[ "$(printf "%s" "$row" | tr -cd "|" | wc -c)" = "$(grep "^| as found |" "$R/report.md" | tr -cd "|" | wc -c)" ]'
+check "inert lever: one row however many of its points were skipped" [ "$(grep -c '^| idle=poll |' "$R/report.md")" = 1 ]
+rm "$R/failures.csv"
+"$BIN/harness" plot "$R" >/dev/null 2>&1
+check "no skipped point: no idle=poll row" eval '! grep -q "^| idle=poll |" "$R/report.md"'
 t_done
