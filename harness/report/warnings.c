@@ -239,8 +239,12 @@ void h_warnings(FILE *f, const char *dir, const struct ab_results *d)
  * the median relative to that median, at the median and at worst over the benchmark,
  * and what would narrow them, from what the records show: more repetitions (with 6 the
  * distribution-free interval is the sample's whole range), pinning where the worst ran
- * on any CPU, a quieter machine where the load at the start was high.
+ * on any CPU, a quieter machine where the load at the start was high. Then the
+ * outliers, kept and said (hyperfine's habit): values farther than OUTLIER_SDS robust
+ * SDs from their result's median, how many are first repetitions (a cold start),
+ * and the result holding the most.
  */
+#define OUTLIER_SDS 3
 struct precision {
 	double *w;			/* relative half-widths */
 	size_t n, cap;
@@ -248,7 +252,32 @@ struct precision {
 	const struct ab_group *worst;
 	double wworst;
 	int whole_range;		/* the worst's interval spans its whole sample */
+	size_t nout, nout_res, nout_first;	/* outliers, results with one, first reps */
+	const struct ab_group *most;	/* the result with the most outliers */
+	size_t nmost;
 };
+
+/* Counts g's outliers into p; out of memory, g's are left uncounted (said as none). */
+static void outliers_add(struct precision *p, const struct ab_group *g)
+{
+	unsigned char *out = malloc(g->n);
+	int first = INT_MAX;
+
+	if (!out)
+		return;
+	size_t c = ab_outliers(g->v, g->n, OUTLIER_SDS, out);
+	for (size_t i = 0; i < g->n; i++)
+		first = g->rep[i] < first ? g->rep[i] : first;
+	for (size_t i = 0; i < g->n; i++)
+		p->nout_first += out[i] && g->rep[i] == first;
+	p->nout += c;
+	p->nout_res += c > 0;
+	if (c > p->nmost) {
+		p->most = g;
+		p->nmost = c;
+	}
+	free(out);
+}
 
 /* 0, or -1 when out of memory (the line is then left out: no line beats a wrong one). */
 static int precision_add(struct precision *p, const struct ab_group *g)
@@ -270,6 +299,7 @@ static int precision_add(struct precision *p, const struct ab_group *g)
 	}
 	double w = (ci.hi - ci.lo) / 2 / fabs(med);
 	p->w[p->n++] = w;
+	outliers_add(p, g);
 	if (!p->worst || w > p->wworst) {
 		p->worst = g;
 		p->wworst = w;
@@ -294,6 +324,20 @@ static const char *unpinned_key(const char *config, char *buf, size_t len)
 			return buf;
 	}
 	return NULL;
+}
+
+static void precision_outliers(FILE *f, const struct precision *p)
+{
+	if (!p->nout) {
+		fprintf(f, " No value beyond %d robust SDs (1.4826 MAD) of its median.", OUTLIER_SDS);
+		return;
+	}
+	fprintf(f, " %zu value%s beyond %d robust SDs (1.4826 MAD) of %s median, kept: in %zu "
+		   "result%s, %zu of them first repetitions (by chance about 1 in %zu); most in %s, ",
+		p->nout, p->nout == 1 ? "" : "s", OUTLIER_SDS, p->nout == 1 ? "its" : "their",
+		p->nout_res, p->nout_res == 1 ? "" : "s", p->nout_first, p->most->n, p->most->metric);
+	h_md_cell(f, p->most->config[0] ? p->most->config : "(no config)");
+	fprintf(f, " (%zu).", p->nmost);
 }
 
 static void precision_hints(FILE *f, const struct precision *p, double load, int ncpu)
@@ -340,6 +384,7 @@ static void precision_line(FILE *f, const struct ab_results *d, const char *benc
 	if (p.left_out)
 		fprintf(f, "; %zu more with too few repetitions", p.left_out);
 	fprintf(f, ".");
+	precision_outliers(f, &p);
 	precision_hints(f, &p, load, ncpu);
 out:
 	free(p.w);

@@ -1,8 +1,9 @@
 #!/bin/bash
 # report.md's Precision section, from crafted records: one line per benchmark with
 # headline results, the median and worst half-width of their 95% CIs relative to the
-# median, the results left out for too few repetitions, and the hints the records
-# support (more repetitions, pinning, a quieter machine). No CV warning. (~2 s)
+# median, the results left out for too few repetitions, the outliers (kept, counted,
+# the first repetitions among them) and the hints the records support (more
+# repetitions, pinning, a quieter machine). No CV warning. (~2 s)
 . "$(dirname "$0")/lib.sh"
 
 # precision FILE: the lines of FILE's Precision section
@@ -36,6 +37,8 @@ run() {
 		rows sqrtio "io_cpus=0;sqrt_procs=1" irqs_per_io irq/io 1 5 9 13 17 21 25 29
 		# a benchmark without headline results here: no line
 		rows fdget "mode=shared-fd;op=read;threads=2" iterations count 1 2 3 4 5 6
+		# median 102.5, MAD 2: 500 (the first repetition) and 10 lie beyond 3 robust SDs
+		rows cputestfs "placement=same" stat_per_s 1/s 500 100 101 102 10 103 104 105
 		# all within 5%
 		rows cpupair "cpu_a=0;cpu_b=1" line_rt_ns ns 200 201 202 203 204 205 206 207
 	} >"$1/raw.csv"
@@ -50,8 +53,8 @@ check "harness plot of the crafted records exits 0 (exit $rc: $(head -c 200 "$W/
 P=$(precision "$W/busy/report.md")
 S=$(printf '%s\n' "$P" | grep '^- \*\*sqrtio\*\*')
 check "report.md has a Precision section" grep -q '^## Precision$' "$W/busy/report.md"
-check "one line per benchmark with headline results (sqrtio, cpupair; not fdget)" eval \
-	'[ "$(printf "%s\n" "$P" | grep -c "^- \*\*")" = 2 ] && ! printf "%s\n" "$P" | grep -q fdget'
+check "one line per benchmark with headline results (sqrtio, cputestfs, cpupair; not fdget)" \
+	eval '[ "$(printf "%s\n" "$P" | grep -c "^- \*\*")" = 3 ] && ! printf "%s\n" "$P" | grep -q fdget'
 check "sqrtio counts its 2 headline results with 95% CIs" eval \
 	'printf "%s\n" "$S" | grep -q "^- \*\*sqrtio\*\*: 2 headline results"'
 worst=$(printf '%s\n' "$S" | sed -nE "s/.*\+-($NUM)% at worst.*/\1/p")
@@ -71,6 +74,14 @@ check "hint: a quieter machine, with the load at the start" eval \
 	'printf "%s\n" "$S" | grep -qF "a quieter machine (load 1.50 at the start on 2 CPUs)"'
 check "a benchmark within 5% gets no hint" eval \
 	'printf "%s\n" "$P" | grep "^- \*\*cpupair\*\*" | grep -q "Every one is within +-5%.$"'
+C=$(printf '%s\n' "$P" | grep '^- \*\*cputestfs\*\*')
+OUT="2 values beyond 3 robust SDs (1.4826 MAD) of their median, kept: in 1 result"
+check "outliers counted and kept: 2 values in 1 result, 1 a first repetition" eval \
+	'printf "%s\n" "$C" | grep -qF "$OUT, 1 of them first repetitions"'
+check "outliers: the result holding them named" eval \
+	'printf "%s\n" "$C" | grep -qF "most in stat_per_s, placement=same (2)"'
+check "no outlier where none lies beyond 3 robust SDs" eval \
+	'printf "%s\n" "$S" | grep -qF "No value beyond 3 robust SDs"'
 check "no CV warning: the Precision section replaces it" eval \
 	'! grep -q "CV above" "$W/busy/report.md"'
 
