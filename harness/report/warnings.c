@@ -398,6 +398,11 @@ void h_precision(FILE *f, const char *dir, const struct ab_results *d)
 	if (!d->n)
 		return;
 	fprintf(f, "## Precision\n\n");
+	/* the method, once: which interval, and what a repetition is (harness run: --repeat 1
+	 * per invocation, so the intervals span the variance between invocations) */
+	fprintf(f, "Intervals: the distribution-free 95%% CI of each median (order statistics). "
+		   "Under `harness run` each repetition is an invocation of its own, one window "
+		   "long, so the intervals include the variance between invocations.\n\n");
 	for (size_t i = 0; i < d->n; i++) {
 		size_t j = 0;
 		while (j < i && strcmp(d->g[j].bench, d->g[i].bench))

@@ -74,6 +74,8 @@ check "hint: a quieter machine, with the load at the start" eval \
 	'printf "%s\n" "$S" | grep -qF "a quieter machine (load 1.50 at the start on 2 CPUs)"'
 check "a benchmark within 5% gets no hint" eval \
 	'printf "%s\n" "$P" | grep "^- \*\*cpupair\*\*" | grep -q "Every one is within +-5%.$"'
+check "the section says which interval it judges and what a repetition is" eval \
+	'printf "%s\n" "$P" | grep -q "^Intervals: the distribution-free 95% CI .*invocation of its own"'
 C=$(printf '%s\n' "$P" | grep '^- \*\*cputestfs\*\*')
 OUT="2 values beyond 3 robust SDs (1.4826 MAD) of their median, kept: in 1 result"
 check "outliers counted and kept: 2 values in 1 result, 1 a first repetition" eval \
