@@ -92,5 +92,14 @@ S=$(precision "$W/quiet/report.md" | grep '^- \*\*sqrtio\*\*')
 check "a quiet machine at the start: no quieter-machine hint" eval \
 	'[ -n "$S" ] && ! printf "%s\n" "$S" | grep -q "quieter machine"'
 
+# records without a headline metric: the section says so, no benchmark line
+mkdir -p "$W/none"
+printf 'bench,config,rep,metric,value,unit\nfdget,mode=single,1,iterations,5,count\n' \
+	>"$W/none/raw.csv"
+"$BIN/harness" plot "$W/none" >/dev/null 2>&1
+check "no headline results: said, and no benchmark line" eval \
+	'precision "$W/none/report.md" | grep -q "^- no headline results" &&
+	 ! precision "$W/none/report.md" | grep -q "^- \*\*"'
+
 rm -rf "$W" "$W".*.err
 t_done
