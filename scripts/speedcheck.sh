@@ -50,8 +50,9 @@
 #
 #   precision  where each benchmark's variance lives: one point each, 4 separate
 #              invocations (--repeat N: N) of 4 windows of 0.5 s (--duration),
-#              the CV between invocations and within one, each invocation's fixed
-#              cost (wall time minus measured time), and the windows per
+#              the CV between invocations and within one, the first window
+#              against the others, each invocation's fixed cost (wall time minus
+#              measured time), and the windows per
 #              invocation that narrow an interval most per second
 #              (scripts/speedcheck/precision.sh; not in 'all'; about 2 minutes).
 #

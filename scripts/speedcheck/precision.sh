@@ -9,20 +9,26 @@
 #               mean: what invocations add beyond their windows' noise
 #   fixed s     an invocation's wall time minus its windows' measured time
 #               (windows x --duration): start-up, mount, daemon, warm-ups
+#   1st window  the first windows' mean against the others' (a warm-up left in
+#               the first window shows here; the windows are all kept)
 #   best W      the windows per invocation that narrow the interval most per second
 #               spent: sqrt(fixed x var within / (window x var between)); "many"
 #               when invocations add nothing measurable.
 
-# prec_values FILE METRIC: "value" lines of METRIC's windows (rep >= 1) in a csv; the
-# config may be quoted and hold commas, so fields count from the right
+# prec_values FILE METRIC: "VALUE FIRST" lines of METRIC's windows (rep >= 1) in a csv,
+# FIRST 1 for the first window; the config may be quoted and hold commas, so fields
+# count from the right
 prec_values() {
-	awk -F, -v m="$2" '$(NF - 2) == m && $(NF - 3) + 0 >= 1 { print $(NF - 1) }' "$1"
+	awk -F, -v m="$2" '$(NF - 2) == m && $(NF - 3) + 0 >= 1 {
+		print $(NF - 1), ($(NF - 3) + 0 == 1) }' "$1"
 }
 
-# prec_stats W DUR: stdin "INV VALUE FIXED" lines -> "cv_between cv_within fixed best_w"
+# prec_stats W DUR: stdin "INV VALUE FIRST FIXED" lines ->
+# "cv_between cv_within first_window fixed best_w"
 prec_stats() {
 	awk -v W="$1" -v dur="$2" '
-	{ n[$1]++; s[$1] += $2; ss[$1] += $2 * $2; fx[$1] = $3 }
+	{ n[$1]++; s[$1] += $2; ss[$1] += $2 * $2; fx[$1] = $4
+	  if ($3) { f += $2; nf++ } else { o += $2; no++ } }
 	END {
 		k = 0; gm = 0; wv = 0; mv = 0; fsum = 0
 		for (i in n) { k++; m[i] = s[i] / n[i]; gm += m[i]; fsum += fx[i]
@@ -33,7 +39,9 @@ prec_stats() {
 		bv = mv - wv / W; if (bv < 0) bv = 0
 		best = (bv > 0 && fixed > 0) ? sprintf("%.0f", sqrt(fixed * wv / (dur * bv))) : "many"
 		if (best == "0") best = 1
-		printf "%.1f%% %.1f%% %.2f %s\n", 100 * sqrt(bv) / gm, 100 * sqrt(wv) / gm, fixed, best
+		first = (nf && no && o) ? sprintf("%+.1f%%", 100 * (f / nf) / (o / no) - 100) : "-"
+		printf "%.1f%% %.1f%% %s %.2f %s\n", 100 * sqrt(bv) / gm, 100 * sqrt(wv) / gm, first, \
+			fixed, best
 	}'
 }
 
@@ -61,7 +69,7 @@ prec_bench() {
 		echo "speedcheck:   $b invocation $i: $nwin windows, fixed $fixed s" >&2
 	done
 	# shellcheck disable=SC2046
-	printf '%-10s %-28s %-14s %10s %10s %10s %9s %7s\n' "$b" "$label" "$metric" \
+	printf '%-10s %-28s %-14s %10s %10s %10s %10s %8s %7s\n' "$b" "$label" "$metric" \
 		"$(printf '%s' "$rows" | cut -d' ' -f2 | tr '\n' ' ' | median | prec_num)" \
 		$(printf '%s' "$rows" | prec_stats "$PREC_WIN" "$PREC_DUR")
 }
@@ -71,12 +79,13 @@ check_precision() {
 	PREC_WIN=4
 	PREC_DUR=$([ "${DUR_SET:-0}" = 1 ] && echo "$DUR" || echo 0.5)
 	[ "$PREC_INV" -ge 2 ] || die "precision needs --repeat 2 or more (invocations)"
-	echo "speedcheck: precision, $PREC_INV invocations x $PREC_WIN windows x $PREC_DUR s per benchmark..." >&2
+	local shape="$PREC_INV invocations x $PREC_WIN windows of $PREC_DUR s"
+	echo "speedcheck: precision, $shape per benchmark..." >&2
 	echo
-	echo "## precision: where the variance lives, $PREC_INV invocations x $PREC_WIN windows of $PREC_DUR s, one point per benchmark"
+	echo "## precision: where the variance lives, $shape, one point per benchmark"
 	echo
-	printf '%-10s %-28s %-14s %10s %10s %10s %9s %7s\n' bench point metric median \
-		"CV between" "CV within" "fixed s" "best W"
+	printf '%-10s %-28s %-14s %10s %10s %10s %10s %8s %7s\n' bench point metric median \
+		"CV between" "CV within" "1st window" "fixed s" "best W"
 	prec_bench cputestfs stat_per_s "placement=same single" --placement same \
 		--transport libfuse --daemon single --baseline fuse --kstats off
 	prec_bench ddpar read_MB_per_s "read procs=1 libfuse" --mode read --procs 1 \
@@ -86,9 +95,10 @@ check_precision() {
 		--threads 2 --spawn 0
 	prec_bench cpupair line_rt_ns "line, one pair" --pairs 1 --method line
 	echo
-	echo "CV between: what invocations add beyond their windows' noise; fixed s: an invocation's"
-	echo "wall time minus windows x $PREC_DUR s; best W: windows per invocation that narrow the"
-	echo "interval most per second (Kalibera and Jones)."
+	echo "CV between: what invocations add beyond their windows' noise; 1st window: the first"
+	echo "windows' mean against the others' (all kept); fixed s: an invocation's wall time minus"
+	echo "windows x $PREC_DUR s; best W: windows per invocation that narrow the interval most per"
+	echo "second (Kalibera and Jones)."
 }
 
 # sqrtio needs a file on a block device (not tmpfs) and reads at the queue's rq_affinity
