@@ -68,7 +68,7 @@ prec_bench() {
 		rows+=$(prec_values "$WORK/p.csv" "$metric" | sed "s/^/$i /; s/\$/ $fixed/")$'\n'
 		echo "speedcheck:   $b invocation $i: $nwin windows, fixed $fixed s" >&2
 	done
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2183  # prec_stats prints the last five fields
 	printf '%-10s %-28s %-14s %10s %10s %10s %10s %8s %7s\n' "$b" "$label" "$metric" \
 		"$(printf '%s' "$rows" | cut -d' ' -f2 | tr '\n' ' ' | median | prec_num)" \
 		$(printf '%s' "$rows" | prec_stats "$PREC_WIN" "$PREC_DUR")
@@ -115,6 +115,6 @@ prec_sqrtio() {
 	fi
 	rq=$(sed -n 's/^rq_affinity=//p' <<<"$disc")
 	[[ $rq =~ ^[0-2]$ ]] || { printf '%-10s %s\n' sqrtio "skipped: no rq_affinity"; return 0; }
-	prec_bench sqrtio ios_K_per_s "local=1 rq=$rq 1 reader" --file "$file" --span $SPAN \
+	prec_bench sqrtio ios_K_per_s "local=1 rq=$rq 1 reader" --file "$file" --span "$SPAN" \
 		--rq "$rq" --local 1 --sqrt-procs 0 --io-procs 1
 }
