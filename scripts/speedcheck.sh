@@ -48,11 +48,19 @@
 #              --timeout SEC per command (default 120). Needs GNU time and
 #              about 1.2 GB free in $TMPDIR (less: a smaller hist.csv, said).
 #
+#   precision  where each benchmark's variance lives: one point each, 4 separate
+#              invocations (--repeat N: N) of 4 windows of 0.5 s (--duration),
+#              the CV between invocations and within one, the first window
+#              against the others, each invocation's fixed cost (wall time minus
+#              measured time), and the windows per
+#              invocation that narrow an interval most per second
+#              (scripts/speedcheck/precision.sh; not in 'all'; about 2 minutes).
+#
 #   levers     cputestfs other/same with --idle as-found and poll, and dev
 #              --daemon-wait spin:50 vs block at placement other with the
 #              server's CPU per request (scripts/speedcheck/levers.sh; not in 'all').
 #
-#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|levers|scale]
+#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|levers|precision|scale]
 #                         [--duration SEC] [--repeat N] [--plan NAME]
 #                         [--quick|--smoke] [--timeout SEC]
 #   (--repeat: interleaved repetitions, default 3; more narrow the medians on a busy host)
@@ -84,7 +92,7 @@ SCALE_TIMEOUT=120
 
 # usage [CODE]: the synopsis, on stdout for --help (exit 0), on stderr otherwise (exit 2)
 usage() {
-	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|levers|scale] [--duration SEC] [--repeat N] [--plan NAME] [--quick|--smoke] [--timeout SEC]"
+	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|levers|precision|scale] [--duration SEC] [--repeat N] [--plan NAME] [--quick|--smoke] [--timeout SEC]"
 	if [ "${1:-2}" = 0 ]; then
 		echo "$line"
 		sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"
@@ -97,7 +105,7 @@ usage() {
 what=all
 while [ $# -gt 0 ]; do
 	case $1 in
-	cputestfs | ddpar | sqrtio | transports | cpupair | all | explain | plan-overhead | levers | scale) what=$1 ;;
+	cputestfs | ddpar | sqrtio | transports | cpupair | all | explain | plan-overhead | levers | precision | scale) what=$1 ;;
 	--quick) SCALE_MODE=quick ;;
 	--smoke) SCALE_MODE=smoke ;;
 	--timeout)
@@ -114,16 +122,16 @@ while [ $# -gt 0 ]; do
 	--plan=*) PLAN=${1#*=} ;;
 	--duration)
 		[ $# -ge 2 ] || usage
-		DUR=$2
+		DUR=$2 DUR_SET=1
 		shift
 		;;
-	--duration=*) DUR=${1#*=} ;;
+	--duration=*) DUR=${1#*=} DUR_SET=1 ;;
 	--repeat)
 		[ $# -ge 2 ] || usage
-		REPS=$2
+		REPS=$2 REPS_SET=1
 		shift
 		;;
-	--repeat=*) REPS=${1#*=} ;;
+	--repeat=*) REPS=${1#*=} REPS_SET=1 ;;
 	-h | --help) usage 0 ;;
 	*)
 		echo "speedcheck: bad argument '$1'" >&2
@@ -173,6 +181,7 @@ case $what in
 all) bins="cputestfs ddpar sqrtio" ;;
 transports) bins="cputestfs ddpar" ;;
 explain | levers) bins=cputestfs ;;
+precision) bins="cputestfs ddpar sqrtio fdget cpupair" ;;
 plan-overhead) bins="cputestfs ddpar sqrtio fdget harness" ;;
 scale) bins=harness ;;
 *) bins=$what ;;
@@ -185,7 +194,7 @@ for b in $bins; do
 done
 
 
-for part in common cputestfs ddpar sqrtio transports cpupair explain overhead levers scale; do
+for part in common cputestfs ddpar sqrtio transports cpupair explain overhead levers precision scale; do
 	# shellcheck source=/dev/null
 	. "$REPO/scripts/speedcheck/$part.sh"
 done
@@ -208,6 +217,7 @@ cpupair) check_cpupair ;;
 explain) check_explain ;;
 plan-overhead) check_plan_overhead ;;
 levers) check_levers ;;
+precision) check_precision ;;
 scale)
 	SC_MODE=$SCALE_MODE SC_TIMEOUT=$SCALE_TIMEOUT
 	check_scale

@@ -327,6 +327,7 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 	}
 	header(f, dir);
 	h_warnings(f, dir, d);
+	h_precision(f, dir, d);
 	if (!d->n)
 		fprintf(f, "No records in raw.csv: nothing was measured.\n\n");
 	fputs(body ? body : "", f);

@@ -2,7 +2,8 @@
  * harness plot and harness export: the report/ part. Its files:
  *   report.c          harness plot: summary.csv, tables.md, figures, report.md, details.md
  *   data.c            raw.csv loaded; summary.csv
- *   warnings.c        report.md's warnings: the machine, noise, the plan, knobs
+ *   warnings.c        report.md's warnings (the machine, too few repetitions, the plan,
+ *                     knobs) and its precision line per benchmark
  *   monitor.c         details.md's table of the CPU monitor's records
  *   histplot.c        the CDF figures from hist.csv
  *   export.c          harness export: results.json
@@ -45,6 +46,9 @@ void h_json_machine(FILE *f, const char *dir);
  * directory as the report and messages show it (NULL: dir). */
 int h_render(const char *dir, const char *name, int quiet);
 void h_warnings(FILE *f, const char *dir, const struct ab_results *d);
+/* report.md's "Precision": per benchmark, how wide its headline results' 95% intervals are
+ * relative to their medians (at the median and at worst) and what would narrow them. */
+void h_precision(FILE *f, const char *dir, const struct ab_results *d);
 /* details.md's table of the CPU monitor's records (mon_*) of bench, and what its logs in
  * dir/log say it could not count (monitor.c). */
 void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct ab_results *d);

@@ -26,10 +26,29 @@ static int headline(const char *bench, const char *metric)
 	return 0;
 }
 
+/* The load average at the start, per machine.txt (NAN when not recorded), and the CPUs the
+ * run was allowed. */
+static double start_load(const char *dir, int *ncpu)
+{
+	char load[256], cpus[256];
+	const char *paren = strchr(h_machine_val(dir, "allowed_cpus", cpus, sizeof(cpus)), '(');
+
+	*ncpu = paren && atoi(paren + 1) > 0 ? atoi(paren + 1) : 1;
+	h_machine_val(dir, "loadavg", load, sizeof(load));
+	return load[0] ? atof(load) : NAN;
+}
+
+/* Was the machine busy at the start: a load above half its CPUs? */
+static int start_busy(double load, int ncpu)
+{
+	return load > 0.5 * ncpu;
+}
+
 static int machine_warnings(FILE *f, const char *dir)
 {
-	char gov[256], load[256], cpus[256];
-	int n = 0;
+	char gov[256];
+	int n = 0, ncpu;
+	double load = start_load(dir, &ncpu);
 
 	h_machine_val(dir, "governor", gov, sizeof(gov));
 	if (gov[0] && strncmp(gov, "(unavailable", 12) && strcmp(gov, "performance")) {
@@ -39,55 +58,30 @@ static int machine_warnings(FILE *f, const char *dir)
 			   "frequency-set -g performance` for the run.\n");
 		n++;
 	}
-	h_machine_val(dir, "loadavg", load, sizeof(load));
-	const char *paren = strchr(h_machine_val(dir, "allowed_cpus", cpus, sizeof(cpus)), '(');
-	int ncpu = paren ? atoi(paren + 1) : 1;
-	if (load[0] && atof(load) > 0.5 * (ncpu > 0 ? ncpu : 1)) {
+	if (start_busy(load, ncpu)) {
 		fprintf(f, "- load average %.2f at start on %d CPUs: other work competed with the "
-			   "benchmarks. Hint: stop other programs and re-run.\n", atof(load), ncpu);
+			   "benchmarks. Hint: stop other programs and re-run.\n", load, ncpu);
 		n++;
 	}
 	return n;
 }
 
-/* Noise is judged on the headline metrics: the CV of a near-zero share or of a
- * count says nothing about how far to trust a result. */
+/* Results with too few repetitions for a 95% CI: said once, as a count. The noise
+ * itself is said per benchmark in the Precision section (h_precision). */
 static int noise_warnings(FILE *f, const struct ab_results *d)
 {
-	int noisy = 0, few = 0, nhead = 0, n = 0;
-	const struct ab_group *worst = NULL;
-	double wcv = 0;
+	int few = 0;
 
-	for (size_t i = 0; i < d->n; i++) {
-		const struct ab_group *g = &d->g[i];
-		double cv = ab_cv(g->v, g->n);
-		if (!headline(g->bench, g->metric))
-			continue;
-		nhead++;
-		few += g->n < AB_MIN_REPS_CI;
-		if (!isnan(cv) && fabs(cv) > 0.05) {
-			noisy++;
-			if (fabs(cv) > wcv) {
-				wcv = fabs(cv);
-				worst = g;
-			}
-		}
-	}
-	if (noisy) {
-		fprintf(f, "- %d of %d headline results have a CV above 5%% (worst: %s %s %s, CV %.1f%%). "
-			   "Hint: a quieter machine, longer --duration or more --repeat.\n", noisy, nhead,
-			worst->bench, worst->config, worst->metric, 100 * wcv);
-		n++;
-	}
-	if (few) {
-		fprintf(f, "- %d headline %s fewer than %d repetitions: %s no "
-			   "95%% CI and no ratio of %s is judged (\"too few repetitions to judge\"). "
-			   "Hint: --repeat %d or more.\n", few, few == 1 ? "result has" : "results have",
-			AB_MIN_REPS_CI, few == 1 ? "its median has" : "their medians have",
-			few == 1 ? "it" : "them", AB_MIN_REPS_CI);
-		n++;
-	}
-	return n;
+	for (size_t i = 0; i < d->n; i++)
+		few += headline(d->g[i].bench, d->g[i].metric) && d->g[i].n < AB_MIN_REPS_CI;
+	if (!few)
+		return 0;
+	fprintf(f, "- %d headline %s fewer than %d repetitions: %s no "
+		   "95%% CI and no ratio of %s is judged (\"too few repetitions to judge\"). "
+		   "Hint: --repeat %d or more.\n", few, few == 1 ? "result has" : "results have",
+		AB_MIN_REPS_CI, few == 1 ? "its median has" : "their medians have",
+		few == 1 ? "it" : "them", AB_MIN_REPS_CI);
+	return 1;
 }
 
 static int plan_warnings(FILE *f, const char *dir)
@@ -236,5 +230,188 @@ void h_warnings(FILE *f, const char *dir, const struct ab_results *d)
 		plan_warnings(f, dir) + knob_warnings(f, dir);
 	if (!n)
 		fprintf(f, "- none\n");
+	fprintf(f, "\n");
+}
+
+/*
+ * ---- Precision: one line per benchmark ----
+ * How far its headline results can be trusted: the half-width of each one's 95% CI of
+ * the median relative to that median, at the median and at worst over the benchmark,
+ * and what would narrow them, from what the records show: more repetitions (with 6 the
+ * distribution-free interval is the sample's whole range), pinning where the worst ran
+ * on any CPU, a quieter machine where the load at the start was high. Then the
+ * outliers, kept and said (hyperfine's habit): values farther than OUTLIER_SDS robust
+ * SDs from their result's median, how many are first repetitions (a cold start),
+ * and the result holding the most.
+ */
+#define OUTLIER_SDS 3
+struct precision {
+	double *w;			/* relative half-widths */
+	size_t n, cap;
+	size_t left_out;		/* fewer than AB_MIN_REPS_CI values, or a median of 0 */
+	const struct ab_group *worst;
+	double wworst;
+	int whole_range;		/* the worst's interval spans its whole sample */
+	size_t nout, nout_res, nout_first;	/* outliers, results with one, first reps */
+	const struct ab_group *most;	/* the result with the most outliers */
+	size_t nmost;
+};
+
+/* Counts g's outliers into p; out of memory, g's are left uncounted (said as none). */
+static void outliers_add(struct precision *p, const struct ab_group *g)
+{
+	unsigned char *out = malloc(g->n);
+	int first = INT_MAX;
+
+	if (!out)
+		return;
+	size_t c = ab_outliers(g->v, g->n, OUTLIER_SDS, out);
+	for (size_t i = 0; i < g->n; i++)
+		first = g->rep[i] < first ? g->rep[i] : first;
+	for (size_t i = 0; i < g->n; i++)
+		p->nout_first += out[i] && g->rep[i] == first;
+	p->nout += c;
+	p->nout_res += c > 0;
+	if (c > p->nmost) {
+		p->most = g;
+		p->nmost = c;
+	}
+	free(out);
+}
+
+/* 0, or -1 when out of memory (the line is then left out: no line beats a wrong one). */
+static int precision_add(struct precision *p, const struct ab_group *g)
+{
+	double med = ab_median(g->v, g->n);
+	struct ab_ci ci;
+
+	if (g->n < AB_MIN_REPS_CI || med == 0 || ab_median_ci(g->v, g->n, 0.95, &ci) < 0) {
+		p->left_out++;
+		return 0;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 16;
+		double *w = realloc(p->w, cap * sizeof(*w));
+		if (!w)
+			return -1;
+		p->w = w;
+		p->cap = cap;
+	}
+	double w = (ci.hi - ci.lo) / 2 / fabs(med);
+	p->w[p->n++] = w;
+	outliers_add(p, g);
+	if (!p->worst || w > p->wworst) {
+		p->worst = g;
+		p->wworst = w;
+		p->whole_range = ci.lo == ab_min(g->v, g->n) && ci.hi == ab_max(g->v, g->n);
+	}
+	return 0;
+}
+
+/* The first key of config naming a CPU ("cpu", "client_cpu", ...) set to "any", in
+ * buf, or NULL: such a point let the scheduler place it. */
+static const char *unpinned_key(const char *config, char *buf, size_t len)
+{
+	for (const char *kv = config; kv && *kv; kv = strchr(kv, ';') ? strchr(kv, ';') + 1 : NULL) {
+		const char *eq = strchr(kv, '='), *end = strchr(kv, ';');
+		size_t klen = eq ? (size_t)(eq - kv) : 0, vlen;
+		if (!eq || (end && end < eq) || klen >= len)
+			continue;
+		vlen = end ? (size_t)(end - eq - 1) : strlen(eq + 1);
+		memcpy(buf, kv, klen);
+		buf[klen] = '\0';
+		if (strstr(buf, "cpu") && vlen == 3 && !strncmp(eq + 1, "any", 3))
+			return buf;
+	}
+	return NULL;
+}
+
+static void precision_outliers(FILE *f, const struct precision *p)
+{
+	if (!p->nout) {
+		fprintf(f, " No value beyond %d robust SDs (1.4826 MAD) of its median.", OUTLIER_SDS);
+		return;
+	}
+	fprintf(f, " %zu value%s beyond %d robust SDs (1.4826 MAD) of %s median, kept: in %zu "
+		   "result%s, %zu of them first repetitions (by chance about 1 in %zu); most in %s, ",
+		p->nout, p->nout == 1 ? "" : "s", OUTLIER_SDS, p->nout == 1 ? "its" : "their",
+		p->nout_res, p->nout_res == 1 ? "" : "s", p->nout_first, p->most->n, p->most->metric);
+	h_md_cell(f, p->most->config[0] ? p->most->config : "(no config)");
+	fprintf(f, " (%zu).", p->nmost);
+}
+
+static void precision_hints(FILE *f, const struct precision *p, double load, int ncpu)
+{
+	char key[AB_KEY_LEN];
+
+	if (p->wworst <= 0.05) {
+		fprintf(f, " Every one is within +-5%%.\n");
+		return;
+	}
+	fprintf(f, " To narrow them: more repetitions (--repeat above %zu", p->worst->n);
+	if (p->whole_range)
+		fprintf(f, ": with %zu the worst's 95%% interval is its whole sample", p->worst->n);
+	fprintf(f, ") or a longer --duration");
+	if (unpinned_key(p->worst->config, key, sizeof(key)))
+		fprintf(f, "; pinning (the worst ran with %s=any)", key);
+	if (start_busy(load, ncpu))
+		fprintf(f, "; a quieter machine (load %.2f at the start on %d CPUs)", load, ncpu);
+	fprintf(f, ".\n");
+}
+
+/* bench's line; 1 when it has one (headline results), else 0 */
+static int precision_line(FILE *f, const struct ab_results *d, const char *bench, double load,
+			  int ncpu)
+{
+	struct precision p = { 0 };
+	int said = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (!strcmp(d->g[i].bench, bench) && headline(bench, d->g[i].metric) &&
+		    precision_add(&p, &d->g[i]) < 0)
+			goto out;
+	if (!p.n && !p.left_out)
+		goto out;	/* no headline metric: nothing to say */
+	fprintf(f, "- **%s**: ", bench);
+	said = 1;
+	if (!p.n) {
+		fprintf(f, "no headline result has the %d repetitions a 95%% interval needs.\n",
+			AB_MIN_REPS_CI);
+		goto out;
+	}
+	fprintf(f, "%zu headline result%s, 95%% CI of the median within +-%.1f%% of it at the "
+		   "median, +-%.1f%% at worst (%s, ", p.n, p.n == 1 ? "" : "s",
+		100 * ab_median(p.w, p.n), 100 * p.wworst, p.worst->metric);
+	h_md_cell(f, p.worst->config[0] ? p.worst->config : "(no config)");
+	fprintf(f, ", n %zu)", p.worst->n);
+	if (p.left_out)
+		fprintf(f, "; %zu more with too few repetitions", p.left_out);
+	fprintf(f, ".");
+	precision_outliers(f, &p);
+	precision_hints(f, &p, load, ncpu);
+out:
+	free(p.w);
+	return said;
+}
+
+void h_precision(FILE *f, const char *dir, const struct ab_results *d)
+{
+	int ncpu, lines = 0;
+	double load = start_load(dir, &ncpu);
+
+	if (!d->n)
+		return;
+	fprintf(f, "## Precision\n\n");
+	/* the method, once: which interval, and what a repetition is (harness run: --repeat 1
+	 * per invocation, so the intervals span the variance between invocations) */
+	fprintf(f, "Intervals: the distribution-free 95%% CI of each median (order statistics). "
+		   "Under `harness run` each repetition is an invocation of its own, one window "
+		   "long, so the intervals include the variance between invocations.\n\n");
+	/* in the report's order; only a registered benchmark has headline metrics, and
+	 * walking the registry, not raw.csv's benches, keeps 200,000 groups linear */
+	for (int i = 0; h_registry[i]; i++)
+		lines += precision_line(f, d, h_registry[i]->name, load, ncpu);
+	if (!lines)
+		fprintf(f, "- no headline results among the records.\n");
 	fprintf(f, "\n");
 }

@@ -154,6 +154,33 @@ double ab_median(const double *x, size_t n)
 	return ab_percentile(x, n, 50);
 }
 
+double ab_mad(const double *x, size_t n)
+{
+	double m = ab_median(x, n), *d = n ? malloc(n * sizeof(*d)) : NULL;
+
+	if (!d)
+		return NAN;
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(x[i] - m);
+	m = ab_median(d, n);
+	free(d);
+	return m;
+}
+
+size_t ab_outliers(const double *x, size_t n, double k, unsigned char *out)
+{
+	double m = ab_median(x, n), lim = k * AB_MAD_SD * ab_mad(x, n);
+	size_t c = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int far = lim > 0 && fabs(x[i] - m) > lim;	/* NAN or 0 limit: none */
+		c += far;
+		if (out)
+			out[i] = (unsigned char)far;
+	}
+	return c;
+}
+
 /* P(B = i) for B ~ binomial(n, 1/2), in log space because 2^-n underflows past n ~ 1074. */
 static double binom_half_pmf(size_t n, size_t i)
 {

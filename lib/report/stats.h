@@ -35,6 +35,19 @@ double ab_percentile(const double *x, size_t n, double p);	/* p in [0, 100] */
  * larger and none after it smaller (selection: O(n) expected, no sort). */
 double ab_select_kth(double *x, size_t n, size_t k);
 
+/* The median absolute deviation from the median, unscaled (NAN when n == 0). */
+double ab_mad(const double *x, size_t n);
+/* The robust SD: 1.4826 x MAD, the SD of normal data. */
+#define AB_MAD_SD 1.4826
+/*
+ * Outliers, as hyperfine flags them, by a rule stated and never applied silently:
+ * a value farther than k robust SDs (k x AB_MAD_SD x MAD) from the median. out[i]
+ * (n slots, may be NULL) says which; returns how many. A MAD of 0 (half the values
+ * equal) flags none: a robust spread of 0 makes every other value "infinitely" far.
+ * Callers report what is flagged; nothing is dropped here.
+ */
+size_t ab_outliers(const double *x, size_t n, double k, unsigned char *out);
+
 struct ab_ci {
 	double lo, hi;
 	double level;		/* coverage actually reached (e.g. 0.9375 for n = 5) */

@@ -28,8 +28,10 @@ for src in "$TOP"/results/reference "$TOP"/results/emulated/*; do
 		continue
 	fi
 	R=$run/report.md
-	lines=$(wc -l <"$R")
-	check "$name: report.md is under 120 lines ($lines)" [ "$lines" -lt 120 ]
+	# the Precision section aside: one line per benchmark, it grows with the benchmarks,
+	# not with what they measured (it replaced one warning line; issue 36)
+	lines=$(awk '/^## Precision/ { p = 1; next } /^## / { p = 0 } !p' "$R" | wc -l)
+	check "$name: report.md is under 120 lines, Precision aside ($lines)" [ "$lines" -lt 120 ]
 	figs=$(grep -c '^!\[' "$R")
 	check "$name: report.md has at most 12 figures ($figs)" [ "$figs" -le 12 ]
 	most=$(awk '/^## /{n=0} /^!\[/{if (++n > m) m = n} END {print m + 0}' "$R")

@@ -1,0 +1,120 @@
+# speedcheck section: where each benchmark's variance lives (sourced by speedcheck.sh).
+#
+# Per benchmark, one point of its default plan's kind, measured as PREC_INV separate
+# invocations (a fresh process, and its mount and daemon where it has them) of
+# PREC_WIN windows each (--repeat: windows within one invocation). From the headline
+# metric's values (Kalibera and Jones, ISMM 2013, two levels):
+#   CV within   sqrt(mean of the invocations' sample variances) / grand mean
+#   CV between  sqrt(max(0, variance of the invocations' means - within / W)) / grand
+#               mean: what invocations add beyond their windows' noise
+#   fixed s     an invocation's wall time minus its windows' measured time
+#               (windows x --duration): start-up, mount, daemon, warm-ups
+#   1st window  the first windows' mean against the others' (a warm-up left in
+#               the first window shows here; the windows are all kept)
+#   best W      the windows per invocation that narrow the interval most per second
+#               spent: sqrt(fixed x var within / (window x var between)); "many"
+#               when invocations add nothing measurable.
+
+# prec_values FILE METRIC: "VALUE FIRST" lines of METRIC's windows (rep >= 1) in a csv,
+# FIRST 1 for the first window; the config may be quoted and hold commas, so fields
+# count from the right
+prec_values() {
+	awk -F, -v m="$2" '$(NF - 2) == m && $(NF - 3) + 0 >= 1 {
+		print $(NF - 1), ($(NF - 3) + 0 == 1) }' "$1"
+}
+
+# prec_stats W DUR: stdin "INV VALUE FIRST FIXED" lines ->
+# "cv_between cv_within first_window fixed best_w"
+prec_stats() {
+	awk -v W="$1" -v dur="$2" '
+	{ n[$1]++; s[$1] += $2; ss[$1] += $2 * $2; fx[$1] = $4
+	  if ($3) { f += $2; nf++ } else { o += $2; no++ } }
+	END {
+		k = 0; gm = 0; wv = 0; mv = 0; fsum = 0
+		for (i in n) { k++; m[i] = s[i] / n[i]; gm += m[i]; fsum += fx[i]
+			if (n[i] > 1) wv += (ss[i] - n[i] * m[i] * m[i]) / (n[i] - 1) }
+		gm /= k; wv /= k; fixed = fsum / k
+		for (i in n) mv += (m[i] - gm) ^ 2
+		mv = k > 1 ? mv / (k - 1) : 0
+		bv = mv - wv / W; if (bv < 0) bv = 0
+		best = (bv > 0 && fixed > 0) ? sprintf("%.0f", sqrt(fixed * wv / (dur * bv))) : "many"
+		if (best == "0") best = 1
+		first = (nf && no && o) ? sprintf("%+.1f%%", 100 * (f / nf) / (o / no) - 100) : "-"
+		printf "%.1f%% %.1f%% %s %.2f %s\n", 100 * sqrt(bv) / gm, 100 * sqrt(wv) / gm, first, \
+			fixed, best
+	}'
+}
+
+# prec_num: stdin's number as a table prints it, never in e-notation
+prec_num() { awk '{ printf($1 >= 100 ? "%.0f\n" : $1 >= 1 ? "%.2f\n" : "%.4f\n", $1) }'; }
+
+# prec_bench NAME METRIC LABEL ARGS...: PREC_INV invocations of bin/NAME ARGS, one row
+prec_bench() {
+	local b=$1 metric=$2 label=$3 i t0 t1 nwin fixed rows="" err
+	shift 3
+	for i in $(seq "$PREC_INV"); do
+		t0=$(now_ns)
+		if ! timeout 300 "$BIN/$b" "$@" --duration "$PREC_DUR" --repeat "$PREC_WIN" \
+			--format csv --quiet >"$WORK/p.csv" 2>"$WORK/p.err"; then
+			err=$(tail -n 1 "$WORK/p.err")
+			printf '%-10s %-28s %s\n' "$b" "$label" "failed: ${err:0:80}"
+			return 0
+		fi
+		t1=$(now_ns)
+		nwin=$(prec_values "$WORK/p.csv" "$metric" | wc -l)
+		[ "$nwin" -gt 0 ] || { printf '%-10s %-28s %s\n' "$b" "$label" "no $metric"; return 0; }
+		fixed=$(awk -v a="$t0" -v b="$t1" -v w="$nwin" -v d="$PREC_DUR" \
+			'BEGIN { printf "%.3f", (b - a) / 1e9 - w * d }')
+		rows+=$(prec_values "$WORK/p.csv" "$metric" | sed "s/^/$i /; s/\$/ $fixed/")$'\n'
+		echo "speedcheck:   $b invocation $i: $nwin windows, fixed $fixed s" >&2
+	done
+	# shellcheck disable=SC2046,SC2183  # prec_stats prints the last five fields
+	printf '%-10s %-28s %-14s %10s %10s %10s %10s %8s %7s\n' "$b" "$label" "$metric" \
+		"$(printf '%s' "$rows" | cut -d' ' -f2 | tr '\n' ' ' | median | prec_num)" \
+		$(printf '%s' "$rows" | prec_stats "$PREC_WIN" "$PREC_DUR")
+}
+
+check_precision() {
+	PREC_INV=$([ "${REPS_SET:-0}" = 1 ] && echo "$REPS" || echo 4)
+	PREC_WIN=4
+	PREC_DUR=$([ "${DUR_SET:-0}" = 1 ] && echo "$DUR" || echo 0.5)
+	[ "$PREC_INV" -ge 2 ] || die "precision needs --repeat 2 or more (invocations)"
+	local shape="$PREC_INV invocations x $PREC_WIN windows of $PREC_DUR s"
+	echo "speedcheck: precision, $shape per benchmark..." >&2
+	echo
+	echo "## precision: where the variance lives, $shape, one point per benchmark"
+	echo
+	printf '%-10s %-28s %-14s %10s %10s %10s %10s %8s %7s\n' bench point metric median \
+		"CV between" "CV within" "1st window" "fixed s" "best W"
+	prec_bench cputestfs stat_per_s "placement=same single" --placement same \
+		--transport libfuse --daemon single --baseline fuse --kstats off
+	prec_bench ddpar read_MB_per_s "read procs=1 libfuse" --mode read --procs 1 \
+		--transport libfuse --daemon multi --clone-fd off --kstats off
+	prec_sqrtio
+	prec_bench fdget ns_per_op "shared-fd read threads=2" --mode shared-fd --op read \
+		--threads 2 --spawn 0
+	prec_bench cpupair line_rt_ns "line, one pair" --pairs 1 --method line
+	echo
+	echo "CV between: what invocations add beyond their windows' noise; 1st window: the first"
+	echo "windows' mean against the others' (all kept); fixed s: an invocation's wall time minus"
+	echo "windows x $PREC_DUR s; best W: windows per invocation that narrow the interval most per"
+	echo "second (Kalibera and Jones)."
+}
+
+# sqrtio needs a file on a block device (not tmpfs) and reads at the queue's rq_affinity
+prec_sqrtio() {
+	local file disc rq
+	DATA_DIR=$(mktemp -d "${SPEEDCHECK_DATA_DIR:-/var/tmp}/speedcheck-data.XXXXXX") ||
+		{ printf '%-10s %s\n' sqrtio "skipped: cannot make a data directory"; return 0; }
+	file=$DATA_DIR/file
+	dd if=/dev/urandom of="$file" bs=1M count=64 conv=fsync status=none ||
+		{ printf '%-10s %s\n' sqrtio "skipped: cannot write $file"; return 0; }
+	if ! disc=$("$BIN/sqrtio" --discover --file "$file" 2>"$WORK/s.err"); then
+		printf '%-10s %s\n' sqrtio "skipped: $(tail -n 1 "$WORK/s.err" | cut -c1-80)"
+		return 0
+	fi
+	rq=$(sed -n 's/^rq_affinity=//p' <<<"$disc")
+	[[ $rq =~ ^[0-2]$ ]] || { printf '%-10s %s\n' sqrtio "skipped: no rq_affinity"; return 0; }
+	prec_bench sqrtio ios_K_per_s "local=1 rq=$rq 1 reader" --file "$file" --span "$SPAN" \
+		--rq "$rq" --local 1 --sqrt-procs 0 --io-procs 1
+}

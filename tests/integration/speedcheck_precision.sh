@@ -1,0 +1,50 @@
+#!/bin/bash
+# scripts/speedcheck.sh precision without measuring anything: --help names it, and
+# its arithmetic on made-up records: the headline metric's windows picked from a csv
+# (rep 0 and other metrics left out, a quoted config with commas read), and the
+# variance split between invocations and windows, the first window against the
+# others, fixed cost and best windows. (~1 s)
+. "$(dirname "$0")/lib.sh"
+SC=$TOP/scripts/speedcheck.sh
+
+check "--help names precision" eval '"$SC" --help 2>&1 | grep -q "precision "'
+
+# fx CODE ARGS...: CODE sees ARGS as $1, $2, ...; precision.sh's functions loaded
+fx() {
+	local code=$1
+	shift
+	bash -c 'top=$1 code=$2; shift 2
+		. "$top/scripts/speedcheck/precision.sh"; eval "$code"' fx "$TOP" "$code" "$@"
+}
+d=$(mktemp -d "$AFFBENCH_WORKDIR/scprec.XXXXXX")
+
+cat >"$d/p.csv" <<'CSV'
+bench,config,rep,metric,value,unit
+ddpar,"bs=131072;cpus=0,1;mode=read",0,read_MB_per_s,999,MB/s
+ddpar,"bs=131072;cpus=0,1;mode=read",1,read_MB_per_s,100,MB/s
+ddpar,"bs=131072;cpus=0,1;mode=read",1,lat_p50_us,7,us
+ddpar,"bs=131072;cpus=0,1;mode=read",2,read_MB_per_s,102,MB/s
+CSV
+v=$(fx 'prec_values "$1" read_MB_per_s | tr "\n" " "' "$d/p.csv")
+check "prec_values: the metric's windows, the first flagged, rep 0, other metrics out ($v)" \
+	[ "$v" = "100 1 102 0 " ]
+
+# two invocations of 3 windows: means 11 and 21 (grand 16), window variance 1,
+# fixed costs 0.5 and 0.7 s; first windows 10 and 20 (mean 15) against the rest (16.5)
+printf '1 10 1 0.5\n1 11 0 0.5\n1 12 0 0.5\n2 20 1 0.7\n2 21 0 0.7\n2 22 0 0.7\n' >"$d/two"
+read -r cb cw first fixed best < <(fx 'prec_stats 3 0.5 <"$1"' "$d/two")
+# between: sqrt(var of means 50 - 1/3) / 16 = 44.0%; within: sqrt(1) / 16 = 6.25%
+check "CV between invocations, less the windows' share ($cb)" within "${cb%\%}" 43.9 44.1
+check "CV within an invocation ($cw)" within "${cw%\%}" 6.1 6.3
+check "first windows 9.1% below the others ($first)" within "${first%\%}" -9.2 -9.0
+check "fixed cost: the invocations' mean ($fixed)" within "$fixed" 0.59 0.61
+check "best windows: at least 1 where invocations dominate ($best)" [ "$best" = 1 ]
+
+# invocations that differ by no more than their windows' noise: between 0, "many"
+printf '1 10 1 2\n1 12 0 2\n2 10 1 2\n2 12 0 2\n' >"$d/same"
+read -r cb cw first fixed best < <(fx 'prec_stats 2 0.5 <"$1"' "$d/same")
+check "no variance between invocations: 0% ($cb)" within "${cb%\%}" 0 0
+check "and best windows 'many' ($best)" [ "$best" = many ]
+
+rm -rf "$d"
+t_done
