@@ -107,6 +107,22 @@ check "compare of a run with itself: ratios 1, none significant" \
 
 # restore: a missing journal is nothing to do
 check "restore with no journal exits 0" "$H" restore --journal "$D/none.journal" --workdir "$D"
+# a knob the kernel refuses (rq_affinity takes no 'bogus': nothing changes) is said once;
+# restore once printed each such failure twice
+rq=$(ls /sys/block/*/queue/rq_affinity 2>/dev/null | head -n1)
+if [ -n "$rq" ] && [ "$(id -u)" = 0 ]; then
+	true &
+	dead=$!
+	wait "$dead"
+	printf '%s\t%d\t0\t%s\tbogus\n' "$(cat /proc/sys/kernel/random/boot_id)" "$dead" "$rq" \
+		>"$D/refused.journal"
+	"$H" restore --journal "$D/refused.journal" --workdir "$D" >"$D/refused.out" 2>&1
+	rc=$?
+	n=$(grep -c "restore 'bogus'" "$D/refused.out")
+	check "restore: a knob the kernel refused is said once (exit $rc, said $n times)" [ "$n" = 1 ]
+else
+	skip "restore: a knob the kernel refuses is said once" "no /sys/block/*/queue/rq_affinity, or not root"
+fi
 
 # bad input: one line, exit 2
 printf 'bench x\nfrobnicate 1\n' > "$D/bad.plan"
