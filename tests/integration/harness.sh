@@ -81,6 +81,12 @@ check "resume reruns rep 3 only: 13 runs.csv lines, raw.csv $(wc -l < "$D/r1/raw
 	test "$(wc -l < "$D/r1/runs.csv")" = 13 -a "$(wc -l < "$D/r1/raw.csv")" = "$before"
 check "resume: still exactly 2 records per rep" \
 	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" | sort | uniq -c | awk '{print $1}' | sort -u)" = 2
+# each finish wrote machine.txt's "after" block: the last replaces the others, each key once
+n=$(grep -c '^loadavg_after ' "$D/r1/machine.txt")
+check "machine.txt after two resumes: one 'after' block (loadavg_after $n times)" [ "$n" = 1 ]
+"$H" plot "$D/r1" >/dev/null 2>"$D/replot.err"
+check "a plot after the resumes warns of no repeated key: $(grep -m1 'given again' "$D/replot.err")" \
+	eval '! grep -q "given again" "$D/replot.err"'
 
 # SIGINT mid-point: stops, keeps a valid raw.csv, says how to resume, exit 130
 cat > "$D/h.plan" <<'PLAN'
