@@ -129,6 +129,10 @@ if [ -n "$rq" ] && [ "$(id -u)" = 0 ]; then
 else
 	skip "restore: a knob the kernel refuses is said once" "no /sys/block/*/queue/rq_affinity, or not root"
 fi
+# a path given is echoed escaped: a newline in it never makes a second line
+mkdir -p "$D/j"$'\n'"FAKE LINE" && chmod 0777 "$D/j"$'\n'"FAKE LINE"
+expect_rc "restore --journal in a world-writable directory named with a newline: exit 1, one line" \
+	1 "$H" restore --journal "$D/j"$'\n'"FAKE LINE/knobs.journal" --workdir "$D"
 
 # bad input: one line, exit 2
 printf 'bench x\nfrobnicate 1\n' > "$D/bad.plan"
