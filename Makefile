@@ -80,7 +80,7 @@ help:
 	@echo "make check-lkp       affbench as an LKP test case in LKP_SRC=<lkp-tests checkout>, copied"
 	@echo "                     (split-job, run, ncompare; root; skipped without LKP_SRC)"
 	@echo "make man             the man pages into $(BUILD)/man/ (part of make)"
-	@echo "make install         PREFIX=$(PREFIX) DESTDIR=: programs built without test hooks, plans,"
+	@echo 'make install         PREFIX='$(call shq,$(PREFIX))' DESTDIR=: programs built without test hooks, plans,'
 	@echo "                     man pages"
 	@echo "make clean           remove build trees and $(BIN)/"
 	@echo "make deps            install missing Debian packages (as root)"
@@ -221,19 +221,25 @@ $(BUILD)/man/affbench.7: $(BINS) scripts/man.sh $(REGISTRY) results/README.md
 	@mkdir -p $(@D)
 	scripts/man.sh overview $(BIN) $(REGISTRY) results/README.md > $@.tmp && mv $@.tmp $@
 
+# $(1) as one shell word: single-quoted, each ' in it as '\''. A DESTDIR or PREFIX may
+# hold a space, a ';' or a quote: part of the path, never a second word or command.
+shq = '$(subst ','\'',$(1))'
+# Where make install puts things, quoted (a path below it: $(TO)/bin).
+TO = $(call shq,$(DESTDIR)$(PREFIX))
+
 # Installed programs are built apart, without the test-only environment hooks.
 install:
 	@$(MAKE) --no-print-directory BUILD=build/install BIN=build/install/bin \
 		EXTRA_CFLAGS=-DAB_NO_TEST_HOOKS all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/affbench/plans
-	install -m 0755 $(addprefix build/install/bin/,$(PROGRAMS)) $(DESTDIR)$(PREFIX)/bin/
+	install -d $(TO)/bin $(TO)/share/affbench/plans
+	install -m 0755 $(addprefix build/install/bin/,$(PROGRAMS)) $(TO)/bin/
 	install -m 0644 harness/plans/*.plan $(foreach b,$(BENCHES),$(wildcard $(b)/$(b).plan)) \
-		$(DESTDIR)$(PREFIX)/share/affbench/plans/
-	install -m 0644 harness/timings.tsv $(DESTDIR)$(PREFIX)/share/affbench/
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man7
+		$(TO)/share/affbench/plans/
+	install -m 0644 harness/timings.tsv $(TO)/share/affbench/
+	install -d $(TO)/share/man/man1 $(TO)/share/man/man7
 	install -m 0644 $(addprefix build/install/man/,$(addsuffix .1,$(PROGRAMS))) \
-		$(DESTDIR)$(PREFIX)/share/man/man1/
-	install -m 0644 build/install/man/affbench.7 $(DESTDIR)$(PREFIX)/share/man/man7/
+		$(TO)/share/man/man1/
+	install -m 0644 build/install/man/affbench.7 $(TO)/share/man/man7/
 
 clean:
 	rm -rf build build-san build-mutants bin

@@ -8,6 +8,7 @@
  *   switches.c  a thread's context switches, read at a window's edges
  *   desc.c      the report (class summary, reading, heatmaps); linked into the
  *               harness too, so it uses lib/ and the names below only
+ *   desc_heat.c which records the heatmaps draw, and where (for desc.c)
  */
 #ifndef CPUPAIR_H
 #define CPUPAIR_H
@@ -60,6 +61,25 @@
 #define CP_WINDOWS_MAX 100
 
 enum cp_method { CP_LINE, CP_FUTEX, CP_PIPE, CP_NMETHOD };
+
+/* ---- desc_heat.c: one heatmap's cells at a time ---- */
+struct cp_cells;
+struct ab_group;
+struct ab_heat;
+/* Room for what the records say of each place (100 KB: never on a stack); free(). */
+struct cp_cells *cp_cells_new(void);
+/* A new heatmap, named fig in its messages: nothing said of any place yet. */
+void cp_cells_start(struct cp_cells *c, const char *fig);
+/* Where g, a record of this heatmap, is drawn: 0 with its places *pa and *pb (each
+ * below AB_HEAT_MAX), or -1: no pair's record, beyond AB_HEAT_MAX (counted), or
+ * refused (one line naming its raw.csv line, and the one it contradicts). */
+int cp_cells_place(struct cp_cells *c, const struct ab_group *g, int *pa, int *pb);
+/* Write the n records cp_cells_place took into h (every place they name below h->n):
+ * a cell once (a second value is refused), the labels their CPUs. 0, or -1 (ENOMEM). */
+int cp_cells_draw(struct cp_cells *c, const struct ab_group *const *take, size_t n,
+		  struct ab_heat *h);
+/* The refused records past the few named, and those beyond AB_HEAT_MAX: a line each. */
+void cp_cells_end(struct cp_cells *c);
 
 /* ---- pairs.c ---- */
 enum cp_pairs_mode { CP_PAIRS_ALL, CP_PAIRS_CLASSES, CP_PAIRS_N };

@@ -253,68 +253,55 @@ static void tables(struct ab_render *r)
 	pair_table(r, nrest);
 }
 
-/* The place in topology order recorded under key, or -1 when it is not one. */
-static int pos_of(const char *config, const char *key)
-{
-	char buf[32], *end;
-	long v = strtol(ab_cfg_get(config, key, buf, sizeof(buf)), &end, 10);
-
-	return buf[0] && !*end && v >= 0 && v < AB_HEAT_MAX ? (int)v : -1;
-}
-
-static int cpu_of(const char *config, const char *key)
-{
-	char buf[32], *end;
-	long v = strtol(ab_cfg_get(config, key, buf, sizeof(buf)), &end, 10);
-
-	return buf[0] && !*end && v >= 0 && v < AB_MAX_CPUS ? (int)v : -1;
-}
-
-/* Is g a record of method m under setting rest, at places *pa, *pb in the matrix? */
-static int cell(const struct ab_render *r, const struct ab_group *g, int m, const char *rest,
-		int *pa, int *pb)
+/* Is g a record of method m under setting rest (drawn where cp_cells_place says)? */
+static int cell(const struct ab_render *r, const struct ab_group *g, int m, const char *rest)
 {
 	char buf[AB_CONFIG_LEN];
 
-	*pa = pos_of(g->config, CP_K_POS_A);
-	*pb = pos_of(g->config, CP_K_POS_B);
-	return mine(r, g, meth[m].metric) && *pa >= 0 && *pb >= 0 && !strcmp(g->unit, meth[m].unit) &&
+	return mine(r, g, meth[m].metric) && !strcmp(g->unit, meth[m].unit) &&
 	       !strcmp(rest_of(g->config, buf, sizeof(buf)), rest);
 }
 
 /* The matrix of method m under setting k (rest); named NAME, or NAME_K past the first;
- * its colour scale from 0 to top, one for every setting (a lever and as found read alike). */
-static void heatmap(struct ab_render *r, int m, int k, const char *rest, double top)
+ * its colour scale from 0 to top, one for every setting (a lever and as found read alike).
+ * As large as the largest place of a or of b drawn. */
+static void heatmap(struct ab_render *r, struct cp_cells *c, int m, int k, const char *rest,
+		    double top)
 {
+	const struct ab_group **take = malloc(sizeof(*take) * (r->res->n ? r->res->n : 1));
 	struct ab_heat h;
 	int n = 0, pa, pb;
+	size_t nt = 0;
 	char title[AB_CONFIG_LEN + 96], unit[96], name[64];
 
-	for (size_t i = 0; i < r->res->n; i++)
-		if (cell(r, &r->res->g[i], m, rest, &pa, &pb))
-			n = pa >= n ? pa + 1 : pb >= n ? pb + 1 : n;
-	if (n == 0 || ab_heat_init(&h, n) < 0)
-		return;
-	h.cbmax = top;
-	h.diag = m == CP_LINE ? "diagonal: a CPU with itself, not measured for the line" :
-				"diagonal: a CPU with itself (the same-CPU round trip)";
-	for (size_t i = 0; i < r->res->n; i++) {
-		const struct ab_group *g = &r->res->g[i];
-		if (!cell(r, g, m, rest, &pa, &pb))
-			continue;
-		h.v[(size_t)pa * (size_t)n + (size_t)pb] = ab_r_median(g);
-		h.label[pa] = cpu_of(g->config, CP_K_A);
-		h.label[pb] = cpu_of(g->config, CP_K_B);
-	}
-	snprintf(title, sizeof(title), "cpupair: %s, CPUs in topology order%s%.300s", meth[m].what,
-		 rest[0] ? ", " : "", rest);
-	snprintf(unit, sizeof(unit), "%s (%s, median, from 0)", meth[m].metric, meth[m].unit);
 	if (k)
 		snprintf(name, sizeof(name), "%s_%d", meth[m].fig, k + 1);
 	else
 		snprintf(name, sizeof(name), "%s", meth[m].fig);
-	ab_heat_plot(r, &h, name, title, "answering CPU (b)", "pinging CPU (a)", unit);
-	ab_heat_free(&h);
+	cp_cells_start(c, name);
+	for (size_t i = 0; take && i < r->res->n; i++) {
+		const struct ab_group *g = &r->res->g[i];
+		if (!cell(r, g, m, rest) || cp_cells_place(c, g, &pa, &pb) < 0)
+			continue;
+		take[nt++] = g;
+		n = pa >= n ? pa + 1 : n;
+		n = pb >= n ? pb + 1 : n;
+	}
+	if (n > 0 && ab_heat_init(&h, n) == 0) {
+		h.cbmax = top;
+		h.diag = m == CP_LINE ? "diagonal: a CPU with itself, not measured for the line" :
+					"diagonal: a CPU with itself (the same-CPU round trip)";
+		snprintf(title, sizeof(title), "cpupair: %s, CPUs in topology order%s%.300s",
+			 meth[m].what, rest[0] ? ", " : "", rest);
+		snprintf(unit, sizeof(unit), "%s (%s, median, from 0)", meth[m].metric,
+			 meth[m].unit);
+		if (cp_cells_draw(c, take, nt, &h) == 0)
+			ab_heat_plot(r, &h, name, title, "answering CPU (b)", "pinging CPU (a)",
+				     unit);
+		ab_heat_free(&h);
+	}
+	cp_cells_end(c);
+	free(take);
 }
 
 /* The largest median of method m in any setting: the top of its heatmaps' one scale. */
@@ -335,10 +322,12 @@ static void plots(struct ab_render *r)
 	static const int order[] = { CP_FUTEX, CP_LINE, CP_PIPE };
 	char rest[MAX_SETTINGS][AB_CONFIG_LEN];
 	int nrest = settings(r, rest, MAX_SETTINGS);
+	struct cp_cells *c = cp_cells_new();	/* 100 KB: not on the stack */
 
-	for (size_t i = 0; i < AB_ARRAY_SIZE(order); i++)
+	for (size_t i = 0; c && i < AB_ARRAY_SIZE(order); i++)
 		for (int k = 0; k < nrest; k++)
-			heatmap(r, order[i], k, rest[k], method_top(r, order[i]));
+			heatmap(r, c, order[i], k, rest[k], method_top(r, order[i]));
+	free(c);
 }
 
 static const char *const headline[] = { CP_M_LINE, CP_M_FUTEX, CP_M_PIPE, NULL };

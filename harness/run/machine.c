@@ -337,25 +337,93 @@ int h_machine_write(const char *out, const struct h_plan *plan, const char *note
 	return h_machine_knobs(out, "before");
 }
 
-int h_machine_knobs(const char *out, const char *when)
+/* Is line one of a block of `when` (h_machine_knobs): its knob lines, and after the
+ * run the load, the steal and the harness's CPU time (run.c writes it last)? */
+static int of_block(const char *line, const char *when)
 {
-	char path[PATH_MAX], *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
+	static const char *const after[] = { "loadavg_after ", "steal_after ", "harness_cpu " };
+	char knob[16];
+	int is = 0;
 
-	if (!m)
+	snprintf(knob, sizeof(knob), "knob %s ", when);
+	for (size_t i = 0; i < AB_ARRAY_SIZE(after) && !strcmp(when, "after"); i++)
+		is |= !strncmp(line, after[i], strlen(after[i]));
+	return is || !strncmp(line, knob, strlen(knob));
+}
+
+/* machine.txt into m, less an earlier block of `when`: 0, or -1 when it cannot be read
+ * whole (a line over the limit, a read error). */
+static int lines_but(FILE *m, const char *path, const char *when)
+{
+	FILE *f = ab_infile_open(path, AB_INFILE_MAX_SMALL, NULL, 0);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+
+	if (!f)
 		return -1;
-	knobs(m, out, when);	/* reads machine.txt: collect first, then append */
-	if (!strcmp(when, "after")) {
-		first_line(m, "loadavg_after", "/proc/loadavg");
-		h_machine_steal(m, "steal_after");
-	}
-	fclose(m);
-	snprintf(path, sizeof(path), "%s/machine.txt", out);
+	while ((n = ab_infile_line(f, &line, &cap)) >= 0)
+		if (!of_block(line, when)) {
+			fwrite(line, 1, (size_t)n, m);
+			fputc('\n', m);
+		}
+	int rc = n == -1 && !ferror(f) ? 0 : -1;
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+/* machine.txt anew: what it held but the block, then the block (never through a link). */
+static int replace(const char *out, const char *kept, size_t klen, const char *blk, size_t blen)
+{
+	struct ab_outfile o;
+	FILE *f = ab_outfile_open(&o, out, "machine.txt");
+
+	if (!f)
+		return -1;
+	fwrite(kept, 1, klen, f);
+	fwrite(blk, 1, blen, f);
+	return ab_outfile_close(&o);
+}
+
+static int append(const char *out, const char *path, const char *blk, size_t blen)
+{
 	FILE *f = h_log_open(out, path, 0);
-	int rc = f && fputs(text ? text : "", f) >= 0 ? 0 : -1;
+	int rc = f && fwrite(blk, 1, blen, f) == blen ? 0 : -1;
+
 	if (f && (ferror(f) | fclose(f)))
 		rc = -1;
-	free(text);
+	return rc;
+}
+
+/* The block of `when` replaces an earlier one: a resumed run's finish writes "after"
+ * again, and machine.txt keeps each key once (the last session's values). Where the
+ * file cannot be read whole, the block is appended: nothing is lost. */
+int h_machine_knobs(const char *out, const char *when)
+{
+	char path[PATH_MAX], *kept = NULL, *blk = NULL;
+	size_t klen = 0, blen = 0;
+	FILE *k = open_memstream(&kept, &klen), *b = open_memstream(&blk, &blen);
+	int rc = -1;
+
+	snprintf(path, sizeof(path), "%s/machine.txt", out);
+	if (k && b) {
+		int whole = lines_but(k, path, when) == 0;
+		knobs(b, out, when);	/* reads machine.txt: collect first, then write */
+		if (!strcmp(when, "after")) {
+			first_line(b, "loadavg_after", "/proc/loadavg");
+			h_machine_steal(b, "steal_after");
+		}
+		fclose(k);
+		fclose(b);
+		k = b = NULL;
+		rc = whole ? replace(out, kept, klen, blk, blen) : append(out, path, blk, blen);
+	}
+	if (k)
+		fclose(k);
+	if (b)
+		fclose(b);
+	free(kept);
+	free(blk);
 	return rc;
 }

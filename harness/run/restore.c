@@ -3,6 +3,7 @@
  * after itself (SIGKILL, power loss): replay the knob journal and remove
  * stale affbench FUSE mounts.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +12,20 @@
 #include "fuse/fusemnt.h"
 #include "run.h"
 #include "knob/knob.h"
+
+static void say(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* One line to log, as ab_msg words one: the paths given may hold any byte (escaped). */
+static void say(FILE *log, const char *fmt, ...)
+{
+	char line[1024], shown[4 * sizeof(line)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(log, "harness: restore: %s\n", ab_escape(shown, sizeof(shown), line));
+}
 
 int h_restore(const char *journal, const char *workdir, FILE *log)
 {
@@ -23,17 +38,17 @@ int h_restore(const char *journal, const char *workdir, FILE *log)
 	const char *root = ab_test_hook("AFFBENCH_KNOB_ROOT");
 	int n = ab_knob_replay(root ? root : "", journal, err, sizeof(err));
 	if (n < 0) {
-		fprintf(log, "harness: restore: %s\n", err);
+		say(log, "%s", err);
 		failed++;
 	} else if (n > 0) {
-		fprintf(log, "harness: restore: %d knob(s) restored from %s\n", n, journal);
+		say(log, "%d knob(s) restored from %s", n, journal);
 	}
 	int m = ab_mnt_cleanup_stale(workdir, log);
 	if (m < 0) {
-		fprintf(log, "harness: restore: stale mounts under %s: could not clean up\n", workdir);
+		say(log, "stale mounts under %s: could not clean up", workdir);
 		failed++;
 	} else if (m > 0) {
-		fprintf(log, "harness: restore: %d stale FUSE mount(s) removed under %s\n", m, workdir);
+		say(log, "%d stale FUSE mount(s) removed under %s", m, workdir);
 	}
 	return failed;
 }

@@ -133,6 +133,8 @@ void h_reap_abandoned(void);
 
 /* machine.txt: the machine, the discoveries, the knobs "before" (or "after"). 0 or -1. */
 int h_machine_write(const char *out, const struct h_plan *plan, const char *note);
+/* The knobs' block of when ("before", or "after" with the load and steal), in place of
+ * an earlier one (a resumed run's finish): each key once. 0 or -1. */
 int h_machine_knobs(const char *out, const char *when);
 
 /*

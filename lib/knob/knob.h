@@ -43,7 +43,8 @@ int ab_knob_write(const char *path, const char *value, char *orig, size_t origle
 int ab_knob_restore_all(void);
 /* Replay a journal: restore entries of processes that are dead and not marked done,
  * oldest original wins; entries of live processes stay in the journal, the rest go.
- * Returns the number restored, or -1 on error (message in err). A missing journal is 0. */
+ * Returns the number restored, or -1 on error (message in err). A missing journal is 0.
+ * A knob the kernel refuses is said on stderr, a line each; err then counts them. */
 int ab_knob_replay(const char *root, const char *journal, char *err, size_t errlen);
 
 #endif

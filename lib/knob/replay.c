@@ -300,10 +300,11 @@ static int by_oldest_desc(const void *x, const void *y)
  * One path's entries. Ours (this process lives) and those whose knob lock is
  * held (its owner lives) stay; otherwise, under the lock, the oldest original
  * is written back and every entry of the path goes. Restored: 1, else 0; a
- * failure is counted in *failed and its entry kept for a bounded number of tries.
+ * failure is said here, a line, counted in *failed and its entry kept for a bounded
+ * number of tries.
  */
 static int settle(const char *root, const char *journal, struct kp_tab *t, const size_t *idx,
-		  struct group g, int *failed, char *err, size_t errlen)
+		  struct group g, int *failed)
 {
 	struct kp_ent *old = &t->v[idx[g.a]];
 	char why[KNOB_PATH_MAX + 128];
@@ -342,8 +343,7 @@ static int settle(const char *root, const char *journal, struct kp_tab *t, const
 	int given_up = ++old->tries >= KNOB_MAX_TRIES;
 	snprintf(m, sizeof(m), "knob %s%s: restore '%s': %s%s", root, old->path, old->orig,
 		 strerror(e), given_up ? " (given up: refused on every try)" : "");
-	ab_msg("%s", m);
-	ab_err(err, errlen, "%s", m);
+	ab_msg("%s", m);	/* said once, here: err only counts it (replay_locked) */
 	(*failed)++;
 	old->keep = !given_up;	/* try again next time, a bounded number of times */
 	return 0;
@@ -375,7 +375,7 @@ static int settle_all(const char *root, const char *journal, struct kp_tab *t, i
 		}
 	qsort(g, ng, sizeof(*g), by_oldest_desc);
 	for (size_t k = 0; k < ng; k++)
-		restored += settle(root, journal, t, idx, g[k], failed, err, errlen);
+		restored += settle(root, journal, t, idx, g[k], failed);
 	free(idx);
 	free(g);
 	return restored;
@@ -437,7 +437,8 @@ static int replay_locked(const char *root, const char *journal, int fd, char *er
 		    rewrite_journal(journal, &tab, err, errlen) < 0)
 			rc = -1;
 		else if (failed)
-			rc = -1;
+			rc = ab_err(err, errlen, "knob journal %s: %d knob%s not restored, as said "
+				    "above", journal, failed, failed == 1 ? "" : "s");
 	}
 	kp_free(&tab);
 	return rc;

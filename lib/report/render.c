@@ -131,13 +131,21 @@ int ab_r_too_long(const struct ab_render *r, const char *metric, const char *key
 
 const char *ab_r_num(char *buf, size_t len, double v)
 {
+	double a = fabs(v);
+
 	if (isnan(v))
 		snprintf(buf, len, "-");
-	else if (fabs(v) >= 1000 || v == 0 || isinf(v))
+	else if (isinf(v))
+		snprintf(buf, len, "%s", v < 0 ? "-inf" : "inf");
+	else if (a == 0)
+		snprintf(buf, len, "0");	/* -0 too */
+	else if (a < AB_NUM_PLAIN_MIN || a >= AB_NUM_PLAIN_MAX)
+		snprintf(buf, len, "%.3g", v);	/* 1.23e+40: no digits past a buffer's end */
+	else if (a >= 1000)
 		snprintf(buf, len, "%.0f", v);	/* stat/s, MB/s: digits, not exponents */
 	else {
 		/* 3 significant digits in plain notation: 0.0000197, never 1.97e-05 */
-		int dec = 2 - (int)floor(log10(fabs(v)));
+		int dec = 2 - (int)floor(log10(a));
 		snprintf(buf, len, "%.*f", dec > 0 ? dec : 0, v);
 		if (dec > 0 && strchr(buf, '.')) {	/* no trailing zeros, as %g: 5, not 5.00 */
 			char *e = buf + strlen(buf) - 1;

@@ -174,9 +174,13 @@ int ab_r_distinct(const struct ab_render *r, const char *metric, const char *key
 /* How many groups of metric hold a value of key that ab_r_distinct leaves out. */
 int ab_r_too_long(const struct ab_render *r, const char *metric, const char *key);
 double ab_r_median(const struct ab_group *g);
-/* A number for a human table (report.md, details.md, tables.md, a terminal): whole from
- * 1000 on, 3 significant digits in plain notation below (0.0000197, never e-notation),
- * "-" for NAN. */
+/* A number for a human table (report.md, details.md, tables.md, a terminal), at most
+ * 17 characters: in plain notation from AB_NUM_PLAIN_MIN up to AB_NUM_PLAIN_MAX (whole
+ * from 1000 on, 3 significant digits below: 0.0000197, never e-notation), which holds
+ * every quantity measured here; beyond it %.3g's e-notation (1e+40, -1.23e-12), never
+ * digits cut. "0" for 0 and -0, "inf" and "-inf", "-" for NAN. */
+#define AB_NUM_PLAIN_MIN 1e-9
+#define AB_NUM_PLAIN_MAX 1e15
 const char *ab_r_num(char *buf, size_t len, double v);
 /* A ratio we computed, as every human text shows one: ab_r_num and "x" ("0.846x", "1.92x",
  * "1234x"); "-" for NAN. The one notation of a ratio in report.md, tables.md and on a

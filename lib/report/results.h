@@ -38,6 +38,7 @@
 struct ab_group {
 	const char *bench, *config, *metric, *unit;
 	size_t n, cap;		/* cap 0 with n > 0: v and rep lie in the loader's packed arrays */
+	size_t line;		/* its first row's raw.csv line, for messages; 0: in memory */
 	double *v;
 	int *rep;		/* the repetition of each value, for paired comparisons */
 };

@@ -121,7 +121,10 @@ static struct ab_group *group_for(struct load *l, char **f, size_t lineno)
 		*u = (struct unit_of){ bench, metric, unit, lineno };
 		l->units.n++;
 	}
-	return ab_results_group_new(l->r, bench, f[1], metric, unit);
+	struct ab_group *ng = ab_results_group_new(l->r, bench, f[1], metric, unit);
+	if (ng)
+		ng->line = lineno;
+	return ng;
 }
 
 /* ---- the rows ---- */

@@ -10,13 +10,57 @@
 
 const char *ab_prog = "affbench";
 
+/* Bytes of the UTF-8 character at p that a terminal shows as text: 2 to 4, or 0 for a
+ * byte that begins none, or a C1 control (U+0080..U+009F: U+009B is CSI). */
+static size_t utf8_text(const unsigned char *p)
+{
+	size_t n = *p >= 0xf5 ? 0 : *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : *p >= 0xc2 ? 2 : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n == 2 && p[0] == 0xc2 && p[1] < 0xa0 ? 0 : n;
+}
+
+const char *ab_escape(char *out, size_t len, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0;
+
+	if (!len)
+		return out;
+	while (*p) {
+		char e[8];
+		size_t n = *p < 0x80 ? *p >= 0x20 && *p != 0x7f : utf8_text(p);
+		const char *t = (const char *)p;
+		if (!n) {
+			if (*p == '\n' || *p == '\t' || *p == '\r')
+				snprintf(e, sizeof(e), "\\%c",
+					 *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r');
+			else
+				snprintf(e, sizeof(e), "\\x%02x", *p);
+			t = e;
+		}
+		size_t k = n ? n : strlen(e);
+		if (o + k >= len)
+			break;
+		memcpy(out + o, t, k);
+		o += k;
+		p += n ? n : 1;
+	}
+	out[o] = '\0';
+	return out;
+}
+
 static void vmsg(const char *fmt, va_list ap)
 {
-	char line[1024];
+	char line[1024], shown[4 * sizeof(line)];
 
-	/* One write per message so lines from parallel processes do not interleave. */
+	/* One write per message so lines from parallel processes do not interleave; a
+	 * value from outside (an argument, a file) may hold any byte: escaped, the
+	 * message stays one line and never drives the terminal. */
 	vsnprintf(line, sizeof(line), fmt, ap);
-	fprintf(stderr, "%s: %s\n", ab_prog, line);
+	fprintf(stderr, "%s: %s\n", ab_prog, ab_escape(shown, sizeof(shown), line));
 }
 
 void ab_msg(const char *fmt, ...)

@@ -34,7 +34,7 @@ enum {
 /* Program name used as the prefix of every message ("cputestfs: ..."). */
 extern const char *ab_prog;
 
-/* One line on stderr, prefixed with ab_prog. */
+/* One line on stderr, prefixed with ab_prog; its control bytes escaped (ab_escape). */
 void ab_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print one line and exit with the given code. */
 void ab_exit(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
@@ -45,6 +45,10 @@ void ab_exit(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 const char *ab_cut(const char *s, char buf[AB_CUT_LEN + 4]);
 #define ab_skip(...) ab_exit(AB_EXIT_SKIP, __VA_ARGS__)
 #define ab_fail(...) ab_exit(AB_EXIT_FAIL, __VA_ARGS__)
+/* s with its control bytes as C escapes (\n, \t, \r, else \xHH: ESC is \x1b), a C1
+ * control's UTF-8 form and a byte that begins no UTF-8 character as \xHH each, the
+ * rest as it is; into out (len bytes, cut at a whole character). Returns out. */
+const char *ab_escape(char *out, size_t len, const char *s);
 
 /*
  * Is pid a running process? A zombie is not: a SIGKILLed benchmark re-parented

@@ -14,6 +14,11 @@
 # to /dev/zero or /dev/urandom, a device node), a link to a good file, a
 # directory, a file over the size limit, lines over the line limit: each must
 # end with exit 2 within seconds and in bounded memory (docs/records.md).
+# Then cpupair records whose places and CPUs, read back into a heatmap, lie at
+# and past every bound (0, 511, 512, 4095, 4096, 8191, 8192, negative, huge, a
+# leading zero or sign), a place past the matrix its earlier records sized, b's
+# place above a's: `harness plot` of each must exit 0 (2: the file refused whole),
+# never by a signal.
 #   tests/fuzz/raw_csv.sh [N]   (AFFBENCH_HARNESS: the harness to test)
 set -u
 TOP=${AFFBENCH_TOP:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -31,7 +36,10 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:abort_on_error=1}
 # The base: every benchmark's rows, a few of each, from the reference run.
 mkdir -p "$W/base"
 REF=$TOP/results/reference/raw.csv
-{ head -n1 "$REF"; for b in cputestfs ddpar sqrtio fdget; do grep "^$b," "$REF" | head -n 40; done; } >"$W/base/raw.csv"
+{
+	head -n1 "$REF"
+	for b in cputestfs ddpar sqrtio fdget cpupair; do grep "^$b," "$REF" | head -n 40; done
+} >"$W/base/raw.csv"
 # hist.csv: the first 3 cputestfs configs, 2 repetitions, 24 buckets each (bucket i of
 # struct ab_hist, i >= 32, starts at (32 + i % 32) << (i / 32 - 1): lib/report/stats.h)
 grep '^cputestfs,' "$W/base/raw.csv" | cut -d, -f2 | uniq | head -n 3 | awk '
@@ -137,5 +145,52 @@ else
 	echo "not ok 3 - $nn of $((n + 1)) special raw.csv ended badly:"
 	sed 's/^/#   /' "$nfails"
 fi
-echo "1..3"
-[ "$nf" = 0 ] && [ -z "$left" ] && [ "$nn" = 0 ]
+
+# ---- cpupair's places and CPUs at and past every bound ----
+# A file per case: a good pair (0 -> 1), then one at places A, B for CPUs X, Y and its
+# reverse; the matrix is sized by the first, then written at the others' places.
+places="0 1 2 3 510 511 512 4095 4096 8191 8192 -1 01 +1 99999999999999999999 x"
+cpus="0 1 511 512 4095 4096 8191 8192 -1 01 99999999999999999999"
+pair_case() { # A B X Y: its raw.csv on stdout
+	echo "bench,config,rep,metric,value,unit"
+	local c="class=llc;cpu_a=0;cpu_b=1;pos_a=0;pos_b=1"
+	echo "cpupair,$c,1,line_rt_ns,100,ns"
+	echo "cpupair,class=llc;cpu_a=$3;cpu_b=$4;pos_a=$1;pos_b=$2,1,line_rt_ns,180.5,ns"
+	echo "cpupair,class=llc;cpu_a=$4;cpu_b=$3;pos_a=$2;pos_b=$1,1,futex_rt_us,9,us"
+	echo "cpupair,class=smt;cpu_a=$3;cpu_b=$4;pos_a=$1;pos_b=$2,1,line_rt_ns,7,ns"
+}
+plot_pair() { # A B X Y: nothing, or what went wrong
+	local d=$W/p-$1-$2-$3-$4 rp
+	mkdir -p "$d"
+	pair_case "$@" >"$d/raw.csv"
+	"$H" plot "$d" >/dev/null 2>"$d.err"
+	rp=$?
+	# 2: a file the loader refuses whole (the good pair given twice)
+	[ "$rp" = 0 ] || [ "$rp" = 2 ] ||
+		echo "places $1 $2, CPUs $3 $4: plot exit $rp: $(tail -n2 "$d.err" | tr '\n' ' ')"
+	rm -rf "$d" "$d.err"
+}
+pfails=$W/pairs
+: >"$pfails"
+{
+	for a in $places; do for b in $places; do
+		x=$a y=$b	# CPUs as the places say, and past them
+		[[ $a =~ ^[0-9]+$ ]] || x=5
+		[[ $b =~ ^[0-9]+$ ]] || y=6
+		echo "$a $b $x $y"
+	done; done
+	for c in $cpus; do echo "1 3 $c 3"; echo "1 3 1 $c"; echo "2 511 $c 7"; done
+} >"$W/pair-cases"
+np=$(grep -c . "$W/pair-cases")
+xargs -P 2 -L 1 bash -c "$(declare -f pair_case plot_pair); W='$W' H='$H' plot_pair \"\$@\"" _ \
+	<"$W/pair-cases" >>"$pfails" 2>&1
+npf=$(grep -c . "$pfails")
+if [ "$npf" = 0 ]; then
+	echo "ok 4 - $np raw.csv of cpupair places and CPUs at and past every bound:" \
+		"plot exits 0 or 2"
+else
+	echo "not ok 4 - $npf of $np raw.csv of cpupair places and CPUs ended badly:"
+	head -n 20 "$pfails" | sed 's/^/#   /'
+fi
+echo "1..4"
+[ "$nf" = 0 ] && [ -z "$left" ] && [ "$nn" = 0 ] && [ "$npf" = 0 ]

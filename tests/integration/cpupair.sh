@@ -6,7 +6,9 @@
 # itself) for the wake-ups alone, each with the share of its waits that
 # slept (0-100%); the class "unknown" where sysfs has no cache topology; --pairs N and
 # classes, --method, the tables on stdout, and the harness drawing one heatmap
-# per method (gnuplot "with image"), also from a raw.csv with a hostile place.
+# per method (gnuplot "with image"), also from a raw.csv with a hostile place,
+# and from crafted records: the matrix sized by a's and b's places, a record
+# that could mean two things named by its line and not drawn.
 # Short windows: this checks behaviour, never speed (~10 s).
 . "$(dirname "$0")/lib.sh"
 
@@ -133,5 +135,24 @@ if command -v gnuplot >/dev/null 2>&1; then
 else
 	skip "harness plot draws the heatmaps" "gnuplot not installed"
 fi
+
+# --- records from elsewhere: a heatmap as large as its largest place, of a or of
+# b (a pair at places 1, 3 alone once wrote past a 2 x 2 matrix: exit 134); a
+# record that could mean two things is not drawn, and named by its line ---------
+C=$out/crafted
+mkdir -p "$C"
+{
+	echo "bench,config,rep,metric,value,unit"
+	echo "cpupair,class=llc;cpu_a=1;cpu_b=3;pos_a=1;pos_b=3,1,line_rt_ns,180.5,ns"
+} >"$C/raw.csv"
+AFFBENCH_PLOT_TEXT=1 "$BIN/harness" plot "$C" >"$C.out" 2>"$C.err"
+rc=$?
+check "harness plot of a pair at places 1, 3 alone exits 0 (rc $rc)" [ "$rc" = 0 ]
+n=$(grep -c '^[0-9]' "$C/figures/src/cpupair_line.dat" 2>/dev/null)
+check "its heatmap is 4 x 4 (got ${n:-no} cells)" [ "$n" = 16 ]
+echo "cpupair,class=llc;cpu_a=2;cpu_b=3;pos_a=1;pos_b=2,1,line_rt_ns,10,ns" >>"$C/raw.csv"
+AFFBENCH_PLOT_TEXT=1 "$BIN/harness" plot "$C" >"$C.out" 2>"$C.err"
+check "a second CPU at place 1 is not drawn, named by its line: $(grep raw.csv "$C.err")" \
+	grep -q "raw.csv:3: CPU 2 at place 1, where raw.csv:2 has CPU 1; not drawn" "$C.err"
 
 t_done

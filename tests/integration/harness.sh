@@ -81,6 +81,12 @@ check "resume reruns rep 3 only: 13 runs.csv lines, raw.csv $(wc -l < "$D/r1/raw
 	test "$(wc -l < "$D/r1/runs.csv")" = 13 -a "$(wc -l < "$D/r1/raw.csv")" = "$before"
 check "resume: still exactly 2 records per rep" \
 	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" | sort | uniq -c | awk '{print $1}' | sort -u)" = 2
+# each finish wrote machine.txt's "after" block: the last replaces the others, each key once
+n=$(grep -c '^loadavg_after ' "$D/r1/machine.txt")
+check "machine.txt after two resumes: one 'after' block (loadavg_after $n times)" [ "$n" = 1 ]
+"$H" plot "$D/r1" >/dev/null 2>"$D/replot.err"
+check "a plot after the resumes warns of no repeated key: $(grep -m1 'given again' "$D/replot.err")" \
+	eval '! grep -q "given again" "$D/replot.err"'
 
 # SIGINT mid-point: stops, keeps a valid raw.csv, says how to resume, exit 130
 cat > "$D/h.plan" <<'PLAN'
@@ -107,6 +113,26 @@ check "compare of a run with itself: ratios 1, none significant" \
 
 # restore: a missing journal is nothing to do
 check "restore with no journal exits 0" "$H" restore --journal "$D/none.journal" --workdir "$D"
+# a knob the kernel refuses (rq_affinity takes no 'bogus': nothing changes) is said once;
+# restore once printed each such failure twice
+rq=$(ls /sys/block/*/queue/rq_affinity 2>/dev/null | head -n1)
+if [ -n "$rq" ] && [ "$(id -u)" = 0 ]; then
+	true &
+	dead=$!
+	wait "$dead"
+	printf '%s\t%d\t0\t%s\tbogus\n' "$(cat /proc/sys/kernel/random/boot_id)" "$dead" "$rq" \
+		>"$D/refused.journal"
+	"$H" restore --journal "$D/refused.journal" --workdir "$D" >"$D/refused.out" 2>&1
+	rc=$?
+	n=$(grep -c "restore 'bogus'" "$D/refused.out")
+	check "restore: a knob the kernel refused is said once (exit $rc, said $n times)" [ "$n" = 1 ]
+else
+	skip "restore: a knob the kernel refuses is said once" "no /sys/block/*/queue/rq_affinity, or not root"
+fi
+# a path given is echoed escaped: a newline in it never makes a second line
+mkdir -p "$D/j"$'\n'"FAKE LINE" && chmod 0777 "$D/j"$'\n'"FAKE LINE"
+expect_rc "restore --journal in a world-writable directory named with a newline: exit 1, one line" \
+	1 "$H" restore --journal "$D/j"$'\n'"FAKE LINE/knobs.journal" --workdir "$D"
 
 # bad input: one line, exit 2
 printf 'bench x\nfrobnicate 1\n' > "$D/bad.plan"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # --idle, the idle policy every benchmark takes (lib/sys/idle.h, docs/records.md):
-#   - bad values exit 2 with one line naming them, in every benchmark;
+#   - bad values exit 2 with one line naming them, in every benchmark, their
+#     control bytes escaped (a newline, ESC, a tab);
 #     --check-options takes good ones without touching the machine;
 #   - haltpoll:NS where the cpuidle driver is not haltpoll, poll where
 #     /dev/cpu_dma_latency is missing, and poll and max-latency where no cpuidle
@@ -42,6 +43,14 @@ done
 for v in poll:1 max-latency max-latency: max-latency:+5 max-latency:0x10 max-latency:1000001 \
 	haltpoll:2e5 haltpoll:-1 haltpoll:1000000001 "as-found " "" busy:1 busy: bus; do
 	expect_rc "fdget --idle '$v': exit 2, one line" 2 "$BIN/fdget" --idle "$v" --check-options
+done
+# a value's control bytes are escaped, never echoed: one line, nothing a terminal acts on
+for v in $'poll\nFAKE LINE' $'poll\e[31mX' $'poll\tX'; do
+	q=$(printf %q "$v")
+	expect_rc "cpupair --idle $q: exit 2, one line" 2 "$BIN/cpupair" --idle "$v" --check-options
+	err=$("$BIN/cpupair" --idle "$v" --check-options 2>&1 >/dev/null)
+	check "cpupair --idle $q: no control byte in its line ($(printf %q "$err"))" \
+		eval '[ -n "$err" ] && ! printf %s "$err" | grep -q "[[:cntrl:]]"'
 done
 for v in as-found poll max-latency:0 max-latency:20 haltpoll:0 haltpoll:200000 busy; do
 	"$BIN/fdget" --idle "$v" --check-options >/dev/null 2>&1

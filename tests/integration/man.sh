@@ -75,9 +75,10 @@ if render affbench.7; then
 fi
 
 # make install puts every page under PREFIX/share/man (make -n: nothing built;
-# a command continued with a backslash is joined into one line)
+# a command continued with a backslash is joined into one line; DESTDIR and PREFIX
+# come quoted: '/nonexistent/p'/share/...)
 make -s -n -C "$TOP" install DESTDIR=/nonexistent PREFIX=/p 2>/dev/null |
-	sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' | grep 'install -m' >"$W/install"
+	sed -e ':a' -e '/\\$/{N;s/\\\n//;ba' -e '}' -e "s|'||g" | grep 'install -m' >"$W/install"
 for p in $benches harness; do
 	check "make install installs $p.1 into man1" \
 		grep -qE "man/$p\.1 .*/nonexistent/p/share/man/man1/\$" "$W/install"

@@ -139,6 +139,62 @@ static void test_bad_inputs(void **state)
 	}
 }
 
+/* A bad value's control bytes are escaped, never echoed: the message stays one line
+ * (a newline once made a two-line "one-line" error) and drives no terminal (ESC, CSI). */
+static void test_bad_value_escaped(void **state)
+{
+	static const struct {
+		const char *args, *needle;
+	} cases[] = {
+		{ "--idle poll\nFAKE", "'poll\\nFAKE'" },
+		{ "--idle poll\x1b[31mX", "'poll\\x1b[31mX'" },
+		{ "--idle poll\tX", "'poll\\tX'" },
+		{ "--mode a\rb", "'a\\rb'" },
+		{ "--mode a\x7f" "b", "'a\\x7fb'" },
+		{ "--mode \xc2\x9b" "31m", "'\\xc2\\x9b31m'" },	/* CSI in UTF-8 */
+		{ "--mode caf\xc3\xa9", "'caf\xc3\xa9'" },		/* text stays text */
+		{ "--no\nsuch", "'--no\\nsuch'" },
+		{ "--threads 1\n2", "'1\\n2'" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < AB_ARRAY_SIZE(cases); i++) {
+		char err[512];
+		int rc = run(cases[i].args, err, sizeof(err), NULL, NULL);
+		size_t ctl = strcspn(err, "\x01\x02\x03\x04\x05\x06\x07\x08\t\n\x0b\x0c\r\x0e\x0f"
+					  "\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d"
+					  "\x1e\x1f\x7f");
+		if (rc != AB_EXIT_USAGE || !strstr(err, cases[i].needle) || ctl != strlen(err) - 1)
+			fail_msg("case %zu: rc %d, stderr '%s'", i, rc, err);
+	}
+}
+
+/* ab_escape itself: each kind of byte, and a buffer too small cut at a whole escape. */
+static void test_escape(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *out;
+	} cases[] = {
+		{ "plain text: 1,2;3", 64, "plain text: 1,2;3" },
+		{ "a\nb\tc\rd", 64, "a\\nb\\tc\\rd" },
+		{ "\x1b[2J\x07", 64, "\\x1b[2J\\x07" },
+		{ "\xff\xfe", 64, "\\xff\\xfe" },		/* no UTF-8 */
+		{ "\xe2\x82" "a", 64, "\\xe2\\x82a" },		/* a character cut short */
+		{ "\xe2\x82\xac 5", 64, "\xe2\x82\xac 5" },	/* the euro sign */
+		{ "\xc2\x85", 64, "\\xc2\\x85" },		/* NEL, a C1 control */
+		{ "\x1b\x1b", 5, "\\x1b" },			/* the second does not fit */
+		{ "ab\xe2\x82\xac", 5, "ab" },			/* nor half a character */
+		{ "x", 1, "" },
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < AB_ARRAY_SIZE(cases); i++)
+		assert_string_equal(ab_escape(buf, cases[i].len, cases[i].in), cases[i].out);
+}
+
 static void test_good_inputs(void **state)
 {
 	(void)state;
@@ -250,6 +306,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_bad_value_escaped),
+		cmocka_unit_test(test_escape),
 		cmocka_unit_test(test_good_inputs),
 		cmocka_unit_test(test_given),
 		cmocka_unit_test(test_help_version),

@@ -5,6 +5,7 @@
  * single point in the singular; numbers and ratios have one plain notation.
  * Table-driven: each row an outcome and the exact sentence it must give.
  */
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -87,6 +88,23 @@ static void test_numbers(void **state)
 		{ -0.25, "-0.25", "-0.25x" },
 		{ 0, "0", "0x" },
 		{ NAN, "-", "-" },
+		/* plain from 1e-9 up to 1e15 (AB_NUM_PLAIN_*), e-notation past: never cut */
+		{ -0.0, "0", "0x" },
+		{ 1e-9, "0.000000001", "0.000000001x" },
+		{ -1.234e-9, "-0.00000000123", "-0.00000000123x" },
+		{ 9.99e-10, "9.99e-10", "9.99e-10x" },
+		{ 1e-30, "1e-30", "1e-30x" },		/* once 0 */
+		{ -1.5e-31, "-1.5e-31", "-1.5e-31x" },
+		{ 4.9406564584124654e-324, "4.94e-324", "4.94e-324x" },
+		{ 999999999999999, "999999999999999", "999999999999999x" },
+		{ -999999999999999, "-999999999999999", "-999999999999999x" },
+		{ 1e15, "1e+15", "1e+15x" },
+		{ 1e31, "1e+31", "1e+31x" },
+		{ 1e40, "1e+40", "1e+40x" },	/* once 1000000000000000030378602842700 */
+		{ -1.2345e40, "-1.23e+40", "-1.23e+40x" },
+		{ DBL_MAX, "1.8e+308", "1.8e+308x" },
+		{ INFINITY, "inf", "infx" },
+		{ -INFINITY, "-inf", "-infx" },
 	};
 	char a[32], b[32], buf[160];
 
