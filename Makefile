@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # affbench: one non-recursive Makefile. `make help` lists the targets.
 # Libraries come from pkg-config (fuse3, liburing, cmocka, libbpf). The pkg-config calls
 # are deferred (recursive variables) so 'make check' can install them first.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # affbench's one command: install what is missing, build, put back anything a
 # killed run left changed, run the default plan, then print the posts' tables
 # and the readings, and where the report is.

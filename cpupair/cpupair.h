@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * cpupair: the interfaces between its files.
  *   main.c      options, the pairs and methods swept, records and tables

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * cpupair's report: per class (smt, llc, cross-llc, cross-node) the median
  * over pairs of each pair's median round trip, the pairs themselves when they

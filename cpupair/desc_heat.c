@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Which of cpupair's records its heatmaps draw, and where (desc.c draws them).
  * A record's places in topology order (pos_a, pos_b) and its CPUs come from a

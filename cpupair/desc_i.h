@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * cpupair's report, between its files: desc.c (the tables, the heatmaps, the
  * descriptor) and desc_read.c (the reading: what each class costs, what a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * cpupair's reading (desc_i.h): per setting, what a cache-line round trip
  * costs in each class (a class comes only from sysfs: without its cache

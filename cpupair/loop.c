@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The measured loops of cpupair: one thread on each CPU of a pair hands a
  * token back and forth, and the pinging side counts round trips on its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * cpupair: what a handoff between two CPUs costs, for every ordered pair of
  * the CPUs allowed (or a sample): the cache-line round trip (two threads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * One repetition of one pair and method (will-it-scale's shape): a thread
  * pinned on each CPU of the pair waits at the start barrier; once both are there

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Which ordered pairs of CPUs cpupair measures (cpupair.h): every one, a few
  * per topology class, or a deterministic sample, always in topology order

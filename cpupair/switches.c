@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The context switches of one thread of this process, read from
  * /proc/self/task/TID/status at a window's edges (never per round trip):

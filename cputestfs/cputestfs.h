@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * cputestfs: every interface between its files.
  *   main.c     options, placements, the sweep (timed and instrumented

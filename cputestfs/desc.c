@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * cputestfs's report, described once (lib/report/render.h): the 2012 post's two tables,
  * stat/s by placement and daemon mode, the baselines, kernel time per request, every

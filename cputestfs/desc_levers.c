@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * What moves cputestfs's ratios: the levers table (lib/report/levers.h) of
  * other/same, none/same and uring/libfuse at each idle policy and

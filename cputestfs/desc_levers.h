@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What moves cputestfs's ratios (desc_levers.c): the levers table
  * (lib/report/levers.h) and the split of "other minus same" into cache

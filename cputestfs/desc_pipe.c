@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * cputestfs's own reading of the request breakdown (render.h's
  * breakdown_reading): beside its pipe baseline, on one CPU, the pipe's round

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The posts beside cputestfs's levers (see desc_pub.h). Numbers come from
  * published.tsv only; the text says how far they compare with ours. And the
  * history of its records: keys added after runs were recorded. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The posts that pulled cputestfs's levers by hand (lib/report/published.tsv),
  * each printed beside the row we measure: the server spinning before it sleeps

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The split of "other minus same" (us per stat()) into
  *   - the cache transfers: cpupair's cache-line round trip of the pair the

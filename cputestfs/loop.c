@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The measured loop (fuse-devel 2012, Westerfeld, "stat performance on
  * multicore systems"): a client process, pinned by lib/proc before it starts,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * cputestfs: stat() calls per second on a FUSE filesystem, and how often the
  * daemon serves a call on the caller's CPU (fuse-devel 2012, Westerfeld,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * One repetition of one placement: start the server side (server.c), start
  * the client processes pinned behind the start barrier (lib/proc workers running

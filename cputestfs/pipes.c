@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The pipe baseline: a one-byte ping-pong over two pipes with a server process
  * placed like the FUSE daemon, which answers with the CPU it runs on. It shows

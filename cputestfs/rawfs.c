@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The cputestfs filesystem served by lib/fsrv, affbench's own kernel-protocol
  * server, for the transports libfuse 3.14 lacks (--transport dev|uring): the

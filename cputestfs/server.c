@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * What clients call, one table entry per kind of server: the libfuse daemon
  * (the benchmark: --daemon single, multi or clone_fd, in its own process

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * ddpar's coreutils dd client (--dd), as the post ran it: N dd processes
  * (if=/dev/zero of=w<i>, or if=r<i> of=/dev/null), exec'd with an argument

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ddpar: the interfaces between its files.
  *   main.c         options and settings, the sweep (each timed repetition

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* ddpar's first table in report.md: the 2015 post's clone_fd gain (with / without,
  * MB/s) by number of dd processes beside this run's, libfuse. Rows are the post's
  * process counts and this run's, in order; a count one side did not run is "-". */

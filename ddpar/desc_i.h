@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* ddpar's report in four files, one a concern: desc.c (the tables and the
  * descriptor), desc_wait.c (the --daemon-wait table), desc_reading.c (the
  * reading's sentences) and desc_plot.c (the plots); the harness links them

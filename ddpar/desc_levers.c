@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * What moves ddpar's ratios (lib/report/levers.h): clone_fd on/off and
  * uring/libfuse at the most processes measured, per mode, at each idle policy

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * ddpar's plots: the post's figure, the transports beside each other and the
  * time per request, drawn from the same records as the tables in desc.c.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * ddpar's reading (the harness's report.md): the sentences that answer the
  * post's question, from the same records as the tables in desc.c.

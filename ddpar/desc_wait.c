@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * ddpar's table of --daemon-wait: how affbench's own servers (dev, uring, one
  * /dev/fuse fd each) wait for requests, each wait beside block at the same

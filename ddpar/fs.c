@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The ddpar sink filesystem (libfuse 3.14 low-level API, the shape of
  * example/hello_ll.c): a root directory holding files w0..w127 (written) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * ddpar's built-in client, the measured loop: N worker processes (pinned
  * before they start, lib/proc), each streaming one block per read() or

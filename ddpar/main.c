@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * ddpar: N processes streaming blocks to or from one FUSE mount, without and
  * with cloned /dev/fuse fds (libfuse clone_fd: each daemon thread reads its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * One repetition of one ddpar point: a fresh server on a private mount, the
  * connection knobs, the client (built-in loop or dd), then the server stopped

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The parent's side of --transport passthrough: a private directory in the
  * work directory (mkdtemp, 0700) holding the pattern file r every reader's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Calibration, timed in the parent: how many iterations make one timing last
  * --duration (lmbench's idea: grow the count until a timing takes the target

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * fdget's report, described once (lib/report/render.h): ns per fd syscall single-
  * threaded vs with an idle second thread, every mode against single, process

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fdget: the interfaces between the benchmark's files.
  *   main.c     options, set-up, the sweep (ops x repetitions x modes) and records

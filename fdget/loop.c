@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The measured loops of fdget, one per operation, written once through one
  * macro so that every mode runs exactly the same machine code and the hot

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * fdget: what an fd syscall costs once the fd table is shared (fstests 2016,
  * Amir Goldstein, on running xfs_io multi-threaded with -M).

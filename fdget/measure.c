@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * One repetition, in a fresh child. The parent never creates a thread: glibc
  * stays on its single-threaded path in a child until the child itself

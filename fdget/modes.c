@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Inside a repetition's child: the workers of each mode around the one
  * measured loop (loop.c).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Cycles and instructions per operation through perf_event_open, counted for
  * the calling thread only, user and kernel (the cost under test is in the

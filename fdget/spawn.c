@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * --spawn: the post's second experiment, process start-up with and without
  * one thread (xfs_io -c quit run 1000 times, with and without -M). fdget

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * --watch-threads: proof that a mode runs its loop with the threads it claims
  * (idle-thread: two, single: one). A sampler process, a lib/proc worker of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * harness: turns the benchmarks into one run directory and its report.
  * main.c dispatches the subcommands to three parts, each a folder with one

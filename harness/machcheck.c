@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The machine's settings that decide what a cross-CPU ratio means: the same
  * "same vs other 3x" is a deep C-state on one box, a hypervisor exit on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The machine facts that change a cross-CPU ratio, beside machcheck.c's settings:
  * which hypervisor, PTI and PCID, whether the cache topology was read or guessed,

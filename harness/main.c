@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * harness: sweep plans over the affbench benchmarks, write a run directory
  * (raw.csv, summary.csv, tables.md, plots, report.md), regenerate it from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Plans: plain text, one benchmark block after another (format documented at
  * the top of harness/plans/default.plan and in docs/plans.md). Parsing is one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The registry: every benchmark's descriptor, from registry.def. */
 #include "harness.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Small file and process helpers shared by the harness subcommands. */
 #include <errno.h>
 #include <limits.h>

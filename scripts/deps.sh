@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Check that what affbench needs to build, test and plot is installed.
 # As root, install what is missing with apt-get (non-interactively);
 # otherwise print the exact command and exit 4 (the suite's "skip" code).

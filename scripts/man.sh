@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The man pages, generated at build time from the programs' own --help (which
 # lib/sys/opts_help.c prints from each option table, and the harness's
 # subcommands print from their usage texts): one source for both.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make check-mutants: one-line mutations of the code (tests/mutants.list), each built
 # and tested in a scratch copy of the tree, to show the tests catch them.
 #   scripts/mutants.sh [NAME...]     (NAME: only those mutants; default: all)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * pingpong: the reference of scripts/speedcheck.sh's cpupair section. The
  * plainest cache-line ping-pong there is (what core-to-core latency tools

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # speedcheck.sh: how fast each benchmark is against a reference tool doing the same
 # work, as one command. Each of our benchmarks is run side by side with a reference tool
 # doing the same work, interleaved (A B A B ..., 3 repetitions), and a small

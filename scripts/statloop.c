@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * statloop: the reference client of scripts/speedcheck.sh. Calls stat() on
  * one path for SECONDS after a short warm-up and prints calls per second

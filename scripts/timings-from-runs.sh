@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The shipped timings table (harness/timings.tsv, harness/run/run.h) from finished
 # run directories: per point, the mean wall seconds of its invocations that
 # measured (runs.csv status ok; the mean, as a run's length is their sum), keyed as the harness keys it (benchmark,

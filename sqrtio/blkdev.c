@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * From a file's st_dev to the disk whose request queue (and rq_affinity)
  * serves its IO, through sysfs: /sys/dev/block/MAJ:MIN is a link into the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Where the readers' IO completed, from the kernel's counters around the timed
  * window (no probe: a tracepoint would slow the measured reads):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * sqrtio's report, described once (lib/report/render.h): the 2008 post's lines (M sqrt/s
  * and K ios/s per rq_affinity and local), what each IO cost (latency,

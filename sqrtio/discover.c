@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Which interrupt lines serve the disk, and which CPU completes the reads
  * issued on each allowed CPU: a worker pinned to each CPU in turn reads a

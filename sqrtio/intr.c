@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/interrupts snapshots. sqrtio diffs two of them to find which IRQ lines
  * serve a device (no driver names are hard-coded) and to count interrupts and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The settings sqrtio changes: the disk queue's rq_affinity and, with
  * --irq-affinity, the device IRQs' smp_affinity_list. Every write goes

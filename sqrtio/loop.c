@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The measured loops of sqrtio (LKML 2008, Brunelle, "Block IO: more
  * io-cpu-affinity results"): CPU-bound workers computing sqrt, and IO-bound

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * sqrtio reproduces LKML 2008, Alan D. Brunelle, "Block IO: more
  * io-cpu-affinity results": CPU-bound processes computing sqrt and IO-bound

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * One repetition of one sqrtio point (will-it-scale's shape): pinned worker
  * processes (readers first, then sqrt workers) wait at the start barrier, run a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Where each sqrtio point runs: readers on CPUs that complete their own reads
  * (local=1) or on CPUs whose reads complete elsewhere (local=0), judged per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * sqrtio: the interfaces between its files.
  *   main.c      options, the sweep, records and tables, exit codes

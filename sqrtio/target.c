@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * What sqrtio's readers read: --device (read-only, never written), --file
  * (created with real data if missing), or by default a scratch file in the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # make check while every CPU is busy: a CI machine often is, and the tests must
 # hold there (they assert behaviour with tolerances, and their waits scale).
 # One busy loop per CPU this process may use, each pinned to its CPU and at

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Runs the cmocka unit tests (build/tests/test_*) and the integration tests
 # (tests/integration/*.sh, TAP lines), then leaves the machine as found:
 # stale FUSE mounts from the tests are removed and the tests' knob journal is

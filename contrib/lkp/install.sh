@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Lays affbench's LKP test case into an lkp-tests checkout, idempotently:
 #   programs/affbench/{run,parse,meta.yaml,pkg/}   replaced whole
 #   jobs/affbench-*.yaml                            replaced

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * harness compare A B [C ...]: for each (bench, config, metric) present in A
  * and in another run, the ratio of medians run/A with a bootstrap 95% CI,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * harness compare: the compare/ part. Its files:
  *   compare.c   harness compare: the runs loaded, each ratio judged, compare.md

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * harness compare --gate FILE: the regression gate (compare.h). Rules come from
  * a file someone wrote, so each field is checked against the record grammar

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * harness compare's labels (compare.h): configs shortened to the keys that vary
  * within their benchmark, for the terminal table (values, with a legend) and

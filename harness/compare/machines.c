@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Machines first: what differs between the compared runs' machine.txt files,
  * as a table opening compare.md. A ratio between two machines measures the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * harness compare's matching of a config across runs (compare.h). CPU numbers
  * (h_cfg_is_cpu_numbers) stay in every config: within a run, two configs that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * harness compare's configs made comparable across runs: keys added after a
  * run was recorded are given their defaults (the descriptors' key_defaults: a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * harness compare's plots: per headline metric, an overlay of the runs by
  * config (one bar per run, baselines left out) and a trend across the runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * harness compare's rows (compare.h): one ratio run/A into compare.csv, and
  * into compare.md and the terminal as its class says. Holm's family is the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * harness compare: per headline metric (the descriptors' headline lists), a
  * trend across the runs, as a table in compare.md and as a plot (metric vs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * harness compare's first table: the ratios inside each run that its
  * benchmark's descriptor names (other/same, none/same, uring/libfuse,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * raw.csv -> the result model (lib/results: every row checked against the
  * record grammar), and summary.csv from it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * results.json: one machine-readable document per run (docs/results.schema.json),
  * as fio and hyperfine write: the machine (machine.txt's facts, structured), the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * results.json's "machine" object from machine.txt's "label value" lines:
  * facts, knobs before and after, topology, mitigations. machine.txt may come

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The "Distributions" of details.md: from DIR/hist.csv (report/histio.h), one
  * CDF figure per benchmark and latency metric, every repetition of a config

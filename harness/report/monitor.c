@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * details.md's "what the CPUs did" table for any benchmark that wrote the CPU
  * monitor's records (mon_*, lib/kstats/cpumon.h): per config, the medians per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The outputs of a run directory, all regenerated from raw.csv (plus
  * machine.txt, plan.plan and failures.csv when present): summary.csv,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * harness plot and harness export: the report/ part. Its files:
  *   report.c          harness plot: summary.csv, tables.md, figures, report.md, details.md

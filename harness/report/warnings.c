@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * report.md's warnings, with hints (hyperfine's habit): a governor that moves
  * clocks, load at the start, noisy headline results, repetitions too few for a

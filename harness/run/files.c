@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The append-only CSV files of a run directory (raw.csv, runs.csv,
  * failures.csv). Each row is formatted in memory and written with one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * One invocation of one point: the benchmark in its own process group under a
  * watchdog, its CSV records checked against the record grammar (a benchmark's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * machine.txt: what a reader of the results needs to know about the machine
  * (kernel, CPU, topology, allowed CPUs, governor, mitigations, libfuse), what

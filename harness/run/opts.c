@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * harness run's command line: options checked with one line naming the bad
  * value (exit 2), then the run itself (run.c), which loads the plan

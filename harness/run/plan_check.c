@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * A plan checked against the benchmarks' own options before the first point
  * runs: every distinct point of a registered benchmark's block goes through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * A point measured by two blocks of one plan: both would write the same
  * repetitions of the same config, and raw.csv refuses a repetition written

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Where plans are: harness/plans/NAME.plan next to the harness's source tree
  * or in the installed share directory, and each benchmark's NAME/NAME.plan.

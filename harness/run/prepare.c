@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * A run's plan before its first point: loaded (--resume's copy, or found by
  * name or as a file), its programs checked, and copied into the run directory

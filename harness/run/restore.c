@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * harness restore: put the machine back after a run that could not clean up
  * after itself (SIGKILL, power loss): replay the knob journal and remove

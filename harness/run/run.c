@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * harness run: expand a plan, run every point once per repetition with the
  * repetitions interleaved (rep 1 of every point, then rep 2, ...) so slow

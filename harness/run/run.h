@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * harness run and harness restore: the run/ part. Its files:
  *   opts.c        harness run's command line, checked; then the run (run.c)

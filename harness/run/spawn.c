@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* One fork/exec for the harness's children whose output it reads (run.h). */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The timings tables (run.h): seconds per invocation, measured. A row:
  *   BENCH <tab> DURATION <tab> ARGS <tab> SECONDS <tab> RUNS

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * --resume DIR runs DIR's plan as us, so only a directory nobody else could
  * have written is resumed, and it is the same directory from the check to the

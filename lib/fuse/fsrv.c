@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * fsrv's daemon body: open /dev/fuse, mount(2) with fd= (no fusermount, so
  * root only), answer INIT, then hand over to a transport until the

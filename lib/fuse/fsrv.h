@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fsrv: a small FUSE server that speaks the kernel protocol itself, so our
  * filesystems can use what libfuse 3.14 lacks: FUSE over io_uring (one ring

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * fsrv facility checks for the parent, before it starts a daemon, and the
  * one knob the io_uring transport needs. Passthrough is asked of the kernel

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * fsrv's /dev/fuse transport: each of N threads read()s one request,
  * dispatches it and write()s the reply, two system calls per request. With

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * fsrv's two framings around one dispatcher (fsrv_proto.c): a /dev/fuse
  * message (header, the opcode's argument and its data in one buffer; the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fsrv internals shared by its files and its unit tests: what Debian 12's
  * <linux/fuse.h> (protocol 7.38) lacks, the server state, one request as

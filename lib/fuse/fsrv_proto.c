@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * fsrv protocol: INIT negotiation, the opcode table and its handlers, the
  * passthrough table, and the dispatcher the two framings (fsrv_frame.c) call. Nothing here allocates or makes a system

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * fsrv's io_uring transport (FUSE over io_uring, Linux 6.14+).
  *

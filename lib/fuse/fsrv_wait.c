@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * How fsrv's serving threads wait for requests (ab_fsrv_wait_cfg, parsed
  * here) and what their CPU time is (struct ab_fsrv_cpu): the serving process

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The FUSE daemon process and the libfuse 3.14 session glue (see fusedaemon.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A FUSE daemon in its own (pinned) process: start it and wait for its mount
  * with a deadline, watch it, stop it (unmount, wait, abort, kill) so that no

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* FUSE's needs from the machine (see fuseenv.h). */
 #include "fuse/fuseenv.h"
 

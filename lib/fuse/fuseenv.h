@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What a FUSE benchmark needs from the machine, checked once for all of them:
  * FUSE usable here (root, /dev/fuse), fusectl for the connection knobs, and

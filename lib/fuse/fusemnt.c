@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * FUSE mount hygiene (see fusemnt.h): private mountpoints, mount detection,
  * unmount without following symlinks, abort through fusectl, and the removal

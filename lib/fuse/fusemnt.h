@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * FUSE mount hygiene: private mountpoints, mount detection, unmount (lazy when
  * busy, never through a symlink), abort through /sys/fs/fuse/connections/N/abort,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* /proc/self/mountinfo parsing (see mountinfo_i.h). */
 #include "fuse/mountinfo_i.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * /proc/self/mountinfo, read without touching any mounted filesystem (a stat()
  * into a FUSE mount whose daemon hangs would block).

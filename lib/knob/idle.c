@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The idle policy applied: a PM QoS limit held, guest_halt_poll_ns journaled, or the
  * spinners of busy started (idle.h). */
 #include "knob/idle.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The idle policy applied (sys/idle.h says what each one means). Here, above
  * lib/sys, because haltpoll:NS writes guest_halt_poll_ns through the knob

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The knob journal's file helpers (see journal_i.h). Everything a signal
  * handler calls here uses open/read/write/fsync/close/stat only: no malloc,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Internals shared by the knob files (knob.c writes and restores, replay.c
  * replays, journal.c holds the helpers): the journal's line format and the

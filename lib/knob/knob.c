@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Knobs: the only place affbench writes sysfs/procfs, so nothing is left changed.
  * This file writes and restores; replay.c replays a journal after a crash;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Knobs: every sysfs/procfs write goes through here so nothing is left changed.
  *

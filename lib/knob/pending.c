@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The open entries of a knob journal during a replay (pending_i.h). */
 #include "knob/pending_i.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The entries of a knob journal that no "done" line has closed yet, as a
  * replay reads it (replay.c): an entry line adds one, a done line closes

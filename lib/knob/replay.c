@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Knob journal replay: after a SIGKILL or a power loss, restore what the
  * journal still holds for writers that are gone and never marked themselves

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The request breakdown's user-space half: load breakdown.bpf.c, name its
  * processes, read and zero its per-CPU sums and histograms; and, with or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Where a FUSE call's time goes, from BPF (breakdown.bpf.c): each syscall of the
  * caller processes that sends a FUSE request is split into five consecutive

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Layouts shared by breakdown.bpf.c and breakdown.c (the request breakdown). */
 #ifndef AB_BREAKDOWN_SHARED_H
 #define AB_BREAKDOWN_SHARED_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The breakdown's BPF half, driven by kstats.c alongside its own probes. */
 #ifndef AB_BREAKDOWN_I_H
 #define AB_BREAKDOWN_I_H

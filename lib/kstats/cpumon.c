@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The CPU monitor (cpumon.h): two snapshots of the kernel's counters around a
  * window, and their difference per operation. A snapshot is a small table of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the CPUs did during a measured window, from the kernel's own counters:
  * no probe is attached, so it runs in every repetition, its reads fall outside

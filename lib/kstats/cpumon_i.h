@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The CPU monitor's internals, shared by cpumon.c (snapshots) and cpumon_rec.c
  * (their difference as numbers).

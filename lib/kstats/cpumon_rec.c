@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The CPU monitor's numbers (cpumon.h): the difference of its two snapshots,
  * per operation, as shares of the window, per CPU on small boxes.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * User-space half of kstats: load the BPF skeleton, point it at one FUSE
  * connection and a set of processes, zero and read the per-CPU aggregates.

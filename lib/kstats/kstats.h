@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Kernel statistics with BPF, no kernel patch needed: time each FUSE request
  * spends in the kernel (fuse:fuse_request_send -> fuse:fuse_request_end, by

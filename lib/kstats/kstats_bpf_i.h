@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Layouts shared by kstats.bpf.c and kstats.c. */
 #ifndef AB_KSTATS_SHARED_H
 #define AB_KSTATS_SHARED_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The post's table beside ours: the first thing of a benchmark's section in
  * report.md (the descriptor's beside callback), so that a reader sees the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * What a descriptor says about a benchmark's records (render.h): a metric's
  * direction, whether a config is a baseline, which keys hold CPU numbers. The

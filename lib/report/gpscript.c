@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Escaping for gnuplot scripts and data files (see gpscript.h). */
 #include "report/gpscript.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The one way outside text enters a gnuplot script or data file. gnuplot runs
  * shell commands from '<cmd' file names and system(), and evaluates

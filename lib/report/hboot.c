@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The two-level bootstrap of a median and of a ratio of two medians; the
  * method and its limits are described in hboot.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Intervals that respect the levels of a measurement: values come in
  * invocations (a fresh process, mount and daemon), each holding one or more

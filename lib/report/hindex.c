@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The hash index (see hindex.h): open addressing, linear probing. */
 #include "report/hindex.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * A hash index over entries the caller keeps in its own array: entry i is
  * found from its key's hash, so a reader that groups rows by a key (hist.csv's

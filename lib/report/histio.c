@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * hist.csv rows: written by the benchmarks (through their stdout, see
  * histio.h), read back by the harness's CDF plots. A hist.csv may come from

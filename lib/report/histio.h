@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Latency histograms as rows of hist.csv (docs/records.md, "hist.csv"): one
  * row per non-empty bucket of one metric of one repetition,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Holm-Bonferroni adjusted p-values (stats.h): many ratios compared at once
  * make some "significant" by chance; Holm's step-down keeps the chance of any

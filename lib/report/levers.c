@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The levers table (levers.h): one row for the machine as found and one per
  * swept value of each lever key, every ratio of the benchmark at that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What moves a ratio: a table of each lever a run swept (a config key whose
  * value differs from its default, e.g. an idle policy or how a server waits)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Where figures are drawn (render.h). gnuplot opens its output files by name
  * and follows links, so it never draws in the run directory (which may come

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * CI of a ratio of two medians: the percentile bootstrap, resampling both
  * samples independently.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Readings as whole sentences from verdicts (see reading.h). */
 #include "report/reading.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Readings: whole sentences built from verdicts (render.h's ab_r_ratio and
  * ab_r_paired), one template for every descriptor, so that every outcome

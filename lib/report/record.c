@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Tidy records (docs/records.md): one row per metric per repetition,
  * written as an aligned table for people, or CSV / JSON lines for programs.

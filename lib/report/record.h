@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The tidy record format (docs/records.md): one row per metric per repetition.
  *   CSV:  bench,config,rep,metric,value,unit   (RFC 4180 quoting)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The renderer's lookups, verdicts, published numbers and the common bar figure (see render.h). */
 #include "report/render.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One renderer for every benchmark. A benchmark describes its report once, in
  * a descriptor (<bench>/desc.c): the post's table layout and its grids, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * "Where the time goes", its first part (render_breakdown.h): the brk_* records of
  * each configuration gathered into one bar, the bars labelled and ordered, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * "Where the time goes": the request breakdown's records (brk_*, written by
  * any benchmark that follows its calls with lib/kstats/breakdown; docs/breakdown.md)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What the three parts of "where the time goes" share, inside lib/report:
  * render_breakdown.c builds the bars (ab_breakdown_bars) and loads them with their label

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * "Where the time goes" as figures (render_breakdown.h): a stacked bar per
  * configuration, each step's mean per call, as a .dat and a .gp in the run

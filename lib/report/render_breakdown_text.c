@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * "Where the time goes" in words (render_breakdown.h): report.md's sentences (the
  * step that differs most, slowest against fastest, per compared key, then the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Heatmaps: an n x n matrix of medians drawn by gnuplot "with image", one
  * pixel per cell, row 0 at the top as a matrix is read. The matrix comes from

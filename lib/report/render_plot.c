@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Grids and plots of the renderer (see render.h). Every .gp file is written
  * here, with titles, labels and keys through lib/gpscript's escaper, and run

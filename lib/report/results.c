@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The result model: groups, their index and their strings (see results.h). */
 #include "report/results.h"
 

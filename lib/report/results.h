@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The result model: records grouped by (bench, config, metric, unit), each
  * group holding its values and their repetitions, in the order groups first

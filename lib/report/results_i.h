@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Inside the result model: what the raw.csv loader (results_load.c) uses of
  * results.c's groups and strings.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The raw.csv loader (see results.h). Rows are checked against the grammar,
  * then logged (group, rep, value, line: 20 bytes a row) as they come; at the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Statistics for repetitions and latency streams; the methods are described
  * in stats.h. Inputs are never modified: order statistics work on a malloc'd

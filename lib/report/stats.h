@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Statistics that say how far to trust a number: median with a confidence
  * interval, CV, percentiles, Welford for streams, and the CI of a ratio of

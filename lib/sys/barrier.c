@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The start barrier, counters and the clock (see barrier.h): a futex the parent
  * opens once every worker waits on it, counters the parent samples, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The start barrier, per-worker counters and the clock: what every measured loop
  * stands on once its workers are pinned (will-it-scale main.c, perf

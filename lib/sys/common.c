@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Messages and exit helpers: one line on stderr, prefixed with the program name. */
 #include "sys/common.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Exit codes, error helpers and small macros shared by every affbench program. */
 #ifndef AB_COMMON_H
 #define AB_COMMON_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * CPU sets as fixed bitmaps of AB_MAX_CPUS bits, so CPU numbers past 64 (and
  * past glibc's 1024-bit cpu_set_t) work, plus the Linux CPU-list syntax

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * CPU sets that work past 64 CPUs, and the Linux CPU-list syntax
  * ("0-3,8,10-11") used by --cpus, sysfs and our records.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The output format of the common --format option (sys/opts.h), which the
  * records (report/record.h) are written in. Here, below both, so that the

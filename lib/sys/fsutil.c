@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Small file-system helpers (see fsutil.h). */
 #include "sys/fsutil.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Small file-system helpers shared by the harness and the library. */
 #ifndef AB_FSUTIL_H
 #define AB_FSUTIL_H

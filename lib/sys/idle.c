@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The idle policy: parsing, naming, the haltpoll check and the PM QoS hold (idle.h). */
 #include "sys/idle.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The idle policy, a common option of every benchmark (--idle, docs/records.md):
  * how the CPUs wait while a benchmark measures. A cross-CPU ratio on a guest

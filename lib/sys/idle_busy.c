@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * --idle busy (idle.h): a SCHED_IDLE spinner on each allowed CPU, so that no CPU
  * halts while it waits. A spinner runs only when nothing else wants its CPU, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Bounded reads of regular files from elsewhere (infile.h). */
 #include <errno.h>
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Input files from elsewhere (a results directory someone sent, a plan, a
  * machine.txt), read safely as root: opened only if they are regular files,

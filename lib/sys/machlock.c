@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The machine lock, seen from a benchmark (machlock.h). */
 #include "sys/machlock.h"
 

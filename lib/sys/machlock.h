@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The machine lock: one run at a time changes how this machine's CPUs wait
  * (or measures at all). harness run holds it for its whole run

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The option layer: one table per benchmark drives parsing and --help, and
  * the common options (docs/records.md) are handled the same way everywhere.

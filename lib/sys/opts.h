@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One option layer for every benchmark: one table drives parsing and --help
  * (perf bench's options[], libfuse's fuse_opt with offsetof). The common

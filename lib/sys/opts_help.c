@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * --help of a benchmark: its options from its table with their defaults, then
  * the common options, wrapped to 79 columns.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* The option layer's two halves, opts.c (parsing) and opts_help.c (--help):
  * the common options' table they share. */
 #ifndef AB_OPTS_I_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Writes into directories from elsewhere, never through a link (outfile.h). */
 #include <dirent.h>
 #include <errno.h>

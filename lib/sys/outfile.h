@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Files written into a directory that may have come from elsewhere (a results
  * directory someone sent, --out, --resume, compare's --out), as root: never

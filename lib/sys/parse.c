@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Numbers, sizes and CPU-style lists as the command line writes them: decimal
  * only, each refused whole with one line naming the bad value (sys/parse.h).

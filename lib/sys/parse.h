@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What a command line's values are parsed with (sys/parse.c): decimal numbers,
  * sizes with K/M/G and lists of integers. The option layer (sys/opts.h) and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Pinning. Workers pin before they start: the thread's attr, or the child
  * before its loop (see pin.h).

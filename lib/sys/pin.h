@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Pinning: a worker is pinned before it runs (perf bench/futex-hash.c), a
  * thread through its attr, a process in the child before its loop. Masks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The placement resolver (docs/placements.md): which CPUs a placement's
  * client/server pairs run on, from the topology lib/sys/topo.c read.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The process runner (see proc.h). */
 #include "sys/proc.h"
 #include "sys/idle.h"

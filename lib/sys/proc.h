@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The process runner every benchmark stands on (will-it-scale's main.c, perf
  * bench's harness): set up a child, start N pinned workers (threads or

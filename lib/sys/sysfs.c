@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The one-value reader of sysfs and procfs files (see sysfs.h). */
 #include "sys/sysfs.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One reader for the one-value files of sysfs and procfs (a CPU list, an id,
  * a cache level, a switch such as io_uring_disabled): the first line, without

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * CPU topology from sysfs (docs/placements.md); lib/sys/placement.c resolves
  * placements on it.

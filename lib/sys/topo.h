@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * CPU topology from sysfs (SMT siblings, last-level cache, NUMA node) and the
  * placement resolver: named placements (docs/placements.md) -> concrete CPUs.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * CPUs in topology order and the relation of two CPUs (topo.h): what a matrix
  * of CPU pairs is drawn and summarised by. Generic: any benchmark that walks

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # speedcheck: clean-up and helpers every section uses (sourced by speedcheck.sh).
 
 # ---- clean-up: every mount, daemon and directory we made ----------------

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # speedcheck section: cpupair's cache-line round trip vs a minimal C ping-pong
 # (scripts/pingpong.c) on the same ordered pairs (sourced by speedcheck.sh).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # speedcheck section: cputestfs vs libfuse's hello_ll (sourced by speedcheck.sh).
 
 # ---- 1. cputestfs vs hello_ll ------------------------------------------

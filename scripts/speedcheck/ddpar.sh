@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # speedcheck section: ddpar --dd vs libfuse's null example (sourced by speedcheck.sh).
 
 # ---- 2. ddpar vs null ---------------------------------------------------

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # speedcheck section: affbench's own explanations against tools users trust
 # (sourced by speedcheck.sh).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # speedcheck section: what moves cputestfs's other/same on this machine, each
 # lever beside the gap it closes (sourced by speedcheck.sh; issue 27).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # speedcheck section: what kernel statistics cost a plan's wall time
 # (sourced by speedcheck.sh).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # speedcheck section: where each benchmark's variance lives (sourced by speedcheck.sh).
 #
 # Per benchmark, one point of its default plan's kind, measured as PREC_INV separate

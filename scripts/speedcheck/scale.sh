@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # speedcheck section: the result readers at the documented input limits
 # (sourced by speedcheck.sh; issue 24, findings 3 to 9).
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # speedcheck section: sqrtio vs fio (sourced by speedcheck.sh).
 
 # ---- 3. sqrtio vs fio ---------------------------------------------------

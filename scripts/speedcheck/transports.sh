@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # speedcheck section: the FUSE transports (sourced by speedcheck.sh).
 #
 #   cputestfs, stat()/s: --transport dev on one CPU vs hello_ll on that CPU

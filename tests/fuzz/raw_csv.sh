@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Seeded fuzz of the code that reads results from elsewhere: N mutated copies of
 # a real raw.csv and of a hist.csv for its configs (truncation, byte flips,
 # quotes, huge fields, NUL, duplicated and deleted lines; records that mean two

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The request breakdown (brk_* records of instrumented repetitions) end to end:
 # with the client and the daemon on different CPUs nearly every daemon and
 # reply wake-up crosses CPUs, on one CPU nearly none does; what lies outside the

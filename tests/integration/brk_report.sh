@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # "Where the time goes" in a run directory, from brk_* records alone (a
 # raw.csv written here, so no FUSE and no BPF needed): one stacked bar per
 # configuration whose .gp labels both axes, keeps the key outside, says what

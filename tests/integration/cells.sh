@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Issue 18: a table cell holds a number or a short reason, never a bare "-",
 # "nan" or "n/a". tables.md and report.md of the reference run, rendered again: cputestfs's
 # kernel baseline says why it has no same-CPU share or request count, ddpar's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Each `check` tests one condition (tests/tools/check_lint.py): no `check ... &&`,
 # `check ... ||` or `check ... |`, no `$?` inside a check, in any test script.
 # The self-test first: each fixture under tests/fixtures/check_lint/ names, on

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Checks that check (issue 26): --check-options refuses what the real run
 # refuses, with the same one line and exit 2; duplicate list entries are
 # refused; a long value is cut in the message; a gate rule, plan metric or

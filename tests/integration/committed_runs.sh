@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The committed runs (results/reference, results/reference-<N>cpu, results/emulated/*)
 # hold their records only; their reports and figures are rendered, never committed.
 # Each run's records are copied to a temporary directory and plotted there: harness

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # harness compare --gate: in a copy of results/reference (doctored with awk), a 20%
 # slowdown of one fdget config fails a max-rise rule over all 20 fdget configs, the
 # configs Holm-corrected (exit 3, naming the rule); the untouched copy passes (0); a

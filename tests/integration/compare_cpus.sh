@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # harness compare and its gate across CPU numbers (harness/compare/match.c): two configs of
 # one run that differ only in CPU numbers stay two configs (3 repetitions each are too few
 # to judge, never one group of 6); a config placed on other CPUs by another machine matches

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # harness compare reads the ratios people trust first (issue 35): Holm's family is the
 # headline metrics' ratios only, the monitor counters and other metrics are described
 # apart without verdicts; the terminal's rows show the keys that tell them apart (no cut

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # harness compare on the shapes of issue 24, at a small size (scripts/speedcheck.sh's
 # scale section times them at the documented limits): what compare says must not
 # change with the faster paths. machine.txt lists diffed through sorted lines (a

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # cpupair end to end: options and refusals (exit 2, one line; one CPU: exit 4),
 # --pairs all gives every ordered pair of the allowed CPUs, each with its three
 # round trips recorded and above zero (the cache line's, or a line saying a

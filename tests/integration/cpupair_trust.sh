@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # cpupair says when it cannot be trusted (issue 35 item 3, issue 31 item 8), from
 # crafted records (awk, no timing): each wake-up figure carries the share of its
 # waits that slept, and a mix (a futex whose waits returned at once) is never given

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # cputestfs end to end on real FUSE mounts: placement same serves on the
 # caller's CPU, placement other never does, one FUSE request per stat(), the
 # records parse, the default run prints the post's tables (and no record),

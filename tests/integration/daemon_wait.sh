@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Issue 27: --daemon-wait block|spin:US|poll, how affbench's own servers (dev,
 # uring) wait for requests, and server_cpu_us_per_req, their threads' CPU time
 # per request:

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # ddpar on real FUSE mounts: short write and read sweeps give parseable CSV
 # with a throughput for every point; the bytes the sink daemon counted equal
 # the bytes the clients moved (and a daemon that miscounts is caught); a

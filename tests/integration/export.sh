@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # results.json: every report writes one, `harness export DIR` writes it for older
 # runs, and each validates against docs/results.schema.json. Medians agree with
 # summary.csv, an interval is a 95% CI only from 6 repetitions (else min_max),

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # fdget end to end: idle-thread mode really runs its loop with two threads
 # (sampled from /proc by a watcher process), records parse, every mode runs,
 # the loops of every op both ways (libc, raw) including read's wrap at EOF,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # A fifth benchmark is one folder: a copy of the tree gets the fixture
 # tests/fixtures/nullbench/ as a folder and one line in harness/registry.def,
 # nothing else; it builds, and the harness runs its plan by name, tables it,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Nothing of a figure is cut off. Every figure of the committed runs (their
 # records copied to a temporary directory and plotted there), of a crafted
 # hist.csv (CDF panels of several configs, lines of 12 keys), of cpupair's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Figures readers can use, checked by what each .gp script declares (a plot of
 # a copy of results/reference): both axes labelled, the key outside the plot
 # and saying what the error bars are, a log y axis where the medians span

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # A results directory from elsewhere, as root: whatever is planted in it, the
 # harness neither writes outside it nor hangs nor swells (lib/sys/outfile.h,
 # lib/sys/infile.h, docs/records.md "Files from elsewhere").

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # harness compare --gate's filters: a key a record leaves out at its default holds that
 # default (daemon_wait=block holds the configs without daemon_wait, as idle=as-found holds
 # those without idle), and leaves out those at another value; a CPU key filters the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # harness: a sweep over a fake benchmark (ok, failing, skipping, hanging points)
 # gives a valid raw.csv, summary, tables and report; failures are recorded and
 # the sweep goes on; the watchdog kills a hung point; plot regenerates from

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # harness faults (issue 8, point 7) on this machine's disk and real FUSE mounts:
 #  - SIGINT during a sqrtio point puts rq_affinity back at once, keeps a valid
 #    raw.csv (finished points only) and exits 130; machine.txt names sqrtio's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The harness's parts depend one way (harness/harness.h): run may use report,
 # compare may use report, report uses neither, and the common files on top use
 # no part; within the harness no two files call each other. Read from the

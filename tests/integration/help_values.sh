@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Each program's --help against what it accepts: for every option whose help
 # lists a fixed set of values (a token a|b|c after the option, or first in its
 # text), each value is accepted (a benchmark's --check-options exits 0, or 4

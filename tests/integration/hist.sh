@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Latency distributions end to end (docs/records.md, "Latency distributions"):
 # cputestfs with --kstats on writes p50 <= p90 <= p99 <= p99.9 <= max for its
 # call latency and every breakdown step (the wake-ups among them), and, with

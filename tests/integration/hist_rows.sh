@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # A hist.csv from elsewhere (docs/records.md, "Latency distributions"), crafted
 # with awk, no benchmark run:
 #  - rows in another order (each histogram's rows interleaved with the others',

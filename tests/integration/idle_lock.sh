@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # One idle policy at a time on a machine (issue 32, finding 5; sys/machlock.h):
 #   - a direct run with --idle other than as-found while another process holds
 #     the machine lock exits 4 with one line naming the holder, and changes

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make install with a DESTDIR that holds a space, a ';' and a quote: each is part
 # of the path, never a second word or a second command. Once, a space installed
 # into ./<second word>/usr/bin inside the checkout, and DESTDIR='...;touch X;' ran

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Honest intervals and no "nan": each benchmark run with --repeat 2 (short
 # durations) prints its tables, and a harness report of the same records
 # writes tables.md, report.md and .gp files; with 2 repetitions every bracket

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # harness restore judges a knob's writer by the knob's owner lock, not by a pid
 # (issue 32, findings 4 and 12), on a fake sysfs tree (the AFFBENCH_KNOB_ROOT
 # test hook):

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # report.md's "knob not as before the run" warnings on a many-CPU machine
 # (issue 17): a machine.txt as a 256-CPU run with 300 IRQs writes it, given to
 # `harness plot`. Equal values before and after give no warning, however many

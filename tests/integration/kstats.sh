@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Kernel statistics end to end: the kernel's FUSE request count for a
 # cputestfs run equals the daemon's own count; headline numbers are never
 # instrumented (each timed repetition is followed by an instrumented one of

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The harness and lib/ know benchmarks only through their descriptors: no C file
 # under harness/ or lib/ names a benchmark (harness/registry.def, and the
 # fixture nullbench) or one of its config keys in a string literal. The keys are

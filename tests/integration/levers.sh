@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Issue 27, what moves it: from crafted records (awk, no machine needed),
 # `harness plot` gives cputestfs's levers table (each swept --idle and
 # --daemon-wait beside as found, the ratios other/same and none/same, the

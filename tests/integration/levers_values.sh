@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # A lever's value of 32 characters or more (crafted records: two idle policies alike in
 # their first 31 characters) is left out of the levers table and said, never cut into
 # rows that read alike and find nothing ("not measured" in every column).

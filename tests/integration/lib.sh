@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Shared helpers for integration tests: TAP output, CSV lookups, leftovers.
 # Source it: . "$(dirname "$0")/lib.sh"
 set -u

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # contrib/lkp/programs/affbench/parse (affbench's LKP stats script) over the
 # recorded runs, a hostile corpus (tests/lkp/hostile.sh) and 100 seeded
 # mutations, with Debian's ruby alone (no lkp-tests): every line is LKP's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # machine.txt records the settings that decide what a cross-CPU ratio means
 # (irqbalance, boost, SMT, isolated and nohz_full CPUs, cpuidle, idle=, haltpoll,
 # PM QoS, THP, a hypervisor, steal; PTI and PCID, the cache topology read or guessed,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The man pages (make man, scripts/man.sh): each program's page and affbench(7)
 # render with man -l without a troff warning, have the sections a page needs,
 # and list every option the program's --help lists. (~3 s)

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The CPU monitor (lib/kstats/cpumon) in cputestfs's timed repetitions: every
 # repetition gets mon_* records, a stat() served on another CPU costs IPIs that
 # one served on the caller's CPU does not, shares stay within 0-100%, what this

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The CPU monitor (lib/kstats/cpumon) in ddpar, sqrtio and fdget (cputestfs:
 # monitor.sh): every repetition gets mon_* records per operation, shares stay
 # within 0-100% and every value is finite; fdget's N-worker modes keep their

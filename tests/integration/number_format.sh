@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # One format per quantity (issue 26): a measured number reads the same in the
 # benchmark's own ASCII table (tables.md shows what it prints on stdout), in
 # the grids and in report.md, through ab_r_num (3 significant figures, plain

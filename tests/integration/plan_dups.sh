@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # A point that two blocks of one plan measure would record the same repetitions twice, and
 # the run could not be plotted: harness run refuses the plan before the first point (and
 # in --dry-run), exit 2, one line naming the point and both blocks' lines. Options at the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # plans: mistakes in a plan end in exit 2 and one line naming the plan line,
 # before anything runs and in --dry-run too (a misspelt axis, an unknown value,
 # a bad extra argument, an unknown benchmark, a FIFO); --plan list lists the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # harness plot on run directories that break its outputs, and what it leaves:
 #  - a directory named with a newline, '|' and '`': tables.md names it once,
 #    escaped as report.md's header escapes it, with no raw newline;

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """png_edges.py PNG...: name each PNG whose outermost pixels are not all the
 background (the colour of the top-left pixel). gnuplot leaves a margin round
 every figure; text or a line that reaches the edge was cut off there. Decodes

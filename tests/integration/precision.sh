@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # report.md's Precision section, from crafted records: one line per benchmark with
 # headline results, the median and worst half-width of their 95% CIs relative to the
 # median, the results left out for too few repetitions, the outliers (kept, counted,

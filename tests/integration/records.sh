@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # A record read back means one thing (docs/records.md, "Reading records from
 # elsewhere"), and what we write from it is valid JSON:
 # - a repetition written twice refuses raw.csv: plot, export, compare and the

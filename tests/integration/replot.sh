@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Re-plotting a run gives the same report and removes the figures it replaced.
 # A copy of results/reference is plotted twice: report.md and tables.md are the
 # same both times; figure files of an earlier plot that this one no longer

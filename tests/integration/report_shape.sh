@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # report.md is the answer, the data lives beside it (issue 26). The committed runs are
 # rendered in a temporary directory; for each: report.md is under 120 lines with at
 # most 12 figures and at most 3 per benchmark, and keeps the monitor tables and the

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # harness run --resume DIR checks DIR and every directory above it, then reads
 # and writes only through the descriptor of what it checked (issue 32,
 # finding 2; harness/run/trust.c):

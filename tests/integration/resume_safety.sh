@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # harness run --resume DIR runs only affbench's own programs, and only on a
 # directory nobody else could have written (issue 24, findings 1 and 2):
 #  - a plan.plan naming `program /path/evil.sh` (beside a header-only raw.csv

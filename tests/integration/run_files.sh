@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # The files a run writes are the files results/README.md lists (issue 26):
 # a quick run (the quick plan, one repetition, and cpupair's one point) is
 # made, and every file it wrote (top level, figures/, figures/src/, log/)

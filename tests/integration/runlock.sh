@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # One run per directory, one measuring run per machine, and input checked
 # before anything runs (issue 17): a second run on a live run's directory
 # exits 2 naming its pid and touches nothing; a second run on the machine

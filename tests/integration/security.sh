@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Safe as root: results from elsewhere, names in /tmp and absurd inputs never
 # harm the machine.
 #  - raw.csv rows crafted to run commands through gnuplot (a quote then

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # scripts/speedcheck.sh without measuring anything (it is a benchmark, run by
 # hand): --help names every section, bad values exit 2, the sections parse,
 # the explain section's arithmetic on made-up perf, /proc and bpftrace

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # scripts/speedcheck.sh precision without measuring anything: --help names it, and
 # its arithmetic on made-up records: the headline metric's windows picked from a csv
 # (rep 0 and other metrics left out, a quoted config with commas read), and the

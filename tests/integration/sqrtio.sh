@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # sqrtio end to end on this machine's disk: IRQ discovery finds a line that an
 # independent dd burst also moves and names every knob a run may change, a short
 # run on the repository's filesystem gives records that parse with readers on /

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Times that hold (issue 18): a finished run of a real benchmark writes its
 # invocations' times into the learned table ($AFFBENCH_TIMINGS), and the next
 # --dry-run's estimate moves toward the measured time; a garbled table is not

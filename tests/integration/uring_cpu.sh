@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # --uring-cpu (where FUSE over io_uring's ring threads run), through both
 # benchmarks that have it:
 #   - a bad value, or the option with another transport or baseline: exit 2,

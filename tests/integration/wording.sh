@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Messages that say the right thing: --help of every benchmark keeps its text in
 # its own column within 79 characters; the harness counts points and
 # repetitions with correct plurals and names log/ files by the point numbers

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # make check-lkp: affbench as an LKP test case in a real lkp-tests checkout
 # ($LKP_SRC, copied to a temporary directory first, never changed): install
 # it there (contrib/lkp/install.sh), `lkp split-job` the functional smoke job

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Writes the hostile raw.csv corpus for contrib/lkp/programs/affbench/parse to
 # stdout, deterministically (NUL and invalid bytes need printf, not a file in
 # git). The first line is "#expect-rejected N": how many rows parse must count

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
 """Recomputes affbench's LKP stats from raw.csv files, independently of the
 Ruby parse script: Python's csv module, statistics.median, and the key rule of
 contrib/lkp/README.md written again. Prints "key value" lines. Only for the

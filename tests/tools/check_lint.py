@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
 """Lint the integration tests' `check` calls: one condition each.
 
     check_lint.py FILE...   prints FILE:LINE: why for each bad call;

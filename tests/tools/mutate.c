@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Seeded mutations of a file, for the raw.csv and hist.csv fuzz test: 1 to 4 of
  * truncation, byte flips (NUL, quotes, commas, newlines, high bytes), inserted

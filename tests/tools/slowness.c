@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Prints the machine's slowness (ab_slowness: a fork calibration, 1 on an idle
  * VM, more on a slow or busy machine) so that the shell tests scale their time

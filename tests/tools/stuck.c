@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * A benchmark that gets stuck in the kernel, for the harness's watchdog test:
  * it mounts a FUSE filesystem whose WRITE never answers, lets a helper process

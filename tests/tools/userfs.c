@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * A stranger's FUSE filesystem, for the mount-hygiene tests: an empty root
  * directory served by libfuse in the foreground, mounted with whatever -o

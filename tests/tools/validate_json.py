@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
 """Validate results.json files against docs/results.schema.json.
 
     validate_json.py SCHEMA FILE...   exit 0 when every file is valid, 1 otherwise,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # boot_guest LOG COMMAND...: sourced by check-topology.sh and selftest.sh (POSIX sh).
 # Runs COMMAND (the guest) to its end under SHAPE_TIMEOUT seconds (124 past it), its
 # output in LOG, and stops it early with 125 when, before /init has said "guest: booted",

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Checks one result directory of tests/topology/check-topology.sh (POSIX sh + awk):
 #   tests/topology/check-run.sh DIR
 # DIR holds what the guest wrote (sysfs/ snapshot, direct/ benchmark outputs,

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
 # Emulated-topology check: boots QEMU TCG guests with many CPUs, runs every
 # benchmark's placements, ddpar's process sweep, sqrtio's IRQ discovery on
 # virtio disks, fdget and a short harness plan inside each, brings the run

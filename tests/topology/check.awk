@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Host-side checker of one emulated-topology result directory (POSIX awk: mawk,
 # gawk and busybox awk). check-run.sh feeds it, each file preceded by kind=...:
 #   facts    the guest's topology, flattened from its sysfs snapshot by check-run.sh:

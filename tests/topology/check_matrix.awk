@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Part of the host-side topology checker (check.awk has the overview, the input
 # kinds and the rules; check-run.sh passes all the parts with -f): the machine
 # matrix. A small guest booted with one setting users have (no cpuidle driver,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Self-test of the emulated-topology checker (no guest, a few seconds; POSIX sh + awk).
 #   tests/topology/selftest.sh              unpack the fixtures, check they pass, then
 #                                           doctor them (deliberate bugs) and expect failures

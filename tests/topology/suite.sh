@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The suite the guest runs (tests/topology/init starts it, under taskset on
 # shape C). Every step writes out/direct/NAME.{cmd,csv,err,rc,secs}: the
 # command, its stdout (CSV records or key=value lines), its stderr (progress,

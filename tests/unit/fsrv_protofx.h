@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Fixture of fsrv's protocol tests (test_fsrv_init.c, test_fsrv_proto.c): a
  * filesystem that records what it is asked, and requests built in the

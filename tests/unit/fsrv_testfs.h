@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The filesystem fsrv's mount tests serve (included by test_fsrv_*.c): a root
  * holding

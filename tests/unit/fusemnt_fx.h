@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by the test_fusemnt*.c tests: the includes, the hello filesystem and
  * daemon bodies (fusemnt_hello.h), the group and per-test fixtures (a work

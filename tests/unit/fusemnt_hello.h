@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by the test_fusemnt*.c tests (through fusemnt_fx.h): a tiny hello
  * filesystem (root + one file) on the libfuse low-level API, and the daemon

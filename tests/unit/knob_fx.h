@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by test_knob.c, test_knob_proc.c and test_knob_replay.c
  * (lib/knob/knob.c): the fake sysfs/procfs tree in a mkdtemp directory (under

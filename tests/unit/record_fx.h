@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by test_record.c and test_record_field.c (lib/report/record.c): the
  * includes, a memstream read back as one string, a text comparison, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by test_sqrtio.c and test_sqrtio_discover.c: the includes and the
  * fixture tree (a scratch sysfs of block devices under root, built once per

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by test_stats.c and test_stats_ratio.c (lib/report/stats.c): the
  * includes, the tolerance check and the small fixed-size sample type.

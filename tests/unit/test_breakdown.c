@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The request breakdown's arithmetic (kstats/breakdown.h): the step percentiles come from their histograms, the shares
  * add up to 100 and the call time is the sum of the steps; a wake-up share
  * with no wake-up is absent, never 0; and the real path loads, reads and

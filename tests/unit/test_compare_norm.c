@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * harness/compare/norm.c: configs made comparable across runs. CPU numbers stay
  * (client_cpu=3 and client_cpu=5 are two configs; match.c matches across them), a key

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/kstats/cpumon.c on this machine's own counters: a window in which this
  * process sleeps and wakes a known number of times shows at least that many

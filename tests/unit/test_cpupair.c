@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * cpupair's own logic through cpupair.h, on the sysfs fixture trees of
  * tests/fixtures/topo/ (found under $AFFBENCH_TOP, else the cwd): --pairs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * cpupair's heatmaps from records read back (cpupair/desc_heat.c): the matrix is
  * as large as the largest place of a or of b, so no record writes past it; places

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/cpuset: CPU-list parsing and formatting (good and bad inputs, past 64
  * CPUs), bitmap operations at word boundaries, the kernel-mask conversion and

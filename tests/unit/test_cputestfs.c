@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * cputestfs's arithmetic, through its header: the served CPU carried in
  * st_blocks, the warm-up, the timed metrics of a window, which FUSE requests

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * ddpar's arithmetic, through ddpar/ddpar.h: the default --procs sweep, the
  * verdict that turns a repetition into numbers or a failed point (window too

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * fdget's pure helpers, through its header: --mode list parsing, the
  * calibration step and the workers per mode. The measured loops run in the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/sys/infile.c and lib/sys/outfile.c: files of a directory from elsewhere.
  * Inputs: a link, a FIFO (without blocking), a directory and a file over its

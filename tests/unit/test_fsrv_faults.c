@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/fsrv when things go wrong. Without io_uring: the forced "no io_uring"
  * and "no passthrough" paths make the check report the facility missing,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/fsrv's INIT negotiation without a kernel: what the reply claims for
  * each transport and option against what the kernel offers (io_uring,

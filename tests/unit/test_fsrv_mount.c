@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/fsrv on real mounts, one table row per transport setup: stat() is one
  * GETATTR and names a CPU the daemon may serve on, writes and reads move

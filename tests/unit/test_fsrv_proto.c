@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/fsrv's protocol without a kernel: requests built here in the
  * /dev/fuse layout (header + argument + data in one buffer) or in an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/fuse/fsrv_wait.c: --daemon-wait's forms (block, spin:US, poll), their
  * canonical names for a record's config, and the CPU slots' sum.

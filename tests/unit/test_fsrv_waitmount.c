@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/fsrv's waits on real mounts, one table row per transport and wait:
  * every wait serves stat() and adds the serving threads' CPU time to

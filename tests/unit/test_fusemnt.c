@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * FUSE mount hygiene against a real libfuse daemon (fixtures: fusemnt_fx.h):
  * the work directory, mountpoints, mount detection (octal-escaped paths: every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * FUSE mount hygiene against a real libfuse daemon (fixtures: fusemnt_fx.h):
  * stale-mount cleanup, and leaving alone the mounts that are not ours. Needs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * FUSE mount hygiene against a real libfuse daemon (fixtures: fusemnt_fx.h):
  * daemons that fail to start, hang or are killed, and unmounts of a busy

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/report/gpscript.c, the one escaper the README's Security section rests
  * on: whatever the text, ab_gp_string's output is one single-quoted gnuplot

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/report/hboot.c: the two-level bootstrap's coverage on synthetic two-level
  * data with a known truth, against the one-level interval, and its errors.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The hash index (lib/report/hindex.c): every entry is found again from its
  * hash, through growth, when many entries share one hash (the caller tells

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * hist.csv (lib/report/histio.c) against the raw samples: histograms filled
  * from known samples of several distributions, one spanning nine decades, are

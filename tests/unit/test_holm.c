@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Multiple comparisons (lib/report/holm.c): Holm-Bonferroni adjusted p-values
  * against R's p.adjust(p, method = "holm"), worked by hand below, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The idle policy (sys/idle.h): parsing, its name in records, the haltpoll check
  * and the PM QoS hold on a fake tree (the AFFBENCH_SYSROOT hook). */
 #include <setjmp.h>

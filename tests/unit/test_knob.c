@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/knob/knob.c against a fake sysfs/procfs tree (knob_fx.h): the allow-list,
  * reads, and a write journalled before it is made and restored by the owner;

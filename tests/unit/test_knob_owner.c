@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/knob's replay judges a writer by its knob's owner lock, not by its pid
  * (issue 32, finding 4), and reads any journal in linear time and bounded

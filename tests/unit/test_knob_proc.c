@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/knob/knob.c, who restores: the owner only, at exit, by restore_all or from
  * its signal handler; a child killed by a signal (SIGKILL leaves the change for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/knob/knob.c's journal replay after a SIGKILL, from hand-written journals:
  * entries of dead, done and live owners, a knob that already holds its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* kstats: each degraded path is taken by forcing it; the real path loads,
  * resets and reads (request counting is checked against a real FUSE daemon by
  * the cputestfs integration test). */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/fuse/mountinfo.c: one line at a time (escapes, missing fields, hostile
  * and overlong fields), then whole fixture files through ab_mi_find_in and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* The option layer: good and bad command lines, exit codes and messages. */
 #include <setjmp.h>
 #include <stdarg.h>

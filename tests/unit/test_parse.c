@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/sys/parse.c at its edges: lists of integers at both bounds and one past them,
  * ranges of one value, the list's size limit; sizes at the largest that fits; decimals

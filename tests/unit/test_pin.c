@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Pinning, the start barrier, counters and clocks. */
 #include <errno.h>
 #include <setjmp.h>

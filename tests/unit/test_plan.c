@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Plans (harness/plan.c): more blocks than the array starts with, every key,
  * every limit, and what is refused, with the line it names. Plans are written

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Timings tables (harness/run/timings.c): every bad row refuses the whole table
  * with the line it names; an estimate comes from the learned table first, is

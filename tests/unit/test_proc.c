@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The worker sets of lib/sys/proc.c: two sets alive at once keep apart, a
  * thread given up on (detached) may finish after its set is freed, and a

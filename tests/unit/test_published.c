@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The posts' numbers (lib/report/published.tsv, compiled in as
  * ab_published_tsv): every row is POST<TAB>KEY<TAB>VALUE, each post has a

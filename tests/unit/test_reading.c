@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/report/reading.c: every outcome of a comparison reads as one whole
  * sentence (significant, not significant, too few repetitions, not measured),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/report/record.c: format names, config keys kept sorted (replace, limits,
  * parsing) and the exact text of CSV, JSON and table records (written into an

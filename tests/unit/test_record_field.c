@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/report/record.c's field writers: that a JSON string is valid UTF-8
  * whatever bytes it is given, RFC 4180 quoting of a CSV field and its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/report/render_breakdown.c: "where the time goes" read back from the records
  * lib/kstats/breakdown writes (the same emitter, so the names cannot drift): the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/report/render.c: a key's values as tables and plots order them (ab_r_distinct).
  * Numbers go in numeric order (1, 2, 10, not 1, 10, 2: the bs column of a table, the

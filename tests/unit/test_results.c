@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/report/results_load.c: a raw.csv read back means one thing. Values and
  * reps in the documented decimal form only (no 0x10, " 7", 0X1P-2, inf, nan,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * sqrtio's own logic through sqrtio.h, against fixtures: st_dev -> disk
  * (partition, device-mapper with one or two slaves, loop, no queue, not a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * sqrtio's IRQ discovery through sqrtio.h, against /proc/interrupts fixtures:
  * the verdict per reader CPU on single- and multi-queue devices (one IRQ per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * sqrtio's loops and one measured repetition, on a plain file (page cache:
  * no O_DIRECT needed to exercise the code): a burst's minimum and maximum,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/report/stats.c against values worked out by hand: type-7 percentiles, sample
  * stddev, Welford vs two-pass, binomial coverage of order-statistic CIs of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/report/stats.c: the bootstrap CI of a ratio of medians (hand-worked cases,
  * brute-force medians, large-n bounds, errors) and the log2 histogram (buckets,

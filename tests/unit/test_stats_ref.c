@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/report/stats.c and ratio_ci.c against references written apart from them,
  * over random inputs (fixed seed, so a failure repeats):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/sys/sysfs (the one-value reader of sysfs and procfs files) and
  * lib/sys/fsutil (mkdir -p): files written under $AFFBENCH_WORKDIR (else

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * lib/topo: topology loading from the sysfs fixture trees under
  * tests/fixtures/topo/ (see the README there) and from this machine, and the
