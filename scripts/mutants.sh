@@ -3,6 +3,8 @@
 # make check-mutants: one-line mutations of the code (tests/mutants.list), each built
 # and tested in a scratch copy of the tree, to show the tests catch them.
 #   scripts/mutants.sh [NAME...]     (NAME: only those mutants; default: all)
+#   scripts/mutants.sh --check-list  (the list alone: each text once in its file, each
+#                                     test there; nothing built; make check runs it)
 # The working tree is never changed: the tree (tracked and untracked files, not
 # the ignored ones) is copied into $MUTANTS_DIR/tree (default build-mutants/tree), a
 # changed file only, so its build there stays incremental between mutants and runs.
@@ -168,7 +170,8 @@ for t in $(printf "%s\n" "${units[@]}" ${tests[*]:-} | sort -u); do
 	errors=$((errors + 1))
 done
 for i in "${!names[@]}"; do
-	[ "$#" -eq 0 ] || [[ $want == *" ${names[i]} "* ]] || continue
+	[ "$#" -eq 0 ] || [ "$want" = " --check-list " ] || [[ $want == *" ${names[i]} "* ]] ||
+		continue
 	f=${files[i]}
 	if [ ! -f "$top/$f" ]; then
 		echo "error    ${names[i]}: no file $f"; errors=$((errors + 1)); continue
@@ -185,6 +188,10 @@ for i in "${!names[@]}"; do
 	fi
 done
 [ "$errors" = 0 ] || die "$list: $errors bad entries (above): nothing was run"
+if [ "$want" = " --check-list " ]; then
+	echo "mutants: $list: ${#names[@]} entries, each text once in its file, each test there"
+	exit 0
+fi
 
 echo "mutants: copying the tree into $tree"
 sync_tree
@@ -222,7 +229,8 @@ unkilled_by() {
 
 killed=0 survived=0 broken=0 total=0 t1=$SECONDS
 for i in "${!names[@]}"; do
-	[ "$#" -eq 0 ] || [[ $want == *" ${names[i]} "* ]] || continue
+	[ "$#" -eq 0 ] || [ "$want" = " --check-list " ] || [[ $want == *" ${names[i]} "* ]] ||
+		continue
 	n=${names[i]} total=$((total + 1)) s0=$SECONDS
 	apply "${files[i]}" "${froms[i]}" "${tos[i]}"
 	: >"$dir/log/build"
