@@ -106,6 +106,9 @@ const char *h_program_of(const struct h_block *b, char *buf, size_t len);
 /* ---- the machine checks (machcheck.c) ---- */
 /* The settings that decide what a cross-CPU ratio means (harness/machcheck.c): irqbalance,
  * boost, SMT, isolated and nohz_full CPUs, cpuidle, PM QoS, THP, a hypervisor, steal. */
+/* One machine.txt line: the label in its column, then the value. */
+void h_machine_put(FILE *f, const char *label, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 void h_machine_checks(FILE *f);
 /* machfacts.c: the hypervisor, PTI and PCID, topology read or guessed, the syscall and
  * same-CPU pipe round-trip prices (measured); and report.md's warnings of them. */

@@ -52,8 +52,7 @@ static int rd(const char *rel, char *buf, size_t len)
 	return 0;
 }
 
-static void put(FILE *f, const char *label, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void put(FILE *f, const char *label, const char *fmt, ...)
+void h_machine_put(FILE *f, const char *label, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -85,9 +84,9 @@ static void irqbalance(FILE *f)
 	if (d)
 		closedir(d);
 	if (pid)
-		put(f, "irqbalance", "running (pid %ld)", pid);
+		h_machine_put(f, "irqbalance", "running (pid %ld)", pid);
 	else
-		put(f, "irqbalance", "not running");
+		h_machine_put(f, "irqbalance", "not running");
 }
 
 /* Turbo/boost: cpufreq's boost (acpi-cpufreq, amd-pstate) or intel_pstate's no_turbo. */
@@ -96,11 +95,11 @@ static void boost(FILE *f)
 	char v[32];
 
 	if (rd("/sys/devices/system/cpu/cpufreq/boost", v, sizeof(v)) == 0 && v[0])
-		put(f, "cpu_boost", "%s (cpufreq/boost=%s)", atoi(v) ? "on" : "off", v);
+		h_machine_put(f, "cpu_boost", "%s (cpufreq/boost=%s)", atoi(v) ? "on" : "off", v);
 	else if (rd("/sys/devices/system/cpu/intel_pstate/no_turbo", v, sizeof(v)) == 0 && v[0])
-		put(f, "cpu_boost", "%s (intel_pstate/no_turbo=%s)", atoi(v) ? "off" : "on", v);
+		h_machine_put(f, "cpu_boost", "%s (intel_pstate/no_turbo=%s)", atoi(v) ? "off" : "on", v);
 	else
-		put(f, "cpu_boost", "(unavailable: no cpufreq/boost nor intel_pstate/no_turbo)");
+		h_machine_put(f, "cpu_boost", "(unavailable: no cpufreq/boost nor intel_pstate/no_turbo)");
 }
 
 static void smt(FILE *f)
@@ -111,7 +110,7 @@ static void smt(FILE *f)
 		snprintf(ctl, sizeof(ctl), "unknown");
 	if (rd("/sys/devices/system/cpu/smt/active", act, sizeof(act)) < 0)
 		snprintf(act, sizeof(act), "unknown");
-	put(f, "smt", "control=%s active=%s", ctl, act);
+	h_machine_put(f, "smt", "control=%s active=%s", ctl, act);
 }
 
 /* One word of /proc/cmdline ("idle=", "isolcpus="), or "". */
@@ -136,13 +135,13 @@ static void isolation(FILE *f)
 	rd("/sys/devices/system/cpu/isolated", v, sizeof(v));
 	cmdline_arg("isolcpus=", arg, sizeof(arg));
 	if (arg[0])
-		put(f, "isolated_cpus", "%s (isolcpus=%s)", v[0] ? v : "none", arg);
+		h_machine_put(f, "isolated_cpus", "%s (isolcpus=%s)", v[0] ? v : "none", arg);
 	else
-		put(f, "isolated_cpus", "%s", v[0] ? v : "none");
+		h_machine_put(f, "isolated_cpus", "%s", v[0] ? v : "none");
 	if (rd("/sys/devices/system/cpu/nohz_full", v, sizeof(v)) < 0)
-		put(f, "nohz_full", "none (no /sys/devices/system/cpu/nohz_full: not configured)");
+		h_machine_put(f, "nohz_full", "none (no /sys/devices/system/cpu/nohz_full: not configured)");
 	else
-		put(f, "nohz_full", "%s", v[0] && strcmp(v, "(null)") ? v : "none");
+		h_machine_put(f, "nohz_full", "%s", v[0] && strcmp(v, "(null)") ? v : "none");
 }
 
 /* The idle driver and governor, idle=, haltpoll's guest polling and CPU 0's states. */
@@ -156,13 +155,13 @@ static void cpuidle(FILE *f)
 	if (rd("/sys/devices/system/cpu/cpuidle/current_governor", gov, sizeof(gov)) < 0 &&
 	    rd("/sys/devices/system/cpu/cpuidle/current_governor_ro", gov, sizeof(gov)) < 0)
 		snprintf(gov, sizeof(gov), "none");
-	put(f, "cpuidle", "driver=%s governor=%s", drv, gov);
+	h_machine_put(f, "cpuidle", "driver=%s governor=%s", drv, gov);
 	cmdline_arg("idle=", idle, sizeof(idle));
-	put(f, "idle_cmdline", "%s", idle[0] ? idle : "none");
+	h_machine_put(f, "idle_cmdline", "%s", idle[0] ? idle : "none");
 	if (rd("/sys/module/haltpoll/parameters/guest_halt_poll_ns", hp, sizeof(hp)) == 0)
-		put(f, "haltpoll_ns", "%s", hp);
+		h_machine_put(f, "haltpoll_ns", "%s", hp);
 	else
-		put(f, "haltpoll_ns", "(unavailable: haltpoll not loaded)");
+		h_machine_put(f, "haltpoll_ns", "(unavailable: haltpoll not loaded)");
 	for (int s = 0; s < 16; s++) {
 		char rel[128], name[32], lat[32], dis[8];
 		snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/cpu0/cpuidle/state%d/name", s);
@@ -179,7 +178,7 @@ static void cpuidle(FILE *f)
 			o += (size_t)snprintf(states + o, sizeof(states) - o, "%s%s:%sus%s", o ? " " : "",
 					      name, lat, atoi(dis) ? ":disabled" : "");
 	}
-	put(f, "idle_states", "%s", o ? states : "none (no cpuidle states on CPU 0)");
+	h_machine_put(f, "idle_states", "%s", o ? states : "none (no cpuidle states on CPU 0)");
 }
 
 /* PM QoS: the CPU latency limit (/dev/cpu_dma_latency; reading adds and drops a
@@ -193,9 +192,9 @@ static void pm_qos(FILE *f)
 	snprintf(path, sizeof(path), "%s/dev/cpu_dma_latency", root());
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd >= 0 && read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
-		put(f, "pm_qos_us", v >= QOS_NO_LIMIT ? "none (%d)" : "%d", (int)v);
+		h_machine_put(f, "pm_qos_us", v >= QOS_NO_LIMIT ? "none (%d)" : "%d", (int)v);
 	else
-		put(f, "pm_qos_us", "(unavailable: /dev/cpu_dma_latency)");
+		h_machine_put(f, "pm_qos_us", "(unavailable: /dev/cpu_dma_latency)");
 	if (fd >= 0)
 		close(fd);
 	for (int c = 0; c < 4096; c++) {
@@ -209,7 +208,7 @@ static void pm_qos(FILE *f)
 		if (strcmp(val, "0") && strcmp(val, "n/a") && o < sizeof(cpus))
 			o += (size_t)snprintf(cpus + o, sizeof(cpus) - o, "%scpu%d=%sus", o ? " " : "", c, val);
 	}
-	put(f, "pm_qos_resume", "%s", o ? cpus : "none");
+	h_machine_put(f, "pm_qos_resume", "%s", o ? cpus : "none");
 }
 
 static void thp(FILE *f)
@@ -217,14 +216,14 @@ static void thp(FILE *f)
 	char v[128];
 
 	if (rd("/sys/kernel/mm/transparent_hugepage/enabled", v, sizeof(v)) < 0) {
-		put(f, "thp", "(unavailable: no transparent_hugepage)");
+		h_machine_put(f, "thp", "(unavailable: no transparent_hugepage)");
 		return;
 	}
 	char *a = strchr(v, '['), *b = a ? strchr(a, ']') : NULL;
 	if (a && b)
-		put(f, "thp", "%.*s", (int)(b - a - 1), a + 1);
+		h_machine_put(f, "thp", "%.*s", (int)(b - a - 1), a + 1);
 	else
-		put(f, "thp", "%s", v);
+		h_machine_put(f, "thp", "%s", v);
 }
 
 /* "steal total" jiffies of /proc/stat's cpu line, for the run's steal share. */
@@ -257,7 +256,7 @@ static void hypervisor(FILE *f)
 		guest = !strncmp(line, "flags", 5) && strstr(line, " hypervisor");
 	if (c)
 		fclose(c);
-	put(f, "hypervisor", "%s", guest ? "yes (a VM: the CPU flag 'hypervisor')" : "none seen");
+	h_machine_put(f, "hypervisor", "%s", guest ? "yes (a VM: the CPU flag 'hypervisor')" : "none seen");
 }
 
 void h_machine_checks(FILE *f)
@@ -278,9 +277,9 @@ void h_machine_steal(FILE *f, const char *label)
 	unsigned long long s, t;
 
 	if (steal(&s, &t) == 0)
-		put(f, label, "%llu of %llu jiffies", s, t);
+		h_machine_put(f, label, "%llu of %llu jiffies", s, t);
 	else
-		put(f, label, "(unavailable: /proc/stat)");
+		h_machine_put(f, label, "(unavailable: /proc/stat)");
 }
 
 /* ---- report.md's warnings about them ---- */

@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,18 +32,6 @@
 #define ROUND_TRIPS 2000	/* per batch of the pipe */
 #define BATCHES 5		/* the fastest batch counts: the least disturbed by others */
 
-static void put(FILE *f, const char *label, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void put(FILE *f, const char *label, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(f, "%-14s ", label);
-	va_start(ap, fmt);
-	vfprintf(f, fmt, ap);
-	va_end(ap);
-	fputc('\n', f);
-}
 
 /* root/rel: the files a test fakes (the AFFBENCH_SYSROOT hook, as machcheck.c reads them). */
 static const char *at(char *buf, size_t len, const char *rel)
@@ -124,11 +111,11 @@ static void hypervisor_name(FILE *f)
 	cpuid_vendor(sig, sizeof(sig));
 	kernel_says(said, sizeof(said));
 	if (!sig[0] && !said[0]) {
-		put(f, "hypervisor_name", "none seen (no CPUID vendor, no 'Hypervisor detected' in the "
+		h_machine_put(f, "hypervisor_name", "none seen (no CPUID vendor, no 'Hypervisor detected' in the "
 		    "kernel log)");
 		return;
 	}
-	put(f, "hypervisor_name", "%s (kernel log: %s; CPUID 0x40000000: '%s')",
+	h_machine_put(f, "hypervisor_name", "%s (kernel log: %s; CPUID 0x40000000: '%s')",
 	    said[0] ? said : sig, said[0] ? said : "not found", sig[0] ? sig : "none");
 }
 
@@ -148,8 +135,8 @@ static void pti_pcid(FILE *f)
 		fclose(c);
 	ab_sysfs_read(at(path, sizeof(path), "/sys/devices/system/cpu/vulnerabilities/meltdown"), melt,
 		      sizeof(melt));
-	put(f, "pti", "%s", strstr(melt, "PTI") ? "on (meltdown: Mitigation: PTI)" : "off");
-	put(f, "pcid", "%s", !seen ? "(unavailable: no flags in /proc/cpuinfo)" : pcid ? "yes" : "no");
+	h_machine_put(f, "pti", "%s", strstr(melt, "PTI") ? "on (meltdown: Mitigation: PTI)" : "off");
+	h_machine_put(f, "pcid", "%s", !seen ? "(unavailable: no flags in /proc/cpuinfo)" : pcid ? "yes" : "no");
 }
 
 /* Was the last-level cache's sharing read from sysfs, or must it be guessed? */
@@ -159,9 +146,9 @@ static void topology_source(FILE *f)
 
 	if (access(at(path, sizeof(path), "/sys/devices/system/cpu/cpu0/cache/index0/shared_cpu_list"),
 		   F_OK) == 0)
-		put(f, "topology_src", "read (cache/index*/shared_cpu_list in sysfs)");
+		h_machine_put(f, "topology_src", "read (cache/index*/shared_cpu_list in sysfs)");
 	else
-		put(f, "topology_src", "guessed (no cache topology in sysfs: "
+		h_machine_put(f, "topology_src", "guessed (no cache topology in sysfs: "
 		    "/sys/devices/system/cpu/cpu0/cache is missing)");
 }
 
@@ -249,13 +236,13 @@ void h_machine_facts(FILE *f)
 	topology_source(f);
 	double s = syscall_ns(), p = pipe_rt_same_ns();
 	if (s > 0)
-		put(f, "syscall_ns", "%.0f (getppid, the fastest of 5 batches)", s);
+		h_machine_put(f, "syscall_ns", "%.0f (getppid, the fastest of 5 batches)", s);
 	else
-		put(f, "syscall_ns", "(unmeasured)");
+		h_machine_put(f, "syscall_ns", "(unmeasured)");
 	if (p > 0)
-		put(f, "pipe_rt_ns", "%.0f (a same-CPU pipe round trip, the fastest of 5 batches)", p);
+		h_machine_put(f, "pipe_rt_ns", "%.0f (a same-CPU pipe round trip, the fastest of 5 batches)", p);
 	else
-		put(f, "pipe_rt_ns", "(unmeasured: the pipe ping-pong failed)");
+		h_machine_put(f, "pipe_rt_ns", "(unmeasured: the pipe ping-pong failed)");
 }
 
 /* ---- report.md's warnings about them ---- */
