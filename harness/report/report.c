@@ -88,43 +88,6 @@ static int write_tables(const char *dir, const struct ab_results *d)
 	return ab_outfile_close(&o);
 }
 
-/* failures.csv's skipped points (exit 4), bounded and deduplicated, their reasons made safe for
- * a table cell: the levers table says which lever cannot act here, and why. */
-static int load_skips(const char *dir, struct ab_skip *sk, int max)
-{
-	char path[PATH_MAX], *line = NULL;
-	size_t cap = 0;
-	ssize_t len;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "%s/failures.csv", dir);
-	FILE *in = ab_infile_open(path, AB_INFILE_MAX_BYTES, NULL, 0);
-	while (in && n < max && (len = ab_infile_line(in, &line, &cap)) != -1) {
-		char *fl[6];
-		int dup = 0;
-		if (len < 0)
-			continue;
-		line[strcspn(line, "\r\n")] = '\0';
-		if (!strncmp(line, "bench,", 6) || ab_csv_split(line, fl, 6) != 5 || strcmp(fl[3], "4"))
-			continue;
-		for (int i = 0; i < n; i++)
-			dup |= !strcmp(sk[i].bench, fl[0]) && !strcmp(sk[i].config, fl[1]);
-		if (dup || strlen(fl[0]) >= sizeof(sk->bench) || strlen(fl[1]) >= sizeof(sk->config))
-			continue;
-		snprintf(sk[n].bench, sizeof(sk->bench), "%s", fl[0]);
-		snprintf(sk[n].config, sizeof(sk->config), "%s", fl[1]);
-		snprintf(sk[n].reason, sizeof(sk->reason), "%s", fl[4]);
-		for (char *c = sk[n].reason; *c; c++)	/* outside text, into a markdown cell */
-			if (*c == '|' || *c == '`' || (unsigned char)*c < 0x20 || *c == 0x7f)
-				*c = ' ';
-		n++;
-	}
-	free(line);
-	if (in)
-		fclose(in);
-	return n;
-}
-
 /* At most this many figures per benchmark, and in all, in report.md; the others go to
  * details.md. */
 #define REPORT_FIGS 3
@@ -177,7 +140,7 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 		fprintf(body, "Figures not drawn: gnuplot is not installed here (apt-get install "
 			      "gnuplot-nox, then `harness plot` on this directory draws them).\n\n");
 	struct ab_skip *skips = calloc(AB_SKIPS_MAX, sizeof(*skips));
-	int nskips = skips ? load_skips(dir, skips, AB_SKIPS_MAX) : 0;
+	int nskips = skips ? h_load_skips(dir, skips, AB_SKIPS_MAX) : 0;
 	for (int i = 0; h_registry[i] && i < H_BENCH_MAX; i++) {
 		struct ab_render r = { .desc = h_registry[i], .res = d, .out = body, .markdown = 1,
 				       .ncpu = ncpu, .skips = skips, .nskips = nskips };
@@ -218,40 +181,6 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 	h_hist_section(details, names + cdf, ok + cdf, n - cdf);
 	free(skips);
 	return rc;
-}
-
-static void failures(FILE *f, const char *dir)
-{
-	char path[PATH_MAX], *line = NULL;
-	size_t cap = 0;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "%s/failures.csv", dir);
-	FILE *in = ab_infile_open(path, AB_INFILE_MAX_BYTES, NULL, 0);	/* checked before */
-	ssize_t len;
-
-	if (!in)
-		return;
-	while ((len = ab_infile_line(in, &line, &cap)) != -1) {
-		if (len < 0)
-			continue;
-		char *fl[6];
-		line[strcspn(line, "\r\n")] = '\0';
-		if (!strncmp(line, "bench,", 6) || ab_csv_split(line, fl, 6) != 5)
-			continue;
-		if (!n++)
-			fprintf(f, "## Failed and skipped points\n\n| bench | config | rep | exit | reason |\n"
-				   "|---|---|---|---|---|\n");
-		fprintf(f, "| ");
-		for (int k = 0; k < 5; k++) {
-			h_md_cell(f, fl[k]);	/* failures.csv may come from anyone, like raw.csv */
-			fprintf(f, " |%s", k < 4 ? " " : "\n");
-		}
-	}
-	free(line);
-	fclose(in);
-	if (n)
-		fprintf(f, "\nA failed point is never written as a number; see log/ for each one's stderr.\n\n");
 }
 
 static void header(FILE *f, const char *dir)
@@ -332,7 +261,7 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 	if (!d->n)
 		fprintf(f, "No records in raw.csv: nothing was measured.\n\n");
 	fputs(body ? body : "", f);
-	failures(f, dir);
+	h_failures_table(f, dir);
 	/* the files, in the last paragraph: results/README.md says the same at length */
 	fprintf(f, "Files: `details.md` (per benchmark, what the CPUs did, the other figures and "
 		   "the latency distributions), `tables.md` (the posts' layouts with their published "

@@ -6,6 +6,7 @@
  *   warnings.c        report.md's warnings (the machine, too few repetitions, the plan,
  *                     knobs) and its precision line per benchmark
  *   monitor.c         details.md's table of the CPU monitor's records
+ *   failures.c        report.md's failed and skipped points; the skips the levers table names
  *   histplot.c        the CDF figures from hist.csv
  *   export.c          harness export: results.json
  *   export_machine.c  results.json's "machine" object from machine.txt
@@ -21,6 +22,13 @@
 /* The subcommands (report.c, export.c): argc/argv start at the name. An exit code. */
 int cmd_plot(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+
+/* ---- failures.csv (failures.c) ---- */
+struct ab_skip;
+/* report.md's "Failed and skipped points": one row per point and reason, with its reps. */
+void h_failures_table(FILE *f, const char *dir);
+/* The skipped points (exit 4), one per bench and config, at most max: their count. */
+int h_load_skips(const char *dir, struct ab_skip *sk, int max);
 
 /* ---- data (data.c) ---- */
 /* Load DIR/raw.csv into d (bad rows reported on stderr and skipped). 0 or -1 (message in

@@ -107,7 +107,7 @@ struct ab_bench_desc {
 struct ab_skip {
 	char bench[AB_BENCH_LEN];
 	char config[AB_CONFIG_LEN];
-	char reason[240];
+	char reason[400];
 };
 #define AB_SKIPS_MAX 64
 

@@ -3,7 +3,7 @@
 # Source it: . "$(dirname "$0")/lib.sh"
 set -u
 TOP=${AFFBENCH_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
-BIN=$TOP/bin
+BIN=${AFFBENCH_BIN:-$TOP/bin}
 : "${AFFBENCH_WORKDIR:=$(mktemp -d /tmp/affbench-it.XXXXXX)}"
 export AFFBENCH_WORKDIR
 : "${AFFBENCH_MACHINE_LOCK:=$AFFBENCH_WORKDIR/machine.lock}"
