@@ -57,7 +57,8 @@ static const struct ab_opt ctf_opts[] = {
 		"/dev/fuse, FUSE over io_uring (Linux 6.14+)", .choices = "libfuse|dev|uring"),
 	AB_OPT(struct ctf_settings, uring_cpu, "uring-cpu", AB_OPT_CHOICE, "WHERE",
 		AB_FSRV_URING_CPU_NAMES ": --transport uring: where the thread serving a CPU's "
-		"queue runs: on that CPU, on the next daemon CPU, or unpinned",
+		"queue runs: on that CPU, on the next daemon CPU, or unpinned (next and none: exit 4 "
+		"with one allowed CPU, where they place it as queue does)",
 		.choices = AB_FSRV_URING_CPU_NAMES),
 	AB_OPT(struct ctf_settings, daemon_wait, "daemon-wait", AB_OPT_STR, "HOW",
 		AB_FSRV_WAIT_FORMS ": --transport dev or uring: the server sleeps for each request, "
@@ -195,6 +196,22 @@ static void cpus_list(const int *cpu, int n, const struct ab_common *common, cha
 	ab_cpuset_format(&s, buf, len);
 }
 
+/* A placement that pins the server to one CPU leaves --uring-cpu nothing to move
+ * (fsrv.h): -1 with why, or 0. */
+static int pinned_uring_inert(const struct ctf_point *pt, const struct ctf_settings *set,
+			      char *why, size_t len)
+{
+	char w[256];
+
+	if (set->baseline != CTF_BASE_FUSE || set->transport != CTF_TR_URING || !pt->server_pinned ||
+	    ab_fsrv_uring_cpu_usable(set->uring_cpu, &pt->server_set, w, sizeof(w)) == 0)
+		return 0;
+	return ab_err(why, len, "--uring-cpu %s at placement %s: the server is pinned to CPU %d, "
+		      "where next and none place the ring threads as queue does; --placement none "
+		      "lets it act", ab_fsrv_uring_cpu_name(set->uring_cpu),
+		      ab_placement_name(pt->placement), ab_cpuset_next(&pt->server_set, 0));
+}
+
 /* 0, or -1 with the reason the machine cannot offer the placement. */
 static int resolve(struct ctf_point *pt, const struct ctf_settings *set,
 		   const struct ab_common *common, const struct ab_topo *topo, char *why, size_t len)
@@ -212,6 +229,8 @@ static int resolve(struct ctf_point *pt, const struct ctf_settings *set,
 	ab_cpuset_zero(&pt->server_set);
 	for (int i = 0; i < n && pt->server_pinned; i++)
 		ab_cpuset_set(&pt->server_set, pt->server_cpu[i]);
+	if (pinned_uring_inert(pt, set, why, len) < 0)
+		return -1;
 	cpus_list(pt->client_cpu, n, common, pt->client_list, sizeof(pt->client_list));
 	if (set->baseline == CTF_BASE_KERNEL)
 		snprintf(pt->server_list, sizeof(pt->server_list), "none");
@@ -439,6 +458,10 @@ int main(int argc, char **argv)
 		check_mountpoint(set.mountpoint);
 	warn_threads(&set, want, nwant);	/* after the bad-input checks: their one line alone */
 	ab_opts_checked(&common);
+	/* a server on one CPU leaves --uring-cpu nothing to move (fsrv.h): before anything changes */
+	if (set.baseline == CTF_BASE_FUSE && set.transport == CTF_TR_URING &&
+	    ab_fsrv_uring_cpu_usable(set.uring_cpu, &common.allowed, err, sizeof(err)) < 0)
+		ab_skip("--uring-cpu %s: %s", ab_fsrv_uring_cpu_name(set.uring_cpu), err);
 	ab_idle_apply(&common.idle);
 	if (set.baseline == CTF_BASE_FUSE) {
 		ab_need_fuse();

@@ -49,7 +49,8 @@ static const struct ab_opt ddp_opts[] = {
 	       .choices = "libfuse|dev|uring|passthrough"),
 	AB_OPT(struct ddp_settings, uring_cpu, "uring-cpu", AB_OPT_CHOICE, NULL,
 	       "--transport uring: where the thread serving a CPU's queue runs: on that CPU, on the "
-	       "next allowed one, or unpinned", .choices = AB_FSRV_URING_CPU_NAMES),
+	       "next allowed one, or unpinned (next and none: exit 4 with one allowed CPU, where they "
+	       "place it as queue does)", .choices = AB_FSRV_URING_CPU_NAMES),
 	AB_OPT(struct ddp_settings, daemon_wait, "daemon-wait", AB_OPT_STR, "HOW",
 	       AB_FSRV_WAIT_FORMS ": --transport dev or uring: the server sleeps for each request, "
 	       "looks for the next one US microseconds after each reply first, or never sleeps"),
@@ -174,6 +175,10 @@ static void check_machine(const struct ddp_settings *s)
 {
 	char why[512];
 
+	/* A lever a server on one CPU cannot move (fsrv.h says why), before anything changes */
+	if (s->transport == DDP_TR_URING &&
+	    ab_fsrv_uring_cpu_usable(s->uring_cpu, &s->common.allowed, why, sizeof(why)) < 0)
+		ab_skip("--uring-cpu %s: %s", ab_fsrv_uring_cpu_name(s->uring_cpu), why);
 	ab_need_fuse();
 	if (s->dd) {
 		char *const argv[] = { "dd", "--version", NULL };

@@ -50,8 +50,10 @@ static const struct ab_opt opts[] = {
 	AB_OPT(struct sq_params, span, "span", AB_OPT_SIZE, "SIZE",
 	       "reads stay in the first SIZE bytes so the device's cache serves them", .min = 4096,
 	       .max = 1ull << 40),
-	AB_OPT(struct sq_params, rq, "rq", AB_OPT_INTLIST, "LIST", "rq_affinity values to sweep", .min = 0,
-	       .max = 2),
+	AB_OPT(struct sq_params, rq, "rq", AB_OPT_INTLIST, "LIST", "rq_affinity values to sweep; "
+	       "those that cannot move a completion are skipped, exit 4 when none is left: any "
+	       "but 0 with threaded IRQs, 1 off a completing CPU whose cache the readers share",
+	       .min = 0, .max = 2),
 	AB_OPT(struct sq_params, local, "local", AB_OPT_INTLIST, "LIST", "1: readers on CPUs that complete "
 	       "their own reads, 0: on CPUs whose reads complete elsewhere", .min = 0, .max = 1),
 	AB_OPT(struct sq_params, sqrt_procs, "sqrt-procs", AB_OPT_INT, "N", "sqrt processes, 0 for readers "
@@ -125,13 +127,15 @@ static struct sq_point *plan(const struct sq_discovery *d, const struct ab_commo
 		pt->nsqrt = nsqrt;
 		sq_place(pt, d, &com->allowed, params.irq_affinity);
 		ab_idle_config(com, &pt->cfg);
-		if (pt->skip)
-			ab_msg("rq=%d local=%d skipped: %s", pt->rq, pt->local, pt->skip);
-		else
-			runnable++;
+		if (!pt->skip && sq_rq_inert(pt, pt->inert, sizeof(pt->inert)) < 0)
+			pt->skip = pt->inert;
+		runnable += !pt->skip;
 	}
 	if (!runnable)
-		skip_all(pts, *npts);
+		skip_all(pts, *npts);	/* its one line says why, each reason once */
+	for (int i = 0; i < *npts; i++)
+		if (pts[i].skip)
+			ab_msg("rq=%d local=%d skipped: %s", pts[i].rq, pts[i].local, pts[i].skip);
 	return pts;
 }
 
@@ -223,6 +227,7 @@ int main(int argc, char **argv)
 		ab_usage_error("bad value '0' for --io-procs: at least one reader is needed");
 	sq_target_check(&params);
 	ab_opts_checked(&com);
+	sq_rq_check(&params);	/* before anything changes */
 	ab_catch_signals();
 	ab_idle_apply(&com.idle);
 	sq_knobs_init();

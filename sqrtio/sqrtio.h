@@ -187,6 +187,12 @@ void sq_knobs_apply(int rq, const char *irq_list, const struct sq_target *t,
 		    const struct sq_discovery *d, int irq_affinity, int quiet);
 /* Restore every knob changed; 0, or -1 when one failed (message printed). */
 int sq_knobs_restore(const struct sq_target *t, int quiet);
+/* Exit 4 when no --rq value can act anywhere here (IRQs forced into threads). */
+void sq_rq_check(const struct sq_params *p);
+struct sq_point;
+/* Can pt's rq_affinity change where its reads complete? 0, or -1 with why it cannot
+ * (threaded IRQs; rq 1 with readers sharing the completing CPU's last-level cache). */
+int sq_rq_inert(const struct sq_point *pt, char *why, size_t len);
 
 /* ---- place.c and measure.c: one point of the sweep ---- */
 enum { SQ_SQRT, SQ_IOS, SQ_P50, SQ_P99, SQ_IRQ, SQ_CAL, SQ_RES, SQ_DONE_LOCAL, SQ_IRQ_LOCAL, SQ_NM };
@@ -198,6 +204,7 @@ struct sq_point {
 	int cpu[SQ_MAX_WORKERS];	/* readers first, then sqrt workers */
 	char io_list[256], sqrt_list[256], irq_list[256];
 	const char *skip;		/* why the machine cannot offer it, or NULL */
+	char inert[512];		/* skip's text when the knob cannot act here */
 	struct ab_config cfg;
 };
 /* Readers and sqrt workers of pt on CPUs (local=1: CPUs that complete their own reads,

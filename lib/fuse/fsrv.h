@@ -78,6 +78,12 @@ static inline const char *ab_fsrv_uring_cpu_name(int c)
 
 	return c >= 0 && c < (int)(sizeof(names) / sizeof(names[0])) ? names[c] : "?";
 }
+/*
+ * Can uring_cpu act for ring threads that run on cpus (the allowed CPUs)? 0
+ * when it can (queue, the default, always can), or -1 with why: next and none
+ * with one allowed CPU.
+ */
+int ab_fsrv_uring_cpu_usable(int uring_cpu, const struct ab_cpuset *cpus, char *why, size_t len);
 
 /*
  * How a serving thread waits for its next request (--daemon-wait):
@@ -89,6 +95,11 @@ static inline const char *ab_fsrv_uring_cpu_name(int c)
  *   POLL   never sleeps: looks until the filesystem is unmounted.
  * A request found while looking needs no wake-up of the server (the caller
  * still sleeps for its reply); the looking costs CPU, which ab_fsrv_cpu counts.
+ * With one CPU for server and caller (one allowed CPU, placement same) spin and
+ * poll still act, so they are measured, never refused as inert: the server
+ * finds a request only once the caller sleeps, which saves its same-CPU sleep
+ * and wake-up, and its looking takes the CPU the caller needs until the
+ * scheduler preempts it. No other CPU's wake-up is saved there.
  * Names: AB_FSRV_WAIT_FORMS; ab_fsrv_wait_parse reads "block", "spin:US", "poll".
  */
 enum ab_fsrv_wait { AB_FSRV_WAIT_BLOCK, AB_FSRV_WAIT_SPIN, AB_FSRV_WAIT_POLL };

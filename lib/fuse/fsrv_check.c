@@ -59,7 +59,8 @@ static int check_uring(char *why, size_t len)
 			      "6.14+ built with CONFIG_FUSE_IO_URING)", AB_FSRV_URING_PARAM);
 	/* Missing before Linux 6.6: io_uring cannot be switched off there. */
 	if (ab_sysfs_read_long(URING_DISABLED, &disabled) == 0 && disabled != 0)
-		return ab_err(why, len, "io_uring is disabled (%s is %ld)", URING_DISABLED, disabled);
+		return ab_err(why, len, "io_uring is disabled (%s is %ld): sysctl "
+			      "kernel.io_uring_disabled=0 enables it", URING_DISABLED, disabled);
 	int rc = io_uring_queue_init_params(2, &ring, &p);
 	if (rc < 0)
 		return ab_err(why, len, "io_uring_setup with SQE128 failed: %s (needs Linux 5.19+)",

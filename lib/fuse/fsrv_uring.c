@@ -98,6 +98,20 @@ static int read_cpulist(const char *path, struct ab_cpuset *set)
 	return 0;
 }
 
+/*
+ * next moves a ring thread off its queue's CPU and none lets the scheduler
+ * choose, both within the allowed CPUs: with one, each puts every thread on
+ * that CPU, as queue does, so neither can act.
+ */
+int ab_fsrv_uring_cpu_usable(int uring_cpu, const struct ab_cpuset *cpus, char *why, size_t len)
+{
+	if (uring_cpu == AB_FSRV_URING_CPU_QUEUE || ab_cpuset_count(cpus) != 1)
+		return 0;
+	return ab_err(why, len, "one allowed CPU (CPU %d): %s places the ring threads on it as "
+		      "queue does; a second allowed CPU (taskset, --cpus, the cpuset) would let it "
+		      "act", ab_cpuset_next(cpus, 0), ab_fsrv_uring_cpu_name(uring_cpu));
+}
+
 /* Where the thread serving cpu's queue runs (cfg.uring_cpu), within allowed. */
 static void place_thread(struct uring_thr *t, int mode, const struct ab_cpuset *allowed)
 {

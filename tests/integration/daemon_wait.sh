@@ -8,6 +8,8 @@
 #   - each mode on dev and uring (uring skipped where the kernel lacks it):
 #     stat/s and server_cpu_us_per_req > 0, daemon_wait in the config only
 #     when not block;
+#   - spin on one CPU for server and caller (taskset, placement same) is
+#     measured, not refused: it still acts there (fsrv.h);
 #   - poll never sleeps, yet the run ends within a bound, unmounts and leaves
 #     no mount behind;
 #   - the report's wait table shows each mode beside block, and the 2022 post
@@ -96,6 +98,22 @@ for t in dev uring; do
 		eval '[ "$rc" = 0 ] && pos "$m" && pos "$c"'
 	check "ddpar $t poll: no FUSE mount left" no_fuse_left
 done
+
+# One CPU for server and caller: spin still acts (it takes the caller's CPU and spares
+# the server's sleep), so it is measured, never refused as inert.
+ONE=$(awk '/^Cpus_allowed_list/ { split($2, a, "[,-]"); print a[1] }' /proc/self/status)
+why=$(usable --transport dev --placement same)
+if [ -z "$why" ]; then
+	f=$W/one.csv
+	timeout -k 5 "$(scaled 40)" taskset -c "$ONE" "$BIN/cputestfs" --transport dev \
+		--daemon-wait spin:50 --placement same "${SHORT[@]}" >"$f" 2>"$W/err"
+	rc=$?
+	s=$(csv_value "$f" "placement=same;transport=dev" stat_per_s)
+	check "taskset -c $ONE: dev spin:50 at placement same is measured (exit $rc, $s stat/s)" \
+		eval '[ "$rc" = 0 ] && pos "$s"'
+else
+	skip "--daemon-wait spin:50 on one CPU" "$why"
+fi
 
 # The report puts each wait beside block with its CPU per request, from these records.
 if [ -s "$W/c-dev-poll.csv" ]; then

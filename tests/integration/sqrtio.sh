@@ -7,7 +7,9 @@
 # post's table layout and the cost table, a stalled reader fails its point while
 # the rest goes on, a stalled discovery probe fails discovery in bounded time,
 # SIGTERM restores rq_affinity at once, SIGKILL leaves it to journal replay, and
-# bad input gets one line, exit 2 or 4, and no knob change. (~90 s)
+# bad input gets one line, exit 2 or 4, and no knob change; rq_affinity that
+# cannot act (threaded IRQs; rq 1 with readers sharing the completing CPU's
+# cache, from a fake sysfs tree) exits 4 with one line. (~90 s)
 . "$(dirname "$0")/lib.sh"
 
 SQ=$BIN/sqrtio
@@ -35,7 +37,7 @@ trap 'restore >/dev/null 2>&1' EXIT
 
 # The scratch file sits on the repository's filesystem (tests' work dir may be tmpfs elsewhere).
 F=$TOP/.affbench-sqrtio-it.$$
-trap 'restore >/dev/null 2>&1; rm -f "$F"' EXIT
+trap 'restore >/dev/null 2>&1; rm -rf "$F" "$AFFBENCH_WORKDIR"/sqrtio-{fake,llc}.$$' EXIT
 
 # Another sqrtio on this machine (a harness run, another checkout's tests) changes
 # the same rq_affinity, and each restores what it found: knob checks hold only when
@@ -45,6 +47,18 @@ quiet_disk() {
 	wait_until 120 eval '! pgrep -x sqrtio >/dev/null' ||
 		echo "# another sqrtio still runs: rq_affinity checks may see its changes"
 }
+
+# --- rq_affinity where the block layer never moves a completion: exit 4 -------
+# Threaded IRQs (threadirqs, PREEMPT_RT) make every rq_affinity complete where the IRQ
+# ran; a fake tree (AFFBENCH_SYSROOT) says so on any machine, before the disk is read.
+FAKE=$AFFBENCH_WORKDIR/sqrtio-fake.$$
+mkdir -p "$FAKE/proc"
+echo "quiet threadirqs" >"$FAKE/proc/cmdline"
+err=$(AFFBENCH_SYSROOT=$FAKE "$SQ" --file "$F" --rq 1,2 "${quick[@]}" 2>&1 >/dev/null)
+rc=$?
+check "--rq 1,2 with threadirqs: exit 4, one line naming threaded IRQs ($rc: $err)" \
+	eval '[ "$rc" = 4 ] && [ "$(printf "%s\n" "$err" | grep -c .)" = 1 ] &&
+		[[ $err == *"cannot act here: IRQs are threaded (booted with threadirqs)"* ]]'
 
 # --- IRQ discovery ---------------------------------------------------------
 quiet_disk
@@ -285,6 +299,37 @@ restore 2>"$out/restore.err"
 rc=$?
 check "harness restore exits 0 (rc $rc: $(head -c 300 "$out/restore.err"))" [ "$rc" = 0 ]
 check "rq_affinity restored to $orig (now $(cat "$rq_path"))" [ "$(cat "$rq_path")" = "$orig" ]
+
+# --- rq_affinity 1 where the readers share the completing CPU's cache: exit 4 ----
+# The block layer completes locally when the CPUs share a last-level cache (and
+# capacity): a fake cache tree that puts every CPU in one L3 makes rq 1 inert, rq 2 not.
+remote=$(kv remote_cpus)
+if [ "$(id -u)" = 0 ] && [ -n "$remote" ]; then
+	CT=$AFFBENCH_WORKDIR/sqrtio-llc.$$
+	online=$(cat /sys/devices/system/cpu/online)
+	for d in /sys/devices/system/cpu/cpu[0-9]*; do
+		c=$CT$d/cache/index0
+		mkdir -p "$c"
+		echo 3 >"$c/level"
+		echo Unified >"$c/type"
+		echo "$online" >"$c/shared_cpu_list"
+	done
+	quiet_disk
+	err=$(AFFBENCH_SYSROOT=$CT "$SQ" --file "$F" --rq 1 --local 0 "${quick[@]}" 2>&1 >/dev/null)
+	rc=$?
+	check "--rq 1 --local 0 in one L3: exit 4, one line naming the shared cache ($rc: $err)" \
+		eval '[ "$rc" = 4 ] && [ "$(printf "%s\n" "$err" | grep -c .)" = 1 ] &&
+			[[ $err == *"rq_affinity 1 cannot act"*"share a last-level cache"* ]]'
+	err=$(AFFBENCH_SYSROOT=$CT "$SQ" --file "$F" --rq 2 --local 0 "${quick[@]}" 2>&1 >/dev/null)
+	rc=$?
+	check "--rq 2 --local 0 in one L3 still runs: 2 forces the reader's CPU ($rc: $err)" \
+		eval '[ "$rc" = 0 ] && [[ $err != *"cannot act"* ]]'
+	check "rq_affinity back to $orig after them (now $(cat "$rq_path"))" \
+		[ "$(cat "$rq_path")" = "$orig" ]
+	restore >/dev/null 2>&1	# the journal emptied, as the bad inputs below expect it
+else
+	skip "rq_affinity 1 in one L3" "needs root and a CPU whose reads complete elsewhere (remote_cpus='$remote')"
+fi
 
 # --- bad input: one line, exit 2 or 4, no knob touched -------------------------
 jsize() { stat -c %s "$AFFBENCH_JOURNAL" 2>/dev/null || echo 0; }

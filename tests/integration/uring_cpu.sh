@@ -9,6 +9,10 @@
 #   - each choice places the daemon's ring threads as it says: read from
 #     /proc/<daemon>/task/*/status (the daemon is a separate process) while
 #     it serves; thread "fsrv-uring-Q" serves CPU Q's queue.
+#   - next and none with one allowed CPU (--cpus, taskset): exit 4, one line
+#     naming it, on any machine; queue there, and next on two, run;
+#   - cputestfs's placement same pins the server to one CPU: next is skipped
+#     there with one line, exit 4 when no placement is left.
 . "$(dirname "$0")/lib.sh"
 
 W=$AFFBENCH_WORKDIR/uring_cpu.$$
@@ -50,6 +54,37 @@ line=$(grep '^One reader' "$R/report.md")
 check "report.md names the best choice with each ratio to libfuse ($line)" \
 	eval '[[ $line == *"queue 2004 (2x ["*"next 30"*"(0.3"*"best here: queue."* ]]'
 
+# ---- one allowed CPU makes next and none inert: exit 4 before anything is measured ----
+# inert RC ERR: exit 4 and one line that names the missing facility
+inert() { [ "$1" = 4 ] && [ "$(printf '%s\n' "$2" | grep -c .)" = 1 ] &&
+	printf '%s' "$2" | grep -qF "one allowed CPU"; }
+ONE=$(awk '/^Cpus_allowed_list/ { split($2, a, "[,-]"); print a[1] }' /proc/self/status)
+TINY=(--duration 0.05 --repeat 1 --format csv --quiet --kstats off)
+for c in next none; do
+	err=$("$BIN/cputestfs" --transport uring --uring-cpu $c --cpus "$ONE" "${TINY[@]}" 2>&1 >/dev/null)
+	rc=$?
+	check "cputestfs --uring-cpu $c --cpus $ONE: exit 4, one line: one allowed CPU ($rc: $err)" \
+		inert "$rc" "$err"
+	err=$(taskset -c "$ONE" "$BIN/ddpar" --transport uring --uring-cpu $c --mode read --procs 1 \
+		"${TINY[@]}" 2>&1 >/dev/null)
+	rc=$?
+	check "taskset -c $ONE ddpar --uring-cpu $c: exit 4, one line: one allowed CPU ($rc: $err)" \
+		inert "$rc" "$err"
+done
+# queue, the default, places threads as it always does: one CPU is no reason to refuse it
+err=$("$BIN/ddpar" --transport uring --uring-cpu queue --cpus "$ONE" --mode read --procs 1 \
+	"${TINY[@]}" 2>&1 >/dev/null)
+check "ddpar --uring-cpu queue --cpus $ONE is not refused as inert ($err)" \
+	eval '! printf "%s" "$err" | grep -qF "one allowed CPU"'
+if [ "$(nproc)" -ge 2 ]; then
+	err=$("$BIN/ddpar" --transport uring --uring-cpu next --mode read --procs 1 "${TINY[@]}" \
+		2>&1 >/dev/null)
+	check "ddpar --uring-cpu next on $(nproc) allowed CPUs is not refused as inert ($err)" \
+		eval '! printf "%s" "$err" | grep -qF "one allowed CPU"'
+else
+	skip "--uring-cpu next on two CPUs" "one allowed CPU here"
+fi
+
 if [ "$(id -u)" != 0 ] || [ ! -w /dev/fuse ]; then
 	skip "--uring-cpu at work" "needs root and /dev/fuse"
 	t_done
@@ -72,7 +107,7 @@ bench() {
 recorded() { # FILE CONFIG METRIC: a record of METRIC whose config holds CONFIG
 	[ -n "$(csv_value "$W/$1.csv" "$2" "$3")" ]
 }
-bench cputestfs c --transport uring --uring-cpu next --placement same &&
+bench cputestfs c --transport uring --uring-cpu next --placement none &&
 	check "cputestfs --uring-cpu next: recorded as uring_cpu=next ($(tail -n1 "$W/c.err"))" \
 		recorded c "transport=uring;uring_cpu=next" stat_per_s
 bench cputestfs cq --transport uring --placement same &&
@@ -87,6 +122,13 @@ bench ddpar d --transport uring --uring-cpu none --procs 1 --mode read &&
 bench ddpar dd --transport dev --procs 1 --mode read &&
 	check "ddpar --transport dev: no uring_cpu key" \
 		eval 'grep -q read_MB_per_s "$W/dd.csv" && ! grep -q uring_cpu "$W/dd.csv"'
+
+# placement same pins the server to the client's CPU: next has nothing to move there
+err=$("$BIN/cputestfs" --transport uring --uring-cpu next --placement same "${TINY[@]}" 2>&1 >/dev/null)
+rc=$?
+check "cputestfs --uring-cpu next --placement same: exit 4, one line: pinned to one CPU ($rc: $err)" \
+	eval '[ "$rc" = 4 ] && [ "$(printf "%s\n" "$err" | grep -c .)" = 1 ] &&
+		[[ $err == *"--uring-cpu next at placement same: the server is pinned to CPU"* ]]'
 
 # ---- where the ring threads run ----
 # ring_threads PID: "Q ALLOWED" per ring thread of the daemon (its queue's CPU, its affinity)
