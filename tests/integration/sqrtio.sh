@@ -231,10 +231,12 @@ if [ -z "$probe" ]; then
 	skip "a stalled discovery probe" "every probe ended before this script could stop one (rc $rc)"
 else
 	# sqrtio gives a stuck probe its start barrier (10 s) or stall time (5 s), scaled by its
-	# slowness; beyond that, the other probes on a busy machine. Unbounded would be a hang.
-	bound=$(($(scaled 12) + 18))
-	check "discovery with a stopped probe exits 1 within $bound s (rc $rc, ${secs} s: $(cat "$out/dstall.err"))" \
-		[ "$rc" = 1 -a "$secs" -le "$bound" -a "$(grep -c . "$out/dstall.err")" = 1 ]
+	# slowness; beyond that, the other probes on a busy machine, which took 61 s here under
+	# load. The bound only tells bounded from a hang, which never ends: it is wide.
+	bound=$(($(scaled 12) + 108))
+	check "discovery with a stopped probe exits 1 (rc $rc: $(cat "$out/dstall.err"))" [ "$rc" = 1 ]
+	check "it ends within $bound s, not hung (${secs} s)" [ "$secs" -le "$bound" ]
+	check "it says so in one line" [ "$(grep -c . "$out/dstall.err")" = 1 ]
 	check "its message says what hung" grep -qE "finding the IRQ of .*(did not finish within|did not reach the start barrier)" "$out/dstall.err"
 	st=$(ps -o stat= -p "$probe" 2>/dev/null)
 	check "the stopped probe was killed (state '$st')" [ -z "$st" -o "${st#Z}" != "$st" ]
