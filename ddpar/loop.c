@@ -179,7 +179,7 @@ static int measure(const struct ddp_client *c, const struct ab_workers *w, struc
 	o->bytes = b1 - b0;
 	o->calls = c1 - c0;
 	o->window = (struct ddp_dtotals){ d1.req - d0.req, d1.bytes - d0.bytes, d1.ns - d0.ns,
-				     d1.cpu_ns - d0.cpu_ns };
+				     d1.cpu_ns - d0.cpu_ns, d1.timed - d0.timed };
 	return 0;
 }
 
