@@ -349,7 +349,8 @@ static inline void ddp_numbers(const struct ddp_outcome *o, struct ddp_numbers *
 	n->mb_per_s = (double)o->bytes / 1e6 / sec;
 	/* The clients' calls; dd's are not counted, so then the daemon's requests. */
 	n->req_per_s = (double)(o->calls ? o->calls : o->window.req) / sec;
-	n->daemon_us = o->window.timed ? (double)o->window.ns / (double)o->window.timed / 1000.0 : NAN;
+	n->daemon_us = o->window.timed ? (double)o->window.ns / (double)o->window.timed / 1000.0
+				       : NAN;
 	n->server_cpu_us = o->window.req ? (double)o->window.cpu_ns / (double)o->window.req / 1000.0 : NAN;
 	n->p50_us = timed_calls ? ab_hist_percentile(&o->lat, 50) / 1000.0 : NAN;
 	n->p99_us = timed_calls ? ab_hist_percentile(&o->lat, 99) / 1000.0 : NAN;

@@ -166,9 +166,9 @@ static void clock_facts(FILE *f, double sc)
 	else
 		h_machine_put(f, "clocksource", "%s", cs);
 	if (ck > 0)
-		h_machine_put(f, "clock_ns", "%.0f (clock_gettime(CLOCK_MONOTONIC), the fastest of 5 "
-			      "batches: %s)", ck, ab_clock_is_dear(cs, ck, sc) ? "enters the kernel"
-			      : "read in user space, the vDSO");
+		h_machine_put(f, "clock_ns", "%.0f (clock_gettime(CLOCK_MONOTONIC), the fastest "
+			      "of 5 batches: %s)", ck, ab_clock_is_dear(cs, ck, sc) ?
+			      "enters the kernel" : "read in user space, the vDSO");
 	else
 		h_machine_put(f, "clock_ns", "(unmeasured)");
 }
@@ -278,7 +278,8 @@ static int clock_warning(FILE *f, const char *dir, double sc)
 	snprintf(cs, sizeof(cs), "%.*s", (int)strcspn(v, " "), v);
 	if (!ab_clock_is_dear(cs, ck, sc))
 		return 0;
-	fprintf(f, "- clock_gettime is not served by the vDSO (clocksource %s", cs[0] ? cs : "unknown");
+	fprintf(f, "- clock_gettime is not served by the vDSO (clocksource %s",
+		cs[0] ? cs : "unknown");
 	if (ab_clocksource_no_vdso(cs))
 		fputs(", which has none", f);
 	else

@@ -23,8 +23,8 @@
 static const char *const facts[] = { "kernel", "host", "cpu_model", "allowed_cpus", "online_cpus",
 				     "numa_nodes", "smt_active", "governor", "cpuidle", "idle_cmdline",
 				     "haltpoll_ns", "idle_states", "cpu_boost", "hypervisor",
-				     "hypervisor_name", "pti", "pcid", "topology_src", "clocksource",
-				     "libfuse", NULL };
+				     "hypervisor_name", "pti", "pcid", "topology_src",
+				     "clocksource", "libfuse", NULL };
 /* Measured, so never equal twice: compared as a ratio, not as a fact (prices()). */
 static const char *const price[] = { "syscall_ns", "pipe_rt_ns" };
 #define NPRICE 2

@@ -58,7 +58,8 @@ static int by_key(const void *pa, const void *pb, int date)
 	const struct sortkey *a = pa, *b = pb;
 	if (a->known != b->known)	/* unknown machines last */
 		return b->known - a->known;
-	int d = !a->known ? 0 : date ? (a->when > b->when) - (a->when < b->when) : strverscmp(a->key, b->key);
+	int d = !a->known ? 0 : date ? (a->when > b->when) - (a->when < b->when)
+				     : strverscmp(a->key, b->key);
 	return d ? d : a->pos - b->pos;	/* stable: ties as given */
 }
 static int by_text(const void *a, const void *b) { return by_key(a, b, 0); }
@@ -73,13 +74,15 @@ void h_compare_sort(char **dirs, int nr, int by)
 		ab_fail("compare: out of memory");
 	for (int k = 0; k < nr; k++) {
 		char val[VAL_MAX + 1];
-		const char *v = fact(dirs[k], label, by == H_SORT_DATE, val, sizeof(val)) ? val : NULL;
+		int found = fact(dirs[k], label, by == H_SORT_DATE, val, sizeof(val));
+		const char *v = found ? val : NULL;
 		s[k].dir = dirs[k];
 		s[k].pos = k;
 		if (v) {
 			struct tm tm;
 			memset(&tm, 0, sizeof(tm));
-			const char *end = by == H_SORT_DATE ? strptime(v, "%Y-%m-%d %H:%M:%S %z", &tm) : NULL;
+			const char *end = by == H_SORT_DATE ?
+					  strptime(v, "%Y-%m-%d %H:%M:%S %z", &tm) : NULL;
 			if (by == H_SORT_KERNEL)
 				kernel_release(v, s[k].key, sizeof(s[k].key));
 			else

@@ -51,7 +51,8 @@ static struct ddp_outcome good(void)
 	o.window_ns = AB_NS;
 	o.bytes = 100 * 131072ull;
 	o.calls = 100;
-	o.window = (struct ddp_dtotals){ 100, 100 * 131072ull, 100 * 20000ull, 100 * 35000ull, 100 };
+	o.window = (struct ddp_dtotals){ 100, 100 * 131072ull, 100 * 20000ull, 100 * 35000ull,
+					 100 };
 	o.client_bytes = 150 * 131072ull;
 	o.client_calls = 150;
 	o.total = (struct ddp_dtotals){ 150, 150 * 131072ull, 150 * 20000ull, 150 * 35000ull, 150 };
