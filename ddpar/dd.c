@@ -110,7 +110,7 @@ int ddp_dd_run(const struct ddp_client *c, struct ddp_outcome *o, char *why, siz
 	o->bytes = procs * count * bs;
 	o->calls = 0;
 	o->window = (struct ddp_dtotals){ d1.req - d0.req, d1.bytes - d0.bytes, d1.ns - d0.ns,
-				     d1.cpu_ns - d0.cpu_ns };
+				     d1.cpu_ns - d0.cpu_ns, d1.timed - d0.timed };
 	/* Every batch counts toward the byte check, the calibration's included. */
 	o->client_bytes = o->bytes + procs * cal_blocks * bs;
 	o->client_calls = 0;

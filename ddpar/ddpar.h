@@ -41,6 +41,7 @@
 #include "kstats/kstats.h"
 #include "sys/opts.h"
 #include "sys/barrier.h"
+#include "sys/clock.h"
 #include "sys/proc.h"
 #include "report/record.h"
 #include "report/stats.h"
@@ -90,8 +91,25 @@ enum ddp_transport { DDP_TR_LIBFUSE, DDP_TR_DEV, DDP_TR_URING, DDP_TR_PASSTHROUG
 struct ddp_dslot {
 	_Atomic uint64_t req[2];	/* indexed by enum ddp_dir */
 	_Atomic uint64_t bytes[2];
-	_Atomic uint64_t ns[2];		/* time inside the handler, reply included */
+	_Atomic uint64_t ns[2];		/* time inside the timed handlers, reply included */
+	_Atomic uint64_t timed[2];	/* the requests timed: all, or one in 64 (ddp_timed) */
 } __attribute__((aligned(AB_CACHELINE)));
+
+/*
+ * Whether the daemon times this request: every one where a clock read is a vDSO
+ * read, one in AB_CLOCK_STRIDE_DEAR where it enters the kernel, so that two
+ * syscalls per request stay out of the window (sys/clock.h; main() decides
+ * before anything forks).
+ */
+static inline int ddp_timed(struct ddp_dslot *s, int dir)
+{
+	return atomic_load_explicit(&s->req[dir], memory_order_relaxed) % ab_lat_stride() == 0;
+}
+static inline void ddp_time_add(struct ddp_dslot *s, int dir, uint64_t t0)
+{
+	atomic_fetch_add_explicit(&s->ns[dir], ab_now_ns() - t0, memory_order_relaxed);
+	atomic_fetch_add_explicit(&s->timed[dir], 1, memory_order_relaxed);
+}
 
 /* Per worker: written by that worker only, read by the parent. */
 struct ddp_worker {
@@ -147,7 +165,7 @@ static inline int ddp_parse_name(const char *name, enum ddp_dir *dir, int *idx)
 /* Sum of the daemon's counters for one direction, and its serving threads' CPU
  * time (lib/fsrv only: every direction). */
 struct ddp_dtotals {
-	uint64_t req, bytes, ns, cpu_ns;
+	uint64_t req, bytes, ns, cpu_ns, timed;
 };
 void ddp_daemon_totals(const struct ddp_shared *sh, enum ddp_dir dir, struct ddp_dtotals *t);
 
@@ -331,7 +349,8 @@ static inline void ddp_numbers(const struct ddp_outcome *o, struct ddp_numbers *
 	n->mb_per_s = (double)o->bytes / 1e6 / sec;
 	/* The clients' calls; dd's are not counted, so then the daemon's requests. */
 	n->req_per_s = (double)(o->calls ? o->calls : o->window.req) / sec;
-	n->daemon_us = o->window.req ? (double)o->window.ns / (double)o->window.req / 1000.0 : NAN;
+	n->daemon_us = o->window.timed ? (double)o->window.ns / (double)o->window.timed / 1000.0
+				       : NAN;
 	n->server_cpu_us = o->window.req ? (double)o->window.cpu_ns / (double)o->window.req / 1000.0 : NAN;
 	n->p50_us = timed_calls ? ab_hist_percentile(&o->lat, 50) / 1000.0 : NAN;
 	n->p99_us = timed_calls ? ab_hist_percentile(&o->lat, 99) / 1000.0 : NAN;

@@ -8,7 +8,9 @@
  *
  * Workers read the clock around each call: that is what lat_p50_us and
  * lat_p99_us measure (two vDSO reads, ~50 ns, against a FUSE round trip of
- * tens of us for 128 KiB).
+ * tens of us for 128 KiB). Where the clock has no vDSO those reads are two
+ * syscalls per call inside the window, so one call in AB_CLOCK_STRIDE_DEAR is
+ * timed there (sys/clock.h; the parent decides before the workers fork).
  *
  * Known limits: the warm-up is min(duration / 4, 0.25 s); calls started in
  * the warm-up and ended in the window count toward bytes but not latency; a
@@ -21,6 +23,7 @@
 #include <unistd.h>
 
 #include "ddpar.h"
+#include "sys/clock.h"
 
 /*
  * The measured loop: one block per call, counted; a call's time is kept only
@@ -30,17 +33,20 @@
 static int stream(int fd, enum ddp_dir dir, char *buf, size_t bs, uint64_t span,
 		  struct ddp_worker *w, _Atomic int *phase, uint64_t *pos)
 {
+	unsigned every = ab_lat_stride();	/* measured by the parent, before the fork */
 	int ph;
 
-	while ((ph = atomic_load_explicit(phase, memory_order_relaxed)) != DDP_STOP) {
+	for (uint64_t n = 0; (ph = atomic_load_explicit(phase, memory_order_relaxed)) != DDP_STOP;
+	     n++) {
 		if (span && *pos + bs > span) {
 			if (lseek(fd, 0, SEEK_SET) < 0)
 				return errno;
 			*pos = 0;
 		}
-		uint64_t t0 = ab_now_ns();
+		int timed = n % every == 0;
+		uint64_t t0 = timed ? ab_now_ns() : 0;
 		ssize_t r = dir == DDP_WRITE ? write(fd, buf, bs) : read(fd, buf, bs);
-		uint64_t t1 = ab_now_ns();
+		uint64_t t1 = timed ? ab_now_ns() : 0;
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -51,7 +57,7 @@ static int stream(int fd, enum ddp_dir dir, char *buf, size_t bs, uint64_t span,
 		if ((size_t)r != bs)
 			return r == 0 ? ENODATA : EIO;	/* EOF or a short transfer: never expected */
 		*pos += bs;
-		if (ph == DDP_MEASURE)
+		if (ph == DDP_MEASURE && timed)
 			ab_hist_add(&w->lat, t1 - t0);
 	}
 	return 0;
@@ -173,7 +179,7 @@ static int measure(const struct ddp_client *c, const struct ab_workers *w, struc
 	o->bytes = b1 - b0;
 	o->calls = c1 - c0;
 	o->window = (struct ddp_dtotals){ d1.req - d0.req, d1.bytes - d0.bytes, d1.ns - d0.ns,
-				     d1.cpu_ns - d0.cpu_ns };
+				     d1.cpu_ns - d0.cpu_ns, d1.timed - d0.timed };
 	return 0;
 }
 
@@ -195,6 +201,7 @@ int ddp_loop_run(const struct ddp_client *c, struct ddp_outcome *o, char *why, s
 	struct ab_workers w;
 
 	ab_barrier_init(&sh->barrier);
+	ab_lat_stride();	/* the workers inherit the answer */
 	if (ab_workers_start(&w, c->pt->procs, 0, NULL, cm->cpus_arg ? &cm->allowed : NULL, worker,
 			     (void *)c, why, len) < 0)
 		return -1;

@@ -258,6 +258,7 @@ int main(int argc, char **argv)
 
 	parse_settings(argc, argv, &s, &sw);
 	ab_opts_checked(&s.common);
+	ab_lat_stride();	/* whether to time every call: decided once, before any fork */
 	check_machine(&s);
 	ab_idle_apply(&s.common.idle);	/* after check_machine's signal handler, like the knobs */
 	char why[512];

@@ -126,14 +126,21 @@ static int raw_release(void *p, uint64_t nodeid, uint64_t fh)
 	return 0;
 }
 
+/* The clock at a request's start where this one is timed (ddp_timed), else 0. */
+static uint64_t start(struct rawsink *fs, enum ddp_dir dir)
+{
+	return ddp_timed(slot(fs), dir) ? ab_now_ns() : 0;
+}
+
 /* Counted before the reply, so a worker's count never runs ahead of ours. */
 static void count(struct rawsink *fs, enum ddp_dir dir, uint64_t bytes, uint64_t t0)
 {
 	struct ddp_dslot *s = slot(fs);
 
+	if (t0)
+		ddp_time_add(s, dir, t0);
 	atomic_fetch_add_explicit(&s->req[dir], 1, memory_order_relaxed);
 	atomic_fetch_add_explicit(&s->bytes[dir], bytes, memory_order_relaxed);
-	atomic_fetch_add_explicit(&s->ns[dir], ab_now_ns() - t0, memory_order_relaxed);
 }
 
 /* The pattern is never copied here: as fs.c's fuse_reply_buf, the reply is sent from it. */
@@ -141,7 +148,7 @@ static ssize_t raw_read(void *p, uint64_t nodeid, uint64_t fh, uint64_t off, con
 			uint32_t size)
 {
 	struct rawsink *fs = p;
-	uint64_t t0 = ab_now_ns();
+	uint64_t t0 = start(fs, DDP_READ);
 
 	(void)fh; (void)off;
 	if (!ddp_is_file(nodeid))
@@ -157,7 +164,7 @@ static ssize_t raw_write(void *p, uint64_t nodeid, uint64_t fh, uint64_t off, co
 			 uint32_t size)
 {
 	struct rawsink *fs = p;
-	uint64_t t0 = ab_now_ns();
+	uint64_t t0 = start(fs, DDP_WRITE);
 
 	(void)fh; (void)off; (void)buf;
 	if (!ddp_is_file(nodeid))

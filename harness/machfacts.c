@@ -5,7 +5,8 @@
  * and what a syscall and a same-CPU pipe round trip cost on this machine, measured
  * at the run's start. Under PTI without PCID every syscall flushes the TLB, so
  * same-CPU round trips get dearer and cross-CPU ratios shrink; without a cpuidle
- * driver no PM QoS lever acts; with guessed topology a pair's class is unknown.
+ * driver no PM QoS lever acts; with guessed topology a pair's class is unknown;
+ * where the clocksource has no vDSO every clock read is a syscall (sys/clock.h).
  * report.md warns of each (h_machine_fact_warnings); compare names them as causes.
  */
 #include <errno.h>
@@ -23,6 +24,7 @@
 #endif
 
 #include "harness.h"
+#include "sys/clock.h"
 #include "sys/common.h"
 #include "sys/cpuset.h"
 #include "sys/pin.h"
@@ -152,20 +154,23 @@ static void topology_source(FILE *f)
 		    "/sys/devices/system/cpu/cpu0/cache is missing)");
 }
 
-/* ns per trivial syscall: getppid, which no libc caches, the fastest of BATCHES. */
-static double syscall_ns(void)
+/* The clocksource, and what a CLOCK_MONOTONIC read costs beside a syscall (sc). */
+static void clock_facts(FILE *f, double sc)
 {
-	double best = -1;
+	char cs[64];
+	double ck = ab_clock_read_ns(SYSCALLS, BATCHES);
 
-	for (int b = 0; b < BATCHES; b++) {
-		double t0 = now_ns();
-		for (int i = 0; i < SYSCALLS; i++)
-			syscall(SYS_getppid);
-		double ns = (now_ns() - t0) / SYSCALLS;
-		if (best < 0 || ns < best)
-			best = ns;
-	}
-	return best;
+	if (ab_clocksource(cs, sizeof(cs)) < 0 || !cs[0])
+		h_machine_put(f, "clocksource", "(unavailable: no clocksource0/current_clocksource "
+			      "in sysfs)");
+	else
+		h_machine_put(f, "clocksource", "%s", cs);
+	if (ck > 0)
+		h_machine_put(f, "clock_ns", "%.0f (clock_gettime(CLOCK_MONOTONIC), the fastest "
+			      "of 5 batches: %s)", ck, ab_clock_is_dear(cs, ck, sc) ?
+			      "enters the kernel" : "read in user space, the vDSO");
+	else
+		h_machine_put(f, "clock_ns", "(unmeasured)");
 }
 
 /* In a child pinned to cpu: a grandchild echoes a byte over two pipes; the fastest batch's
@@ -234,7 +239,7 @@ void h_machine_facts(FILE *f)
 	hypervisor_name(f);
 	pti_pcid(f);
 	topology_source(f);
-	double s = syscall_ns(), p = pipe_rt_same_ns();
+	double s = ab_getppid_ns(SYSCALLS, BATCHES), p = pipe_rt_same_ns();
 	if (s > 0)
 		h_machine_put(f, "syscall_ns", "%.0f (getppid, the fastest of 5 batches)", s);
 	else
@@ -243,6 +248,7 @@ void h_machine_facts(FILE *f)
 		h_machine_put(f, "pipe_rt_ns", "%.0f (a same-CPU pipe round trip, the fastest of 5 batches)", p);
 	else
 		h_machine_put(f, "pipe_rt_ns", "(unmeasured: the pipe ping-pong failed)");
+	clock_facts(f, s);
 }
 
 /* ---- report.md's warnings about them ---- */
@@ -260,6 +266,27 @@ static double fact_num(const char *dir, const char *label)
 	double x;
 
 	return sscanf(h_machine_val(dir, label, v, sizeof(v)), "%lf", &x) == 1 ? x : -1;
+}
+
+/* Where a clock read enters the kernel: by the clocksource's name or its measured price. */
+static int clock_warning(FILE *f, const char *dir, double sc)
+{
+	char v[256], cs[64];
+	double ck = fact_num(dir, "clock_ns");
+
+	h_machine_val(dir, "clocksource", v, sizeof(v));
+	snprintf(cs, sizeof(cs), "%.*s", (int)strcspn(v, " "), v);
+	if (!ab_clock_is_dear(cs, ck, sc))
+		return 0;
+	fprintf(f, "- clock_gettime is not served by the vDSO (clocksource %s",
+		cs[0] ? cs : "unknown");
+	if (ab_clocksource_no_vdso(cs))
+		fputs(", which has none", f);
+	else
+		fprintf(f, "; a read costs %.0f ns, a syscall %.0f ns", ck, sc);
+	fputs("): every clock read enters the kernel, so latency histograms and window edges cost "
+	      "a syscall each; ddpar and sqrtio time one call in 64 here (docs/probes.md).\n", f);
+	return 1;
 }
 
 int h_machine_fact_warnings(FILE *f, const char *dir)
@@ -283,6 +310,7 @@ int h_machine_fact_warnings(FILE *f, const char *dir)
 			"shrink.\n", w);
 		n++;
 	}
+	n += clock_warning(f, dir, sc);
 	if (!strncmp(h_machine_val(dir, "topology_src", v, sizeof(v)), "guessed", 7))
 		n += warn(f, "no cache topology in sysfs", "which CPUs share a cache is unknown, so "
 			  "placements by shared cache and pairs of CPUs cannot be classed by it.");

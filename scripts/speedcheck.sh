@@ -15,8 +15,8 @@
 #   sqrtio     4 KiB O_DIRECT random reads, psync, one reader, same file, same
 #              span, same CPU, on and off the IRQ CPU, no sqrt procs, vs fio.
 #                                                               target: >= 0.95 x fio
-#   transports cputestfs --transport dev vs hello_ll and uring vs dev on one CPU
-#              (>= 1.0), uring unpinned vs libfuse unpinned (>= 1.3, and >= 95%
+#   transports cputestfs --transport dev vs hello_ll (>= 0.97) and uring vs dev
+#              (>= 1.0) on one CPU, uring unpinned vs libfuse unpinned (>= 1.3, and >= 95%
 #              served on the caller's CPU); ddpar 1 MiB blocks at N = 1 and 4,
 #              uring vs libfuse (>= 1.0) and passthrough reads vs fio reading a
 #              file directly (>= 0.8). Skipped when the kernel lacks io_uring or
@@ -57,11 +57,15 @@
 #              invocation that narrow an interval most per second
 #              (scripts/speedcheck/precision.sh; not in 'all'; about 2 minutes).
 #
+#   pace       cputestfs --transport dev vs hello_ll on one CPU, in pairs
+#              interleaved: the pairs' median ratio and its range
+#              (scripts/speedcheck/pace.sh; not in 'all').  target: >= 0.97
+#
 #   levers     cputestfs other/same with --idle as-found and poll, and dev
 #              --daemon-wait spin:50 vs block at placement other with the
 #              server's CPU per request (scripts/speedcheck/levers.sh; not in 'all').
 #
-#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|levers|precision|scale]
+#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|pace|levers|precision|scale]
 #                         [--duration SEC] [--repeat N] [--plan NAME]
 #                         [--quick|--smoke] [--timeout SEC]
 #   (--repeat: interleaved repetitions, default 3; more narrow the medians on a busy host)
@@ -93,7 +97,7 @@ SCALE_TIMEOUT=120
 
 # usage [CODE]: the synopsis, on stdout for --help (exit 0), on stderr otherwise (exit 2)
 usage() {
-	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|levers|precision|scale] [--duration SEC] [--repeat N] [--plan NAME] [--quick|--smoke] [--timeout SEC]"
+	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|pace|levers|precision|scale] [--duration SEC] [--repeat N] [--plan NAME] [--quick|--smoke] [--timeout SEC]"
 	if [ "${1:-2}" = 0 ]; then
 		echo "$line"
 		sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"
@@ -106,7 +110,7 @@ usage() {
 what=all
 while [ $# -gt 0 ]; do
 	case $1 in
-	cputestfs | ddpar | sqrtio | transports | cpupair | all | explain | plan-overhead | levers | precision | scale) what=$1 ;;
+	cputestfs | ddpar | sqrtio | transports | cpupair | all | explain | plan-overhead | pace | levers | precision | scale) what=$1 ;;
 	--quick) SCALE_MODE=quick ;;
 	--smoke) SCALE_MODE=smoke ;;
 	--timeout)
@@ -181,7 +185,7 @@ fi
 case $what in
 all) bins="cputestfs ddpar sqrtio" ;;
 transports) bins="cputestfs ddpar" ;;
-explain | levers) bins=cputestfs ;;
+explain | levers | pace) bins=cputestfs ;;
 precision) bins="cputestfs ddpar sqrtio fdget cpupair" ;;
 plan-overhead) bins="cputestfs ddpar sqrtio fdget harness" ;;
 scale) bins=harness ;;
@@ -195,7 +199,7 @@ for b in $bins; do
 done
 
 
-for part in common cputestfs ddpar sqrtio transports cpupair explain overhead levers precision scale; do
+for part in common cputestfs ddpar sqrtio transports cpupair explain overhead pace levers precision scale; do
 	# shellcheck source=/dev/null
 	. "$REPO/scripts/speedcheck/$part.sh"
 done
@@ -217,6 +221,7 @@ transports) check_transports ;;
 cpupair) check_cpupair ;;
 explain) check_explain ;;
 plan-overhead) check_plan_overhead ;;
+pace) check_pace ;;
 levers) check_levers ;;
 precision) check_precision ;;
 scale)

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "sys/clock.h"
 #include "sys/common.h"
 #include "sqrtio.h"
 
@@ -180,6 +181,7 @@ int sq_measure(struct sq_shared *sh, const struct sq_point *pt, const struct sq_
 	ab_barrier_init(&sh->barrier);
 	atomic_store(&sh->phase, SQ_WARMUP);
 	*wt = (struct watch){ .sh = sh, .pt = pt, .w = &w };
+	ab_lat_stride();	/* the readers inherit the answer: no probe of their own */
 	if (ab_workers_start(&w, n, 0, pt->cpu, NULL, worker, &job, why, len)) {
 		free(wt);
 		return -1;

@@ -11,7 +11,8 @@
  *               run only
  *   match.c     a config matched across runs: the same CPUs, else the one config
  *               a side that differs in CPU numbers only
- *   machines.c  what differs between the runs' machines; --sort
+ *   machines.c  what differs between the runs' machines
+ *   sort.c      --sort: the runs in the order of a machine.txt fact
  *   gate.c      the regression gate of --gate FILE
  * compare uses report/ (raw.csv loaded) and harness.h; never run/.
  */

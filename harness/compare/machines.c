@@ -9,7 +9,6 @@
  */
 #include <stdint.h>
 #include <stdio.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,7 +23,8 @@
 static const char *const facts[] = { "kernel", "host", "cpu_model", "allowed_cpus", "online_cpus",
 				     "numa_nodes", "smt_active", "governor", "cpuidle", "idle_cmdline",
 				     "haltpoll_ns", "idle_states", "cpu_boost", "hypervisor",
-				     "hypervisor_name", "pti", "pcid", "topology_src", "libfuse", NULL };
+				     "hypervisor_name", "pti", "pcid", "topology_src",
+				     "clocksource", "libfuse", NULL };
 /* Measured, so never equal twice: compared as a ratio, not as a fact (prices()). */
 static const char *const price[] = { "syscall_ns", "pipe_rt_ns" };
 #define NPRICE 2
@@ -487,64 +487,4 @@ int h_compare_machines(FILE *md, char *const *dirs, int nr)
 	free(codes);
 	free(first);
 	return other || missing;
-}
-
-/* ---- --sort given|kernel|date|host ---- */
-
-struct sortkey {
-	char *dir;
-	char key[VAL_MAX + 1];
-	long long when;		/* date: seconds since the epoch, UTC */
-	int known, pos;
-};
-
-/* "Linux 6.18.44-fc #1 ..." -> "6.18.44-fc": the release, compared as versions */
-static void kernel_release(const char *v, char *out, size_t len)
-{
-	const char *r = strchr(v, ' ');
-	r = r ? r + 1 : v;
-	snprintf(out, len, "%.*s", (int)strcspn(r, " "), r);
-}
-
-static int by_key(const void *pa, const void *pb, int date)
-{
-	const struct sortkey *a = pa, *b = pb;
-	if (a->known != b->known)	/* unknown machines last */
-		return b->known - a->known;
-	int d = !a->known ? 0 : date ? (a->when > b->when) - (a->when < b->when) : strverscmp(a->key, b->key);
-	return d ? d : a->pos - b->pos;	/* stable: ties as given */
-}
-static int by_text(const void *a, const void *b) { return by_key(a, b, 0); }
-static int by_date(const void *a, const void *b) { return by_key(a, b, 1); }
-
-void h_compare_sort(char **dirs, int nr, int by)
-{
-	struct sortkey *s = calloc((size_t)nr, sizeof(*s));
-	const int fact = by == H_SORT_KERNEL ? 0 : by == H_SORT_HOST ? 1 : -1;
-
-	if (!s)
-		ab_fail("compare: out of memory");
-	for (int k = 0; k < nr; k++) {
-		struct mach m;
-		s[k].dir = dirs[k];
-		s[k].pos = k;
-		read_machine(dirs[k], &m);
-		const char *v = fact >= 0 ? m.fact[fact] : m.date;
-		if (v) {
-			struct tm tm;
-			memset(&tm, 0, sizeof(tm));
-			const char *end = by == H_SORT_DATE ? strptime(v, "%Y-%m-%d %H:%M:%S %z", &tm) : NULL;
-			if (by == H_SORT_KERNEL)
-				kernel_release(v, s[k].key, sizeof(s[k].key));
-			else
-				snprintf(s[k].key, sizeof(s[k].key), "%s", v);
-			s[k].when = end ? (long long)timegm(&tm) - tm.tm_gmtoff : 0;
-			s[k].known = by != H_SORT_DATE || end;
-		}
-		free_machine(&m);
-	}
-	qsort(s, (size_t)nr, sizeof(*s), by == H_SORT_DATE ? by_date : by_text);
-	for (int k = 0; k < nr; k++)
-		dirs[k] = s[k].dir;
-	free(s);
 }

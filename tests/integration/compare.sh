@@ -164,8 +164,10 @@ sed -i -e 's/^mitigation meltdown:.*/mitigation meltdown:Mitigation: PTI/' \
 	-e 's/^mitigation mds:.*/mitigation mds:Vulnerable/' "$D/pti/machine.txt"
 printf 'pti            on (meltdown: Mitigation: PTI)\npcid           no\nsyscall_ns     1484 (getppid)\n' \
 	>> "$D/pti/machine.txt"
+echo "clocksource    hpet" >> "$D/pti/machine.txt"
 cp -a "$D/same" "$D/nopti"
 printf 'pti            off\npcid           yes\nsyscall_ns     437 (getppid)\n' >> "$D/nopti/machine.txt"
+echo "clocksource    tsc" >> "$D/nopti/machine.txt"
 "$H" compare --out "$D/o-pti" "$D/nopti" "$D/pti" > /dev/null 2>&1
 rc=$?
 check "PTI against none: compare exits 0 (got $rc)" [ "$rc" = 0 ]
@@ -176,6 +178,9 @@ check "compare.md names every differing mitigation line, not only the first (mds
 	eval '[[ $mit == *"mds: "*" -> Vulnerable"* ]]'
 check "compare.md's machines table has pti and pcid columns" \
 	grep -q '^| run |.* pti | pcid |' "$D/o-pti/compare.md"
+check "compare.md's machines table shows a differing clocksource, run by run" \
+	eval 'grep -q "^| run |.* clocksource |" "$D/o-pti/compare.md" &&
+	      grep -q "^| A |.* tsc |" "$D/o-pti/compare.md" && grep -q "^| B |.* hpet |" "$D/o-pti/compare.md"'
 check "compare.md says B's syscalls cost 3.4x A's" \
 	grep -q "Run B's syscalls cost 3.4x A's (1484 against 437 ns" "$D/o-pti/compare.md"
 "$H" compare --out "$D/o-samep" "$D/nopti" "$D/nopti" > /dev/null 2>&1

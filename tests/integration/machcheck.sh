@@ -3,7 +3,8 @@
 # machine.txt records the settings that decide what a cross-CPU ratio means
 # (irqbalance, boost, SMT, isolated and nohz_full CPUs, cpuidle, idle=, haltpoll,
 # PM QoS, THP, a hypervisor, steal; PTI and PCID, the cache topology read or guessed,
-# the measured syscall price) and report.md warns about each, with a hint where one helps.
+# the measured syscall price, the clocksource and a clock read's price) and report.md warns
+# about each, with a hint where one helps.
 # A fake /sys and /proc (the AFFBENCH_SYSROOT test hook) sets every one; an empty
 # one shows that what a machine lacks is said, never written as a value.
 . "$(dirname "$0")/lib.sh"
@@ -48,6 +49,8 @@ echo 50 > "$c/cpu1/power/pm_qos_resume_latency_us"
 printf '\x0a\x00\x00\x00' > "$R/dev/cpu_dma_latency"	# a 10 us limit held
 echo "[always] madvise never" > "$R/sys/kernel/mm/transparent_hugepage/enabled"
 mkdir -p "$c/vulnerabilities"; echo "Mitigation: PTI" > "$c/vulnerabilities/meltdown"
+mkdir -p "$R/sys/devices/system/clocksource/clocksource0"
+echo hpet > "$R/sys/devices/system/clocksource/clocksource0/current_clocksource"	# no vDSO
 
 run "$R" "$D/fake"
 M=$D/fake/machine.txt
@@ -72,6 +75,8 @@ check "PCID recorded absent (no pcid flag)" has pcid no
 check "the cache topology recorded as guessed (no cache in sysfs)" has topology_src 'guessed .*'
 check "a syscall's price recorded in ns" has syscall_ns '[0-9]+ .*'
 check "a same-CPU pipe round trip's price recorded in ns" has pipe_rt_ns '[0-9]+ .*'
+check "the clocksource recorded" has clocksource hpet
+check "a clock read's price recorded in ns" has clock_ns '[0-9]+ .*'
 
 W=$(sed -n '/^## Warnings/,/^## /p' "$D/fake/report.md")
 for w in "irqbalance is running" "turbo/boost is on" "SMT is on" "isolated CPUs" "nohz_full CPUs" \
@@ -81,6 +86,8 @@ for w in "irqbalance is running" "turbo/boost is on" "SMT is on" "isolated CPUs"
 done
 check "report.md warns: PTI without PCID, with the measured price" eval \
 	'printf "%s\n" "$W" | grep -Eq "PTI without PCID: syscalls cost [0-9.]+ us here"'
+check "report.md warns: clock_gettime is not served by the vDSO, naming the clocksource" eval \
+	'printf "%s\n" "$W" | grep "not served by the vDSO" | grep -q "clocksource hpet"'
 check "report.md warns: no cache topology in sysfs" eval 'printf "%s\n" "$W" | grep -q "no cache topology in sysfs"'
 check "report.md does not warn of a missing cpuidle driver where one is (haltpoll)" eval \
 	'! printf "%s\n" "$W" | grep -q "no cpuidle driver"'
@@ -101,13 +108,21 @@ check "report.md warns of the missing cpuidle driver, naming --idle busy" eval \
 	'printf "%s\n" "$W" | grep "no cpuidle driver" | grep -q -- "--idle busy"'
 check "machine.txt records PTI off and PCID unavailable where nothing says otherwise" eval \
 	'has pti off && has pcid "\(unavailable: .*\)"'
+check "machine.txt records the clocksource unavailable without sysfs" has clocksource '\(unavailable: .*\)'
+# Without a clocksource's name, the measured prices alone decide: the warning is there
+# exactly when a clock read costs three quarters of a syscall or more, on any machine.
+dear=$(awk '$1 == "clock_ns" { c = $2 } $1 == "syscall_ns" { s = $2 }
+	END { print (c > 0 && s > 0 && c >= 0.75 * s) ? 1 : 0 }' "$M")
+warned=0
+printf "%s\n" "$W" | grep -q "not served by the vDSO" && warned=1
+check "report.md warns of a syscall clock exactly when the prices say so ($dear)" test "$warned" = "$dear"
 
 # This machine: every label is there with a value.
 run "" "$D/real"
 M=$D/real/machine.txt
 for l in irqbalance cpu_boost smt isolated_cpus nohz_full cpuidle idle_cmdline haltpoll_ns \
 	idle_states pm_qos_us pm_qos_resume thp hypervisor steal_before steal_after hypervisor_name pti pcid \
-	topology_src syscall_ns pipe_rt_ns; do
+	topology_src syscall_ns pipe_rt_ns clocksource clock_ns; do
 	check "this machine's machine.txt has $l with a value" grep -qE "^$l +[^ ]" "$M"
 done
 rm -rf "$D"

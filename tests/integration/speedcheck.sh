@@ -11,7 +11,7 @@ SC=$TOP/scripts/speedcheck.sh
 
 out=$("$SC" --help 2>&1); rc=$?
 check "--help exits 0" [ "$rc" = 0 ]
-for s in cputestfs ddpar sqrtio transports cpupair explain plan-overhead levers scale; do
+for s in cputestfs ddpar sqrtio transports cpupair explain plan-overhead pace levers scale; do
 	check "--help names $s" grep -q -- "$s" <<<"$out"
 done
 expect_rc "--plan with a shell character" 2 "$SC" explain --plan 'x;y'

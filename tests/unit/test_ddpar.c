@@ -51,10 +51,11 @@ static struct ddp_outcome good(void)
 	o.window_ns = AB_NS;
 	o.bytes = 100 * 131072ull;
 	o.calls = 100;
-	o.window = (struct ddp_dtotals){ 100, 100 * 131072ull, 100 * 20000ull, 100 * 35000ull };
+	o.window = (struct ddp_dtotals){ 100, 100 * 131072ull, 100 * 20000ull, 100 * 35000ull,
+					 100 };
 	o.client_bytes = 150 * 131072ull;
 	o.client_calls = 150;
-	o.total = (struct ddp_dtotals){ 150, 150 * 131072ull, 150 * 20000ull, 150 * 35000ull };
+	o.total = (struct ddp_dtotals){ 150, 150 * 131072ull, 150 * 20000ull, 150 * 35000ull, 150 };
 	return o;
 }
 
@@ -105,6 +106,12 @@ static void test_numbers(void **state)
 	assert_near(n.mb_per_s, 100 * 131072.0 / 1e6 / 0.5, 1e-9);
 	assert_near(n.req_per_s, 200, 1e-9);
 	assert_near(n.daemon_us, 20, 1e-9);
+	/* where the clock enters the kernel the daemon times one request in 64: its time per
+	 * request is over the requests it timed, not over all of them */
+	o.window.timed = 2;
+	o.window.ns = 2 * 20000ull;
+	ddp_numbers(&o, &n);
+	assert_near(n.daemon_us, 20, 1e-9);
 	assert_near(n.server_cpu_us, 35, 1e-9);	/* the serving threads' CPU per request */
 	assert_true(isnan(n.p50_us) && isnan(n.p99_us));	/* nothing timed: no latency */
 
@@ -114,6 +121,7 @@ static void test_numbers(void **state)
 	ddp_numbers(&o, &n);
 	assert_near(n.req_per_s, 100, 1e-9);
 	o.window.req = 0;
+	o.window.timed = 0;
 	ddp_numbers(&o, &n);
 	assert_true(isnan(n.daemon_us));
 	assert_true(isnan(n.server_cpu_us));
