@@ -66,6 +66,9 @@ F=$R/facts.txt
 		[ -f "$v" ] && echo "vuln ${v##*/} $(first "$v")"
 	done
 	[ -f "$S/cpu/cpu0/cache/index0/shared_cpu_list" ] && echo "cache0 yes" || echo "cache0 no"
+	# guests booted before the snapshot had it have no clocksource fact: then it is not checked
+	[ -f "$S/clocksource/current_clocksource" ] &&
+		echo "clocksource $(first "$S/clocksource/current_clocksource")"
 	echo "suite $(conf SUITE)"
 	echo "cpuset $(conf CPUSET)"
 	echo "cpus_arg $(conf CPUS_ARG)"

@@ -104,6 +104,7 @@ kind == "facts" {
 	else if ($1 == "cmdline" || $1 == "flags") { k = $1; $1 = ""; FACT[k] = " " substr($0, 2) " " }
 	else if ($1 == "vuln") { k = $2; $1 = ""; $2 = ""; VULN[k] = substr($0, 3) }
 	else if ($1 == "cache0") CACHE0 = $2
+	else if ($1 == "clocksource") FACT["clocksource"] = $2
 	else if ($1 == "suite") SUITE = $2
 	else if ($1 == "desc") { $1 = ""; DESC = substr($0, 2) }
 	next

@@ -78,6 +78,10 @@ function mx_facts(    want, hyp, pcid) {
 	      "cpu0/cache/index0 " yes_no(CACHE0 == "yes", "present", "absent"))
 	mx_is("syscall_ns", "^[0-9]+(\\.[0-9]+)? ", "a measured number of ns")
 	mx_is("pipe_rt_ns", "^[0-9]+(\\.[0-9]+)? ", "a measured number of ns")
+	if ("clocksource" in FACT) {	# snapshots from before it have none
+		mx_is("clocksource", "^" FACT["clocksource"] "$", "clocksource " FACT["clocksource"])
+		mx_is("clock_ns", "^[0-9]+(\\.[0-9]+)? ", "a measured number of ns")
+	}
 }
 
 # The records of a step: the idle= values seen (MXIDLE), whether each pair's two CPUs have

@@ -24,6 +24,7 @@ pack_list() {
 		sysfs/devices/system/cpu/cpuidle/current_governor \
 		sysfs/devices/system/cpu/cpuidle/current_governor_ro \
 		sysfs/devices/system/cpu/vulnerabilities/* sysfs/cmdline sysfs/cpuinfo_flags \
+		sysfs/devices/system/clocksource/current_clocksource \
 		sysfs/devices/system/node/node*/cpulist sysfs/block/*/virtio sysfs/block/*/mq/*/cpu_list \
 		sysfs/interrupts sysfs/irq/*/effective_affinity_list direct/*.csv direct/*.err direct/*.rc \
 		harness/raw.csv harness/runs.csv harness/failures.csv harness/machine.txt harness/EMULATED \
@@ -342,6 +343,21 @@ mt_syscall() { sedi $MT 's/^syscall_ns .*/syscall_ns     (unmeasured)/'; }
 expect "matrix: syscall_ns not a number" matrix "machine.txt: syscall_ns (unmeasured)" mt_syscall
 mt_pipe() { grep -v '^pipe_rt_ns ' $MT >x && mv x $MT; }
 expect "matrix: no pipe_rt_ns line" matrix "no pipe_rt_ns line" mt_pipe
+# the fixture's guest predates the clocksource fact: planting one shows both checks act
+mt_clock() {
+	mkdir -p sysfs/devices/system/clocksource
+	echo tsc >sysfs/devices/system/clocksource/current_clocksource
+}
+expect "matrix: sysfs has a clocksource, machine.txt no clocksource line" matrix \
+	"no clocksource line (clocksource tsc)" mt_clock
+expect "matrix: sysfs has a clocksource, machine.txt no clock_ns line" matrix \
+	"no clock_ns line" mt_clock
+mt_clock_other() {
+	mt_clock
+	echo "clocksource    hpet" >>$MT
+}
+expect "matrix: machine.txt's clocksource is not sysfs's" matrix \
+	"clocksource hpet, the guest's facts say clocksource tsc" mt_clock_other
 mt_poll_ran() { echo 0 >direct/idle-poll.rc; }
 expect "matrix: --idle poll exits 0 without a cpuidle driver" matrix \
 	"idle-poll: no cpuidle driver, want exit 4" mt_poll_ran
