@@ -35,6 +35,10 @@ void ab_gp_yrange(FILE *f, double top)
 {
 	/* a panel before may have set a log axis */
 	fputs("unset logscale y\nset ytics autofreq\nset format y '%g'\n", f);
+	if (isfinite(top) && top < 0) {	/* every bar below zero: [0:*] would hold none */
+		fputs("set yrange [*:0]\n", f);
+		return;
+	}
 	if (!(top > 0) || !isfinite(top)) {
 		fputs("set yrange [0:*]\n", f);
 		return;

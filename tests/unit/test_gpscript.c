@@ -163,7 +163,9 @@ static char *yrange(double top)
 	return line;
 }
 
-/* A little room above the top, never inf: 1.7e308 * 1.08 overflows. */
+/* A little room above the top, never inf: 1.7e308 * 1.08 overflows. A top below zero
+ * (every bar negative, crafted records) ends the axis at 0: [0:*] holds no point, and
+ * gnuplot fails ("all points y value undefined"). */
 static void test_yrange(void **state)
 {
 	static const struct {
@@ -180,7 +182,9 @@ static void test_yrange(void **state)
 		{ -INFINITY, "set yrange [0:*]\n" },
 		{ NAN, "set yrange [0:*]\n" },
 		{ 0, "set yrange [0:*]\n" },
-		{ -5, "set yrange [0:*]\n" },
+		{ -5, "set yrange [*:0]\n" },	/* every bar below zero */
+		{ -1e300, "set yrange [*:0]\n" },
+		{ -DBL_MIN, "set yrange [*:0]\n" },
 	};
 
 	(void)state;
