@@ -69,7 +69,8 @@ records() {
 		-v i0="$8" -v i1="$9" -v t0="${10}" -v t1="${11}" 'BEGIN {
 		print "bench,config,rep,metric,value,unit"
 		if (bench == "cputestfs") {
-			c = "baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=%s;%splacement=%s;transport=libfuse"
+			c = "baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=%s;" \
+			    "%splacement=%s;transport=libfuse"
 			lever = "idle=poll;"; metric = "stat_per_s"; unit = "1/s"
 		} else {
 			c = "bs=4096;clone_fd=%s;%smode=write;procs=4;transport=libfuse"
