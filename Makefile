@@ -71,7 +71,8 @@ help:
 	@echo "make                 build every program into $(BIN)/ ($(PROGRAMS))"
 	@echo "make check           install what is missing, build, run unit + integration tests"
 	@echo "make check-loaded    make check with a busy loop on every CPU (the tests must hold there)"
-	@echo "make sanitize        unit tests and the raw.csv fuzz test under ASan + UBSan, then check-valgrind"
+	@echo "make sanitize        unit tests and the raw.csv and levers fuzz tests under ASan + UBSan,"
+	@echo "                     then check-valgrind"
 	@echo "make check-valgrind  valgrind over harness run --dry-run of the default plan and a 20-block plan"
 	@echo "make check-topology  run the suite in emulated many-CPU guests and the machine matrix"
 	@echo "                     (QEMU TCG; 13-19 min; SHAPES=\"A B C matrix\", SAVE=results/emulated)"
@@ -170,13 +171,14 @@ check-loaded:
 unit-check: $(UNIT_BIN)
 	@BUILD=$(BUILD) tests/run-tests.sh --unit-only
 
-# The unit tests, then the raw.csv fuzz test against a sanitized harness.
+# The unit tests, then the raw.csv and levers fuzz tests against a sanitized harness.
 SAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 sanitize: deps
 	@$(MAKE) --no-print-directory BUILD=build-san BIN=build-san/bin \
 		EXTRA_CFLAGS="$(SAN_FLAGS)" EXTRA_LDFLAGS="-fsanitize=address,undefined" \
 		unit-check build-san/bin/harness build-san/tests/tools/mutate
 	@AFFBENCH_BUILD=build-san AFFBENCH_HARNESS=$(CURDIR)/build-san/bin/harness tests/fuzz/raw_csv.sh
+	@AFFBENCH_HARNESS=$(CURDIR)/build-san/bin/harness tests/fuzz/levers.sh
 	@$(MAKE) --no-print-directory check-valgrind
 
 # valgrind (memcheck) over the harness loading, expanding and checking plans: the

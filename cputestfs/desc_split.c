@@ -263,8 +263,9 @@ static const char *no_split(const struct ab_render *r, const struct split *s, ch
 			 "same-CPU call pays too cannot be told", s->c);
 		return buf;
 	}
-	if (s->method >= 0)
-		return NULL;
+	if (s->method >= 0)	/* a time below zero is no measurement: never quoted as one */
+		return s->rt.v < 0 || s->self.v < 0 || s->line.v < 0 ? "cpupair recorded a round "
+		       "trip below zero, which no time can be: no measurement to split" : NULL;
 	for (int k = 0; k < 2; k++)
 		for (int i = 0; i < 2; i++)
 			if (isfinite(s->slept[k][i]))

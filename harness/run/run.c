@@ -179,7 +179,7 @@ static void record_outcome(struct run *r, int pi, int rep, enum h_outcome o,
 			   const struct h_point_run *pr, const char *reason)
 {
 	const struct h_point *pt = &r->plan.points[pi];
-	char num[3][24], secs[32], bytes[32], why[600];
+	char num[3][24], secs[32], bytes[32], why[600], named[1200];
 
 	snprintf(num[0], sizeof(num[0]), "%d", pi);
 	snprintf(num[1], sizeof(num[1]), "%d", rep + 1);
@@ -188,7 +188,9 @@ static void record_outcome(struct run *r, int pi, int rep, enum h_outcome o,
 	snprintf(bytes, sizeof(bytes), "%lld", (long long)h_csv_size(&r->raw));
 	if (o != H_OK) {
 		snprintf(why, sizeof(why), "%s%s", o == H_SKIP ? "skipped: " : "", reason);
-		const char *f[] = { pt->blk->bench, pt->label, num[1], num[2], why };
+		/* a resumed run's paths as its user named them (sys/common.h) */
+		const char *f[] = { pt->blk->bench, pt->label, num[1], num[2],
+				    ab_unalias(named, sizeof(named), why) };
 		r->write_failed |= h_csv_row(&r->fail, 5, f) != 0;
 		if (r->tty)
 			fputs("\r\033[K", stderr);

@@ -13,7 +13,7 @@
  *    resume reads is opened under it (openat, O_NOFOLLOW) and checked again on
  *    the descriptor it got (fstat), and the run writes through its path in
  *    /proc/self/fd: a directory swapped in under DIR's name meanwhile is never
- *    read or written.
+ *    read or written. Messages and failures.csv name DIR as the user gave it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -161,6 +161,7 @@ const char *h_resume_trust(const char *dir)
 			"checked, /proc/self/fd): mount it (mount -t proc proc /proc)", dir);
 	run_dir = fd;
 	named = dir;
+	ab_msg_alias(via, dir);	/* no message names the descriptor: the user never gave it */
 	/* The tests' race, made certain: another user's directory swapped in under DIR's name
 	 * right after the checks (renameat2 RENAME_EXCHANGE). A test-only hook (sys/common.h). */
 	const char *swap = ab_test_hook("AFFBENCH_TEST_RESUME_SWAP");

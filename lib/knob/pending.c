@@ -9,12 +9,19 @@
 
 #include "knob/journal_i.h"
 
-static size_t slot_of(const struct kp_tab *t, pid_t pid)
+/* pid's slot: Fibonacci hashing, the product's top bits. Its low bits would follow the
+ * pid's own: pids that are multiples of 1024 would share a handful of slots, and every
+ * line would walk a run of thousands (a crafted journal). */
+static size_t slot_of(struct kp_tab *t, pid_t pid)
 {
-	size_t h = ((size_t)(uint32_t)pid * 2654435761u) & (t->nslots - 1);
+	unsigned bits = (unsigned)__builtin_ctzl(t->nslots);
+	size_t h = (uint32_t)((uint32_t)pid * 2654435761u) >> (32 - bits);
 
-	while (t->key[h] && t->key[h] != pid)
+	t->steps++;
+	while (t->key[h] && t->key[h] != pid) {
 		h = (h + 1) & (t->nslots - 1);
+		t->steps++;
+	}
 	return h;
 }
 
@@ -62,6 +69,7 @@ void kp_compact(struct kp_tab *t)
 	for (size_t i = 0; i < t->n; i++)
 		if (t->v[i].path)
 			t->v[k++] = t->v[i];
+	t->steps += t->n;
 	t->n = k;
 	if (t->nslots)
 		rehash(t);	/* the same size: reuses its slots, cannot fail */

@@ -37,6 +37,8 @@ struct kp_tab {
 	pid_t *key;		/* hash slots: a pid (0: empty, never a valid pid) */
 	long *newest;		/* that pid's newest open entry, or -1 */
 	size_t nslots;		/* a power of two, at least twice cap */
+	unsigned long long steps;	/* slots probed and entries moved: the work done,
+					 * which tests bound per line (linear, whatever pids) */
 };
 
 /* Add an entry line, or close a pid's entries for a done line. 0, or -1 with

@@ -2,6 +2,7 @@
 /* Escaping for gnuplot scripts and data files (see gpscript.h). */
 #include "report/gpscript.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -34,6 +35,10 @@ void ab_gp_yrange(FILE *f, double top)
 {
 	/* a panel before may have set a log axis */
 	fputs("unset logscale y\nset ytics autofreq\nset format y '%g'\n", f);
+	if (isfinite(top) && top < 0) {	/* every bar below zero: [0:*] would hold none */
+		fputs("set yrange [*:0]\n", f);
+		return;
+	}
 	if (!(top > 0) || !isfinite(top)) {
 		fputs("set yrange [0:*]\n", f);
 		return;
@@ -52,7 +57,9 @@ void ab_gp_logtics(FILE *f, const char *axis, double lo, double hi)
 	 * 2.5 decades the decades alone, or "100k200k" labels run together on a panel */
 	int every = log10(hi / lo) > 2.5 ? 3 : 1;
 	fprintf(f, "set %stics (", axis);
-	for (double d = pow(10, floor(log10(lo))); d <= hi; d *= 10)
+	/* from the decade at or below lo, but no lower than DBL_MIN's: below it (a denormal
+	 * lo) pow() underflows to 0, and 0 * 10 would never pass hi */
+	for (double d = pow(10, floor(log10(fmax(lo, DBL_MIN)))); d <= hi; d *= 10)
 		for (int k = 0; k < 3; k += every) {
 			double t = d * (k == 0 ? 1 : k == 1 ? 2 : 5);
 			if (t >= lo && t <= hi) {

@@ -26,7 +26,7 @@ void ab_gp_label(FILE *f, const char *s);
 #define AB_GP_YMAX 1e300
 /* "set yrange [0:TOP]" a little above top, the highest value a figure draws, and
  * at most AB_GP_YMAX: finite whatever the data ("[0:*]" when top is not a
- * positive finite number). */
+ * positive finite number; "[*:0]" when it is below zero: every bar hangs down). */
 void ab_gp_yrange(FILE *f, double top);
 
 /* "set AXIStics (...)": 1, 2 and 5 of each decade between lo and hi, for a log

@@ -269,7 +269,9 @@ static int have_pngcairo(void)
 
 void ab_plot_yrange(FILE *f, const struct ab_grid *m)
 {
-	double top = 0, low = INFINITY, lowmed = INFINITY, topmed = 0;
+	/* top from -inf: bars all below zero (crafted records) give a top below zero, which
+	 * ab_gp_yrange draws down from 0, where [0:*] would hold no point and fail */
+	double top = -INFINITY, low = INFINITY, lowmed = INFINITY, topmed = 0;
 
 	for (int a = 0; a < m->nr; a++)
 		for (int c = 0; c < m->nc; c++) {
@@ -277,7 +279,8 @@ void ab_plot_yrange(FILE *f, const struct ab_grid *m)
 			if (!m->g[a][c] || !m->g[a][c]->n)
 				continue;
 			ab_summarize(m->g[a][c]->v, m->g[a][c]->n, &s);
-			top = fmax(top, fmax(isfinite(s.median) ? s.median : 0, isfinite(s.ci.hi) ? s.ci.hi : 0));
+			top = fmax(top, isfinite(s.median) ? s.median : 0);
+			top = fmax(top, isfinite(s.ci.hi) ? s.ci.hi : top);
 			if (s.median > 0) {
 				low = fmin(low, s.ci.lo > 0 ? fmin(s.ci.lo, s.median) : s.median);
 				lowmed = fmin(lowmed, s.median);

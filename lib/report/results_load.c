@@ -329,7 +329,9 @@ static int finish(struct load *l, char *err, size_t errlen)
 int ab_results_load_csv(struct ab_results *r, const char *path, FILE *report, char *err,
 			size_t errlen)
 {
-	struct load l = { .r = r, .path = path, .report = report };
+	char shown[4096];	/* the path as its user named it (sys/common.h) */
+	struct load l = { .r = r, .path = ab_unalias(shown, sizeof(shown), path),
+			  .report = report };
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	ssize_t len;
@@ -363,7 +365,7 @@ int ab_results_load_csv(struct ab_results *r, const char *path, FILE *report, ch
 		e = EIO;
 	}
 	if (report && r->bad > BAD_ROWS_SHOWN)
-		fprintf(report, "%s: %s: %zu bad rows skipped in all\n", ab_prog, path, r->bad);
+		fprintf(report, "%s: %s: %zu bad rows skipped in all\n", ab_prog, l.path, r->bad);
 	free(line);
 	fclose(f);
 	free(l.units.e);

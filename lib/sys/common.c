@@ -53,15 +53,45 @@ const char *ab_escape(char *out, size_t len, const char *s)
 	return out;
 }
 
+/* ab_msg_alias's pair: the name the program uses, the one its user gave. */
+static char alias_from[64], alias_to[1024];
+
+void ab_msg_alias(const char *internal, const char *shown)
+{
+	snprintf(alias_from, sizeof(alias_from), "%s", internal ? internal : "");
+	snprintf(alias_to, sizeof(alias_to), "%s", shown ? shown : "");
+}
+
+const char *ab_unalias(char *out, size_t len, const char *s)
+{
+	size_t n = strlen(alias_from), o = 0;
+
+	if (!len)
+		return out;
+	while (*s && o + 1 < len) {
+		/* whole names only: /proc/self/fd/6 is not the start of /proc/self/fd/60 */
+		if (n && !strncmp(s, alias_from, n) && (s[n] < '0' || s[n] > '9')) {
+			o += (size_t)snprintf(out + o, len - o, "%s", alias_to);
+			o = o < len ? o : len - 1;
+			s += n;
+			continue;
+		}
+		out[o++] = *s++;
+	}
+	out[o] = '\0';
+	return out;
+}
+
 static void vmsg(const char *fmt, va_list ap)
 {
-	char line[1024], shown[4 * sizeof(line)];
+	char line[1024], named[2 * sizeof(line)], shown[4 * sizeof(named)];
 
 	/* One write per message so lines from parallel processes do not interleave; a
 	 * value from outside (an argument, a file) may hold any byte: escaped, the
 	 * message stays one line and never drives the terminal. */
 	vsnprintf(line, sizeof(line), fmt, ap);
-	fprintf(stderr, "%s: %s\n", ab_prog, ab_escape(shown, sizeof(shown), line));
+	ab_unalias(named, sizeof(named), line);
+	fprintf(stderr, "%s: %s\n", ab_prog, ab_escape(shown, sizeof(shown), named));
 }
 
 void ab_msg(const char *fmt, ...)

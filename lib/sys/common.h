@@ -37,6 +37,13 @@ extern const char *ab_prog;
 
 /* One line on stderr, prefixed with ab_prog; its control bytes escaped (ab_escape). */
 void ab_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* A path the program reaches by another name than its user gave (a resumed run's
+ * directory through its descriptor, /proc/self/fd/N) is shown in every message from
+ * now on as its user named it: internal (under 64 bytes) becomes shown wherever it
+ * stands whole. One pair at a time; NULLs end it. */
+void ab_msg_alias(const char *internal, const char *shown);
+/* s with that pair applied, into out (len bytes, cut). Returns out. */
+const char *ab_unalias(char *out, size_t len, const char *s);
 /* Print one line and exit with the given code. */
 void ab_exit(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 #define ab_usage_error(...) ab_exit(AB_EXIT_USAGE, __VA_ARGS__)

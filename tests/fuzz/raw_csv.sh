@@ -16,8 +16,8 @@
 # directory, a file over the size limit, lines over the line limit: each must
 # end with exit 2 within seconds and in bounded memory (docs/records.md).
 # Then cpupair records whose places and CPUs, read back into a heatmap, lie at
-# and past every bound (0, 511, 512, 4095, 4096, 8191, 8192, negative, huge, a
-# leading zero or sign), a place past the matrix its earlier records sized, b's
+# and past every bound (0, 511, 512, 4095, 4096, 8191, 8192, an int's ends, negative,
+# huge, a leading zero or sign), a place past the matrix its earlier records sized, b's
 # place above a's: `harness plot` of each must exit 0 (2: the file refused whole),
 # never by a signal.
 #   tests/fuzz/raw_csv.sh [N]   (AFFBENCH_HARNESS: the harness to test)
@@ -181,6 +181,12 @@ pfails=$W/pairs
 		echo "$a $b $x $y"
 	done; done
 	for c in $cpus; do echo "1 3 $c 3"; echo "1 3 1 $c"; echo "2 511 $c 7"; done
+	# at and past an int's ends, beside small places, as place and as CPU
+	for big in 2147483647 2147483648 4294967295 4294967296 -2147483648; do
+		for o in 0 1 2 511 512 4095 4096; do echo "$big $o $big $o"; echo "$o $big $o $big"; done
+		echo "1 3 $big 3"
+		echo "1 3 1 $big"
+	done
 } >"$W/pair-cases"
 np=$(grep -c . "$W/pair-cases")
 xargs -P 2 -L 1 bash -c "$(declare -f pair_case plot_pair); W='$W' H='$H' plot_pair \"\$@\"" _ \

@@ -24,7 +24,7 @@ mkdir -p "$W"
 # CPU 0 alone, every wait slept (12 and 3.2 with idle=poll); the futex's 60 and 15, 60% of
 # its waits slept (a mix, which the split never uses). The split: 0.2 + (80 - 20 - 0.2 =
 # 59.8) + 29.9 = 89.9 us. SPLIT neg: the pipe's round trip between the CPUs 150 us (crossing
-# would cost more than the whole difference); fast: other 120000/s (faster than same); mix:
+# would cost more than the whole difference); below: on CPU 0 alone -20 us; fast: other 120000/s (faster than same); mix:
 # the pipe's waits 70% slept too; flag: the line's window had 3 involuntary switches.
 # BRK 0: no breakdown; 1: libfuse's wake-up steps (daemon_wake + reply_wake) per call
 # other 100 us x 80% less same 10 us x 20% = 78 us as found (the split: 59.8, agree),
@@ -61,7 +61,7 @@ records() {
 				cp(p, "futex", 60 + j / 10, 60, "")
 				cp(d, "futex", 15 + j / 10, 60, "")
 				cp(p, "pipe", (sm == "neg" ? 150 : 80) + j / 10, sm == "mix" ? 70 : 100, "")
-				cp(d, "pipe", 20 + j / 10, 100, "")
+				cp(d, "pipe", (sm == "below" ? -20 : 20) + j / 10, 100, "")
 				cp(p, "futex", 8 + j / 10, 100, "idle=poll;")
 				cp(p, "pipe", 12 + j / 10, 100, "idle=poll;")
 				cp(d, "pipe", 3.2 + j / 10, 100, "idle=poll;")
@@ -199,6 +199,17 @@ check "split, crossing above the difference: no negative time (${p:0:60}...)" \
 	eval '! grep -Eq -- "-[0-9]" <<<"$p"'
 check "split, crossing above the difference: no part given as a cost" \
 	eval '! grep -q "us FUSE.s own path" <<<"$p"'
+
+# below: a round trip recorded below zero (on CPU 0 alone), which no time can be
+R=$W/below
+records "$R" 1 0 below
+"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+p=$(split_para "$R/report.md")
+check "split, a round trip below zero: no split, and why" eval \
+	'[[ $p == *"cannot be given: cpupair recorded a round trip below zero, which no time can be"* ]]'
+check "split, a round trip below zero: no negative time quoted (${p:0:60}...)" \
+	eval '! grep -Eq -- "(^|[^0-9.e])-[0-9]" <<<"$p"'
+check "split, a round trip below zero: no split figure" [ ! -e "$R/figures/src/cputestfs_split.dat" ]
 
 # fast: a stat() served on the other CPU is faster than one on the caller's
 R=$W/fast

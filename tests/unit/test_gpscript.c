@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "report/gpscript.h"
@@ -162,7 +163,9 @@ static char *yrange(double top)
 	return line;
 }
 
-/* A little room above the top, never inf: 1.7e308 * 1.08 overflows. */
+/* A little room above the top, never inf: 1.7e308 * 1.08 overflows. A top below zero
+ * (every bar negative, crafted records) ends the axis at 0: [0:*] holds no point, and
+ * gnuplot fails ("all points y value undefined"). */
 static void test_yrange(void **state)
 {
 	static const struct {
@@ -179,7 +182,9 @@ static void test_yrange(void **state)
 		{ -INFINITY, "set yrange [0:*]\n" },
 		{ NAN, "set yrange [0:*]\n" },
 		{ 0, "set yrange [0:*]\n" },
-		{ -5, "set yrange [0:*]\n" },
+		{ -5, "set yrange [*:0]\n" },	/* every bar below zero */
+		{ -1e300, "set yrange [*:0]\n" },
+		{ -DBL_MIN, "set yrange [*:0]\n" },
 	};
 
 	(void)state;
@@ -191,6 +196,36 @@ static void test_yrange(void **state)
 	}
 }
 
+/* Log tics from a low end below the smallest normal double (a denormal median over
+ * 1.25): the first decade, 10^-324, underflows to 0, and 0 * 10 never passes the top.
+ * Every case ends (alarm: a hang is a failure) with a list of at least one tic. */
+static void test_logtics_tiny(void **state)
+{
+	static const double lo[] = { 4.9e-324 / 1.25, 4.9e-324, 1e-320, DBL_MIN / 2, DBL_MIN,
+				     1e-310, 1e-5 };
+	static const double hi[] = { 1e-300, 1, 1e300 };
+
+	(void)state;
+	alarm(10);
+	for (size_t i = 0; i < sizeof(lo) / sizeof(lo[0]); i++)
+		for (size_t k = 0; k < sizeof(hi) / sizeof(hi[0]); k++) {
+			char *buf = NULL;
+			size_t len = 0;
+			if (!(hi[k] > lo[i]))
+				continue;	/* no axis: nothing written */
+			FILE *f = open_memstream(&buf, &len);
+			assert_non_null(f);
+			ab_gp_logtics(f, "y", lo[i], hi[k]);
+			assert_int_equal(fclose(f), 0);
+			print_message("%g..%g -> %.60s\n", lo[i], hi[k], buf);
+			assert_memory_equal(buf, "set ytics (", 11);
+			assert_true(buf[11] >= '0' && buf[11] <= '9');
+			assert_string_equal(buf + len - 2, ")\n");
+			free(buf);
+		}
+	alarm(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +233,7 @@ int main(void)
 		cmocka_unit_test(test_every_byte),
 		cmocka_unit_test(test_long),
 		cmocka_unit_test(test_yrange),
+		cmocka_unit_test(test_logtics_tiny),
 	};
 	return cmocka_run_group_tests_name("gpscript", tests, NULL, NULL);
 }
