@@ -285,7 +285,7 @@ static int clock_warning(FILE *f, const char *dir, double sc)
 	else
 		fprintf(f, "; a read costs %.0f ns, a syscall %.0f ns", ck, sc);
 	fputs("): every clock read enters the kernel, so latency histograms and window edges cost "
-	      "a syscall each; ddpar and sqrtio time one call in 64 here (docs/probes.md).\n", f);
+	      "a syscall each; loops that time every call time one in 64 here (docs/probes.md).\n", f);
 	return 1;
 }
 
