@@ -301,6 +301,16 @@ cp_haltpoll() {
 }
 expect "cpupair --idle haltpoll:NS ran without the haltpoll driver" A "want exit 4 naming haltpoll, got exit 0" cp_haltpoll
 
+# sqrtio skips rq=1 local=0 as inert only where the readers share the completing CPU's LLC:
+# a skip naming CPUs 0 and 15 (one on each node of shape A) is not believed
+sq_llc_false() {
+	grep -v 'local=0;rq=1;' direct/sqrtio-1q.csv >x && mv x direct/sqrtio-1q.csv
+	echo "sqrtio: rq=1 local=0 skipped: rq_affinity 1 cannot act: readers on CPU 0 share a" \
+		"last-level cache with the completing CPU 15 (sysfs)" >>direct/sqrtio-1q.err
+}
+expect "sqrtio skips rq=1 as inert, naming CPUs that share no LLC" A \
+	"sqrtio-1q rq=1 local=0: skipped (rq_affinity 1 cannot act: readers on CPU 0.*offers it" \
+	sq_llc_false
 unfinished() {
 	rm -f done
 }
