@@ -31,8 +31,9 @@ BENCHES  := $(shell sed -n 's/^AB_BENCH(\([a-z][a-z0-9_]*\)).*/\1/p' $(REGISTRY)
 PROGRAMS := $(BENCHES) harness
 BINS     := $(addprefix $(BIN)/,$(PROGRAMS))
 
-# lib/ has five parts: sys (CPUs, pinning, processes, options), fuse (mounts and
-# servers), knob (the journal), report (records, statistics, rendering), kstats (BPF).
+# lib/ has six parts, lowest first: sys (CPUs, pinning, processes, options), knob
+# (the journal), fuse (mounts and servers), record (records, statistics), kstats
+# (BPF), render (tables and plots). A part includes only itself and parts before it.
 LIB_SRC := $(filter-out %.bpf.c,$(wildcard lib/*/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/published.o
 LIB_A   := $(BUILD)/libaffbench.a
@@ -113,10 +114,10 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(URING_CFLAGS) -MMD -MP -c $< -o $@
 
-# The published numbers are data: lib/report/published.tsv, compiled in as one string.
-$(BUILD)/published.c: lib/report/published.tsv
+# The published numbers are data: lib/render/published.tsv, compiled in as one string.
+$(BUILD)/published.c: lib/render/published.tsv
 	@mkdir -p $(@D)
-	{ echo '/* generated from lib/report/published.tsv by the Makefile: edit that file */'; \
+	{ echo '/* generated from lib/render/published.tsv by the Makefile: edit that file */'; \
 	  echo 'const char ab_published_tsv[] ='; \
 	  sed -e '/^#/d' -e '/^$$/d' -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/.*/"&\\n"/' $<; \
 	  echo ';'; } > $@.tmp && mv $@.tmp $@

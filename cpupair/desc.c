@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/reading.h"
-#include "report/render.h"
+#include "render/reading.h"
+#include "render/render.h"
 #include "sys/topo.h"
 #include "cpupair.h"
 #include "desc_i.h"

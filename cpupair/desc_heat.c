@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/render.h"
+#include "render/render.h"
 #include "sys/common.h"
 #include "sys/cpuset.h"
 #include "cpupair.h"

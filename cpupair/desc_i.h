@@ -7,7 +7,7 @@
 #ifndef CPUPAIR_DESC_I_H
 #define CPUPAIR_DESC_I_H
 
-#include "report/render.h"
+#include "render/render.h"
 #include "cpupair.h"
 
 #define MAX_SETTINGS 4	/* settings (e.g. idle policies) rendered apart */

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/reading.h"
+#include "render/reading.h"
 #include "desc_i.h"
 
 #define MAX_FLAGGED 6	/* pairs named one by one */

@@ -26,9 +26,9 @@
 #include "knob/idle.h"
 #include "sys/common.h"
 #include "sys/opts.h"
-#include "report/record.h"
-#include "report/render.h"
-#include "report/results.h"
+#include "record/record.h"
+#include "render/render.h"
+#include "record/results.h"
 #include "cpupair.h"
 
 struct cp_params {

@@ -37,9 +37,9 @@
 #include "kstats/kstats.h"
 #include "sys/barrier.h"
 #include "sys/proc.h"
-#include "report/record.h"
-#include "report/render.h"
-#include "report/stats.h"
+#include "record/record.h"
+#include "render/render.h"
+#include "record/stats.h"
 #include "sys/topo.h"
 
 #define CTF_FILE_NAME "cputest"	/* the file clients stat() on the mount */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cputestfs's report, described once (lib/report/render.h): the 2012 post's two tables,
+ * cputestfs's report, described once (lib/render/render.h): the 2012 post's two tables,
  * stat/s by placement and daemon mode, the baselines, kernel time per request, every
  * configuration, and the reading; what moves the ratios is desc_levers.c. Uses lib/ and
  * cputestfs.h's names only: bin/cputestfs prints these tables, the harness links it too.
@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/render.h"
+#include "render/render.h"
 #include "cputestfs.h"
 #include "desc_levers.h"
 #include "desc_pub.h"

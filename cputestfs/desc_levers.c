@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What moves cputestfs's ratios: the levers table (lib/report/levers.h) of
+ * What moves cputestfs's ratios: the levers table (lib/render/levers.h) of
  * other/same, none/same and uring/libfuse at each idle policy and
  * --daemon-wait swept, beside the server's CPU per request and the CPUs' idle
  * share of the same configs; then the split of "other minus same"
@@ -8,7 +8,7 @@
  */
 #include <stdio.h>
 
-#include "report/levers.h"
+#include "render/levers.h"
 #include "cputestfs.h"
 #include "desc_levers.h"
 #include "desc_pub.h"

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * What moves cputestfs's ratios (desc_levers.c): the levers table
- * (lib/report/levers.h) and the split of "other minus same" into cache
+ * (lib/render/levers.h) and the split of "other minus same" into cache
  * transfers, wake-ups and FUSE's own path, from cpupair's records of the same
  * run directory, its wake-up part checked against the request breakdown's
  * wake-up steps when the run has brk_* records.
@@ -9,7 +9,7 @@
 #ifndef CPUTESTFS_DESC_LEVERS_H
 #define CPUTESTFS_DESC_LEVERS_H
 
-#include "report/render.h"
+#include "render/render.h"
 
 /* reading 1: the table, the cheapest lever's sentence and the split's sentence
  * (report.md); 0: the table and the split's numbers (tables.md). */

@@ -5,15 +5,15 @@
  * trip and each transport's FUSE call, their medians as the clients timed them
  * and their steps' means; with the pipe's own breakdown (--baseline pipe
  * --kstats on), a sentence per transport on the step FUSE adds most to. The
- * generic sentences come first (lib/report/render_breakdown_text.c).
+ * generic sentences come first (lib/render/render_breakdown_text.c).
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "report/render.h"
-#include "report/render_breakdown.h"
-#include "report/stats.h"
+#include "render/render.h"
+#include "render/render_breakdown.h"
+#include "record/stats.h"
 #include "cputestfs.h"
 
 static void cell(FILE *f, double v)

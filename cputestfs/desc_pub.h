@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The posts that pulled cputestfs's levers by hand (lib/report/published.tsv),
+ * The posts that pulled cputestfs's levers by hand (lib/render/published.tsv),
  * each printed beside the row we measure: the server spinning before it sleeps
  * (schubert2022) beside --daemon-wait, and waking the caller on the CPU that
  * ended its request (schubert2025) beside the uring transport's reading.
@@ -8,7 +8,7 @@
 #ifndef CPUTESTFS_DESC_PUB_H
 #define CPUTESTFS_DESC_PUB_H
 
-#include "report/render.h"
+#include "render/render.h"
 
 /* The post's server, libfuse with one thread, at each placement (desc.c): ab_r_find's want. */
 extern const char *const ctf_w_none[], *const ctf_w_same[], *const ctf_w_other[];

@@ -32,10 +32,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/gpscript.h"
-#include "report/render_breakdown.h"
-#include "report/reading.h"
-#include "report/stats.h"
+#include "render/gpscript.h"
+#include "render/render_breakdown.h"
+#include "render/reading.h"
+#include "record/stats.h"
 #include "cputestfs.h"
 #include "desc_levers.h"
 #include "desc_pub.h"

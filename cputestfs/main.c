@@ -42,9 +42,9 @@
 #include "kstats/cpumon.h"
 #include "kstats/kstats.h"
 #include "sys/opts.h"
-#include "report/histio.h"
-#include "report/render.h"
-#include "report/results.h"
+#include "record/histio.h"
+#include "render/render.h"
+#include "record/results.h"
 
 #define MAX_POINTS 32
 
@@ -390,7 +390,7 @@ static int one_rep(const struct ctf_settings *set, const struct ctf_point *pt, s
 		if (res.has[m])
 			ab_record(out, &pt->cfg, rep, cputestfs_metrics[m].name, res.v[m],
 				  cputestfs_metrics[m].unit);
-	if (!ks && res.has[CTF_P50])	/* p90, p99.9, max and hist.csv (report/histio.h) */
+	if (!ks && res.has[CTF_P50])	/* p90, p99.9, max and hist.csv (record/histio.h) */
 		ab_hist_emit(out, &pt->cfg, rep, "latency", "ns", &res.lat);
 	if (ks && res.has_brk) {
 		struct brk_ctx c = { out, &pt->cfg, rep };

@@ -43,8 +43,8 @@
 #include "sys/barrier.h"
 #include "sys/clock.h"
 #include "sys/proc.h"
-#include "report/record.h"
-#include "report/stats.h"
+#include "record/record.h"
+#include "record/stats.h"
 
 #define DDP_MAX_PROCS 128		/* writers or readers per point */
 #define DDP_DSLOTS 128			/* daemon counter slots, one per daemon thread */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ddpar's report, described once (lib/report/render.h): the tables of fuse-devel 2015
+ * ddpar's report, described once (lib/render/render.h): the tables of fuse-devel 2015
  * (Ashish, Oracle: MB/s by number of dd processes, without and with cloned
  * /dev/fuse fds), time per request and latency per call; the reading is in
  * desc_reading.c, the plots in desc_plot.c. bin/ddpar prints these tables on stdout;
@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "report/reading.h"
-#include "report/render.h"
+#include "render/reading.h"
+#include "render/render.h"
 #include "desc_i.h"
 
 /* The transport table's columns: uring once per --uring-cpu (queue, the default,

@@ -7,7 +7,7 @@
 #ifndef DDP_DESC_I_H
 #define DDP_DESC_I_H
 
-#include "report/render.h"
+#include "render/render.h"
 #include "ddpar.h"
 
 #define POST "clonefd2015"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What moves ddpar's ratios (lib/report/levers.h): clone_fd on/off and
+ * What moves ddpar's ratios (lib/render/levers.h): clone_fd on/off and
  * uring/libfuse at the most processes measured, per mode, at each idle policy
  * and --daemon-wait swept, beside the server's CPU per request and the CPUs'
  * idle share.
@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/levers.h"
+#include "render/levers.h"
 #include "desc_i.h"
 
 static const struct ab_lever_key keys[] = { { "idle", "as-found" }, { "daemon_wait", "block" } };

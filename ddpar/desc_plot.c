@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/render.h"
+#include "render/render.h"
 #include "desc_i.h"
 
 /* (Each panel's key goes below it: beside it, it squeezed the panel until its

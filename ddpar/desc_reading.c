@@ -6,8 +6,8 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "report/reading.h"
-#include "report/render.h"
+#include "render/reading.h"
+#include "render/render.h"
 #include "desc_i.h"
 
 static const char *const uring_cpus[URING_NCOLS] = { "queue", "next", "none" };

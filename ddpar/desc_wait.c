@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/render.h"
+#include "render/render.h"
 #include "desc_i.h"
 
 static const char *const servers[] = { "dev", "uring" };

@@ -28,7 +28,7 @@
 #include "fuse/fuseenv.h"
 #include "knob/idle.h"
 #include "knob/knob.h"
-#include "report/render.h"
+#include "render/render.h"
 
 extern const struct ab_bench_desc ab_desc_ddpar;	/* desc.c */
 

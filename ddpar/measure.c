@@ -30,7 +30,7 @@
 #include "fuse/fsrv.h"
 #include "fuse/fuseenv.h"
 #include "knob/knob.h"
-#include "report/histio.h"
+#include "record/histio.h"
 
 static const char *dir_name(enum ddp_dir dir)
 {

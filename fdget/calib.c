@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "sys/barrier.h"
-#include "report/stats.h"
+#include "record/stats.h"
 
 #define START_ITERS 1000
 #define MAX_ITERS (1ull << 40)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fdget's report, described once (lib/report/render.h): ns per fd syscall single-
+ * fdget's report, described once (lib/render/render.h): ns per fd syscall single-
  * threaded vs with an idle second thread, every mode against single, process
  * start-up with and without a thread, and the 2016 post's numbers. Every
  * ratio is paired per repetition (each mode's repetition i ran right beside
@@ -14,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/reading.h"
-#include "report/render.h"
+#include "render/reading.h"
+#include "render/render.h"
 #include "fdget.h"
 
 #define POST "goldstein2016"

@@ -24,7 +24,7 @@
 
 #include "kstats/cpumon.h"
 #include "sys/common.h"
-#include "report/render.h"
+#include "render/render.h"
 
 #define FDGET_FILE_BYTES (1u << 20)	/* read advances 1 MiB before it seeks back */
 #define FDGET_MAX_REPEAT 1000

@@ -40,9 +40,9 @@
 #include "sys/opts.h"
 #include "sys/pin.h"
 #include "sys/proc.h"
-#include "report/record.h"
-#include "report/results.h"
-#include "report/stats.h"
+#include "record/record.h"
+#include "record/results.h"
+#include "record/stats.h"
 
 static const struct ab_opt options[] = {
 	AB_OPT(struct fdget_settings, op, "op", AB_OPT_CHOICE, NULL, "operation to time",

@@ -23,8 +23,8 @@
 
 #include <string.h>
 
-#include "report/render.h"
-#include "report/results.h"
+#include "render/render.h"
+#include "record/results.h"
 #include "sys/infile.h"
 #include "sys/outfile.h"
 

@@ -17,7 +17,7 @@
 #include "sys/infile.h"
 #include "sys/parse.h"
 #include "harness.h"
-#include "report/record.h"
+#include "record/record.h"
 
 /* What the parser carries from line to line. The block being filled is always
  * the last of p->blocks, found again each time: the array moves as it grows. */

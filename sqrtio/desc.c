@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sqrtio's report, described once (lib/report/render.h): the 2008 post's lines (M sqrt/s
+ * sqrtio's report, described once (lib/render/render.h): the 2008 post's lines (M sqrt/s
  * and K ios/s per rq_affinity and local), what each IO cost (latency,
  * interrupts and IPIs per IO) and where everything ran, the on/off-IRQ-CPU and
  * rq_affinity ratios, the reading, and the plot. Linked into the harness too:
@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/gpscript.h"
-#include "report/reading.h"
-#include "report/render.h"
+#include "render/gpscript.h"
+#include "render/reading.h"
+#include "render/render.h"
 #include "sqrtio.h"
 
 #define POST "brunelle2008"

@@ -28,10 +28,10 @@
 #include "sys/common.h"
 #include "knob/idle.h"
 #include "knob/knob.h"
-#include "report/histio.h"
+#include "record/histio.h"
 #include "sys/opts.h"
-#include "report/render.h"
-#include "report/results.h"
+#include "render/render.h"
+#include "record/results.h"
 #include "sqrtio.h"
 
 static struct sq_params params = {
@@ -154,7 +154,7 @@ static void die_interrupted(void)
 
 /* Repetitions interleaved across points (A B C A B C) so drift does not bias a comparison.
  * Returns the number of failed points. */
-/* The reads' latency beyond p50 and p99: p90, p99.9, max and hist.csv (report/histio.h). */
+/* The reads' latency beyond p50 and p99: p90, p99.9, max and hist.csv (record/histio.h). */
 static void io_latency(struct ab_out *out, const struct sq_shared *sh, const struct sq_point *pt,
 		       int rep)
 {

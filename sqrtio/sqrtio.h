@@ -30,9 +30,9 @@
 #include "sys/opts.h"
 #include "sys/barrier.h"
 #include "sys/proc.h"
-#include "report/record.h"
-#include "report/render.h"
-#include "report/stats.h"
+#include "record/record.h"
+#include "render/render.h"
+#include "record/stats.h"
 
 #define SQ_BLK 4096			/* read size and alignment */
 #define SQ_MAX_WORKERS 256

@@ -23,8 +23,8 @@
 #include "sys/common.h"
 #include "sys/opts.h"
 #include "compare.h"
-#include "report/record.h"
-#include "report/stats.h"
+#include "record/record.h"
+#include "record/stats.h"
 
 #define MAXRUNS 1000	/* a sane bound: 1000 runs of the default plan load in about 1 GB */
 /*

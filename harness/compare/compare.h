@@ -21,8 +21,8 @@
 
 #include <stdio.h>
 
-#include "report/render.h"
-#include "report/results.h"
+#include "render/render.h"
+#include "record/results.h"
 #include "../report/report.h"
 
 /* harness compare (compare.c): argc/argv start at the name. An exit code. */

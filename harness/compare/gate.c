@@ -12,8 +12,8 @@
 
 #include "sys/common.h"
 #include "sys/infile.h"
-#include "report/render.h"
-#include "report/stats.h"
+#include "render/render.h"
+#include "record/stats.h"
 #include "compare.h"
 
 #define BAD(g, ln, ...)                                                                  \

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/hindex.h"
+#include "record/hindex.h"
 #include "sys/common.h"
 #include "compare.h"
 

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "sys/common.h"
-#include "report/gpscript.h"
-#include "report/stats.h"
+#include "render/gpscript.h"
+#include "record/stats.h"
 #include "compare.h"
 
 /* A baseline (its descriptor's baselines: cputestfs's kernel file or pipe): orders of

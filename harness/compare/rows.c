@@ -13,8 +13,8 @@
 
 #include "sys/common.h"
 #include "compare.h"
-#include "report/record.h"
-#include "report/stats.h"
+#include "record/record.h"
+#include "record/stats.h"
 
 int h_cmp_pair_class(const struct ab_group *a)
 {

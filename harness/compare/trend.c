@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/gpscript.h"
-#include "report/render.h"
-#include "report/stats.h"
+#include "render/gpscript.h"
+#include "render/render.h"
+#include "record/stats.h"
 #include "compare.h"
 
 #define MAXCFG 12	/* configs per table and plot; more are counted, not shown */

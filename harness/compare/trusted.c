@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "report/stats.h"
+#include "record/stats.h"
 #include "compare.h"
 
 #define MAXR 32		/* named ratios of one benchmark */

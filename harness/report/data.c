@@ -11,8 +11,8 @@
 
 #include "sys/common.h"
 #include "report.h"
-#include "report/record.h"
-#include "report/stats.h"
+#include "record/record.h"
+#include "record/stats.h"
 
 int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errlen)
 {

@@ -19,10 +19,10 @@
 #include <unistd.h>
 
 #include "report.h"
-#include "report/hindex.h"
-#include "report/record.h"
-#include "report/render.h"
-#include "report/stats.h"
+#include "record/hindex.h"
+#include "record/record.h"
+#include "render/render.h"
+#include "record/stats.h"
 #include "sys/common.h"
 #include "sys/infile.h"
 

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "report.h"
-#include "report/record.h"
+#include "record/record.h"
 #include "sys/common.h"
 #include "sys/infile.h"
 

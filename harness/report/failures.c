@@ -14,8 +14,8 @@
 
 #include "sys/common.h"
 #include "report.h"
-#include "report/record.h"
-#include "report/render.h"
+#include "record/record.h"
+#include "render/render.h"
 
 struct frow {
 	char *f[5];	/* bench, config, rep, exit, reason: pointers into line */

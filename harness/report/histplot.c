@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The "Distributions" of details.md: from DIR/hist.csv (report/histio.h), one
+ * The "Distributions" of details.md: from DIR/hist.csv (record/histio.h), one
  * CDF figure per benchmark and latency metric, every repetition of a config
  * pooled. A figure has a panel per setting that is not compared (cputestfs's
  * daemon or transport, ddpar's mode and procs) and, in each, a line per setting
  * that is (cputestfs's placement, ddpar's transport), so the lines of a panel
  * differ in one thing. Which keys are compared, and which follow them, each
- * benchmark's descriptor says (compared, follow: lib/report/render.h). Drawn through the harness's gnuplot path: .dat and .gp
+ * benchmark's descriptor says (compared, follow: lib/render/render.h). Drawn through the harness's gnuplot path: .dat and .gp
  * files in the private plot directory, every outside text through
- * lib/report/gpscript, file names from checked names only.
+ * lib/render/gpscript, file names from checked names only.
  */
 #include <errno.h>
 #include <limits.h>
@@ -19,12 +19,12 @@
 
 #include "sys/common.h"
 #include "report.h"
-#include "report/gpscript.h"
-#include "report/hindex.h"
-#include "report/histio.h"
-#include "report/record.h"
-#include "report/render.h"
-#include "report/results.h"
+#include "render/gpscript.h"
+#include "record/hindex.h"
+#include "record/histio.h"
+#include "record/record.h"
+#include "render/render.h"
+#include "record/results.h"
 
 /* hist.csv may come from anyone: at most this many (bench, metric, config) histograms
  * (15 KiB each) are kept, the rest reported once and left out. */

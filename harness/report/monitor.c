@@ -23,9 +23,9 @@
 #include "sys/common.h"
 #include "sys/infile.h"
 #include "kstats/cpumon.h"
-#include "report/render.h"
-#include "report/results.h"
-#include "report/stats.h"
+#include "render/render.h"
+#include "record/results.h"
+#include "record/stats.h"
 
 #define MON_ROWS 64
 #define MON_REASONS 16

@@ -22,9 +22,9 @@
 
 #include "sys/common.h"
 #include "report.h"
-#include "report/record.h"
-#include "report/render_breakdown.h"
-#include "report/stats.h"
+#include "record/record.h"
+#include "render/render_breakdown.h"
+#include "record/stats.h"
 
 /* Every result as a table, sorted by bench, then config: in tables.md only (a terminal
  * gets the posts' layouts). */

@@ -13,8 +13,8 @@
 
 #include "sys/common.h"
 #include "report.h"
-#include "report/hindex.h"
-#include "report/stats.h"
+#include "record/hindex.h"
+#include "record/stats.h"
 
 /* Is metric a headline metric of bench, per its descriptor? */
 static int headline(const char *bench, const char *metric)

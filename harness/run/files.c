@@ -17,7 +17,7 @@
 
 #include "sys/common.h"
 #include "run.h"
-#include "report/record.h"
+#include "record/record.h"
 
 int h_csv_open(struct h_csv *c, const char *dir, const char *name, const char *header)
 {

@@ -26,8 +26,8 @@
 #include "run.h"
 #include "sys/barrier.h"
 #include "sys/proc.h"
-#include "report/histio.h"
-#include "report/record.h"
+#include "record/histio.h"
+#include "record/record.h"
 
 #define KILL_AFTER_TERM_S 5.0
 #define GIVE_UP_AFTER_KILL_S 10.0	/* scaled by the machine's slowness */
@@ -88,7 +88,7 @@ static int wanted(const struct h_block *b, const char *metric)
 	return b->nmetrics == 0;
 }
 
-/* A "hist," line (report/histio.h) into hist.csv, checked like a record, rep rewritten. */
+/* A "hist," line (record/histio.h) into hist.csv, checked like a record, rep rewritten. */
 static void take_hist(struct inv *v, char *line)
 {
 	char *f[10], rep[16];
@@ -287,7 +287,7 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 	/* own process group: the watchdog kills the benchmark and its daemons together;
 	 * if the harness dies, the benchmark gets SIGTERM and restores its knobs */
 	const struct h_spawn how = { .pipe_to = 1, .other = fileno(v.log), .deathsig = SIGTERM,
-				     /* histograms too, as "hist," lines (report/histio.h) */
+				     /* histograms too, as "hist," lines (record/histio.h) */
 				     .env = pr->hist ? AB_HIST_ENV "=1" : NULL,
 				     /* its --idle holds the machine through ours */
 				     .with_lock = changes_idle(argv) };

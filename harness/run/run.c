@@ -27,7 +27,7 @@
 #include "run.h"
 #include "../report/report.h"
 #include "knob/knob.h"
-#include "report/histio.h"
+#include "record/histio.h"
 #include "sys/barrier.h"
 
 static void on_signal(int sig)

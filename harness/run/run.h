@@ -121,7 +121,7 @@ struct h_point_run {
 	const struct h_point *pt;
 	int rep;			/* 1-based repetition */
 	struct h_csv *raw;
-	struct h_csv *hist;		/* hist.csv (report/histio.h), or NULL: no histograms asked */
+	struct h_csv *hist;		/* hist.csv (record/histio.h), or NULL: no histograms asked */
 	int exit_code;			/* out: -1 when it did not run or was given up */
 	int write_failed;		/* out: raw.csv could not be written (a full disk) */
 	double seconds;			/* out */

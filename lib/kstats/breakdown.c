@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/histio.h"
+#include "record/histio.h"
 #include "sys/common.h"
 
 const char *const ab_breakdown_step_names[AB_BREAKDOWN_STEPS] = {

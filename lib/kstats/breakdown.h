@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "report/stats.h"
+#include "record/stats.h"
 
 enum ab_breakdown_step {
 	AB_BREAKDOWN_SUBMIT, AB_BREAKDOWN_DWAKE, AB_BREAKDOWN_SERVICE, AB_BREAKDOWN_RWAKE,
@@ -30,7 +30,7 @@ enum ab_breakdown_step {
 enum ab_breakdown_wake { AB_BREAKDOWN_W_DAEMON, AB_BREAKDOWN_W_REPLY, AB_BREAKDOWN_WAKES };
 /* The steps' and wake-ups' names in the records (brk_<step>_share_pct,
  * brk_<wake>_wakes_per_call): defined once, in breakdown.c, for the records written
- * here and for their reader (lib/report/render_breakdown.c). */
+ * here and for their reader (lib/render/render_breakdown.c). */
 extern const char *const ab_breakdown_step_names[AB_BREAKDOWN_STEPS];
 extern const char *const ab_breakdown_wake_names[AB_BREAKDOWN_WAKES];
 
@@ -74,7 +74,7 @@ double ab_breakdown_hist_mean(const struct ab_hist *h);
 /* Each brk_* record of m (the NAN ones left out), through emit. */
 typedef void ab_breakdown_emit_fn(void *ctx, const char *metric, double value, const char *unit);
 void ab_breakdown_emit(const struct ab_breakdown_metrics *m, ab_breakdown_emit_fn *emit, void *ctx);
-/* m's histograms as hist.csv rows (report/histio.h): brk_<step> and brk_call, in ns. */
+/* m's histograms as hist.csv rows (record/histio.h): brk_<step> and brk_call, in ns. */
 struct ab_out;
 struct ab_config;
 void ab_breakdown_hist_rows(const struct ab_breakdown_metrics *m, struct ab_out *o, const struct ab_config *c,

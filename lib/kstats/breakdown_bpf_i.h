@@ -11,7 +11,7 @@ enum brk_step { BRK_SUBMIT, BRK_DWAKE, BRK_SERVICE, BRK_RWAKE, BRK_RETURN, BRK_N
 /* The wake-ups we follow. */
 enum brk_wake { BRK_W_DAEMON, BRK_W_REPLY, BRK_NWAKES };
 
-/* Same bucket layout as struct ab_hist (lib/report/stats.h); breakdown.c asserts it. */
+/* Same bucket layout as struct ab_hist (lib/record/stats.h); breakdown.c asserts it. */
 #define BRK_HIST_SUB_BITS 5
 #define BRK_HIST_SUB (1u << BRK_HIST_SUB_BITS)
 #define BRK_HIST_BUCKETS ((64 - BRK_HIST_SUB_BITS + 1) * BRK_HIST_SUB)

@@ -17,7 +17,7 @@
 
 #include "kstats/cpumon.h"
 #include "kstats/cpumon_i.h"
-#include "report/record.h"
+#include "record/record.h"
 #include "sys/common.h"
 #include "sys/idle.h"
 #include "sys/sysfs.h"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "kstats/cpumon_i.h"
-#include "report/record.h"
+#include "record/record.h"
 
 /* The begin row matching end row e, or NULL (a row that appeared mid-window). */
 const struct row *ab_cpumon_before(const struct ab_cpumon *m, const struct row *e)

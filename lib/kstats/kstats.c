@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
-#include "report/stats.h"
+#include "record/stats.h"
 
 struct ab_kstats *ab_kstats_for_mode(int mode, int quiet)
 {

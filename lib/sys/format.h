@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The output format of the common --format option (sys/opts.h), which the
- * records (report/record.h) are written in. Here, below both, so that the
+ * records (record/record.h) are written in. Here, below both, so that the
  * option layer needs nothing from report/.
  */
 #ifndef AB_FORMAT_H

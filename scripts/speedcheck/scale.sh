@@ -170,7 +170,7 @@ gen_repetitions() {
 	SC_WHAT="raw.csv $(sc_size "$1/a/raw.csv"), $(sc_lines "$1/a/raw.csv" 1) repetitions of one config"
 }
 
-# Bucket i of struct ab_hist (lib/report/stats.h, i >= 32): lo = (32 + i % 32) << (i / 32 - 1).
+# Bucket i of struct ab_hist (lib/record/stats.h, i >= 32): lo = (32 + i % 32) << (i / 32 - 1).
 # Pass p over the histograms adds bucket 300 + p % 500 of rep 1 + p / 500 to each:
 # pass 0 in order, every later one in reverse.
 gen_hist_reverse() {

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Crafted records for the levers table (lib/report/levers.c), in every benchmark
+# Crafted records for the levers table (lib/render/levers.c), in every benchmark
 # that renders one (cputestfs at idle=poll, ddpar at daemon_wait=spin:50): rates
 # whose ratios put the lever's share of the gap below zero (it widens the gap, or
 # the gap itself is negative), past 100% (it overshoots 1), at 0 and 1, at the

@@ -42,7 +42,7 @@ REF=$TOP/results/reference/raw.csv
 	for b in cputestfs ddpar sqrtio fdget cpupair; do grep "^$b," "$REF" | head -n 40; done
 } >"$W/base/raw.csv"
 # hist.csv: the first 3 cputestfs configs, 2 repetitions, 24 buckets each (bucket i of
-# struct ab_hist, i >= 32, starts at (32 + i % 32) << (i / 32 - 1): lib/report/stats.h)
+# struct ab_hist, i >= 32, starts at (32 + i % 32) << (i / 32 - 1): lib/record/stats.h)
 grep '^cputestfs,' "$W/base/raw.csv" | cut -d, -f2 | uniq | head -n 3 | awk '
 	BEGIN { print "bench,config,rep,metric,unit,bucket_lo,bucket_hi,count" }
 	{

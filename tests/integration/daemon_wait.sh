@@ -13,7 +13,7 @@
 #   - poll never sleeps, yet the run ends within a bound, unmounts and leaves
 #     no mount behind;
 #   - the report's wait table shows each mode beside block, and the 2022 post
-#     that had the server spin (lib/report/published.tsv) under it. (~10 s)
+#     that had the server spin (lib/render/published.tsv) under it. (~10 s)
 . "$(dirname "$0")/lib.sh"
 
 W=$AFFBENCH_WORKDIR/daemon-wait.$$

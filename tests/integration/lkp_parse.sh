@@ -305,7 +305,7 @@ check "under ruby -w, only the bad rows are said (no Float warnings)" [ ! -s "$t
 
 # The same numbers through the harness's reader (harness export): both
 # readers take the same rows, as the same values. Needs the harness's
-# decimal-only reader of issue 24 (lib/report/results.c).
+# decimal-only reader of issue 24 (lib/record/results.c).
 agree() {
 	[ -s "$1" ] || { echo "harness export wrote no results.json"; return 1; }
 	python3 - "$1" "$2" <<'PY'

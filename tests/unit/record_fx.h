@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by test_record.c and test_record_field.c (lib/report/record.c): the
+ * Shared by test_record.c and test_record_field.c (lib/record/record.c): the
  * includes, a memstream read back as one string, a text comparison, and
  * writing a few records into one.
  */
@@ -19,7 +19,7 @@
 
 #include <cmocka.h>
 
-#include "report/record.h"
+#include "record/record.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Shared by test_stats.c and test_stats_ratio.c (lib/report/stats.c): the
+ * Shared by test_stats.c and test_stats_ratio.c (lib/record/stats.c): the
  * includes, the tolerance check and the small fixed-size sample type.
  */
 #ifndef STATS_FX_H
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "report/stats.h"
+#include "record/stats.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define MAXN 16

@@ -20,7 +20,7 @@
 #include <cmocka.h>
 
 #include "kstats/cpumon.h"
-#include "report/record.h"
+#include "record/record.h"
 
 #define SLEEPS 50
 

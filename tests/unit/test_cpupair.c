@@ -20,8 +20,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "report/render.h"
-#include "report/results.h"
+#include "render/render.h"
+#include "record/results.h"
 #include "../../cpupair/cpupair.h"
 
 static void load(struct ab_topo *t, const char *name)

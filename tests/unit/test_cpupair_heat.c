@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "report/render.h"
-#include "report/results.h"
+#include "render/render.h"
+#include "record/results.h"
 #include "../../cpupair/cpupair.h"
 
 struct rec {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/report/gpscript.c, the one escaper the README's Security section rests
+ * lib/render/gpscript.c, the one escaper the README's Security section rests
  * on: whatever the text, ab_gp_string's output is one single-quoted gnuplot
  * string that ends where it is meant to and holds no control character, and
  * ab_gp_label's is one double-quoted label of safe characters; ab_gp_yrange's
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "report/gpscript.h"
+#include "render/gpscript.h"
 
 /* What fn writes for s, as a malloc'd string. */
 static char *escaped(void (*fn)(FILE *, const char *), const char *s)

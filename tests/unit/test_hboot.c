@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/report/hboot.c: the two-level bootstrap's coverage on synthetic two-level
+ * lib/record/hboot.c: the two-level bootstrap's coverage on synthetic two-level
  * data with a known truth, against the one-level interval, and its errors.
  *
  * Coverage: 400 simulated runs (fixed seed), each K invocations of W windows,
@@ -12,7 +12,7 @@
 
 #include <errno.h>
 
-#include "report/hboot.h"
+#include "record/hboot.h"
 
 #define SIMS 400
 #define K 10

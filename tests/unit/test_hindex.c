@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The hash index (lib/report/hindex.c): every entry is found again from its
+ * The hash index (lib/record/hindex.c): every entry is found again from its
  * hash, through growth, when many entries share one hash (the caller tells
  * them apart), and a lookup of a hash never added finds nothing. Keys of
  * several strings hash apart however their bytes split between the strings.
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "report/hindex.h"
+#include "record/hindex.h"
 
 #define N 20000
 

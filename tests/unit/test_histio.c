@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * hist.csv (lib/report/histio.c) against the raw samples: histograms filled
+ * hist.csv (lib/record/histio.c) against the raw samples: histograms filled
  * from known samples of several distributions, one spanning nine decades, are
  * written as hist.csv rows, read back, and their p50, p90, p99, p99.9 and max
  * must match the exact (nearest-rank) percentiles of the samples within the
@@ -20,8 +20,8 @@
 
 #include <cmocka.h>
 
-#include "report/histio.h"
-#include "report/stats.h"
+#include "record/histio.h"
+#include "record/stats.h"
 
 #define NSAMPLES 20000
 #define REL_ERR 0.016	/* stats.h: within 1.6% */

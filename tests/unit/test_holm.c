@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Multiple comparisons (lib/report/holm.c): Holm-Bonferroni adjusted p-values
+ * Multiple comparisons (lib/record/holm.c): Holm-Bonferroni adjusted p-values
  * against R's p.adjust(p, method = "holm"), worked by hand below, and the
- * bootstrap p-value of a ratio of medians (lib/report/ratio_ci.c) at its
+ * bootstrap p-value of a ratio of medians (lib/record/ratio_ci.c) at its
  * known ends: identical samples give 1, samples that do not overlap give 0.
  */
 #include <math.h>
@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "report/stats.h"
+#include "record/stats.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define MAXP 8

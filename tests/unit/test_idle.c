@@ -14,7 +14,7 @@
 
 #include "sys/idle.h"
 #include "sys/opts.h"
-#include "report/record.h"
+#include "record/record.h"
 
 static const struct {
 	const char *in;

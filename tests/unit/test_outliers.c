@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/report/stats.c: the MAD and the outlier rule (farther than k robust SDs,
+ * lib/record/stats.c: the MAD and the outlier rule (farther than k robust SDs,
  * 1.4826 x MAD, from the median), on hand-worked samples.
  */
 #include "stats_fx.h"

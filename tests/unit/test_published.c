@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The posts' numbers (lib/report/published.tsv, compiled in as
+ * The posts' numbers (lib/render/published.tsv, compiled in as
  * ab_published_tsv): every row is POST<TAB>KEY<TAB>VALUE, each post has a
  * "source" line and a "machine" (or "machine.NAME") line, no post/key twice, and every key but
  * source and machine* holds a number as the post printed it. Then the
@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "report/render.h"
+#include "render/render.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define MAXROWS 512

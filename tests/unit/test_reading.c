@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/report/reading.c: every outcome of a comparison reads as one whole
+ * lib/render/reading.c: every outcome of a comparison reads as one whole
  * sentence (significant, not significant, too few repetitions, not measured),
  * and a sweep's summary names its points with zero counts left out and a
  * single point in the singular; numbers and ratios have one plain notation.
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "report/reading.h"
+#include "render/reading.h"
 
 static const struct ab_claim io = { "IO rate", "readers off the IRQ CPU", "readers on it", 0 };
 static const struct ab_claim ns = { "time per call", "pread with an idle thread",

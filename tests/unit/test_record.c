@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/report/record.c: format names, config keys kept sorted (replace, limits,
+ * lib/record/record.c: format names, config keys kept sorted (replace, limits,
  * parsing) and the exact text of CSV, JSON and table records (written into an
  * open_memstream), with RFC 4180 quoting and that a non-finite value is never
  * written. The field writers alone: test_record_field.c.

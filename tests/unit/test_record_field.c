@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/report/record.c's field writers: that a JSON string is valid UTF-8
+ * lib/record/record.c's field writers: that a JSON string is valid UTF-8
  * whatever bytes it is given, RFC 4180 quoting of a CSV field and its
  * inverse (splitting a line, whole records round-tripped).
  */

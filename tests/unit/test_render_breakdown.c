@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/report/render_breakdown.c: "where the time goes" read back from the records
+ * lib/render/render_breakdown.c: "where the time goes" read back from the records
  * lib/kstats/breakdown writes (the same emitter, so the names cannot drift): the
  * steps' means add up to the call, labels keep only the keys that tell
  * configurations apart, bars follow the sweep's nesting, and the sentence
@@ -19,8 +19,8 @@
 #include <cmocka.h>
 
 #include "kstats/breakdown.h"
-#include "report/render_breakdown.h"
-#include "report/results.h"
+#include "render/render_breakdown.h"
+#include "record/results.h"
 
 /* The descriptors the bars are asked for: a name and the keys the sentences compare. */
 static const char *const ctf_keys[] = { "baseline", "placement", "transport", "uring_cpu", NULL };

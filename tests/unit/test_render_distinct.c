@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/report/render.c: a key's values as tables and plots order them (ab_r_distinct).
+ * lib/render/render.c: a key's values as tables and plots order them (ab_r_distinct).
  * Numbers go in numeric order (1, 2, 10, not 1, 10, 2: the bs column of a table, the
  * x axis of a plot); words in the order first seen; only the descriptor's benchmark
  * and the metric asked for count, each value once, at most max.
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "sys/common.h"
-#include "report/render.h"
+#include "render/render.h"
 
 static const struct {
 	const char *bench, *config, *metric;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/report/results_load.c: a raw.csv read back means one thing. Values and
+ * lib/record/results_load.c: a raw.csv read back means one thing. Values and
  * reps in the documented decimal form only (no 0x10, " 7", 0X1P-2, inf, nan,
  * trailing text); a second row for the same (bench, config, rep, metric)
  * refuses the file, naming both lines (rep 0 may repeat); a metric keeps its
@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "report/results.h"
+#include "record/results.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define HEADER "bench,config,rep,metric,value,unit\n"

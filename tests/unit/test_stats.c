@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/report/stats.c against values worked out by hand: type-7 percentiles, sample
+ * lib/record/stats.c against values worked out by hand: type-7 percentiles, sample
  * stddev, Welford vs two-pass, binomial coverage of order-statistic CIs of the
  * median (sums of C(n, i) / 2^n). The ratio CI and histogram: test_stats_ratio.c.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/report/stats.c: the bootstrap CI of a ratio of medians (hand-worked cases,
+ * lib/record/stats.c: the bootstrap CI of a ratio of medians (hand-worked cases,
  * brute-force medians, large-n bounds, errors) and the log2 histogram (buckets,
  * relative error, percentiles).
  */

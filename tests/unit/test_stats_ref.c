@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/report/stats.c and ratio_ci.c against references written apart from them,
+ * lib/record/stats.c and ratio_ci.c against references written apart from them,
  * over random inputs (fixed seed, so a failure repeats):
  *  - ab_percentile and ab_median against a sort-based type-7 percentile, arrays of
  *    1-50 values, with and without ties;

@@ -22,8 +22,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "report/record.h"
-#include "report/stats.h"
+#include "record/record.h"
+#include "record/stats.h"
 
 #define AB_HIST_ENV "AFFBENCH_HIST"
 #define AB_HIST_HEADER "bench,config,rep,metric,unit,bucket_lo,bucket_hi,count\n"

@@ -10,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/levers.h"
-#include "report/reading.h"
+#include "render/levers.h"
+#include "render/reading.h"
 
 #define MAX_ROWS 12
 #define MAX_WANT 16

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The hash index (see hindex.h): open addressing, linear probing. */
-#include "report/hindex.h"
+#include "record/hindex.h"
 
 #include <errno.h>
 #include <stdlib.h>

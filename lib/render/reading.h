@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "report/render.h"
+#include "render/render.h"
 
 /* One comparison: "The QUANTITY of SUBJECT is EST that of BASE ..." */
 struct ab_claim {

@@ -16,8 +16,8 @@
 #include "sys/common.h"
 #include "sys/infile.h"
 #include "sys/parse.h"
-#include "report/record.h"
-#include "report/results_i.h"
+#include "record/record.h"
+#include "record/results_i.h"
 
 #define BAD_ROWS_SHOWN 20
 

@@ -18,7 +18,7 @@
 #include <stddef.h>
 
 #include "kstats/breakdown.h"
-#include "report/render.h"
+#include "render/render.h"
 
 /* The steps and wake-ups, named once by lib/kstats/breakdown (ab_breakdown_step_names). */
 #define AB_BREAKDOWN_NSTEP AB_BREAKDOWN_STEPS	/* submit, daemon_wake, service, reply_wake, return */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/hboot.h"
+#include "record/hboot.h"
 
 #define HBOOT_SEED 0x61666662656e6368ULL	/* "affbench", as ratio_ci.c's */
 

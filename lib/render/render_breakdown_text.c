@@ -5,7 +5,7 @@
  * descriptor's own reading) and tables.md's breakdown table. The bars they read
  * come from render_breakdown.c; the figures are in render_breakdown_plot.c.
  */
-#include "report/render_breakdown_i.h"
+#include "render/render_breakdown_i.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "report/results.h"
+#include "record/results.h"
 
 static const char *const step_words[AB_BREAKDOWN_NSTEP] = { "submitting the request",
 						      "the daemon's wake-up", "the service",

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/stats.h"
+#include "record/stats.h"
 
 #define EXACT_MAX AB_BOOT_EXACT_MAX
 #define AB_BOOT_SEED 0x61666662656e6368ULL	/* "affbench" */

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "report/render.h"
-#include "report/results.h"
+#include "render/render.h"
+#include "record/results.h"
 
 int ab_desc_in(const char *const *list, const char *key, size_t keylen)
 {
@@ -26,7 +26,7 @@ int ab_desc_lower_better(const struct ab_bench_desc *d, const char *metric)
 	return 0;
 }
 
-/* A tail percentile or max of a latency histogram (report/histio.h): "<stem>_p90_<unit>"
+/* A tail percentile or max of a latency histogram (record/histio.h): "<stem>_p90_<unit>"
  * of a listed "<stem>_p50_<unit>". */
 static int hist_metric(const struct ab_bench_desc *d, const char *metric)
 {

@@ -6,7 +6,7 @@
 #ifndef AB_RESULTS_I_H
 #define AB_RESULTS_I_H
 
-#include "report/results.h"
+#include "record/results.h"
 
 /* r's one copy of s (equal strings, one pointer), or NULL when out of memory. */
 const char *ab_results_intern(struct ab_results *r, const char *s);

@@ -4,7 +4,7 @@
  * here, with titles, labels and keys through lib/gpscript's escaper, and run
  * by gnuplot with no shell in between, in a private directory (plotdir.c).
  */
-#include "report/render.h"
+#include "render/render.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "report/gpscript.h"
+#include "render/gpscript.h"
 #include "sys/proc.h"
 
 

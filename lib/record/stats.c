@@ -5,7 +5,7 @@
  * copy, sorted with qsort or, for one percentile, selected in O(n). n == 0 (or an allocation failure) gives NAN, so an
  * empty sample can never turn into a number in a table.
  */
-#include "report/stats.h"
+#include "record/stats.h"
 
 #include <errno.h>
 #include <math.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the three parts of "where the time goes" share, inside lib/report:
+ * What the three parts of "where the time goes" share, inside lib/render:
  * render_breakdown.c builds the bars (ab_breakdown_bars) and loads them with their label
  * keys (ab_breakdown_set_load); render_breakdown_text.c writes the sentences and the
  * table; render_breakdown_plot.c the stacked-bar figures.
@@ -10,8 +10,8 @@
 
 #include <stddef.h>
 
-#include "report/reading.h"
-#include "report/render_breakdown.h"
+#include "render/reading.h"
+#include "render/render_breakdown.h"
 
 #define NKEYS 16		/* label keys kept per benchmark */
 
@@ -25,7 +25,7 @@ struct breakdown_set {
 	int nk;
 };
 
-/* Append to the string in buf, truncating at len (report/reading.h). */
+/* Append to the string in buf, truncating at len (render/reading.h). */
 #define ab_breakdown_addf ab_r_addf
 /* The bars of r's benchmark into s, with their label keys one by one. */
 void ab_breakdown_set_load(struct breakdown_set *s, const struct ab_render *r);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Readings as whole sentences from verdicts (see reading.h). */
-#include "report/reading.h"
+#include "render/reading.h"
 
 #include <math.h>
 #include <stdarg.h>

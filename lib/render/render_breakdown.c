@@ -6,7 +6,7 @@
  * The sentences and the table are in render_breakdown_text.c, the figures in
  * render_breakdown_plot.c: one concern per file.
  */
-#include "report/render_breakdown_i.h"
+#include "render/render_breakdown_i.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "report/results.h"
+#include "record/results.h"
 
 /* ---- the bars ---- */
 

@@ -4,7 +4,7 @@
  * pixel per cell, row 0 at the top as a matrix is read. The matrix comes from
  * records, which come from files anyone may send: its size is bounded by
  * AB_HEAT_MAX, only numbers are written into the .dat and the axis ticks, and
- * every text goes through ab_plot_set (lib/report/gpscript.h). The colour
+ * every text goes through ab_plot_set (lib/render/gpscript.h). The colour
  * scale starts at 0 (two matrices of one scale read alike; a narrow spread is
  * no black against yellow), its key names the unit, its top colour is not the
  * white of a cell not measured, and the key says both what white is and what
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/gpscript.h"
-#include "report/render.h"
+#include "render/gpscript.h"
+#include "render/render.h"
 
 int ab_heat_init(struct ab_heat *h, int n)
 {

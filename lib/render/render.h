@@ -18,8 +18,8 @@
 
 #include <stdio.h>
 
-#include "report/results.h"
-#include "report/stats.h"
+#include "record/results.h"
+#include "record/stats.h"
 
 #define AB_MIN_REPS_CI 6
 
@@ -56,7 +56,7 @@ struct ab_named_ratio {
 struct ab_bench_desc {
 	const char *name;		/* folder, program and record bench name; what it
 					 * measures is said once, in its ab_prog_info.summary */
-	const char *post;		/* id of the post it reproduces in lib/report/published.tsv */
+	const char *post;		/* id of the post it reproduces in lib/render/published.tsv */
 	const char *const *headline;	/* metrics users compare (noise warnings, compare plots) */
 	const char *discover;		/* argument the harness runs once for machine.txt, or NULL */
 	const char *probes;		/* option whose value "off" drops the instrumented repetitions
@@ -218,11 +218,11 @@ const char *ab_r_star(enum ab_verdict v);
 void ab_r_cost_cell(struct ab_render *r, const struct ab_group *g, const struct ab_group *cpu,
 		    const struct ab_group *base);
 
-/* ---- published numbers (lib/report/published.tsv) ---- */
+/* ---- published numbers (lib/render/published.tsv) ---- */
 double ab_pub(const char *post, const char *key);		/* NAN when absent */
 const char *ab_pub_text(const char *post, const char *key);	/* "" when absent */
 
-/* ---- the post's table beside ours (a descriptor's beside callback, lib/report/beside.c) ---- */
+/* ---- the post's table beside ours (a descriptor's beside callback, lib/render/beside.c) ---- */
 /* "| corner | col... |" and its rule; cols NULL-terminated. */
 void ab_r_beside_head(struct ab_render *r, const char *corner, const char *const *cols);
 /* A row: its label, then one cell per column, then ab_r_beside_row_end. */

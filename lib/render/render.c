@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The renderer's lookups, verdicts, published numbers and the common bar figure (see render.h). */
-#include "report/render.h"
+#include "render/render.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sys/common.h"
-#include "report/gpscript.h"
-#include "report/record.h"
+#include "render/gpscript.h"
+#include "record/record.h"
 
 int ab_render_has(const struct ab_bench_desc *d, const struct ab_results *res)
 {
@@ -270,7 +270,7 @@ const char *ab_r_star(enum ab_verdict v)
 
 /* ---- published numbers ---- */
 
-extern const char ab_published_tsv[];	/* build/published.c, from lib/report/published.tsv */
+extern const char ab_published_tsv[];	/* build/published.c, from lib/render/published.tsv */
 
 /* The value text of post/key: a pointer into the table and its length, or NULL. */
 static const char *pub_find(const char *post, const char *key, size_t *len)

@@ -4,14 +4,14 @@
  * histio.h), read back by the harness's CDF plots. A hist.csv may come from
  * anyone, like raw.csv: every row is checked before it counts.
  */
-#include "report/histio.h"
+#include "record/histio.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/results.h"
+#include "record/results.h"
 
 int ab_hist_rows_wanted(const struct ab_out *o)
 {

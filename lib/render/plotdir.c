@@ -9,7 +9,7 @@
  * a link or not a directory. The layout is the run directory's own, so a .gp
  * script works from the figures/src/ it is kept in.
  */
-#include "report/render.h"
+#include "render/render.h"
 
 #include <dirent.h>
 #include <errno.h>

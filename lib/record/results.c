@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The result model: groups, their index and their strings (see results.h). */
-#include "report/results.h"
+#include "record/results.h"
 
 #include <errno.h>
 #include <math.h>
@@ -10,7 +10,7 @@
 
 #include "sys/common.h"
 #include "sys/parse.h"
-#include "report/results_i.h"
+#include "record/results_i.h"
 
 #define CHUNK 65536		/* the strings' arena grows by this much */
 

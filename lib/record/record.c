@@ -6,9 +6,9 @@
  * measured, and a non-finite value is never written at all: a failed
  * measurement must not turn into a number downstream.
  */
-#include "report/record.h"
+#include "record/record.h"
 #include "sys/common.h"
-#include "report/results.h"
+#include "record/results.h"
 #include "sys/opts.h"
 
 #include <errno.h>

@@ -25,7 +25,7 @@
 
 #include <stddef.h>
 
-#include "report/stats.h"
+#include "record/stats.h"
 
 /* A two-level sample: x[i] was measured by invocation inv[i] (any ids, any order). */
 struct ab_levels {

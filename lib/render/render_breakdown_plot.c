@@ -5,7 +5,7 @@
  * directory; split into a few figures by one label key when there are too many
  * bars to read. The bars come from render_breakdown.c.
  */
-#include "report/render_breakdown_i.h"
+#include "render/render_breakdown_i.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "report/gpscript.h"
+#include "render/gpscript.h"
 
 #define SPLIT_ABOVE 16		/* more bars than this: one figure per value of a key */
 #define MAX_FIGS 6

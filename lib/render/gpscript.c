@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Escaping for gnuplot scripts and data files (see gpscript.h). */
-#include "report/gpscript.h"
+#include "render/gpscript.h"
 
 #include <float.h>
 #include <math.h>

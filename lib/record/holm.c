@@ -10,7 +10,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "report/stats.h"
+#include "record/stats.h"
 
 struct idx {
 	double p;
