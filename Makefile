@@ -37,8 +37,8 @@ BINS     := $(addprefix $(BIN)/,$(PROGRAMS))
 LIB_SRC := $(filter-out %.bpf.c,$(wildcard lib/*/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(BUILD)/published.o
 LIB_A   := $(BUILD)/libaffbench.a
-# Each benchmark's descriptor (<bench>/desc*.c) also goes into the harness.
-DESC_OBJ := $(foreach b,$(BENCHES),$(patsubst %.c,$(BUILD)/%.o,$(wildcard $(b)/desc*.c)))
+# Each benchmark's descriptor (<bench>/report*.c) also goes into the harness.
+DESC_OBJ := $(foreach b,$(BENCHES),$(patsubst %.c,$(BUILD)/%.o,$(wildcard $(b)/report*.c)))
 
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)

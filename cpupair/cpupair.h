@@ -7,9 +7,9 @@
  *               behind the start barrier, warm-up, the timed window, stop, join
  *   loop.c      the measured loops: cache-line, futex and pipe ping-pong
  *   switches.c  a thread's context switches, read at a window's edges
- *   desc.c      the report (class summary, reading, heatmaps); linked into the
+ *   report.c      the report (class summary, reading, heatmaps); linked into the
  *               harness too, so it uses lib/ and the names below only
- *   desc_heat.c which records the heatmaps draw, and where (for desc.c)
+ *   report_heat.c which records the heatmaps draw, and where (for report.c)
  */
 #ifndef CPUPAIR_H
 #define CPUPAIR_H
@@ -23,7 +23,7 @@
 #include "sys/proc.h"
 #include "sys/topo.h"
 
-/* Record names, shared by main.c (writes them) and desc.c (renders them). */
+/* Record names, shared by main.c (writes them) and report.c (renders them). */
 #define CP_M_LINE "line_rt_ns"		/* cache-line round trip, ns */
 #define CP_M_FUTEX "futex_rt_us"	/* futex wake-up round trip, us */
 #define CP_M_PIPE "pipe_rt_us"		/* pipe wake-up round trip, us */
@@ -63,7 +63,7 @@
 
 enum cp_method { CP_LINE, CP_FUTEX, CP_PIPE, CP_NMETHOD };
 
-/* ---- desc_heat.c: one heatmap's cells at a time ---- */
+/* ---- report_heat.c: one heatmap's cells at a time ---- */
 struct cp_cells;
 struct ab_group;
 struct ab_heat;
@@ -161,7 +161,7 @@ struct ab_cpumon;
 int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, struct ab_cpumon *mon,
 	       struct cp_result *res, char *why, size_t len);
 
-/* ---- desc.c ---- */
+/* ---- report.c ---- */
 struct ab_bench_desc;
 extern const struct ab_bench_desc ab_desc_cpupair;
 

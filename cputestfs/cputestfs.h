@@ -11,7 +11,7 @@
  *   pipes.c    the pipe ping-pong baseline: pipes and their server processes
  *   fs.c       the FUSE filesystem the libfuse daemon serves
  *   rawfs.c    the same filesystem on lib/fsrv (--transport dev, uring)
- *   desc.c     the report (lib/render descriptor), also linked into the harness
+ *   report.c     the report (lib/render descriptor), also linked into the harness
  * Parent, clients and servers share one struct ctf_shared (ab_shm_alloc, made
  * before any fork): the parent flips the phase and samples counters; clients
  * and servers only bump their own.
@@ -81,7 +81,7 @@ struct ctf_point {
 };
 
 /* ---- the numbers of one repetition (measure.c fills, main.c records) ---- */
-/* Record names, shared by main.c (writes them) and desc.c (renders them). */
+/* Record names, shared by main.c (writes them) and report.c (renders them). */
 #define CTF_M_STAT "stat_per_s"
 #define CTF_M_SAME "same_cpu_pct"
 #define CTF_M_OTHER "other_cpu_pct"
@@ -101,7 +101,7 @@ enum ctf_metric {
 	CTF_NM
 };
 #define CTF_FIRST_KERNEL CTF_KNS
-/* Each metric's name, unit and direction, by enum ctf_metric (desc.c: the descriptor's). */
+/* Each metric's name, unit and direction, by enum ctf_metric (report.c: the descriptor's). */
 extern const struct ab_metric_desc cputestfs_metrics[CTF_NM + 1];
 struct ctf_result {
 	double v[CTF_NM];
@@ -340,10 +340,10 @@ struct ab_cpumon;
 int ctf_measure(const struct ctf_settings *set, const struct ctf_point *pt, struct ab_kstats *ks,
 		struct ab_cpumon *mon, struct ctf_result *res, char *why, size_t len);
 
-/* ---- desc.c: the report, rendered from the records (lib/render) ---- */
+/* ---- report.c: the report, rendered from the records (lib/render) ---- */
 struct ab_bench_desc;
 extern const struct ab_bench_desc ab_desc_cputestfs;
-/* Keys added after runs were recorded, and what a config without one stood for (desc_pub.c). */
+/* Keys added after runs were recorded, and what a config without one stood for (report_pub.c). */
 extern const struct ab_key_default cputestfs_key_defaults[];
 
 #endif

@@ -17,7 +17,7 @@
  * repetition is followed by an instrumented one of the same point whose only
  * records are the kernel_* and brk_* metrics and daemon_requests: headline numbers never
  * come from a run with probes attached. Records go through lib/record; in
- * table format the report's tables (desc.c) print at the end.
+ * table format the report's tables (report.c) print at the end.
  *
  * Limits: --daemon single with several clients has one daemon thread that
  * floats over the daemon CPUs; the pipe baseline always has one server per

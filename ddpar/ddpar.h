@@ -13,9 +13,9 @@
  *   rawsink.c      the same sink on lib/fsrv, for --transport dev, uring and
  *                  passthrough
  *   passthrough.c  passthrough's backing files and their byte check
- *   desc*.c        the report's descriptor: tables (desc.c), --daemon-wait
- *                  (desc_wait.c), reading (desc_reading.c), plots
- *                  (desc_plot.c); what they share is in desc_i.h
+ *   report*.c      the report's descriptor: tables (report.c), --daemon-wait
+ *                  (report_wait.c), reading (report_reading.c), plots
+ *                  (report_plot.c); what they share is in report_i.h
  * Parent, workers and daemon share one struct ddp_shared (ab_shm_alloc, made
  * before fork): the parent flips the phase and samples counters; workers and
  * daemon threads only bump their own counters.
@@ -67,7 +67,7 @@ enum ddp_transport { DDP_TR_LIBFUSE, DDP_TR_DEV, DDP_TR_URING, DDP_TR_PASSTHROUG
 /* passthrough: the backing files' size; workers go back to offset 0 there. */
 #define DDP_PT_SPAN (16ull << 20)
 
-/* Record names, shared by measure.c (writes them) and desc.c (renders them). */
+/* Record names, shared by measure.c (writes them) and report.c (renders them). */
 #define DDP_M_WRITE "write_MB_per_s"
 #define DDP_M_READ "read_MB_per_s"
 #define DDP_M_REQS "requests_per_s"

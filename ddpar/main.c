@@ -11,7 +11,7 @@
  *
  * This file: options and settings, the server table, the sweep (repetitions
  * outermost, so drift favours no configuration) and the output, rendered at
- * the end by desc.c's tables in table format.
+ * the end by report.c's tables in table format.
  *
  * Known limits: the FUSE connection knobs need fusectl: if it is not mounted
  * ddpar mounts it in a private mount namespace of its own, so its mounts are
@@ -30,7 +30,7 @@
 #include "knob/knob.h"
 #include "render/render.h"
 
-extern const struct ab_bench_desc ab_desc_ddpar;	/* desc.c */
+extern const struct ab_bench_desc ab_desc_ddpar;	/* report.c */
 
 /* The servers a point can run against, by --transport: the choice is this table's entry. */
 static const struct ddp_server ddp_servers[DDP_TR_COUNT] = {

@@ -9,7 +9,7 @@
  *   perf.c     cycles and instructions through perf_event_open
  *   watch.c    --watch-threads: a process that samples the thread count
  *   spawn.c    --spawn: process start-up with and without a thread
- *   desc.c     the tables, drawn by the renderer from the records
+ *   report.c     the tables, drawn by the renderer from the records
  * The pure helpers (--mode lists, the calibration step) are inline here, so
  * the unit tests reach them through this header.
  */
@@ -29,7 +29,7 @@
 #define FDGET_FILE_BYTES (1u << 20)	/* read advances 1 MiB before it seeks back */
 #define FDGET_MAX_REPEAT 1000
 
-/* Record names, shared by main.c (writes them) and desc.c (renders them). */
+/* Record names, shared by main.c (writes them) and report.c (renders them). */
 #define FDGET_M_NS "ns_per_op"
 #define FDGET_M_CYCLES "cycles_per_op"
 #define FDGET_M_INSTR "instructions_per_op"
@@ -273,7 +273,7 @@ int fdget_spawn_child(const char *arg);
 /* Start the helper n times, one after the other: microseconds per start-up. */
 double fdget_spawn_batch(int with_thread, int n);
 
-/* ---- desc.c ---- */
+/* ---- report.c ---- */
 
 extern const struct ab_bench_desc ab_desc_fdget;
 

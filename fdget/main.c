@@ -17,7 +17,7 @@
  * Every mode is paired with single: repetition i of each mode runs right
  * beside repetition i of single, and the order flips every repetition
  * (single, idle, idle, single, ...), so drift and whatever favours the first
- * or second run of a pair fall on both alike; the renderer (desc.c) reads the
+ * or second run of a pair fall on both alike; the renderer (report.c) reads the
  * ratio of each pair. Each timing runs an iteration count calibrated to take
  * --duration (calib.c). --spawn N repeats the post's second experiment:
  * process start-up with and without one thread (spawn.c).

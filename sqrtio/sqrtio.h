@@ -13,7 +13,7 @@
  *   blkdev.c    st_dev -> the disk whose queue serves it (sysfs)
  *   intr.c      /proc/interrupts snapshots
  *   complete.c  where the readers' IO completed, from interrupt and softirq counts
- *   desc.c      the report (tables, reading, plot); linked into the harness too,
+ *   report.c      the report (tables, reading, plot); linked into the harness too,
  *               so it uses lib/ and the names below, never code of the files above
  */
 #ifndef SQRTIO_H
@@ -46,7 +46,7 @@
 #define SQ_BARRIER_NS (10 * AB_NS)
 #define SQ_STALL_NS (5 * AB_NS)
 
-/* Record names, shared by main.c (writes them) and desc.c (renders them). */
+/* Record names, shared by main.c (writes them) and report.c (renders them). */
 #define SQ_M_SQRT "sqrt_M_per_s"
 #define SQ_M_IOS "ios_K_per_s"
 #define SQ_M_P50 "io_lat_p50_us"
@@ -196,7 +196,7 @@ int sq_rq_inert(const struct sq_point *pt, char *why, size_t len);
 
 /* ---- place.c and measure.c: one point of the sweep ---- */
 enum { SQ_SQRT, SQ_IOS, SQ_P50, SQ_P99, SQ_IRQ, SQ_CAL, SQ_RES, SQ_DONE_LOCAL, SQ_IRQ_LOCAL, SQ_NM };
-/* Each metric's name, unit and direction, by the enum above (desc.c: the descriptor's). */
+/* Each metric's name, unit and direction, by the enum above (report.c: the descriptor's). */
 extern const struct ab_metric_desc sqrtio_metrics[SQ_NM + 1];
 struct sq_point {
 	int rq, local;
@@ -234,7 +234,7 @@ void sq_complete_share(const struct sq_point *pt, const struct sq_discovery *d, 
  * first or a signal fails it. 0 or -1 with why. */
 int sq_barrier_wait(struct ab_barrier *g, struct ab_workers *w, int n, char *why, size_t len);
 
-/* ---- desc.c ---- */
+/* ---- report.c ---- */
 struct ab_bench_desc;
 extern const struct ab_bench_desc ab_desc_sqrtio;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * One renderer for every benchmark. A benchmark describes its report once, in
- * a descriptor (<bench>/desc.c): the post's table layout and its grids, the
+ * a descriptor (<bench>/report.c): the post's table layout and its grids, the
  * reading of the data, and the plots. The benchmark prints those tables on
  * stdout from its own results; the harness writes the same tables into
  * tables.md, the readings into report.md and the plots next to them, from

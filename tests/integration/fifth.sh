@@ -41,7 +41,7 @@ check "the overlay's axis has the unit its records carry" \
 	grep -q 'getppid_per_s (1/s)' "$W/cmp/figures/src/compare_nullbench_getppid_per_s.gp"
 
 # A crafted pair of runs, 6 repetitions a side: the new one 10% slower, so its rate
-# (higher is better) drops and its ns per call (lower is better, as desc.c says) rises.
+# (higher is better) drops and its ns per call (lower is better, as report.c says) rises.
 # max-regression must read each direction from the descriptor alone.
 craft() { # DIR FACTOR: getppid_per_s times FACTOR, ns_per_getppid divided by it
 	mkdir -p "$1"

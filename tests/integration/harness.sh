@@ -189,7 +189,7 @@ if [ -f "$REF/raw.csv" ]; then
 	mkdir -p "$D/part"
 	grep -v '^sqrtio,.*local=1;' "$REF/raw.csv" >"$D/part/raw.csv"
 	"$H" plot "$D/part" >/dev/null 2>&1
-	# sqrtio/desc.c reading(): one sentence of off/on ratios, "not measured" where a side is missing
+	# sqrtio/report.c reading(): one sentence of off/on ratios, "not measured" where a side is missing
 	offon='^Readers off the IRQ CPU against readers on it \(95% CI, \* where it excludes 1\):'
 	check "sqrtio without local=1: no ratio claimed, 'not measured' at each rq_affinity" \
 		bash -c "grep -E '$offon' '$D/part/report.md' | grep -qE ': sqrt work rate not measured at rq_affinity 0, .*; IO rate not measured at rq_affinity 0' &&

@@ -26,7 +26,7 @@ dirs="$benches tests/fixtures/nullbench"
 	for d in $dirs; do
 		grep -hoE 'ab_config_set\([^,]+, *"[a-z_0-9]+"' "$d"/*.c | grep -oE '"[a-z_0-9]+"' | tr -d '"'
 		grep -hoE '#define [A-Z0-9]+_K_[A-Z0-9_]+ +"[a-z_0-9]+"' "$d"/*.h | grep -oE '"[a-z_0-9]+"' | tr -d '"'
-		grep -hoE '"[a-z_0-9]+=' "$d"/desc*.c | tr -d '"='
+		grep -hoE '"[a-z_0-9]+=' "$d"/report*.c | tr -d '"='
 	done
 } | sort -u | grep -vxF -f <(printf '%s\n' $COMMON) > "$W/names"
 check "names collected from the benchmarks' folders ($(wc -l < "$W/names"))" \

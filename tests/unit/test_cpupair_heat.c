@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cpupair's heatmaps from records read back (cpupair/desc_heat.c): the matrix is
+ * cpupair's heatmaps from records read back (cpupair/report_heat.c): the matrix is
  * as large as the largest place of a or of b, so no record writes past it; places
  * and CPUs are read whole and bounded; a record that could mean two things is
  * not drawn. Through the descriptor's plots, into a temporary directory, as

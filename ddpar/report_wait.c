@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "render/render.h"
-#include "desc_i.h"
+#include "report_i.h"
 
 static const char *const servers[] = { "dev", "uring" };
 

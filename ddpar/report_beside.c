@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "desc_i.h"
+#include "report_i.h"
 
 static const int post_procs[] = { 4, 8, 16, 32, 64, 128 };
 #define NPOST ((int)(sizeof(post_procs) / sizeof(post_procs[0])))

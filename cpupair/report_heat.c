@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Which of cpupair's records its heatmaps draw, and where (desc.c draws them).
+ * Which of cpupair's records its heatmaps draw, and where (report.c draws them).
  * A record's places in topology order (pos_a, pos_b) and its CPUs come from a
  * file anyone may send: each is read whole, in plain digits, below AB_MAX_CPUS,
  * or the record is refused; a place past the heatmap's AB_HEAT_MAX is counted,

@@ -3,7 +3,7 @@
  * ddpar's report, described once (lib/render/render.h): the tables of fuse-devel 2015
  * (Ashish, Oracle: MB/s by number of dd processes, without and with cloned
  * /dev/fuse fds), time per request and latency per call; the reading is in
- * desc_reading.c, the plots in desc_plot.c. bin/ddpar prints these tables on stdout;
+ * report_reading.c, the plots in report_plot.c. bin/ddpar prints these tables on stdout;
  * the harness writes them into tables.md.
  *
  * Known limits: each cell is the first matching record group, so records of
@@ -18,11 +18,11 @@
 #include "sys/common.h"
 #include "render/reading.h"
 #include "render/render.h"
-#include "desc_i.h"
+#include "report_i.h"
 
 /* The transport table's columns: uring once per --uring-cpu (queue, the default,
  * also stands for uring records from before the option existed). A count other
- * than desc_i.h's NTCOLS does not compile. */
+ * than report_i.h's NTCOLS does not compile. */
 const struct ddp_tcol ddp_tcols[] = {
 	{ "libfuse", LIBFUSE, NULL },
 	{ "dev", "transport=dev", NULL },

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cpupair's reading (desc_i.h): per setting, what a cache-line round trip
+ * cpupair's reading (report_i.h): per setting, what a cache-line round trip
  * costs in each class (a class comes only from sysfs: without its cache
  * topology a pair is "unknown", never "within one LLC"), which pairs are
  * flagged (a spinning side switched out in the window, or a cache-line round
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "render/reading.h"
-#include "desc_i.h"
+#include "report_i.h"
 
 #define MAX_FLAGGED 6	/* pairs named one by one */
 

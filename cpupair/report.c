@@ -9,7 +9,7 @@
  * the pair's) gets each of it apart: its rows, sentences and heatmaps. The
  * diagonal (class same: one CPU with itself, the wake-ups alone) is a row of
  * its own, never in a median over pairs; each wake-up figure carries the share
- * of its waits that slept. The reading is desc_read.c's.
+ * of its waits that slept. The reading is report_read.c's.
  */
 #include <math.h>
 #include <stdio.h>
@@ -20,7 +20,7 @@
 #include "render/render.h"
 #include "sys/topo.h"
 #include "cpupair.h"
-#include "desc_i.h"
+#include "report_i.h"
 
 #define MAX_PAIR_ROWS 24	/* list the pairs one by one up to this many */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What moves cputestfs's ratios (desc_levers.c): the levers table
+ * What moves cputestfs's ratios (report_levers.c): the levers table
  * (lib/render/levers.h) and the split of "other minus same" into cache
  * transfers, wake-ups and FUSE's own path, from cpupair's records of the same
  * run directory, its wake-up part checked against the request breakdown's
@@ -18,7 +18,7 @@ void ctf_levers(struct ab_render *r, int reading);
 int ctf_ratios(struct ab_render *r, struct ab_named_ratio *out, int max);
 /* The split as a stacked bar (cputestfs_split.gp). */
 void ctf_levers_plot(struct ab_render *r);
-/* desc_split.c: the split's sentence (reading 1) or its table (0), and its figure. */
+/* report_split.c: the split's sentence (reading 1) or its table (0), and its figure. */
 void ctf_split(struct ab_render *r, int reading);
 void ctf_split_plot(struct ab_render *r);
 

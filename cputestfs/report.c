@@ -2,7 +2,7 @@
 /*
  * cputestfs's report, described once (lib/render/render.h): the 2012 post's two tables,
  * stat/s by placement and daemon mode, the baselines, kernel time per request, every
- * configuration, and the reading; what moves the ratios is desc_levers.c. Uses lib/ and
+ * configuration, and the reading; what moves the ratios is report_levers.c. Uses lib/ and
  * cputestfs.h's names only: bin/cputestfs prints these tables, the harness links it too.
  * Limits: grids key on placement and daemon (or baseline); runs that differ only in
  * --clients share a cell (the first group found fills it), listed apart in configurations.
@@ -14,12 +14,12 @@
 
 #include "render/render.h"
 #include "cputestfs.h"
-#include "desc_levers.h"
-#include "desc_pub.h"
+#include "report_levers.h"
+#include "report_pub.h"
 
 #define POST "westerfeld2012"
 
-/* The post's server (desc_pub.h): libfuse (also records from before --transport existed),
+/* The post's server (report_pub.h): libfuse (also records from before --transport existed),
  * one thread. */
 const char *const ctf_w_none[] = { "placement=none", "daemon=single", "baseline=fuse",
 				   "transport=libfuse|", NULL };
@@ -341,7 +341,7 @@ static void tables(struct ab_render *r)
 static void transport_reading(struct ab_render *r);
 
 /* Same CPU against unpinned, the post's question, is a row of the table beside the post
- * (desc_pub.c: ctf_beside), with the post's own ratios and shares: not said twice. */
+ * (report_pub.c: ctf_beside), with the post's own ratios and shares: not said twice. */
 static void reading(struct ab_render *r)
 {
 	transport_reading(r);

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The posts beside cputestfs's levers (see desc_pub.h). Numbers come from
+/* The posts beside cputestfs's levers (see report_pub.h). Numbers come from
  * published.tsv only; the text says how far they compare with ours. And the
  * history of its records: keys added after runs were recorded. */
 #include <stdio.h>
 
 #include "cputestfs.h"
-#include "desc_pub.h"
+#include "report_pub.h"
 
 #define WESTERFELD "westerfeld2012"
 #define SPIN "schubert2022"

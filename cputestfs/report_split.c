@@ -37,8 +37,8 @@
 #include "render/reading.h"
 #include "record/stats.h"
 #include "cputestfs.h"
-#include "desc_levers.h"
-#include "desc_pub.h"
+#include "report_levers.h"
+#include "report_pub.h"
 
 #define PAIR_BENCH "cpupair"
 #define PAIR_LINE "line_rt_ns"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "render/levers.h"
-#include "desc_i.h"
+#include "report_i.h"
 
 static const struct ab_lever_key keys[] = { { "idle", "as-found" }, { "daemon_wait", "block" } };
 

@@ -4,14 +4,14 @@
  * other/same, none/same and uring/libfuse at each idle policy and
  * --daemon-wait swept, beside the server's CPU per request and the CPUs' idle
  * share of the same configs; then the split of "other minus same"
- * (desc_split.c).
+ * (report_split.c).
  */
 #include <stdio.h>
 
 #include "render/levers.h"
 #include "cputestfs.h"
-#include "desc_levers.h"
-#include "desc_pub.h"
+#include "report_levers.h"
+#include "report_pub.h"
 
 static const char *const d_same[] = { "placement=same", "daemon=single", "baseline=fuse",
 				      "transport=dev", NULL };

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * cpupair's report, between its files: desc.c (the tables, the heatmaps, the
- * descriptor) and desc_read.c (the reading: what each class costs, what a
+ * cpupair's report, between its files: report.c (the tables, the heatmaps, the
+ * descriptor) and report_read.c (the reading: what each class costs, what a
  * wake-up costs, and which figures are not to be trusted).
  */
 #ifndef CPUPAIR_DESC_I_H
@@ -36,7 +36,7 @@ int cp_flagged(const struct ab_render *r, const struct ab_group *g);
  * when the share was not recorded (records from before it). */
 const char *cp_wake_cell(char *buf, size_t len, double v, double slept);
 
-/* desc_read.c */
+/* report_read.c */
 void cp_reading(struct ab_render *r);
 
 #endif

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ddpar's reading (the harness's report.md): the sentences that answer the
- * post's question, from the same records as the tables in desc.c.
+ * post's question, from the same records as the tables in report.c.
  */
 #include <math.h>
 #include <stdio.h>
 
 #include "render/reading.h"
 #include "render/render.h"
-#include "desc_i.h"
+#include "report_i.h"
 
 static const char *const uring_cpus[URING_NCOLS] = { "queue", "next", "none" };
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* ddpar's report in four files, one a concern: desc.c (the tables and the
- * descriptor), desc_wait.c (the --daemon-wait table), desc_reading.c (the
- * reading's sentences) and desc_plot.c (the plots); the harness links them
+/* ddpar's report in four files, one a concern: report.c (the tables and the
+ * descriptor), report_wait.c (the --daemon-wait table), report_reading.c (the
+ * reading's sentences) and report_plot.c (the plots); the harness links them
  * all. What they share: the record selectors and the transport table's
  * columns. */
 #ifndef DDP_DESC_I_H
@@ -15,7 +15,7 @@
 /* The post's server: libfuse (also records from before --transport existed). */
 #define LIBFUSE "transport=libfuse|"
 /* The server sleeping for each request (--daemon-wait block, the default; records of
- * other waits are in desc_wait.c's table). */
+ * other waits are in report_wait.c's table). */
 #define WAIT_BLOCK "daemon_wait=block|"
 
 /* A column of the transport table: its name, the transport it selects and, for
@@ -43,12 +43,12 @@ const struct ab_group *ddp_transport_cell(struct ab_render *r, int m, const char
 					  const char *bs);
 
 void ddp_reading(struct ab_render *r);
-/* desc_beside.c: report.md's first table, the post's clone_fd gains beside ours. */
+/* report_beside.c: report.md's first table, the post's clone_fd gains beside ours. */
 void ddp_beside(struct ab_render *r);
-/* desc_wait.c: the --daemon-wait table, when records of a wait other than block exist. */
+/* report_wait.c: the --daemon-wait table, when records of a wait other than block exist. */
 void ddp_wait_table(struct ab_render *r);
 void ddp_plots(struct ab_render *r);
-/* desc_levers.c: what moves the ratios, when a lever (--idle, --daemon-wait) was swept. */
+/* report_levers.c: what moves the ratios, when a lever (--idle, --daemon-wait) was swept. */
 void ddp_levers(struct ab_render *r);
 /* Its ratios as found (clone_fd on/off, uring/libfuse): the descriptor's ratios. */
 int ddp_ratios(struct ab_render *r, struct ab_named_ratio *out, int max);

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ddpar's plots: the post's figure, the transports beside each other and the
- * time per request, drawn from the same records as the tables in desc.c.
+ * time per request, drawn from the same records as the tables in report.c.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "render/render.h"
-#include "desc_i.h"
+#include "report_i.h"
 
 /* (Each panel's key goes below it: beside it, it squeezed the panel until its
  * title was cut and its x labels ran together.)
