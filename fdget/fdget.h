@@ -25,7 +25,7 @@
 
 #include "kstats/cpumon.h"
 #include "sys/common.h"
-#include "render/render.h"
+#include "render/desc.h"
 
 #define FDGET_FILE_BYTES (1u << 20)	/* read advances 1 MiB before it seeks back */
 #define FDGET_MAX_REPEAT 1000

@@ -8,6 +8,7 @@
 
 #include "sys/common.h"
 #include "record/record.h"
+#include "render/desc.h"
 
 int ab_render_has(const struct ab_bench_desc *d, const struct ab_results *res)
 {

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Grids and plots of the renderer (see render.h). Every .gp file is written
+ * Grids and plots of the renderer (see render_plot.h). Every .gp file is written
  * here, with titles, labels and keys through lib/gpscript's escaper, and run
  * by gnuplot with no shell in between, in a private directory (plotdir.c).
  */
-#include "render/render.h"
+#include "render/render_plot.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +15,9 @@
 #include "sys/common.h"
 #include "render/gpscript.h"
 #include "sys/proc.h"
+#include "render/render.h"
+#include "render/plotdir.h"
+#include "render/desc.h"
 
 
 /* ---- grids ---- */
