@@ -18,6 +18,8 @@
 
 #include "render/reading.h"
 #include "render/render.h"
+#include "render/desc.h"
+#include "render/render_heat.h"
 #include "sys/topo.h"
 #include "cpupair.h"
 #include "report_i.h"

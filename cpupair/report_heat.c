@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "render/render.h"
+#include "render/render_heat.h"
 #include "sys/common.h"
 #include "sys/cpuset.h"
 #include "cpupair.h"

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "render/reading.h"
+#include "render/render.h"
 #include "report_i.h"
 
 #define MAX_FLAGGED 6	/* pairs named one by one */

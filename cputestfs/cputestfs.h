@@ -38,7 +38,7 @@
 #include "sys/barrier.h"
 #include "sys/proc.h"
 #include "record/record.h"
-#include "render/render.h"
+#include "render/desc.h"
 #include "record/stats.h"
 #include "sys/topo.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cputestfs's report, described once (lib/render/render.h): the 2012 post's two tables,
+ * cputestfs's report, described once (lib/render/desc.h): the 2012 post's two tables,
  * stat/s by placement and daemon mode, the baselines, kernel time per request, every
  * configuration, and the reading; what moves the ratios is report_levers.c. Uses lib/ and
  * cputestfs.h's names only: bin/cputestfs prints these tables, the harness links it too.
@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "render/render.h"
+#include "render/desc.h"
+#include "render/render_plot.h"
 #include "cputestfs.h"
 #include "report_levers.h"
 #include "report_pub.h"
@@ -436,7 +438,7 @@ const struct ab_metric_desc cputestfs_metrics[CTF_NM + 1] = {
 };
 
 static const char *const headline[] = { CTF_M_STAT, NULL };
-/* The roles of its config keys (render.h): CDF lines compare placements, in panels
+/* The roles of its config keys (desc.h): CDF lines compare placements, in panels
  * by daemon mode, transport and baseline; the CPUs follow the placement. */
 static const char *const compared[] = { "placement", NULL };
 static const char *const follow[] = { "client_cpu", "daemon_cpu", NULL };

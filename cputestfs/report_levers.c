@@ -9,6 +9,8 @@
 #include <stdio.h>
 
 #include "render/levers.h"
+#include "render/render.h"
+#include "render/desc.h"
 #include "cputestfs.h"
 #include "report_levers.h"
 #include "report_pub.h"

@@ -10,11 +10,12 @@
 #define CPUTESTFS_DESC_LEVERS_H
 
 #include "render/render.h"
+#include "render/desc.h"
 
 /* reading 1: the table, the cheapest lever's sentence and the split's sentence
  * (report.md); 0: the table and the split's numbers (tables.md). */
 void ctf_levers(struct ab_render *r, int reading);
-/* The levers table's ratios as found: the descriptor's ratios (render.h). */
+/* The levers table's ratios as found: the descriptor's ratios (desc.h). */
 int ctf_ratios(struct ab_render *r, struct ab_named_ratio *out, int max);
 /* The split as a stacked bar (cputestfs_split.gp). */
 void ctf_levers_plot(struct ab_render *r);

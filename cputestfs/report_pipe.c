@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cputestfs's own reading of the request breakdown (render.h's
+ * cputestfs's own reading of the request breakdown (desc.h's
  * breakdown_reading): beside its pipe baseline, on one CPU, the pipe's round
  * trip and each transport's FUSE call, their medians as the clients timed them
  * and their steps' means; with the pipe's own breakdown (--baseline pipe
@@ -13,6 +13,7 @@
 
 #include "render/render.h"
 #include "render/render_breakdown.h"
+#include "render/desc.h"
 #include "record/stats.h"
 #include "cputestfs.h"
 

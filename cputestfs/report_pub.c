@@ -6,6 +6,9 @@
 
 #include "cputestfs.h"
 #include "report_pub.h"
+#include "render/render.h"
+#include "render/desc.h"
+#include "render/beside.h"
 
 #define WESTERFELD "westerfeld2012"
 #define SPIN "schubert2022"

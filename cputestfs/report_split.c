@@ -35,6 +35,8 @@
 #include "render/gpscript.h"
 #include "render/render_breakdown.h"
 #include "render/reading.h"
+#include "render/render.h"
+#include "render/render_plot.h"
 #include "record/stats.h"
 #include "cputestfs.h"
 #include "report_levers.h"

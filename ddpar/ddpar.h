@@ -9,6 +9,8 @@
  *   loop.c         the built-in client: worker processes streaming blocks,
  *                  and the parent timing its window (the measured loop)
  *   dd.c           the coreutils dd client: calibration, then one timed batch
+ *   probe.c        an instrumented repetition's kernel statistics: the
+ *                  processes followed and the window's edges
  *   fs.c           the libfuse sink filesystem (daemon process)
  *   rawsink.c      the same sink on lib/fsrv, for --transport dev, uring and
  *                  passthrough
@@ -247,7 +249,8 @@ static inline void ddp_fill_pattern(char *buf, uint64_t off, size_t len, size_t 
 		buf[k] = (char)('a' + ((off + k) % bs) % 26);
 }
 
-/* Kernel statistics of an instrumented repetition (measure.c); NULL in a timed one. */
+/* Kernel statistics of an instrumented repetition (set up by measure.c, its window marked
+ * through probe.c); NULL in a timed one. */
 struct ddp_probe {
 	struct ab_kstats *ks;
 	int pid_err;			/* errno of a pid the map refused: no spinlock figure */
@@ -256,6 +259,8 @@ struct ddp_probe {
 	struct ab_breakdown_result *brk;	/* the window's request breakdown; NULL: not followed */
 	int brk_on, have_brk;
 };
+/* probe.c: follow pid (its spinlock waits); a pid the map refuses is kept in pid_err. */
+void ddp_probe_add(struct ddp_probe *p, pid_t pid);
 void ddp_probe_pids(struct ddp_probe *p, const struct ab_workers *w);
 void ddp_probe_window_begin(struct ddp_probe *p);
 void ddp_probe_window_end(struct ddp_probe *p);

@@ -29,6 +29,7 @@
 #include "knob/idle.h"
 #include "knob/knob.h"
 #include "render/render.h"
+#include "render/desc.h"
 
 extern const struct ab_bench_desc ab_desc_ddpar;	/* report.c */
 

@@ -89,43 +89,6 @@ static int set_knobs(const struct ddp_settings *s, int conn, char *why, size_t l
 
 /* ---- kernel statistics of an instrumented repetition ---- */
 
-static void probe_add(struct ddp_probe *p, pid_t pid)
-{
-	if (!p->pid_err && ab_kstats_add_pid(p->ks, pid) < 0)
-		p->pid_err = errno ? errno : E2BIG;	/* E2BIG: the map is full */
-}
-
-/* Clients are the callers whose requests the breakdown follows. */
-void ddp_probe_pids(struct ddp_probe *p, const struct ab_workers *w)
-{
-	for (int i = 0; p && i < w->started; i++) {
-		probe_add(p, w->pid[i]);
-		if (p->brk && ab_kstats_add_caller(p->ks, w->pid[i]) < 0) {
-			ab_msg("cannot name client %d to the request breakdown: brk_* metrics not written", i);
-			free(p->brk);
-			p->brk = NULL;
-		}
-	}
-}
-
-void ddp_probe_window_begin(struct ddp_probe *p)
-{
-	if (p)
-		p->have = ab_kstats_reset(p->ks) == 0;
-	if (p && p->brk)
-		p->brk_on = ab_kstats_brk_window(p->ks, 1) == 0;
-}
-
-void ddp_probe_window_end(struct ddp_probe *p)
-{
-	if (p && p->have)
-		p->have = ab_kstats_read(p->ks, &p->res) == 0;
-	if (p && p->brk_on)
-		ab_kstats_brk_window(p->ks, 0);
-	if (p && p->have && p->brk_on)
-		p->have_brk = ab_kstats_read_brk(p->ks, p->brk) == 0;
-}
-
 /* The breakdown's buffer, when it is loaded; a reason once when it is not. */
 static void brk_prepare(struct ddp_probe *p)
 {
@@ -148,7 +111,7 @@ static int probe_attach(struct ddp_probe *p, const struct ab_daemon *d, char *wh
 	if (ab_kstats_clear_pids(p->ks) < 0)
 		return ab_err(why, len, "cannot clear the kernel statistics' pid map: %s", strerror(errno));
 	ab_kstats_set_conn(p->ks, d->conn);
-	probe_add(p, d->pid);
+	ddp_probe_add(p, d->pid);
 	brk_prepare(p);
 	if (ab_kstats_attach(p->ks) < 0)
 		return ab_err(why, len, "cannot attach the kernel statistics' probes: %s", strerror(errno));

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ddpar's report, described once (lib/render/render.h): the tables of fuse-devel 2015
+ * ddpar's report, described once (lib/render/desc.h): the tables of fuse-devel 2015
  * (Ashish, Oracle: MB/s by number of dd processes, without and with cloned
  * /dev/fuse fds), time per request and latency per call; the reading is in
  * report_reading.c, the plots in report_plot.c. bin/ddpar prints these tables on stdout;
@@ -18,6 +18,8 @@
 #include "sys/common.h"
 #include "render/reading.h"
 #include "render/render.h"
+#include "render/desc.h"
+#include "render/render_plot.h"
 #include "report_i.h"
 
 /* The transport table's columns: uring once per --uring-cpu (queue, the default,
@@ -352,7 +354,7 @@ static const struct ab_metric_desc metrics[] = {
 	{ DDP_M_KERNEL_US, "us", 1 }, { DDP_M_SPIN_US, "us", 1 }, { DDP_M_SERVER_CPU, "us", 1 },
 	{ DDP_M_CLIENT_BYTES, "bytes", 0 }, { DDP_M_DAEMON_BYTES, "bytes", 0 }, { NULL, NULL, 0 },
 };
-/* The roles of its config keys (render.h): CDF lines compare transports, in panels by
+/* The roles of its config keys (desc.h): CDF lines compare transports, in panels by
  * mode and procs; uring_cpu names a policy (queue, next, none), not CPUs. */
 static const char *const compared[] = { "transport", "clone_fd", "uring_cpu", NULL };
 static const char *const not_cpus[] = { "uring_cpu", NULL };

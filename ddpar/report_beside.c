@@ -6,6 +6,9 @@
 #include <stdlib.h>
 
 #include "report_i.h"
+#include "render/render.h"
+#include "render/beside.h"
+#include "render/render_plot.h"
 
 static const int post_procs[] = { 4, 8, 16, 32, 64, 128 };
 #define NPOST ((int)(sizeof(post_procs) / sizeof(post_procs[0])))

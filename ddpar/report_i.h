@@ -8,6 +8,7 @@
 #define DDP_DESC_I_H
 
 #include "render/render.h"
+#include "render/desc.h"
 #include "ddpar.h"
 
 #define POST "clonefd2015"

@@ -9,6 +9,9 @@
 #include <string.h>
 
 #include "render/levers.h"
+#include "render/render.h"
+#include "render/desc.h"
+#include "render/render_plot.h"
 #include "report_i.h"
 
 static const struct ab_lever_key keys[] = { { "idle", "as-found" }, { "daemon_wait", "block" } };

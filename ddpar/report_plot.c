@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "render/render.h"
+#include "render/render_plot.h"
 #include "report_i.h"
 
 /* (Each panel's key goes below it: beside it, it squeezed the panel until its

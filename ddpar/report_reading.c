@@ -8,6 +8,8 @@
 
 #include "render/reading.h"
 #include "render/render.h"
+#include "render/beside.h"
+#include "render/render_plot.h"
 #include "report_i.h"
 
 static const char *const uring_cpus[URING_NCOLS] = { "queue", "next", "none" };

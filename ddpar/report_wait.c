@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "render/render.h"
+#include "render/render_plot.h"
 #include "report_i.h"
 
 static const char *const servers[] = { "dev", "uring" };

@@ -3,7 +3,8 @@
  * fdget: the interfaces between the benchmark's files.
  *   main.c     options, set-up, the sweep (ops x repetitions x modes) and records
  *   measure.c  one repetition in a fresh child, and the waits that time it
- *   modes.c    inside that child: the workers of each mode around the loop
+ *   modes.c    inside that child: the workers of each mode around the loop, and
+ *              when a repetition counts as hung
  *   loop.c     the measured loops, one per operation
  *   calib.c    iteration count, loop overhead and clock cost, timed here
  *   perf.c     cycles and instructions through perf_event_open
@@ -24,7 +25,7 @@
 
 #include "kstats/cpumon.h"
 #include "sys/common.h"
-#include "render/render.h"
+#include "render/desc.h"
 
 #define FDGET_FILE_BYTES (1u << 20)	/* read advances 1 MiB before it seeks back */
 #define FDGET_MAX_REPEAT 1000
@@ -211,22 +212,19 @@ void fdget_measure(const struct fdget_settings *s, enum fdget_op op, enum fdget_
 /* The same loop timed bare (no barrier, no counters, nothing around it) in the same kind of
  * child: ns per operation; a failure ends the program. */
 double fdget_measure_bare(const struct fdget_settings *s, enum fdget_op op, uint64_t iters);
-/* When a repetition of n workers counts as hung (absolute CLOCK_MONOTONIC ns). */
-uint64_t fdget_deadline(const struct fdget_settings *s, int n);
 /*
- * Waits that sleep, for the stretches where a process waits beside a measured
+ * A wait that sleeps, for the stretches where a process waits beside a measured
  * loop (lib's ab_workers_reap and ab_reap_one poll every millisecond, a wake-up
- * on the measuring CPU). fdget_wait_exit: until pid exits (pidfd), a signal or
- * deadline_ns; collect it with ab_workers_reap/ab_reap_one afterwards.
- * fdget_wait_count: until *count reaches n (fdget_count_up by each worker).
- * 0, or -1 at the deadline or on a signal.
+ * on the measuring CPU; lib/sys/barrier's ab_wait_count is the other): until pid
+ * exits (pidfd), a signal or deadline_ns; collect it with ab_workers_reap or
+ * ab_reap_one afterwards. 0, or -1 at the deadline or on a signal.
  */
 int fdget_wait_exit(pid_t pid, uint64_t deadline_ns);
-int fdget_wait_count(_Atomic uint32_t *count, uint32_t n, uint64_t deadline_ns);
-void fdget_count_up(_Atomic uint32_t *count);
 
 /* ---- modes.c: in the repetition's child ---- */
 
+/* When a repetition of n workers counts as hung (absolute CLOCK_MONOTONIC ns). */
+uint64_t fdget_deadline(const struct fdget_settings *s, int n);
 /* Run op in mode with iters per worker and fill r. 0, or -1 with a message in err. */
 int fdget_mode_run(const struct fdget_settings *s, enum fdget_op op, enum fdget_mode mode,
 		   uint64_t iters, struct fdget_rep *r, char *err, size_t errlen);

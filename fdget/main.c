@@ -43,6 +43,7 @@
 #include "record/record.h"
 #include "record/results.h"
 #include "record/stats.h"
+#include "render/render.h"
 
 static const struct ab_opt options[] = {
 	AB_OPT(struct fdget_settings, op, "op", AB_OPT_CHOICE, NULL, "operation to time",

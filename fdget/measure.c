@@ -21,22 +21,16 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/futex.h>
-#include <math.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "sys/barrier.h"
 #include "sys/proc.h"
-
-#define FORK_SLACK_NS (30 * AB_NS)	/* fork, set-up and exit of a repetition, at hardware speed */
-#define HANG_FACTOR 100			/* a loop 100x slower than calibrated counts as hung */
 
 /* What one child measures, in shared memory so the parent reads it back. */
 struct job {
@@ -48,16 +42,6 @@ struct job {
 	struct fdget_rep rep;	/* a repetition's result */
 	uint64_t bare_ns;	/* or the bare loop's time */
 };
-
-uint64_t fdget_deadline(const struct fdget_settings *s, int n)
-{
-	/* n workers on ncpu CPUs take n/ncpu times the calibrated duration, and
-	 * contention on one struct file slows each call a few times more. */
-	double rounds = ceil((double)n / (s->ncpu > 0 ? s->ncpu : 1));
-	double loop_ns = s->duration * 1e9 * HANG_FACTOR * rounds;
-
-	return ab_now_ns() + (uint64_t)loop_ns + ab_scaled_ns(FORK_SLACK_NS);
-}
 
 int fdget_wait_exit(pid_t pid, uint64_t deadline_ns)
 {
@@ -79,29 +63,6 @@ int fdget_wait_exit(pid_t pid, uint64_t deadline_ns)
 	}
 	close(fd);
 	return rc;
-}
-
-void fdget_count_up(_Atomic uint32_t *count)
-{
-	atomic_fetch_add(count, 1);
-	/* Not FUTEX_PRIVATE: process workers share the word through a shared mapping. */
-	syscall(SYS_futex, count, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
-int fdget_wait_count(_Atomic uint32_t *count, uint32_t n, uint64_t deadline_ns)
-{
-	for (;;) {
-		uint32_t seen = atomic_load(count);
-		uint64_t now = ab_now_ns();
-
-		if (seen >= n)
-			return 0;
-		if (ab_interrupted || now >= deadline_ns)
-			return -1;
-		struct timespec left = { (time_t)((deadline_ns - now) / AB_NS),
-					 (long)((deadline_ns - now) % AB_NS) };
-		syscall(SYS_futex, count, FUTEX_WAIT, seen, &left, NULL, 0);
-	}
 }
 
 /* Give this process its own struct file for fd: read and lseek would otherwise

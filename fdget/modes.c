@@ -41,6 +41,18 @@
 
 #define START_NS (2 * AB_NS)	/* scaled: workers reach the barrier, a thread starts or stops */
 #define SETTLE_NS 200000ull	/* lets the sleeper reach its futex wait before the loop */
+#define FORK_SLACK_NS (30 * AB_NS)	/* fork, set-up and exit of a repetition, at hardware speed */
+#define HANG_FACTOR 100			/* a loop 100x slower than calibrated counts as hung */
+
+uint64_t fdget_deadline(const struct fdget_settings *s, int n)
+{
+	/* n workers on ncpu CPUs take n/ncpu times the calibrated duration, and
+	 * contention on one struct file slows each call a few times more. */
+	double rounds = ceil((double)n / (s->ncpu > 0 ? s->ncpu : 1));
+	double loop_ns = s->duration * 1e9 * HANG_FACTOR * rounds;
+
+	return ab_now_ns() + (uint64_t)loop_ns + ab_scaled_ns(FORK_SLACK_NS);
+}
 
 /* A worker's slot, on cache lines of its own, in shared memory so a process worker fills it too. */
 struct slot {
@@ -184,10 +196,10 @@ static int worker(void *arg, int i)
 		fdget_perf_open(&pc, NULL, 0);
 	ab_barrier_arrive_wait(&run->shm->barrier);
 	measured(w, &pc, run->loop, run->iters);
-	fdget_count_up(&run->shm->finished);
+	ab_count_up(&run->shm->finished);
 	fdget_perf_close(&pc);
 	if (run->mon)	/* sleeps until the monitor's end: no exit inside its window */
-		fdget_wait_count(&run->shm->release, 1, ab_now_ns() + ab_scaled_ns(START_NS));
+		ab_wait_count(&run->shm->release, 1, ab_now_ns() + ab_scaled_ns(START_NS));
 	return w->rc ? AB_EXIT_FAIL : 0;
 }
 
@@ -235,14 +247,14 @@ static int run_workers(struct rep_run *run, uint64_t *window, int *bad, char *er
 		ab_cpumon_begin(run->mon);
 		t0 = ab_now_ns();
 		ab_barrier_open(&run->shm->barrier);
-		rc = fdget_wait_count(&run->shm->finished, (uint32_t)run->n, deadline);
+		rc = ab_wait_count(&run->shm->finished, (uint32_t)run->n, deadline);
 		if (rc)
 			ab_err(err, len, "%s: the workers were not done after %.0f s", fdget_mode_name(run->mode),
 			       (double)(deadline - t0) / 1e9);
 		else if (run->mon)
 			ab_cpumon_end(run->mon, (double)(last_end(run) - t0) / 1e9);
 	}
-	fdget_count_up(&run->shm->release);
+	ab_count_up(&run->shm->release);
 	/* On failure the workers are not waited for: stuck threads die with this process. */
 	*bad = ab_workers_reap(&ws, rc ? 0 : ab_now_ns() + ab_scaled_ns(START_NS), NULL, NULL);
 	ab_workers_free(&ws);

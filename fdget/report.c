@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fdget's report, described once (lib/render/render.h): ns per fd syscall single-
+ * fdget's report, described once (lib/render/desc.h): ns per fd syscall single-
  * threaded vs with an idle second thread, every mode against single, process
  * start-up with and without a thread, and the 2016 post's numbers. Every
  * ratio is paired per repetition (each mode's repetition i ran right beside
@@ -16,6 +16,9 @@
 
 #include "render/reading.h"
 #include "render/render.h"
+#include "render/desc.h"
+#include "render/beside.h"
+#include "render/render_plot.h"
 #include "fdget.h"
 
 #define POST "goldstein2016"
@@ -165,7 +168,7 @@ static void spawn_table(struct ab_render *r)
 		ab_pub(POST, "generic132.without_s"), ab_pub(POST, "generic132.with_s"));
 }
 
-/* Its ratios people trust (render.h): each op and the start-up with an idle thread
+/* Its ratios people trust (desc.h): each op and the start-up with an idle thread
  * against without one, the post's question. */
 static int ratios(struct ab_render *r, struct ab_named_ratio *out, int max)
 {

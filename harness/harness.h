@@ -23,7 +23,7 @@
 
 #include <string.h>
 
-#include "render/render.h"
+#include "render/desc.h"
 #include "record/results.h"
 #include "sys/infile.h"
 #include "sys/outfile.h"

@@ -18,6 +18,7 @@
 #include "sys/parse.h"
 #include "harness.h"
 #include "record/record.h"
+#include "render/desc.h"
 
 /* What the parser carries from line to line. The block being filled is always
  * the last of p->blocks, found again each time: the array moves as it grows. */

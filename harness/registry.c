@@ -9,6 +9,7 @@
 const struct ab_bench_desc *const h_registry[] = {
 #define AB_BENCH(name) &ab_desc_##name,
 #include "registry.def"
+#include "render/desc.h"
 #undef AB_BENCH
 	NULL
 };

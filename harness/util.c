@@ -13,6 +13,7 @@
 #include "sys/common.h"
 #include "sys/fsutil.h"
 #include "harness.h"
+#include "render/desc.h"
 
 int h_mkdirs(const char *path)
 {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sqrtio's report, described once (lib/render/render.h): the 2008 post's lines (M sqrt/s
+ * sqrtio's report, described once (lib/render/desc.h): the 2008 post's lines (M sqrt/s
  * and K ios/s per rq_affinity and local), what each IO cost (latency,
  * interrupts and IPIs per IO) and where everything ran, the on/off-IRQ-CPU and
  * rq_affinity ratios, the reading, and the plot. Linked into the harness too:
@@ -15,6 +15,9 @@
 #include "render/gpscript.h"
 #include "render/reading.h"
 #include "render/render.h"
+#include "render/desc.h"
+#include "render/beside.h"
+#include "render/render_plot.h"
 #include "sqrtio.h"
 
 #define POST "brunelle2008"
@@ -208,7 +211,7 @@ static void reading(struct ab_render *r)
 		fprintf(f, "\n\n");
 }
 
-/* Its ratios people trust (render.h): readers off the IRQ CPU, rq_affinity 1 against 0,
+/* Its ratios people trust (desc.h): readers off the IRQ CPU, rq_affinity 1 against 0,
  * as the reading above states them. */
 static int ratios(struct ab_render *r, struct ab_named_ratio *out, int max)
 {
@@ -267,7 +270,7 @@ const struct ab_metric_desc sqrtio_metrics[SQ_NM + 1] = {
 };
 
 static const char *const headline[] = { SQ_M_SQRT, SQ_M_IOS, NULL };
-/* The roles of its config keys (render.h): CDF lines compare rq_affinity and whether
+/* The roles of its config keys (desc.h): CDF lines compare rq_affinity and whether
  * readers share the IRQ CPU; the CPU lists follow them. */
 static const char *const compared[] = { "rq", "local", NULL };
 static const char *const follow[] = { "io_cpus", "sqrt_cpus", "irq_cpus", NULL };

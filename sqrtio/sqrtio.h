@@ -31,7 +31,7 @@
 #include "sys/barrier.h"
 #include "sys/proc.h"
 #include "record/record.h"
-#include "render/render.h"
+#include "render/desc.h"
 #include "record/stats.h"
 
 #define SQ_BLK 4096			/* read size and alignment */

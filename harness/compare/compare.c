@@ -25,6 +25,7 @@
 #include "compare.h"
 #include "record/record.h"
 #include "record/stats.h"
+#include "render/render.h"
 
 #define MAXRUNS 1000	/* a sane bound: 1000 runs of the default plan load in about 1 GB */
 /*

@@ -22,6 +22,8 @@
 #include <stdio.h>
 
 #include "render/render.h"
+#include "render/desc.h"
+#include "render/plotdir.h"
 #include "record/results.h"
 #include "../report/report.h"
 

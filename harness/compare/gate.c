@@ -13,6 +13,7 @@
 #include "sys/common.h"
 #include "sys/infile.h"
 #include "render/render.h"
+#include "render/desc.h"
 #include "record/stats.h"
 #include "compare.h"
 

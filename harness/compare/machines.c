@@ -15,6 +15,7 @@
 #include "sys/common.h"
 #include "sys/infile.h"
 #include "compare.h"
+#include "render/render.h"
 
 #define VAL_MAX 80
 #define NEWS_MAX 2048	/* the lines of a list not in A's: every mitigation line fits */

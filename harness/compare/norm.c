@@ -16,6 +16,7 @@
 #include "sys/common.h"
 #include "sys/infile.h"
 #include "compare.h"
+#include "render/desc.h"
 
 #define MAXDEFAULTS 8	/* key defaults of a descriptor that compare applies */
 

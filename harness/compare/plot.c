@@ -15,6 +15,9 @@
 
 #include "sys/common.h"
 #include "render/gpscript.h"
+#include "render/desc.h"
+#include "render/render_plot.h"
+#include "render/plotdir.h"
 #include "record/stats.h"
 #include "compare.h"
 

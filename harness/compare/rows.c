@@ -15,6 +15,8 @@
 #include "compare.h"
 #include "record/record.h"
 #include "record/stats.h"
+#include "render/render.h"
+#include "render/desc.h"
 
 int h_cmp_pair_class(const struct ab_group *a)
 {

@@ -14,6 +14,8 @@
 
 #include "render/gpscript.h"
 #include "render/render.h"
+#include "render/desc.h"
+#include "render/render_plot.h"
 #include "record/stats.h"
 #include "compare.h"
 

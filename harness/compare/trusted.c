@@ -19,6 +19,8 @@
 #include "sys/common.h"
 #include "record/stats.h"
 #include "compare.h"
+#include "render/render.h"
+#include "render/desc.h"
 
 #define MAXR 32		/* named ratios of one benchmark */
 #define ALPHA_T 0.05

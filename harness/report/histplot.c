@@ -6,7 +6,7 @@
  * daemon or transport, ddpar's mode and procs) and, in each, a line per setting
  * that is (cputestfs's placement, ddpar's transport), so the lines of a panel
  * differ in one thing. Which keys are compared, and which follow them, each
- * benchmark's descriptor says (compared, follow: lib/render/render.h). Drawn through the harness's gnuplot path: .dat and .gp
+ * benchmark's descriptor says (compared, follow: lib/render/desc.h). Drawn through the harness's gnuplot path: .dat and .gp
  * files in the private plot directory, every outside text through
  * lib/render/gpscript, file names from checked names only.
  */
@@ -23,7 +23,9 @@
 #include "record/hindex.h"
 #include "record/histio.h"
 #include "record/record.h"
-#include "render/render.h"
+#include "render/desc.h"
+#include "render/render_plot.h"
+#include "render/plotdir.h"
 #include "record/results.h"
 
 /* hist.csv may come from anyone: at most this many (bench, metric, config) histograms

@@ -24,6 +24,7 @@
 #include "sys/infile.h"
 #include "kstats/cpumon.h"
 #include "render/render.h"
+#include "render/desc.h"
 #include "record/results.h"
 #include "record/stats.h"
 

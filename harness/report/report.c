@@ -24,6 +24,9 @@
 #include "report.h"
 #include "record/record.h"
 #include "render/render_breakdown.h"
+#include "render/render.h"
+#include "render/plotdir.h"
+#include "render/desc.h"
 #include "record/stats.h"
 
 /* Every result as a table, sorted by bench, then config: in tables.md only (a terminal

@@ -15,6 +15,8 @@
 #include "report.h"
 #include "record/hindex.h"
 #include "record/stats.h"
+#include "render/render.h"
+#include "render/desc.h"
 
 /* Is metric a headline metric of bench, per its descriptor? */
 static int headline(const char *bench, const char *metric)

@@ -29,6 +29,7 @@
 #include "sys/barrier.h"
 #include "sys/proc.h"
 #include "sys/sysfs.h"
+#include "render/desc.h"
 
 /* A discovery may probe every CPU (sqrtio): 20 s, or half a second per CPU on
  * bigger machines, and that scaled by the machine's slowness. */

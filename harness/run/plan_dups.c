@@ -21,6 +21,7 @@
 #include "record/hindex.h"
 #include "sys/common.h"
 #include "run.h"
+#include "render/desc.h"
 
 #define UNITS (H_AXES_MAX + H_ARGS_MAX)
 

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "render/beside.h"
 #include "render/render.h"
 
 void ab_r_beside_head(struct ab_render *r, const char *corner, const char *const *cols)

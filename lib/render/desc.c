@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * What a descriptor says about a benchmark's records (render.h): a metric's
+ * What a descriptor says about a benchmark's records (desc.h): a metric's
  * direction, whether a config is a baseline, which keys hold CPU numbers. The
  * harness asks these instead of knowing any benchmark or key by name.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "render/render.h"
+#include "render/desc.h"
 #include "record/results.h"
 
 int ab_desc_in(const char *const *list, const char *key, size_t keylen)

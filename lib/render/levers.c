@@ -12,6 +12,8 @@
 
 #include "render/levers.h"
 #include "render/reading.h"
+#include "render/render.h"
+#include "render/desc.h"
 
 #define MAX_ROWS 12
 #define MAX_WANT 16

@@ -8,7 +8,8 @@
 #ifndef AB_LEVERS_H
 #define AB_LEVERS_H
 
-#include "render/render.h"
+struct ab_render;
+struct ab_named_ratio;
 
 /* A ratio people read: median of subject / median of base (each a want list, as
  * ab_r_find takes it, without the lever keys). Its gap is 1 - ratio. */

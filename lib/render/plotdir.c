@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Where figures are drawn (render.h). gnuplot opens its output files by name
+ * Where figures are drawn (plotdir.h). gnuplot opens its output files by name
  * and follows links, so it never draws in the run directory (which may come
  * from elsewhere): the .dat and .gp files are written in a private directory's
  * src/ and drawn there into the private directory itself, and each file is then
@@ -9,7 +9,7 @@
  * a link or not a directory. The layout is the run directory's own, so a .gp
  * script works from the figures/src/ it is kept in.
  */
-#include "render/render.h"
+#include "render/plotdir.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Readings as whole sentences from verdicts (see reading.h). */
 #include "render/reading.h"
+#include "render/render.h"
 
 #include <math.h>
 #include <stdarg.h>

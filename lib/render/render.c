@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The renderer's lookups, verdicts, published numbers and the common bar figure (see render.h). */
+/* The renderer's lookups, verdicts and published numbers (see render.h). */
 #include "render/render.h"
 
 #include <math.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "sys/common.h"
-#include "render/gpscript.h"
 #include "record/record.h"
+#include "render/desc.h"
 
 int ab_render_has(const struct ab_bench_desc *d, const struct ab_results *res)
 {
@@ -311,43 +311,6 @@ const char *ab_pub_text(const char *post, const char *key)
 	k = (k + 1) % 4;
 	snprintf(buf[k], sizeof(buf[k]), "%.*s", v ? (int)len : 0, v ? v : "");
 	return buf[k];
-}
-
-/* ---- the common figure ---- */
-
-int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name, const char *title,
-		 const char *ylabel, const char *key_prefix, int width, int height)
-{
-	char dat[96];
-
-	if (!m->nr)
-		return 0;
-	ab_grid_dat(r, m, name);
-	FILE *b = ab_plot_begin(r);
-	if (!b) {
-		r->failed = 1;
-		return 0;
-	}
-	snprintf(dat, sizeof(dat), "%s.dat", name);
-	if (m->rkey[0])
-		ab_plot_set(b, "xlabel", m->rkey);
-	ab_plot_bars(b, m, dat, title, ylabel, key_prefix);
-	ab_plot_end(r, b, name, width, height);
-	return 1;
-}
-
-void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix)
-{
-	ab_plot_key_title(f, m);
-	fprintf(f, "plot ");
-	for (int c = 0; c < m->nc; c++) {
-		char key[96];
-		snprintf(key, sizeof(key), "%s%s", key_prefix, m->cols[c]);
-		fprintf(f, "%s'%s' using 1:%d:%d:%d with yerrorlines title ", c ? ", " : "", dat,
-			2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
-		ab_gp_string(f, key);
-	}
-	fprintf(f, "\n");
 }
 
 void ab_r_cost_cell(struct ab_render *r, const struct ab_group *g, const struct ab_group *cpu,

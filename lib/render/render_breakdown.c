@@ -7,6 +7,8 @@
  * render_breakdown_plot.c: one concern per file.
  */
 #include "render/render_breakdown_i.h"
+#include "render/render.h"
+#include "render/desc.h"
 
 #include <math.h>
 #include <stdarg.h>

@@ -14,6 +14,9 @@
 
 #include "sys/common.h"
 #include "render/gpscript.h"
+#include "render/render.h"
+#include "render/render_plot.h"
+#include "render/desc.h"
 
 #define SPLIT_ABOVE 16		/* more bars than this: one figure per value of a key */
 #define MAX_FIGS 6

@@ -6,6 +6,8 @@
  * come from render_breakdown.c; the figures are in render_breakdown_plot.c.
  */
 #include "render/render_breakdown_i.h"
+#include "render/render.h"
+#include "render/desc.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -16,7 +16,9 @@
 #include <string.h>
 
 #include "render/gpscript.h"
+#include "render/render_heat.h"
 #include "render/render.h"
+#include "render/render_plot.h"
 
 int ab_heat_init(struct ab_heat *h, int n)
 {

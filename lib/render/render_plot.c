@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Grids and plots of the renderer (see render.h). Every .gp file is written
+ * Grids and plots of the renderer (see render_plot.h). Every .gp file is written
  * here, with titles, labels and keys through lib/gpscript's escaper, and run
  * by gnuplot with no shell in between, in a private directory (plotdir.c).
  */
-#include "render/render.h"
+#include "render/render_plot.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -15,6 +15,9 @@
 #include "sys/common.h"
 #include "render/gpscript.h"
 #include "sys/proc.h"
+#include "render/render.h"
+#include "render/plotdir.h"
+#include "render/desc.h"
 
 
 /* ---- grids ---- */
@@ -74,11 +77,6 @@ void ab_grid_build(struct ab_render *r, struct ab_grid *m, const char *metric, c
 					m->g[a][c] = g;
 	}
 	grid_drop_empty(m);
-}
-
-const char *ab_interval_label(size_t n)
-{
-	return n >= AB_MIN_REPS_CI ? "95% CI" : AB_MINMAX_LABEL;
 }
 
 const char *ab_grid_interval(const struct ab_grid *m)
@@ -331,4 +329,41 @@ void ab_plot_end(struct ab_render *r, FILE *b, const char *name, int width, int 
 	close_in(r, f, file);
 	if (r->nfig < (int)AB_ARRAY_SIZE(r->figures))
 		snprintf(r->figures[r->nfig++], sizeof(r->figures[0]), "%s", name);
+}
+
+/* ---- the common figure ---- */
+
+int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name, const char *title,
+		 const char *ylabel, const char *key_prefix, int width, int height)
+{
+	char dat[96];
+
+	if (!m->nr)
+		return 0;
+	ab_grid_dat(r, m, name);
+	FILE *b = ab_plot_begin(r);
+	if (!b) {
+		r->failed = 1;
+		return 0;
+	}
+	snprintf(dat, sizeof(dat), "%s.dat", name);
+	if (m->rkey[0])
+		ab_plot_set(b, "xlabel", m->rkey);
+	ab_plot_bars(b, m, dat, title, ylabel, key_prefix);
+	ab_plot_end(r, b, name, width, height);
+	return 1;
+}
+
+void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix)
+{
+	ab_plot_key_title(f, m);
+	fprintf(f, "plot ");
+	for (int c = 0; c < m->nc; c++) {
+		char key[96];
+		snprintf(key, sizeof(key), "%s%s", key_prefix, m->cols[c]);
+		fprintf(f, "%s'%s' using 1:%d:%d:%d with yerrorlines title ", c ? ", " : "", dat,
+			2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
+		ab_gp_string(f, key);
+	}
+	fprintf(f, "\n");
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The start barrier, counters and the clock (see barrier.h): a futex the parent
- * opens once every worker waits on it, counters the parent samples, and
- * CLOCK_MONOTONIC.
+ * opens once every worker waits on it, a count the parent sleeps on until every
+ * worker is done, counters the parent samples, and CLOCK_MONOTONIC.
  */
 #include "sys/barrier.h"
 
@@ -11,6 +11,8 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "sys/signals.h"
 
 void *ab_shm_alloc(size_t size)
 {
@@ -64,6 +66,28 @@ void ab_barrier_open(struct ab_barrier *b)
 {
 	atomic_store(&b->open, 1);
 	futex_wake_all(&b->open);
+}
+
+void ab_count_up(_Atomic uint32_t *count)
+{
+	atomic_fetch_add(count, 1);
+	futex_wake_all(count);
+}
+
+int ab_wait_count(_Atomic uint32_t *count, uint32_t n, uint64_t deadline_ns)
+{
+	for (;;) {
+		uint32_t seen = atomic_load(count);
+		uint64_t now = ab_now_ns();
+
+		if (seen >= n)
+			return 0;
+		if (ab_interrupted || now >= deadline_ns)
+			return -1;
+		struct timespec left = { (time_t)((deadline_ns - now) / 1000000000ull),
+					 (long)((deadline_ns - now) % 1000000000ull) };
+		syscall(SYS_futex, count, FUTEX_WAIT, seen, &left, NULL, 0);
+	}
 }
 
 uint64_t ab_counters_sum(const struct ab_counter *c, int n)

@@ -33,6 +33,16 @@ void ab_barrier_arrive_wait(struct ab_barrier *b);
 int ab_barrier_wait_arrived(struct ab_barrier *b, unsigned n, uint64_t timeout_ns);
 void ab_barrier_open(struct ab_barrier *b);
 
+/*
+ * A count that sleepers wait on (a futex word, in ab_shm_alloc memory for
+ * processes): for the stretches where a process waits beside a measured loop, which
+ * a poll every millisecond (ab_barrier_wait_arrived) would wake on the measuring
+ * CPU. Each worker calls ab_count_up once; ab_wait_count sleeps until *count
+ * reaches n: 0, or -1 at deadline_ns (CLOCK_MONOTONIC) or on a signal (ab_interrupted).
+ */
+void ab_count_up(_Atomic uint32_t *count);
+int ab_wait_count(_Atomic uint32_t *count, uint32_t n, uint64_t deadline_ns);
+
 /* One counter per worker, each on its own cache line ("avoid cacheline bouncing"). */
 struct ab_counter {
 	_Atomic uint64_t v;

@@ -21,23 +21,6 @@
 
 #define GIVE_UP_NS (5 * AB_NS)	/* after SIGKILL: a process still here is stuck in the kernel */
 
-volatile sig_atomic_t ab_interrupted;
-
-static void on_signal(int sig)
-{
-	ab_interrupted = sig;
-}
-
-void ab_catch_signals(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 void ab_child_setup(pid_t parent, int cpu, const struct ab_cpuset *set)
 {
 	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP };

@@ -18,14 +18,10 @@
 #include <sys/types.h>
 
 #include "sys/cpuset.h"
+#include "sys/signals.h"	/* ab_interrupted, which every wait here reads */
 
 #define AB_NS 1000000000ull
 #define AB_POLL_NS (10 * 1000000ull)	/* watch loops wake this often */
-
-/* Set by SIGINT/SIGTERM/SIGHUP once ab_catch_signals() ran. The knob module,
- * initialised afterwards, restores its knobs first and then chains to it. */
-extern volatile sig_atomic_t ab_interrupted;
-void ab_catch_signals(void);
 
 /*
  * In a freshly forked child: die with the parent (SIGKILL; parent is the pid

@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "render/render.h"
+#include "render/render_heat.h"
 #include "record/results.h"
 #include "../../cpupair/cpupair.h"
 

@@ -20,6 +20,8 @@
 #include <cmocka.h>
 
 #include "render/render.h"
+#include "render/render_heat.h"
+#include "render/desc.h"
 #include "record/results.h"
 #include "../../cpupair/cpupair.h"
 

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "render/reading.h"
+#include "render/render.h"
 
 static const struct ab_claim io = { "IO rate", "readers off the IRQ CPU", "readers on it", 0 };
 static const struct ab_claim ns = { "time per call", "pread with an idle thread",

@@ -20,6 +20,7 @@
 
 #include "kstats/breakdown.h"
 #include "render/render_breakdown.h"
+#include "render/desc.h"
 #include "record/results.h"
 
 /* The descriptors the bars are asked for: a name and the keys the sentences compare. */

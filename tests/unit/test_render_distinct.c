@@ -15,6 +15,7 @@
 
 #include "sys/common.h"
 #include "render/render.h"
+#include "render/desc.h"
 
 static const struct {
 	const char *bench, *config, *metric;
