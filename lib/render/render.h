@@ -345,9 +345,8 @@ int ab_heat_plot(struct ab_render *r, const struct ab_heat *h, const char *name,
  * top holds whatever gnuplot draws, since gnuplot opens its outputs by name and
  * would follow a link planted in the run directory. ab_plotdir_close makes
  * dest/figures/src (refused when either is a link or not a directory), moves
- * each file there or into dest/figures (never through a link: lib/sys/outfile),
- * removes a regular file of the same name at dest's top level (an older run's
- * flat layout, now replaced) and removes the private directory: 0, or -1 when
+ * each file there or into dest/figures (never through a link: lib/sys/outfile)
+ * and removes the private directory: 0, or -1 when
  * a file could not be moved (each said). With replace set, a figure file of
  * dest/figures and figures/src that this plot did not write (an earlier plot's
  * figure or .dat that this one no longer draws) is removed too: only regular
