@@ -150,7 +150,6 @@ static void table(struct cmp *c)
 		ab_msg("compare: some runs ran on other machines than A's (compare.md, The machines): "
 		       "their verdicts compare machines, not only the change under test");
 	}
-	h_cmp_defaults_said(c);
 	if (c->cpu_matched)
 		fprintf(c->md, "%d ratios compare configs that differ in CPU numbers only: the "
 			       "one such config on each side (another machine placed it on other "
@@ -245,23 +244,20 @@ static void load_runs(struct cmp *c)
 	}
 	size_t groups = 0, values = 0;
 	for (int i = 0; i < c->nr; i++) {
-		struct ab_results raw;
+		struct ab_results *raw = &c->d[i];
 		snprintf(path, sizeof(path), "%s/raw.csv", c->dirs[i]);
-		if (h_data_load(&raw, path, err, sizeof(err)))	/* EINVAL: the file is refused */
+		if (h_data_load(raw, path, err, sizeof(err)))	/* EINVAL: the file is refused */
 			ab_exit(errno == EINVAL ? AB_EXIT_USAGE : AB_EXIT_FAIL, "compare: %s", err);
-		groups += raw.n;
-		for (size_t k = 0; k < raw.n; k++)
-			values += raw.g[k].n;
-		if (groups > MAXGROUPS || values > MAXVALUES)	/* before a copy is made */
+		groups += raw->n;
+		for (size_t k = 0; k < raw->n; k++)
+			values += raw->g[k].n;
+		if (groups > MAXGROUPS || values > MAXVALUES)
 			ab_usage_error("compare: '%s': the runs up to this one hold %zu results and "
 				       "%zu values, past compare's bound of %d results and %d values "
 				       "for all runs together: compare fewer or smaller runs",
 				       c->dirs[i], groups, values, MAXGROUPS, MAXVALUES);
-		if (h_data_none(&raw, "compare", path))
+		if (h_data_none(raw, "compare", path))
 			exit(AB_EXIT_FAIL);	/* nothing to compare: not a result of 0 ratios */
-		if (h_cmp_normalize(c, &raw, &c->d[i]) < 0)
-			ab_fail("compare: %s: out of memory", path);
-		ab_results_free(&raw);
 	}
 }
 
