@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
 #include "sys/opts.h"
 #include "compare.h"
 #include "record/record.h"
@@ -52,13 +53,8 @@ static struct pair *collect(struct cmp *c, size_t *np)
 				c->why_a[h_cmp_why_missing(c, k, &c->d[0].g[i])]++;
 				continue;
 			}
-			if (n == cap) {
-				cap = cap ? 2 * cap : 1024;
-				struct pair *t = realloc(q, cap * sizeof(*q));
-				if (!t)
-					ab_fail("compare: out of memory");
-				q = t;
-			}
+			if (ab_grow(&q, &cap, n + 1, sizeof(*q), 1024) < 0)
+				ab_fail("compare: out of memory");
 			c->cpu_matched += b->config != c->d[0].g[i].config &&
 					  strcmp(b->config, c->d[0].g[i].config);
 			q[n] = (struct pair){ .a = &c->d[0].g[i], .b = b, .k = k,
