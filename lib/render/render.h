@@ -248,11 +248,10 @@ struct ab_grid {
  * every "k=v" of fixed (may be NULL); empty rows and columns dropped. */
 void ab_grid_build(struct ab_render *r, struct ab_grid *m, const char *metric, const char *rkey,
 		   const char *ckey, const char *const *fixed);
-/* What the bracket after a median is, for groups of n values: a 95% CI from
- * AB_MIN_REPS_CI values on, the min-max range below (never called a CI). */
+/* What the bracket after a median is: a 95% CI from AB_MIN_REPS_CI values on, the
+ * min-max range below (never called a CI). */
 #define AB_MINMAX_LABEL "min-max, fewer than 6 repetitions"
-const char *ab_interval_label(size_t n);
-/* The same for every cell of m: "95% CI" when all have AB_MIN_REPS_CI values,
+/* For every cell of m: "95% CI" when all have AB_MIN_REPS_CI values,
  * AB_MINMAX_LABEL when none has, and for a mix "95% CI; ~ = min-max, ..." with
  * ab_grid_md marking those cells "~". */
 const char *ab_grid_interval(const struct ab_grid *m);

@@ -76,11 +76,6 @@ void ab_grid_build(struct ab_render *r, struct ab_grid *m, const char *metric, c
 	grid_drop_empty(m);
 }
 
-const char *ab_interval_label(size_t n)
-{
-	return n >= AB_MIN_REPS_CI ? "95% CI" : AB_MINMAX_LABEL;
-}
-
 const char *ab_grid_interval(const struct ab_grid *m)
 {
 	int few = 0, ci = 0;
