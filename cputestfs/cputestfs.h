@@ -343,7 +343,5 @@ int ctf_measure(const struct ctf_settings *set, const struct ctf_point *pt, stru
 /* ---- report.c: the report, rendered from the records (lib/render) ---- */
 struct ab_bench_desc;
 extern const struct ab_bench_desc ab_desc_cputestfs;
-/* Keys added after runs were recorded, and what a config without one stood for (report_pub.c). */
-extern const struct ab_key_default cputestfs_key_defaults[];
 
 #endif

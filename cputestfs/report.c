@@ -462,7 +462,6 @@ const struct ab_bench_desc ab_desc_cputestfs = {
 	.compared = compared,
 	.follow = follow,
 	.not_cpus = not_cpus,
-	.key_defaults = cputestfs_key_defaults,
 	.absent_as = absent_as,
 	.baseline_key = "baseline",
 	.baselines = baseline_values,

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The posts beside cputestfs's levers (see report_pub.h). Numbers come from
- * published.tsv only; the text says how far they compare with ours. And the
- * history of its records: keys added after runs were recorded. */
+ * published.tsv only; the text says how far they compare with ours. */
 #include <stdio.h>
 
 #include "cputestfs.h"
@@ -86,9 +85,3 @@ void ctf_pub_samecpu(struct ab_render *r)
 		ab_pub(SAMECPU, "randread4k.dev_MiB_per_s"),
 		ab_pub(SAMECPU, "randread4k.dev_samecpu_MiB_per_s"));
 }
-
-/* uring_cpu came with --uring-cpu: io_uring runs recorded before it ran as queue does. */
-const struct ab_key_default cputestfs_key_defaults[] = {
-	{ "uring_cpu", "queue", "transport=uring", "2026-12-01, --uring-cpu" },
-	{ NULL, NULL, NULL, NULL },
-};

@@ -358,11 +358,6 @@ static const struct ab_metric_desc metrics[] = {
  * mode and procs; uring_cpu names a policy (queue, next, none), not CPUs. */
 static const char *const compared[] = { "transport", "clone_fd", "uring_cpu", NULL };
 static const char *const not_cpus[] = { "uring_cpu", NULL };
-/* uring_cpu came with --uring-cpu: io_uring runs recorded before it ran as queue does */
-static const struct ab_key_default key_defaults[] = {
-	{ "uring_cpu", "queue", "transport=uring", "2026-12-01, --uring-cpu" },
-	{ NULL, NULL, NULL, NULL },
-};
 static const char *const breakdown_keys[] = { "transport", "uring_cpu", NULL };
 /* --daemon-wait block, the default, is not written (docs/records.md) */
 static const struct ab_key_absent absent_as[] = { { "daemon_wait", "block" }, { NULL, NULL } };
@@ -378,7 +373,6 @@ const struct ab_bench_desc ab_desc_ddpar = {
 	.op = "one read() or write() of bs bytes (requests_per_s's unit)",
 	.compared = compared,
 	.not_cpus = not_cpus,
-	.key_defaults = key_defaults,
 	.absent_as = absent_as,
 	.breakdown_keys = breakdown_keys,
 	.tables = tables,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
 #include "sys/infile.h"
 #include "sys/parse.h"
 #include "harness.h"
@@ -27,7 +28,7 @@ struct parse {
 	const char *path;
 	FILE *f;		/* the caller's (h_plan_load_file), or NULL: path is opened */
 	int lineno;
-	int cap;		/* allocated blocks */
+	size_t cap;		/* allocated blocks */
 	char *err;
 	size_t errlen;
 };
@@ -127,14 +128,8 @@ static int key_bench(struct parse *ps, const struct plan_key *k, char **args, in
 		return plan_err(ps, "more than %d bench blocks", H_BLOCKS_MAX);
 	if (points_before(p, p->nblocks) + 1 > H_POINTS_MAX)
 		return plan_err(ps, "the plan expands to more than %d points", H_POINTS_MAX);
-	if (p->nblocks == ps->cap) {
-		int cap = ps->cap ? 2 * ps->cap : 8;
-		struct h_block *nb = realloc(p->blocks, (size_t)cap * sizeof(*nb));
-		if (!nb)
-			return plan_err(ps, "out of memory");
-		p->blocks = nb;
-		ps->cap = cap;
-	}
+	if (ab_grow(&p->blocks, &ps->cap, (size_t)p->nblocks + 1, sizeof(*p->blocks), 8) < 0)
+		return plan_err(ps, "out of memory");
 	struct h_block *b = &p->blocks[p->nblocks++];
 	memset(b, 0, sizeof(*b));
 	b->instrumented = 1;	/* one repetition per point keeps the probes: docs/plans.md */

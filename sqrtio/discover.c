@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
 #include "sqrtio.h"
 
 #define SETTLE_READS 20		/* first reads on a new CPU, not counted */
@@ -55,14 +56,8 @@ static void add_irq(struct sq_discovery *d, const char *name)
 	for (int i = 0; i < d->nirq; i++)
 		if (!strcmp(d->irq[i], name))
 			return;
-	if (d->nirq == d->capirq) {
-		int cap = d->capirq ? 2 * d->capirq : 16;
-		char(*n)[32] = realloc(d->irq, (size_t)cap * sizeof(*n));
-		if (!n)
-			ab_fail("out of memory for %d IRQ lines", cap);
-		d->irq = n;
-		d->capirq = cap;
-	}
+	if (ab_grow(&d->irq, &d->capirq, (size_t)d->nirq + 1, sizeof(*d->irq), 16) < 0)
+		ab_fail("out of memory for %d IRQ lines", d->nirq + 1);
 	snprintf(d->irq[d->nirq++], sizeof(d->irq[0]), "%s", name);
 }
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
 #include "sqrtio.h"
 
 int sq_intr_is_irq(const char *name)
@@ -38,7 +39,7 @@ void sq_intr_free(struct sq_intr *s)
 /* The header names the CPU of each column ("CPU0 CPU1 CPU3" when CPU2 is offline). */
 static int parse_header(const char *l, struct sq_intr *s)
 {
-	int cap = 0;
+	size_t cap = 0;
 	const char *p = l;
 
 	while ((p = strstr(p, "CPU"))) {
@@ -47,13 +48,8 @@ static int parse_header(const char *l, struct sq_intr *s)
 
 		if (end == p + 3)
 			return -1;
-		if (s->ncol == cap) {
-			cap = cap ? 2 * cap : 64;
-			int *n = realloc(s->col_cpu, cap * sizeof(*n));
-			if (!n)
-				return -1;
-			s->col_cpu = n;
-		}
+		if (ab_grow(&s->col_cpu, &cap, (size_t)s->ncol + 1, sizeof(*s->col_cpu), 64) < 0)
+			return -1;
 		s->col_cpu[s->ncol++] = (int)cpu;
 		p = end;
 	}
@@ -64,8 +60,7 @@ int sq_intr_read(const char *path, struct sq_intr *s, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "r");
 	char *l = NULL;
-	size_t lcap = 0;
-	int cap = 0;
+	size_t lcap = 0, cap = 0;
 
 	memset(s, 0, sizeof(*s));
 	if (!f)
@@ -84,14 +79,9 @@ int sq_intr_read(const char *path, struct sq_intr *s, char *err, size_t errlen)
 			p++;
 		if (colon - p <= 0 || colon - p >= (long)sizeof(s->line[0].name))
 			continue;
-		if (s->nlines == cap) {
-			cap = cap ? 2 * cap : 256;
-			struct sq_intr_line *n = realloc(s->line, cap * sizeof(*n));
-			if (!n) {
-				ab_err(err, errlen, "out of memory");
-				goto fail;
-			}
-			s->line = n;
+		if (ab_grow(&s->line, &cap, (size_t)s->nlines + 1, sizeof(*s->line), 256) < 0) {
+			ab_err(err, errlen, "out of memory");
+			goto fail;
 		}
 		struct sq_intr_line *ln = &s->line[s->nlines];
 		memcpy(ln->name, p, colon - p);

@@ -144,7 +144,8 @@ int sq_read_burst(int fd, uint64_t nblocks, void *buf, int min, int max, uint64_
 
 /* ---- discover.c: the device's IRQ lines and who completes whose reads ---- */
 struct sq_discovery {
-	int nirq, capirq;
+	int nirq;
+	size_t capirq;
 	char (*irq)[32];		/* /proc/interrupts line names of the device ("36") */
 	int ncpu;
 	int *cpu;			/* the allowed CPUs, ascending */

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
 #include "sys/opts.h"
 #include "compare.h"
 #include "record/record.h"
@@ -53,13 +54,8 @@ static struct pair *collect(struct cmp *c, size_t *np)
 				c->why_a[h_cmp_why_missing(c, k, &c->d[0].g[i])]++;
 				continue;
 			}
-			if (n == cap) {
-				cap = cap ? 2 * cap : 1024;
-				struct pair *t = realloc(q, cap * sizeof(*q));
-				if (!t)
-					ab_fail("compare: out of memory");
-				q = t;
-			}
+			if (ab_grow(&q, &cap, n + 1, sizeof(*q), 1024) < 0)
+				ab_fail("compare: out of memory");
 			c->cpu_matched += b->config != c->d[0].g[i].config &&
 					  strcmp(b->config, c->d[0].g[i].config);
 			q[n] = (struct pair){ .a = &c->d[0].g[i], .b = b, .k = k,
@@ -151,7 +147,6 @@ static void table(struct cmp *c)
 		ab_msg("compare: some runs ran on other machines than A's (compare.md, The machines): "
 		       "their verdicts compare machines, not only the change under test");
 	}
-	h_cmp_defaults_said(c);
 	if (c->cpu_matched)
 		fprintf(c->md, "%d ratios compare configs that differ in CPU numbers only: the "
 			       "one such config on each side (another machine placed it on other "
@@ -246,23 +241,20 @@ static void load_runs(struct cmp *c)
 	}
 	size_t groups = 0, values = 0;
 	for (int i = 0; i < c->nr; i++) {
-		struct ab_results raw;
+		struct ab_results *raw = &c->d[i];
 		snprintf(path, sizeof(path), "%s/raw.csv", c->dirs[i]);
-		if (h_data_load(&raw, path, err, sizeof(err)))	/* EINVAL: the file is refused */
+		if (h_data_load(raw, path, err, sizeof(err)))	/* EINVAL: the file is refused */
 			ab_exit(errno == EINVAL ? AB_EXIT_USAGE : AB_EXIT_FAIL, "compare: %s", err);
-		groups += raw.n;
-		for (size_t k = 0; k < raw.n; k++)
-			values += raw.g[k].n;
-		if (groups > MAXGROUPS || values > MAXVALUES)	/* before a copy is made */
+		groups += raw->n;
+		for (size_t k = 0; k < raw->n; k++)
+			values += raw->g[k].n;
+		if (groups > MAXGROUPS || values > MAXVALUES)
 			ab_usage_error("compare: '%s': the runs up to this one hold %zu results and "
 				       "%zu values, past compare's bound of %d results and %d values "
 				       "for all runs together: compare fewer or smaller runs",
 				       c->dirs[i], groups, values, MAXGROUPS, MAXVALUES);
-		if (h_data_none(&raw, "compare", path))
+		if (h_data_none(raw, "compare", path))
 			exit(AB_EXIT_FAIL);	/* nothing to compare: not a result of 0 ratios */
-		if (h_cmp_normalize(c, &raw, &c->d[i]) < 0)
-			ab_fail("compare: %s: out of memory", path);
-		ab_results_free(&raw);
 	}
 }
 

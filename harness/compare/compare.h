@@ -7,8 +7,7 @@
  *   label.c     run labels, the configs' short labels, legends, cells
  *   plot.c      the overlay plots of the runs
  *   trend.c     the trend tables and plots of the headline metrics
- *   norm.c      keys added later given their defaults; why a result is in one
- *               run only
+ *   missing.c   why a result is in one run only
  *   match.c     a config matched across runs: the same CPUs, else the one config
  *               a side that differs in CPU numbers only
  *   machines.c  what differs between the runs' machines
@@ -56,11 +55,6 @@ struct cmp {
 		int n;
 	} sk[16];
 	int nsk;
-	struct key_defaulted {	/* configs matched through a key added later */
-		const struct ab_key_default *kd;
-		int results;
-	} def[8];
-	int ndef;
 	struct run_points {	/* per run, its runs.csv: points not ok, by benchmark */
 		char bench[16][AB_BENCH_LEN];
 		int notok[16], nb;
@@ -139,12 +133,7 @@ void h_cmp_run_legend(struct cmp *c, int k);
 /* The keys whose values make bench's short configs, "daemon/placement/transport", into f. */
 void h_cmp_keys_md(FILE *f, struct cmp *c, const char *bench);
 
-/* ---- norm.c ---- */
-/* in with the keys added since it was recorded (descriptors' key_defaults) at their
- * defaults, into out (a run with nothing to change
- * is moved: *in is left empty), counted in c for h_cmp_defaults_said. 0, or -1 out of
- * memory. */
-int h_cmp_normalize(struct cmp *c, struct ab_results *in, struct ab_results *out);
+/* ---- missing.c ---- */
 /* Why a result of bench is missing from run k (its runs.csv, read once into c->pts[k]):
  * H_WHY_PLAN (the run's plan had no such config: none of bench's points failed or was
  * skipped), H_WHY_FAILED (some were), H_WHY_UNKNOWN (no readable runs.csv). */
@@ -153,9 +142,6 @@ int h_cmp_normalize(struct cmp *c, struct ab_results *in, struct ab_results *out
 int h_cmp_why_missing(struct cmp *c, int k, const struct ab_group *g);
 /* "N of configs ...; M of ..." for the counts of why[], into md. */
 void h_cmp_why_said(FILE *md, const int *why, const char *run);
-
-/* compare.md's sentence per key matched through its default. */
-void h_cmp_defaults_said(struct cmp *c);
 
 /* The trend and overlay plots, drawn into c->out, linked from compare.md; 0 or -1. */
 int h_cmp_plots(struct cmp *c);

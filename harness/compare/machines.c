@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
 #include "sys/infile.h"
 #include "compare.h"
 #include "render/render.h"
@@ -71,14 +72,9 @@ struct line {
 
 static void append(struct list *l, const char *v, size_t n)
 {
-	if (l->len + n + 2 > l->cap) {	/* doubling: a 215,000-line list is read in linear time */
-		size_t cap = (l->len + n + 2) * 2;
-		char *t = realloc(l->text, cap);
-		if (!t)
-			ab_fail("compare: out of memory");
-		l->text = t;
-		l->cap = cap;
-	}
+	/* doubling: a 215,000-line list is read in linear time */
+	if (ab_grow(&l->text, &l->cap, l->len + n + 2, 1, 256) < 0)
+		ab_fail("compare: out of memory");
 	memcpy(l->text + l->len, v, n);
 	l->len += n;
 	l->text[l->len++] = '\n';

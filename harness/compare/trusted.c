@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
 #include "record/stats.h"
 #include "compare.h"
 #include "render/render.h"
@@ -134,7 +135,8 @@ static const char *verdict_of(const struct trow *t)
 static struct trow *rows_of(struct cmp *c, int *nrows)
 {
 	struct trow *t = NULL;
-	int n = 0, cap = 0;
+	size_t cap = 0;
+	int n = 0;
 
 	for (int b = 0; h_registry[b]; b++) {
 		const struct ab_bench_desc *d = h_registry[b];
@@ -150,14 +152,8 @@ static struct trow *rows_of(struct cmp *c, int *nrows)
 				for (int j = 0; j < no; j++) {
 					if (strcmp(a[i].name, o[j].name))
 						continue;
-					if (n == cap) {
-						cap = cap ? 2 * cap : 64;
-						struct trow *x = realloc(t, (size_t)cap *
-									 sizeof(*t));
-						if (!x)
-							ab_fail("compare: out of memory");
-						t = x;
-					}
+					if (ab_grow(&t, &cap, (size_t)n + 1, sizeof(*t), 64) < 0)
+						ab_fail("compare: out of memory");
 					t[n] = (struct trow){ .d = d, .a = a[i], .b = o[j],
 							      .k = k };
 					judge(&t[n++]);

@@ -18,6 +18,7 @@
 #include "report.h"
 #include "record/record.h"
 #include "sys/common.h"
+#include "sys/grow.h"
 #include "sys/infile.h"
 
 enum section { FACTS, TOPOLOGY, MITIGATIONS, KNOBS_BEFORE, KNOBS_AFTER, NSECTIONS };
@@ -37,14 +38,8 @@ struct entries {
 static int push(struct entries *es, enum section sec, const char *key, const char *val,
 		size_t line)
 {
-	if (es->n == es->cap) {
-		size_t cap = es->cap ? 2 * es->cap : 64;
-		struct entry *ne = realloc(es->e, cap * sizeof(*ne));
-		if (!ne)
-			return -1;
-		es->e = ne;
-		es->cap = cap;
-	}
+	if (ab_grow(&es->e, &es->cap, es->n + 1, sizeof(*es->e), 64) < 0)
+		return -1;
 	struct entry *e = &es->e[es->n];
 	*e = (struct entry){ .sec = sec, .line = line };
 	e->key = key ? strdup(key) : NULL;

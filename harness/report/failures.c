@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
 #include "report.h"
 #include "record/record.h"
 #include "render/render.h"
@@ -103,12 +104,8 @@ static struct frow *load_rows(const char *dir, size_t *np)
 		line[strcspn(line, "\r\n")] = '\0';
 		if (!strncmp(line, "bench,", 6) || ab_csv_split(line, fl, 6) != 5)
 			continue;
-		if (n == max) {
-			struct frow *m = realloc(rows, (max = max ? 2 * max : 64) * sizeof(*rows));
-			if (!m)
-				break;
-			rows = m;
-		}
+		if (ab_grow(&rows, &max, n + 1, sizeof(*rows), 64) < 0)
+			break;
 		rows[n] = (struct frow){ .line = line, .idx = n };
 		memcpy(rows[n].f, fl, sizeof(rows[n].f));
 		n++;

@@ -340,8 +340,7 @@ static const char plot_usage[] =
 	"usage: harness plot DIR\n"
 	"Regenerates DIR/summary.csv, tables.md, report.md and the figures (DIR/figures: PNG\n"
 	"and SVG; DIR/figures/src: their gnuplot .gp and .dat) from DIR/raw.csv alone (machine.txt,\n"
-	"plan.plan, failures.csv are used when present). A run whose figures lie at its top level\n"
-	"(before figures/) is rendered the same way; the old figure files it replaces are removed.\n"
+	"plan.plan, failures.csv are used when present).\n"
 	"Rows of raw.csv that break the record grammar are reported with file:line and skipped;\n"
 	"a repetition written twice (bench, config, rep, metric) refuses it: exit 2, nothing written.\n"
 	"A raw.csv without one valid record is exit 1, with the count of rows rejected.\n";

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
 #include "report.h"
 #include "record/hindex.h"
 #include "record/stats.h"
@@ -133,14 +134,8 @@ static struct knob_seen *knob_find(struct knob_table *t, const char *path)
 	while ((i = ab_hindex_next(&t->idx, h, &pos)))
 		if (!strcmp(t->k[i - 1].path, path))
 			return &t->k[i - 1];
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 64;
-		struct knob_seen *k = realloc(t->k, cap * sizeof(*k));
-		if (!k)
-			return NULL;
-		t->k = k;
-		t->cap = cap;
-	}
+	if (ab_grow(&t->k, &t->cap, t->n + 1, sizeof(*t->k), 64) < 0)
+		return NULL;
 	struct knob_seen *e = &t->k[t->n];
 	*e = (struct knob_seen){ .path = strdup(path) };
 	if (!e->path || ab_hindex_add(&t->idx, h, t->n) < 0) {
@@ -292,14 +287,8 @@ static int precision_add(struct precision *p, const struct ab_group *g)
 		p->left_out++;
 		return 0;
 	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? 2 * p->cap : 16;
-		double *w = realloc(p->w, cap * sizeof(*w));
-		if (!w)
-			return -1;
-		p->w = w;
-		p->cap = cap;
-	}
+	if (ab_grow(&p->w, &p->cap, p->n + 1, sizeof(*p->w), 16) < 0)
+		return -1;
 	double w = (ci.hi - ci.lo) / 2 / fabs(med);
 	p->w[p->n++] = w;
 	outliers_add(p, g);

@@ -24,6 +24,7 @@
 
 #include "sys/common.h"
 #include "sys/cpuset.h"
+#include "sys/grow.h"
 #include "run.h"
 #include "knob/knob.h"
 #include "sys/barrier.h"
@@ -224,14 +225,8 @@ struct paths {
 
 static void paths_add(struct paths *ps, const char *path)
 {
-	if (ps->n == ps->cap) {
-		size_t cap = ps->cap ? 2 * ps->cap : 32;
-		char **np = realloc(ps->p, cap * sizeof(*np));
-		if (!np)
-			return;	/* out of memory: a knob less listed, said nowhere worse */
-		ps->p = np;
-		ps->cap = cap;
-	}
+	if (ab_grow(&ps->p, &ps->cap, ps->n + 1, sizeof(*ps->p), 32) < 0)
+		return;	/* out of memory: a knob less listed, said nowhere worse */
 	if ((ps->p[ps->n] = strdup(path)))
 		ps->n++;
 }

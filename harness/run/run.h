@@ -195,7 +195,8 @@ struct h_timing {
 struct h_ttable {
 	char path[4096];
 	struct h_timing *rows;
-	int n, cap;
+	int n;
+	size_t cap;
 };
 
 struct h_timings {

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
 #include "sys/infile.h"
 #include "sys/opts.h"
 #include "sys/outfile.h"
@@ -155,14 +156,8 @@ void h_ttable_free(struct h_ttable *tb)
 
 static int add_row(struct h_ttable *tb, const struct h_timing *r)
 {
-	if (tb->n == tb->cap) {
-		int cap = tb->cap ? 2 * tb->cap : 64;
-		struct h_timing *nr = realloc(tb->rows, (size_t)cap * sizeof(*nr));
-		if (!nr)
-			return -1;
-		tb->rows = nr;
-		tb->cap = cap;
-	}
+	if (ab_grow(&tb->rows, &tb->cap, (size_t)tb->n + 1, sizeof(*tb->rows), 64) < 0)
+		return -1;
 	tb->rows[tb->n] = *r;
 	if (!(tb->rows[tb->n].args = strdup(r->args)))
 		return -1;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
 
 /* Kernel file handles of passthrough opens: this bit plus a slot index. */
 #define FSRV_FH_PT (1ULL << 63)
@@ -112,17 +113,14 @@ static int pt_open(struct fsrv *s, const struct ab_fsrv_open *o, struct fsrv_ope
 	for (i = 0; i < s->pt_cap && s->pt[i].used; i++)
 		;
 	if (i == s->pt_cap) {
-		size_t cap = s->pt_cap ? 2 * s->pt_cap : 16;
-		struct fsrv_pt *n = realloc(s->pt, cap * sizeof(*n));
-		if (!n) {
+		size_t was = s->pt_cap;
+		if (ab_grow(&s->pt, &s->pt_cap, i + 1, sizeof(*s->pt), 16) < 0) {
 			pthread_mutex_unlock(&s->lock);
 			uint32_t bid = (uint32_t)id;
 			ioctl(s->devfd, FUSE_DEV_IOC_BACKING_CLOSE, &bid);
 			return -ENOMEM;
 		}
-		memset(n + s->pt_cap, 0, (cap - s->pt_cap) * sizeof(*n));
-		s->pt = n;
-		s->pt_cap = cap;
+		memset(s->pt + was, 0, (s->pt_cap - was) * sizeof(*s->pt));
 	}
 	s->pt[i] = (struct fsrv_pt){ .used = 1, .backing_id = id, .fh = o->fh };
 	pthread_mutex_unlock(&s->lock);

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sys/grow.h"
+
 /*
  * Undo the kernel's octal escapes (\040 space, \011 tab, \012 newline, \134
  * backslash). 0, or -1 when it does not fit or holds \000: a mount point cut
@@ -199,7 +201,8 @@ struct list_arg {
 	const char *dir;
 	size_t dlen;
 	struct ab_mi *v;
-	int n, cap;
+	int n;
+	size_t cap;
 };
 
 static int list_one(const struct ab_mi *e, void *arg)
@@ -209,14 +212,8 @@ static int list_one(const struct ab_mi *e, void *arg)
 	if (strncmp(e->mnt, a->dir, a->dlen) != 0 || e->mnt[a->dlen] != '/' ||
 	    e->mnt[a->dlen + 1] == '\0' || strchr(e->mnt + a->dlen + 1, '/'))
 		return 0;
-	if (a->n == a->cap) {
-		int cap = a->cap ? 2 * a->cap : 4;
-		struct ab_mi *nv = realloc(a->v, (size_t)cap * sizeof(*nv));
-		if (!nv)
-			return -1;
-		a->v = nv;
-		a->cap = cap;
-	}
+	if (ab_grow(&a->v, &a->cap, (size_t)a->n + 1, sizeof(*a->v), 4) < 0)
+		return -1;
 	a->v[a->n++] = *e;
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "knob/journal_i.h"
+#include "sys/grow.h"
 
 /* pid's slot: Fibonacci hashing, the product's top bits. Its low bits would follow the
  * pid's own: pids that are multiples of 1024 would share a handful of slots, and every
@@ -89,14 +90,8 @@ static int room(struct kp_tab *t)
 		kp_compact(t);
 		return 0;
 	}
-	size_t cap = t->cap ? t->cap * 2 : 64;
-	struct kp_ent *v = realloc(t->v, cap * sizeof(*v));
-	if (!v) {
-		errno = ENOMEM;
+	if (ab_grow(&t->v, &t->cap, t->n + 1, sizeof(*t->v), 64) < 0)
 		return -1;
-	}
-	t->v = v;
-	t->cap = cap;
 	return rehash(t);
 }
 

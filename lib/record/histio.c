@@ -133,11 +133,3 @@ const char *ab_hist_row_put(struct ab_hist *h, uint64_t *total, uint64_t lo, uin
 		h->max = hi - 1;
 	return NULL;
 }
-
-const char *ab_hist_row_add(char *const *f, struct ab_hist *h, uint64_t *total)
-{
-	uint64_t lo, hi, n;
-	const char *why = ab_hist_row_check(f, &lo, &hi, &n);
-
-	return why ? why : ab_hist_row_put(h, total, lo, hi, n);
-}

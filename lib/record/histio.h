@@ -72,7 +72,5 @@ const char *ab_hist_row_check(char *const *f, uint64_t *lo, uint64_t *hi, uint64
  */
 const char *ab_hist_row_put(struct ab_hist *h, uint64_t *total, uint64_t lo, uint64_t hi,
 			    uint64_t n);
-/* Both: the row's fields checked and added to h. NULL, or why the row is refused. */
-const char *ab_hist_row_add(char *const *f, struct ab_hist *h, uint64_t *total);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
 #include "sys/parse.h"
 #include "record/results_i.h"
 
@@ -277,14 +278,8 @@ struct ab_group *ab_results_group_new(struct ab_results *r, const char *bench,
 
 	if (!b || !c || !m || !u || index_grow(r) < 0)
 		return NULL;
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 64;
-		struct ab_group *ng = realloc(r->g, cap * sizeof(*ng));
-		if (!ng)
-			return NULL;
-		r->g = ng;
-		r->cap = cap;
-	}
+	if (ab_grow(&r->g, &r->cap, r->n + 1, sizeof(*r->g), 64) < 0)
+		return NULL;
 	struct ab_group *g = &r->g[r->n++];
 	*g = (struct ab_group){ .bench = b, .config = c, .metric = m, .unit = u };
 	*slot_of(r, b, c, m, u) = (uint32_t)r->n;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
 #include "sys/infile.h"
 #include "sys/parse.h"
 #include "record/record.h"
@@ -132,23 +133,14 @@ static struct ab_group *group_for(struct load *l, char **f, size_t lineno)
 
 static int rows_push(struct rowlog *w, uint32_t g, int rep, double v, size_t line)
 {
-	if (w->n == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 4096;
-		void *a = realloc(w->g, cap * sizeof(*w->g)), *b;
-		if (!a)
-			return -1;
-		w->g = a;
-		if (!(b = realloc(w->line, cap * sizeof(*w->line))))
-			return -1;
-		w->line = b;
-		if (!(b = realloc(w->rep, cap * sizeof(*w->rep))))
-			return -1;
-		w->rep = b;
-		if (!(b = realloc(w->v, cap * sizeof(*w->v))))
-			return -1;
-		w->v = b;
-		w->cap = cap;
-	}
+	/* four arrays of one length: each grown from the same capacity */
+	size_t cg = w->cap, cl = w->cap, cr = w->cap, cv = w->cap, need = w->n + 1;
+	if (ab_grow(&w->g, &cg, need, sizeof(*w->g), 4096) < 0 ||
+	    ab_grow(&w->line, &cl, need, sizeof(*w->line), 4096) < 0 ||
+	    ab_grow(&w->rep, &cr, need, sizeof(*w->rep), 4096) < 0 ||
+	    ab_grow(&w->v, &cv, need, sizeof(*w->v), 4096) < 0)
+		return -1;
+	w->cap = cv;
 	w->g[w->n] = g;
 	w->line[w->n] = (uint32_t)line;
 	w->rep[w->n] = rep;

@@ -238,39 +238,6 @@ void ab_summarize(const double *x, size_t n, struct ab_summary *s)
 	ab_median_ci(x, n, 0.95, &s->ci);	/* leaves NANs on failure */
 }
 
-void ab_welford_init(struct ab_welford *w)
-{
-	w->n = 0;
-	w->mean = NAN;
-	w->m2 = 0;
-	w->min = w->max = NAN;
-}
-
-void ab_welford_add(struct ab_welford *w, double x)
-{
-	double d;
-
-	if (w->n++ == 0) {
-		w->mean = w->min = w->max = x;
-		w->m2 = 0;
-		return;
-	}
-	d = x - w->mean;
-	w->mean += d / (double)w->n;
-	w->m2 += d * (x - w->mean);
-	if (x < w->min)
-		w->min = x;
-	if (x > w->max)
-		w->max = x;
-}
-
-double ab_welford_stddev(const struct ab_welford *w)
-{
-	if (w->n < 2)
-		return NAN;
-	return sqrt(w->m2 / (double)(w->n - 1));
-}
-
 void ab_hist_merge(struct ab_hist *dst, const struct ab_hist *src)
 {
 	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++)

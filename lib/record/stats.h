@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Statistics that say how far to trust a number: median with a confidence
- * interval, CV, percentiles, Welford for streams, and the CI of a ratio of
- * two medians.
+ * interval, CV, percentiles, and the CI of a ratio of two medians.
  *
  * Methods:
  *  - percentile: linear interpolation between closest ranks (Hyndman & Fan
@@ -89,15 +88,6 @@ struct ab_summary {
 	struct ab_ci ci;	/* 95% CI of the median */
 };
 void ab_summarize(const double *x, size_t n, struct ab_summary *s);
-
-/* Welford's streaming mean and variance. */
-struct ab_welford {
-	uint64_t n;
-	double mean, m2, min, max;
-};
-void ab_welford_init(struct ab_welford *w);
-void ab_welford_add(struct ab_welford *w, double x);
-double ab_welford_stddev(const struct ab_welford *w);	/* sample (n - 1) */
 
 /*
  * Log-linear latency histogram for hot paths (HdrHistogram's layout): values

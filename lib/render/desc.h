@@ -20,13 +20,6 @@ struct ab_metric_desc {
 	int lower_better;	/* 1: a rise is a regression (ns_per_op); 0: a drop is */
 };
 
-/* A config key added after runs were recorded: a config that lacks it (an older run's)
- * stands for key=value, where it holds when (KEY=VALUE; NULL: every config). */
-struct ab_key_default {
-	const char *key, *value, *when;
-	const char *since;		/* when it was added, for compare.md's sentence */
-};
-
 /* A config key a record writes only when it is not at its default: a config without it
  * holds value, as a config without idle holds as-found (ab_cfg_absent_as). */
 struct ab_key_absent {
@@ -63,9 +56,6 @@ struct ab_bench_desc {
 					 * placement's CPUs): neither a panel nor a label */
 	const char *const *not_cpus;	/* keys named *_cpu or *_cpus that choose a policy
 					 * (uring_cpu=queue), not CPU numbers */
-	const struct ab_key_default *key_defaults;	/* keys added later (ended by a NULL
-							 * key), or NULL: compare matches an older
-							 * run's config to their defaults */
 	const struct ab_key_absent *absent_as;	/* keys left out at their default (ended by
 						 * a NULL key), or NULL */
 	const char *baseline_key;	/* the key whose values in baselines name one, or NULL */

@@ -91,22 +91,8 @@ static int figure_part(const char *name)
 	return 0;
 }
 
-/*
- * The same name at dest's top level, where runs before figures/ kept their
- * figures: re-plotting such a run replaces them, so the old one goes. Only a
- * regular file with a figure's name; unlinkat follows no link.
- */
-static void drop_flat(int top, const char *name)
-{
-	struct stat st;
-
-	if (top >= 0 && figure_part(name) && fstatat(top, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISREG(st.st_mode))
-		unlinkat(top, name, 0);
-}
-
 /* Every regular file of the private directory fd, moved into dest/SUB/. */
-static int publish(struct ab_plotdir *p, int fd, const char *sub, int top)
+static int publish(struct ab_plotdir *p, int fd, const char *sub)
 {
 	int dfd = dup(fd), bad = 0;
 	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
@@ -127,8 +113,6 @@ static int publish(struct ab_plotdir *p, int fd, const char *sub, int top)
 		if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", sub, de->d_name) >= sizeof(rel) ||
 		    ab_outfile_move_to(fd, de->d_name, p->dest, rel) < 0)
 			bad = -1;
-		else
-			drop_flat(top, de->d_name);
 	}
 	closedir(d);
 	return bad;
@@ -184,14 +168,11 @@ int ab_plotdir_close(struct ab_plotdir *p)
 		return -1;
 	int rc = ab_outdir_make(p->dest, AB_FIG_DIR) | ab_outdir_make(p->dest, AB_FIG_SRC_DIR);
 	if (rc == 0) {
-		int top = open(p->dest, O_PATH | O_DIRECTORY | O_CLOEXEC);
 		if (p->replace) {	/* before publishing: what is there now is the earlier plot's */
 			sweep(p, AB_FIG_SRC_DIR, p->fd);
 			sweep(p, AB_FIG_DIR, p->top);
 		}
-		rc = publish(p, p->fd, AB_FIG_SRC_DIR, top) | publish(p, p->top, AB_FIG_DIR, top);
-		if (top >= 0)
-			close(top);
+		rc = publish(p, p->fd, AB_FIG_SRC_DIR) | publish(p, p->top, AB_FIG_DIR);
 	}
 	ab_private_dir_remove(p->fd, p->path);
 	ab_private_dir_remove(p->top, p->root);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
 #include "sys/infile.h"
 
 const char *ab_file_kind(mode_t m)
@@ -136,14 +137,8 @@ ssize_t ab_infile_line(FILE *f, char **buf, size_t *cap)
 			over = 1;
 			continue;
 		}
-		if (n + 2 > *cap) {
-			size_t nc = *cap ? *cap * 2 : 256;
-			char *nb = realloc(*buf, nc);
-			if (!nb)
-				return -1;
-			*buf = nb;
-			*cap = nc;
-		}
+		if (n + 2 > *cap && ab_grow(buf, cap, n + 2, 1, 256) < 0)
+			return -1;
 		(*buf)[n++] = (char)c;
 	}
 	if (c == EOF && n == 0 && !over)

@@ -187,11 +187,6 @@ static int copy_in(int from, const char *name, const char *dir, const char *rel)
 	return ab_outfile_close(&o);
 }
 
-int ab_outfile_move(int from, const char *name, const char *dir)
-{
-	return ab_outfile_move_to(from, name, dir, name);
-}
-
 int ab_outfile_move_to(int from, const char *name, const char *dir, const char *rel)
 {
 	const char *leaf = rel;

@@ -38,10 +38,8 @@ int ab_outfile_close(struct ab_outfile *o);
 int ab_append_open(const char *dir, const char *rel, char *err, size_t errlen);
 
 /* Move the file NAME of the directory fd `from` (a private directory of ours) to
- * DIR/NAME: renameat, or across file systems a copy through ab_outfile. 0, or -1
- * after one message. */
-int ab_outfile_move(int from, const char *name, const char *dir);
-/* The same, to DIR/REL (REL: "figures/x.png"; its directories must exist). */
+ * DIR/REL (REL: "figures/x.png"; its directories must exist): renameat, or across
+ * file systems a copy through ab_outfile. 0, or -1 after one message. */
 int ab_outfile_move_to(int from, const char *name, const char *dir, const char *rel);
 /* The directory DIR/REL, made 0755 when absent; one that exists must be a
  * directory, not a link to one (every directory on the way likewise). 0, or -1

@@ -38,12 +38,6 @@ int ab_pin_self(int cpu)
 	return cpu < 0 ? 0 : set_mask(0, &s);
 }
 
-int ab_pin_pid(pid_t pid, int cpu)
-{
-	struct ab_cpuset s = one_cpu(cpu);
-	return cpu < 0 ? 0 : set_mask(pid, &s);
-}
-
 int ab_pin_self_set(const struct ab_cpuset *s)
 {
 	return set_mask(0, s);

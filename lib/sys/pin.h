@@ -16,9 +16,8 @@
 
 #include "sys/cpuset.h"
 
-/* Pin the calling thread (or process, with pid) to one CPU; cpu < 0 = leave it. 0 or -1/errno. */
+/* Pin the calling thread to one CPU; cpu < 0 = leave it. 0 or -1/errno. */
 int ab_pin_self(int cpu);
-int ab_pin_pid(pid_t pid, int cpu);
 int ab_pin_self_set(const struct ab_cpuset *s);
 /* Set attr's affinity so the thread starts on cpu (pin before it starts). cpu < 0: no-op.
  * 0, or -1/errno (EINVAL for a CPU number no mask can hold). */

@@ -248,27 +248,6 @@ check "uring_cpu=queue and uring_cpu=next compared apart; client_cpu's six confi
 	$1 == "ddpar" && $2 ~ /uring_cpu=next/ && $7 + 0 < 2000 { n++ }
 	$1 == "cputestfs" { c++; if ($2 !~ /client_cpu=[1-6];/) bad++ }
 	END { exit !(q == 1 && n == 1 && c == 6 && !bad) }' "$D/o-ucpu/compare.csv"
-# a run recorded before uring_cpu existed: its uring configs lack the key (the reference
-# with ";uring_cpu=queue" stripped), and are matched to a run that writes the default,
-# uring_cpu=queue; its uring_cpu=next and none configs keep theirs; compare.md says so
-mkdir -p "$D/ucpu-old"
-awk -F, 'BEGIN { OFS = "," } NR > 1 { sub(/;uring_cpu=queue/, "", $2) } { print }' \
-	"$REF/raw.csv" > "$D/ucpu-old/raw.csv"
-"$H" compare --out "$D/o-ucpu-ref" "$D/ucpu-old" "$REF" > /dev/null 2> "$D/ucpu-ref.err"
-check "a config without uring_cpu matches uring_cpu=queue: every uring result compared" awk -F, '
-	NR > 1 && $2 ~ /transport=uring/ { u += $2 ~ /uring_cpu=queue/; if ($2 !~ /uring_cpu=/) bad++ }
-	END { exit !(u > 50 && !bad) }' "$D/o-ucpu-ref/compare.csv"
-check "... nothing left only in one run, and compare.md says which key was defaulted" \
-	eval '! grep -q "only in A: \|only in another run: " "$D/o-ucpu-ref/compare.md" &&
-	      grep -q "configs without uring_cpu .* were matched as uring_cpu=queue (the default since " "$D/o-ucpu-ref/compare.md"'
-# the defaulted key takes its place among the config's keys, which records keep sorted
-mkdir -p "$D/ins"
-{ echo 'bench,config,rep,metric,value,unit'
-  for c in 'transport=uring' 'a=1;transport=uring;v=2' 'transport=uring;zz=1'; do
-	echo "ddpar,$c,1,read_MB_per_s,5,MB/s"; done; } > "$D/ins/raw.csv"
-"$H" compare --out "$D/o-ins" "$D/ins" "$D/ins" > /dev/null 2>&1
-check "uring_cpu=queue inserted in key order (end, middle, before a later key)" \
-	eval '[ "$(cut -d, -f2 "$D/o-ins/compare.csv" | sed 1d | tr "\n" " ")" = "transport=uring;uring_cpu=queue a=1;transport=uring;uring_cpu=queue;v=2 transport=uring;uring_cpu=queue;zz=1 " ]'
 # a result in one run only: the cause from the other run's runs.csv, not always "a failed
 # or skipped point, or another plan": fdget's lseek left out of the plan, a ddpar point failed
 cp -a "$REF" "$D/cause"

@@ -8,7 +8,7 @@
 # every panel's y range above every median
 # and interval end it draws (no clipped error bar), and ddpar_timereq drawing
 # spin and kernel time for writes and reads. The figures lie in figures/ and
-# their .gp and .dat in figures/src/; the reference's flat figures are gone.
+# their .gp and .dat in figures/src/, none at the top level.
 # (~10 s)
 . "$(dirname "$0")/lib.sh"
 
@@ -21,9 +21,9 @@ W=$(mktemp -d "$AFFBENCH_WORKDIR/figures.XXXXXX")
 cp -a "$REF" "$W/ref"
 "$BIN/harness" plot "$W/ref" >/dev/null 2>"$W/plot.err"
 ls "$W/ref"/figures/src/*.gp >/dev/null 2>&1 || { nok "harness plot wrote .gp files"; t_done; }
-# the reference is a run of the flat layout: its figures are replaced, not left beside
+# figures/ holds them all: none is drawn beside report.md
 flat=$(cd "$W/ref" && ls | grep -E '\.(png|svg|gp)$')
-check "no figure or script left at the top level${flat:+ (left: $flat)}" [ -z "$flat" ]
+check "no figure or script at the top level${flat:+ (there: $flat)}" [ -z "$flat" ]
 links=$(grep -o '](figures/[^)]*)' "$W/ref/report.md" | wc -l)
 check "report.md links its figures in figures/ ($links links)" [ "$links" -gt 0 ]
 

@@ -252,7 +252,7 @@ static void private_dir_and_move(void **state)
 	path(victim, out, "fig-victim");
 	path(p, in, "fig.png");
 	assert_int_equal(symlink(victim, p), 0);
-	assert_int_equal(ab_outfile_move(fd, "fig.png", in), 0);
+	assert_int_equal(ab_outfile_move_to(fd, "fig.png", in, "fig.png"), 0);
 	assert_false(exists(victim));
 	assert_ours(p, "png\n");
 	ab_private_dir_remove(fd, priv);
@@ -277,7 +277,7 @@ static void move_across_file_systems(void **state)
 	close(f);
 	path(p, in, "x.svg");
 	assert_int_equal(symlink("/dev/null", p), 0);
-	assert_int_equal(ab_outfile_move(fd, "x.svg", in), 0);
+	assert_int_equal(ab_outfile_move_to(fd, "x.svg", in, "x.svg"), 0);
 	assert_ours(p, "svg\n");
 	ab_private_dir_remove(fd, priv);
 }
