@@ -59,14 +59,11 @@ static const struct ab_prog_info info = {
 	.default_repeat = 3,
 };
 
-static const struct {
-	const char *metric, *unit;
-	double scale;	/* ns -> the unit */
-} metric[CP_NMETHOD] = {
-	[CP_LINE] = { CP_M_LINE, "ns", 1 },
-	[CP_FUTEX] = { CP_M_FUTEX, "us", 1e-3 },
-	[CP_PIPE] = { CP_M_PIPE, "us", 1e-3 },
-};
+/* A round trip measured in ns, in its metric's unit (cp_metrics: ns or us). */
+static double in_unit(double ns, enum cp_method m)
+{
+	return strcmp(cp_metrics[m].unit, "us") ? ns : ns * 1e-3;
+}
 
 /* The pairs selected, then the diagonal of their CPUs (one CPU with itself, for the
  * wake-ups a same-CPU handoff pays: futex and pipe only). */
@@ -116,10 +113,6 @@ static struct ab_cpumon *pair_mon(const struct cp_pair *p, long np)
 	ab_cpuset_set(&s, p->b);
 	return ab_cpumon_new(&s);
 }
-
-static const char *const slept_metric[CP_NMETHOD] = {
-	[CP_FUTEX] = CP_M_FUTEX_SLEPT, [CP_PIPE] = CP_M_PIPE_SLEPT,
-};
 
 /*
  * One measurement of method m on p. A cache-line round trip is measured again, up
@@ -175,12 +168,15 @@ static int sweep(struct ab_out *out, const struct ab_common *common, const struc
 				ab_cpumon_free(mon);
 				continue;
 			}
-			ab_record(out, &cfg, rep, metric[m].metric, res.rt_ns * metric[m].scale,
-				  metric[m].unit);
-			if (slept_metric[m] && isfinite(res.slept_pct))
-				ab_record(out, &cfg, rep, slept_metric[m], res.slept_pct, "%");
+			int sm = cp_meth[m].slept;
+			ab_record(out, &cfg, rep, cp_metrics[m].name, in_unit(res.rt_ns, m),
+				  cp_metrics[m].unit);
+			if (sm >= 0 && isfinite(res.slept_pct))
+				ab_record(out, &cfg, rep, cp_metrics[sm].name, res.slept_pct,
+					  cp_metrics[sm].unit);
 			if (m == CP_LINE && res.switches_known)
-				ab_record(out, &cfg, rep, CP_M_LINE_INVOL, (double)res.invol, "1");
+				ab_record(out, &cfg, rep, cp_metrics[CP_LINE_INVOL].name,
+					  (double)res.invol, cp_metrics[CP_LINE_INVOL].unit);
 			if (mon) {
 				ab_cpumon_record(mon, out, &cfg, rep, 1e9 / res.rt_ns);
 				ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once */
