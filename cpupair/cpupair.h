@@ -25,7 +25,9 @@
 #include "sys/proc.h"
 #include "sys/topo.h"
 
-/* Record names, shared by main.c (writes them) and report.c (renders them). */
+/* Record names, shared by main.c (writes them) and report.c (renders them); another
+ * benchmark that reads cpupair's records (cputestfs's split) takes them from here. */
+#define CP_BENCH "cpupair"
 #define CP_M_LINE "line_rt_ns"		/* cache-line round trip, ns */
 #define CP_M_FUTEX "futex_rt_us"	/* futex wake-up round trip, us */
 #define CP_M_PIPE "pipe_rt_us"		/* pipe wake-up round trip, us */

@@ -47,7 +47,7 @@ static const struct ab_opt opts[] = {
 };
 
 static const struct ab_prog_info info = {
-	.name = "cpupair",
+	.name = CP_BENCH,
 	.summary = "round trips between two CPUs: a cache line (ns), a futex and a pipe wake-up (us)",
 	.usage_extra = "--duration is per pair and method (after a warm-up of a quarter of it).\n"
 		       "The diagonal (a CPU with itself) is measured for futex and pipe only.\n"
@@ -217,7 +217,7 @@ int main(int argc, char **argv)
 		       cache_known ? "" : "; no cache topology in sysfs: classes but smt and "
 		       "cross-node are unknown");
 	ab_results_init(&kept);
-	ab_out_init(&out, stdout, common.format, "cpupair");
+	ab_out_init(&out, stdout, common.format, CP_BENCH);
 	out.keep = &kept;
 	for (int rep = 1; rep <= common.repeat; rep++)
 		failed += sweep(&out, &common, pairs, np, ndiag, cache_known, methods, rep);

@@ -347,7 +347,7 @@ static void plots(struct ab_render *r)
 static const char *const headline[] = { CP_M_LINE, CP_M_FUTEX, CP_M_PIPE, NULL };
 
 const struct ab_bench_desc ab_desc_cpupair = {
-	.name = "cpupair",
+	.name = CP_BENCH,
 	.question = "what a handoff between two CPUs costs",
 	.post = "",
 	.headline = headline,
