@@ -31,17 +31,17 @@
 #include "record/results.h"
 #include "cpupair.h"
 
-struct cp_params {
+struct cp_settings {
 	const char *pairs, *method;
 };
 
-static struct cp_params params = { .pairs = "classes", .method = "line,futex,pipe" };
+static struct cp_settings set = { .pairs = "classes", .method = "line,futex,pipe" };
 
 static const struct ab_opt opts[] = {
-	AB_OPT(struct cp_params, pairs, "pairs", AB_OPT_STR, "all|classes|N",
+	AB_OPT(struct cp_settings, pairs, "pairs", AB_OPT_STR, "all|classes|N",
 	       "ordered CPU pairs: every one, the last of each class (smt, llc, cross-llc, cross-node) "
 	       "and its reverse, or N spread over the matrix (the same pairs on every run)"),
-	AB_OPT(struct cp_params, method, "method", AB_OPT_STR, "LIST",
+	AB_OPT(struct cp_settings, method, "method", AB_OPT_STR, "LIST",
 	       "line (cache-line round trip, ns), futex, pipe (wake-up round trips, us)"),
 	AB_OPT_END,
 };
@@ -199,10 +199,10 @@ int main(int argc, char **argv)
 	char err[256];
 	int failed = 0, cache_known;
 
-	if (ab_parse_args(argc, argv, &info, opts, &params, &common) < argc)
+	if (ab_parse_args(argc, argv, &info, opts, &set, &common) < argc)
 		ab_usage_error("unexpected argument (see --help)");
-	if (cp_pairs_parse(params.pairs, &mode, &n, err, sizeof(err)) < 0 ||
-	    cp_methods_parse(params.method, &methods, err, sizeof(err)) < 0)
+	if (cp_pairs_parse(set.pairs, &mode, &n, err, sizeof(err)) < 0 ||
+	    cp_methods_parse(set.method, &methods, err, sizeof(err)) < 0)
 		ab_usage_error("%s", err);
 	ab_opts_checked(&common);
 	ab_idle_apply(&common.idle);
@@ -212,7 +212,7 @@ int main(int argc, char **argv)
 		ndiag = 0;	/* the diagonal is the wake-ups' alone */
 	if (!common.quiet)
 		ab_msg("%ld ordered pairs (--pairs %s) and %ld CPUs with themselves (futex and "
-		       "pipe), %g s each per method%s%s", np, params.pairs, ndiag, common.duration,
+		       "pipe), %g s each per method%s%s", np, set.pairs, ndiag, common.duration,
 		       np > CP_MON_PAIRS ? "; no CPU monitor (mon_*) past 64 pairs" : "",
 		       cache_known ? "" : "; no cache topology in sysfs: classes but smt and "
 		       "cross-node are unknown");
