@@ -388,8 +388,8 @@ static int one_rep(const struct ctf_settings *set, const struct ctf_point *pt, s
 	ab_cpumon_free(mon);
 	for (int m = ks ? CTF_FIRST_KERNEL : 0; m < (ks ? CTF_NM : CTF_FIRST_KERNEL); m++)
 		if (res.has[m])
-			ab_record(out, &pt->cfg, rep, cputestfs_metrics[m].name, res.v[m],
-				  cputestfs_metrics[m].unit);
+			ab_record(out, &pt->cfg, rep, ctf_metrics[m].name, res.v[m],
+				  ctf_metrics[m].unit);
 	if (!ks && res.has[CTF_P50])	/* p90, p99.9, max and hist.csv (record/histio.h) */
 		ab_hist_emit(out, &pt->cfg, rep, "latency", "ns", &res.lat);
 	if (ks && res.has_brk) {

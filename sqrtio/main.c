@@ -200,8 +200,8 @@ static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 			}
 			for (int m = 0; m < SQ_NM; m++)
 				if (!isnan(v[m]))
-					ab_record(out, &pt->cfg, r + 1, sqrtio_metrics[m].name, v[m],
-						  sqrtio_metrics[m].unit);
+					ab_record(out, &pt->cfg, r + 1, sq_metrics[m].name, v[m],
+						  sq_metrics[m].unit);
 			io_latency(out, sh, pt, r + 1);
 			ab_cpumon_record(mon, out, &pt->cfg, r + 1, v[SQ_IOS] * 1e3);
 			ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once, --quiet or not */

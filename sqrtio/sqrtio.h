@@ -197,7 +197,7 @@ int sq_rq_inert(const struct sq_point *pt, char *why, size_t len);
 /* ---- place.c and measure.c: one point of the sweep ---- */
 enum { SQ_SQRT, SQ_IOS, SQ_P50, SQ_P99, SQ_IRQ, SQ_CAL, SQ_RES, SQ_DONE_LOCAL, SQ_IRQ_LOCAL, SQ_NM };
 /* Each metric's name, unit and direction, by the enum above (report.c: the descriptor's). */
-extern const struct ab_metric_desc sqrtio_metrics[SQ_NM + 1];
+extern const struct ab_metric_desc sq_metrics[SQ_NM + 1];
 struct sq_point {
 	int rq, local;
 	int nio, nsqrt;
