@@ -158,7 +158,6 @@ static int sweep(struct ab_out *out, const struct ab_common *common, const struc
 		ab_config_set(&cfg, CP_K_POS_A, "%d", p->pa);
 		ab_config_set(&cfg, CP_K_POS_B, "%d", p->pb);
 		ab_config_set(&cfg, CP_K_CLASS, "%s", cp_class_name(p, cache_known));
-		ab_idle_config(common, &cfg);
 		for (int m = 0; m < CP_NMETHOD; m++) {
 			struct cp_result res;
 			if (!(methods & (1u << m)) || (p->a == p->b && m == CP_LINE))
@@ -217,7 +216,7 @@ int main(int argc, char **argv)
 		       cache_known ? "" : "; no cache topology in sysfs: classes but smt and "
 		       "cross-node are unknown");
 	ab_results_init(&kept);
-	ab_out_init(&out, stdout, common.format, CP_BENCH);
+	ab_out_init(&out, stdout, &common, CP_BENCH);
 	out.keep = &kept;
 	for (int rep = 1; rep <= common.repeat; rep++)
 		failed += sweep(&out, &common, pairs, np, ndiag, cache_known, methods, rep);

@@ -252,7 +252,7 @@ static int resolve(struct ctf_point *pt, const struct ctf_settings *set,
 	    (set->wait.mode != AB_FSRV_WAIT_BLOCK &&	/* block, the default, goes unwritten */
 	     ab_config_set(c, "daemon_wait", "%s", ab_fsrv_wait_name(&set->wait, w, sizeof(w))) < 0) ||
 	    ab_config_set(c, "client_cpu", "%s", pt->client_list) < 0 ||
-	    ab_config_set(c, "daemon_cpu", "%s", pt->server_list) < 0 || ab_idle_config(common, c) < 0)
+	    ab_config_set(c, "daemon_cpu", "%s", pt->server_list) < 0)
 		ab_fail("record config of placement %s too long", ab_placement_name(pt->placement));
 	return 0;
 }
@@ -480,7 +480,7 @@ int main(int argc, char **argv)
 	ab_slowness();
 	ab_catch_signals();
 	ab_results_init(&kept);
-	ab_out_init(&out, stdout, common.format, "cputestfs");
+	ab_out_init(&out, stdout, &common, "cputestfs");
 	out.keep = &kept;
 	int failed = sweep(&set, pts, npts, ks, &out);
 	if (ab_out_tables(&out, &ab_desc_cputestfs) < 0) {

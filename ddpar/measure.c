@@ -61,7 +61,6 @@ void ddp_point_config(const struct ddp_settings *s, const struct ddp_point *pt, 
 		ab_config_set(c, "max_background", "%d", s->max_background);
 	if (s->congestion)
 		ab_config_set(c, "congestion_threshold", "%d", s->congestion);
-	ab_idle_config(&s->common, c);
 }
 
 /* Connection knobs through the knob module (journalled, restored after the client). */

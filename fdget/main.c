@@ -91,7 +91,6 @@ static void record(const struct fdget_settings *s, struct ab_out *out, const cha
 	ab_config_set(&c, "threads", "%d", fdget_mode_workers(s, mode));
 	if (s->call == CALL_RAW)	/* only off the default, so default keys stay op, mode, threads */
 		ab_config_set(&c, "syscall", "raw");
-	ab_idle_config(s->common, &c);
 	ab_record(out, &c, rep, metric, v, unit);
 }
 
@@ -331,7 +330,7 @@ int main(int argc, char **argv)
 	ab_slowness();	/* timed once now (a few forks), not beside a measured loop */
 	ab_catch_signals();
 	ab_results_init(&kept);
-	ab_out_init(&out, stdout, common.format, "fdget");
+	ab_out_init(&out, stdout, &common, "fdget");
 	out.keep = &kept;
 	if (set.watch_threads)
 		set.watch = fdget_watch_start(set.cpu_idle);

@@ -126,7 +126,6 @@ static struct sq_point *plan(const struct sq_discovery *d, const struct ab_commo
 		pt->nio = nio;
 		pt->nsqrt = nsqrt;
 		sq_place(pt, d, &com->allowed, set.irq_affinity);
-		ab_idle_config(com, &pt->cfg);
 		if (!pt->skip && sq_rq_inert(pt, pt->inert, sizeof(pt->inert)) < 0)
 			pt->skip = pt->inert;
 		runnable += !pt->skip;
@@ -262,7 +261,7 @@ int main(int argc, char **argv)
 	struct ab_out out;
 
 	ab_results_init(&kept);
-	ab_out_init(&out, stdout, com.format, "sqrtio");
+	ab_out_init(&out, stdout, &com, "sqrtio");
 	out.keep = &kept;
 	int failures = sweep(pts, npts, &t, &d, &com, &out);
 	if (ab_interrupted)

@@ -12,7 +12,7 @@ trap 'rm -rf "$W"' EXIT
 cd "$TOP" || exit 1
 
 # Keys lib/ itself owns, which every benchmark's configs may carry: the common
-# --idle policy (lib/knob/idle).
+# --idle policy (lib/sys/idle_policy.h; the record writer adds it).
 COMMON="idle"
 # A literal that is a FUSE notion, not a benchmark's key: the FUSE daemon's
 # wake-up in the request breakdown's record names (brk_daemon_wakes_per_call).
@@ -79,7 +79,8 @@ for d in $dirs; do
 	awk 'NR == FNR { n[$0] = 1; next }
 	     { l = substr($0, index($0, ": \"") + 3); l = substr(l, 1, length(l) - 1)
 	       k = l; sub(/[=|].*/, "", k)
-	       if ((l in n) || (k != l && (k in n))) print }' "$W/theirs.$b" "$W/blits.$b" >> "$W/retyped"
+	       if ((l in n) || (k != l && (k in n))) print }' \
+		"$W/theirs.$b" "$W/blits.$b" >> "$W/retyped"
 done
 check "names collected from the benchmarks' headers ($(cat "$W"/own.* | wc -l))" \
 	grep -qx line_rt_ns "$W/own.cpupair"
