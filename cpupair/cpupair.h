@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * cpupair: the interfaces between its files.
- *   main.c      options, the pairs and methods swept, records and tables
- *   pairs.c     which ordered pairs of CPUs: all, a few per class, or a sample
- *   measure.c   one repetition of one pair and method: two pinned threads
- *               behind the start barrier, warm-up, the timed window, stop, join
- *   loop.c      the measured loops: cache-line, futex and pipe ping-pong
- *   switches.c  a thread's context switches, read at a window's edges
- *   report.c      the report (class summary, reading, heatmaps); linked into the
- *               harness too, so it uses lib/ and the names below only
+ *   main.c        options, the pairs and methods swept, records and tables
+ *   pairs.c       which ordered pairs of CPUs: all, a few per class, or a sample
+ *   measure.c     one repetition of one pair and method: two pinned threads
+ *                 behind the start barrier, warm-up, the timed window, stop, join
+ *   loop.c        the measured loops: cache-line, futex and pipe ping-pong
+ *   switches.c    a thread's context switches, read at a window's edges
+ *   report.c      the report (class summary, tables, heatmaps) and the metrics
+ *                 table main.c records by; linked into the harness too, so it
+ *                 uses lib/ and the names below only
+ *   report_read.c the reading (report_i.h)
  *   report_heat.c which records the heatmaps draw, and where (for report.c)
  */
 #ifndef CPUPAIR_H
@@ -23,7 +25,9 @@
 #include "sys/proc.h"
 #include "sys/topo.h"
 
-/* Record names, shared by main.c (writes them) and report.c (renders them). */
+/* Record names, shared by main.c (writes them) and report.c (renders them); another
+ * benchmark that reads cpupair's records (cputestfs's split) takes them from here. */
+#define CP_BENCH "cpupair"
 #define CP_M_LINE "line_rt_ns"		/* cache-line round trip, ns */
 #define CP_M_FUTEX "futex_rt_us"	/* futex wake-up round trip, us */
 #define CP_M_PIPE "pipe_rt_us"		/* pipe wake-up round trip, us */
@@ -62,6 +66,19 @@
 #define CP_WINDOWS_MAX 100
 
 enum cp_method { CP_LINE, CP_FUTEX, CP_PIPE, CP_NMETHOD };
+
+/* ---- report.c: the metrics, in one table (the descriptor's, which main.c records
+ * by): each method's round trip at its enum cp_method, then these. ---- */
+enum { CP_FUTEX_SLEPT = CP_NMETHOD, CP_PIPE_SLEPT, CP_LINE_INVOL, CP_NM };
+struct ab_metric_desc;
+extern const struct ab_metric_desc *const cp_metrics;	/* CP_NM, then a NULL name */
+/* Each method: what the report calls it, its heatmap's name, and the metric of the share
+ * of its waits that slept (a cp_metrics index; -1: the line, which never sleeps). */
+struct cp_meth {
+	const char *what, *fig;
+	int slept;
+};
+extern const struct cp_meth cp_meth[CP_NMETHOD];
 
 /* ---- report_heat.c: one heatmap's cells at a time ---- */
 struct cp_cells;

@@ -31,23 +31,23 @@
 #include "record/results.h"
 #include "cpupair.h"
 
-struct cp_params {
+struct cp_settings {
 	const char *pairs, *method;
 };
 
-static struct cp_params params = { .pairs = "classes", .method = "line,futex,pipe" };
+static struct cp_settings set = { .pairs = "classes", .method = "line,futex,pipe" };
 
 static const struct ab_opt opts[] = {
-	AB_OPT(struct cp_params, pairs, "pairs", AB_OPT_STR, "all|classes|N",
+	AB_OPT(struct cp_settings, pairs, "pairs", AB_OPT_STR, "all|classes|N",
 	       "ordered CPU pairs: every one, the last of each class (smt, llc, cross-llc, cross-node) "
 	       "and its reverse, or N spread over the matrix (the same pairs on every run)"),
-	AB_OPT(struct cp_params, method, "method", AB_OPT_STR, "LIST",
+	AB_OPT(struct cp_settings, method, "method", AB_OPT_STR, "LIST",
 	       "line (cache-line round trip, ns), futex, pipe (wake-up round trips, us)"),
 	AB_OPT_END,
 };
 
 static const struct ab_prog_info info = {
-	.name = "cpupair",
+	.name = CP_BENCH,
 	.summary = "round trips between two CPUs: a cache line (ns), a futex and a pipe wake-up (us)",
 	.usage_extra = "--duration is per pair and method (after a warm-up of a quarter of it).\n"
 		       "The diagonal (a CPU with itself) is measured for futex and pipe only.\n"
@@ -59,14 +59,11 @@ static const struct ab_prog_info info = {
 	.default_repeat = 3,
 };
 
-static const struct {
-	const char *metric, *unit;
-	double scale;	/* ns -> the unit */
-} metric[CP_NMETHOD] = {
-	[CP_LINE] = { CP_M_LINE, "ns", 1 },
-	[CP_FUTEX] = { CP_M_FUTEX, "us", 1e-3 },
-	[CP_PIPE] = { CP_M_PIPE, "us", 1e-3 },
-};
+/* A round trip measured in ns, in its metric's unit (cp_metrics: ns or us). */
+static double in_unit(double ns, enum cp_method m)
+{
+	return strcmp(cp_metrics[m].unit, "us") ? ns : ns * 1e-3;
+}
 
 /* The pairs selected, then the diagonal of their CPUs (one CPU with itself, for the
  * wake-ups a same-CPU handoff pays: futex and pipe only). */
@@ -117,10 +114,6 @@ static struct ab_cpumon *pair_mon(const struct cp_pair *p, long np)
 	return ab_cpumon_new(&s);
 }
 
-static const char *const slept_metric[CP_NMETHOD] = {
-	[CP_FUTEX] = CP_M_FUTEX_SLEPT, [CP_PIPE] = CP_M_PIPE_SLEPT,
-};
-
 /*
  * One measurement of method m on p. A cache-line round trip is measured again, up
  * to CP_LINE_TRIES windows, while a spinning side was switched out (an involuntary
@@ -165,7 +158,6 @@ static int sweep(struct ab_out *out, const struct ab_common *common, const struc
 		ab_config_set(&cfg, CP_K_POS_A, "%d", p->pa);
 		ab_config_set(&cfg, CP_K_POS_B, "%d", p->pb);
 		ab_config_set(&cfg, CP_K_CLASS, "%s", cp_class_name(p, cache_known));
-		ab_idle_config(common, &cfg);
 		for (int m = 0; m < CP_NMETHOD; m++) {
 			struct cp_result res;
 			if (!(methods & (1u << m)) || (p->a == p->b && m == CP_LINE))
@@ -175,12 +167,15 @@ static int sweep(struct ab_out *out, const struct ab_common *common, const struc
 				ab_cpumon_free(mon);
 				continue;
 			}
-			ab_record(out, &cfg, rep, metric[m].metric, res.rt_ns * metric[m].scale,
-				  metric[m].unit);
-			if (slept_metric[m] && isfinite(res.slept_pct))
-				ab_record(out, &cfg, rep, slept_metric[m], res.slept_pct, "%");
+			int sm = cp_meth[m].slept;
+			ab_record(out, &cfg, rep, cp_metrics[m].name, in_unit(res.rt_ns, m),
+				  cp_metrics[m].unit);
+			if (sm >= 0 && isfinite(res.slept_pct))
+				ab_record(out, &cfg, rep, cp_metrics[sm].name, res.slept_pct,
+					  cp_metrics[sm].unit);
 			if (m == CP_LINE && res.switches_known)
-				ab_record(out, &cfg, rep, CP_M_LINE_INVOL, (double)res.invol, "1");
+				ab_record(out, &cfg, rep, cp_metrics[CP_LINE_INVOL].name,
+					  (double)res.invol, cp_metrics[CP_LINE_INVOL].unit);
 			if (mon) {
 				ab_cpumon_record(mon, out, &cfg, rep, 1e9 / res.rt_ns);
 				ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once */
@@ -203,10 +198,10 @@ int main(int argc, char **argv)
 	char err[256];
 	int failed = 0, cache_known;
 
-	if (ab_parse_args(argc, argv, &info, opts, &params, &common) < argc)
+	if (ab_parse_args(argc, argv, &info, opts, &set, &common) < argc)
 		ab_usage_error("unexpected argument (see --help)");
-	if (cp_pairs_parse(params.pairs, &mode, &n, err, sizeof(err)) < 0 ||
-	    cp_methods_parse(params.method, &methods, err, sizeof(err)) < 0)
+	if (cp_pairs_parse(set.pairs, &mode, &n, err, sizeof(err)) < 0 ||
+	    cp_methods_parse(set.method, &methods, err, sizeof(err)) < 0)
 		ab_usage_error("%s", err);
 	ab_opts_checked(&common);
 	ab_idle_apply(&common.idle);
@@ -216,12 +211,12 @@ int main(int argc, char **argv)
 		ndiag = 0;	/* the diagonal is the wake-ups' alone */
 	if (!common.quiet)
 		ab_msg("%ld ordered pairs (--pairs %s) and %ld CPUs with themselves (futex and "
-		       "pipe), %g s each per method%s%s", np, params.pairs, ndiag, common.duration,
+		       "pipe), %g s each per method%s%s", np, set.pairs, ndiag, common.duration,
 		       np > CP_MON_PAIRS ? "; no CPU monitor (mon_*) past 64 pairs" : "",
 		       cache_known ? "" : "; no cache topology in sysfs: classes but smt and "
 		       "cross-node are unknown");
 	ab_results_init(&kept);
-	ab_out_init(&out, stdout, common.format, "cpupair");
+	ab_out_init(&out, stdout, &common, CP_BENCH);
 	out.keep = &kept;
 	for (int rep = 1; rep <= common.repeat; rep++)
 		failed += sweep(&out, &common, pairs, np, ndiag, cache_known, methods, rep);

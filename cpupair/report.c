@@ -26,11 +26,21 @@
 
 #define MAX_PAIR_ROWS 24	/* list the pairs one by one up to this many */
 
+/* Units and directions: round trips, lower is better. */
+static const struct ab_metric_desc metrics[CP_NM + 1] = {
+	[CP_LINE] = { CP_M_LINE, "ns", 1 },
+	[CP_FUTEX] = { CP_M_FUTEX, "us", 1 },
+	[CP_PIPE] = { CP_M_PIPE, "us", 1 },
+	[CP_FUTEX_SLEPT] = { CP_M_FUTEX_SLEPT, "%", 0 },
+	[CP_PIPE_SLEPT] = { CP_M_PIPE_SLEPT, "%", 0 },
+	[CP_LINE_INVOL] = { CP_M_LINE_INVOL, "1", 1 },
+	[CP_NM] = { NULL, NULL, 0 },
+};
+const struct ab_metric_desc *const cp_metrics = metrics;
 const struct cp_meth cp_meth[CP_NMETHOD] = {
-	[CP_LINE] = { CP_M_LINE, "ns", "cache-line round trip", "cpupair_line", NULL },
-	[CP_FUTEX] = { CP_M_FUTEX, "us", "futex wake-up round trip", "cpupair_futex",
-		       CP_M_FUTEX_SLEPT },
-	[CP_PIPE] = { CP_M_PIPE, "us", "pipe wake-up round trip", "cpupair_pipe", CP_M_PIPE_SLEPT },
+	[CP_LINE] = { "cache-line round trip", "cpupair_line", -1 },
+	[CP_FUTEX] = { "futex wake-up round trip", "cpupair_futex", CP_FUTEX_SLEPT },
+	[CP_PIPE] = { "pipe wake-up round trip", "cpupair_pipe", CP_PIPE_SLEPT },
 };
 #define meth cp_meth
 #define mine cp_mine
@@ -53,9 +63,11 @@ int cp_mine(const struct ab_render *r, const struct ab_group *g, const char *met
 
 int cp_flagged(const struct ab_render *r, const struct ab_group *g)
 {
-	const struct ab_group *f = ab_results_get(r->res, r->desc->name, g->config, CP_M_FUTEX, "us");
-	const struct ab_group *s = ab_results_get(r->res, r->desc->name, g->config,
-						  CP_M_LINE_INVOL, "1");
+	const struct ab_metric_desc *fm = &metrics[CP_FUTEX], *sm = &metrics[CP_LINE_INVOL];
+	const struct ab_group *f = ab_results_get(r->res, r->desc->name, g->config, fm->name,
+						  fm->unit);
+	const struct ab_group *s = ab_results_get(r->res, r->desc->name, g->config, sm->name,
+						  sm->unit);
 
 	if (strcmp(g->metric, CP_M_LINE))
 		return 0;
@@ -106,7 +118,7 @@ int cp_settings(const struct ab_render *r, char rest[][AB_CONFIG_LEN], int max)
 	for (size_t i = 0; i < r->res->n; i++) {
 		const struct ab_group *g = &r->res->g[i];
 		int m, seen = 0;
-		for (m = 0; m < CP_NMETHOD && !mine(r, g, meth[m].metric); m++)
+		for (m = 0; m < CP_NMETHOD && !mine(r, g, metrics[m].name); m++)
 			;
 		if (m == CP_NMETHOD)
 			continue;
@@ -176,16 +188,16 @@ static void class_table(struct ab_render *r, char rest[][AB_CONFIG_LEN], int nre
 		ab_r_table_no(r));
 	fprintf(r->out, "|%s class | pairs |", nrest > 1 ? " setting |" : "");
 	for (int m = 0; m < CP_NMETHOD; m++)
-		fprintf(r->out, " %s (%s) |", meth[m].what, meth[m].unit);
+		fprintf(r->out, " %s (%s) |", meth[m].what, metrics[m].unit);
 	fprintf(r->out, "\n|%s---|---|---|---|---|\n", nrest > 1 ? "---|" : "");
 	for (int k = 0; k < nrest; k++)
 	for (int c = 0; c < CP_NCLASS; c++) {
 		int most = 0;
 		double v[CP_NMETHOD], sl[CP_NMETHOD];
 		for (int m = 0; m < CP_NMETHOD; m++) {
-			v[m] = class_median(r, meth[m].metric, rest[k], cp_classes[c], &np);
-			sl[m] = meth[m].slept ? class_median(r, meth[m].slept, rest[k], cp_classes[c],
-							     &ns) : NAN;
+			v[m] = class_median(r, metrics[m].name, rest[k], cp_classes[c], &np);
+			sl[m] = meth[m].slept >= 0 ? class_median(r, metrics[meth[m].slept].name,
+								  rest[k], cp_classes[c], &ns) : NAN;
 			most = np > most ? np : most;
 		}
 		if (!most)
@@ -212,7 +224,7 @@ static void pair_table(struct ab_render *r, int nrest)
 	for (size_t i = 0; i < r->res->n && n <= MAX_PAIR_ROWS; i++) {
 		const struct ab_group *g = &r->res->g[i];
 		int m, seen = 0;
-		for (m = 0; m < CP_NMETHOD && !mine(r, g, meth[m].metric); m++)
+		for (m = 0; m < CP_NMETHOD && !mine(r, g, metrics[m].name); m++)
 			;
 		for (int k = 0; k < n && !seen; k++)
 			seen = !strcmp(cfg[k], g->config);
@@ -224,7 +236,7 @@ static void pair_table(struct ab_render *r, int nrest)
 	fprintf(r->out, "%d) per pair (a pings, b answers): medians\n\n|%s a | b | class |",
 		ab_r_table_no(r), nrest > 1 ? " setting |" : "");
 	for (int m = 0; m < CP_NMETHOD; m++)
-		fprintf(r->out, " %s (%s) |", meth[m].what, meth[m].unit);
+		fprintf(r->out, " %s (%s) |", meth[m].what, metrics[m].unit);
 	fprintf(r->out, "\n|%s---|---|---|---|---|---|\n", nrest > 1 ? "---|" : "");
 	for (int k = 0; k < n; k++) {
 		if (nrest > 1)
@@ -234,9 +246,10 @@ static void pair_table(struct ab_render *r, int nrest)
 			ab_cfg_get(cfg[k], CP_K_CLASS, cls, sizeof(cls)));
 		for (int m = 0; m < CP_NMETHOD; m++) {
 			const struct ab_group *g = ab_results_get(r->res, r->desc->name, cfg[k],
-								  meth[m].metric, meth[m].unit);
-			const struct ab_group *sg = meth[m].slept ?
-				ab_results_get(r->res, r->desc->name, cfg[k], meth[m].slept, "%") : NULL;
+								  metrics[m].name, metrics[m].unit);
+			int sm = meth[m].slept;
+			const struct ab_group *sg = sm >= 0 ? ab_results_get(r->res, r->desc->name,
+				cfg[k], metrics[sm].name, metrics[sm].unit) : NULL;
 			fprintf(r->out, " %s%s |", cell_text(num, sizeof(num), m, g ? ab_r_median(g) : NAN,
 							    sg ? ab_r_median(sg) : NAN),
 				g && cp_flagged(r, g) ? " (flagged: a spinner lost its CPU)" : "");
@@ -261,7 +274,7 @@ static int cell(const struct ab_render *r, const struct ab_group *g, int m, cons
 {
 	char buf[AB_CONFIG_LEN];
 
-	return mine(r, g, meth[m].metric) && !strcmp(g->unit, meth[m].unit) &&
+	return mine(r, g, metrics[m].name) && !strcmp(g->unit, metrics[m].unit) &&
 	       !strcmp(rest_of(g->config, buf, sizeof(buf)), rest);
 }
 
@@ -296,8 +309,8 @@ static void heatmap(struct ab_render *r, struct cp_cells *c, int m, int k, const
 					"diagonal: a CPU with itself (the same-CPU round trip)";
 		snprintf(title, sizeof(title), "cpupair: %s, CPUs in topology order%s%.300s",
 			 meth[m].what, rest[0] ? ", " : "", rest);
-		snprintf(unit, sizeof(unit), "%s (%s, median, from 0)", meth[m].metric,
-			 meth[m].unit);
+		snprintf(unit, sizeof(unit), "%s (%s, median, from 0)", metrics[m].name,
+			 metrics[m].unit);
 		if (cp_cells_draw(c, take, nt, &h) == 0)
 			ab_heat_plot(r, &h, name, title, "answering CPU (b)", "pinging CPU (a)",
 				     unit);
@@ -313,7 +326,7 @@ static double method_top(const struct ab_render *r, int m)
 	double top = NAN;
 
 	for (size_t i = 0; i < r->res->n; i++)
-		if (mine(r, &r->res->g[i], meth[m].metric) && !(ab_r_median(&r->res->g[i]) <= top))
+		if (mine(r, &r->res->g[i], metrics[m].name) && !(ab_r_median(&r->res->g[i]) <= top))
 			top = ab_r_median(&r->res->g[i]);
 	return top;
 }
@@ -334,15 +347,9 @@ static void plots(struct ab_render *r)
 }
 
 static const char *const headline[] = { CP_M_LINE, CP_M_FUTEX, CP_M_PIPE, NULL };
-/* Units and directions: round trips, lower is better. */
-static const struct ab_metric_desc metrics[] = {
-	{ CP_M_LINE, "ns", 1 }, { CP_M_FUTEX, "us", 1 }, { CP_M_PIPE, "us", 1 },
-	{ CP_M_FUTEX_SLEPT, "%", 0 }, { CP_M_PIPE_SLEPT, "%", 0 }, { CP_M_LINE_INVOL, "1", 1 },
-	{ NULL, NULL, 0 },
-};
 
 const struct ab_bench_desc ab_desc_cpupair = {
-	.name = "cpupair",
+	.name = CP_BENCH,
 	.question = "what a handoff between two CPUs costs",
 	.post = "",
 	.headline = headline,

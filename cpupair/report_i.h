@@ -13,10 +13,6 @@
 #define MAX_SETTINGS 4	/* settings (e.g. idle policies) rendered apart */
 #define CP_NCLASS 6
 
-struct cp_meth {
-	const char *metric, *unit, *what, *fig, *slept;
-};
-extern const struct cp_meth cp_meth[CP_NMETHOD];
 /* Classes as recorded, in the order shown, and how a sentence says each. */
 extern const char *const cp_classes[CP_NCLASS], *const cp_where[CP_NCLASS];
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "record/record.h"
 #include "render/reading.h"
 #include "render/render.h"
 #include "report_i.h"
@@ -80,10 +81,11 @@ static void read_flagged(struct ab_render *r, const char *rest)
 static void read_method(struct ab_render *r, int m, const char *rest, int first)
 {
 	int n, ns, nd, nds;
-	double v = cp_class_median(r, cp_meth[m].metric, rest, NULL, &n);
-	double sl = cp_class_median(r, cp_meth[m].slept, rest, NULL, &ns);
-	double d = cp_class_median(r, cp_meth[m].metric, rest, CP_CLASS_SAME, &nd);
-	double dsl = cp_class_median(r, cp_meth[m].slept, rest, CP_CLASS_SAME, &nds);
+	const char *metric = cp_metrics[m].name, *slept = cp_metrics[cp_meth[m].slept].name;
+	double v = cp_class_median(r, metric, rest, NULL, &n);
+	double sl = cp_class_median(r, slept, rest, NULL, &ns);
+	double d = cp_class_median(r, metric, rest, CP_CLASS_SAME, &nd);
+	double dsl = cp_class_median(r, slept, rest, CP_CLASS_SAME, &nds);
 	const char *name = m == CP_FUTEX ? "a futex" : "a pipe";
 	char a[32], b[32];
 

@@ -102,7 +102,7 @@ enum ctf_metric {
 };
 #define CTF_FIRST_KERNEL CTF_KNS
 /* Each metric's name, unit and direction, by enum ctf_metric (report.c: the descriptor's). */
-extern const struct ab_metric_desc cputestfs_metrics[CTF_NM + 1];
+extern const struct ab_metric_desc ctf_metrics[CTF_NM + 1];
 struct ctf_result {
 	double v[CTF_NM];
 	int has[CTF_NM];
@@ -343,5 +343,10 @@ int ctf_measure(const struct ctf_settings *set, const struct ctf_point *pt, stru
 /* ---- report.c: the report, rendered from the records (lib/render) ---- */
 struct ab_bench_desc;
 extern const struct ab_bench_desc ab_desc_cputestfs;
+/* report_pipe.c: the pipe baseline's table and sentence beside the request breakdown
+ * (the descriptor's breakdown_reading). */
+struct ab_render;
+struct ab_breakdown_bar;
+void ctf_pipe_reading(struct ab_render *r, const struct ab_breakdown_bar *bars, int n);
 
 #endif

@@ -252,7 +252,7 @@ static int resolve(struct ctf_point *pt, const struct ctf_settings *set,
 	    (set->wait.mode != AB_FSRV_WAIT_BLOCK &&	/* block, the default, goes unwritten */
 	     ab_config_set(c, "daemon_wait", "%s", ab_fsrv_wait_name(&set->wait, w, sizeof(w))) < 0) ||
 	    ab_config_set(c, "client_cpu", "%s", pt->client_list) < 0 ||
-	    ab_config_set(c, "daemon_cpu", "%s", pt->server_list) < 0 || ab_idle_config(common, c) < 0)
+	    ab_config_set(c, "daemon_cpu", "%s", pt->server_list) < 0)
 		ab_fail("record config of placement %s too long", ab_placement_name(pt->placement));
 	return 0;
 }
@@ -388,8 +388,8 @@ static int one_rep(const struct ctf_settings *set, const struct ctf_point *pt, s
 	ab_cpumon_free(mon);
 	for (int m = ks ? CTF_FIRST_KERNEL : 0; m < (ks ? CTF_NM : CTF_FIRST_KERNEL); m++)
 		if (res.has[m])
-			ab_record(out, &pt->cfg, rep, cputestfs_metrics[m].name, res.v[m],
-				  cputestfs_metrics[m].unit);
+			ab_record(out, &pt->cfg, rep, ctf_metrics[m].name, res.v[m],
+				  ctf_metrics[m].unit);
 	if (!ks && res.has[CTF_P50])	/* p90, p99.9, max and hist.csv (record/histio.h) */
 		ab_hist_emit(out, &pt->cfg, rep, "latency", "ns", &res.lat);
 	if (ks && res.has_brk) {
@@ -480,7 +480,7 @@ int main(int argc, char **argv)
 	ab_slowness();
 	ab_catch_signals();
 	ab_results_init(&kept);
-	ab_out_init(&out, stdout, common.format, "cputestfs");
+	ab_out_init(&out, stdout, &common, "cputestfs");
 	out.keep = &kept;
 	int failed = sweep(&set, pts, npts, ks, &out);
 	if (ab_out_tables(&out, &ab_desc_cputestfs) < 0) {

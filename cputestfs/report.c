@@ -428,7 +428,7 @@ static void plots(struct ab_render *r)
 }
 
 /* Units and directions, by enum ctf_metric: main.c writes the records from it. */
-const struct ab_metric_desc cputestfs_metrics[CTF_NM + 1] = {
+const struct ab_metric_desc ctf_metrics[CTF_NM + 1] = {
 	[CTF_STAT] = { CTF_M_STAT, "1/s", 0 },	 [CTF_SAME] = { CTF_M_SAME, "%", 0 },
 	[CTF_OTHER] = { CTF_M_OTHER, "%", 1 },	 [CTF_REQ] = { CTF_M_REQ, "ratio", 1 },
 	[CTF_P50] = { CTF_M_P50, "ns", 1 },	 [CTF_P99] = { CTF_M_P99, "ns", 1 },
@@ -448,8 +448,6 @@ static const char *const baseline_values[] = { "kernel", "pipe", NULL };
 static const struct ab_key_absent absent_as[] = { { "daemon_wait", "block" }, { NULL, NULL } };
 static const char *const breakdown_keys[] = { "baseline", "placement", "transport", "uring_cpu", NULL };
 
-void cputestfs_pipe_reading(struct ab_render *r, const struct ab_breakdown_bar *bars, int n);
-
 const struct ab_bench_desc ab_desc_cputestfs = {
 	.name = "cputestfs",
 	.post = POST,
@@ -458,7 +456,7 @@ const struct ab_bench_desc ab_desc_cputestfs = {
 	.headline = headline,
 	.probes = "kstats",
 	.op = "one stat()",
-	.metrics = cputestfs_metrics,
+	.metrics = ctf_metrics,
 	.compared = compared,
 	.follow = follow,
 	.not_cpus = not_cpus,
@@ -466,7 +464,7 @@ const struct ab_bench_desc ab_desc_cputestfs = {
 	.baseline_key = "baseline",
 	.baselines = baseline_values,
 	.breakdown_keys = breakdown_keys,
-	.breakdown_reading = cputestfs_pipe_reading,
+	.breakdown_reading = ctf_pipe_reading,
 	.tables = tables,
 	.reading = reading,
 	.plots = plots,

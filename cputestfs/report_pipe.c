@@ -91,7 +91,7 @@ static void pipe_head(struct ab_render *r, const struct ab_breakdown_bar *pipe)
 	fprintf(r->out, "\n");
 }
 
-void cputestfs_pipe_reading(struct ab_render *r, const struct ab_breakdown_bar *bars, int n)
+void ctf_pipe_reading(struct ab_render *r, const struct ab_breakdown_bar *bars, int n)
 {
 	static const char *const want[] = { "baseline=pipe", "placement=same", NULL };
 	const struct ab_group *pg = ab_results_find(r->res, r->desc->name, CTF_M_P50, want);

@@ -21,8 +21,9 @@
  * zero: a part whose median is, but whose interval holds 0, is 0; a part below
  * zero beyond its interval means the model does not hold here, and the report
  * then gives the measured pieces, never a negative time as a cost.
- * cpupair's records are read by its name from the same results: a reading
- * across benchmarks belongs in a benchmark's folder, not in lib/.
+ * cpupair's records are read from the same results by the names cpupair.h
+ * gives (layering.sh refuses them retyped): a reading across benchmarks
+ * belongs in a benchmark's folder, not in lib/.
  * The wake-up part is checked against the request breakdown of the same two
  * configs (brk_*, docs/breakdown.md): its wake-up steps (daemon_wake +
  * reply_wake) on other less that on same. The two agree when both are
@@ -38,16 +39,12 @@
 #include "render/render.h"
 #include "render/render_plot.h"
 #include "record/stats.h"
+#include "../cpupair/cpupair.h"
 #include "cputestfs.h"
 #include "report_levers.h"
 #include "report_pub.h"
 
-#define PAIR_BENCH "cpupair"
-#define PAIR_LINE "line_rt_ns"
-#define PAIR_LINE_INVOL "line_invol_switches"	/* cpupair.h's CP_M_LINE_INVOL */
-#define DESCHED_SHARE 0.5	/* cpupair.h's CP_DESCHED_SHARE: a line above it is a lost CPU's */
 #define AGREE_FACTOR 1.5	/* the split's wake-ups and the breakdown's agree within it */
-#define SLEPT_MIN 98.0		/* % of waits that slept for a round trip to be a wake-up's */
 
 static const char *const lp_same[] = { "placement=same", "daemon=single", "baseline=fuse",
 				       "transport=libfuse|", "idle=poll", NULL };
@@ -57,8 +54,7 @@ static const char *const lp_other[] = { "placement=other", "daemon=single", "bas
 /* cpupair's wake-up methods, in the order the split prefers them. */
 static const struct {
 	const char *name, *rt, *slept;
-} wm[] = { { "pipe", "pipe_rt_us", "pipe_slept_pct" },
-	   { "futex", "futex_rt_us", "futex_slept_pct" } };
+} wm[] = { { "pipe", CP_M_PIPE, CP_M_PIPE_SLEPT }, { "futex", CP_M_FUTEX, CP_M_FUTEX_SLEPT } };
 
 struct est {
 	double v, lo, hi;	/* a median (or a difference of them) and its interval */
@@ -107,10 +103,10 @@ static const struct ab_group *pair_group(const struct ab_render *r, const char *
 
 	snprintf(id, sizeof(id), "idle=%.30s", idle ? idle : "as-found|");
 	for (int k = 0; k < 2; k++) {
-		snprintf(ka, sizeof(ka), "cpu_a=%.31s", k ? y : x);
-		snprintf(kb, sizeof(kb), "cpu_b=%.31s", k ? x : y);
+		snprintf(ka, sizeof(ka), CP_K_A "=%.31s", k ? y : x);
+		snprintf(kb, sizeof(kb), CP_K_B "=%.31s", k ? x : y);
 		const char *want[] = { ka, kb, id, NULL };
-		const struct ab_group *g = ab_results_find(r->res, PAIR_BENCH, metric, want);
+		const struct ab_group *g = ab_results_find(r->res, CP_BENCH, metric, want);
 		if (g)
 			return g;
 	}
@@ -156,7 +152,7 @@ static int pick_method(const struct ab_render *r, struct split *s)
 		s->slept[k][1] = pair_median(r, s->c, s->c, wm[k].slept, NULL);
 	}
 	for (int k = 0; k < 2; k++)
-		if (s->slept[k][0] >= SLEPT_MIN && s->slept[k][1] >= SLEPT_MIN &&
+		if (s->slept[k][0] >= CP_SLEPT_MIN && s->slept[k][1] >= CP_SLEPT_MIN &&
 		    pair_group(r, s->a, s->b, wm[k].rt, NULL) &&
 		    pair_group(r, s->c, s->c, wm[k].rt, NULL))
 			return k;
@@ -207,9 +203,9 @@ static int split_of(struct ab_render *r, struct split *s)
 	ab_cfg_get(o->config, "client_cpu", s->a, sizeof(s->a));
 	ab_cfg_get(o->config, "daemon_cpu", s->b, sizeof(s->b));
 	ab_cfg_get(m->config, "client_cpu", s->c, sizeof(s->c));
-	s->line = est_of(pair_group(r, s->a, s->b, PAIR_LINE, NULL), 1e-3);
-	s->line_flagged = pair_median(r, s->a, s->b, PAIR_LINE_INVOL, NULL) > 0 ||
-			  s->line.v > DESCHED_SHARE * pair_median(r, s->a, s->b, wm[1].rt, NULL);
+	s->line = est_of(pair_group(r, s->a, s->b, CP_M_LINE, NULL), 1e-3);
+	s->line_flagged = pair_median(r, s->a, s->b, CP_M_LINE_INVOL, NULL) > 0 ||
+			  s->line.v > CP_DESCHED_SHARE * pair_median(r, s->a, s->b, wm[1].rt, NULL);
 	s->wake_poll = NAN;
 	brk_check(r, s, o, m);
 	s->method = pick_method(r, s);
@@ -232,7 +228,7 @@ static int split_of(struct ab_render *r, struct split *s)
 static int any_pair_records(const struct ab_render *r)
 {
 	for (size_t i = 0; i < r->res->n; i++)
-		if (!strcmp(r->res->g[i].bench, PAIR_BENCH))
+		if (!strcmp(r->res->g[i].bench, CP_BENCH))
 			return 1;
 	return 0;
 }
@@ -277,7 +273,7 @@ static const char *no_split(const struct ab_render *r, const struct split *s, ch
 	snprintf(buf, len, "neither cpupair's pipe nor its futex round trip slept on every wait "
 		 "(waits that slept: pipe %s between the CPUs and %s on CPU %s alone, futex %s and "
 		 "%s; %.0f%% needed), so neither is a wake-up's cost", x[0], x[1], s->c, x[2], x[3],
-		 SLEPT_MIN);
+		 CP_SLEPT_MIN);
 	return buf;
 }
 

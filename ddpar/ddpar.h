@@ -82,6 +82,14 @@ enum ddp_transport { DDP_TR_LIBFUSE, DDP_TR_DEV, DDP_TR_URING, DDP_TR_PASSTHROUG
 #define DDP_M_DAEMON_BYTES "daemon_bytes"
 /* lib/fsrv's serving threads (dev, uring): their CPU time over the window's requests */
 #define DDP_M_SERVER_CPU "server_cpu_us_per_req"
+/* Each metric's name, unit and direction, one table (report.c: the descriptor's),
+ * which measure.c records by: DDP_NM of them, then a NULL name. */
+enum ddp_metric {
+	DDP_WRITE_MBPS, DDP_READ_MBPS, DDP_REQS, DDP_P50, DDP_P99, DDP_DAEMON_US, DDP_KERNEL_US,
+	DDP_SPIN_US, DDP_SERVER_CPU, DDP_CLIENT_BYTES, DDP_DAEMON_BYTES, DDP_NM
+};
+struct ab_metric_desc;
+extern const struct ab_metric_desc *const ddp_metrics;
 
 /* ---- shared memory ---- */
 

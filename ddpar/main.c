@@ -271,7 +271,7 @@ int main(int argc, char **argv)
 	if (!sh)
 		ab_fail("cannot map %zu bytes of shared memory: %s", sizeof(*sh), strerror(errno));
 	ab_results_init(&kept);
-	ab_out_init(&out, stdout, s.common.format, "ddpar");
+	ab_out_init(&out, stdout, &s.common, "ddpar");
 	out.keep = &kept;
 
 	int failures = run_sweep(&s, &sw, sh, ks, &out, &runs);

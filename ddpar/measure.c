@@ -31,6 +31,7 @@
 #include "fuse/fuseenv.h"
 #include "knob/knob.h"
 #include "record/histio.h"
+#include "record/record.h"
 
 static const char *dir_name(enum ddp_dir dir)
 {
@@ -61,7 +62,6 @@ void ddp_point_config(const struct ddp_settings *s, const struct ddp_point *pt, 
 		ab_config_set(c, "max_background", "%d", s->max_background);
 	if (s->congestion)
 		ab_config_set(c, "congestion_threshold", "%d", s->congestion);
-	ab_idle_config(&s->common, c);
 }
 
 /* Connection knobs through the knob module (journalled, restored after the client). */
@@ -153,11 +153,12 @@ static void write_brk(const struct ddp_point *pt, const struct ab_config *cfg,
 	ab_breakdown_hist_rows(&m, out, cfg, pt->rep + 1);
 }
 
+/* Metric k of ddp_metrics, under its name and unit, unless v is not known. */
 static void record(struct ab_out *out, const struct ab_config *cfg, const struct ddp_point *pt,
-		   const char *metric, double v, const char *unit)
+		   enum ddp_metric k, double v)
 {
 	if (!isnan(v))
-		ab_record(out, cfg, pt->rep + 1, metric, v, unit);
+		ab_record(out, cfg, pt->rep + 1, ddp_metrics[k].name, v, ddp_metrics[k].unit);
 }
 
 static void write_records(const struct ddp_settings *s, const struct ddp_point *pt,
@@ -171,7 +172,7 @@ static void write_records(const struct ddp_settings *s, const struct ddp_point *
 			return;
 		}
 		int op = pt->dir == DDP_WRITE ? FUSE_WRITE : FUSE_READ;
-		record(out, cfg, pt, DDP_M_KERNEL_US, ddp_kernel_us(&p->res, op), "us");
+		record(out, cfg, pt, DDP_KERNEL_US, ddp_kernel_us(&p->res, op));
 		if (p->pid_err)
 			ab_msg("%s procs=%d clone_fd=%s rep %d: spin_us_per_req not written: a process could "
 			       "not be added to the kernel statistics' pid map (%s)", dir_name(pt->dir),
@@ -186,23 +187,23 @@ static void write_records(const struct ddp_settings *s, const struct ddp_point *
 			       "paravirt spinlocks)", dir_name(pt->dir), pt->procs,
 			       pt->clone ? "on" : "off", pt->rep + 1);
 		else
-			record(out, cfg, pt, DDP_M_SPIN_US, ddp_spin_us(&p->res), "us");
+			record(out, cfg, pt, DDP_SPIN_US, ddp_spin_us(&p->res));
 		write_brk(pt, cfg, o, p, out);
 		return;
 	}
 	struct ddp_numbers n;
 	ddp_numbers(o, &n);
-	record(out, cfg, pt, DDP_M_CLIENT_BYTES, (double)o->client_bytes, "bytes");
-	record(out, cfg, pt, DDP_M_DAEMON_BYTES, (double)o->total.bytes, "bytes");
-	record(out, cfg, pt, pt->dir == DDP_WRITE ? DDP_M_WRITE : DDP_M_READ, n.mb_per_s, "MB/s");
-	record(out, cfg, pt, DDP_M_REQS, n.req_per_s, "req/s");
-	record(out, cfg, pt, DDP_M_P50, n.p50_us, "us");
-	record(out, cfg, pt, DDP_M_P99, n.p99_us, "us");
+	record(out, cfg, pt, DDP_CLIENT_BYTES, (double)o->client_bytes);
+	record(out, cfg, pt, DDP_DAEMON_BYTES, (double)o->total.bytes);
+	record(out, cfg, pt, pt->dir == DDP_WRITE ? DDP_WRITE_MBPS : DDP_READ_MBPS, n.mb_per_s);
+	record(out, cfg, pt, DDP_REQS, n.req_per_s);
+	record(out, cfg, pt, DDP_P50, n.p50_us);
+	record(out, cfg, pt, DDP_P99, n.p99_us);
 	ab_hist_emit(out, cfg, pt->rep + 1, "lat", "us", &o->lat);	/* p90, p99.9, max, hist.csv */
-	record(out, cfg, pt, DDP_M_DAEMON_US, n.daemon_us, "us");
+	record(out, cfg, pt, DDP_DAEMON_US, n.daemon_us);
 	/* lib/fsrv counts its serving threads' CPU; passthrough answers no request here */
 	if (s->transport == DDP_TR_DEV || s->transport == DDP_TR_URING)
-		record(out, cfg, pt, DDP_M_SERVER_CPU, n.server_cpu_us, "us");
+		record(out, cfg, pt, DDP_SERVER_CPU, n.server_cpu_us);
 }
 
 /* ---- one repetition ---- */

@@ -348,12 +348,21 @@ static void tables(struct ab_render *r)
 
 static const char *const headline[] = { DDP_M_WRITE, DDP_M_READ, NULL };
 /* Units and directions (the records' own units); times per request: lower is better. */
-static const struct ab_metric_desc metrics[] = {
-	{ DDP_M_WRITE, "MB/s", 0 }, { DDP_M_READ, "MB/s", 0 }, { DDP_M_REQS, "req/s", 0 },
-	{ DDP_M_P50, "us", 1 }, { DDP_M_P99, "us", 1 }, { DDP_M_DAEMON_US, "us", 1 },
-	{ DDP_M_KERNEL_US, "us", 1 }, { DDP_M_SPIN_US, "us", 1 }, { DDP_M_SERVER_CPU, "us", 1 },
-	{ DDP_M_CLIENT_BYTES, "bytes", 0 }, { DDP_M_DAEMON_BYTES, "bytes", 0 }, { NULL, NULL, 0 },
+static const struct ab_metric_desc metrics[DDP_NM + 1] = {
+	[DDP_WRITE_MBPS] = { DDP_M_WRITE, "MB/s", 0 },
+	[DDP_READ_MBPS] = { DDP_M_READ, "MB/s", 0 },
+	[DDP_REQS] = { DDP_M_REQS, "req/s", 0 },
+	[DDP_P50] = { DDP_M_P50, "us", 1 },
+	[DDP_P99] = { DDP_M_P99, "us", 1 },
+	[DDP_DAEMON_US] = { DDP_M_DAEMON_US, "us", 1 },
+	[DDP_KERNEL_US] = { DDP_M_KERNEL_US, "us", 1 },
+	[DDP_SPIN_US] = { DDP_M_SPIN_US, "us", 1 },
+	[DDP_SERVER_CPU] = { DDP_M_SERVER_CPU, "us", 1 },
+	[DDP_CLIENT_BYTES] = { DDP_M_CLIENT_BYTES, "bytes", 0 },
+	[DDP_DAEMON_BYTES] = { DDP_M_DAEMON_BYTES, "bytes", 0 },
+	[DDP_NM] = { NULL, NULL, 0 },
 };
+const struct ab_metric_desc *const ddp_metrics = metrics;
 /* The roles of its config keys (desc.h): CDF lines compare transports, in panels by
  * mode and procs; uring_cpu names a policy (queue, next, none), not CPUs. */
 static const char *const compared[] = { "transport", "clone_fd", "uring_cpu", NULL };

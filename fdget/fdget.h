@@ -41,6 +41,13 @@
 #define FDGET_M_TIMER "timer_ns"
 #define FDGET_M_BARE "bare_ns_per_op"
 #define FDGET_M_SPAWN "us_per_spawn"
+/* Each metric's name, unit and direction, one table (report.c: the descriptor's),
+ * which main.c records by. */
+enum fdget_metric {
+	FDGET_NS, FDGET_CYCLES, FDGET_INSTR, FDGET_OVERHEAD, FDGET_BARE, FDGET_SPAWN,
+	FDGET_THREADS, FDGET_THREADS_MAX, FDGET_ITERS, FDGET_TIMER, FDGET_NM
+};
+extern const struct ab_metric_desc fdget_metrics[FDGET_NM + 1];
 
 /* Operations under test, plus the empty loop used to measure loop+timer overhead. */
 enum fdget_op { OP_PREAD, OP_READ, OP_FSTAT, OP_LSEEK, OP_COUNT, OP_NOP = OP_COUNT };

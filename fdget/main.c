@@ -92,19 +92,25 @@ static void record(const struct fdget_settings *s, struct ab_out *out, const cha
 	ab_config_set(&c, "threads", "%d", fdget_mode_workers(s, mode));
 	if (s->call == CALL_RAW)	/* only off the default, so default keys stay op, mode, threads */
 		ab_config_set(&c, "syscall", "raw");
-	ab_idle_config(s->common, &c);
 	ab_record(out, &c, rep, metric, v, unit);
+}
+
+/* A metric of fdget_metrics, under its name and unit. */
+static void put(const struct fdget_settings *s, struct ab_out *out, const char *op, int mode,
+		int rep, enum fdget_metric k, double v)
+{
+	record(s, out, op, mode, rep, fdget_metrics[k].name, v, fdget_metrics[k].unit);
 }
 
 static void record_rep(const struct fdget_settings *s, struct ab_out *out, const char *op, int m,
 		       int rep, const struct fdget_rep *r)
 {
-	record(s, out, op, m, rep, FDGET_M_NS, r->ns_per_op, "ns");
-	record(s, out, op, m, rep, FDGET_M_CYCLES, r->cycles_per_op, "cycles");
-	record(s, out, op, m, rep, FDGET_M_INSTR, r->instr_per_op, "instructions");
+	put(s, out, op, m, rep, FDGET_NS, r->ns_per_op);
+	put(s, out, op, m, rep, FDGET_CYCLES, r->cycles_per_op);
+	put(s, out, op, m, rep, FDGET_INSTR, r->instr_per_op);
 	if (r->threads_min >= 0) {
-		record(s, out, op, m, rep, FDGET_M_THREADS, r->threads_min, "threads");
-		record(s, out, op, m, rep, FDGET_M_THREADS_MAX, r->threads_max, "threads");
+		put(s, out, op, m, rep, FDGET_THREADS, r->threads_min);
+		put(s, out, op, m, rep, FDGET_THREADS_MAX, r->threads_max);
 	}
 	for (int i = 0; i < r->nmon; i++)	/* the CPU monitor's, per syscall */
 		record(s, out, op, m, rep, r->mon[i].metric, r->mon[i].v, r->mon[i].unit);
@@ -145,9 +151,9 @@ static void sweep_op(const struct fdget_settings *s, struct ab_out *out, enum fd
 	double ovh = (double)fdget_time_loop(s, OP_NOP, iters) / (double)iters;
 	static double ns[MODE_COUNT][FDGET_MAX_REPEAT];
 
-	record(s, out, name, MODE_SINGLE, 0, FDGET_M_ITERS, (double)iters, "count");
-	record(s, out, name, MODE_SINGLE, 0, FDGET_M_OVERHEAD, ovh, "ns");
-	record(s, out, name, MODE_SINGLE, 0, FDGET_M_TIMER, tns, "ns");
+	put(s, out, name, MODE_SINGLE, 0, FDGET_ITERS, (double)iters);
+	put(s, out, name, MODE_SINGLE, 0, FDGET_OVERHEAD, ovh);
+	put(s, out, name, MODE_SINGLE, 0, FDGET_TIMER, tns);
 	if (!s->quiet)
 		ab_msg("%s: loop+timer overhead %.3f ns/op, one clock read %.1f ns", name, ovh, tns);
 	for (int rep = 1; rep <= s->repeat; rep++)
@@ -179,8 +185,8 @@ static void verify_overhead(const struct fdget_settings *s, struct ab_out *out, 
 		fdget_measure(s, op, MODE_SINGLE, iters, &r);
 		if (rep % 2)
 			bare = fdget_measure_bare(s, op, iters);
-		record(s, out, name, MODE_SINGLE, rep, FDGET_M_NS, r.ns_per_op, "ns");
-		record(s, out, name, MODE_SINGLE, rep, FDGET_M_BARE, bare, "ns");
+		put(s, out, name, MODE_SINGLE, rep, FDGET_NS, r.ns_per_op);
+		put(s, out, name, MODE_SINGLE, rep, FDGET_BARE, bare);
 	}
 }
 
@@ -196,8 +202,8 @@ static void sweep_spawn(const struct fdget_settings *s, struct ab_out *out)
 		for (int k = 0; k < 2; k++) {
 			int with_thread = rep % 2 ? k : 1 - k;
 			double us = fdget_spawn_batch(with_thread, per);
-			record(s, out, "spawn", with_thread ? MODE_IDLE : MODE_SINGLE, rep, FDGET_M_SPAWN,
-			       us, "us");
+			put(s, out, "spawn", with_thread ? MODE_IDLE : MODE_SINGLE, rep, FDGET_SPAWN,
+			    us);
 		}
 	}
 }
@@ -332,7 +338,7 @@ int main(int argc, char **argv)
 	ab_slowness();	/* timed once now (a few forks), not beside a measured loop */
 	ab_catch_signals();
 	ab_results_init(&kept);
-	ab_out_init(&out, stdout, common.format, "fdget");
+	ab_out_init(&out, stdout, &common, "fdget");
 	out.keep = &kept;
 	if (set.watch_threads)
 		set.watch = fdget_watch_start(set.cpu_idle);

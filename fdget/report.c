@@ -298,12 +298,19 @@ static void plots(struct ab_render *r)
 
 static const char *const headline[] = { FDGET_M_NS, FDGET_M_SPAWN, NULL };
 /* Units and directions: every cost is lower-is-better. */
-static const struct ab_metric_desc metrics[] = {
-	{ FDGET_M_NS, "ns", 1 }, { FDGET_M_CYCLES, "cycles", 1 }, { FDGET_M_INSTR, "instructions", 1 },
-	{ FDGET_M_OVERHEAD, "ns", 1 }, { FDGET_M_BARE, "ns", 1 }, { FDGET_M_SPAWN, "us", 1 },
+const struct ab_metric_desc fdget_metrics[FDGET_NM + 1] = {
+	[FDGET_NS] = { FDGET_M_NS, "ns", 1 },
+	[FDGET_CYCLES] = { FDGET_M_CYCLES, "cycles", 1 },
+	[FDGET_INSTR] = { FDGET_M_INSTR, "instructions", 1 },
+	[FDGET_OVERHEAD] = { FDGET_M_OVERHEAD, "ns", 1 },
+	[FDGET_BARE] = { FDGET_M_BARE, "ns", 1 },
+	[FDGET_SPAWN] = { FDGET_M_SPAWN, "us", 1 },
 	/* counts that say what ran, no direction */
-	{ FDGET_M_THREADS, "count", 0 }, { FDGET_M_THREADS_MAX, "count", 0 }, { FDGET_M_ITERS, "count", 0 },
-	{ FDGET_M_TIMER, "ns", 0 }, { NULL, NULL, 0 },
+	[FDGET_THREADS] = { FDGET_M_THREADS, "threads", 0 },
+	[FDGET_THREADS_MAX] = { FDGET_M_THREADS_MAX, "threads", 0 },
+	[FDGET_ITERS] = { FDGET_M_ITERS, "count", 0 },
+	[FDGET_TIMER] = { FDGET_M_TIMER, "ns", 0 },
+	[FDGET_NM] = { NULL, NULL, 0 },
 };
 
 const struct ab_bench_desc ab_desc_fdget = {
@@ -312,7 +319,7 @@ const struct ab_bench_desc ab_desc_fdget = {
 	.question = "what does a second (idle) thread cost each fd syscall?",
 	.beside = beside,
 	.headline = headline,
-	.metrics = metrics,
+	.metrics = fdget_metrics,
 	.op = "one syscall, every worker's",
 	.tables = tables,
 	.reading = reading,

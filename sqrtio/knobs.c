@@ -26,17 +26,17 @@ void sq_knobs_init(void)
 		ab_fail("knob journal %s: %s", ab_knob_default_journal(), strerror(errno));
 }
 
-int sq_knobs_check(const struct sq_params *p, const struct sq_target *t)
+int sq_knobs_check(const struct sq_settings *s, const struct sq_target *t)
 {
-	int change = p->irq_affinity;
+	int change = s->irq_affinity;
 
-	for (int i = 0; i < p->rq.n; i++)
-		if (p->rq.v[i] != atoi(t->rq_orig))
+	for (int i = 0; i < s->rq.n; i++)
+		if (s->rq.v[i] != atoi(t->rq_orig))
 			change = 1;
 	/* Before anything changes, naming the knob that needs root. */
-	if (change && !p->discover && geteuid() != 0)
+	if (change && !s->discover && geteuid() != 0)
 		ab_skip("not root: changing %s (now %s)%s needs root; run as root, or --rq %s",
-			t->blk.rq_path, t->rq_orig, p->irq_affinity ? " and IRQ affinity" : "",
+			t->blk.rq_path, t->rq_orig, s->irq_affinity ? " and IRQ affinity" : "",
 			t->rq_orig);
 	return change;
 }
@@ -166,19 +166,19 @@ static int share_llc(int a, int b)
 	return ab_sysfs_read_long(path, &cb) < 0 || ca == cb;
 }
 
-void sq_rq_check(const struct sq_params *p)
+void sq_rq_check(const struct sq_settings *s)
 {
 	char what[4160], list[64] = "";
 	size_t n = 0;
 
-	for (int i = 0; i < p->rq.n; i++) {
-		if (p->rq.v[i] == 0)	/* the reference runs */
+	for (int i = 0; i < s->rq.n; i++) {
+		if (s->rq.v[i] == 0)	/* the reference runs */
 			return;
 		if (n < sizeof(list))
 			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d", i ? "," : "",
-					      p->rq.v[i]);
+					      s->rq.v[i]);
 	}
-	if (p->discover || !irqs_threaded(what, sizeof(what)))
+	if (s->discover || !irqs_threaded(what, sizeof(what)))
 		return;
 	ab_skip("--rq %s: rq_affinity cannot act here: IRQs are threaded (%s), and then the block "
 		"layer completes each read where its IRQ ran; a kernel without threadirqs would let "

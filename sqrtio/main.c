@@ -34,7 +34,7 @@
 #include "record/results.h"
 #include "sqrtio.h"
 
-static struct sq_params params = {
+static struct sq_settings set = {
 	.span = 16 << 20,
 	.rq = { 3, { 0, 1, 2 } },
 	.local = { 2, { 0, 1 } },
@@ -43,27 +43,27 @@ static struct sq_params params = {
 };
 
 static const struct ab_opt opts[] = {
-	AB_OPT(struct sq_params, file, "file", AB_OPT_STR, "PATH", "read this file (created with 64 MiB if "
+	AB_OPT(struct sq_settings, file, "file", AB_OPT_STR, "PATH", "read this file (created with 64 MiB if "
 	       "missing; default: a scratch file in the current directory, removed after)"),
-	AB_OPT(struct sq_params, device, "device", AB_OPT_STR, "DEV",
+	AB_OPT(struct sq_settings, device, "device", AB_OPT_STR, "DEV",
 	       "read this block device instead (read-only, never written)"),
-	AB_OPT(struct sq_params, span, "span", AB_OPT_SIZE, "SIZE",
+	AB_OPT(struct sq_settings, span, "span", AB_OPT_SIZE, "SIZE",
 	       "reads stay in the first SIZE bytes so the device's cache serves them", .min = 4096,
 	       .max = 1ull << 40),
-	AB_OPT(struct sq_params, rq, "rq", AB_OPT_INTLIST, "LIST", "rq_affinity values to sweep; "
+	AB_OPT(struct sq_settings, rq, "rq", AB_OPT_INTLIST, "LIST", "rq_affinity values to sweep; "
 	       "those that cannot move a completion are skipped, exit 4 when none is left: any "
 	       "but 0 with threaded IRQs, 1 off a completing CPU whose cache the readers share",
 	       .min = 0, .max = 2),
-	AB_OPT(struct sq_params, local, "local", AB_OPT_INTLIST, "LIST", "1: readers on CPUs that complete "
+	AB_OPT(struct sq_settings, local, "local", AB_OPT_INTLIST, "LIST", "1: readers on CPUs that complete "
 	       "their own reads, 0: on CPUs whose reads complete elsewhere", .min = 0, .max = 1),
-	AB_OPT(struct sq_params, sqrt_procs, "sqrt-procs", AB_OPT_INT, "N", "sqrt processes, 0 for readers "
+	AB_OPT(struct sq_settings, sqrt_procs, "sqrt-procs", AB_OPT_INT, "N", "sqrt processes, 0 for readers "
 	       "alone (-1 = 2 where four CPUs allow, else 1)", .min = -1, .max = SQ_MAX_WORKERS / 2),
-	AB_OPT(struct sq_params, io_procs, "io-procs", AB_OPT_INT, "N", "reader processes (-1 = 2 where four "
+	AB_OPT(struct sq_settings, io_procs, "io-procs", AB_OPT_INT, "N", "reader processes (-1 = 2 where four "
 	       "CPUs allow, else 1, and no more than local and remote CPUs each)", .min = -1,
 	       .max = SQ_MAX_WORKERS / 2),
-	AB_OPT(struct sq_params, irq_affinity, "irq-affinity", AB_OPT_FLAG, NULL,
+	AB_OPT(struct sq_settings, irq_affinity, "irq-affinity", AB_OPT_FLAG, NULL,
 	       "keep the readers in place and move the device's IRQ(s) instead"),
-	AB_OPT(struct sq_params, discover, "discover", AB_OPT_FLAG, NULL, "only find the disk, its IRQ(s) and "
+	AB_OPT(struct sq_settings, discover, "discover", AB_OPT_FLAG, NULL, "only find the disk, its IRQ(s) and "
 	       "the CPU completing each CPU's reads; print key=value lines"),
 	AB_OPT_END,
 };
@@ -109,24 +109,23 @@ static struct sq_point *plan(const struct sq_discovery *d, const struct ab_commo
 	 * completing CPU of a single-queue disk against two CPUs off it would mix "on the
 	 * completing CPU or not" with "one CPU or two". */
 	int dio = deflt;
-	if (!params.irq_affinity && nl > 0 && nr > 0 && dio > (nl < nr ? nl : nr))
+	if (!set.irq_affinity && nl > 0 && nr > 0 && dio > (nl < nr ? nl : nr))
 		dio = nl < nr ? nl : nr;
-	int nio = params.io_procs >= 0 ? params.io_procs : dio;
-	int nsqrt = params.sqrt_procs >= 0 ? params.sqrt_procs : deflt;
+	int nio = set.io_procs >= 0 ? set.io_procs : dio;
+	int nsqrt = set.sqrt_procs >= 0 ? set.sqrt_procs : deflt;
 	struct sq_point *pts;
 
-	*npts = params.rq.n * params.local.n;
+	*npts = set.rq.n * set.local.n;
 	pts = calloc((size_t)*npts, sizeof(*pts));
 	if (!pts)
 		ab_fail("out of memory");
 	for (int i = 0; i < *npts; i++) {
 		struct sq_point *pt = &pts[i];
-		pt->rq = params.rq.v[i / params.local.n];
-		pt->local = params.local.v[i % params.local.n];
+		pt->rq = set.rq.v[i / set.local.n];
+		pt->local = set.local.v[i % set.local.n];
 		pt->nio = nio;
 		pt->nsqrt = nsqrt;
-		sq_place(pt, d, &com->allowed, params.irq_affinity);
-		ab_idle_config(com, &pt->cfg);
+		sq_place(pt, d, &com->allowed, set.irq_affinity);
 		if (!pt->skip && sq_rq_inert(pt, pt->inert, sizeof(pt->inert)) < 0)
 			pt->skip = pt->inert;
 		runnable += !pt->skip;
@@ -188,7 +187,7 @@ static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 			if (!com->quiet)
 				ab_msg("rep %d/%d rq=%d local=%d: io on %s, sqrt on %s", r + 1, com->repeat,
 				       pt->rq, pt->local, pt->io_list, pt->sqrt_list[0] ? pt->sqrt_list : "-");
-			sq_knobs_apply(pt->rq, pt->irq_list, t, d, params.irq_affinity, com->quiet);
+			sq_knobs_apply(pt->rq, pt->irq_list, t, d, set.irq_affinity, com->quiet);
 			if (sq_measure(sh, pt, t, d, com->duration, mon, v, note, why, sizeof(why))) {
 				ab_cpumon_free(mon);
 				if (ab_interrupted)
@@ -200,8 +199,8 @@ static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 			}
 			for (int m = 0; m < SQ_NM; m++)
 				if (!isnan(v[m]))
-					ab_record(out, &pt->cfg, r + 1, sqrtio_metrics[m].name, v[m],
-						  sqrtio_metrics[m].unit);
+					ab_record(out, &pt->cfg, r + 1, sq_metrics[m].name, v[m],
+						  sq_metrics[m].unit);
 			io_latency(out, sh, pt, r + 1);
 			ab_cpumon_record(mon, out, &pt->cfg, r + 1, v[SQ_IOS] * 1e3);
 			ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once, --quiet or not */
@@ -218,26 +217,26 @@ int main(int argc, char **argv)
 	struct sq_target t;
 	struct sq_discovery d;
 	char why[512];
-	int argi = ab_parse_args(argc, argv, &info, opts, &params, &com);
+	int argi = ab_parse_args(argc, argv, &info, opts, &set, &com);
 
 	if (argi < argc)
 		ab_usage_error("unexpected argument '%s' (see --help)", argv[argi]);
 	/* what the run refuses, --check-options refuses too (stat only, nothing changed) */
-	if (params.io_procs == 0)
+	if (set.io_procs == 0)
 		ab_usage_error("bad value '0' for --io-procs: at least one reader is needed");
-	sq_target_check(&params);
+	sq_target_check(&set);
 	ab_opts_checked(&com);
-	sq_rq_check(&params);	/* before anything changes */
+	sq_rq_check(&set);	/* before anything changes */
 	ab_catch_signals();
 	ab_idle_apply(&com.idle);
 	sq_knobs_init();
-	sq_target_find(&t, &params);
+	sq_target_find(&t, &set);
 	if (ab_cpuset_count(&com.allowed) < 2)
 		ab_skip("one CPU only: readers on and off the completing CPU need at least 2 (check "
 			"--cpus and taskset)");
-	int change = sq_knobs_check(&params, &t);
+	int change = sq_knobs_check(&set, &t);
 
-	sq_target_open(&t, &params, com.quiet);
+	sq_target_open(&t, &set, com.quiet);
 	t.hwq = sq_hw_queues(t.blk.disk);
 	int rc = sq_discover(&t, &com.allowed, &d, why, sizeof(why));
 	if (ab_interrupted)
@@ -248,7 +247,7 @@ int main(int argc, char **argv)
 		ab_skip("%s: no interrupt line in /proc/interrupts grew with reads of %s: it completes IO "
 			"without an IRQ (polled or software device); use a file on an interrupt-driven disk",
 			t.name, t.blk.disk);
-	if (params.discover) {
+	if (set.discover) {
 		sq_discover_print(&t, &d, stdout);
 		sq_discovery_free(&d);
 		return fflush(stdout) ? AB_EXIT_FAIL : AB_EXIT_OK;
@@ -262,7 +261,7 @@ int main(int argc, char **argv)
 	struct ab_out out;
 
 	ab_results_init(&kept);
-	ab_out_init(&out, stdout, com.format, "sqrtio");
+	ab_out_init(&out, stdout, &com, "sqrtio");
 	out.keep = &kept;
 	int failures = sweep(pts, npts, &t, &d, &com, &out);
 	if (ab_interrupted)

@@ -256,7 +256,7 @@ static void plots(struct ab_render *r)
 	ab_plot_end(r, b, "sqrtio", 1200, 450);
 }
 
-const struct ab_metric_desc sqrtio_metrics[SQ_NM + 1] = {
+const struct ab_metric_desc sq_metrics[SQ_NM + 1] = {
 	[SQ_SQRT] = { SQ_M_SQRT, "Msqrt/s", 0 },
 	[SQ_IOS] = { SQ_M_IOS, "Kio/s", 0 },
 	[SQ_P50] = { SQ_M_P50, "us", 1 },
@@ -282,7 +282,7 @@ const struct ab_bench_desc ab_desc_sqrtio = {
 	.beside = beside,
 	.headline = headline,
 	.discover = "--discover",
-	.metrics = sqrtio_metrics,
+	.metrics = sq_metrics,
 	.op = "one 4 KiB read (the sqrt workers share the window)",
 	.compared = compared,
 	.follow = follow,

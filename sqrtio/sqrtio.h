@@ -58,7 +58,7 @@
 #define SQ_M_IRQ_LOCAL "mon_io_irq_local_pct"
 
 /* Settings: defaults in main.c, one option table fills them. */
-struct sq_params {
+struct sq_settings {
 	const char *file, *device;
 	size_t span;
 	struct ab_intlist rq, local;
@@ -115,13 +115,13 @@ struct sq_target {
 	char rq_orig[32];	/* rq_affinity before this run changed it */
 };
 /* --file and --device as the run takes them (bad input: exit 2); stat only. */
-void sq_target_check(const struct sq_params *p);
+void sq_target_check(const struct sq_settings *s);
 /* Decide the target and its disk without changing anything (bad input: exit 2;
  * not on a block device: exit 4). */
-void sq_target_find(struct sq_target *t, const struct sq_params *p);
+void sq_target_find(struct sq_target *t, const struct sq_settings *s);
 /* Open it O_DIRECT, creating and filling --file or the scratch file; the span in blocks.
  * Reads nothing: a hung device would hold this process (discovery reads first). */
-void sq_target_open(struct sq_target *t, const struct sq_params *p, int quiet);
+void sq_target_open(struct sq_target *t, const struct sq_settings *s, int quiet);
 
 /* ---- loop.c: the measured loops, in worker processes ---- */
 enum { SQ_WARMUP, SQ_MEASURE, SQ_STOP };
@@ -179,7 +179,7 @@ void sq_discover_note(const struct sq_target *t, const struct sq_discovery *d);
  * leftover rq_affinity or IRQ affinity is never read as the original. */
 void sq_knobs_init(void);
 /* Does the sweep change a knob? Skips (exit 4) if so and not root. */
-int sq_knobs_check(const struct sq_params *p, const struct sq_target *t);
+int sq_knobs_check(const struct sq_settings *s, const struct sq_target *t);
 /* "/proc/irq/36/smp_affinity_list" for line "36". */
 void sq_irq_knob(char *buf, size_t len, const char *irq);
 /* Set rq_affinity (and with --irq-affinity the device's IRQs to irq_list). Exits 1 or 4
@@ -189,7 +189,7 @@ void sq_knobs_apply(int rq, const char *irq_list, const struct sq_target *t,
 /* Restore every knob changed; 0, or -1 when one failed (message printed). */
 int sq_knobs_restore(const struct sq_target *t, int quiet);
 /* Exit 4 when no --rq value can act anywhere here (IRQs forced into threads). */
-void sq_rq_check(const struct sq_params *p);
+void sq_rq_check(const struct sq_settings *s);
 struct sq_point;
 /* Can pt's rq_affinity change where its reads complete? 0, or -1 with why it cannot
  * (threaded IRQs; rq 1 with readers sharing the completing CPU's last-level cache). */
@@ -198,7 +198,7 @@ int sq_rq_inert(const struct sq_point *pt, char *why, size_t len);
 /* ---- place.c and measure.c: one point of the sweep ---- */
 enum { SQ_SQRT, SQ_IOS, SQ_P50, SQ_P99, SQ_IRQ, SQ_CAL, SQ_RES, SQ_DONE_LOCAL, SQ_IRQ_LOCAL, SQ_NM };
 /* Each metric's name, unit and direction, by the enum above (report.c: the descriptor's). */
-extern const struct ab_metric_desc sqrtio_metrics[SQ_NM + 1];
+extern const struct ab_metric_desc sq_metrics[SQ_NM + 1];
 struct sq_point {
 	int rq, local;
 	int nio, nsqrt;

@@ -50,65 +50,65 @@ static void new_file_dir(const char *file, char *dir, size_t len)
 
 /* --file and --device as the run will take them: one line and exit 2 otherwise. Reads
  * the machine only (stat), so --check-options runs it too. */
-void sq_target_check(const struct sq_params *p)
+void sq_target_check(const struct sq_settings *s)
 {
 	struct stat st;
 	char dir[4096];
 
-	if (p->file && p->device)
+	if (s->file && s->device)
 		ab_usage_error("--file and --device exclude each other");
-	if (p->device) {
-		if (stat(p->device, &st))
-			ab_usage_error("bad value '%s' for --device: %s", p->device, strerror(errno));
+	if (s->device) {
+		if (stat(s->device, &st))
+			ab_usage_error("bad value '%s' for --device: %s", s->device, strerror(errno));
 		if (!S_ISBLK(st.st_mode))
-			ab_usage_error("bad value '%s' for --device: not a block device", p->device);
-	} else if (p->file) {
-		if (stat(p->file, &st) == 0) {
+			ab_usage_error("bad value '%s' for --device: not a block device", s->device);
+	} else if (s->file) {
+		if (stat(s->file, &st) == 0) {
 			if (S_ISBLK(st.st_mode))
-				ab_usage_error("bad value '%s' for --file: a block device, use --device", p->file);
+				ab_usage_error("bad value '%s' for --file: a block device, use --device", s->file);
 			if (!S_ISREG(st.st_mode))
-				ab_usage_error("bad value '%s' for --file: not a regular file", p->file);
+				ab_usage_error("bad value '%s' for --file: not a regular file", s->file);
 		} else if (errno != ENOENT) {
-			ab_usage_error("bad value '%s' for --file: %s", p->file, strerror(errno));
+			ab_usage_error("bad value '%s' for --file: %s", s->file, strerror(errno));
 		} else {
-			new_file_dir(p->file, dir, sizeof(dir));
+			new_file_dir(s->file, dir, sizeof(dir));
 			if (stat(dir, &st))
-				ab_usage_error("bad value '%s' for --file: directory %s: %s", p->file, dir,
+				ab_usage_error("bad value '%s' for --file: directory %s: %s", s->file, dir,
 					       strerror(errno));
 			if (!S_ISDIR(st.st_mode))
-				ab_usage_error("bad value '%s' for --file: %s is not a directory", p->file, dir);
+				ab_usage_error("bad value '%s' for --file: %s is not a directory", s->file, dir);
 		}
 	}
 }
 
 /* Everything that can be decided without changing anything happens here, before
  * the root check; files are created in sq_target_open(). */
-void sq_target_find(struct sq_target *t, const struct sq_params *p)
+void sq_target_find(struct sq_target *t, const struct sq_settings *s)
 {
 	struct stat st;
 	char dir[4096];
 
-	sq_target_check(p);
+	sq_target_check(s);
 	memset(t, 0, sizeof(*t));
 	t->fd = -1;
-	if (p->device) {
-		t->name = p->device;
-		if (stat(p->device, &st) || !S_ISBLK(st.st_mode))
-			ab_usage_error("bad value '%s' for --device: not a block device", p->device);
-		resolve(st.st_rdev, p->device, t);
+	if (s->device) {
+		t->name = s->device;
+		if (stat(s->device, &st) || !S_ISBLK(st.st_mode))
+			ab_usage_error("bad value '%s' for --device: not a block device", s->device);
+		resolve(st.st_rdev, s->device, t);
 		return;
 	}
-	if (p->file) {
-		t->name = p->file;
-		if (stat(p->file, &st) == 0) {
-			resolve(st.st_dev, p->file, t);
+	if (s->file) {
+		t->name = s->file;
+		if (stat(s->file, &st) == 0) {
+			resolve(st.st_dev, s->file, t);
 			return;
 		}
-		new_file_dir(p->file, dir, sizeof(dir));
+		new_file_dir(s->file, dir, sizeof(dir));
 		if (stat(dir, &st))
-			ab_usage_error("bad value '%s' for --file: directory %s: %s", p->file, dir,
+			ab_usage_error("bad value '%s' for --file: directory %s: %s", s->file, dir,
 				       strerror(errno));
-		resolve(st.st_dev, p->file, t);
+		resolve(st.st_dev, s->file, t);
 		return;
 	}
 	/* The current directory's filesystem, as the post read from disk, not /tmp (often tmpfs). */
@@ -202,9 +202,9 @@ static int open_scratch(uint64_t size)
 }
 
 /* The span the readers use: --span cut to the target's size, whole blocks. */
-static void set_span(struct sq_target *t, const struct sq_params *p, int quiet)
+static void set_span(struct sq_target *t, const struct sq_settings *s, int quiet)
 {
-	uint64_t span = p->span / SQ_BLK * SQ_BLK;
+	uint64_t span = s->span / SQ_BLK * SQ_BLK;
 
 	if (span > t->size / SQ_BLK * SQ_BLK) {
 		span = t->size / SQ_BLK * SQ_BLK;
@@ -215,27 +215,27 @@ static void set_span(struct sq_target *t, const struct sq_params *p, int quiet)
 	if (span < SQ_BLK)
 		ab_usage_error("%s is smaller than one %d-byte block", t->name, SQ_BLK);
 	t->nblocks = span / SQ_BLK;
-	if (p->file && !quiet) {
+	if (s->file && !quiet) {
 		off_t hole = lseek(t->fd, 0, SEEK_HOLE);
 		if (hole >= 0 && (uint64_t)hole < span)
-			ab_msg("%s has a hole at %lld: reads of holes never reach the device", p->file,
+			ab_msg("%s has a hole at %lld: reads of holes never reach the device", s->file,
 			       (long long)hole);
 	}
 }
 
-void sq_target_open(struct sq_target *t, const struct sq_params *p, int quiet)
+void sq_target_open(struct sq_target *t, const struct sq_settings *s, int quiet)
 {
-	uint64_t create = p->span > DEFAULT_FILE_SIZE ? (p->span + SQ_BLK - 1) / SQ_BLK * SQ_BLK
+	uint64_t create = s->span > DEFAULT_FILE_SIZE ? (s->span + SQ_BLK - 1) / SQ_BLK * SQ_BLK
 						       : DEFAULT_FILE_SIZE;
 	struct stat st;
 
-	if (p->device)
-		t->fd = open_device(p->device, &t->size);
+	if (s->device)
+		t->fd = open_device(s->device, &t->size);
 	else
-		t->fd = p->file ? open_file(p->file, create, quiet) : open_scratch(create);
+		t->fd = s->file ? open_file(s->file, create, quiet) : open_scratch(create);
 	if (fstat(t->fd, &st))
 		ab_fail("fstat %s: %s", t->name, strerror(errno));
-	if (!p->device)
+	if (!s->device)
 		t->size = (uint64_t)st.st_size;
-	set_span(t, p, quiet);
+	set_span(t, s, quiet);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The idle policy applied (sys/idle.h says what each one means). Here, above
+ * The idle policy applied (sys/idle_policy.h says what each one means). Here, above
  * lib/sys, because haltpoll:NS writes guest_halt_poll_ns through the knob
  * journal: restored at exit, on SIGINT/SIGTERM/SIGHUP, and by `harness
  * restore` after a SIGKILL.
@@ -8,7 +8,7 @@
 #ifndef AB_KNOB_IDLE_H
 #define AB_KNOB_IDLE_H
 
-#include "sys/idle.h"
+#include "sys/idle_policy.h"
 
 /*
  * A benchmark calls this once, right after ab_opts_checked() and before it

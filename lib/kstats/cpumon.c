@@ -19,7 +19,7 @@
 #include "kstats/cpumon_i.h"
 #include "record/record.h"
 #include "sys/common.h"
-#include "sys/idle.h"
+#include "sys/idle_policy.h"
 #include "sys/sysfs.h"
 
 /* ---- snapshots ---- */
@@ -192,7 +192,7 @@ static void ctxt(struct ab_cpumon *m, struct snap *s)
 		note(m, "idle share by CPU: /proc/stat unreadable");
 }
 
-/* --idle busy: what its spinners burnt, from their process's CPU clock (sys/idle.h). */
+/* --idle busy: what its spinners burnt, from their process's CPU clock (sys/idle_policy.h). */
 static void spinners(struct ab_cpumon *m, struct snap *s)
 {
 	long long ns = ab_idle_busy_cpu_ns();

@@ -62,9 +62,11 @@ void ab_hist_rows(struct ab_out *o, const struct ab_config *c, int rep, const ch
 		  const char *unit, const struct ab_hist *h)
 {
 	char config[AB_CONFIG_MAX * (sizeof(c->kv[0].key) + sizeof(c->kv[0].val) + 1)];
+	struct ab_config full;
 
 	if (!ab_hist_rows_wanted(o))
 		return;
+	c = ab_out_config(o, c, &full);
 	config[0] = '\0';
 	if (c)
 		ab_config_format(c, config, sizeof(config));

@@ -61,16 +61,6 @@ int ab_config_set(struct ab_config *c, const char *key, const char *fmt, ...)
 	return 0;
 }
 
-int ab_idle_config(const struct ab_common *common, struct ab_config *c)
-{
-	char name[64];
-
-	if (common->idle.kind == AB_IDLE_AS_FOUND)
-		return 0;
-	ab_idle_format(&common->idle, name, sizeof(name));
-	return ab_config_set(c, "idle", "%s", name);
-}
-
 const char *ab_config_get(const struct ab_config *c, const char *key)
 {
 	for (int i = 0; i < c->n; i++)
@@ -127,13 +117,34 @@ int ab_config_parse(struct ab_config *c, const char *s)
 	}
 }
 
-void ab_out_init(struct ab_out *o, FILE *f, enum ab_format fmt, const char *bench)
+void ab_out_init(struct ab_out *o, FILE *f, const struct ab_common *common, const char *bench)
 {
 	o->f = f;
-	o->fmt = fmt;
+	o->fmt = common->format;
 	o->bench = bench;
+	o->idle[0] = '\0';
+	if (common->idle.kind != AB_IDLE_AS_FOUND)
+		ab_idle_format(&common->idle, o->idle, sizeof(o->idle));
 	o->header_done = 0;
 	o->keep = NULL;
+}
+
+const struct ab_config *ab_out_config(const struct ab_out *o, const struct ab_config *c,
+				      struct ab_config *buf)
+{
+	char text[AB_CONFIG_MAX * (sizeof(c->kv[0].key) + sizeof(c->kv[0].val) + 1)];
+
+	if (!o->idle[0])
+		return c;
+	if (c)
+		*buf = *c;
+	else
+		ab_config_init(buf);
+	if (ab_config_set(buf, AB_IDLE_KEY, "%s", o->idle) < 0) {
+		ab_config_format(buf, text, sizeof(text));
+		ab_fail("record config %s: no room for %s=%s", text, AB_IDLE_KEY, o->idle);
+	}
+	return buf;
 }
 
 void ab_csv_field(FILE *f, const char *s)
@@ -292,9 +303,11 @@ void ab_record(struct ab_out *o, const struct ab_config *c, int rep, const char 
 {
 	/* 16 pairs of at most 31 + 1 + 127 characters plus separators: always fits. */
 	char config[AB_CONFIG_MAX * (sizeof(c->kv[0].key) + sizeof(c->kv[0].val) + 1)];
+	struct ab_config full;
 
 	if (!isfinite(value))
 		return;
+	c = ab_out_config(o, c, &full);
 	if (!metric)
 		metric = "";
 	if (!unit)

@@ -10,6 +10,7 @@
 
 #include "sys/common.h"
 #include "sys/grow.h"
+#include "sys/idle_policy.h"
 #include "sys/parse.h"
 #include "record/results_i.h"
 
@@ -354,7 +355,7 @@ const char *ab_cfg_get(const char *config, const char *key, char *buf, size_t le
 
 const char *ab_cfg_absent_as(const char *key)
 {
-	return !strcmp(key, "idle") ? "as-found" : NULL;
+	return !strcmp(key, AB_IDLE_KEY) ? "as-found" : NULL;
 }
 
 int ab_cfg_matches(const char *config, const char *kv)

@@ -9,16 +9,11 @@
 
 #include <stddef.h>
 
+#include "record/record.h"	/* struct ab_metric_desc */
+
 struct ab_render;
 struct ab_breakdown_bar;
 struct ab_group;
-
-/* One metric a benchmark records, as the harness judges it. */
-struct ab_metric_desc {
-	const char *name;	/* as in raw.csv ("stat_per_s") */
-	const char *unit;	/* as in raw.csv ("1/s") */
-	int lower_better;	/* 1: a rise is a regression (ns_per_op); 0: a drop is */
-};
 
 /* A config key a record writes only when it is not at its default: a config without it
  * holds value, as a config without idle holds as-found (ab_cfg_absent_as). */

@@ -12,7 +12,7 @@
  * benchmark (PR_SET_PDEATHSIG, and a kill at exit); its CPU time is read from
  * outside, at a window's edges, through the process's CPU clock.
  */
-#include "sys/idle.h"
+#include "sys/idle_policy.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "sys/cpuset.h"
-#include "sys/idle.h"
+#include "sys/idle_policy.h"
 #include "sys/parse.h"
 #include "sys/format.h"
 
@@ -58,7 +58,8 @@ struct ab_common {
 	int quiet;
 	unsigned long long given;	/* bit i: opts[i] was on the command line (ab_opt_given) */
 	int check_options;	/* --check-options: see ab_opts_checked */
-	struct ab_idle idle;	/* --idle; applied by knob/idle.h's ab_idle_apply */
+	struct ab_idle idle;	/* --idle; applied by knob/idle.h's ab_idle_apply, its
+				 * key added to every record by record/record.h's writer */
 };
 
 struct ab_prog_info {

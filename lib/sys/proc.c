@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The process runner (see proc.h). */
 #include "sys/proc.h"
-#include "sys/idle.h"
+#include "sys/idle_policy.h"
 
 #include <errno.h>
 #include <fcntl.h>

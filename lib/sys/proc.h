@@ -27,7 +27,7 @@
  * In a freshly forked child: die with the parent (SIGKILL; parent is the pid
  * that forked, to catch a parent that died before prctl), default
  * SIGINT/SIGTERM/SIGHUP, SIGPIPE ignored (a broken pipe is an error like any
- * other), its copy of the --idle PM QoS fd closed (sys/idle.h), and pin to
+ * other), its copy of the --idle PM QoS fd closed (sys/idle_policy.h), and pin to
  * cpu (>= 0) or to set (not NULL). _exit(AB_EXIT_ORPHAN or AB_EXIT_CHILD_SETUP)
  * on failure.
  */

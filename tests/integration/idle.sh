@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# --idle, the idle policy every benchmark takes (lib/sys/idle.h, docs/records.md):
+# --idle, the idle policy every benchmark takes (lib/sys/idle_policy.h, docs/records.md):
 #   - bad values exit 2 with one line naming them, in every benchmark, their
 #     control bytes escaped (a newline, ESC, a tab);
 #     --check-options takes good ones without touching the machine;

@@ -4,15 +4,15 @@
 # under harness/ or lib/ names a benchmark (harness/registry.def, and the
 # fixture nullbench) or one of its config keys in a string literal. The keys are
 # collected from the benchmarks' own folders (ab_config_set and "KEY=" in their
-# C files); comments are stripped first (cpp -fpreprocessed), so a comment may
-# still say "cputestfs's placement" to a reader.
+# C files); comments are stripped first (cpp -fpreprocessed, #define lines kept), so a
+# comment may still say "cputestfs's placement" to a reader.
 . "$(dirname "$0")/lib.sh"
 W=$(mktemp -d "$AFFBENCH_WORKDIR/layering.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 cd "$TOP" || exit 1
 
 # Keys lib/ itself owns, which every benchmark's configs may carry: the common
-# --idle policy (lib/knob/idle).
+# --idle policy (lib/sys/idle_policy.h; the record writer adds it).
 COMMON="idle"
 # A literal that is a FUSE notion, not a benchmark's key: the FUSE daemon's
 # wake-up in the request breakdown's record names (brk_daemon_wakes_per_call).
@@ -35,7 +35,7 @@ check "names collected from the benchmarks' folders ($(wc -l < "$W/names"))" \
 # every string literal of harness/ and lib/ C code, comments stripped, one a line
 : > "$W/lits"
 while IFS= read -r -d '' f; do
-	cpp -fpreprocessed -P -w "$f" 2>/dev/null |
+	cpp -fpreprocessed -dD -P -w "$f" 2>/dev/null |
 		grep -oE '"([^"\\]|\\.)*"' | sed "s|^|$f: |" >> "$W/lits"
 done < <(find harness lib -name '*.[ch]' -print0)
 check "string literals found ($(wc -l < "$W/lits"))" [ "$(wc -l < "$W/lits")" -gt 1000 ]
@@ -52,4 +52,38 @@ done
 sort -u "$W/hits" | grep -vxF "$ALLOWED" > "$W/hits.u"
 check "no benchmark or key of one named in a string literal under harness/ or lib/" \
 	eval '[ ! -s "$W/hits.u" ] || { sed "s/^/# /" "$W/hits.u" | head -40; false; }'
+
+# A benchmark that reads another's records takes the names from that one's header:
+# no C file or header of a benchmark's folder has a string literal that is another
+# benchmark's name, or a record or key name (#define X_M_... / X_K_... "name") of
+# another's header, alone or as a key ("cpu_a=%s", "cpu_a|"). Renaming a metric of
+# cpupair must not silently empty cputestfs's split. A name a benchmark's own header
+# defines too is its own (server_cpu_us_per_req is cputestfs's and ddpar's).
+for d in $dirs; do
+	b=${d##*/}
+	{
+		echo "$b"
+		sed -nE 's/^#define [A-Z0-9]+_[MK]_[A-Z0-9_]+[[:space:]]+"([^"]+)".*/\1/p' "$d/$b.h"
+	} | sort -u > "$W/own.$b"
+	for f in "$d"/*.[ch]; do
+		cpp -fpreprocessed -dD -P -w "$f" 2>/dev/null |
+			grep -oE '"([^"\\]|\\.)*"' | sed "s|^|$f: |"
+	done > "$W/blits.$b"
+done
+: > "$W/retyped"
+for d in $dirs; do
+	b=${d##*/}
+	for o in $dirs; do
+		[ "$o" = "$d" ] || cat "$W/own.${o##*/}"
+	done | sort -u | comm -23 - "$W/own.$b" > "$W/theirs.$b"
+	awk 'NR == FNR { n[$0] = 1; next }
+	     { l = substr($0, index($0, ": \"") + 3); l = substr(l, 1, length(l) - 1)
+	       k = l; sub(/[=|].*/, "", k)
+	       if ((l in n) || (k != l && (k in n))) print }' \
+		"$W/theirs.$b" "$W/blits.$b" >> "$W/retyped"
+done
+check "names collected from the benchmarks' headers ($(cat "$W"/own.* | wc -l))" \
+	grep -qx line_rt_ns "$W/own.cpupair"
+check "no benchmark's name, record or key retyped in another benchmark's folder" \
+	eval '[ ! -s "$W/retyped" ] || { sed "s/^/# /" "$W/retyped" | head -40; false; }'
 t_done

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "record/record.h"
+#include "sys/opts.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -65,7 +66,7 @@ static inline void write_recs(struct mem *m, enum ab_format fmt, const char *ben
 	struct ab_out o;
 
 	mem_open(m);
-	ab_out_init(&o, m->f, fmt, bench);
+	ab_out_init(&o, m->f, &(struct ab_common){ .format = fmt }, bench);
 	for (size_t i = 0; i < n; i++)
 		ab_record(&o, c, r[i].rep, r[i].metric, r[i].value, r[i].unit);
 }

@@ -21,6 +21,7 @@
 
 #include "kstats/cpumon.h"
 #include "record/record.h"
+#include "sys/opts.h"
 
 #define SLEEPS 50
 
@@ -56,7 +57,7 @@ static char *window(struct ab_cpumon *m)
 	assert_int_equal(ab_cpumon_end(m, s), 0);
 	ab_config_init(&c);
 	ab_config_set(&c, "t", "1");
-	ab_out_init(&o, f, AB_FMT_CSV, "t");
+	ab_out_init(&o, f, &(struct ab_common){ .format = AB_FMT_CSV }, "t");
 	ab_cpumon_record(m, &o, &c, 1, SLEEPS / s);	/* SLEEPS ops in the window */
 	fclose(f);
 	return buf;
@@ -131,7 +132,7 @@ static void test_nothing_without_window(void **state)
 	struct ab_out o;
 
 	ab_config_init(&c);
-	ab_out_init(&o, f, AB_FMT_CSV, "t");
+	ab_out_init(&o, f, &(struct ab_common){ .format = AB_FMT_CSV }, "t");
 	ab_cpumon_record(m, &o, &c, 1, 1000);	/* never sampled */
 	assert_int_equal(ab_cpumon_begin(m), 0);
 	assert_int_equal(ab_cpumon_end(m, 0.01), 0);

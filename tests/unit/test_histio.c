@@ -22,6 +22,7 @@
 
 #include "record/histio.h"
 #include "record/stats.h"
+#include "sys/opts.h"
 
 #define NSAMPLES 20000
 #define REL_ERR 0.016	/* stats.h: within 1.6% */
@@ -211,7 +212,8 @@ static void test_channel(void **state)
 				setenv(AB_HIST_ENV, "1", 1);
 			else
 				unsetenv(AB_HIST_ENV);
-			ab_out_init(&o, f, (enum ab_format)fmt, "sqrtio");
+			ab_out_init(&o, f, &(struct ab_common){ .format = (enum ab_format)fmt },
+				    "sqrtio");
 			ab_hist_emit(&o, &c, 2, "io_lat", "us", &h);
 			fflush(f);
 			int want = env && fmt == AB_FMT_CSV ? 2 : 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The idle policy (sys/idle.h): parsing, its name in records, the haltpoll check
- * and the PM QoS hold on a fake tree (the AFFBENCH_SYSROOT hook). */
+/* The idle policy (sys/idle_policy.h): parsing, its key in records (the record
+ * writer adds it, record/record.h), the haltpoll check and the PM QoS hold on a
+ * fake tree (the AFFBENCH_SYSROOT hook). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,11 +10,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "sys/idle.h"
+#include "sys/idle_policy.h"
 #include "sys/opts.h"
+#include "record/histio.h"
+#include "record/stats.h"
 #include "record/record.h"
 
 static const struct {
@@ -83,26 +87,96 @@ static void test_parse_table(void **state)
 	assert_int_equal(ab_idle_parse(NULL, &(struct ab_idle){ 0 }, NULL, 0), -1);
 }
 
-/* Records carry idle=<policy> only off the default: as-found adds no key. */
+/* The config of the one record of cfg (NULL: none) that an output opened with --idle
+ * policy writes in format fmt (hist.csv rows on: those too); the text in buf. */
+static const char *written(const char *policy, enum ab_format fmt, const struct ab_config *cfg,
+			   char *buf, size_t len)
+{
+	struct ab_common c = { .format = fmt };
+	struct ab_hist h = { 0 };
+	struct ab_out o;
+	char err[256], *text = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&text, &n);
+
+	assert_non_null(f);
+	assert_int_equal(ab_idle_parse(policy, &c.idle, err, sizeof(err)), 0);
+	ab_out_init(&o, f, &c, "t");
+	ab_record(&o, cfg, 1, "m", 1.5, "ns");
+	ab_hist_add(&h, 100);
+	setenv(AB_HIST_ENV, "1", 1);
+	ab_hist_rows(&o, cfg, 1, "lat", "ns", &h);
+	unsetenv(AB_HIST_ENV);
+	fclose(f);
+	snprintf(buf, len, "%s", text);
+	free(text);
+	return buf;
+}
+
+/* Records carry idle=<policy> only off the default, in its sorted place among the
+ * benchmark's keys, without the benchmark adding it: as-found adds no key. */
 static void test_config_key(void **state)
 {
 	(void)state;
-	struct ab_common c;
 	struct ab_config cfg;
+	char buf[1024];
 
-	memset(&c, 0, sizeof(c));
 	ab_config_init(&cfg);
 	ab_config_set(&cfg, "placement", "other");
-	assert_int_equal(ab_idle_config(&c, &cfg), 0);
+	ab_config_set(&cfg, "daemon", "single");
+	assert_null(strstr(written("as-found", AB_FMT_CSV, &cfg, buf, sizeof(buf)), "idle"));
+	assert_non_null(strstr(buf, "\nt,daemon=single;placement=other,1,m,1.5,ns\n"));
+	written("poll", AB_FMT_CSV, &cfg, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\nt,daemon=single;idle=poll;placement=other,1,m,1.5,ns\n"));
+	written("haltpoll:200000", AB_FMT_CSV, &cfg, buf, sizeof(buf));
+	assert_non_null(strstr(buf, ",daemon=single;idle=haltpoll:200000;placement=other,1,m,"));
+	assert_int_equal(cfg.n, 2);	/* the benchmark's config is left as it built it */
 	assert_null(ab_config_get(&cfg, "idle"));
-	assert_int_equal(cfg.n, 1);
-	c.idle = (struct ab_idle){ AB_IDLE_POLL, 0 };
-	assert_int_equal(ab_idle_config(&c, &cfg), 0);
-	assert_string_equal(ab_config_get(&cfg, "idle"), "poll");
-	c.idle = (struct ab_idle){ AB_IDLE_HALTPOLL, 200000 };
-	assert_int_equal(ab_idle_config(&c, &cfg), 0);
-	assert_string_equal(ab_config_get(&cfg, "idle"), "haltpoll:200000");
-	assert_int_equal(cfg.n, 2);
+}
+
+/* The hist.csv rows and JSON carry it too, and a record written with no config. */
+static void test_config_key_everywhere(void **state)
+{
+	(void)state;
+	struct ab_config cfg;
+	char buf[1024];
+
+	ab_config_init(&cfg);
+	ab_config_set(&cfg, "placement", "other");
+	written("max-latency:20", AB_FMT_CSV, &cfg, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\nhist,t,idle=max-latency:20;placement=other,1,lat,ns,"));
+	written("poll", AB_FMT_JSON, &cfg, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\"config\":{\"idle\":\"poll\",\"placement\":\"other\"}"));
+	written("busy", AB_FMT_CSV, NULL, buf, sizeof(buf));
+	assert_non_null(strstr(buf, "\nt,idle=busy,1,m,1.5,ns\n"));
+}
+
+/* A config with no room left for the key: the writer exits 1 rather than write a
+ * record that says as-found for a run that was not. */
+static void test_config_key_full(void **state)
+{
+	(void)state;
+	struct ab_config cfg;
+	char key[8], buf[64];
+	int st;
+
+	ab_config_init(&cfg);
+	for (int i = 0; i < AB_CONFIG_MAX; i++) {
+		snprintf(key, sizeof(key), "k%02d", i);
+		ab_config_set(&cfg, key, "v");
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (!freopen("/dev/null", "w", stderr))	/* ab_fail's line is not the test's */
+			_exit(2);
+		written("poll", AB_FMT_CSV, &cfg, buf, sizeof(buf));
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
 }
 
 /* ---- a fake tree under AFFBENCH_SYSROOT ---- */
@@ -203,6 +277,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_table),
 		cmocka_unit_test(test_config_key),
+		cmocka_unit_test(test_config_key_everywhere),
+		cmocka_unit_test(test_config_key_full),
 		cmocka_unit_test_setup_teardown(test_haltpoll_usable, setup_tree, teardown_tree),
 		cmocka_unit_test_setup_teardown(test_qos_hold, setup_tree, teardown_tree),
 	};

@@ -23,16 +23,20 @@
  * This file parses and names a policy, checks for haltpoll and holds the PM QoS
  * request: the kernel drops it when the last copy of its fd closes, so a killed
  * run leaves nothing. The haltpoll knob goes through lib/knob (knob/idle.h
- * applies a policy); lib/sys stays below it.
+ * applies a policy); lib/sys stays below it. A benchmark's records carry the
+ * policy without its asking: the record writer adds AB_IDLE_KEY (record/record.h).
  */
-#ifndef AB_IDLE_H
-#define AB_IDLE_H
+#ifndef AB_IDLE_POLICY_H
+#define AB_IDLE_POLICY_H
 
 #include <stddef.h>
 
 enum ab_idle_kind { AB_IDLE_AS_FOUND, AB_IDLE_POLL, AB_IDLE_MAX_LATENCY, AB_IDLE_HALTPOLL,
 		    AB_IDLE_BUSY };
 
+/* The config key of a policy other than as-found: "idle=poll". A record without it
+ * was measured as found, so runs recorded before --idle keep their meaning. */
+#define AB_IDLE_KEY "idle"
 #define AB_IDLE_CHOICES "as-found|poll|max-latency:US|haltpoll:NS|busy"
 #define AB_IDLE_MAX_US 1000000L		/* max-latency: 1 s is already no limit at all */
 #define AB_IDLE_MAX_NS 1000000000L	/* haltpoll: 1 s of polling per halt */

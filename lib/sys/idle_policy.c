@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The idle policy: parsing, naming, the haltpoll check and the PM QoS hold (idle.h). */
-#include "sys/idle.h"
+#include "sys/idle_policy.h"
 
 #include <errno.h>
 #include <fcntl.h>
