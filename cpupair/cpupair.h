@@ -7,9 +7,12 @@
  *               behind the start barrier, warm-up, the timed window, stop, join
  *   loop.c      the measured loops: cache-line, futex and pipe ping-pong
  *   switches.c  a thread's context switches, read at a window's edges
- *   report.c      the report (class summary, reading, heatmaps); linked into the
- *               harness too, so it uses lib/ and the names below only
- *   report_heat.c which records the heatmaps draw, and where (for report.c)
+ *   report.c    the report (class summary, heatmaps, the descriptor); linked
+ *               into the harness too, so it uses lib/ and the names below only
+ *   report_read.c  its reading: what each class and a wake-up cost, which
+ *               figures not to trust
+ *   report_heat.c  which records the heatmaps draw, and where (for report.c)
+ *   report_i.h  what the report's files share
  */
 #ifndef CPUPAIR_H
 #define CPUPAIR_H
