@@ -62,7 +62,7 @@ endif
 endif
 
 .PHONY: all help check check-loaded unit-check sanitize check-valgrind install clean deps \
-	check-topology check-topology-selftest check-lkp check-mutants
+	check-topology check-topology-selftest check-lkp check-mutants lkp-lists
 .PHONY: man
 
 all: $(BINS)
@@ -82,6 +82,7 @@ help:
 	@echo "                     built and tested in build-mutants/: all must be killed"
 	@echo "make check-lkp       affbench as an LKP test case in LKP_SRC=<lkp-tests checkout>, copied"
 	@echo "                     (split-job, run, ncompare; root; skipped without LKP_SRC)"
+	@echo "make lkp-lists       contrib/lkp's lists of the benchmarks, from the registry"
 	@echo "make man             the man pages into $(BUILD)/man/ (part of make)"
 	@echo 'make install         PREFIX='$(call shq,$(PREFIX))' DESTDIR=: programs built without test hooks, plans,'
 	@echo "                     man pages"
@@ -157,7 +158,9 @@ $(BUILD)/tests/test_%: tests/unit/test_%.c $(LIB_A)
 
 $(BUILD)/tests/tools/%: tests/tools/%.c $(LIB_A)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB_A) $(LIBS)
+	$(CC) $(CFLAGS) $(FUSE_CFLAGS) $(LDFLAGS) -o $@ $< $(filter %.o,$^) $(LIB_A) $(LIBS)
+# descs prints the registry's descriptors (contrib/lkp/lists.sh): it links them.
+$(BUILD)/tests/tools/descs: $(BUILD)/harness/registry.o $(DESC_OBJ)
 
 # 'check' installs what is missing first, then builds and tests in a second
 # pass of this same Makefile (so pkg-config sees the fresh packages).
@@ -213,6 +216,12 @@ check-topology-selftest:
 check-lkp:
 	@if [ -n "$(LKP_SRC)" ]; then scripts/deps.sh && $(MAKE) --no-print-directory all; fi
 	@LKP_SRC="$(LKP_SRC)" tests/lkp/check-lkp.sh
+
+# contrib/lkp's lists of the benchmarks (meta.yaml, etc/index-perf*.yaml, a job for a new
+# benchmark) from the registry and the descriptors (contrib/lkp/lists.sh); committed,
+# and checked against what it makes by tests/integration/lkp_lists.sh.
+lkp-lists: $(BINS) $(BUILD)/tests/tools/descs
+	contrib/lkp/lists.sh $(BIN) $(BUILD)/tests/tools/descs contrib/lkp
 
 # The man pages, one per program and affbench(7), from the programs' own --help
 # (scripts/man.sh): the option tables stay their one source. A few ms each.

@@ -10,8 +10,10 @@
  *   report.c      the report (class summary, tables, heatmaps) and the metrics
  *                 table main.c records by; linked into the harness too, so it
  *                 uses lib/ and the names below only
- *   report_read.c the reading (report_i.h)
+ *   report_read.c the reading: what each class and a wake-up cost, which
+ *                 figures not to trust
  *   report_heat.c which records the heatmaps draw, and where (for report.c)
+ *   report_i.h    what the report's files share
  */
 #ifndef CPUPAIR_H
 #define CPUPAIR_H

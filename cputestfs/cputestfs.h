@@ -10,8 +10,13 @@
  *              libfuse daemon, a kernel file, pipe servers
  *   pipes.c    the pipe ping-pong baseline: pipes and their server processes
  *   fs.c       the FUSE filesystem the libfuse daemon serves
- *   rawfs.c    the same filesystem on lib/fsrv (--transport dev, uring)
- *   report.c     the report (lib/render descriptor), also linked into the harness
+ *   rawfs.c    the same filesystem on lib/fuse/fsrv (--transport dev, uring)
+ *   report*.c  the report (lib/render descriptor), also linked into the harness:
+ *              the posts' tables and the reading (report.c), what moves the
+ *              ratios (report_levers.c, report_levers.h) and the split of other
+ *              minus same (report_split.c), the posts that pulled those levers
+ *              (report_pub.c, report_pub.h), the pipe beside the breakdown
+ *              (report_pipe.c)
  * Parent, clients and servers share one struct ctf_shared (ab_shm_alloc, made
  * before any fork): the parent flips the phase and samples counters; clients
  * and servers only bump their own.
@@ -92,7 +97,7 @@ struct ctf_point {
 #define CTF_M_KSAME "kernel_same_cpu_pct"
 #define CTF_M_KREQ "kernel_requests"
 #define CTF_M_DREQ "daemon_requests"
-/* lib/fsrv's serving threads (dev, uring): their CPU time over the window's requests */
+/* lib/fuse/fsrv's serving threads (dev, uring): their CPU time over the window's requests */
 #define CTF_M_SCPU "server_cpu_us_per_req"
 
 enum ctf_metric {
@@ -213,7 +218,7 @@ struct ctf_shared {
 	_Atomic int phase __attribute__((aligned(AB_CACHELINE)));	/* enum ctf_phase */
 	struct ab_barrier barrier __attribute__((aligned(AB_CACHELINE)));
 	struct ab_counter requests;	/* FUSE daemon: requests served, all its threads */
-	struct ab_fsrv_cpu srv_cpu[CTF_CPU_SLOTS];	/* lib/fsrv's serving threads' CPU time */
+	struct ab_fsrv_cpu srv_cpu[CTF_CPU_SLOTS];	/* lib/fuse/fsrv's serving threads' CPU */
 	int time_every;			/* instrumented: clients time every call in the window, for
 					 * the breakdown's check (lat is not recorded then) */
 	struct ctf_client_shm client[];
@@ -316,7 +321,7 @@ struct ctf_daemon_args {
 };
 int ctf_daemon_run(void *arg, const char *mnt);
 
-/* ---- rawfs.c: the filesystem on lib/fsrv (--transport dev, uring), an ab_daemon_fn ---- */
+/* ---- rawfs.c: the filesystem on lib/fuse/fsrv (--transport dev, uring), an ab_daemon_fn ---- */
 struct ctf_raw_args {
 	struct ctf_shared *sh;
 	int transport;		/* CTF_TR_DEV or CTF_TR_URING */

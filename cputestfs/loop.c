@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The measured loop (fuse-devel 2012, Westerfeld, "stat performance on
- * multicore systems"): a client process, pinned by lib/proc before it starts,
+ * multicore systems"): a client process, pinned by lib/sys/proc before it starts,
  * calls stat() on one file in a loop and compares the CPU the reply names with
  * its own (sched_getcpu right after the call). It only counts, in its own
  * cache line; the parent times the window with CLOCK_MONOTONIC at both ends.

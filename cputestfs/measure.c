@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One repetition of one placement: start the server side (server.c), start
- * the client processes pinned behind the start barrier (lib/proc workers running
+ * the client processes pinned behind the start barrier (lib/sys/proc workers running
  * loop.c), wait out a warm-up, then sample the clients' counters with
  * CLOCK_MONOTONIC at both ends of the measured window.
  *
- * A watchdog (lib/proc ab_watch) fails the repetition when the server or a
+ * A watchdog (lib/sys/proc ab_watch) fails the repetition when the server or a
  * client dies, when a client makes no progress for STALL_NS (the server
  * hangs: its connection is aborted through fusectl, or the pipe servers are
  * killed), or at warm-up + duration + GRACE_NS. Every one of these waits
@@ -68,7 +68,7 @@ static int client_worker(void *arg, int i)
 	return ctf_client(r->srv.sh, &r->srv.target, i);
 }
 
-/* Unstick clients blocked on a hung server; once (lib/proc's reap calls it too). */
+/* Unstick clients blocked on a hung server; once (lib/sys/proc's reap calls it too). */
 static void unblock(void *arg)
 {
 	struct run *r = arg;
@@ -199,7 +199,7 @@ static int window(struct run *r, struct ctf_result *res, char *why, size_t len)
 	ctf_window_metrics(calls1 - calls0, same1 - same0, req1 - req0, t1 - t0,
 			   r->set->baseline != CTF_BASE_KERNEL, res);
 	if (r->set->baseline == CTF_BASE_FUSE && r->set->transport != CTF_TR_LIBFUSE)
-		ctf_server_cpu(cpu1 - cpu0, req1 - req0, res);	/* lib/fsrv counts its threads' CPU */
+		ctf_server_cpu(cpu1 - cpu0, req1 - req0, res);	/* lib/fuse/fsrv's threads' CPU */
 	/* Each client makes one call at a time: its time per call is the window over its calls. */
 	r->loop_ns = (double)(t1 - t0) * r->n / (double)(calls1 - calls0);
 	r->calls_per_s = res->v[CTF_STAT];

@@ -3,7 +3,7 @@
  * The pipe baseline: a one-byte ping-pong over two pipes with a server process
  * placed like the FUSE daemon, which answers with the CPU it runs on. It shows
  * the scheduler's wake-up cost alone, without the FUSE request machinery.
- * Servers are lib/proc workers (pinned, die with the benchmark); this file
+ * Servers are lib/sys/proc workers (pinned, die with the benchmark); this file
  * holds their pipes, their loop and the client's round trip.
  *
  * Limits: one server per client, always (no shared server like --daemon

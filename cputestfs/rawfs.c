@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The cputestfs filesystem served by lib/fsrv, affbench's own kernel-protocol
+ * The cputestfs filesystem served by lib/fuse/fsrv, affbench's own kernel-protocol
  * server, for the transports libfuse 3.14 lacks (--transport dev|uring): the
  * same root directory and one file as fs.c, entries cached for good and
  * attributes never (one GETATTR per stat()), the serving CPU in st_blocks,

@@ -111,7 +111,7 @@ static int fuse_stop(struct ctf_serving *s, int hung, char *why, size_t len)
 		      st == -1 ? -1 : WEXITSTATUS(st));
 }
 
-/* ---- the same filesystem on lib/fsrv: --transport dev or uring ---- */
+/* ---- the same filesystem on lib/fuse/fsrv: --transport dev or uring ---- */
 
 static int raw_start(struct ctf_serving *s, char *why, size_t len)
 {
@@ -240,7 +240,7 @@ static const struct ctf_server servers[CTF_BASE_COUNT] = {
 			    pipes_start, pipes_gone, pipes_unblock, pipes_stop },
 };
 
-/* The FUSE daemon by transport: libfuse's (the post's), or lib/fsrv's. */
+/* The FUSE daemon by transport: libfuse's (the post's), or lib/fuse/fsrv's. */
 static const struct ctf_server transports[CTF_TR_COUNT] = {
 	[CTF_TR_LIBFUSE] = { "fuse", "stat", NULL, "daemon", "aborted its FUSE connection",
 			     fuse_start, fuse_gone, fuse_unblock, fuse_stop },

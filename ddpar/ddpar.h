@@ -12,7 +12,7 @@
  *   probe.c        an instrumented repetition's kernel statistics: the
  *                  processes followed and the window's edges
  *   fs.c           the libfuse sink filesystem (daemon process)
- *   rawsink.c      the same sink on lib/fsrv, for --transport dev, uring and
+ *   rawsink.c      the same sink on lib/fuse/fsrv, for --transport dev, uring and
  *                  passthrough
  *   passthrough.c  passthrough's backing files and their byte check
  *   report*.c      the report's descriptor: tables (report.c), --daemon-wait
@@ -80,7 +80,7 @@ enum ddp_transport { DDP_TR_LIBFUSE, DDP_TR_DEV, DDP_TR_URING, DDP_TR_PASSTHROUG
 #define DDP_M_SPIN_US "spin_us_per_req"
 #define DDP_M_CLIENT_BYTES "client_bytes"
 #define DDP_M_DAEMON_BYTES "daemon_bytes"
-/* lib/fsrv's serving threads (dev, uring): their CPU time over the window's requests */
+/* lib/fuse/fsrv's serving threads (dev, uring): their CPU time over the window's requests */
 #define DDP_M_SERVER_CPU "server_cpu_us_per_req"
 /* Each metric's name, unit and direction, one table (report.c: the descriptor's),
  * which measure.c records by: DDP_NM of them, then a NULL name. */
@@ -134,7 +134,7 @@ struct ddp_shared {
 	struct ab_barrier barrier __attribute__((aligned(AB_CACHELINE)));
 	_Atomic uint32_t nslots __attribute__((aligned(AB_CACHELINE)));
 	struct ddp_dslot dslot[DDP_DSLOTS];
-	struct ab_fsrv_cpu srv_cpu[DDP_DSLOTS];	/* lib/fsrv's serving threads' CPU time */
+	struct ab_fsrv_cpu srv_cpu[DDP_DSLOTS];	/* lib/fuse/fsrv's serving threads' CPU time */
 	struct ddp_worker w[DDP_MAX_PROCS];
 };
 
@@ -173,7 +173,7 @@ static inline int ddp_parse_name(const char *name, enum ddp_dir *dir, int *idx)
 }
 
 /* Sum of the daemon's counters for one direction, and its serving threads' CPU
- * time (lib/fsrv only: every direction). */
+ * time (lib/fuse/fsrv only: every direction). */
 struct ddp_dtotals {
 	uint64_t req, bytes, ns, cpu_ns, timed;
 };
@@ -229,7 +229,7 @@ struct ddp_server {
 int ddp_libfuse_start(struct ab_daemon *d, const struct ddp_settings *s, const struct ddp_point *pt,
 		      struct ddp_shared *sh, char *err, size_t errlen);
 
-/* rawsink.c: the sink on lib/fsrv (--transport dev, uring, passthrough). */
+/* rawsink.c: the sink on lib/fuse/fsrv (--transport dev, uring, passthrough). */
 struct ddp_raw_args {
 	struct ddp_shared *sh;
 	int transport;			/* enum ddp_transport */

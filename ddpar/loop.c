@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ddpar's built-in client, the measured loop: N worker processes (pinned
- * before they start, lib/proc), each streaming one block per read() or
+ * before they start, lib/sys/proc), each streaming one block per read() or
  * write() to its own file on the mount, as dd bs=128K does, and counting on
  * its own cache line; the start barrier lets them go together. The parent times
  * the window with CLOCK_MONOTONIC and samples the counters at its ends.

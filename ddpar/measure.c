@@ -201,7 +201,7 @@ static void write_records(const struct ddp_settings *s, const struct ddp_point *
 	record(out, cfg, pt, DDP_P99, n.p99_us);
 	ab_hist_emit(out, cfg, pt->rep + 1, "lat", "us", &o->lat);	/* p90, p99.9, max, hist.csv */
 	record(out, cfg, pt, DDP_DAEMON_US, n.daemon_us);
-	/* lib/fsrv counts its serving threads' CPU; passthrough answers no request here */
+	/* lib/fuse/fsrv counts its serving threads' CPU; passthrough answers no request here */
 	if (s->transport == DDP_TR_DEV || s->transport == DDP_TR_URING)
 		record(out, cfg, pt, DDP_SERVER_CPU, n.server_cpu_us);
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ddpar's sink on lib/fsrv, affbench's own kernel-protocol server, for the
+ * ddpar's sink on lib/fuse/fsrv, affbench's own kernel-protocol server, for the
  * transports libfuse 3.14 lacks (--transport dev, uring, passthrough): the
  * same files as fs.c (w0..w127 written, r0..r127 read, direct_io, writes
  * counted and dropped, reads a pattern), counted into the same slots.

@@ -215,7 +215,7 @@ static void timereq_table(struct ab_render *r)
 		cols[n] = DDP_M_KERNEL_US, heads[n++] = "kernel";
 		cols[n] = DDP_M_SPIN_US, heads[n++] = "spinlock wait";
 	}
-	/* lib/fsrv's servers: their threads' CPU time, what a --daemon-wait costs */
+	/* lib/fuse/fsrv's servers: their threads' CPU time, what a --daemon-wait costs */
 	if (ab_r_find(r, DDP_M_SERVER_CPU, NULL))
 		cols[n] = DDP_M_SERVER_CPU, heads[n++] = "server CPU";
 	cols[n] = DDP_M_DAEMON_US, heads[n++] = "daemon handler";	/* last: it picks the rows */

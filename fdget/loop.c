@@ -19,7 +19,7 @@
  * points whose wrappers then add atomic operations, and glibc never returns to
  * its single-threaded path. That is part of what a second thread costs a real
  * program, so libc is the default; raw isolates the kernel's part
- * (fdget/fdget_pos). Either way every repetition runs in a fresh process forked
+ * (fdget() and fdget_pos()). Either way every repetition runs in a fresh process forked
  * from a parent that never creates a thread (measure.c), so no repetition
  * inherits another's state.
  *

@@ -3,7 +3,7 @@
  * One repetition, in a fresh child. The parent never creates a thread: glibc
  * stays on its single-threaded path in a child until the child itself
  * creates one, and no repetition inherits the fd-table or libc state of
- * another. The child is a lib/proc worker process (parent-death signal,
+ * another. The child is a lib/sys/proc worker process (parent-death signal,
  * signals reset, pinned to the main CPU); it gives itself its own struct
  * files, then runs one mode (modes.c) or the bare loop exactly as a
  * standalone program would, and leaves its result in shared memory.

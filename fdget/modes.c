@@ -10,7 +10,7 @@
  *                on one struct file, a cache line all of them write
  *   private-fd   N threads, each its own fd (its own struct file), one fd table
  *   procs        N single-threaded processes, each its own struct file
- * The N-worker modes are lib/proc workers, threads or processes from the same
+ * The N-worker modes are lib/sys/proc workers, threads or processes from the same
  * source (one switch), pinned before they start and released together by the
  * start barrier; each adds its operations to its own cache line after its loop.
  * Their window runs from the barrier's opening to the last worker's loop end, so

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * --watch-threads: proof that a mode runs its loop with the threads it claims
- * (idle-thread: two, single: one). A sampler process, a lib/proc worker of
+ * (idle-thread: two, single: one). A sampler process, a lib/sys/proc worker of
  * the parent pinned to the idle CPU, reads Threads: from /proc/PID/status of
  * the process under test every 200 us while that process's loop runs, and
  * keeps the fewest and most it saw. The process under test asks for sampling

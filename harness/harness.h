@@ -5,7 +5,7 @@
  * header that maps its files:
  *   run/      harness run and restore: plans found and checked, points
  *             invoked, the run's files, locks, timings, machine.txt;
- *   report/   harness plot and export: raw.csv loaded, report.md, tables,
+ *   report/   harness report and export: raw.csv loaded, report.md, tables,
  *             figures, warnings, results.json;
  *   compare/  harness compare: runs side by side, trends, the gate.
  * run may use report; compare may use report; report uses neither (make
@@ -130,7 +130,7 @@ const char *h_machine_val(const char *dir, const char *label, char *buf, size_t 
 /* May path be read: absent, or a regular file (not a link) of at most max bytes and
  * lines of at most AB_INFILE_MAX_LINE (sys/infile.h)? 0, or -1 with one line in err. */
 int h_input_check(const char *path, unsigned long long max, char *err, size_t errlen);
-/* Check every input that plot reads in a run directory (raw.csv, failures.csv,
+/* Check every input that report reads in a run directory (raw.csv, failures.csv,
  * machine.txt, plan.plan) before any is read: exit 2 with one line naming the first bad one. */
 void h_inputs_check(const char *cmd, const char *dir);
 /* A log (or machine.txt) under the run directory dir, path being dir/...: appended
@@ -148,7 +148,7 @@ int h_cfg_is_cpu_numbers(const char *bench, const char *key, size_t keylen);
 void h_md_cfg_label(FILE *f, const char *cfg, int (*keep)(const char *key, void *ctx), void *ctx);
 /* Text into a markdown table cell or line: '|' and '`' escaped, control characters as spaces. */
 void h_md_cell(FILE *f, const char *s);
-/* The one run directory of `harness CMD DIR` (plot, export), its inputs checked; NULL after
+/* The one run directory of `harness CMD DIR` (report, export), its inputs checked; NULL after
  * printing usage for --help; exit 2 with one line for anything else. */
 const char *h_dir_arg(const char *cmd, int argc, char **argv, const char *usage);
 #endif

@@ -16,7 +16,8 @@
 static const char usage[] =
 	"usage: harness COMMAND [OPTIONS]   (harness COMMAND --help for details)\n"
 	"  run      run a plan and write results/<date>-<host>/\n"
-	"  plot     regenerate summary, tables, plots and report from DIR/raw.csv\n"
+	"  report   regenerate summary, tables, figures and report from DIR/raw.csv\n"
+	"  plot     the same as report (its older name)\n"
 	"  compare  ratios with 95% CIs between run directories\n"
 	"  export   write DIR/results.json, one JSON document for the run\n"
 	"  restore  replay the knob journal and remove stale FUSE mounts\n";
@@ -28,7 +29,8 @@ int main(int argc, char **argv)
 		int (*fn)(int, char **);
 	} cmds[] = {
 		{ "run", cmd_run },
-		{ "plot", cmd_plot },
+		{ "report", cmd_report },
+		{ "plot", cmd_report },	/* report's name before it wrote more than plots */
 		{ "compare", cmd_compare },
 		{ "export", cmd_export },
 		{ "restore", cmd_restore },
@@ -36,7 +38,7 @@ int main(int argc, char **argv)
 
 	ab_prog = "harness";
 	if (argc < 2)
-		ab_usage_error("missing command (run, plot, compare, export, restore; see --help)");
+		ab_usage_error("missing command (run, report, compare, export, restore; see --help)");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		fputs(usage, stdout);
 		return AB_EXIT_OK;
@@ -48,5 +50,5 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < AB_ARRAY_SIZE(cmds); i++)
 		if (!strcmp(argv[1], cmds[i].name))
 			return cmds[i].fn(argc - 1, argv + 1);
-	ab_usage_error("unknown command '%s' (run, plot, compare, export, restore)", argv[1]);
+	ab_usage_error("unknown command '%s' (run, report, compare, export, restore)", argv[1]);
 }

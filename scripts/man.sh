@@ -108,7 +108,7 @@ see_also() {
 harness_page() {
 	prog=$1
 	th harness 1 "affbench"
-	printf '.SH NAME\nharness \\- run affbench plans, plot, compare and export their results\n'
+	printf '.SH NAME\nharness \\- run affbench plans, report, compare and export their results\n'
 	printf '.SH SYNOPSIS\n'
 	for sub in $subs; do
 		"$prog" "$sub" --help | sed -n '1,/^[^ u]/p' | sed '$d' | sed -e 's/^usage: //' \
@@ -165,7 +165,7 @@ overview_page() {
 }
 
 [ $# -ge 2 ] || { echo "usage: $0 page BIN/PROG | overview BIN REGISTRY README" >&2; exit 2; }
-subs="run plot compare export restore"
+subs="run report compare export restore"
 case $1 in
 page|overview) ;;
 *) echo "$0: unknown mode '$1'" >&2; exit 2 ;;

@@ -38,7 +38,7 @@
 #              from instrumented repetitions (target <= 15%).
 #
 # One check of the harness's readers, not in 'all' (no root, FUSE or fio):
-#   scale      plot, compare and export over run directories built at the
+#   scale      report, compare and export over run directories built at the
 #              documented input limits (docs/records.md) and at one tenth of
 #              them, in the shapes issue 24 found slow: long machine.txt knob
 #              lists, many configs, one config with many repetitions, a 1 GiB

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * raw.csv -> the result model (lib/results: every row checked against the
+ * raw.csv -> the result model (lib/record/results: every row checked against the
  * record grammar), and summary.csv from it.
  */
 #include <errno.h>

@@ -156,7 +156,7 @@ static struct cdf_group *group_of(struct cdf_set *s, char *const *f, size_t line
 static void bad_row(struct cdf_set *s, const char *path, size_t lineno, const char *why)
 {
 	if (s->bad++ < BAD_ROWS_SHOWN)
-		ab_msg("plot: %s:%zu: %s (skipped)", path, lineno, why);
+		ab_msg("report: %s:%zu: %s (skipped)", path, lineno, why);
 }
 
 /* One row: checked, then added to its histogram; a bad row adds nothing and is counted. */
@@ -188,7 +188,7 @@ static int load(struct cdf_set *s, const char *dir)
 	if (!f) {
 		if (errno == ENOENT)
 			return 0;
-		ab_msg("plot: %s", err);
+		ab_msg("report: %s", err);
 		return -1;
 	}
 	s->g = calloc(CDF_GROUPS_MAX, sizeof(*s->g));
@@ -204,12 +204,12 @@ static int load(struct cdf_set *s, const char *dir)
 	}
 	int rc = !s->g || s->oom || ferror(f) ? -1 : 0;
 	if (rc)
-		ab_msg("plot: reading %s failed: %s", path,
+		ab_msg("report: reading %s failed: %s", path,
 		       s->g && !s->oom ? strerror(EIO) : strerror(ENOMEM));
 	if (s->bad > 1)
-		ab_msg("plot: %s: %zu bad rows skipped in all", path, s->bad);
+		ab_msg("report: %s: %zu bad rows skipped in all", path, s->bad);
 	if (s->dropped)
-		ab_msg("plot: %s: over %d histograms; %zu rows of the rest not drawn", path,
+		ab_msg("report: %s: over %d histograms; %zu rows of the rest not drawn", path,
 		       CDF_GROUPS_MAX, s->dropped);
 	free(line);
 	fclose(f);
@@ -363,7 +363,7 @@ static int write_figure(const char *pdir, const struct cdf_set *s, const struct 
 	snprintf(path, sizeof(path), "%s/%s.dat", pdir, fig->name);
 	FILE *d = fopen(path, "we");
 	if (!d)
-		return ab_msg("plot: %s: %s", path, strerror(errno)), -1;
+		return ab_msg("report: %s: %s", path, strerror(errno)), -1;
 	for (int k = 0; k < fig->np; k++)
 		for (int l = 0; l < fig->p[k].nlines; l++)
 			cdf_points(d, &s->g[fig->p[k].line[l]].h, &x[0], &x[1]);
@@ -398,7 +398,7 @@ static int write_figure(const char *pdir, const struct cdf_set *s, const struct 
 	}
 	free(body);
 	if (!f || rc)
-		ab_msg("plot: writing %s failed: %s", path, strerror(errno ? errno : EIO));
+		ab_msg("report: writing %s failed: %s", path, strerror(errno ? errno : EIO));
 	return f && !rc ? 0 : -1;
 }
 
@@ -416,12 +416,12 @@ int h_hist_plots(const char *dir, const char *pdir, char names[][64], int max, i
 		/* bench and metric passed the record grammar: [a-z0-9_-] and [A-Za-z0-9_] */
 		if (snprintf(fig.name, sizeof(fig.name), "cdf-%s-%s", s.g[i].bench, s.g[i].metric) >=
 		    (int)sizeof(fig.name) - 8) {
-			ab_msg("plot: %s %s: name too long for a figure, not drawn", s.g[i].bench,
+			ab_msg("report: %s %s: name too long for a figure, not drawn", s.g[i].bench,
 			       s.g[i].metric);
 			continue;
 		}
 		if (fig.more_panels || fig.more_lines)
-			ab_msg("plot: %s: %d panels and %d lines over the figure's %d x %d not drawn",
+			ab_msg("report: %s: %d panels and %d lines over the figure's %d x %d not drawn",
 			       fig.name, fig.more_panels, fig.more_lines, CDF_PANELS_MAX, CDF_LINES_MAX);
 		if (!pdir || write_figure(pdir, &s, &fig) < 0) {
 			*failed = 1;

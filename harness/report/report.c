@@ -141,7 +141,7 @@ static int render_benches(const char *dir, const struct ab_results *d, FILE *bod
 	}
 	if (n > 0 && !ab_have_gnuplot())
 		fprintf(body, "Figures not drawn: gnuplot is not installed here (apt-get install "
-			      "gnuplot-nox, then `harness plot` on this directory draws them).\n\n");
+			      "gnuplot-nox, then `harness report` on this directory draws them).\n\n");
 	struct ab_skip *skips = calloc(AB_SKIPS_MAX, sizeof(*skips));
 	int nskips = skips ? h_load_skips(dir, skips, AB_SKIPS_MAX) : 0;
 	for (int i = 0; h_registry[i] && i < H_BENCH_MAX; i++) {
@@ -273,7 +273,7 @@ static int write_report(const char *dir, const struct ab_results *d, int ncpu)
 		   "repetitions), `raw.csv` (every record), `hist.csv` (the latency histograms behind "
 		   "the percentiles and the CDFs), `failures.csv` (failed and skipped points), `log/` "
 		   "(each run's stderr), `machine.txt` (the machine and its knobs before and after). "
-		   "Regenerate with `bin/harness plot DIR`.\n", AB_MIN_REPS_CI);
+		   "Regenerate with `bin/harness report DIR`.\n", AB_MIN_REPS_CI);
 	free(body);
 	return rc | ab_outfile_close(&o);
 }
@@ -298,7 +298,7 @@ static int hist_rows(const char *dir)
 	return nl && nl[1] && nl[1] != '\n';
 }
 
-/* need_records: no valid record is a failure (-3, said in one line), as plot has it;
+/* need_records: no valid record is a failure (-3, said in one line), as report has it;
  * a run's own report of points that all failed is still that run's report. */
 static int render(const char *dir, const char *name, int quiet, int need_records)
 {
@@ -310,7 +310,7 @@ static int render(const char *dir, const char *name, int quiet, int need_records
 	snprintf(path, sizeof(path), "%s/raw.csv", dir);
 	if (h_data_load(&d, path, err, sizeof(err))) {
 		int refused = errno == EINVAL;	/* a row written twice, a line over the limit */
-		ab_msg("plot: %s", err);
+		ab_msg("report: %s", err);
 		return refused ? -2 : -1;
 	}
 	const char *paren = strchr(h_machine_val(dir, "allowed_cpus", buf, sizeof(buf)), '(');
@@ -319,13 +319,13 @@ static int render(const char *dir, const char *name, int quiet, int need_records
 	rc |= h_write_json(&d, dir);
 	rc |= write_tables(dir, &d);
 	rc |= write_report(dir, &d, ncpu);
-	if (!rc && need_records && !hist_rows(dir) && h_data_none(&d, "plot", path)) {
+	if (!rc && need_records && !hist_rows(dir) && h_data_none(&d, "report", path)) {
 		ab_results_free(&d);
 		return -3;
 	}
 	ab_results_free(&d);
 	if (rc)
-		ab_msg("plot: could not write every output in %s (see above)", shown);
+		ab_msg("report: could not write every output in %s (see above)", shown);
 	else if (!quiet)
 		ab_msg("report: %s/report.md, tables: %s/tables.md", shown, shown);
 	return rc;
@@ -336,18 +336,19 @@ int h_render(const char *dir, const char *name, int quiet)
 	return render(dir, name, quiet, 0);
 }
 
-static const char plot_usage[] =
-	"usage: harness plot DIR\n"
+static const char report_usage[] =
+	"usage: harness report DIR\n"
 	"Regenerates DIR/summary.csv, tables.md, report.md and the figures (DIR/figures: PNG\n"
 	"and SVG; DIR/figures/src: their gnuplot .gp and .dat) from DIR/raw.csv alone (machine.txt,\n"
 	"plan.plan, failures.csv are used when present).\n"
 	"Rows of raw.csv that break the record grammar are reported with file:line and skipped;\n"
 	"a repetition written twice (bench, config, rep, metric) refuses it: exit 2, nothing written.\n"
-	"A raw.csv without one valid record is exit 1, with the count of rows rejected.\n";
+	"A raw.csv without one valid record is exit 1, with the count of rows rejected.\n"
+	"harness plot DIR is the same command under its older name.\n";
 
-int cmd_plot(int argc, char **argv)
+int cmd_report(int argc, char **argv)
 {
-	const char *dir = h_dir_arg("plot", argc, argv, plot_usage);
+	const char *dir = h_dir_arg("report", argc, argv, report_usage);
 
 	if (!dir)
 		return AB_EXIT_OK;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * harness plot and harness export: the report/ part. Its files:
- *   report.c          harness plot: summary.csv, tables.md, figures, report.md, details.md
+ * harness report and harness export: the report/ part. Its files:
+ *   report.c          harness report (alias plot): summary.csv, tables.md, figures, report.md, details.md
  *   data.c            raw.csv loaded; summary.csv
  *   warnings.c        report.md's warnings (the machine, too few repetitions, the plan,
  *                     knobs) and its precision line per benchmark
@@ -20,7 +20,7 @@
 #include "../harness.h"
 
 /* The subcommands (report.c, export.c): argc/argv start at the name. An exit code. */
-int cmd_plot(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
 /* ---- failures.csv (failures.c) ---- */
@@ -33,7 +33,7 @@ int h_load_skips(const char *dir, struct ab_skip *sk, int max);
 /* ---- data (data.c) ---- */
 /* Load DIR/raw.csv into d (bad rows reported on stderr and skipped). 0 or -1 (message in
  * err; errno EINVAL when the file is refused, a repetition written twice among the reasons:
- * plot, compare, export and the gate then exit 2, for nothing read from it can be trusted). */
+ * report, compare, export and the gate then exit 2, for nothing read from it can be trusted). */
 int h_data_load(struct ab_results *d, const char *rawcsv, char *err, size_t errlen);
 /* A run without one valid record is no result to show or compare: 1 after one line
  * "CMD: RAWCSV: no valid records (N rows rejected)"; 0 when d holds records. */

@@ -4,9 +4,11 @@
  * any benchmark that follows its calls with lib/kstats/breakdown; docs/breakdown.md)
  * as a stacked bar per configuration, a table under the posts' layouts in
  * tables.md, and sentences in report.md that name the step that differs most.
- * Driven by the records, for every benchmark that has them: no descriptor
- * names a step. A descriptor says which keys the sentences compare
- * (breakdown_keys) and may add its own reading (breakdown_reading).
+ * Driven by the records, for every benchmark that has them: the bars, table and
+ * sentences need no descriptor to name a step. A descriptor says which keys the
+ * sentences compare (breakdown_keys), may add its own reading (breakdown_reading),
+ * and may read named steps for its own tables (cputestfs's split of other minus
+ * same reads the wake-up steps, AB_BREAKDOWN_DWAKE and _RWAKE).
  *
  * The bars stack each step's mean time per call (brk_<step>_share_pct of
  * brk_call_ns, per instrumented repetition, then averaged over repetitions):

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Grids and plots of the renderer (see render_plot.h). Every .gp file is written
- * here, with titles, labels and keys through lib/gpscript's escaper, and run
+ * here, with titles, labels and keys through lib/render/gpscript's escaper, and run
  * by gnuplot with no shell in between, in a private directory (plotdir.c).
  */
 #include "render/render_plot.h"

@@ -13,15 +13,15 @@
 #
 #   knobs-reversed  compare  machine.txt of `knob before` lines up to 4 MiB, B's reversed
 #   constant-key    compare  200,000 configs, one key varying and one constant
-#   configs         export, plot  200,000 cputestfs configs, a record each (about 21 MB)
-#   knob-lines      plot     machine.txt of `knob before PATH = 1` lines up to 4 MiB
+#   configs         export, report  200,000 cputestfs configs, a record each (about 21 MB)
+#   knob-lines      report   machine.txt of `knob before PATH = 1` lines up to 4 MiB
 #   repetitions     compare  one config, 64 MiB of repetitions: rep is at most
 #                            1,000,000 and a (bench, config, rep, metric) is one
 #                            record, so the 4.2 million samples are 5 metrics of
 #                            up to 1,000,000 repetitions each
-#   hist-reverse    plot     hist.csv up to 1 GiB, 2,048 histograms, each pass over
+#   hist-reverse    report   hist.csv up to 1 GiB, 2,048 histograms, each pass over
 #                            them after the first in reverse order
-#   rows            plot, compare (against a copy)  raw.csv of 64 MiB, a config per row
+#   rows            report, compare (against a copy)  raw.csv of 64 MiB, a config per row
 #   journal         restore  a knob journal up to its 64 MiB bound (docs/knobs.md): entries
 #                            closed by their done lines, then one open, restored in a fake
 #                            sysfs tree (the AFFBENCH_KNOB_ROOT hook; needs root: a journal
@@ -362,11 +362,11 @@ check_scale() {
 	sc_row shape command size seconds "peak MB" ratio "verdict, input"
 	sc_shape knobs-reversed compare
 	sc_shape constant-key compare
-	sc_shape configs export plot
-	sc_shape knob-lines plot
+	sc_shape configs export report
+	sc_shape knob-lines report
 	sc_shape repetitions compare
-	sc_shape hist-reverse plot
-	sc_shape rows plot compare
+	sc_shape hist-reverse report
+	sc_shape rows report compare
 	if [ "$(id -u)" = 0 ]; then
 		sc_shape journal restore
 	else

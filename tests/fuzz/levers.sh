@@ -7,7 +7,7 @@
 # ends of a double (1e300, 1e-300, a denormal, -0), negative, and missing (the
 # lever's configs, the base config, the configs as found); costs that are
 # negative, over 100%, huge, -0, or missing (the server's CPU, the idle share,
-# the idle states). Each run directory through `harness plot`, and per case:
+# the idle states). Each run directory through `harness report`, and per case:
 #  - it exits 0, or 2 with one line (the file refused);
 #  - no sanitizer report (make sanitize runs this against the ASan + UBSan build);
 #  - the levers table and its sentence print no negative share, no share above
@@ -143,7 +143,7 @@ one() {
 	shift 3
 	mkdir -p "$d"
 	records "$b" "$@" >"$d/raw.csv"
-	timeout 120 "$H" plot "$d" >/dev/null 2>"$d.err"	# 124: it hung
+	timeout 120 "$H" report "$d" >/dev/null 2>"$d.err"	# 124: it hung
 	rc=$?
 	if [ "$rc" = 0 ] || { [ "$rc" = 2 ] && [ "$(grep -c . "$d.err")" = 1 ]; }; then
 		echo "ok - $t: plot exits 0, or 2 with one line (exit $rc)"

@@ -5,7 +5,7 @@
 # quotes, huge fields, NUL, duplicated and deleted lines; records that mean two
 # things: hex floats, leading spaces, counts of 2^53 and over, a record twice
 # with another value, a metric under two units: tests/tools/mutate.c), each
-# run directory given to `harness plot` and to `harness compare` against the
+# run directory given to `harness report` and to `harness compare` against the
 # original. Each must end with exit 0 or 2, never by a signal (a sanitizer's
 # report is a signal here: it aborts), and nothing may appear outside the run
 # and compare directories. TAP output; a failure names its seed: `mutate SEED
@@ -18,7 +18,7 @@
 # Then cpupair records whose places and CPUs, read back into a heatmap, lie at
 # and past every bound (0, 511, 512, 4095, 4096, 8191, 8192, an int's ends, negative,
 # huge, a leading zero or sign), a place past the matrix its earlier records sized, b's
-# place above a's: `harness plot` of each must exit 0 (2: the file refused whole),
+# place above a's: `harness report` of each must exit 0 (2: the file refused whole),
 # never by a signal.
 #   tests/fuzz/raw_csv.sh [N]   (AFFBENCH_HARNESS: the harness to test)
 set -u
@@ -52,14 +52,14 @@ grep '^cputestfs,' "$W/base/raw.csv" | cut -d, -f2 | uniq | head -n 3 | awk '
 					(32 + i % 32) * 2 ^ (int(i / 32) - 1),
 					(32 + (i + 1) % 32) * 2 ^ (int((i + 1) / 32) - 1), 1 + (i * 7 + r) % 50
 	}' >"$W/base/hist.csv"
-"$H" plot "$W/base" >/dev/null 2>&1
+"$H" report "$W/base" >/dev/null 2>&1
 
 one() { # SEED: 0, or a line saying what went wrong
 	local s=$1 d=$W/r$1 c=$W/c$1
 	mkdir -p "$d"
 	"$MUT" "$s" "$W/base/raw.csv" "$d/raw.csv" || { echo "seed $s: mutate failed"; return; }
 	"$MUT" "$s" "$W/base/hist.csv" "$d/hist.csv" hist || { echo "seed $s: mutate (hist) failed"; return; }
-	( cd "$d" && exec "$H" plot "$d" ) >/dev/null 2>"$d.plot.err"
+	( cd "$d" && exec "$H" report "$d" ) >/dev/null 2>"$d.plot.err"
 	local rp=$?
 	"$H" compare --out "$c" "$d" "$W/base" >/dev/null 2>"$d.cmp.err"
 	local rc=$?
@@ -124,7 +124,7 @@ nonreg() { # NAME WANT: plot and compare of case NAME both exit WANT
 	local d=$W/n-$1 rp rc
 	mkdir -p "$d"
 	make_case "$1" "$d/raw.csv" || { echo "$1: could not make the case"; return; }
-	bounded "$H" plot "$d" >/dev/null 2>"$d.err"
+	bounded "$H" report "$d" >/dev/null 2>"$d.err"
 	rp=$?
 	bounded "$H" compare --out "$W/nc-$1" "$d" "$W/base" >/dev/null 2>>"$d.err"
 	rc=$?
@@ -164,7 +164,7 @@ plot_pair() { # A B X Y: nothing, or what went wrong
 	local d=$W/p-$1-$2-$3-$4 rp
 	mkdir -p "$d"
 	pair_case "$@" >"$d/raw.csv"
-	"$H" plot "$d" >/dev/null 2>"$d.err"
+	"$H" report "$d" >/dev/null 2>"$d.err"
 	rp=$?
 	# 2: a file the loader refuses whole (the good pair given twice)
 	[ "$rp" = 0 ] || [ "$rp" = 2 ] ||

@@ -51,10 +51,10 @@ mkdir -p "$D"
 		echo "cputestfs,baseline=pipe;client_cpu=0;daemon_cpu=0;placement=same;transport=none,$r,latency_p50_ns,5000,ns"
 	done
 } >"$D/raw.csv"
-"$BIN/harness" plot "$D" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$D" >/dev/null 2>"$W/plot.err"
 rc=$?
-check "harness plot of a run with brk records exits 0 (exit $rc)" [ "$rc" = 0 ]
-check "harness plot renders a run with brk records" [ -s "$D/report.md" ]
+check "harness report of a run with brk records exits 0 (exit $rc)" [ "$rc" = 0 ]
+check "harness report renders a run with brk records" [ -s "$D/report.md" ]
 
 gp=$D/figures/src/cputestfs_brk.gp
 check "a stacked bar figure of the breakdown is written" [ -f "$gp" ]
@@ -112,7 +112,7 @@ mkdir -p "$D2"
 		rec ddpar "clone_fd=off;mode=$m;procs=$n;transport=$tr" 1 10000 $((n * 1000)) 60000 3000 9000 50 10
 	done; done; done
 } >"$D2/raw.csv"
-"$BIN/harness" plot "$D2" >/dev/null 2>"$W/plot2.err"
+"$BIN/harness" report "$D2" >/dev/null 2>"$W/plot2.err"
 figs=$(ls "$D2"/figures/src/ddpar_brk*.gp 2>/dev/null | wc -l)
 check "ddpar: 20 bars are split into one figure per mode (got $figs figures)" [ "$figs" = 2 ]
 check "ddpar: each figure's title names its part" grep -q "^set title 'ddpar: where the time goes.*(mode=" "$D2/figures/src/ddpar_brk1.gp"
@@ -137,7 +137,7 @@ mkdir -p "$D3"
 	rec ddpar "$c;transport=uring;uring_cpu=queue" 1 17000 3000 77000 4000 16000 0 0
 	rec ddpar "$c;transport=uring;uring_cpu=next" 1 17000 200000 92000 100000 17000 100 2
 } >"$D3/raw.csv"
-"$BIN/harness" plot "$D3" >/dev/null 2>"$W/plot3.err"
+"$BIN/harness" report "$D3" >/dev/null 2>"$W/plot3.err"
 check "ddpar: a transport at its best against the others" grep -qF \
 	"\`transport=libfuse\` took 35 us more per call than \`transport=uring, uring_cpu=queue\`" "$D3/details.md"
 check "ddpar: the ring threads' choices against each other, with the wake-up's flags" grep -qF \
@@ -150,7 +150,7 @@ mkdir -p "$D4"
 	rec cputestfs "baseline=fuse;placement=same;transport=libfuse" 1 1300 1500 3100 2000 1100 0 0
 	rec cputestfs "baseline=pipe;placement=same;transport=none" 1 900 1400 1000 1900 700 0 0
 } >"$D4/raw.csv"
-"$BIN/harness" plot "$D4" >/dev/null 2>"$W/plot4.err"
+"$BIN/harness" report "$D4" >/dev/null 2>"$W/plot4.err"
 check "pipe: its steps beside the FUSE call's" grep -qF "| pipe round trip | 5.9 | 5.9 | 0.9 | 1.4 | 1 | 1.9 | 0.7 |" \
 	"$D4/details.md"
 check "pipe: the step FUSE adds most to" grep -qF \

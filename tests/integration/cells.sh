@@ -8,9 +8,9 @@
 . "$(dirname "$0")/lib.sh"
 W=$(mktemp -d "$AFFBENCH_WORKDIR/cells.XXXXXX")
 cp "$TOP/results/reference/raw.csv" "$TOP/results/reference/machine.txt" "$W/"
-"$BIN/harness" plot "$W" >/dev/null 2>&1
+"$BIN/harness" report "$W" >/dev/null 2>&1
 rc=$?
-check "harness plot of the reference's raw.csv exits 0 (rc $rc)" [ "$rc" = 0 ]
+check "harness report of the reference's raw.csv exits 0 (rc $rc)" [ "$rc" = 0 ]
 check "cputestfs kernel baseline: 'no daemon' and 'no FUSE', not '-'" \
 	test "$(grep -cE '^\| [a-z]+ \| kernel \|.*\| no daemon \| no FUSE \|' "$W/tables.md")" = 3
 check "ddpar transports: the cells not in the plan say 'not measured'" \
@@ -29,9 +29,9 @@ check "report.md: the post's tables say which cells the post or this run lacks" 
 # numbered tables start at 1), and every cell starts in its column
 mkdir "$W/u"
 { head -n 1 "$W/raw.csv"; grep '^ddpar,.*procs=1;.*transport=uring' "$W/raw.csv"; } >"$W/u/raw.csv"
-"$BIN/harness" plot "$W/u" >/dev/null 2>&1
+"$BIN/harness" report "$W/u" >/dev/null 2>&1
 rc=$?
-check "harness plot of ddpar's uring records alone exits 0 (rc $rc)" [ "$rc" = 0 ]
+check "harness report of ddpar's uring records alone exits 0 (rc $rc)" [ "$rc" = 0 ]
 check "uring alone: the first numbered table is 1) ($(grep -m1 -oE '^[0-9]+\) [A-Za-z ]+' "$W/u/tables.md"))" \
 	grep -qE '^1\) Time per request' "$W/u/tables.md"
 bad=$(sed -n '/^[0-9]) Time per request/,/^```/p' "$W/u/tables.md" | awk '

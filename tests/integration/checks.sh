@@ -78,9 +78,9 @@ mkdir -p "$W/empty" "$W/header" "$W/binary"
 head -1 "$REF/raw.csv" > "$W/header/raw.csv"
 head -c 4000 "$BIN/harness" > "$W/binary/raw.csv"
 for k in empty header; do
-	expect_rc "plot of a $k raw.csv" 1 "$H" plot "$W/$k"
+	expect_rc "plot of a $k raw.csv" 1 "$H" report "$W/$k"
 done
-"$H" plot "$W/binary" > /dev/null 2> "$W/binary.err"; rc=$?
+"$H" report "$W/binary" > /dev/null 2> "$W/binary.err"; rc=$?
 check "plot of a binary raw.csv: exit $rc (want 1), the count of rejected rows said" \
 	sh -c "[ $rc = 1 ] && grep -q 'no valid records ([0-9]* rows\{0,1\} rejected)' '$W/binary.err'"
 expect_rc "export of a run without records" 1 "$H" export "$W/header"

@@ -76,8 +76,8 @@ for dir in "$TOP"/results/reference "$TOP"/results/reference-*cpu "$TOP"/results
 		[ -f "$dir/$f" ] && cp "$dir/$f" "$out/"
 	done
 	[ -d "$dir/log" ] && cp -r "$dir/log" "$out/log"
-	"$BIN/harness" plot "$out" >/dev/null 2>"$out.err"; rc=$?
-	check "$name: harness plot of the records exits 0 (exit $rc: $(head -c 300 "$out.err"))" [ "$rc" = 0 ]
+	"$BIN/harness" report "$out" >/dev/null 2>"$out.err"; rc=$?
+	check "$name: harness report of the records exits 0 (exit $rc: $(head -c 300 "$out.err"))" [ "$rc" = 0 ]
 	check "$name: no row of the records rejected" eval '! grep -q "\.csv:[0-9]" "$out.err"'
 	# a committed results.json is what export makes of the records beside it, not an
 	# older export (the reference keeps one for tools that read JSON only)

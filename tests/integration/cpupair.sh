@@ -110,7 +110,7 @@ check "--pairs classes: pairs with their reverse (missing: $unpaired)" [ -z "$un
 "$CP" --pairs all --repeat 1 "${quick[@]}" >"$out/tab.out" 2>&1
 check "table output has the class summary" grep -q "per class" "$out/tab.out"
 
-# --- the harness: a run, then harness plot draws the heatmaps --------------
+# --- the harness: a run, then harness report draws the heatmaps --------------
 "$BIN/harness" run --plan cpupair --repeat 1 --out "$out/run" >"$out/run.out" 2>&1
 rc=$?
 check "harness run --plan cpupair exits 0 (rc $rc)" [ "$rc" = 0 ]
@@ -124,17 +124,17 @@ if command -v gnuplot >/dev/null 2>&1; then
 	rm -f "$out/run"/figures/*.png "$out/run"/figures/*.svg
 	# a hostile place: out of bounds, never a matrix that large
 	echo 'cpupair,class=llc;cpu_a=0;cpu_b=1;pos_a=100000;pos_b=1,1,line_rt_ns,5,ns' >>"$out/run/raw.csv"
-	"$BIN/harness" plot "$out/run" >"$out/plot.out" 2>&1
+	"$BIN/harness" report "$out/run" >"$out/plot.out" 2>&1
 	rc=$?
-	check "harness plot exits 0 (rc $rc)" [ "$rc" = 0 ]
+	check "harness report exits 0 (rc $rc)" [ "$rc" = 0 ]
 	for m in line futex pipe; do
-		check "harness plot drew cpupair_$m.png and .svg" \
+		check "harness report drew cpupair_$m.png and .svg" \
 			test -s "$out/run/figures/cpupair_$m.png" -a -s "$out/run/figures/cpupair_$m.svg"
 	done
 	n=$(grep -c . "$out/run/figures/src/cpupair_line.dat")
 	check "an out-of-bounds place is no pixel (line .dat: $n lines)" [ "$n" -le $((ncpu * ncpu + 1)) ]
 else
-	skip "harness plot draws the heatmaps" "gnuplot not installed"
+	skip "harness report draws the heatmaps" "gnuplot not installed"
 fi
 
 # --- records from elsewhere: a heatmap as large as its largest place, of a or of
@@ -146,13 +146,13 @@ mkdir -p "$C"
 	echo "bench,config,rep,metric,value,unit"
 	echo "cpupair,class=llc;cpu_a=1;cpu_b=3;pos_a=1;pos_b=3,1,line_rt_ns,180.5,ns"
 } >"$C/raw.csv"
-AFFBENCH_PLOT_TEXT=1 "$BIN/harness" plot "$C" >"$C.out" 2>"$C.err"
+AFFBENCH_PLOT_TEXT=1 "$BIN/harness" report "$C" >"$C.out" 2>"$C.err"
 rc=$?
-check "harness plot of a pair at places 1, 3 alone exits 0 (rc $rc)" [ "$rc" = 0 ]
+check "harness report of a pair at places 1, 3 alone exits 0 (rc $rc)" [ "$rc" = 0 ]
 n=$(grep -c '^[0-9]' "$C/figures/src/cpupair_line.dat" 2>/dev/null)
 check "its heatmap is 4 x 4 (got ${n:-no} cells)" [ "$n" = 16 ]
 echo "cpupair,class=llc;cpu_a=2;cpu_b=3;pos_a=1;pos_b=2,1,line_rt_ns,10,ns" >>"$C/raw.csv"
-AFFBENCH_PLOT_TEXT=1 "$BIN/harness" plot "$C" >"$C.out" 2>"$C.err"
+AFFBENCH_PLOT_TEXT=1 "$BIN/harness" report "$C" >"$C.out" 2>"$C.err"
 check "a second CPU at place 1 is not drawn, named by its line: $(grep raw.csv "$C.err")" \
 	grep -q "raw.csv:3: CPU 2 at place 1, where raw.csv:2 has CPU 1; not drawn" "$C.err"
 

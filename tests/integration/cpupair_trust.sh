@@ -49,9 +49,9 @@ records() {
 
 R=$W/run
 records "$R"
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 rc=$?
-check "harness plot of crafted cpupair records: exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
+check "harness report of crafted cpupair records: exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
 T=$R/tables.md
 P=$(grep -m1 '^With the idle policy as found:' "$R/report.md")
 Q=$(grep -m1 '^With idle=poll:' "$R/report.md")

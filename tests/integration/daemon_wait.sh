@@ -119,7 +119,7 @@ fi
 if [ -s "$W/c-dev-poll.csv" ]; then
 	mkdir -p "$W/r"
 	{ head -n 1 "$W/c-dev-block.csv"; grep -h '^cputestfs,' "$W"/c-dev-*.csv; } >"$W/r/raw.csv"
-	"$BIN/harness" plot "$W/r" >/dev/null 2>&1
+	"$BIN/harness" report "$W/r" >/dev/null 2>&1
 	row=$(grep -E '^\| dev \| other \|' "$W/r/tables.md")
 	check "report: the wait table's dev row has block, spin:50 and poll with CPU per request ($row)" \
 		eval 'grep -qE "How affbench.s server waits" "$W/r/tables.md" &&

@@ -30,7 +30,7 @@ done
 # medians: every metric's median equals summary.csv's (to its 6 significant digits),
 # summary.csv from a plot of another copy (the committed run keeps records only)
 cp -a "$TOP/results/reference" "$D/reference_plot"
-"$H" plot "$D/reference_plot" >/dev/null 2>&1
+"$H" report "$D/reference_plot" >/dev/null 2>&1
 check "reference: medians agree with summary.csv" $PY - "$D/reference/results.json" \
 	"$D/reference_plot/summary.csv" <<'PYEOF'
 import csv, json, sys

@@ -38,10 +38,10 @@ cp "$W/r/raw.csv" "$W/r2/"
 	echo "bench,config,rep,exit,reason"
 	printf "cputestfs,\"$c\",1,4,skipped: %s\n" 0 "idle=poll;" same "$long"
 } >"$W/r2/failures.csv"
-"$BIN/harness" plot "$W/r2" >/dev/null 2>&1
-"$BIN/harness" plot "$W/r" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$W/r2" >/dev/null 2>&1
+"$BIN/harness" report "$W/r" >/dev/null 2>"$W/plot.err"
 rc=$?
-check "harness plot exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
+check "harness report exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
 R=$W/r/report.md
 rows=$(sed -n '/^## Failed and skipped points/,/^A failed point/p' "$R" | grep '^| [a-z]' | grep -v '^| bench |')
 n=$(printf '%s\n' "$rows" | grep -c .)

@@ -50,7 +50,7 @@ for dir in "$TOP"/results/reference "$TOP"/results/reference-*cpu "$TOP"/results
 	for f in $RECORDS; do
 		[ -f "$dir/$f" ] && cp "$dir/$f" "$out/"
 	done
-	"$BIN/harness" plot "$out" >/dev/null 2>&1
+	"$BIN/harness" report "$out" >/dev/null 2>&1
 	edges "${dir#"$TOP"/}" "$out"
 done
 
@@ -64,7 +64,7 @@ awk 'BEGIN { print "bench,config,rep,metric,unit,bucket_lo,bucket_hi,count"
 		printf "ddpar,procs=%d;transport=%s;uring_cpu=queue_and_more,1,latency,ns,%d,%d,%d\n",
 			p, tr[t], lo, hi, 1 + (t * 7 + p * 3 + b) % 11
 	} }' >"$W/cdf/hist.csv"
-"$BIN/harness" plot "$W/cdf" >/dev/null 2>&1
+"$BIN/harness" report "$W/cdf" >/dev/null 2>&1
 edges "crafted CDFs" "$W/cdf"
 # the data lie between 32k and 492k ns: every panel shares one x range that fits them
 gp=$W/cdf/figures/src/cdf-ddpar-latency.gp
@@ -96,7 +96,7 @@ awk 'BEGIN { print "bench,config,rep,metric,value,unit"
 			printf "cpupair,%s,%d,pipe_rt_us,%.1f,us\n", cfg, rep, 9 * 10 ^ (c - 1) + a + rep
 		}
 	} }' >"$W/heat/raw.csv"
-"$BIN/harness" plot "$W/heat" >/dev/null 2>&1
+"$BIN/harness" report "$W/heat" >/dev/null 2>&1
 edges "crafted cpupair heatmaps (16 CPUs)" "$W/heat"
 check "the 16-CPU heatmaps are drawn, one set per setting" \
 	test -s "$W/heat/figures/cpupair_pipe.png" -a -s "$W/heat/figures/cpupair_pipe_2.png"

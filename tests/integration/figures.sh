@@ -19,8 +19,8 @@ if [ ! -f "$REF/raw.csv" ]; then
 fi
 W=$(mktemp -d "$AFFBENCH_WORKDIR/figures.XXXXXX")
 cp -a "$REF" "$W/ref"
-"$BIN/harness" plot "$W/ref" >/dev/null 2>"$W/plot.err"
-ls "$W/ref"/figures/src/*.gp >/dev/null 2>&1 || { nok "harness plot wrote .gp files"; t_done; }
+"$BIN/harness" report "$W/ref" >/dev/null 2>"$W/plot.err"
+ls "$W/ref"/figures/src/*.gp >/dev/null 2>&1 || { nok "harness report wrote .gp files"; t_done; }
 # figures/ holds them all: none is drawn beside report.md
 flat=$(cd "$W/ref" && ls | grep -E '\.(png|svg|gp)$')
 check "no figure or script at the top level${flat:+ (there: $flat)}" [ -z "$flat" ]

@@ -36,7 +36,7 @@ base() { # DIR
 
 # ---- 1. planted links under every name plot writes ----
 base "$D/clean"
-"$H" plot "$D/clean" >/dev/null 2>"$D/clean.err"
+"$H" report "$D/clean" >/dev/null 2>"$D/clean.err"
 rc=$?
 # the first rows cut a breakdown short: a call without all its steps is no bar
 check "a clean plot of the reference's first rows exits 0 (rc $rc$(head -c 200 "$D/clean.err"))" [ "$rc" = 0 ]
@@ -54,7 +54,7 @@ for n in $names report.md.tmp tables.md.tmp summary.csv.tmp; do
 done
 ln -s "$OUT" "$P/log"	# gnuplot's messages go to log/gnuplot.log when there is a log/
 before=$(snapshot)
-timeout 60 "$H" plot "$P" >/dev/null 2>"$D/planted.err"
+timeout 60 "$H" report "$P" >/dev/null 2>"$D/planted.err"
 rc=$?
 check "plot with links planted under every output name ends (exit $rc)" [ "$rc" -le 1 ]
 check "nothing outside created or changed by plot" eval '[ "$(snapshot)" = "$before" ] && [ "$(cat "$OUT/keep")" = keep ]'
@@ -72,7 +72,7 @@ for how in figures-link src-link figures-file; do
 	figures-file) echo x >"$D/$how/figures" ;;
 	esac
 	before=$(snapshot)
-	timeout 60 "$H" plot "$D/$how" >/dev/null 2>"$D/$how.err"
+	timeout 60 "$H" report "$D/$how" >/dev/null 2>"$D/$how.err"
 	rc=$?
 	check "plot with $how fails (exit $rc) and says which directory" \
 		eval '[ "$rc" = 1 ] && grep -q "cannot make .*/figures" "$D/$how.err"'
@@ -108,7 +108,7 @@ bounded() { # CMD...: run it with a time and memory bound
 	timeout 20 bash -c 'ulimit -v '$MEM_KB'; exec "$@"' bounded "$@"
 }
 refused() { # DESC DIR: plot and compare both refuse it
-	expect_rc "plot: $1" 2 bounded "$H" plot "$2"
+	expect_rc "plot: $1" 2 bounded "$H" report "$2"
 	expect_rc "compare: $1" 2 bounded "$H" compare --out "$D/cmp-any" "$2" "$D/clean"
 }
 mkdir "$D/fifo" && mkfifo "$D/fifo/raw.csv"
@@ -132,13 +132,13 @@ refused "a raw.csv line over the 64 KiB limit" "$D/longline"
 for f in machine.txt failures.csv plan.plan; do
 	base "$D/in-$f"
 	mkfifo "$D/in-$f/$f"
-	expect_rc "plot: $f a FIFO" 2 bounded "$H" plot "$D/in-$f"
+	expect_rc "plot: $f a FIFO" 2 bounded "$H" report "$D/in-$f"
 done
 base "$D/bigmachine"
 truncate -s 5M "$D/bigmachine/machine.txt"
-expect_rc "plot: machine.txt over the 4 MiB limit" 2 bounded "$H" plot "$D/bigmachine"
+expect_rc "plot: machine.txt over the 4 MiB limit" 2 bounded "$H" report "$D/bigmachine"
 if [ -x /usr/bin/time ]; then
-	/usr/bin/time -f '%M' -o "$D/rss" timeout 20 "$H" plot "$D/zero" >/dev/null 2>&1
+	/usr/bin/time -f '%M' -o "$D/rss" timeout 20 "$H" report "$D/zero" >/dev/null 2>&1
 	rss=$(tail -n1 "$D/rss")
 	check "plot of a raw.csv linked to /dev/zero stays small (max RSS $rss KB < 200 MB)" \
 		eval '[ "${rss:-999999999}" -lt 204800 ]'

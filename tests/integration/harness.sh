@@ -65,11 +65,20 @@ check "summary.csv: n=3 for both metrics" \
 check "report lists the failed points" grep -q 'measurement failed on purpose' "$D/r1/report.md"
 check "progress lines with an ETA on stderr" grep -q 'ETA' "$D/run.err"
 
-# plot: everything regenerated from raw.csv alone
+# report: everything regenerated from raw.csv alone
 mkdir "$D/p"; cp "$D/r1/raw.csv" "$D/p/"
-"$H" plot "$D/p" 2>/dev/null
-check "plot regenerates summary.csv identical from raw.csv alone" cmp -s "$D/r1/summary.csv" "$D/p/summary.csv"
-check "plot regenerates tables.md and report.md" test -s "$D/p/tables.md" -a -s "$D/p/report.md"
+"$H" report "$D/p" 2>/dev/null
+check "report regenerates summary.csv identical from raw.csv alone" cmp -s "$D/r1/summary.csv" "$D/p/summary.csv"
+check "report regenerates tables.md and report.md" test -s "$D/p/tables.md" -a -s "$D/p/report.md"
+# plot, report's older name, writes the same files (in the same directory: the
+# report names it)
+mkdir "$D/alias"
+for f in summary.csv tables.md report.md details.md; do cp "$D/p/$f" "$D/alias/"; done
+"$H" plot "$D/p" >/dev/null 2>&1; rc=$?
+check "plot, the alias, exits 0 (exit $rc)" [ "$rc" = 0 ]
+for f in summary.csv tables.md report.md details.md; do
+	check "plot writes the same $f as report" cmp -s "$D/alias/$f" "$D/p/$f"
+done
 
 # resume: a finished run runs nothing; a lost last invocation runs again, once
 before=$(wc -l < "$D/r1/raw.csv")
@@ -85,7 +94,7 @@ check "resume: still exactly 2 records per rep" \
 # each finish wrote machine.txt's "after" block: the last replaces the others, each key once
 n=$(grep -c '^loadavg_after ' "$D/r1/machine.txt")
 check "machine.txt after two resumes: one 'after' block (loadavg_after $n times)" [ "$n" = 1 ]
-"$H" plot "$D/r1" >/dev/null 2>"$D/replot.err"
+"$H" report "$D/r1" >/dev/null 2>"$D/replot.err"
 check "a plot after the resumes warns of no repeated key: $(grep -m1 'given again' "$D/replot.err")" \
 	eval '! grep -q "given again" "$D/replot.err"'
 
@@ -142,10 +151,10 @@ expect_rc "run --repeat 0" 2 "$H" run --repeat 0
 expect_rc "run --plan missing" 2 "$H" run --plan "$D/missing.plan"
 expect_rc "plan with an unknown key" 2 "$H" run --plan "$D/bad.plan" --dry-run
 expect_rc "run --resume not a run dir" 2 "$H" run --resume "$D/p"
-expect_rc "plot without raw.csv" 2 "$H" plot "$D/none"
+expect_rc "plot without raw.csv" 2 "$H" report "$D/none"
 expect_rc "compare with one directory" 2 "$H" compare "$D/r1"
 expect_rc "restore --bogus" 2 "$H" restore --bogus
-check "--help of every subcommand" bash -c "for c in run plot compare restore; do '$H' \$c --help | grep -q usage || exit 1; done"
+check "--help of every subcommand" bash -c "for c in run report plot compare restore; do '$H' \$c --help | grep -q usage || exit 1; done"
 check "no FUSE mount left" no_fuse_left
 # 'metrics' keeps only the named metrics of a block (a side measurement is not pooled).
 cat > "$D/m.plan" <<'PLAN'
@@ -165,7 +174,7 @@ REF=$TOP/results/reference
 if [ -f "$REF/raw.csv" ]; then
 	mkdir -p "$D/ref"
 	cp "$REF/raw.csv" "$REF/plan.plan" "$REF/machine.txt" "$D/ref/"
-	"$H" plot "$D/ref" >/dev/null 2>"$D/ref.err"
+	"$H" report "$D/ref" >/dev/null 2>"$D/ref.err"
 	rc=$?
 	check "plot of the reference run exits 0 (exit $rc)" [ "$rc" = 0 ]
 	check "plot of the reference run writes tables.md" test -s "$D/ref/tables.md"
@@ -188,7 +197,7 @@ if [ -f "$REF/raw.csv" ]; then
 	# A missing column must read as n/a, never as a config compared with itself.
 	mkdir -p "$D/part"
 	grep -v '^sqrtio,.*local=1;' "$REF/raw.csv" >"$D/part/raw.csv"
-	"$H" plot "$D/part" >/dev/null 2>&1
+	"$H" report "$D/part" >/dev/null 2>&1
 	# sqrtio/report.c reading(): one sentence of off/on ratios, "not measured" where a side is missing
 	offon='^Readers off the IRQ CPU against readers on it \(95% CI, \* where it excludes 1\):'
 	check "sqrtio without local=1: no ratio claimed, 'not measured' at each rq_affinity" \

@@ -82,7 +82,7 @@ done
 
 # The harness's subcommands: a listed value passes the option parser (the command
 # may then fail on its missing operands), an unlisted one is refused.
-for sub in run plot compare export restore; do
+for sub in run report compare export restore; do
 	"$BIN/harness" "$sub" --help >"$W/h-$sub.help"
 	while read -r opt vals pre; do
 		for v in ${vals//|/ }; do

@@ -5,7 +5,7 @@
 # call latency and every breakdown step (the wake-ups among them), and, with
 # AFFBENCH_HIST=1 and CSV only, its histograms as "hist," lines; through the
 # harness they land in DIR/hist.csv with the documented columns, the
-# percentiles read back from its rows are the records' own, and harness plot
+# percentiles read back from its rows are the records' own, and harness report
 # draws a CDF per metric into details.md's Distributions. No timing is asserted.
 . "$(dirname "$0")/lib.sh"
 
@@ -119,7 +119,7 @@ got=$(awk -F, 'NR > 1 && $3 == 1 && $4 == "latency" && /placement=same/ { m = $7
 check "latency max from hist.csv ($got) is the record's exact max ($rec)" \
 	awk -v a="$got" -v b="$rec" 'BEGIN { exit !(b > 0 && a == b) }'
 
-check "harness plot wrote a CDF script per metric" \
+check "harness report wrote a CDF script per metric" \
 	eval '[ -f "$W/run/figures/src/cdf-cputestfs-latency.gp" ] && [ -f "$W/run/figures/src/cdf-cputestfs-latency.dat" ]'
 if command -v gnuplot >/dev/null 2>&1; then
 	check "and drew it into details.md's Distributions, not report.md" \
@@ -130,10 +130,10 @@ fi
 
 # hist.csv from elsewhere: a bad row is reported and skipped, a FIFO refused
 printf 'cputestfs,placement=same,1,latency,ns,993,1008,1\n' >>"$W/run/hist.csv"
-"$H" plot "$W/run" >/dev/null 2>"$W/plot.err"
+"$H" report "$W/run" >/dev/null 2>"$W/plot.err"
 rc=$?
 check "a bad hist.csv row is named with file:line and skipped (rc $rc)" \
 	eval '[ "$rc" = 0 ] && grep -q "hist.csv:[0-9]*: bucket_lo is not a bucket" "$W/plot.err"'
 rm -f "$W/run/hist.csv" && mkfifo "$W/run/hist.csv"
-expect_rc "a FIFO as hist.csv is refused before anything is written" 2 timeout 20 "$H" plot "$W/run"
+expect_rc "a FIFO as hist.csv is refused before anything is written" 2 timeout 20 "$H" report "$W/run"
 t_done

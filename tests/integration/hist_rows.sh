@@ -40,9 +40,9 @@ awk -F, 'NR == 1 { print; next } { k = $1 "," $2 "," $4 } !(k in seen) { seen[k]
 check "the shuffled hist.csv holds the same rows" \
 	eval '[ "$(sort "$W/inorder/hist.csv" | md5sum)" = "$(sort "$W/shuffled/hist.csv" | md5sum)" ] &&
 	      ! cmp -s "$W/inorder/hist.csv" "$W/shuffled/hist.csv"'
-"$H" plot "$W/inorder" >/dev/null 2>"$W/inorder.err"
+"$H" report "$W/inorder" >/dev/null 2>"$W/inorder.err"
 rc1=$?
-"$H" plot "$W/shuffled" >/dev/null 2>"$W/shuffled.err"
+"$H" report "$W/shuffled" >/dev/null 2>"$W/shuffled.err"
 rc2=$?
 check "plot draws the rows in order (exit $rc1)" [ "$rc1" = 0 ]
 check "plot draws the shuffled rows (exit $rc2)" [ "$rc2" = 0 ]
@@ -60,7 +60,7 @@ awk -v hdr="$HDR" 'BEGIN { print hdr
 	for (i = 0; i < 8193; i++)	# lines 4 ..: 2^40 each; the 8193rd would pass 2^53
 		printf "ddpar,procs=2;transport=dev,%d,latency,ns,%d,%d,1099511627776\n", 1 + i % 5, 1024 + 32 * (i % 2), 1056 + 32 * (i % 2)
 	print "ddpar,procs=1;transport=dev,1,latency,ns,992,1008,3" }' >"$W/overflow/hist.csv"
-"$H" plot "$W/overflow" >/dev/null 2>"$W/overflow.err"
+"$H" report "$W/overflow" >/dev/null 2>"$W/overflow.err"
 rc=$?
 check "plot ends (exit $rc)" [ "$rc" = 0 ]
 check "a row of 2^53 is refused with its line" grep -q "hist.csv:2: count is not in 1 .. 2^40" "$W/overflow.err"
@@ -80,7 +80,7 @@ check "the key says n=9007199254740992 and n=3" \
 rundir "$W/top"
 printf '%s\n' "$HDR" 'ddpar,procs=1,1,latency,ns,992,1008,1' \
 	'ddpar,procs=1,1,latency,ns,18158513697557839872,18446744073709551615,3' >"$W/top/hist.csv"
-"$H" plot "$W/top" >/dev/null 2>"$W/top.err"
+"$H" report "$W/top" >/dev/null 2>"$W/top.err"
 check "a CDF up to the top bucket ends at its edge, x rising" awk '
 	NF == 2 { if ($1 + 0 < last) bad++; last = $1 + 0; x = $1; y = $2 }
 	END { exit bad || x != "18446744073709551615" || y != 1 }' "$W/top/figures/src/cdf-ddpar-latency.dat"
@@ -94,7 +94,7 @@ awk -v hdr="$HDR" 'BEGIN { print hdr
 	print "ddpar,procs=1;transport=dev,2,latency,us,992,1008,5"	# line 5: us, a known histogram
 	print "ddpar,procs=1;transport=dev,2,latency,ns,1008,1024,2"
 	print "ddpar,procs=1;transport=dev,1,queue,us,992,1008,5" }' >"$W/units/hist.csv"
-"$H" plot "$W/units" >/dev/null 2>"$W/units.err"
+"$H" report "$W/units" >/dev/null 2>"$W/units.err"
 rc=$?
 check "plot ends (exit $rc)" [ "$rc" = 0 ]
 for l in 4 5; do

@@ -74,9 +74,9 @@ mkdir -p "$R"
 		done
 	done
 } >"$R/raw.csv"
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 rc=$?
-check "harness plot of as-found and poll records: exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
+check "harness report of as-found and poll records: exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
 check "the post's table reads as-found's same, not poll's" \
 	grep -Eq '^stat calls/s +100000 +\(median' "$R/tables.md"
 check "every configuration has an idle column: as-found and poll rows apart" eval \

@@ -72,8 +72,8 @@ check "cputestfs: the post's numbers are aligned" eval '[ "$(grep -E "^(same  cp
 	"$W/cputestfs.txt" | sed -E "s/^([^0-9]*[0-9.]+).*/\1/" | awk "{ print length }" | sort -u | wc -l)" = 1 ]'
 check "cputestfs labels its intervals min-max" grep -q "min-max, fewer than 6 repetitions" "$W/cputestfs.txt"
 
-"$BIN/harness" plot "$W/run" >/dev/null 2>"$W/plot.err"
-check "harness plot of the --repeat 2 records writes tables.md and report.md" \
+"$BIN/harness" report "$W/run" >/dev/null 2>"$W/plot.err"
+check "harness report of the --repeat 2 records writes tables.md and report.md" \
 	[ -s "$W/run/tables.md" -a -s "$W/run/report.md" ]
 for f in "$W"/run/tables.md "$W"/run/report.md "$W"/run/figures/src/*.gp; do
 	[ -f "$f" ] || continue

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # report.md's "knob not as before the run" warnings on a many-CPU machine
 # (issue 17): a machine.txt as a 256-CPU run with 300 IRQs writes it, given to
-# `harness plot`. Equal values before and after give no warning, however many
+# `harness report`. Equal values before and after give no warning, however many
 # knobs there are and however long a value's CPU list; the two knobs changed
 # give one warning each, naming the value before. Also: a resumed run's last
 # "after" set counts, a knob with no value before is not compared, and a long
@@ -58,9 +58,9 @@ irqs=$(seq -s, 24 323)
 	printf '%-14s %s\n' loadavg_after "0.00 0.00 0.00 1/100 1"
 } >"$R/machine.txt"
 
-"$H" plot "$R" >"$D/plot.out" 2>&1
+"$H" report "$R" >"$D/plot.out" 2>&1
 rc=$?
-check "harness plot of the 256-CPU fixture: exit 0 (got $rc: $(tail -n1 "$D/plot.out"))" [ "$rc" = 0 ]
+check "harness report of the 256-CPU fixture: exit 0 (got $rc: $(tail -n1 "$D/plot.out"))" [ "$rc" = 0 ]
 grep 'knob not as before' "$R/report.md" >"$D/warned" 2>/dev/null
 n=$(grep -c . "$D/warned")
 check "303 knobs: exactly 2 warned, the two changed (got $n: $(cut -c1-120 "$D/warned" | tr '\n' ';'))" \

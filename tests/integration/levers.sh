@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Issue 27, what moves it: from crafted records (awk, no machine needed),
-# `harness plot` gives cputestfs's levers table (each swept --idle and
+# `harness report` gives cputestfs's levers table (each swept --idle and
 # --daemon-wait beside as found, the ratios other/same and none/same, the
 # server's CPU per request and the CPUs' idle share, all from the records),
 # the sentence naming the cheapest lever, the split of "other minus same"
@@ -96,9 +96,9 @@ records() {
 
 R=$W/with
 records "$R" 1 1
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 rc=$?
-check "harness plot of lever records: exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
+check "harness report of lever records: exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
 T=$R/tables.md
 # cell ROW COL FILE: the number in column COL of the levers table's row ROW
 cell() { awk -F' *\\| *' -v row="$1" -v col="$2" '$2 == row { split($col, a, /[ ;\[]/); print a[1]; exit }' "$3"; }
@@ -154,7 +154,7 @@ check "check: tables.md says the same under the split" eval \
 
 R=$W/disagree
 records "$R" 1 2
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 T=$R/tables.md
 b=$(part "breakdown's wake-up steps, other" "$T"); bp=$(part "breakdown's wake-up steps with" "$T")
 check "check, other records: 38 us as found ($b), 7.6 with idle polling ($bp)" eval \
@@ -165,7 +165,7 @@ check "check: 38 against the split's 59.8 does not agree, 7.6 against 8.6 agrees
 
 R=$W/nobrk
 records "$R" 1 0
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 check "without breakdown records: the split, and no check or number of it" eval \
 	'grep -q "^Of the 89.9 us a stat() served on CPU 1" "$R/report.md" &&
 	 ! grep -q "breakdown.s wake-up steps" "$R/report.md" "$R/tables.md"'
@@ -189,7 +189,7 @@ split_para() { grep -E "^(Of the |Other minus same|A stat\(\) served on CPU)" "$
 # neg: the round trip between the CPUs exceeds the whole difference
 R=$W/neg
 records "$R" 1 1 neg
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 p=$(split_para "$R/report.md")
 check "split, crossing above the difference: the report says the model does not hold" eval \
 	'[[ $p == *"does not hold on this machine: FUSE'"'"'s own path would be below zero beyond its interval."* ]]'
@@ -203,7 +203,7 @@ check "split, crossing above the difference: no part given as a cost" \
 # below: a round trip recorded below zero (on CPU 0 alone), which no time can be
 R=$W/below
 records "$R" 1 0 below
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 p=$(split_para "$R/report.md")
 check "split, a round trip below zero: no split, and why" eval \
 	'[[ $p == *"cannot be given: cpupair recorded a round trip below zero, which no time can be"* ]]'
@@ -214,7 +214,7 @@ check "split, a round trip below zero: no split figure" [ ! -e "$R/figures/src/c
 # fast: a stat() served on the other CPU is faster than one on the caller's
 R=$W/fast
 records "$R" 1 0 fast
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 p=$(split_para "$R/report.md")
 check "split, other faster than same: said as less time, nothing to split" \
 	eval '[[ $p == "A stat() served on CPU 1 for a caller on CPU 0 took 1.67 us less than one served on the caller"* ]]'
@@ -230,7 +230,7 @@ fi
 
 R=$W/mix
 records "$R" 1 0 mix
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 check "split: when neither pipe nor futex slept on every wait, no split, and why" \
 	grep -q "cannot be given: neither cpupair's pipe nor its futex round trip slept on every wait (waits that slept: pipe 70% between the CPUs and 100% on CPU 0 alone, futex 60% and 60%" \
 	"$R/report.md"
@@ -238,7 +238,7 @@ check "split: a mix draws no split figure" [ ! -e "$R/figures/src/cputestfs_spli
 
 R=$W/flag
 records "$R" 1 0 flag
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 p=$(split_para "$R/report.md")
 check "split: a flagged cache line is no cache part; the wake-ups hold it (80 - 20 = 60 us)" eval \
 	'[[ $p == *"none apart are the cache transfers (cpupair"*"flagged: a spinner lost its CPU"*", 60 us [5"* ]]'
@@ -247,15 +247,15 @@ check "split: a flagged cache line is no cache part; the wake-ups hold it (80 - 
 R=$W/nodiag
 records "$R" 1 0
 grep -v "class=same" "$R/raw.csv" >"$R/raw.tmp" && mv "$R/raw.tmp" "$R/raw.csv"
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 check "split: without the same-CPU round trip, no split, and why" \
 	grep -q "cannot be given: cpupair did not measure the same-CPU round trip on CPU 0" "$R/report.md"
 
 R=$W/without
 records "$R" 0 0
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 rc=$?
-check "harness plot without cpupair records: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "harness report without cpupair records: exit 0 (got $rc)" [ "$rc" = 0 ]
 check "without cpupair, the report says so" grep -q 'cpupair was not run in this run directory' "$R/report.md"
 check "without cpupair, no split figure" [ ! -e "$R/figures/src/cputestfs_split.gp" ]
 
@@ -293,7 +293,7 @@ costs() {
 }
 R=$W/like
 costs "$R" like
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 T=$R/tables.md
 check "like with like: the server CPU column names the ratio it comes from" \
 	grep -q '^| lever |.* server CPU us/request (uring/libfuse (none)) | CPUs idle % (other/same (libfuse)) |' "$T"
@@ -308,7 +308,7 @@ check "the sentence gives no other configs' server CPU as the lever's cost" \
 
 R=$W/odd
 costs "$R" odd
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 rows=$(grep -E '^\| (as found|idle=poll) \|' "$R/report.md")
 check "impossible records: no idle share above 100% in the levers table" eval '! grep -q "| 105 |" <<<"$rows"'
 check "impossible records: no negative cost in the levers table" eval '! grep -q -- "-7" <<<"$rows"'
@@ -323,7 +323,7 @@ check "the sentence says past 1, not a share above 100%" \
 
 R=$W/bare
 costs "$R" bare
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 check "no cost recorded at all: the sentence says so in one clause" eval \
 	'grep -q "^Here, idle=poll .*; its cost in that ratio.s configs was not recorded (neither" "$R/report.md" &&
 	 ! grep -q "at a cost of" "$R/report.md"'
@@ -340,9 +340,9 @@ awk 'BEGIN {
 			printf "ddpar,bs=4096;clone_fd=on;%smode=write;procs=4;transport=libfuse,%d,write_MB_per_s,%d,MB/s\n", id, rep, i ? 150 : 120
 		}
 }' >"$R/raw.csv"
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 rc=$?
-check "ddpar: harness plot exit 0 ($rc)" [ "$rc" = 0 ]
+check "ddpar: harness report exit 0 ($rc)" [ "$rc" = 0 ]
 check "ddpar: the levers table gives clone_fd on/off at N=4, 1.2 as found and 1.5 with idle=poll" eval \
 	'grep -q "^| lever | clone_fd on/off (write, N=4) |" "$R/report.md" &&
 	 within "$(cell "as found" 3 "$R/report.md")" 1.19 1.21 && within "$(cell idle=poll 3 "$R/report.md")" 1.49 1.51'
@@ -360,9 +360,9 @@ c="baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=1;idle=poll;pla
 		echo "cputestfs,\"$c\",$rep,4,--idle poll: no cpuidle driver (current_driver: none) | x"
 	done
 } >"$R/failures.csv"
-"$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 rc=$?
-check "inert lever: harness plot exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
+check "inert lever: harness report exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
 row=$(grep '^| idle=poll |' "$R/report.md")
 check "inert lever: report.md's levers table has an idle=poll row ($row)" [ -n "$row" ]
 check "inert lever: the row says it cannot act here, with the reason" \
@@ -372,6 +372,6 @@ check "inert lever: the reason's '|' cannot break the table" \
 	eval '[ "$(printf "%s" "$row" | tr -cd "|" | wc -c)" = "$(grep "^| as found |" "$R/report.md" | tr -cd "|" | wc -c)" ]'
 check "inert lever: one row however many of its points were skipped" [ "$(grep -c '^| idle=poll |' "$R/report.md")" = 1 ]
 rm "$R/failures.csv"
-"$BIN/harness" plot "$R" >/dev/null 2>&1
+"$BIN/harness" report "$R" >/dev/null 2>&1
 check "no skipped point: no idle=poll row" eval '! grep -q "^| idle=poll |" "$R/report.md"'
 t_done

@@ -21,8 +21,8 @@ awk 'BEGIN {
 			printf "cputestfs," c ",%d,stat_per_s,%d,1/s\n", 1, id[i], "other", rep, 20000 * i + rep
 		}
 }' > "$D/run/raw.csv"
-"$H" plot "$D/run" > /dev/null 2> "$D/err"; rc=$?
-check "harness plot of the crafted records (exit $rc)" [ "$rc" = 0 ]
+"$H" report "$D/run" > /dev/null 2> "$D/err"; rc=$?
+check "harness report of the crafted records (exit $rc)" [ "$rc" = 0 ]
 tab() { sed -n '/^What moves it/,/^$/p; /^| lever |/,/^$/p' "$D/run/report.md" | grep '^| ' | sed 1d; }
 check "the levers table: as found and idle=poll, no row for a value cut at 31 characters" \
 	eval '[ "$(tab | cut -d"|" -f2 | sort | tr -d " " | tr "\n" " ")" = "asfound idle=poll " ]'
@@ -53,8 +53,8 @@ awk 'BEGIN {
 			       10000 * k + rep
 		}
 }' >"$D/len/raw.csv"
-"$H" plot "$D/len" >/dev/null 2>"$D/len.err"; rc=$?
-check "values of 31 to 4096 characters: harness plot exit $rc" [ "$rc" = 0 ]
+"$H" report "$D/len" >/dev/null 2>"$D/len.err"; rc=$?
+check "values of 31 to 4096 characters: harness report exit $rc" [ "$rc" = 0 ]
 rows() { grep -E '^\| (as found|idle=)' "$D/len/report.md"; }
 check "a 31-character value has its row, measured (other/same 0.2)" \
 	eval 'rows | grep -q "^| idle=max-latency:1111111111111111111 | 0\.2 \["'

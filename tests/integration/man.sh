@@ -57,7 +57,7 @@ done
 if render harness.1; then
 	sections harness.1 NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" FILES "SEE ALSO"
 	: >"$W/harness.help"
-	for sub in run plot compare export restore; do
+	for sub in run report compare export restore; do
 		"$BIN/harness" "$sub" --help >>"$W/harness.help"
 		check "harness.1: covers harness $sub" grep -qE "^ +harness $sub\$" "$W/harness.1.txt"
 	done

@@ -66,7 +66,7 @@ fi
 # The CPUs of a big box, numbered past 9: a column per CPU number would miss them. The run's
 # records renamed to CPUs 12 and 9, plotted again: both named, in numeric order.
 sed -i -e 's/,mon_cpu0_idle_pct,/,mon_cpu12_idle_pct,/' -e 's/,mon_cpu1_idle_pct,/,mon_cpu9_idle_pct,/' "$D/run/raw.csv"
-"$BIN/harness" plot "$D/run" >/dev/null 2>&1
+"$BIN/harness" report "$D/run" >/dev/null 2>&1
 check "details.md names CPUs 9 and 12 in numeric order" eval \
 	'grep "^| placement=other |" "$D/run/details.md" | grep -Eq "\| CPU 9 [0-9.]+%, CPU 12 [0-9.]+% \|"'
 check "no FUSE mount left" no_fuse_left

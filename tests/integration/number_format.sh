@@ -29,9 +29,9 @@ awk 'BEGIN { print "bench,config,rep,metric,value,unit"
 			printf "fdget,mode=%s;op=fstat;threads=1,%d,ns_per_op,%s,ns\n",
 				m ? "idle-thread" : "single", rep, m ? "1300.5" : "1234.567"
 	} }' >"$W/raw.csv"
-"$BIN/harness" plot "$W" >"$W/plot.out" 2>&1
+"$BIN/harness" report "$W" >"$W/plot.out" 2>&1
 rc=$?
-check "harness plot of the crafted records exits 0 (rc $rc)" [ "$rc" = 0 ]
+check "harness report of the crafted records exits 0 (rc $rc)" [ "$rc" = 0 ]
 
 T=$W/tables.md R=$W/report.md
 check "the ASCII post table prints the share as 0.00535" \

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# harness plot on run directories that break its outputs, and what it leaves:
+# harness report on run directories that break its outputs, and what it leaves:
 #  - a directory named with a newline, '|' and '`': tables.md names it once,
 #    escaped as report.md's header escapes it, with no raw newline;
 #  - a value of 1.7e308: every y range in every .gp is a finite number (never
@@ -28,7 +28,7 @@ raw() { # FIRST-VALUE: three repetitions of one cputestfs point
 R="$D/run"$'\n'"x|\`y"
 mkdir "$R"
 raw 30001 >"$R/raw.csv"
-"$H" plot "$R" >/dev/null 2>"$D/name.err"
+"$H" report "$R" >/dev/null 2>"$D/name.err"
 rc=$?
 check "plot of a directory named with a newline exits 0 (rc $rc)" [ "$rc" = 0 ]
 check "tables.md holds no raw newline of the name" bash -c "! grep -qx 'x|\`y.*' '$R/tables.md'"
@@ -44,7 +44,7 @@ check "with '|' and '\`' escaped" grep -qF -- "$esc" "$R/tables.md"
 F=$D/huge
 mkdir "$F"
 raw 1.7e308 >"$F/raw.csv"
-"$H" plot "$F" >/dev/null 2>"$D/huge.err"
+"$H" report "$F" >/dev/null 2>"$D/huge.err"
 rc=$?
 if command -v gnuplot >/dev/null; then
 	check "plot with a value of 1.7e308 exits 0 (rc $rc)" [ "$rc" = 0 ]
@@ -68,7 +68,7 @@ fi
 G=$D/good
 mkdir "$G" "$D/bin"
 raw 30001 >"$G/raw.csv"
-"$H" plot "$G" >/dev/null 2>&1
+"$H" report "$G" >/dev/null 2>&1
 check "a first plot draws the figure" eval '[ -s "$G/figures/cputestfs.png" ] && [ -s "$G/figures/cputestfs.svg" ]'
 before=$(cat "$G/figures/cputestfs.png" "$G/figures/cputestfs.svg" | md5sum)
 # The stand-in: as gnuplot does on a failed plot, each output is created at
@@ -85,7 +85,7 @@ chmod +x "$D/bin/gnuplot"
 sed -i 's/,30002,/,40002,/' "$G/raw.csv"	# new data: a figure that would differ
 for frc in 1 0; do
 	what=$([ "$frc" = 1 ] && echo "failed" || echo "drew an empty figure")
-	FAKE_GNUPLOT_RC=$frc PATH="$D/bin:$PATH" "$H" plot "$G" >/dev/null 2>"$D/fail.err"
+	FAKE_GNUPLOT_RC=$frc PATH="$D/bin:$PATH" "$H" report "$G" >/dev/null 2>"$D/fail.err"
 	rc=$?
 	check "gnuplot that $what: plot exits 1 (rc $rc)" [ "$rc" = 1 ]
 	check "... the previous PNG and SVG keep their bytes" \
@@ -98,7 +98,7 @@ for frc in 1 0; do
 	check "... report.md does not show the figure" bash -c "! grep -qF '(figures/cputestfs.png)' '$G/report.md'"
 	check "... the other outputs are written (summary.csv has the new data)" grep -q 40002 "$G/summary.csv"
 done
-"$H" plot "$G" >/dev/null 2>&1
+"$H" report "$G" >/dev/null 2>&1
 check "gnuplot back: the figure is drawn again" \
 	eval '[ -s "$G/figures/cputestfs.png" ] && [ "$(cat "$G/figures/cputestfs.png" "$G/figures/cputestfs.svg" | md5sum)" != "$before" ]'
 t_done

@@ -44,12 +44,12 @@ run() {
 		rows cpupair "cpu_a=0;cpu_b=1" line_rt_ns ns 200 201 202 203 204 205 206 207
 	} >"$1/raw.csv"
 	printf 'allowed_cpus   0-1 (2)\nloadavg        %s 0.5 0.5 1/91 3501\n' "$2" >"$1/machine.txt"
-	"$BIN/harness" plot "$1" >/dev/null 2>"$1.err"
+	"$BIN/harness" report "$1" >/dev/null 2>"$1.err"
 }
 
 run "$W/busy" 1.50
 rc=$?
-check "harness plot of the crafted records exits 0 (exit $rc: $(head -c 200 "$W/busy.err"))" \
+check "harness report of the crafted records exits 0 (exit $rc: $(head -c 200 "$W/busy.err"))" \
 	[ "$rc" = 0 ]
 P=$(precision "$W/busy/report.md")
 S=$(printf '%s\n' "$P" | grep '^- \*\*sqrtio\*\*')
@@ -97,7 +97,7 @@ check "a quiet machine at the start: no quieter-machine hint" eval \
 mkdir -p "$W/none"
 printf 'bench,config,rep,metric,value,unit\nfdget,mode=single,1,iterations,5,count\n' \
 	>"$W/none/raw.csv"
-"$BIN/harness" plot "$W/none" >/dev/null 2>&1
+"$BIN/harness" report "$W/none" >/dev/null 2>&1
 check "no headline results: said, and no benchmark line" eval \
 	'precision "$W/none/report.md" | grep -q "^- no headline results" &&
 	 ! precision "$W/none/report.md" | grep -q "^- \*\*"'

@@ -123,7 +123,7 @@ assert m["facts"]["kernel"] == "Linux \ufffd( 6.2", m
 assert m["facts"]["host"] == "h\ufffd\ufffdost", m
 assert m["knobs_before"] == {"/sys/x": "2"}, m
 assert d["failures"][0]["reason"] == "bad \ufffd\ufffd\ufffd reason", d["failures"]' "$D/utf/results.json"
-"$H" plot "$D/utf" >/dev/null 2>&1
+"$H" report "$D/utf" >/dev/null 2>&1
 check "plot writes the same strict results.json" strict_json "$D/utf/results.json"
 
 # ---- 15: a run directory named results.json ----

@@ -19,7 +19,7 @@ for f in raw.csv hist.csv machine.txt plan.plan runs.csv failures.csv; do
 	[ -f "$REF/$f" ] && cp "$REF/$f" "$W/run/"
 done
 echo "harness_cpu    1.000 s of 10.0 s wall (10.00%)" >>"$W/run/machine.txt"
-"$BIN/harness" plot "$W/run" >/dev/null 2>&1
+"$BIN/harness" report "$W/run" >/dev/null 2>&1
 cp "$W/run/report.md" "$W/report1.md"
 cp "$W/run/tables.md" "$W/tables1.md"
 ls "$W/run/figures" "$W/run/figures/src" >"$W/ls1"
@@ -30,7 +30,7 @@ done
 echo keep >"$W/outside.png"
 ln -s "$W/outside.png" "$W/run/figures/link.png"
 echo mine >"$W/run/figures/notes.txt"
-"$BIN/harness" plot "$W/run" >/dev/null 2>&1
+"$BIN/harness" report "$W/run" >/dev/null 2>&1
 check "re-plot: report.md is the same" cmp -s "$W/report1.md" "$W/run/report.md"
 check "re-plot: tables.md is the same" cmp -s "$W/tables1.md" "$W/run/tables.md"
 check "re-plot: no harness_cpu line in report.md" eval '! grep -q harness_cpu "$W/run/report.md"'

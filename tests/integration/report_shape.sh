@@ -24,8 +24,8 @@ for src in "$TOP"/results/reference "$TOP"/results/emulated/*; do
 	run=$W/${name//\//_}
 	mkdir -p "$run"
 	cp "$src"/* "$run"/ 2>/dev/null
-	if ! "$BIN/harness" plot "$run" >/dev/null 2>"$run.err"; then
-		nok "$name: harness plot ($(head -c 200 "$run.err"))"
+	if ! "$BIN/harness" report "$run" >/dev/null 2>"$run.err"; then
+		nok "$name: harness report ($(head -c 200 "$run.err"))"
 		continue
 	fi
 	R=$run/report.md

@@ -67,7 +67,7 @@ PW=pwned	# relative: gnuplot runs in a private directory whose every file is mov
 	printf 'cputestfs,placement=none,1,stat_per_s,5,1/s\0touch\n'
 	printf 'cputestfs,placement=none,1,stat_per_s,5,%05000d\n' 1
 } >>"$R/raw.csv"
-"$H" plot "$R" >"$D/plot.out" 2>"$D/plot.err"
+"$H" report "$R" >"$D/plot.out" 2>"$D/plot.err"
 rc=$?
 check "plot of a crafted raw.csv exits 0 (rc $rc)" [ "$rc" = 0 ]
 check "nothing created by the crafted rows" eval '[ -z "$(find "$D" -name "$PW*")" ]'

@@ -98,7 +98,7 @@ check "ex_row: no reference, no verdict" grep -q 'n/a$' <<<"$(fx 'ex_row x 1 "" 
 rm -rf "$d"
 
 # scale --smoke: every shape at a thousandth and a ten-thousandth of the limits,
-# through plot, compare and export: a row each, each command exit 0 with no row of
+# through report, compare and export: a row each, each command exit 0 with no row of
 # the generated files rejected, and its temporary files gone.
 sd=$AFFBENCH_WORKDIR/speedcheck-scale
 mkdir -p "$sd"
@@ -108,7 +108,7 @@ for shape in knobs-reversed constant-key configs knob-lines repetitions hist-rev
 	check "scale --smoke measures $shape" grep -q "^$shape " <<<"$out"
 done
 check "scale --smoke: 18 rows, a command at a size each" \
-	[ "$(grep -cE '^[a-z-]+ +(plot|compare|export) +1/1e[34] ' <<<"$out")" = 18 ]
+	[ "$(grep -cE '^[a-z-]+ +(report|compare|export) +1/1e[34] ' <<<"$out")" = 18 ]
 check "scale --smoke: every command exits 0, no generated row rejected" \
 	bash -c '! grep -E "FAIL \((exit|rows rejected|timed out|not run)" <<<"$1"' _ "$out"
 check "scale --smoke leaves nothing in TMPDIR" [ -z "$(ls -A "$sd")" ]

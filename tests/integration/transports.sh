@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The FUSE transports end to end, through the benchmarks (lib/fsrv's own
+# The FUSE transports end to end, through the benchmarks (lib/fuse/fsrv's own
 # protocol and fault tests are the unit tests test_fsrv_*):
 #   - cputestfs --transport dev and uring serve stat() with one request per
 #     call; io_uring serves an unpinned caller on its own CPU;

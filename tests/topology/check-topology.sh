@@ -358,7 +358,7 @@ write_emulated() { # SHAPE DIR
 }
 
 # The harness run's records, as results/ keeps them (results/README.md): no renders
-# (harness plot makes them again), and a point's log only when runs.csv does not say
+# (harness report makes them again), and a point's log only when runs.csv does not say
 # that the point ended ok.
 save_records() { # RUN_DIR DEST
 	local f

@@ -4,7 +4,7 @@
  * as large as the largest place of a or of b, so no record writes past it; places
  * and CPUs are read whole and bounded; a record that could mean two things is
  * not drawn. Through the descriptor's plots, into a temporary directory, as
- * `harness plot` draws them.
+ * `harness report` draws them.
  *
  * The Makefile links it with cpupair's objects (all but main.o).
  */

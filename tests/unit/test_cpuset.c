@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/cpuset: CPU-list parsing and formatting (good and bad inputs, past 64
+ * lib/sys/cpuset: CPU-list parsing and formatting (good and bad inputs, past 64
  * CPUs), bitmap operations at word boundaries, the kernel-mask conversion and
  * sched_getaffinity/sched_setaffinity on this machine.
  */

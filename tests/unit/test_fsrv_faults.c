@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/fsrv when things go wrong. Without io_uring: the forced "no io_uring"
+ * lib/fuse/fsrv when things go wrong. Without io_uring: the forced "no io_uring"
  * and "no passthrough" paths make the check report the facility missing,
  * and a daemon that asks for io_uring while enable_uring is N gets its
  * REGISTER refused and exits 4 with one line, leaving no mount. With

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/fsrv's INIT negotiation without a kernel: what the reply claims for
+ * lib/fuse/fsrv's INIT negotiation without a kernel: what the reply claims for
  * each transport and option against what the kernel offers (io_uring,
  * passthrough, flags2 only with FUSE_INIT_EXT), how max_write and max_pages
  * are clamped, and which protocol versions and orders are refused.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/fsrv on real mounts, one table row per transport setup: stat() is one
+ * lib/fuse/fsrv on real mounts, one table row per transport setup: stat() is one
  * GETATTR and names a CPU the daemon may serve on, writes and reads move
  * the expected bytes (requests split at max_write), passthrough reads and
  * writes reach the backing file and never the daemon, and under io_uring a

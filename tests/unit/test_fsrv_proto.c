@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/fsrv's protocol without a kernel: requests built here in the
+ * lib/fuse/fsrv's protocol without a kernel: requests built here in the
  * /dev/fuse layout (header + argument + data in one buffer) or in an
  * io_uring entry (header buffer with the first argument, payload), fed to
  * the framings, replies checked byte for byte: GETATTR, WRITE, READ, LOOKUP,

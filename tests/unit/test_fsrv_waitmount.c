@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/fsrv's waits on real mounts, one table row per transport and wait:
+ * lib/fuse/fsrv's waits on real mounts, one table row per transport and wait:
  * every wait serves stat() and adds the serving threads' CPU time to
  * cfg.cpu; once the requests stop, block and spin sleep (their CPU time
  * stops growing) while poll keeps looking (it grows by a good share of the

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * lib/topo: topology loading from the sysfs fixture trees under
+ * lib/sys/topo: topology loading from the sysfs fixture trees under
  * tests/fixtures/topo/ (see the README there) and from this machine, and the
  * placement resolver: every placement on every fixture, narrowed by an
  * allowed set, several pairs, and the reasons given when a placement is
