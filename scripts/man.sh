@@ -38,7 +38,8 @@ help2roff() {
 		sub(/^ +/, "", left); sub(/^ +/, "", rest)
 		if (rest !~ /^ *$/ && substr($0, RLENGTH + 1, 2) != "  ") {
 			# "--opt word" with one space: the word is text, not an argument
-			n = index(left, " "); if (n) { rest = substr(left, n + 1) " " rest; left = substr(left, 1, n - 1) }
+			n = index(left, " "); if (n) { rest = substr(left, n + 1) " " rest;
+				left = substr(left, 1, n - 1) }
 		}
 		print ".TP"; print "\\fB" left "\\fR"
 		body = rest; opt = 1; next

@@ -6,7 +6,8 @@
 # The measuring functions leave their result in VAL (or VAL_W/VAL_R) rather
 # than print it: a $(...) subshell would hide a die() and the mounts it made.
 cputestfs_run() { # ARGS...: VAL = stat_per_s of one repetition, config in $WORK/c.csv
-	timeout $((${DUR%.*} + 60)) "$BIN/cputestfs" --format csv --duration "$DUR" --repeat 1 --quiet "$@" \
+	timeout $((${DUR%.*} + 60)) "$BIN/cputestfs" --format csv --duration "$DUR" --repeat 1 \
+		--quiet "$@" \
 		>"$WORK/c.csv" 2>"$WORK/c.err" || { cat "$WORK/c.err" >&2; die "bin/cputestfs $* failed"; }
 	VAL=$(csv_value "$WORK/c.csv" stat_per_s)
 	[ -n "$VAL" ] || die "no stat_per_s from bin/cputestfs $*"
@@ -31,7 +32,8 @@ build_hello() {
 	build_example hello_ll 's/e\.attr_timeout = 1\.0;/e.attr_timeout = 0.0;/; s/fuse_reply_attr(req, &stbuf, 1\.0);/fuse_reply_attr(req, \&stbuf, 0.0);/'
 	[ "$(grep -c 'attr_timeout = 0.0\|fuse_reply_attr(req, &stbuf, 0.0)' "$WORK/hello_ll.c")" = 2 ] ||
 		die "could not patch attr_timeout in hello_ll.c (did the example change?)"
-	gcc -O2 -Wall -o "$WORK/statloop" "$REPO/scripts/statloop.c" || die "cannot build scripts/statloop.c"
+	gcc -O2 -Wall -o "$WORK/statloop" "$REPO/scripts/statloop.c" ||
+		die "cannot build scripts/statloop.c"
 }
 
 check_cputestfs() {
@@ -74,7 +76,8 @@ check_cputestfs() {
 	echo
 	printf '%-14s %10s %10s %10s %10s %8s %8s %8s  %s\n' placement cputestfs ks=off hello_ll pipe \
 		"c/hello" "c/pipe" "off/hel" "verdict c/hello, c/pipe"
-	printf '%-14s %10.0f %10.0f %10.0f %10.0f %8s %8s %8s  %s\n' "same (cpu $cpu)" "$cs" "$ks" "$hs" "$ps" \
+	printf '%-14s %10.0f %10.0f %10.0f %10.0f %8s %8s %8s  %s\n' "same (cpu $cpu)" "$cs" "$ks" "$hs" \
+		"$ps" \
 		"$(ratio "$cs" "$hs")" "$(ratio "$cs" "$ps")" "$(ratio "$ks" "$hs")" \
 		"$(verdict "$(ratio "$cs" "$hs")" 1.0), $(verdict "$(ratio "$cs" "$ps")" 0.7)"
 	printf '%-14s %10.0f %10.0f %10.0f %10s %8s %8s %8s  %s\n' none "$cn" "$kn" "$hn" - \

@@ -43,19 +43,23 @@ EX_TOL_WAKE=0.20
 EX_FLOOR=0.01
 EX_PLACEMENTS="same other"
 
-# ex_run TAG ARGS...: bin/cputestfs --placement ... once; records in $WORK/TAG.csv, stderr in $WORK/TAG.err
+# ex_run TAG ARGS...: bin/cputestfs --placement ... once; records in $WORK/TAG.csv, stderr in
+# $WORK/TAG.err
 ex_cmd() {
 	local tag=$1 n=${EX_REPEAT:-1}
 	shift
-	EX_CMD=(timeout $((3 * n * (${DUR%.*} + 1) + 60)) "$BIN/cputestfs" --format csv --duration "$DUR" --repeat "$n" "$@")
+	EX_CMD=(timeout $((3 * n * (${DUR%.*} + 1) + 60)) "$BIN/cputestfs" --format csv --duration "$DUR" \
+		--repeat "$n" "$@")
 	EX_OUT=$WORK/$tag.csv EX_ERR=$WORK/$tag.err
 }
 ex_check() { # TAG RC: the run left stat_per_s, or skip (exit 4) / die
 	[ "$2" = 4 ] && skip "explain: bin/cputestfs skipped ($1): $(tail -1 "$EX_ERR")"
-	[ -n "$(csv_value "$EX_OUT" stat_per_s)" ] || { tail -5 "$EX_ERR" >&2; die "bin/cputestfs ($1) wrote no stat_per_s"; }
+	[ -n "$(csv_value "$EX_OUT" stat_per_s)" ] || { tail -5 "$EX_ERR" \
+		>&2; die "bin/cputestfs ($1) wrote no stat_per_s"; }
 }
 rec() { csv_value "$WORK/$1.csv" "$2"; } # TAG METRIC
-rec_median() { awk -F, -v m="$2" '$(NF - 2) == m { print $(NF - 1) }' "$WORK/$1.csv" | median; } # TAG METRIC: over the repetitions
+rec_median() { awk -F, -v m="$2" '$(NF - 2) == m { print $(NF - 1) }' "$WORK/$1.csv" |
+	median; } # TAG METRIC: over the repetitions
 
 # ---- run A: perf stat and /proc/interrupts ------------------------------
 
@@ -99,7 +103,8 @@ span() {
 				if (rate[k] > max) max = rate[k]
 			}
 			for (k = 2; k <= NR; k++) {
-				if (max > 0 && rate[k] >= max * frac) { if (!run) s = k; run++; if (run > best) { best = run; bs = s } }
+				if (max > 0 && rate[k] >= max * frac) { if (!run) s = k; run++; if (run > best) { best = run;
+					bs = s } }
 				else run = 0
 			}
 			if (best < 5) exit
@@ -150,7 +155,8 @@ perf_requests() { perf stat -x, -e fuse:fuse_request_send -- true >/dev/null 2>&
 ex_ops() {
 	local req rps
 	if [ "$EX_REQ" = 1 ] && [ -n "$2" ]; then
-		req=$(OFF=$EX_A_T0 rates "$WORK/$1.task.rows" "$(field from <<<"$2")" "$(field to <<<"$2")" | field 4)
+		req=$(OFF=$EX_A_T0 rates "$WORK/$1.task.rows" "$(field from <<<"$2")" "$(field to <<<"$2")" |
+			field 4)
 		rps=$(rec "$1" requests_per_stat)
 		awk -v q="$req" -v r="$rps" 'BEGIN { if (q + 0 > 0 && r + 0 > 0) printf "%.6g\n", q / r }'
 	else
@@ -168,7 +174,8 @@ ex_counts() { # PLACEMENT: run A; EX_A_* = reference rates per second
 	if [ "$EX_PERF" = 1 ]; then
 		# shellcheck disable=SC2054 # -x, is perf's separator, not an array's
 		perf=(perf stat -a -x, -I 100 -e context-switches,cpu-migrations -o "$WORK/A-$p.sys"
-			-- perf stat -x, -I 100 -e "context-switches,cpu-migrations$([ "$EX_REQ" = 1 ] && echo ,fuse:fuse_request_send)"
+			-- perf stat -x, -I 100 \
+				-e "context-switches,cpu-migrations$([ "$EX_REQ" = 1 ] && echo ,fuse:fuse_request_send)"
 			-o "$WORK/A-$p.task" --)
 	fi
 	t0=$EPOCHREALTIME
@@ -290,10 +297,12 @@ ex_wakes() { # PLACEMENT: run B; EX_B_DAEMON, EX_B_REPLY = "median count"
 
 # ex_row LABEL OURS REFERENCE TOL [info]: one line, ratio ours/reference
 ex_row() {
-	awk -v l="$1" -v a="$2" -v b="$3" -v tol="$4" -v info="${5:-}" -v floor="$EX_FLOOR" -v unit="${6:-/op}" '
+	awk -v l="$1" -v a="$2" -v b="$3" -v tol="$4" -v info="${5:-}" -v floor="$EX_FLOOR" \
+		-v unit="${6:-/op}" '
 		BEGIN {
 			if (a == "" || b == "" || a == "nan" || b == "nan") {
-				printf "%-36s %12s %12s %7s %6s  %s\n", l, a == "" ? "-" : a, b == "" ? "-" : b, "-", "-", "n/a"; exit
+				printf "%-36s %12s %12s %7s %6s  %s\n", l, a == "" ? "-" : a, b == "" ? "-" : b, "-", "-",
+					"n/a"; exit
 			}
 			r = b > 0 ? sprintf("%.3f", a / b) : (a > 0 ? "inf" : "-")
 			m = a > b ? a : b; diff = a > b ? a - b : b - a
@@ -306,7 +315,8 @@ ex_row() {
 }
 
 # per op: a rate per second over the run's rate
-per_op() { awk -v r="$1" -v s="$2" 'BEGIN { if (r == "" || s + 0 <= 0) print ""; else printf "%.6g", r / s }'; }
+per_op() { awk -v r="$1" -v s="$2" \
+	'BEGIN { if (r == "" || s + 0 <= 0) print ""; else printf "%.6g", r / s }'; }
 
 ex_table() { # PLACEMENT
 	local p=$1 s t
@@ -322,18 +332,26 @@ ex_table() { # PLACEMENT
 		ex_row "mon_ctxsw vs perf -a" "$(rec "A-$p" mon_ctxsw_per_op)" \
 			"$(per_op "$(field 2 <<<"$EX_A_SYS")" "$EX_A_OPS_SYS")" $EX_TOL_COUNT
 	fi
-	ex_row "mon_ctxsw vs /proc/stat ctxt" "$(rec "A-$p" mon_ctxsw_per_op)" "$(per_op "$(field 2 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
-	ex_row "mon_irq vs /proc/interrupts IRQs" "$(rec "A-$p" mon_irq_per_op)" "$(per_op "$(field 3 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
-	ex_row "mon_res vs /proc/interrupts RES" "$(rec "A-$p" mon_res_per_op)" "$(per_op "$(field 4 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
-	ex_row "mon_cal vs /proc/interrupts CAL" "$(rec "A-$p" mon_cal_per_op)" "$(per_op "$(field 5 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
-	ex_row "mon_tlb vs /proc/interrupts TLB" "$(rec "A-$p" mon_tlb_per_op)" "$(per_op "$(field 6 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
-	ex_row "mon_loc vs /proc/interrupts LOC" "$(rec "A-$p" mon_loc_per_op)" "$(per_op "$(field 7 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
+	ex_row "mon_ctxsw vs /proc/stat ctxt" "$(rec "A-$p" mon_ctxsw_per_op)" \
+		"$(per_op "$(field 2 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
+	ex_row "mon_irq vs /proc/interrupts IRQs" "$(rec "A-$p" mon_irq_per_op)" \
+		"$(per_op "$(field 3 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
+	ex_row "mon_res vs /proc/interrupts RES" "$(rec "A-$p" mon_res_per_op)" \
+		"$(per_op "$(field 4 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
+	ex_row "mon_cal vs /proc/interrupts CAL" "$(rec "A-$p" mon_cal_per_op)" \
+		"$(per_op "$(field 5 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
+	ex_row "mon_tlb vs /proc/interrupts TLB" "$(rec "A-$p" mon_tlb_per_op)" \
+		"$(per_op "$(field 6 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
+	ex_row "mon_loc vs /proc/interrupts LOC" "$(rec "A-$p" mon_loc_per_op)" \
+		"$(per_op "$(field 7 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
 	if [ "$EX_BPF" = 1 ]; then
 		t=""
 		[ "$p" = other ] || t=info
-		ex_row "brk_daemon_wake_p50 vs bpftrace (ns)" "$(rec "B-$p" brk_daemon_wake_p50_ns)" "${EX_B_DAEMON% *}" \
+		ex_row "brk_daemon_wake_p50 vs bpftrace (ns)" "$(rec "B-$p" brk_daemon_wake_p50_ns)" \
+			"${EX_B_DAEMON% *}" \
 			$EX_TOL_WAKE "$t" ns
-		ex_row "brk_reply_wake_p50 vs bpftrace (ns)" "$(rec "B-$p" brk_reply_wake_p50_ns)" "${EX_B_REPLY% *}" \
+		ex_row "brk_reply_wake_p50 vs bpftrace (ns)" "$(rec "B-$p" brk_reply_wake_p50_ns)" \
+			"${EX_B_REPLY% *}" \
 			$EX_TOL_WAKE "$t" ns
 	fi
 	awk -v a="$EX_A_SPAN" -v d="$DUR" 'BEGIN { exit !(a < d / 2) }' &&
@@ -350,7 +368,8 @@ ex_costs() { # PLACEMENT: what instrumenting costs, from run C (and A, B)
 	echo "cost: timed stat/s under $([ "$EX_PERF" = 1 ] && echo "perf stat and ")the /proc sampler (run A) / alone (run C): $(ratio "$(rec "A-$p" stat_per_s)" "$hs")$(
 		[ "$EX_BPF" = 1 ] && echo "; under bpftrace (run B) / alone: $(ratio "$(rec "B-$p" stat_per_s)" "$hs")")"
 }
-ex_slow() { awk -v i="$1" -v h="$2" 'BEGIN { if (i == "" || h + 0 <= 0) print "n/a (no brk_calls_per_s)"; else printf "%.1f%%", 100 * (1 - i / h) }'; }
+ex_slow() { awk -v i="$1" -v h="$2" 'BEGIN { if (i == "" ||
+	h + 0 <= 0) print "n/a (no brk_calls_per_s)"; else printf "%.1f%%", 100 * (1 - i / h) }'; }
 
 check_explain() {
 	EX_PERF=0 EX_BPF=0 EX_REQ=0

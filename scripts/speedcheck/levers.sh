@@ -42,7 +42,8 @@ lv_idle() {
 	ra=$(ratio "$mo" "$ms") rp=$(ratio "$po" "$ps")
 	printf '%-22s %10.0f %10.0f %8s  %s\n' "idle as-found" "$ms" "$mo" "$ra" \
 		"$(awk -v r="$ra" 'BEGIN { if (r == "nan") print "n/a"; else print (r + 0 <= 0.30) ? "ok" : "MISSED" }') (<= 0.30)"
-	printf '%-22s %10.0f %10.0f %8s  %s\n' "idle poll" "$ps" "$po" "$rp" "$(verdict "$rp" 0.70) (>= 0.70)"
+	printf '%-22s %10.0f %10.0f %8s  %s\n' "idle poll" "$ps" "$po" "$rp" \
+		"$(verdict "$rp" 0.70) (>= 0.70)"
 }
 
 # lv_wait TRANSPORT TARGET: spin:50 vs block at placement other
@@ -72,7 +73,8 @@ check_levers() {
 	echo
 	lv_idle
 	lv_wait dev 1.5
-	why=$("$BIN/cputestfs" --transport uring --placement other --duration 0.05 --repeat 1 --quiet 2>&1 >/dev/null)
+	why=$("$BIN/cputestfs" --transport uring --placement other --duration 0.05 --repeat 1 \
+		--quiet 2>&1 >/dev/null)
 	if [ $? = 4 ]; then
 		echo "uring other: wait: skipped: $why"
 	else

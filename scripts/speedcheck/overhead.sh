@@ -57,7 +57,8 @@ check_plan_overhead() {
 	printf '%-12s %6s %12s %12s %8s\n' bench points "as planned" "kstats off" growth
 	local ta=0 tb=0
 	for bench in $(printf '%s\n' "${!n[@]}" | sort); do
-		printf '%-12s %6d %12.1f %12.1f %7s%%\n' "$bench" "${n[$bench]}" "${on[$bench]}" "${off[$bench]}" \
+		printf '%-12s %6d %12.1f %12.1f %7s%%\n' "$bench" "${n[$bench]}" "${on[$bench]}" \
+			"${off[$bench]}" \
 			"$(awk -v a="${on[$bench]}" -v b="${off[$bench]}" 'BEGIN { printf "%.1f", 100 * (a / b - 1) }')"
 		ta=$(awk -v x="$ta" -v y="${on[$bench]}" 'BEGIN { print x + y }')
 		tb=$(awk -v x="$tb" -v y="${off[$bench]}" 'BEGIN { print x + y }')
