@@ -67,7 +67,8 @@ for s in $SHAPES; do
 	*) echo "check-topology: unknown shape '$s' (A, B, C, matrix or one of: $MATRIX)" >&2; exit 2 ;;
 	esac
 done
-for v in TOPO_SHAPE_TIMEOUT=$SHAPE_TIMEOUT TOPO_BOOT_STALL=$BOOT_STALL TOPO_BOOT_TRIES=$BOOT_TRIES; do
+for v in TOPO_SHAPE_TIMEOUT=$SHAPE_TIMEOUT TOPO_BOOT_STALL=$BOOT_STALL \
+	TOPO_BOOT_TRIES=$BOOT_TRIES; do
 	case ${v#*=} in ''|*[!0-9]*|0)
 		echo "check-topology: bad value '${v#*=}' for ${v%%=*}: expected a whole number above 0" >&2
 		exit 2 ;;
@@ -95,11 +96,13 @@ apt_updated=0
 apt_update() {
 	[ "$apt_updated" = 1 ] && return 0
 	say "apt-get update"
-	apt-get update -q >"$W/apt-update.log" 2>&1 || { cat "$W/apt-update.log" >&2; die "apt-get update failed"; }
+	apt-get update -q >"$W/apt-update.log" 2>&1 || { cat "$W/apt-update.log" \
+		>&2; die "apt-get update failed"; }
 	apt_updated=1
 }
 # The guest has no other userland: its busybox must need no library.
-static_busybox() { [ -x /bin/busybox ] && LC_ALL=C ldd /bin/busybox 2>&1 | grep -q -e 'not a dynamic executable' -e 'statically linked'; }
+static_busybox() { [ -x /bin/busybox ] && LC_ALL=C ldd /bin/busybox 2>&1 |
+	grep -q -e 'not a dynamic executable' -e 'statically linked'; }
 need_tools() {
 	local missing=()
 	command -v qemu-system-x86_64 >/dev/null 2>&1 || missing+=(qemu-system-x86)
@@ -116,7 +119,8 @@ need_tools() {
 	apt_update
 	say "installing ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
-		>"$W/apt-install.log" 2>&1 || { tail -n 20 "$W/apt-install.log" >&2; die "apt-get install failed"; }
+		>"$W/apt-install.log" 2>&1 || { tail -n 20 "$W/apt-install.log" \
+			>&2; die "apt-get install failed"; }
 	static_busybox || die "/bin/busybox is not statically linked (package busybox-static)"
 }
 
@@ -124,7 +128,8 @@ need_tools() {
 # linux-image-*-amd64 apt offers; downloaded and unpacked, not installed.
 kernel_pkg() {
 	local p
-	p=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[^ ]*-amd64\)$/\1/p' | head -n 1)
+	p=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[^ ]*-amd64\)$/\1/p' | head -n 1)
 	[ -n "$p" ] || p=$(apt-cache search --names-only '^linux-image-[0-9.]+-[0-9]+-amd64$' 2>/dev/null |
 		awk '{print $1}' | sort -V | tail -n 1)
 	echo "$p"
@@ -142,7 +147,8 @@ fetch_kernel() {
 		deb=$(ls "$W/cache/${pkg}_"*.deb 2>/dev/null | sort -V | tail -n 1)
 		if [ -z "$deb" ]; then
 			say "apt-get download $pkg"
-			(cd "$W/cache" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >"$W/apt-download.log" 2>&1) ||
+			(cd "$W/cache" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >"$W/apt-download.log" \
+				2>&1) ||
 				{ apt_update; (cd "$W/cache" && apt-get download -q -o APT::Sandbox::User=root "$pkg" \
 					>"$W/apt-download.log" 2>&1); } ||
 				{ cat "$W/apt-download.log" >&2; die "apt-get download $pkg failed"; }
@@ -153,7 +159,8 @@ fetch_kernel() {
 	else
 		# Offline, with the package an earlier run downloaded.
 		deb=$(ls "$W"/cache/linux-image-*-amd64_*.deb 2>/dev/null | sort -V | tail -n 1)
-		[ -n "$deb" ] || die "no linux-image-*-amd64 package known to apt (apt-get update?) and none cached"
+		[ -n "$deb" ] ||
+			die "no linux-image-*-amd64 package known to apt (apt-get update?) and none cached"
 	fi
 	# Unpacked for this run only (800 MB unpacked, 70 MB as a package): the initramfs
 	# takes a few modules, the guest boots the kernel image copied beside it.
@@ -169,7 +176,8 @@ fetch_kernel() {
 
 # ---- the initramfs ---------------------------------------------------------------------
 # A module's .ko by name (names use - and _ alike).
-ko_of() { find "$MODDIR/kernel" -name "$1.ko" -o -name "$(echo "$1" | tr _ -).ko" -o -name "$(echo "$1" | tr - _).ko" | head -n 1; }
+ko_of() { find "$MODDIR/kernel" -name "$1.ko" -o -name "$(echo "$1" | tr _ -).ko" \
+	-o -name "$(echo "$1" | tr - _).ko" | head -n 1; }
 # Load order: each module after what its modinfo 'depends=' names (read from the .ko itself:
 # this kernel ships no modules.dep, and the host may have no modinfo).
 MOD_ORDER=()
@@ -193,7 +201,8 @@ build_initramfs() {
 		[ "$a" = busybox ] || ln -s busybox "$INITRD_ROOT/bin/$a"
 	done
 	ln -s bin "$INITRD_ROOT/sbin"
-	cp "$TOP"/bin/cputestfs "$TOP"/bin/ddpar "$TOP"/bin/sqrtio "$TOP"/bin/fdget "$TOP"/bin/cpupair "$TOP"/bin/harness \
+	cp "$TOP"/bin/cputestfs "$TOP"/bin/ddpar "$TOP"/bin/sqrtio "$TOP"/bin/fdget "$TOP"/bin/cpupair \
+		"$TOP"/bin/harness \
 		"$INITRD_ROOT/affbench/bin/"
 	# Shared libraries and the dynamic loader, at the paths ldd names.
 	# glibc dlopen()s libgcc_s for pthread_cancel (libfuse's worker pool uses it): ldd
@@ -202,11 +211,13 @@ build_initramfs() {
 	gcc_s=$(ldconfig -p 2>/dev/null | awk '$1 == "libgcc_s.so.1" && /x86-64/ { print $NF; exit }')
 	[ -n "$gcc_s" ] || gcc_s=$(gcc -print-file-name=libgcc_s.so.1 2>/dev/null)
 	[ -f "$gcc_s" ] || die "libgcc_s.so.1 not found (package libgcc-s1)"
-	for lib in $gcc_s $(for b in "$TOP"/bin/*; do ldd "$b"; done | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u); do
+	for lib in $gcc_s $(for b in "$TOP"/bin/*; do ldd "$b"; done |
+		awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u); do
 		mkdir -p "$INITRD_ROOT$(dirname "$lib")"
 		cp -L "$lib" "$INITRD_ROOT$lib"
 	done
-	# fuse (FUSE mounts), the virtio disk chain, ext4 (mounts the ext2 disks); crc32c for ext4's softdep.
+	# fuse (FUSE mounts), the virtio disk chain, ext4 (mounts the ext2 disks); crc32c for ext4's
+	# softdep.
 	MOD_ORDER=()
 	for m in fuse virtio_pci virtio_blk crc32c_generic ext4; do
 		mod_add "$m" || die "module $m not found under $MODDIR"
@@ -218,7 +229,8 @@ build_initramfs() {
 	echo 'root:x:0:0:root:/:/bin/sh' >"$INITRD_ROOT/etc/passwd"
 	echo 'root:x:0:' >"$INITRD_ROOT/etc/group"
 	ln -s /proc/self/mounts "$INITRD_ROOT/etc/mtab"
-	(cd "$INITRD_ROOT" && find . | /bin/busybox cpio -o -H newc 2>/dev/null) | gzip -1 >"$W/initramfs.cpio.gz"
+	(cd "$INITRD_ROOT" && find . | /bin/busybox cpio -o -H newc 2>/dev/null) |
+		gzip -1 >"$W/initramfs.cpio.gz"
 	say "initramfs: $(du -h "$W/initramfs.cpio.gz" | cut -f1), modules: ${MOD_ORDER[*]}"
 }
 

@@ -83,7 +83,8 @@ kind == "facts" {
 	if ($1 == "online") { expand($2, ON); ONL = $2 }
 	else if ($1 == "sib") { SIBL[$2] = $3; expand($3, T); for (c in T) SIB[$2 + 0, c + 0] = 1 }
 	else if ($1 == "cache") {
-		if ($4 != "Instruction" && (!($2 in LLCLEV) || $3 + 0 > LLCLEV[$2])) { LLCLEV[$2] = $3 + 0; LLCL[$2] = $5 }
+		if ($4 != "Instruction" && (!($2 in LLCLEV) || $3 + 0 > LLCLEV[$2])) { LLCLEV[$2] = $3 + 0;
+			LLCL[$2] = $5 }
 	}
 	else if ($1 == "node") { expand($3, T); for (c in T) NODE[c] = $2; NODEL[$2] = $3 }
 	else if ($1 == "mq") MQ[$2, $3] = $4
@@ -135,10 +136,12 @@ END {
 	print "topology from the guest's sysfs (thread_siblings_list, cache/index*/shared_cpu_list, node*/cpulist, online):"
 	print "  online " ONL "; allowed " EL (CPUSET != "" ? " (taskset -c " CPUSET (OFFREQ != "" ? ", cpu" OFFREQ " offline" : "") ")" : "")
 	s = ""; split("", SEENC)
-	for (c = 0; c <= MAXCPU; c++) if ((c in SIBL) && !(SIBL[c] in SEENC)) { SEENC[SIBL[c]] = 1; s = s " " SIBL[c] }
+	for (c = 0; c <= MAXCPU; c++) if ((c in SIBL) && !(SIBL[c] in SEENC)) { SEENC[SIBL[c]] = 1;
+		s = s " " SIBL[c] }
 	print "  cores (SMT siblings):" s
 	s = ""; split("", SEENC)
-	for (c = 0; c <= MAXCPU; c++) if ((c in LLCL) && !(LLCL[c] in SEENC)) { SEENC[LLCL[c]] = 1; s = s " " LLCL[c] }
+	for (c = 0; c <= MAXCPU; c++) if ((c in LLCL) && !(LLCL[c] in SEENC)) { SEENC[LLCL[c]] = 1;
+		s = s " " LLCL[c] }
 	print "  LLCs:" s
 	s = ""; for (c = 0; c <= 64; c++) if (c in NODEL) s = s " node" c "=" NODEL[c]
 	print "  NUMA:" (s == "" ? " no node directories" : s)
@@ -173,13 +176,16 @@ END {
 	for (s in KMET) if (KMET[s] != "") bad(s ": kernel statistics written on a kernel without FUSE tracepoints:" KMET[s])
 	# kernel statistics: auto skips with a reason, on exits 4 with it
 	for (i = 1; i <= NERR["cputestfs"]; i++) if (ERR["cputestfs", i] ~ /kernel statistics .*: kernel_\* metrics not written/) ks1 = ERR["cputestfs", i]
-	if (ks1 != "") ok("cputestfs --kstats auto: " ks1); else bad("cputestfs --kstats auto: no line saying why kernel statistics were not written")
+	if (ks1 != "") ok("cputestfs --kstats auto: " ks1);
+		else bad("cputestfs --kstats auto: no line saying why kernel statistics were not written")
 	for (i = 1; i <= NERR["ddpar"]; i++) if (ERR["ddpar", i] ~ /kernel statistics .*: kernel_\* metrics not written/) ks2 = ERR["ddpar", i]
-	if (ks2 != "") ok("ddpar --kstats auto: " ks2); else bad("ddpar --kstats auto: no line saying why kernel statistics were not written")
+	if (ks2 != "") ok("ddpar --kstats auto: " ks2);
+		else bad("ddpar --kstats auto: no line saying why kernel statistics were not written")
 	split("cputestfs-kstats-on ddpar-kstats-on", KS, " ")
 	for (i = 1; i <= 2; i++) {
 		s = KS[i]
-		if (STEPRC[s] == 4 && LASTERR[s] ~ /kernel statistics/ && LASTERR[s] ~ /tracepoint/) ok(s ": exit 4, " LASTERR[s])
+		if (STEPRC[s] == 4 && LASTERR[s] ~ /kernel statistics/ &&
+			LASTERR[s] ~ /tracepoint/) ok(s ": exit 4, " LASTERR[s])
 		else bad(s ": want exit 4 with the missing tracepoint named, got exit " STEPRC[s] ": " LASTERR[s])
 	}
 
@@ -209,7 +215,8 @@ END {
 		pt = "ddpar " md " procs=" n " clone_fd=" (cf ? "on" : "off")
 		if (!(k in DMB)) { bad(pt ": no MB/s record"); continue }
 		nd++
-		if (DC[k] != DB[k] || DC[k] == "") { bad(pt ": client bytes " DC[k] " != daemon bytes " DB[k]); ndb++ }
+		if (DC[k] != DB[k] || DC[k] == "") { bad(pt ": client bytes " DC[k] " != daemon bytes " DB[k]);
+			ndb++ }
 	}
 	modes = ""; for (md in DMODE) modes = modes " " md
 	if (nd && !ndb) ok("ddpar:" modes ": " nd " points measured, daemon bytes = client bytes in each")
@@ -223,7 +230,8 @@ END {
 		check_sqrtio("vdb", "sqrtio-1q-discover", "sqrtio-1q", "vdb (one queue)")
 	}
 	s = "sqrtio-irq-affinity"
-	if (STEPRC[s] == 4 && LASTERR[s] ~ /refuses to move this IRQ/) ok(s ": skipped with the reason: " LASTERR[s])
+	if (STEPRC[s] == 4 &&
+		LASTERR[s] ~ /refuses to move this IRQ/) ok(s ": skipped with the reason: " LASTERR[s])
 	else if (STEPRC[s] == 0 && NREC[s] > 1) ok(s ": ran (the IRQ could be moved)")
 	else bad(s ": exit " STEPRC[s] ": " LASTERR[s])
 
@@ -242,7 +250,8 @@ END {
 	for (i = 1; i <= nm; i++) {
 		if (!(M[i] in FM)) { bad("fdget: no ns_per_op for mode " M[i]); fg = 0; continue }
 		w = (i <= 2) ? 1 : NE
-		if (FM[M[i]] != w) { bad("fdget " M[i] ": threads=" FM[M[i]] ", want " w " (one per allowed CPU)"); fg = 0 }
+		if (FM[M[i]] != w) {
+			bad("fdget " M[i] ": threads=" FM[M[i]] ", want " w " (one per allowed CPU)"); fg = 0 }
 	}
 	if (fg) ok("fdget: all modes measured; shared-fd, private-fd, procs with " NE " workers (one per allowed CPU)")
 	if (!FSP) bad("fdget: no us_per_spawn record")
@@ -271,7 +280,8 @@ END {
 		r = HFR[f[1], f[8]]
 		if (f[4] == "skipped") {
 			nskip++
-			if (r !~ /^skipped: ./) { bad("harness " f[1] " " f[8] ": skipped without a reason in failures.csv"); continue }
+			if (r !~ /^skipped: ./) {
+				bad("harness " f[1] " " f[8] ": skipped without a reason in failures.csv"); continue }
 			# Is the skip the machine's? Placements and sqrtio points are checked against the snapshot.
 			if (f[1] == "cputestfs" && f[8] ~ /placement=/) {
 				p = f[8]; sub(/.*placement=/, "", p); sub(/;.*/, "", p)
@@ -321,7 +331,8 @@ END {
 	split("", KB); split("", KA); hm_allowed = ""
 	for (i = 1; i <= NHM; i++) {
 		l = HM[i]
-		if (l ~ /^allowed_cpus /) { hm_allowed = l; sub(/^allowed_cpus +/, "", hm_allowed); sub(/ .*/, "", hm_allowed) }
+		if (l ~ /^allowed_cpus /) { hm_allowed = l; sub(/^allowed_cpus +/, "", hm_allowed);
+			sub(/ .*/, "", hm_allowed) }
 		if (l ~ /^online_cpus /) { hm_online = l; sub(/^online_cpus +/, "", hm_online) }
 		if (l ~ /^sqrtio.*\((failed|discovery failed)/) bad("harness machine.txt: " l)
 		if (l ~ /^knob before /) { k = l; sub(/^knob before +/, "", k); KB[k] = 1; nkb++ }
@@ -342,7 +353,8 @@ END {
 	# ---- the table ----
 	print ""
 	print "placements (cputestfs; client/daemon CPUs as resolved in the guest):"
-	printf "  %-11s %-12s %-20s %-14s %s\n", "placement", "1 client", "2 clients", "harness plan", ("cputestfs-cpus" in STEPRC) ? "--cpus " CPUSARG : ""
+	printf "  %-11s %-12s %-20s %-14s %s\n", "placement", "1 client", "2 clients", "harness plan",
+		("cputestfs-cpus" in STEPRC) ? "--cpus " CPUSARG : ""
 	for (i = 1; i <= NPL; i++) {
 		p = PL[i]
 		printf "  %-11s %-12s %-20s %-14s %s\n", p, TAB["1", p], TAB["2", p], TAB["h", p], TAB["c", p]

@@ -11,7 +11,8 @@ function rel(p, x, y) {
 	if (p == "other") return 1
 	if (p == "smt") return ((x SUBSEP y) in SIB) && ((y SUBSEP x) in SIB)
 	if (p == "llc") return ((x SUBSEP y) in LLCM) && ((y SUBSEP x) in LLCM) && !((x SUBSEP y) in SIB)
-	if (p == "cross-llc") return (x in HASLLC) && (y in HASLLC) && !((x SUBSEP y) in LLCM) && !((y SUBSEP x) in LLCM)
+	if (p == "cross-llc") return (x in HASLLC) && (y in HASLLC) && !((x SUBSEP y) in LLCM) &&
+		!((y SUBSEP x) in LLCM)
 	if (p == "cross-node") return (x in NODE) && (y in NODE) && NODE[x] != NODE[y]
 	return 0
 }
@@ -65,7 +66,8 @@ function inE(set, what,    c, outside) {
 function check_pl(src, p, n, CL, DL, cfgtext,    A, B, na, nb, a, b, a1, a2, b1, b2, i, k, inter, d) {
 	if (p == "none") {
 		# Unpinned: "any", or with --cpus the list it allows (NONE_WANT).
-		if (NONE_WANT != "" ? (CL == NONE_WANT && DL == NONE_WANT) : ((CL == "any" || CL == EL) && (DL == "any" || DL == EL))) {
+		if (NONE_WANT != "" ? (CL == NONE_WANT && DL == NONE_WANT) : ((CL == "any" || CL == EL) &&
+			(DL == "any" || DL == EL))) {
 			ok(src " none: unpinned (client " CL ", daemon " DL ")")
 			return "unpinned"
 		}
@@ -91,7 +93,8 @@ function check_pl(src, p, n, CL, DL, cfgtext,    A, B, na, nb, a, b, a1, a2, b1,
 	# n == 2: the lists are sets; some pairing must hold both pairs.
 	i = 0; for (a in A) { i++; if (i == 1) a1 = a; else a2 = a }
 	i = 0; for (b in B) { i++; if (i == 1) b1 = b; else b2 = b }
-	if (!((rel(p, a1 + 0, b1 + 0) && rel(p, a2 + 0, b2 + 0)) || (rel(p, a1 + 0, b2 + 0) && rel(p, a2 + 0, b1 + 0)))) {
+	if (!((rel(p, a1 + 0, b1 + 0) && rel(p, a2 + 0, b2 + 0)) || (rel(p, a1 + 0, b2 + 0) &&
+		rel(p, a2 + 0, b1 + 0)))) {
 		bad(src " " p ": clients " CL " and daemons " DL " cannot be paired so that both pairs are " p)
 		return "BAD " CL "/" DL
 	}
@@ -122,7 +125,8 @@ function skips(step,    i, l, r, p) {
 	}
 }
 
-# cputestfs records of one step (or the harness's raw.csv) -> PLC/PLD[src, P] client and daemon lists
+# cputestfs records of one step (or the harness's raw.csv) -> PLC/PLD[src, P] client and daemon
+# lists
 function collect_cfs(src, line,    f, nf, kv) {
 	nf = csvsplit(line, f)
 	if (f[1] == "bench") return
@@ -206,7 +210,8 @@ function completion_map(disk,    c, q, irq, name, n, S, ok1) {
 		}
 		if (q == "") { bad(disk ": CPU " c " is in no blk-mq queue's cpu_list"); ok1 = 0; continue }
 		name = VIRTIO[disk] "-req." q
-		if (!(name in IRQOF)) { bad(disk ": no IRQ named " name " in /proc/interrupts"); ok1 = 0; continue }
+		if (!(name in IRQOF)) { bad(disk ": no IRQ named " name " in /proc/interrupts"); ok1 = 0;
+			continue }
 		irq = IRQOF[name]
 		CMP[disk, c] = EFF[irq]
 		IRQS[disk, irq] = 1
@@ -312,13 +317,18 @@ function sq_llc_inert(s,    p, q, a, b, A, B, x, y) {
 function CNT(set,    k, n) { n = 0; for (k in set) n++; return n }
 function check_sq_point(r, pt, kv, LOC, REM, UNI,    IO, SQ, c, good, want_procs, want_io) {
 	expand(kv["io_cpus"], IO); expand(kv["sqrt_cpus"], SQ)
-	if (!inE(IO, r " " pt " io_cpus=" kv["io_cpus"]) || !inE(SQ, r " " pt " sqrt_cpus=" kv["sqrt_cpus"])) return
+	if (!inE(IO, r " " pt " io_cpus=" kv["io_cpus"]) ||
+		!inE(SQ, r " " pt " sqrt_cpus=" kv["sqrt_cpus"])) return
 	good = 1
 	for (c in IO) {
-		if (kv["local"] == 1 && !(c in LOC)) { bad(r " " pt ": reader on CPU " c ", whose reads complete on " CMP[DISKOF[r], c]); good = 0 }
-		if (kv["local"] == 0 && !(c in REM)) { bad(r " " pt ": reader on CPU " c ", which completes its own reads (local=0 wants it off)"); good = 0 }
+		if (kv["local"] == 1 && !(c in LOC)) {
+			bad(r " " pt ": reader on CPU " c ", whose reads complete on " CMP[DISKOF[r], c]); good = 0 }
+		if (kv["local"] == 0 && !(c in REM)) {
+			bad(r " " pt ": reader on CPU " c ", which completes its own reads (local=0 wants it off)");
+			good = 0 }
 	}
-	if (kv["irq_cpus"] != fmt(UNI)) { bad(r " " pt ": irq_cpus=" kv["irq_cpus"] ", derived " fmt(UNI)); good = 0 }
+	if (kv["irq_cpus"] != fmt(UNI)) { bad(r " " pt ": irq_cpus=" kv["irq_cpus"] ", derived " fmt(UNI));
+		good = 0 }
 	# the default: 2 of each with 4 or more allowed CPUs, else 1; readers also no more
 	# than the local and the remote CPUs each, when both exist
 	want_procs = NE >= 4 ? 2 : 1
