@@ -58,7 +58,8 @@ one() { # SEED: 0, or a line saying what went wrong
 	local s=$1 d=$W/r$1 c=$W/c$1
 	mkdir -p "$d"
 	"$MUT" "$s" "$W/base/raw.csv" "$d/raw.csv" || { echo "seed $s: mutate failed"; return; }
-	"$MUT" "$s" "$W/base/hist.csv" "$d/hist.csv" hist || { echo "seed $s: mutate (hist) failed"; return; }
+	"$MUT" "$s" "$W/base/hist.csv" "$d/hist.csv" hist ||
+		{ echo "seed $s: mutate (hist) failed"; return; }
 	( cd "$d" && exec "$H" plot "$d" ) >/dev/null 2>"$d.plot.err"
 	local rp=$?
 	"$H" compare --out "$c" "$d" "$W/base" >/dev/null 2>"$d.cmp.err"
@@ -75,7 +76,8 @@ one() { # SEED: 0, or a line saying what went wrong
 find "$W" -mindepth 1 | sort >"$W.before"
 fails=$W/fails
 : >"$fails"
-seq 1 "$N" | xargs -P 2 -I{} bash -c "$(declare -f one); W='$W' MUT='$MUT' H='$H' one {}" >>"$fails" 2>&1
+seq 1 "$N" | xargs -P 2 -I{} bash -c "$(declare -f one); W='$W' MUT='$MUT' H='$H' one {}" \
+	>>"$fails" 2>&1
 nf=$(grep -c . "$fails")
 if [ "$nf" = 0 ]; then
 	echo "ok 1 - $N mutated raw.csv and hist.csv files: plot and compare exit 0 or 2 (1: no valid records), never a signal"
@@ -114,7 +116,8 @@ make_case() { # NAME FILE: make FILE the raw.csv of case NAME
 	over-size-tail) cp "$b" "$f" && truncate -s 64M "$f" && echo x >>"$f" ;;
 	long-line-*)	# seeded length over 65536 and place
 		s=${1#long-line-}; len=$((65536 + (s * 7919) % 200000)); at=$((1 + (s * 31) % 150))
-		{ head -n "$at" "$b"; head -c "$len" /dev/zero | tr '\0' a; echo; tail -n +$((at + 1)) "$b"; } >"$f" ;;
+		{ head -n "$at" "$b"; head -c "$len" /dev/zero | tr '\0' a; echo; tail -n +$((at + 1)) \
+			"$b"; } >"$f" ;;
 	line-at-limit)	# 65535 bytes: within the limit, only a bad row
 		{ cat "$b"; head -c 65535 /dev/zero | tr '\0' a; echo; } >"$f" ;;
 	esac

@@ -23,7 +23,8 @@ SHORT=(--duration 0.3 --repeat 1 --format csv --quiet --kstats off)
 
 # ---- refusals: no machine needed ----
 # refused RC ERR VALUE: exit 2 and one line that names the value
-refused() { [ "$1" = 2 ] && [ "$(printf '%s\n' "$2" | grep -c .)" = 1 ] && printf '%s' "$2" | grep -qF -- "'$3'"; }
+refused() { [ "$1" = 2 ] && [ "$(printf '%s\n' "$2" | grep -c .)" = 1 ] &&
+	printf '%s' "$2" | grep -qF -- "'$3'"; }
 for v in spin:0 spin:abc spin:1e9 spin: spin:-5 spin:1000001 spin:99999999999 "spin: 5" sleep; do
 	for b in cputestfs ddpar; do
 		err=$("$BIN/$b" --transport dev --daemon-wait "$v" --check-options 2>&1 >/dev/null)
@@ -125,7 +126,8 @@ if [ -s "$W/c-dev-poll.csv" ]; then
 		eval 'grep -qE "How affbench.s server waits" "$W/r/tables.md" &&
 			[[ $row =~ ^\|\ dev\ \|\ other\ \|\ [0-9]+\ \([0-9.]+\ us\)\ \|\ [0-9]+\ \([0-9.]+\ us,\ [0-9.]+x\ ?\*?\)\ \|\ [0-9]+\ \([0-9.]+\ us,\ [0-9.]+x ]]'
 	check "report: the waits' figures, stat/s and CPU per request (cputestfs_wait*.gp)" \
-		eval '[ -s "$W/r/figures/src/cputestfs_wait.gp" ] && [ -s "$W/r/figures/src/cputestfs_wait_cpu.gp" ]'
+		eval '[ -s "$W/r/figures/src/cputestfs_wait.gp" ] &&
+			[ -s "$W/r/figures/src/cputestfs_wait_cpu.gp" ]'
 	check "report: the 2022 post's spin, creates/s as posted, under the wait table" \
 		grep -qF '5568 -> 8043 file creates/s (1.44x)' "$W/r/tables.md"
 fi
@@ -139,6 +141,7 @@ timeout -k 5 "$(scaled 40)" "$BIN/cputestfs" --transport dev --daemon-wait poll 
 rc=$?
 check "cputestfs dev poll on --mountpoint: exit 0 within the bound (exit $rc$(tail -n1 "$W/err" | sed 's/^/: /'))" \
 	[ "$rc" = 0 ]
-check "cputestfs dev poll: the mountpoint is no mount any more" eval '! grep -qF " $mnt " /proc/mounts'
+check "cputestfs dev poll: the mountpoint is no mount any more" \
+	eval '! grep -qF " $mnt " /proc/mounts'
 check "cputestfs dev poll: the mountpoint is left in place" test -d "$mnt"
 t_done

@@ -29,7 +29,8 @@ long=$(seq -f 'word%g' 1 120 | tr '\n' ' ')	# 600 characters: past the levers ce
 		case $rep in 1|4|6) echo "fdget,op=read,$rep,1,measurement failed: odd" ;; esac
 		[ $rep != 3 ] || echo "fdget,op=read,$rep,1,measurement failed: other"
 	done
-	printf "ddpar,\"%s\",1,4,skipped: %s\n" "bs=131072;idle=poll;mode=read;procs=1;transport=libfuse" "$long"
+	printf "ddpar,\"%s\",1,4,skipped: %s\n" "bs=131072;idle=poll;mode=read;procs=1;transport=libfuse" \
+		"$long"
 } >"$W/r/failures.csv"
 # r2: the only skip's reason is too long for the levers cell
 mkdir -p "$W/r2"
@@ -43,7 +44,8 @@ cp "$W/r/raw.csv" "$W/r2/"
 rc=$?
 check "harness plot exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
 R=$W/r/report.md
-rows=$(sed -n '/^## Failed and skipped points/,/^A failed point/p' "$R" | grep '^| [a-z]' | grep -v '^| bench |')
+rows=$(sed -n '/^## Failed and skipped points/,/^A failed point/p' "$R" | grep '^| [a-z]' |
+	grep -v '^| bench |')
 n=$(printf '%s\n' "$rows" | grep -c .)
 check "five rows: two skipped points, fdget's two reasons, ddpar's (got $n)" [ "$n" = 5 ]
 same=$(printf '%s\n' "$rows" | grep 'placement=same')

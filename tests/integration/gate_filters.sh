@@ -28,7 +28,8 @@ check "... the config without daemon_wait, not the daemon_wait=poll one" \
 	grep -q "^gate: ok .*rules:1 .*: 1 config," "$D/out"
 check "... and daemon_wait=poll the other one" grep -q "^gate: ok .*rules:2 .*: 1 config," "$D/out"
 check "... for ddpar too" grep -q "^gate: ok .*rules:3 .*: 1 config," "$D/out"
-check "client_cpu=0 holds both configs on CPU 0" grep -q "^gate: ok .*rules:4 .*: 2 configs," "$D/out"
+check "client_cpu=0 holds both configs on CPU 0" \
+	grep -q "^gate: ok .*rules:4 .*: 2 configs," "$D/out"
 printf 'cputestfs stat_per_s daemon_wait=spin:5 max-drop 5%%\n' > "$D/none"
 expect_rc "a filter no config holds still exits 2" 2 \
 	"$H" compare --out "$D/o2" --gate "$D/none" "$D/a" "$D/a"

@@ -45,10 +45,12 @@ rc=$?
 took=$(( $(date +%s) - start ))
 check "run exits 0 although points failed (rc $rc)" test "$rc" = 0
 check "raw.csv has one header and 6 ok records (3 reps x 2 metrics)" \
-	test "$(grep -c '^bench,config,rep,' "$D/r1/raw.csv")" = 1 -a "$(grep -c '^fakebench,' "$D/r1/raw.csv")" = 6
+	test "$(grep -c '^bench,config,rep,' "$D/r1/raw.csv")" = 1 \
+		-a "$(grep -c '^fakebench,' "$D/r1/raw.csv")" = 6
 check "raw.csv records parse: quoted config kept, rep rewritten to 1..3" \
 	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" | sort -u | tr '\n' ' ')" = "1 2 3 "
-check "no failed point written as a number" bash -c "! grep -qE 'mode=(fail|skip|hang)' '$D/r1/raw.csv'"
+check "no failed point written as a number" \
+	bash -c "! grep -qE 'mode=(fail|skip|hang)' '$D/r1/raw.csv'"
 check "failures.csv: 3 failed (exit 1), 3 skipped (exit 4), 3 watchdog kills" \
 	test "$(grep -c ',1,measurement failed on purpose' "$D/r1/failures.csv")" = 3 \
 	-a "$(grep -c ',4,skipped: no such hardware' "$D/r1/failures.csv")" = 3 \
@@ -56,7 +58,8 @@ check "failures.csv: 3 failed (exit 1), 3 skipped (exit 4), 3 watchdog kills" \
 # The hung points would sleep 3017 s each: ending in minutes shows the watchdog
 # acted (3 kills at 2 s plus 9 short points; a busy machine stretches that).
 check "watchdog kept the sweep short (${took}s < 180s)" test "$took" -lt 180
-check "watchdog left no hung benchmark (nor its child) behind" bash -c "! pgrep -f 'sleep [3]017' >/dev/null"
+check "watchdog left no hung benchmark (nor its child) behind" \
+	bash -c "! pgrep -f 'sleep [3]017' >/dev/null"
 for f in summary.csv tables.md report.md machine.txt plan.plan runs.csv; do
 	check "run wrote $f" test -s "$D/r1/$f"
 done
@@ -68,7 +71,8 @@ check "progress lines with an ETA on stderr" grep -q 'ETA' "$D/run.err"
 # plot: everything regenerated from raw.csv alone
 mkdir "$D/p"; cp "$D/r1/raw.csv" "$D/p/"
 "$H" plot "$D/p" 2>/dev/null
-check "plot regenerates summary.csv identical from raw.csv alone" cmp -s "$D/r1/summary.csv" "$D/p/summary.csv"
+check "plot regenerates summary.csv identical from raw.csv alone" \
+	cmp -s "$D/r1/summary.csv" "$D/p/summary.csv"
 check "plot regenerates tables.md and report.md" test -s "$D/p/tables.md" -a -s "$D/p/report.md"
 
 # resume: a finished run runs nothing; a lost last invocation runs again, once
@@ -128,7 +132,8 @@ if [ -n "$rq" ] && [ "$(id -u)" = 0 ]; then
 	n=$(grep -c "restore 'bogus'" "$D/refused.out")
 	check "restore: a knob the kernel refused is said once (exit $rc, said $n times)" [ "$n" = 1 ]
 else
-	skip "restore: a knob the kernel refuses is said once" "no /sys/block/*/queue/rq_affinity, or not root"
+	skip "restore: a knob the kernel refuses is said once" \
+		"no /sys/block/*/queue/rq_affinity, or not root"
 fi
 # a path given is echoed escaped: a newline in it never makes a second line
 mkdir -p "$D/j"$'\n'"FAKE LINE" && chmod 0777 "$D/j"$'\n'"FAKE LINE"
@@ -145,7 +150,8 @@ expect_rc "run --resume not a run dir" 2 "$H" run --resume "$D/p"
 expect_rc "plot without raw.csv" 2 "$H" plot "$D/none"
 expect_rc "compare with one directory" 2 "$H" compare "$D/r1"
 expect_rc "restore --bogus" 2 "$H" restore --bogus
-check "--help of every subcommand" bash -c "for c in run plot compare restore; do '$H' \$c --help | grep -q usage || exit 1; done"
+check "--help of every subcommand" \
+	bash -c "for c in run plot compare restore; do '$H' \$c --help | grep -q usage || exit 1; done"
 check "no FUSE mount left" no_fuse_left
 # 'metrics' keeps only the named metrics of a block (a side measurement is not pooled).
 cat > "$D/m.plan" <<'PLAN'

@@ -24,9 +24,9 @@ mkdir -p "$W"
 # CPU 0 alone, every wait slept (12 and 3.2 with idle=poll); the futex's 60 and 15, 60% of
 # its waits slept (a mix, which the split never uses). The split: 0.2 + (80 - 20 - 0.2 =
 # 59.8) + 29.9 = 89.9 us. SPLIT neg: the pipe's round trip between the CPUs 150 us (crossing
-# would cost more than the whole difference); below: on CPU 0 alone -20 us; fast: other 120000/s (faster than same); mix:
-# the pipe's waits 70% slept too; flag: the line's window had 3 involuntary switches.
-# BRK 0: no breakdown; 1: libfuse's wake-up steps (daemon_wake + reply_wake) per call
+# would cost more than the whole difference); below: on CPU 0 alone -20 us; fast: other 120000/s
+# (faster than same); mix: the pipe's waits 70% slept too; flag: the line's window had 3 involuntary
+# switches. BRK 0: no breakdown; 1: libfuse's wake-up steps (daemon_wake + reply_wake) per call
 # other 100 us x 80% less same 10 us x 20% = 78 us as found (the split: 59.8, agree),
 # 12 us x 50% - 2 = 4 us with idle=poll (the split: 8.6, disagree); 2: 100 x 40% - 2 =
 # 38 us (disagree), 12 x 80% - 2 = 7.6 us (agree).
@@ -101,39 +101,51 @@ rc=$?
 check "harness plot of lever records: exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
 T=$R/tables.md
 # cell ROW COL FILE: the number in column COL of the levers table's row ROW
-cell() { awk -F' *\\| *' -v row="$1" -v col="$2" '$2 == row { split($col, a, /[ ;\[]/); print a[1]; exit }' "$3"; }
-check "the levers table is in tables.md" grep -q '^| lever | other/same (libfuse) | none/same (libfuse) |' "$T"
-check "as found: other/same 0.1 from the records ($(cell "as found" 3 "$T"))" within "$(cell "as found" 3 "$T")" 0.099 0.101
-check "idle=poll: other/same 0.85 ($(cell idle=poll 3 "$T"))" within "$(cell idle=poll 3 "$T")" 0.849 0.851
-check "idle=poll: none/same 0.9 ($(cell idle=poll 4 "$T"))" within "$(cell idle=poll 4 "$T")" 0.899 0.901
-check "idle=poll closes 83% of other/same's gap" grep -Eq '^\| idle=poll \| 0\.85 \[[^]]*\]; 83% \|' "$T"
+cell() { awk -F' *\\| *' -v row="$1" -v col="$2" \
+	'$2 == row { split($col, a, /[ ;\[]/); print a[1]; exit }' "$3"; }
+check "the levers table is in tables.md" \
+	grep -q '^| lever | other/same (libfuse) | none/same (libfuse) |' "$T"
+check "as found: other/same 0.1 from the records ($(cell "as found" 3 "$T"))" within \
+	"$(cell "as found" 3 "$T")" 0.099 0.101
+check "idle=poll: other/same 0.85 ($(cell idle=poll 3 "$T"))" within "$(cell idle=poll 3 "$T")" \
+	0.849 0.851
+check "idle=poll: none/same 0.9 ($(cell idle=poll 4 "$T"))" within "$(cell idle=poll 4 "$T")" \
+	0.899 0.901
+check "idle=poll closes 83% of other/same's gap" \
+	grep -Eq '^\| idle=poll \| 0\.85 \[[^]]*\]; 83% \|' "$T"
 check "daemon_wait=spin:50: dev's other/same 0.182 ($(cell daemon_wait=spin:50 5 "$T"))" \
 	within "$(cell daemon_wait=spin:50 5 "$T")" 0.18 0.184
 check "daemon_wait=spin:50 costs 9 us of server CPU a request ($(cell daemon_wait=spin:50 7 "$T"))" \
 	within "$(cell daemon_wait=spin:50 7 "$T")" 8.99 9.01
 check "idle=poll: the CPUs never idle, POLL used ($(cell idle=poll 8 "$T"))" eval \
 	'within "$(cell idle=poll 8 "$T")" 0 0 && grep -Eq "^\| idle=poll \|.*\| POLL 97% \|$" "$T"'
-part() { awk -F' *\\| *' -v p="$1" 'index($2, p) == 1 { split($3, a, " "); print a[1]; exit }' "$2"; }
-c=$(part "cache transfers" "$T"); k=$(part "wake-ups crossing adds" "$T"); u=$(part "FUSE's own" "$T")
+part() { awk -F' *\\| *' -v p="$1" 'index($2, p) == 1 { split($3, a, " "); print a[1]; exit }' \
+	"$2"; }
+c=$(part "cache transfers" "$T"); k=$(part "wake-ups crossing adds" "$T"); u=$(part "FUSE's own" \
+	"$T")
 d=$(part "other minus same" "$T"); kp=$(part "wake-ups with idle" "$T")
 check "split: cache 0.201 us (cpupair's line round trip, $c)" within "$c" 0.2 0.202
 check "split: wake-ups 59.8 us (pipe between the CPUs less on CPU 0 alone, less line, $k)" \
 	within "$k" 59.7 59.9
 check "split: other minus same = 1e6/10010 - 1e6/100010 = 89.9 us ($d)" within "$d" 89.8 90.0
 check "split: the three parts sum to other minus same ($c + $k + $u = $d)" \
-	within "$(awk -v a="$c" -v b="$k" -v x="$u" 'BEGIN { print a + b + x }')" "$(awk -v v="$d" 'BEGIN { print v - 0.2 }')" "$(awk -v v="$d" 'BEGIN { print v + 0.2 }')"
+	within "$(awk -v a="$c" -v b="$k" -v x="$u" 'BEGIN { print a + b + x }')" \
+		"$(awk -v v="$d" 'BEGIN { print v - 0.2 }')" "$(awk -v v="$d" 'BEGIN { print v + 0.2 }')"
 check "split: wake-ups with idle polling 12 - 3.2 - 0.2 = 8.6 us ($kp)" within "$kp" 8.5 8.7
 check "the split's stacked bar is drawn (or its script written without gnuplot)" eval \
-	'[ -s "$R/figures/src/cputestfs_split.gp" ] && grep -q rowstacked "$R/figures/src/cputestfs_split.gp" &&
+	'[ -s "$R/figures/src/cputestfs_split.gp" ] &&
+		grep -q rowstacked "$R/figures/src/cputestfs_split.gp" &&
 	 { ! command -v gnuplot >/dev/null || [ -s "$R/figures/cputestfs_split.png" ]; }'
 check "report.md names the cheapest lever" \
 	grep -q '^Here, idle=poll closes 83% of the gap of other/same (libfuse) (0.1 as found, 0.85 with it)' "$R/report.md"
-check "report.md gives the split in a sentence" grep -q '^Of the 89.9 us a stat() served on CPU 1' "$R/report.md"
+check "report.md gives the split in a sentence" \
+	grep -q '^Of the 89.9 us a stat() served on CPU 1' "$R/report.md"
 
 # The check against the breakdown: BRK_AF, BRK_POLL: the wording expected as found and
 # with idle polling (agrees / does not agree); the numbers from the records.
 b=$(part "breakdown's wake-up steps, other" "$T"); bp=$(part "breakdown's wake-up steps with" "$T")
-check "check: the breakdown's wake-up steps, other less same, 78 us per call ($b)" within "$b" 77.9 78.1
+check "check: the breakdown's wake-up steps, other less same, 78 us per call ($b)" \
+	within "$b" 77.9 78.1
 check "check: with idle polling 4 us per call ($bp)" within "$bp" 3.99 4.01
 # said N WORD FILE: the check's sentence (as found, or with idle polling when N=1) says WORD
 said() {
@@ -209,7 +221,8 @@ check "split, a round trip below zero: no split, and why" eval \
 	'[[ $p == *"cannot be given: cpupair recorded a round trip below zero, which no time can be"* ]]'
 check "split, a round trip below zero: no negative time quoted (${p:0:60}...)" \
 	eval '! grep -Eq -- "(^|[^0-9.e])-[0-9]" <<<"$p"'
-check "split, a round trip below zero: no split figure" [ ! -e "$R/figures/src/cputestfs_split.dat" ]
+check "split, a round trip below zero: no split figure" \
+	[ ! -e "$R/figures/src/cputestfs_split.dat" ]
 
 # fast: a stat() served on the other CPU is faster than one on the caller's
 R=$W/fast
@@ -218,7 +231,8 @@ records "$R" 1 0 fast
 p=$(split_para "$R/report.md")
 check "split, other faster than same: said as less time, nothing to split" \
 	eval '[[ $p == "A stat() served on CPU 1 for a caller on CPU 0 took 1.67 us less than one served on the caller"* ]]'
-check "split, other faster than same: no negative time in the sentence" eval '! grep -Eq -- "-[0-9]" <<<"$p"'
+check "split, other faster than same: no negative time in the sentence" \
+	eval '! grep -Eq -- "-[0-9]" <<<"$p"'
 if [ -s "$R/figures/src/cputestfs_split.gp" ]; then
 	ylo=$(sed -n '1,/^plot/s/^set yrange \[\([^:]*\):.*/\1/p' "$R/figures/src/cputestfs_split.gp")
 	bd=$(awk '!/^#/ && /other - same/ { print $NF; exit }' "$R/figures/src/cputestfs_split.dat")
@@ -256,7 +270,8 @@ records "$R" 0 0
 "$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
 rc=$?
 check "harness plot without cpupair records: exit 0 (got $rc)" [ "$rc" = 0 ]
-check "without cpupair, the report says so" grep -q 'cpupair was not run in this run directory' "$R/report.md"
+check "without cpupair, the report says so" \
+	grep -q 'cpupair was not run in this run directory' "$R/report.md"
 check "without cpupair, no split figure" [ ! -e "$R/figures/src/cputestfs_split.gp" ]
 
 # costs RUNDIR MODE: libfuse same/other/none as found and with idle=poll, dev same/other
@@ -310,7 +325,8 @@ R=$W/odd
 costs "$R" odd
 "$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
 rows=$(grep -E '^\| (as found|idle=poll) \|' "$R/report.md")
-check "impossible records: no idle share above 100% in the levers table" eval '! grep -q "| 105 |" <<<"$rows"'
+check "impossible records: no idle share above 100% in the levers table" \
+	eval '! grep -q "| 105 |" <<<"$rows"'
 check "impossible records: no negative cost in the levers table" eval '! grep -q -- "-7" <<<"$rows"'
 check "impossible records: the cells say what was left out" eval \
 	'grep -q "not recorded (a negative CPU time left out)" <<<"$rows" &&
@@ -319,7 +335,8 @@ check "a lever past 1 closes all of the gap, never more than 100%" eval \
 	'grep -q "^| idle=poll | 1.5 \[[^]]*\]; all of it, past 1 |" "$R/report.md" &&
 	 ! grep -Eq "(closes |; )[0-9]{3,}%" "$R/report.md"'
 check "the sentence says past 1, not a share above 100%" \
-	grep -q "^Here, idle=poll closes all of the gap, and goes past 1, of other/same (libfuse)" "$R/report.md"
+	grep -q "^Here, idle=poll closes all of the gap, and goes past 1, of other/same (libfuse)" \
+		"$R/report.md"
 
 R=$W/bare
 costs "$R" bare
@@ -343,10 +360,13 @@ awk 'BEGIN {
 "$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
 rc=$?
 check "ddpar: harness plot exit 0 ($rc)" [ "$rc" = 0 ]
-check "ddpar: the levers table gives clone_fd on/off at N=4, 1.2 as found and 1.5 with idle=poll" eval \
+check "ddpar: the levers table gives clone_fd on/off at N=4, 1.2 as found and 1.5 with idle=poll" \
+	eval \
 	'grep -q "^| lever | clone_fd on/off (write, N=4) |" "$R/report.md" &&
-	 within "$(cell "as found" 3 "$R/report.md")" 1.19 1.21 && within "$(cell idle=poll 3 "$R/report.md")" 1.49 1.51'
-check "ddpar: fewer than 6 repetitions are marked, not judged" grep -q '^| idle=poll | 1.5 (n<6)' "$R/report.md"
+	 within "$(cell "as found" 3 "$R/report.md")" 1.19 1.21 &&
+	   within "$(cell idle=poll 3 "$R/report.md")" 1.49 1.51'
+check "ddpar: fewer than 6 repetitions are marked, not judged" \
+	grep -q '^| idle=poll | 1.5 (n<6)' "$R/report.md"
 
 # A lever the benchmark refused here (exit 4: no cpuidle driver reads PM QoS): its points are
 # skipped, so no record holds idle=poll; the row says it cannot act, with the reason, no share.
@@ -370,7 +390,8 @@ check "inert lever: the row says it cannot act here, with the reason" \
 check "inert lever: the row gives no share of the gap" eval '[[ $row != *"%"* ]]'
 check "inert lever: the reason's '|' cannot break the table" \
 	eval '[ "$(printf "%s" "$row" | tr -cd "|" | wc -c)" = "$(grep "^| as found |" "$R/report.md" | tr -cd "|" | wc -c)" ]'
-check "inert lever: one row however many of its points were skipped" [ "$(grep -c '^| idle=poll |' "$R/report.md")" = 1 ]
+check "inert lever: one row however many of its points were skipped" \
+	[ "$(grep -c '^| idle=poll |' "$R/report.md")" = 1 ]
 rm "$R/failures.csv"
 "$BIN/harness" plot "$R" >/dev/null 2>&1
 check "no skipped point: no idle=poll row" eval '! grep -q "^| idle=poll |" "$R/report.md"'

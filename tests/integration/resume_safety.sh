@@ -77,7 +77,8 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 	R=$(fresh owned) && chown -R nobody "$R"
 	refused "a directory owned by another user is refused" "$R"
 	err=$("$H" run --resume "$R" 2>&1 >/dev/null)
-	check "... saying whose it is ($err)" grep -q "is owned by uid $(id -u nobody), not by root or you" <<<"$err"
+	check "... saying whose it is ($err)" \
+		grep -q "is owned by uid $(id -u nobody), not by root or you" <<<"$err"
 	for f in plan.plan runs.csv raw.csv log; do
 		R=$(fresh "owned-$f") && chown nobody "$R/$f"
 		refused "$f owned by another user is refused" "$R"

@@ -65,7 +65,8 @@ for t in dev uring; do
 			eval 'ge "$p" 95 && ge "$s" 1'
 	fi
 	check "cputestfs $t: no FUSE mount left" no_fuse_left
-	check "cputestfs $t: enable_uring is as found ($(uring_now), was $uring_before)" [ "$(uring_now)" = "$uring_before" ]
+	check "cputestfs $t: enable_uring is as found ($(uring_now), was $uring_before)" \
+		[ "$(uring_now)" = "$uring_before" ]
 done
 
 # ---- ddpar: the byte check is part of every point; exit 0 means it held ----
@@ -112,7 +113,8 @@ if [ -n "$(usable cputestfs --transport uring --placement same)" ]; then
 fi
 
 pf=$W/kill.pid
-AFFBENCH_DAEMON_PIDFILE=$pf "$BIN/cputestfs" --transport uring --placement none --duration 3 --repeat 1 \
+AFFBENCH_DAEMON_PIDFILE=$pf "$BIN/cputestfs" --transport uring --placement none --duration 3 \
+	--repeat 1 \
 	--format csv --quiet >"$W/kill.csv" 2>"$W/kill.err" &
 bp=$!
 if wait_pidfile "$pf"; then
@@ -124,11 +126,13 @@ rc=$?
 check "uring daemon SIGKILLed mid-run: exit 1, no number (got $rc: $(tail -n1 "$W/kill.err"))" \
 	eval '[ "$rc" = 1 ] && ! grep -q stat_per_s "$W/kill.csv"'
 check "uring daemon SIGKILLed: no FUSE mount left" no_fuse_left
-check "uring daemon SIGKILLed: enable_uring is as found ($(uring_now))" [ "$(uring_now)" = "$uring_before" ]
+check "uring daemon SIGKILLed: enable_uring is as found ($(uring_now))" \
+	[ "$(uring_now)" = "$uring_before" ]
 
 # The benchmark itself SIGKILLed: it cannot restore, the journal can.
 pf=$W/bkill.pid
-AFFBENCH_DAEMON_PIDFILE=$pf "$BIN/cputestfs" --transport uring --placement same --duration 5 --repeat 1 \
+AFFBENCH_DAEMON_PIDFILE=$pf "$BIN/cputestfs" --transport uring --placement same --duration 5 \
+	--repeat 1 \
 	--format csv --quiet >/dev/null 2>"$W/bkill.err" &
 bp=$!
 if wait_pidfile "$pf"; then
@@ -144,9 +148,12 @@ daemon_gone() { ! kill -0 "${dp:-0}" 2>/dev/null; }
 wait_until 20 daemon_gone
 check "cputestfs SIGKILLed while io_uring served: enable_uring was on (Y) during the run (got ${was:-?})" \
 	[ "${was:-}" = Y ]
-"$BIN/harness" restore --workdir "$AFFBENCH_WORKDIR" --journal "$AFFBENCH_JOURNAL" >"$W/restore.out" 2>&1
+"$BIN/harness" restore --workdir "$AFFBENCH_WORKDIR" --journal "$AFFBENCH_JOURNAL" \
+	>"$W/restore.out" 2>&1
 rc=$?
-check "harness restore after the SIGKILL: exit 0 (got $rc: $(tail -n1 "$W/restore.out"))" [ "$rc" = 0 ]
-check "harness restore: enable_uring is as found ($(uring_now), was $uring_before)" [ "$(uring_now)" = "$uring_before" ]
+check "harness restore after the SIGKILL: exit 0 (got $rc: $(tail -n1 "$W/restore.out"))" \
+	[ "$rc" = 0 ]
+check "harness restore: enable_uring is as found ($(uring_now), was $uring_before)" \
+	[ "$(uring_now)" = "$uring_before" ]
 check "harness restore: no FUSE mount left" no_fuse_left
 t_done
