@@ -24,7 +24,8 @@ fi
 lkp=$1
 if [ ! -x "$lkp/bin/lkp" ] || [ ! -d "$lkp/programs" ] ||
 	[ ! -f "$lkp/etc/index-perf-all.yaml" ]; then
-	echo "affbench: '$lkp' is not an lkp-tests checkout (no bin/lkp, programs/, etc/index-perf-all.yaml)" >&2
+	echo "affbench: '$lkp' is not an lkp-tests checkout (no bin/lkp, programs/," \
+		"etc/index-perf-all.yaml)" >&2
 	exit 2
 fi
 

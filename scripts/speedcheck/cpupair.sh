@@ -34,7 +34,8 @@ check_cpupair() {
 	read -r a b < <(tr ',' '\n' <<<"$cpus" |
 		awk -F- '{ hi = NF > 1 ? $2 : $1; for (i = $1; i <= hi; i++) print i }' | head -2 | tr '\n' ' ')
 	[ -n "${b:-}" ] || skip "cpupair needs two CPUs; this process may run on $cpus only"
-	echo "speedcheck: cpupair vs pingpong (cache-line round trip), pairs ($a,$b) ($b,$a) of $cpus, ${REPS} x ${CP_DUR} s interleaved..." >&2
+	echo "speedcheck: cpupair vs pingpong (cache-line round trip), pairs ($a,$b) ($b,$a) of $cpus," \
+		"${REPS} x ${CP_DUR} s interleaved..." >&2
 	declare -A cv pv
 	for r in $(seq "$REPS"); do
 		for p in "$a $b" "$b $a"; do

@@ -59,8 +59,10 @@ check_cputestfs() {
 		h_none+=("$VAL")
 		cputestfs_run --placement none --kstats off
 		k_none+=("$VAL")
-		echo "speedcheck:   rep $r: same: cputestfs ${c_same[-1]} (kstats off ${k_same[-1]}) hello_ll ${h_same[-1]}" \
-			"pipe ${p_same[-1]}; none: cputestfs ${c_none[-1]} (kstats off ${k_none[-1]}) hello_ll ${h_none[-1]}" >&2
+		echo "speedcheck:   rep $r: same: cputestfs ${c_same[-1]} (kstats off ${k_same[-1]}) hello_ll" \
+			"${h_same[-1]}" \
+			"pipe ${p_same[-1]}; none: cputestfs ${c_none[-1]} (kstats off ${k_none[-1]}) hello_ll" \
+				"${h_none[-1]}" >&2
 	done
 	local cs ks hs ps cn kn hn
 	cs=$(echo "${c_same[@]}" | median)

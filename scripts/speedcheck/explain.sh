@@ -273,7 +273,8 @@ ex_wakes() { # PLACEMENT: run B; EX_B_DAEMON, EX_B_REPLY = "median count"
 	if ! grep -q '^Attaching' "$WORK/B-$p.bt"; then
 		local why="did not attach its probes in 30 s"
 		kill -0 "$bt" 2>/dev/null || why="exited before attaching its probes"
-		echo "speedcheck: explain: bpftrace $why; the wake-up rows are skipped. $(grep -v RLIMIT "$WORK/B-$p.bterr" | head -2)" >&2
+		echo "speedcheck: explain: bpftrace $why; the wake-up rows are skipped." \
+			"$(grep -v RLIMIT "$WORK/B-$p.bterr" | head -2)" >&2
 		kill "$bt" 2>/dev/null
 		wait "$bt" 2>/dev/null
 		return 1
@@ -289,7 +290,8 @@ ex_wakes() { # PLACEMENT: run B; EX_B_DAEMON, EX_B_REPLY = "median count"
 	[[ $daemon =~ ^[0-9]+$ ]] || die "no daemon pid on bin/cputestfs's stderr (run B, $p)"
 	EX_B_DAEMON=$(bt_median "$WORK/B-$p.bt" "$daemon" daemon)
 	EX_B_REPLY=$(bt_median "$WORK/B-$p.bt" "$daemon" reply)
-	echo "speedcheck:   $p run B: $(rec "B-$p" stat_per_s) stat/s, instrumented $(rec "B-$p" brk_calls_per_s)/s;" \
+	echo "speedcheck:   $p run B: $(rec "B-$p" stat_per_s) stat/s, instrumented" \
+		"$(rec "B-$p" brk_calls_per_s)/s;" \
 		"bpftrace: daemon $daemon woken ${EX_B_DAEMON#* } times, woke ${EX_B_REPLY#* }" >&2
 }
 
@@ -355,7 +357,8 @@ ex_table() { # PLACEMENT
 			$EX_TOL_WAKE "$t" ns
 	fi
 	awk -v a="$EX_A_SPAN" -v d="$DUR" 'BEGIN { exit !(a < d / 2) }' &&
-		echo "note: the reference found only $EX_A_SPAN s of the $DUR s window (the benchmark's rate varied 5-fold: a busy machine); its system-wide rows count a part of the window"
+		echo "note: the reference found only $EX_A_SPAN s of the $DUR s window (the benchmark's rate" \
+			"varied 5-fold: a busy machine); its system-wide rows count a part of the window"
 	ex_costs "$p"
 }
 
@@ -363,9 +366,11 @@ ex_costs() { # PLACEMENT: what instrumenting costs, from run C (and A, B)
 	local p=$1 hs hi
 	hs=$(rec_median "C-$p" stat_per_s)
 	hi=$(rec_median "C-$p" brk_calls_per_s)
-	echo "cost: run C (nothing attached, median of $REPS): timed $(printf '%.0f' "$hs") stat/s, instrumented" \
+	echo "cost: run C (nothing attached, median of $REPS): timed $(printf '%.0f' "$hs") stat/s," \
+		"instrumented" \
 		"repetitions $(printf '%.0f' "${hi:-0}") calls/s: $(ex_slow "$hi" "$hs") slower"
-	echo "cost: timed stat/s under $([ "$EX_PERF" = 1 ] && echo "perf stat and ")the /proc sampler (run A) / alone (run C): $(ratio "$(rec "A-$p" stat_per_s)" "$hs")$(
+	echo "cost: timed stat/s under $([ "$EX_PERF" = 1 ] && echo "perf stat and ")the /proc sampler" \
+		"(run A) / alone (run C): $(ratio "$(rec "A-$p" stat_per_s)" "$hs")$(
 		[ "$EX_BPF" = 1 ] && echo "; under bpftrace (run B) / alone: $(ratio "$(rec "B-$p" stat_per_s)" "$hs")")"
 }
 ex_slow() { awk -v i="$1" -v h="$2" 'BEGIN { if (i == "" ||
@@ -376,20 +381,26 @@ check_explain() {
 	if perf_usable; then
 		EX_PERF=1
 		if perf_requests; then EX_REQ=1; else
-			echo "speedcheck: explain: perf cannot count fuse:fuse_request_send (tracefs mounted?); references are per stat() at the window's rate" >&2
+			echo "speedcheck: explain: perf cannot count fuse:fuse_request_send (tracefs mounted?);" \
+				"references are per stat() at the window's rate" >&2
 		fi
 	else
-		echo "speedcheck: explain: perf stat does not run here; its rows are skipped. Install it with: apt-get install -y linux-perf" >&2
+		echo "speedcheck: explain: perf stat does not run here; its rows are skipped. Install it with:" \
+			"apt-get install -y linux-perf" >&2
 	fi
 	if bpftrace_usable; then EX_BPF=1; else
-		echo "speedcheck: explain: no bpftrace; the wake-up rows are skipped. Install it with: apt-get install -y bpftrace" >&2
+		echo "speedcheck: explain: no bpftrace; the wake-up rows are skipped. Install it with: apt-get" \
+			"install -y bpftrace" >&2
 	fi
 	[ -r /proc/interrupts ] || skip "explain: cannot read /proc/interrupts, so nothing can be checked"
-	echo "speedcheck: explain: cputestfs records vs perf stat, bpftrace and /proc/interrupts, placements $EX_PLACEMENTS, 3 runs x $DUR s each..." >&2
+	echo "speedcheck: explain: cputestfs records vs perf stat, bpftrace and /proc/interrupts," \
+		"placements $EX_PLACEMENTS, 3 runs x $DUR s each..." >&2
 	local p
 	echo
-	echo "## explain: affbench's records vs perf stat, bpftrace, /proc/interrupts (cputestfs, ${DUR} s windows)"
-	echo "## counts: affbench's window vs the reference's 100 ms intervals inside it; wake-ups: the same instrumented repetition"
+	echo "## explain: affbench's records vs perf stat, bpftrace, /proc/interrupts (cputestfs, ${DUR}" \
+		"s windows)"
+	echo "## counts: affbench's window vs the reference's 100 ms intervals inside it; wake-ups: the" \
+		"same instrumented repetition"
 	for p in $EX_PLACEMENTS; do
 		EX_REPEAT=$REPS ex_cmd "C-$p" --placement "$p" --kstats auto
 		"${EX_CMD[@]}" >"$EX_OUT" 2>"$EX_ERR"

@@ -24,7 +24,8 @@ lv_run() {
 lv_idle() {
 	local r pol sa=() oa=() sp=() op=()
 	if ! "$BIN/cputestfs" --help 2>&1 | grep -q -- '--idle'; then
-		echo "idle: skipped: this bin/cputestfs has no --idle option (issue 27's idle axis is not in this tree)"
+		echo "idle: skipped: this bin/cputestfs has no --idle option (issue 27's idle axis is not in" \
+			"this tree)"
 		return
 	fi
 	for r in $(seq "$REPS"); do
@@ -34,7 +35,8 @@ lv_idle() {
 			lv_run --idle "$pol" --placement other
 			[ $pol = poll ] && op+=("$VAL") || oa+=("$VAL")
 		done
-		echo "speedcheck:   levers rep $r: as-found same ${sa[-1]} other ${oa[-1]}; poll same ${sp[-1]} other ${op[-1]}" >&2
+		echo "speedcheck:   levers rep $r: as-found same ${sa[-1]} other ${oa[-1]}; poll same ${sp[-1]}" \
+			"other ${op[-1]}" >&2
 	done
 	local ms mo ps po ra rp
 	ms=$(echo "${sa[@]}" | median) mo=$(echo "${oa[@]}" | median)
@@ -80,5 +82,6 @@ check_levers() {
 	else
 		lv_wait uring ""
 	fi
-	echo "targets: other/same <= 0.30 as found and >= 0.70 with --idle poll; dev spin:50 >= 1.5 x block"
+	echo "targets: other/same <= 0.30 as found and >= 0.70 with --idle poll; dev spin:50 >= 1.5 x" \
+		"block"
 }

@@ -20,7 +20,8 @@ ov_time() { # CMD...: OV_S = wall seconds of one invocation, whatever its exit s
 }
 
 check_plan_overhead() {
-	echo "speedcheck: plan-overhead: plan $PLAN's first repetition, each invocation with --kstats as planned and off..." >&2
+	echo "speedcheck: plan-overhead: plan $PLAN's first repetition, each invocation with --kstats as" \
+		"planned and off..." >&2
 	"$BIN/harness" run --plan "$PLAN" --dry-run >"$WORK/plan.txt" 2>"$WORK/plan.err" ||
 		{ cat "$WORK/plan.err" >&2; die "harness run --plan $PLAN --dry-run failed"; }
 	declare -A on off n has
@@ -70,7 +71,8 @@ check_plan_overhead() {
 	# "plan FILE: P points x R repetitions = ..."
 	reps=$(sed -n '1s/.* points x \([0-9]*\) repetitions.*/\1/p' "$WORK/plan.txt")
 	if [[ $reps =~ ^[1-9][0-9]*$ ]]; then
-		echo "with kstats in 1 of the plan's $reps repetitions per point instead of all: $(awk -v g="$g" -v r="$reps" \
+		echo "with kstats in 1 of the plan's $reps repetitions per point instead of all:" \
+			"$(awk -v g="$g" -v r="$reps" \
 			'BEGIN { printf "%.1f", g / r }')% growth"
 	fi
 }

@@ -25,7 +25,8 @@ fio_run() { # CPU FILE: VAL = read IOPS / 1000
 }
 
 check_sqrtio() {
-	echo "speedcheck: sqrtio vs fio (4 KiB O_DIRECT randread, psync, 1 reader), ${REPS} x ${DUR} s interleaved..." >&2
+	echo "speedcheck: sqrtio vs fio (4 KiB O_DIRECT randread, psync, 1 reader), ${REPS} x ${DUR} s" \
+		"interleaved..." >&2
 	# Not /tmp (often tmpfs): the file must sit on a block device.
 	DATA_DIR=$(mktemp -d "${SPEEDCHECK_DATA_DIR:-/var/tmp}/speedcheck-data.XXXXXX") ||
 		die "cannot make a data directory"
@@ -56,7 +57,8 @@ check_sqrtio() {
 		done
 	done
 	echo
-	echo "## sqrtio vs fio: K 4 KiB O_DIRECT random reads/s, psync, span $((SPAN >> 20)) MiB, disk $disk, rq_affinity $rq, median of $REPS x $DUR s"
+	echo "## sqrtio vs fio: K 4 KiB O_DIRECT random reads/s, psync, span $((SPAN >> 20)) MiB, disk" \
+		"$disk, rq_affinity $rq, median of $REPS x $DUR s"
 	echo
 	printf '%-18s %12s %12s %8s  %s\n' reader "sqrtio" "fio" "ratio" verdict
 	local ms mf rt

@@ -67,8 +67,10 @@ one() { # SEED: 0, or a line saying what went wrong
 	# exit 1 only as documented: a raw.csv left without one valid record
 	[ "$rp" = 1 ] && grep -q 'no valid records' "$d.plot.err" && rp=0
 	[ "$rc" = 1 ] && grep -q 'no valid records' "$d.cmp.err" && rc=0
-	if [ "$rp" != 0 ] && [ "$rp" != 2 ]; then echo "seed $s: plot exit $rp: $(tail -n2 "$d.plot.err" | tr '\n' ' ')"; return; fi
-	if [ "$rc" != 0 ] && [ "$rc" != 2 ]; then echo "seed $s: compare exit $rc: $(tail -n2 "$d.cmp.err" | tr '\n' ' ')"; return; fi
+	if [ "$rp" != 0 ] && [ "$rp" != 2 ]; then echo "seed $s: plot exit $rp:" \
+		"$(tail -n2 "$d.plot.err" | tr '\n' ' ')"; return; fi
+	if [ "$rc" != 0 ] && [ "$rc" != 2 ]; then echo "seed $s: compare exit $rc:" \
+		"$(tail -n2 "$d.cmp.err" | tr '\n' ' ')"; return; fi
 	rm -rf "$d" "$c" "$d.plot.err" "$d.cmp.err"
 }
 
@@ -80,7 +82,8 @@ seq 1 "$N" | xargs -P 2 -I{} bash -c "$(declare -f one); W='$W' MUT='$MUT' H='$H
 	>>"$fails" 2>&1
 nf=$(grep -c . "$fails")
 if [ "$nf" = 0 ]; then
-	echo "ok 1 - $N mutated raw.csv and hist.csv files: plot and compare exit 0 or 2 (1: no valid records), never a signal"
+	echo "ok 1 - $N mutated raw.csv and hist.csv files: plot and compare exit 0 or 2 (1: no valid" \
+		"records), never a signal"
 else
 	echo "not ok 1 - $nf of $N mutated raw.csv and hist.csv files ended badly:"
 	head -n 20 "$fails" | sed 's/^/#   /'
@@ -132,7 +135,8 @@ nonreg() { # NAME WANT: plot and compare of case NAME both exit WANT
 	bounded "$H" compare --out "$W/nc-$1" "$d" "$W/base" >/dev/null 2>>"$d.err"
 	rc=$?
 	[ "$rp" = "$2" ] && [ "$rc" = "$2" ] ||
-		echo "$1: plot exit $rp, compare exit $rc (want $2; 124: hung): $(tail -n2 "$d.err" | tr '\n' ' ')"
+		echo "$1: plot exit $rp, compare exit $rc (want $2; 124: hung):" \
+			"$(tail -n2 "$d.err" | tr '\n' ' ')"
 	rm -rf "$d" "$d.err" "$W/nc-$1"
 }
 cases="fifo link-zero link-urandom link-good directory over-size over-size-tail long-line-1 long-line-2 long-line-3 long-line-4 long-line-5"
@@ -144,7 +148,8 @@ for c in $cases; do nonreg "$c" 2 >>"$nfails"; n=$((n + 1)); done
 nonreg line-at-limit 0 >>"$nfails"
 nn=$(grep -c . "$nfails")
 if [ "$nn" = 0 ]; then
-	echo "ok 3 - $n raw.csv that are not regular files, are links or break a limit: exit 2 in bounds; a line at the limit loads"
+	echo "ok 3 - $n raw.csv that are not regular files, are links or break a limit: exit 2 in" \
+		"bounds; a line at the limit loads"
 else
 	echo "not ok 3 - $nn of $((n + 1)) special raw.csv ended badly:"
 	sed 's/^/#   /' "$nfails"

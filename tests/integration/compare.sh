@@ -345,7 +345,8 @@ for i in $(seq 1 49); do
 done
 s0=$(date +%s%N)
 "$H" compare --out "$D/o-50" "${r50[@]}" > "$D/50.out" 2> "$D/50.err"; rc=$?
-echo "# 50 runs of the reference's plan compared in $(( ($(date +%s%N) - s0) / 1000000 )) ms (not asserted)"
+echo "# 50 runs of the reference's plan compared in $(( ($(date +%s%N) - s0) / 1000000 )) ms (not" \
+	"asserted)"
 md=$D/o-50/compare.md
 check "50 runs compare (exit $rc)" [ "$rc" = 0 ]
 check "each run in the terminal legend, past Z as #26.., long names cut" \

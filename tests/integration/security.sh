@@ -58,9 +58,11 @@ if [ -f "$REF" ]; then head -n 400 "$REF" \
 for i in 1 2 3; do echo "cputestfs,baseline=fuse;daemon=single;placement=none,$i,stat_per_s,$((30000 + i)),1/s"; done >>"$R/raw.csv"
 PW=pwned	# relative: gnuplot runs in a private directory whose every file is moved into the run directory
 {
-	echo "cputestfs,\"baseline=fuse;daemon=single;placement=x';system('touch $PW');'\",1,stat_per_s,5,1/s"
+	echo "cputestfs,\"baseline=fuse;daemon=single;placement=x';system('touch" \
+		"$PW');'\",1,stat_per_s,5,1/s"
 	echo "cputestfs,baseline=fuse;daemon=single;placement=none,1,system(\"touch $PW\"),5,1/s"
-	echo "cputestfs,baseline=fuse;daemon=single;placement=none,1,stat_per_s,5,1/s' ; system('touch $PW') ; '"
+	echo "cputestfs,baseline=fuse;daemon=single;placement=none,1,stat_per_s,5,1/s' ; system('touch" \
+		"$PW') ; '"
 	echo "cpu'testfs,placement=none,1,stat_per_s,5,1/s"
 	echo "cputestfs,placement=none,1;touch $PW,stat_per_s,5,1/s"
 	echo "cputestfs,placement=none,1,stat_per_s,1e999,1/s"

@@ -34,14 +34,16 @@ pack_list() {
 }
 if [ "${1:-}" = --pack ]; then
 	d=${2:?--pack DIR}
-	echo "# affbench check-topology result, packed by tests/topology/selftest.sh --pack ('@@ PATH' starts a file, '|' a line of it);"
+	echo "# affbench check-topology result, packed by tests/topology/selftest.sh --pack ('@@ PATH'" \
+		"starts a file, '|' a line of it);"
 	echo "# re-check: tests/topology/selftest.sh --unpack THIS DIR && tests/topology/check-run.sh DIR"
 	for f in $(pack_list "$d"); do
 		echo "@@ $f"
 		sed 's/^/|/' "$d/$f"
 	done
 	echo "@@ harness/report.md"
-	echo "|# (report.md of the run: its presence, its knob warnings and its Warnings section are checked)"
+	echo "|# (report.md of the run: its presence, its knob warnings and its Warnings section are" \
+		"checked)"
 	sed -n '/^## Warnings$/,/^## /p' "$d/harness/report.md" 2>/dev/null | sed '$!b; /^## /d' |
 		sed 's/^/|/'
 	exit 0
@@ -59,9 +61,12 @@ unpack() { # FIXTURE DIR
 # --fixture DIR: a fixture from a shape's result, with the one documented edit: the
 # harness's sqrtio skip gets the reason a fixed sqrtio would give (FINDINGS: "reasons above").
 if [ "${1:-}" = --fixture ]; then
-	echo "# affbench check-topology fixture: a shape as a guest wrote it, reduced to the files the checker reads"
-	echo "# (selftest.sh --fixture DIR). One edit: harness/failures.csv gives the sqrtio local=0 skip the reason a"
-	echo "# fixed sqrtio would; the guest's run said only '(reasons above)', which the checker rejects."
+	echo "# affbench check-topology fixture: a shape as a guest wrote it, reduced to the files the" \
+		"checker reads"
+	echo "# (selftest.sh --fixture DIR). One edit: harness/failures.csv gives the sqrtio local=0" \
+		"skip the reason a"
+	echo "# fixed sqrtio would; the guest's run said only '(reasons above)', which the checker" \
+		"rejects."
 	sh "$0" --pack "${2:?--fixture DIR}" | sed -e 1,2d \
 		-e 's/^|sqrtio,local=0,1,4,skipped: sqrtio: no point of the sweep can be placed on the allowed CPUs (reasons above)$/|sqrtio,local=0,1,4,skipped: sqrtio: rq=1 local=0: every allowed CPU completes its own reads (per-CPU queues); try --irq-affinity/'
 	exit

@@ -25,7 +25,8 @@ step() {
 	echo "$rc" >"$D/$name.rc"
 	secs=$(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }')
 	echo "$secs" >"$D/$name.secs"
-	echo "guest: == $name: exit $rc in $secs s, $(grep -c . "$D/$name.csv") lines out, last stderr: $(tail -n 1 "$D/$name.err")"
+	echo "guest: == $name: exit $rc in $secs s, $(grep -c . "$D/$name.csv") lines out, last stderr:" \
+		"$(tail -n 1 "$D/$name.err")"
 }
 
 # The topology suite: every placement, sweep and pair on a many-CPU guest.
@@ -98,7 +99,9 @@ harness run --plan /mnt/disk/guest.plan --out "$O/harness" \
 	--machine-note "EMULATED: QEMU TCG guest, shape $SHAPE ($SHAPE_DESC); not hardware: behaviour, not speed" >"$D/harness.out" 2>"$D/harness.err"
 echo $? >"$D/harness.rc"
 echo "$t0 $(up)" | awk '{ printf "%.1f\n", $2 - $1 }' >"$D/harness.secs"
-echo "guest: == harness run: exit $(cat "$D/harness.rc") in $(cat "$D/harness.secs") s: $(tail -n 2 "$D/harness.err" | tr '\n' ' ')"
+echo "guest: == harness run: exit $(cat "$D/harness.rc") in $(cat "$D/harness.secs") s:" \
+	"$(tail -n 2 "$D/harness.err" | tr '\n' ' ')"
 harness restore >"$D/restore.out" 2>"$D/restore.err"
 echo $? >"$D/restore.rc"
-echo "guest: == harness restore: exit $(cat "$D/restore.rc"): $(cat "$D/restore.out" "$D/restore.err" | tail -n 3 | tr '\n' ' ')"
+echo "guest: == harness restore: exit $(cat "$D/restore.rc"):" \
+	"$(cat "$D/restore.out" "$D/restore.err" | tail -n 3 | tr '\n' ' ')"
