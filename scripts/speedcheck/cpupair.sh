@@ -67,7 +67,8 @@ check_cpupair() {
 		bc=$(echo "${cv[$p]}" | tr ' ' '\n' | grep . | sort -g | head -1)
 		bp=$(echo "${pv[$p]}" | tr ' ' '\n' | grep . | sort -g | head -1)
 		printf '%-12s %12.1f %12.1f %8s  %-7s %10.1f %10.1f %8s\n' "(${p/ /,})" "$mc" "$mp" "$rt" \
-			"$(awk -v r="$rt" 'BEGIN { if (r == "nan") print "n/a"; else print (r + 0 <= 1.1) ? "ok" : "SLOW" }')" \
+			"$(awk -v r="$rt" 'BEGIN { if (r == "nan") print "n/a"
+				else print (r + 0 <= 1.1) ? "ok" : "SLOW" }')" \
 			"$bc" "$bp" "$(ratio "$bc" "$bp")"
 	done
 	echo "target: cpupair/pingpong <= 1.1 (lower is faster), on the medians"

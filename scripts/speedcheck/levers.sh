@@ -43,7 +43,8 @@ lv_idle() {
 	ps=$(echo "${sp[@]}" | median) po=$(echo "${op[@]}" | median)
 	ra=$(ratio "$mo" "$ms") rp=$(ratio "$po" "$ps")
 	printf '%-22s %10.0f %10.0f %8s  %s\n' "idle as-found" "$ms" "$mo" "$ra" \
-		"$(awk -v r="$ra" 'BEGIN { if (r == "nan") print "n/a"; else print (r + 0 <= 0.30) ? "ok" : "MISSED" }') (<= 0.30)"
+		"$(awk -v r="$ra" 'BEGIN { if (r == "nan") print "n/a"
+			else print (r + 0 <= 0.30) ? "ok" : "MISSED" }') (<= 0.30)"
 	printf '%-22s %10.0f %10.0f %8s  %s\n' "idle poll" "$ps" "$po" "$rp" \
 		"$(verdict "$rp" 0.70) (>= 0.70)"
 }

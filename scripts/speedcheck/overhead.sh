@@ -67,7 +67,8 @@ check_plan_overhead() {
 	local g reps
 	g=$(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.1f", 100 * (a / b - 1) }')
 	printf '%-12s %6d %12.1f %12.1f %7s%%  %s\n' all "$i" "$ta" "$tb" "$g" \
-		"$(awk -v g="$g" -v t=$OV_TARGET 'BEGIN { print (g + 0 <= t) ? "ok (target <= " t "%)" : "OVER the " t "% target" }')"
+		"$(awk -v g="$g" -v t=$OV_TARGET 'BEGIN {
+			print (g + 0 <= t) ? "ok (target <= " t "%)" : "OVER the " t "% target" }')"
 	# "plan FILE: P points x R repetitions = ..."
 	reps=$(sed -n '1s/.* points x \([0-9]*\) repetitions.*/\1/p' "$WORK/plan.txt")
 	if [[ $reps =~ ^[1-9][0-9]*$ ]]; then

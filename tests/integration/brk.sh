@@ -34,7 +34,8 @@ if ! grep -q ",brk_calls," "$W/probe.csv"; then
 	# the kernel's other BPF figures loaded, so BPF and BTF are here: a breakdown the
 	# verifier refuses is our program's defect, never a missing facility
 	if grep -q ",kernel_ns_per_req," "$W/probe.csv" && grep -q "BPF load refused" "$W/probe.err"; then
-		nok "the breakdown's BPF program loads where kstats' does ($(grep -m1 'BPF load refused' "$W/probe.err"))"
+		refused=$(grep -m1 'BPF load refused' "$W/probe.err")
+		nok "the breakdown's BPF program loads where kstats' does ($refused)"
 	else
 		skip "request breakdown on this machine" "$(grep -m1 'breakdown is unavailable' "$W/probe.err")"
 	fi

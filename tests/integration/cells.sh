@@ -32,7 +32,8 @@ mkdir "$W/u"
 "$BIN/harness" plot "$W/u" >/dev/null 2>&1
 rc=$?
 check "harness plot of ddpar's uring records alone exits 0 (rc $rc)" [ "$rc" = 0 ]
-check "uring alone: the first numbered table is 1) ($(grep -m1 -oE '^[0-9]+\) [A-Za-z ]+' "$W/u/tables.md"))" \
+first=$(grep -m1 -oE '^[0-9]+\) [A-Za-z ]+' "$W/u/tables.md")
+check "uring alone: the first numbered table is 1) ($first)" \
 	grep -qE '^1\) Time per request' "$W/u/tables.md"
 bad=$(sed -n '/^[0-9]) Time per request/,/^```/p' "$W/u/tables.md" | awk '
 	/^mode / { for (c = 0; c < 2; c++) { h = c ? "daemon handler" : "spinlock wait";

@@ -113,7 +113,8 @@ expect_rc "run --quick --plan fdget" 2 "$H" run --quick --plan fdget --dry-run
 # Advice that works: what fdget says first is what then runs.
 err=$("$BIN/fdget" --threads 8 --mode single --cpus 0 --check-options 2>&1 >/dev/null)
 check "fdget --threads 8 --mode single: the --mode is named, not --oversubscribe ($err)" \
-	sh -c "printf '%s' \"\$1\" | grep -q 'threads means nothing' && ! printf '%s' \"\$1\" | grep -q oversubscribe" _ "$err"
+	sh -c "printf '%s' \"\$1\" | grep -q 'threads means nothing' &&
+		! printf '%s' \"\$1\" | grep -q oversubscribe" _ "$err"
 err=$("$BIN/fdget" --threads 8 --mode shared-fd --cpus 0 --check-options 2>&1 >/dev/null)
 if printf '%s' "$err" | grep -q 'add --oversubscribe'; then
 	check "following the advice (--oversubscribe) is accepted" \

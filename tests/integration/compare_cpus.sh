@@ -17,7 +17,8 @@ run() {
 	mkdir -p "$dir"
 	{ echo 'bench,config,rep,metric,value,unit'
 	  for cpu in "$@"; do for r in $(seq 1 "${REPS:-3}"); do
-		echo "cputestfs,client_cpu=$cpu;daemon=single;daemon_cpu=$cpu;placement=same,$r,stat_per_s,$(awk -v s="$scale" -v r="$r" 'BEGIN { printf "%.1f", 100000 * s + r }'),1/s"
+		v=$(awk -v s="$scale" -v r="$r" 'BEGIN { printf "%.1f", 100000 * s + r }')
+		echo "cputestfs,client_cpu=$cpu;daemon=single;daemon_cpu=$cpu;placement=same,$r,stat_per_s,$v,1/s"
 	  done; done; } > "$dir/raw.csv"
 }
 printf 'cputestfs stat_per_s max-drop 5%%\n' > "$D/rules"

@@ -63,7 +63,8 @@ check "the diagonal: each of the $ncpu CPUs with itself, per repetition ($nd pip
 	[ "$nd" = $((ncpu * 2)) ]
 bad=$(awk -F, 'NR > 1 && $4 !~ /^mon_/ && ($1 != "cpupair" || $5 + 0 < 0 ||
 	($5 + 0 == 0 && $4 != "line_invol_switches") ||
-	$2 !~ /^class=(same|smt|llc|cross-llc|cross-node|unknown);cpu_a=[0-9]+;cpu_b=[0-9]+;pos_a=[0-9]+;pos_b=[0-9]+$/ ||
+	$2 !~ ("^class=(same|smt|llc|cross-llc|cross-node|unknown);" \
+	       "cpu_a=[0-9]+;cpu_b=[0-9]+;pos_a=[0-9]+;pos_b=[0-9]+$") ||
 	!(($4 == "line_rt_ns" && $6 == "ns") || ($4 == "futex_rt_us" && $6 == "us") ||
 	  ($4 == "pipe_rt_us" && $6 == "us") ||
 	  ($4 ~ /^(futex|pipe)_slept_pct$/ && $6 == "%" && $5 + 0 <= 100) ||

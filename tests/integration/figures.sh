@@ -30,7 +30,8 @@ check "report.md links its figures in figures/ ($links links)" [ "$links" -gt 0 
 for gp in "$W"/ref/figures/src/*.gp; do
 	n=$(basename "$gp" .gp)
 	check "$n: drawn into figures/ from figures/src/" \
-		eval 'grep -q "^set output '"'"'\.\./$n\.png'"'"'" "$gp" && grep -q "^set output '"'"'\.\./$n\.svg'"'"'" "$gp"'
+		eval 'grep -q "^set output '"'"'\.\./$n\.png'"'"'" "$gp" &&
+			grep -q "^set output '"'"'\.\./$n\.svg'"'"'" "$gp"'
 	check "$n: x and y axes labelled" \
 		eval 'grep -q "^set xlabel " "$gp" && grep -q "^set ylabel " "$gp"'
 	if grep -q " with image" "$gp"; then	# a heatmap: no key, its colour box says the unit

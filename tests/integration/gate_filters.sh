@@ -13,7 +13,8 @@ mkdir "$D/a"
 { echo 'bench,config,rep,metric,value,unit'
   for r in 1 2 3 4 5 6; do
 	for w in '' ';daemon_wait=poll'; do
-		echo "cputestfs,client_cpu=0;daemon=single;daemon_cpu=1$w;placement=other;transport=dev,$r,stat_per_s,$((90000 + r)),1/s"
+		echo "cputestfs,client_cpu=0;daemon=single;daemon_cpu=1$w;placement=other;transport=dev,$(
+			)$r,stat_per_s,$((90000 + r)),1/s"
 	done
 	echo "ddpar,clone_fd=off;mode=read;procs=1;transport=dev,$r,read_MB_per_s,$((900 + r)),MB/s"
   done; } > "$D/a/raw.csv"

@@ -158,7 +158,8 @@ PLAN
 	back=$(secs "$t0" "$(now)")
 	wait "$hp"
 	rc=$?
-	check "SIGINT: rq_affinity back to $orig at once, within 3 s, not at the 6 s point's end (took $back s)" \
+	check "SIGINT: rq_affinity back to $orig at once, within 3 s, not at the 6 s point's end (took $(
+		)$back s)" \
 		le "$back" 3
 	check "SIGINT: still $orig after the harness exited" rq_is "$orig"
 	check "SIGINT: exit 130 (got $rc; $(tail -n1 "$D/int.err"))" [ "$rc" = 130 ]
@@ -243,7 +244,8 @@ PLAN
 			"$TOP/runme.sh" --restore-only >"$D/runme.out" 2>&1
 			rc=$?
 			check "runme.sh --restore-only exits 0 (rc $rc: $(tail -n1 "$D/runme.out"))" [ "$rc" = 0 ]
-			check "runme.sh put rq_affinity back to $orig ($(cat "$rq_path")): $(grep restored "$D/runme.out")" \
+			restored=$(grep restored "$D/runme.out")
+			check "runme.sh put rq_affinity back to $orig ($(cat "$rq_path")): $restored" \
 				rq_is "$orig"
 		fi
 		check "SIGKILL ($how): raw.csv still valid" raw_valid "$D/kill-$how"

@@ -92,7 +92,8 @@ EOF
 rc=$?
 check "harness run exits 0 (rc $rc)" [ "$rc" = 0 ]
 check "hist.csv has the documented header" \
-	eval '[ "$(head -n1 "$W/run/hist.csv")" = "bench,config,rep,metric,unit,bucket_lo,bucket_hi,count" ]'
+	eval '[ "$(head -n1 "$W/run/hist.csv")" = \
+		"bench,config,rep,metric,unit,bucket_lo,bucket_hi,count" ]'
 check "hist.csv rows: bench cputestfs, rep 1..2, unit ns, lo < hi, count >= 1" awk -F, '
 	NR > 1 { n++; q = (gsub(/"/, "\"") > 0); if (q) next
 		 if ($1 != "cputestfs" || $3 < 1 || $3 > 2 || $5 != "ns" || $6 + 0 >= $7 + 0 || $8 < 1) bad++ }

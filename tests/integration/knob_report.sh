@@ -67,7 +67,8 @@ check "harness plot of the 256-CPU fixture: exit 0 (got $rc: $(tail -n1 "$D/plot
 	[ "$rc" = 0 ]
 grep 'knob not as before' "$R/report.md" >"$D/warned" 2>/dev/null
 n=$(grep -c . "$D/warned")
-check "303 knobs: exactly 2 warned, the two changed (got $n: $(cut -c1-120 "$D/warned" | tr '\n' ';'))" \
+got=$(cut -c1-120 "$D/warned" | tr '\n' ';')
+check "303 knobs: exactly 2 warned, the two changed (got $n: $got)" \
 	[ "$n" = 2 ]
 check "IRQ 200, moved to 5, is warned with its value before (0-255)" \
 	grep -qF '/proc/irq/200/smp_affinity_list = 5 (before: 0-255)' "$D/warned"

@@ -46,7 +46,8 @@ check "placement same: every request ended on the CPU that queued it (got $s%)" 
 # kernel records share the timed records' config and repetition number.
 "$CFS" --kstats on --placement same --duration $WIN --repeat 2 --format csv >"$W/i.csv" 2>"$W/i.err"
 rc=$?
-order=$(sed -n 's/^cputestfs: rep \([0-9]\)\/2 placement=same\(, instrumented\)\{0,1\} client_cpu=.*/\1\2/p' "$W/i.err" | tr '\n' ' ')
+order=$(sed -n 's/^cputestfs: rep \([0-9]\)\/2 placement=same\(, instrumented\)\{0,1\} client_cpu=.*/\1\2/p' \
+	"$W/i.err" | tr '\n' ' ')
 check "--kstats on: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "--kstats on: rep 1, rep 1 instrumented, rep 2, rep 2 instrumented (got '$order')" \
 	[ "$order" = "1 1, instrumented 2 2, instrumented " ]
@@ -109,7 +110,8 @@ for force in nobpf notracepoint eperm; do
 	AFFBENCH_KSTATS_FORCE=$force "$CFS" --placement same --duration $WIN --repeat 1 --format csv \
 		>"$W/f.csv" 2>"$W/f.err"
 	rc=$?
-	check "forced $force, --kstats auto: run ok, reason given, no kernel_* written (exit $rc: $(tail -n1 "$W/f.err"))" \
+	last=$(tail -n1 "$W/f.err")
+	check "forced $force, --kstats auto: run ok, reason given, no kernel_* written (exit $rc: $last)" \
 		eval '[ "$rc" = 0 ] && grep -q stat_per_s "$W/f.csv" && ! grep -q kernel_ "$W/f.csv" &&
 			grep -q "kernel statistics" "$W/f.err"'
 	AFFBENCH_KSTATS_FORCE=$force expect_rc "forced $force, --kstats on: skipped" 4 \

@@ -14,7 +14,8 @@ awk 'BEGIN {
 	print "bench,config,rep,metric,value,unit"
 	c = "baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=%s;" \
 	    "%splacement=%s;transport=libfuse"
-	n = split(",idle=poll;,idle=max-latency:10000000000000000000001;,idle=max-latency:10000000000000000000002;", id, ",")
+	n = split(",idle=poll;,idle=max-latency:10000000000000000000001;" \
+		  ",idle=max-latency:10000000000000000000002;", id, ",")
 	for (rep = 1; rep <= 6; rep++)
 		for (i = 1; i <= n; i++) {
 			printf "cputestfs," c ",%d,stat_per_s,%d,1/s\n", 0, id[i], "same", rep, 100000 + rep

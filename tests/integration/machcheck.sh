@@ -107,7 +107,8 @@ check "a machine without the files: unavailable, never a number" eval \
 	 has steal_before "\(unavailable: .*\)" && has idle_states "none .*"'
 W=$(sed -n '/^## Warnings/,/^## /p' "$D/bare/report.md")
 check "and report.md warns about none of them" eval '! printf "%s\n" "$W" |
-	grep -qE "irqbalance|boost|SMT|idle=|halt polling|deep idle|limit is held|per-CPU PM QoS|THP|virtual|PTI"'
+	grep -qE "irqbalance|boost|SMT|idle=|halt polling|deep idle|limit is held|$(
+		)per-CPU PM QoS|THP|virtual|PTI"'
 check "report.md warns of the missing cpuidle driver, naming --idle busy" eval \
 	'printf "%s\n" "$W" | grep "no cpuidle driver" | grep -q -- "--idle busy"'
 check "machine.txt records PTI off and PCID unavailable where nothing says otherwise" eval \

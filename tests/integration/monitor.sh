@@ -46,7 +46,8 @@ check "every % is within 0-100 and every value finite and >= 0" awk -F, '
 	$(NF-2) ~ /^mon_/ { v = $(NF-1) + 0; if (v < 0 || $(NF-1) ~ /nan|inf/) bad = 1
 			    if ($NF == "%" && v > 100) bad = 1 } END { exit bad }' "$D/out.csv"
 check "what this machine cannot count is said once, and not written" eval \
-	'[ "$(grep -c "CPU monitor: not counted on this machine: wake-ups local vs remote" "$D/err")" = 1 ] &&
+	'[ "$(grep -c "CPU monitor: not counted on this machine: wake-ups local vs remote" \
+		"$D/err")" = 1 ] &&
 	 ! grep -q ",mon_wakeup" "$D/out.csv"'
 
 # report.md's table, from a harness run of the same points

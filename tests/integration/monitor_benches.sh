@@ -10,7 +10,8 @@
 . "$(dirname "$0")/lib.sh"
 D=$(mktemp -d "$AFFBENCH_WORKDIR/monbench.XXXXXX")
 export AFFBENCH_JOURNAL=${AFFBENCH_JOURNAL:-$D/knobs.journal}
-trap '"$BIN/harness" restore --journal "$AFFBENCH_JOURNAL" --workdir "$AFFBENCH_WORKDIR" >/dev/null 2>&1; rm -rf "$D"' EXIT
+trap '"$BIN/harness" restore --journal "$AFFBENCH_JOURNAL" --workdir "$AFFBENCH_WORKDIR" \
+	>/dev/null 2>&1; rm -rf "$D"' EXIT
 
 # sane FILE: every mon_ value finite and >= 0, every % at most 100
 sane() {
@@ -37,7 +38,9 @@ for m in single shared-fd; do
 	check "fdget $m: mon_ctxsw_per_op in each of 2 repetitions ($n)" [ "$n" = 2 ]
 done
 n=$(count "$D/fd.csv" "mode=shared-fd;" mon_task_ctxsw_per_op)
-check "fdget shared-fd: the workers' own switches in each repetition (none exits in the window: $n)" [ "$n" = 2 ]
+check "fdget shared-fd: the workers' own switches in each repetition (none exits in the window: $(
+	)$n)" \
+	[ "$n" = 2 ]
 check "fdget: values finite, shares within 0-100%" sane "$D/fd.csv"
 check "fdget: why the shared-table path is not counted is said" \
 	grep -q "CPU monitor: not counted: how often fdget() took the shared-table path" "$D/fd.err"

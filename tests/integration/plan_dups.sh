@@ -19,7 +19,8 @@ plan idle 'bench cputestfs' 'axis placement none same' '' 'bench cputestfs' \
 	'axis placement same'
 expect_rc "axis idle as-found beside a block run as found" 2 dry idle
 check "... names the point and both blocks (lines 4 and 1)" \
-	eval 'dry idle 2>&1 | grep -q "idle.plan:4: cputestfs (idle=as-found;placement=same) measures again the point cputestfs (placement=same) of the block at line 1"'
+	eval 'dry idle 2>&1 | grep -q "idle.plan:4: cputestfs (idle=as-found;placement=same) $(
+		)measures again the point cputestfs (placement=same) of the block at line 1"'
 plan wait 'bench cputestfs' 'duration 1' 'axis placement same' 'axis transport dev' \
 	'bench cputestfs' 'duration 2' 'extra --transport=dev --daemon-wait block --placement same'
 expect_rc "--daemon-wait block, --NAME=VALUE, another order and duration: still the same point" \

@@ -96,7 +96,8 @@ for frc in 1 0; do
 	empty=$(find "$G/figures" -maxdepth 1 \( -name '*.png' -o -name '*.svg' \) -size 0 2>&1)
 	check "... no 0-byte figure${empty:+ ($empty)}" [ -z "$empty" ]
 	check "... one line says which figure and that the previous one is left" \
-		eval '[ "$(grep -c "cputestfs.gp $what; the previous figure, if any, is left" "$D/fail.err")" = 1 ]'
+		eval '[ "$(grep -c "cputestfs.gp $what; the previous figure, if any, is left" \
+			"$D/fail.err")" = 1 ]'
 	check "... report.md does not show the figure" \
 		bash -c "! grep -qF '(figures/cputestfs.png)' '$G/report.md'"
 	check "... the other outputs are written (summary.csv has the new data)" \

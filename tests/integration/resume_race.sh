@@ -84,7 +84,8 @@ G=$D/checked
 partial "$G"
 AFFBENCH_TEST_RESUME_SWAP=$E "$H" run --resume "$G" --dry-run >"$D/dry.out" 2>"$D/dry.err"
 rc=$?
-check "--dry-run with the planted directory swapped in: exit 0 (got $rc: $(tail -n1 "$D/dry.err"))" \
+last=$(tail -n1 "$D/dry.err")
+check "--dry-run with the planted directory swapped in: exit 0 (got $rc: $last)" \
 	[ "$rc" = 0 ]
 check "... the swap happened: the planted plan is under the name now" \
 	grep -q "axis n 7 8 9" "$G/plan.plan"

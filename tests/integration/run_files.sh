@@ -66,8 +66,10 @@ names() {
 	}' "$README"
 }
 
-{ cat "$TOP/harness/plans/quick.plan"; printf 'bench cpupair\nduration 0.02\nextra --pairs classes\n'; } \
-	> "$W/files.plan"
+{
+	cat "$TOP/harness/plans/quick.plan"
+	printf 'bench cpupair\nduration 0.02\nextra --pairs classes\n'
+} > "$W/files.plan"
 "$BIN/harness" run --plan "$W/files.plan" --repeat 1 --out "$W/run" >"$W/run.out" 2>"$W/run.err"
 rc=$?
 check "the quick run exits 0 (rc $rc)" [ "$rc" = 0 ]

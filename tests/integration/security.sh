@@ -55,8 +55,11 @@ mkdir -p "$R"
 REF=$TOP/results/reference/raw.csv
 if [ -f "$REF" ]; then head -n 400 "$REF" \
 	>"$R/raw.csv"; else echo "bench,config,rep,metric,value,unit" >"$R/raw.csv"; fi
-for i in 1 2 3; do echo "cputestfs,baseline=fuse;daemon=single;placement=none,$i,stat_per_s,$((30000 + i)),1/s"; done >>"$R/raw.csv"
-PW=pwned	# relative: gnuplot runs in a private directory whose every file is moved into the run directory
+for i in 1 2 3; do
+	echo "cputestfs,baseline=fuse;daemon=single;placement=none,$i,stat_per_s,$((30000 + i)),1/s"
+done >>"$R/raw.csv"
+# relative: gnuplot runs in a private directory whose every file is moved into the run directory
+PW=pwned
 {
 	echo "cputestfs,\"baseline=fuse;daemon=single;placement=x';system('touch" \
 		"$PW');'\",1,stat_per_s,5,1/s"

@@ -33,10 +33,12 @@ rc=$?
 check "the run exits 0 (rc $rc; $(tail -n 2 "$D/run.err" | tr '\n' ' '))" test "$rc" = 0
 check "the run announces its estimate" grep -q 'points x .* (estimated [0-9:]*)$' "$D/run.err"
 check "the learned table holds both points (fdget 0.05 s)" \
-	test "$(grep -c "^fdget	0.05	--op [a-z]* --mode single --spawn 0	[0-9.]*	2$" "$AFFBENCH_TIMINGS")" = 2
+	test "$(grep -c "^fdget	0.05	--op [a-z]* --mode single --spawn 0	[0-9.]*	2$" \
+		"$AFFBENCH_TIMINGS")" = 2
 measured=$(awk -F, 'NR > 1 { s += $6 } END { printf "%d", s + 0.5 }' "$D/r/runs.csv")
 after=$(secs "$(dry_eta "$D/f.plan")")
-check "after learning the estimate moved toward the measured time (${before}s -> ${after}s, measured ${measured}s)" \
+check "after learning the estimate moved toward the measured time (${before}s -> ${after}s, $(
+	)measured ${measured}s)" \
 	awk -v b="$before" -v a="$after" -v m="$measured" 'BEGIN { d1 = b - m; d2 = a - m
 		exit !((d2 < 0 ? -d2 : d2) < (d1 < 0 ? -d1 : d1)) }'
 check "--dry-run says where the estimates came from" \

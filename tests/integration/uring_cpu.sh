@@ -130,7 +130,8 @@ bench ddpar dd --transport dev --procs 1 --mode read &&
 err=$("$BIN/cputestfs" --transport uring --uring-cpu next --placement same \
 	"${TINY[@]}" 2>&1 >/dev/null)
 rc=$?
-check "cputestfs --uring-cpu next --placement same: exit 4, one line: pinned to one CPU ($rc: $err)" \
+check "cputestfs --uring-cpu next --placement same: exit 4, one line: pinned to one CPU ($rc: $(
+	)$err)" \
 	eval '[ "$rc" = 4 ] && [ "$(printf "%s\n" "$err" | grep -c .)" = 1 ] &&
 		[[ $err == *"--uring-cpu next at placement same: the server is pinned to CPU"* ]]'
 
@@ -190,7 +191,9 @@ for mode in queue next none; do
 		skip "--uring-cpu $mode placement" "$(tail -n1 "$W/$mode.err")"
 		continue
 	fi
-	check "--uring-cpu $mode: ring threads (queue CPU, allowed CPUs) are '$(echo $want)' (got '$(echo $got)', exit $rc: $(tail -n1 "$W/$mode.err"))" \
+	last=$(tail -n1 "$W/$mode.err")
+	check "--uring-cpu $mode: ring threads (queue CPU, allowed CPUs) are '$(echo $want)' $(
+		)(got '$(echo $got)', exit $rc: $last)" \
 		eval '[ "$rc" = 0 ] && [ -n "$got" ] && [ "$got" = "$want" ]'
 done
 check "no FUSE mount left" no_fuse_left

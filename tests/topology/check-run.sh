@@ -163,8 +163,9 @@ if [ -d "$H" ]; then
 	if [ -f "$H/report.md" ]; then
 		kw=$(grep -c 'knob not as before' "$H/report.md")
 		[ "$kw" = 0 ] && ok "harness report.md warns of no knob not as before the run" ||
-			bad "harness report.md: $kw knob(s) not as before the run: $(grep 'knob not as before' "$H/report.md" |
-				head -n 3 | sed 's/^- knob not as before the run: //; s/\. Hint:.*//' | tr '\n' ';')"
+			bad "harness report.md: $kw knob(s) not as before the run: $(
+				grep 'knob not as before' "$H/report.md" | head -n 3 |
+				sed 's/^- knob not as before the run: //; s/\. Hint:.*//' | tr '\n' ';')"
 	fi
 fi
 
