@@ -196,7 +196,8 @@ ex_counts() { # PLACEMENT: run A; EX_A_* = reference rates per second
 	else
 		win=$(CUM=1 LAST=$DUR span "$WORK/A-$p.proc")
 	fi
-	[ -n "$win" ] || die "run A, $p: no stretch of 5 intervals of 100 ms at its busiest rate in the run (--duration too short?)"
+	[ -n "$win" ] || die "run A, $p: no stretch of 5 intervals of 100 ms at its busiest rate in the $(
+		)run (--duration too short?)"
 	# shellcheck disable=SC2086 # win is two numbers
 	{
 		EX_A_PROC=$(CUM=1 rates "$WORK/A-$p.proc" $win)
@@ -211,7 +212,8 @@ ex_counts() { # PLACEMENT: run A; EX_A_* = reference rates per second
 	EX_A_OPS_TASK=$(ex_ops "A-$p" "$EX_A_TASK")
 	EX_A_OPS_SYS=$(ex_ops "A-$p" "$EX_A_SYS")
 	line="$line /proc $(field secs <<<"$EX_A_PROC") s"
-	[ "$EX_PERF" = 1 ] && line="$line, perf -a $(field secs <<<"$EX_A_SYS") s, perf per task $(field secs <<<"$EX_A_TASK") s"
+	[ "$EX_PERF" = 1 ] && line="$line, perf -a $(field secs <<<"$EX_A_SYS") s, perf per task $(
+		)$(field secs <<<"$EX_A_TASK") s"
 	echo "$line" >&2
 }
 

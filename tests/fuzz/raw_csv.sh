@@ -139,7 +139,8 @@ nonreg() { # NAME WANT: plot and compare of case NAME both exit WANT
 			"$(tail -n2 "$d.err" | tr '\n' ' ')"
 	rm -rf "$d" "$d.err" "$W/nc-$1"
 }
-cases="fifo link-zero link-urandom link-good directory over-size over-size-tail long-line-1 long-line-2 long-line-3 long-line-4 long-line-5"
+cases="fifo link-zero link-urandom link-good directory over-size over-size-tail long-line-1 $(
+	)long-line-2 long-line-3 long-line-4 long-line-5"
 [ "$(id -u)" = 0 ] && cases="$cases node-zero node-urandom node-null"
 nfails=$W/nonreg
 : >"$nfails"

@@ -94,7 +94,9 @@ check "report.md names details.md for the steps" \
 check "details.md: a 'where the time goes' section" \
 	grep -q "^### cputestfs: where the time goes" "$R"
 check "details.md: the step that differs most, by how much, and its wake-ups' flags" grep -qF \
-	"With \`transport=libfuse\`, \`placement=other\` took 62.5 us more per call than \`placement=same\` (71.5 vs 9 us; medians 71.5 vs 9 us), 32.2 us of it in the daemon's wake-up (1 wake-up per call, 100% of them across CPUs and 93% onto an idle CPU)." "$R"
+	"With \`transport=libfuse\`, \`placement=other\` took 62.5 us more per call than $(
+		)\`placement=same\` (71.5 vs 9 us; medians 71.5 vs 9 us), 32.2 us of it in the daemon's wake-up $(
+		)(1 wake-up per call, 100% of them across CPUs and 93% onto an idle CPU)." "$R"
 check "details.md: the pipe's round trip on one CPU (no steps without its breakdown)" grep -qF \
 	"| pipe round trip | 5 | - | - | - | - | - | - |" "$R"
 check "details.md: beside it the FUSE call on one CPU, with its steps" grep -qF \
@@ -110,7 +112,8 @@ T=$D/tables.md
 post=$(grep -n "^## " "$T" | grep -v "All results" | head -n1 | cut -d: -f1)
 brk=$(grep -n "^### cputestfs: where the time goes (request breakdown)" "$T" | cut -d: -f1)
 all=$(grep -n "^## All results" "$T" | cut -d: -f1)
-check "tables.md: the post's layout first, then the breakdown, then every result ($post < $brk < $all)" \
+check "tables.md: the post's layout first, then the breakdown, then every result ($post < $brk < $(
+	)$all)" \
 	eval '[ -n "$post" ] && [ -n "$brk" ] && [ "$post" -lt "$brk" ] && [ "$brk" -lt "$all" ]'
 check "tables.md: a breakdown row per configuration" \
 	grep -q "^| other:libfuse | 3 | 71.5 | 1.7 | 33.7 |" "$T"
@@ -158,7 +161,9 @@ check "ddpar: a transport at its best against the others" grep -qF \
 	"\`transport=libfuse\` took 35 us more per call than \`transport=uring, uring_cpu=queue\`" \
 		"$D3/details.md"
 check "ddpar: the ring threads' choices against each other, with the wake-up's flags" grep -qF \
-	"With \`transport=uring\`, \`uring_cpu=next\` took 309 us more per call than \`uring_cpu=queue\` (426 vs 117 us; medians 426 vs 117 us), 197 us of it in the daemon's wake-up (1 wake-up per call, 100% of them across CPUs and 2% onto an idle CPU)." "$D3/details.md"
+	"With \`transport=uring\`, \`uring_cpu=next\` took 309 us more per call than \`uring_cpu=queue\` $(
+		)(426 vs 117 us; medians 426 vs 117 us), 197 us of it in the daemon's wake-up (1 wake-up per $(
+		)call, 100% of them across CPUs and 2% onto an idle CPU)." "$D3/details.md"
 # The pipe's own breakdown (--baseline pipe --kstats on): what FUSE adds, step by step.
 D4=$W/pipe
 mkdir -p "$D4"
@@ -172,6 +177,7 @@ check "pipe: its steps beside the FUSE call's" \
 	grep -qF "| pipe round trip | 5.9 | 5.9 | 0.9 | 1.4 | 1 | 1.9 | 0.7 |" \
 	"$D4/details.md"
 check "pipe: the step FUSE adds most to" grep -qF \
-	"With \`placement=same\`, \`transport=libfuse\` took 3.1 us more per call than \`baseline=pipe\` (9 vs 5.9 us; medians 9 vs 5.9 us), 2.1 us of it in the service." \
+	"With \`placement=same\`, \`transport=libfuse\` took 3.1 us more per call than \`baseline=pipe\` $(
+		)(9 vs 5.9 us; medians 9 vs 5.9 us), 2.1 us of it in the service." \
 	"$D4/details.md"
 t_done

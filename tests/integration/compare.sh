@@ -79,7 +79,8 @@ check "one VIOLATED line, naming rules:4, its configs Holm-corrected" \
 	      grep -q "^gate: VIOLATED .*rules:4 .fdget ns_per_op max-rise 5%.: .*: 20 configs, Holm-corrected: 1 rose .* at $LSEEK\$" "$D/drop.out"'
 check "the rule left alone is ok" grep -q "^gate: ok .*rules:3 " "$D/drop.out"
 check "the issue's form is judged, Holm-corrected over its configs" \
-	grep -q "^gate: [a-zA-Z]* .*rules:2 .cputestfs stat_per_s placement=same max-drop 5%.: .*: [0-9]* configs, Holm-corrected" "$D/drop.out"
+	grep -q "^gate: [a-zA-Z]* .*rules:2 .cputestfs stat_per_s placement=same max-drop 5%.: .*: $(
+		)[0-9]* configs, Holm-corrected" "$D/drop.out"
 
 gate same "$D/rules" "$REF" "$D/same"; rc=$?
 # idle is written only when it is not as-found: a filter idle=as-found holds the configs
@@ -214,7 +215,8 @@ runs=("$REF" "$TOP/results/emulated/A" "$TOP/results/emulated/B" "$TOP/results/e
 	"$D/drop" "$D/same")
 "$H" compare --out "$D/o-acc" "${runs[@]}" > /dev/null 2>&1; rc=$?
 check "six runs: exit $rc" [ "$rc" = 0 ]
-check "a trend table for cputestfs stat_per_s, a table per config, a row per run, the drop at 0.87x" awk '
+check "a trend table for cputestfs stat_per_s, a table per config, a row per run, the drop at $(
+	)0.87x" awk '
 	/^### cputestfs stat_per_s / { t = 1; next }
 	t && /^### / { t = 0 }
 	t && /^\| [A-F] \|/ { rows++ }
@@ -240,7 +242,8 @@ check "two runs: no trend section, no trend plots" \
 	eval '! grep -q "^## Trends" "$D/o-same/compare.md" &&
 		! ls "$D"/o-same/figures/src/trend_* 2>/dev/null | grep -q . &&
 	      grep -q "^## Trends" "$D/o-acc/compare.md"' 
-check "the ratios table names a config by the keys that vary (placement=..., never the whole key;key list)" awk -F' [|] ' '
+check "the ratios table names a config by the keys that vary (placement=..., never the whole $(
+	)key;key list)" awk -F' [|] ' '
 	/^## Ratios/ { t = 1; next }
 	t && /^## / { t = 0 }
 	t && /^\| cputestfs / { rows++; if ($2 ~ /;/ || $2 !~ /placement=/) bad++ }
@@ -292,7 +295,9 @@ awk -F, 'BEGIN { OFS = "," } $1 == "ddpar" && !d++ { $4 = "failed" } { print }' 
 	> "$D/cause/runs.csv"
 "$H" compare --out "$D/o-cause" "$REF" "$D/cause" > /dev/null 2>&1
 check "results only in A: the plan's missing configs and the failed points told apart" \
-	grep -qE "^Not compared: [0-9]+ results only in A: [0-9]+ from configs the other run.s plan did not have .*, [0-9]+ from benchmarks with failed or skipped points in the other run" "$D/o-cause/compare.md"
+	grep -qE "^Not compared: [0-9]+ results only in A: [0-9]+ from configs the other run.s plan did $(
+		)not have .*, [0-9]+ from benchmarks with failed or skipped points in the other run" \
+		"$D/o-cause/compare.md"
 check "a trend plot per headline metric (.gp: labelled axes)" \
 	eval 'for m in cputestfs_stat_per_s ddpar_write_MB_per_s ddpar_read_MB_per_s fdget_ns_per_op; do
 		grep -q "^set ylabel " "$D/o-acc/figures/src/trend_$m.gp" &&
@@ -352,7 +357,8 @@ check "50 runs compare (exit $rc)" [ "$rc" = 0 ]
 check "each run in the terminal legend, past Z as #26.., long names cut" \
 	eval 'grep -q "^run Z: " "$D/50.out" && grep -q "^run #49: \.\.\..*-legend-49$" "$D/50.out" &&
 	      grep -qE "^[0-9]+ comparisons made" "$md"'
-check "every stdout line within 100 columns (longest $(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$D/50.out"))" \
+check "every stdout line within 100 columns (longest $(
+	)$(awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$D/50.out"))" \
 	awk 'length($0) > 100 { exit 1 }' "$D/50.out"
 check "compare.md's tables well-formed: a header, a |---| line, every row as many cells" awk '
 	function cells(s) { gsub(/\\\|/, "", s); return gsub(/\|/, "", s) }

@@ -94,7 +94,8 @@ if [ "$have_fuse" = 1 ]; then
 		"with / without cpu affinity (daemon single): " "Every configuration"; do
 		grep -qF -- "$want" "$W/table.txt" || { lay=0; echo "# missing: $want"; }
 	done
-	check "default run: the post's table layout and ratio (exit $rc$(grep -m1 ' failed' "$W/table.err" | sed 's/^/: /'))" \
+	check "default run: the post's table layout and ratio (exit $(
+		)$rc$(grep -m1 ' failed' "$W/table.err" | sed 's/^/: /'))" \
 		eval '[ "$rc" = 0 ] && [ "$lay" = 1 ]'
 	# | placement | baseline | transport | daemon | clients | client cpu | daemon cpu | calls/s |
 	#   same cpu % | requests/call | p50 us | p99 us | reps |: measured columns are numbers,
@@ -109,7 +110,8 @@ if [ "$have_fuse" = 1 ]; then
 	for pl in none same; do
 		mapfile -t c < <(row_of $pl)
 		req=${c[9]:-} reps=${c[12]:-}
-		check "default run: a row for placement $pl: measured columns are numbers, 1 request/call, 2 reps (got '${c[*]:-}')" \
+		check "default run: a row for placement $pl: measured columns are numbers, 1 request/call, 2 $(
+			)reps (got '${c[*]:-}')" \
 			eval '[ "${#c[@]}" = 13 ] && within "${c[7]}" 0 1e30 && within "${c[8]}" 0 100 &&
 				within "$req" 0.99 1.01 && within "${c[10]}" 0 1e30 && within "${c[11]}" 0 1e30 &&
 					[ "$reps" = 2 ]'
@@ -230,7 +232,8 @@ if [ "$have_fuse" = 1 ]; then
 		2>"$W/mp.err"
 	rc=$?
 	after=$(stat -c '%u:%g:%a:%i' "$W/empty" 2>/dev/null)
-	check "--mountpoint DIR: measured there, DIR left as found: owner, mode, inode $before -> $after (exit $rc)" \
+	check "--mountpoint DIR: measured there, DIR left as found: owner, mode, inode $before -> $after $(
+		)(exit $rc)" \
 		eval '[ "$rc" = 0 ] && grep -q stat_per_s "$W/mp.csv" && [ "$before" = "$after" ] &&
 			! grep -qF " $W/empty " /proc/mounts'
 else
@@ -268,7 +271,8 @@ mkdir -p "$W/pub"
 	done
 } >"$W/pub/raw.csv"
 "$BIN/harness" plot "$W/pub" >/dev/null 2>&1
-check "report: the uring reading gives the 2025 same-CPU wake post, 260 -> 345 and 116 -> 115 MiB/s" \
+check "report: the uring reading gives the 2025 same-CPU wake post, 260 -> 345 and 116 -> 115 $(
+	)MiB/s" \
 	eval 'grep -F "Wake requests on the same cpu" "$W/pub/report.md" |
 		grep -qF "from 260 to 345 MiB/s and /dev/fuse from 116 to 115 MiB/s"'
 

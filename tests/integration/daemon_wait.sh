@@ -79,7 +79,8 @@ for t in dev uring; do
 		sel="placement=other;transport=$t"
 		s=$(csv_value "$f" "$sel" stat_per_s)
 		c=$(csv_value "$f" "$sel" server_cpu_us_per_req)
-		check "cputestfs $t $w: exit 0, stat/s and server CPU per request > 0 (exit $rc, $s, $c us$(tail -n1 "$W/err" | sed 's/^/: /'))" \
+		check "cputestfs $t $w: exit 0, stat/s and server CPU per request > 0 (exit $rc, $s, $c $(
+			)us$(tail -n1 "$W/err" | sed 's/^/: /'))" \
 			eval '[ "$rc" = 0 ] && pos "$s" && pos "$c"'
 		if [ $w = block ]; then
 			check "cputestfs $t block: no daemon_wait in the config" eval '! grep -q daemon_wait= "$f"'
@@ -95,7 +96,8 @@ for t in dev uring; do
 	rc=$?
 	m=$(csv_value "$f" "transport=$t" read_MB_per_s)
 	c=$(csv_value "$f" "transport=$t" server_cpu_us_per_req)
-	check "ddpar $t poll: exit 0, MB/s and server CPU per request > 0 (exit $rc, $m, $c us$(tail -n1 "$W/err" | sed 's/^/: /'))" \
+	check "ddpar $t poll: exit 0, MB/s and server CPU per request > 0 (exit $rc, $m, $c $(
+		)us$(tail -n1 "$W/err" | sed 's/^/: /'))" \
 		eval '[ "$rc" = 0 ] && pos "$m" && pos "$c"'
 	check "ddpar $t poll: no FUSE mount left" no_fuse_left
 done
@@ -139,7 +141,8 @@ mkdir -p "$mnt"
 timeout -k 5 "$(scaled 40)" "$BIN/cputestfs" --transport dev --daemon-wait poll --placement other \
 	--mountpoint "$mnt" "${SHORT[@]}" >/dev/null 2>"$W/err"
 rc=$?
-check "cputestfs dev poll on --mountpoint: exit 0 within the bound (exit $rc$(tail -n1 "$W/err" | sed 's/^/: /'))" \
+check "cputestfs dev poll on --mountpoint: exit 0 within the bound (exit $(
+	)$rc$(tail -n1 "$W/err" | sed 's/^/: /'))" \
 	[ "$rc" = 0 ]
 check "cputestfs dev poll: the mountpoint is no mount any more" \
 	eval '! grep -qF " $mnt " /proc/mounts'

@@ -51,7 +51,8 @@ for mode in write read; do
 	check "$mode sweep: ${mode}_MB_per_s for every N and clone_fd" \
 		every_point "$W/$mode.csv" "$mode" "${mode}_MB_per_s"
 	check "$mode sweep: requests_per_s and lat_p99_us for every point" \
-		bash -c "$(declare -f every_point csv_value); every_point '$W/$mode.csv' $mode requests_per_s && every_point '$W/$mode.csv' $mode lat_p99_us"
+		bash -c "$(declare -f every_point csv_value); every_point '$W/$mode.csv' $mode requests_per_s $(
+			)&& every_point '$W/$mode.csv' $mode lat_p99_us"
 	check "$mode sweep: daemon bytes == client bytes at every point" bytes_match "$W/$mode.csv"
 done
 
@@ -73,7 +74,8 @@ if command -v dd >/dev/null; then
 	check "--dd: write and read throughput, bytes match" \
 		bash -c "grep -q 'client=dd.*write_MB_per_s' '$W/dd.csv' &&
 		grep -q 'client=dd.*read_MB_per_s' '$W/dd.csv' &&
-		awk -F, '\$4==\"client_bytes\"{c[\$2]=\$5} \$4==\"daemon_bytes\"{d[\$2]=\$5} END{n=0; for(k in c){n++; if(c[k]!=d[k]||c[k]<=0) exit 1} exit !(n==2)}' '$W/dd.csv'"
+		awk -F, '\$4==\"client_bytes\"{c[\$2]=\$5} \$4==\"daemon_bytes\"{d[\$2]=\$5} END{n=0; for(k in $(
+			)c){n++; if(c[k]!=d[k]||c[k]<=0) exit 1} exit !(n==2)}' '$W/dd.csv'"
 	check "--dd: requests_per_s but no latency (dd's calls are not timed)" \
 		bash -c "grep -q 'client=dd.*requests_per_s' '$W/dd.csv' && ! grep -q lat_p50_us '$W/dd.csv'"
 else
@@ -85,11 +87,14 @@ fi
 "$DD" --mode both --procs 1 --duration 0.2 --repeat 1 --kstats off >"$W/table.txt" 2>/dev/null
 check "table output has the post's headings" \
 	bash -c "grep -q '^1) Writes to single mount' '$W/table.txt' &&
-	grep -q '^2) Reading from single mount' '$W/table.txt' && grep -q 'throughput(with clone_fd)' '$W/table.txt' &&
-	grep -qE '^1 +[0-9.]+ MB/s +[0-9.]+ MB/s' '$W/table.txt' && grep -q 'Time per request' '$W/table.txt'"
+	grep -q '^2) Reading from single mount' '$W/table.txt' && $(
+		)grep -q 'throughput(with clone_fd)' '$W/table.txt' &&
+	grep -qE '^1 +[0-9.]+ MB/s +[0-9.]+ MB/s' '$W/table.txt' && $(
+		)grep -q 'Time per request' '$W/table.txt'"
 check "table output: time per request and latency for writes and reads" bash -c "
 	sed -n '/^3) Time per request/,/^\$/p' '$W/table.txt' | grep -qE '^read +1 +[0-9.]+ / [0-9.]+' &&
-	sed -n '/^4) Latency per call/,/^\$/p' '$W/table.txt' | grep -qE '^write +1 +[0-9.]+ / [0-9.]+ +[0-9.]+ / [0-9.]+'"
+	sed -n '/^4) Latency per call/,/^\$/p' '$W/table.txt' | grep -qE '^write +1 +[0-9.]+ / [0-9.]+ $(
+		)+[0-9.]+ / [0-9.]+'"
 check "table output prints no record line" \
 	bash -c "! grep -qE 'client_bytes|MB_per_s|^config ' '$W/table.txt'"
 
@@ -104,7 +109,8 @@ AFFBENCH_KSTATS_FORCE=nobpf "$DD" --mode write --procs 1 --clone-fd off --durati
 rc=$?
 check "--kstats auto without BPF: runs (rc $rc), says why, writes no kernel_*" \
 	bash -c "test $rc = 0 &&
-	grep -q write_MB_per_s '$W/ks-auto.csv' && ! grep -q kernel_ '$W/ks-auto.csv' && grep -q 'kernel statistics' '$W/ks-auto.err'"
+	grep -q write_MB_per_s '$W/ks-auto.csv' && ! grep -q kernel_ '$W/ks-auto.csv' && $(
+		)grep -q 'kernel statistics' '$W/ks-auto.err'"
 # Headline numbers are never instrumented: the instrumented repetition writes the
 # kernel_* records alone, so each config has one headline and one kernel record per rep.
 "$DD" --kstats on --mode write --procs 1,2 --clone-fd both --duration 0.2 --repeat 2 --format csv \
@@ -125,7 +131,8 @@ else
 	# spin wait: a number where the tracepoint saw spinlock waits, else said not counted
 	ns=$(grep -c ',spin_us_per_req,' "$W/ks.csv")
 	nn=$(grep -c 'spin_us_per_req not counted' "$W/ks.err")
-	check "--kstats on: each instrumented point writes spin_us_per_req or says it is not counted ($ns + $nn of 8)" \
+	check "--kstats on: each instrumented point writes spin_us_per_req or says it is not counted $(
+		)($ns + $nn of 8)" \
 		[ $((ns + nn)) = 8 ]
 	check "--kstats on: spin_us_per_req is never a 0 (no event is not no wait)" \
 		awk -F, '$(NF-2) == "spin_us_per_req" && $(NF-1) + 0 <= 0 { bad = 1 } END { exit bad }' \

@@ -82,7 +82,8 @@ check "resume of a finished run adds nothing" test "$(wc -l < "$D/r1/raw.csv")" 
 # an interruption during rep 3: its records reached raw.csv, runs.csv never saw them
 head -9 "$D/r1/runs.csv" > "$D/runs.tmp" && mv "$D/runs.tmp" "$D/r1/runs.csv"
 "$H" run --resume "$D/r1" >/dev/null 2>&1
-check "resume reruns rep 3 only: 13 runs.csv lines, raw.csv $(wc -l < "$D/r1/raw.csv") lines (was $before)" \
+check "resume reruns rep 3 only: 13 runs.csv lines, raw.csv $(wc -l < "$D/r1/raw.csv") lines (was $(
+	)$before)" \
 	test "$(wc -l < "$D/r1/runs.csv")" = 13 -a "$(wc -l < "$D/r1/raw.csv")" = "$before"
 check "resume: still exactly 2 records per rep" \
 	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" | sort | uniq -c | awk '{print $1}' | sort -u)" = 2
@@ -90,7 +91,8 @@ check "resume: still exactly 2 records per rep" \
 n=$(grep -c '^loadavg_after ' "$D/r1/machine.txt")
 check "machine.txt after two resumes: one 'after' block (loadavg_after $n times)" [ "$n" = 1 ]
 "$H" plot "$D/r1" >/dev/null 2>"$D/replot.err"
-check "a plot after the resumes warns of no repeated key: $(grep -m1 'given again' "$D/replot.err")" \
+check "a plot after the resumes warns of no repeated key: $(
+	)$(grep -m1 'given again' "$D/replot.err")" \
 	eval '! grep -q "given again" "$D/replot.err"'
 
 # SIGINT mid-point: stops, keeps a valid raw.csv, says how to resume, exit 130
@@ -114,7 +116,8 @@ n=$("$H" run --plan "$D/t.plan" --dry-run | grep -c '^rep ')
 check "dry-run lists 4 points x 3 reps (got $n)" test "$n" = 12
 "$H" compare --out "$D/c" "$D/r1" "$D/p" > "$D/c.out" 2>&1
 check "compare of a run with itself: ratios 1, none significant" \
-	bash -c "grep -q '0 ratios judged, 0 significant, 2 with too few repetitions' '$D/c.out' && test -s '$D/c/compare.csv'"
+	bash -c "grep -q '0 ratios judged, 0 significant, 2 with too few repetitions' '$D/c.out' && $(
+		)test -s '$D/c/compare.csv'"
 
 # restore: a missing journal is nothing to do
 check "restore with no journal exits 0" "$H" restore --journal "$D/none.journal" --workdir "$D"
@@ -198,10 +201,12 @@ if [ -f "$REF/raw.csv" ]; then
 	# sqrtio/report.c reading(): one sentence of off/on ratios, "not measured" where a side is missing
 	offon='^Readers off the IRQ CPU against readers on it \(95% CI, \* where it excludes 1\):'
 	check "sqrtio without local=1: no ratio claimed, 'not measured' at each rq_affinity" \
-		bash -c "grep -E '$offon' '$D/part/report.md' | grep -qE ': sqrt work rate not measured at rq_affinity 0, .*; IO rate not measured at rq_affinity 0' &&
+		bash -c "grep -E '$offon' '$D/part/report.md' | grep -qE ': sqrt work rate not measured at $(
+			)rq_affinity 0, .*; IO rate not measured at rq_affinity 0' &&
 			 ! grep -E '$offon' '$D/part/report.md' | grep -qE '[0-9]x '"
 	check "the full run reads the sqrtio off/on ratio as a sentence" \
-		grep -qE "$offon sqrt work rate [0-9.]+x \[[0-9.]+, [0-9.]+\]( \*)? at rq_affinity 0, .*; IO rate [0-9.]+x \[[0-9.]+, [0-9.]+\]( \*)? at rq_affinity 0, .*\.\$" \
+		grep -qE "$offon sqrt work rate [0-9.]+x \[[0-9.]+, [0-9.]+\]( \*)? at rq_affinity 0, .*; IO $(
+			)rate [0-9.]+x \[[0-9.]+, [0-9.]+\]( \*)? at rq_affinity 0, .*\.\$" \
 		"$D/ref/report.md"
 else
 	skip "plot of the reference run" "no results/reference/raw.csv"

@@ -43,7 +43,8 @@ bench sqrtio --duration 0.2
 
 for f in "$W"/*.txt; do
 	b=$(basename "$f" .txt)
-	check "$b --repeat 2: no min-max called a 95% CI$(calls_minmax_ci "$f" | head -1 | sed 's/^/: /')" \
+	check "$b --repeat 2: no min-max called a 95% $(
+		)CI$(calls_minmax_ci "$f" | head -1 | sed 's/^/: /')" \
 		eval '! calls_minmax_ci "$f" >/dev/null'
 	check "$b: its tables show no nan$(grep -nw nan "$f" | head -1 | sed 's/^/: /')" \
 		eval '! grep -qw nan "$f"'
@@ -80,7 +81,8 @@ check "harness plot of the --repeat 2 records writes tables.md and report.md" \
 	[ -s "$W/run/tables.md" -a -s "$W/run/report.md" ]
 for f in "$W"/run/tables.md "$W"/run/report.md "$W"/run/figures/src/*.gp; do
 	[ -f "$f" ] || continue
-	check "$(basename "$f"): no min-max called a 95% CI$(calls_minmax_ci "$f" | head -1 | sed 's/^/: /')" \
+	check "$(basename "$f"): no min-max called a 95% $(
+		)CI$(calls_minmax_ci "$f" | head -1 | sed 's/^/: /')" \
 		eval '! calls_minmax_ci "$f" >/dev/null'
 done
 for f in "$W"/run/figures/src/*.gp; do

@@ -115,7 +115,8 @@ check "idle=poll closes 83% of other/same's gap" \
 	grep -Eq '^\| idle=poll \| 0\.85 \[[^]]*\]; 83% \|' "$T"
 check "daemon_wait=spin:50: dev's other/same 0.182 ($(cell daemon_wait=spin:50 5 "$T"))" \
 	within "$(cell daemon_wait=spin:50 5 "$T")" 0.18 0.184
-check "daemon_wait=spin:50 costs 9 us of server CPU a request ($(cell daemon_wait=spin:50 7 "$T"))" \
+check "daemon_wait=spin:50 costs 9 us of server CPU a request $(
+	)($(cell daemon_wait=spin:50 7 "$T"))" \
 	within "$(cell daemon_wait=spin:50 7 "$T")" 8.99 9.01
 check "idle=poll: the CPUs never idle, POLL used ($(cell idle=poll 8 "$T"))" eval \
 	'within "$(cell idle=poll 8 "$T")" 0 0 && grep -Eq "^\| idle=poll \|.*\| POLL 97% \|$" "$T"'
@@ -151,10 +152,12 @@ check "check: with idle polling 4 us per call ($bp)" within "$bp" 3.99 4.01
 said() {
 	local lead=" The breakdown's" m
 	[ "$1" = 1 ] && lead=" With idle polling the breakdown's"
-	m=$(grep -o "$lead wake-up steps (daemon_wake and reply_wake, instrumented repetitions) took [^(]*([^)]*)[^.]*" "$3")
+	m=$(grep -o "$lead wake-up steps (daemon_wake and reply_wake, instrumented repetitions) took $(
+		)[^(]*([^)]*)[^.]*" "$3")
 	case $2 in
 	agree) [[ $m == *", which agrees with the split's "*"(within a factor of 1.5 either way)"* ]] ;;
-	disagree) [[ $m == *"which does not agree with the split's "*"(not within a factor of 1.5 either way): the split's wake-up part"*"is an estimate, to be read with care"* ]] ;;
+	disagree) [[ $m == *"which does not agree with the split's "*"(not within a factor of 1.5 either $(
+		)way): the split's wake-up part"*"is an estimate, to be read with care"* ]] ;;
 	esac
 }
 check "check: as found, report.md says the split's 59.8 us and the breakdown's 78 agree" eval \
@@ -189,7 +192,8 @@ check "split: each part carries its interval (tables.md)" eval \
 	'grep -Eq "^\| cache transfers \(cache-line round trip\) \| 0\.201 us \[0\.2, 0\.202\] \|" "$T" &&
 	 grep -Eq "^\| FUSE.s own path \(what remains\) \| [0-9.]+ us \[[0-9.]+, [0-9.]+\] \|" "$T"'
 check "split: the sentence uses the pipe, whose waits all slept, not the futex's mix" \
-	grep -q "the wake-ups crossing adds (its pipe round trip between the CPUs less that on CPU 0 alone" \
+	grep -q "the wake-ups crossing adds (its pipe round trip between the CPUs less that on CPU 0 $(
+		)alone" \
 	"$R/report.md"
 # bar N: the Nth number of the split's bar (cputestfs_split.dat's data row)
 bar() { awk -v n="$1" '!/^#/ { print $(NF - 3 + n); exit }' "$R/figures/src/cputestfs_split.dat"; }
@@ -246,7 +250,8 @@ R=$W/mix
 records "$R" 1 0 mix
 "$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
 check "split: when neither pipe nor futex slept on every wait, no split, and why" \
-	grep -q "cannot be given: neither cpupair's pipe nor its futex round trip slept on every wait (waits that slept: pipe 70% between the CPUs and 100% on CPU 0 alone, futex 60% and 60%" \
+	grep -q "cannot be given: neither cpupair's pipe nor its futex round trip slept on every wait $(
+		)(waits that slept: pipe 70% between the CPUs and 100% on CPU 0 alone, futex 60% and 60%" \
 	"$R/report.md"
 check "split: a mix draws no split figure" [ ! -e "$R/figures/src/cputestfs_split.dat" ]
 
@@ -312,12 +317,14 @@ costs "$R" like
 T=$R/tables.md
 check "like with like: the server CPU column names the ratio it comes from" \
 	grep -q '^| lever |.* server CPU us/request (uring/libfuse (none)) | CPUs idle % (other/same (libfuse)) |' "$T"
-check "like with like: server CPU as found is uring's 5.59, not dev's 12 ($(cell "as found" 7 "$T"))" \
+check "like with like: server CPU as found is uring's 5.59, not dev's 12 $(
+	)($(cell "as found" 7 "$T"))" \
 	within "$(cell "as found" 7 "$T")" 5.58 5.6
 check "like with like: server CPU with idle=poll is uring's 5.31 ($(cell idle=poll 7 "$T"))" \
 	within "$(cell idle=poll 7 "$T")" 5.3 5.32
 check "the sentence names the lever's cost as the change it makes in its ratio's configs" \
-	grep -q "^Here, idle=poll closes .* of other/same (libfuse) .*; in that ratio's configs it takes the CPUs' idle share from 40% to 10% of the time" "$R/report.md"
+	grep -q "^Here, idle=poll closes .* of other/same (libfuse) .*; in that ratio's configs it takes $(
+		)the CPUs' idle share from 40% to 10% of the time" "$R/report.md"
 check "the sentence gives no other configs' server CPU as the lever's cost" \
 	eval '! grep "^Here, idle=poll" "$R/report.md" | grep -q "5.31"'
 

@@ -92,7 +92,8 @@ sed 's/: [^ ]*$//' "$tmp/noted.stats" >"$tmp/noted.keys"
 if cmp -s "$tmp/noted.keys" "$GOLDEN_NOTED"; then
 	ok "results/reference keys with the plan's notes match $GOLDEN_NOTED"
 else
-	nok "results/reference keys with notes differ from $GOLDEN_NOTED: $(diff "$GOLDEN_NOTED" "$tmp/noted.keys" | head -5)"
+	nok "results/reference keys with notes differ from $GOLDEN_NOTED: $(
+		)$(diff "$GOLDEN_NOTED" "$tmp/noted.keys" | head -5)"
 fi
 check "no placement CPU numbers in cputestfs keys with notes" \
 	[ -z "$(grep '^cputestfs\.' "$tmp/noted.keys" | grep -e client_cpu -e daemon_cpu)" ]
@@ -259,7 +260,8 @@ check "a second unit is a bad row, the median stays (15), rep 0 may repeat (4)" 
 	test "$(tr '\n' ' ' <"$tmp/units.stats")" = \
 		'fdget.op=read.loop_ns: 4 fdget.op=read.ns_per_op: 15 rejected_rows: 27 '
 check "a second unit is named with its line and the first's" grep -qx \
-	"parse: stdin:31: skipped a bad row: ns_per_op of fdget in us, but line 27 has it in ns: one unit per metric" "$tmp/units.err"
+	"parse: stdin:31: skipped a bad row: ns_per_op of fdget in us, but line 27 has it in ns: one $(
+		)unit per metric" "$tmp/units.err"
 check "a second unit in another config too" \
 	grep -q "^parse: stdin:32: .* ns_per_op of fdget in us, but line 27 " "$tmp/units.err"
 check "20 grammar errors named, then the count" \
@@ -276,7 +278,9 @@ check "20 grammar errors named, then the count" \
   echo 'fdget,op=read,1,ns_per_op,10,ns'; } >"$tmp/dup.csv"   # line 6: rep 1 again
 expect_rc "a row written twice refuses the input" 2 "$PARSE" "$tmp/dup.csv"
 "$PARSE" <"$tmp/dup.csv" >"$tmp/dup.stats" 2>"$tmp/dup.err"
-check "the refusal names both lines" grep -qx "parse: stdin:6: ns_per_op rep 1 of fdget again, config 'op=read' (line 2 has it): a repetition written twice is not two; input refused (docs/records.md)" "$tmp/dup.err"
+check "the refusal names both lines" \
+	grep -qx "parse: stdin:6: ns_per_op rep 1 of fdget again, config 'op=read' (line 2 has it): a $(
+	)repetition written twice is not two; input refused (docs/records.md)" "$tmp/dup.err"
 check "no stats from a refused input" [ ! -s "$tmp/dup.stats" ]
 head -n 5 "$tmp/dup.csv" >"$tmp/rep0.csv"
 check "rep 0 twice is not a repetition twice" \
@@ -354,7 +358,8 @@ if [ -x "$BIN/harness" ]; then
 	mkdir "$tmp/nums" && cp "$tmp/nums.csv" "$tmp/nums/raw.csv"
 	"$BIN/harness" export "$tmp/nums" >/dev/null 2>&1
 	diffs=$(agree "$tmp/nums/results.json" "$tmp/nums.stats" 2>&1)
-	check "parse and harness export take the same numbers as the same values${diffs:+ (differ: $diffs)}" \
+	check "parse and harness export take the same numbers as the same $(
+		)values${diffs:+ (differ: $diffs)}" \
 		[ -z "$diffs" ]
 else
 	skip "parse against the harness's numbers" "no $BIN/harness (make all)"
@@ -406,7 +411,8 @@ if [ -x "$MUT" ]; then
 		*) bad="$bad $seed" ;;
 		esac
 	done
-	check "100 mutated raw.csv files: grammatical unique keys, or (a line written twice: $refused) refused with exit 2${bad:+ (bad seeds:$bad)}" \
+	check "100 mutated raw.csv files: grammatical unique keys, or (a line written twice: $refused) $(
+		)refused with exit 2${bad:+ (bad seeds:$bad)}" \
 		[ -z "$bad" ]
 else
 	skip "the fuzz corpus" "no $MUT (make ${AFFBENCH_BUILD:-build}/tests/tools/mutate)"

@@ -179,7 +179,8 @@ rc=$?
 check "table run exits 0 (rc $rc: $(head -c 300 "$out/table.err"))" [ "$rc" = 0 ]
 # numbers as every human table prints them (ab_r_num: 3 significant figures, plain)
 N='[0-9]+(\.[0-9]+)?'
-n=$(grep -cE "^rq=$orig local=[01] +$N \(M sqrt/sec\) +$N \(K ios/sec\)( +post: [0-9.]+ / [0-9.]+)?$" "$out/table.txt")
+n=$(grep -cE "^rq=$orig local=[01] +$N \(M sqrt/sec\) +$N \(K ios/sec\)( +post: [0-9.]+ / $(
+	)[0-9.]+)?$" "$out/table.txt")
 check "two lines in the post's layout (got $n)" [ "$n" = 2 ]
 n=$(grep -cE "^rq=$orig local=[01] +$N +$N +$N +$N +$N  io=[0-9,-]+ sqrt=[0-9,-]+ irq=[0-9,-]+$" \
 	"$out/table.txt")
@@ -187,12 +188,14 @@ check "latency, IRQs and IPIs per IO and the CPUs, one line per point (got $n)" 
 check "the cost table's header" \
 	grep -qE "^ +p50 us +p99 us +irqs/io +CAL/io +RES/io +cpus$" "$out/table.txt"
 check "off / on ratios judged with a 95% CI over 6 repetitions" \
-	grep -qE "^- rq=$orig, readers off / on the IRQ CPU: sqrt [0-9.]+x \[[0-9.]+, [0-9.]+\] 95% CI, (not )?significant; IO [0-9.]+x \[" "$out/table.txt"
+	grep -qE "^- rq=$orig, readers off / on the IRQ CPU: sqrt [0-9.]+x \[[0-9.]+, [0-9.]+\] 95% CI, $(
+		)(not )?significant; IO [0-9.]+x \[" "$out/table.txt"
 check "no per-record lines in table format" \
 	bash -c "! grep -qE 'io_cpus=|ios_K_per_s' '$out/table.txt'"
 "$SQ" --file "$F" --rq "$orig" --local 0,1 --duration 1.5 --repeat 2 --quiet >"$out/table2.txt" 2>&1
 check "below 6 repetitions: too few to judge, no interval" \
-	grep -qE "^- rq=$orig, readers off / on the IRQ CPU: sqrt [0-9.]+x \(too few repetitions to judge" "$out/table2.txt"
+	grep -qE "^- rq=$orig, readers off / on the IRQ CPU: sqrt [0-9.]+x \(too few repetitions to $(
+		)judge" "$out/table2.txt"
 
 # --- a stalled reader fails its point, the rest goes on --------------------------
 # The first repetition's workers are stopped (SIGSTOP): no read completes, which is
@@ -217,8 +220,11 @@ check "workers of repetition 1 stopped ('$stopped')" [ -n "$stopped" ]
 check "a stalled point exits 1 (rc $rc after ${secs} s)" [ "$rc" = 1 ]
 # Stopped while reading: the reader's CPU is named. On a busy machine the workers may
 # not have reached the start barrier yet when stopped: then the barrier's timeout says so.
-check "the stall is reported: the reader's CPU, or the barrier it never reached ($(grep failed "$out/stall.err"))" \
-	grep -qE "rq=$orig local=1: measurement failed: (no read issued on CPU [0-9]+ completed for [0-9.]+ s|the reader on CPU [0-9]+ did not stop|workers did not reach the start barrier within [0-9.]+ s)" "$out/stall.err"
+check "the stall is reported: the reader's CPU, or the barrier it never reached $(
+	)($(grep failed "$out/stall.err"))" \
+	grep -qE "rq=$orig local=1: measurement failed: (no read issued on CPU [0-9]+ completed for $(
+		)[0-9.]+ s|the reader on CPU [0-9]+ did not stop|workers did not reach the start barrier within $(
+		)[0-9.]+ s)" "$out/stall.err"
 check "repetition 2 still measured, repetition 1 has no number" \
 	[ "$(csv_value "$out/stall.csv" "local=1" ios_K_per_s)" != "" -a "$(awk -F, '$(NF-3) == 1' "$out/stall.csv" | wc -l)" = 0 ]
 alive=""
@@ -279,7 +285,8 @@ kids=$(pgrep -P "$pid" | tr '\n' ' ')
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
-check "SIGTERM: the run changed rq_affinity first, then died of the signal (rc $rc: $(cat "$out/term.err"))" \
+check "SIGTERM: the run changed rq_affinity first, then died of the signal (rc $rc: $(
+	)$(cat "$out/term.err"))" \
 	[ "$changed" = 1 -a "$rc" = 143 ]
 check "SIGTERM: rq_affinity $orig again without a replay (now $(cat "$rq_path"))" \
 	[ "$(cat "$rq_path")" = "$orig" ]

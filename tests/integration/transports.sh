@@ -56,7 +56,8 @@ for t in dev uring; do
 	s=$(csv_value "$W/c-$t.csv" "placement=same;transport=$t" stat_per_s)
 	r=$(csv_value "$W/c-$t.csv" "placement=same;transport=$t" requests_per_stat)
 	p=$(csv_value "$W/c-$t.csv" "placement=same;transport=$t" same_cpu_pct)
-	check "cputestfs $t, same CPU: stat/s measured, one request per stat(), served on the caller's CPU (got $s, $r, $p%)" \
+	check "cputestfs $t, same CPU: stat/s measured, one request per stat(), served on the caller's $(
+		)CPU (got $s, $r, $p%)" \
 		eval 'ge "$s" 1 && ge "$r" 0.99 && le "$r" 1.01 && ge "$p" 99'
 	if [ $t = uring ]; then
 		p=$(csv_value "$W/c-$t.csv" "placement=none;transport=uring" same_cpu_pct)
@@ -82,7 +83,8 @@ for t in dev uring passthrough; do
 	rd=$(csv_value "$W/d-$t.csv" "transport=$t" read_MB_per_s)
 	cb=$(csv_value "$W/d-$t.csv" "transport=$t" client_bytes)
 	db=$(csv_value "$W/d-$t.csv" "transport=$t" daemon_bytes)
-	check "ddpar --transport $t, 2 procs: exit 0, write and read MB/s, bytes agree (exit $rc, $wr, $rd, $cb = $db: $(tail -n1 "$W/d-$t.err"))" \
+	check "ddpar --transport $t, 2 procs: exit 0, write and read MB/s, bytes agree (exit $rc, $wr, $(
+		)$rd, $cb = $db: $(tail -n1 "$W/d-$t.err"))" \
 		eval '[ "$rc" = 0 ] && ge "$wr" 0.001 && ge "$rd" 0.001 && [ -n "$cb" ] && [ "$cb" = "$db" ]'
 	check "ddpar $t: no FUSE mount left" no_fuse_left
 done
@@ -146,7 +148,8 @@ wait "$bp" 2>/dev/null
 # its daemon dies with it (parent-death signal); give it a moment to unmount
 daemon_gone() { ! kill -0 "${dp:-0}" 2>/dev/null; }
 wait_until 20 daemon_gone
-check "cputestfs SIGKILLed while io_uring served: enable_uring was on (Y) during the run (got ${was:-?})" \
+check "cputestfs SIGKILLed while io_uring served: enable_uring was on (Y) during the run (got $(
+	)${was:-?})" \
 	[ "${was:-}" = Y ]
 "$BIN/harness" restore --workdir "$AFFBENCH_WORKDIR" --journal "$AFFBENCH_JOURNAL" \
 	>"$W/restore.out" 2>&1

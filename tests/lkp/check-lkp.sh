@@ -30,7 +30,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 # The ruby packages lkp split-job and lkp run load, installed as scripts/deps.sh does.
-RUBY_PKGS="ruby ruby-activesupport ruby-git ruby-term-ansicolor ruby-tty-command ruby-gnuplot ruby-colorize"
+RUBY_PKGS="ruby ruby-activesupport ruby-git ruby-term-ansicolor ruby-tty-command ruby-gnuplot $(
+	)ruby-colorize"
 ruby_ok() {
 	ruby -e 'require "active_support"; require "git"; require "term/ansicolor"
 	         require "tty-command"; require "gnuplot"; require "colorize"' >/dev/null 2>&1
@@ -207,5 +208,6 @@ sleep 0.2
 helpers=$(lkp_helpers | tr '\n' ' ')
 check "no lkp event helper left running${helpers:+ (pids $helpers)}" [ -z "$helpers" ]
 left=$(lkp_leftovers)
-check "nothing lkp run made is left under /lkp or in $lkp_tmp${left:+ (left: $(echo "$left" | tr "\n" " " | head -c 200))}" [ -z "$left" ]
+check "nothing lkp run made is left under /lkp or in $(
+	)$lkp_tmp${left:+ (left: $(echo "$left" | tr "\n" " " | head -c 200))}" [ -z "$left" ]
 t_done

@@ -96,7 +96,8 @@ fi
 echo "guest: == harness run"
 t0=$(up)
 harness run --plan /mnt/disk/guest.plan --out "$O/harness" \
-	--machine-note "EMULATED: QEMU TCG guest, shape $SHAPE ($SHAPE_DESC); not hardware: behaviour, not speed" \
+	--machine-note "EMULATED: QEMU TCG guest, shape $SHAPE ($SHAPE_DESC); not hardware: behaviour, $(
+		)not speed" \
 	>"$D/harness.out" 2>"$D/harness.err"
 echo $? >"$D/harness.rc"
 echo "$t0 $(up)" | awk '{ printf "%.1f\n", $2 - $1 }' >"$D/harness.secs"
