@@ -29,7 +29,8 @@ hello_run() { # CPU|any: VAL = stat()/s of statloop on a fresh hello_ll mount
 # reply), so every stat() is a request, as in cputestfs; and the stat() client.
 build_hello() {
 	[ -x "$WORK/hello_ll" ] && [ -x "$WORK/statloop" ] && return 0
-	build_example hello_ll 's/e\.attr_timeout = 1\.0;/e.attr_timeout = 0.0;/; s/fuse_reply_attr(req, &stbuf, 1\.0);/fuse_reply_attr(req, \&stbuf, 0.0);/'
+	build_example hello_ll 's/e\.attr_timeout = 1\.0;/e.attr_timeout = 0.0;/
+		s/fuse_reply_attr(req, &stbuf, 1\.0);/fuse_reply_attr(req, \&stbuf, 0.0);/'
 	[ "$(grep -c 'attr_timeout = 0.0\|fuse_reply_attr(req, &stbuf, 0.0)' "$WORK/hello_ll.c")" = 2 ] ||
 		die "could not patch attr_timeout in hello_ll.c (did the example change?)"
 	gcc -O2 -Wall -o "$WORK/statloop" "$REPO/scripts/statloop.c" ||

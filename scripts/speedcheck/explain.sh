@@ -373,7 +373,8 @@ ex_costs() { # PLACEMENT: what instrumenting costs, from run C (and A, B)
 		"repetitions $(printf '%.0f' "${hi:-0}") calls/s: $(ex_slow "$hi" "$hs") slower"
 	echo "cost: timed stat/s under $([ "$EX_PERF" = 1 ] && echo "perf stat and ")the /proc sampler" \
 		"(run A) / alone (run C): $(ratio "$(rec "A-$p" stat_per_s)" "$hs")$(
-		[ "$EX_BPF" = 1 ] && echo "; under bpftrace (run B) / alone: $(ratio "$(rec "B-$p" stat_per_s)" "$hs")")"
+		[ "$EX_BPF" = 1 ] &&
+			echo "; under bpftrace (run B) / alone: $(ratio "$(rec "B-$p" stat_per_s)" "$hs")")"
 }
 ex_slow() { awk -v i="$1" -v h="$2" 'BEGIN { if (i == "" ||
 	h + 0 <= 0) print "n/a (no brk_calls_per_s)"; else printf "%.1f%%", 100 * (1 - i / h) }'; }

@@ -52,7 +52,8 @@ mkdir -p "$D"
 				"baseline=fuse;client_cpu=0;daemon=single;daemon_cpu=1;placement=other;transport=$tr" \
 				$r 1700 33700 4300 29300 2500 100 93
 		done
-		echo "cputestfs,baseline=pipe;client_cpu=0;daemon_cpu=0;placement=same;transport=none,$r,latency_p50_ns,5000,ns"
+		echo "cputestfs,baseline=pipe;client_cpu=0;daemon_cpu=0;placement=same;transport=none,$(
+			)$r,latency_p50_ns,5000,ns"
 	done
 } >"$D/raw.csv"
 "$BIN/harness" plot "$D" >/dev/null 2>"$W/plot.err"

@@ -30,7 +30,9 @@ ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 >= b + 0) }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 <= b + 0) }'; }
 
 cfg_ok() {
-	[[ $1 =~ ^baseline=fuse\;client_cpu=[0-9]+\;clients=1\;daemon=single\;daemon_cpu=[0-9]+\;placement=same\;transport=libfuse$ ]]
+	local re='^baseline=fuse;client_cpu=[0-9]+;clients=1;daemon=single;'
+	re+='daemon_cpu=[0-9]+;placement=same;transport=libfuse$'
+	[[ $1 =~ $re ]]
 }
 
 csv_ok() {

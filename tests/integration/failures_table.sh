@@ -11,7 +11,8 @@
 W=$AFFBENCH_WORKDIR/failtab.$$
 mkdir -p "$W/r"
 trap 'rm -rf "$W"' EXIT
-c="baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=%s;%splacement=%s;transport=libfuse"
+c="baseline=fuse;client_cpu=0;clients=1;daemon=single;"
+c+="daemon_cpu=%s;%splacement=%s;transport=libfuse"
 {
 	echo "bench,config,rep,metric,value,unit"
 	for rep in 1 2 3 4 5 6; do

@@ -48,7 +48,8 @@ check "raw.csv has one header and 6 ok records (3 reps x 2 metrics)" \
 	test "$(grep -c '^bench,config,rep,' "$D/r1/raw.csv")" = 1 \
 		-a "$(grep -c '^fakebench,' "$D/r1/raw.csv")" = 6
 check "raw.csv records parse: quoted config kept, rep rewritten to 1..3" \
-	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" | sort -u | tr '\n' ' ')" = "1 2 3 "
+	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" |
+		sort -u | tr '\n' ' ')" = "1 2 3 "
 check "no failed point written as a number" \
 	bash -c "! grep -qE 'mode=(fail|skip|hang)' '$D/r1/raw.csv'"
 check "failures.csv: 3 failed (exit 1), 3 skipped (exit 4), 3 watchdog kills" \
@@ -86,7 +87,8 @@ check "resume reruns rep 3 only: 13 runs.csv lines, raw.csv $(wc -l < "$D/r1/raw
 	)$before)" \
 	test "$(wc -l < "$D/r1/runs.csv")" = 13 -a "$(wc -l < "$D/r1/raw.csv")" = "$before"
 check "resume: still exactly 2 records per rep" \
-	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" | sort | uniq -c | awk '{print $1}' | sort -u)" = 2
+	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" |
+		sort | uniq -c | awk '{print $1}' | sort -u)" = 2
 # each finish wrote machine.txt's "after" block: the last replaces the others, each key once
 n=$(grep -c '^loadavg_after ' "$D/r1/machine.txt")
 check "machine.txt after two resumes: one 'after' block (loadavg_after $n times)" [ "$n" = 1 ]

@@ -69,7 +69,8 @@ mkdir -p "$R"
 		for idle in "idle=poll;" ""; do
 			for pl in same other; do
 				v=10000; [ "$pl" = same ] && v=100000; [ -n "$idle" ] && v=$((v * 3 + 7))
-				echo "cputestfs,baseline=fuse;client_cpu=1;clients=1;daemon=single;daemon_cpu=1;${idle}placement=$pl;transport=libfuse,$rep,stat_per_s,$v,1/s"
+				echo "cputestfs,baseline=fuse;client_cpu=1;clients=1;daemon=single;$(
+					)daemon_cpu=1;${idle}placement=$pl;transport=libfuse,$rep,stat_per_s,$v,1/s"
 			done
 		done
 	done

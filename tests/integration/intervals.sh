@@ -33,7 +33,8 @@ bench() {
 # A bracket of two numbers on a line that says "95% CI", or a header that
 # promises one, where only 2 repetitions exist.
 calls_minmax_ci() {
-	grep -nE '\[-?[0-9][^],]*, -?[0-9][^]]*\][^|]*95% CI|\[95% CI|95% CI\]|95% CI of the median\)|bars: 95% CI' "$@"
+	grep -nE -e '\[-?[0-9][^],]*, -?[0-9][^]]*\][^|]*95% CI' \
+		-e '\[95% CI|95% CI\]|95% CI of the median\)|bars: 95% CI' "$@"
 }
 
 bench cputestfs --placement same,other --duration 0.2
@@ -68,11 +69,13 @@ done
 check "cputestfs same,other: a same / other ratio line" \
 	grep -qE '^- same / other CPU \(daemon single\): [0-9.]+x' "$W/cputestfs.txt"
 check "cputestfs same,other: the missing baseline is said to be not measured" \
-	grep -q '^- with / without cpu affinity (daemon single): not compared, placement none was not measured in this run' "$W/cputestfs.txt"
+	grep -q "^- with / without cpu affinity (daemon single): not compared, $(
+		)placement none was not measured in this run" "$W/cputestfs.txt"
 # the post's block: its three numbers end in one column
 check "cputestfs: the post's numbers are aligned" \
 	eval '[ "$(grep -E "^(same  cpu|other cpu|stat calls/s)" \
-	"$W/cputestfs.txt" | sed -E "s/^([^0-9]*[0-9.]+).*/\1/" | awk "{ print length }" | sort -u | wc -l)" = 1 ]'
+	"$W/cputestfs.txt" | sed -E "s/^([^0-9]*[0-9.]+).*/\1/" | awk "{ print length }" |
+	sort -u | wc -l)" = 1 ]'
 check "cputestfs labels its intervals min-max" \
 	grep -q "min-max, fewer than 6 repetitions" "$W/cputestfs.txt"
 

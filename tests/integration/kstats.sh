@@ -46,8 +46,9 @@ check "placement same: every request ended on the CPU that queued it (got $s%)" 
 # kernel records share the timed records' config and repetition number.
 "$CFS" --kstats on --placement same --duration $WIN --repeat 2 --format csv >"$W/i.csv" 2>"$W/i.err"
 rc=$?
-order=$(sed -n 's/^cputestfs: rep \([0-9]\)\/2 placement=same\(, instrumented\)\{0,1\} client_cpu=.*/\1\2/p' \
-	"$W/i.err" | tr '\n' ' ')
+rep_line='s/^cputestfs: rep \([0-9]\)\/2 placement=same\(, instrumented\)\{0,1\} '
+rep_line+='client_cpu=.*/\1\2/p'
+order=$(sed -n "$rep_line" "$W/i.err" | tr '\n' ' ')
 check "--kstats on: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "--kstats on: rep 1, rep 1 instrumented, rep 2, rep 2 instrumented (got '$order')" \
 	[ "$order" = "1 1, instrumented 2 2, instrumented " ]

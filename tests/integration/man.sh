@@ -88,7 +88,8 @@ check "make install installs affbench.7 into man7" \
 	grep -qE "man/affbench\.7 .*/nonexistent/p/share/man/man7/\$" "$W/install"
 
 # a help line wrapped inside a|b|c comes out whole, and a leading '.' is not a request
-printf 'Usage: x [options]\nsum\n\nOptions:\n  --mode M                     one of a|b|\n                               c|d\n.not a request\n' >"$W/fake.help"
+printf 'Usage: x [options]\nsum\n\nOptions:\n%s\n%s\n.not a request\n' \
+	'  --mode M                     one of a|b|' '                               c|d' >"$W/fake.help"
 printf '#!/bin/sh\n[ "$1" = --version ] && echo "x (affbench) 0" || cat %s\n' "$W/fake.help" >"$W/x"
 chmod +x "$W/x"
 AB_REGISTRY=$TOP/harness/registry.def "$TOP/scripts/man.sh" page "$W/x" >"$W/x.1" 2>/dev/null

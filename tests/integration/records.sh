@@ -109,8 +109,8 @@ check "a metric's second unit is a bad row naming the first's line" \
 
 # ---- 14: JSON: valid UTF-8, each key once ----
 rows "$D/utf" 'fakebench,mode=a,1,ops_per_s,10,1/s'
-printf 'kernel         Linux 6.1\nhost           h\377\376ost\nkernel         Linux \303\050 6.2\n' \
-	> "$D/utf/machine.txt"
+printf 'kernel         Linux 6.1\nhost           h\377\376ost\n' > "$D/utf/machine.txt"
+printf 'kernel         Linux \303\050 6.2\n' >> "$D/utf/machine.txt"
 printf 'knob before /sys/x = 1\nknob before /sys/x = 2\n\355\240\200x v\n' >> "$D/utf/machine.txt"
 printf 'bench,config,rep,exit,reason\nfakebench,mode=b,1,1,bad \377\300\257 reason\n' \
 	> "$D/utf/failures.csv"

@@ -89,7 +89,11 @@ check "every knob= path is readable (missing:$missing)" [ -z "$missing" ]
 cpus_of() {
 	local out=" " part
 	for part in ${1//,/ }; do
-		if [[ $part == *-* ]]; then out+="$(seq -s ' ' "${part%-*}" "${part#*-}") "; else out+="$part "; fi
+		if [[ $part == *-* ]]; then
+			out+="$(seq -s ' ' "${part%-*}" "${part#*-}") "
+		else
+			out+="$part "
+		fi
 	done
 	printf '%s' "$out"
 }
@@ -112,7 +116,8 @@ check "each of the $ncpu CPUs is local iff it completes its own reads ($wrong)" 
 irq_total() { # sum of the reported IRQ lines over all CPUs
 	local s=0 i
 	for i in ${irqs//,/ }; do
-		s=$((s + $(awk -v n="$i:" '$1 == n { t = 0; for (k = 2; k <= NF && $k ~ /^[0-9]+$/; k++) t += $k; print t }' /proc/interrupts)))
+		s=$((s + $(awk -v n="$i:" '$1 == n { t = 0
+			for (k = 2; k <= NF && $k ~ /^[0-9]+$/; k++) t += $k; print t }' /proc/interrupts)))
 	done
 	echo $s
 }
@@ -226,7 +231,8 @@ check "the stall is reported: the reader's CPU, or the barrier it never reached 
 		)[0-9.]+ s|the reader on CPU [0-9]+ did not stop|workers did not reach the start barrier within $(
 		)[0-9.]+ s)" "$out/stall.err"
 check "repetition 2 still measured, repetition 1 has no number" \
-	[ "$(csv_value "$out/stall.csv" "local=1" ios_K_per_s)" != "" -a "$(awk -F, '$(NF-3) == 1' "$out/stall.csv" | wc -l)" = 0 ]
+	[ "$(csv_value "$out/stall.csv" "local=1" ios_K_per_s)" != "" \
+		-a "$(awk -F, '$(NF-3) == 1' "$out/stall.csv" | wc -l)" = 0 ]
 alive=""
 for k in $stopped; do
 	st=$(ps -o stat= -p "$k" 2>/dev/null)

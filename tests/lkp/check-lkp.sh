@@ -164,7 +164,8 @@ for job in $jobs; do
 	check "lkp run ($place): exit $rc, $(($(date +%s) - start)) s, result in ${rt:-nothing}" \
 		test "$rc" = 0 -a -n "$rt" -a -f "$rt/stats.json"
 	n=$(ruby -rjson -e 'j = JSON.parse(File.read(ARGV[0]))
-		puts j.count { |k, v| k.start_with?("affbench.cputestfs.") && Array(v).all? { |x| x.is_a?(Numeric) && x > 0 } }
+		puts j.count { |k, v|
+			k.start_with?("affbench.cputestfs.") && Array(v).all? { |x| x.is_a?(Numeric) && x > 0 } }
 		warn j.select { |k, _| k =~ /stat_per_s/ }.map { |k, v| "#   #{k}: #{v}" }' "$rt/stats.json" \
 			2>"$work/stat.txt")
 	cat "$work/stat.txt"
