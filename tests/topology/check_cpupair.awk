@@ -65,7 +65,9 @@ function cp_contig(s, G, what,    c, g, lo, hi, n, nb) {
 		if (!(g in n) || CPOS[c] + 0 > hi[g]) hi[g] = CPOS[c] + 0
 		n[g]++
 	}
-	for (g in n) if (hi[g] - lo[g] + 1 != n[g]) { bad(s ": the CPUs of " what " " g " are not next to each other in the order (positions " lo[g] "-" hi[g] " for " n[g] " CPUs)"); nb++ }
+	for (g in n) if (hi[g] - lo[g] + 1 != n[g]) { bad(s ": the CPUs of " what " " g \
+		" are not next to each other in the order (positions " lo[g] "-" hi[g] " for " n[g] " CPUs)");
+		nb++ }
 	return nb
 }
 # The matrix: every ordered pair of allowed CPUs once, in topology order.
@@ -131,12 +133,14 @@ function check_cp_poll(s,    n, t) {
 	if (CPUIDLE == "" || CPUIDLE == "none") {
 		if (STEPRC[s] == 4 && LASTERR[s] ~ /no cpuidle driver/) {
 			ok(s ": no cpuidle driver: skipped with the reason: " LASTERR[s]); CPPOLL = "skipped" }
-		else bad(s ": cpuidle driver none, want exit 4 naming the missing driver, got exit " STEPRC[s] ": " LASTERR[s])
+		else bad(s ": cpuidle driver none, want exit 4 naming the missing driver, got exit " STEPRC[s] \
+			": " LASTERR[s])
 		return
 	}
 	if (STEPRC[s] == 4 && PMQOS == "no" && LASTERR[s] ~ /cpu_dma_latency/) {
 		ok(s ": skipped, no /dev/cpu_dma_latency: " LASTERR[s]); CPPOLL = "skipped"; return }
-	if (STEPRC[s] != 0) { bad(s ": cpuidle driver " CPUIDLE ", exit " STEPRC[s] ": " LASTERR[s] " (/dev/cpu_dma_latency " (PMQOS == "yes" ? "present" : "absent") ")"); return }
+	if (STEPRC[s] != 0) { bad(s ": cpuidle driver " CPUIDLE ", exit " STEPRC[s] ": " LASTERR[s] \
+		" (/dev/cpu_dma_latency " (PMQOS == "yes" ? "present" : "absent") ")"); return }
 	if ((n = cp_read(s)) <= 0) { if (n == 0) bad(s ": no records"); return }
 	if (CPIDLE != " poll") bad(s ": records not all idle=poll; idle values seen:" CPIDLE)
 	else { ok(s ": " n " pairs measured, every record carries idle=poll"); CPPOLL = "ran" }
@@ -145,12 +149,15 @@ function check_cp_poll(s,    n, t) {
 function check_cp_haltpoll(s,    n) {
 	if (!(s in STEPRC)) { bad(s ": not run"); return }
 	if (CPUIDLE != "haltpoll") {
-		if (STEPRC[s] == 4 && LASTERR[s] ~ /haltpoll/) { ok(s ": cpuidle driver " (CPUIDLE == "" ? "none" : CPUIDLE) ": skipped with the reason: " LASTERR[s]); CPHALT = "skipped" }
-		else bad(s ": cpuidle driver " (CPUIDLE == "" ? "none" : CPUIDLE) ", want exit 4 naming haltpoll, got exit " STEPRC[s] ": " LASTERR[s])
+		if (STEPRC[s] == 4 && LASTERR[s] ~ /haltpoll/) { ok(s ": cpuidle driver " (CPUIDLE == "" ? \
+			"none" : CPUIDLE) ": skipped with the reason: " LASTERR[s]); CPHALT = "skipped" }
+		else bad(s ": cpuidle driver " (CPUIDLE == "" ? "none" : CPUIDLE) \
+			", want exit 4 naming haltpoll, got exit " STEPRC[s] ": " LASTERR[s])
 		return
 	}
 	if (STEPRC[s] != 0) { bad(s ": haltpoll driver present, exit " STEPRC[s] ": " LASTERR[s]); return }
 	if ((n = cp_read(s)) <= 0) { if (n == 0) bad(s ": no records"); return }
-	if (CPIDLE !~ /^ haltpoll:[0-9]+$/) bad(s ": records not all idle=haltpoll:NS; idle values seen:" CPIDLE)
+	if (CPIDLE !~ /^ haltpoll:[0-9]+$/) bad(s ": records not all idle=haltpoll:NS; idle values seen:" \
+		CPIDLE)
 	else { ok(s ": haltpoll driver: " n " pairs measured with" CPIDLE); CPHALT = "ran" }
 }
