@@ -133,7 +133,8 @@ END {
 	if (CPUSET != "") expand(CPUSET, REQ); else for (c in ON) REQ[c] = 1
 	for (c in REQ) if (c in ON) { E[c] = 1; NE++ }
 	EL = fmt(E)
-	print "topology from the guest's sysfs (thread_siblings_list, cache/index*/shared_cpu_list, node*/cpulist, online):"
+	print "topology from the guest's sysfs (thread_siblings_list, cache/index*/shared_cpu_list, " \
+		"node*/cpulist, online):"
 	print "  online " ONL "; allowed " EL (CPUSET != "" ? " (taskset -c " CPUSET (OFFREQ != "" ? \
 		", cpu" OFFREQ " offline" : "") ")" : "")
 	s = ""; split("", SEENC)

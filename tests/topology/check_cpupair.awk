@@ -94,7 +94,8 @@ function check_cp_matrix(s,    n, x, y, c, p, q, nb, seen) {
 	# Threads of a core by CPU number.
 	for (x in CPOS) for (y in CPOS) if (x + 0 < y + 0 && ((x SUBSEP y) in SIB) &&
 		CPOS[x] + 0 > CPOS[y] + 0) { bad(s ": sibling " x " after " y " in the order"); nb++ }
-	if (!nb) ok(s ": " n " ordered pairs = " NE " x " NE - 1 " allowed CPUs, each with line_rt_ns; positions in topology order (cores, LLCs, nodes contiguous); classes as the snapshot says")
+	if (!nb) ok(s ": " n " ordered pairs = " NE " x " NE - 1 " allowed CPUs, each with line_rt_ns; " \
+		"positions in topology order (cores, LLCs, nodes contiguous); classes as the snapshot says")
 	CPMAT = n " pairs"
 }
 # The classes sample: one pair and its reverse per class the allowed CPUs offer.
@@ -122,7 +123,8 @@ function check_cp_classes(s,    n, i, c, want, got, x, y, m, nm, M3, nb, W, G) {
 	}
 	if (got != want) {
 		bad(s ": classes" got ", the allowed CPUs offer" want " (one pair and its reverse each)"); nb++ }
-	if (!nb) ok(s ": classes" got ": one pair and its reverse each, with line, futex and pipe round trips; classes as the snapshot says")
+	if (!nb) ok(s ": classes" got ": one pair and its reverse each, with line, futex and pipe " \
+		"round trips; classes as the snapshot says")
 	CPCLS = got
 }
 # --idle poll holds /dev/cpu_dma_latency where a cpuidle driver reads it: records say
