@@ -293,7 +293,8 @@ costs() {
 			for (k = 0; k < 2; k++) {
 				id = k ? "idle=poll;" : ""
 				row(sprintf(c, "single", id, "same", "libfuse"), 100000 + j, "")
-				row(sprintf(c, "single", id, "other", "libfuse"), (k ? (mode == "odd" ? 150000 : 80000) : 10000) + j, "")
+				row(sprintf(c, "single", id, "other", "libfuse"), (k ? (mode == "odd" ? 150000 : 80000) : \
+					10000) + j, "")
 				row(sprintf(c, "single", id, "none", "libfuse"), 12000 + j, "")
 				row(sprintf(c, "percpu", id, "none", "uring"), 70000 + j, k ? 5.31 : 5.59)
 			}
@@ -360,8 +361,12 @@ awk 'BEGIN {
 	for (rep = 1; rep <= 3; rep++)
 		for (i = 0; i < 2; i++) {
 			id = i ? "idle=poll;" : ""
-			printf "ddpar,bs=4096;clone_fd=off;%smode=write;procs=4;transport=libfuse,%d,write_MB_per_s,%d,MB/s\n", id, rep, 100
-			printf "ddpar,bs=4096;clone_fd=on;%smode=write;procs=4;transport=libfuse,%d,write_MB_per_s,%d,MB/s\n", id, rep, i ? 150 : 120
+			printf \
+				"ddpar,bs=4096;clone_fd=off;%smode=write;procs=4;transport=libfuse,%d,write_MB_per_s,%d,MB/s\n",
+				id, rep, 100
+			printf \
+				"ddpar,bs=4096;clone_fd=on;%smode=write;procs=4;transport=libfuse,%d,write_MB_per_s,%d,MB/s\n",
+				id, rep, i ? 150 : 120
 		}
 }' >"$R/raw.csv"
 "$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"

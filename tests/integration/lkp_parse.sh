@@ -229,8 +229,10 @@ check "bad rows are named by their line (2 and 4), no backtrace" \
 # 20,000 rows took it minutes, against about a second. timeout is a hang
 # guard only (60 s scaled to the machine); the checks are on the stats.
 awk 'BEGIN { print "bench,config,rep,metric,value,unit"
-	     for (i = 0; i < 200000; i++) print (i % 2 ? "#key cputestfs clients" : "#key cputestfs daemon")
-	     for (i = 0; i < 20000; i++) printf "cputestfs,clients=%d;daemon=single;placement=same,1,stat_per_s,%d,1/s\n", i, 100 + i }' \
+	     for (i = 0; i < 200000; i++) print (i % 2 ? "#key cputestfs clients" : \
+	       "#key cputestfs daemon")
+	     for (i = 0; i < 20000; i++) printf \
+	       "cputestfs,clients=%d;daemon=single;placement=same,1,stat_per_s,%d,1/s\n", i, 100 + i }' \
 	>"$tmp/notes.csv"
 timeout "$(scaled 60)" "$PARSE" <"$tmp/notes.csv" >"$tmp/notes.stats" 2>"$tmp/notes.err"
 rc=$?
