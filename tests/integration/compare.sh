@@ -15,7 +15,8 @@
 H=$BIN/harness
 D=$(mktemp -d "$AFFBENCH_WORKDIR/compare.XXXXXX")
 LSEEK='mode=single;op=lseek;threads=1'
-SINGLE='baseline=fuse;client_cpu=1;clients=1;daemon=single;daemon_cpu=1;idle=poll;placement=same;transport=libfuse'
+SINGLE='baseline=fuse;client_cpu=1;clients=1;daemon=single;daemon_cpu=1;idle=poll;'
+SINGLE+='placement=same;transport=libfuse'
 SINGLE_F='daemon=single placement=same transport=libfuse idle=poll'	# SINGLE alone
 
 # calm DIR BENCH METRIC CONFIG: CONFIG's six values set at its median -6, -4, -2, +2, +4
@@ -36,7 +37,8 @@ calm "$D/reference" cputestfs stat_per_s "$SINGLE"
 calm "$D/reference" fdget ns_per_op "$LSEEK"
 REF=$D/reference	# the reference, its two doctored configs calmed
 check "the reference holds the configs the gate tests doctor, 6 repetitions each" \
-	test "$(grep -cE "^(cputestfs,$SINGLE,[1-6],stat_per_s|fdget,$LSEEK,[1-6],ns_per_op)," "$REF/raw.csv")" = 12
+	test "$(grep -cE "^(cputestfs,$SINGLE,[1-6],stat_per_s|fdget,$LSEEK,[1-6],ns_per_op)," \
+		"$REF/raw.csv")" = 12
 
 # doctor FACTOR DIR BENCH METRIC [CONFIG]: a copy of the reference with BENCH's METRIC
 # times FACTOR, in CONFIG only when one is given; more doctoring with DIR as the source
@@ -76,7 +78,8 @@ gate drop "$D/rules" "$REF" "$D/drop"; rc=$?
 check "one fdget config 20% slower fails the gate (exit $rc, want 3)" [ "$rc" = 3 ]
 check "one VIOLATED line, naming rules:4, its configs Holm-corrected" \
 	eval '[ "$(grep -c "^gate: VIOLATED" "$D/drop.out")" = 1 ] &&
-	      grep -q "^gate: VIOLATED .*rules:4 .fdget ns_per_op max-rise 5%.: .*: 20 configs, Holm-corrected: 1 rose .* at $LSEEK\$" "$D/drop.out"'
+	      grep -q "^gate: VIOLATED .*rules:4 .fdget ns_per_op max-rise 5%.: .*: 20 configs, $(
+		)Holm-corrected: 1 rose .* at $LSEEK\$" "$D/drop.out"'
 check "the rule left alone is ok" grep -q "^gate: ok .*rules:3 " "$D/drop.out"
 check "the issue's form is judged, Holm-corrected over its configs" \
 	grep -q "^gate: [a-zA-Z]* .*rules:2 .cputestfs stat_per_s placement=same max-drop 5%.: .*: $(
@@ -108,7 +111,9 @@ printf 'fdget ns_per_op max-regression 5%%\ncputestfs stat_per_s %s max-regressi
 	"$SINGLE_F" > "$D/reg"
 gate reg "$D/reg" "$REF" "$D/drop"; rc=$?
 check "max-regression: fdget's lseek 20% slower fails as a rise of ns_per_op (exit $rc, want 3)" \
-	eval '[ "$rc" = 3 ] && grep -q "^gate: VIOLATED .*reg:1 .*: 20 configs, Holm-corrected: 1 rose .* at $LSEEK\$" "$D/reg.out"'
+	eval '[ "$rc" = 3 ] &&
+		grep -q "^gate: VIOLATED .*reg:1 .*: 20 configs, Holm-corrected: 1 rose .* at $LSEEK\$" \
+			"$D/reg.out"'
 check "... and cputestfs's stat_per_s 13% down as a drop" \
 	grep -q "^gate: VIOLATED .*reg:2 .*: 1 config, Holm-corrected: 1 dropped by more than 5%" \
 		"$D/reg.out"
@@ -159,7 +164,10 @@ check "another machine: a row per run, kernel, cpu_model and topology columns, l
 	        grep -q "^| B | #2 | affbench-A | #2 |" "$D/o-mach/compare.md" &&
 	      grep -q "^- kernel #2: Linux 6.1" "$D/o-mach/compare.md"'
 check "... and the verdicts say they compare machines (compare.md and stderr)" \
-	eval 'grep -q "^The verdicts of runs on other machines than A.s compare machines" "$D/o-mach/compare.md" && grep -q "^\*\*The machines differ\*\*: run B ran on another machine than A" "$D/o-mach/compare.md" &&
+	eval 'grep -q "^The verdicts of runs on other machines than A.s compare machines" \
+		"$D/o-mach/compare.md" &&
+	      grep -q "^\*\*The machines differ\*\*: run B ran on another machine than A" \
+		"$D/o-mach/compare.md" &&
 	      grep -q "verdicts compare machines" "$D/mach.err"'
 cp -a "$D/same" "$D/evil"
 # over 16 characters, so that the column is coded and the value written in the legend
@@ -171,8 +179,8 @@ check "a machine.txt value is escaped in the legend" \
 cp -a "$D/same" "$D/pti"
 sed -i -e 's/^mitigation meltdown:.*/mitigation meltdown:Mitigation: PTI/' \
 	-e 's/^mitigation mds:.*/mitigation mds:Vulnerable/' "$D/pti/machine.txt"
-printf 'pti            on (meltdown: Mitigation: PTI)\npcid           no\nsyscall_ns     1484 (getppid)\n' \
-	>> "$D/pti/machine.txt"
+printf 'pti            on (meltdown: Mitigation: PTI)\n' >> "$D/pti/machine.txt"
+printf 'pcid           no\nsyscall_ns     1484 (getppid)\n' >> "$D/pti/machine.txt"
 echo "clocksource    hpet" >> "$D/pti/machine.txt"
 cp -a "$D/same" "$D/nopti"
 printf 'pti            off\npcid           yes\nsyscall_ns     437 (getppid)\n' \
@@ -254,8 +262,9 @@ check "the ratios table names a config by the keys that vary (placement=..., nev
 mkdir -p "$D/ucpu"
 { echo 'bench,config,rep,metric,value,unit'
   for r in 1 2 3 4 5 6; do
-	echo "ddpar,clone_fd=off;mode=read;procs=1;transport=uring;uring_cpu=queue,$r,read_MB_per_s,$((4800 + r)),MB/s"
-	echo "ddpar,clone_fd=off;mode=read;procs=1;transport=uring;uring_cpu=next,$r,read_MB_per_s,$((1900 + r)),MB/s"
+	dd="ddpar,clone_fd=off;mode=read;procs=1;transport=uring"
+	echo "$dd;uring_cpu=queue,$r,read_MB_per_s,$((4800 + r)),MB/s"
+	echo "$dd;uring_cpu=next,$r,read_MB_per_s,$((1900 + r)),MB/s"
 	echo "cputestfs,client_cpu=$r;placement=same,$r,stat_per_s,$((130000 + r)),1/s"
   done; } > "$D/ucpu/raw.csv"
 "$H" compare --out "$D/o-ucpu" "$D/ucpu" "$D/ucpu" > /dev/null 2>&1
@@ -276,7 +285,8 @@ check "a config without uring_cpu matches uring_cpu=queue: every uring result co
 	END { exit !(u > 50 && !bad) }' "$D/o-ucpu-ref/compare.csv"
 check "... nothing left only in one run, and compare.md says which key was defaulted" \
 	eval '! grep -q "only in A: \|only in another run: " "$D/o-ucpu-ref/compare.md" &&
-	      grep -q "configs without uring_cpu .* were matched as uring_cpu=queue (the default since " "$D/o-ucpu-ref/compare.md"'
+	      grep -q "configs without uring_cpu .* were matched as uring_cpu=queue (the default since " \
+		"$D/o-ucpu-ref/compare.md"'
 # the defaulted key takes its place among the config's keys, which records keep sorted
 mkdir -p "$D/ins"
 { echo 'bench,config,rep,metric,value,unit'
@@ -284,7 +294,9 @@ mkdir -p "$D/ins"
 	echo "ddpar,$c,1,read_MB_per_s,5,MB/s"; done; } > "$D/ins/raw.csv"
 "$H" compare --out "$D/o-ins" "$D/ins" "$D/ins" > /dev/null 2>&1
 check "uring_cpu=queue inserted in key order (end, middle, before a later key)" \
-	eval '[ "$(cut -d, -f2 "$D/o-ins/compare.csv" | sed 1d | tr "\n" " ")" = "transport=uring;uring_cpu=queue a=1;transport=uring;uring_cpu=queue;v=2 transport=uring;uring_cpu=queue;zz=1 " ]'
+	eval '[ "$(cut -d, -f2 "$D/o-ins/compare.csv" | sed 1d | tr "\n" " ")" = "$(
+		)transport=uring;uring_cpu=queue a=1;transport=uring;uring_cpu=queue;v=2 $(
+		)transport=uring;uring_cpu=queue;zz=1 " ]'
 # a result in one run only: the cause from the other run's runs.csv, not always "a failed
 # or skipped point, or another plan": fdget's lseek left out of the plan, a ddpar point failed
 cp -a "$REF" "$D/cause"
@@ -370,7 +382,8 @@ check "compare.md's tables well-formed: a header, a |---| line, every row as man
 	{ tab = 0 }
 	END { exit !(tables > 20 && !bad) }' "$md"
 check "the machines table: a row per run, the 50 kernels coded, a legend line each" \
-	eval '[ "$(sed -n "/^| run | kernel |/,/^\$/p" "$md" | grep -cE "^\| ([A-Z]|#[0-9]+) \| #[0-9]+ \|")" = 50 ] &&
+	eval '[ "$(sed -n "/^| run | kernel |/,/^\$/p" "$md" |
+		grep -cE "^\| ([A-Z]|#[0-9]+) \| #[0-9]+ \|")" = 50 ] &&
 	      grep -q "^- kernel #50: Linux 6.18.49-test" "$md"'
 check "the machines and trend tables stay narrow (no row over 140 columns)" \
 	eval '! sed -n "/^## The machines/,/^## Ratios/p; /^## Trends/,\$p" "$md" | grep "^|" |

@@ -126,7 +126,8 @@ if [ -s "$W/c-dev-poll.csv" ]; then
 	row=$(grep -E '^\| dev \| other \|' "$W/r/tables.md")
 	check "report: the wait table's dev row has block, spin:50 and poll with CPU per request ($row)" \
 		eval 'grep -qE "How affbench.s server waits" "$W/r/tables.md" &&
-			[[ $row =~ ^\|\ dev\ \|\ other\ \|\ [0-9]+\ \([0-9.]+\ us\)\ \|\ [0-9]+\ \([0-9.]+\ us,\ [0-9.]+x\ ?\*?\)\ \|\ [0-9]+\ \([0-9.]+\ us,\ [0-9.]+x ]]'
+			[[ $row =~ ^\|\ dev\ \|\ other\ \|\ [0-9]+\ \([0-9.]+\ us\)\ \|\ $(
+				)[0-9]+\ \([0-9.]+\ us,\ [0-9.]+x\ ?\*?\)\ \|\ [0-9]+\ \([0-9.]+\ us,\ [0-9.]+x ]]'
 	check "report: the waits' figures, stat/s and CPU per request (cputestfs_wait*.gp)" \
 		eval '[ -s "$W/r/figures/src/cputestfs_wait.gp" ] &&
 			[ -s "$W/r/figures/src/cputestfs_wait_cpu.gp" ]'

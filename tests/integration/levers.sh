@@ -138,7 +138,8 @@ check "the split's stacked bar is drawn (or its script written without gnuplot)"
 		grep -q rowstacked "$R/figures/src/cputestfs_split.gp" &&
 	 { ! command -v gnuplot >/dev/null || [ -s "$R/figures/cputestfs_split.png" ]; }'
 check "report.md names the cheapest lever" \
-	grep -q '^Here, idle=poll closes 83% of the gap of other/same (libfuse) (0.1 as found, 0.85 with it)' "$R/report.md"
+	grep -q "^Here, idle=poll closes 83% of the gap of other/same (libfuse) $(
+		)(0.1 as found, 0.85 with it)" "$R/report.md"
 check "report.md gives the split in a sentence" \
 	grep -q '^Of the 89.9 us a stat() served on CPU 1' "$R/report.md"
 
@@ -161,7 +162,9 @@ said() {
 	esac
 }
 check "check: as found, report.md says the split's 59.8 us and the breakdown's 78 agree" eval \
-	'said 0 agree "$R/report.md" && grep -q "took 78\(\.0\)\? us more per call on other than on same, which agrees with the split.s 59.8 us" "$R/report.md"'
+	'said 0 agree "$R/report.md" &&
+	 grep -q "took 78\(\.0\)\? us more per call on other than on same, $(
+		)which agrees with the split.s 59.8 us" "$R/report.md"'
 check "check: with idle polling, report.md says 8.6 and 4 do not agree" eval \
 	'said 1 disagree "$R/report.md" && ! said 1 agree "$R/report.md"'
 check "check: tables.md says the same under the split" eval \
@@ -208,9 +211,11 @@ records "$R" 1 1 neg
 "$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
 p=$(split_para "$R/report.md")
 check "split, crossing above the difference: the report says the model does not hold" eval \
-	'[[ $p == *"does not hold on this machine: FUSE'"'"'s own path would be below zero beyond its interval."* ]]'
+	'[[ $p == *"does not hold on this machine: FUSE'"'"'s own path would be below zero $(
+		)beyond its interval."* ]]'
 check "split, crossing above the difference: the measured pieces are given" eval \
-	'[[ $p == *"The measured pieces: cpupair'"'"'s pipe round trip between CPUs 0 and 1 took 151 us [150, 152]"* ]]'
+	'[[ $p == *"The measured pieces: cpupair'"'"'s pipe round trip between CPUs 0 and 1 $(
+		)took 151 us [150, 152]"* ]]'
 check "split, crossing above the difference: no negative time (${p:0:60}...)" \
 	eval '! grep -Eq -- "-[0-9]" <<<"$p"'
 check "split, crossing above the difference: no part given as a cost" \
@@ -234,7 +239,8 @@ records "$R" 1 0 fast
 "$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
 p=$(split_para "$R/report.md")
 check "split, other faster than same: said as less time, nothing to split" \
-	eval '[[ $p == "A stat() served on CPU 1 for a caller on CPU 0 took 1.67 us less than one served on the caller"* ]]'
+	eval '[[ $p == "A stat() served on CPU 1 for a caller on CPU 0 took 1.67 us less than one $(
+		)served on the caller"* ]]'
 check "split, other faster than same: no negative time in the sentence" \
 	eval '! grep -Eq -- "-[0-9]" <<<"$p"'
 if [ -s "$R/figures/src/cputestfs_split.gp" ]; then
@@ -260,7 +266,8 @@ records "$R" 1 0 flag
 "$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
 p=$(split_para "$R/report.md")
 check "split: a flagged cache line is no cache part; the wake-ups hold it (80 - 20 = 60 us)" eval \
-	'[[ $p == *"none apart are the cache transfers (cpupair"*"flagged: a spinner lost its CPU"*", 60 us [5"* ]]'
+	'[[ $p == *"none apart are the cache transfers $(
+		)(cpupair"*"flagged: a spinner lost its CPU"*", 60 us [5"* ]]'
 
 # records from before the diagonal: no same-CPU round trip, so no split
 R=$W/nodiag
@@ -317,7 +324,8 @@ costs "$R" like
 "$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
 T=$R/tables.md
 check "like with like: the server CPU column names the ratio it comes from" \
-	grep -q '^| lever |.* server CPU us/request (uring/libfuse (none)) | CPUs idle % (other/same (libfuse)) |' "$T"
+	grep -q "^| lever |.* server CPU us/request (uring/libfuse (none)) | $(
+		)CPUs idle % (other/same (libfuse)) |" "$T"
 check "like with like: server CPU as found is uring's 5.59, not dev's 12 $(
 	)($(cell "as found" 7 "$T"))" \
 	within "$(cell "as found" 7 "$T")" 5.58 5.6
@@ -350,7 +358,8 @@ R=$W/bare
 costs "$R" bare
 "$BIN/harness" plot "$R" >/dev/null 2>"$W/plot.err"
 check "no cost recorded at all: the sentence says so in one clause" eval \
-	'grep -q "^Here, idle=poll .*; its cost in that ratio.s configs was not recorded (neither" "$R/report.md" &&
+	'grep -q "^Here, idle=poll .*; its cost in that ratio.s configs was not recorded (neither" \
+		"$R/report.md" &&
 	 ! grep -q "at a cost of" "$R/report.md"'
 
 # ddpar: clone_fd on/off and uring/libfuse at the most processes, as found and with idle=poll
@@ -385,7 +394,8 @@ check "ddpar: fewer than 6 repetitions are marked, not judged" \
 R=$W/inert
 records "$R" 0 0
 sed -i '/idle=poll/d' "$R/raw.csv"
-c="baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=1;idle=poll;placement=other;transport=libfuse"
+c="baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=1;idle=poll;"
+c+="placement=other;transport=libfuse"
 {
 	echo "bench,config,rep,exit,reason"
 	for rep in 1 2; do
@@ -401,7 +411,8 @@ check "inert lever: the row says it cannot act here, with the reason" \
 	eval '[[ $row == "| idle=poll | cannot act here: --idle poll: no cpuidle driver"* ]]'
 check "inert lever: the row gives no share of the gap" eval '[[ $row != *"%"* ]]'
 check "inert lever: the reason's '|' cannot break the table" \
-	eval '[ "$(printf "%s" "$row" | tr -cd "|" | wc -c)" = "$(grep "^| as found |" "$R/report.md" | tr -cd "|" | wc -c)" ]'
+	eval '[ "$(printf "%s" "$row" | tr -cd "|" | wc -c)" = \
+		"$(grep "^| as found |" "$R/report.md" | tr -cd "|" | wc -c)" ]'
 check "inert lever: one row however many of its points were skipped" \
 	[ "$(grep -c '^| idle=poll |' "$R/report.md")" = 1 ]
 rm "$R/failures.csv"

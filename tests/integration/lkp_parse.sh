@@ -112,7 +112,8 @@ check "two placements give the same key" \
 check "the key of a one-point job is BENCH.METRIC" \
 	grep -qx 'cputestfs.stat_per_s: 10' "$tmp/same.stats"
 { echo "#key fdget op"; echo 'bench,config,rep,metric,value,unit'
-  echo 'fdget,mode=single;op=pread,1,ns_per_op,10,ns'; echo 'fdget,mode=idle-thread;op=pread,1,ns_per_op,20,ns'; } |
+  echo 'fdget,mode=single;op=pread,1,ns_per_op,10,ns'
+  echo 'fdget,mode=idle-thread;op=pread,1,ns_per_op,20,ns'; } |
 	"$PARSE" >"$tmp/clash.stats"
 check "configs that would share a key fall back to all config keys" \
 	[ "$(grep -c '^fdget\.mode=.*\.op=pread\.ns_per_op: ' "$tmp/clash.stats")" = 2 ]
@@ -136,10 +137,15 @@ cat >"$tmp/root/bin/harness" <<'FAKE'
 #!/bin/bash
 # Stand-in for bin/harness run: keeps its arguments and plan, writes one point
 # measured and one skipped, exits $FAKE_RC.
-while [ $# -gt 0 ]; do case $1 in --plan) plan=$2; shift ;; --out) out=$2; shift ;; esac; shift; done
+while [ $# -gt 0 ]; do
+	case $1 in --plan) plan=$2; shift ;; --out) out=$2; shift ;; esac
+	shift
+done
 mkdir -p "$out" && cp "$plan" "$out/plan.seen"
-printf 'bench,config,rep,metric,value,unit\ncputestfs,placement=same,1,stat_per_s,10,1/s\n' >"$out/raw.csv"
-printf 'bench,point,rep,status,exit,seconds,raw_bytes,label\ncputestfs,0,1,ok,0,1,80,x\ncputestfs,1,1,skip,4,0,80,y\n' >"$out/runs.csv"
+printf 'bench,config,rep,metric,value,unit\n%s\n' cputestfs,placement=same,1,stat_per_s,10,1/s \
+	>"$out/raw.csv"
+printf 'bench,point,rep,status,exit,seconds,raw_bytes,label\n%s\n%s\n' \
+	cputestfs,0,1,ok,0,1,80,x cputestfs,1,1,skip,4,0,80,y >"$out/runs.csv"
 exit "${FAKE_RC:-0}"
 FAKE
 chmod +x "$tmp/root/bin/harness"
@@ -326,7 +332,8 @@ check "hex, hex floats, blanks, inf, nan, '_' and overflow are rejected" \
 	test "$(rejected "$tmp/nums.stats")" = "${#bad_nums[@]}"
 # Near the largest double: the median of two does not overflow (the old
 # script's sum did: a Ruby backtrace), and the value printed reads back finite.
-printf 'bench,config,rep,metric,value,unit\nb,k=1,1,m,1.7e308,ns\nb,k=1,2,m,1.7e308,ns\nb,k=2,1,m,1.7976931348623157e308,ns\n' |
+printf 'bench,config,rep,metric,value,unit\n%s\n%s\n%s\n' \
+	b,k=1,1,m,1.7e308,ns b,k=1,2,m,1.7e308,ns b,k=2,1,m,1.7976931348623157e308,ns |
 	"$PARSE" >"$tmp/huge.stats" 2>"$tmp/huge.err"
 rc=$?
 check "the median of 1.7e308 and 1.7e308, DBL_MAX: exit 0 (exit $rc)" [ "$rc" = 0 ]
@@ -344,7 +351,8 @@ agree() {
 	[ -s "$1" ] || { echo "harness export wrote no results.json"; return 1; }
 	python3 - "$1" "$2" <<'PY'
 import json, re, sys
-h = {p["config"]["n"]: p["metrics"]["ns_per_op"]["median"] for p in json.load(open(sys.argv[1]))["points"]}
+h = {p["config"]["n"]: p["metrics"]["ns_per_op"]["median"]
+     for p in json.load(open(sys.argv[1]))["points"]}
 l = {}
 for line in open(sys.argv[2]):
     m = re.match(r"fdget\.n=(\d+)\.ns_per_op: (\S+)$", line)
