@@ -314,10 +314,11 @@ run_shape() {
 	mke2fs -q -F -t ext2 -L affbench-out -d "$d/disk" "$d/disk.img" 128M >/dev/null
 	mke2fs -q -F -t ext2 -L affbench-sq -d "$d/sq" "$d/sq.img" 16M >/dev/null
 	rm -rf "$d/disk" "$d/sq"
+	local kargs="console=ttyS0 panic=-1 loglevel=7 earlyprintk=serial,ttyS0,115200"
 	QEMU_CMD=(qemu-system-x86_64 -accel tcg,thread=multi -m "$QEMU_MEM" -nographic -no-reboot -nic none
 		-cpu "max,vendor=GenuineIntel$CPU_EXTRA" "${QEMU_SMP[@]}"
 		-kernel "$VMLINUZ" -initrd "$W/initramfs.cpio.gz"
-		-append "console=ttyS0 panic=-1 loglevel=7 earlyprintk=serial,ttyS0,115200${APPEND_EXTRA:+ $APPEND_EXTRA}"
+		-append "$kargs${APPEND_EXTRA:+ $APPEND_EXTRA}"
 		-drive "file=$d/disk.img,format=raw,if=none,id=out"
 		-device virtio-blk-pci,drive=out
 		-drive "file=$d/sq.img,format=raw,if=none,id=sq"
@@ -325,7 +326,8 @@ run_shape() {
 	BOOT_NOTE=
 	local try
 	for try in $(seq 1 "$BOOT_TRIES"); do
-		say "shape $s: $SHAPE_DESC: booting (limit ${SHAPE_TIMEOUT} s; a boot silent for ${BOOT_STALL} s is stalled; attempt $try of $BOOT_TRIES)"
+		say "shape $s: $SHAPE_DESC: booting (limit ${SHAPE_TIMEOUT} s;" \
+			"a boot silent for ${BOOT_STALL} s is stalled; attempt $try of $BOOT_TRIES)"
 		rc=0
 		t0=$(date +%s.%N)
 		boot_guest "$d/console.log" "${QEMU_CMD[@]}" || rc=$?
@@ -336,9 +338,13 @@ run_shape() {
 		# untouched: booting again is safe. Its console is kept for whoever looks into it.
 		cp "$d/console.log" "$d/console.boot$try.log"
 		BOOT_NOTE="${BOOT_NOTE}attempt $try stalled before /init (silent for ${BOOT_STALL} s); "
-		say "shape $s: the boot stalled before /init: no console line for ${BOOT_STALL} s (attempt $try of $BOOT_TRIES; console kept as console.boot$try.log: $(tail -c 300 "$d/console.log" | tr -c '[:print:]' ' ' | tail -c 120))"
+		say "shape $s: the boot stalled before /init: no console line for ${BOOT_STALL} s" \
+			"(attempt $try of $BOOT_TRIES; console kept as console.boot$try.log:" \
+			"$(tail -c 300 "$d/console.log" | tr -c '[:print:]' ' ' | tail -c 120))"
 	done
-	[ "$rc" = 0 ] || say "shape $s: qemu exit $rc after $SHAPE_SECS s$([ "$rc" = 124 ] && echo ' (time limit)')$([ "$rc" = 125 ] && echo " (stalled before /init in $BOOT_TRIES attempts)")"
+	[ "$rc" = 0 ] || say "shape $s: qemu exit $rc after $SHAPE_SECS s$(
+		)$([ "$rc" = 124 ] && echo ' (time limit)')$(
+		)$([ "$rc" = 125 ] && echo " (stalled before /init in $BOOT_TRIES attempts)")"
 	# Results back without a loop mount.
 	rm -rf "$d/result"
 	debugfs -R "rdump /out $d" "$d/disk.img" >"$d/debugfs.log" 2>&1 || true
@@ -378,7 +384,8 @@ save_records() { # RUN_DIR DEST
 		[ -f "$1/$f" ] && cp -a "$1/$f" "$2/"
 	done
 	[ -d "$1/log" ] || return 0
-	awk -F, 'NR > 1 && $4 == "ok" { print $1 "-p" $2 "-r" $3 ".log" }' "$1/runs.csv" >"$2/.ok" 2>/dev/null || :
+	awk -F, 'NR > 1 && $4 == "ok" { print $1 "-p" $2 "-r" $3 ".log" }' "$1/runs.csv" \
+		>"$2/.ok" 2>/dev/null || :
 	mkdir -p "$2/log"
 	for f in "$1"/log/*-p*-r*.log; do
 		[ -f "$f" ] && ! grep -qxF "${f##*/}" "$2/.ok" && cp -a "$f" "$2/log/"
@@ -398,7 +405,8 @@ else
 	die "the checker's self-test failed: a broken placement would not be caught"
 fi
 need_tools
-[ -x bin/cputestfs ] && [ -x bin/harness ] || die "bin/ is not built: run make all (make check-topology does)"
+[ -x bin/cputestfs ] && [ -x bin/harness ] ||
+	die "bin/ is not built: run make all (make check-topology does)"
 fetch_kernel
 build_initramfs
 rm -rf "$KDIR"	# the unpacked package is not needed after this
@@ -419,9 +427,11 @@ for s in $SHAPES; do
 	boot=$(sed -n 's/.*guest: booted in \([0-9.]*\) s.*/\1/p' "$r/console.log" | head -n 1)
 	ready=$(sed -n 's/.*guest: suite starts at \([0-9.]*\) s.*/\1/p' "$r/console.log" | head -n 1)
 	suite=$(sed -n 's/.*guest: suite ended at \([0-9.]*\) s.*/\1/p' "$r/console.log" | head -n 1)
-	summary="${summary}shape $s: $res, ${SHAPE_SECS} s from QEMU start to poweroff (guest clock: /init at ${boot:-?} s, suite from ${ready:-?} to ${suite:-?} s)"$'\n'
+	summary="${summary}shape $s: $res, ${SHAPE_SECS} s from QEMU start to poweroff "
+	summary+="(guest clock: /init at ${boot:-?} s, suite from ${ready:-?} to ${suite:-?} s)"$'\n'
 	[ -z "$BOOT_NOTE" ] || summary="${summary}  (boot retried: ${BOOT_NOTE%; })"$'\n'
-	[ "$SHAPE_SECS" -le 600 ] || summary="${summary}  (over the 10-minute budget per shape: a loaded host, or the suite grew)"$'\n'
+	[ "$SHAPE_SECS" -le 600 ] ||
+		summary="${summary}  (over the 10-minute budget per shape: a loaded host, or the suite grew)"$'\n'
 	if [ -n "$save" ] && [ -d "$r/harness" ]; then
 		rm -rf "${save:?}/$s"
 		mkdir -p "$save/$s"

@@ -61,14 +61,16 @@ unpack() { # FIXTURE DIR
 # --fixture DIR: a fixture from a shape's result, with the one documented edit: the
 # harness's sqrtio skip gets the reason a fixed sqrtio would give (FINDINGS: "reasons above").
 if [ "${1:-}" = --fixture ]; then
-	echo "# affbench check-topology fixture: a shape as a guest wrote it, reduced to the files the" \
-		"checker reads"
-	echo "# (selftest.sh --fixture DIR). One edit: harness/failures.csv gives the sqrtio local=0" \
-		"skip the reason a"
-	echo "# fixed sqrtio would; the guest's run said only '(reasons above)', which the checker" \
-		"rejects."
+	echo "# affbench check-topology fixture: a shape as a guest wrote it, reduced to the" \
+		"files the checker reads"
+	echo "# (selftest.sh --fixture DIR). One edit: harness/failures.csv gives the sqrtio" \
+		"local=0 skip the reason a"
+	echo "# fixed sqrtio would; the guest's run said only '(reasons above)', which the" \
+		"checker rejects."
+	old='no point of the sweep can be placed on the allowed CPUs (reasons above)'
+	new='rq=1 local=0: every allowed CPU completes its own reads (per-CPU queues); try --irq-affinity'
 	sh "$0" --pack "${2:?--fixture DIR}" | sed -e 1,2d \
-		-e 's/^|sqrtio,local=0,1,4,skipped: sqrtio: no point of the sweep can be placed on the allowed CPUs (reasons above)$/|sqrtio,local=0,1,4,skipped: sqrtio: rq=1 local=0: every allowed CPU completes its own reads (per-CPU queues); try --irq-affinity/'
+		-e "s/^|sqrtio,local=0,1,4,skipped: sqrtio: $old\$/|sqrtio,local=0,1,4,skipped: sqrtio: $new/"
 	exit
 fi
 if [ "${1:-}" = --unpack ]; then
@@ -136,11 +138,15 @@ done
 # ---- doctored copies: each plants one bug ----
 # sedi FILE SCRIPT: sed -i without relying on GNU sed
 sedi() { sed "$2" "$1" >"$1.new" && mv "$1.new" "$1"; }
+# the configs' common beginnings the edits below keep
+P1='client_cpu=15;clients=1;daemon=single;'
+P2='client_cpu=14-15;clients=2;daemon=single;'
+P9='client_cpu=9;clients=1;daemon=single;'
 
 # The deliberate bug: llc resolved to two SMT siblings (client 15, daemon its sibling 14).
 llc_smt() {
 	for f in direct/cputestfs.csv harness/raw.csv; do
-		sedi "$f" 's/client_cpu=15;clients=1;daemon=single;daemon_cpu=13;placement=llc/client_cpu=15;clients=1;daemon=single;daemon_cpu=14;placement=llc/'
+		sedi "$f" "s/${P1}daemon_cpu=13;placement=llc/${P1}daemon_cpu=14;placement=llc/"
 	done
 	grep -q 'daemon_cpu=14;placement=llc' direct/cputestfs.csv
 }
@@ -164,13 +170,16 @@ expect "cross-node resolved inside one node (15/8)" \
 	A "cputestfs cross-node: client 15, daemon 8 is not cross-node" cross_node_same_node
 
 cross_llc_same() {
-	sedi direct/cputestfs-2clients.csv 's/client_cpu=14-15;clients=2;daemon=single;daemon_cpu=6-7;placement=cross-llc/client_cpu=14-15;clients=2;daemon=single;daemon_cpu=12-13;placement=cross-llc/'
+	sedi direct/cputestfs-2clients.csv \
+		"s/${P2}daemon_cpu=6-7;placement=cross-llc/${P2}daemon_cpu=12-13;placement=cross-llc/"
 }
 expect "2 clients: cross-llc daemons on the clients' LLC" \
 	A "cputestfs-2clients cross-llc: clients 14-15 and daemons 12-13 cannot be paired" cross_llc_same
 
 smt_overlap() {
-	sedi direct/cputestfs-2clients.csv 's/"baseline=fuse;client_cpu=13,15;clients=2;daemon=single;daemon_cpu=12,14;placement=smt;transport=libfuse"/baseline=fuse;client_cpu=14-15;clients=2;daemon=single;daemon_cpu=14-15;placement=smt;transport=libfuse/'
+	old='baseline=fuse;client_cpu=13,15;clients=2;daemon=single;daemon_cpu=12,14;placement=smt'
+	new='baseline=fuse;client_cpu=14-15;clients=2;daemon=single;daemon_cpu=14-15;placement=smt'
+	sedi direct/cputestfs-2clients.csv "s/\"$old;transport=libfuse\"/$new;transport=libfuse/"
 }
 expect "2 clients: smt pairs share CPUs although two disjoint pairs exist" \
 	A "share CPUs although four distinct" smt_overlap
@@ -189,13 +198,16 @@ expect "smt neither measured nor skipped" \
 	A "cputestfs smt: neither records nor a skip reason" smt_silent
 
 offline_used() {
-	sedi direct/cputestfs.csv 's/client_cpu=5;clients=1;daemon=single;daemon_cpu=4;placement=smt/client_cpu=3;clients=1;daemon=single;daemon_cpu=2;placement=smt/'
+	sedi direct/cputestfs.csv \
+		's/client_cpu=5;clients=1;daemon=single;daemon_cpu=4;placement=smt/'$(
+		)'client_cpu=3;clients=1;daemon=single;daemon_cpu=2;placement=smt/'
 }
 expect "shape C: smt on the offline CPU 3 (3/2)" \
 	C "CPU 3 (offline) outside the allowed, online set" offline_used
 
 outside_used() {
-	sedi direct/cputestfs.csv 's/client_cpu=9;clients=1;daemon=single;daemon_cpu=5;placement=cross-node/client_cpu=9;clients=1;daemon=single;daemon_cpu=0;placement=cross-node/'
+	sedi direct/cputestfs.csv \
+		"s/${P9}daemon_cpu=5;placement=cross-node/${P9}daemon_cpu=0;placement=cross-node/"
 }
 expect "shape C: cross-node on CPU 0, outside taskset -c 2-5,9" \
 	C "CPU 0 outside the allowed, online set" outside_used
@@ -232,8 +244,8 @@ knob_left() {
 expect "rq_affinity left at 2" A "knobs changed at the end" knob_left
 
 knob_warned() {
-	echo '- knob not as before the run: /proc/irq/30/smp_affinity_list = 5 (before: 0-15). Hint: `bin/harness restore`.' \
-		>>harness/report.md
+	echo '- knob not as before the run: /proc/irq/30/smp_affinity_list = 5 (before: 0-15).' \
+		'Hint: `bin/harness restore`.' >>harness/report.md
 }
 expect "report.md warns of a knob not as before the run" \
 	A "1 knob(s) not as before the run: /proc/irq/30/smp_affinity_list = 5" knob_warned
@@ -250,7 +262,8 @@ harness_failed() {
 expect "a failed harness point" A "harness ddpar mode=write;procs=1 rep 1: failed" harness_failed
 
 skip_no_reason() {
-	sedi harness/failures.csv 's/^\(sqrtio,local=0,1,4,\).*/\1skipped: sqrtio: no point of the sweep can be placed on the allowed CPUs (reasons above)/'
+	sedi harness/failures.csv 's/^\(sqrtio,local=0,1,4,\).*/\1skipped: sqrtio: '$(
+		)'no point of the sweep can be placed on the allowed CPUs (reasons above)/'
 }
 expect "a skip whose reason is only in the log" A "failures.csv does not say why" skip_no_reason
 
@@ -261,7 +274,8 @@ expect "ddpar's sweep stops short of 2 x CPUs" \
 	A "ddpar: processes 1 2 4 8 16, expected 1 2 4 8 16 32" ddpar_short
 
 kstats_zero() {
-	echo 'cputestfs,baseline=fuse;client_cpu=15;clients=1;daemon=single;daemon_cpu=15;placement=same,1,kernel_ns_per_req,0,ns' >>direct/cputestfs.csv
+	echo 'cputestfs,baseline=fuse;client_cpu=15;clients=1;daemon=single;daemon_cpu=15;'$(
+		)'placement=same,1,kernel_ns_per_req,0,ns' >>direct/cputestfs.csv
 }
 expect "kernel statistics written as numbers without FUSE tracepoints" \
 	A "kernel statistics written on a kernel without FUSE tracepoints" kstats_zero
@@ -281,7 +295,9 @@ expect "smt labelled 15/14 but the daemon served 37.5% on the client's CPU (pinn
 	A "the daemon served 37.5% of the requests on the client" not_pinned
 
 cpus_ignored() {
-	sedi direct/cputestfs-cpus.csv 's/client_cpu=12;clients=1;daemon=single;daemon_cpu=12;placement=same/client_cpu=15;clients=1;daemon=single;daemon_cpu=15;placement=same/'
+	sedi direct/cputestfs-cpus.csv \
+		's/client_cpu=12;clients=1;daemon=single;daemon_cpu=12;placement=same/'$(
+		)'client_cpu=15;clients=1;daemon=single;daemon_cpu=15;placement=same/'
 }
 expect "--cpus 1,4-6,12 ignored: same on CPU 15" \
 	A "CPU 15 outside the allowed, online set 1,4-6,12" cpus_ignored
@@ -295,7 +311,8 @@ expect "cpupair matrix lacks the pair 3/12" \
 
 cp_order() {
 	# CPUs 1 and 2 swap places: core 0-1 is no longer contiguous.
-	sedi direct/cpupair-matrix.csv 's/pos_a=1;/pos_a=@;/;s/pos_a=2;/pos_a=1;/;s/pos_a=@;/pos_a=2;/;s/pos_b=1,/pos_b=@,/;s/pos_b=2,/pos_b=1,/;s/pos_b=@,/pos_b=2,/'
+	sedi direct/cpupair-matrix.csv 's/pos_a=1;/pos_a=@;/;s/pos_a=2;/pos_a=1;/;s/pos_a=@;/pos_a=2;/
+		s/pos_b=1,/pos_b=@,/;s/pos_b=2,/pos_b=1,/;s/pos_b=@,/pos_b=2,/'
 }
 expect "cpupair matrix not in topology order (1 and 2 swapped)" \
 	A "the CPUs of core 0-1 are not next to each other" cp_order
