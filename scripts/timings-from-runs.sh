@@ -16,8 +16,8 @@ echo "# affbench timings shipped with the source: seconds per invocation, the me
 echo "# of each point's measured invocations (scripts/timings-from-runs.sh), from:"
 for d in "$@"; do
 	for f in runs.csv plan.plan machine.txt; do
-		[ -f "$d/$f" ] && [ ! -L "$d/$f" ] || { echo "timings-from-runs: $d/$f: missing or a link" \
-			>&2; exit 2; }
+		[ -f "$d/$f" ] && [ ! -L "$d/$f" ] ||
+			{ echo "timings-from-runs: $d/$f: missing or a link" >&2; exit 2; }
 	done
 	m() { sed -n "s/^$1 *//p" "$d/machine.txt" | tail -n 1; }
 	echo "#   $(basename "$d"): $(m date), $(m kernel | cut -d' ' -f1-2), host $(m host),"

@@ -54,8 +54,8 @@ ex_cmd() {
 }
 ex_check() { # TAG RC: the run left stat_per_s, or skip (exit 4) / die
 	[ "$2" = 4 ] && skip "explain: bin/cputestfs skipped ($1): $(tail -1 "$EX_ERR")"
-	[ -n "$(csv_value "$EX_OUT" stat_per_s)" ] || { tail -5 "$EX_ERR" \
-		>&2; die "bin/cputestfs ($1) wrote no stat_per_s"; }
+	[ -n "$(csv_value "$EX_OUT" stat_per_s)" ] ||
+		{ tail -5 "$EX_ERR" >&2; die "bin/cputestfs ($1) wrote no stat_per_s"; }
 }
 rec() { csv_value "$WORK/$1.csv" "$2"; } # TAG METRIC
 rec_median() { awk -F, -v m="$2" '$(NF - 2) == m { print $(NF - 1) }' "$WORK/$1.csv" |

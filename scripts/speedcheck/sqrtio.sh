@@ -33,8 +33,10 @@ check_sqrtio() {
 	local file=$DATA_DIR/file disc disk rq
 	dd if=/dev/urandom of="$file" bs=1M count=64 conv=fsync status=none || die "cannot write $file"
 	disc=$("$BIN/sqrtio" --discover --file "$file" 2>"$WORK/s.err") ||
-		{ cat "$WORK/s.err" \
-			>&2; skip "sqrtio cannot use $file (set SPEEDCHECK_DATA_DIR to a disk-backed directory)"; }
+		{
+			cat "$WORK/s.err" >&2
+			skip "sqrtio cannot use $file (set SPEEDCHECK_DATA_DIR to a disk-backed directory)"
+		}
 	disk=$(sed -n 's/^resolved=//p' <<<"$disc")
 	rq=$(sed -n 's/^rq_affinity=//p' <<<"$disc")
 	[[ $rq =~ ^[0-2]$ ]] || die "no rq_affinity from sqrtio --discover"

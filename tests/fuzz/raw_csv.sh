@@ -67,10 +67,14 @@ one() { # SEED: 0, or a line saying what went wrong
 	# exit 1 only as documented: a raw.csv left without one valid record
 	[ "$rp" = 1 ] && grep -q 'no valid records' "$d.plot.err" && rp=0
 	[ "$rc" = 1 ] && grep -q 'no valid records' "$d.cmp.err" && rc=0
-	if [ "$rp" != 0 ] && [ "$rp" != 2 ]; then echo "seed $s: plot exit $rp:" \
-		"$(tail -n2 "$d.plot.err" | tr '\n' ' ')"; return; fi
-	if [ "$rc" != 0 ] && [ "$rc" != 2 ]; then echo "seed $s: compare exit $rc:" \
-		"$(tail -n2 "$d.cmp.err" | tr '\n' ' ')"; return; fi
+	if [ "$rp" != 0 ] && [ "$rp" != 2 ]; then
+		echo "seed $s: plot exit $rp: $(tail -n2 "$d.plot.err" | tr '\n' ' ')"
+		return
+	fi
+	if [ "$rc" != 0 ] && [ "$rc" != 2 ]; then
+		echo "seed $s: compare exit $rc: $(tail -n2 "$d.cmp.err" | tr '\n' ' ')"
+		return
+	fi
 	rm -rf "$d" "$c" "$d.plot.err" "$d.cmp.err"
 }
 
@@ -119,8 +123,12 @@ make_case() { # NAME FILE: make FILE the raw.csv of case NAME
 	over-size-tail) cp "$b" "$f" && truncate -s 64M "$f" && echo x >>"$f" ;;
 	long-line-*)	# seeded length over 65536 and place
 		s=${1#long-line-}; len=$((65536 + (s * 7919) % 200000)); at=$((1 + (s * 31) % 150))
-		{ head -n "$at" "$b"; head -c "$len" /dev/zero | tr '\0' a; echo; tail -n +$((at + 1)) \
-			"$b"; } >"$f" ;;
+		{
+			head -n "$at" "$b"
+			head -c "$len" /dev/zero | tr '\0' a
+			echo
+			tail -n +$((at + 1)) "$b"
+		} >"$f" ;;
 	line-at-limit)	# 65535 bytes: within the limit, only a bad row
 		{ cat "$b"; head -c 65535 /dev/zero | tr '\0' a; echo; } >"$f" ;;
 	esac

@@ -96,8 +96,8 @@ apt_updated=0
 apt_update() {
 	[ "$apt_updated" = 1 ] && return 0
 	say "apt-get update"
-	apt-get update -q >"$W/apt-update.log" 2>&1 || { cat "$W/apt-update.log" \
-		>&2; die "apt-get update failed"; }
+	apt-get update -q >"$W/apt-update.log" 2>&1 ||
+		{ cat "$W/apt-update.log" >&2; die "apt-get update failed"; }
 	apt_updated=1
 }
 # The guest has no other userland: its busybox must need no library.
@@ -119,8 +119,8 @@ need_tools() {
 	apt_update
 	say "installing ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
-		>"$W/apt-install.log" 2>&1 || { tail -n 20 "$W/apt-install.log" \
-			>&2; die "apt-get install failed"; }
+		>"$W/apt-install.log" 2>&1 ||
+		{ tail -n 20 "$W/apt-install.log" >&2; die "apt-get install failed"; }
 	static_busybox || die "/bin/busybox is not statically linked (package busybox-static)"
 }
 
