@@ -113,8 +113,8 @@ T=$D/tables.md
 post=$(grep -n "^## " "$T" | grep -v "All results" | head -n1 | cut -d: -f1)
 brk=$(grep -n "^### cputestfs: where the time goes (request breakdown)" "$T" | cut -d: -f1)
 all=$(grep -n "^## All results" "$T" | cut -d: -f1)
-check "tables.md: the post's layout first, then the breakdown, then every result ($post < $brk < $(
-	)$all)" \
+check "tables.md: the post's layout first, then the breakdown, $(
+	)then every result ($post < $brk < $all)" \
 	eval '[ -n "$post" ] && [ -n "$brk" ] && [ "$post" -lt "$brk" ] && [ "$brk" -lt "$all" ]'
 check "tables.md: a breakdown row per configuration" \
 	grep -q "^| other:libfuse | 3 | 71.5 | 1.7 | 33.7 |" "$T"

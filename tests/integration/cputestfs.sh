@@ -273,8 +273,8 @@ mkdir -p "$W/pub"
 	done
 } >"$W/pub/raw.csv"
 "$BIN/harness" plot "$W/pub" >/dev/null 2>&1
-check "report: the uring reading gives the 2025 same-CPU wake post, 260 -> 345 and 116 -> 115 $(
-	)MiB/s" \
+check "report: the uring reading gives the 2025 same-CPU wake post, $(
+	)260 -> 345 and 116 -> 115 MiB/s" \
 	eval 'grep -F "Wake requests on the same cpu" "$W/pub/report.md" |
 		grep -qF "from 260 to 345 MiB/s and /dev/fuse from 116 to 115 MiB/s"'
 

@@ -83,8 +83,8 @@ check "resume of a finished run adds nothing" test "$(wc -l < "$D/r1/raw.csv")" 
 # an interruption during rep 3: its records reached raw.csv, runs.csv never saw them
 head -9 "$D/r1/runs.csv" > "$D/runs.tmp" && mv "$D/runs.tmp" "$D/r1/runs.csv"
 "$H" run --resume "$D/r1" >/dev/null 2>&1
-check "resume reruns rep 3 only: 13 runs.csv lines, raw.csv $(wc -l < "$D/r1/raw.csv") lines (was $(
-	)$before)" \
+check "resume reruns rep 3 only: 13 runs.csv lines, $(
+	)raw.csv $(wc -l < "$D/r1/raw.csv") lines (was $before)" \
 	test "$(wc -l < "$D/r1/runs.csv")" = 13 -a "$(wc -l < "$D/r1/raw.csv")" = "$before"
 check "resume: still exactly 2 records per rep" \
 	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" |

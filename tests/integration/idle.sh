@@ -161,8 +161,8 @@ check "--idle as-found: no spinner records" eval \
 "${FD[@]}" --idle busy --duration 1 --repeat 20 >/dev/null 2>&1 &
 bp=$!
 for _ in 1 2 3 4 5 6 7 8 9 10; do [ "$(spinners)" -ge $((sp_before + 2)) ] && break; sleep 0.2; done
-check "--idle busy: while it runs, its spinner process runs beside it ($(spinners), $sp_before $(
-	)before)" \
+check "--idle busy: while it runs, its spinner process runs beside it $(
+	)($(spinners), $sp_before before)" \
 	[ "$(spinners)" -ge $((sp_before + 2)) ]
 kill -KILL "$bp" 2>/dev/null
 wait "$bp" 2>/dev/null
@@ -223,8 +223,8 @@ check "--idle poll: every record carries it" \
 	eval '! tail -n +2 "$W/run.csv" | grep -v -q "idle=poll"'
 check "--idle poll: the limit after the run is as before ($(qos_now), was $qos_before)" \
 	[ "$(qos_now)" = "$qos_before" ]
-check "--idle poll: no PM QoS request held after the run ($(holders) holders, $holders_before $(
-	)before)" \
+check "--idle poll: no PM QoS request held after the run $(
+	)($(holders) holders, $holders_before before)" \
 	[ "$(holders)" = "$holders_before" ]
 run_watch max-latency:7 7
 check "--idle max-latency:7: exit 0, the limit read 7 during the run (rc $rc, seen $seen)" \

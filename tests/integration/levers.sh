@@ -195,8 +195,8 @@ check "split: each part carries its interval (tables.md)" eval \
 	'grep -Eq "^\| cache transfers \(cache-line round trip\) \| 0\.201 us \[0\.2, 0\.202\] \|" "$T" &&
 	 grep -Eq "^\| FUSE.s own path \(what remains\) \| [0-9.]+ us \[[0-9.]+, [0-9.]+\] \|" "$T"'
 check "split: the sentence uses the pipe, whose waits all slept, not the futex's mix" \
-	grep -q "the wake-ups crossing adds (its pipe round trip between the CPUs less that on CPU 0 $(
-		)alone" \
+	grep -q "the wake-ups crossing adds (its pipe round trip between the CPUs $(
+		)less that on CPU 0 alone" \
 	"$R/report.md"
 # bar N: the Nth number of the split's bar (cputestfs_split.dat's data row)
 bar() { awk -v n="$1" '!/^#/ { print $(NF - 3 + n); exit }' "$R/figures/src/cputestfs_split.dat"; }

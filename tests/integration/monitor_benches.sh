@@ -38,8 +38,8 @@ for m in single shared-fd; do
 	check "fdget $m: mon_ctxsw_per_op in each of 2 repetitions ($n)" [ "$n" = 2 ]
 done
 n=$(count "$D/fd.csv" "mode=shared-fd;" mon_task_ctxsw_per_op)
-check "fdget shared-fd: the workers' own switches in each repetition (none exits in the window: $(
-	)$n)" \
+check "fdget shared-fd: the workers' own switches in each repetition $(
+	)(none exits in the window: $n)" \
 	[ "$n" = 2 ]
 check "fdget: values finite, shares within 0-100%" sane "$D/fd.csv"
 check "fdget: why the shared-table path is not counted is said" \

@@ -148,8 +148,8 @@ wait "$bp" 2>/dev/null
 # its daemon dies with it (parent-death signal); give it a moment to unmount
 daemon_gone() { ! kill -0 "${dp:-0}" 2>/dev/null; }
 wait_until 20 daemon_gone
-check "cputestfs SIGKILLed while io_uring served: enable_uring was on (Y) during the run (got $(
-	)${was:-?})" \
+check "cputestfs SIGKILLed while io_uring served: $(
+	)enable_uring was on (Y) during the run (got ${was:-?})" \
 	[ "${was:-}" = Y ]
 "$BIN/harness" restore --workdir "$AFFBENCH_WORKDIR" --journal "$AFFBENCH_JOURNAL" \
 	>"$W/restore.out" 2>&1

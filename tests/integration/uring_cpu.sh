@@ -130,8 +130,8 @@ bench ddpar dd --transport dev --procs 1 --mode read &&
 err=$("$BIN/cputestfs" --transport uring --uring-cpu next --placement same \
 	"${TINY[@]}" 2>&1 >/dev/null)
 rc=$?
-check "cputestfs --uring-cpu next --placement same: exit 4, one line: pinned to one CPU ($rc: $(
-	)$err)" \
+check "cputestfs --uring-cpu next --placement same: exit 4, one line: $(
+	)pinned to one CPU ($rc: $err)" \
 	eval '[ "$rc" = 4 ] && [ "$(printf "%s\n" "$err" | grep -c .)" = 1 ] &&
 		[[ $err == *"--uring-cpu next at placement same: the server is pinned to CPU"* ]]'
 

@@ -30,8 +30,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 # The ruby packages lkp split-job and lkp run load, installed as scripts/deps.sh does.
-RUBY_PKGS="ruby ruby-activesupport ruby-git ruby-term-ansicolor ruby-tty-command ruby-gnuplot $(
-	)ruby-colorize"
+RUBY_PKGS="ruby ruby-activesupport ruby-git ruby-term-ansicolor ruby-tty-command"
+RUBY_PKGS="$RUBY_PKGS ruby-gnuplot ruby-colorize"
 ruby_ok() {
 	ruby -e 'require "active_support"; require "git"; require "term/ansicolor"
 	         require "tty-command"; require "gnuplot"; require "colorize"' >/dev/null 2>&1
