@@ -25,8 +25,9 @@ mkdir -p "$W"
 # its waits slept (a mix, which the split never uses). The split: 0.2 + (80 - 20 - 0.2 =
 # 59.8) + 29.9 = 89.9 us. SPLIT neg: the pipe's round trip between the CPUs 150 us (crossing
 # would cost more than the whole difference); below: on CPU 0 alone -20 us; fast: other 120000/s
-# (faster than same); mix: the pipe's waits 70% slept too; flag: the line's window had 3 involuntary
-# switches. BRK 0: no breakdown; 1: libfuse's wake-up steps (daemon_wake + reply_wake) per call
+# (faster than same); mix: the pipe's waits 70% slept too; flag: the line's window had 3
+# involuntary switches.
+# BRK 0: no breakdown; 1: libfuse's wake-up steps (daemon_wake + reply_wake) per call
 # other 100 us x 80% less same 10 us x 20% = 78 us as found (the split: 59.8, agree),
 # 12 us x 50% - 2 = 4 us with idle=poll (the split: 8.6, disagree); 2: 100 x 40% - 2 =
 # 38 us (disagree), 12 x 80% - 2 = 7.6 us (agree).
