@@ -55,9 +55,11 @@ HAVE_BPF := $(shell command -v clang >/dev/null 2>&1 && test -n "$(BPFTOOL)" && 
 	test ! -e /sys/kernel/btf/fuse && echo 1)
 ifneq ($(HAVE_BPF),1)
 ifneq ($(wildcard /sys/kernel/btf/fuse),)
-override CFLAGS += -DAB_KSTATS_WHY='"FUSE is a module on this kernel; kstats needs it built in (CONFIG_FUSE_FS=y)"'
+override CFLAGS += -DAB_KSTATS_WHY='"FUSE is a module on this kernel; kstats needs it built in \
+	(CONFIG_FUSE_FS=y)"'
 else ifeq ($(wildcard /sys/kernel/btf/vmlinux),)
-override CFLAGS += -DAB_KSTATS_WHY='"the kernel has no BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF)"'
+override CFLAGS += -DAB_KSTATS_WHY='"the kernel has no BTF (/sys/kernel/btf/vmlinux, \
+	CONFIG_DEBUG_INFO_BTF)"'
 endif
 endif
 
@@ -74,7 +76,8 @@ help:
 	@echo "make check-loaded    make check with a busy loop on every CPU (the tests must hold there)"
 	@echo "make sanitize        unit tests and the raw.csv and levers fuzz tests under ASan + UBSan,"
 	@echo "                     then check-valgrind"
-	@echo "make check-valgrind  valgrind over harness run --dry-run of the default plan and a 20-block plan"
+	@echo "make check-valgrind  valgrind over harness run --dry-run of the default plan \
+	and a 20-block plan"
 	@echo "make check-topology  run the suite in emulated many-CPU guests and the machine matrix"
 	@echo "                     (QEMU TCG; 13-19 min; SHAPES=\"A B C matrix\", SAVE=results/emulated)"
 	@echo "make check-topology-selftest  the topology checker's self-test alone (no guest)"
@@ -84,7 +87,8 @@ help:
 	@echo "                     (split-job, run, ncompare; root; skipped without LKP_SRC)"
 	@echo "make lkp-lists       contrib/lkp's lists of the benchmarks, from the registry"
 	@echo "make man             the man pages into $(BUILD)/man/ (part of make)"
-	@echo 'make install         PREFIX='$(call shq,$(PREFIX))' DESTDIR=: programs built without test hooks, plans,'
+	@echo 'make install         PREFIX='$(call shq,$(PREFIX))\
+	' DESTDIR=: programs built without test hooks, plans,'
 	@echo "                     man pages"
 	@echo "make clean           remove build trees and $(BIN)/"
 	@echo "make deps            install missing Debian packages (as root)"
@@ -143,7 +147,8 @@ $(eval $(call program_rule,harness,$(DESC_OBJ),harness/*/*.c))
 # A benchmark's unit tests (tests/unit/test_<bench>*.c) link its objects but main.o,
 # so they test its functions through <bench>.h.
 define unit_rule
-$$(filter $$(BUILD)/tests/test_$(1)%,$$(UNIT_BIN)): $$(filter-out $$(BUILD)/$(1)/main.o,$$($(1)_OBJ))
+$$(filter $$(BUILD)/tests/test_$(1)%,$$(UNIT_BIN)): \
+	$$(filter-out $$(BUILD)/$(1)/main.o,$$($(1)_OBJ))
 endef
 $(foreach p,$(BENCHES),$(eval $(call unit_rule,$(p))))
 # The harness's (tests/unit/test_plan*.c, test_compare*.c) likewise link the harness's

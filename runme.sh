@@ -47,7 +47,8 @@ while [ $# -gt 0 ]; do
 		check_value "${1%%=*}" "${1#*=}"
 		args+=("${1%%=*}" "${1#*=}") ;;
 	-h|--help) usage; exit 0 ;;
-	*) echo "runme.sh: unknown option '$1' (--quick, --plan, --repeat, --out, --restore-only)" >&2; exit 2 ;;
+	*) echo "runme.sh: unknown option '$1' (--quick, --plan, --repeat, --out, --restore-only)" \
+		>&2; exit 2 ;;
 	esac
 	shift
 done

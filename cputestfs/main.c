@@ -87,7 +87,8 @@ static const struct ab_prog_info ctf_info = {
 	.usage_extra =
 		"Metrics: stat_per_s same_cpu_pct other_cpu_pct requests_per_stat latency_p50_ns\n"
 		"latency_p99_ns, server_cpu_us_per_req (--transport dev, uring: the serving\n"
-		"threads' CPU time per request); with kernel statistics, from a separate instrumented repetition\n"
+		"threads' CPU time per request); with kernel statistics, from a separate instrumented "
+		"repetition\n"
 		"after each timed one: kernel_ns_per_req kernel_same_cpu_pct, and kernel_requests\n"
 		"and daemon_requests (whole run, to cross-check), and the request breakdown's\n"
 		"brk_* (docs/breakdown.md); with --baseline pipe: brk_* of the pipe's\n"
@@ -243,7 +244,8 @@ static int resolve(struct ctf_point *pt, const struct ctf_settings *set,
 	int uring = set->baseline == CTF_BASE_FUSE && set->transport == CTF_TR_URING;
 	ab_config_init(c);
 	if (ab_config_set(c, "placement", "%s", ab_placement_name(pt->placement)) < 0 ||
-	    ab_config_set(c, "daemon", "%s", server->daemon ? server->daemon : loop_names[set->daemon]) < 0 ||
+	    ab_config_set(c, "daemon", "%s",
+			  server->daemon ? server->daemon : loop_names[set->daemon]) < 0 ||
 	    ab_config_set(c, "clients", "%d", n) < 0 ||
 	    ab_config_set(c, "baseline", "%s", server->name) < 0 ||
 	    ab_config_set(c, "transport", "%s", set->baseline == CTF_BASE_FUSE ?

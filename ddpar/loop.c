@@ -88,7 +88,8 @@ static int worker(void *arg, int i)
 
 	snprintf(path, sizeof(path), DDP_FILE_FMT(c->pt->dir), c->d->mnt, i);
 	char *buf = aligned_alloc(4096, bs);
-	int fd = open(path, c->pt->dir == DDP_WRITE ? O_WRONLY | O_CREAT | O_CLOEXEC : O_RDONLY | O_CLOEXEC,
+	int fd = open(path,
+		      c->pt->dir == DDP_WRITE ? O_WRONLY | O_CREAT | O_CLOEXEC : O_RDONLY | O_CLOEXEC,
 		      0644);
 	if (!buf)
 		err = ENOMEM;

@@ -42,7 +42,8 @@ static const struct ddp_server ddp_servers[DDP_TR_COUNT] = {
 };
 
 static const struct ab_opt ddp_opts[] = {
-	AB_OPT(struct ddp_settings, mode, "mode", AB_OPT_CHOICE, NULL, "write, read, or both (writes first)",
+	AB_OPT(struct ddp_settings, mode, "mode", AB_OPT_CHOICE, NULL,
+	       "write, read, or both (writes first)",
 	       .choices = "write|read|both"),
 	AB_OPT(struct ddp_settings, transport, "transport", AB_OPT_CHOICE, NULL,
 	       "the FUSE server: libfuse 3.14's loop (the post's), affbench's own on /dev/fuse, FUSE "
@@ -60,12 +61,14 @@ static const struct ab_opt ddp_opts[] = {
 	       .min = 1, .max = DDP_MAX_PROCS),
 	AB_OPT(struct ddp_settings, clone_fd, "clone-fd", AB_OPT_CHOICE, NULL,
 	       "daemon reads /dev/fuse through one fd or one per thread", .choices = "off|on|both"),
-	AB_OPT(struct ddp_settings, daemon, "daemon", AB_OPT_CHOICE, NULL, "daemon loop (clone_fd needs multi)",
+	AB_OPT(struct ddp_settings, daemon, "daemon", AB_OPT_CHOICE, NULL,
+	       "daemon loop (clone_fd needs multi)",
 	       .choices = "single|multi"),
 	AB_OPT(struct ddp_settings, threads, "threads", AB_OPT_INT, "N",
 	       "most daemon threads, with --daemon multi (default: libfuse's own limit; dev, uring "
 	       "and passthrough: one per allowed CPU)", .min = 1, .max = 100000),
-	AB_OPT(struct ddp_settings, bs, "bs", AB_OPT_SIZE, "SIZE", "block per read()/write(), a multiple of 4K",
+	AB_OPT(struct ddp_settings, bs, "bs", AB_OPT_SIZE, "SIZE",
+	       "block per read()/write(), a multiple of 4K",
 	       .min = 4096, .max = DDP_MAX_WRITE_LIMIT),
 	AB_OPT(struct ddp_settings, max_write, "max-write", AB_OPT_SIZE, "SIZE",
 	       "FUSE max_write, max_pages to match (default: 128K, or bs if larger)", .min = 4096,
@@ -209,8 +212,8 @@ static void check_machine(const struct ddp_settings *s)
 
 /* Every point, repetitions outermost (A B A B ...); each timed repetition is followed by
  * its instrumented one when there are kernel statistics. Returns the repetitions that failed. */
-static int run_sweep(const struct ddp_settings *s, const struct ddp_sweep *sw, struct ddp_shared *sh,
-		     struct ab_kstats *ks, struct ab_out *out, int *runs)
+static int run_sweep(const struct ddp_settings *s, const struct ddp_sweep *sw,
+		     struct ddp_shared *sh, struct ab_kstats *ks, struct ab_out *out, int *runs)
 {
 	int per_rep = sw->ndirs * sw->nprocs * sw->nclones, total = s->common.repeat * per_rep;
 	int progress = !s->common.quiet && isatty(STDERR_FILENO), failures = 0;

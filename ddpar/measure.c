@@ -209,9 +209,9 @@ static void write_records(const struct ddp_settings *s, const struct ddp_point *
 /* ---- one repetition ---- */
 
 /* Server up, client run, server down: 0, or -1 with why. o->total is filled on success. */
-static int repetition(const struct ddp_settings *s, const struct ddp_point *pt, struct ddp_shared *sh,
-		   struct ddp_probe *probe, struct ab_cpumon *mon, struct ddp_outcome *o, char *why,
-		   size_t len)
+static int repetition(const struct ddp_settings *s, const struct ddp_point *pt,
+		      struct ddp_shared *sh, struct ddp_probe *probe, struct ab_cpumon *mon,
+		      struct ddp_outcome *o, char *why, size_t len)
 {
 	int knobs = s->max_background || s->congestion, failed;
 	int stop_ms = (int)(ab_scaled_ns(DDP_STOP_NS) / 1000000);
@@ -245,8 +245,8 @@ static int repetition(const struct ddp_settings *s, const struct ddp_point *pt, 
  * files (writes) and by the readers themselves (loop.c); then the daemon's
  * count stands for the clients' as with every other transport.
  */
-static int judge(const struct ddp_settings *s, const struct ddp_point *pt, const struct ddp_shared *sh,
-		 struct ddp_outcome *o, char *why, size_t len)
+static int judge(const struct ddp_settings *s, const struct ddp_point *pt,
+		 const struct ddp_shared *sh, struct ddp_outcome *o, char *why, size_t len)
 {
 	if (s->transport == DDP_TR_PASSTHROUGH) {
 		if (o->total.req)

@@ -48,15 +48,18 @@
 static const struct ab_opt options[] = {
 	AB_OPT(struct fdget_settings, op, "op", AB_OPT_CHOICE, NULL, "operation to time",
 	       .choices = "pread|read|fstat|lseek|all"),
-	AB_OPT(struct fdget_settings, mode, "mode", AB_OPT_STR, "MODES", "comma list of " FDGET_MODE_CHOICES),
+	AB_OPT(struct fdget_settings, mode, "mode", AB_OPT_STR, "MODES",
+	       "comma list of " FDGET_MODE_CHOICES),
 	AB_OPT(struct fdget_settings, threads, "threads", AB_OPT_INT, "N",
 	       "workers of shared-fd, private-fd, procs (0 = one per allowed CPU)", .min = 0, .max = 4096),
 	AB_OPT(struct fdget_settings, oversubscribe, "oversubscribe", AB_OPT_FLAG, NULL,
 	       "allow --threads beyond the allowed CPUs"),
 	AB_OPT(struct fdget_settings, spawn, "spawn", AB_OPT_INT, "N",
-	       "start the helper N times without and with one thread (0 = skip)", .min = 0, .max = 1000000),
+	       "start the helper N times without and with one thread (0 = skip)",
+	       .min = 0, .max = 1000000),
 	AB_OPT(struct fdget_settings, verify_overhead, "verify-overhead", AB_OPT_FLAG, NULL,
-	       "time single mode against the same loop timed bare (no barrier, counters, perf), side by side"),
+	       "time single mode against the same loop timed bare (no barrier, counters, perf), "
+	       "side by side"),
 	AB_OPT(struct fdget_settings, call, "syscall", AB_OPT_CHOICE, NULL,
 	       "libc wrappers (what programs pay) or raw syscall(2) (the kernel's part alone)",
 	       .choices = "libc|raw"),
@@ -144,7 +147,8 @@ static int mode_at(int rep, int k)
 	return rep % 2 ? k : MODE_COUNT - 1 - k;
 }
 
-static void sweep_op(const struct fdget_settings *s, struct ab_out *out, enum fdget_op op, double tns)
+static void sweep_op(const struct fdget_settings *s, struct ab_out *out, enum fdget_op op,
+		     double tns)
 {
 	const char *name = fdget_ops[op].name;
 	uint64_t iters = fdget_calibrate(s, op);

@@ -256,7 +256,8 @@ static void hypervisor(FILE *f)
 		guest = !strncmp(line, "flags", 5) && strstr(line, " hypervisor");
 	if (c)
 		fclose(c);
-	h_machine_put(f, "hypervisor", "%s", guest ? "yes (a VM: the CPU flag 'hypervisor')" : "none seen");
+	h_machine_put(f, "hypervisor", "%s",
+		      guest ? "yes (a VM: the CPU flag 'hypervisor')" : "none seen");
 }
 
 void h_machine_checks(FILE *f)

@@ -138,7 +138,8 @@ static void pti_pcid(FILE *f)
 	ab_sysfs_read(at(path, sizeof(path), "/sys/devices/system/cpu/vulnerabilities/meltdown"), melt,
 		      sizeof(melt));
 	h_machine_put(f, "pti", "%s", strstr(melt, "PTI") ? "on (meltdown: Mitigation: PTI)" : "off");
-	h_machine_put(f, "pcid", "%s", !seen ? "(unavailable: no flags in /proc/cpuinfo)" : pcid ? "yes" : "no");
+	h_machine_put(f, "pcid", "%s",
+		      !seen ? "(unavailable: no flags in /proc/cpuinfo)" : pcid ? "yes" : "no");
 }
 
 /* Was the last-level cache's sharing read from sysfs, or must it be guessed? */

@@ -38,7 +38,8 @@ help2roff() {
 		sub(/^ +/, "", left); sub(/^ +/, "", rest)
 		if (rest !~ /^ *$/ && substr($0, RLENGTH + 1, 2) != "  ") {
 			# "--opt word" with one space: the word is text, not an argument
-			n = index(left, " "); if (n) { rest = substr(left, n + 1) " " rest; left = substr(left, 1, n - 1) }
+			n = index(left, " "); if (n) { rest = substr(left, n + 1) " " rest;
+				left = substr(left, 1, n - 1) }
 		}
 		print ".TP"; print "\\fB" left "\\fR"
 		body = rest; opt = 1; next
@@ -69,7 +70,8 @@ bench_page() {
 	printf '.SH SYNOPSIS\n.B %s\n[\\fIoptions\\fR]\n' "$name"
 	printf '.SH DESCRIPTION\n'
 	printf '%s\n' "$help" | sed -n 2p | esc
-	printf '.PP\nIt takes no operands. Records go to stdout as a table, CSV or JSON (\\fB\\-\\-format\\fR); '
+	printf '.PP\nIt takes no operands. '
+	printf 'Records go to stdout as a table, CSV or JSON (\\fB\\-\\-format\\fR); '
 	printf 'progress and errors go to stderr.\nThe harness, \\fBharness\\fR(1), runs it over a plan.\n'
 	# the notes after the common options (what the metrics mean, what it needs)
 	printf '%s\n' "$help" | awk '/^Common options:$/ { c = 1 } c == 1 && /^$/ { c = 2 }
@@ -137,7 +139,8 @@ overview_page() {
 	printf '.SH DESCRIPTION\n'
 	printf 'affbench re-measures what four mailing-list posts measured about where work runs,\n'
 	printf 'and adds cpupair, the cache-line and wake-up round trips of pairs of CPUs behind them:\n'
-	printf 'each benchmark is a program that prints records (bench, config, rep, metric, value, unit),\n'
+	printf 'each benchmark is a program that prints records '
+	printf '(bench, config, rep, metric, value, unit),\n'
 	printf 'and \\fBharness\\fR(1) runs them over a plan, repetitions interleaved, and writes a run\n'
 	printf 'directory with the records, the machine, tables, figures and a report.\n'
 	printf '.SH BENCHMARKS\n'
@@ -147,7 +150,8 @@ overview_page() {
 	done
 	printf '.SH USAGE\n.TP\n.B ./runme.sh\n'
 	printf 'builds, runs the default plan with \\fBharness run\\fR and prints where the report is\n'
-	printf '.TP\n.B make check\ninstalls what is missing, builds, and runs the unit and integration tests\n'
+	printf '.TP\n.B make check\n'
+	printf 'installs what is missing, builds, and runs the unit and integration tests\n'
 	printf '.SH FILES\nA run directory, results/<YYYY\\-MM\\-DD\\-HHMMSS>\\-<host>/, holds:\n'
 	# results/README.md's table of the run directory, | `file` | what |, then its
 	# table of the figures, | `NAME` | drawn when | what |

@@ -65,7 +65,8 @@
 #              --daemon-wait spin:50 vs block at placement other with the
 #              server's CPU per request (scripts/speedcheck/levers.sh; not in 'all').
 #
-#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|pace|levers|precision|scale]
+#   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|
+#                          plan-overhead|pace|levers|precision|scale]
 #                         [--duration SEC] [--repeat N] [--plan NAME]
 #                         [--quick|--smoke] [--timeout SEC]
 #   (--repeat: interleaved repetitions, default 3; more narrow the medians on a busy host)
@@ -97,7 +98,9 @@ SCALE_TIMEOUT=120
 
 # usage [CODE]: the synopsis, on stdout for --help (exit 0), on stderr otherwise (exit 2)
 usage() {
-	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|pace|levers|precision|scale] [--duration SEC] [--repeat N] [--plan NAME] [--quick|--smoke] [--timeout SEC]"
+	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|"
+	line+="pace|levers|precision|scale] [--duration SEC] [--repeat N] [--plan NAME] "
+	line+="[--quick|--smoke] [--timeout SEC]"
 	if [ "${1:-2}" = 0 ]; then
 		echo "$line"
 		sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"
@@ -110,7 +113,8 @@ usage() {
 what=all
 while [ $# -gt 0 ]; do
 	case $1 in
-	cputestfs | ddpar | sqrtio | transports | cpupair | all | explain | plan-overhead | pace | levers | precision | scale) what=$1 ;;
+	cputestfs | ddpar | sqrtio | transports | cpupair | all | explain | plan-overhead | pace | \
+	levers | precision | scale) what=$1 ;;
 	--quick) SCALE_MODE=quick ;;
 	--smoke) SCALE_MODE=smoke ;;
 	--timeout)
@@ -145,7 +149,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-if ! [[ $DUR =~ ^[0-9]+([.][0-9]+)?$ ]] || ! awk -v d="$DUR" 'BEGIN { exit !(d > 0 && d <= 60) }'; then
+if ! [[ $DUR =~ ^[0-9]+([.][0-9]+)?$ ]] ||
+	! awk -v d="$DUR" 'BEGIN { exit !(d > 0 && d <= 60) }'; then
 	echo "speedcheck: bad value '$DUR' for --duration: seconds, > 0 and <= 60" >&2
 	exit 2
 fi
@@ -157,7 +162,8 @@ if ! [[ $PLAN =~ ^[A-Za-z0-9._/-]+$ ]]; then
 	echo "speedcheck: bad value '$PLAN' for --plan: a plan name or file (letters, digits, . _ - /)" >&2
 	exit 2
 fi
-if ! [[ $SCALE_TIMEOUT =~ ^[0-9]+$ ]] || [ "$SCALE_TIMEOUT" -lt 1 ] || [ "$SCALE_TIMEOUT" -gt 3600 ]; then
+if ! [[ $SCALE_TIMEOUT =~ ^[0-9]+$ ]] || [ "$SCALE_TIMEOUT" -lt 1 ] ||
+	[ "$SCALE_TIMEOUT" -gt 3600 ]; then
 	echo "speedcheck: bad value '$SCALE_TIMEOUT' for --timeout: whole seconds, 1 to 3600" >&2
 	exit 2
 fi
@@ -170,7 +176,8 @@ skip() {
 }
 # scale reads files only: no root, FUSE or fio
 if [ "$what" != scale ]; then
-	[ "$(id -u)" = 0 ] || skip "needs root (FUSE mounts of the reference daemons, sqrtio's rq_affinity); run it with sudo"
+	[ "$(id -u)" = 0 ] ||
+		skip "needs root (FUSE mounts of the reference daemons, sqrtio's rq_affinity); run it with sudo"
 	[ -c /dev/fuse ] || skip "no /dev/fuse; load it with: modprobe fuse"
 	"$REPO/scripts/deps.sh" || exit $?
 	if [ "$what" = all ] || [ "$what" = sqrtio ] || [ "$what" = transports ]; then
@@ -199,7 +206,8 @@ for b in $bins; do
 done
 
 
-for part in common cputestfs ddpar sqrtio transports cpupair explain overhead pace levers precision scale; do
+for part in common cputestfs ddpar sqrtio transports cpupair explain overhead pace levers \
+	precision scale; do
 	# shellcheck source=/dev/null
 	. "$REPO/scripts/speedcheck/$part.sh"
 done
@@ -208,7 +216,9 @@ done
 
 # Both columns share the machine with whatever else runs: say how busy it was.
 load_note() { echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"; }
-echo "# speedcheck $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -n) $(uname -r), $(nproc) CPUs, libfuse $(pkg-config --modversion fuse3 2>/dev/null || echo none), $(load_note)"
+libfuse=$(pkg-config --modversion fuse3 2>/dev/null || echo none)
+echo "# speedcheck $(date -u +%Y-%m-%dT%H:%M:%SZ) $(uname -n) $(uname -r), $(nproc) CPUs," \
+	"libfuse $libfuse, $(load_note)"
 if awk '{ exit !($1 > 0.5) }' /proc/loadavg; then
 	echo "# warning: the machine is busy before we start: other processes share these CPUs and"
 	echo "# land unevenly in the columns; per-repetition figures are on stderr; rerun when idle"

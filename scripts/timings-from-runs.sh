@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The shipped timings table (harness/timings.tsv, harness/run/run.h) from finished
 # run directories: per point, the mean wall seconds of its invocations that
-# measured (runs.csv status ok; the mean, as a run's length is their sum), keyed as the harness keys it (benchmark,
-# --duration, the point's own arguments from a --dry-run of the run's plan.plan).
+# measured (runs.csv status ok; the mean, as a run's length is their sum), keyed as the harness keys
+# it (benchmark, --duration, the point's own arguments from a --dry-run of the run's plan.plan).
 # The header names each run's machine.
 #   scripts/timings-from-runs.sh RUNDIR... > harness/timings.tsv
 set -eu
@@ -16,7 +16,8 @@ echo "# affbench timings shipped with the source: seconds per invocation, the me
 echo "# of each point's measured invocations (scripts/timings-from-runs.sh), from:"
 for d in "$@"; do
 	for f in runs.csv plan.plan machine.txt; do
-		[ -f "$d/$f" ] && [ ! -L "$d/$f" ] || { echo "timings-from-runs: $d/$f: missing or a link" >&2; exit 2; }
+		[ -f "$d/$f" ] && [ ! -L "$d/$f" ] ||
+			{ echo "timings-from-runs: $d/$f: missing or a link" >&2; exit 2; }
 	done
 	m() { sed -n "s/^$1 *//p" "$d/machine.txt" | tail -n 1; }
 	echo "#   $(basename "$d"): $(m date), $(m kernel | cut -d' ' -f1-2), host $(m host),"

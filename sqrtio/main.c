@@ -43,8 +43,9 @@ static struct sq_settings set = {
 };
 
 static const struct ab_opt opts[] = {
-	AB_OPT(struct sq_settings, file, "file", AB_OPT_STR, "PATH", "read this file (created with 64 MiB if "
-	       "missing; default: a scratch file in the current directory, removed after)"),
+	AB_OPT(struct sq_settings, file, "file", AB_OPT_STR, "PATH",
+	       "read this file (created with 64 MiB if missing; default: a scratch file in the "
+	       "current directory, removed after)"),
 	AB_OPT(struct sq_settings, device, "device", AB_OPT_STR, "DEV",
 	       "read this block device instead (read-only, never written)"),
 	AB_OPT(struct sq_settings, span, "span", AB_OPT_SIZE, "SIZE",
@@ -54,17 +55,20 @@ static const struct ab_opt opts[] = {
 	       "those that cannot move a completion are skipped, exit 4 when none is left: any "
 	       "but 0 with threaded IRQs, 1 off a completing CPU whose cache the readers share",
 	       .min = 0, .max = 2),
-	AB_OPT(struct sq_settings, local, "local", AB_OPT_INTLIST, "LIST", "1: readers on CPUs that complete "
-	       "their own reads, 0: on CPUs whose reads complete elsewhere", .min = 0, .max = 1),
-	AB_OPT(struct sq_settings, sqrt_procs, "sqrt-procs", AB_OPT_INT, "N", "sqrt processes, 0 for readers "
-	       "alone (-1 = 2 where four CPUs allow, else 1)", .min = -1, .max = SQ_MAX_WORKERS / 2),
-	AB_OPT(struct sq_settings, io_procs, "io-procs", AB_OPT_INT, "N", "reader processes (-1 = 2 where four "
-	       "CPUs allow, else 1, and no more than local and remote CPUs each)", .min = -1,
-	       .max = SQ_MAX_WORKERS / 2),
+	AB_OPT(struct sq_settings, local, "local", AB_OPT_INTLIST, "LIST",
+	       "1: readers on CPUs that complete their own reads, 0: on CPUs whose reads complete "
+	       "elsewhere", .min = 0, .max = 1),
+	AB_OPT(struct sq_settings, sqrt_procs, "sqrt-procs", AB_OPT_INT, "N",
+	       "sqrt processes, 0 for readers alone (-1 = 2 where four CPUs allow, else 1)",
+	       .min = -1, .max = SQ_MAX_WORKERS / 2),
+	AB_OPT(struct sq_settings, io_procs, "io-procs", AB_OPT_INT, "N",
+	       "reader processes (-1 = 2 where four CPUs allow, else 1, and no more than local and "
+	       "remote CPUs each)", .min = -1, .max = SQ_MAX_WORKERS / 2),
 	AB_OPT(struct sq_settings, irq_affinity, "irq-affinity", AB_OPT_FLAG, NULL,
 	       "keep the readers in place and move the device's IRQ(s) instead"),
-	AB_OPT(struct sq_settings, discover, "discover", AB_OPT_FLAG, NULL, "only find the disk, its IRQ(s) and "
-	       "the CPU completing each CPU's reads; print key=value lines"),
+	AB_OPT(struct sq_settings, discover, "discover", AB_OPT_FLAG, NULL,
+	       "only find the disk, its IRQ(s) and the CPU completing each CPU's reads; "
+	       "print key=value lines"),
 	AB_OPT_END,
 };
 

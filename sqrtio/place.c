@@ -11,7 +11,10 @@
 #include "sys/common.h"
 #include "sqrtio.h"
 
-/* n CPUs from pool, highest first (CPU 0 takes most housekeeping), sharing when the pool is short. */
+/*
+ * n CPUs from pool, highest first (CPU 0 takes most housekeeping), sharing when the pool is
+ * short.
+ */
 static void pick(const struct ab_cpuset *pool, int n, int *out, struct ab_cpuset *used)
 {
 	int cnt = ab_cpuset_count(pool);
@@ -36,7 +39,10 @@ void sq_place(struct sq_point *pt, const struct sq_discovery *d, const struct ab
 	ab_cpuset_zero(&io);
 	ab_cpuset_zero(&sq);
 	if (!irq_affinity) {
-		/* Per reader CPU: local=1 readers complete their own reads, local=0 readers' complete elsewhere. */
+		/*
+		 * Per reader CPU: local=1 readers complete their own reads, local=0 readers'
+		 * complete elsewhere.
+		 */
 		const struct ab_cpuset *pool = pt->local ? &d->local : &d->remote;
 		if (!ab_cpuset_count(pool)) {
 			pt->skip = pt->local ? "no allowed CPU completes its own reads (the completing CPUs are "

@@ -79,7 +79,8 @@ struct sq_blkdev {
  * with exactly one slave is followed, loop devices and multi-slave devices are
  * refused. Returns 0, or -1 with the reason in why (the caller skips with it).
  */
-int sq_blkdev_resolve(const char *sysroot, dev_t dev, struct sq_blkdev *b, char *why, size_t whylen);
+int sq_blkdev_resolve(const char *sysroot, dev_t dev, struct sq_blkdev *b, char *why,
+		      size_t whylen);
 /* The filesystem type mounted from dev ("tmpfs", "overlay"), from /proc/self/mountinfo. */
 void sq_fstype(dev_t dev, char *buf, size_t len);
 
@@ -196,7 +197,9 @@ struct sq_point;
 int sq_rq_inert(const struct sq_point *pt, char *why, size_t len);
 
 /* ---- place.c and measure.c: one point of the sweep ---- */
-enum { SQ_SQRT, SQ_IOS, SQ_P50, SQ_P99, SQ_IRQ, SQ_CAL, SQ_RES, SQ_DONE_LOCAL, SQ_IRQ_LOCAL, SQ_NM };
+enum {
+	SQ_SQRT, SQ_IOS, SQ_P50, SQ_P99, SQ_IRQ, SQ_CAL, SQ_RES, SQ_DONE_LOCAL, SQ_IRQ_LOCAL, SQ_NM
+};
 /* Each metric's name, unit and direction, by the enum above (report.c: the descriptor's). */
 extern const struct ab_metric_desc sq_metrics[SQ_NM + 1];
 struct sq_point {

@@ -150,7 +150,8 @@ static void set_direct(int fd, const char *name)
 static void open_failed(const char *path, int e, const char *what)
 {
 	ab_exit(e == EINVAL ? AB_EXIT_SKIP : AB_EXIT_FAIL, "open %s: %s%s%s%s", path, strerror(e),
-		e == EINVAL ? " (" : "", e == EINVAL ? what : "", e == EINVAL ? " may not support O_DIRECT)" : "");
+		e == EINVAL ? " (" : "", e == EINVAL ? what : "",
+		e == EINVAL ? " may not support O_DIRECT)" : "");
 }
 
 static int open_device(const char *dev, uint64_t *size)

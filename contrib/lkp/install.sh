@@ -22,8 +22,10 @@ if [ $# != 1 ]; then
 	exit 2
 fi
 lkp=$1
-if [ ! -x "$lkp/bin/lkp" ] || [ ! -d "$lkp/programs" ] || [ ! -f "$lkp/etc/index-perf-all.yaml" ]; then
-	echo "affbench: '$lkp' is not an lkp-tests checkout (no bin/lkp, programs/, etc/index-perf-all.yaml)" >&2
+if [ ! -x "$lkp/bin/lkp" ] || [ ! -d "$lkp/programs" ] ||
+	[ ! -f "$lkp/etc/index-perf-all.yaml" ]; then
+	echo "affbench: '$lkp' is not an lkp-tests checkout (no bin/lkp, programs/," \
+		"etc/index-perf-all.yaml)" >&2
 	exit 2
 fi
 

@@ -6,9 +6,10 @@
  * daemon or transport, ddpar's mode and procs) and, in each, a line per setting
  * that is (cputestfs's placement, ddpar's transport), so the lines of a panel
  * differ in one thing. Which keys are compared, and which follow them, each
- * benchmark's descriptor says (compared, follow: lib/render/desc.h). Drawn through the harness's gnuplot path: .dat and .gp
- * files in the private plot directory, every outside text through
- * lib/render/gpscript, file names from checked names only.
+ * benchmark's descriptor says (compared, follow: lib/render/desc.h). Drawn
+ * through the harness's gnuplot path: .dat and .gp files in the private plot
+ * directory, every outside text through lib/render/gpscript, file names from
+ * checked names only.
  */
 #include <errno.h>
 #include <limits.h>
@@ -290,8 +291,8 @@ static void cdf_points(FILE *f, const struct ab_hist *h, double *xlo, double *xh
 }
 
 /* widest: the longest key label so far, in characters (the panel's width follows it) */
-static void plot_panel(FILE *f, const struct cdf_set *s, const struct figure *fig, int k, int *index,
-		       const double *x, int *widest)
+static void plot_panel(FILE *f, const struct cdf_set *s, const struct figure *fig, int k,
+		       int *index, const double *x, int *widest)
 {
 	const struct panel *p = &fig->p[k];
 	const struct cdf_group *g0 = &s->g[p->line[0]], *lines[CDF_LINES_MAX], *panels[CDF_PANELS_MAX];

@@ -69,7 +69,8 @@ static void add_reasons(struct reasons *rs, const char *line)
 	if (!p || !(p = strstr(p, ": ")) || !(p = strstr(p + 2, ": ")))
 		return;
 	snprintf(copy, sizeof(copy), "%s", p + 2);
-	for (char *r = strtok_r(copy, ";", &save); r && rs->n < MON_REASONS; r = strtok_r(NULL, ";", &save)) {
+	for (char *r = strtok_r(copy, ";", &save); r && rs->n < MON_REASONS;
+	     r = strtok_r(NULL, ";", &save)) {
 		r += strspn(r, " ");
 		int seen = !*r;
 		for (int i = 0; i < rs->n && !seen; i++)

@@ -146,7 +146,8 @@ int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen
 			      "it is; check both files, or start a new run", dir);
 	}
 	int lineno = 0, bad = 0;
-	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l && !bad; l = strtok_r(NULL, "\n", &save))
+	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l && !bad;
+	     l = strtok_r(NULL, "\n", &save))
 		if (lineno++ && resume_row(rs, l, &keep) < 0)
 			bad = lineno;
 	free(text);

@@ -17,7 +17,10 @@
 #include "sys/infile.h"
 #include "run.h"
 
-/* bin/harness -> ../harness/plans and ../<bench>/ in the source tree; bin/ -> ../share/affbench/plans installed */
+/*
+ * bin/harness -> ../harness/plans and ../<bench>/ in the source tree;
+ * bin/ -> ../share/affbench/plans installed
+ */
 static const char *const plan_dirs[] = { "%s/../harness/plans", "%s/../share/affbench/plans" };
 
 static int valid_plan_name(const char *s)

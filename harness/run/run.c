@@ -216,8 +216,8 @@ static enum h_outcome run_point(struct run *r, int pi, int rep, struct h_point_r
 	/* point and repetition in the name: a resume with another --repeat cannot overwrite;
 	 * the point numbered as in runs.csv and --dry-run (from 0), the repetition from 1 */
 	snprintf(logp, sizeof(logp), "%s/log/%s-p%d-r%d.log", r->out, pt->blk->bench, pi, rep + 1);
-	h_point_argv(pt, rep + 1, h_program_of(pt->blk, prog, sizeof(prog)), argv, AB_ARRAY_SIZE(argv), dur,
-		     sizeof(dur));
+	h_point_argv(pt, rep + 1, h_program_of(pt->blk, prog, sizeof(prog)), argv, AB_ARRAY_SIZE(argv),
+		     dur, sizeof(dur));
 	enum h_outcome o = h_point_run(pr, logp, argv, reason, rlen);
 	r->write_failed |= pr->write_failed;
 	if (o == H_FAIL) {	/* a killed benchmark could not restore: replay, remove mounts */

@@ -43,7 +43,8 @@ const char *h_timings_path(void)
 
 /* ---- keys ---- */
 
-static int key_cmp(const char *b1, double d1, const char *a1, const char *b2, double d2, const char *a2)
+static int key_cmp(const char *b1, double d1, const char *a1,
+		   const char *b2, double d2, const char *a2)
 {
 	int c = strcmp(b1, b2);
 
@@ -182,7 +183,8 @@ static const char *parse_row(char *line, struct h_timing *r)
 						     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != strlen(f[0]))
 		return "bad benchmark name";
 	snprintf(r->bench, sizeof(r->bench), "%s", f[0]);
-	if (ab_parse_double(f[1], &r->duration) || !(r->duration >= AB_MIN_DURATION && r->duration <= 86400))
+	if (ab_parse_double(f[1], &r->duration) ||
+	    !(r->duration >= AB_MIN_DURATION && r->duration <= 86400))
 		return "bad duration (seconds in " AB_STR(AB_MIN_DURATION) "..86400)";
 	for (const char *c = f[2]; *c; c++)
 		if (*c < 0x20 || *c > 0x7e)
@@ -190,7 +192,8 @@ static const char *parse_row(char *line, struct h_timing *r)
 	if (!f[2][0] || strlen(f[2]) >= ARGS_MAX)
 		return "arguments empty or too long";
 	r->args = f[2];
-	if (ab_parse_double(f[3], &r->seconds) || !(r->seconds > 0 && r->seconds <= seconds_max(r->duration)))
+	if (ab_parse_double(f[3], &r->seconds) ||
+	    !(r->seconds > 0 && r->seconds <= seconds_max(r->duration)))
 		return "seconds not a number in (0, 100 x duration + 600]";
 	if (ab_parse_long(f[4], &r->runs) || r->runs < 1 || r->runs > RUNS_MAX)
 		return "runs not a whole number in 1..1000000000";

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fsrv protocol: INIT negotiation, the opcode table and its handlers, the
- * passthrough table, and the dispatcher the two framings (fsrv_frame.c) call. Nothing here allocates or makes a system
- * call per request; OPEN and RELEASE of a passthrough file are the only
- * exceptions (the backing ioctls, a table slot).
+ * passthrough table, and the dispatcher the two framings (fsrv_frame.c) call.
+ * Nothing here allocates or makes a system call per request; OPEN and RELEASE
+ * of a passthrough file are the only exceptions (the backing ioctls, a table
+ * slot).
  *
  * In an io_uring entry the request's variable part (a name, write data) and
  * the reply's arguments share the payload buffer: handlers build their out

@@ -94,8 +94,8 @@ static void put(ab_breakdown_emit_fn *emit, void *ctx, const char *name, double 
 }
 
 /* The record named fmt with part (a step or a wake-up) in place of its %s. */
-static void put_of(ab_breakdown_emit_fn *emit, void *ctx, const char *fmt, const char *part, double v,
-		   const char *unit)
+static void put_of(ab_breakdown_emit_fn *emit, void *ctx, const char *fmt, const char *part,
+		   double v, const char *unit)
 {
 	char name[64];
 
@@ -133,13 +133,14 @@ void ab_breakdown_emit(const struct ab_breakdown_metrics *m, ab_breakdown_emit_f
 	}
 }
 
-void ab_breakdown_hist_rows(const struct ab_breakdown_metrics *m, struct ab_out *o, const struct ab_config *c,
-		      int rep)
+void ab_breakdown_hist_rows(const struct ab_breakdown_metrics *m, struct ab_out *o,
+			    const struct ab_config *c, int rep)
 {
 	char name[64];
 
 	for (int i = 0; i <= AB_BREAKDOWN_STEPS; i++) {
-		snprintf(name, sizeof(name), "brk_%s", i < AB_BREAKDOWN_STEPS ? ab_breakdown_step_names[i] : "call");
+		snprintf(name, sizeof(name), "brk_%s",
+			 i < AB_BREAKDOWN_STEPS ? ab_breakdown_step_names[i] : "call");
 		if (ab_hist_count(&m->hist[i]))
 			ab_hist_rows(o, c, rep, name, "ns", &m->hist[i]);
 	}
@@ -151,8 +152,8 @@ void ab_breakdown_describe(const struct ab_breakdown_metrics *m, char *buf, size
 
 	at += (size_t)snprintf(buf, len, "%.2f us per call =", m->call_ns / 1e3);
 	for (int i = 0; i < AB_BREAKDOWN_STEPS && at < len; i++) {
-		at += (size_t)snprintf(buf + at, len - at, "%s %s %.2f", i ? " +" : "", ab_breakdown_step_names[i],
-				       m->share[i] * m->call_ns / 100 / 1e3);
+		at += (size_t)snprintf(buf + at, len - at, "%s %s %.2f", i ? " +" : "",
+				       ab_breakdown_step_names[i], m->share[i] * m->call_ns / 100 / 1e3);
 		int w = i == AB_BREAKDOWN_DWAKE ? AB_BREAKDOWN_W_DAEMON :
 			i == AB_BREAKDOWN_RWAKE ? AB_BREAKDOWN_W_REPLY : -1;
 		if (w >= 0 && at < len && !isnan(m->cross_pct[w]))
@@ -180,7 +181,11 @@ int ab_breakdown_add(struct ab_breakdown *b, pid_t tgid, int role)
 int ab_breakdown_clear(struct ab_breakdown *b) { (void)b; return -1; }
 int ab_breakdown_reset(struct ab_breakdown *b) { (void)b; return -1; }
 int ab_breakdown_window(struct ab_breakdown *b, int on) { (void)b; (void)on; return -1; }
-int ab_breakdown_read(struct ab_breakdown *b, struct ab_breakdown_result *r) { (void)b; (void)r; return -1; }
+int ab_breakdown_read(struct ab_breakdown *b, struct ab_breakdown_result *r)
+{
+	(void)b; (void)r;
+	return -1;
+}
 void ab_breakdown_close(struct ab_breakdown *b) { (void)b; }
 
 #else
@@ -262,7 +267,8 @@ int ab_breakdown_add(struct ab_breakdown *b, pid_t tgid, int role)
 	if (role != BRK_ROLE_CALLER &&
 	    bpf_map__lookup_elem(b->skel->maps.roles, &k, sizeof(k), &old, sizeof(old), 0) == 0)
 		return 0;	/* a caller stays one */
-	return bpf_map__update_elem(b->skel->maps.roles, &k, sizeof(k), &v, sizeof(v), BPF_ANY) < 0 ? -1 : 0;
+	return bpf_map__update_elem(b->skel->maps.roles, &k, sizeof(k), &v, sizeof(v),
+				    BPF_ANY) < 0 ? -1 : 0;
 }
 
 /* Delete every key of m, from the front (next_key of a deleted key restarts the walk). */

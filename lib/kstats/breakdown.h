@@ -77,8 +77,8 @@ void ab_breakdown_emit(const struct ab_breakdown_metrics *m, ab_breakdown_emit_f
 /* m's histograms as hist.csv rows (record/histio.h): brk_<step> and brk_call, in ns. */
 struct ab_out;
 struct ab_config;
-void ab_breakdown_hist_rows(const struct ab_breakdown_metrics *m, struct ab_out *o, const struct ab_config *c,
-		      int rep);
+void ab_breakdown_hist_rows(const struct ab_breakdown_metrics *m, struct ab_out *o,
+			    const struct ab_config *c, int rep);
 /* One line for a progress message: the mean of each step and the wake-ups' flags. */
 void ab_breakdown_describe(const struct ab_breakdown_metrics *m, char *buf, size_t len);
 /* Step names as in the records ("daemon_wake"). */

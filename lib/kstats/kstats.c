@@ -32,7 +32,8 @@ struct ab_kstats *ab_kstats_for_mode(int mode, int quiet)
 #ifndef AB_HAVE_BPF
 
 #ifndef AB_KSTATS_WHY
-#define AB_KSTATS_WHY "built without BPF support (install clang, llvm, libbpf-dev and bpftool, then rebuild)"
+#define AB_KSTATS_WHY \
+	"built without BPF support (install clang, llvm, libbpf-dev and bpftool, then rebuild)"
 #endif
 
 const char *ab_kstats_built(void)
@@ -51,9 +52,17 @@ void ab_kstats_detach(struct ab_kstats *ks) { (void)ks; }
 int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid) { (void)ks; (void)tgid; return -1; }
 int ab_kstats_clear_pids(struct ab_kstats *ks) { (void)ks; return -1; }
 int ab_kstats_reset(struct ab_kstats *ks) { (void)ks; return -1; }
-int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r) { (void)ks; (void)r; return -1; }
+int ab_kstats_read(struct ab_kstats *ks, struct ab_kstats_result *r)
+{
+	(void)ks; (void)r;
+	return -1;
+}
 int ab_kstats_add_caller(struct ab_kstats *ks, pid_t tgid) { (void)ks; (void)tgid; return -1; }
-int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_breakdown_result *r) { (void)ks; (void)r; return -1; }
+int ab_kstats_read_brk(struct ab_kstats *ks, struct ab_breakdown_result *r)
+{
+	(void)ks; (void)r;
+	return -1;
+}
 int ab_kstats_brk_window(struct ab_kstats *ks, int on) { (void)ks; (void)on; return -1; }
 int ab_kstats_brk_pipe(struct ab_kstats *ks, int on) { (void)ks; (void)on; return -1; }
 const char *ab_kstats_brk_why(const struct ab_kstats *ks) { (void)ks; return ab_kstats_built(); }
@@ -95,7 +104,8 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 
 static int tracepoint_exists(const char *group, const char *name)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing/events", "/sys/kernel/debug/tracing/events" };
+	static const char *const roots[] = { "/sys/kernel/tracing/events",
+					     "/sys/kernel/debug/tracing/events" };
 	char path[256];
 
 	for (size_t i = 0; i < AB_ARRAY_SIZE(roots); i++) {
@@ -122,7 +132,8 @@ int ab_kstats_open(struct ab_kstats **out, char *why, size_t whylen)
 	*out = NULL;
 	/* Forced paths first, so tests take each one whoever runs them. */
 	if (f && !strcmp(f, "nobpf"))
-		return ab_err(why, whylen, "unavailable: built without BPF support (forced by AFFBENCH_KSTATS_FORCE)");
+		return ab_err(why, whylen,
+			      "unavailable: built without BPF support (forced by AFFBENCH_KSTATS_FORCE)");
 	if (f && !strcmp(f, "notracepoint"))
 		return ab_err(why, whylen, "skipped: tracepoint fuse:fuse_request_send missing (forced by "
 			      "AFFBENCH_KSTATS_FORCE)");
@@ -131,7 +142,8 @@ int ab_kstats_open(struct ab_kstats **out, char *why, size_t whylen)
 			      f ? " (forced by AFFBENCH_KSTATS_FORCE)" : "");
 	for (size_t i = 0; i < AB_ARRAY_SIZE(tps); i++) {
 		if (!tracepoint_exists(tps[i][0], tps[i][1]))
-			return ab_err(why, whylen, "skipped: tracepoint %s:%s missing (FUSE tracepoints need Linux >= 6.12, "
+			return ab_err(why, whylen,
+				      "skipped: tracepoint %s:%s missing (FUSE tracepoints need Linux >= 6.12, "
 				      "lock tracepoints Linux >= 5.19)%s",
 				      tps[i][0], tps[i][1], f ? " (forced by AFFBENCH_KSTATS_FORCE)" : "");
 	}

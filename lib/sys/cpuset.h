@@ -40,7 +40,10 @@ bool ab_cpuset_equal(const struct ab_cpuset *a, const struct ab_cpuset *b);
  */
 int ab_cpuset_parse(struct ab_cpuset *s, const char *list, const struct ab_cpuset *allowed,
 		    char *err, size_t errlen);
-/* Format as a Linux CPU list ("0-3,8"); "" for an empty set. Returns length or -1 if it did not fit. */
+/*
+ * Format as a Linux CPU list ("0-3,8"); "" for an empty set. Returns length or -1 if it did not
+ * fit.
+ */
 int ab_cpuset_format(const struct ab_cpuset *s, char *buf, size_t len);
 
 /* CPUs this process may run on (sched_getaffinity with a CPU_ALLOC mask). */

@@ -136,5 +136,6 @@ void ab_opts_usage(const struct ab_prog_info *info, const struct ab_opt *opts, c
 	}
 	if (info->usage_extra)
 		printf("\n%s\n", info->usage_extra);
-	printf("\nExit codes: 0 ok, 1 measurement failed, 2 bad usage, 4 skipped (machine lacks something).\n");
+	printf("\nExit codes: 0 ok, 1 measurement failed, 2 bad usage, "
+	       "4 skipped (machine lacks something).\n");
 }

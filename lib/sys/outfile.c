@@ -221,7 +221,8 @@ int ab_outdir_make(const char *dir, const char *rel)
 	}
 	/* an existing name is used only when it is a directory itself, not a link to one */
 	if (mkdirat(to, leaf, 0755) != 0 &&
-	    (errno != EEXIST || fstatat(to, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))) {
+	    (errno != EEXIST || fstatat(to, leaf, &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+	     !S_ISDIR(st.st_mode))) {
 		int e = errno;
 		ab_msg("cannot make %s/%s: %s", dir, rel, e == EEXIST &&
 		       fstatat(to, leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) ?

@@ -111,7 +111,8 @@ static int seen(const struct ab_intlist *l, int v)
 	return 0;
 }
 
-int ab_parse_intlist(const char *arg, struct ab_intlist *l, int min, int max, char *err, size_t errlen)
+int ab_parse_intlist(const char *arg, struct ab_intlist *l, int min, int max, char *err,
+		     size_t errlen)
 {
 	char cut[AB_CUT_LEN + 4];
 	const char *p = arg, *s = ab_cut(arg, cut);

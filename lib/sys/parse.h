@@ -32,6 +32,7 @@ int ab_parse_long(const char *s, long *v);
 
 /* Parse helpers, also used by tests. 0 or -1 with a message in err. */
 int ab_parse_size(const char *s, size_t *out, char *err, size_t errlen);
-int ab_parse_intlist(const char *s, struct ab_intlist *l, int min, int max, char *err, size_t errlen);
+int ab_parse_intlist(const char *s, struct ab_intlist *l, int min, int max, char *err,
+		     size_t errlen);
 
 #endif

@@ -322,7 +322,8 @@ int ab_watch(uint64_t until_ns, uint64_t deadline_ns, ab_check_fn check, void *a
 /* ---- machine speed ---- */
 
 #define SLOW_FORKS 20
-#define SLOW_REF_NS (150 * 1000ull)	/* fork + exit + wait of a small process: about 100 us on a VM */
+/* fork + exit + wait of a small process: about 100 us on a VM */
+#define SLOW_REF_NS (150 * 1000ull)
 
 double ab_slowness(void)
 {

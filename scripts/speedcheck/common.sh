@@ -37,9 +37,12 @@ die() {
 
 # ---- helpers ------------------------------------------------------------
 
-median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0 && a != "nan") printf "%.2f", a / b; else print "nan" }'; }
-verdict() { awk -v r="$1" -v t="$2" 'BEGIN { if (r == "nan") print "n/a"; else print (r + 0 >= t) ? "ok" : "SLOW" }'; }
+median() { tr ' ' '\n' | grep . | sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) print "nan";
+	else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" \
+	'BEGIN { if (b + 0 > 0 && a != "nan") printf "%.2f", a / b; else print "nan" }'; }
+verdict() { awk -v r="$1" -v t="$2" \
+	'BEGIN { if (r == "nan") print "n/a"; else print (r + 0 >= t) ? "ok" : "SLOW" }'; }
 now_ns() { date +%s%N; }
 
 # csv_value FILE METRIC [CONFIG-SUBSTRING]: the value of the first matching
@@ -79,7 +82,8 @@ start_daemon() {
 	MOUNTS+=("$mnt")
 	for _ in $(seq 100); do
 		is_mounted "$mnt" && return 0
-		kill -0 "$DAEMON_PID" 2>/dev/null || die "daemon '$*' exited before mounting: $(tail -3 "$WORK/daemon.log")"
+		kill -0 "$DAEMON_PID" 2>/dev/null ||
+			die "daemon '$*' exited before mounting: $(tail -3 "$WORK/daemon.log")"
 		sleep 0.05
 	done
 	die "daemon '$*' did not mount $mnt within 5 s: $(tail -3 "$WORK/daemon.log")"

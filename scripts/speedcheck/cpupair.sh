@@ -26,14 +26,16 @@ pingpong_run() { # A B ROUNDS: VAL = ns per round trip of the reference
 
 check_cpupair() {
 	CP_DUR=$(awk -v d="$DUR" 'BEGIN { print (d < 0.5 ? d : 0.5) }')
-	gcc -O2 -Wall -pthread -o "$WORK/pingpong" "$REPO/scripts/pingpong.c" || die "cannot build scripts/pingpong.c"
+	gcc -O2 -Wall -pthread -o "$WORK/pingpong" "$REPO/scripts/pingpong.c" ||
+		die "cannot build scripts/pingpong.c"
 	local cpus a b r c p
 	cpus=$(taskset -pc $$ | sed 's/.*: //')
 	# the first two CPUs of the list ("0-3,8" -> 0 1)
 	read -r a b < <(tr ',' '\n' <<<"$cpus" |
 		awk -F- '{ hi = NF > 1 ? $2 : $1; for (i = $1; i <= hi; i++) print i }' | head -2 | tr '\n' ' ')
 	[ -n "${b:-}" ] || skip "cpupair needs two CPUs; this process may run on $cpus only"
-	echo "speedcheck: cpupair vs pingpong (cache-line round trip), pairs ($a,$b) ($b,$a) of $cpus, ${REPS} x ${CP_DUR} s interleaved..." >&2
+	echo "speedcheck: cpupair vs pingpong (cache-line round trip), pairs ($a,$b) ($b,$a) of $cpus," \
+		"${REPS} x ${CP_DUR} s interleaved..." >&2
 	declare -A cv pv
 	for r in $(seq "$REPS"); do
 		for p in "$a $b" "$b $a"; do
@@ -42,7 +44,8 @@ check_cpupair() {
 			c=$VAL
 			# the same window's worth of round trips
 			# shellcheck disable=SC2086
-			pingpong_run $p "$(awk -v c="$c" -v d="$CP_DUR" 'BEGIN { n = int(d * 1e9 / c); print (n > 1000 ? n : 1000) }')"
+			pingpong_run $p \
+				"$(awk -v c="$c" -v d="$CP_DUR" 'BEGIN { n = int(d * 1e9 / c); print (n > 1000 ? n : 1000) }')"
 			cv[$p]+="$c "
 			pv[$p]+="$VAL "
 			echo "speedcheck:   rep $r pair ($p): cpupair $c ns, pingpong $VAL ns" >&2
@@ -54,7 +57,8 @@ check_cpupair() {
 	# fastest window is the closest either side came to the hardware's floor.
 	echo "## cpupair vs pingpong: ns per cache-line round trip, median (and best) of $REPS interleaved"
 	echo
-	printf '%-12s %12s %12s %8s  %-7s %10s %10s %8s\n' pair cpupair pingpong ratio verdict "best ours" "best ref" ratio
+	printf '%-12s %12s %12s %8s  %-7s %10s %10s %8s\n' pair cpupair pingpong ratio verdict \
+		"best ours" "best ref" ratio
 	local mc mp rt bc bp
 	for p in "$a $b" "$b $a"; do
 		mc=$(echo "${cv[$p]}" | median)
@@ -63,7 +67,8 @@ check_cpupair() {
 		bc=$(echo "${cv[$p]}" | tr ' ' '\n' | grep . | sort -g | head -1)
 		bp=$(echo "${pv[$p]}" | tr ' ' '\n' | grep . | sort -g | head -1)
 		printf '%-12s %12.1f %12.1f %8s  %-7s %10.1f %10.1f %8s\n' "(${p/ /,})" "$mc" "$mp" "$rt" \
-			"$(awk -v r="$rt" 'BEGIN { if (r == "nan") print "n/a"; else print (r + 0 <= 1.1) ? "ok" : "SLOW" }')" \
+			"$(awk -v r="$rt" 'BEGIN { if (r == "nan") print "n/a"
+				else print (r + 0 <= 1.1) ? "ok" : "SLOW" }')" \
 			"$bc" "$bp" "$(ratio "$bc" "$bp")"
 	done
 	echo "target: cpupair/pingpong <= 1.1 (lower is faster), on the medians"

@@ -6,7 +6,8 @@
 # The measuring functions leave their result in VAL (or VAL_W/VAL_R) rather
 # than print it: a $(...) subshell would hide a die() and the mounts it made.
 cputestfs_run() { # ARGS...: VAL = stat_per_s of one repetition, config in $WORK/c.csv
-	timeout $((${DUR%.*} + 60)) "$BIN/cputestfs" --format csv --duration "$DUR" --repeat 1 --quiet "$@" \
+	timeout $((${DUR%.*} + 60)) "$BIN/cputestfs" --format csv --duration "$DUR" --repeat 1 \
+		--quiet "$@" \
 		>"$WORK/c.csv" 2>"$WORK/c.err" || { cat "$WORK/c.err" >&2; die "bin/cputestfs $* failed"; }
 	VAL=$(csv_value "$WORK/c.csv" stat_per_s)
 	[ -n "$VAL" ] || die "no stat_per_s from bin/cputestfs $*"
@@ -28,10 +29,12 @@ hello_run() { # CPU|any: VAL = stat()/s of statloop on a fresh hello_ll mount
 # reply), so every stat() is a request, as in cputestfs; and the stat() client.
 build_hello() {
 	[ -x "$WORK/hello_ll" ] && [ -x "$WORK/statloop" ] && return 0
-	build_example hello_ll 's/e\.attr_timeout = 1\.0;/e.attr_timeout = 0.0;/; s/fuse_reply_attr(req, &stbuf, 1\.0);/fuse_reply_attr(req, \&stbuf, 0.0);/'
+	build_example hello_ll 's/e\.attr_timeout = 1\.0;/e.attr_timeout = 0.0;/
+		s/fuse_reply_attr(req, &stbuf, 1\.0);/fuse_reply_attr(req, \&stbuf, 0.0);/'
 	[ "$(grep -c 'attr_timeout = 0.0\|fuse_reply_attr(req, &stbuf, 0.0)' "$WORK/hello_ll.c")" = 2 ] ||
 		die "could not patch attr_timeout in hello_ll.c (did the example change?)"
-	gcc -O2 -Wall -o "$WORK/statloop" "$REPO/scripts/statloop.c" || die "cannot build scripts/statloop.c"
+	gcc -O2 -Wall -o "$WORK/statloop" "$REPO/scripts/statloop.c" ||
+		die "cannot build scripts/statloop.c"
 }
 
 check_cputestfs() {
@@ -57,8 +60,10 @@ check_cputestfs() {
 		h_none+=("$VAL")
 		cputestfs_run --placement none --kstats off
 		k_none+=("$VAL")
-		echo "speedcheck:   rep $r: same: cputestfs ${c_same[-1]} (kstats off ${k_same[-1]}) hello_ll ${h_same[-1]}" \
-			"pipe ${p_same[-1]}; none: cputestfs ${c_none[-1]} (kstats off ${k_none[-1]}) hello_ll ${h_none[-1]}" >&2
+		echo "speedcheck:   rep $r: same: cputestfs ${c_same[-1]} (kstats off ${k_same[-1]}) hello_ll" \
+			"${h_same[-1]}" \
+			"pipe ${p_same[-1]}; none: cputestfs ${c_none[-1]} (kstats off ${k_none[-1]}) hello_ll" \
+				"${h_none[-1]}" >&2
 	done
 	local cs ks hs ps cn kn hn
 	cs=$(echo "${c_same[@]}" | median)
@@ -74,7 +79,8 @@ check_cputestfs() {
 	echo
 	printf '%-14s %10s %10s %10s %10s %8s %8s %8s  %s\n' placement cputestfs ks=off hello_ll pipe \
 		"c/hello" "c/pipe" "off/hel" "verdict c/hello, c/pipe"
-	printf '%-14s %10.0f %10.0f %10.0f %10.0f %8s %8s %8s  %s\n' "same (cpu $cpu)" "$cs" "$ks" "$hs" "$ps" \
+	printf '%-14s %10.0f %10.0f %10.0f %10.0f %8s %8s %8s  %s\n' "same (cpu $cpu)" "$cs" "$ks" "$hs" \
+		"$ps" \
 		"$(ratio "$cs" "$hs")" "$(ratio "$cs" "$ps")" "$(ratio "$ks" "$hs")" \
 		"$(verdict "$(ratio "$cs" "$hs")" 1.0), $(verdict "$(ratio "$cs" "$ps")" 0.7)"
 	printf '%-14s %10.0f %10.0f %10.0f %10s %8s %8s %8s  %s\n' none "$cn" "$kn" "$hn" - \

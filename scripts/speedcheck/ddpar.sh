@@ -47,7 +47,8 @@ null_run() {
 			awk -v s="$DD_SECS" -v d="$DUR" 'BEGIN { exit !(s >= 0.8 * d) }' && break
 			[ "$dir" = read ] && [ "$count" -ge $max_read ] && break
 			[ "$tries" = 4 ] && break
-			count=$(awk -v s="$DD_SECS" -v c="$count" -v d="$DUR" 'BEGIN { n = int(1.1 * c * d / s); print n < 2 * c ? 2 * c : n }')
+			count=$(awk -v s="$DD_SECS" -v c="$count" -v d="$DUR" 'BEGIN {
+				n = int(1.1 * c * d / s); print n < 2 * c ? 2 * c : n }')
 			[ "$dir" = read ] && [ "$count" -gt $max_read ] && count=$max_read
 		done
 		out+=("$(awk -v b="$DD_BYTES" -v s="$DD_SECS" 'BEGIN { printf "%.1f", b / s / 1e6 }')")
@@ -59,16 +60,20 @@ null_run() {
 }
 
 ddpar_run() { # N [ARGS...]: VAL_W, VAL_R = write and read MB/s
-	timeout $((4 * ${DUR%.*} + 60)) "$BIN/ddpar" --dd --procs "$1" --mode both --bs $BS --daemon multi \
-		--clone-fd off "${@:2}" --format csv --duration "$DUR" --repeat 1 --quiet \
-		>"$WORK/d.csv" 2>"$WORK/d.err" || { cat "$WORK/d.err" >&2; die "bin/ddpar --dd --procs $1 failed"; }
+	timeout $((4 * ${DUR%.*} + 60)) "$BIN/ddpar" --dd --procs "$1" --mode both --bs $BS \
+		--daemon multi --clone-fd off "${@:2}" --format csv --duration "$DUR" --repeat 1 --quiet \
+		>"$WORK/d.csv" 2>"$WORK/d.err" ||
+		{ cat "$WORK/d.err" >&2; die "bin/ddpar --dd --procs $1 failed"; }
 	VAL_W=$(csv_value "$WORK/d.csv" write_MB_per_s)
 	VAL_R=$(csv_value "$WORK/d.csv" read_MB_per_s)
-	if [ -z "$VAL_W" ] || [ -z "$VAL_R" ]; then die "no write/read_MB_per_s from bin/ddpar --procs $*"; fi
+	if [ -z "$VAL_W" ] || [ -z "$VAL_R" ]; then
+		die "no write/read_MB_per_s from bin/ddpar --procs $*"
+	fi
 }
 
 check_ddpar() {
-	echo "speedcheck: ddpar --dd vs null (direct_io), N = $DD_PROCS, ${REPS} x ${DUR} s interleaved..." >&2
+	echo "speedcheck: ddpar --dd vs null (direct_io), N = $DD_PROCS," \
+		"${REPS} x ${DUR} s interleaved..." >&2
 	# libfuse 3.14's high-level API has no -o direct_io: set it where null opens its file
 	build_example null '/^static int null_open/,/^}/ s/(void) fi;/fi->direct_io = 1;/'
 	grep -q 'fi->direct_io = 1;' "$WORK/null.c" || die "could not patch direct_io into null.c"
@@ -89,10 +94,13 @@ check_ddpar() {
 		done
 	done
 	echo
-	echo "## ddpar --dd vs null (direct_io): MB/s (10^6 B/s), bs $BS, daemon multi, clone_fd off, median of $REPS x $DUR s"
+	echo "## ddpar --dd vs null (direct_io): MB/s (10^6 B/s), bs $BS, daemon multi, clone_fd off," \
+		"median of $REPS x $DUR s"
 	echo "## (ddpar as shipped, i.e. --kstats auto; 'ks=off': the same with --kstats off)"
 	echo
-	printf '%3s %9s %9s %9s %6s %6s   %9s %9s %9s %6s %6s  %s\n' N "ddpar wr" "ks=off" "null wr" "ratio" "off/n" \
+	local head='%3s %9s %9s %9s %6s %6s   %9s %9s %9s %6s %6s  %s\n'
+	local row='%3s %9.1f %9.1f %9.1f %6s %6s   %9.1f %9.1f %9.1f %6s %6s  %s\n'
+	printf "$head" N "ddpar wr" "ks=off" "null wr" "ratio" "off/n" \
 		"ddpar rd" "ks=off" "null rd" "ratio" "off/n" "verdict wr, rd"
 	local mdw mkw mnw mdr mkr mnr rw rr
 	for n in $DD_PROCS; do
@@ -104,7 +112,7 @@ check_ddpar() {
 		mnr=$(echo "${nr[$n]}" | median)
 		rw=$(ratio "$mdw" "$mnw")
 		rr=$(ratio "$mdr" "$mnr")
-		printf '%3s %9.1f %9.1f %9.1f %6s %6s   %9.1f %9.1f %9.1f %6s %6s  %s\n' "$n" "$mdw" "$mkw" "$mnw" "$rw" \
+		printf "$row" "$n" "$mdw" "$mkw" "$mnw" "$rw" \
 			"$(ratio "$mkw" "$mnw")" "$mdr" "$mkr" "$mnr" "$rr" "$(ratio "$mkr" "$mnr")" \
 			"$(verdict "$rw" 1.0), $(verdict "$rr" 1.0)"
 	done

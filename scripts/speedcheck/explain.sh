@@ -43,19 +43,23 @@ EX_TOL_WAKE=0.20
 EX_FLOOR=0.01
 EX_PLACEMENTS="same other"
 
-# ex_run TAG ARGS...: bin/cputestfs --placement ... once; records in $WORK/TAG.csv, stderr in $WORK/TAG.err
+# ex_run TAG ARGS...: bin/cputestfs --placement ... once; records in $WORK/TAG.csv, stderr in
+# $WORK/TAG.err
 ex_cmd() {
 	local tag=$1 n=${EX_REPEAT:-1}
 	shift
-	EX_CMD=(timeout $((3 * n * (${DUR%.*} + 1) + 60)) "$BIN/cputestfs" --format csv --duration "$DUR" --repeat "$n" "$@")
+	EX_CMD=(timeout $((3 * n * (${DUR%.*} + 1) + 60)) "$BIN/cputestfs" --format csv --duration "$DUR" \
+		--repeat "$n" "$@")
 	EX_OUT=$WORK/$tag.csv EX_ERR=$WORK/$tag.err
 }
 ex_check() { # TAG RC: the run left stat_per_s, or skip (exit 4) / die
 	[ "$2" = 4 ] && skip "explain: bin/cputestfs skipped ($1): $(tail -1 "$EX_ERR")"
-	[ -n "$(csv_value "$EX_OUT" stat_per_s)" ] || { tail -5 "$EX_ERR" >&2; die "bin/cputestfs ($1) wrote no stat_per_s"; }
+	[ -n "$(csv_value "$EX_OUT" stat_per_s)" ] ||
+		{ tail -5 "$EX_ERR" >&2; die "bin/cputestfs ($1) wrote no stat_per_s"; }
 }
 rec() { csv_value "$WORK/$1.csv" "$2"; } # TAG METRIC
-rec_median() { awk -F, -v m="$2" '$(NF - 2) == m { print $(NF - 1) }' "$WORK/$1.csv" | median; } # TAG METRIC: over the repetitions
+rec_median() { awk -F, -v m="$2" '$(NF - 2) == m { print $(NF - 1) }' "$WORK/$1.csv" |
+	median; } # TAG METRIC: over the repetitions
 
 # ---- run A: perf stat and /proc/interrupts ------------------------------
 
@@ -99,7 +103,8 @@ span() {
 				if (rate[k] > max) max = rate[k]
 			}
 			for (k = 2; k <= NR; k++) {
-				if (max > 0 && rate[k] >= max * frac) { if (!run) s = k; run++; if (run > best) { best = run; bs = s } }
+				if (max > 0 && rate[k] >= max * frac) { if (!run) s = k; run++; if (run > best) { best = run;
+					bs = s } }
 				else run = 0
 			}
 			if (best < 5) exit
@@ -150,7 +155,8 @@ perf_requests() { perf stat -x, -e fuse:fuse_request_send -- true >/dev/null 2>&
 ex_ops() {
 	local req rps
 	if [ "$EX_REQ" = 1 ] && [ -n "$2" ]; then
-		req=$(OFF=$EX_A_T0 rates "$WORK/$1.task.rows" "$(field from <<<"$2")" "$(field to <<<"$2")" | field 4)
+		req=$(OFF=$EX_A_T0 rates "$WORK/$1.task.rows" "$(field from <<<"$2")" "$(field to <<<"$2")" |
+			field 4)
 		rps=$(rec "$1" requests_per_stat)
 		awk -v q="$req" -v r="$rps" 'BEGIN { if (q + 0 > 0 && r + 0 > 0) printf "%.6g\n", q / r }'
 	else
@@ -168,7 +174,8 @@ ex_counts() { # PLACEMENT: run A; EX_A_* = reference rates per second
 	if [ "$EX_PERF" = 1 ]; then
 		# shellcheck disable=SC2054 # -x, is perf's separator, not an array's
 		perf=(perf stat -a -x, -I 100 -e context-switches,cpu-migrations -o "$WORK/A-$p.sys"
-			-- perf stat -x, -I 100 -e "context-switches,cpu-migrations$([ "$EX_REQ" = 1 ] && echo ,fuse:fuse_request_send)"
+			-- perf stat -x, -I 100 \
+				-e "context-switches,cpu-migrations$([ "$EX_REQ" = 1 ] && echo ,fuse:fuse_request_send)"
 			-o "$WORK/A-$p.task" --)
 	fi
 	t0=$EPOCHREALTIME
@@ -189,7 +196,8 @@ ex_counts() { # PLACEMENT: run A; EX_A_* = reference rates per second
 	else
 		win=$(CUM=1 LAST=$DUR span "$WORK/A-$p.proc")
 	fi
-	[ -n "$win" ] || die "run A, $p: no stretch of 5 intervals of 100 ms at its busiest rate in the run (--duration too short?)"
+	[ -n "$win" ] || die "run A, $p: no stretch of 5 intervals of 100 ms at its busiest rate in the $(
+		)run (--duration too short?)"
 	# shellcheck disable=SC2086 # win is two numbers
 	{
 		EX_A_PROC=$(CUM=1 rates "$WORK/A-$p.proc" $win)
@@ -204,7 +212,8 @@ ex_counts() { # PLACEMENT: run A; EX_A_* = reference rates per second
 	EX_A_OPS_TASK=$(ex_ops "A-$p" "$EX_A_TASK")
 	EX_A_OPS_SYS=$(ex_ops "A-$p" "$EX_A_SYS")
 	line="$line /proc $(field secs <<<"$EX_A_PROC") s"
-	[ "$EX_PERF" = 1 ] && line="$line, perf -a $(field secs <<<"$EX_A_SYS") s, perf per task $(field secs <<<"$EX_A_TASK") s"
+	[ "$EX_PERF" = 1 ] && line="$line, perf -a $(field secs <<<"$EX_A_SYS") s, perf per task $(
+		)$(field secs <<<"$EX_A_TASK") s"
 	echo "$line" >&2
 }
 
@@ -266,7 +275,8 @@ ex_wakes() { # PLACEMENT: run B; EX_B_DAEMON, EX_B_REPLY = "median count"
 	if ! grep -q '^Attaching' "$WORK/B-$p.bt"; then
 		local why="did not attach its probes in 30 s"
 		kill -0 "$bt" 2>/dev/null || why="exited before attaching its probes"
-		echo "speedcheck: explain: bpftrace $why; the wake-up rows are skipped. $(grep -v RLIMIT "$WORK/B-$p.bterr" | head -2)" >&2
+		echo "speedcheck: explain: bpftrace $why; the wake-up rows are skipped." \
+			"$(grep -v RLIMIT "$WORK/B-$p.bterr" | head -2)" >&2
 		kill "$bt" 2>/dev/null
 		wait "$bt" 2>/dev/null
 		return 1
@@ -282,7 +292,8 @@ ex_wakes() { # PLACEMENT: run B; EX_B_DAEMON, EX_B_REPLY = "median count"
 	[[ $daemon =~ ^[0-9]+$ ]] || die "no daemon pid on bin/cputestfs's stderr (run B, $p)"
 	EX_B_DAEMON=$(bt_median "$WORK/B-$p.bt" "$daemon" daemon)
 	EX_B_REPLY=$(bt_median "$WORK/B-$p.bt" "$daemon" reply)
-	echo "speedcheck:   $p run B: $(rec "B-$p" stat_per_s) stat/s, instrumented $(rec "B-$p" brk_calls_per_s)/s;" \
+	echo "speedcheck:   $p run B: $(rec "B-$p" stat_per_s) stat/s, instrumented" \
+		"$(rec "B-$p" brk_calls_per_s)/s;" \
 		"bpftrace: daemon $daemon woken ${EX_B_DAEMON#* } times, woke ${EX_B_REPLY#* }" >&2
 }
 
@@ -290,10 +301,12 @@ ex_wakes() { # PLACEMENT: run B; EX_B_DAEMON, EX_B_REPLY = "median count"
 
 # ex_row LABEL OURS REFERENCE TOL [info]: one line, ratio ours/reference
 ex_row() {
-	awk -v l="$1" -v a="$2" -v b="$3" -v tol="$4" -v info="${5:-}" -v floor="$EX_FLOOR" -v unit="${6:-/op}" '
+	awk -v l="$1" -v a="$2" -v b="$3" -v tol="$4" -v info="${5:-}" -v floor="$EX_FLOOR" \
+		-v unit="${6:-/op}" '
 		BEGIN {
 			if (a == "" || b == "" || a == "nan" || b == "nan") {
-				printf "%-36s %12s %12s %7s %6s  %s\n", l, a == "" ? "-" : a, b == "" ? "-" : b, "-", "-", "n/a"; exit
+				printf "%-36s %12s %12s %7s %6s  %s\n", l, a == "" ? "-" : a, b == "" ? "-" : b, "-", "-",
+					"n/a"; exit
 			}
 			r = b > 0 ? sprintf("%.3f", a / b) : (a > 0 ? "inf" : "-")
 			m = a > b ? a : b; diff = a > b ? a - b : b - a
@@ -306,7 +319,8 @@ ex_row() {
 }
 
 # per op: a rate per second over the run's rate
-per_op() { awk -v r="$1" -v s="$2" 'BEGIN { if (r == "" || s + 0 <= 0) print ""; else printf "%.6g", r / s }'; }
+per_op() { awk -v r="$1" -v s="$2" \
+	'BEGIN { if (r == "" || s + 0 <= 0) print ""; else printf "%.6g", r / s }'; }
 
 ex_table() { # PLACEMENT
 	local p=$1 s t
@@ -322,22 +336,31 @@ ex_table() { # PLACEMENT
 		ex_row "mon_ctxsw vs perf -a" "$(rec "A-$p" mon_ctxsw_per_op)" \
 			"$(per_op "$(field 2 <<<"$EX_A_SYS")" "$EX_A_OPS_SYS")" $EX_TOL_COUNT
 	fi
-	ex_row "mon_ctxsw vs /proc/stat ctxt" "$(rec "A-$p" mon_ctxsw_per_op)" "$(per_op "$(field 2 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
-	ex_row "mon_irq vs /proc/interrupts IRQs" "$(rec "A-$p" mon_irq_per_op)" "$(per_op "$(field 3 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
-	ex_row "mon_res vs /proc/interrupts RES" "$(rec "A-$p" mon_res_per_op)" "$(per_op "$(field 4 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
-	ex_row "mon_cal vs /proc/interrupts CAL" "$(rec "A-$p" mon_cal_per_op)" "$(per_op "$(field 5 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
-	ex_row "mon_tlb vs /proc/interrupts TLB" "$(rec "A-$p" mon_tlb_per_op)" "$(per_op "$(field 6 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
-	ex_row "mon_loc vs /proc/interrupts LOC" "$(rec "A-$p" mon_loc_per_op)" "$(per_op "$(field 7 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
+	ex_row "mon_ctxsw vs /proc/stat ctxt" "$(rec "A-$p" mon_ctxsw_per_op)" \
+		"$(per_op "$(field 2 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
+	ex_row "mon_irq vs /proc/interrupts IRQs" "$(rec "A-$p" mon_irq_per_op)" \
+		"$(per_op "$(field 3 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
+	ex_row "mon_res vs /proc/interrupts RES" "$(rec "A-$p" mon_res_per_op)" \
+		"$(per_op "$(field 4 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
+	ex_row "mon_cal vs /proc/interrupts CAL" "$(rec "A-$p" mon_cal_per_op)" \
+		"$(per_op "$(field 5 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
+	ex_row "mon_tlb vs /proc/interrupts TLB" "$(rec "A-$p" mon_tlb_per_op)" \
+		"$(per_op "$(field 6 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
+	ex_row "mon_loc vs /proc/interrupts LOC" "$(rec "A-$p" mon_loc_per_op)" \
+		"$(per_op "$(field 7 <<<"$EX_A_PROC")" "$EX_A_OPS_PROC")" $EX_TOL_COUNT
 	if [ "$EX_BPF" = 1 ]; then
 		t=""
 		[ "$p" = other ] || t=info
-		ex_row "brk_daemon_wake_p50 vs bpftrace (ns)" "$(rec "B-$p" brk_daemon_wake_p50_ns)" "${EX_B_DAEMON% *}" \
+		ex_row "brk_daemon_wake_p50 vs bpftrace (ns)" "$(rec "B-$p" brk_daemon_wake_p50_ns)" \
+			"${EX_B_DAEMON% *}" \
 			$EX_TOL_WAKE "$t" ns
-		ex_row "brk_reply_wake_p50 vs bpftrace (ns)" "$(rec "B-$p" brk_reply_wake_p50_ns)" "${EX_B_REPLY% *}" \
+		ex_row "brk_reply_wake_p50 vs bpftrace (ns)" "$(rec "B-$p" brk_reply_wake_p50_ns)" \
+			"${EX_B_REPLY% *}" \
 			$EX_TOL_WAKE "$t" ns
 	fi
 	awk -v a="$EX_A_SPAN" -v d="$DUR" 'BEGIN { exit !(a < d / 2) }' &&
-		echo "note: the reference found only $EX_A_SPAN s of the $DUR s window (the benchmark's rate varied 5-fold: a busy machine); its system-wide rows count a part of the window"
+		echo "note: the reference found only $EX_A_SPAN s of the $DUR s window (the benchmark's rate" \
+			"varied 5-fold: a busy machine); its system-wide rows count a part of the window"
 	ex_costs "$p"
 }
 
@@ -345,32 +368,42 @@ ex_costs() { # PLACEMENT: what instrumenting costs, from run C (and A, B)
 	local p=$1 hs hi
 	hs=$(rec_median "C-$p" stat_per_s)
 	hi=$(rec_median "C-$p" brk_calls_per_s)
-	echo "cost: run C (nothing attached, median of $REPS): timed $(printf '%.0f' "$hs") stat/s, instrumented" \
+	echo "cost: run C (nothing attached, median of $REPS): timed $(printf '%.0f' "$hs") stat/s," \
+		"instrumented" \
 		"repetitions $(printf '%.0f' "${hi:-0}") calls/s: $(ex_slow "$hi" "$hs") slower"
-	echo "cost: timed stat/s under $([ "$EX_PERF" = 1 ] && echo "perf stat and ")the /proc sampler (run A) / alone (run C): $(ratio "$(rec "A-$p" stat_per_s)" "$hs")$(
-		[ "$EX_BPF" = 1 ] && echo "; under bpftrace (run B) / alone: $(ratio "$(rec "B-$p" stat_per_s)" "$hs")")"
+	echo "cost: timed stat/s under $([ "$EX_PERF" = 1 ] && echo "perf stat and ")the /proc sampler" \
+		"(run A) / alone (run C): $(ratio "$(rec "A-$p" stat_per_s)" "$hs")$(
+		[ "$EX_BPF" = 1 ] &&
+			echo "; under bpftrace (run B) / alone: $(ratio "$(rec "B-$p" stat_per_s)" "$hs")")"
 }
-ex_slow() { awk -v i="$1" -v h="$2" 'BEGIN { if (i == "" || h + 0 <= 0) print "n/a (no brk_calls_per_s)"; else printf "%.1f%%", 100 * (1 - i / h) }'; }
+ex_slow() { awk -v i="$1" -v h="$2" 'BEGIN { if (i == "" ||
+	h + 0 <= 0) print "n/a (no brk_calls_per_s)"; else printf "%.1f%%", 100 * (1 - i / h) }'; }
 
 check_explain() {
 	EX_PERF=0 EX_BPF=0 EX_REQ=0
 	if perf_usable; then
 		EX_PERF=1
 		if perf_requests; then EX_REQ=1; else
-			echo "speedcheck: explain: perf cannot count fuse:fuse_request_send (tracefs mounted?); references are per stat() at the window's rate" >&2
+			echo "speedcheck: explain: perf cannot count fuse:fuse_request_send (tracefs mounted?);" \
+				"references are per stat() at the window's rate" >&2
 		fi
 	else
-		echo "speedcheck: explain: perf stat does not run here; its rows are skipped. Install it with: apt-get install -y linux-perf" >&2
+		echo "speedcheck: explain: perf stat does not run here; its rows are skipped. Install it with:" \
+			"apt-get install -y linux-perf" >&2
 	fi
 	if bpftrace_usable; then EX_BPF=1; else
-		echo "speedcheck: explain: no bpftrace; the wake-up rows are skipped. Install it with: apt-get install -y bpftrace" >&2
+		echo "speedcheck: explain: no bpftrace; the wake-up rows are skipped. Install it with: apt-get" \
+			"install -y bpftrace" >&2
 	fi
 	[ -r /proc/interrupts ] || skip "explain: cannot read /proc/interrupts, so nothing can be checked"
-	echo "speedcheck: explain: cputestfs records vs perf stat, bpftrace and /proc/interrupts, placements $EX_PLACEMENTS, 3 runs x $DUR s each..." >&2
+	echo "speedcheck: explain: cputestfs records vs perf stat, bpftrace and /proc/interrupts," \
+		"placements $EX_PLACEMENTS, 3 runs x $DUR s each..." >&2
 	local p
 	echo
-	echo "## explain: affbench's records vs perf stat, bpftrace, /proc/interrupts (cputestfs, ${DUR} s windows)"
-	echo "## counts: affbench's window vs the reference's 100 ms intervals inside it; wake-ups: the same instrumented repetition"
+	echo "## explain: affbench's records vs perf stat, bpftrace, /proc/interrupts (cputestfs, ${DUR}" \
+		"s windows)"
+	echo "## counts: affbench's window vs the reference's 100 ms intervals inside it; wake-ups: the" \
+		"same instrumented repetition"
 	for p in $EX_PLACEMENTS; do
 		EX_REPEAT=$REPS ex_cmd "C-$p" --placement "$p" --kstats auto
 		"${EX_CMD[@]}" >"$EX_OUT" 2>"$EX_ERR"

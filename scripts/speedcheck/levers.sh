@@ -24,7 +24,8 @@ lv_run() {
 lv_idle() {
 	local r pol sa=() oa=() sp=() op=()
 	if ! "$BIN/cputestfs" --help 2>&1 | grep -q -- '--idle'; then
-		echo "idle: skipped: this bin/cputestfs has no --idle option (issue 27's idle axis is not in this tree)"
+		echo "idle: skipped: this bin/cputestfs has no --idle option (issue 27's idle axis is not in" \
+			"this tree)"
 		return
 	fi
 	for r in $(seq "$REPS"); do
@@ -34,15 +35,18 @@ lv_idle() {
 			lv_run --idle "$pol" --placement other
 			[ $pol = poll ] && op+=("$VAL") || oa+=("$VAL")
 		done
-		echo "speedcheck:   levers rep $r: as-found same ${sa[-1]} other ${oa[-1]}; poll same ${sp[-1]} other ${op[-1]}" >&2
+		echo "speedcheck:   levers rep $r: as-found same ${sa[-1]} other ${oa[-1]}; poll same ${sp[-1]}" \
+			"other ${op[-1]}" >&2
 	done
 	local ms mo ps po ra rp
 	ms=$(echo "${sa[@]}" | median) mo=$(echo "${oa[@]}" | median)
 	ps=$(echo "${sp[@]}" | median) po=$(echo "${op[@]}" | median)
 	ra=$(ratio "$mo" "$ms") rp=$(ratio "$po" "$ps")
 	printf '%-22s %10.0f %10.0f %8s  %s\n' "idle as-found" "$ms" "$mo" "$ra" \
-		"$(awk -v r="$ra" 'BEGIN { if (r == "nan") print "n/a"; else print (r + 0 <= 0.30) ? "ok" : "MISSED" }') (<= 0.30)"
-	printf '%-22s %10.0f %10.0f %8s  %s\n' "idle poll" "$ps" "$po" "$rp" "$(verdict "$rp" 0.70) (>= 0.70)"
+		"$(awk -v r="$ra" 'BEGIN { if (r == "nan") print "n/a"
+			else print (r + 0 <= 0.30) ? "ok" : "MISSED" }') (<= 0.30)"
+	printf '%-22s %10.0f %10.0f %8s  %s\n' "idle poll" "$ps" "$po" "$rp" \
+		"$(verdict "$rp" 0.70) (>= 0.70)"
 }
 
 # lv_wait TRANSPORT TARGET: spin:50 vs block at placement other
@@ -72,11 +76,13 @@ check_levers() {
 	echo
 	lv_idle
 	lv_wait dev 1.5
-	why=$("$BIN/cputestfs" --transport uring --placement other --duration 0.05 --repeat 1 --quiet 2>&1 >/dev/null)
+	why=$("$BIN/cputestfs" --transport uring --placement other --duration 0.05 --repeat 1 \
+		--quiet 2>&1 >/dev/null)
 	if [ $? = 4 ]; then
 		echo "uring other: wait: skipped: $why"
 	else
 		lv_wait uring ""
 	fi
-	echo "targets: other/same <= 0.30 as found and >= 0.70 with --idle poll; dev spin:50 >= 1.5 x block"
+	echo "targets: other/same <= 0.30 as found and >= 0.70 with --idle poll; dev spin:50 >= 1.5 x" \
+		"block"
 }

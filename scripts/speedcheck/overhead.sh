@@ -20,7 +20,8 @@ ov_time() { # CMD...: OV_S = wall seconds of one invocation, whatever its exit s
 }
 
 check_plan_overhead() {
-	echo "speedcheck: plan-overhead: plan $PLAN's first repetition, each invocation with --kstats as planned and off..." >&2
+	echo "speedcheck: plan-overhead: plan $PLAN's first repetition, each invocation with --kstats as" \
+		"planned and off..." >&2
 	"$BIN/harness" run --plan "$PLAN" --dry-run >"$WORK/plan.txt" 2>"$WORK/plan.err" ||
 		{ cat "$WORK/plan.err" >&2; die "harness run --plan $PLAN --dry-run failed"; }
 	declare -A on off n has
@@ -57,7 +58,8 @@ check_plan_overhead() {
 	printf '%-12s %6s %12s %12s %8s\n' bench points "as planned" "kstats off" growth
 	local ta=0 tb=0
 	for bench in $(printf '%s\n' "${!n[@]}" | sort); do
-		printf '%-12s %6d %12.1f %12.1f %7s%%\n' "$bench" "${n[$bench]}" "${on[$bench]}" "${off[$bench]}" \
+		printf '%-12s %6d %12.1f %12.1f %7s%%\n' "$bench" "${n[$bench]}" "${on[$bench]}" \
+			"${off[$bench]}" \
 			"$(awk -v a="${on[$bench]}" -v b="${off[$bench]}" 'BEGIN { printf "%.1f", 100 * (a / b - 1) }')"
 		ta=$(awk -v x="$ta" -v y="${on[$bench]}" 'BEGIN { print x + y }')
 		tb=$(awk -v x="$tb" -v y="${off[$bench]}" 'BEGIN { print x + y }')
@@ -65,11 +67,13 @@ check_plan_overhead() {
 	local g reps
 	g=$(awk -v a="$ta" -v b="$tb" 'BEGIN { printf "%.1f", 100 * (a / b - 1) }')
 	printf '%-12s %6d %12.1f %12.1f %7s%%  %s\n' all "$i" "$ta" "$tb" "$g" \
-		"$(awk -v g="$g" -v t=$OV_TARGET 'BEGIN { print (g + 0 <= t) ? "ok (target <= " t "%)" : "OVER the " t "% target" }')"
+		"$(awk -v g="$g" -v t=$OV_TARGET 'BEGIN {
+			print (g + 0 <= t) ? "ok (target <= " t "%)" : "OVER the " t "% target" }')"
 	# "plan FILE: P points x R repetitions = ..."
 	reps=$(sed -n '1s/.* points x \([0-9]*\) repetitions.*/\1/p' "$WORK/plan.txt")
 	if [[ $reps =~ ^[1-9][0-9]*$ ]]; then
-		echo "with kstats in 1 of the plan's $reps repetitions per point instead of all: $(awk -v g="$g" -v r="$reps" \
+		echo "with kstats in 1 of the plan's $reps repetitions per point instead of all:" \
+			"$(awk -v g="$g" -v r="$reps" \
 			'BEGIN { printf "%.1f", g / r }')% growth"
 	fi
 }

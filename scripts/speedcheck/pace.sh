@@ -39,4 +39,5 @@ check_pace() {
 }
 
 # ratio4 A B: A / B to 4 decimals (the pairs' spread needs more than ratio's 2)
-ratio4() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 > 0) printf "%.4f", a / b; else print "nan" }'; }
+ratio4() { awk -v a="$1" -v b="$2" \
+	'BEGIN { if (b + 0 > 0) printf "%.4f", a / b; else print "nan" }'; }

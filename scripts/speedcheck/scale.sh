@@ -76,7 +76,8 @@ sc_raw_small() {
 		print h
 		for (p = 0; p < 2; p++)
 			for (r = 1; r <= 6; r++)
-				printf "cputestfs,baseline=fuse;clients=1;daemon=single;placement=%s;transport=libfuse,%d,stat_per_s,%d,1/s\n",
+				printf "cputestfs,baseline=fuse;clients=1;daemon=single;placement=%s;" \
+					"transport=libfuse,%d,stat_per_s,%d,1/s\n",
 					p ? "other" : "same", r, 60000 + 1000 * p + 7 * r
 	}' >"$1"
 }
@@ -105,7 +106,10 @@ sc_copy() {
 	cp "$1/a/raw.csv" "$1/a/machine.txt" "$1/b/"
 }
 
-sc_size() { awk -v b="$(wc -c <"$1")" 'BEGIN { printf (b >= 1048576 ? "%.1f MiB" : "%.0f KiB"), b / (b >= 1048576 ? 1048576 : 1024) }'; }
+sc_size() {
+	awk -v b="$(wc -c <"$1")" 'BEGIN {
+		printf (b >= 1048576 ? "%.1f MiB" : "%.0f KiB"), b / (b >= 1048576 ? 1048576 : 1024) }'
+}
 sc_lines() { echo "$(($(wc -l <"$1") - ${2:-0}))"; }
 
 # Each gen_SHAPE DIR FACTOR makes DIR/a (and DIR/b) and sets SC_WHAT.
@@ -117,7 +121,8 @@ gen_knobs_reversed() {
 	sc_machine "$1/b/machine.txt" "$max" 'knob before k%06d' tac
 	sc_raw_small "$1/a/raw.csv"
 	cp "$1/a/raw.csv" "$1/b/raw.csv"
-	SC_WHAT="machine.txt $(sc_size "$1/a/machine.txt"), $(grep -c '^knob' "$1/a/machine.txt") knob lines"
+	SC_WHAT="machine.txt $(sc_size "$1/a/machine.txt"), $(
+		)$(grep -c '^knob' "$1/a/machine.txt") knob lines"
 }
 
 gen_constant_key() {
@@ -137,7 +142,8 @@ gen_configs() {
 	awk -v h="$SC_RAW_HEADER" -v n="$(awk -v f="$2" 'BEGIN { printf "%d", f * 200000 }')" 'BEGIN {
 		print h
 		for (i = 1; i <= n; i++)
-			printf "cputestfs,baseline=fuse;clients=%d;daemon=single;placement=%s;transport=libfuse,1,stat_per_s,%d,1/s\n",
+			printf "cputestfs,baseline=fuse;clients=%d;daemon=single;placement=%s;" \
+				"transport=libfuse,1,stat_per_s,%d,1/s\n",
 				i, i % 2 ? "same" : "other", 60000 + i % 977
 	}' >"$1/a/raw.csv"
 	sc_machine_head >"$1/a/machine.txt"
@@ -148,7 +154,8 @@ gen_knob_lines() {
 	mkdir -p "$1/a"
 	sc_machine "$1/a/machine.txt" "$(sc_bytes "$2" $SC_SMALL_MAX)" 'knob before /k/%06d = 1'
 	sc_raw_small "$1/a/raw.csv"
-	SC_WHAT="machine.txt $(sc_size "$1/a/machine.txt"), $(grep -c '^knob' "$1/a/machine.txt") knob lines"
+	SC_WHAT="machine.txt $(sc_size "$1/a/machine.txt"), $(
+		)$(grep -c '^knob' "$1/a/machine.txt") knob lines"
 }
 
 # rep i of metric a, b, ... (a million each), values 1 to 9: rows of 16 bytes
@@ -187,7 +194,8 @@ gen_hist_reverse() {
 			hi = (32 + (i + 1) % 32) * 2 ^ (int((i + 1) / 32) - 1)
 			for (k = 0; k < n; k++) {
 				c = p ? n - k : k + 1
-				l = sprintf("cputestfs,baseline=fuse;clients=%d;daemon=single;placement=same;transport=libfuse,%d,latency,ns,%.0f,%.0f,%d",
+				l = sprintf("cputestfs,baseline=fuse;clients=%d;daemon=single;placement=same;" \
+					    "transport=libfuse,%d,latency,ns,%.0f,%.0f,%d",
 					    c, 1 + int(p / 500), lo, hi, 1 + (p + c) % 97)
 				if (b + length(l) + 1 > max)
 					exit
@@ -260,7 +268,8 @@ sc_measure() {
 	[ "$cmd" = compare ] && [ "$SC_RC" = 2 ] && grep -q "past compare's bound" "$d/err" &&
 		SC_REFUSED=1 SC_RC=0
 	if [ "$SC_RC" != 0 ] || [ "$SC_BAD" != 0 ]; then
-		echo "speedcheck: scale: harness ${args[*]##*/}: exit $SC_RC: $(grep -v '^$' "$d/err" | head -n 3 | tr '\n' ' ')" >&2
+		echo "speedcheck: scale: harness ${args[*]##*/}: exit $SC_RC:" \
+			"$(grep -v '^$' "$d/err" | head -n 3 | tr '\n' ' ')" >&2
 	fi
 }
 
@@ -326,9 +335,11 @@ sc_shape() {
 			else
 				local ratio=-
 				[ "${s1[$cmd]}" != TIMEOUT ] && [ "$SC_S" != TIMEOUT ] &&
-					ratio=$(awk -v a="${s1[$cmd]}" -v b="$SC_S" 'BEGIN { printf "x%.1f", (b < 0.1 ? 0.1 : b) / (a < 0.1 ? 0.1 : a) }')
+					ratio=$(awk -v a="${s1[$cmd]}" -v b="$SC_S" 'BEGIN {
+						printf "x%.1f", (b < 0.1 ? 0.1 : b) / (a < 0.1 ? 0.1 : a) }')
 				sc_row "$shape" "$cmd" "$label" "$SC_S" "$SC_MB" "$ratio" \
-					"$(sc_verdict "${s1[$cmd]}" "${m1[$cmd]}" "$SC_S" "$SC_MB" "$SC_RC" "$SC_BAD" "$SC_REFUSED") $SC_WHAT"
+					"$(sc_verdict "${s1[$cmd]}" "${m1[$cmd]}" "$SC_S" "$SC_MB" "$SC_RC" "$SC_BAD" \
+						"$SC_REFUSED") $SC_WHAT"
 			fi
 		done
 	done
@@ -351,12 +362,18 @@ check_scale() {
 	# the larger hist.csv, plus room for the rest: with less disk, a smaller hist.csv, said
 	want=$(awk -v f="$SC_F2" -v m=$SC_HIST_MAX 'BEGIN { printf "%d", f * m / 1048576 * 1.2 + 300 }')
 	if [ "$free" -lt "$want" ]; then
-		SC_HIST_MAX=$(awk -v free="$free" -v f="$SC_F2" 'BEGIN { printf "%d", (free - 300) / 1.2 / f * 1048576 }')
-		[ "$SC_HIST_MAX" -gt 1048576 ] || skip "scale: only $free MB free in $WORK; set TMPDIR to a larger filesystem"
-		echo "## hist.csv's limit taken as $((SC_HIST_MAX >> 20)) MiB, not 1024: the disk has room for no more"
+		SC_HIST_MAX=$(awk -v free="$free" -v f="$SC_F2" \
+			'BEGIN { printf "%d", (free - 300) / 1.2 / f * 1048576 }')
+		[ "$SC_HIST_MAX" -gt 1048576 ] ||
+			skip "scale: only $free MB free in $WORK; set TMPDIR to a larger filesystem"
+		echo "## hist.csv's limit taken as $((SC_HIST_MAX >> 20)) MiB, not 1024:" \
+			"the disk has room for no more"
 	fi
-	[ "$SC_JUDGE_LIMIT" = 1 ] && echo "## goals: $SC_L2 within 10x of $SC_L1 (time and memory), at most $SC_LIMIT_S s and $SC_LIMIT_MB MB" ||
-		echo "## goals: $SC_L2 within 10x of $SC_L1 (time and memory); the $SC_LIMIT_S s / $SC_LIMIT_MB MB goals need the full sizes"
+	[ "$SC_JUDGE_LIMIT" = 1 ] &&
+		echo "## goals: $SC_L2 within 10x of $SC_L1 (time and memory)," \
+			"at most $SC_LIMIT_S s and $SC_LIMIT_MB MB" ||
+		echo "## goals: $SC_L2 within 10x of $SC_L1 (time and memory);" \
+			"the $SC_LIMIT_S s / $SC_LIMIT_MB MB goals need the full sizes"
 	echo "## ratio: the seconds at $SC_L2 over those at $SC_L1 (at least 0.1 s each)"
 	echo
 	sc_row shape command size seconds "peak MB" ratio "verdict, input"

@@ -37,7 +37,10 @@ t_ddpar() {
 		die "no MB/s from bin/ddpar --transport $1"
 	fi
 }
-t_best() { awk -F, -v m="$2" '$(NF - 2) == m && (b == "" || $(NF - 1) + 0 > b + 0) { b = $(NF - 1) } END { print b }' "$1"; }
+t_best() {
+	awk -F, -v m="$2" '$(NF - 2) == m && (b == "" || $(NF - 1) + 0 > b + 0) { b = $(NF - 1) }
+		END { print b }' "$1"
+}
 
 # t_fio N FILE: VAL = MB/s of N fio jobs reading FILE in 1 MiB blocks, buffered, wrapping
 t_fio() {
@@ -53,7 +56,8 @@ t_fio() {
 # Skip this section (not the others) where the kernel lacks a transport.
 t_usable() {
 	local why
-	why=$("$BIN/cputestfs" --transport uring --placement same --duration 0.05 --repeat 1 --quiet 2>&1 >/dev/null)
+	why=$("$BIN/cputestfs" --transport uring --placement same --duration 0.05 --repeat 1 --quiet \
+		2>&1 >/dev/null)
 	[ $? = 4 ] && { echo "speedcheck: transports skipped: $why" >&2; return 1; }
 	why=$(AFFBENCH_WORKDIR="$WORK" "$BIN/ddpar" --transport passthrough --procs 1 --mode read \
 		--duration 0.05 --repeat 1 --quiet 2>&1 >/dev/null)
@@ -124,14 +128,19 @@ t_ddpar_table() {
 		done
 	done
 	echo
-	echo "## ddpar transports: MB/s (10^6 B/s), bs and max_write 1 MiB, median of $REPS x $DUR s interleaved"
-	echo "## (libfuse: the better of clone_fd off and on; fio: buffered reads of a $((SPAN >> 20)) MiB file, N jobs)"
+	echo "## ddpar transports: MB/s (10^6 B/s), bs and max_write 1 MiB," \
+		"median of $REPS x $DUR s interleaved"
+	echo "## (libfuse: the better of clone_fd off and on;" \
+		"fio: buffered reads of a $((SPAN >> 20)) MiB file, N jobs)"
 	echo
 	printf '%-34s %12s %12s %8s %8s  %s\n' comparison ours reference ratio target verdict
 	for n in $T_PROCS; do
-		t_row "N=$n write: uring vs libfuse" "$(echo "${uw[$n]}" | median)" "$(echo "${lw[$n]}" | median)" 1.0
-		t_row "N=$n read: uring vs libfuse" "$(echo "${ur[$n]}" | median)" "$(echo "${lr[$n]}" | median)" 1.0
-		t_row "N=$n read: passthrough vs fio" "$(echo "${pr[$n]}" | median)" "$(echo "${fr[$n]}" | median)" 0.8
+		t_row "N=$n write: uring vs libfuse" \
+			"$(echo "${uw[$n]}" | median)" "$(echo "${lw[$n]}" | median)" 1.0
+		t_row "N=$n read: uring vs libfuse" \
+			"$(echo "${ur[$n]}" | median)" "$(echo "${lr[$n]}" | median)" 1.0
+		t_row "N=$n read: passthrough vs fio" \
+			"$(echo "${pr[$n]}" | median)" "$(echo "${fr[$n]}" | median)" 0.8
 	done
 	t_uring_cpu_rows "${ur[1]}" "${uc[next]}" "${uc[none]}" "${lr[1]}"
 }

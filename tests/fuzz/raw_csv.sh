@@ -58,7 +58,8 @@ one() { # SEED: 0, or a line saying what went wrong
 	local s=$1 d=$W/r$1 c=$W/c$1
 	mkdir -p "$d"
 	"$MUT" "$s" "$W/base/raw.csv" "$d/raw.csv" || { echo "seed $s: mutate failed"; return; }
-	"$MUT" "$s" "$W/base/hist.csv" "$d/hist.csv" hist || { echo "seed $s: mutate (hist) failed"; return; }
+	"$MUT" "$s" "$W/base/hist.csv" "$d/hist.csv" hist ||
+		{ echo "seed $s: mutate (hist) failed"; return; }
 	( cd "$d" && exec "$H" report "$d" ) >/dev/null 2>"$d.plot.err"
 	local rp=$?
 	"$H" compare --out "$c" "$d" "$W/base" >/dev/null 2>"$d.cmp.err"
@@ -66,8 +67,14 @@ one() { # SEED: 0, or a line saying what went wrong
 	# exit 1 only as documented: a raw.csv left without one valid record
 	[ "$rp" = 1 ] && grep -q 'no valid records' "$d.plot.err" && rp=0
 	[ "$rc" = 1 ] && grep -q 'no valid records' "$d.cmp.err" && rc=0
-	if [ "$rp" != 0 ] && [ "$rp" != 2 ]; then echo "seed $s: plot exit $rp: $(tail -n2 "$d.plot.err" | tr '\n' ' ')"; return; fi
-	if [ "$rc" != 0 ] && [ "$rc" != 2 ]; then echo "seed $s: compare exit $rc: $(tail -n2 "$d.cmp.err" | tr '\n' ' ')"; return; fi
+	if [ "$rp" != 0 ] && [ "$rp" != 2 ]; then
+		echo "seed $s: plot exit $rp: $(tail -n2 "$d.plot.err" | tr '\n' ' ')"
+		return
+	fi
+	if [ "$rc" != 0 ] && [ "$rc" != 2 ]; then
+		echo "seed $s: compare exit $rc: $(tail -n2 "$d.cmp.err" | tr '\n' ' ')"
+		return
+	fi
 	rm -rf "$d" "$c" "$d.plot.err" "$d.cmp.err"
 }
 
@@ -75,10 +82,12 @@ one() { # SEED: 0, or a line saying what went wrong
 find "$W" -mindepth 1 | sort >"$W.before"
 fails=$W/fails
 : >"$fails"
-seq 1 "$N" | xargs -P 2 -I{} bash -c "$(declare -f one); W='$W' MUT='$MUT' H='$H' one {}" >>"$fails" 2>&1
+seq 1 "$N" | xargs -P 2 -I{} bash -c "$(declare -f one); W='$W' MUT='$MUT' H='$H' one {}" \
+	>>"$fails" 2>&1
 nf=$(grep -c . "$fails")
 if [ "$nf" = 0 ]; then
-	echo "ok 1 - $N mutated raw.csv and hist.csv files: plot and compare exit 0 or 2 (1: no valid records), never a signal"
+	echo "ok 1 - $N mutated raw.csv and hist.csv files: plot and compare exit 0 or 2 (1: no valid" \
+		"records), never a signal"
 else
 	echo "not ok 1 - $nf of $N mutated raw.csv and hist.csv files ended badly:"
 	head -n 20 "$fails" | sed 's/^/#   /'
@@ -114,7 +123,12 @@ make_case() { # NAME FILE: make FILE the raw.csv of case NAME
 	over-size-tail) cp "$b" "$f" && truncate -s 64M "$f" && echo x >>"$f" ;;
 	long-line-*)	# seeded length over 65536 and place
 		s=${1#long-line-}; len=$((65536 + (s * 7919) % 200000)); at=$((1 + (s * 31) % 150))
-		{ head -n "$at" "$b"; head -c "$len" /dev/zero | tr '\0' a; echo; tail -n +$((at + 1)) "$b"; } >"$f" ;;
+		{
+			head -n "$at" "$b"
+			head -c "$len" /dev/zero | tr '\0' a
+			echo
+			tail -n +$((at + 1)) "$b"
+		} >"$f" ;;
 	line-at-limit)	# 65535 bytes: within the limit, only a bad row
 		{ cat "$b"; head -c 65535 /dev/zero | tr '\0' a; echo; } >"$f" ;;
 	esac
@@ -129,10 +143,12 @@ nonreg() { # NAME WANT: plot and compare of case NAME both exit WANT
 	bounded "$H" compare --out "$W/nc-$1" "$d" "$W/base" >/dev/null 2>>"$d.err"
 	rc=$?
 	[ "$rp" = "$2" ] && [ "$rc" = "$2" ] ||
-		echo "$1: plot exit $rp, compare exit $rc (want $2; 124: hung): $(tail -n2 "$d.err" | tr '\n' ' ')"
+		echo "$1: plot exit $rp, compare exit $rc (want $2; 124: hung):" \
+			"$(tail -n2 "$d.err" | tr '\n' ' ')"
 	rm -rf "$d" "$d.err" "$W/nc-$1"
 }
-cases="fifo link-zero link-urandom link-good directory over-size over-size-tail long-line-1 long-line-2 long-line-3 long-line-4 long-line-5"
+cases="fifo link-zero link-urandom link-good directory over-size over-size-tail long-line-1 $(
+	)long-line-2 long-line-3 long-line-4 long-line-5"
 [ "$(id -u)" = 0 ] && cases="$cases node-zero node-urandom node-null"
 nfails=$W/nonreg
 : >"$nfails"
@@ -141,7 +157,8 @@ for c in $cases; do nonreg "$c" 2 >>"$nfails"; n=$((n + 1)); done
 nonreg line-at-limit 0 >>"$nfails"
 nn=$(grep -c . "$nfails")
 if [ "$nn" = 0 ]; then
-	echo "ok 3 - $n raw.csv that are not regular files, are links or break a limit: exit 2 in bounds; a line at the limit loads"
+	echo "ok 3 - $n raw.csv that are not regular files, are links or break a limit: exit 2 in" \
+		"bounds; a line at the limit loads"
 else
 	echo "not ok 3 - $nn of $((n + 1)) special raw.csv ended badly:"
 	sed 's/^/#   /' "$nfails"

@@ -34,7 +34,8 @@ if ! grep -q ",brk_calls," "$W/probe.csv"; then
 	# the kernel's other BPF figures loaded, so BPF and BTF are here: a breakdown the
 	# verifier refuses is our program's defect, never a missing facility
 	if grep -q ",kernel_ns_per_req," "$W/probe.csv" && grep -q "BPF load refused" "$W/probe.err"; then
-		nok "the breakdown's BPF program loads where kstats' does ($(grep -m1 'BPF load refused' "$W/probe.err"))"
+		refused=$(grep -m1 'BPF load refused' "$W/probe.err")
+		nok "the breakdown's BPF program loads where kstats' does ($refused)"
 	else
 		skip "request breakdown on this machine" "$(grep -m1 'breakdown is unavailable' "$W/probe.err")"
 	fi
@@ -42,7 +43,8 @@ if ! grep -q ",brk_calls," "$W/probe.csv"; then
 fi
 
 # within A B PCT: |A/B - 1| <= PCT/100
-within() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { exit !(a != "" && b > 0 && (a / b - 1) ^ 2 <= (p / 100) ^ 2) }'; }
+within() { awk -v a="$1" -v b="$2" -v p="$3" \
+	'BEGIN { exit !(a != "" && b > 0 && (a / b - 1) ^ 2 <= (p / 100) ^ 2) }'; }
 at_least() { awk -v v="$1" -v t="$2" 'BEGIN { exit !(v != "" && v + 0 >= t) }'; }
 at_most() { awk -v v="$1" -v t="$2" 'BEGIN { exit !(v != "" && v + 0 <= t) }'; }
 # outside_ok CALL OUTSIDE CLIENT: the outside row is there, not below zero, and call + outside
@@ -89,7 +91,8 @@ ctf_transport() {
 		done
 		[ "$ok" = 1 ] && break
 	done
-	check "cputestfs $tr runs with the breakdown (exit $rc)" eval '[ "$rc" = 0 ] && grep -q ",brk_calls," "$out.csv"'
+	check "cputestfs $tr runs with the breakdown (exit $rc)" \
+		eval '[ "$rc" = 0 ] && grep -q ",brk_calls," "$out.csv"'
 	steps_add_up "$out.csv" "placement=$pls" "cputestfs $tr" "$try"
 	for w in daemon reply; do
 		s=$(csv_value "$out.csv" "placement=same" brk_${w}_wake_cross_pct)
@@ -114,7 +117,8 @@ done
 # Every step and flag is written, and the shares add up to 100.
 f=$W/c.libfuse.csv
 missing=
-for m in brk_calls brk_call_ns brk_call_p50_ns brk_call_p99_ns brk_loop_ns brk_client_ns brk_outside_ns brk_calls_per_s \
+for m in brk_calls brk_call_ns brk_call_p50_ns brk_call_p99_ns brk_loop_ns brk_client_ns \
+	brk_outside_ns brk_calls_per_s \
 	brk_daemon_wakes_per_call brk_reply_wakes_per_call; do
 	[ -n "$(csv_value "$f" "placement=same" $m)" ] || missing="$missing $m"
 done
@@ -123,7 +127,8 @@ for s in submit daemon_wake service reply_wake return; do
 	for k in p50_ns p99_ns share_pct; do
 		[ -n "$(csv_value "$f" "placement=same" brk_${s}_$k)" ] || missing="$missing brk_${s}_$k"
 	done
-	sum=$(awk -v a="$sum" -v b="$(csv_value "$f" "placement=same" brk_${s}_share_pct)" 'BEGIN { print a + b }')
+	sum=$(awk -v a="$sum" -v b="$(csv_value "$f" "placement=same" brk_${s}_share_pct)" \
+		'BEGIN { print a + b }')
 done
 check "every brk_* step metric is written (missing:$missing)" [ -z "$missing" ]
 check "the step shares add up to 100% (got $sum)" within "$sum" 100 0.1
@@ -146,11 +151,13 @@ for tr in libfuse dev uring; do
 done
 
 # The pipe baseline's round trip, cut at the same steps (kernel statistics on): they add up to the
-# clients' own time with the outside row, no FUSE count is written, and on two CPUs both wake-ups cross.
+# clients' own time with the outside row, no FUSE count is written, and on two CPUs both wake-ups
+# cross.
 pls=same
 [ "$(nproc)" -ge 2 ] && pls=same,other
 for try in 1 2 3; do
-	"$CFS" --baseline pipe --kstats on --placement $pls --duration 0.6 --repeat 1 --quiet --format csv \
+	"$CFS" --baseline pipe --kstats on --placement $pls --duration 0.6 --repeat 1 \
+		--quiet --format csv \
 		>"$W/p.csv" 2>"$W/p.err"
 	rc=$?
 	ok=1
@@ -160,7 +167,8 @@ for try in 1 2 3; do
 	[ "$ok" = 1 ] && break
 done
 check "pipe baseline with --kstats on: the breakdown is written, no FUSE count (exit $rc)" \
-	eval '[ "$rc" = 0 ] && grep -q ",brk_calls," "$W/p.csv" && ! grep -q ",kernel_requests," "$W/p.csv"'
+	eval '[ "$rc" = 0 ] && grep -q ",brk_calls," "$W/p.csv" &&
+		! grep -q ",kernel_requests," "$W/p.csv"'
 steps_add_up "$W/p.csv" "placement=$pls" pipe "$try"
 if [ "$(nproc)" -ge 2 ]; then
 	for w in daemon reply; do
@@ -170,19 +178,23 @@ if [ "$(nproc)" -ge 2 ]; then
 fi
 expect_rc "--baseline kernel --kstats on is refused" 2 "$CFS" --baseline kernel --kstats on
 
-# The breakdown unavailable: kernel_* stay, brk_* go, with the reason; the kstats skips take it along.
-AFFBENCH_KSTATS_FORCE=nobrk again "$CFS" --kstats on --placement same --duration 0.2 --repeat 1 --format csv \
+# The breakdown unavailable: kernel_* stay, brk_* go, with the reason; the kstats skips take it
+# along.
+AFFBENCH_KSTATS_FORCE=nobrk again "$CFS" --kstats on --placement same --duration 0.2 --repeat 1 \
+	--format csv \
 	>"$W/n.csv" 2>"$W/n.err"
 rc=$?
 check "forced nobrk: run ok, kernel_* written, no brk_*, reason given (exit $rc)" \
 	eval '[ "$rc" = 0 ] && grep -q kernel_ns_per_req "$W/n.csv" && ! grep -q ",brk_" "$W/n.csv" &&
 	      grep -q "request breakdown is unavailable" "$W/n.err"'
-AFFBENCH_KSTATS_FORCE=nobrk again "$DD" --kstats on --mode write --procs 1 --duration 0.2 --repeat 1 --format csv \
+AFFBENCH_KSTATS_FORCE=nobrk again "$DD" --kstats on --mode write --procs 1 --duration 0.2 \
+	--repeat 1 --format csv \
 	>"$W/dn.csv" 2>"$W/dn.err"
 rc=$?
 check "ddpar forced nobrk: run ok, kernel_us_per_req written, no brk_* (exit $rc)" \
 	eval '[ "$rc" = 0 ] && grep -q kernel_us_per_req "$W/dn.csv" && ! grep -q ",brk_" "$W/dn.csv"'
-AFFBENCH_KSTATS_FORCE=nobpf "$CFS" --placement same --duration 0.2 --repeat 1 --format csv >"$W/b.csv" 2>&1
+AFFBENCH_KSTATS_FORCE=nobpf "$CFS" --placement same --duration 0.2 --repeat 1 --format csv \
+	>"$W/b.csv" 2>&1
 check "forced nobpf: no brk_* written" eval '! grep -q ",brk_" "$W/b.csv"'
 check "no FUSE mount left" no_fuse_left
 t_done

@@ -31,15 +31,18 @@ mkdir "$W/u"
 { head -n 1 "$W/raw.csv"; grep '^ddpar,.*procs=1;.*transport=uring' "$W/raw.csv"; } >"$W/u/raw.csv"
 "$BIN/harness" report "$W/u" >/dev/null 2>&1
 rc=$?
-check "harness report of ddpar's uring records alone exits 0 (rc $rc)" [ "$rc" = 0 ]
-check "uring alone: the first numbered table is 1) ($(grep -m1 -oE '^[0-9]+\) [A-Za-z ]+' "$W/u/tables.md"))" \
+check "harness plot of ddpar's uring records alone exits 0 (rc $rc)" [ "$rc" = 0 ]
+first=$(grep -m1 -oE '^[0-9]+\) [A-Za-z ]+' "$W/u/tables.md")
+check "uring alone: the first numbered table is 1) ($first)" \
 	grep -qE '^1\) Time per request' "$W/u/tables.md"
 bad=$(sed -n '/^[0-9]) Time per request/,/^```/p' "$W/u/tables.md" | awk '
-	/^mode / { for (c = 0; c < 2; c++) { h = c ? "daemon handler" : "spinlock wait"; at[c] = index($0, h) } next }
+	/^mode / { for (c = 0; c < 2; c++) { h = c ? "daemon handler" : "spinlock wait";
+		at[c] = index($0, h) } next }
 	/^(read|write) / { for (c = 0; c < 2; c++)
 		if (substr($0, at[c] - 1, 1) != " " || substr($0, at[c], 1) == " ") print "row " NR ": " $0 }
 	/^(read|write) / { rows++ } END { if (!rows) print "no read or write row" }')
-check "uring alone: each time-per-request cell starts in its column${bad:+ (not: $bad)}" [ -z "$bad" ]
+check "uring alone: each time-per-request cell starts in its column${bad:+ (not: $bad)}" \
+	[ -z "$bad" ]
 rm -rf "$W"
 echo "1..$T_N"
 exit $T_FAILED

@@ -36,7 +36,8 @@ expect_rc "cputestfs --placement same,same" 2 "$BIN/cputestfs" --placement same,
 check "the line names the duplicate" sh -c \
 	"'$BIN/cputestfs' --placement same,same --check-options 2>&1 | grep -q \"'same' is given twice\""
 expect_rc "ddpar --procs 1,1,1" 2 "$BIN/ddpar" --procs 1,1,1 --check-options
-expect_rc "ddpar --procs 1-3,2 (a range overlapping a value)" 2 "$BIN/ddpar" --procs 1-3,2 --check-options
+expect_rc "ddpar --procs 1-3,2 (a range overlapping a value)" \
+	2 "$BIN/ddpar" --procs 1-3,2 --check-options
 check "the line names the duplicate" sh -c \
 	"'$BIN/ddpar' --procs 1,1,1 --check-options 2>&1 | grep -q '1 is given twice'"
 
@@ -60,7 +61,8 @@ REF=$TOP/results/reference
 printf '# typo\ncputestfs nosuch_metric max-drop 5%%\n' > "$W/typo"
 expect_rc "gate rule with a metric cputestfs does not record" 2 \
 	"$H" compare --out "$W/g1" --gate "$W/typo" "$REF" "$REF"
-check "the line names FILE:LINE" sh -c "'$H' compare --out '$W/g1' --gate '$W/typo' '$REF' '$REF' 2>&1 | grep -q 'typo:2: '"
+check "the line names FILE:LINE" \
+	sh -c "'$H' compare --out '$W/g1' --gate '$W/typo' '$REF' '$REF' 2>&1 | grep -q 'typo:2: '"
 check "nothing was written" [ ! -e "$W/g1" ]
 echo 'cputestfs stat_per_s placement=nowhere max-drop 5%' > "$W/nowhere"
 expect_rc "gate rule with a filter no config holds" 2 \
@@ -111,7 +113,8 @@ expect_rc "run --quick --plan fdget" 2 "$H" run --quick --plan fdget --dry-run
 # Advice that works: what fdget says first is what then runs.
 err=$("$BIN/fdget" --threads 8 --mode single --cpus 0 --check-options 2>&1 >/dev/null)
 check "fdget --threads 8 --mode single: the --mode is named, not --oversubscribe ($err)" \
-	sh -c "printf '%s' \"\$1\" | grep -q 'threads means nothing' && ! printf '%s' \"\$1\" | grep -q oversubscribe" _ "$err"
+	sh -c "printf '%s' \"\$1\" | grep -q 'threads means nothing' &&
+		! printf '%s' \"\$1\" | grep -q oversubscribe" _ "$err"
 err=$("$BIN/fdget" --threads 8 --mode shared-fd --cpus 0 --check-options 2>&1 >/dev/null)
 if printf '%s' "$err" | grep -q 'add --oversubscribe'; then
 	check "following the advice (--oversubscribe) is accepted" \

@@ -77,15 +77,18 @@ for dir in "$TOP"/results/reference "$TOP"/results/reference-*cpu "$TOP"/results
 	done
 	[ -d "$dir/log" ] && cp -r "$dir/log" "$out/log"
 	"$BIN/harness" report "$out" >/dev/null 2>"$out.err"; rc=$?
-	check "$name: harness report of the records exits 0 (exit $rc: $(head -c 300 "$out.err"))" [ "$rc" = 0 ]
+	check "$name: harness report of the records exits 0 (exit $rc: $(head -c 300 "$out.err"))" \
+		[ "$rc" = 0 ]
 	check "$name: no row of the records rejected" eval '! grep -q "\.csv:[0-9]" "$out.err"'
 	# a committed results.json is what export makes of the records beside it, not an
 	# older export (the reference keeps one for tools that read JSON only)
 	if [ -f "$dir/results.json" ]; then
 		"$BIN/harness" export "$out" >/dev/null 2>&1
-		check "$name: results.json is the export of its records" cmp -s "$dir/results.json" "$out/results.json"
+		check "$name: results.json is the export of its records" \
+			cmp -s "$dir/results.json" "$out/results.json"
 	fi
-	check "$name: report.md and tables.md written" eval '[ -s "$out/report.md" ] && [ -s "$out/tables.md" ]'
+	check "$name: report.md and tables.md written" \
+		eval '[ -s "$out/report.md" ] && [ -s "$out/tables.md" ]'
 	check_links "$out" "$name"
 	if [ "$in_git" = 1 ]; then
 		check_tracked "$dir" "$name"

@@ -17,7 +17,8 @@ run() {
 	mkdir -p "$dir"
 	{ echo 'bench,config,rep,metric,value,unit'
 	  for cpu in "$@"; do for r in $(seq 1 "${REPS:-3}"); do
-		echo "cputestfs,client_cpu=$cpu;daemon=single;daemon_cpu=$cpu;placement=same,$r,stat_per_s,$(awk -v s="$scale" -v r="$r" 'BEGIN { printf "%.1f", 100000 * s + r }'),1/s"
+		v=$(awk -v s="$scale" -v r="$r" 'BEGIN { printf "%.1f", 100000 * s + r }')
+		echo "cputestfs,client_cpu=$cpu;daemon=single;daemon_cpu=$cpu;placement=same,$r,stat_per_s,$v,1/s"
 	  done; done; } > "$dir/raw.csv"
 }
 printf 'cputestfs stat_per_s max-drop 5%%\n' > "$D/rules"
@@ -27,7 +28,8 @@ run "$D/a" 1 0 1
 run "$D/b" 0.7 0 1
 "$H" compare --out "$D/o-ab" --gate "$D/rules" "$D/a" "$D/b" > "$D/ab.out" 2> "$D/ab.err"; rc=$?
 check "two configs on CPUs 0 and 1, 3 repetitions each: the gate cannot judge (exit $rc, want 0)" \
-	eval '[ "$rc" = 0 ] && grep -q "^gate: CANNOT JUDGE .*: 2 of 2 configs have too few repetitions" "$D/ab.out"'
+	eval '[ "$rc" = 0 ] &&
+		grep -q "^gate: CANNOT JUDGE .*: 2 of 2 configs have too few repetitions" "$D/ab.out"'
 check "... and compare.csv holds two rows, one per CPU" awk -F, '
 	NR > 1 { n++; c0 += $2 ~ /client_cpu=0;/; c1 += $2 ~ /client_cpu=1;/ }
 	END { exit !(n == 2 && c0 == 1 && c1 == 1) }' "$D/o-ab/compare.csv"
@@ -38,9 +40,11 @@ check "a gate filter client_cpu=1 holds the config on CPU 1 (exit $rc, want 0)" 
 # another machine placed the one config on CPU 2: matched, and compare.md says so
 REPS=6 run "$D/one0" 1 0
 REPS=6 run "$D/one2" 0.7 2
-"$H" compare --out "$D/o-12" --gate "$D/rules" "$D/one0" "$D/one2" > "$D/12.out" 2> "$D/12.err"; rc=$?
+"$H" compare --out "$D/o-12" --gate "$D/rules" "$D/one0" "$D/one2" > "$D/12.out" \
+	2> "$D/12.err"; rc=$?
 check "one config a side on other CPUs: matched, and the 30% drop violates (exit $rc, want 3)" \
-	eval '[ "$rc" = 3 ] && grep -q "^gate: VIOLATED .*: 1 config, Holm-corrected: 1 dropped" "$D/12.out"'
+	eval '[ "$rc" = 3 ] &&
+		grep -q "^gate: VIOLATED .*: 1 config, Holm-corrected: 1 dropped" "$D/12.out"'
 check "... its ratio in compare.csv near 0.7" \
 	eval 'within "$(awk -F, "NR == 2 { print \$9 }" "$D/o-12/compare.csv")" 0.69 0.71'
 check "... and compare.md says a ratio compares configs that differ in CPU numbers only" \

@@ -61,7 +61,8 @@ check "... the untouched ratio none/same unchanged (no verdict of a change)" \
 	grep -q "^| cputestfs | none/same (libfuse) | B | .* | no change shown |$" "$D/o4/compare.md"
 check "... every benchmark with named ratios in the table (cputestfs, ddpar, sqrtio, fdget)" eval '
 	for b in cputestfs ddpar sqrtio fdget; do
-		grep -q "^| $b | " <(sed -n "/^## The ratios people trust/,/^## The machines/p" "$D/o4/compare.md") || exit 1
+		sed -n "/^## The ratios people trust/,/^## The machines/p" "$D/o4/compare.md" |
+			grep -q "^| $b | " || exit 1
 	done'
 check "the terminal leads with that table, before the configs' legends" awk '
 	/^The ratios people trust/ { t = NR } /^cputestfs other\/same \(libfuse\), run B/ { r = NR }

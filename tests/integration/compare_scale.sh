@@ -17,11 +17,13 @@ HDR='bench,config,rep,metric,value,unit'
 run() { local n=$1; shift; "$H" compare --out "$D/o-$n" "$@" > "$D/$n.out" 2> "$D/$n.err"; }
 # rows BENCH CONFIG-AWK-EXPR N VALUE-AWK-EXPR [REP-AWK-EXPR]: N rows, i from 0, rep i % 9 + 1
 # (configs are written with their keys sorted, and no rep twice in a config: raw.csv's rules)
-rows() { awk -v b="$1" -v n="$3" "BEGIN { for (i = 0; i < n; i++) print b \",\" $2 \",\" ${5:-i % 9 + 1} \",m,\" $4 \",u\" }"; }
+rows() { awk -v b="$1" -v n="$3" \
+	"BEGIN { for (i = 0; i < n; i++) print b \",\" $2 \",\" ${5:-i % 9 + 1} \",m,\" $4 \",u\" }"; }
 
 # machine lists: 2,000 knob lines; B the same reversed; C with one new line; D as B
 for r in a b c d; do mkdir -p "$D/m$r"; printf '%s\nx,,1,m,1,u\n' "$HDR" > "$D/m$r/raw.csv"; done
-awk 'BEGIN { for (i = 0; i < 2000; i++) printf "knob before k%04d %d\n", i, i % 3 }' > "$D/ma/machine.txt"
+awk 'BEGIN { for (i = 0; i < 2000; i++) printf "knob before k%04d %d\n", i, i % 3 }' \
+	> "$D/ma/machine.txt"
 tac "$D/ma/machine.txt" > "$D/mb/machine.txt"
 awk 'NR == 1000 { print "knob before zz 9"; next } { print }
 	END { print "topology node0 0-1" }' "$D/ma/machine.txt" > "$D/mc/machine.txt"
@@ -58,8 +60,10 @@ mkdir -p "$D/ba" "$D/bb"
 { echo "$HDR"; rows x '""' 12000 '110 + i % 7' 'i + 1'; } > "$D/bb/raw.csv"
 run b "$D/ba" "$D/bb"; rc=$?
 check "12,000 values a side: exit $rc (want 0)" [ "$rc" = 0 ]
+said="^1 ratios have a side of more than 10000 values: "
+said+="their bootstrap resamples 10000 values a side"
 check "compare.md says the bootstrap resampled 10,000 values a side" \
-	grep -q "^1 ratios have a side of more than 10000 values: their bootstrap resamples 10000 values a side" "$D/o-b/compare.md"
+	grep -q "$said" "$D/o-b/compare.md"
 check "the ratio 1.1, significant, its CI around it" \
 	eval 'grep -qE "^x +- +m +B +103 +113 1\.1x \[1\.[01][0-9]*,1\.1[0-9]*\]\*" "$D/b.out"'
 check "300 repetitions a side: no such sentence" \

@@ -53,19 +53,24 @@ pairs=$(awk -F, 'NR > 1 && $2 !~ /^class=same;/ { print $2 }' "$out/all.csv" | s
 check "--pairs all on $ncpu CPUs: $((ncpu * (ncpu - 1))) ordered pairs (got $pairs)" \
 	[ "$pairs" = $((ncpu * (ncpu - 1))) ]
 diag=$(awk -F, 'NR > 1 { split($2, kv, ";"); a = b = ""; c = ""
-	for (i in kv) { split(kv[i], p, "="); if (p[1] == "cpu_a") a = p[2]; if (p[1] == "cpu_b") b = p[2]; if (p[1] == "class") c = p[2] }
+	for (i in kv) { split(kv[i], p, "="); if (p[1] == "cpu_a") a = p[2]; if (p[1] == "cpu_b") b = p[2];
+		if (p[1] == "class") c = p[2] }
 	if (a == "" || (a == b) != (c == "same") || (a == b && $4 ~ /^line/)) print $2 }' "$out/all.csv")
-check "the diagonal is class same, of the wake-ups alone; every record names both CPUs ($diag)" [ -z "$diag" ]
+check "the diagonal is class same, of the wake-ups alone; every record names both CPUs ($diag)" \
+	[ -z "$diag" ]
 nd=$(awk -F, 'NR > 1 && $2 ~ /^class=same;/ && $4 == "pipe_rt_us"' "$out/all.csv" | wc -l)
-check "the diagonal: each of the $ncpu CPUs with itself, per repetition ($nd pipe records)" [ "$nd" = $((ncpu * 2)) ]
+check "the diagonal: each of the $ncpu CPUs with itself, per repetition ($nd pipe records)" \
+	[ "$nd" = $((ncpu * 2)) ]
 bad=$(awk -F, 'NR > 1 && $4 !~ /^mon_/ && ($1 != "cpupair" || $5 + 0 < 0 ||
 	($5 + 0 == 0 && $4 != "line_invol_switches") ||
-	$2 !~ /^class=(same|smt|llc|cross-llc|cross-node|unknown);cpu_a=[0-9]+;cpu_b=[0-9]+;pos_a=[0-9]+;pos_b=[0-9]+$/ ||
+	$2 !~ ("^class=(same|smt|llc|cross-llc|cross-node|unknown);" \
+	       "cpu_a=[0-9]+;cpu_b=[0-9]+;pos_a=[0-9]+;pos_b=[0-9]+$") ||
 	!(($4 == "line_rt_ns" && $6 == "ns") || ($4 == "futex_rt_us" && $6 == "us") ||
 	  ($4 == "pipe_rt_us" && $6 == "us") ||
 	  ($4 ~ /^(futex|pipe)_slept_pct$/ && $6 == "%" && $5 + 0 <= 100) ||
 	  ($4 == "line_invol_switches" && $6 == "1"))) { print NR": "$0 }' "$out/all.csv")
-check "every record: a class, the CPUs and places, a known metric and unit, > 0 ($bad)" [ -z "$bad" ]
+check "every record: a class, the CPUs and places, a known metric and unit, > 0 ($bad)" \
+	[ -z "$bad" ]
 if [ -d /sys/devices/system/cpu/cpu0/cache ]; then
 	skip "no cache topology: the class is unknown" "this machine's sysfs has its cache topology"
 else
@@ -94,12 +99,15 @@ n=$(awk -F, 'NR > 1 && $4 == "line_rt_ns"' "$out/one.csv" | wc -l)
 m=$(awk -F, 'NR > 1 && $4 !~ /^line_(rt_ns|invol_switches)$/' "$out/one.csv" | wc -l)
 check "--pairs 1 --method line: one round trip (got $n)" [ "$n" = 1 ]
 check "--pairs 1 --method line: of the line alone, no diagonal (got $m others)" [ "$m" = 0 ]
-"$CP" --pairs 1000000 --method pipe --repeat 1 --format csv "${quick[@]}" >"$out/big.csv" 2>/dev/null
+"$CP" --pairs 1000000 --method pipe --repeat 1 --format csv "${quick[@]}" >"$out/big.csv" \
+	2>/dev/null
 n=$(awk -F, 'NR > 1 && $4 == "pipe_rt_us"' "$out/big.csv" | wc -l)
 check "--pairs N above the matrix measures every pair once, and each CPU alone (got $n)" \
 	[ "$n" = $((pairs + ncpu)) ]
-"$CP" --pairs classes --method futex --repeat 1 --format csv "${quick[@]}" >"$out/cls.csv" 2>/dev/null
-unpaired=$(awk -F, 'NR > 1 && $4 == "futex_rt_us" { split($2, kv, ";"); for (i in kv) { split(kv[i], p, "="); v[p[1]] = p[2] }
+"$CP" --pairs classes --method futex --repeat 1 --format csv "${quick[@]}" >"$out/cls.csv" \
+	2>/dev/null
+unpaired=$(awk -F, 'NR > 1 && $4 == "futex_rt_us" { split($2, kv, ";"); for (i in kv) {
+	split(kv[i], p, "="); v[p[1]] = p[2] }
 	seen[v["cpu_a"] "," v["cpu_b"]] = 1; pair[NR] = v["cpu_b"] "," v["cpu_a"] }
 	END { for (k in pair) if (!(pair[k] in seen)) print pair[k] }' "$out/cls.csv")
 n=$(awk -F, '$4 == "futex_rt_us"' "$out/cls.csv" | wc -l)
@@ -114,7 +122,8 @@ check "table output has the class summary" grep -q "per class" "$out/tab.out"
 "$BIN/harness" run --plan cpupair --repeat 1 --out "$out/run" >"$out/run.out" 2>&1
 rc=$?
 check "harness run --plan cpupair exits 0 (rc $rc)" [ "$rc" = 0 ]
-check "the report reads the cache-line round trip" grep -q "cache-line round trip" "$out/run/report.md"
+check "the report reads the cache-line round trip" \
+	grep -q "cache-line round trip" "$out/run/report.md"
 check "no short-run warning for a per-pair duration" \
 	bash -c "! grep -q 'cpupair ran' '$out/run/report.md'"
 for m in line futex pipe; do
@@ -123,7 +132,8 @@ done
 if command -v gnuplot >/dev/null 2>&1; then
 	rm -f "$out/run"/figures/*.png "$out/run"/figures/*.svg
 	# a hostile place: out of bounds, never a matrix that large
-	echo 'cpupair,class=llc;cpu_a=0;cpu_b=1;pos_a=100000;pos_b=1,1,line_rt_ns,5,ns' >>"$out/run/raw.csv"
+	echo 'cpupair,class=llc;cpu_a=0;cpu_b=1;pos_a=100000;pos_b=1,1,line_rt_ns,5,ns' \
+		>>"$out/run/raw.csv"
 	"$BIN/harness" report "$out/run" >"$out/plot.out" 2>&1
 	rc=$?
 	check "harness report exits 0 (rc $rc)" [ "$rc" = 0 ]

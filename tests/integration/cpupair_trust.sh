@@ -51,17 +51,21 @@ R=$W/run
 records "$R"
 "$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 rc=$?
-check "harness report of crafted cpupair records: exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
+check "harness report of crafted cpupair records: exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" \
+	[ "$rc" = 0 ]
 T=$R/tables.md
 P=$(grep -m1 '^With the idle policy as found:' "$R/report.md")
 Q=$(grep -m1 '^With idle=poll:' "$R/report.md")
 
 # -- the share of waits that slept, and no mix given as a wake-up cost ---------
+row='^| as found | unknown | 2 | every pair flagged (a spinner lost its CPU) | '
+row+='10 (a mix: 40% slept) | 20 (100% slept) |'
 check "the class table gives each wake-up figure with the share of its waits that slept" \
-	grep -q '^| as found | unknown | 2 | every pair flagged (a spinner lost its CPU) | 10 (a mix: 40% slept) | 20 (100% slept) |' "$T"
+	grep -q "$row" "$T"
 check "a mix is said as a mix, with its share" eval \
 	'[[ $P == *"through a futex no wake-up cost can be given: only 40% of its waits slept"* ]]'
-check "a mix is never given as a wake-up cost" eval '! grep -Eq "[0-9] (us|µs) through a futex" <<<"$P"'
+check "a mix is never given as a wake-up cost" \
+	eval '! grep -Eq "[0-9] (us|µs) through a futex" <<<"$P"'
 check "the pipe, whose waits all slept, is given, beside the same-CPU round trip" eval \
 	'[[ $P == *"20 us through a pipe (every wait slept), against 9 us on one CPU alone"* ]]'
 check "with idle=poll the futex slept every time: its cost is given" eval \
@@ -91,9 +95,11 @@ check "report.md shows the futex's heatmap under the lever, not the line's" eval
 	'grep -q "^!\[cpupair_futex_2\](figures/cpupair_futex_2.png)" "$R/report.md" &&
 	 ! grep -q "^!\[cpupair_line_2\]" "$R/report.md"'
 cb() { sed -n '1,/^plot/s/^set cbrange \[\(.*\)\]$/\1/p' "$G/$1.gp"; }
-check "the futex heatmaps share one scale from 0 ($(cb cpupair_futex), $(cb cpupair_futex_2))" eval \
+check "the futex heatmaps share one scale from 0 ($(cb cpupair_futex), $(cb cpupair_futex_2))" \
+	eval \
 	'[ "$(cb cpupair_futex)" = "0:10" ] && [ "$(cb cpupair_futex_2)" = "0:10" ]'
-check "the colour key names the unit" grep -q "^set cblabel 'futex_rt_us (us, median, from 0)'" "$G/cpupair_futex.gp"
+check "the colour key names the unit" \
+	grep -q "^set cblabel 'futex_rt_us (us, median, from 0)'" "$G/cpupair_futex.gp"
 check "the diagonal is marked, with a legend for it and for white" eval \
 	'grep -q "title .diagonal: a CPU with itself (the same-CPU round trip)." "$G/cpupair_futex.gp" &&
 	 grep -q "title .white: not measured." "$G/cpupair_futex.gp"'

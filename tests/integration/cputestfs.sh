@@ -30,7 +30,9 @@ ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 >= b + 0) }'; }
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && a + 0 <= b + 0) }'; }
 
 cfg_ok() {
-	[[ $1 =~ ^baseline=fuse\;client_cpu=[0-9]+\;clients=1\;daemon=single\;daemon_cpu=[0-9]+\;placement=same\;transport=libfuse$ ]]
+	local re='^baseline=fuse;client_cpu=[0-9]+;clients=1;daemon=single;'
+	re+='daemon_cpu=[0-9]+;placement=same;transport=libfuse$'
+	[[ $1 =~ $re ]]
 }
 
 csv_ok() {
@@ -94,7 +96,8 @@ if [ "$have_fuse" = 1 ]; then
 		"with / without cpu affinity (daemon single): " "Every configuration"; do
 		grep -qF -- "$want" "$W/table.txt" || { lay=0; echo "# missing: $want"; }
 	done
-	check "default run: the post's table layout and ratio (exit $rc$(grep -m1 ' failed' "$W/table.err" | sed 's/^/: /'))" \
+	check "default run: the post's table layout and ratio (exit $(
+		)$rc$(grep -m1 ' failed' "$W/table.err" | sed 's/^/: /'))" \
 		eval '[ "$rc" = 0 ] && [ "$lay" = 1 ]'
 	# | placement | baseline | transport | daemon | clients | client cpu | daemon cpu | calls/s |
 	#   same cpu % | requests/call | p50 us | p99 us | reps |: measured columns are numbers,
@@ -109,28 +112,35 @@ if [ "$have_fuse" = 1 ]; then
 	for pl in none same; do
 		mapfile -t c < <(row_of $pl)
 		req=${c[9]:-} reps=${c[12]:-}
-		check "default run: a row for placement $pl: measured columns are numbers, 1 request/call, 2 reps (got '${c[*]:-}')" \
+		check "default run: a row for placement $pl: measured columns are numbers, 1 request/call, 2 $(
+			)reps (got '${c[*]:-}')" \
 			eval '[ "${#c[@]}" = 13 ] && within "${c[7]}" 0 1e30 && within "${c[8]}" 0 100 &&
-				within "$req" 0.99 1.01 && within "${c[10]}" 0 1e30 && within "${c[11]}" 0 1e30 && [ "$reps" = 2 ]'
+				within "$req" 0.99 1.01 && within "${c[10]}" 0 1e30 && within "${c[11]}" 0 1e30 &&
+					[ "$reps" = 2 ]'
 	done
 	same_row=$(row_of same | sed -n 9p)
-	check "default run: placement same served 100% on the caller's CPU (got $same_row)" within "$same_row" 99 100
+	check "default run: placement same served 100% on the caller's CPU (got $same_row)" \
+		within "$same_row" 99 100
 	check "default run: stdout carries no progress" eval '! grep -q "^cputestfs:" "$W/table.txt"'
-	check "default run: stdout carries no record" eval '! grep -qE "stat_per_s|same_cpu_pct" "$W/table.txt"'
+	check "default run: stdout carries no record" \
+		eval '! grep -qE "stat_per_s|same_cpu_pct" "$W/table.txt"'
 else
 	skip "FUSE measurements" "needs root and /dev/fuse"
 fi
 
 # Baselines need neither root nor FUSE.
 for base in kernel pipe; do
-	"$B" --baseline "$base" --placement same "${SHORT[@]}" --format csv --quiet >"$W/$base.csv" 2>"$W/$base.err"
+	"$B" --baseline "$base" --placement same "${SHORT[@]}" --format csv --quiet >"$W/$base.csv" \
+		2>"$W/$base.err"
 	rc=$?
 	v=$(csv_value "$W/$base.csv" "baseline=$base" stat_per_s)
-	check "--baseline $base: stat_per_s measured (exit $rc, got $v)" eval '[ "$rc" = 0 ] && ge "$v" 1 && csv_ok "$W/$base.csv"'
+	check "--baseline $base: stat_per_s measured (exit $rc, got $v)" \
+		eval '[ "$rc" = 0 ] && ge "$v" 1 && csv_ok "$W/$base.csv"'
 	"$B" --baseline "$base" --placement same "${SHORT[@]}" --quiet >"$W/$base.txt" 2>&1
 	rc=$?
 	check "--baseline $base, table: the baselines grid shows it (exit $rc)" \
-		eval '[ "$rc" = 0 ] && grep -qE "^\| placement \| $base \|$" "$W/$base.txt" && grep -qE "^\| same \| [0-9]+ \[" "$W/$base.txt"'
+		eval '[ "$rc" = 0 ] && grep -qE "^\| placement \| $base \|$" "$W/$base.txt" &&
+			grep -qE "^\| same \| [0-9]+ \[" "$W/$base.txt"'
 done
 
 # ---- bad input and missing facilities: one line, exit 2 or 4, nothing mounted ----
@@ -161,8 +171,10 @@ for f in "${faults[@]}"; do
 	check "no FUSE mount left after: $args" no_fuse_left
 done
 
-if command -v setpriv >/dev/null && setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$B" 2>/dev/null; then
-	expect_rc "not root: skipped" 4 setpriv --reuid=65534 --regid=65534 --clear-groups "$B" "${SHORT[@]}"
+if command -v setpriv >/dev/null &&
+	setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$B" 2>/dev/null; then
+	expect_rc "not root: skipped" \
+		4 setpriv --reuid=65534 --regid=65534 --clear-groups "$B" "${SHORT[@]}"
 else
 	skip "not root: skipped" "setpriv missing or $B not reachable as nobody"
 fi
@@ -186,7 +198,8 @@ if [ "$have_fuse" = 1 ]; then
 	check "daemon SIGKILLed mid-run: exit 1 (got $rc: $(tail -n1 "$W/kill.err"))" [ "$rc" = 1 ]
 	check "daemon SIGKILLed: no number written" eval '! grep -q stat_per_s "$W/kill.csv"'
 	check "daemon SIGKILLed: the message says how it ended" \
-		grep -qE "(ended during the run: it|FUSE daemon \(pid [0-9]+\)) was killed by signal 9" "$W/kill.err"
+		grep -qE "(ended during the run: it|FUSE daemon \(pid [0-9]+\)) was killed by signal 9" \
+			"$W/kill.err"
 	check "daemon SIGKILLed: no FUSE mount left" no_fuse_left
 
 	pf=$W/stop.pid
@@ -212,22 +225,27 @@ if [ "$have_fuse" = 1 ]; then
 	check "daemon SIGSTOPped: failed in bounded time, within $bound s (took $el s)" le "$el" "$bound"
 	check "daemon SIGSTOPped: no number written" eval '! grep -q stat_per_s "$W/stop.csv"'
 	check "daemon SIGSTOPped: no FUSE mount left" no_fuse_left
-	check "daemon SIGSTOPped: the daemon was killed and reaped" eval '[ -n "$dp" ] && ! kill -0 "$dp" 2>/dev/null'
+	check "daemon SIGSTOPped: the daemon was killed and reaped" \
+		eval '[ -n "$dp" ] && ! kill -0 "$dp" 2>/dev/null'
 
 	chown 65534:65534 "$W/empty" && chmod 0751 "$W/empty"
 	before=$(stat -c '%u:%g:%a:%i' "$W/empty")
-	"$B" --mountpoint "$W/empty" --placement same "${SHORT[@]}" --format csv --quiet >"$W/mp.csv" 2>"$W/mp.err"
+	"$B" --mountpoint "$W/empty" --placement same "${SHORT[@]}" --format csv --quiet >"$W/mp.csv" \
+		2>"$W/mp.err"
 	rc=$?
 	after=$(stat -c '%u:%g:%a:%i' "$W/empty" 2>/dev/null)
-	check "--mountpoint DIR: measured there, DIR left as found: owner, mode, inode $before -> $after (exit $rc)" \
-		eval '[ "$rc" = 0 ] && grep -q stat_per_s "$W/mp.csv" && [ "$before" = "$after" ] && ! grep -qF " $W/empty " /proc/mounts'
+	check "--mountpoint DIR: measured there, DIR left as found: owner, mode, inode $before -> $after $(
+		)(exit $rc)" \
+		eval '[ "$rc" = 0 ] && grep -q stat_per_s "$W/mp.csv" && [ "$before" = "$after" ] &&
+			! grep -qF " $W/empty " /proc/mounts'
 else
 	skip "daemon killed / stopped mid-run" "needs root and /dev/fuse"
 fi
 
 # A pipe server killed mid-run fails the run the same way (no root needed).
 pf=$W/pipe.pid
-AFFBENCH_DAEMON_PIDFILE=$pf "$B" --baseline pipe --placement same --duration 3 --repeat 1 --format csv \
+AFFBENCH_DAEMON_PIDFILE=$pf "$B" --baseline pipe --placement same --duration 3 --repeat 1 \
+	--format csv \
 	--quiet >"$W/pipe.csv" 2>"$W/pipe.err" &
 bp=$!
 sp=
@@ -239,7 +257,8 @@ fi
 wait $bp
 rc=$?
 check "pipe server SIGKILLed mid-run: exit 1, says so (got $rc: $(tail -n1 "$W/pipe.err"))" \
-	eval '[ -n "$sp" ] && [ "$rc" = 1 ] && grep -q "pipe server 0 was killed by signal 9" "$W/pipe.err"'
+	eval '[ -n "$sp" ] && [ "$rc" = 1 ] &&
+		grep -q "pipe server 0 was killed by signal 9" "$W/pipe.err"'
 check "pipe server SIGKILLed: no number written" eval '! grep -q stat_per_s "$W/pipe.csv"'
 
 # The uring reading names the 2025 same-CPU wake post with its numbers as posted
@@ -254,7 +273,8 @@ mkdir -p "$W/pub"
 	done
 } >"$W/pub/raw.csv"
 "$BIN/harness" report "$W/pub" >/dev/null 2>&1
-check "report: the uring reading gives the 2025 same-CPU wake post, 260 -> 345 and 116 -> 115 MiB/s" \
+check "report: the uring reading gives the 2025 same-CPU wake post, $(
+	)260 -> 345 and 116 -> 115 MiB/s" \
 	eval 'grep -F "Wake requests on the same cpu" "$W/pub/report.md" |
 		grep -qF "from 260 to 345 MiB/s and /dev/fuse from 116 to 115 MiB/s"'
 

@@ -23,7 +23,8 @@ SHORT=(--duration 0.3 --repeat 1 --format csv --quiet --kstats off)
 
 # ---- refusals: no machine needed ----
 # refused RC ERR VALUE: exit 2 and one line that names the value
-refused() { [ "$1" = 2 ] && [ "$(printf '%s\n' "$2" | grep -c .)" = 1 ] && printf '%s' "$2" | grep -qF -- "'$3'"; }
+refused() { [ "$1" = 2 ] && [ "$(printf '%s\n' "$2" | grep -c .)" = 1 ] &&
+	printf '%s' "$2" | grep -qF -- "'$3'"; }
 for v in spin:0 spin:abc spin:1e9 spin: spin:-5 spin:1000001 spin:99999999999 "spin: 5" sleep; do
 	for b in cputestfs ddpar; do
 		err=$("$BIN/$b" --transport dev --daemon-wait "$v" --check-options 2>&1 >/dev/null)
@@ -78,7 +79,8 @@ for t in dev uring; do
 		sel="placement=other;transport=$t"
 		s=$(csv_value "$f" "$sel" stat_per_s)
 		c=$(csv_value "$f" "$sel" server_cpu_us_per_req)
-		check "cputestfs $t $w: exit 0, stat/s and server CPU per request > 0 (exit $rc, $s, $c us$(tail -n1 "$W/err" | sed 's/^/: /'))" \
+		check "cputestfs $t $w: exit 0, stat/s and server CPU per request > 0 (exit $rc, $s, $c $(
+			)us$(tail -n1 "$W/err" | sed 's/^/: /'))" \
 			eval '[ "$rc" = 0 ] && pos "$s" && pos "$c"'
 		if [ $w = block ]; then
 			check "cputestfs $t block: no daemon_wait in the config" eval '! grep -q daemon_wait= "$f"'
@@ -94,7 +96,8 @@ for t in dev uring; do
 	rc=$?
 	m=$(csv_value "$f" "transport=$t" read_MB_per_s)
 	c=$(csv_value "$f" "transport=$t" server_cpu_us_per_req)
-	check "ddpar $t poll: exit 0, MB/s and server CPU per request > 0 (exit $rc, $m, $c us$(tail -n1 "$W/err" | sed 's/^/: /'))" \
+	check "ddpar $t poll: exit 0, MB/s and server CPU per request > 0 (exit $rc, $m, $c $(
+		)us$(tail -n1 "$W/err" | sed 's/^/: /'))" \
 		eval '[ "$rc" = 0 ] && pos "$m" && pos "$c"'
 	check "ddpar $t poll: no FUSE mount left" no_fuse_left
 done
@@ -123,9 +126,11 @@ if [ -s "$W/c-dev-poll.csv" ]; then
 	row=$(grep -E '^\| dev \| other \|' "$W/r/tables.md")
 	check "report: the wait table's dev row has block, spin:50 and poll with CPU per request ($row)" \
 		eval 'grep -qE "How affbench.s server waits" "$W/r/tables.md" &&
-			[[ $row =~ ^\|\ dev\ \|\ other\ \|\ [0-9]+\ \([0-9.]+\ us\)\ \|\ [0-9]+\ \([0-9.]+\ us,\ [0-9.]+x\ ?\*?\)\ \|\ [0-9]+\ \([0-9.]+\ us,\ [0-9.]+x ]]'
+			[[ $row =~ ^\|\ dev\ \|\ other\ \|\ [0-9]+\ \([0-9.]+\ us\)\ \|\ $(
+				)[0-9]+\ \([0-9.]+\ us,\ [0-9.]+x\ ?\*?\)\ \|\ [0-9]+\ \([0-9.]+\ us,\ [0-9.]+x ]]'
 	check "report: the waits' figures, stat/s and CPU per request (cputestfs_wait*.gp)" \
-		eval '[ -s "$W/r/figures/src/cputestfs_wait.gp" ] && [ -s "$W/r/figures/src/cputestfs_wait_cpu.gp" ]'
+		eval '[ -s "$W/r/figures/src/cputestfs_wait.gp" ] &&
+			[ -s "$W/r/figures/src/cputestfs_wait_cpu.gp" ]'
 	check "report: the 2022 post's spin, creates/s as posted, under the wait table" \
 		grep -qF '5568 -> 8043 file creates/s (1.44x)' "$W/r/tables.md"
 fi
@@ -137,8 +142,10 @@ mkdir -p "$mnt"
 timeout -k 5 "$(scaled 40)" "$BIN/cputestfs" --transport dev --daemon-wait poll --placement other \
 	--mountpoint "$mnt" "${SHORT[@]}" >/dev/null 2>"$W/err"
 rc=$?
-check "cputestfs dev poll on --mountpoint: exit 0 within the bound (exit $rc$(tail -n1 "$W/err" | sed 's/^/: /'))" \
+check "cputestfs dev poll on --mountpoint: exit 0 within the bound (exit $(
+	)$rc$(tail -n1 "$W/err" | sed 's/^/: /'))" \
 	[ "$rc" = 0 ]
-check "cputestfs dev poll: the mountpoint is no mount any more" eval '! grep -qF " $mnt " /proc/mounts'
+check "cputestfs dev poll: the mountpoint is no mount any more" \
+	eval '! grep -qF " $mnt " /proc/mounts'
 check "cputestfs dev poll: the mountpoint is left in place" test -d "$mnt"
 t_done

@@ -30,7 +30,8 @@ every_point() {
 	for p in 1 2; do
 		for c in off on; do
 			v=$(csv_value "$f" "clone_fd=$c;daemon=multi;mode=$mode;procs=$p" "$m")
-			awk -v v="${v:-0}" 'BEGIN { exit !(v > 0) }' || { echo "# $m missing for $mode procs=$p clone_fd=$c" >&2; return 1; }
+			awk -v v="${v:-0}" 'BEGIN { exit !(v > 0) }' ||
+				{ echo "# $m missing for $mode procs=$p clone_fd=$c" >&2; return 1; }
 		done
 	done
 }
@@ -47,9 +48,11 @@ for mode in write read; do
 	rc=$?
 	check "$mode sweep exits 0 (rc $rc: $(head -c 300 "$W/$mode.err"))" test "$rc" = 0
 	check "$mode sweep CSV parses" csv_ok "$W/$mode.csv"
-	check "$mode sweep: ${mode}_MB_per_s for every N and clone_fd" every_point "$W/$mode.csv" "$mode" "${mode}_MB_per_s"
+	check "$mode sweep: ${mode}_MB_per_s for every N and clone_fd" \
+		every_point "$W/$mode.csv" "$mode" "${mode}_MB_per_s"
 	check "$mode sweep: requests_per_s and lat_p99_us for every point" \
-		bash -c "$(declare -f every_point csv_value); every_point '$W/$mode.csv' $mode requests_per_s && every_point '$W/$mode.csv' $mode lat_p99_us"
+		bash -c "$(declare -f every_point csv_value); every_point '$W/$mode.csv' $mode requests_per_s $(
+			)&& every_point '$W/$mode.csv' $mode lat_p99_us"
 	check "$mode sweep: daemon bytes == client bytes at every point" bytes_match "$W/$mode.csv"
 done
 
@@ -68,9 +71,11 @@ if command -v dd >/dev/null; then
 		--format csv >"$W/dd.csv" 2>"$W/dd.err"
 	rc=$?
 	check "--dd runs (rc $rc: $(head -c 200 "$W/dd.err"))" test "$rc" = 0
-	check "--dd: write and read throughput, bytes match" bash -c "grep -q 'client=dd.*write_MB_per_s' '$W/dd.csv' &&
+	check "--dd: write and read throughput, bytes match" \
+		bash -c "grep -q 'client=dd.*write_MB_per_s' '$W/dd.csv' &&
 		grep -q 'client=dd.*read_MB_per_s' '$W/dd.csv' &&
-		awk -F, '\$4==\"client_bytes\"{c[\$2]=\$5} \$4==\"daemon_bytes\"{d[\$2]=\$5} END{n=0; for(k in c){n++; if(c[k]!=d[k]||c[k]<=0) exit 1} exit !(n==2)}' '$W/dd.csv'"
+		awk -F, '\$4==\"client_bytes\"{c[\$2]=\$5} \$4==\"daemon_bytes\"{d[\$2]=\$5} END{n=0; for(k in $(
+			)c){n++; if(c[k]!=d[k]||c[k]<=0) exit 1} exit !(n==2)}' '$W/dd.csv'"
 	check "--dd: requests_per_s but no latency (dd's calls are not timed)" \
 		bash -c "grep -q 'client=dd.*requests_per_s' '$W/dd.csv' && ! grep -q lat_p50_us '$W/dd.csv'"
 else
@@ -80,22 +85,32 @@ fi
 
 # ---- table format: the rendered tables of the post's layout, no record lines ----
 "$DD" --mode both --procs 1 --duration 0.2 --repeat 1 --kstats off >"$W/table.txt" 2>/dev/null
-check "table output has the post's headings" bash -c "grep -q '^1) Writes to single mount' '$W/table.txt' &&
-	grep -q '^2) Reading from single mount' '$W/table.txt' && grep -q 'throughput(with clone_fd)' '$W/table.txt' &&
-	grep -qE '^1 +[0-9.]+ MB/s +[0-9.]+ MB/s' '$W/table.txt' && grep -q 'Time per request' '$W/table.txt'"
+check "table output has the post's headings" \
+	bash -c "grep -q '^1) Writes to single mount' '$W/table.txt' &&
+	grep -q '^2) Reading from single mount' '$W/table.txt' && $(
+		)grep -q 'throughput(with clone_fd)' '$W/table.txt' &&
+	grep -qE '^1 +[0-9.]+ MB/s +[0-9.]+ MB/s' '$W/table.txt' && $(
+		)grep -q 'Time per request' '$W/table.txt'"
 check "table output: time per request and latency for writes and reads" bash -c "
 	sed -n '/^3) Time per request/,/^\$/p' '$W/table.txt' | grep -qE '^read +1 +[0-9.]+ / [0-9.]+' &&
-	sed -n '/^4) Latency per call/,/^\$/p' '$W/table.txt' | grep -qE '^write +1 +[0-9.]+ / [0-9.]+ +[0-9.]+ / [0-9.]+'"
-check "table output prints no record line" bash -c "! grep -qE 'client_bytes|MB_per_s|^config ' '$W/table.txt'"
+	sed -n '/^4) Latency per call/,/^\$/p' '$W/table.txt' | grep -qE '^write +1 +[0-9.]+ / [0-9.]+ $(
+		)+[0-9.]+ / [0-9.]+'"
+check "table output prints no record line" \
+	bash -c "! grep -qE 'client_bytes|MB_per_s|^config ' '$W/table.txt'"
 
 # ---- kernel statistics ----
-check "--kstats off writes no kernel_us_per_req" bash -c "! grep -q kernel_us_per_req '$W/write.csv'"
-AFFBENCH_KSTATS_FORCE=nobpf expect_rc "--kstats on without BPF: exit 4" 4 "$DD" --kstats on --procs 1 --duration 0.2 --repeat 1
-AFFBENCH_KSTATS_FORCE=nobpf "$DD" --mode write --procs 1 --clone-fd off --duration 0.2 --repeat 1 --format csv \
+check "--kstats off writes no kernel_us_per_req" \
+	bash -c "! grep -q kernel_us_per_req '$W/write.csv'"
+AFFBENCH_KSTATS_FORCE=nobpf expect_rc "--kstats on without BPF: exit 4" 4 "$DD" --kstats on \
+	--procs 1 --duration 0.2 --repeat 1
+AFFBENCH_KSTATS_FORCE=nobpf "$DD" --mode write --procs 1 --clone-fd off --duration 0.2 --repeat 1 \
+	--format csv \
 	>"$W/ks-auto.csv" 2>"$W/ks-auto.err"
 rc=$?
-check "--kstats auto without BPF: runs (rc $rc), says why, writes no kernel_*" bash -c "test $rc = 0 &&
-	grep -q write_MB_per_s '$W/ks-auto.csv' && ! grep -q kernel_ '$W/ks-auto.csv' && grep -q 'kernel statistics' '$W/ks-auto.err'"
+check "--kstats auto without BPF: runs (rc $rc), says why, writes no kernel_*" \
+	bash -c "test $rc = 0 &&
+	grep -q write_MB_per_s '$W/ks-auto.csv' && ! grep -q kernel_ '$W/ks-auto.csv' && $(
+		)grep -q 'kernel statistics' '$W/ks-auto.err'"
 # Headline numbers are never instrumented: the instrumented repetition writes the
 # kernel_* records alone, so each config has one headline and one kernel record per rep.
 "$DD" --kstats on --mode write --procs 1,2 --clone-fd both --duration 0.2 --repeat 2 --format csv \
@@ -116,20 +131,24 @@ else
 	# spin wait: a number where the tracepoint saw spinlock waits, else said not counted
 	ns=$(grep -c ',spin_us_per_req,' "$W/ks.csv")
 	nn=$(grep -c 'spin_us_per_req not counted' "$W/ks.err")
-	check "--kstats on: each instrumented point writes spin_us_per_req or says it is not counted ($ns + $nn of 8)" \
+	check "--kstats on: each instrumented point writes spin_us_per_req or says it is not counted $(
+		)($ns + $nn of 8)" \
 		[ $((ns + nn)) = 8 ]
 	check "--kstats on: spin_us_per_req is never a 0 (no event is not no wait)" \
-		awk -F, '$(NF-2) == "spin_us_per_req" && $(NF-1) + 0 <= 0 { bad = 1 } END { exit bad }' "$W/ks.csv"
+		awk -F, '$(NF-2) == "spin_us_per_req" && $(NF-1) + 0 <= 0 { bad = 1 } END { exit bad }' \
+			"$W/ks.csv"
 fi
 
 # ---- daemon faults: the point fails, no number, no mount ----
 # 3 s windows: the daemon must reach its 300th request on a busy machine too; it
 # aborts then, so the window's length costs nothing.
-AFFBENCH_DDPAR_CRASH_AFTER=300 "$DD" --mode write --procs 2 --clone-fd both --duration 3 --repeat 1 \
+AFFBENCH_DDPAR_CRASH_AFTER=300 "$DD" --mode write --procs 2 --clone-fd both --duration 3 \
+	--repeat 1 \
 	--kstats off --format csv >"$W/crash.csv" 2>"$W/crash.err"
 rc=$?
 check "daemon abort() mid-run: exit 1 (rc $rc)" test "$rc" = 1
-check "... each point reports the dead daemon" test "$(grep -c 'FUSE daemon.*\(died during the run\|ended abnormally\)' "$W/crash.err")" = 2
+check "... each point reports the dead daemon" \
+	test "$(grep -c 'FUSE daemon.*\(died during the run\|ended abnormally\)' "$W/crash.err")" = 2
 check "... no number written" bash -c "! grep -q MB_per_s '$W/crash.csv'"
 check "... no mount left" no_fuse_left
 
@@ -186,11 +205,13 @@ done
 	>"$W/single.csv" 2>"$W/single.err"
 rc=$?
 check "--daemon single alone runs without clone_fd (rc $rc)" \
-	eval '[ "$rc" = 0 ] && grep -q "clone_fd=off;daemon=single" "$W/single.csv" && ! grep -q "clone_fd=on" "$W/single.csv"'
+	eval '[ "$rc" = 0 ] && grep -q "clone_fd=off;daemon=single" "$W/single.csv" &&
+		! grep -q "clone_fd=on" "$W/single.csv"'
 AFFBENCH_FUSE_DEV=/nonexistent expect_rc "no /dev/fuse: exit 4" 4 "$DD" --procs 1 --duration 0.2
 
 # ---- connection knobs (restored through the journal) ----
-"$DD" --mode write --procs 1 --clone-fd off --duration 0.2 --repeat 1 --kstats off --max-background 5 \
+"$DD" --mode write --procs 1 --clone-fd off --duration 0.2 --repeat 1 --kstats off \
+	--max-background 5 \
 	--congestion-threshold 4 --format csv >"$W/knob.csv" 2>"$W/knob.err" &
 ddpid=$!
 wait "$ddpid"

@@ -65,7 +65,10 @@ for n in 2 6; do
 	(cd "$D" && "$H" run --plan t.plan --repeat $n --out "$D/run$n" >/dev/null 2>&1)
 	check "a run with --repeat $n writes a results.json that validates" $V "$D/run$n/results.json"
 done
-kind() { $PY -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["points"][0]["metrics"]["ops_per_s"]["interval"]["kind"], d["points"][0]["metrics"]["ops_per_s"]["n"])' "$1"; }
+kind() {
+	$PY -c 'import json,sys; m=json.load(open(sys.argv[1]))["points"][0]["metrics"]["ops_per_s"]
+print(m["interval"]["kind"], m["n"])' "$1"
+}
 check "2 repetitions: the interval is min_max, not a CI ($(kind "$D/run2/results.json"))" \
 	eval '[ "$(kind "$D/run2/results.json")" = "min_max 2" ]'
 check "6 repetitions: the interval is the median's 95% CI ($(kind "$D/run6/results.json"))" \
@@ -83,7 +86,10 @@ printf '%s\n' 'fakebench,"mode=ok;x=$(touch /tmp/x)",1,ops_per_s,1,1/s' \
 	'fakebench,mode=ok,1,ops_per_s,1e999,1/s' >> "$D/hostile/raw.csv"
 "$H" export "$D/hostile" 2>/dev/null
 check "hostile rows: counted in rejected_rows, the rest validates" eval \
-	'$V "$D/hostile/results.json" && $PY -c "import json,sys; assert json.load(open(sys.argv[1]))[\"rejected_rows\"] == 2" "$D/hostile/results.json" && ! grep -q touch "$D/hostile/results.json"'
+	'$V "$D/hostile/results.json" &&
+	 $PY -c "import json,sys; assert json.load(open(sys.argv[1]))[\"rejected_rows\"] == 2" \
+		"$D/hostile/results.json" &&
+	 ! grep -q touch "$D/hostile/results.json"'
 
 # Points: one per (bench, config) in the order each first appears, its metrics in theirs,
 # however the rows interleave; a metric under a second unit keeps its first.

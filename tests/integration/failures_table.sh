@@ -11,7 +11,8 @@
 W=$AFFBENCH_WORKDIR/failtab.$$
 mkdir -p "$W/r"
 trap 'rm -rf "$W"' EXIT
-c="baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=%s;%splacement=%s;transport=libfuse"
+c="baseline=fuse;client_cpu=0;clients=1;daemon=single;"
+c+="daemon_cpu=%s;%splacement=%s;transport=libfuse"
 {
 	echo "bench,config,rep,metric,value,unit"
 	for rep in 1 2 3 4 5 6; do
@@ -29,7 +30,8 @@ long=$(seq -f 'word%g' 1 120 | tr '\n' ' ')	# 600 characters: past the levers ce
 		case $rep in 1|4|6) echo "fdget,op=read,$rep,1,measurement failed: odd" ;; esac
 		[ $rep != 3 ] || echo "fdget,op=read,$rep,1,measurement failed: other"
 	done
-	printf "ddpar,\"%s\",1,4,skipped: %s\n" "bs=131072;idle=poll;mode=read;procs=1;transport=libfuse" "$long"
+	printf "ddpar,\"%s\",1,4,skipped: %s\n" "bs=131072;idle=poll;mode=read;procs=1;transport=libfuse" \
+		"$long"
 } >"$W/r/failures.csv"
 # r2: the only skip's reason is too long for the levers cell
 mkdir -p "$W/r2"
@@ -43,7 +45,8 @@ cp "$W/r/raw.csv" "$W/r2/"
 rc=$?
 check "harness report exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
 R=$W/r/report.md
-rows=$(sed -n '/^## Failed and skipped points/,/^A failed point/p' "$R" | grep '^| [a-z]' | grep -v '^| bench |')
+rows=$(sed -n '/^## Failed and skipped points/,/^A failed point/p' "$R" | grep '^| [a-z]' |
+	grep -v '^| bench |')
 n=$(printf '%s\n' "$rows" | grep -c .)
 check "five rows: two skipped points, fdget's two reasons, ddpar's (got $n)" [ "$n" = 5 ]
 same=$(printf '%s\n' "$rows" | grep 'placement=same')

@@ -40,7 +40,8 @@ n=$(awk -F, '$4 == "threads_seen"' "$out/watch.csv" | wc -l)
 check "threads_seen recorded for each of 3 reps of 2 modes (got $n)" [ "$n" = 6 ]
 
 # --- --syscall raw: the kernel's part alone, marked in the config ----------
-"$FDGET" --op fstat --syscall raw --spawn 0 --format csv "${quick[@]}" >"$out/raw.csv" 2>"$out/raw.err"
+"$FDGET" --op fstat --syscall raw --spawn 0 --format csv "${quick[@]}" >"$out/raw.csv" \
+	2>"$out/raw.err"
 n=$(awk -F, '$4 == "ns_per_op" && $2 ~ /;syscall=raw;/' "$out/raw.csv" | wc -l)
 check "--syscall raw: every rep recorded with syscall=raw (got $n of 6)" [ "$n" = 6 ]
 
@@ -58,7 +59,8 @@ check "CSV has records ($rows)" [ "$rows" -gt 0 ]
 missing=""
 for mode in single idle-thread shared-fd private-fd procs; do
 	for op in pread read fstat lseek; do
-		n=$(awk -F, -v c="mode=$mode;op=$op;" 'index($2, c) == 1 && $4 == "ns_per_op"' "$out/all.csv" | wc -l)
+		n=$(awk -F, -v c="mode=$mode;op=$op;" 'index($2, c) == 1 && $4 == "ns_per_op"' "$out/all.csv" |
+			wc -l)
 		[ "$n" = 3 ] || missing="$missing $mode/$op:$n"
 	done
 done
@@ -71,12 +73,15 @@ n=$(awk -F, '$4 ~ /^ratio_to_single/ || $4 ~ /_ci95_/' "$out/all.csv" | wc -l)
 check "derived ratios are not records (the renderer pairs them; $n rows)" [ "$n" = 0 ]
 n=$(awk -F, '$4 == "us_per_spawn"' "$out/all.csv" | wc -l)
 check "us_per_spawn per batch each way: 3 batches x 2 ($n rows)" [ "$n" = 6 ]
-n=$(awk -F, '$4 == "iterations" || $4 == "overhead_ns_per_op" || $4 == "timer_ns"' "$out/all.csv" | wc -l)
-v=$(awk -F, '($4 == "iterations" || $4 == "overhead_ns_per_op" || $4 == "timer_ns") && $3 != 0' "$out/all.csv" | wc -l)
+n=$(awk -F, '$4 == "iterations" || $4 == "overhead_ns_per_op" || $4 == "timer_ns"' "$out/all.csv" |
+	wc -l)
+v=$(awk -F, '($4 == "iterations" || $4 == "overhead_ns_per_op" || $4 == "timer_ns") && $3 != 0' \
+	"$out/all.csv" | wc -l)
 check "per-op metadata: 3 metrics x 4 ops ($n rows)" [ "$n" = 12 ]
 check "per-op metadata: all rep 0 ($v not rep 0)" [ "$v" = 0 ]
 # Paired with single and the order flipped: rep 1 runs single first, rep 2 single last.
-order=$(awk -F, '$4 == "ns_per_op" && $2 ~ /op=pread;/ { sub(/;.*/, "", $2); sub(/mode=/, "", $2); printf "%s%s ", $3, ($2 == "single" ? "S" : "") }' "$out/all.csv")
+order=$(awk -F, '$4 == "ns_per_op" && $2 ~ /op=pread;/ { sub(/;.*/, "", $2); sub(/mode=/, "", $2);
+	printf "%s%s ", $3, ($2 == "single" ? "S" : "") }' "$out/all.csv")
 check "pread: single first in rep 1, last in rep 2 ($order)" \
 	[ "$(echo "$order" | awk '{ print $1, $10 }')" = "1S 2S" ]
 check "stdout carries CSV only" [ -z "$(grep -v -e '^bench,' -e '^fdget,' "$out/all.csv")" ]
@@ -108,15 +113,20 @@ fi
 "$FDGET" --op pread --spawn 4 "${quick[@]}" >"$out/t.txt" 2>"$out/t.err"
 rc=$?
 check "table run exits 0 (rc $rc: $(head -c 300 "$out/t.err"))" [ "$rc" = 0 ]
-check "tables open with the post's title" grep -qE '^## fdget: fd syscall cost.*fstests 2016' "$out/t.txt"
+check "tables open with the post's title" \
+	grep -qE '^## fdget: fd syscall cost.*fstests 2016' "$out/t.txt"
 check "the post's layout: single vs idle-thread" \
-	grep -qE '^op +single ns/op +idle-thread ns/op +idle-thread vs single \(paired per repetition\)$' "$out/t.txt"
+	grep -qE '^op +single ns/op +idle-thread ns/op +idle-thread vs single \(paired per repetition\)$' \
+		"$out/t.txt"
 check "a pread row, 3 repetitions: too few to judge" \
 	grep -qE '^pread +[0-9.]+ +[0-9.]+ +[-+][0-9.]+% \(too few repetitions to judge' "$out/t.txt"
-check "a grid of every mode with CIs" grep -qE '^\| pread \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \| [0-9.]+ \[' "$out/t.txt"
+check "a grid of every mode with CIs" \
+	grep -qE '^\| pread \| [0-9.]+ \[[0-9.]+, [0-9.]+\] \| [0-9.]+ \[' "$out/t.txt"
 check "the start-up line" \
-	grep -qE '^Process start-up: [0-9.]+ us without a thread, [0-9.]+ us with one: [-+][0-9.]+%' "$out/t.txt"
-check "no record on stdout" [ -z "$(grep -E '^(bench,|fdget,|config +rep)|ns_per_op' "$out/t.txt")" ]
+	grep -qE '^Process start-up: [0-9.]+ us without a thread, [0-9.]+ us with one: [-+][0-9.]+%' \
+		"$out/t.txt"
+check "no record on stdout" \
+	[ -z "$(grep -E '^(bench,|fdget,|config +rep)|ns_per_op' "$out/t.txt")" ]
 check "no every-mode table without N-worker modes" [ -z "$(grep 'Every mode' "$out/t.txt")" ]
 "$FDGET" --op lseek --mode single,procs --spawn 0 "${quick[@]}" >"$out/m.txt" 2>"$out/m.err"
 check "every mode against single: single row, then procs with its ratio" \
@@ -129,14 +139,18 @@ n=$(awk -F, '$4 == "bare_ns_per_op"' "$out/v.csv" | wc -l)
 check "--verify-overhead records bare_ns_per_op per rep ($n)" [ "$n" = 3 ]
 n=$(awk -F, '$4 == "ns_per_op" && $2 ~ /^mode=single;/' "$out/v.csv" | wc -l)
 check "--verify-overhead records single's ns_per_op per rep ($n)" [ "$n" = 3 ]
-check "--verify-overhead records no ratio" [ -z "$(grep -e harness_to_bare -e _ci95_ "$out/v.csv")" ]
+check "--verify-overhead records no ratio" \
+	[ -z "$(grep -e harness_to_bare -e _ci95_ "$out/v.csv")" ]
 "$FDGET" --op fstat --verify-overhead --duration 0.05 --repeat 6 --quiet >"$out/v.txt" 2>/dev/null
+row='^fstat +[0-9.]+ +[0-9.]+ +[-+][0-9.]+% '
+row+='\[[-+][0-9.]+%, [-+][0-9.]+%\] 95% CI, (not )?significant'
 check "--verify-overhead table: harness vs bare judged at 6 repetitions" \
-	grep -qE '^fstat +[0-9.]+ +[0-9.]+ +[-+][0-9.]+% \[[-+][0-9.]+%, [-+][0-9.]+%\] 95% CI, (not )?significant' "$out/v.txt"
+	grep -qE "$row" "$out/v.txt"
 check "--verify-overhead at 6 repetitions: the '*' legend is under the table" \
 	grep -qF "(* = the 95% CI of the difference excludes 0%)" "$out/v.txt"
 # at 2 repetitions no change can be marked: the legend of the mark is not printed
-"$FDGET" --op fstat --mode idle-thread --spawn 0 --duration 0.05 --repeat 2 --quiet >"$out/r2.txt" 2>/dev/null
+"$FDGET" --op fstat --mode idle-thread --spawn 0 --duration 0.05 --repeat 2 --quiet >"$out/r2.txt" \
+	2>/dev/null
 check "--repeat 2: the op table is printed" grep -q "idle-thread vs single" "$out/r2.txt"
 check "--repeat 2: no '* = the 95% CI' legend, for no mark can appear" \
 	bash -c "! grep -qF '(* = the 95% CI' '$out/r2.txt'"
@@ -169,7 +183,8 @@ for call in libc raw; do
 			grep -q "^fdget: $op on the test file.*Bad file descriptor" <<<"$msg"
 	done
 done
-AFFBENCH_FDGET_ITERS=10 "$FDGET" --op lseek --mode single,shared-fd --spawn 0 --format csv "${quick[@]}" \
+AFFBENCH_FDGET_ITERS=10 "$FDGET" --op lseek --mode single,shared-fd --spawn 0 --format csv \
+	"${quick[@]}" \
 	>"$out/s.csv" 2>"$out/s.err"
 rc=$?
 msg=$(grep -v 'skipped:' "$out/s.err")

@@ -15,7 +15,8 @@ mkdir "$T"
 if git -C "$TOP" rev-parse --git-dir >/dev/null 2>&1; then
 	git -C "$TOP" ls-files -z | (cd "$TOP" && xargs -0 cp -a --parents -t "$T")
 else
-	(cd "$TOP" && tar cf - --exclude=./build --exclude=./bin --exclude=./build-san .) | tar xf - -C "$T"
+	(cd "$TOP" && tar cf - --exclude=./build --exclude=./bin --exclude=./build-san .) | tar xf \
+		- -C "$T"
 fi
 [ -d "$TOP/${AFFBENCH_BUILD:-build}" ] && cp -a "$TOP/${AFFBENCH_BUILD:-build}" "$T/build"
 cp -a "$TOP/tests/fixtures/nullbench" "$T/nullbench"
@@ -25,7 +26,8 @@ rc=$?
 check "the tree with nullbench/ and one registry line builds (rc $rc)" \
 	eval '[ "$rc" = 0 ] && [ -x "$T/bin/nullbench" ]'
 "$T/bin/nullbench" --duration 0.05 --repeat 2 >"$W/table.out" 2>&1
-check "nullbench prints its table from its descriptor" grep -q '^## nullbench: getppid' "$W/table.out"
+check "nullbench prints its table from its descriptor" \
+	grep -q '^## nullbench: getppid' "$W/table.out"
 "$T/bin/harness" run --plan nullbench --out "$W/run" >"$W/run.out" 2>"$W/run.err"
 rc=$?
 check "harness run --plan nullbench (its folder's plan) exits 0 (rc $rc)" [ "$rc" = 0 ]
@@ -34,7 +36,8 @@ check "tables.md has its table" grep -q '^## nullbench: getppid' "$W/run/tables.
 check "report.md has its reading" grep -q '^## nullbench: does pinning' "$W/run/report.md"
 check "its plot was drawn" test -s "$W/run/figures/nullbench.png"
 check "compare plots its headline metric" \
-	eval '"$T/bin/harness" compare --out "$W/cmp" "$W/run" "$W/run" >/dev/null 2>&1 && [ -s "$W/cmp/figures/compare_nullbench_getppid_per_s.png" ]'
+	eval '"$T/bin/harness" compare --out "$W/cmp" "$W/run" "$W/run" >/dev/null 2>&1 &&
+		[ -s "$W/cmp/figures/compare_nullbench_getppid_per_s.png" ]'
 check "its baseline (pinned=no, from its descriptor) is left out of the overlay" \
 	grep -q 'baselines left out' "$W/cmp/figures/src/compare_nullbench_getppid_per_s.gp"
 check "the overlay's axis has the unit its records carry" \
@@ -58,13 +61,15 @@ printf 'nullbench getppid_per_s max-regression 5%%\n' > "$W/rate.gate"
 printf 'nullbench ns_per_getppid max-regression 5%%\n' > "$W/ns.gate"
 printf 'nullbench ns_per_getppid max-drop 5%%\n' > "$W/drop.gate"
 g() { "$T/bin/harness" compare --out "$W/g" --gate "$1" "$2" "$3" >"$W/g.out" 2>&1; echo $?; }
-check "max-regression of its rate: a 10% drop fails the gate (exit 3)" [ "$(g "$W/rate.gate" "$W/base" "$W/slow")" = 3 ]
+check "max-regression of its rate: a 10% drop fails the gate (exit 3)" \
+	[ "$(g "$W/rate.gate" "$W/base" "$W/slow")" = 3 ]
 check "... and says it dropped" grep -q 'VIOLATED.*dropped by more than 5%' "$W/g.out"
 check "max-regression of its ns per call (lower is better): a rise fails (exit 3)" \
 	[ "$(g "$W/ns.gate" "$W/base" "$W/slow")" = 3 ]
 check "... and says it rose" grep -q 'VIOLATED.*rose' "$W/g.out"
 check "the same rules pass the other way round, an improvement (exit 0)" \
-	eval '[ "$(g "$W/rate.gate" "$W/slow" "$W/base")" = 0 ] && [ "$(g "$W/ns.gate" "$W/slow" "$W/base")" = 0 ]'
+	eval '[ "$(g "$W/rate.gate" "$W/slow" "$W/base")" = 0 ] &&
+		[ "$(g "$W/ns.gate" "$W/slow" "$W/base")" = 0 ]'
 check "the old spelling still names its direction: max-drop of the ns passes a rise (exit 0)" \
 	[ "$(g "$W/drop.gate" "$W/base" "$W/slow")" = 0 ]
 t_done

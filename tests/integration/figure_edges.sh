@@ -28,7 +28,8 @@ edges() {
 	[ -n "$pngs" ] || return
 	# shellcheck disable=SC2086
 	out=$(python3 "$TOP/tests/integration/png_edges.py" $pngs 2>&1)
-	check "$name: no figure touches its edge${out:+: $(echo "$out" | sed "s|$dir/||g" | head -c 600)}" \
+	touched=$(echo "$out" | sed "s|$dir/||g" | head -c 600)
+	check "$name: no figure touches its edge${out:+: $touched}" \
 		[ -z "$out" ]
 	for gp in "$dir"/figures/src/*.gp; do
 		grep -q "^set xlabel " "$gp" && grep -q "^set ylabel " "$gp" || bad="$bad $(basename "$gp")"

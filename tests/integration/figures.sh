@@ -30,19 +30,23 @@ check "report.md links its figures in figures/ ($links links)" [ "$links" -gt 0 
 for gp in "$W"/ref/figures/src/*.gp; do
 	n=$(basename "$gp" .gp)
 	check "$n: drawn into figures/ from figures/src/" \
-		eval 'grep -q "^set output '"'"'\.\./$n\.png'"'"'" "$gp" && grep -q "^set output '"'"'\.\./$n\.svg'"'"'" "$gp"'
-	check "$n: x and y axes labelled" eval 'grep -q "^set xlabel " "$gp" && grep -q "^set ylabel " "$gp"'
+		eval 'grep -q "^set output '"'"'\.\./$n\.png'"'"'" "$gp" &&
+			grep -q "^set output '"'"'\.\./$n\.svg'"'"'" "$gp"'
+	check "$n: x and y axes labelled" \
+		eval 'grep -q "^set xlabel " "$gp" && grep -q "^set ylabel " "$gp"'
 	if grep -q " with image" "$gp"; then	# a heatmap: no key, its colour box says the unit
 		check "$n: a heatmap labels its colour box" grep -q "^set cblabel " "$gp"
 		continue
 	fi
-	check "$n: the key outside the data" eval 'grep -q "^set key outside" "$gp" && ! grep -qE "^set key (top|bottom) (left|right)" "$gp"'
+	check "$n: the key outside the data" \
+		eval 'grep -q "^set key outside" "$gp" && ! grep -qE "^set key (top|bottom) (left|right)" "$gp"'
 	case $n in
 	cdf-*)	# lines of a distribution: no bars, and y is a share from 0 to 1
 		check "$n: a CDF's y axis is the share 0 to 1" grep -q "^set yrange \[0:1\]" "$gp"
 		continue ;;
 	esac
-	check "$n: the key says what the bars are" grep -qE "^set key title '(error bars: |n=1: no error bars|bars: )" "$gp"
+	check "$n: the key says what the bars are" \
+		grep -qE "^set key title '(error bars: |n=1: no error bars|bars: )" "$gp"
 	# the checker prints what is wrong and exits 1; a checker that fails (a traceback)
 	# fails the check too
 	out=$(/usr/bin/python3 - "$gp" 2>&1 <<'PYEOF'

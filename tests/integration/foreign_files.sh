@@ -31,7 +31,8 @@ snapshot() { (cd "$OUT" && find . -printf '%p %s %T@\n' | sort | md5sum); }
 # A small real run directory (every benchmark, so every figure is drawn).
 base() { # DIR
 	mkdir -p "$1"
-	{ head -n1 "$REF/raw.csv"; for b in cputestfs ddpar sqrtio fdget; do grep "^$b," "$REF/raw.csv" | head -n 60; done; } >"$1/raw.csv"
+	{ head -n1 "$REF/raw.csv"; for b in cputestfs ddpar sqrtio fdget; do grep "^$b," "$REF/raw.csv" |
+		head -n 60; done; } >"$1/raw.csv"
 }
 
 # ---- 1. planted links under every name plot writes ----
@@ -39,10 +40,12 @@ base "$D/clean"
 "$H" report "$D/clean" >/dev/null 2>"$D/clean.err"
 rc=$?
 # the first rows cut a breakdown short: a call without all its steps is no bar
-check "a clean plot of the reference's first rows exits 0 (rc $rc$(head -c 200 "$D/clean.err"))" [ "$rc" = 0 ]
+check "a clean plot of the reference's first rows exits 0 (rc $rc$(head -c 200 "$D/clean.err"))" \
+	[ "$rc" = 0 ]
 names=$(cd "$D/clean" && find . -type f ! -name raw.csv | sed 's#^\./##' | sort)
 check "a clean plot writes figures, data and scripts" \
-	eval 'echo "$names" | grep -q "^figures/src/.*\.dat$" && echo "$names" | grep -q "^figures/src/.*\.gp$" &&
+	eval 'echo "$names" | grep -q "^figures/src/.*\.dat$" &&
+		echo "$names" | grep -q "^figures/src/.*\.gp$" &&
 	      echo "$names" | grep -q "^figures/[^/]*\.png" && echo "$names" | grep -q "^report.md$"'
 P=$D/planted
 base "$P"
@@ -57,7 +60,8 @@ before=$(snapshot)
 timeout 60 "$H" report "$P" >/dev/null 2>"$D/planted.err"
 rc=$?
 check "plot with links planted under every output name ends (exit $rc)" [ "$rc" -le 1 ]
-check "nothing outside created or changed by plot" eval '[ "$(snapshot)" = "$before" ] && [ "$(cat "$OUT/keep")" = keep ]'
+check "nothing outside created or changed by plot" \
+	eval '[ "$(snapshot)" = "$before" ] && [ "$(cat "$OUT/keep")" = keep ]'
 notreg=$(for n in $names; do [ -f "$P/$n" ] && [ ! -L "$P/$n" ] || echo "$n"; done)
 check "every output name is now a regular file of ours${notreg:+ (not: $notreg)}" [ -z "$notreg" ]
 check "no temporary file left in the run directory" \
@@ -77,14 +81,16 @@ for how in figures-link src-link figures-file; do
 	check "plot with $how fails (exit $rc) and says which directory" \
 		eval '[ "$rc" = 1 ] && grep -q "cannot make .*/figures" "$D/$how.err"'
 	check "... nothing outside created or changed, report.md written" \
-		eval '[ "$(snapshot)" = "$before" ] && [ "$(cat "$OUT/keep")" = keep ] && [ -f "$D/$how/report.md" ]'
+		eval '[ "$(snapshot)" = "$before" ] && [ "$(cat "$OUT/keep")" = keep ] &&
+			[ -f "$D/$how/report.md" ]'
 done
 
 # compare: the same, in its --out directory
 "$H" compare --out "$D/cmpclean" "$D/clean" "$D/clean" >/dev/null 2>&1
 cnames=$(cd "$D/cmpclean" && find . -type f | sed 's#^\./##' | sort)
 check "a clean compare writes compare.md, compare.csv and overlays" \
-	eval 'echo "$cnames" | grep -q compare.md && echo "$cnames" | grep -q "^figures/src/compare_.*\.gp"'
+	eval 'echo "$cnames" | grep -q compare.md && echo "$cnames" |
+		grep -q "^figures/src/compare_.*\.gp"'
 C=$D/cmpplanted
 mkdir -p "$C/figures/src"
 i=0
@@ -96,7 +102,8 @@ timeout 60 "$H" compare --out "$C" "$D/clean" "$D/clean" >/dev/null 2>"$D/cmppla
 rc=$?
 check "compare into a directory of planted links ends (exit $rc)" \
 	eval '[ "$rc" = 0 ] || [ "$rc" = 1 ]'
-check "nothing outside created or changed by compare" eval '[ "$(snapshot)" = "$before" ] && [ "$(cat "$OUT/keep")" = keep ]'
+check "nothing outside created or changed by compare" \
+	eval '[ "$(snapshot)" = "$before" ] && [ "$(cat "$OUT/keep")" = keep ]'
 notreg=$(for n in $cnames; do [ -f "$C/$n" ] && [ ! -L "$C/$n" ] || echo "$n"; done)
 check "every compare output is now a regular file${notreg:+ (not: $notreg)}" [ -z "$notreg" ]
 
@@ -117,7 +124,8 @@ mkdir "$D/zero" && ln -s /dev/zero "$D/zero/raw.csv"
 refused "raw.csv a link to /dev/zero" "$D/zero"
 mkdir "$D/urandom" && ln -s /dev/urandom "$D/urandom/raw.csv"
 refused "raw.csv a link to /dev/urandom" "$D/urandom"
-if [ "$(id -u)" = 0 ] && mkdir "$D/znode" "$D/unode" && mknod "$D/znode/raw.csv" c 1 5 2>/dev/null &&
+if [ "$(id -u)" = 0 ] && mkdir "$D/znode" "$D/unode" &&
+	mknod "$D/znode/raw.csv" c 1 5 2>/dev/null &&
 	mknod "$D/unode/raw.csv" c 1 9 2>/dev/null; then
 	refused "raw.csv a device node of /dev/zero" "$D/znode"
 	refused "raw.csv a device node of /dev/urandom" "$D/unode"
@@ -127,7 +135,8 @@ fi
 mkdir "$D/huge" && truncate -s 65M "$D/huge/raw.csv"	# sparse: no disk needed
 refused "raw.csv over the 64 MiB limit" "$D/huge"
 mkdir "$D/longline"
-{ head -n1 "$REF/raw.csv"; printf 'cputestfs,placement=%070000d,1,stat_per_s,5,1/s\n' 1; } >"$D/longline/raw.csv"
+{ head -n1 "$REF/raw.csv"; printf 'cputestfs,placement=%070000d,1,stat_per_s,5,1/s\n' \
+	1; } >"$D/longline/raw.csv"
 refused "a raw.csv line over the 64 KiB limit" "$D/longline"
 for f in machine.txt failures.csv plan.plan; do
 	base "$D/in-$f"
@@ -167,11 +176,13 @@ before=$(snapshot)
 cp -r "$D/res" "$D/res-log"
 rm -rf "$D/res-log/log" && ln -s "$OUT" "$D/res-log/log"
 sed -i '$d' "$D/res-log/runs.csv"	# one point left to run
-expect_rc "--resume with log/ a link to elsewhere is refused" 2 timeout 60 "$H" run --resume "$D/res-log"
+expect_rc "--resume with log/ a link to elsewhere is refused" \
+	2 timeout 60 "$H" run --resume "$D/res-log"
 cp -r "$D/res" "$D/res-machine"
 rm "$D/res-machine/machine.txt" && ln -s "$OUT/keep" "$D/res-machine/machine.txt"
 sed -i '$d' "$D/res-machine/runs.csv"
-expect_rc "--resume with machine.txt a link is refused" 2 timeout 60 "$H" run --resume "$D/res-machine"
+expect_rc "--resume with machine.txt a link is refused" \
+	2 timeout 60 "$H" run --resume "$D/res-machine"
 check "--resume wrote nothing through the planted links" \
 	eval '[ "$(snapshot)" = "$before" ] && [ "$(cat "$OUT/keep")" = keep ]'
 

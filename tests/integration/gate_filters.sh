@@ -13,7 +13,8 @@ mkdir "$D/a"
 { echo 'bench,config,rep,metric,value,unit'
   for r in 1 2 3 4 5 6; do
 	for w in '' ';daemon_wait=poll'; do
-		echo "cputestfs,client_cpu=0;daemon=single;daemon_cpu=1$w;placement=other;transport=dev,$r,stat_per_s,$((90000 + r)),1/s"
+		echo "cputestfs,client_cpu=0;daemon=single;daemon_cpu=1$w;placement=other;transport=dev,$(
+			)$r,stat_per_s,$((90000 + r)),1/s"
 	done
 	echo "ddpar,clone_fd=off;mode=read;procs=1;transport=dev,$r,read_MB_per_s,$((900 + r)),MB/s"
   done; } > "$D/a/raw.csv"
@@ -28,7 +29,8 @@ check "... the config without daemon_wait, not the daemon_wait=poll one" \
 	grep -q "^gate: ok .*rules:1 .*: 1 config," "$D/out"
 check "... and daemon_wait=poll the other one" grep -q "^gate: ok .*rules:2 .*: 1 config," "$D/out"
 check "... for ddpar too" grep -q "^gate: ok .*rules:3 .*: 1 config," "$D/out"
-check "client_cpu=0 holds both configs on CPU 0" grep -q "^gate: ok .*rules:4 .*: 2 configs," "$D/out"
+check "client_cpu=0 holds both configs on CPU 0" \
+	grep -q "^gate: ok .*rules:4 .*: 2 configs," "$D/out"
 printf 'cputestfs stat_per_s daemon_wait=spin:5 max-drop 5%%\n' > "$D/none"
 expect_rc "a filter no config holds still exits 2" 2 \
 	"$H" compare --out "$D/o2" --gate "$D/none" "$D/a" "$D/a"

@@ -45,10 +45,13 @@ rc=$?
 took=$(( $(date +%s) - start ))
 check "run exits 0 although points failed (rc $rc)" test "$rc" = 0
 check "raw.csv has one header and 6 ok records (3 reps x 2 metrics)" \
-	test "$(grep -c '^bench,config,rep,' "$D/r1/raw.csv")" = 1 -a "$(grep -c '^fakebench,' "$D/r1/raw.csv")" = 6
+	test "$(grep -c '^bench,config,rep,' "$D/r1/raw.csv")" = 1 \
+		-a "$(grep -c '^fakebench,' "$D/r1/raw.csv")" = 6
 check "raw.csv records parse: quoted config kept, rep rewritten to 1..3" \
-	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" | sort -u | tr '\n' ' ')" = "1 2 3 "
-check "no failed point written as a number" bash -c "! grep -qE 'mode=(fail|skip|hang)' '$D/r1/raw.csv'"
+	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" |
+		sort -u | tr '\n' ' ')" = "1 2 3 "
+check "no failed point written as a number" \
+	bash -c "! grep -qE 'mode=(fail|skip|hang)' '$D/r1/raw.csv'"
 check "failures.csv: 3 failed (exit 1), 3 skipped (exit 4), 3 watchdog kills" \
 	test "$(grep -c ',1,measurement failed on purpose' "$D/r1/failures.csv")" = 3 \
 	-a "$(grep -c ',4,skipped: no such hardware' "$D/r1/failures.csv")" = 3 \
@@ -56,7 +59,8 @@ check "failures.csv: 3 failed (exit 1), 3 skipped (exit 4), 3 watchdog kills" \
 # The hung points would sleep 3017 s each: ending in minutes shows the watchdog
 # acted (3 kills at 2 s plus 9 short points; a busy machine stretches that).
 check "watchdog kept the sweep short (${took}s < 180s)" test "$took" -lt 180
-check "watchdog left no hung benchmark (nor its child) behind" bash -c "! pgrep -f 'sleep [3]017' >/dev/null"
+check "watchdog left no hung benchmark (nor its child) behind" \
+	bash -c "! pgrep -f 'sleep [3]017' >/dev/null"
 for f in summary.csv tables.md report.md machine.txt plan.plan runs.csv; do
 	check "run wrote $f" test -s "$D/r1/$f"
 done
@@ -68,7 +72,8 @@ check "progress lines with an ETA on stderr" grep -q 'ETA' "$D/run.err"
 # report: everything regenerated from raw.csv alone
 mkdir "$D/p"; cp "$D/r1/raw.csv" "$D/p/"
 "$H" report "$D/p" 2>/dev/null
-check "report regenerates summary.csv identical from raw.csv alone" cmp -s "$D/r1/summary.csv" "$D/p/summary.csv"
+check "report regenerates summary.csv identical from raw.csv alone" \
+	cmp -s "$D/r1/summary.csv" "$D/p/summary.csv"
 check "report regenerates tables.md and report.md" test -s "$D/p/tables.md" -a -s "$D/p/report.md"
 # plot, report's older name, writes the same files (in the same directory: the
 # report names it)
@@ -87,15 +92,18 @@ check "resume of a finished run adds nothing" test "$(wc -l < "$D/r1/raw.csv")" 
 # an interruption during rep 3: its records reached raw.csv, runs.csv never saw them
 head -9 "$D/r1/runs.csv" > "$D/runs.tmp" && mv "$D/runs.tmp" "$D/r1/runs.csv"
 "$H" run --resume "$D/r1" >/dev/null 2>&1
-check "resume reruns rep 3 only: 13 runs.csv lines, raw.csv $(wc -l < "$D/r1/raw.csv") lines (was $before)" \
+check "resume reruns rep 3 only: 13 runs.csv lines, $(
+	)raw.csv $(wc -l < "$D/r1/raw.csv") lines (was $before)" \
 	test "$(wc -l < "$D/r1/runs.csv")" = 13 -a "$(wc -l < "$D/r1/raw.csv")" = "$before"
 check "resume: still exactly 2 records per rep" \
-	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" | sort | uniq -c | awk '{print $1}' | sort -u)" = 2
+	test "$(awk -F'",' 'NR > 1 { split($2, f, ","); print f[1] }' "$D/r1/raw.csv" |
+		sort | uniq -c | awk '{print $1}' | sort -u)" = 2
 # each finish wrote machine.txt's "after" block: the last replaces the others, each key once
 n=$(grep -c '^loadavg_after ' "$D/r1/machine.txt")
 check "machine.txt after two resumes: one 'after' block (loadavg_after $n times)" [ "$n" = 1 ]
 "$H" report "$D/r1" >/dev/null 2>"$D/replot.err"
-check "a plot after the resumes warns of no repeated key: $(grep -m1 'given again' "$D/replot.err")" \
+check "a plot after the resumes warns of no repeated key: $(
+	)$(grep -m1 'given again' "$D/replot.err")" \
 	eval '! grep -q "given again" "$D/replot.err"'
 
 # SIGINT mid-point: stops, keeps a valid raw.csv, says how to resume, exit 130
@@ -119,7 +127,8 @@ n=$("$H" run --plan "$D/t.plan" --dry-run | grep -c '^rep ')
 check "dry-run lists 4 points x 3 reps (got $n)" test "$n" = 12
 "$H" compare --out "$D/c" "$D/r1" "$D/p" > "$D/c.out" 2>&1
 check "compare of a run with itself: ratios 1, none significant" \
-	bash -c "grep -q '0 ratios judged, 0 significant, 2 with too few repetitions' '$D/c.out' && test -s '$D/c/compare.csv'"
+	bash -c "grep -q '0 ratios judged, 0 significant, 2 with too few repetitions' '$D/c.out' && $(
+		)test -s '$D/c/compare.csv'"
 
 # restore: a missing journal is nothing to do
 check "restore with no journal exits 0" "$H" restore --journal "$D/none.journal" --workdir "$D"
@@ -137,7 +146,8 @@ if [ -n "$rq" ] && [ "$(id -u)" = 0 ]; then
 	n=$(grep -c "restore 'bogus'" "$D/refused.out")
 	check "restore: a knob the kernel refused is said once (exit $rc, said $n times)" [ "$n" = 1 ]
 else
-	skip "restore: a knob the kernel refuses is said once" "no /sys/block/*/queue/rq_affinity, or not root"
+	skip "restore: a knob the kernel refuses is said once" \
+		"no /sys/block/*/queue/rq_affinity, or not root"
 fi
 # a path given is echoed escaped: a newline in it never makes a second line
 mkdir -p "$D/j"$'\n'"FAKE LINE" && chmod 0777 "$D/j"$'\n'"FAKE LINE"
@@ -154,7 +164,8 @@ expect_rc "run --resume not a run dir" 2 "$H" run --resume "$D/p"
 expect_rc "plot without raw.csv" 2 "$H" report "$D/none"
 expect_rc "compare with one directory" 2 "$H" compare "$D/r1"
 expect_rc "restore --bogus" 2 "$H" restore --bogus
-check "--help of every subcommand" bash -c "for c in run report plot compare restore; do '$H' \$c --help | grep -q usage || exit 1; done"
+check "--help of every subcommand" \
+	bash -c "for c in run report plot compare restore; do '$H' \$c --help | grep -q usage || exit 1; done"
 check "no FUSE mount left" no_fuse_left
 # 'metrics' keeps only the named metrics of a block (a side measurement is not pooled).
 cat > "$D/m.plan" <<'PLAN'
@@ -201,10 +212,12 @@ if [ -f "$REF/raw.csv" ]; then
 	# sqrtio/report.c reading(): one sentence of off/on ratios, "not measured" where a side is missing
 	offon='^Readers off the IRQ CPU against readers on it \(95% CI, \* where it excludes 1\):'
 	check "sqrtio without local=1: no ratio claimed, 'not measured' at each rq_affinity" \
-		bash -c "grep -E '$offon' '$D/part/report.md' | grep -qE ': sqrt work rate not measured at rq_affinity 0, .*; IO rate not measured at rq_affinity 0' &&
+		bash -c "grep -E '$offon' '$D/part/report.md' | grep -qE ': sqrt work rate not measured at $(
+			)rq_affinity 0, .*; IO rate not measured at rq_affinity 0' &&
 			 ! grep -E '$offon' '$D/part/report.md' | grep -qE '[0-9]x '"
 	check "the full run reads the sqrtio off/on ratio as a sentence" \
-		grep -qE "$offon sqrt work rate [0-9.]+x \[[0-9.]+, [0-9.]+\]( \*)? at rq_affinity 0, .*; IO rate [0-9.]+x \[[0-9.]+, [0-9.]+\]( \*)? at rq_affinity 0, .*\.\$" \
+		grep -qE "$offon sqrt work rate [0-9.]+x \[[0-9.]+, [0-9.]+\]( \*)? at rq_affinity 0, .*; IO $(
+			)rate [0-9.]+x \[[0-9.]+, [0-9.]+\]( \*)? at rq_affinity 0, .*\.\$" \
 		"$D/ref/report.md"
 else
 	skip "plot of the reference run" "no results/reference/raw.csv"

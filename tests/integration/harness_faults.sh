@@ -102,10 +102,12 @@ PLAN
 rc=$?
 check "fake sweep exits 0 (rc $rc)" [ "$rc" = 0 ]
 check "raw.csv holds the ok points' 4 records only" \
-	eval '[ "$(grep -c "^fakebench,mode=ok," "$D/fake/raw.csv")" = 4 ] && ! grep -qE "mode=(fail|hang)" "$D/fake/raw.csv"'
+	eval '[ "$(grep -c "^fakebench,mode=ok," "$D/fake/raw.csv")" = 4 ] &&
+		! grep -qE "mode=(fail|hang)" "$D/fake/raw.csv"'
 check "raw.csv valid after failed points' records were dropped" raw_valid "$D/fake"
 check "failures.csv: 2 failed (exit 1) + 2 watchdog kills" \
-	eval '[ "$(grep -c "^fakebench,mode=fail,[12],1," "$D/fake/failures.csv")" = 2 ] && [ "$(grep -c "^fakebench,mode=hang,.*watchdog" "$D/fake/failures.csv")" = 2 ]'
+	eval '[ "$(grep -c "^fakebench,mode=fail,[12],1," "$D/fake/failures.csv")" = 2 ] &&
+		[ "$(grep -c "^fakebench,mode=hang,.*watchdog" "$D/fake/failures.csv")" = 2 ]'
 check "watchdog left no hung benchmark" bash -c "! pgrep -f 'sleep [3]019' >/dev/null"
 
 # ---- sqrtio: SIGINT and SIGKILL mid-point ----
@@ -156,7 +158,8 @@ PLAN
 	back=$(secs "$t0" "$(now)")
 	wait "$hp"
 	rc=$?
-	check "SIGINT: rq_affinity back to $orig at once, within 3 s, not at the 6 s point's end (took $back s)" \
+	check "SIGINT: rq_affinity back to $orig at once, within 3 s, not at the 6 s point's end (took $(
+		)$back s)" \
 		le "$back" 3
 	check "SIGINT: still $orig after the harness exited" rq_is "$orig"
 	check "SIGINT: exit 130 (got $rc; $(tail -n1 "$D/int.err"))" [ "$rc" = 130 ]
@@ -172,10 +175,13 @@ PLAN
 	check "machine.txt names sqrtio's disk ($disk) and IRQ(s) ($irqs_h)" \
 		eval 'grep -qx "sqrtio_disk  *$disk" "$m" && [[ $irqs_h =~ ^[^,]+(,[^,]+)*$ ]]'
 	check "machine.txt: $rq_path = $orig before and after" \
-		eval 'grep -qxF "knob before $rq_path = $orig" "$m" && grep -qxF "knob after  $rq_path = $orig" "$m"'
-	nd=$(ls /sys/block | while read -r b; do [ -f "/sys/block/$b/queue/rq_affinity" ] && echo; done | wc -l)
+		eval 'grep -qxF "knob before $rq_path = $orig" "$m" &&
+			grep -qxF "knob after  $rq_path = $orig" "$m"'
+	nd=$(ls /sys/block | while read -r b; do [ -f "/sys/block/$b/queue/rq_affinity" ] &&
+		echo; done | wc -l)
 	check "machine.txt: rq_affinity of all $nd disks before and after" \
-		eval '[ "$(grep -c "^knob before /sys/block/.*/rq_affinity = " "$m")" = "$nd" ] && [ "$(grep -c "^knob after  /sys/block/.*/rq_affinity = " "$m")" = "$nd" ]'
+		eval '[ "$(grep -c "^knob before /sys/block/.*/rq_affinity = " "$m")" = "$nd" ] &&
+			[ "$(grep -c "^knob after  /sys/block/.*/rq_affinity = " "$m")" = "$nd" ]'
 	u=/sys/module/fuse/parameters/enable_uring
 	if [ -r "$u" ]; then
 		check "machine.txt: $u before and after" \
@@ -186,9 +192,11 @@ PLAN
 	irq1=${irqs_h%%,*}
 	if [[ $irq1 =~ ^[0-9]+$ ]]; then
 		check "machine.txt: smp_affinity_list of IRQ $irq1 before and after" \
-			eval 'grep -q "^knob before /proc/irq/$irq1/smp_affinity_list = " "$m" && grep -q "^knob after  /proc/irq/$irq1/smp_affinity_list = " "$m"'
+			eval 'grep -q "^knob before /proc/irq/$irq1/smp_affinity_list = " "$m" &&
+				grep -q "^knob after  /proc/irq/$irq1/smp_affinity_list = " "$m"'
 	fi
-	check "report.md: no knob-not-restored warning" eval '! grep -q "knob not as before" "$D/int/report.md"'
+	check "report.md: no knob-not-restored warning" \
+		eval '! grep -q "knob not as before" "$D/int/report.md"'
 
 	# -- SIGKILL of the harness and its benchmark together
 	# sigkill_run OUT: start a sweep, SIGKILL it once rq_affinity changed. The harness is
@@ -202,7 +210,8 @@ PLAN
 		hp=$!
 		STRAY+=("$(proc_id "$hp")")
 		# our sqrtio journals the original, then writes the new value
-		if ! wait_for 60 eval 'grep -qF "	$rq_path	$orig" "$AFFBENCH_JOURNAL" 2>/dev/null && rq_is "$v1"'; then
+		if ! wait_for 60 \
+			eval 'grep -qF "	$rq_path	$orig" "$AFFBENCH_JOURNAL" 2>/dev/null && rq_is "$v1"'; then
 			echo "# $out: rq_affinity never became $v1 by our sqrtio ($(cat "$rq_path"))"
 			diag "$out.err" "$out/failures.csv" "$out"/log/sqrtio-*.log
 		fi
@@ -227,14 +236,16 @@ PLAN
 		if [ "$how" = restore ]; then
 			"$H" restore >"$D/restore.out" 2>&1
 			rc=$?
-			check "harness restore (AFFBENCH_JOURNAL) exits 0 (rc $rc: $(tail -n1 "$D/restore.out"))" [ "$rc" = 0 ]
+			check "harness restore (AFFBENCH_JOURNAL) exits 0 (rc $rc: $(tail -n1 "$D/restore.out"))" \
+				[ "$rc" = 0 ]
 			check "harness restore put rq_affinity back to $orig ($(cat "$rq_path"))" rq_is "$orig"
 		else
 			# what every ./runme.sh does before it builds and measures
 			"$TOP/runme.sh" --restore-only >"$D/runme.out" 2>&1
 			rc=$?
 			check "runme.sh --restore-only exits 0 (rc $rc: $(tail -n1 "$D/runme.out"))" [ "$rc" = 0 ]
-			check "runme.sh put rq_affinity back to $orig ($(cat "$rq_path")): $(grep restored "$D/runme.out")" \
+			restored=$(grep restored "$D/runme.out")
+			check "runme.sh put rq_affinity back to $orig ($(cat "$rq_path")): $restored" \
 				rq_is "$orig"
 		fi
 		check "SIGKILL ($how): raw.csv still valid" raw_valid "$D/kill-$how"
@@ -307,7 +318,8 @@ PLAN
 	fuse_checks dstop "no progress|hangs"
 	took=$(awk -F, '$2 == 0 { print $6 }' "$D/dstop/runs.csv")
 	check "dstop: the stopped point ended before its 20 s timeout (took $took s)" le "$took" 20
-	check "dstop: no stopped process left" bash -c "! ps -eo stat=,args= | grep -E '^T' | grep -q cputestfs"
+	check "dstop: no stopped process left" \
+		bash -c "! ps -eo stat=,args= | grep -E '^T' | grep -q cputestfs"
 
 	# the whole benchmark stopped (daemon and client): only the harness's watchdog can act.
 	# 6 s: the healthy points after it (2 s windows) must fit on a busy machine too.

@@ -97,6 +97,7 @@ for sub in run report compare export restore; do
 			"$BIN/harness" "$sub" "$opt" nosuch "$W/nosuch-a" "$W/nosuch-b"
 	done < <(value_sets "$W/h-$sub.help")
 done
-check "harness compare --help: lists --sort's values" grep -q -- '--sort [a-z]*|' "$W/h-compare.help"
+check "harness compare --help: lists --sort's values" \
+	grep -q -- '--sort [a-z]*|' "$W/h-compare.help"
 rm -rf "$W"
 t_done

@@ -37,7 +37,8 @@ check "its hist lines have nine fields: hist,bench,config,rep,metric,unit,lo,hi,
 	/^hist,/ { n++; q = gsub(/"/, "\"")  # a quoted config holds commas
 		   if (!q && NF != 9) bad++; if ($NF !~ /^[0-9]+$/ || $(NF-1) !~ /^[0-9]+$/) bad++ }
 	END { exit !(n > 0 && !bad) }' "$W/on.csv"
-check "records stay six fields beside them" awk -F, '!/^hist,/ && !/"/ && NF != 6 { bad++ } END { exit bad > 0 }' "$W/on.csv"
+check "records stay six fields beside them" \
+	awk -F, '!/^hist,/ && !/"/ && NF != 6 { bad++ } END { exit bad > 0 }' "$W/on.csv"
 
 # p50 <= p90 <= p99 <= p99.9 <= max, per placement, for the call latency and the steps
 ordered() { # CSV CONFIG STEM UNIT
@@ -50,7 +51,8 @@ ordered() { # CSV CONFIG STEM UNIT
 	done
 }
 for pl in ${pls//,/ }; do
-	check "$pl: latency p50 <= p90 <= p99 <= p99.9 <= max" ordered "$W/on.csv" "placement=$pl" latency ns
+	check "$pl: latency p50 <= p90 <= p99 <= p99.9 <= max" \
+		ordered "$W/on.csv" "placement=$pl" latency ns
 	if grep -q ",brk_calls," "$W/on.csv"; then
 		for st in call daemon_wake reply_wake; do
 			check "$pl: brk_$st p50 <= p90 <= p99 <= p99.9 <= max" \
@@ -90,7 +92,8 @@ EOF
 rc=$?
 check "harness run exits 0 (rc $rc)" [ "$rc" = 0 ]
 check "hist.csv has the documented header" \
-	eval '[ "$(head -n1 "$W/run/hist.csv")" = "bench,config,rep,metric,unit,bucket_lo,bucket_hi,count" ]'
+	eval '[ "$(head -n1 "$W/run/hist.csv")" = \
+		"bench,config,rep,metric,unit,bucket_lo,bucket_hi,count" ]'
 check "hist.csv rows: bench cputestfs, rep 1..2, unit ns, lo < hi, count >= 1" awk -F, '
 	NR > 1 { n++; q = (gsub(/"/, "\"") > 0); if (q) next
 		 if ($1 != "cputestfs" || $3 < 1 || $3 > 2 || $5 != "ns" || $6 + 0 >= $7 + 0 || $8 < 1) bad++ }
@@ -99,7 +102,8 @@ check "hist.csv rows: bench cputestfs, rep 1..2, unit ns, lo < hi, count >= 1" a
 # The records' percentiles from the rows: nearest rank, the bucket's middle (docs/records.md).
 from_rows() { # CONFIG METRIC REP P -> the percentile
 	awk -F, -v c="$1" -v m="$2" -v r="$3" -v p="$4" '
-	NR > 1 && $3 == r && $4 == m && index(";" $2 ";", ";" c ";") { lo[++k] = $6; hi[k] = $7; n[k] = $8; tot += $8 }
+	NR > 1 && $3 == r && $4 == m && index(";" $2 ";", ";" c ";") { lo[++k] = $6; hi[k] = $7; n[k] = $8;
+		tot += $8 }
 	END {
 		if (!tot) exit 1
 		rank = p / 100 * tot; if (rank > int(rank)) rank = int(rank) + 1; if (rank < 1) rank = 1
@@ -109,21 +113,27 @@ from_rows() { # CONFIG METRIC REP P -> the percentile
 }
 for p in 50 90 99 99.9; do
 	name=p${p/./}
-	rec=$(awk -F, -v m="latency_${name}_ns" 'NR > 1 && $3 == 1 && $4 == m && /placement=same/ { print $5; exit }' "$W/run/raw.csv")
+	rec=$(awk -F, -v m="latency_${name}_ns" \
+		'NR > 1 && $3 == 1 && $4 == m && /placement=same/ { print $5; exit }' "$W/run/raw.csv")
 	got=$(from_rows placement=same latency 1 "$p")
 	check "latency p$p from hist.csv's rows ($got) is the record's ($rec)" \
 		awk -v a="$got" -v b="$rec" 'BEGIN { exit !(a != "" && b > 0 && (a / b - 1) ^ 2 <= 1e-12) }'
 done
-rec=$(awk -F, 'NR > 1 && $3 == 1 && $4 == "latency_max_ns" && /placement=same/ { print $5; exit }' "$W/run/raw.csv")
-got=$(awk -F, 'NR > 1 && $3 == 1 && $4 == "latency" && /placement=same/ { m = $7 - 1 } END { print m }' "$W/run/hist.csv")
+rec=$(awk -F, 'NR > 1 && $3 == 1 && $4 == "latency_max_ns" && /placement=same/ { print $5; exit }' \
+	"$W/run/raw.csv")
+got=$(awk -F, 'NR > 1 && $3 == 1 && $4 == "latency" &&
+	/placement=same/ { m = $7 - 1 } END { print m }' "$W/run/hist.csv")
 check "latency max from hist.csv ($got) is the record's exact max ($rec)" \
 	awk -v a="$got" -v b="$rec" 'BEGIN { exit !(b > 0 && a == b) }'
 
 check "harness report wrote a CDF script per metric" \
-	eval '[ -f "$W/run/figures/src/cdf-cputestfs-latency.gp" ] && [ -f "$W/run/figures/src/cdf-cputestfs-latency.dat" ]'
+	eval '[ -f "$W/run/figures/src/cdf-cputestfs-latency.gp" ] &&
+		[ -f "$W/run/figures/src/cdf-cputestfs-latency.dat" ]'
 if command -v gnuplot >/dev/null 2>&1; then
 	check "and drew it into details.md's Distributions, not report.md" \
-		eval 'grep -q "^## Distributions" "$W/run/details.md" && grep -q "(figures/cdf-cputestfs-latency.png)" "$W/run/details.md" && [ -s "$W/run/figures/cdf-cputestfs-latency.png" ] && ! grep -q "cdf-" "$W/run/report.md"'
+		eval 'grep -q "^## Distributions" "$W/run/details.md" &&
+			grep -q "(figures/cdf-cputestfs-latency.png)" "$W/run/details.md" &&
+			[ -s "$W/run/figures/cdf-cputestfs-latency.png" ] && ! grep -q "cdf-" "$W/run/report.md"'
 else
 	skip "CDF figures drawn" "gnuplot is not installed"
 fi

@@ -31,7 +31,8 @@ awk -v hdr="$HDR" 'BEGIN { print hdr
 	for (t = 1; t <= 4; t++) for (p = 1; p <= 3; p++) for (r = 1; r <= 2; r++)
 		for (b = 0; b < 40; b++) {
 			s = b % 32; k = int(b / 32) + 5; lo = (32 + s) * 2 ^ (k - 1); hi = lo + 2 ^ (k - 1)
-			printf "ddpar,procs=%d;transport=%s,%d,latency,ns,%d,%d,%d\n", p, tr[t], r, lo, hi, 1 + (t * 7 + p * 3 + b) % 11
+			printf "ddpar,procs=%d;transport=%s,%d,latency,ns,%d,%d,%d\n", p, tr[t], r, lo, hi,
+				1 + (t * 7 + p * 3 + b) % 11
 		} }' >"$W/inorder/hist.csv"
 # the first row of each histogram where it was (the figures keep that order), the rest reversed
 awk -F, 'NR == 1 { print; next } { k = $1 "," $2 "," $4 } !(k in seen) { seen[k] = 1; print; next }
@@ -48,9 +49,11 @@ check "plot draws the rows in order (exit $rc1)" [ "$rc1" = 0 ]
 check "plot draws the shuffled rows (exit $rc2)" [ "$rc2" = 0 ]
 check "a CDF figure of ddpar's latency" [ -s "$W/inorder/figures/src/cdf-ddpar-latency.dat" ]
 for f in cdf-ddpar-latency.dat cdf-ddpar-latency.gp; do
-	check "$f is the same whatever the rows' order" cmp -s "$W/inorder/figures/src/$f" "$W/shuffled/figures/src/$f"
+	check "$f is the same whatever the rows' order" \
+		cmp -s "$W/inorder/figures/src/$f" "$W/shuffled/figures/src/$f"
 done
-check "no row of either was refused" eval '! grep -q "bad row\|skipped" "$W/inorder.err" "$W/shuffled.err"'
+check "no row of either was refused" \
+	eval '! grep -q "bad row\|skipped" "$W/inorder.err" "$W/shuffled.err"'
 
 # ---- counts that would overflow ----
 rundir "$W/overflow"
@@ -58,19 +61,24 @@ awk -v hdr="$HDR" 'BEGIN { print hdr
 	print "ddpar,procs=1;transport=dev,1,latency,ns,992,1008,9007199254740992"	# line 2: 2^53 in a row
 	print "ddpar,procs=1;transport=dev,1,latency,ns,1008,1024,1099511627777"	# line 3: 2^40 + 1
 	for (i = 0; i < 8193; i++)	# lines 4 ..: 2^40 each; the 8193rd would pass 2^53
-		printf "ddpar,procs=2;transport=dev,%d,latency,ns,%d,%d,1099511627776\n", 1 + i % 5, 1024 + 32 * (i % 2), 1056 + 32 * (i % 2)
+		printf "ddpar,procs=2;transport=dev,%d,latency,ns,%d,%d,1099511627776\n", 1 + i % 5,
+			1024 + 32 * (i % 2), 1056 + 32 * (i % 2)
 	print "ddpar,procs=1;transport=dev,1,latency,ns,992,1008,3" }' >"$W/overflow/hist.csv"
 "$H" report "$W/overflow" >/dev/null 2>"$W/overflow.err"
 rc=$?
 check "plot ends (exit $rc)" [ "$rc" = 0 ]
-check "a row of 2^53 is refused with its line" grep -q "hist.csv:2: count is not in 1 .. 2^40" "$W/overflow.err"
-check "a row of 2^40 + 1 is refused with its line" grep -q "hist.csv:3: count is not in 1 .. 2^40" "$W/overflow.err"
+check "a row of 2^53 is refused with its line" \
+	grep -q "hist.csv:2: count is not in 1 .. 2^40" "$W/overflow.err"
+check "a row of 2^40 + 1 is refused with its line" \
+	grep -q "hist.csv:3: count is not in 1 .. 2^40" "$W/overflow.err"
 check "the row that would take a histogram past 2^53 is refused with its line" \
 	grep -q "hist.csv:8196: the histogram's counts add up past 2^53" "$W/overflow.err"
 check "and the three are counted" grep -q "hist.csv: 3 bad rows skipped in all" "$W/overflow.err"
 check "the figure's data holds no inf or nan" \
-	eval '[ -s "$W/overflow/figures/src/cdf-ddpar-latency.dat" ] && ! grep -qi "inf\|nan" "$W/overflow/figures/src/cdf-ddpar-latency.dat"'
-check "its CDF ends at 1" awk 'NF == 2 && $2 > 1 { bad++ } NF == 2 { last = $2 } END { exit bad || last != 1 }' \
+	eval '[ -s "$W/overflow/figures/src/cdf-ddpar-latency.dat" ] &&
+		! grep -qi "inf\|nan" "$W/overflow/figures/src/cdf-ddpar-latency.dat"'
+check "its CDF ends at 1" \
+	awk 'NF == 2 && $2 > 1 { bad++ } NF == 2 { last = $2 } END { exit bad || last != 1 }' \
 	"$W/overflow/figures/src/cdf-ddpar-latency.dat"
 check "the key says n=9007199254740992 and n=3" \
 	eval 'grep -q "n=9007199254740992'"'"'" "$W/overflow/figures/src/cdf-ddpar-latency.gp" &&
@@ -83,7 +91,8 @@ printf '%s\n' "$HDR" 'ddpar,procs=1,1,latency,ns,992,1008,1' \
 "$H" report "$W/top" >/dev/null 2>"$W/top.err"
 check "a CDF up to the top bucket ends at its edge, x rising" awk '
 	NF == 2 { if ($1 + 0 < last) bad++; last = $1 + 0; x = $1; y = $2 }
-	END { exit bad || x != "18446744073709551615" || y != 1 }' "$W/top/figures/src/cdf-ddpar-latency.dat"
+	END { exit bad || x != "18446744073709551615" || y != 1 }' \
+		"$W/top/figures/src/cdf-ddpar-latency.dat"
 
 # ---- one unit a metric ----
 rundir "$W/units"

@@ -69,14 +69,16 @@ mkdir -p "$R"
 		for idle in "idle=poll;" ""; do
 			for pl in same other; do
 				v=10000; [ "$pl" = same ] && v=100000; [ -n "$idle" ] && v=$((v * 3 + 7))
-				echo "cputestfs,baseline=fuse;client_cpu=1;clients=1;daemon=single;daemon_cpu=1;${idle}placement=$pl;transport=libfuse,$rep,stat_per_s,$v,1/s"
+				echo "cputestfs,baseline=fuse;client_cpu=1;clients=1;daemon=single;$(
+					)daemon_cpu=1;${idle}placement=$pl;transport=libfuse,$rep,stat_per_s,$v,1/s"
 			done
 		done
 	done
 } >"$R/raw.csv"
 "$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 rc=$?
-check "harness report of as-found and poll records: exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
+check "harness report of as-found and poll records: exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" \
+	[ "$rc" = 0 ]
 check "the post's table reads as-found's same, not poll's" \
 	grep -Eq '^stat calls/s +100000 +\(median' "$R/tables.md"
 check "every configuration has an idle column: as-found and poll rows apart" eval \
@@ -95,8 +97,10 @@ FD=("$BIN/fdget" --op pread --mode single --spawn 0 --duration 0.05 --repeat 1 -
 expect_rc "--idle haltpoll:200000 under the driver intel_idle: exit 4, one line" 4 \
 	env AFFBENCH_SYSROOT="$FAKE" "${FD[@]}" --idle haltpoll:200000
 err=$(AFFBENCH_SYSROOT="$FAKE" "${FD[@]}" --idle haltpoll:200000 2>&1 >/dev/null)
-check "the skip says the driver is not haltpoll ($err)" eval '[[ $err == *"intel_idle, not haltpoll"* ]]'
-check "the skip changed no guest_halt_poll_ns (${hp_before:-none})" [ "$(cat "$HP" 2>/dev/null)" = "$hp_before" ]
+check "the skip says the driver is not haltpoll ($err)" \
+	eval '[[ $err == *"intel_idle, not haltpoll"* ]]'
+check "the skip changed no guest_halt_poll_ns (${hp_before:-none})" \
+	[ "$(cat "$HP" 2>/dev/null)" = "$hp_before" ]
 check "the skip journaled nothing" eval '! grep -qs guest_halt_poll_ns "$AFFBENCH_JOURNAL"'
 expect_rc "--idle poll without $QOS: exit 4, one line" 4 \
 	env AFFBENCH_SYSROOT="$FAKE" "${FD[@]}" --idle poll
@@ -114,7 +118,8 @@ for v in poll max-latency:7; do
 		eval '[[ $err == *"no cpuidle driver"* ]]'
 	check "--idle $v with no cpuidle driver: the line says what would act ($err)" \
 		eval '[[ $err == *"--idle busy"* ]]'
-	check "--idle $v with no cpuidle driver: nothing written to the device" [ ! -s "$FAKE/dev/cpu_dma_latency" ]
+	check "--idle $v with no cpuidle driver: nothing written to the device" \
+		[ ! -s "$FAKE/dev/cpu_dma_latency" ]
 done
 mkdir -p "$FAKE/proc"
 echo "root=/dev/vda idle=poll quiet" >"$FAKE/proc/cmdline"
@@ -130,7 +135,8 @@ echo intel_idle >"$FAKE/sys/devices/system/cpu/cpuidle/current_driver"
 rm -f "$FAKE/proc/cmdline"
 AFFBENCH_SYSROOT="$FAKE" "${FD[@]}" --idle max-latency:7 >"$W/fake.csv" 2>"$W/fake.err"
 rc=$?
-check "--idle max-latency:7 under intel_idle (fake tree): exit 0 (got $rc: $(tail -n1 "$W/fake.err"))" [ "$rc" = 0 ]
+check "--idle max-latency:7 under intel_idle (fake tree): exit 0 (got $rc: $(
+	)$(tail -n1 "$W/fake.err"))" [ "$rc" = 0 ]
 check "--idle max-latency:7 under intel_idle: the device got the limit 7" \
 	[ "$(od -An -t d4 -N4 "$FAKE/dev/cpu_dma_latency" | tr -d ' ')" = 7 ]
 
@@ -147,14 +153,16 @@ check "--idle busy: each timed repetition records the spinners' CPU time ($n of 
 check "--idle busy: the spinners' share is within 0-100%" awk -F, '
 	$(NF-2) == "mon_spinner_cpu_pct" { v = $(NF-1) + 0; if (v < 0 || v > 100) bad = 1; n++ }
 	END { exit bad || !n }' "$W/busy.csv"
-check "--idle busy: no spinner left after the run ($(spinners), $sp_before before)" [ "$(spinners)" = "$sp_before" ]
+check "--idle busy: no spinner left after the run ($(spinners), $sp_before before)" \
+	[ "$(spinners)" = "$sp_before" ]
 "${FD[@]}" --idle as-found >"$W/nobusy.csv" 2>/dev/null
 check "--idle as-found: no spinner records" eval \
 	'grep -q "^fdget," "$W/nobusy.csv" && ! grep -q ",mon_spinner_cpu_pct," "$W/nobusy.csv"'
 "${FD[@]}" --idle busy --duration 1 --repeat 20 >/dev/null 2>&1 &
 bp=$!
 for _ in 1 2 3 4 5 6 7 8 9 10; do [ "$(spinners)" -ge $((sp_before + 2)) ] && break; sleep 0.2; done
-check "--idle busy: while it runs, its spinner process runs beside it ($(spinners), $sp_before before)" \
+check "--idle busy: while it runs, its spinner process runs beside it $(
+	)($(spinners), $sp_before before)" \
 	[ "$(spinners)" -ge $((sp_before + 2)) ]
 kill -KILL "$bp" 2>/dev/null
 wait "$bp" 2>/dev/null
@@ -171,7 +179,8 @@ drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null)
 if [ -z "$drv" ] || [ "$drv" = none ]; then
 	# Nothing reads the limit here: the product refuses, and what a hold does is checked
 	# above on a fake tree and by the emulated guests that have a driver.
-	expect_rc "this machine has no cpuidle driver: --idle poll exits 4, one line" 4 "${FD[@]}" --idle poll
+	expect_rc "this machine has no cpuidle driver: --idle poll exits 4, one line" \
+		4 "${FD[@]}" --idle poll
 	check "no cpuidle driver: --idle poll left no PM QoS request" eval \
 		'[ "$(od -An -t d4 -N4 "$QOS" | tr -d " ")" -gt 0 ]'
 	skip "--idle poll and max-latency holding the limit on this machine" \
@@ -210,15 +219,18 @@ run_watch poll 0
 check "--idle poll: exit 0 (got $rc: $(tail -n1 "$W/run.err"))" [ "$rc" = 0 ]
 check "--idle poll: the CPU latency limit read 0 during the run" [ "$seen" = yes ]
 check "--idle poll: records carry idle=poll" grep -q '^fdget,idle=poll;' "$W/run.csv"
-check "--idle poll: every record carries it" eval '! tail -n +2 "$W/run.csv" | grep -v -q "idle=poll"'
+check "--idle poll: every record carries it" \
+	eval '! tail -n +2 "$W/run.csv" | grep -v -q "idle=poll"'
 check "--idle poll: the limit after the run is as before ($(qos_now), was $qos_before)" \
 	[ "$(qos_now)" = "$qos_before" ]
-check "--idle poll: no PM QoS request held after the run ($(holders) holders, $holders_before before)" \
+check "--idle poll: no PM QoS request held after the run $(
+	)($(holders) holders, $holders_before before)" \
 	[ "$(holders)" = "$holders_before" ]
 run_watch max-latency:7 7
 check "--idle max-latency:7: exit 0, the limit read 7 during the run (rc $rc, seen $seen)" \
 	eval '[ "$rc" = 0 ] && [ "$seen" = yes ]'
-check "--idle max-latency:7: records carry idle=max-latency:7" grep -q 'idle=max-latency:7;' "$W/run.csv"
+check "--idle max-latency:7: records carry idle=max-latency:7" \
+	grep -q 'idle=max-latency:7;' "$W/run.csv"
 check "--idle max-latency:7: the limit after the run is as before" [ "$(qos_now)" = "$qos_before" ]
 "${FD[@]}" --idle as-found >"$W/found.csv" 2>/dev/null
 check "--idle as-found: records carry no idle key" eval \
@@ -238,7 +250,8 @@ if [ -w /dev/fuse ]; then
 fi
 
 # ---- haltpoll:NS on the real knob, where the haltpoll driver is in use ----
-if ! drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null) || [ "$drv" != haltpoll ] ||
+if ! drv=$(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null) ||
+	[ "$drv" != haltpoll ] ||
 	[ "$(cat /sys/devices/system/cpu/cpuidle/current_governor 2>/dev/null)" != haltpoll ] ||
 	[ ! -w "$HP" ]; then
 	skip "--idle haltpoll:NS on this machine" "the cpuidle driver is ${drv:-none}, not haltpoll"
@@ -260,7 +273,8 @@ wait "$bp"
 rc=$?
 check "--idle haltpoll:$ns: exit 0 (got $rc: $(tail -n1 "$W/hp.err"))" [ "$rc" = 0 ]
 check "--idle haltpoll:$ns: guest_halt_poll_ns read $ns during the run" [ "$seen" = yes ]
-check "--idle haltpoll:$ns: records carry idle=haltpoll:$ns" grep -q "idle=haltpoll:$ns;" "$W/hp.csv"
+check "--idle haltpoll:$ns: records carry idle=haltpoll:$ns" \
+	grep -q "idle=haltpoll:$ns;" "$W/hp.csv"
 check "--idle haltpoll:$ns: guest_halt_poll_ns is back to $hp_before at exit ($(cat "$HP"))" \
 	[ "$(cat "$HP")" = "$hp_before" ]
 
@@ -273,9 +287,11 @@ check "SIGKILL mid-run: guest_halt_poll_ns was $ns when killed" [ "$seen" = yes 
 check "SIGKILL: nothing restored guest_halt_poll_ns yet ($(cat "$HP"))" [ "$(cat "$HP")" = "$ns" ]
 check "SIGKILL: the journal holds guest_halt_poll_ns = $hp_before" \
 	grep -q "	$HP	$hp_before\$" "$AFFBENCH_JOURNAL"
-"$BIN/harness" restore --workdir "$AFFBENCH_WORKDIR" --journal "$AFFBENCH_JOURNAL" >"$W/restore.out" 2>&1
+"$BIN/harness" restore --workdir "$AFFBENCH_WORKDIR" --journal "$AFFBENCH_JOURNAL" \
+	>"$W/restore.out" 2>&1
 rc=$?
-check "harness restore after the SIGKILL: exit 0 (got $rc: $(tail -n1 "$W/restore.out"))" [ "$rc" = 0 ]
+check "harness restore after the SIGKILL: exit 0 (got $rc: $(tail -n1 "$W/restore.out"))" \
+	[ "$rc" = 0 ]
 check "harness restore: guest_halt_poll_ns is back as found ($(cat "$HP"), was $hp_before)" \
 	[ "$(cat "$HP")" = "$hp_before" ]
 check "SIGKILL: no PM QoS request held" eval '[ "$(holders)" = "$holders_before" ]'

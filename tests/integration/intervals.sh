@@ -26,13 +26,15 @@ bench() {
 		eval '[ "$rc" = 0 ] || [ "$rc" = 1 ]'
 	check "$b --repeat 2 prints its tables" [ -s "$W/$b.txt" ]
 	(cd "$W" && timeout 300 "$BIN/$b" --repeat 2 --quiet "$@" --format csv >"$W/$b.csv" 2>>"$W/$b.err")
-	if [ -s "$W/run/raw.csv" ]; then tail -n +2 "$W/$b.csv"; else cat "$W/$b.csv"; fi >>"$W/run/raw.csv"
+	if [ -s "$W/run/raw.csv" ]; then tail -n +2 \
+		"$W/$b.csv"; else cat "$W/$b.csv"; fi >>"$W/run/raw.csv"
 }
 
 # A bracket of two numbers on a line that says "95% CI", or a header that
 # promises one, where only 2 repetitions exist.
 calls_minmax_ci() {
-	grep -nE '\[-?[0-9][^],]*, -?[0-9][^]]*\][^|]*95% CI|\[95% CI|95% CI\]|95% CI of the median\)|bars: 95% CI' "$@"
+	grep -nE -e '\[-?[0-9][^],]*, -?[0-9][^]]*\][^|]*95% CI' \
+		-e '\[95% CI|95% CI\]|95% CI of the median\)|bars: 95% CI' "$@"
 }
 
 bench cputestfs --placement same,other --duration 0.2
@@ -42,7 +44,8 @@ bench sqrtio --duration 0.2
 
 for f in "$W"/*.txt; do
 	b=$(basename "$f" .txt)
-	check "$b --repeat 2: no min-max called a 95% CI$(calls_minmax_ci "$f" | head -1 | sed 's/^/: /')" \
+	check "$b --repeat 2: no min-max called a 95% $(
+		)CI$(calls_minmax_ci "$f" | head -1 | sed 's/^/: /')" \
 		eval '! calls_minmax_ci "$f" >/dev/null'
 	check "$b: its tables show no nan$(grep -nw nan "$f" | head -1 | sed 's/^/: /')" \
 		eval '! grep -qw nan "$f"'
@@ -66,18 +69,23 @@ done
 check "cputestfs same,other: a same / other ratio line" \
 	grep -qE '^- same / other CPU \(daemon single\): [0-9.]+x' "$W/cputestfs.txt"
 check "cputestfs same,other: the missing baseline is said to be not measured" \
-	grep -q '^- with / without cpu affinity (daemon single): not compared, placement none was not measured in this run' "$W/cputestfs.txt"
+	grep -q "^- with / without cpu affinity (daemon single): not compared, $(
+		)placement none was not measured in this run" "$W/cputestfs.txt"
 # the post's block: its three numbers end in one column
-check "cputestfs: the post's numbers are aligned" eval '[ "$(grep -E "^(same  cpu|other cpu|stat calls/s)" \
-	"$W/cputestfs.txt" | sed -E "s/^([^0-9]*[0-9.]+).*/\1/" | awk "{ print length }" | sort -u | wc -l)" = 1 ]'
-check "cputestfs labels its intervals min-max" grep -q "min-max, fewer than 6 repetitions" "$W/cputestfs.txt"
+check "cputestfs: the post's numbers are aligned" \
+	eval '[ "$(grep -E "^(same  cpu|other cpu|stat calls/s)" \
+	"$W/cputestfs.txt" | sed -E "s/^([^0-9]*[0-9.]+).*/\1/" | awk "{ print length }" |
+	sort -u | wc -l)" = 1 ]'
+check "cputestfs labels its intervals min-max" \
+	grep -q "min-max, fewer than 6 repetitions" "$W/cputestfs.txt"
 
 "$BIN/harness" report "$W/run" >/dev/null 2>"$W/plot.err"
 check "harness report of the --repeat 2 records writes tables.md and report.md" \
 	[ -s "$W/run/tables.md" -a -s "$W/run/report.md" ]
 for f in "$W"/run/tables.md "$W"/run/report.md "$W"/run/figures/src/*.gp; do
 	[ -f "$f" ] || continue
-	check "$(basename "$f"): no min-max called a 95% CI$(calls_minmax_ci "$f" | head -1 | sed 's/^/: /')" \
+	check "$(basename "$f"): no min-max called a 95% $(
+		)CI$(calls_minmax_ci "$f" | head -1 | sed 's/^/: /')" \
 		eval '! calls_minmax_ci "$f" >/dev/null'
 done
 for f in "$W"/run/figures/src/*.gp; do
@@ -86,7 +94,8 @@ for f in "$W"/run/figures/src/*.gp; do
 	*_brk*.gp) check "$(basename "$f"): its key says the bars are step means" \
 		grep -q "key title 'bars: step means'" "$f"; continue ;;
 	esac
-	check "$(basename "$f"): its key says what the bars are" grep -q "key title 'error bars: min-max" "$f"
+	check "$(basename "$f"): its key says what the bars are" grep -q "key title 'error bars: min-max" \
+		"$f"
 done
 check "tables.md shows no nan" eval '! grep -qw nan "$W/run/tables.md"'
 t_done

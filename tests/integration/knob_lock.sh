@@ -38,8 +38,10 @@ entry "$S" "$HP" 200000 >"$J"
 echo 12345 >"$FAKE$HP"
 restore
 rc=$?
-check "restore with a running sleep's pid in the entry: exit 0 (got $rc: $(cat "$D/err"))" [ "$rc" = 0 ]
-check "... guest_halt_poll_ns is back at 200000 ($(cat "$FAKE$HP"))" [ "$(cat "$FAKE$HP")" = 200000 ]
+check "restore with a running sleep's pid in the entry: exit 0 (got $rc: $(cat "$D/err"))" \
+	[ "$rc" = 0 ]
+check "... guest_halt_poll_ns is back at 200000 ($(cat "$FAKE$HP"))" \
+	[ "$(cat "$FAKE$HP")" = 200000 ]
 check "... it says so" grep -q "1 knob(s) restored" "$D/err"
 check "... the entry is gone" test ! -e "$J"
 check "... the sleep still runs (it was never the writer)" kill -0 "$S"

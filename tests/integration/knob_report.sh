@@ -17,7 +17,8 @@ export AFFBENCH_PLOT_TEXT=1	# text plots: fast, no PNG needed
 
 R=$D/run
 mkdir -p "$R"
-{ head -n1 "$TOP/results/reference/raw.csv"; grep '^fdget,' "$TOP/results/reference/raw.csv" | head -n 20; } >"$R/raw.csv"
+{ head -n1 "$TOP/results/reference/raw.csv"; grep '^fdget,' "$TOP/results/reference/raw.csv" |
+	head -n 20; } >"$R/raw.csv"
 
 # A CPU list of 250 bytes, as smp_affinity_list prints a scattered mask (a value
 # is at most 255 bytes: lib/knob). Its changed copy differs only in the last CPU.
@@ -31,7 +32,8 @@ knobs() {
 	printf 'knob %-6s %s = %s\n' "$when" /sys/block/nvme0n1/queue/rq_affinity 1 \
 		"$when" /sys/block/nvme1n1/queue/rq_affinity 1
 	# enable_uring appears once a benchmark loaded the fuse module: no value before
-	[ "$when" = after ] && printf 'knob %-6s %s = %s\n' after /sys/module/fuse/parameters/enable_uring N
+	[ "$when" = after ] && printf 'knob %-6s %s = %s\n' after \
+		/sys/module/fuse/parameters/enable_uring N
 	for ((i = 24; i < 324; i++)); do
 		v=$((i % 256))
 		[ "$i" = 101 ] && v=$long
@@ -45,7 +47,8 @@ irqs=$(seq -s, 24 323)
 {
 	printf '%-14s %s\n' date "2026-12-01 12:00:00 +0000" allowed_cpus "0-255 (256)" \
 		online_cpus 0-255 loadavg "0.00 0.00 0.00 1/100 1" sqrtio_disk nvme0n1 sqrtio_irqs "$irqs"
-	for ((i = 24; i < 324; i++)); do printf '%-14s /proc/irq/%d/smp_affinity_list\n' sqrtio_knob "$i"; done
+	for ((i = 24; i < 324; i++)); do printf '%-14s /proc/irq/%d/smp_affinity_list\n' sqrtio_knob \
+		"$i"; done
 	# A discovery's long line: 8 x 1023 bytes, then text that reads like a knob line to
 	# a reader taking 1023 bytes at a time.
 	printf '%-14s %s%s\n' sqrtio_note "$(printf '%08169d' 0)" \
@@ -60,10 +63,12 @@ irqs=$(seq -s, 24 323)
 
 "$H" report "$R" >"$D/plot.out" 2>&1
 rc=$?
-check "harness report of the 256-CPU fixture: exit 0 (got $rc: $(tail -n1 "$D/plot.out"))" [ "$rc" = 0 ]
+check "harness report of the 256-CPU fixture: exit 0 (got $rc: $(tail -n1 "$D/plot.out"))" \
+	[ "$rc" = 0 ]
 grep 'knob not as before' "$R/report.md" >"$D/warned" 2>/dev/null
 n=$(grep -c . "$D/warned")
-check "303 knobs: exactly 2 warned, the two changed (got $n: $(cut -c1-120 "$D/warned" | tr '\n' ';'))" \
+got=$(cut -c1-120 "$D/warned" | tr '\n' ';')
+check "303 knobs: exactly 2 warned, the two changed (got $n: $got)" \
 	[ "$n" = 2 ]
 check "IRQ 200, moved to 5, is warned with its value before (0-255)" \
 	grep -qF '/proc/irq/200/smp_affinity_list = 5 (before: 0-255)' "$D/warned"

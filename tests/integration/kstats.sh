@@ -28,7 +28,8 @@ if ! AFFBENCH_KSTATS_FORCE= "$CFS" --kstats on --placement same --duration $WIN 
 	t_done
 fi
 
-"$CFS" --kstats on --placement same,none --duration $WIN --repeat 1 --quiet --format csv >"$W/c.csv" 2>"$W/c.err"
+"$CFS" --kstats on --placement same,none --duration $WIN --repeat 1 --quiet --format csv \
+	>"$W/c.csv" 2>"$W/c.err"
 rc=$?
 check "cputestfs --kstats on runs (exit $rc)" eval '[ "$rc" = 0 ] && [ -s "$W/c.csv" ]'
 for pl in same none; do
@@ -45,7 +46,9 @@ check "placement same: every request ended on the CPU that queued it (got $s%)" 
 # kernel records share the timed records' config and repetition number.
 "$CFS" --kstats on --placement same --duration $WIN --repeat 2 --format csv >"$W/i.csv" 2>"$W/i.err"
 rc=$?
-order=$(sed -n 's/^cputestfs: rep \([0-9]\)\/2 placement=same\(, instrumented\)\{0,1\} client_cpu=.*/\1\2/p' "$W/i.err" | tr '\n' ' ')
+rep_line='s/^cputestfs: rep \([0-9]\)\/2 placement=same\(, instrumented\)\{0,1\} '
+rep_line+='client_cpu=.*/\1\2/p'
+order=$(sed -n "$rep_line" "$W/i.err" | tr '\n' ' ')
 check "--kstats on: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "--kstats on: rep 1, rep 1 instrumented, rep 2, rep 2 instrumented (got '$order')" \
 	[ "$order" = "1 1, instrumented 2 2, instrumented " ]
@@ -76,11 +79,13 @@ if [ -x "$BPFTOOL" ] && "$BPFTOOL" perf list >/dev/null 2>&1; then
 		sleep 0.8	# into the timed repetition's 2 s
 		if attached; then timed=attached; else timed=detached; fi
 		# the instrumented repetition: attached at some moment of its 2 s
-		if wait_until 30 next_daemon && wait_until 4 attached; then instr=attached; else instr=detached; fi
+		if wait_until 30 next_daemon && wait_until 4 \
+			attached; then instr=attached; else instr=detached; fi
 	fi
 	wait $bp
 	rc=$?
-	check "timed repetition: no probe attached (got $timed, exit $rc)" eval '[ "$timed" = detached ] && [ "$rc" = 0 ]'
+	check "timed repetition: no probe attached (got $timed, exit $rc)" \
+		eval '[ "$timed" = detached ] && [ "$rc" = 0 ]'
 	check "instrumented repetition: probes attached (got $instr)" [ "$instr" = attached ]
 else
 	skip "probes attached only while instrumented" "no usable bpftool"
@@ -94,7 +99,8 @@ v=$(csv_value "$W/d.csv" "clone_fd=on" kernel_us_per_req)
 check "ddpar reports kernel_us_per_req (got '$v')" [ -n "$v" ]
 v=$(csv_value "$W/d.csv" "clone_fd=on" spin_us_per_req)
 if [ -n "$v" ]; then
-	check "ddpar's spin_us_per_req, where written, is above 0 (got $v)" awk -v x="$v" 'BEGIN { exit !(x > 0) }'
+	check "ddpar's spin_us_per_req, where written, is above 0 (got $v)" \
+		awk -v x="$v" 'BEGIN { exit !(x > 0) }'
 else
 	check "ddpar says why spin_us_per_req is not written (no spinlock event: not a 0)" \
 		grep -q "spin_us_per_req not counted: lock:contention_begin saw no spinlock wait" "$W/d.err"
@@ -105,12 +111,15 @@ for force in nobpf notracepoint eperm; do
 	AFFBENCH_KSTATS_FORCE=$force "$CFS" --placement same --duration $WIN --repeat 1 --format csv \
 		>"$W/f.csv" 2>"$W/f.err"
 	rc=$?
-	check "forced $force, --kstats auto: run ok, reason given, no kernel_* written (exit $rc: $(tail -n1 "$W/f.err"))" \
-		eval '[ "$rc" = 0 ] && grep -q stat_per_s "$W/f.csv" && ! grep -q kernel_ "$W/f.csv" && grep -q "kernel statistics" "$W/f.err"'
+	last=$(tail -n1 "$W/f.err")
+	check "forced $force, --kstats auto: run ok, reason given, no kernel_* written (exit $rc: $last)" \
+		eval '[ "$rc" = 0 ] && grep -q stat_per_s "$W/f.csv" && ! grep -q kernel_ "$W/f.csv" &&
+			grep -q "kernel statistics" "$W/f.err"'
 	AFFBENCH_KSTATS_FORCE=$force expect_rc "forced $force, --kstats on: skipped" 4 \
 		"$CFS" --kstats on --placement same --duration 0.2 --repeat 1 --quiet
 done
-"$CFS" --kstats off --placement same --duration $WIN --repeat 1 --quiet --format csv >"$W/o.csv" 2>&1
+"$CFS" --kstats off --placement same --duration $WIN --repeat 1 --quiet --format csv \
+	>"$W/o.csv" 2>&1
 check "--kstats off writes no kernel_* metric" eval '! grep -q kernel_ "$W/o.csv"'
 check "no FUSE mount left" no_fuse_left
 t_done

@@ -24,8 +24,9 @@ mkdir -p "$W"
 # CPU 0 alone, every wait slept (12 and 3.2 with idle=poll); the futex's 60 and 15, 60% of
 # its waits slept (a mix, which the split never uses). The split: 0.2 + (80 - 20 - 0.2 =
 # 59.8) + 29.9 = 89.9 us. SPLIT neg: the pipe's round trip between the CPUs 150 us (crossing
-# would cost more than the whole difference); below: on CPU 0 alone -20 us; fast: other 120000/s (faster than same); mix:
-# the pipe's waits 70% slept too; flag: the line's window had 3 involuntary switches.
+# would cost more than the whole difference); below: on CPU 0 alone -20 us; fast: other 120000/s
+# (faster than same); mix: the pipe's waits 70% slept too; flag: the line's window had 3
+# involuntary switches.
 # BRK 0: no breakdown; 1: libfuse's wake-up steps (daemon_wake + reply_wake) per call
 # other 100 us x 80% less same 10 us x 20% = 78 us as found (the split: 59.8, agree),
 # 12 us x 50% - 2 = 4 us with idle=poll (the split: 8.6, disagree); 2: 100 x 40% - 2 =
@@ -101,52 +102,70 @@ rc=$?
 check "harness report of lever records: exit 0 (got $rc: $(tail -n1 "$W/plot.err"))" [ "$rc" = 0 ]
 T=$R/tables.md
 # cell ROW COL FILE: the number in column COL of the levers table's row ROW
-cell() { awk -F' *\\| *' -v row="$1" -v col="$2" '$2 == row { split($col, a, /[ ;\[]/); print a[1]; exit }' "$3"; }
-check "the levers table is in tables.md" grep -q '^| lever | other/same (libfuse) | none/same (libfuse) |' "$T"
-check "as found: other/same 0.1 from the records ($(cell "as found" 3 "$T"))" within "$(cell "as found" 3 "$T")" 0.099 0.101
-check "idle=poll: other/same 0.85 ($(cell idle=poll 3 "$T"))" within "$(cell idle=poll 3 "$T")" 0.849 0.851
-check "idle=poll: none/same 0.9 ($(cell idle=poll 4 "$T"))" within "$(cell idle=poll 4 "$T")" 0.899 0.901
-check "idle=poll closes 83% of other/same's gap" grep -Eq '^\| idle=poll \| 0\.85 \[[^]]*\]; 83% \|' "$T"
+cell() { awk -F' *\\| *' -v row="$1" -v col="$2" \
+	'$2 == row { split($col, a, /[ ;\[]/); print a[1]; exit }' "$3"; }
+check "the levers table is in tables.md" \
+	grep -q '^| lever | other/same (libfuse) | none/same (libfuse) |' "$T"
+check "as found: other/same 0.1 from the records ($(cell "as found" 3 "$T"))" within \
+	"$(cell "as found" 3 "$T")" 0.099 0.101
+check "idle=poll: other/same 0.85 ($(cell idle=poll 3 "$T"))" within "$(cell idle=poll 3 "$T")" \
+	0.849 0.851
+check "idle=poll: none/same 0.9 ($(cell idle=poll 4 "$T"))" within "$(cell idle=poll 4 "$T")" \
+	0.899 0.901
+check "idle=poll closes 83% of other/same's gap" \
+	grep -Eq '^\| idle=poll \| 0\.85 \[[^]]*\]; 83% \|' "$T"
 check "daemon_wait=spin:50: dev's other/same 0.182 ($(cell daemon_wait=spin:50 5 "$T"))" \
 	within "$(cell daemon_wait=spin:50 5 "$T")" 0.18 0.184
-check "daemon_wait=spin:50 costs 9 us of server CPU a request ($(cell daemon_wait=spin:50 7 "$T"))" \
+check "daemon_wait=spin:50 costs 9 us of server CPU a request $(
+	)($(cell daemon_wait=spin:50 7 "$T"))" \
 	within "$(cell daemon_wait=spin:50 7 "$T")" 8.99 9.01
 check "idle=poll: the CPUs never idle, POLL used ($(cell idle=poll 8 "$T"))" eval \
 	'within "$(cell idle=poll 8 "$T")" 0 0 && grep -Eq "^\| idle=poll \|.*\| POLL 97% \|$" "$T"'
-part() { awk -F' *\\| *' -v p="$1" 'index($2, p) == 1 { split($3, a, " "); print a[1]; exit }' "$2"; }
-c=$(part "cache transfers" "$T"); k=$(part "wake-ups crossing adds" "$T"); u=$(part "FUSE's own" "$T")
+part() { awk -F' *\\| *' -v p="$1" 'index($2, p) == 1 { split($3, a, " "); print a[1]; exit }' \
+	"$2"; }
+c=$(part "cache transfers" "$T"); k=$(part "wake-ups crossing adds" "$T"); u=$(part "FUSE's own" \
+	"$T")
 d=$(part "other minus same" "$T"); kp=$(part "wake-ups with idle" "$T")
 check "split: cache 0.201 us (cpupair's line round trip, $c)" within "$c" 0.2 0.202
 check "split: wake-ups 59.8 us (pipe between the CPUs less on CPU 0 alone, less line, $k)" \
 	within "$k" 59.7 59.9
 check "split: other minus same = 1e6/10010 - 1e6/100010 = 89.9 us ($d)" within "$d" 89.8 90.0
 check "split: the three parts sum to other minus same ($c + $k + $u = $d)" \
-	within "$(awk -v a="$c" -v b="$k" -v x="$u" 'BEGIN { print a + b + x }')" "$(awk -v v="$d" 'BEGIN { print v - 0.2 }')" "$(awk -v v="$d" 'BEGIN { print v + 0.2 }')"
+	within "$(awk -v a="$c" -v b="$k" -v x="$u" 'BEGIN { print a + b + x }')" \
+		"$(awk -v v="$d" 'BEGIN { print v - 0.2 }')" "$(awk -v v="$d" 'BEGIN { print v + 0.2 }')"
 check "split: wake-ups with idle polling 12 - 3.2 - 0.2 = 8.6 us ($kp)" within "$kp" 8.5 8.7
 check "the split's stacked bar is drawn (or its script written without gnuplot)" eval \
-	'[ -s "$R/figures/src/cputestfs_split.gp" ] && grep -q rowstacked "$R/figures/src/cputestfs_split.gp" &&
+	'[ -s "$R/figures/src/cputestfs_split.gp" ] &&
+		grep -q rowstacked "$R/figures/src/cputestfs_split.gp" &&
 	 { ! command -v gnuplot >/dev/null || [ -s "$R/figures/cputestfs_split.png" ]; }'
 check "report.md names the cheapest lever" \
-	grep -q '^Here, idle=poll closes 83% of the gap of other/same (libfuse) (0.1 as found, 0.85 with it)' "$R/report.md"
-check "report.md gives the split in a sentence" grep -q '^Of the 89.9 us a stat() served on CPU 1' "$R/report.md"
+	grep -q "^Here, idle=poll closes 83% of the gap of other/same (libfuse) $(
+		)(0.1 as found, 0.85 with it)" "$R/report.md"
+check "report.md gives the split in a sentence" \
+	grep -q '^Of the 89.9 us a stat() served on CPU 1' "$R/report.md"
 
 # The check against the breakdown: BRK_AF, BRK_POLL: the wording expected as found and
 # with idle polling (agrees / does not agree); the numbers from the records.
 b=$(part "breakdown's wake-up steps, other" "$T"); bp=$(part "breakdown's wake-up steps with" "$T")
-check "check: the breakdown's wake-up steps, other less same, 78 us per call ($b)" within "$b" 77.9 78.1
+check "check: the breakdown's wake-up steps, other less same, 78 us per call ($b)" \
+	within "$b" 77.9 78.1
 check "check: with idle polling 4 us per call ($bp)" within "$bp" 3.99 4.01
 # said N WORD FILE: the check's sentence (as found, or with idle polling when N=1) says WORD
 said() {
 	local lead=" The breakdown's" m
 	[ "$1" = 1 ] && lead=" With idle polling the breakdown's"
-	m=$(grep -o "$lead wake-up steps (daemon_wake and reply_wake, instrumented repetitions) took [^(]*([^)]*)[^.]*" "$3")
+	m=$(grep -o "$lead wake-up steps (daemon_wake and reply_wake, instrumented repetitions) took $(
+		)[^(]*([^)]*)[^.]*" "$3")
 	case $2 in
 	agree) [[ $m == *", which agrees with the split's "*"(within a factor of 1.5 either way)"* ]] ;;
-	disagree) [[ $m == *"which does not agree with the split's "*"(not within a factor of 1.5 either way): the split's wake-up part"*"is an estimate, to be read with care"* ]] ;;
+	disagree) [[ $m == *"which does not agree with the split's "*"(not within a factor of 1.5 either $(
+		)way): the split's wake-up part"*"is an estimate, to be read with care"* ]] ;;
 	esac
 }
 check "check: as found, report.md says the split's 59.8 us and the breakdown's 78 agree" eval \
-	'said 0 agree "$R/report.md" && grep -q "took 78\(\.0\)\? us more per call on other than on same, which agrees with the split.s 59.8 us" "$R/report.md"'
+	'said 0 agree "$R/report.md" &&
+	 grep -q "took 78\(\.0\)\? us more per call on other than on same, $(
+		)which agrees with the split.s 59.8 us" "$R/report.md"'
 check "check: with idle polling, report.md says 8.6 and 4 do not agree" eval \
 	'said 1 disagree "$R/report.md" && ! said 1 agree "$R/report.md"'
 check "check: tables.md says the same under the split" eval \
@@ -177,7 +196,8 @@ check "split: each part carries its interval (tables.md)" eval \
 	'grep -Eq "^\| cache transfers \(cache-line round trip\) \| 0\.201 us \[0\.2, 0\.202\] \|" "$T" &&
 	 grep -Eq "^\| FUSE.s own path \(what remains\) \| [0-9.]+ us \[[0-9.]+, [0-9.]+\] \|" "$T"'
 check "split: the sentence uses the pipe, whose waits all slept, not the futex's mix" \
-	grep -q "the wake-ups crossing adds (its pipe round trip between the CPUs less that on CPU 0 alone" \
+	grep -q "the wake-ups crossing adds (its pipe round trip between the CPUs $(
+		)less that on CPU 0 alone" \
 	"$R/report.md"
 # bar N: the Nth number of the split's bar (cputestfs_split.dat's data row)
 bar() { awk -v n="$1" '!/^#/ { print $(NF - 3 + n); exit }' "$R/figures/src/cputestfs_split.dat"; }
@@ -192,9 +212,11 @@ records "$R" 1 1 neg
 "$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 p=$(split_para "$R/report.md")
 check "split, crossing above the difference: the report says the model does not hold" eval \
-	'[[ $p == *"does not hold on this machine: FUSE'"'"'s own path would be below zero beyond its interval."* ]]'
+	'[[ $p == *"does not hold on this machine: FUSE'"'"'s own path would be below zero $(
+		)beyond its interval."* ]]'
 check "split, crossing above the difference: the measured pieces are given" eval \
-	'[[ $p == *"The measured pieces: cpupair'"'"'s pipe round trip between CPUs 0 and 1 took 151 us [150, 152]"* ]]'
+	'[[ $p == *"The measured pieces: cpupair'"'"'s pipe round trip between CPUs 0 and 1 $(
+		)took 151 us [150, 152]"* ]]'
 check "split, crossing above the difference: no negative time (${p:0:60}...)" \
 	eval '! grep -Eq -- "-[0-9]" <<<"$p"'
 check "split, crossing above the difference: no part given as a cost" \
@@ -209,7 +231,8 @@ check "split, a round trip below zero: no split, and why" eval \
 	'[[ $p == *"cannot be given: cpupair recorded a round trip below zero, which no time can be"* ]]'
 check "split, a round trip below zero: no negative time quoted (${p:0:60}...)" \
 	eval '! grep -Eq -- "(^|[^0-9.e])-[0-9]" <<<"$p"'
-check "split, a round trip below zero: no split figure" [ ! -e "$R/figures/src/cputestfs_split.dat" ]
+check "split, a round trip below zero: no split figure" \
+	[ ! -e "$R/figures/src/cputestfs_split.dat" ]
 
 # fast: a stat() served on the other CPU is faster than one on the caller's
 R=$W/fast
@@ -217,8 +240,10 @@ records "$R" 1 0 fast
 "$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 p=$(split_para "$R/report.md")
 check "split, other faster than same: said as less time, nothing to split" \
-	eval '[[ $p == "A stat() served on CPU 1 for a caller on CPU 0 took 1.67 us less than one served on the caller"* ]]'
-check "split, other faster than same: no negative time in the sentence" eval '! grep -Eq -- "-[0-9]" <<<"$p"'
+	eval '[[ $p == "A stat() served on CPU 1 for a caller on CPU 0 took 1.67 us less than one $(
+		)served on the caller"* ]]'
+check "split, other faster than same: no negative time in the sentence" \
+	eval '! grep -Eq -- "-[0-9]" <<<"$p"'
 if [ -s "$R/figures/src/cputestfs_split.gp" ]; then
 	ylo=$(sed -n '1,/^plot/s/^set yrange \[\([^:]*\):.*/\1/p' "$R/figures/src/cputestfs_split.gp")
 	bd=$(awk '!/^#/ && /other - same/ { print $NF; exit }' "$R/figures/src/cputestfs_split.dat")
@@ -232,7 +257,8 @@ R=$W/mix
 records "$R" 1 0 mix
 "$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 check "split: when neither pipe nor futex slept on every wait, no split, and why" \
-	grep -q "cannot be given: neither cpupair's pipe nor its futex round trip slept on every wait (waits that slept: pipe 70% between the CPUs and 100% on CPU 0 alone, futex 60% and 60%" \
+	grep -q "cannot be given: neither cpupair's pipe nor its futex round trip slept on every wait $(
+		)(waits that slept: pipe 70% between the CPUs and 100% on CPU 0 alone, futex 60% and 60%" \
 	"$R/report.md"
 check "split: a mix draws no split figure" [ ! -e "$R/figures/src/cputestfs_split.dat" ]
 
@@ -241,7 +267,8 @@ records "$R" 1 0 flag
 "$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 p=$(split_para "$R/report.md")
 check "split: a flagged cache line is no cache part; the wake-ups hold it (80 - 20 = 60 us)" eval \
-	'[[ $p == *"none apart are the cache transfers (cpupair"*"flagged: a spinner lost its CPU"*", 60 us [5"* ]]'
+	'[[ $p == *"none apart are the cache transfers $(
+		)(cpupair"*"flagged: a spinner lost its CPU"*", 60 us [5"* ]]'
 
 # records from before the diagonal: no same-CPU round trip, so no split
 R=$W/nodiag
@@ -256,7 +283,8 @@ records "$R" 0 0
 "$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 rc=$?
 check "harness report without cpupair records: exit 0 (got $rc)" [ "$rc" = 0 ]
-check "without cpupair, the report says so" grep -q 'cpupair was not run in this run directory' "$R/report.md"
+check "without cpupair, the report says so" \
+	grep -q 'cpupair was not run in this run directory' "$R/report.md"
 check "without cpupair, no split figure" [ ! -e "$R/figures/src/cputestfs_split.gp" ]
 
 # costs RUNDIR MODE: libfuse same/other/none as found and with idle=poll, dev same/other
@@ -273,7 +301,8 @@ costs() {
 			for (k = 0; k < 2; k++) {
 				id = k ? "idle=poll;" : ""
 				row(sprintf(c, "single", id, "same", "libfuse"), 100000 + j, "")
-				row(sprintf(c, "single", id, "other", "libfuse"), (k ? (mode == "odd" ? 150000 : 80000) : 10000) + j, "")
+				row(sprintf(c, "single", id, "other", "libfuse"), (k ? (mode == "odd" ? 150000 : 80000) : \
+					10000) + j, "")
 				row(sprintf(c, "single", id, "none", "libfuse"), 12000 + j, "")
 				row(sprintf(c, "percpu", id, "none", "uring"), 70000 + j, k ? 5.31 : 5.59)
 			}
@@ -296,13 +325,16 @@ costs "$R" like
 "$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 T=$R/tables.md
 check "like with like: the server CPU column names the ratio it comes from" \
-	grep -q '^| lever |.* server CPU us/request (uring/libfuse (none)) | CPUs idle % (other/same (libfuse)) |' "$T"
-check "like with like: server CPU as found is uring's 5.59, not dev's 12 ($(cell "as found" 7 "$T"))" \
+	grep -q "^| lever |.* server CPU us/request (uring/libfuse (none)) | $(
+		)CPUs idle % (other/same (libfuse)) |" "$T"
+check "like with like: server CPU as found is uring's 5.59, not dev's 12 $(
+	)($(cell "as found" 7 "$T"))" \
 	within "$(cell "as found" 7 "$T")" 5.58 5.6
 check "like with like: server CPU with idle=poll is uring's 5.31 ($(cell idle=poll 7 "$T"))" \
 	within "$(cell idle=poll 7 "$T")" 5.3 5.32
 check "the sentence names the lever's cost as the change it makes in its ratio's configs" \
-	grep -q "^Here, idle=poll closes .* of other/same (libfuse) .*; in that ratio's configs it takes the CPUs' idle share from 40% to 10% of the time" "$R/report.md"
+	grep -q "^Here, idle=poll closes .* of other/same (libfuse) .*; in that ratio's configs it takes $(
+		)the CPUs' idle share from 40% to 10% of the time" "$R/report.md"
 check "the sentence gives no other configs' server CPU as the lever's cost" \
 	eval '! grep "^Here, idle=poll" "$R/report.md" | grep -q "5.31"'
 
@@ -310,7 +342,8 @@ R=$W/odd
 costs "$R" odd
 "$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 rows=$(grep -E '^\| (as found|idle=poll) \|' "$R/report.md")
-check "impossible records: no idle share above 100% in the levers table" eval '! grep -q "| 105 |" <<<"$rows"'
+check "impossible records: no idle share above 100% in the levers table" \
+	eval '! grep -q "| 105 |" <<<"$rows"'
 check "impossible records: no negative cost in the levers table" eval '! grep -q -- "-7" <<<"$rows"'
 check "impossible records: the cells say what was left out" eval \
 	'grep -q "not recorded (a negative CPU time left out)" <<<"$rows" &&
@@ -319,13 +352,15 @@ check "a lever past 1 closes all of the gap, never more than 100%" eval \
 	'grep -q "^| idle=poll | 1.5 \[[^]]*\]; all of it, past 1 |" "$R/report.md" &&
 	 ! grep -Eq "(closes |; )[0-9]{3,}%" "$R/report.md"'
 check "the sentence says past 1, not a share above 100%" \
-	grep -q "^Here, idle=poll closes all of the gap, and goes past 1, of other/same (libfuse)" "$R/report.md"
+	grep -q "^Here, idle=poll closes all of the gap, and goes past 1, of other/same (libfuse)" \
+		"$R/report.md"
 
 R=$W/bare
 costs "$R" bare
 "$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 check "no cost recorded at all: the sentence says so in one clause" eval \
-	'grep -q "^Here, idle=poll .*; its cost in that ratio.s configs was not recorded (neither" "$R/report.md" &&
+	'grep -q "^Here, idle=poll .*; its cost in that ratio.s configs was not recorded (neither" \
+		"$R/report.md" &&
 	 ! grep -q "at a cost of" "$R/report.md"'
 
 # ddpar: clone_fd on/off and uring/libfuse at the most processes, as found and with idle=poll
@@ -336,24 +371,32 @@ awk 'BEGIN {
 	for (rep = 1; rep <= 3; rep++)
 		for (i = 0; i < 2; i++) {
 			id = i ? "idle=poll;" : ""
-			printf "ddpar,bs=4096;clone_fd=off;%smode=write;procs=4;transport=libfuse,%d,write_MB_per_s,%d,MB/s\n", id, rep, 100
-			printf "ddpar,bs=4096;clone_fd=on;%smode=write;procs=4;transport=libfuse,%d,write_MB_per_s,%d,MB/s\n", id, rep, i ? 150 : 120
+			printf \
+				"ddpar,bs=4096;clone_fd=off;%smode=write;procs=4;transport=libfuse,%d,write_MB_per_s,%d,MB/s\n",
+				id, rep, 100
+			printf \
+				"ddpar,bs=4096;clone_fd=on;%smode=write;procs=4;transport=libfuse,%d,write_MB_per_s,%d,MB/s\n",
+				id, rep, i ? 150 : 120
 		}
 }' >"$R/raw.csv"
 "$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
 rc=$?
 check "ddpar: harness report exit 0 ($rc)" [ "$rc" = 0 ]
-check "ddpar: the levers table gives clone_fd on/off at N=4, 1.2 as found and 1.5 with idle=poll" eval \
+check "ddpar: the levers table gives clone_fd on/off at N=4, 1.2 as found and 1.5 with idle=poll" \
+	eval \
 	'grep -q "^| lever | clone_fd on/off (write, N=4) |" "$R/report.md" &&
-	 within "$(cell "as found" 3 "$R/report.md")" 1.19 1.21 && within "$(cell idle=poll 3 "$R/report.md")" 1.49 1.51'
-check "ddpar: fewer than 6 repetitions are marked, not judged" grep -q '^| idle=poll | 1.5 (n<6)' "$R/report.md"
+	 within "$(cell "as found" 3 "$R/report.md")" 1.19 1.21 &&
+	   within "$(cell idle=poll 3 "$R/report.md")" 1.49 1.51'
+check "ddpar: fewer than 6 repetitions are marked, not judged" \
+	grep -q '^| idle=poll | 1.5 (n<6)' "$R/report.md"
 
 # A lever the benchmark refused here (exit 4: no cpuidle driver reads PM QoS): its points are
 # skipped, so no record holds idle=poll; the row says it cannot act, with the reason, no share.
 R=$W/inert
 records "$R" 0 0
 sed -i '/idle=poll/d' "$R/raw.csv"
-c="baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=1;idle=poll;placement=other;transport=libfuse"
+c="baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=1;idle=poll;"
+c+="placement=other;transport=libfuse"
 {
 	echo "bench,config,rep,exit,reason"
 	for rep in 1 2; do
@@ -369,8 +412,10 @@ check "inert lever: the row says it cannot act here, with the reason" \
 	eval '[[ $row == "| idle=poll | cannot act here: --idle poll: no cpuidle driver"* ]]'
 check "inert lever: the row gives no share of the gap" eval '[[ $row != *"%"* ]]'
 check "inert lever: the reason's '|' cannot break the table" \
-	eval '[ "$(printf "%s" "$row" | tr -cd "|" | wc -c)" = "$(grep "^| as found |" "$R/report.md" | tr -cd "|" | wc -c)" ]'
-check "inert lever: one row however many of its points were skipped" [ "$(grep -c '^| idle=poll |' "$R/report.md")" = 1 ]
+	eval '[ "$(printf "%s" "$row" | tr -cd "|" | wc -c)" = \
+		"$(grep "^| as found |" "$R/report.md" | tr -cd "|" | wc -c)" ]'
+check "inert lever: one row however many of its points were skipped" \
+	[ "$(grep -c '^| idle=poll |' "$R/report.md")" = 1 ]
 rm "$R/failures.csv"
 "$BIN/harness" report "$R" >/dev/null 2>&1
 check "no skipped point: no idle=poll row" eval '! grep -q "^| idle=poll |" "$R/report.md"'

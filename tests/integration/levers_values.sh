@@ -14,7 +14,8 @@ awk 'BEGIN {
 	print "bench,config,rep,metric,value,unit"
 	c = "baseline=fuse;client_cpu=0;clients=1;daemon=single;daemon_cpu=%s;" \
 	    "%splacement=%s;transport=libfuse"
-	n = split(",idle=poll;,idle=max-latency:10000000000000000000001;,idle=max-latency:10000000000000000000002;", id, ",")
+	n = split(",idle=poll;,idle=max-latency:10000000000000000000001;" \
+		  ",idle=max-latency:10000000000000000000002;", id, ",")
 	for (rep = 1; rep <= 6; rep++)
 		for (i = 1; i <= n; i++) {
 			printf "cputestfs," c ",%d,stat_per_s,%d,1/s\n", 0, id[i], "same", rep, 100000 + rep
@@ -23,13 +24,15 @@ awk 'BEGIN {
 }' > "$D/run/raw.csv"
 "$H" report "$D/run" > /dev/null 2> "$D/err"; rc=$?
 check "harness report of the crafted records (exit $rc)" [ "$rc" = 0 ]
-tab() { sed -n '/^What moves it/,/^$/p; /^| lever |/,/^$/p' "$D/run/report.md" | grep '^| ' | sed 1d; }
+tab() { sed -n '/^What moves it/,/^$/p; /^| lever |/,/^$/p' "$D/run/report.md" | grep '^| ' |
+	sed 1d; }
 check "the levers table: as found and idle=poll, no row for a value cut at 31 characters" \
 	eval '[ "$(tab | cut -d"|" -f2 | sort | tr -d " " | tr "\n" " ")" = "asfound idle=poll " ]'
 check "... the rows at idle=poll measured (other/same 0.4x)" \
 	eval 'tab | grep -q "^| idle=poll | 0\.4 \["'
 check "... and the long values are said to be left out" \
-	grep -q "^(4 results whose idle has 32 characters or more are left out of this table.)" "$D/run/report.md"
+	grep -q "^(4 results whose idle has 32 characters or more are left out of this table.)" \
+		"$D/run/report.md"
 
 # Values at and around the bound: 31 characters (a row of its own, measured), 32, 33 and
 # 127 (left out, counted), 128 and 4096 (past the grammar's 127: bad rows, skipped).

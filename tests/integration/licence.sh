@@ -18,6 +18,7 @@ missing=$(git ls-files | grep -v -e '^results/' -e '^tests/fixtures/' -e '^contr
 	while read -r f; do head -n 2 "$f" | grep -q 'SPDX-License-Identifier: GPL-2.0' || echo "$f"; done)
 n=$(git ls-files | grep -cE '\.(c|h)$')
 check "the project tracks C sources to check ($n)" [ "$n" -gt 100 ]
-check "every source file, script and Makefile has an SPDX line (missing: $(echo $missing | cut -c1-200))" \
+shown=$(echo $missing | cut -c1-200)
+check "every source file, script and Makefile has an SPDX line (missing: $shown)" \
 	[ -z "$missing" ]
 t_done

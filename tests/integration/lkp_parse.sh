@@ -31,7 +31,8 @@ fi
 # without blanks, commas or ": ", the value a number dump-stat reads back as
 # written (an integer, or a decimal with a '.').
 stats_grammar() {
-	! grep -avE '^[A-Za-z0-9][^[:space:],]*: -?([0-9]+|[0-9]+\.[0-9]+([eE][-+]?[0-9]+)?)$' "$1" | grep -q . &&
+	! grep -avE '^[A-Za-z0-9][^[:space:],]*: -?([0-9]+|[0-9]+\.[0-9]+([eE][-+]?[0-9]+)?)$' "$1" |
+		grep -q . &&
 		! cut -d' ' -f1 "$1" | grep -q ': .*:'
 }
 keys_unique() { [ -z "$(sed 's/: [^ ]*$//' "$1" | sort | uniq -d)" ]; }
@@ -91,7 +92,8 @@ sed 's/: [^ ]*$//' "$tmp/noted.stats" >"$tmp/noted.keys"
 if cmp -s "$tmp/noted.keys" "$GOLDEN_NOTED"; then
 	ok "results/reference keys with the plan's notes match $GOLDEN_NOTED"
 else
-	nok "results/reference keys with notes differ from $GOLDEN_NOTED: $(diff "$GOLDEN_NOTED" "$tmp/noted.keys" | head -5)"
+	nok "results/reference keys with notes differ from $GOLDEN_NOTED: $(
+		)$(diff "$GOLDEN_NOTED" "$tmp/noted.keys" | head -5)"
 fi
 check "no placement CPU numbers in cputestfs keys with notes" \
 	[ -z "$(grep '^cputestfs\.' "$tmp/noted.keys" | grep -e client_cpu -e daemon_cpu)" ]
@@ -99,24 +101,30 @@ check "no placement CPU numbers in cputestfs keys with notes" \
 # daemon: placement leaves the keys, so the two placements' keys are equal.
 printf 'bench cputestfs\naxis placement same\naxis daemon single multi\n' >"$tmp/one.plan"
 notes=$(placement=same daemon="single multi" "$RUN" --key-notes "$tmp/one.plan")
-check "a job parameter with one value is not in the keys ($notes)" [ "$notes" = "#key cputestfs daemon" ]
+check "a job parameter with one value is not in the keys ($notes)" \
+	[ "$notes" = "#key cputestfs daemon" ]
 for p in same none; do
 	{ echo "#key cputestfs"; echo 'bench,config,rep,metric,value,unit'
 	  echo "cputestfs,client_cpu=1;placement=$p,1,stat_per_s,10,1/s"; } | "$PARSE" >"$tmp/$p.stats"
 done
-check "two placements give the same key" cmp -s <(cut -d: -f1 "$tmp/same.stats") <(cut -d: -f1 "$tmp/none.stats")
-check "the key of a one-point job is BENCH.METRIC" grep -qx 'cputestfs.stat_per_s: 10' "$tmp/same.stats"
+check "two placements give the same key" \
+	cmp -s <(cut -d: -f1 "$tmp/same.stats") <(cut -d: -f1 "$tmp/none.stats")
+check "the key of a one-point job is BENCH.METRIC" \
+	grep -qx 'cputestfs.stat_per_s: 10' "$tmp/same.stats"
 { echo "#key fdget op"; echo 'bench,config,rep,metric,value,unit'
-  echo 'fdget,mode=single;op=pread,1,ns_per_op,10,ns'; echo 'fdget,mode=idle-thread;op=pread,1,ns_per_op,20,ns'; } |
+  echo 'fdget,mode=single;op=pread,1,ns_per_op,10,ns'
+  echo 'fdget,mode=idle-thread;op=pread,1,ns_per_op,20,ns'; } |
 	"$PARSE" >"$tmp/clash.stats"
 check "configs that would share a key fall back to all config keys" \
 	[ "$(grep -c '^fdget\.mode=.*\.op=pread\.ns_per_op: ' "$tmp/clash.stats")" = 2 ]
 
 # Stable: the rows in another order (header first) give the same stats.
-{ head -1 results/reference/raw.csv; tail -n +2 results/reference/raw.csv | sort -R --random-source=/dev/zero | tac; } \
+{ head -1 results/reference/raw.csv; tail -n +2 results/reference/raw.csv |
+	sort -R --random-source=/dev/zero | tac; } \
 	>"$tmp/shuffled.csv"
 "$PARSE" <"$tmp/shuffled.csv" >"$tmp/shuffled.stats"
-check "rows in another order give the same stats" cmp -s "$tmp/shuffled.stats" "$tmp/reference.stats"
+check "rows in another order give the same stats" \
+	cmp -s "$tmp/shuffled.stats" "$tmp/reference.stats"
 
 # As LKP calls it: bin/run-stats runs `parse FILE <FILE`.
 "$PARSE" results/emulated/A/raw.csv <results/emulated/A/raw.csv >"$tmp/args.stats"
@@ -129,30 +137,40 @@ cat >"$tmp/root/bin/harness" <<'FAKE'
 #!/bin/bash
 # Stand-in for bin/harness run: keeps its arguments and plan, writes one point
 # measured and one skipped, exits $FAKE_RC.
-while [ $# -gt 0 ]; do case $1 in --plan) plan=$2; shift ;; --out) out=$2; shift ;; esac; shift; done
+while [ $# -gt 0 ]; do
+	case $1 in --plan) plan=$2; shift ;; --out) out=$2; shift ;; esac
+	shift
+done
 mkdir -p "$out" && cp "$plan" "$out/plan.seen"
-printf 'bench,config,rep,metric,value,unit\ncputestfs,placement=same,1,stat_per_s,10,1/s\n' >"$out/raw.csv"
-printf 'bench,point,rep,status,exit,seconds,raw_bytes,label\ncputestfs,0,1,ok,0,1,80,x\ncputestfs,1,1,skip,4,0,80,y\n' >"$out/runs.csv"
+printf 'bench,config,rep,metric,value,unit\n%s\n' cputestfs,placement=same,1,stat_per_s,10,1/s \
+	>"$out/raw.csv"
+printf 'bench,point,rep,status,exit,seconds,raw_bytes,label\n%s\n%s\n' \
+	cputestfs,0,1,ok,0,1,80,x cputestfs,1,1,skip,4,0,80,y >"$out/runs.csv"
 exit "${FAKE_RC:-0}"
 FAKE
 chmod +x "$tmp/root/bin/harness"
-mkdir -p "$tmp/root/share/affbench/plans" && cp harness/plans/quick.plan "$tmp/root/share/affbench/plans/"
+mkdir -p "$tmp/root/share/affbench/plans" && cp harness/plans/quick.plan \
+	"$tmp/root/share/affbench/plans/"
 run_fake() { env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/root" TMP_RESULT_ROOT="$tmp/rr" "$@" "$RUN"; }
 rm -rf "$tmp/rr"; mkdir "$tmp/rr"
-run_fake bench=cputestfs placement="same none" daemon=single duration=0.2 repeat=3 FAKE_RC=0 >"$tmp/run.out" 2>"$tmp/run.err"
+run_fake bench=cputestfs placement="same none" daemon=single duration=0.2 repeat=3 FAKE_RC=0 \
+	>"$tmp/run.out" 2>"$tmp/run.err"
 rc=$?
 check "run (bench): exit 0 with a point skipped" [ "$rc" = 0 ]
 check "run (bench): the plan sweeps the job's axes" \
 	grep -qx 'axis placement same none' "$tmp/rr/affbench-run/plan.seen"
 check "run (bench): --repeat passed on, duration in the plan" \
-	test -n "$(grep -x 'duration 0.2' "$tmp/rr/affbench-run/plan.seen")" -a -n "$(grep -e '--repeat 3' "$tmp/run.out")"
+	test -n "$(grep -x 'duration 0.2' "$tmp/rr/affbench-run/plan.seen")" \
+		-a -n "$(grep -e '--repeat 3' "$tmp/run.out")"
 "$PARSE" <"$tmp/run.out" >"$tmp/run.stats"
 check "run | parse: the skipped point is cputestfs.skip, the key names the swept axis" \
-	test "$(cat "$tmp/run.stats" | tr '\n' ' ')" = 'cputestfs.placement=same.stat_per_s: 10 cputestfs.skip: 1 rejected_rows: 0 '
+	test "$(cat "$tmp/run.stats" | tr '\n' ' ')" = \
+		'cputestfs.placement=same.stat_per_s: 10 cputestfs.skip: 1 rejected_rows: 0 '
 rm -rf "$tmp/rr"; mkdir "$tmp/rr"
 run_fake plan=quick placement=same FAKE_RC=4 >"$tmp/run.out" 2>/dev/null
 rc=$?
-check "run (plan, harness exit 4): exit 0, a skip note" test "$rc" = 0 -a -n "$(grep -x '#skip run' "$tmp/run.out")"
+check "run (plan, harness exit 4): exit 0, a skip note" \
+	test "$rc" = 0 -a -n "$(grep -x '#skip run' "$tmp/run.out")"
 check "run (plan): the job's placement replaces the plan's axis values" \
 	test "$(grep -c '^axis placement same$' "$tmp/rr/affbench-run/plan.seen")" -ge 1 -a \
 	-z "$(grep '^axis placement .* ' "$tmp/rr/affbench-run/plan.seen")"
@@ -163,18 +181,23 @@ expect_rc "run: a plan that is not there is refused" 2 \
 	env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/root" TMP_RESULT_ROOT="$tmp/rr" plan=nosuch "$RUN"
 rm -rf "$tmp/rr"; mkdir "$tmp/rr"
 expect_rc "run: a parameter with a shell character is refused" 2 \
-	env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/root" TMP_RESULT_ROOT="$tmp/rr" bench=cputestfs 'placement=same;touch x' "$RUN"
+	env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/root" TMP_RESULT_ROOT="$tmp/rr" bench=cputestfs \
+		'placement=same;touch x' "$RUN"
 check "run: nothing was started for it" [ ! -e "$tmp/rr/affbench-run" ]
 expect_rc "run: no harness is a failure that says where it looked" 1 \
-	env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/none" BENCHMARK_ROOT="$tmp/none" TMP_RESULT_ROOT="$tmp/rr" bench=cputestfs "$RUN"
+	env -i PATH="$PATH" AFFBENCH_ROOT="$tmp/none" BENCHMARK_ROOT="$tmp/none" \
+		TMP_RESULT_ROOT="$tmp/rr" bench=cputestfs "$RUN"
 
 # make check-lkp without a checkout: one line saying why, exit 0 (a visible
 # skip, not a failure); a LKP_SRC that is no checkout: one line, exit 2.
 out=$(env -u LKP_SRC make -s --no-print-directory -C "$TOP" check-lkp LKP_SRC= 2>&1); rc=$?
 check "make check-lkp without LKP_SRC: exit 0, one line ($out)" \
-	test "$rc" = 0 -a "$(printf '%s\n' "$out" | grep -c .)" = 1 -a -n "$(echo "$out" | grep 'LKP_SRC is not set')"
-expect_rc "check-lkp with LKP_SRC that is no lkp-tests checkout" 2 env LKP_SRC="$tmp/none" tests/lkp/check-lkp.sh
-expect_rc "install.sh into a directory that is no lkp-tests checkout" 2 contrib/lkp/install.sh "$tmp"
+	test "$rc" = 0 -a "$(printf '%s\n' "$out" | grep -c .)" = 1 \
+		-a -n "$(echo "$out" | grep 'LKP_SRC is not set')"
+expect_rc "check-lkp with LKP_SRC that is no lkp-tests checkout" \
+	2 env LKP_SRC="$tmp/none" tests/lkp/check-lkp.sh
+expect_rc "install.sh into a directory that is no lkp-tests checkout" \
+	2 contrib/lkp/install.sh "$tmp"
 
 # Issue 24, finding 18: a line is read with a bounded length. 300 MB of NUL
 # bytes with no newline (the old script read the line whole: 2.1 GB of it
@@ -189,7 +212,8 @@ if [ -x /usr/bin/time ]; then
 		test "$rc" = 0 -a "$(cat "$tmp/zero.stats")" = 'rejected_rows: 1'
 	check "300 MB of NUL with no newline: max RSS $rss KB < 200 MB" [ "${rss:-999999999}" -lt 204800 ]
 	check "300 MB of NUL with no newline: one line on stderr naming line 1, no backtrace" \
-		test "$(cat "$tmp/zero.err")" = 'parse: stdin:1: skipped a bad row: a line over the 1024-byte limit'
+		test "$(cat "$tmp/zero.err")" = \
+			'parse: stdin:1: skipped a bad row: a line over the 1024-byte limit'
 else
 	skip "parse of 300 MB with no newline" "no /usr/bin/time to measure its memory"
 fi
@@ -203,15 +227,18 @@ check "a 5000-byte line of invalid UTF-8 and NUL: exit 0 (exit $rc)" [ "$rc" = 0
 check "a 5000-byte line of invalid UTF-8 and NUL: rejected, the next row read" \
 	test "$(tr '\n' ' ' <"$tmp/bytes.stats")" = 'cputestfs.clients=1.stat_per_s: 7 rejected_rows: 2 '
 check "bad rows are named by their line (2 and 4), no backtrace" \
-	test "$(cut -d: -f3 "$tmp/bytes.err" | tr '\n' ' ')" = '2 4 ' -a "$(grep -c . "$tmp/bytes.err")" = 2
+	test "$(cut -d: -f3 "$tmp/bytes.err" | tr '\n' ' ')" = '2 4 ' -a "$(grep -c . "$tmp/bytes.err")" \
+		= 2
 
 # Finding 19: "#key" notes repeated 200,000 times are one set of keys. The
 # old script kept every copy and scanned them all for every key: these
 # 20,000 rows took it minutes, against about a second. timeout is a hang
 # guard only (60 s scaled to the machine); the checks are on the stats.
 awk 'BEGIN { print "bench,config,rep,metric,value,unit"
-	     for (i = 0; i < 200000; i++) print (i % 2 ? "#key cputestfs clients" : "#key cputestfs daemon")
-	     for (i = 0; i < 20000; i++) printf "cputestfs,clients=%d;daemon=single;placement=same,1,stat_per_s,%d,1/s\n", i, 100 + i }' \
+	     for (i = 0; i < 200000; i++) print (i % 2 ? "#key cputestfs clients" : \
+	       "#key cputestfs daemon")
+	     for (i = 0; i < 20000; i++) printf \
+	       "cputestfs,clients=%d;daemon=single;placement=same,1,stat_per_s,%d,1/s\n", i, 100 + i }' \
 	>"$tmp/notes.csv"
 timeout "$(scaled 60)" "$PARSE" <"$tmp/notes.csv" >"$tmp/notes.stats" 2>"$tmp/notes.err"
 rc=$?
@@ -238,12 +265,16 @@ check "200,000 repeated #key notes: keys unique, none names placement" \
   echo 'fdget,op=pread,1,ns_per_op,5,us'; } >"$tmp/units.csv"   # line 32: and another config
 "$PARSE" <"$tmp/units.csv" >"$tmp/units.stats" 2>"$tmp/units.err"
 check "a second unit is a bad row, the median stays (15), rep 0 may repeat (4)" \
-	test "$(tr '\n' ' ' <"$tmp/units.stats")" = 'fdget.op=read.loop_ns: 4 fdget.op=read.ns_per_op: 15 rejected_rows: 27 '
+	test "$(tr '\n' ' ' <"$tmp/units.stats")" = \
+		'fdget.op=read.loop_ns: 4 fdget.op=read.ns_per_op: 15 rejected_rows: 27 '
 check "a second unit is named with its line and the first's" grep -qx \
-	"parse: stdin:31: skipped a bad row: ns_per_op of fdget in us, but line 27 has it in ns: one unit per metric" "$tmp/units.err"
-check "a second unit in another config too" grep -q "^parse: stdin:32: .* ns_per_op of fdget in us, but line 27 " "$tmp/units.err"
+	"parse: stdin:31: skipped a bad row: ns_per_op of fdget in us, but line 27 has it in ns: one $(
+		)unit per metric" "$tmp/units.err"
+check "a second unit in another config too" \
+	grep -q "^parse: stdin:32: .* ns_per_op of fdget in us, but line 27 " "$tmp/units.err"
 check "20 grammar errors named, then the count" \
-	test "$(grep -c 'not a finite decimal' "$tmp/units.err")" = 20 -a "$(tail -n1 "$tmp/units.err")" = 'parse: stdin: 27 bad rows skipped in all'
+	test "$(grep -c 'not a finite decimal' "$tmp/units.err")" = 20 -a "$(tail -n1 "$tmp/units.err")" \
+		= 'parse: stdin: 27 bad rows skipped in all'
 # A second row for the same (bench, config, rep, metric) refuses the whole
 # input, as the harness refuses such a raw.csv: a repetition written twice
 # cannot be told from two. One line names both lines; no stats; exit 2.
@@ -255,21 +286,27 @@ check "20 grammar errors named, then the count" \
   echo 'fdget,op=read,1,ns_per_op,10,ns'; } >"$tmp/dup.csv"   # line 6: rep 1 again
 expect_rc "a row written twice refuses the input" 2 "$PARSE" "$tmp/dup.csv"
 "$PARSE" <"$tmp/dup.csv" >"$tmp/dup.stats" 2>"$tmp/dup.err"
-check "the refusal names both lines" grep -qx "parse: stdin:6: ns_per_op rep 1 of fdget again, config 'op=read' (line 2 has it): a repetition written twice is not two; input refused (docs/records.md)" "$tmp/dup.err"
+check "the refusal names both lines" \
+	grep -qx "parse: stdin:6: ns_per_op rep 1 of fdget again, config 'op=read' (line 2 has it): a $(
+	)repetition written twice is not two; input refused (docs/records.md)" "$tmp/dup.err"
 check "no stats from a refused input" [ ! -s "$tmp/dup.stats" ]
 head -n 5 "$tmp/dup.csv" >"$tmp/rep0.csv"
 check "rep 0 twice is not a repetition twice" \
 	eval '"$PARSE" "$tmp/rep0.csv" <"$tmp/rep0.csv" >/dev/null 2>&1'
 # A line as the harness reads it: the row ends at the first "\r" (text after
 # it is not read), and a NUL byte anywhere, even after it, makes a bad row.
-printf 'bench,config,rep,metric,value,unit\nb,k=1,1,m,5,ns\rjunk\n\r\0\nb,k=1,2,m,7,ns\r\n' >"$tmp/cr.csv"
+printf 'bench,config,rep,metric,value,unit\nb,k=1,1,m,5,ns\rjunk\n\r\0\nb,k=1,2,m,7,ns\r\n' \
+	>"$tmp/cr.csv"
 "$PARSE" <"$tmp/cr.csv" >"$tmp/cr.stats" 2>"$tmp/cr.err"
 check "a row ends at its first CR; a NUL after a CR is a bad row" \
-	test "$(tr '\n' ' ' <"$tmp/cr.stats")" = 'b.k=1.m: 6 rejected_rows: 1 ' -a "$(cut -d: -f3 "$tmp/cr.err")" = 3
+	test "$(tr '\n' ' ' <"$tmp/cr.stats")" = 'b.k=1.m: 6 rejected_rows: 1 ' \
+		-a "$(cut -d: -f3 "$tmp/cr.err")" = 3
 # Config keys are sorted and each given once (one spelling per config), as
 # the harness requires; parse used to sort them itself.
-printf 'bench,config,rep,metric,value,unit\nfdget,op=read;mode=single,1,ns_per_op,10,ns\n' | "$PARSE" >"$tmp/unsorted.stats" 2>/dev/null
-check "a config with unsorted keys is a bad row" test "$(cat "$tmp/unsorted.stats")" = 'rejected_rows: 1'
+printf 'bench,config,rep,metric,value,unit\nfdget,op=read;mode=single,1,ns_per_op,10,ns\n' |
+	"$PARSE" >"$tmp/unsorted.stats" 2>/dev/null
+check "a config with unsorted keys is a bad row" \
+	test "$(cat "$tmp/unsorted.stats")" = 'rejected_rows: 1'
 
 # Finding 13: numbers are the harness's decimal form (ab_parse_decimal,
 # lib/sys/parse.c): '.5', '+7' and '1e5' are numbers, '5.' is not, one too small
@@ -281,24 +318,28 @@ good_nums=(5.0 .5 +7 -7 1e5 1E+05 007 -0 0e-400 1e-400 4.9e-324 2.22507385850720
 bad_nums=(5. 5.e3 0x10 0X1P-2 0x1p-2 ' 7' '7 ' inf -inf nan NaN 1_0 . + e5 .e5 1e 1e+ 1e999
 	1.797693134862315808e308 1234567890123456789012345678901234567890.5)
 { echo 'bench,config,rep,metric,value,unit'
-  i=0; for v in "${good_nums[@]}" "${bad_nums[@]}"; do i=$((i + 1)); echo "fdget,n=$i,1,ns_per_op,$v,ns"; done; } \
+  i=0; for v in "${good_nums[@]}" \
+  	"${bad_nums[@]}"; do i=$((i + 1)); echo "fdget,n=$i,1,ns_per_op,$v,ns"; done; } \
 	>"$tmp/nums.csv"
 "$PARSE" <"$tmp/nums.csv" >"$tmp/nums.stats" 2>/dev/null
 taken() { sed -n 's/^fdget\.n=\([0-9]*\)\..*/\1/p' "$tmp/nums.stats" | sort -n | tr '\n' ' '; }
 check "the documented decimal forms are taken as numbers (${#good_nums[@]}), nothing else" \
 	test "$(taken)" = "$(seq -s ' ' 1 "${#good_nums[@]}") "
-check "'5.0' is 5, '.5' is 0.5, '+7' is 7, 1e5 is 100000" test "$(sed -n 's/^fdget\.n=\([1-5]\)\.ns_per_op: //p' \
+check "'5.0' is 5, '.5' is 0.5, '+7' is 7, 1e5 is 100000" \
+	test "$(sed -n 's/^fdget\.n=\([1-5]\)\.ns_per_op: //p' \
 	"$tmp/nums.stats" | LC_ALL=C sort -g | tr '\n' ' ')" = '-7 0.5 5 7 100000 '
 check "hex, hex floats, blanks, inf, nan, '_' and overflow are rejected" \
 	test "$(rejected "$tmp/nums.stats")" = "${#bad_nums[@]}"
 # Near the largest double: the median of two does not overflow (the old
 # script's sum did: a Ruby backtrace), and the value printed reads back finite.
-printf 'bench,config,rep,metric,value,unit\nb,k=1,1,m,1.7e308,ns\nb,k=1,2,m,1.7e308,ns\nb,k=2,1,m,1.7976931348623157e308,ns\n' |
+printf 'bench,config,rep,metric,value,unit\n%s\n%s\n%s\n' \
+	b,k=1,1,m,1.7e308,ns b,k=1,2,m,1.7e308,ns b,k=2,1,m,1.7976931348623157e308,ns |
 	"$PARSE" >"$tmp/huge.stats" 2>"$tmp/huge.err"
 rc=$?
 check "the median of 1.7e308 and 1.7e308, DBL_MAX: exit 0 (exit $rc)" [ "$rc" = 0 ]
 check "the median of 1.7e308 and 1.7e308 is 1.7e308, DBL_MAX reads back finite" \
-	test "$(tr '\n' ' ' <"$tmp/huge.stats")" = 'b.k=1.m: 1.7e+308 b.k=2.m: 1.7976931348623157e+308 rejected_rows: 0 '
+	test "$(tr '\n' ' ' <"$tmp/huge.stats")" = \
+		'b.k=1.m: 1.7e+308 b.k=2.m: 1.7976931348623157e+308 rejected_rows: 0 '
 RUBYOPT=-w "$PARSE" <"$tmp/nums.csv" 2>&1 >/dev/null |
 	grep -v -e ': skipped a bad row: ' -e ' bad rows skipped in all$' >"$tmp/nums.warn"
 check "under ruby -w, only the bad rows are said (no Float warnings)" [ ! -s "$tmp/nums.warn" ]
@@ -310,7 +351,8 @@ agree() {
 	[ -s "$1" ] || { echo "harness export wrote no results.json"; return 1; }
 	python3 - "$1" "$2" <<'PY'
 import json, re, sys
-h = {p["config"]["n"]: p["metrics"]["ns_per_op"]["median"] for p in json.load(open(sys.argv[1]))["points"]}
+h = {p["config"]["n"]: p["metrics"]["ns_per_op"]["median"]
+     for p in json.load(open(sys.argv[1]))["points"]}
 l = {}
 for line in open(sys.argv[2]):
     m = re.match(r"fdget\.n=(\d+)\.ns_per_op: (\S+)$", line)
@@ -326,7 +368,8 @@ if [ -x "$BIN/harness" ]; then
 	mkdir "$tmp/nums" && cp "$tmp/nums.csv" "$tmp/nums/raw.csv"
 	"$BIN/harness" export "$tmp/nums" >/dev/null 2>&1
 	diffs=$(agree "$tmp/nums/results.json" "$tmp/nums.stats" 2>&1)
-	check "parse and harness export take the same numbers as the same values${diffs:+ (differ: $diffs)}" \
+	check "parse and harness export take the same numbers as the same $(
+		)values${diffs:+ (differ: $diffs)}" \
 		[ -z "$diffs" ]
 else
 	skip "parse against the harness's numbers" "no $BIN/harness (make all)"
@@ -350,7 +393,8 @@ check "hostile: a changed unit leaves the median (150)" \
 	grep -qx 'cputestfs.clients=1.placement=same.stat_per_s: 150' "$tmp/hostile.stats"
 check "hostile: a quoted config with a comma and a CRLF row are read (13)" \
 	grep -qx 'ddpar.cpus=0-1~4.procs=4.write_MB_per_s: 13' "$tmp/hostile.stats"
-check "hostile: the run script's skip note is counted" grep -qx 'sqrtio.skip: 1' "$tmp/hostile.stats"
+check "hostile: the run script's skip note is counted" \
+	grep -qx 'sqrtio.skip: 1' "$tmp/hostile.stats"
 check "hostile: 4 lines out, nothing else" [ "$(wc -l <"$tmp/hostile.stats")" = 4 ]
 
 # The fuzz corpus: seeded mutations of the reference rows (tests/tools/mutate:
@@ -362,7 +406,8 @@ MUT=$TOP/${AFFBENCH_BUILD:-build}/tests/tools/mutate
 [ -x "$MUT" ] || make -s -C "$TOP" "${AFFBENCH_BUILD:-build}/tests/tools/mutate" >/dev/null 2>&1
 if [ -x "$MUT" ]; then
 	REF=results/reference/raw.csv
-	{ head -n1 "$REF"; for b in cputestfs ddpar sqrtio fdget; do grep "^$b," "$REF" | head -n 40; done; } >"$tmp/base.csv"
+	{ head -n1 "$REF"; for b in cputestfs ddpar sqrtio fdget; do grep "^$b," "$REF" |
+		head -n 40; done; } >"$tmp/base.csv"
 	bad="" refused=0
 	for seed in $(seq 1 100); do
 		"$MUT" "$seed" "$tmp/base.csv" "$tmp/m.csv" || { bad="$bad $seed(mutate)"; continue; }
@@ -376,7 +421,8 @@ if [ -x "$MUT" ]; then
 		*) bad="$bad $seed" ;;
 		esac
 	done
-	check "100 mutated raw.csv files: grammatical unique keys, or (a line written twice: $refused) refused with exit 2${bad:+ (bad seeds:$bad)}" \
+	check "100 mutated raw.csv files: grammatical unique keys, or (a line written twice: $refused) $(
+		)refused with exit 2${bad:+ (bad seeds:$bad)}" \
 		[ -z "$bad" ]
 else
 	skip "the fuzz corpus" "no $MUT (make ${AFFBENCH_BUILD:-build}/tests/tools/mutate)"

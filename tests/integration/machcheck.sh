@@ -22,7 +22,8 @@ chmod +x "$D/fakebench"
 printf 'repeat 1\nbench fakebench\nduration 0.1\ntimeout 5\naxis mode ok\n' > "$D/t.plan"
 
 # run SYSROOT OUT: one point with the settings read under SYSROOT
-run() { (cd "$D" && AFFBENCH_SYSROOT=$1 PATH=$D:$PATH "$H" run --plan t.plan --out "$2" >/dev/null 2>&1); }
+run() { (cd "$D" && AFFBENCH_SYSROOT=$1 PATH=$D:$PATH "$H" run --plan t.plan --out "$2" >/dev/null \
+	2>&1); }
 
 R=$D/root
 mkdir -p "$R/proc/123" "$R/sys/devices/system/cpu/cpufreq" "$R/sys/devices/system/cpu/smt" \
@@ -69,7 +70,8 @@ check "PM QoS limit recorded" has pm_qos_us 10
 check "per-CPU resume limit recorded" has pm_qos_resume 'cpu1=50us'
 check "THP recorded" has thp always
 check "hypervisor recorded" has hypervisor 'yes.*'
-check "steal recorded before and after" eval 'has steal_before "40 of 990 jiffies" && has steal_after "40 of 990 jiffies"'
+check "steal recorded before and after" \
+	eval 'has steal_before "40 of 990 jiffies" && has steal_after "40 of 990 jiffies"'
 check "PTI recorded on" has pti 'on .*'
 check "PCID recorded absent (no pcid flag)" has pcid no
 check "the cache topology recorded as guessed (no cache in sysfs)" has topology_src 'guessed .*'
@@ -82,13 +84,15 @@ W=$(sed -n '/^## Warnings/,/^## /p' "$D/fake/report.md")
 for w in "irqbalance is running" "turbo/boost is on" "SMT is on" "isolated CPUs" "nohz_full CPUs" \
 	"idle=poll" "guest halt polling off" "deep idle states are enabled (C6, 133 us" \
 	"PM QoS CPU latency limit is held" "per-CPU PM QoS" "THP is 'always'" "a virtual machine"; do
-	check "report.md warns: $w (with a hint)" eval 'printf "%s\n" "$W" | grep -F -- "$w" | grep -q "Hint:"'
+	check "report.md warns: $w (with a hint)" \
+		eval 'printf "%s\n" "$W" | grep -F -- "$w" | grep -q "Hint:"'
 done
 check "report.md warns: PTI without PCID, with the measured price" eval \
 	'printf "%s\n" "$W" | grep -Eq "PTI without PCID: syscalls cost [0-9.]+ us here"'
 check "report.md warns: clock_gettime is not served by the vDSO, naming the clocksource" eval \
 	'printf "%s\n" "$W" | grep "not served by the vDSO" | grep -q "clocksource hpet"'
-check "report.md warns: no cache topology in sysfs" eval 'printf "%s\n" "$W" | grep -q "no cache topology in sysfs"'
+check "report.md warns: no cache topology in sysfs" \
+	eval 'printf "%s\n" "$W" | grep -q "no cache topology in sysfs"'
 check "report.md does not warn of a missing cpuidle driver where one is (haltpoll)" eval \
 	'! printf "%s\n" "$W" | grep -q "no cpuidle driver"'
 
@@ -103,25 +107,29 @@ check "a machine without the files: unavailable, never a number" eval \
 	 has steal_before "\(unavailable: .*\)" && has idle_states "none .*"'
 W=$(sed -n '/^## Warnings/,/^## /p' "$D/bare/report.md")
 check "and report.md warns about none of them" eval '! printf "%s\n" "$W" |
-	grep -qE "irqbalance|boost|SMT|idle=|halt polling|deep idle|limit is held|per-CPU PM QoS|THP|virtual|PTI"'
+	grep -qE "irqbalance|boost|SMT|idle=|halt polling|deep idle|limit is held|$(
+		)per-CPU PM QoS|THP|virtual|PTI"'
 check "report.md warns of the missing cpuidle driver, naming --idle busy" eval \
 	'printf "%s\n" "$W" | grep "no cpuidle driver" | grep -q -- "--idle busy"'
 check "machine.txt records PTI off and PCID unavailable where nothing says otherwise" eval \
 	'has pti off && has pcid "\(unavailable: .*\)"'
-check "machine.txt records the clocksource unavailable without sysfs" has clocksource '\(unavailable: .*\)'
+check "machine.txt records the clocksource unavailable without sysfs" \
+	has clocksource '\(unavailable: .*\)'
 # Without a clocksource's name, the measured prices alone decide: the warning is there
 # exactly when a clock read costs three quarters of a syscall or more, on any machine.
 dear=$(awk '$1 == "clock_ns" { c = $2 } $1 == "syscall_ns" { s = $2 }
 	END { print (c > 0 && s > 0 && c >= 0.75 * s) ? 1 : 0 }' "$M")
 warned=0
 printf "%s\n" "$W" | grep -q "not served by the vDSO" && warned=1
-check "report.md warns of a syscall clock exactly when the prices say so ($dear)" test "$warned" = "$dear"
+check "report.md warns of a syscall clock exactly when the prices say so ($dear)" \
+	test "$warned" = "$dear"
 
 # This machine: every label is there with a value.
 run "" "$D/real"
 M=$D/real/machine.txt
 for l in irqbalance cpu_boost smt isolated_cpus nohz_full cpuidle idle_cmdline haltpoll_ns \
-	idle_states pm_qos_us pm_qos_resume thp hypervisor steal_before steal_after hypervisor_name pti pcid \
+	idle_states pm_qos_us pm_qos_resume thp hypervisor steal_before steal_after hypervisor_name pti \
+		pcid \
 	topology_src syscall_ns pipe_rt_ns clocksource clock_ns; do
 	check "this machine's machine.txt has $l with a value" grep -qE "^$l +[^ ]" "$M"
 done

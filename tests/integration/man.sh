@@ -88,7 +88,8 @@ check "make install installs affbench.7 into man7" \
 	grep -qE "man/affbench\.7 .*/nonexistent/p/share/man/man7/\$" "$W/install"
 
 # a help line wrapped inside a|b|c comes out whole, and a leading '.' is not a request
-printf 'Usage: x [options]\nsum\n\nOptions:\n  --mode M                     one of a|b|\n                               c|d\n.not a request\n' >"$W/fake.help"
+printf 'Usage: x [options]\nsum\n\nOptions:\n%s\n%s\n.not a request\n' \
+	'  --mode M                     one of a|b|' '                               c|d' >"$W/fake.help"
 printf '#!/bin/sh\n[ "$1" = --version ] && echo "x (affbench) 0" || cat %s\n' "$W/fake.help" >"$W/x"
 chmod +x "$W/x"
 AB_REGISTRY=$TOP/harness/registry.def "$TOP/scripts/man.sh" page "$W/x" >"$W/x.1" 2>/dev/null
@@ -98,12 +99,15 @@ check "man.sh: a help line starting with '.' is text" grep -qF '.not a request' 
 # affbench(7) counts the posts as they are: four, and cpupair our own
 man -P cat -l "$TOP/build/man/affbench.7" >"$W/a7.txt" 2>&1
 check "affbench(7) speaks of four mailing-list posts" grep -q "four mailing-list posts" "$W/a7.txt"
-check "affbench(7) never speaks of five posts" eval '! grep -q "five mailing-list posts" "$W/a7.txt"'
+check "affbench(7) never speaks of five posts" \
+	eval '! grep -q "five mailing-list posts" "$W/a7.txt"'
 # --idle: what each policy does and needs, in every benchmark's page
 for p in $benches; do
 	man -P cat -l "$TOP/build/man/$p.1" 2>/dev/null | tr -s ' \n' ' ' >"$W/$p.txt"
-	check "$p(1) says --idle poll needs a cpuidle driver" grep -q "both need a cpuidle driver" "$W/$p.txt"
-	check "$p(1) says what --idle busy does" grep -q "busy: a SCHED_IDLE spinner on each allowed CPU" "$W/$p.txt"
+	check "$p(1) says --idle poll needs a cpuidle driver" \
+		grep -q "both need a cpuidle driver" "$W/$p.txt"
+	check "$p(1) says what --idle busy does" \
+		grep -q "busy: a SCHED_IDLE spinner on each allowed CPU" "$W/$p.txt"
 done
 rm -rf "$W"
 t_done

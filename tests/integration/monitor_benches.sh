@@ -10,7 +10,8 @@
 . "$(dirname "$0")/lib.sh"
 D=$(mktemp -d "$AFFBENCH_WORKDIR/monbench.XXXXXX")
 export AFFBENCH_JOURNAL=${AFFBENCH_JOURNAL:-$D/knobs.journal}
-trap '"$BIN/harness" restore --journal "$AFFBENCH_JOURNAL" --workdir "$AFFBENCH_WORKDIR" >/dev/null 2>&1; rm -rf "$D"' EXIT
+trap '"$BIN/harness" restore --journal "$AFFBENCH_JOURNAL" --workdir "$AFFBENCH_WORKDIR" \
+	>/dev/null 2>&1; rm -rf "$D"' EXIT
 
 # sane FILE: every mon_ value finite and >= 0, every % at most 100
 sane() {
@@ -22,7 +23,8 @@ count() { grep -c "$2.*,$3," "$1"; }
 # med FILE PATTERN METRIC: the median over repetitions (none: "none")
 med() {
 	grep "$2" "$1" | awk -F, -v m="$3" '$(NF-2) == m { print $(NF-1) }' | sort -g |
-		awk '{ v[n++] = $1 } END { if (!n) print "none"; else print (n % 2) ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2 }'
+		awk '{ v[n++] = $1 } END { if (!n) print "none";
+			else print (n % 2) ? v[(n - 1) / 2] : (v[n / 2 - 1] + v[n / 2]) / 2 }'
 }
 
 # --- fdget: per syscall, in the single and the N-worker modes --------------
@@ -36,7 +38,9 @@ for m in single shared-fd; do
 	check "fdget $m: mon_ctxsw_per_op in each of 2 repetitions ($n)" [ "$n" = 2 ]
 done
 n=$(count "$D/fd.csv" "mode=shared-fd;" mon_task_ctxsw_per_op)
-check "fdget shared-fd: the workers' own switches in each repetition (none exits in the window: $n)" [ "$n" = 2 ]
+check "fdget shared-fd: the workers' own switches in each repetition $(
+	)(none exits in the window: $n)" \
+	[ "$n" = 2 ]
 check "fdget: values finite, shares within 0-100%" sane "$D/fd.csv"
 check "fdget: why the shared-table path is not counted is said" \
 	grep -q "CPU monitor: not counted: how often fdget() took the shared-table path" "$D/fd.err"
@@ -89,10 +93,13 @@ else
 fi
 
 # --- details.md: each benchmark's table, and the reasons under it -----------
-printf 'repeat 1\nbench fdget\nduration 0.05\naxis op fstat\nextra --mode single --spawn 0\n' >"$D/p.plan"
+printf 'repeat 1\nbench fdget\nduration 0.05\naxis op fstat\nextra --mode single --spawn 0\n' \
+	>"$D/p.plan"
 AFFBENCH_CPUMON_HIDE=cpuidle "$BIN/harness" run --plan "$D/p.plan" --out "$D/run" >/dev/null 2>&1
-check "details.md: fdget's monitor table" grep -q "^What the CPUs did in fdget's measured windows (" "$D/run/details.md"
-check "details.md: the reasons under it, the hidden cpuidle and the shared-table path among them" eval \
+check "details.md: fdget's monitor table" \
+	grep -q "^What the CPUs did in fdget's measured windows (" "$D/run/details.md"
+check "details.md: the reasons under it, the hidden cpuidle and the shared-table path among them" \
+	eval \
 	'grep -q "^Not counted here, and why" "$D/run/details.md" &&
 	 grep -q "^- idle entries and time: no cpuidle states" "$D/run/details.md" &&
 	 grep -q "^- how often fdget() took the shared-table path" "$D/run/details.md"'

@@ -8,7 +8,8 @@
 W=$(mktemp -d "$AFFBENCH_WORKDIR/mutlist.XXXXXX")
 out=$(MUTANTS_DIR=$W/m "$TOP/scripts/mutants.sh" --check-list 2>&1)
 rc=$?
-check "the mutants list holds: exit 0 (got $rc: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' '))" [ "$rc" = 0 ]
+check "the mutants list holds: exit 0 (got $rc: $(printf '%s' "$out" | tail -n 3 | tr '\n' ' '))" \
+	[ "$rc" = 0 ]
 sed 's/^- \(.*\)$/- \1 NOT THERE/' "$TOP/tests/mutants.list" > "$W/bad.list"
 out=$(MUTANTS_LIST=$W/bad.list MUTANTS_DIR=$W/m "$TOP/scripts/mutants.sh" --check-list 2>&1)
 rc=$?

@@ -30,15 +30,19 @@ refused() {
 }
 
 if [ -x "$BIN/fdget" ]; then
-	refused opp 'repeat 1\nbench fdget\nduration 0.1\naxis opp pread fstat\nextra --mode single --spawn 0\n' \
+	refused opp \
+		'repeat 1\nbench fdget\nduration 0.1\naxis opp pread fstat\nextra --mode single --spawn 0\n' \
 		4 "unknown option '--opp'"
 	refused value 'bench fdget\nduration 0.1\naxis op pread fstatx\n' 3 "'fstatx' for --op"
-	refused extra 'bench fdget\naxis op pread\n\nextra --spawn 0\nextra --mode bogus\n' 5 "'bogus' for --mode"
+	refused extra 'bench fdget\naxis op pread\n\nextra --spawn 0\nextra --mode bogus\n' 5 \
+		"'bogus' for --mode"
 	# checks run side by side: the first refused point in plan order is the one named
-	refused first 'bench fdget\naxis op pread fstat lseek x1\n\nbench fdget\naxis op x2\n' 2 "'x1' for --op"
+	refused first 'bench fdget\naxis op pread fstat lseek x1\n\nbench fdget\naxis op x2\n' 2 \
+		"'x1' for --op"
 	out=$("$BIN/fdget" --op pread --check-options 2>&1)
 	rc=$?
-	check "fdget --check-options: exit 0 (got $rc), no output ($out)" eval '[ "$rc" = 0 ] && [ -z "$out" ]'
+	check "fdget --check-options: exit 0 (got $rc), no output ($out)" \
+		eval '[ "$rc" = 0 ] && [ -z "$out" ]'
 else
 	skip "plans checked against fdget's options" "bin/fdget not built (run make)"
 fi
@@ -69,17 +73,20 @@ check "a FIFO as plan: exit 2 (got $rc), one line naming it ($(head -c 200 "$D/f
 rc=$?
 check "--plan list exits 0 (got $rc: $(head -c 200 "$D/list.err"))" [ "$rc" = 0 ]
 check "--plan list lists default and quick with their points" \
-	eval 'grep -Eq "^default +[0-9]+ points" "$D/list.out" && grep -Eq "^quick +[0-9]+ points" "$D/list.out"'
+	eval 'grep -Eq "^default +[0-9]+ points" "$D/list.out" &&
+		grep -Eq "^quick +[0-9]+ points" "$D/list.out"'
 
 # 20 blocks: more than the block array starts with (freed memory was read)
 P20=$TOP/tests/fixtures/plans/blocks20.plan
 want=$(awk '/^axis/ { n *= NF - 2 } /^bench/ { t += n; n = 1 } END { print t + n }' n=0 "$P20")
 n=$("$H" run --plan "$P20" --dry-run 2>"$D/b20.err" | grep -c '^rep ')
-check "20-block plan: --dry-run lists its $want points (got $n; $(head -c 200 "$D/b20.err"))" [ "$n" = "$want" ]
+check "20-block plan: --dry-run lists its $want points (got $n; $(head -c 200 "$D/b20.err"))" \
+	[ "$n" = "$want" ]
 if command -v valgrind >/dev/null 2>&1; then
 	valgrind -q --error-exitcode=1 "$H" run --plan "$P20" --dry-run >/dev/null 2>"$D/vg.err"
 	rc=$?
-	check "20-block plan: valgrind finds no error (rc $rc; $(grep -m1 'Invalid' "$D/vg.err"))" [ "$rc" = 0 ]
+	check "20-block plan: valgrind finds no error (rc $rc; $(grep -m1 'Invalid' "$D/vg.err"))" \
+		[ "$rc" = 0 ]
 else
 	skip "20-block plan under valgrind" "no valgrind (apt-get install valgrind)"
 fi

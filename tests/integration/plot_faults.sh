@@ -53,7 +53,8 @@ else
 	skip "plot with a value of 1.7e308 draws" "gnuplot is not installed"
 fi
 check "every .gp written" bash -c "ls '$F'/figures/src/*.gp >/dev/null 2>&1"
-check "no .gp holds inf or nan" bash -c "! grep -qiE '(^|[^a-z])(inf|nan)([^a-z]|$)' '$F'/figures/src/*.gp"
+check "no .gp holds inf or nan" \
+	bash -c "! grep -qiE '(^|[^a-z])(inf|nan)([^a-z]|$)' '$F'/figures/src/*.gp"
 # no range line at all (no .gp) is no proof: it says so
 bad=$(cat "$F"/figures/src/*.gp 2>&1 | awk '/range/ { n++ }
 	/range/ && !/^set [xy]range \[[-0-9.e+]+:([0-9.e+]+|\*)\]$/ { print }
@@ -69,7 +70,8 @@ G=$D/good
 mkdir "$G" "$D/bin"
 raw 30001 >"$G/raw.csv"
 "$H" report "$G" >/dev/null 2>&1
-check "a first plot draws the figure" eval '[ -s "$G/figures/cputestfs.png" ] && [ -s "$G/figures/cputestfs.svg" ]'
+check "a first plot draws the figure" \
+	eval '[ -s "$G/figures/cputestfs.png" ] && [ -s "$G/figures/cputestfs.svg" ]'
 before=$(cat "$G/figures/cputestfs.png" "$G/figures/cputestfs.svg" | md5sum)
 # The stand-in: as gnuplot does on a failed plot, each output is created at
 # "set output" and left empty; then exit RC ("-e", the terminal probe, succeeds).
@@ -94,11 +96,15 @@ for frc in 1 0; do
 	empty=$(find "$G/figures" -maxdepth 1 \( -name '*.png' -o -name '*.svg' \) -size 0 2>&1)
 	check "... no 0-byte figure${empty:+ ($empty)}" [ -z "$empty" ]
 	check "... one line says which figure and that the previous one is left" \
-		eval '[ "$(grep -c "cputestfs.gp $what; the previous figure, if any, is left" "$D/fail.err")" = 1 ]'
-	check "... report.md does not show the figure" bash -c "! grep -qF '(figures/cputestfs.png)' '$G/report.md'"
-	check "... the other outputs are written (summary.csv has the new data)" grep -q 40002 "$G/summary.csv"
+		eval '[ "$(grep -c "cputestfs.gp $what; the previous figure, if any, is left" \
+			"$D/fail.err")" = 1 ]'
+	check "... report.md does not show the figure" \
+		bash -c "! grep -qF '(figures/cputestfs.png)' '$G/report.md'"
+	check "... the other outputs are written (summary.csv has the new data)" \
+		grep -q 40002 "$G/summary.csv"
 done
 "$H" report "$G" >/dev/null 2>&1
 check "gnuplot back: the figure is drawn again" \
-	eval '[ -s "$G/figures/cputestfs.png" ] && [ "$(cat "$G/figures/cputestfs.png" "$G/figures/cputestfs.svg" | md5sum)" != "$before" ]'
+	eval '[ -s "$G/figures/cputestfs.png" ] &&
+		[ "$(cat "$G/figures/cputestfs.png" "$G/figures/cputestfs.svg" | md5sum)" != "$before" ]'
 t_done

@@ -58,7 +58,8 @@ def decode(path):
         elif typ == b"IEND":
             break
     if depth != 8 or inter or ctype not in CHANNELS:
-        raise ValueError("unsupported PNG (depth %d, type %d, interlace %d)" % (depth, ctype, inter))
+        raise ValueError("unsupported PNG (depth %d, type %d, interlace %d)"
+                         % (depth, ctype, inter))
     bpp = CHANNELS[ctype]
     rows = unfilter(zlib.decompress(idat), w, h, bpp)
 

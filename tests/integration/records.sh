@@ -83,8 +83,10 @@ lines=(); for i in "${!vals[@]}"; do lines+=("fakebench,k=$i,1,v,${vals[$i]},1")
 rows "$D/nums" "${lines[@]}"
 "$H" export "$D/nums" 2>/dev/null
 if command -v ruby >/dev/null 2>&1; then
-	ruby "$(dirname "$0")/../../contrib/lkp/programs/affbench/parse" "$D/nums/raw.csv" <"$D/nums/raw.csv" >"$D/nums.lkp"
-	check "harness and lkp parse keep the same numbers" $PY - "$D/nums/results.json" "$D/nums.lkp" <<'PYEOF'
+	ruby "$(dirname "$0")/../../contrib/lkp/programs/affbench/parse" "$D/nums/raw.csv" \
+		<"$D/nums/raw.csv" >"$D/nums.lkp"
+	check "harness and lkp parse keep the same numbers" \
+		$PY - "$D/nums/results.json" "$D/nums.lkp" <<'PYEOF'
 import json, sys
 h = {p["config"]["k"]: p["metrics"]["v"]["median"] for p in json.load(open(sys.argv[1]))["points"]}
 l = {}
@@ -107,14 +109,17 @@ check "a metric's second unit is a bad row naming the first's line" \
 
 # ---- 14: JSON: valid UTF-8, each key once ----
 rows "$D/utf" 'fakebench,mode=a,1,ops_per_s,10,1/s'
-printf 'kernel         Linux 6.1\nhost           h\377\376ost\nkernel         Linux \303\050 6.2\n' > "$D/utf/machine.txt"
+printf 'kernel         Linux 6.1\nhost           h\377\376ost\n' > "$D/utf/machine.txt"
+printf 'kernel         Linux \303\050 6.2\n' >> "$D/utf/machine.txt"
 printf 'knob before /sys/x = 1\nknob before /sys/x = 2\n\355\240\200x v\n' >> "$D/utf/machine.txt"
-printf 'bench,config,rep,exit,reason\nfakebench,mode=b,1,1,bad \377\300\257 reason\n' > "$D/utf/failures.csv"
+printf 'bench,config,rep,exit,reason\nfakebench,mode=b,1,1,bad \377\300\257 reason\n' \
+	> "$D/utf/failures.csv"
 "$H" export "$D/utf" 2>"$D/utf.err"
 check "export: results.json is strict UTF-8 with each key once" strict_json "$D/utf/results.json"
 check "... and one line says which 'kernel' it kept" \
 	eval '[ "$(grep -c "machine.txt" "$D/utf.err")" = 1 ] &&
-	grep -q "utf/machine.txt:3: .kernel. given again (line 1 has it): results.json keeps line 3" "$D/utf.err"'
+	grep -q "utf/machine.txt:3: .kernel. given again (line 1 has it): results.json keeps line 3" \
+		"$D/utf.err"'
 check "... the kept values, the bad bytes as U+FFFD" $PY -c '
 import json, sys
 d = json.load(open(sys.argv[1]))
@@ -122,7 +127,8 @@ m = d["machine"]
 assert m["facts"]["kernel"] == "Linux \ufffd( 6.2", m
 assert m["facts"]["host"] == "h\ufffd\ufffdost", m
 assert m["knobs_before"] == {"/sys/x": "2"}, m
-assert d["failures"][0]["reason"] == "bad \ufffd\ufffd\ufffd reason", d["failures"]' "$D/utf/results.json"
+assert d["failures"][0]["reason"] == "bad \ufffd\ufffd\ufffd reason", d["failures"]' \
+	"$D/utf/results.json"
 "$H" report "$D/utf" >/dev/null 2>&1
 check "plot writes the same strict results.json" strict_json "$D/utf/results.json"
 
@@ -131,7 +137,8 @@ rows "$D/r/results.json" 'fakebench,mode=a,1,ops_per_s,100,1/s'
 rows "$D/r" 'fakebench,mode=a,1,ops_per_s,200,1/s'
 out=$("$H" compare --out "$D/c3" "$D/r/results.json" "$D/r" 2>/dev/null)
 check "compare: a directory named results.json is a run of its own, not its parent" \
-	eval '[[ "$out" == *"run A: $D/r/results.json"* ]] && echo "$out" | grep -Eq "ops_per_s +B +100 +200 "'
+	eval '[[ "$out" == *"run A: $D/r/results.json"* ]] &&
+		echo "$out" | grep -Eq "ops_per_s +B +100 +200 "'
 "$H" export "$D/good" 2>/dev/null
 check "compare: a results.json file still names its directory" \
 	eval '"$H" compare --out "$D/c4" "$D/good/results.json" "$D/r/results.json" >/dev/null 2>&1'

@@ -36,7 +36,8 @@ check "re-plot: tables.md is the same" cmp -s "$W/tables1.md" "$W/run/tables.md"
 check "re-plot: no harness_cpu line in report.md" eval '! grep -q harness_cpu "$W/run/report.md"'
 left=$(cd "$W/run" && ls figures/gone.* figures/src/gone.* 2>/dev/null | tr '\n' ' ')
 check "re-plot: the figures it no longer draws are removed${left:+ (left: $left)}" [ -z "$left" ]
-check "re-plot: a link in figures/ is left alone" eval '[ -L "$W/run/figures/link.png" ] && [ "$(cat "$W/outside.png")" = keep ]'
+check "re-plot: a link in figures/ is left alone" \
+	eval '[ -L "$W/run/figures/link.png" ] && [ "$(cat "$W/outside.png")" = keep ]'
 check "re-plot: a file that is not a figure is left alone" [ -f "$W/run/figures/notes.txt" ]
 rm -f "$W/run/figures/link.png" "$W/run/figures/notes.txt"
 ls "$W/run/figures" "$W/run/figures/src" >"$W/ls2"

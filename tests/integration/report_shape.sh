@@ -53,7 +53,8 @@ for src in "$TOP"/results/reference "$TOP"/results/emulated/*; do
 		e=$(grep -m1 -o '[0-9]e[-+][0-9]*' "$run/$f")
 		check "$name: $f prints no e-notation${e:+ ($e)}" [ -z "$e" ]
 	done
-	awk -F' [|] ' '/^## All results/ { a = 1 } a && /^\| [a-z]/ { sub(/^\| /, "", $1); print $1 "\t" $2 }' \
+	awk -F' [|] ' '/^## All results/ { a = 1 } a && /^\| [a-z]/ { sub(/^\| /, "", $1);
+		print $1 "\t" $2 }' \
 		"$run/tables.md" >"$run.all"
 	check "$name: tables.md's All results has rows" [ -s "$run.all" ]
 	check "$name: All results sorted by bench, then config" sorted_by_bench_config <"$run.all"
@@ -65,6 +66,7 @@ for src in "$TOP"/results/reference "$TOP"/results/emulated/*; do
 		grep -qF -- "$start" "$R" || missing="$missing [$start]"
 	done <"$(dirname "$0")/report_readings.tsv"
 	[ "$name" = reference ] ||
-		check "$name: every reading of before is still in report.md${missing:+:$missing}" [ -z "$missing" ]
+		check "$name: every reading of before is still in report.md${missing:+:$missing}" \
+			[ -z "$missing" ]
 done
 t_done

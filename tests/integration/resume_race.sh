@@ -49,14 +49,16 @@ ln -s "$D/real" "$D/link"
 refused "a symbolic link among the parents is refused" "$D/link/run" "a symbolic link"
 "$H" run --resume "$D/real/run" --dry-run >/dev/null 2>"$D/err"
 rc=$?
-check "... the same directory through no link is resumed (exit $rc: $(tail -n1 "$D/err"))" [ "$rc" = 0 ]
+check "... the same directory through no link is resumed (exit $rc: $(tail -n1 "$D/err"))" \
+	[ "$rc" = 0 ]
 mkdir -m 0775 "$D/gw"
 partial "$D/gw/run"
 refused "a group-writable parent is refused" "$D/gw/run" "group- or world-writable (mode 0775)"
 mkdir -m 0777 "$D/ww"
 partial "$D/ww/run"
 refused "a world-writable parent is refused" "$D/ww/run" "group- or world-writable (mode 0777)"
-refused "... also named through a relative path with .." "$D/ww/../ww/run" "group- or world-writable"
+refused "... also named through a relative path with .." "$D/ww/../ww/run" \
+	"group- or world-writable"
 mkdir -m 1777 "$D/sticky"
 partial "$D/sticky/run"
 "$H" run --resume "$D/sticky/run" --dry-run >/dev/null 2>"$D/err"
@@ -82,9 +84,11 @@ G=$D/checked
 partial "$G"
 AFFBENCH_TEST_RESUME_SWAP=$E "$H" run --resume "$G" --dry-run >"$D/dry.out" 2>"$D/dry.err"
 rc=$?
-check "--dry-run with the planted directory swapped in: exit 0 (got $rc: $(tail -n1 "$D/dry.err"))" \
+last=$(tail -n1 "$D/dry.err")
+check "--dry-run with the planted directory swapped in: exit 0 (got $rc: $last)" \
 	[ "$rc" = 0 ]
-check "... the swap happened: the planted plan is under the name now" grep -q "axis n 7 8 9" "$G/plan.plan"
+check "... the swap happened: the planted plan is under the name now" \
+	grep -q "axis n 7 8 9" "$G/plan.plan"
 check "... it lists the checked plan's points (--n 1, --n 2)" \
 	eval 'grep -q -- "--n 1" "$D/dry.out" && grep -q -- "--n 2" "$D/dry.out"'
 check "... and none of the planted plan's" eval '! grep -Eq -- "--n [789]" "$D/dry.out"'
@@ -99,7 +103,8 @@ check "a resume with the planted directory swapped in: exit 0 (got $rc: $(tail -
 # the checked directory, now under E's name, holds the run; the planted one, under G's, is as it was
 check "... the checked directory got both points' records" eval \
 	'grep -q "^okbench,n=1," "$E/raw.csv" && grep -q "^okbench,n=2," "$E/raw.csv"'
-check "... no point of the planted plan ran" eval '! grep -Eq "^okbench,n=[789]," "$E/raw.csv" "$G/raw.csv"'
+check "... no point of the planted plan ran" \
+	eval '! grep -Eq "^okbench,n=[789]," "$E/raw.csv" "$G/raw.csv"'
 check "... the planted directory was left as it was: no file added, changed or removed" \
 	test "$(snap "$G")" = "$before"
 check "... the report names the directory as given" grep -qF "Run directory: \`$G\`" "$E/report.md"

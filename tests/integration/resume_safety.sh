@@ -22,8 +22,8 @@ export AFFBENCH_TEST_PROGRAMS=$D
 PWNED=$D/pwned
 
 mkdir "$D/x"
-printf '#!/bin/sh\ntouch %s\necho bench,config,rep,metric,value,unit\necho evil,n=1,1,ops_per_s,1,1/s\n' \
-	"$PWNED" >"$D/x/evil.sh"
+printf '#!/bin/sh\ntouch %s\n%s\n%s\n' "$PWNED" 'echo bench,config,rep,metric,value,unit' \
+	'echo evil,n=1,1,ops_per_s,1,1/s' >"$D/x/evil.sh"
 chmod +x "$D/x/evil.sh"
 # its config names its point (--n N): two points writing one config would be one
 # repetition written twice, which raw.csv refuses
@@ -77,7 +77,8 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
 	R=$(fresh owned) && chown -R nobody "$R"
 	refused "a directory owned by another user is refused" "$R"
 	err=$("$H" run --resume "$R" 2>&1 >/dev/null)
-	check "... saying whose it is ($err)" grep -q "is owned by uid $(id -u nobody), not by root or you" <<<"$err"
+	check "... saying whose it is ($err)" \
+		grep -q "is owned by uid $(id -u nobody), not by root or you" <<<"$err"
 	for f in plan.plan runs.csv raw.csv log; do
 		R=$(fresh "owned-$f") && chown nobody "$R/$f"
 		refused "$f owned by another user is refused" "$R"
@@ -115,7 +116,8 @@ refused "log/ a symbolic link is refused" "$R"
 R=$(fresh fifo-new) && mkfifo "$R/plan.plan.new"
 timeout 20 "$H" run --resume "$R" --repeat 2 >/dev/null 2>"$D/new.err"
 rc=$?
-check "a FIFO at plan.plan.new does not hang --resume --repeat 2 (exit $rc: $(tail -n 2 "$D/new.err" | tr "\n" " "))" test "$rc" = 0
+last=$(tail -n 2 "$D/new.err" | tr "\n" " ")
+check "a FIFO at plan.plan.new does not hang --resume --repeat 2 (exit $rc: $last)" test "$rc" = 0
 check "... plan.plan now says repeat 2" grep -qx 'repeat 2' "$R/plan.plan"
 check "... the FIFO left as it was, no temporary file left" \
 	test -p "$R/plan.plan.new" -a -z "$(find "$R" -maxdepth 1 -name '.plan.plan.*')"

@@ -29,7 +29,8 @@ cited=$(cd "$TOP" && grep -rhoz 'results/reference[^.]*recorded[[:space:]]*[0-9-
 	tr '\0\n' '\n ' | grep -o 'recorded *[0-9-]*')
 bad=$(grep -v "recorded $refdate\$" <<<"$cited")
 check "README.md and docs/ cite results/reference's numbers with a date" test -n "$cited"
-check "the docs date results/reference as its machine.txt does ($refdate; not: ${bad:-none})" test -z "$bad"
+check "the docs date results/reference as its machine.txt does ($refdate; not: ${bad:-none})" \
+	test -z "$bad"
 
 if [ "$(id -u)" != 0 ] || [ ! -w /dev/fuse ]; then
 	skip "the files a quick run writes" "needs root and /dev/fuse"
@@ -65,14 +66,17 @@ names() {
 	}' "$README"
 }
 
-{ cat "$TOP/harness/plans/quick.plan"; printf 'bench cpupair\nduration 0.02\nextra --pairs classes\n'; } \
-	> "$W/files.plan"
+{
+	cat "$TOP/harness/plans/quick.plan"
+	printf 'bench cpupair\nduration 0.02\nextra --pairs classes\n'
+} > "$W/files.plan"
 "$BIN/harness" run --plan "$W/files.plan" --repeat 1 --out "$W/run" >"$W/run.out" 2>"$W/run.err"
 rc=$?
 check "the quick run exits 0 (rc $rc)" [ "$rc" = 0 ]
 names "$W/run/raw.csv" > "$W/names"
 check "the README lists names in both tables" \
-	test "$(grep -c '^ALWAYS figures/' "$W/names")" -gt 0 -a "$(grep -c '^ALWAYS [a-z]*\.csv$' "$W/names")" -gt 0
+	test "$(grep -c '^ALWAYS figures/' "$W/names")" -gt 0 \
+		-a "$(grep -c '^ALWAYS [a-z]*\.csv$' "$W/names")" -gt 0
 
 ( cd "$W/run" && find . -type f | sed 's|^\./||' | sort ) > "$W/written"
 check "the run wrote files in figures/, figures/src/ and log/" \
@@ -88,7 +92,8 @@ while read -r f; do
 	done < "$W/names"
 	[ "$hit" = 1 ] || undocumented+=" $f"
 done < "$W/written"
-check "every file the run wrote is in results/README.md (not:${undocumented:- none})" test -z "$undocumented"
+check "every file the run wrote is in results/README.md (not:${undocumented:- none})" \
+	test -z "$undocumented"
 
 # Every name documented as always written was written.
 missing=
@@ -101,10 +106,12 @@ while read -r need g; do
 	done < "$W/written"
 	[ "$hit" = 1 ] || missing+=" $g"
 done < "$W/names"
-check "every file results/README.md says a run writes was written (missing:${missing:- none})" test -z "$missing"
+check "every file results/README.md says a run writes was written (missing:${missing:- none})" \
+	test -z "$missing"
 
 # run.lock: the README says what it holds while the run lives and after.
 check "results/README.md says run.lock holds \"PID DIR\" and is left empty" \
 	grep -q '^| `run.lock` |.*"PID DIR" while the run lives, and is left empty' "$README"
-check "... and run.lock is there, empty, after the run" test -f "$W/run/run.lock" -a ! -s "$W/run/run.lock"
+check "... and run.lock is there, empty, after the run" \
+	test -f "$W/run/run.lock" -a ! -s "$W/run/run.lock"
 t_done

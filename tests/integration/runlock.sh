@@ -84,8 +84,10 @@ GATE= "$H" run --plan "$D/g.plan" --out "$D/empty" >/dev/null 2>&1
 check "an empty directory is a fine --out" test -s "$D/empty/raw.csv"
 : > "$D/afile"
 expect_rc "--out naming a file exits 2" 2 "$H" run --plan "$D/g.plan" --out "$D/afile"
-expect_rc "--out naming a file exits 2 in --dry-run" 2 "$H" run --plan "$D/g.plan" --out "$D/afile" --dry-run
-expect_rc "--out below a file exits 2 in --dry-run" 2 "$H" run --plan "$D/g.plan" --out "$D/afile/x" --dry-run
+expect_rc "--out naming a file exits 2 in --dry-run" \
+	2 "$H" run --plan "$D/g.plan" --out "$D/afile" --dry-run
+expect_rc "--out below a file exits 2 in --dry-run" \
+	2 "$H" run --plan "$D/g.plan" --out "$D/afile/x" --dry-run
 check "the file is left as it was" test ! -s "$D/afile"
 
 # ---- --resume and the options of the run's plan ----
@@ -113,8 +115,10 @@ check "a dead run's machine lock is taken over with one line" \
 check "... and the run goes on" test -s "$D/L/raw.csv"
 cp -r "$D/L" "$D/T"
 printf 'torn' >> "$D/T/runs.csv"
-expect_rc "a --resume refused after taking the locks (torn runs.csv) exits 2" 2 "$H" run --resume "$D/T"
-check "... and leaves no pid behind in either lock" test ! -s "$D/machine.lock" -a ! -s "$D/T/run.lock"
+expect_rc "a --resume refused after taking the locks (torn runs.csv) exits 2" \
+	2 "$H" run --resume "$D/T"
+check "... and leaves no pid behind in either lock" \
+	test ! -s "$D/machine.lock" -a ! -s "$D/T/run.lock"
 cp -r "$D/L" "$D/S"
 rm -f "$D/S/run.lock"
 ln -s "$D/victim" "$D/S/run.lock"
@@ -132,7 +136,8 @@ expect_rc "cputestfs --baseline kernel --mountpoint DIR exits 2" 2 \
 	"$BIN/cputestfs" --baseline kernel --mountpoint "$D" --duration 0.05
 expect_rc "ddpar --daemon single --threads 4 exits 2" 2 "$BIN/ddpar" --daemon single --threads 4
 expect_rc "fdget --threads 2 --mode single exits 2" 2 "$BIN/fdget" --threads 2 --mode single
-expect_rc "fdget --oversubscribe without --threads exits 2" 2 "$BIN/fdget" --oversubscribe --mode shared-fd
+expect_rc "fdget --oversubscribe without --threads exits 2" \
+	2 "$BIN/fdget" --oversubscribe --mode shared-fd
 expect_rc "fdget --duration 0x10 exits 2" 2 "$BIN/fdget" --duration 0x10
 expect_rc "fdget --duration inf exits 2" 2 "$BIN/fdget" --duration inf
 expect_rc "harness run --repeat 0x2 exits 2" 2 "$H" run --plan "$D/g.plan" --repeat 0x2 --dry-run

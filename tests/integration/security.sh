@@ -53,13 +53,19 @@ plan() { # FILE BLOCK-LINES...
 R=$D/crafted
 mkdir -p "$R"
 REF=$TOP/results/reference/raw.csv
-if [ -f "$REF" ]; then head -n 400 "$REF" >"$R/raw.csv"; else echo "bench,config,rep,metric,value,unit" >"$R/raw.csv"; fi
-for i in 1 2 3; do echo "cputestfs,baseline=fuse;daemon=single;placement=none,$i,stat_per_s,$((30000 + i)),1/s"; done >>"$R/raw.csv"
-PW=pwned	# relative: gnuplot runs in a private directory whose every file is moved into the run directory
+if [ -f "$REF" ]; then head -n 400 "$REF" \
+	>"$R/raw.csv"; else echo "bench,config,rep,metric,value,unit" >"$R/raw.csv"; fi
+for i in 1 2 3; do
+	echo "cputestfs,baseline=fuse;daemon=single;placement=none,$i,stat_per_s,$((30000 + i)),1/s"
+done >>"$R/raw.csv"
+# relative: gnuplot runs in a private directory whose every file is moved into the run directory
+PW=pwned
 {
-	echo "cputestfs,\"baseline=fuse;daemon=single;placement=x';system('touch $PW');'\",1,stat_per_s,5,1/s"
+	echo "cputestfs,\"baseline=fuse;daemon=single;placement=x';system('touch" \
+		"$PW');'\",1,stat_per_s,5,1/s"
 	echo "cputestfs,baseline=fuse;daemon=single;placement=none,1,system(\"touch $PW\"),5,1/s"
-	echo "cputestfs,baseline=fuse;daemon=single;placement=none,1,stat_per_s,5,1/s' ; system('touch $PW') ; '"
+	echo "cputestfs,baseline=fuse;daemon=single;placement=none,1,stat_per_s,5,1/s' ; system('touch" \
+		"$PW') ; '"
 	echo "cpu'testfs,placement=none,1,stat_per_s,5,1/s"
 	echo "cputestfs,placement=none,1;touch $PW,stat_per_s,5,1/s"
 	echo "cputestfs,placement=none,1,stat_per_s,1e999,1/s"
@@ -73,9 +79,11 @@ check "plot of a crafted raw.csv exits 0 (rc $rc)" [ "$rc" = 0 ]
 check "nothing created by the crafted rows" eval '[ -z "$(find "$D" -name "$PW*")" ]'
 nbad=$(grep -c 'skipped a bad row' "$D/plot.err")
 check "each of the 9 bad rows reported once with file:line ($nbad)" \
-	eval '[ "$nbad" = 9 ] && grep -q "raw.csv:[0-9]*: skipped a bad row: it holds a NUL byte" "$D/plot.err"'
+	eval '[ "$nbad" = 9 ] &&
+		grep -q "raw.csv:[0-9]*: skipped a bad row: it holds a NUL byte" "$D/plot.err"'
 check "the long line is one bad row, not split into more" grep -q 'unit is not' "$D/plot.err"
-check "the good rows still load and plot" eval 'grep -q "^cputestfs," "$R/summary.csv" && [ -s "$R/figures/cputestfs.png" ]'
+check "the good rows still load and plot" \
+	eval 'grep -q "^cputestfs," "$R/summary.csv" && [ -s "$R/figures/cputestfs.png" ]'
 check "no .gp file holds text from a bad row" bash -c "! grep -l 'touch' '$R'/figures/src/*.gp"
 # compare with a directory whose name is itself an attack
 Q="$D/it's a \"dir\" <touch $PW; \$(touch ${PW}2)"
@@ -140,7 +148,8 @@ if mount -t tmpfs -o size=96k tmpfs "$FULL" 2>/dev/null; then
 	check "raw.csv stays valid: every line a whole record" \
 		awk -F, 'NR == 1 { ok = $0 == "bench,config,rep,metric,value,unit" } NR > 1 && NF != 6 { ok = 0 }
 			END { exit !(ok && NR > 1) }' "$FULL/run/raw.csv"
-	check "raw.csv ends with a newline" bash -c "[ \"\$(tail -c1 '$FULL/run/raw.csv' | od -An -c | tr -d ' ')\" = '\\n' ]"
+	check "raw.csv ends with a newline" \
+		bash -c "[ \"\$(tail -c1 '$FULL/run/raw.csv' | od -An -c | tr -d ' ')\" = '\\n' ]"
 	umount -l "$FULL"
 else
 	skip "a full disk" "cannot mount a tmpfs"
@@ -172,7 +181,8 @@ if [ "$(id -u)" = 0 ] && [ -x "$TOOLS/stuck" ] && [ -w /dev/fuse ]; then
 	read -r dp hp <"$D/stuck.pids"
 	kill -KILL "$dp" "$hp" 2>/dev/null	# frees the stuck writer: it dies of its SIGKILL
 	# 20 s at most: a busy machine may take a while to end it
-	wait_gone() { for _ in $(seq 200); do kill -0 "$1" 2>/dev/null || return 0; sleep 0.1; done; return 1; }
+	wait_gone() { for _ in $(seq 200); do kill -0 "$1" 2>/dev/null ||
+		return 0; sleep 0.1; done; return 1; }
 	check "the stuck benchmark ends once its filesystem goes" wait_gone "$hp"
 	kill -0 "$hp" 2>/dev/null || rm -f "$D/stuck.pids"	# gone: cleanup kills no recycled pid
 	"$H" restore >/dev/null 2>&1

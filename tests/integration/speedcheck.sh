@@ -41,9 +41,12 @@ mkdir -p "$d"
 	for i in $(seq 14); do
 		c=5
 		[ "$i" -ge 3 ] && [ "$i" -le 12 ] && c=1000
-		printf '     %d.%03d000000,%d,,context-switches,100000000,100.00,,\n' $((i / 10)) $((i % 10 * 100)) $c
-		printf '     %d.%03d000000,%d,,cpu-migrations,100000000,100.00,,\n' $((i / 10)) $((i % 10 * 100)) $((c / 100))
-		printf '     %d.%03d000000,%d,,fuse:fuse_request_send,100000000,100.00,,\n' $((i / 10)) $((i % 10 * 100)) $((c / 2))
+		printf '     %d.%03d000000,%d,,context-switches,100000000,100.00,,\n' $((i / 10)) \
+			$((i % 10 * 100)) $c
+		printf '     %d.%03d000000,%d,,cpu-migrations,100000000,100.00,,\n' $((i / 10)) \
+			$((i % 10 * 100)) $((c / 100))
+		printf '     %d.%03d000000,%d,,fuse:fuse_request_send,100000000,100.00,,\n' $((i / 10)) \
+			$((i % 10 * 100)) $((c / 2))
 	done
 } >"$d/perf.txt"
 rows=$(fx 'perf_rows "$1"' "$d/perf.txt")
@@ -53,16 +56,19 @@ printf '%s\n' "$rows" >"$d/rows"
 win=$(fx 'OFF=100 span "$1"' "$d/rows")
 # hot intervals end at 0.3 .. 1.2; less the first and last: 0.3 .. 1.1 (+100)
 check "span: the hot stretch less its first and last interval ($win)" \
-	awk -v w="$win" 'BEGIN { split(w, x, " "); exit !(x[1] > 100.29 && x[1] < 100.31 && x[2] > 101.09 && x[2] < 101.11) }'
+	awk -v w="$win" 'BEGIN { split(w, x, " "); exit !(x[1] > 100.29 && x[1] < 100.31 &&
+		x[2] > 101.09 && x[2] < 101.11) }'
 win2=$(fx 'OFF=100 LAST=0.5 span "$1"' "$d/rows")
 check "span: LAST=0.5 keeps the stretch's last 0.4 s ($win2)" \
-	awk -v w="$win2" 'BEGIN { split(w, x, " "); exit !(x[1] > 100.69 && x[1] < 100.71 && x[2] > 101.09 && x[2] < 101.11) }'
+	awk -v w="$win2" 'BEGIN { split(w, x, " "); exit !(x[1] > 100.69 && x[1] < 100.71 &&
+		x[2] > 101.09 && x[2] < 101.11) }'
 r=$(fx 'OFF=100 rates "$1" $2' "$d/rows" "$win")
 check "rates: 10000 switches/s, 100 migrations/s, 5000 requests/s ($r)" \
 	grep -q '^2=10000 3=100 4=5000 secs=0.800' <<<"$r"
 
 # cumulative samples (the /proc sampler): 1000 per 0.1 s from t = 10.2 to 11.2
-awk 'BEGIN { for (i = 0; i <= 14; i++) { c += (i >= 3 && i <= 12) ? 1000 : 3; printf "%.1f %d %d\n", 10 + i / 10, c, 2 * c } }' >"$d/proc"
+awk 'BEGIN { for (i = 0; i <= 14; i++) { c += (i >= 3 &&
+	i <= 12) ? 1000 : 3; printf "%.1f %d %d\n", 10 + i / 10, c, 2 * c } }' >"$d/proc"
 win=$(fx 'CUM=1 span "$1"' "$d/proc")
 r=$(fx 'CUM=1 rates "$1" $2' "$d/proc" "$win")
 check "cumulative rates: 10000/s and 20000/s ($r)" grep -q '^2=10000 3=20000 ' <<<"$r"
@@ -87,12 +93,15 @@ check "bt_median: the daemon's wake-ups, 9 in [1000, 1100) ns ($m)" \
 m=$(fx 'bt_median "$1" 100 reply' "$d/bt")
 check "bt_median: the replies' wake-ups, 8, median in [15000, 15050) ns ($m)" \
 	awk -v m="$m" 'BEGIN { split(m, x, " "); exit !(x[2] == 8 && x[1] >= 15000 && x[1] < 15050) }'
-check "bt_median: none for an unknown daemon" [ "$(fx 'bt_median "$1" 999 daemon' "$d/bt")" = "nan 0" ]
+check "bt_median: none for an unknown daemon" \
+	[ "$(fx 'bt_median "$1" 999 daemon' "$d/bt")" = "nan 0" ]
 
 # the verdicts: within tolerance, out of it, both below the floor
 check "ex_row: 1.05 vs 1.00 at 10% passes" grep -q 'PASS$' <<<"$(fx 'ex_row x 1.05 1.00 0.10')"
-check "ex_row: 1.20 vs 1.00 at 10% is out" grep -q 'OUT of tolerance$' <<<"$(fx 'ex_row x 1.20 1.00 0.10')"
-check "ex_row: 0.002 vs 0.0001 agree by the floor" grep -q 'PASS (both < 0.01/op)$' <<<"$(fx 'ex_row x 0.002 0.0001 0.10')"
+check "ex_row: 1.20 vs 1.00 at 10% is out" \
+	grep -q 'OUT of tolerance$' <<<"$(fx 'ex_row x 1.20 1.00 0.10')"
+check "ex_row: 0.002 vs 0.0001 agree by the floor" \
+	grep -q 'PASS (both < 0.01/op)$' <<<"$(fx 'ex_row x 0.002 0.0001 0.10')"
 check "ex_row: no reference, no verdict" grep -q 'n/a$' <<<"$(fx 'ex_row x 1 "" 0.10')"
 
 rm -rf "$d"

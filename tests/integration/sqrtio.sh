@@ -80,7 +80,8 @@ orig=$(cat "$rq_path")
 knobs=$(kv knob | tr '\n' ' ')
 want="$rq_path "
 for i in ${irqs//,/ }; do want+="/proc/irq/$i/smp_affinity_list "; done
-check "knob= lines: rq_affinity and each IRQ's affinity (got '$knobs', want '$want')" [ "$knobs" = "$want" ]
+check "knob= lines: rq_affinity and each IRQ's affinity (got '$knobs', want '$want')" \
+	[ "$knobs" = "$want" ]
 missing=""
 for k in $knobs; do [ -r "$k" ] || missing+=" $k"; done
 check "every knob= path is readable (missing:$missing)" [ -z "$missing" ]
@@ -88,27 +89,35 @@ check "every knob= path is readable (missing:$missing)" [ -z "$missing" ]
 cpus_of() {
 	local out=" " part
 	for part in ${1//,/ }; do
-		if [[ $part == *-* ]]; then out+="$(seq -s ' ' "${part%-*}" "${part#*-}") "; else out+="$part "; fi
+		if [[ $part == *-* ]]; then
+			out+="$(seq -s ' ' "${part%-*}" "${part#*-}") "
+		else
+			out+="$part "
+		fi
 	done
 	printf '%s' "$out"
 }
-# Per reader CPU: local iff it appears in its own cpuN_completes_on, every allowed CPU one or the other.
+# Per reader CPU: local iff it appears in its own cpuN_completes_on, every allowed CPU one or the
+# other.
 local_cpus=$(cpus_of "$(kv local_cpus)") remote_cpus=$(cpus_of "$(kv remote_cpus)")
 wrong="" ncpu=0
 for c in $(cpus_of "$(taskset -pc $$ | sed 's/.*: //')"); do
 	ncpu=$((ncpu + 1))
 	done_on=$(cpus_of "$(kv "cpu${c}_completes_on")")
 	[[ $done_on == *" $c "* ]] && want=local || want=remote
-	[[ $local_cpus == *" $c "* ]] && got=local || { [[ $remote_cpus == *" $c "* ]] && got=remote || got=neither; }
+	[[ $local_cpus == *" $c "* ]] && got=local || { [[ $remote_cpus == *" $c "* ]] && got=remote ||
+		got=neither; }
 	[ "$got" = "$want" ] || wrong+=" CPU $c: $got, completes on '$done_on'"
 done
-check "each of the $ncpu CPUs is local iff it completes its own reads ($wrong)" [ "$ncpu" -gt 1 -a -z "$wrong" ]
+check "each of the $ncpu CPUs is local iff it completes its own reads ($wrong)" \
+	[ "$ncpu" -gt 1 -a -z "$wrong" ]
 
 # Independently of sqrtio: O_DIRECT reads by dd move the reported line(s).
 irq_total() { # sum of the reported IRQ lines over all CPUs
 	local s=0 i
 	for i in ${irqs//,/ }; do
-		s=$((s + $(awk -v n="$i:" '$1 == n { t = 0; for (k = 2; k <= NF && $k ~ /^[0-9]+$/; k++) t += $k; print t }' /proc/interrupts)))
+		s=$((s + $(awk -v n="$i:" '$1 == n { t = 0
+			for (k = 2; k <= NF && $k ~ /^[0-9]+$/; k++) t += $k; print t }' /proc/interrupts)))
 	done
 	echo $s
 }
@@ -128,13 +137,16 @@ quiet_disk
 	>"$out/run.csv" 2>"$out/run.err"
 rc=$?
 check "short run exits 0 (rc $rc: $(head -c 300 "$out/run.err"))" [ "$rc" = 0 ]
-check "rq_affinity back to $orig after the run (now $(cat "$rq_path"))" [ "$(cat "$rq_path")" = "$orig" ]
+check "rq_affinity back to $orig after the run (now $(cat "$rq_path"))" \
+	[ "$(cat "$rq_path")" = "$orig" ]
 check "no scratch file left in $TOP" [ -z "$(ls -A "$TOP" | grep '^\.affbench-sqrtio\.')" ]
 check "CSV header exact" [ "$(head -1 "$out/run.csv")" = "bench,config,rep,metric,value,unit" ]
 # config may be quoted (CPU lists with commas): take metric, value, unit from the end
-bad=$(awk -F, 'NR > 1 && ($1 != "sqrtio" || $(NF-3) !~ /^[1-9][0-9]*$/ || $(NF-1) !~ /^[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?$/ || $NF == "")' "$out/run.csv")
+bad=$(awk -F, 'NR > 1 && ($1 != "sqrtio" || $(NF-3) !~ /^[1-9][0-9]*$/ ||
+	$(NF-1) !~ /^[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?$/ || $NF == "")' "$out/run.csv")
 check "every row: bench sqrtio, rep, finite value, unit ($bad)" [ -z "$bad" ]
-for m in sqrt_M_per_s ios_K_per_s io_lat_p50_us io_lat_p99_us irqs_per_io cal_ipis_per_io res_ipis_per_io; do
+for m in sqrt_M_per_s ios_K_per_s io_lat_p50_us io_lat_p99_us irqs_per_io cal_ipis_per_io \
+	res_ipis_per_io; do
 	n=$(awk -F, -v m="$m" '$(NF-2) == m' "$out/run.csv" | wc -l)
 	check "$m recorded for 2 rq x 2 local (got $n)" [ "$n" = 4 ]
 done
@@ -153,42 +165,53 @@ place=$(awk -F, '$(NF-2) == "ios_K_per_s"' "$out/run.csv" | while IFS= read -r l
 	[ "$irq" = "$irq_cpus" ] || echo "irq_cpus=$irq, discovery said $irq_cpus"
 	pool=$([ "$loc" = 1 ] && echo "$local_cpus" || echo "$remote_cpus")
 	for c in $(cpus_of "$io"); do
-		[[ $pool == *" $c "* ]] || echo "local=$loc reader on CPU $c (local:$local_cpus remote:$remote_cpus)"
+		[[ $pool == *" $c "* ]] ||
+			echo "local=$loc reader on CPU $c (local:$local_cpus remote:$remote_cpus)"
 	done
 	echo "compared"
 done)
 compared=$(printf '%s\n' "$place" | grep -c '^compared$')
 place=$(printf '%s\n' "$place" | grep -v '^compared$')
 check "placement compared on every point ($compared rows)" [ "$compared" = 4 ]
-check "readers on CPUs completing their own reads for local=1, on the others for local=0 ($place)" [ -z "$place" ]
+check "readers on CPUs completing their own reads for local=1, on the others for local=0 ($place)" \
+	[ -z "$place" ]
 
 # --- the descriptor's tables on stdout ----------------------------------------
 # 1.5 s windows: on a busy host one read can stall for over a second.
-"$SQ" --file "$F" --rq "$orig" --local 0,1 --duration 1.5 --repeat 6 --quiet >"$out/table.txt" 2>"$out/table.err"
+"$SQ" --file "$F" --rq "$orig" --local 0,1 --duration 1.5 --repeat 6 --quiet >"$out/table.txt" \
+	2>"$out/table.err"
 rc=$?
 check "table run exits 0 (rc $rc: $(head -c 300 "$out/table.err"))" [ "$rc" = 0 ]
 # numbers as every human table prints them (ab_r_num: 3 significant figures, plain)
 N='[0-9]+(\.[0-9]+)?'
-n=$(grep -cE "^rq=$orig local=[01] +$N \(M sqrt/sec\) +$N \(K ios/sec\)( +post: [0-9.]+ / [0-9.]+)?$" "$out/table.txt")
+n=$(grep -cE "^rq=$orig local=[01] +$N \(M sqrt/sec\) +$N \(K ios/sec\)( +post: [0-9.]+ / $(
+	)[0-9.]+)?$" "$out/table.txt")
 check "two lines in the post's layout (got $n)" [ "$n" = 2 ]
-n=$(grep -cE "^rq=$orig local=[01] +$N +$N +$N +$N +$N  io=[0-9,-]+ sqrt=[0-9,-]+ irq=[0-9,-]+$" "$out/table.txt")
+n=$(grep -cE "^rq=$orig local=[01] +$N +$N +$N +$N +$N  io=[0-9,-]+ sqrt=[0-9,-]+ irq=[0-9,-]+$" \
+	"$out/table.txt")
 check "latency, IRQs and IPIs per IO and the CPUs, one line per point (got $n)" [ "$n" = 2 ]
-check "the cost table's header" grep -qE "^ +p50 us +p99 us +irqs/io +CAL/io +RES/io +cpus$" "$out/table.txt"
+check "the cost table's header" \
+	grep -qE "^ +p50 us +p99 us +irqs/io +CAL/io +RES/io +cpus$" "$out/table.txt"
 check "off / on ratios judged with a 95% CI over 6 repetitions" \
-	grep -qE "^- rq=$orig, readers off / on the IRQ CPU: sqrt [0-9.]+x \[[0-9.]+, [0-9.]+\] 95% CI, (not )?significant; IO [0-9.]+x \[" "$out/table.txt"
-check "no per-record lines in table format" bash -c "! grep -qE 'io_cpus=|ios_K_per_s' '$out/table.txt'"
+	grep -qE "^- rq=$orig, readers off / on the IRQ CPU: sqrt [0-9.]+x \[[0-9.]+, [0-9.]+\] 95% CI, $(
+		)(not )?significant; IO [0-9.]+x \[" "$out/table.txt"
+check "no per-record lines in table format" \
+	bash -c "! grep -qE 'io_cpus=|ios_K_per_s' '$out/table.txt'"
 "$SQ" --file "$F" --rq "$orig" --local 0,1 --duration 1.5 --repeat 2 --quiet >"$out/table2.txt" 2>&1
 check "below 6 repetitions: too few to judge, no interval" \
-	grep -qE "^- rq=$orig, readers off / on the IRQ CPU: sqrt [0-9.]+x \(too few repetitions to judge" "$out/table2.txt"
+	grep -qE "^- rq=$orig, readers off / on the IRQ CPU: sqrt [0-9.]+x \(too few repetitions to $(
+		)judge" "$out/table2.txt"
 
 # --- a stalled reader fails its point, the rest goes on --------------------------
 # The first repetition's workers are stopped (SIGSTOP): no read completes, which is
 # what a hung device looks like from here. Bounded by 5 s (scaled by machine speed).
 quiet_disk
-"$SQ" --file "$F" --rq "$orig" --local 1 --duration 6 --repeat 2 --format csv >"$out/stall.csv" 2>"$out/stall.err" &
+"$SQ" --file "$F" --rq "$orig" --local 1 --duration 6 --repeat 2 --format csv >"$out/stall.csv" \
+	2>"$out/stall.err" &
 pid=$!
 stopped=""
-# stop_rep1: once repetition 1 started (after discovery: seconds on a busy machine), stop its workers
+# stop_rep1: once repetition 1 started (after discovery: seconds on a busy machine), stop its
+# workers
 stop_rep1() {
 	grep -q "rep 1/2" "$out/stall.err" || return 1
 	stopped=$(pgrep -P "$pid" | tr '\n' ' ')
@@ -202,17 +225,22 @@ check "workers of repetition 1 stopped ('$stopped')" [ -n "$stopped" ]
 check "a stalled point exits 1 (rc $rc after ${secs} s)" [ "$rc" = 1 ]
 # Stopped while reading: the reader's CPU is named. On a busy machine the workers may
 # not have reached the start barrier yet when stopped: then the barrier's timeout says so.
-check "the stall is reported: the reader's CPU, or the barrier it never reached ($(grep failed "$out/stall.err"))" \
-	grep -qE "rq=$orig local=1: measurement failed: (no read issued on CPU [0-9]+ completed for [0-9.]+ s|the reader on CPU [0-9]+ did not stop|workers did not reach the start barrier within [0-9.]+ s)" "$out/stall.err"
+check "the stall is reported: the reader's CPU, or the barrier it never reached $(
+	)($(grep failed "$out/stall.err"))" \
+	grep -qE "rq=$orig local=1: measurement failed: (no read issued on CPU [0-9]+ completed for $(
+		)[0-9.]+ s|the reader on CPU [0-9]+ did not stop|workers did not reach the start barrier within $(
+		)[0-9.]+ s)" "$out/stall.err"
 check "repetition 2 still measured, repetition 1 has no number" \
-	[ "$(csv_value "$out/stall.csv" "local=1" ios_K_per_s)" != "" -a "$(awk -F, '$(NF-3) == 1' "$out/stall.csv" | wc -l)" = 0 ]
+	[ "$(csv_value "$out/stall.csv" "local=1" ios_K_per_s)" != "" \
+		-a "$(awk -F, '$(NF-3) == 1' "$out/stall.csv" | wc -l)" = 0 ]
 alive=""
 for k in $stopped; do
 	st=$(ps -o stat= -p "$k" 2>/dev/null)
 	[ -n "$st" ] && [ "${st#Z}" = "$st" ] && alive="$alive $k"
 done
 check "the stopped workers were killed, not left behind (alive:$alive)" [ -z "$alive" ]
-check "rq_affinity $orig after the stalled run (now $(cat "$rq_path"))" [ "$(cat "$rq_path")" = "$orig" ]
+check "rq_affinity $orig after the stalled run (now $(cat "$rq_path"))" \
+	[ "$(cat "$rq_path")" = "$orig" ]
 
 # --- a stalled discovery probe fails discovery in bounded time ------------------
 "$SQ" --file "$F" --discover >/dev/null 2>"$out/dstall.err" &
@@ -237,7 +265,9 @@ else
 	check "discovery with a stopped probe exits 1 (rc $rc: $(cat "$out/dstall.err"))" [ "$rc" = 1 ]
 	check "it ends within $bound s, not hung (${secs} s)" [ "$secs" -le "$bound" ]
 	check "it says so in one line" [ "$(grep -c . "$out/dstall.err")" = 1 ]
-	check "its message says what hung" grep -qE "finding the IRQ of .*(did not finish within|did not reach the start barrier)" "$out/dstall.err"
+	check "its message says what hung" \
+		grep -qE "finding the IRQ of .*(did not finish within|did not reach the start barrier)" \
+		"$out/dstall.err"
 	st=$(ps -o stat= -p "$probe" 2>/dev/null)
 	check "the stopped probe was killed (state '$st')" [ -z "$st" -o "${st#Z}" != "$st" ]
 fi
@@ -252,7 +282,8 @@ journaled() {
 }
 measuring() { journaled "$1" && [ "$(cat "$rq_path")" = "$other" ] && pgrep -P "$1" >/dev/null; }
 quiet_disk
-"$SQ" --file "$F" --rq "$other" --local 1 --duration 30 --repeat 1 --quiet >/dev/null 2>"$out/term.err" &
+"$SQ" --file "$F" --rq "$other" --local 1 --duration 30 --repeat 1 --quiet >/dev/null \
+	2>"$out/term.err" &
 pid=$!
 changed=0
 wait_until 60 measuring "$pid" && changed=1
@@ -260,9 +291,11 @@ kids=$(pgrep -P "$pid" | tr '\n' ' ')
 kill -TERM "$pid"
 wait "$pid"
 rc=$?
-check "SIGTERM: the run changed rq_affinity first, then died of the signal (rc $rc: $(cat "$out/term.err"))" \
+check "SIGTERM: the run changed rq_affinity first, then died of the signal (rc $rc: $(
+	)$(cat "$out/term.err"))" \
 	[ "$changed" = 1 -a "$rc" = 143 ]
-check "SIGTERM: rq_affinity $orig again without a replay (now $(cat "$rq_path"))" [ "$(cat "$rq_path")" = "$orig" ]
+check "SIGTERM: rq_affinity $orig again without a replay (now $(cat "$rq_path"))" \
+	[ "$(cat "$rq_path")" = "$orig" ]
 alive=""
 for k in $kids; do
 	st=$(ps -o stat= -p "$k" 2>/dev/null)
@@ -272,15 +305,18 @@ check "SIGTERM: workers stopped (children '$kids', alive '$alive')" [ -n "$kids"
 
 # --- SIGKILL: the journal brings rq_affinity back ------------------------------
 quiet_disk
-"$SQ" --file "$F" --rq "$other" --local 1 --duration 30 --repeat 1 --quiet >/dev/null 2>"$out/kill.err" &
+"$SQ" --file "$F" --rq "$other" --local 1 --duration 30 --repeat 1 --quiet >/dev/null \
+	2>"$out/kill.err" &
 pid=$!
 changed=0
 wait_until 60 measuring "$pid" && changed=1
 kids=$(pgrep -P "$pid" | tr '\n' ' ')
 kill -9 "$pid"
 wait "$pid" 2>/dev/null
-check "run changed rq_affinity to $other before the kill ($(tail -n1 "$out/kill.err"))" [ "$changed" = 1 ]
-check "still $other after SIGKILL (nothing restored it yet: $(cat "$rq_path"))" [ "$(cat "$rq_path")" = "$other" ]
+check "run changed rq_affinity to $other before the kill ($(tail -n1 "$out/kill.err"))" \
+	[ "$changed" = 1 ]
+check "still $other after SIGKILL (nothing restored it yet: $(cat "$rq_path"))" \
+	[ "$(cat "$rq_path")" = "$other" ]
 check "journal holds the original of $rq_path" grep -qF "$rq_path	$orig" "$AFFBENCH_JOURNAL"
 # alive_of PIDS...: those still running; reparented to an init that may not reap,
 # a zombie (Z) counts as dead
@@ -296,7 +332,8 @@ all_dead() { [ -z "$(alive_of "$@")" ]; }
 # shellcheck disable=SC2086  # a list of pids
 wait_until 20 all_dead $kids
 alive=$(alive_of $kids)
-check "workers died with the parent (children '$kids', alive '$alive')" [ -n "$kids" -a -z "$alive" ]
+check "workers died with the parent (children '$kids', alive '$alive')" \
+	[ -n "$kids" -a -z "$alive" ]
 restore 2>"$out/restore.err"
 rc=$?
 check "harness restore exits 0 (rc $rc: $(head -c 300 "$out/restore.err"))" [ "$rc" = 0 ]
@@ -330,7 +367,8 @@ if [ "$(id -u)" = 0 ] && [ -n "$remote" ]; then
 		[ "$(cat "$rq_path")" = "$orig" ]
 	restore >/dev/null 2>&1	# the journal emptied, as the bad inputs below expect it
 else
-	skip "rq_affinity 1 in one L3" "needs root and a CPU whose reads complete elsewhere (remote_cpus='$remote')"
+	skip "rq_affinity 1 in one L3" \
+		"needs root and a CPU whose reads complete elsewhere (remote_cpus='$remote')"
 fi
 
 # --- bad input: one line, exit 2 or 4, no knob touched -------------------------
@@ -339,7 +377,8 @@ j0=$(jsize)
 expect_rc "missing device" 2 "$SQ" --device /dev/affbench-no-such-disk --rq "$other" "${quick[@]}"
 expect_rc "a regular file as --device" 2 "$SQ" --device /etc/hostname --rq "$other" "${quick[@]}"
 expect_rc "rq value 3" 2 "$SQ" --file "$F" --rq 3 "${quick[@]}"
-expect_rc "--duration 1e-9 (below the shortest window)" 2 "$SQ" --file "$F" --rq "$other" --quiet --duration 1e-9
+expect_rc "--duration 1e-9 (below the shortest window)" \
+	2 "$SQ" --file "$F" --rq "$other" --quiet --duration 1e-9
 expect_rc "--file with --device" 2 "$SQ" --file "$F" --device "/dev/$disk" "${quick[@]}"
 if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ]; then
 	shm=/dev/shm/affbench-sqrtio-it.$$

@@ -33,21 +33,25 @@ rc=$?
 check "the run exits 0 (rc $rc; $(tail -n 2 "$D/run.err" | tr '\n' ' '))" test "$rc" = 0
 check "the run announces its estimate" grep -q 'points x .* (estimated [0-9:]*)$' "$D/run.err"
 check "the learned table holds both points (fdget 0.05 s)" \
-	test "$(grep -c "^fdget	0.05	--op [a-z]* --mode single --spawn 0	[0-9.]*	2$" "$AFFBENCH_TIMINGS")" = 2
+	test "$(grep -c "^fdget	0.05	--op [a-z]* --mode single --spawn 0	[0-9.]*	2$" \
+		"$AFFBENCH_TIMINGS")" = 2
 measured=$(awk -F, 'NR > 1 { s += $6 } END { printf "%d", s + 0.5 }' "$D/r/runs.csv")
 after=$(secs "$(dry_eta "$D/f.plan")")
-check "after learning the estimate moved toward the measured time (${before}s -> ${after}s, measured ${measured}s)" \
+check "after learning the estimate moved toward the measured time (${before}s -> ${after}s, $(
+	)measured ${measured}s)" \
 	awk -v b="$before" -v a="$after" -v m="$measured" 'BEGIN { d1 = b - m; d2 = a - m
 		exit !((d2 < 0 ? -d2 : d2) < (d1 < 0 ? -d1 : d1)) }'
 check "--dry-run says where the estimates came from" \
-	grep -q '^timings of the 2 points: 2 measured on this machine' <("$H" run --plan "$D/f.plan" --dry-run 2>/dev/null)
+	grep -q '^timings of the 2 points: 2 measured on this machine' <("$H" run --plan "$D/f.plan" \
+		--dry-run 2>/dev/null)
 
 # a garbled learned table: one warning naming it, the plan's estimate again, exit 0
 printf 'fdget\t0.05\t--op fstat --mode single --spawn 0\tlots\t2\n' >"$AFFBENCH_TIMINGS"
 eta=$(secs "$(dry_eta "$D/f.plan")")
 check "a garbled table: --dry-run goes on with the plan's estimate (${eta}s)" test "$eta" = 120
 check "... with exactly one warning naming the file and line" \
-	test "$(grep -c . "$D/dry.err")" = 1 -a "$(grep -c "warning: $AFFBENCH_TIMINGS:1: seconds" "$D/dry.err")" = 1
+	test "$(grep -c . "$D/dry.err")" = 1 \
+		-a "$(grep -c "warning: $AFFBENCH_TIMINGS:1: seconds" "$D/dry.err")" = 1
 head -c 3000 /dev/urandom >"$AFFBENCH_TIMINGS"
 "$H" run --plan "$D/f.plan" --dry-run >/dev/null 2>"$D/dry.err"
 rc=$?
@@ -74,8 +78,10 @@ mapfile -t etas < <(sed -n 's/^\[[0-9]*\/6\] .*  ETA \([0-9:]*\)$/\1/p' "$D/e.er
 check "six progress lines with an ETA (got ${#etas[@]})" test "${#etas[@]}" = 6
 first=$(secs "${etas[0]:-0}") second=$(secs "${etas[1]:-999}")
 check "the first ETA is the plan's (6 x 20 s = ${first}s)" test "$first" = 120
-check "after one invocation the ETA re-estimates (${second}s, far below 5 x 20 s)" test "$second" -lt 50
-check "no fake program in the learned table" bash -c "! grep -q '^fake' '$AFFBENCH_TIMINGS' 2>/dev/null"
+check "after one invocation the ETA re-estimates (${second}s, far below 5 x 20 s)" \
+	test "$second" -lt 50
+check "no fake program in the learned table" \
+	bash -c "! grep -q '^fake' '$AFFBENCH_TIMINGS' 2>/dev/null"
 
 rm -rf "$D"
 echo "1..$T_N"

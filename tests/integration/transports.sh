@@ -56,7 +56,8 @@ for t in dev uring; do
 	s=$(csv_value "$W/c-$t.csv" "placement=same;transport=$t" stat_per_s)
 	r=$(csv_value "$W/c-$t.csv" "placement=same;transport=$t" requests_per_stat)
 	p=$(csv_value "$W/c-$t.csv" "placement=same;transport=$t" same_cpu_pct)
-	check "cputestfs $t, same CPU: stat/s measured, one request per stat(), served on the caller's CPU (got $s, $r, $p%)" \
+	check "cputestfs $t, same CPU: stat/s measured, one request per stat(), served on the caller's $(
+		)CPU (got $s, $r, $p%)" \
 		eval 'ge "$s" 1 && ge "$r" 0.99 && le "$r" 1.01 && ge "$p" 99'
 	if [ $t = uring ]; then
 		p=$(csv_value "$W/c-$t.csv" "placement=none;transport=uring" same_cpu_pct)
@@ -65,7 +66,8 @@ for t in dev uring; do
 			eval 'ge "$p" 95 && ge "$s" 1'
 	fi
 	check "cputestfs $t: no FUSE mount left" no_fuse_left
-	check "cputestfs $t: enable_uring is as found ($(uring_now), was $uring_before)" [ "$(uring_now)" = "$uring_before" ]
+	check "cputestfs $t: enable_uring is as found ($(uring_now), was $uring_before)" \
+		[ "$(uring_now)" = "$uring_before" ]
 done
 
 # ---- ddpar: the byte check is part of every point; exit 0 means it held ----
@@ -81,7 +83,8 @@ for t in dev uring passthrough; do
 	rd=$(csv_value "$W/d-$t.csv" "transport=$t" read_MB_per_s)
 	cb=$(csv_value "$W/d-$t.csv" "transport=$t" client_bytes)
 	db=$(csv_value "$W/d-$t.csv" "transport=$t" daemon_bytes)
-	check "ddpar --transport $t, 2 procs: exit 0, write and read MB/s, bytes agree (exit $rc, $wr, $rd, $cb = $db: $(tail -n1 "$W/d-$t.err"))" \
+	check "ddpar --transport $t, 2 procs: exit 0, write and read MB/s, bytes agree (exit $rc, $wr, $(
+		)$rd, $cb = $db: $(tail -n1 "$W/d-$t.err"))" \
 		eval '[ "$rc" = 0 ] && ge "$wr" 0.001 && ge "$rd" 0.001 && [ -n "$cb" ] && [ "$cb" = "$db" ]'
 	check "ddpar $t: no FUSE mount left" no_fuse_left
 done
@@ -112,7 +115,8 @@ if [ -n "$(usable cputestfs --transport uring --placement same)" ]; then
 fi
 
 pf=$W/kill.pid
-AFFBENCH_DAEMON_PIDFILE=$pf "$BIN/cputestfs" --transport uring --placement none --duration 3 --repeat 1 \
+AFFBENCH_DAEMON_PIDFILE=$pf "$BIN/cputestfs" --transport uring --placement none --duration 3 \
+	--repeat 1 \
 	--format csv --quiet >"$W/kill.csv" 2>"$W/kill.err" &
 bp=$!
 if wait_pidfile "$pf"; then
@@ -124,11 +128,13 @@ rc=$?
 check "uring daemon SIGKILLed mid-run: exit 1, no number (got $rc: $(tail -n1 "$W/kill.err"))" \
 	eval '[ "$rc" = 1 ] && ! grep -q stat_per_s "$W/kill.csv"'
 check "uring daemon SIGKILLed: no FUSE mount left" no_fuse_left
-check "uring daemon SIGKILLed: enable_uring is as found ($(uring_now))" [ "$(uring_now)" = "$uring_before" ]
+check "uring daemon SIGKILLed: enable_uring is as found ($(uring_now))" \
+	[ "$(uring_now)" = "$uring_before" ]
 
 # The benchmark itself SIGKILLed: it cannot restore, the journal can.
 pf=$W/bkill.pid
-AFFBENCH_DAEMON_PIDFILE=$pf "$BIN/cputestfs" --transport uring --placement same --duration 5 --repeat 1 \
+AFFBENCH_DAEMON_PIDFILE=$pf "$BIN/cputestfs" --transport uring --placement same --duration 5 \
+	--repeat 1 \
 	--format csv --quiet >/dev/null 2>"$W/bkill.err" &
 bp=$!
 if wait_pidfile "$pf"; then
@@ -142,11 +148,15 @@ wait "$bp" 2>/dev/null
 # its daemon dies with it (parent-death signal); give it a moment to unmount
 daemon_gone() { ! kill -0 "${dp:-0}" 2>/dev/null; }
 wait_until 20 daemon_gone
-check "cputestfs SIGKILLed while io_uring served: enable_uring was on (Y) during the run (got ${was:-?})" \
+check "cputestfs SIGKILLed while io_uring served: $(
+	)enable_uring was on (Y) during the run (got ${was:-?})" \
 	[ "${was:-}" = Y ]
-"$BIN/harness" restore --workdir "$AFFBENCH_WORKDIR" --journal "$AFFBENCH_JOURNAL" >"$W/restore.out" 2>&1
+"$BIN/harness" restore --workdir "$AFFBENCH_WORKDIR" --journal "$AFFBENCH_JOURNAL" \
+	>"$W/restore.out" 2>&1
 rc=$?
-check "harness restore after the SIGKILL: exit 0 (got $rc: $(tail -n1 "$W/restore.out"))" [ "$rc" = 0 ]
-check "harness restore: enable_uring is as found ($(uring_now), was $uring_before)" [ "$(uring_now)" = "$uring_before" ]
+check "harness restore after the SIGKILL: exit 0 (got $rc: $(tail -n1 "$W/restore.out"))" \
+	[ "$rc" = 0 ]
+check "harness restore: enable_uring is as found ($(uring_now), was $uring_before)" \
+	[ "$(uring_now)" = "$uring_before" ]
 check "harness restore: no FUSE mount left" no_fuse_left
 t_done

@@ -28,8 +28,10 @@ for b in cputestfs ddpar; do
 	expect_rc "$b --uring-cpu without --transport uring (libfuse)" 2 "$BIN/$b" --uring-cpu next
 	expect_rc "$b --uring-cpu with --transport dev" 2 "$BIN/$b" --transport dev --uring-cpu none
 done
-expect_rc "cputestfs --uring-cpu with --baseline pipe" 2 "$BIN/cputestfs" --baseline pipe --uring-cpu queue
-expect_rc "ddpar --uring-cpu with --transport passthrough" 2 "$BIN/ddpar" --transport passthrough --uring-cpu=next
+expect_rc "cputestfs --uring-cpu with --baseline pipe" \
+	2 "$BIN/cputestfs" --baseline pipe --uring-cpu queue
+expect_rc "ddpar --uring-cpu with --transport passthrough" \
+	2 "$BIN/ddpar" --transport passthrough --uring-cpu=next
 
 # ---- the report: a column per choice, the reading names the best ----
 # uring records without uring_cpu (from before the option) stand for queue.
@@ -89,7 +91,8 @@ if [ "$(id -u)" != 0 ] || [ ! -w /dev/fuse ]; then
 	skip "--uring-cpu at work" "needs root and /dev/fuse"
 	t_done
 fi
-why=$("$BIN/cputestfs" --transport uring --placement same --duration 0.05 --repeat 1 --quiet 2>&1 >/dev/null)
+why=$("$BIN/cputestfs" --transport uring --placement same --duration 0.05 --repeat 1 \
+	--quiet 2>&1 >/dev/null)
 if [ $? = 4 ]; then
 	skip "--uring-cpu at work" "$why"
 	t_done
@@ -124,9 +127,11 @@ bench ddpar dd --transport dev --procs 1 --mode read &&
 		eval 'grep -q read_MB_per_s "$W/dd.csv" && ! grep -q uring_cpu "$W/dd.csv"'
 
 # placement same pins the server to the client's CPU: next has nothing to move there
-err=$("$BIN/cputestfs" --transport uring --uring-cpu next --placement same "${TINY[@]}" 2>&1 >/dev/null)
+err=$("$BIN/cputestfs" --transport uring --uring-cpu next --placement same \
+	"${TINY[@]}" 2>&1 >/dev/null)
 rc=$?
-check "cputestfs --uring-cpu next --placement same: exit 4, one line: pinned to one CPU ($rc: $err)" \
+check "cputestfs --uring-cpu next --placement same: exit 4, one line: $(
+	)pinned to one CPU ($rc: $err)" \
 	eval '[ "$rc" = 4 ] && [ "$(printf "%s\n" "$err" | grep -c .)" = 1 ] &&
 		[[ $err == *"--uring-cpu next at placement same: the server is pinned to CPU"* ]]'
 
@@ -186,7 +191,9 @@ for mode in queue next none; do
 		skip "--uring-cpu $mode placement" "$(tail -n1 "$W/$mode.err")"
 		continue
 	fi
-	check "--uring-cpu $mode: ring threads (queue CPU, allowed CPUs) are '$(echo $want)' (got '$(echo $got)', exit $rc: $(tail -n1 "$W/$mode.err"))" \
+	last=$(tail -n1 "$W/$mode.err")
+	check "--uring-cpu $mode: ring threads (queue CPU, allowed CPUs) are '$(echo $want)' $(
+		)(got '$(echo $got)', exit $rc: $last)" \
 		eval '[ "$rc" = 0 ] && [ -n "$got" ] && [ "$got" = "$want" ]'
 done
 check "no FUSE mount left" no_fuse_left

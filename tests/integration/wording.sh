@@ -34,8 +34,10 @@ chmod +x "$W/fakebench"
 printf 'bench fakebench\nduration 0.1\ntimeout 5\naxis mode a\n' >"$W/one.plan"
 printf 'bench fakebench\nduration 0.1\ntimeout 5\naxis mode a b c\n' >"$W/three.plan"
 (cd "$W" && "$BIN/harness" run --plan one.plan --repeat 1 --dry-run >"$W/one.dry" 2>&1)
-check "dry-run: 1 point x 1 repetition = 1 invocation" grep -q ': 1 point x 1 repetition = 1 invocation$' "$W/one.dry"
-(cd "$W" && "$BIN/harness" run --plan three.plan --repeat 2 --out "$W/run" >/dev/null 2>"$W/run.err")
+check "dry-run: 1 point x 1 repetition = 1 invocation" \
+	grep -q ': 1 point x 1 repetition = 1 invocation$' "$W/one.dry"
+(cd "$W" && "$BIN/harness" run --plan three.plan --repeat 2 --out "$W/run" >/dev/null \
+	2>"$W/run.err")
 check "run: 3 points x 2 repetitions" grep -q '3 points x 2 repetitions' "$W/run.err"
 # every runs.csv row's log is log/BENCH-pPOINT-rREP.log
 miss=$(tail -n +2 "$W/run/runs.csv" | while IFS=, read -r b p r _; do

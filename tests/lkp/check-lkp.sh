@@ -30,7 +30,8 @@ if [ "$(id -u)" != 0 ]; then
 fi
 
 # The ruby packages lkp split-job and lkp run load, installed as scripts/deps.sh does.
-RUBY_PKGS="ruby ruby-activesupport ruby-git ruby-term-ansicolor ruby-tty-command ruby-gnuplot ruby-colorize"
+RUBY_PKGS="ruby ruby-activesupport ruby-git ruby-term-ansicolor ruby-tty-command"
+RUBY_PKGS="$RUBY_PKGS ruby-gnuplot ruby-colorize"
 ruby_ok() {
 	ruby -e 'require "active_support"; require "git"; require "term/ansicolor"
 	         require "tty-command"; require "gnuplot"; require "colorize"' >/dev/null 2>&1
@@ -102,7 +103,8 @@ if contrib/lkp/install.sh "$lkp" >"$work/install.out" 2>&1 &&
 else
 	nok "contrib/lkp/install.sh: $(tail -1 "$work/install.out")"
 fi
-check "affbench registered once as a perf test case" [ "$(grep -cx affbench "$lkp/etc/linux-perf-test-cases")" = 1 ]
+check "affbench registered once as a perf test case" \
+	[ "$(grep -cx affbench "$lkp/etc/linux-perf-test-cases")" = 1 ]
 
 # The host setup `lkp install` would do: the testbox's hosts/ file and the
 # event helper (bin/event/wait is a link to wakeup; an export may flatten it).
@@ -116,10 +118,12 @@ fi
 
 export LKP_SRC=$lkp HOSTNAME=$box AFFBENCH_ROOT=$TOP
 mkdir -p "$work/jobs" && cd "$work/jobs" || exit 1
-"$lkp/bin/lkp" split-job -t "$box" "$lkp/jobs/affbench-smoke.yaml" >"$work/split.out" 2>"$work/split.err"
+"$lkp/bin/lkp" split-job -t "$box" "$lkp/jobs/affbench-smoke.yaml" >"$work/split.out" \
+	2>"$work/split.err"
 grep '=>' "$work/split.out" | sed 's/^/# /'
 jobs=$(ls affbench-smoke-*.yaml 2>/dev/null)
-check "lkp split-job: one job per placement ($(echo "$jobs" | tr '\n' ' '))" [ "$(echo "$jobs" | grep -c -e '-same-' -e '-none-')" = 2 ]
+check "lkp split-job: one job per placement ($(echo "$jobs" | tr '\n' ' '))" \
+	[ "$(echo "$jobs" | grep -c -e '-same-' -e '-none-')" = 2 ]
 
 # Every job file splits (LKP reads the parameters from run's "# - NAME" lines).
 mkdir "$work/all" && (
@@ -139,7 +143,8 @@ bash "$TOP/tests/lkp/hostile.sh" >"$work/hostile.csv"
 for input in "$TOP/results/reference/raw.csv" "$work/hostile.csv"; do
 	"$lkp/programs/affbench/parse" <"$input" >"$work/in.stats"
 	rm -f "$work/in.json" "$work/in.json.gz"	# the last input's, whichever it was
-	RESULT_ROOT=$work "$lkp/sbin/dump-stat" affbench "$work/in.json" <"$work/in.stats" >"$work/dump.out" 2>&1
+	RESULT_ROOT=$work "$lkp/sbin/dump-stat" affbench "$work/in.json" <"$work/in.stats" \
+		>"$work/dump.out" 2>&1
 	rc=$?
 	want=$(grep -vc ': 0$' "$work/in.stats")
 	# dump-stat gzips a large result (in.json.gz): read whichever it wrote
@@ -159,8 +164,10 @@ for job in $jobs; do
 	check "lkp run ($place): exit $rc, $(($(date +%s) - start)) s, result in ${rt:-nothing}" \
 		test "$rc" = 0 -a -n "$rt" -a -f "$rt/stats.json"
 	n=$(ruby -rjson -e 'j = JSON.parse(File.read(ARGV[0]))
-		puts j.count { |k, v| k.start_with?("affbench.cputestfs.") && Array(v).all? { |x| x.is_a?(Numeric) && x > 0 } }
-		warn j.select { |k, _| k =~ /stat_per_s/ }.map { |k, v| "#   #{k}: #{v}" }' "$rt/stats.json" 2>"$work/stat.txt")
+		puts j.count { |k, v|
+			k.start_with?("affbench.cputestfs.") && Array(v).all? { |x| x.is_a?(Numeric) && x > 0 } }
+		warn j.select { |k, _| k =~ /stat_per_s/ }.map { |k, v| "#   #{k}: #{v}" }' "$rt/stats.json" \
+			2>"$work/stat.txt")
 	cat "$work/stat.txt"
 	check "stats.json ($place): $n affbench.cputestfs stats > 0, stat_per_s among them" \
 		test "${n:-0}" -gt 0 -a -n "$(grep stat_per_s "$work/stat.txt")"
@@ -171,7 +178,8 @@ done
 "$lkp/bin/lkp" ncompare -s "testcase=affbench/tbox_group=$box" -c placement -a \
 	>"$work/ncompare.out" 2>"$work/ncompare.err"
 rc=$?
-grep -e "placement" -e "^ *same" -e "^ *none" -e "%change" -e "affbench.cputestfs" "$work/ncompare.out" | sed "s/^/# /"
+grep -e "placement" -e "^ *same" -e "^ *none" -e "%change" -e "affbench.cputestfs" \
+	"$work/ncompare.out" | sed "s/^/# /"
 check "lkp ncompare across the two placements exits 0 (exit $rc)" [ "$rc" = 0 ]
 check "lkp ncompare across the two placements shows stat_per_s" \
 	grep -q 'affbench\.cputestfs\.stat_per_s' "$work/ncompare.out"
@@ -201,5 +209,6 @@ sleep 0.2
 helpers=$(lkp_helpers | tr '\n' ' ')
 check "no lkp event helper left running${helpers:+ (pids $helpers)}" [ -z "$helpers" ]
 left=$(lkp_leftovers)
-check "nothing lkp run made is left under /lkp or in $lkp_tmp${left:+ (left: $(echo "$left" | tr "\n" " " | head -c 200))}" [ -z "$left" ]
+check "nothing lkp run made is left under /lkp or in $(
+	)$lkp_tmp${left:+ (left: $(echo "$left" | tr "\n" " " | head -c 200))}" [ -z "$left" ]
 t_done

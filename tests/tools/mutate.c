@@ -65,7 +65,8 @@ struct shape {
 	int value, unit, rep;
 };
 static const struct shape raw_fields = { 1, 0, 3 };	/* bench,config,rep,metric,value,unit */
-static const struct shape hist_fields = { 0, 3, 5 };	/* ...,rep,metric,unit,bucket_lo,bucket_hi,count */
+/* ...,rep,metric,unit,bucket_lo,bucket_hi,count */
+static const struct shape hist_fields = { 0, 3, 5 };
 static const struct shape *fields = &raw_fields;
 
 /* Field k from the right of the line starting at s: its start and length, or -1. */
@@ -149,7 +150,8 @@ static void mutate_record(char **buf, size_t *len, size_t at, int kind)
 
 static void mutate(char **buf, size_t *len)
 {
-	static const char bytes[] = { '\0', '"', '\'', ',', '\n', '\r', ';', '=', '\\', '<', '|', '$', '\xff' };
+	static const char bytes[] = { '\0', '"', '\'', ',', '\n', '\r', ';', '=', '\\', '<', '|', '$',
+				      '\xff' };
 	size_t at = pick(*len + 1);
 
 	switch (pick(10)) {

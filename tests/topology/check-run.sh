@@ -21,7 +21,8 @@ conf() { sed -n "s/^$1=//p" "$R/config" 2>/dev/null | tr -d '"' | head -n 1; }
 
 if [ ! -d "$S/cpu" ]; then
 	echo "  FAIL  $R: no sysfs snapshot: the guest did not get as far as its first step"
-	[ -f "$R/console.log" ] && { echo "  last console lines:"; tail -n 15 "$R/console.log" | sed 's/^/    /'; }
+	[ -f "$R/console.log" ] && { echo "  last console lines:"; tail -n 15 "$R/console.log" |
+		sed 's/^/    /'; }
 	exit 1
 fi
 desc=$(conf SHAPE_DESC)
@@ -35,7 +36,8 @@ F=$R/facts.txt
 	for d in "$S"/cpu/cpu[0-9]*; do
 		n=${d##*/cpu}
 		[ "$n" -gt "$max" ] && max=$n
-		[ -f "$d/topology/thread_siblings_list" ] && echo "sib $n $(first "$d/topology/thread_siblings_list")"
+		[ -f "$d/topology/thread_siblings_list" ] &&
+			echo "sib $n $(first "$d/topology/thread_siblings_list")"
 		for i in "$d"/cache/index*; do
 			[ -f "$i/shared_cpu_list" ] || continue
 			echo "cache $n $(first "$i/level") $(first "$i/type") $(first "$i/shared_cpu_list")"
@@ -50,7 +52,8 @@ F=$R/facts.txt
 		echo "virtio ${b##*/} $(first "$b/virtio")"
 		for q in "$b"/mq/*; do echo "mq ${b##*/} ${q##*/} $(first "$q/cpu_list" | tr -d ' ')"; done
 	done
-	[ -f "$R/sysfs/interrupts" ] && ${AWK:-awk} '$1 ~ /^[0-9]+:$/ { sub(/:$/, "", $1); print "irq", $1, $NF }' "$R/sysfs/interrupts"
+	[ -f "$R/sysfs/interrupts" ] &&
+		${AWK:-awk} '$1 ~ /^[0-9]+:$/ { sub(/:$/, "", $1); print "irq", $1, $NF }' "$R/sysfs/interrupts"
 	for i in "$R"/sysfs/irq/*; do
 		[ -f "$i/effective_affinity_list" ] && echo "eff ${i##*/} $(first "$i/effective_affinity_list")"
 	done
@@ -119,7 +122,8 @@ if [ ! -f "$R/done" ]; then
 fi
 if [ -f "$A/mounts" ]; then
 	left=$(awk '$3 == "fuse" || $3 ~ /^fuse\./ { print $2 " (" $3 ")" }' "$A/mounts")
-	[ -z "$left" ] && ok "no FUSE mount left in the guest" || bad "FUSE mount(s) left in the guest: $left"
+	[ -z "$left" ] && ok "no FUSE mount left in the guest" ||
+		bad "FUSE mount(s) left in the guest: $left"
 	sort "$B/mounts" >"$R/.m1"
 	sort "$A/mounts" >"$R/.m2"
 	d=$(diff "$R/.m1" "$R/.m2" | sed -n 's/^\([<>]\) /\1 /p' | tr '\n' ';')
@@ -131,14 +135,16 @@ if [ -f "$A/mounts" ]; then
 	d=$(diff "$R/.k1" "$R/.k2" | sed -n 's/^\([<>]\) /\1 /p' | tr '\n' ';')
 	nk=$(grep -c . "$R/.k1")
 	rm -f "$R/.k1" "$R/.k2"
-	[ -z "$d" ] && ok "$nk knobs (rq_affinity, IRQ smp_affinity_list, fuse parameters) unchanged at the end" ||
+	[ -z "$d" ] &&
+		ok "$nk knobs (rq_affinity, IRQ smp_affinity_list, fuse parameters) unchanged at the end" ||
 		bad "knobs changed at the end (< before, > after): $d"
 	# state/after/journal: ls -la of the journal and lock directories, then the journal itself.
 	jl=$(sed -n '/knobs.journal/,$p' "$A/journal" 2>/dev/null |
 		grep -v -e '^ls:' -e 'knobs.journal' -e '^total' -e '^d' -e '^$' | tr '\n' ';')
 	[ -z "$jl" ] && ok "knob journal empty at the end" || bad "knob journal not empty at the end: $jl"
 	lt=$(grep -o 'affbench-mnt-[^ ]*' "$A/tmp" 2>/dev/null | tr '\n' ' ')
-	[ -z "$lt" ] && ok "no affbench-mnt-* directory left in the guest's /tmp" || bad "left in the guest's /tmp: $lt"
+	[ -z "$lt" ] && ok "no affbench-mnt-* directory left in the guest's /tmp" ||
+		bad "left in the guest's /tmp: $lt"
 	on=$(first "$R/state/online.after")
 	[ "$on" = "$(first "$S/cpu/online")" ] && ok "online CPUs unchanged by the suite ($on)" ||
 		bad "online CPUs changed: $(first "$S/cpu/online") before, $on after"
@@ -147,7 +153,8 @@ else
 fi
 [ -f "$R/EMULATED" ] && ok "EMULATED label in the result directory" || bad "no EMULATED file in $R"
 if [ -d "$H" ]; then
-	[ -f "$H/EMULATED" ] && ok "EMULATED label in the harness run directory" || bad "no EMULATED file in $H"
+	[ -f "$H/EMULATED" ] && ok "EMULATED label in the harness run directory" ||
+		bad "no EMULATED file in $H"
 	grep -q '^note  *EMULATED: QEMU TCG guest' "$H/machine.txt" 2>/dev/null &&
 		ok "machine.txt's note says EMULATED" || bad "machine.txt in $H has no EMULATED note"
 	[ -s "$H/report.md" ] && ok "harness report.md written" || bad "no report.md in $H"
@@ -156,8 +163,9 @@ if [ -d "$H" ]; then
 	if [ -f "$H/report.md" ]; then
 		kw=$(grep -c 'knob not as before' "$H/report.md")
 		[ "$kw" = 0 ] && ok "harness report.md warns of no knob not as before the run" ||
-			bad "harness report.md: $kw knob(s) not as before the run: $(grep 'knob not as before' "$H/report.md" |
-				head -n 3 | sed 's/^- knob not as before the run: //; s/\. Hint:.*//' | tr '\n' ';')"
+			bad "harness report.md: $kw knob(s) not as before the run: $(
+				grep 'knob not as before' "$H/report.md" | head -n 3 |
+				sed 's/^- knob not as before the run: //; s/\. Hint:.*//' | tr '\n' ';')"
 	fi
 fi
 

@@ -67,7 +67,8 @@ for s in $SHAPES; do
 	*) echo "check-topology: unknown shape '$s' (A, B, C, matrix or one of: $MATRIX)" >&2; exit 2 ;;
 	esac
 done
-for v in TOPO_SHAPE_TIMEOUT=$SHAPE_TIMEOUT TOPO_BOOT_STALL=$BOOT_STALL TOPO_BOOT_TRIES=$BOOT_TRIES; do
+for v in TOPO_SHAPE_TIMEOUT=$SHAPE_TIMEOUT TOPO_BOOT_STALL=$BOOT_STALL \
+	TOPO_BOOT_TRIES=$BOOT_TRIES; do
 	case ${v#*=} in ''|*[!0-9]*|0)
 		echo "check-topology: bad value '${v#*=}' for ${v%%=*}: expected a whole number above 0" >&2
 		exit 2 ;;
@@ -95,11 +96,13 @@ apt_updated=0
 apt_update() {
 	[ "$apt_updated" = 1 ] && return 0
 	say "apt-get update"
-	apt-get update -q >"$W/apt-update.log" 2>&1 || { cat "$W/apt-update.log" >&2; die "apt-get update failed"; }
+	apt-get update -q >"$W/apt-update.log" 2>&1 ||
+		{ cat "$W/apt-update.log" >&2; die "apt-get update failed"; }
 	apt_updated=1
 }
 # The guest has no other userland: its busybox must need no library.
-static_busybox() { [ -x /bin/busybox ] && LC_ALL=C ldd /bin/busybox 2>&1 | grep -q -e 'not a dynamic executable' -e 'statically linked'; }
+static_busybox() { [ -x /bin/busybox ] && LC_ALL=C ldd /bin/busybox 2>&1 |
+	grep -q -e 'not a dynamic executable' -e 'statically linked'; }
 need_tools() {
 	local missing=()
 	command -v qemu-system-x86_64 >/dev/null 2>&1 || missing+=(qemu-system-x86)
@@ -116,7 +119,8 @@ need_tools() {
 	apt_update
 	say "installing ${missing[*]}"
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}" \
-		>"$W/apt-install.log" 2>&1 || { tail -n 20 "$W/apt-install.log" >&2; die "apt-get install failed"; }
+		>"$W/apt-install.log" 2>&1 ||
+		{ tail -n 20 "$W/apt-install.log" >&2; die "apt-get install failed"; }
 	static_busybox || die "/bin/busybox is not statically linked (package busybox-static)"
 }
 
@@ -124,7 +128,8 @@ need_tools() {
 # linux-image-*-amd64 apt offers; downloaded and unpacked, not installed.
 kernel_pkg() {
 	local p
-	p=$(apt-cache depends linux-image-amd64 2>/dev/null | sed -n 's/^ *Depends: \(linux-image-[^ ]*-amd64\)$/\1/p' | head -n 1)
+	p=$(apt-cache depends linux-image-amd64 2>/dev/null |
+		sed -n 's/^ *Depends: \(linux-image-[^ ]*-amd64\)$/\1/p' | head -n 1)
 	[ -n "$p" ] || p=$(apt-cache search --names-only '^linux-image-[0-9.]+-[0-9]+-amd64$' 2>/dev/null |
 		awk '{print $1}' | sort -V | tail -n 1)
 	echo "$p"
@@ -142,7 +147,8 @@ fetch_kernel() {
 		deb=$(ls "$W/cache/${pkg}_"*.deb 2>/dev/null | sort -V | tail -n 1)
 		if [ -z "$deb" ]; then
 			say "apt-get download $pkg"
-			(cd "$W/cache" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >"$W/apt-download.log" 2>&1) ||
+			(cd "$W/cache" && apt-get download -q -o APT::Sandbox::User=root "$pkg" >"$W/apt-download.log" \
+				2>&1) ||
 				{ apt_update; (cd "$W/cache" && apt-get download -q -o APT::Sandbox::User=root "$pkg" \
 					>"$W/apt-download.log" 2>&1); } ||
 				{ cat "$W/apt-download.log" >&2; die "apt-get download $pkg failed"; }
@@ -153,7 +159,8 @@ fetch_kernel() {
 	else
 		# Offline, with the package an earlier run downloaded.
 		deb=$(ls "$W"/cache/linux-image-*-amd64_*.deb 2>/dev/null | sort -V | tail -n 1)
-		[ -n "$deb" ] || die "no linux-image-*-amd64 package known to apt (apt-get update?) and none cached"
+		[ -n "$deb" ] ||
+			die "no linux-image-*-amd64 package known to apt (apt-get update?) and none cached"
 	fi
 	# Unpacked for this run only (800 MB unpacked, 70 MB as a package): the initramfs
 	# takes a few modules, the guest boots the kernel image copied beside it.
@@ -169,7 +176,8 @@ fetch_kernel() {
 
 # ---- the initramfs ---------------------------------------------------------------------
 # A module's .ko by name (names use - and _ alike).
-ko_of() { find "$MODDIR/kernel" -name "$1.ko" -o -name "$(echo "$1" | tr _ -).ko" -o -name "$(echo "$1" | tr - _).ko" | head -n 1; }
+ko_of() { find "$MODDIR/kernel" -name "$1.ko" -o -name "$(echo "$1" | tr _ -).ko" \
+	-o -name "$(echo "$1" | tr - _).ko" | head -n 1; }
 # Load order: each module after what its modinfo 'depends=' names (read from the .ko itself:
 # this kernel ships no modules.dep, and the host may have no modinfo).
 MOD_ORDER=()
@@ -193,7 +201,8 @@ build_initramfs() {
 		[ "$a" = busybox ] || ln -s busybox "$INITRD_ROOT/bin/$a"
 	done
 	ln -s bin "$INITRD_ROOT/sbin"
-	cp "$TOP"/bin/cputestfs "$TOP"/bin/ddpar "$TOP"/bin/sqrtio "$TOP"/bin/fdget "$TOP"/bin/cpupair "$TOP"/bin/harness \
+	cp "$TOP"/bin/cputestfs "$TOP"/bin/ddpar "$TOP"/bin/sqrtio "$TOP"/bin/fdget "$TOP"/bin/cpupair \
+		"$TOP"/bin/harness \
 		"$INITRD_ROOT/affbench/bin/"
 	# Shared libraries and the dynamic loader, at the paths ldd names.
 	# glibc dlopen()s libgcc_s for pthread_cancel (libfuse's worker pool uses it): ldd
@@ -202,11 +211,13 @@ build_initramfs() {
 	gcc_s=$(ldconfig -p 2>/dev/null | awk '$1 == "libgcc_s.so.1" && /x86-64/ { print $NF; exit }')
 	[ -n "$gcc_s" ] || gcc_s=$(gcc -print-file-name=libgcc_s.so.1 2>/dev/null)
 	[ -f "$gcc_s" ] || die "libgcc_s.so.1 not found (package libgcc-s1)"
-	for lib in $gcc_s $(for b in "$TOP"/bin/*; do ldd "$b"; done | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u); do
+	for lib in $gcc_s $(for b in "$TOP"/bin/*; do ldd "$b"; done |
+		awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }' | sort -u); do
 		mkdir -p "$INITRD_ROOT$(dirname "$lib")"
 		cp -L "$lib" "$INITRD_ROOT$lib"
 	done
-	# fuse (FUSE mounts), the virtio disk chain, ext4 (mounts the ext2 disks); crc32c for ext4's softdep.
+	# fuse (FUSE mounts), the virtio disk chain, ext4 (mounts the ext2 disks); crc32c for ext4's
+	# softdep.
 	MOD_ORDER=()
 	for m in fuse virtio_pci virtio_blk crc32c_generic ext4; do
 		mod_add "$m" || die "module $m not found under $MODDIR"
@@ -218,7 +229,8 @@ build_initramfs() {
 	echo 'root:x:0:0:root:/:/bin/sh' >"$INITRD_ROOT/etc/passwd"
 	echo 'root:x:0:' >"$INITRD_ROOT/etc/group"
 	ln -s /proc/self/mounts "$INITRD_ROOT/etc/mtab"
-	(cd "$INITRD_ROOT" && find . | /bin/busybox cpio -o -H newc 2>/dev/null) | gzip -1 >"$W/initramfs.cpio.gz"
+	(cd "$INITRD_ROOT" && find . | /bin/busybox cpio -o -H newc 2>/dev/null) |
+		gzip -1 >"$W/initramfs.cpio.gz"
 	say "initramfs: $(du -h "$W/initramfs.cpio.gz" | cut -f1), modules: ${MOD_ORDER[*]}"
 }
 
@@ -302,10 +314,11 @@ run_shape() {
 	mke2fs -q -F -t ext2 -L affbench-out -d "$d/disk" "$d/disk.img" 128M >/dev/null
 	mke2fs -q -F -t ext2 -L affbench-sq -d "$d/sq" "$d/sq.img" 16M >/dev/null
 	rm -rf "$d/disk" "$d/sq"
+	local kargs="console=ttyS0 panic=-1 loglevel=7 earlyprintk=serial,ttyS0,115200"
 	QEMU_CMD=(qemu-system-x86_64 -accel tcg,thread=multi -m "$QEMU_MEM" -nographic -no-reboot -nic none
 		-cpu "max,vendor=GenuineIntel$CPU_EXTRA" "${QEMU_SMP[@]}"
 		-kernel "$VMLINUZ" -initrd "$W/initramfs.cpio.gz"
-		-append "console=ttyS0 panic=-1 loglevel=7 earlyprintk=serial,ttyS0,115200${APPEND_EXTRA:+ $APPEND_EXTRA}"
+		-append "$kargs${APPEND_EXTRA:+ $APPEND_EXTRA}"
 		-drive "file=$d/disk.img,format=raw,if=none,id=out"
 		-device virtio-blk-pci,drive=out
 		-drive "file=$d/sq.img,format=raw,if=none,id=sq"
@@ -313,7 +326,8 @@ run_shape() {
 	BOOT_NOTE=
 	local try
 	for try in $(seq 1 "$BOOT_TRIES"); do
-		say "shape $s: $SHAPE_DESC: booting (limit ${SHAPE_TIMEOUT} s; a boot silent for ${BOOT_STALL} s is stalled; attempt $try of $BOOT_TRIES)"
+		say "shape $s: $SHAPE_DESC: booting (limit ${SHAPE_TIMEOUT} s;" \
+			"a boot silent for ${BOOT_STALL} s is stalled; attempt $try of $BOOT_TRIES)"
 		rc=0
 		t0=$(date +%s.%N)
 		boot_guest "$d/console.log" "${QEMU_CMD[@]}" || rc=$?
@@ -324,9 +338,13 @@ run_shape() {
 		# untouched: booting again is safe. Its console is kept for whoever looks into it.
 		cp "$d/console.log" "$d/console.boot$try.log"
 		BOOT_NOTE="${BOOT_NOTE}attempt $try stalled before /init (silent for ${BOOT_STALL} s); "
-		say "shape $s: the boot stalled before /init: no console line for ${BOOT_STALL} s (attempt $try of $BOOT_TRIES; console kept as console.boot$try.log: $(tail -c 300 "$d/console.log" | tr -c '[:print:]' ' ' | tail -c 120))"
+		say "shape $s: the boot stalled before /init: no console line for ${BOOT_STALL} s" \
+			"(attempt $try of $BOOT_TRIES; console kept as console.boot$try.log:" \
+			"$(tail -c 300 "$d/console.log" | tr -c '[:print:]' ' ' | tail -c 120))"
 	done
-	[ "$rc" = 0 ] || say "shape $s: qemu exit $rc after $SHAPE_SECS s$([ "$rc" = 124 ] && echo ' (time limit)')$([ "$rc" = 125 ] && echo " (stalled before /init in $BOOT_TRIES attempts)")"
+	[ "$rc" = 0 ] || say "shape $s: qemu exit $rc after $SHAPE_SECS s$(
+		)$([ "$rc" = 124 ] && echo ' (time limit)')$(
+		)$([ "$rc" = 125 ] && echo " (stalled before /init in $BOOT_TRIES attempts)")"
 	# Results back without a loop mount.
 	rm -rf "$d/result"
 	debugfs -R "rdump /out $d" "$d/disk.img" >"$d/debugfs.log" 2>&1 || true
@@ -366,7 +384,8 @@ save_records() { # RUN_DIR DEST
 		[ -f "$1/$f" ] && cp -a "$1/$f" "$2/"
 	done
 	[ -d "$1/log" ] || return 0
-	awk -F, 'NR > 1 && $4 == "ok" { print $1 "-p" $2 "-r" $3 ".log" }' "$1/runs.csv" >"$2/.ok" 2>/dev/null || :
+	awk -F, 'NR > 1 && $4 == "ok" { print $1 "-p" $2 "-r" $3 ".log" }' "$1/runs.csv" \
+		>"$2/.ok" 2>/dev/null || :
 	mkdir -p "$2/log"
 	for f in "$1"/log/*-p*-r*.log; do
 		[ -f "$f" ] && ! grep -qxF "${f##*/}" "$2/.ok" && cp -a "$f" "$2/log/"
@@ -386,7 +405,8 @@ else
 	die "the checker's self-test failed: a broken placement would not be caught"
 fi
 need_tools
-[ -x bin/cputestfs ] && [ -x bin/harness ] || die "bin/ is not built: run make all (make check-topology does)"
+[ -x bin/cputestfs ] && [ -x bin/harness ] ||
+	die "bin/ is not built: run make all (make check-topology does)"
 fetch_kernel
 build_initramfs
 rm -rf "$KDIR"	# the unpacked package is not needed after this
@@ -407,9 +427,11 @@ for s in $SHAPES; do
 	boot=$(sed -n 's/.*guest: booted in \([0-9.]*\) s.*/\1/p' "$r/console.log" | head -n 1)
 	ready=$(sed -n 's/.*guest: suite starts at \([0-9.]*\) s.*/\1/p' "$r/console.log" | head -n 1)
 	suite=$(sed -n 's/.*guest: suite ended at \([0-9.]*\) s.*/\1/p' "$r/console.log" | head -n 1)
-	summary="${summary}shape $s: $res, ${SHAPE_SECS} s from QEMU start to poweroff (guest clock: /init at ${boot:-?} s, suite from ${ready:-?} to ${suite:-?} s)"$'\n'
+	summary="${summary}shape $s: $res, ${SHAPE_SECS} s from QEMU start to poweroff "
+	summary+="(guest clock: /init at ${boot:-?} s, suite from ${ready:-?} to ${suite:-?} s)"$'\n'
 	[ -z "$BOOT_NOTE" ] || summary="${summary}  (boot retried: ${BOOT_NOTE%; })"$'\n'
-	[ "$SHAPE_SECS" -le 600 ] || summary="${summary}  (over the 10-minute budget per shape: a loaded host, or the suite grew)"$'\n'
+	[ "$SHAPE_SECS" -le 600 ] ||
+		summary="${summary}  (over the 10-minute budget per shape: a loaded host, or the suite grew)"$'\n'
 	if [ -n "$save" ] && [ -d "$r/harness" ]; then
 		rm -rf "${save:?}/$s"
 		mkdir -p "$save/$s"

@@ -83,7 +83,8 @@ kind == "facts" {
 	if ($1 == "online") { expand($2, ON); ONL = $2 }
 	else if ($1 == "sib") { SIBL[$2] = $3; expand($3, T); for (c in T) SIB[$2 + 0, c + 0] = 1 }
 	else if ($1 == "cache") {
-		if ($4 != "Instruction" && (!($2 in LLCLEV) || $3 + 0 > LLCLEV[$2])) { LLCLEV[$2] = $3 + 0; LLCL[$2] = $5 }
+		if ($4 != "Instruction" && (!($2 in LLCLEV) || $3 + 0 > LLCLEV[$2])) { LLCLEV[$2] = $3 + 0;
+			LLCL[$2] = $5 }
 	}
 	else if ($1 == "node") { expand($3, T); for (c in T) NODE[c] = $2; NODEL[$2] = $3 }
 	else if ($1 == "mq") MQ[$2, $3] = $4
@@ -132,13 +133,17 @@ END {
 	if (CPUSET != "") expand(CPUSET, REQ); else for (c in ON) REQ[c] = 1
 	for (c in REQ) if (c in ON) { E[c] = 1; NE++ }
 	EL = fmt(E)
-	print "topology from the guest's sysfs (thread_siblings_list, cache/index*/shared_cpu_list, node*/cpulist, online):"
-	print "  online " ONL "; allowed " EL (CPUSET != "" ? " (taskset -c " CPUSET (OFFREQ != "" ? ", cpu" OFFREQ " offline" : "") ")" : "")
+	print "topology from the guest's sysfs (thread_siblings_list, cache/index*/shared_cpu_list, " \
+		"node*/cpulist, online):"
+	print "  online " ONL "; allowed " EL (CPUSET != "" ? " (taskset -c " CPUSET (OFFREQ != "" ? \
+		", cpu" OFFREQ " offline" : "") ")" : "")
 	s = ""; split("", SEENC)
-	for (c = 0; c <= MAXCPU; c++) if ((c in SIBL) && !(SIBL[c] in SEENC)) { SEENC[SIBL[c]] = 1; s = s " " SIBL[c] }
+	for (c = 0; c <= MAXCPU; c++) if ((c in SIBL) && !(SIBL[c] in SEENC)) { SEENC[SIBL[c]] = 1;
+		s = s " " SIBL[c] }
 	print "  cores (SMT siblings):" s
 	s = ""; split("", SEENC)
-	for (c = 0; c <= MAXCPU; c++) if ((c in LLCL) && !(LLCL[c] in SEENC)) { SEENC[LLCL[c]] = 1; s = s " " LLCL[c] }
+	for (c = 0; c <= MAXCPU; c++) if ((c in LLCL) && !(LLCL[c] in SEENC)) { SEENC[LLCL[c]] = 1;
+		s = s " " LLCL[c] }
 	print "  LLCs:" s
 	s = ""; for (c = 0; c <= 64; c++) if (c in NODEL) s = s " node" c "=" NODEL[c]
 	print "  NUMA:" (s == "" ? " no node directories" : s)
@@ -147,7 +152,8 @@ END {
 	for (c in ON) if (!(c in SIBL)) bad("cpu" c ": online but no thread_siblings_list in the snapshot")
 	for (c in ON) if (!(c in LLCL)) bad("cpu" c ": online but no cache information in the snapshot")
 	if (OFFREQ != "") {
-		if (OFFREQ in ON) bad("cpu" OFFREQ " should be offline but /sys/devices/system/cpu/online says " ONL)
+		if (OFFREQ in ON) bad("cpu" OFFREQ " should be offline but /sys/devices/system/cpu/online says " \
+			ONL)
 		else ok("cpu" OFFREQ " is offline (online " ONL ")")
 	}
 	expand(SEEN, T)
@@ -170,16 +176,22 @@ END {
 		split("", E); for (c in E0) E[c] = 1
 		EL = EL0; NE = NE0; NONE_WANT = ""
 	}
-	for (s in KMET) if (KMET[s] != "") bad(s ": kernel statistics written on a kernel without FUSE tracepoints:" KMET[s])
+	for (s in KMET) if (KMET[s] != "") bad(s \
+		": kernel statistics written on a kernel without FUSE tracepoints:" KMET[s])
 	# kernel statistics: auto skips with a reason, on exits 4 with it
-	for (i = 1; i <= NERR["cputestfs"]; i++) if (ERR["cputestfs", i] ~ /kernel statistics .*: kernel_\* metrics not written/) ks1 = ERR["cputestfs", i]
-	if (ks1 != "") ok("cputestfs --kstats auto: " ks1); else bad("cputestfs --kstats auto: no line saying why kernel statistics were not written")
-	for (i = 1; i <= NERR["ddpar"]; i++) if (ERR["ddpar", i] ~ /kernel statistics .*: kernel_\* metrics not written/) ks2 = ERR["ddpar", i]
-	if (ks2 != "") ok("ddpar --kstats auto: " ks2); else bad("ddpar --kstats auto: no line saying why kernel statistics were not written")
+	for (i = 1; i <= NERR["cputestfs"]; i++) if (ERR["cputestfs", i] ~ \
+		/kernel statistics .*: kernel_\* metrics not written/) ks1 = ERR["cputestfs", i]
+	if (ks1 != "") ok("cputestfs --kstats auto: " ks1);
+		else bad("cputestfs --kstats auto: no line saying why kernel statistics were not written")
+	for (i = 1; i <= NERR["ddpar"]; i++) if (ERR["ddpar", i] ~ \
+		/kernel statistics .*: kernel_\* metrics not written/) ks2 = ERR["ddpar", i]
+	if (ks2 != "") ok("ddpar --kstats auto: " ks2);
+		else bad("ddpar --kstats auto: no line saying why kernel statistics were not written")
 	split("cputestfs-kstats-on ddpar-kstats-on", KS, " ")
 	for (i = 1; i <= 2; i++) {
 		s = KS[i]
-		if (STEPRC[s] == 4 && LASTERR[s] ~ /kernel statistics/ && LASTERR[s] ~ /tracepoint/) ok(s ": exit 4, " LASTERR[s])
+		if (STEPRC[s] == 4 && LASTERR[s] ~ /kernel statistics/ &&
+			LASTERR[s] ~ /tracepoint/) ok(s ": exit 4, " LASTERR[s])
 		else bad(s ": want exit 4 with the missing tracepoint named, got exit " STEPRC[s] ": " LASTERR[s])
 	}
 
@@ -200,7 +212,8 @@ END {
 		if (f[4] == "daemon_bytes") DB[k] = f[5]
 	}
 	got = ""; for (n = 1; n <= 256; n++) if (n in DP) got = got " " n
-	if (got == want) ok("ddpar: processes" got " (up to 2 x " NE " allowed CPUs" (2 * NE > 128 ? ", capped at 128 by ddpar" : "") ")")
+	if (got == want) ok("ddpar: processes" got " (up to 2 x " NE " allowed CPUs" (2 * NE > 128 ? \
+		", capped at 128 by ddpar" : "") ")")
 	else bad("ddpar: processes" got ", expected" want " (2 x " NE " allowed CPUs)")
 	nd = 0; ndb = 0
 	if (!("write" in DMODE)) bad("ddpar: no write records")
@@ -209,11 +222,13 @@ END {
 		pt = "ddpar " md " procs=" n " clone_fd=" (cf ? "on" : "off")
 		if (!(k in DMB)) { bad(pt ": no MB/s record"); continue }
 		nd++
-		if (DC[k] != DB[k] || DC[k] == "") { bad(pt ": client bytes " DC[k] " != daemon bytes " DB[k]); ndb++ }
+		if (DC[k] != DB[k] || DC[k] == "") { bad(pt ": client bytes " DC[k] " != daemon bytes " DB[k]);
+			ndb++ }
 	}
 	modes = ""; for (md in DMODE) modes = modes " " md
 	if (nd && !ndb) ok("ddpar:" modes ": " nd " points measured, daemon bytes = client bytes in each")
-	if (2 * NE > 128) note("ddpar cannot sweep to 2 x " NE " = " 2 * NE " processes: --procs is limited to 128 (documented)")
+	if (2 * NE > 128) note("ddpar cannot sweep to 2 x " NE " = " 2 * NE \
+		" processes: --procs is limited to 128 (documented)")
 
 	# ---- sqrtio: IRQ discovery and readers on/off the completing CPU, per disk ----
 	SQWANT["sqrtio"] = " 0 1 2 "; DISKOF["sqrtio"] = "vda"
@@ -223,7 +238,8 @@ END {
 		check_sqrtio("vdb", "sqrtio-1q-discover", "sqrtio-1q", "vdb (one queue)")
 	}
 	s = "sqrtio-irq-affinity"
-	if (STEPRC[s] == 4 && LASTERR[s] ~ /refuses to move this IRQ/) ok(s ": skipped with the reason: " LASTERR[s])
+	if (STEPRC[s] == 4 &&
+		LASTERR[s] ~ /refuses to move this IRQ/) ok(s ": skipped with the reason: " LASTERR[s])
 	else if (STEPRC[s] == 0 && NREC[s] > 1) ok(s ": ran (the IRQ could be moved)")
 	else bad(s ": exit " STEPRC[s] ": " LASTERR[s])
 
@@ -242,14 +258,17 @@ END {
 	for (i = 1; i <= nm; i++) {
 		if (!(M[i] in FM)) { bad("fdget: no ns_per_op for mode " M[i]); fg = 0; continue }
 		w = (i <= 2) ? 1 : NE
-		if (FM[M[i]] != w) { bad("fdget " M[i] ": threads=" FM[M[i]] ", want " w " (one per allowed CPU)"); fg = 0 }
+		if (FM[M[i]] != w) {
+			bad("fdget " M[i] ": threads=" FM[M[i]] ", want " w " (one per allowed CPU)"); fg = 0 }
 	}
-	if (fg) ok("fdget: all modes measured; shared-fd, private-fd, procs with " NE " workers (one per allowed CPU)")
+	if (fg) ok("fdget: all modes measured; shared-fd, private-fd, procs with " NE \
+		" workers (one per allowed CPU)")
 	if (!FSP) bad("fdget: no us_per_spawn record")
 
 	# ---- cpupair: the matrix (small shapes), the classes sample, the idle axis ----
 	if ("cpupair-matrix" in STEPRC) check_cp_matrix("cpupair-matrix")
-	else if (CNT(ON) <= 16) bad("cpupair-matrix: not run on " CNT(ON) " online CPUs (suite.sh runs it up to 16)")
+	else if (CNT(ON) <= 16) bad("cpupair-matrix: not run on " CNT(ON) \
+		" online CPUs (suite.sh runs it up to 16)")
 	check_cp_classes("cpupair-classes")
 	check_cp_poll("cpupair-idle-poll")
 	check_cp_haltpoll("cpupair-idle-haltpoll")
@@ -271,7 +290,8 @@ END {
 		r = HFR[f[1], f[8]]
 		if (f[4] == "skipped") {
 			nskip++
-			if (r !~ /^skipped: ./) { bad("harness " f[1] " " f[8] ": skipped without a reason in failures.csv"); continue }
+			if (r !~ /^skipped: ./) {
+				bad("harness " f[1] " " f[8] ": skipped without a reason in failures.csv"); continue }
 			# Is the skip the machine's? Placements and sqrtio points are checked against the snapshot.
 			if (f[1] == "cputestfs" && f[8] ~ /placement=/) {
 				p = f[8]; sub(/.*placement=/, "", p); sub(/;.*/, "", p)
@@ -280,10 +300,14 @@ END {
 				else ok("harness cputestfs " p ": " r)
 			} else if (f[1] == "sqrtio" && f[8] ~ /local=/) {
 				l = f[8]; sub(/.*local=/, "", l); l = substr(l, 1, 1)
-				if (l == 1 ? CNT(HLOC) : CNT(HREM)) bad("harness sqrtio " f[8] ": skipped (" r ") but the derived map offers it")
+				if (l == 1 ? CNT(HLOC) : CNT(HREM)) bad("harness sqrtio " f[8] ": skipped (" r \
+					") but the derived map offers it")
 				# The machine's reason names the completing CPUs; "reasons above" points at a log
 				# line failures.csv and report.md do not carry.
-				else if (r !~ /complet/) bad("harness sqrtio " f[8] ": skipped, but failures.csv does not say why (\"" r "\"): the reason (" (l == 1 ? "no allowed CPU completes its own reads" : "every allowed CPU completes its own reads") ") is only in the point's log")
+				else if (r !~ /complet/) bad("harness sqrtio " f[8] \
+					": skipped, but failures.csv does not say why (\"" r "\"): the reason (" (l == 1 ? \
+					"no allowed CPU completes its own reads" : "every allowed CPU completes its own reads") \
+					") is only in the point's log")
 				else ok("harness sqrtio " f[8] ": " r)
 			} else note("harness " f[1] " " f[8] ": " r)
 			HT[f[1] " " f[8]] = r
@@ -305,7 +329,8 @@ END {
 		if (dm == "single" || !((SUBSEP p) in TABH)) TAB["h", p] = t
 		if (dm == "single") TABH[SUBSEP p] = 1
 	}
-	for (i = 1; i <= NPL; i++) if (!(("h" SUBSEP PL[i]) in TAB)) TAB["h", PL[i]] = HSKIPPED[PL[i]] ? "skipped" : "-"
+	for (i = 1; i <= NPL; i++) if (!(("h" SUBSEP PL[i]) in TAB)) TAB["h", PL[i]] = HSKIPPED[PL[i]] ? \
+		"skipped" : "-"
 	# harness sqrtio records: the same rules as the direct run
 	for (i = 1; i <= NREC["harness"]; i++) {
 		nf = csvsplit(REC["harness", i], f)
@@ -321,7 +346,8 @@ END {
 	split("", KB); split("", KA); hm_allowed = ""
 	for (i = 1; i <= NHM; i++) {
 		l = HM[i]
-		if (l ~ /^allowed_cpus /) { hm_allowed = l; sub(/^allowed_cpus +/, "", hm_allowed); sub(/ .*/, "", hm_allowed) }
+		if (l ~ /^allowed_cpus /) { hm_allowed = l; sub(/^allowed_cpus +/, "", hm_allowed);
+			sub(/ .*/, "", hm_allowed) }
 		if (l ~ /^online_cpus /) { hm_online = l; sub(/^online_cpus +/, "", hm_online) }
 		if (l ~ /^sqrtio.*\((failed|discovery failed)/) bad("harness machine.txt: " l)
 		if (l ~ /^knob before /) { k = l; sub(/^knob before +/, "", k); KB[k] = 1; nkb++ }
@@ -338,11 +364,13 @@ END {
 	if (!kd && nkb) ok("harness machine.txt: " nkb " knobs the same before and after")
 	if (!nkb) bad("harness machine.txt: no knob before/after lines")
 
-	for (s in PINOK) ok(s ": same_cpu_pct 100 under same, 0 under two-CPU placements, to a call (" PINOK[s] " placements): the daemon ran where it was pinned")
+	for (s in PINOK) ok(s ": same_cpu_pct 100 under same, 0 under two-CPU placements, to a call (" \
+		PINOK[s] " placements): the daemon ran where it was pinned")
 	# ---- the table ----
 	print ""
 	print "placements (cputestfs; client/daemon CPUs as resolved in the guest):"
-	printf "  %-11s %-12s %-20s %-14s %s\n", "placement", "1 client", "2 clients", "harness plan", ("cputestfs-cpus" in STEPRC) ? "--cpus " CPUSARG : ""
+	printf "  %-11s %-12s %-20s %-14s %s\n", "placement", "1 client", "2 clients", "harness plan",
+		("cputestfs-cpus" in STEPRC) ? "--cpus " CPUSARG : ""
 	for (i = 1; i <= NPL; i++) {
 		p = PL[i]
 		printf "  %-11s %-12s %-20s %-14s %s\n", p, TAB["1", p], TAB["2", p], TAB["h", p], TAB["c", p]
@@ -353,7 +381,10 @@ END {
 	for (i = 1; i <= 2; i++) for (rq = 0; rq <= 2; rq++) for (l = 0; l <= 1; l++)
 		if ((LABS[i] SUBSEP "rq=" rq " local=" l) in SQT)
 			printf "  %-18s %-16s %s\n", LABS[i], "rq=" rq " local=" l, SQT[LABS[i], "rq=" rq " local=" l]
-	printf "cpupair: matrix %s; classes%s; --idle poll %s; --idle haltpoll:NS %s (cpuidle driver %s)\n", CPMAT == "" ? "-" : CPMAT, CPCLS == "" ? " -" : CPCLS, CPPOLL == "" ? "-" : CPPOLL, CPHALT == "" ? "-" : CPHALT, CPUIDLE == "" ? "none" : CPUIDLE
+	printf \
+		"cpupair: matrix %s; classes%s; --idle poll %s; --idle haltpoll:NS %s (cpuidle driver %s)\n",
+		CPMAT == "" ? "-" : CPMAT, CPCLS == "" ? " -" : CPCLS, CPPOLL == "" ? "-" : CPPOLL,
+		CPHALT == "" ? "-" : CPHALT, CPUIDLE == "" ? "none" : CPUIDLE
 	print ""
 	printf "%d checks passed, %d failed\n", NOK, NBAD
 	exit NBAD ? 1 : 0

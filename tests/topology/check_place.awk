@@ -11,7 +11,8 @@ function rel(p, x, y) {
 	if (p == "other") return 1
 	if (p == "smt") return ((x SUBSEP y) in SIB) && ((y SUBSEP x) in SIB)
 	if (p == "llc") return ((x SUBSEP y) in LLCM) && ((y SUBSEP x) in LLCM) && !((x SUBSEP y) in SIB)
-	if (p == "cross-llc") return (x in HASLLC) && (y in HASLLC) && !((x SUBSEP y) in LLCM) && !((y SUBSEP x) in LLCM)
+	if (p == "cross-llc") return (x in HASLLC) && (y in HASLLC) && !((x SUBSEP y) in LLCM) &&
+		!((y SUBSEP x) in LLCM)
 	if (p == "cross-node") return (x in NODE) && (y in NODE) && NODE[x] != NODE[y]
 	return 0
 }
@@ -62,10 +63,12 @@ function inE(set, what,    c, outside) {
 
 # One resolved placement: P with n clients on client list CL, daemon list DL.
 # Returns a short text for the table.
-function check_pl(src, p, n, CL, DL, cfgtext,    A, B, na, nb, a, b, a1, a2, b1, b2, i, k, inter, d) {
+function check_pl(src, p, n, CL, DL, cfgtext,    A, B, na, nb, a, b, a1, a2, b1, b2, i, k, inter, \
+	d) {
 	if (p == "none") {
 		# Unpinned: "any", or with --cpus the list it allows (NONE_WANT).
-		if (NONE_WANT != "" ? (CL == NONE_WANT && DL == NONE_WANT) : ((CL == "any" || CL == EL) && (DL == "any" || DL == EL))) {
+		if (NONE_WANT != "" ? (CL == NONE_WANT && DL == NONE_WANT) : ((CL == "any" || CL == EL) &&
+			(DL == "any" || DL == EL))) {
 			ok(src " none: unpinned (client " CL ", daemon " DL ")")
 			return "unpinned"
 		}
@@ -74,7 +77,8 @@ function check_pl(src, p, n, CL, DL, cfgtext,    A, B, na, nb, a, b, a1, a2, b1,
 	}
 	na = expand(CL, A); nb = expand(DL, B)
 	if (na != n || nb != n) {
-		bad(src " " p ": " n " client(s) need " n " distinct client and daemon CPUs, got client " CL ", daemon " DL)
+		bad(src " " p ": " n " client(s) need " n " distinct client and daemon CPUs, got client " CL \
+			", daemon " DL)
 		return "BAD " CL "/" DL
 	}
 	if (!inE(A, src " " p " client_cpu=" CL) || !inE(B, src " " p " daemon_cpu=" DL))
@@ -85,13 +89,15 @@ function check_pl(src, p, n, CL, DL, cfgtext,    A, B, na, nb, a, b, a1, a2, b1,
 			ok(src " " p ": client " a ", daemon " b ": " why(p, a + 0, b + 0))
 			return a "/" b
 		}
-		bad(src " " p ": client " a ", daemon " b " is not " p " in the guest's sysfs (siblings " SIBL[a] "|" SIBL[b] ", LLC " LLCL[a] "|" LLCL[b] ", node " NODE[a] "|" NODE[b] ")")
+		bad(src " " p ": client " a ", daemon " b " is not " p " in the guest's sysfs (siblings " \
+			SIBL[a] "|" SIBL[b] ", LLC " LLCL[a] "|" LLCL[b] ", node " NODE[a] "|" NODE[b] ")")
 		return "BAD " a "/" b
 	}
 	# n == 2: the lists are sets; some pairing must hold both pairs.
 	i = 0; for (a in A) { i++; if (i == 1) a1 = a; else a2 = a }
 	i = 0; for (b in B) { i++; if (i == 1) b1 = b; else b2 = b }
-	if (!((rel(p, a1 + 0, b1 + 0) && rel(p, a2 + 0, b2 + 0)) || (rel(p, a1 + 0, b2 + 0) && rel(p, a2 + 0, b1 + 0)))) {
+	if (!((rel(p, a1 + 0, b1 + 0) && rel(p, a2 + 0, b2 + 0)) || (rel(p, a1 + 0, b2 + 0) &&
+		rel(p, a2 + 0, b1 + 0)))) {
 		bad(src " " p ": clients " CL " and daemons " DL " cannot be paired so that both pairs are " p)
 		return "BAD " CL "/" DL
 	}
@@ -100,10 +106,13 @@ function check_pl(src, p, n, CL, DL, cfgtext,    A, B, na, nb, a, b, a1, a2, b1,
 	if (p != "same" && inter) {
 		d = disjoint2(p)
 		if (d != "") {
-			bad(src " " p ": clients " CL " and daemons " DL " share CPUs although four distinct allowed CPUs hold two " p " pairs (" d "; lib/sys/topo.h: 2n distinct CPUs first)")
+			bad(src " " p ": clients " CL " and daemons " DL \
+				" share CPUs although four distinct allowed CPUs hold two " p " pairs (" d \
+				"; lib/sys/topo.h: 2n distinct CPUs first)")
 			return "BAD " CL "/" DL
 		}
-		ok(src " " p ": clients " CL ", daemons " DL " pair up as " p " (sharing CPUs: no four distinct allowed CPUs hold two " p " pairs)")
+		ok(src " " p ": clients " CL ", daemons " DL " pair up as " p \
+			" (sharing CPUs: no four distinct allowed CPUs hold two " p " pairs)")
 		return CL "/" DL
 	}
 	ok(src " " p ": clients " CL ", daemons " DL " pair up as " p)
@@ -122,7 +131,8 @@ function skips(step,    i, l, r, p) {
 	}
 }
 
-# cputestfs records of one step (or the harness's raw.csv) -> PLC/PLD[src, P] client and daemon lists
+# cputestfs records of one step (or the harness's raw.csv) -> PLC/PLD[src, P] client and daemon
+# lists
 function collect_cfs(src, line,    f, nf, kv) {
 	nf = csvsplit(line, f)
 	if (f[1] == "bench") return
@@ -153,10 +163,12 @@ function pinned_check(src, p,    v) {
 	# window's edges is the counters being read apart (FINDINGS), visible in TCG's
 	# few hundred calls per window: noted, not failed.
 	if (p == "same" ? v < 99 : v > 1)
-		bad(src " " p ": the daemon served " v "% of the requests on the client's CPU; pinned " (p == "same" ? "to one CPU that must be 100" : "to two CPUs it must be 0"))
+		bad(src " " p ": the daemon served " v "% of the requests on the client's CPU; pinned " (p == \
+			"same" ? "to one CPU that must be 100" : "to two CPUs it must be 0"))
 	else {
 		PINOK[src]++
-		if (p == "same" ? v < 100 : v > 0) note(src " " p ": same_cpu_pct " v ", not " (p == "same" ? 100 : 0) ": a call or two counted across the window's edge (counters read apart)")
+		if (p == "same" ? v < 100 : v > 0) note(src " " p ": same_cpu_pct " v ", not " (p == "same" ? \
+			100 : 0) ": a call or two counted across the window's edge (counters read apart)")
 	}
 }
 function placement_table(step, n, label,    i, p, t) {
@@ -175,8 +187,10 @@ function placement_table(step, n, label,    i, p, t) {
 		} else if ((step SUBSEP p) in SKIPR) {
 			t = "skipped"
 			if (!(p in SKIPNOTE)) SKIPNOTE[p] = SKIPR[step, p]
-			if (can) bad(step " " p ": skipped (" SKIPR[step, p] ") but the allowed CPUs offer it, e.g. " EXA "/" EXB " (" why(p, EXA + 0, EXB + 0) ")")
-			else ok(step " " p ": skipped with the machine's reason (" SKIPR[step, p] "); snapshot agrees: " why_not(p))
+			if (can) bad(step " " p ": skipped (" SKIPR[step, p] ") but the allowed CPUs offer it, e.g. " \
+				EXA "/" EXB " (" why(p, EXA + 0, EXB + 0) ")")
+			else ok(step " " p ": skipped with the machine's reason (" SKIPR[step, p] \
+				"); snapshot agrees: " why_not(p))
 		} else {
 			t = "MISSING"
 			bad(step " " p ": neither records nor a skip reason")
@@ -206,7 +220,8 @@ function completion_map(disk,    c, q, irq, name, n, S, ok1) {
 		}
 		if (q == "") { bad(disk ": CPU " c " is in no blk-mq queue's cpu_list"); ok1 = 0; continue }
 		name = VIRTIO[disk] "-req." q
-		if (!(name in IRQOF)) { bad(disk ": no IRQ named " name " in /proc/interrupts"); ok1 = 0; continue }
+		if (!(name in IRQOF)) { bad(disk ": no IRQ named " name " in /proc/interrupts"); ok1 = 0;
+			continue }
 		irq = IRQOF[name]
 		CMP[disk, c] = EFF[irq]
 		IRQS[disk, irq] = 1
@@ -225,7 +240,8 @@ function derive(disk, LOC, REM, UNI,    c, S, i) {
 	}
 	return 1
 }
-function check_sqrtio(disk, dstep, rstep, label,    c, S, LOC, REM, UNI, got, want, i, f, kv, nf, key, pt, can, r, l, rq, seen, G, W, irql) {
+function check_sqrtio(disk, dstep, rstep, label,    c, S, LOC, REM, UNI, got, want, i, f, kv, nf, \
+	key, pt, can, r, l, rq, seen, G, W, irql) {
 	if (!derive(disk, LOC, REM, UNI)) return
 	irql = ""
 	for (i in IRQS) { split(i, f, SUBSEP); if (f[1] == disk) irql = irql " " f[2] }
@@ -240,11 +256,15 @@ function check_sqrtio(disk, dstep, rstep, label,    c, S, LOC, REM, UNI, got, wa
 			expand(got, G); expand(CMP[disk, c], W)
 			if (fmt(G) != fmt(W) || got == "(not reported)") {
 				MIS[c] = 1
-				if (nmis++ < 3) ex = ex "; CPU " c ": " (got == "" ? "(none)" : got) " (its queue's IRQ fires on " CMP[disk, c] ")"
+				if (nmis++ < 3) ex = ex "; CPU " c ": " (got == "" ? "(none)" : got) \
+					" (its queue's IRQ fires on " CMP[disk, c] ")"
 			} else seen++
 		}
-		if (nmis) bad(dstep ": " nmis " CPUs (" fmt(MIS) ") are said to complete their reads elsewhere than their queue's IRQ fires" ex (nmis > 3 ? "; ..." : ""))
-		if (seen == NE) ok(dstep ": the completing CPU of each of the " NE " allowed CPUs matches its queue's IRQ affinity")
+		if (nmis) bad(dstep ": " nmis " CPUs (" fmt(MIS) \
+			") are said to complete their reads elsewhere than their queue's IRQ fires" ex (nmis > 3 ? \
+			"; ..." : ""))
+		if (seen == NE) ok(dstep ": the completing CPU of each of the " NE \
+			" allowed CPUs matches its queue's IRQ affinity")
 		got = kv_of(dstep, "local_cpus"); expand(got, G)
 		if (fmt(G) == fmt(LOC)) ok(dstep ": local CPUs " (got == "" ? "(none)" : got) " as derived")
 		else bad(dstep ": local_cpus=" got ", derived " fmt(LOC))
@@ -275,7 +295,8 @@ function check_sqrtio(disk, dstep, rstep, label,    c, S, LOC, REM, UNI, got, wa
 		pt = "rq=" kv["rq"] " local=" kv["local"]
 		if ((r SUBSEP pt) in SQPT) continue
 		SQPT[r, pt] = 1
-		SQRES[r, pt] = (check_sq_point(r, pt, kv, LOC, REM, UNI) ? "" : "BAD: ") "readers " kv["io_cpus"] ", sqrt " kv["sqrt_cpus"] ", IRQ CPUs " kv["irq_cpus"]
+		SQRES[r, pt] = (check_sq_point(r, pt, kv, LOC, REM, UNI) ? "" : "BAD: ") "readers " \
+			kv["io_cpus"] ", sqrt " kv["sqrt_cpus"] ", IRQ CPUs " kv["irq_cpus"]
 	}
 	for (rq = 0; rq <= 2; rq++) for (l = 0; l <= 1; l++) {
 		pt = "rq=" rq " local=" l
@@ -283,7 +304,8 @@ function check_sqrtio(disk, dstep, rstep, label,    c, S, LOC, REM, UNI, got, wa
 		can = l ? (CNT(LOC) > 0) : (CNT(REM) > 0)
 		if ((r SUBSEP pt) in SQPT) {
 			SQT[label, pt] = SQRES[r, pt]
-			if (!can) bad(r " " pt ": ran although " (l ? "no allowed CPU completes its own reads" : "every allowed CPU completes its own reads"))
+			if (!can) bad(r " " pt ": ran although " (l ? "no allowed CPU completes its own reads" : \
+				"every allowed CPU completes its own reads"))
 		} else if ((r SUBSEP pt) in SQSKIP) {
 			SQT[label, pt] = "skipped: " SQSKIP[r, pt]
 			if (can && rq == 1 && !l && sq_llc_inert(SQSKIP[r, pt]))
@@ -312,13 +334,18 @@ function sq_llc_inert(s,    p, q, a, b, A, B, x, y) {
 function CNT(set,    k, n) { n = 0; for (k in set) n++; return n }
 function check_sq_point(r, pt, kv, LOC, REM, UNI,    IO, SQ, c, good, want_procs, want_io) {
 	expand(kv["io_cpus"], IO); expand(kv["sqrt_cpus"], SQ)
-	if (!inE(IO, r " " pt " io_cpus=" kv["io_cpus"]) || !inE(SQ, r " " pt " sqrt_cpus=" kv["sqrt_cpus"])) return
+	if (!inE(IO, r " " pt " io_cpus=" kv["io_cpus"]) ||
+		!inE(SQ, r " " pt " sqrt_cpus=" kv["sqrt_cpus"])) return
 	good = 1
 	for (c in IO) {
-		if (kv["local"] == 1 && !(c in LOC)) { bad(r " " pt ": reader on CPU " c ", whose reads complete on " CMP[DISKOF[r], c]); good = 0 }
-		if (kv["local"] == 0 && !(c in REM)) { bad(r " " pt ": reader on CPU " c ", which completes its own reads (local=0 wants it off)"); good = 0 }
+		if (kv["local"] == 1 && !(c in LOC)) {
+			bad(r " " pt ": reader on CPU " c ", whose reads complete on " CMP[DISKOF[r], c]); good = 0 }
+		if (kv["local"] == 0 && !(c in REM)) {
+			bad(r " " pt ": reader on CPU " c ", which completes its own reads (local=0 wants it off)");
+			good = 0 }
 	}
-	if (kv["irq_cpus"] != fmt(UNI)) { bad(r " " pt ": irq_cpus=" kv["irq_cpus"] ", derived " fmt(UNI)); good = 0 }
+	if (kv["irq_cpus"] != fmt(UNI)) { bad(r " " pt ": irq_cpus=" kv["irq_cpus"] ", derived " fmt(UNI));
+		good = 0 }
 	# the default: 2 of each with 4 or more allowed CPUs, else 1; readers also no more
 	# than the local and the remote CPUs each, when both exist
 	want_procs = NE >= 4 ? 2 : 1
@@ -328,8 +355,12 @@ function check_sq_point(r, pt, kv, LOC, REM, UNI,    IO, SQ, c, good, want_procs
 		if (CNT(REM) < want_io) want_io = CNT(REM)
 	}
 	if (kv["io_procs"] != want_io || kv["sqrt_procs"] != want_procs) {
-		bad(r " " pt ": io_procs=" kv["io_procs"] " sqrt_procs=" kv["sqrt_procs"] ", the default is " want_io " and " want_procs " with " NE " allowed CPUs, " CNT(LOC) " local and " CNT(REM) " remote"); good = 0
+		bad(r " " pt ": io_procs=" kv["io_procs"] " sqrt_procs=" kv["sqrt_procs"] ", the default is " \
+			want_io " and " want_procs " with " NE " allowed CPUs, " CNT(LOC) " local and " CNT(REM) \
+			" remote"); good = 0
 	}
-	if (good) ok(r " " pt ": readers on " kv["io_cpus"] " (" (kv["local"] == 1 ? "complete their own reads" : "reads complete elsewhere") "), sqrt on " kv["sqrt_cpus"] ", IRQ CPUs " kv["irq_cpus"])
+	if (good) ok(r " " pt ": readers on " kv["io_cpus"] " (" (kv["local"] == 1 ? \
+		"complete their own reads" : "reads complete elsewhere") "), sqrt on " kv["sqrt_cpus"] \
+		", IRQ CPUs " kv["irq_cpus"])
 	return good
 }

@@ -34,14 +34,16 @@ pack_list() {
 }
 if [ "${1:-}" = --pack ]; then
 	d=${2:?--pack DIR}
-	echo "# affbench check-topology result, packed by tests/topology/selftest.sh --pack ('@@ PATH' starts a file, '|' a line of it);"
+	echo "# affbench check-topology result, packed by tests/topology/selftest.sh --pack ('@@ PATH'" \
+		"starts a file, '|' a line of it);"
 	echo "# re-check: tests/topology/selftest.sh --unpack THIS DIR && tests/topology/check-run.sh DIR"
 	for f in $(pack_list "$d"); do
 		echo "@@ $f"
 		sed 's/^/|/' "$d/$f"
 	done
 	echo "@@ harness/report.md"
-	echo "|# (report.md of the run: its presence, its knob warnings and its Warnings section are checked)"
+	echo "|# (report.md of the run: its presence, its knob warnings and its Warnings section are" \
+		"checked)"
 	sed -n '/^## Warnings$/,/^## /p' "$d/harness/report.md" 2>/dev/null | sed '$!b; /^## /d' |
 		sed 's/^/|/'
 	exit 0
@@ -59,11 +61,16 @@ unpack() { # FIXTURE DIR
 # --fixture DIR: a fixture from a shape's result, with the one documented edit: the
 # harness's sqrtio skip gets the reason a fixed sqrtio would give (FINDINGS: "reasons above").
 if [ "${1:-}" = --fixture ]; then
-	echo "# affbench check-topology fixture: a shape as a guest wrote it, reduced to the files the checker reads"
-	echo "# (selftest.sh --fixture DIR). One edit: harness/failures.csv gives the sqrtio local=0 skip the reason a"
-	echo "# fixed sqrtio would; the guest's run said only '(reasons above)', which the checker rejects."
+	echo "# affbench check-topology fixture: a shape as a guest wrote it, reduced to the" \
+		"files the checker reads"
+	echo "# (selftest.sh --fixture DIR). One edit: harness/failures.csv gives the sqrtio" \
+		"local=0 skip the reason a"
+	echo "# fixed sqrtio would; the guest's run said only '(reasons above)', which the" \
+		"checker rejects."
+	old='no point of the sweep can be placed on the allowed CPUs (reasons above)'
+	new='rq=1 local=0: every allowed CPU completes its own reads (per-CPU queues); try --irq-affinity'
 	sh "$0" --pack "${2:?--fixture DIR}" | sed -e 1,2d \
-		-e 's/^|sqrtio,local=0,1,4,skipped: sqrtio: no point of the sweep can be placed on the allowed CPUs (reasons above)$/|sqrtio,local=0,1,4,skipped: sqrtio: rq=1 local=0: every allowed CPU completes its own reads (per-CPU queues); try --irq-affinity/'
+		-e "s/^|sqrtio,local=0,1,4,skipped: sqrtio: $old\$/|sqrtio,local=0,1,4,skipped: sqrtio: $new/"
 	exit
 fi
 if [ "${1:-}" = --unpack ]; then
@@ -131,90 +138,117 @@ done
 # ---- doctored copies: each plants one bug ----
 # sedi FILE SCRIPT: sed -i without relying on GNU sed
 sedi() { sed "$2" "$1" >"$1.new" && mv "$1.new" "$1"; }
+# the configs' common beginnings the edits below keep
+P1='client_cpu=15;clients=1;daemon=single;'
+P2='client_cpu=14-15;clients=2;daemon=single;'
+P9='client_cpu=9;clients=1;daemon=single;'
 
 # The deliberate bug: llc resolved to two SMT siblings (client 15, daemon its sibling 14).
 llc_smt() {
 	for f in direct/cputestfs.csv harness/raw.csv; do
-		sedi "$f" 's/client_cpu=15;clients=1;daemon=single;daemon_cpu=13;placement=llc/client_cpu=15;clients=1;daemon=single;daemon_cpu=14;placement=llc/'
+		sedi "$f" "s/${P1}daemon_cpu=13;placement=llc/${P1}daemon_cpu=14;placement=llc/"
 	done
 	grep -q 'daemon_cpu=14;placement=llc' direct/cputestfs.csv
 }
-expect "llc resolved to two SMT siblings (15/14)" A "cputestfs llc: client 15, daemon 14 is not llc" llc_smt
-expect "the same bug seen in the harness's raw.csv" A "harness daemon=single llc: client 15, daemon 14 is not llc" llc_smt
+expect "llc resolved to two SMT siblings (15/14)" \
+	A "cputestfs llc: client 15, daemon 14 is not llc" llc_smt
+expect "the same bug seen in the harness's raw.csv" \
+	A "harness daemon=single llc: client 15, daemon 14 is not llc" llc_smt
 
 # The bug in the topology the resolver reads instead: the snapshot says 13 and 15 share a
 # core. The checker trusts the snapshot, so here the records (15/13 for llc) are wrong.
 sib_snapshot() {
 	for c in 13 15; do echo 13,15 >sysfs/devices/system/cpu/cpu$c/topology/thread_siblings_list; done
 }
-expect "llc pair 15/13 becomes SMT siblings in the snapshot" A "cputestfs llc: client 15, daemon 13 is not llc" sib_snapshot
+expect "llc pair 15/13 becomes SMT siblings in the snapshot" \
+	A "cputestfs llc: client 15, daemon 13 is not llc" sib_snapshot
 
 cross_node_same_node() {
 	sedi direct/cputestfs.csv 's/daemon_cpu=7;placement=cross-node/daemon_cpu=8;placement=cross-node/'
 }
-expect "cross-node resolved inside one node (15/8)" A "cputestfs cross-node: client 15, daemon 8 is not cross-node" cross_node_same_node
+expect "cross-node resolved inside one node (15/8)" \
+	A "cputestfs cross-node: client 15, daemon 8 is not cross-node" cross_node_same_node
 
 cross_llc_same() {
-	sedi direct/cputestfs-2clients.csv 's/client_cpu=14-15;clients=2;daemon=single;daemon_cpu=6-7;placement=cross-llc/client_cpu=14-15;clients=2;daemon=single;daemon_cpu=12-13;placement=cross-llc/'
+	sedi direct/cputestfs-2clients.csv \
+		"s/${P2}daemon_cpu=6-7;placement=cross-llc/${P2}daemon_cpu=12-13;placement=cross-llc/"
 }
-expect "2 clients: cross-llc daemons on the clients' LLC" A "cputestfs-2clients cross-llc: clients 14-15 and daemons 12-13 cannot be paired" cross_llc_same
+expect "2 clients: cross-llc daemons on the clients' LLC" \
+	A "cputestfs-2clients cross-llc: clients 14-15 and daemons 12-13 cannot be paired" cross_llc_same
 
 smt_overlap() {
-	sedi direct/cputestfs-2clients.csv 's/"baseline=fuse;client_cpu=13,15;clients=2;daemon=single;daemon_cpu=12,14;placement=smt;transport=libfuse"/baseline=fuse;client_cpu=14-15;clients=2;daemon=single;daemon_cpu=14-15;placement=smt;transport=libfuse/'
+	old='baseline=fuse;client_cpu=13,15;clients=2;daemon=single;daemon_cpu=12,14;placement=smt'
+	new='baseline=fuse;client_cpu=14-15;clients=2;daemon=single;daemon_cpu=14-15;placement=smt'
+	sedi direct/cputestfs-2clients.csv "s/\"$old;transport=libfuse\"/$new;transport=libfuse/"
 }
-expect "2 clients: smt pairs share CPUs although two disjoint pairs exist" A "share CPUs although four distinct" smt_overlap
+expect "2 clients: smt pairs share CPUs although two disjoint pairs exist" \
+	A "share CPUs although four distinct" smt_overlap
 
 smt_skipped() {
 	grep -v 'placement=smt' direct/cputestfs.csv >x && mv x direct/cputestfs.csv
 	echo "cputestfs: skipped: smt: no CPU in 0-15 has an SMT sibling" >>direct/cputestfs.err
 }
-expect "smt skipped on a machine with SMT" A "smt: skipped (smt: no CPU in 0-15 has an SMT sibling) but the allowed CPUs offer it" smt_skipped
+expect "smt skipped on a machine with SMT" \
+	A "smt: skipped (smt: no CPU in 0-15 has an SMT sibling) but the allowed CPUs offer it" smt_skipped
 
 smt_silent() {
 	grep -v 'placement=smt' direct/cputestfs.csv >x && mv x direct/cputestfs.csv
 }
-expect "smt neither measured nor skipped" A "cputestfs smt: neither records nor a skip reason" smt_silent
+expect "smt neither measured nor skipped" \
+	A "cputestfs smt: neither records nor a skip reason" smt_silent
 
 offline_used() {
-	sedi direct/cputestfs.csv 's/client_cpu=5;clients=1;daemon=single;daemon_cpu=4;placement=smt/client_cpu=3;clients=1;daemon=single;daemon_cpu=2;placement=smt/'
+	sedi direct/cputestfs.csv \
+		's/client_cpu=5;clients=1;daemon=single;daemon_cpu=4;placement=smt/'$(
+		)'client_cpu=3;clients=1;daemon=single;daemon_cpu=2;placement=smt/'
 }
-expect "shape C: smt on the offline CPU 3 (3/2)" C "CPU 3 (offline) outside the allowed, online set" offline_used
+expect "shape C: smt on the offline CPU 3 (3/2)" \
+	C "CPU 3 (offline) outside the allowed, online set" offline_used
 
 outside_used() {
-	sedi direct/cputestfs.csv 's/client_cpu=9;clients=1;daemon=single;daemon_cpu=5;placement=cross-node/client_cpu=9;clients=1;daemon=single;daemon_cpu=0;placement=cross-node/'
+	sedi direct/cputestfs.csv \
+		"s/${P9}daemon_cpu=5;placement=cross-node/${P9}daemon_cpu=0;placement=cross-node/"
 }
-expect "shape C: cross-node on CPU 0, outside taskset -c 2-5,9" C "CPU 0 outside the allowed, online set" outside_used
+expect "shape C: cross-node on CPU 0, outside taskset -c 2-5,9" \
+	C "CPU 0 outside the allowed, online set" outside_used
 
 sq_local_wrong() {
-	sedi direct/sqrtio-1q.csv 's/io_cpus=15;io_procs=1;irq_cpus=15;local=1/io_cpus=14;io_procs=1;irq_cpus=15;local=1/'
+	sedi direct/sqrtio-1q.csv \
+		's/io_cpus=15;io_procs=1;irq_cpus=15;local=1/io_cpus=14;io_procs=1;irq_cpus=15;local=1/'
 }
-expect "sqrtio local=1 reader on a CPU whose reads complete elsewhere" A "reader on CPU 14, whose reads complete on 15" sq_local_wrong
+expect "sqrtio local=1 reader on a CPU whose reads complete elsewhere" \
+	A "reader on CPU 14, whose reads complete on 15" sq_local_wrong
 
 sq_discover_wrong() {
 	sedi direct/sqrtio-discover.csv 's/^cpu15_completes_on=15$/cpu15_completes_on=14/'
 }
-expect "sqrtio discovery names the wrong completing CPU" A "CPU 15: 14 (its queue.s IRQ fires on 15)" sq_discover_wrong
+expect "sqrtio discovery names the wrong completing CPU" \
+	A "CPU 15: 14 (its queue.s IRQ fires on 15)" sq_discover_wrong
 
 unquoted() {
-	sedi direct/cputestfs-2clients.csv 's/^cputestfs,"\(baseline=fuse;client_cpu=13,15[^"]*\)"/cputestfs,\1/'
+	sedi direct/cputestfs-2clients.csv \
+		's/^cputestfs,"\(baseline=fuse;client_cpu=13,15[^"]*\)"/cputestfs,\1/'
 }
 expect "a CPU list with a comma left unquoted (RFC 4180)" A "malformed record" unquoted
 
 fuse_left() {
-	echo "cputestfs /tmp/affbench-mnt-1-x fuse.cputestfs rw,nosuid,nodev,relatime 0 0" >>state/after/mounts
+	echo "cputestfs /tmp/affbench-mnt-1-x fuse.cputestfs rw,nosuid,nodev,relatime 0 0" \
+		>>state/after/mounts
 }
 expect "a FUSE mount left in the guest" A "FUSE mount(s) left in the guest" fuse_left
 
 knob_left() {
-	sedi state/after/knobs 's|^/sys/block/vda/queue/rq_affinity = 1$|/sys/block/vda/queue/rq_affinity = 2|'
+	sedi state/after/knobs \
+		's|^/sys/block/vda/queue/rq_affinity = 1$|/sys/block/vda/queue/rq_affinity = 2|'
 }
 expect "rq_affinity left at 2" A "knobs changed at the end" knob_left
 
 knob_warned() {
-	echo '- knob not as before the run: /proc/irq/30/smp_affinity_list = 5 (before: 0-15). Hint: `bin/harness restore`.' \
-		>>harness/report.md
+	echo '- knob not as before the run: /proc/irq/30/smp_affinity_list = 5 (before: 0-15).' \
+		'Hint: `bin/harness restore`.' >>harness/report.md
 }
-expect "report.md warns of a knob not as before the run" A "1 knob(s) not as before the run: /proc/irq/30/smp_affinity_list = 5" knob_warned
+expect "report.md warns of a knob not as before the run" \
+	A "1 knob(s) not as before the run: /proc/irq/30/smp_affinity_list = 5" knob_warned
 
 journal_left() {
 	printf '%s\n' "-rw-------    1 root     root            64 Nov 30 21:01 knobs.journal" \
@@ -228,67 +262,84 @@ harness_failed() {
 expect "a failed harness point" A "harness ddpar mode=write;procs=1 rep 1: failed" harness_failed
 
 skip_no_reason() {
-	sedi harness/failures.csv 's/^\(sqrtio,local=0,1,4,\).*/\1skipped: sqrtio: no point of the sweep can be placed on the allowed CPUs (reasons above)/'
+	sedi harness/failures.csv 's/^\(sqrtio,local=0,1,4,\).*/\1skipped: sqrtio: '$(
+		)'no point of the sweep can be placed on the allowed CPUs (reasons above)/'
 }
 expect "a skip whose reason is only in the log" A "failures.csv does not say why" skip_no_reason
 
 ddpar_short() {
 	grep -v 'procs=32' direct/ddpar.csv >x && mv x direct/ddpar.csv
 }
-expect "ddpar's sweep stops short of 2 x CPUs" A "ddpar: processes 1 2 4 8 16, expected 1 2 4 8 16 32" ddpar_short
+expect "ddpar's sweep stops short of 2 x CPUs" \
+	A "ddpar: processes 1 2 4 8 16, expected 1 2 4 8 16 32" ddpar_short
 
 kstats_zero() {
-	echo 'cputestfs,baseline=fuse;client_cpu=15;clients=1;daemon=single;daemon_cpu=15;placement=same,1,kernel_ns_per_req,0,ns' >>direct/cputestfs.csv
+	echo 'cputestfs,baseline=fuse;client_cpu=15;clients=1;daemon=single;daemon_cpu=15;'$(
+		)'placement=same,1,kernel_ns_per_req,0,ns' >>direct/cputestfs.csv
 }
-expect "kernel statistics written as numbers without FUSE tracepoints" A "kernel statistics written on a kernel without FUSE tracepoints" kstats_zero
+expect "kernel statistics written as numbers without FUSE tracepoints" \
+	A "kernel statistics written on a kernel without FUSE tracepoints" kstats_zero
 
 fdget_threads() {
 	sedi direct/fdget.csv 's/mode=shared-fd;op=pread;threads=16/mode=shared-fd;op=pread;threads=2/g'
 }
-expect "fdget shared-fd with 2 workers on 16 CPUs" A "fdget shared-fd: threads=2, want 16" fdget_threads
+expect "fdget shared-fd with 2 workers on 16 CPUs" \
+	A "fdget shared-fd: threads=2, want 16" fdget_threads
 
 not_pinned() {
-	sedi direct/cputestfs.csv 's/\(daemon_cpu=14;placement=smt;transport=libfuse,1,same_cpu_pct,\)0,/\137.5,/'
+	sedi direct/cputestfs.csv \
+		's/\(daemon_cpu=14;placement=smt;transport=libfuse,1,same_cpu_pct,\)0,/\137.5,/'
 	grep -q 'placement=smt;transport=libfuse,1,same_cpu_pct,37.5,' direct/cputestfs.csv
 }
-expect "smt labelled 15/14 but the daemon served 37.5% on the client's CPU (pinning not applied)" A "the daemon served 37.5% of the requests on the client" not_pinned
+expect "smt labelled 15/14 but the daemon served 37.5% on the client's CPU (pinning not applied)" \
+	A "the daemon served 37.5% of the requests on the client" not_pinned
 
 cpus_ignored() {
-	sedi direct/cputestfs-cpus.csv 's/client_cpu=12;clients=1;daemon=single;daemon_cpu=12;placement=same/client_cpu=15;clients=1;daemon=single;daemon_cpu=15;placement=same/'
+	sedi direct/cputestfs-cpus.csv \
+		's/client_cpu=12;clients=1;daemon=single;daemon_cpu=12;placement=same/'$(
+		)'client_cpu=15;clients=1;daemon=single;daemon_cpu=15;placement=same/'
 }
-expect "--cpus 1,4-6,12 ignored: same on CPU 15" A "CPU 15 outside the allowed, online set 1,4-6,12" cpus_ignored
+expect "--cpus 1,4-6,12 ignored: same on CPU 15" \
+	A "CPU 15 outside the allowed, online set 1,4-6,12" cpus_ignored
 
 # cpupair: the matrix, its order and classes, the classes sample, the idle axis
 cp_pair_missing() {
 	grep -v 'cpu_a=3;cpu_b=12;' direct/cpupair-matrix.csv >x && mv x direct/cpupair-matrix.csv
 }
-expect "cpupair matrix lacks the pair 3/12" A "cpupair-matrix: no record for pair 3/12" cp_pair_missing
+expect "cpupair matrix lacks the pair 3/12" \
+	A "cpupair-matrix: no record for pair 3/12" cp_pair_missing
 
 cp_order() {
 	# CPUs 1 and 2 swap places: core 0-1 is no longer contiguous.
-	sedi direct/cpupair-matrix.csv 's/pos_a=1;/pos_a=@;/;s/pos_a=2;/pos_a=1;/;s/pos_a=@;/pos_a=2;/;s/pos_b=1,/pos_b=@,/;s/pos_b=2,/pos_b=1,/;s/pos_b=@,/pos_b=2,/'
+	sedi direct/cpupair-matrix.csv 's/pos_a=1;/pos_a=@;/;s/pos_a=2;/pos_a=1;/;s/pos_a=@;/pos_a=2;/
+		s/pos_b=1,/pos_b=@,/;s/pos_b=2,/pos_b=1,/;s/pos_b=@,/pos_b=2,/'
 }
-expect "cpupair matrix not in topology order (1 and 2 swapped)" A "the CPUs of core 0-1 are not next to each other" cp_order
+expect "cpupair matrix not in topology order (1 and 2 swapped)" \
+	A "the CPUs of core 0-1 are not next to each other" cp_order
 
 cp_class() {
 	sedi direct/cpupair-matrix.csv 's/class=llc;cpu_a=8;cpu_b=10;/class=cross-llc;cpu_a=8;cpu_b=10;/'
 }
-expect "cpupair calls an llc pair cross-llc" A "pair 8/10 is class cross-llc, the snapshot says llc" cp_class
+expect "cpupair calls an llc pair cross-llc" \
+	A "pair 8/10 is class cross-llc, the snapshot says llc" cp_class
 
 cp_no_smt() {
 	grep -v 'class=smt' direct/cpupair-classes.csv >x && mv x direct/cpupair-classes.csv
 }
-expect "cpupair's classes sample without smt" A "classes llc cross-node, the allowed CPUs offer smt llc cross-node" cp_no_smt
+expect "cpupair's classes sample without smt" \
+	A "classes llc cross-node, the allowed CPUs offer smt llc cross-node" cp_no_smt
 
 # --idle poll by the snapshot's cpuidle driver: none refuses (exit 4), one acts (exit 0).
 cp_poll_ran() {
 	echo 0 >direct/cpupair-idle-poll.rc
 }
-expect "cpupair --idle poll exits 0 without a cpuidle driver" A "cpuidle driver none, want exit 4" cp_poll_ran
+expect "cpupair --idle poll exits 0 without a cpuidle driver" \
+	A "cpuidle driver none, want exit 4" cp_poll_ran
 cp_poll_refused() {
 	echo acpi_idle >sysfs/devices/system/cpu/cpuidle/current_driver
 }
-expect "cpupair --idle poll refused though a cpuidle driver exists" A "cpuidle driver acpi_idle, exit 4" cp_poll_refused
+expect "cpupair --idle poll refused though a cpuidle driver exists" \
+	A "cpuidle driver acpi_idle, exit 4" cp_poll_refused
 cp_poll() {
 	echo acpi_idle >sysfs/devices/system/cpu/cpuidle/current_driver
 	echo 0 >direct/cpupair-idle-poll.rc
@@ -299,7 +350,8 @@ expect "cpupair --idle poll records without idle=poll" A "records not all idle=p
 cp_haltpoll() {
 	echo 0 >direct/cpupair-idle-haltpoll.rc
 }
-expect "cpupair --idle haltpoll:NS ran without the haltpoll driver" A "want exit 4 naming haltpoll, got exit 0" cp_haltpoll
+expect "cpupair --idle haltpoll:NS ran without the haltpoll driver" \
+	A "want exit 4 naming haltpoll, got exit 0" cp_haltpoll
 
 # sqrtio skips rq=1 local=0 as inert only where the readers share the completing CPU's LLC:
 # a skip naming CPUs 0 and 15 (one on each node of shape A) is not believed
@@ -333,7 +385,8 @@ mt_mit_value() { sedi $MT 's/^mitigation spectre_v1:.*/mitigation spectre_v1:Vul
 expect "matrix: a mitigation line whose value is not sysfs's" matrix \
 	"mitigation spectre_v1:Vulnerable, sysfs says" mt_mit_value
 mt_pcid() { sedi sysfs/cpuinfo_flags 's/$/ pcid/'; }
-expect "matrix: the CPU has pcid, machine.txt says no" matrix "pcid no, the guest's facts say pcid in" mt_pcid
+expect "matrix: the CPU has pcid, machine.txt says no" \
+	matrix "pcid no, the guest's facts say pcid in" mt_pcid
 expect "matrix: the CPU has pcid, report.md warns of PTI without PCID" matrix \
 	"warns, though the guest's facts say otherwise: PTI without PCID" mt_pcid
 mt_pti() { echo "Not affected" >sysfs/devices/system/cpu/vulnerabilities/meltdown; }
@@ -373,9 +426,11 @@ expect "matrix: --idle poll exits 0 without a cpuidle driver" matrix \
 	"idle-poll: no cpuidle driver, want exit 4" mt_poll_ran
 mt_maxlat_lines() { echo "cpupair: 2 ordered pairs" >>direct/idle-max-latency.err; }
 expect "matrix: --idle max-latency refused in two lines" matrix \
-	"idle-max-latency: no cpuidle driver, want exit 4 and one line naming it, got exit 4 and 2" mt_maxlat_lines
+	"idle-max-latency: no cpuidle driver, want exit 4 and one line naming it, got exit 4 and 2" \
+		mt_maxlat_lines
 mt_driver_snap() { echo acpi_idle >sysfs/devices/system/cpu/cpuidle/current_driver; }
-expect "matrix: a cpuidle driver exists, --idle poll refused" matrix "idle-poll: exit 4: " mt_driver_snap
+expect "matrix: a cpuidle driver exists, --idle poll refused" \
+	matrix "idle-poll: exit 4: " mt_driver_snap
 expect "matrix: a cpuidle driver exists, report.md warns of none" matrix \
 	"warns, though the guest's facts say otherwise: no cpuidle driver" mt_driver_snap
 mt_halt_ran() { echo 0 >direct/idle-haltpoll.rc; }
@@ -383,11 +438,14 @@ expect "matrix: --idle haltpoll:NS exits 0 without haltpoll" matrix \
 	"idle-haltpoll: cpuidle driver none, want exit 4" mt_halt_ran
 mt_busy_refused() { echo 4 >direct/idle-busy.rc; }
 expect "matrix: --idle busy exits 4" matrix "idle-busy: exit 4" mt_busy_refused
-mt_busy_nospin() { grep -v mon_spinner_cpu_pct direct/idle-busy.csv >x && mv x direct/idle-busy.csv; }
+mt_busy_nospin() { grep -v mon_spinner_cpu_pct direct/idle-busy.csv >x &&
+	mv x direct/idle-busy.csv; }
 expect "matrix: --idle busy without mon_spinner_cpu_pct" matrix \
 	"idle-busy: no mon_spinner_cpu_pct" mt_busy_nospin
-mt_no_cpu1_idle() { grep -v mon_cpu1_idle_pct direct/idle-as-found.csv >x && mv x direct/idle-as-found.csv; }
-expect "matrix: no mon_cpu1_idle_pct" matrix "idle-as-found: 2 pair(s) without mon_allcpus_idle_pct" \
+mt_no_cpu1_idle() { grep -v mon_cpu1_idle_pct direct/idle-as-found.csv >x &&
+	mv x direct/idle-as-found.csv; }
+expect "matrix: no mon_cpu1_idle_pct" \
+	matrix "idle-as-found: 2 pair(s) without mon_allcpus_idle_pct" \
 	mt_no_cpu1_idle
 mt_idle_range() {
 	sedi direct/idle-as-found.csv 's/\(mon_allcpus_idle_pct,\)[0-9.]*,/\1150,/'
@@ -396,7 +454,8 @@ expect "matrix: an idle share of 150%" matrix "mon_allcpus_idle_pct 150 outside 
 mt_h_noidle() { grep -v mon_allcpus_idle_pct harness/raw.csv >x && mv x harness/raw.csv; }
 expect "matrix: the plan's records without mon_allcpus_idle_pct" matrix \
 	"harness raw.csv: .* pair(s) without the idle share" mt_h_noidle
-mt_plan_poll() { sedi harness/runs.csv 's/^\(cpupair,.*\),skipped,4,\(.*idle=poll.*\)$/\1,ok,0,\2/'; }
+mt_plan_poll() { sedi harness/runs.csv \
+	's/^\(cpupair,.*\),skipped,4,\(.*idle=poll.*\)$/\1,ok,0,\2/'; }
 expect "matrix: the plan's idle=poll point ran without a driver" matrix \
 	"harness cpupair idle=poll: ok" mt_plan_poll
 mt_warn_drop() { grep -v "^- $1" harness/report.md >x && mv x harness/report.md; }

@@ -46,7 +46,8 @@
 /* ---- fixtures ---- */
 
 /* snprintf that fails the test (or setup) instead of truncating a path. */
-static __attribute__((unused)) int pathf(char *out, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static __attribute__((unused)) int pathf(char *out, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 static __attribute__((unused)) int pathf(char *out, size_t len, const char *fmt, ...)
 {
 	va_list ap;
@@ -119,7 +120,8 @@ static __attribute__((unused)) void detach_under(const char *dir, int depth)
 	closedir(d);
 }
 
-static __attribute__((unused)) int rm_one(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+static __attribute__((unused)) int rm_one(const char *p, const struct stat *sb, int flag,
+					  struct FTW *ftw)
 {
 	(void)sb;
 	(void)flag;

@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The request breakdown's arithmetic (kstats/breakdown.h): the step percentiles come from their histograms, the shares
- * add up to 100 and the call time is the sum of the steps; a wake-up share
- * with no wake-up is absent, never 0; and the real path loads, reads and
- * forgets, or explains why not (the steps themselves are checked against
- * real FUSE calls by tests/integration/brk.sh). */
+/* The request breakdown's arithmetic (kstats/breakdown.h): the step
+ * percentiles come from their histograms, the shares add up to 100 and the
+ * call time is the sum of the steps; a wake-up share with no wake-up is absent,
+ * never 0; and the real path loads, reads and forgets, or explains why not
+ * (the steps themselves are checked against real FUSE calls by
+ * tests/integration/brk.sh). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -27,7 +28,8 @@ static struct ab_breakdown_result *fresh(void)
 }
 
 /* n calls of steps ns[] each. */
-static void add_calls(struct ab_breakdown_result *r, uint64_t n, const uint64_t ns[AB_BREAKDOWN_STEPS])
+static void add_calls(struct ab_breakdown_result *r, uint64_t n,
+		      const uint64_t ns[AB_BREAKDOWN_STEPS])
 {
 	uint64_t total = 0;
 
@@ -65,7 +67,8 @@ static void test_metrics(void **state)
 	for (int i = 0; i < AB_BREAKDOWN_STEPS; i++)
 		sum += m.share[i];
 	assert_true(fabs(sum - 100) < 1e-9);
-	assert_true(fabs(m.share[AB_BREAKDOWN_SUBMIT] - 100.0 * 100000 / (98 * 10000.0 + 2 * 50000.0)) < 1e-9);
+	assert_true(fabs(m.share[AB_BREAKDOWN_SUBMIT] -
+			 100.0 * 100000 / (98 * 10000.0 + 2 * 50000.0)) < 1e-9);
 	assert_true(fabs(m.per_call[AB_BREAKDOWN_W_DAEMON] - 0.4) < 1e-12);
 	assert_true(fabs(m.cross_pct[AB_BREAKDOWN_W_DAEMON] - 95) < 1e-9);
 	assert_true(fabs(m.idle_pct[AB_BREAKDOWN_W_DAEMON] - 25) < 1e-9);

@@ -298,7 +298,8 @@ static void test_class_summary(void **state)
 	FILE *f = open_memstream(&buf, &len);
 	assert_int_equal(ab_render_tables(&ab_desc_cpupair, &r, f, 1), 0);
 	fclose(f);
-	if (!strstr(buf, "| smt | 2 | 15 | not measured | not measured |") || !strstr(buf, "| llc | 1 | 30 | not measured | not measured |") ||
+	if (!strstr(buf, "| smt | 2 | 15 | not measured | not measured |") ||
+	    !strstr(buf, "| llc | 1 | 30 | not measured | not measured |") ||
 	    !strstr(buf, "| cross-node | 3 | 200 | 50 | not measured |") || strstr(buf, "| cross-llc |"))
 		fail_msg("class summary:\n%s", buf);
 	/* six pairs: listed one by one, in the order recorded */

@@ -227,7 +227,8 @@ static void test_and_equal(void **state)
 	}
 }
 
-static const char *const kernel_sets[] = { "0", "0-3", "5,64", "0-3,64-67", "1023", "1024-1025", "8191" };
+static const char *const kernel_sets[] = { "0", "0-3", "5,64", "0-3,64-67", "1023", "1024-1025",
+					   "8191" };
 
 static void test_to_kernel(void **state)
 {

@@ -303,8 +303,8 @@ static void run_case(const struct mcase *c)
 	assert_non_null(a);
 	assert_non_null(sh);
 	a->sh = sh;
-	a->cfg = (struct ab_fsrv_cfg){ .transport = c->t, .fsname = "affbench-fsrvtest", .subtype = "fsrvtest",
-				       .threads = c->threads, .clone_fd = c->clone_fd, .pin = c->pin,
+	a->cfg = (struct ab_fsrv_cfg){ .transport = c->t, .fsname = "affbench-fsrvtest",
+				       .subtype = "fsrvtest", .threads = c->threads, .clone_fd = c->clone_fd, .pin = c->pin,
 				       .queue_depth = c->depth, .max_write = c->max_write,
 				       .passthrough = c->passthrough };
 	ci.served = online;

@@ -158,8 +158,8 @@ static void test_cleanup_not_ours(void **state)
 			assert_int_equal(chmod(dir, cases[i].mode), 0);
 			assert_int_equal(chown(dir, cases[i].uid, 0), 0);
 		}
-		if (cases[i].run && ab_daemon_start(&fx->d[i], dir, -1, cases[i].run, &cfg, bound_ms(STEP_MS), err,
-						    sizeof(err)) < 0)
+		if (cases[i].run && ab_daemon_start(&fx->d[i], dir, -1, cases[i].run, &cfg,
+						    bound_ms(STEP_MS), err, sizeof(err)) < 0)
 			fail_msg("case %zu: %s", i, err);
 	}
 

@@ -38,7 +38,8 @@ static double unit_rand(void)	/* (0, 1), xorshift64: the same samples every run 
 }
 
 enum dist { D_SMALL, D_NORMAL, D_EXP, D_WIDE, D_BIMODAL, D_PARETO, D_N };
-static const char *const dist_names[D_N] = { "small", "normal", "exp", "wide", "bimodal", "pareto" };
+static const char *const dist_names[D_N] = { "small", "normal", "exp", "wide", "bimodal",
+					     "pareto" };
 
 static uint64_t sample(enum dist d)
 {

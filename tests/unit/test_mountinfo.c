@@ -29,7 +29,8 @@ static const struct {
 } lines[] = {
 	{ "36 35 0:98 / /mnt/point rw,noatime master:1 - fuse.hello src rw,user_id=0,group_id=0\n", 0,
 	  0, 98, "/mnt/point", "fuse.hello", "src", "rw,user_id=0,group_id=0" },
-	{ "1 2 259:3 / /mnt rw - ext4 /dev/nvme0n1p3 rw", 0, 259, 3, "/mnt", "ext4", "/dev/nvme0n1p3", "rw" },
+	{ "1 2 259:3 / /mnt rw - ext4 /dev/nvme0n1p3 rw", 0, 259, 3, "/mnt", "ext4", "/dev/nvme0n1p3",
+	  "rw" },
 	{ HEAD "/m rw shared:1 master:2 propagate_from:3 unbindable - fuse s rw", 0, 0, 98, "/m", "fuse",
 	  "s", "rw" },
 	{ HEAD "/m rw - fuse src", 0, 0, 98, "/m", "fuse", "src", "" },	/* no superopts */

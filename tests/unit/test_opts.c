@@ -25,7 +25,8 @@ struct params {
 };
 
 static const struct ab_opt opts[] = {
-	AB_OPT(struct params, mode, "mode", AB_OPT_CHOICE, NULL, "mode", .choices = "single|multi|clone_fd"),
+	AB_OPT(struct params, mode, "mode", AB_OPT_CHOICE, NULL, "mode",
+	       .choices = "single|multi|clone_fd"),
 	AB_OPT(struct params, threads, "threads", AB_OPT_INT, "N", "threads", .min = 1, .max = 64),
 	AB_OPT(struct params, ratio, "ratio", AB_OPT_DOUBLE, "R", "ratio", .min = 0, .max = 10),
 	AB_OPT(struct params, bs, "bs", AB_OPT_SIZE, "SIZE", "block size", .min = 4096, .max = 1 << 20),
@@ -38,7 +39,8 @@ static const struct ab_opt opts[] = {
 static const struct ab_prog_info info = { "testprog", "tests the option layer", NULL, 2.0, 3 };
 
 /* Parse in a child: exit code and first line of stderr come back. */
-static int run(const char *cmdline, char *errline, size_t len, struct params *out, struct ab_common *cout)
+static int run(const char *cmdline, char *errline, size_t len, struct params *out,
+	       struct ab_common *cout)
 {
 	int pfd[2], dfd[2];
 	assert_int_equal(pipe(pfd), 0);
@@ -134,7 +136,8 @@ static void test_bad_inputs(void **state)
 			assert_int_equal(rc, 98);	/* leftover argument reported to the caller */
 			continue;
 		}
-		if (rc != AB_EXIT_USAGE || !strstr(err, cases[i].needle) || strchr(err, '\n') != strrchr(err, '\n'))
+		if (rc != AB_EXIT_USAGE || !strstr(err, cases[i].needle) ||
+		    strchr(err, '\n') != strrchr(err, '\n'))
 			fail_msg("'%s': rc %d, stderr '%s'", cases[i].args, rc, err);
 		assert_non_null(strstr(err, "testprog: "));
 	}

@@ -65,7 +65,8 @@ static void test_barrier_threads(void **state)
 	for (int i = 0; i < N; i++) {
 		pthread_attr_t attr;
 		ctr[i].v = 0;
-		w[i] = (struct worker){ &barrier, &ctr[i], ab_cpuset_nth(&allowed, i % ab_cpuset_count(&allowed)), -1 };
+		w[i] = (struct worker){ &barrier, &ctr[i],
+					ab_cpuset_nth(&allowed, i % ab_cpuset_count(&allowed)), -1 };
 		pthread_attr_init(&attr);
 		assert_int_equal(ab_thread_attr_pin(&attr, w[i].cpu), 0);
 		assert_int_equal(pthread_create(&th[i], &attr, worker_fn, &w[i]), 0);

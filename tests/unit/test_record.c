@@ -334,7 +334,8 @@ static void test_record_table(void **state)
 	got = mem_close(&m);
 	assert_text("table", got,
 		    "config                                   rep  metric                          value  unit\n"
-		    "daemon=single;placement=same               0  stat_per_s                   123456.5  stat/s\n"
+		    "daemon=single;placement=same               0  "
+		    "stat_per_s                   123456.5  stat/s\n"
 		    "daemon=single;placement=same              12  same_cpu_pct                    99.25  %\n");
 	free(got);
 
@@ -343,7 +344,8 @@ static void test_record_table(void **state)
 	got = mem_close(&m);
 	assert_text("table no config", got,
 		    "config                                   rep  metric                          value  unit\n"
-		    "-                                          0  stat_per_s                   123456.5  stat/s\n");
+		    "-                                          0  "
+		    "stat_per_s                   123456.5  stat/s\n");
 	free(got);
 }
 

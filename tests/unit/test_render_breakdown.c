@@ -114,7 +114,8 @@ static void test_bars(void **state)
 static void test_order(void **state)
 {
 	static const double ns[5] = { 1000, 2000, 3000, 2000, 1000 };
-	static const char *const seen[] = { "placement=same;transport=dev", "placement=other;transport=dev",
+	static const char *const seen[] = { "placement=same;transport=dev",
+					    "placement=other;transport=dev",
 					    "placement=same;transport=libfuse",
 					    "placement=other;transport=libfuse", "placement=none;transport=dev" };
 	static const char *const want[] = { "same:dev", "other:dev", "none:dev", "same:libfuse",
@@ -217,7 +218,8 @@ static void test_medians(void **state)
 	for (int w = 0; w < 2; w++)
 		a.wakes[w] = a.cross_pct[w] = a.idle_pct[w] = b.wakes[w] = b.cross_pct[w] =
 			b.idle_pct[w] = NAN;
-	ab_breakdown_compare(buf, sizeof(buf), &a, "uring_cpu=next", &b, "uring_cpu=queue", "transport=uring");
+	ab_breakdown_compare(buf, sizeof(buf), &a, "uring_cpu=next", &b, "uring_cpu=queue",
+			     "transport=uring");
 	assert_string_equal(buf, "With `transport=uring`, `uring_cpu=next` took 30 us more per call than "
 				 "`uring_cpu=queue` (40 vs 10 us; medians 12 vs 9.5 us), 28 us of it in "
 				 "the daemon's wake-up.");
@@ -230,8 +232,8 @@ static void test_single(void **state)
 
 	(void)state;
 	ab_breakdown_single(buf, sizeof(buf), &a, "placement=same;transport=dev");
-	assert_string_equal(buf, "Only one configuration has a breakdown (`placement=same;transport=dev`): "
-				 "10 us per call, most of it in the service (5 us, 50%).");
+	assert_string_equal(buf, "Only one configuration has a breakdown "
+				 "(`placement=same;transport=dev`): 10 us per call, most of it in the service (5 us, 50%).");
 }
 
 int main(void)

@@ -90,8 +90,8 @@ static void set_str(const struct ab_cpuset *s, char *buf, size_t len)
 	assert_true(ab_cpuset_format(s, buf, len) >= 0);
 }
 
-static void run_probes(struct sq_discovery *d, const char *cpus, const char *const *probe, int reads,
-		       int rc)
+static void run_probes(struct sq_discovery *d, const char *cpus, const char *const *probe,
+		       int reads, int rc)
 {
 	struct ab_cpuset allowed;
 	char err[128];
@@ -298,7 +298,8 @@ static const struct {
 	{ "multi-queue", 4, 2, { 1, 2 }, "                    CPU0       CPU1       CPU2       CPU3\n"
 	  "       BLOCK:        100        100        125        100\n", 50, 75, NULL },
 	/* every IRQ on a reader and completions moved there too: never above 100% */
-	{ "multi-queue, capped", 4, 2, { 1, 3 }, "                    CPU0       CPU1       CPU2       CPU3\n"
+	{ "multi-queue, capped", 4, 2, { 1, 3 },
+	  "                    CPU0       CPU1       CPU2       CPU3\n"
 	  "       BLOCK:        100        120        100        100\n", 100, 100, NULL },
 	{ "no BLOCK row", 1, 1, { 1 }, "                    CPU0       CPU1       CPU2       CPU3\n"
 	  "          HI:          0          0          0          0\n", 50, -1, "no BLOCK row" },

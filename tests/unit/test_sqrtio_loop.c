@@ -112,7 +112,8 @@ static void test_loops(void **state)
 	assert_int_equal(pthread_create(&io, NULL, io_thread, &r), 0);
 	assert_int_equal(pthread_create(&sq, NULL, sqrt_thread, &r), 0);
 	/* Until both moved (a busy host may hold a thread back for a while), 10 s at most. */
-	for (int i = 0; i < 1000 && (!ab_counter_read(&sh->count[0]) || !ab_counter_read(&sh->count[1])); i++)
+	for (int i = 0;
+	     i < 1000 && (!ab_counter_read(&sh->count[0]) || !ab_counter_read(&sh->count[1])); i++)
 		ab_sleep_ns(10 * 1000000ull);
 	atomic_store(&sh->phase, SQ_STOP);
 	pthread_join(io, NULL);
