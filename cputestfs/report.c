@@ -371,7 +371,8 @@ static void transport_reading(struct ab_render *r)
 		ab_r_num(b, sizeof(b), ab_r_median(u)));
 	enum ab_verdict v = ab_r_ratio(u, ln, &q, &ci);
 	if (v != AB_V_NONE)
-		fprintf(r->out, "Against libfuse unpinned: %s. ", ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
+		fprintf(r->out, "Against libfuse unpinned: %s. ",
+			ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
 	v = ab_r_ratio(u, ls, &q, &ci);
 	if (v != AB_V_NONE)
 		fprintf(r->out, "Against libfuse with client and daemon pinned to one CPU (the 2012 "
@@ -446,7 +447,9 @@ static const char *const not_cpus[] = { "uring_cpu", NULL };	/* queue, next, non
 static const char *const baseline_values[] = { "kernel", "pipe", NULL };
 /* --daemon-wait block, the default, is not written (docs/records.md) */
 static const struct ab_key_absent absent_as[] = { { "daemon_wait", "block" }, { NULL, NULL } };
-static const char *const breakdown_keys[] = { "baseline", "placement", "transport", "uring_cpu", NULL };
+static const char *const breakdown_keys[] = {
+	"baseline", "placement", "transport", "uring_cpu", NULL
+};
 
 const struct ab_bench_desc ab_desc_cputestfs = {
 	.name = "cputestfs",

@@ -49,7 +49,8 @@ static int is_same_cpu(const struct ab_breakdown_bar *b, const char *baseline)
 	       (!strcmp(bl, baseline) || (!bl[0] && !strcmp(baseline, "fuse")));
 }
 
-static void pipe_row(struct ab_render *r, const char *name, double median, const struct ab_breakdown_bar *b)
+static void pipe_row(struct ab_render *r, const char *name, double median,
+		     const struct ab_breakdown_bar *b)
 {
 	fprintf(r->out, "| %s |", name);
 	cell(r->out, median);

@@ -341,7 +341,8 @@ static void tables(struct ab_render *r)
 	fprintf(r->out, "Published: %s. FUSE over io_uring (%s, %s): direct I/O of 1 MiB, 1 job %g -> "
 			"%g MB/s, 16 jobs %g -> %g MB/s.\n\n", ab_pub_text(POST, "machine"),
 		ab_pub_text("schubert2024", "source"), ab_pub_text("schubert2024", "machine"),
-		ab_pub("schubert2024", "dio1m.1job.dev_MB_per_s"), ab_pub("schubert2024", "dio1m.1job.uring_MB_per_s"),
+		ab_pub("schubert2024", "dio1m.1job.dev_MB_per_s"),
+		ab_pub("schubert2024", "dio1m.1job.uring_MB_per_s"),
 		ab_pub("schubert2024", "dio1m.16jobs.dev_MB_per_s"),
 		ab_pub("schubert2024", "dio1m.16jobs.uring_MB_per_s"));
 }

@@ -36,7 +36,8 @@ static void timereq_plot(struct ab_render *r)
 	if (!rows || !ncols)
 		return;
 	FILE *b = ab_plot_begin(r);
-	fprintf(b, "set multiplot layout %d,%d\nset logscale x 2\nset key outside bottom center horizontal noenhanced\n"
+	fprintf(b, "set multiplot layout %d,%d\nset logscale x 2\n"
+		   "set key outside bottom center horizontal noenhanced\n"
 		   "set offsets graph 0.05, graph 0.05\n", rows, ncols);
 	ab_plot_set(b, "xlabel", "dd processes (N)");
 	for (int k = any_kernel ? 0 : 2; k < (any_kernel ? 2 : 3); k++) {
@@ -87,7 +88,8 @@ static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, c
 		return;
 	FILE *b = ab_plot_begin(r);
 	fprintf(b, "set multiplot layout 1,%d\nset logscale x 2\n"
-		   "set key outside bottom center horizontal noenhanced\nset offsets graph 0.05, graph 0.05\n", panels);
+		   "set key outside bottom center horizontal noenhanced\n"
+		   "set offsets graph 0.05, graph 0.05\n", panels);
 	ab_plot_set(b, "xlabel", "dd processes (N)");
 	ab_plot_set(b, "ylabel", "MB/s");
 	for (int m = 0; m < 2; m++) {

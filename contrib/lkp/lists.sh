@@ -6,8 +6,9 @@
 #                                  summary, the plan and bench values, every metric
 #                                  its descriptor records (unit, direction)
 #   etc/index-perf-all.yaml        each metric's direction (1 higher is better, -1
-#                                  lower), counts and byte totals left out: they say
-#                                  what ran, and have no direction
+#                                  lower), counts, thread counts and byte
+#                                  totals left out: they say what ran, and
+#                                  have no direction
 #   etc/index-perf.yaml            the same for the headline metrics
 #   jobs/affbench-BENCH.yaml       for a benchmark that has no job yet: its own plan
 # Jobs are written once and then kept: which axes a job splits is a choice made by
@@ -38,8 +39,9 @@ for b in $benches; do
 	printf '  %s: %s\n' "$b" "$("$bin/$b" --help | sed -n 2p)"
 done >"$tmp/benches"
 names=$(echo $benches | sed 's/ /, /g')
-awk -F'\t' '{
-	what = $3 == "count" || $3 == "bytes" ? "what ran, no direction" : $4 " is better"
+awk -F'\t' 'function what_ran(u) { return u == "count" || u == "bytes" || u == "threads" }
+{
+	what = what_ran($3) ? "what ran, no direction" : $4 " is better"
 	printf "  affbench.%s.CONFIG.%s: unit-%s, %s\n", $1, $2, $3, what }' "$tmp/descs" >"$tmp/results"
 mkdir -p "$out/programs/affbench" "$out/etc" "$out/jobs"
 {
@@ -54,7 +56,8 @@ mkdir -p "$out/programs/affbench" "$out/etc" "$out/jobs"
 # index FILTER: per benchmark, a line per direction: affbench\.B\.(.+\.)?(m1|m2): 1
 index() {
 	awk -F'\t' -v only="$1" '
-	$3 == "count" || $3 == "bytes" || (only == "headline" && $5 != "headline") { next }
+	$3 == "count" || $3 == "bytes" || $3 == "threads" { next }
+	only == "headline" && $5 != "headline" { next }
 	{ d = $4 == "higher" ? 1 : -1; k = $1 SUBSEP d
 	  if (k in m) m[k] = m[k] "|" $2
 	  else { order[++n] = k; m[k] = $2 } }

@@ -174,7 +174,8 @@ static void table(struct cmp *c)
 }
 
 static const char cmp_usage[] =
-	"usage: harness compare [--out DIR] [--sort " H_SORT_CHOICES "] [--gate FILE [--strict]] A B [C ...]\n"
+	"usage: harness compare [--out DIR] [--sort " H_SORT_CHOICES "] [--gate FILE [--strict]]\n"
+	"                       A B [C ...]\n"
 	"A, B, ...: run directories (or their results.json; the raw.csv beside it is read), up to 1000,\n"
 	"holding at most 1,000,000 results (bench, config, metric) and 32,000,000 values together.\n"
 	"Ratios of medians (B/A, C/A, ...) with bootstrap 95% CIs for every bench, config and metric\n"

@@ -54,7 +54,8 @@ static void read_points(struct cmp *c, int k)
 
 static int by_bench_config(const void *pa, const void *pb)
 {
-	const struct ab_group *a = *(const struct ab_group *const *)pa, *b = *(const struct ab_group *const *)pb;
+	const struct ab_group *a = *(const struct ab_group *const *)pa;
+	const struct ab_group *b = *(const struct ab_group *const *)pb;
 	int d = strcmp(a->bench, b->bench);
 
 	return d ? d : strcmp(a->config, b->config);

@@ -109,7 +109,8 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 		fprintf(gp, " noenhanced\n");
 		snprintf(label, sizeof(label), "%s (%s)", metric, unit);
 		ab_plot_set(gp, "ylabel", label);
-		snprintf(label, sizeof(label), "%s config: the keys that vary (legend under the figure in compare.md)", bench);
+		snprintf(label, sizeof(label),
+			 "%s config: the keys that vary (legend under the figure in compare.md)", bench);
 		ab_plot_set(gp, "xlabel", label);
 		fprintf(gp, "set style data histograms\nset style histogram errorbars gap 1 "
 			    "lw 1\nset style fill solid 0.6 border -1\nset xtics rotate by -30 font ',8' "

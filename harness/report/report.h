@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * harness report and harness export: the report/ part. Its files:
- *   report.c          harness report (alias plot): summary.csv, tables.md, figures, report.md, details.md
+ *   report.c          harness report (alias plot): summary.csv, tables.md, figures,
+ *                     report.md, details.md
  *   data.c            raw.csv loaded; summary.csv
  *   warnings.c        report.md's warnings (the machine, too few repetitions, the plan,
  *                     knobs) and its precision line per benchmark

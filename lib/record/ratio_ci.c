@@ -253,7 +253,8 @@ static int sampled_ci(const double *sa, size_t na, const double *sb, size_t nb, 
 		ge1 += ratio[i] >= 1;
 	}
 	/* (k + 1) / (B + 1): a sampled share is never an honest 0 */
-	*pval = two_sided_p((le1 + 1.0) / (AB_BOOT_RESAMPLES + 1.0), (ge1 + 1.0) / (AB_BOOT_RESAMPLES + 1.0));
+	*pval = two_sided_p((le1 + 1.0) / (AB_BOOT_RESAMPLES + 1.0),
+			    (ge1 + 1.0) / (AB_BOOT_RESAMPLES + 1.0));
 	ci->lo = ab_percentile(ratio, AB_BOOT_RESAMPLES, 100 * (1 - level) / 2);
 	ci->hi = ab_percentile(ratio, AB_BOOT_RESAMPLES, 100 * (1 + level) / 2);
 	ci->level = level;

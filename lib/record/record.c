@@ -236,7 +236,8 @@ void ab_json_string(FILE *f, const char *s)
 	fputc('"', f);
 }
 
-/* Table widths fit the usual configs; a longer one pushes its row right but keeps every character. */
+/* Table widths fit the usual configs; a longer one pushes its row right but keeps every
+ * character. */
 #define TBL_CONFIG_W 40
 #define TBL_METRIC_W 20
 #define TBL_VALUE_W 16

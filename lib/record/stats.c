@@ -2,8 +2,9 @@
 /*
  * Statistics for repetitions and latency streams; the methods are described
  * in stats.h. Inputs are never modified: order statistics work on a malloc'd
- * copy, sorted with qsort or, for one percentile, selected in O(n). n == 0 (or an allocation failure) gives NAN, so an
- * empty sample can never turn into a number in a table.
+ * copy, sorted with qsort or, for one percentile, selected in O(n). n == 0 (or an
+ * allocation failure) gives NAN, so an empty sample can never turn into a number in a
+ * table.
  */
 #include "record/stats.h"
 

@@ -262,8 +262,9 @@ int ab_plots_draw(struct ab_plotdir *p, char names[][64], int n, int *ok)
 	int kept = keep_log(p);
 	for (int i = 0; i < n; i++)
 		if (!ok[i]) {
-			ab_msg("plot: gnuplot %s/" AB_FIG_SRC_DIR "/%s.gp %s%s; the previous figure, if any, is left as it "
-			       "was", p->dest, names[i], empty[i] ? "drew an empty figure" : "failed",
+			ab_msg("plot: gnuplot %s/" AB_FIG_SRC_DIR "/%s.gp %s%s; the previous figure, "
+			       "if any, is left as it was", p->dest, names[i],
+			       empty[i] ? "drew an empty figure" : "failed",
 			       kept && !empty[i] ? " (see log/gnuplot.log)" : "");
 			bad++;
 		}

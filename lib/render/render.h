@@ -20,7 +20,8 @@
  *   render_plot.c grids and plots (render_plot.h)
  *   render_heat.c heatmaps (render_heat.h)
  *   plotdir.c     where figures are made and gnuplot runs (plotdir.h)
- *   render_breakdown*.c  the request breakdown (render_breakdown.h)
+ *   render_breakdown*.c  the request breakdown (render_breakdown.h; the parts share
+ *                 render_breakdown_i.h)
  *   reading.c     sentences of a reading (reading.h)
  *   levers.c      the levers table (levers.h)
  *   gpscript.c    gnuplot text, escaped (gpscript.h)

@@ -59,7 +59,8 @@ double ab_breakdown_median_of(const struct ab_results *res, const char *bench, c
 }
 
 /* One bar from the records of config, whose brk_call_ns group is call. */
-static void fill_bar(struct ab_breakdown_bar *b, const struct ab_results *res, const struct ab_group *call)
+static void fill_bar(struct ab_breakdown_bar *b, const struct ab_results *res,
+		     const struct ab_group *call)
 {
 	size_t n = call->n < 1024 ? call->n : 1024;
 	double v[1024];

@@ -63,10 +63,12 @@ double ab_breakdown_median_of(const struct ab_results *res, const char *bench, c
  * they share ("transport=libfuse"). Says so when they take about the same time
  * (within 2%) and which steps were not recorded on both sides.
  */
-const char *ab_breakdown_compare(char *buf, size_t len, const struct ab_breakdown_bar *a, const char *sa,
-			    const struct ab_breakdown_bar *b, const char *sb, const char *ctx);
+const char *ab_breakdown_compare(char *buf, size_t len,
+				 const struct ab_breakdown_bar *a, const char *sa,
+				 const struct ab_breakdown_bar *b, const char *sb, const char *ctx);
 /* One sentence for a benchmark with a single configuration's breakdown. */
-const char *ab_breakdown_single(char *buf, size_t len, const struct ab_breakdown_bar *a, const char *name);
+const char *ab_breakdown_single(char *buf, size_t len, const struct ab_breakdown_bar *a,
+				const char *name);
 
 /* The stacked bars: .dat and .gp files in r->dir, figure names in r->figures. */
 void ab_breakdown_plots(struct ab_render *r);

@@ -39,8 +39,9 @@ static void cell(FILE *f, double v)
 	fprintf(f, " %s |", ab_r_num(t, sizeof(t), v));
 }
 
-const char *ab_breakdown_compare(char *buf, size_t len, const struct ab_breakdown_bar *a, const char *sa,
-			    const struct ab_breakdown_bar *b, const char *sb, const char *ctx)
+const char *ab_breakdown_compare(char *buf, size_t len,
+				 const struct ab_breakdown_bar *a, const char *sa,
+				 const struct ab_breakdown_bar *b, const char *sb, const char *ctx)
 {
 	char x[32], y[32], d[32], missing[160] = "";
 	int best = -1;
@@ -95,7 +96,8 @@ const char *ab_breakdown_compare(char *buf, size_t len, const struct ab_breakdow
 	return buf;
 }
 
-const char *ab_breakdown_single(char *buf, size_t len, const struct ab_breakdown_bar *a, const char *name)
+const char *ab_breakdown_single(char *buf, size_t len, const struct ab_breakdown_bar *a,
+				const char *name)
 {
 	char x[32], y[32], z[32];
 	int best = -1;

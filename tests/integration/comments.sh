@@ -52,6 +52,7 @@ check "no comment names a path that does not exist (exit $rc: $(head -n 5 "$W/pa
 python3 "$TOOL" maps "$TOP" >"$W/maps"
 rc=$?
 sed 's/^/# /' "$W/maps"
-check "every header's file map lists its folder's files (exit $rc: $(head -n 5 "$W/maps" | xargs))" \
+check "every header's file map lists its folder's files $(
+	)(exit $rc: $(head -n 5 "$W/maps" | xargs))" \
 	[ "$rc" = 0 ]
 t_done

@@ -165,7 +165,8 @@ expect_rc "plot without raw.csv" 2 "$H" report "$D/none"
 expect_rc "compare with one directory" 2 "$H" compare "$D/r1"
 expect_rc "restore --bogus" 2 "$H" restore --bogus
 check "--help of every subcommand" \
-	bash -c "for c in run report plot compare restore; do '$H' \$c --help | grep -q usage || exit 1; done"
+	bash -c "for c in run report plot compare restore; do $(
+	)'$H' \$c --help | grep -q usage || exit 1; done"
 check "no FUSE mount left" no_fuse_left
 # 'metrics' keeps only the named metrics of a block (a side measurement is not pooled).
 cat > "$D/m.plan" <<'PLAN'

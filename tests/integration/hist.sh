@@ -145,5 +145,6 @@ rc=$?
 check "a bad hist.csv row is named with file:line and skipped (rc $rc)" \
 	eval '[ "$rc" = 0 ] && grep -q "hist.csv:[0-9]*: bucket_lo is not a bucket" "$W/plot.err"'
 rm -f "$W/run/hist.csv" && mkfifo "$W/run/hist.csv"
-expect_rc "a FIFO as hist.csv is refused before anything is written" 2 timeout 20 "$H" report "$W/run"
+expect_rc "a FIFO as hist.csv is refused before anything is written" 2 \
+	timeout 20 "$H" report "$W/run"
 t_done

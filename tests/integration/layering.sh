@@ -25,12 +25,15 @@ dirs="$benches tests/fixtures/nullbench"
 	echo nullbench
 	for d in $dirs; do
 		grep -hoE 'ab_config_set\([^,]+, *"[a-z_0-9]+"' "$d"/*.c | grep -oE '"[a-z_0-9]+"' | tr -d '"'
-		grep -hoE '#define [A-Z0-9]+_K_[A-Z0-9_]+ +"[a-z_0-9]+"' "$d"/*.h | grep -oE '"[a-z_0-9]+"' | tr -d '"'
+		grep -hoE '#define [A-Z0-9]+_K_[A-Z0-9_]+ +"[a-z_0-9]+"' "$d"/*.h |
+			grep -oE '"[a-z_0-9]+"' | tr -d '"'
 		grep -hoE '"[a-z_0-9]+=' "$d"/report*.c | tr -d '"='
 	done
 } | sort -u | grep -vxF -f <(printf '%s\n' $COMMON) > "$W/names"
 check "names collected from the benchmarks' folders ($(wc -l < "$W/names"))" \
-	eval '[ "$(wc -l < "$W/names")" -ge 20 ] && grep -qx placement "$W/names" && grep -qx uring_cpu "$W/names"'
+	[ "$(wc -l < "$W/names")" -ge 20 ]
+check "... placement among them" grep -qx placement "$W/names"
+check "... uring_cpu among them" grep -qx uring_cpu "$W/names"
 
 # every string literal of harness/ and lib/ C code, comments stripped, one a line
 : > "$W/lits"

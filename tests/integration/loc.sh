@@ -21,7 +21,8 @@ total=$(awk -F' [|] ' '$1 == "| total" { print $3 }' "$W/t")
 sum=$(rows | awk -F' [|] ' '{ s += $3 } END { print s + 0 }')
 check "the rows' lines add up to the total ($sum, total $total)" [ "$sum" = "$total" ]
 all=$(git ls-tree -r --name-only HEAD | grep -E '\.[ch]$' | grep -v -e '^tests/' -e '^scripts/' |
-	while IFS= read -r f; do git cat-file blob "HEAD:$f" | wc -l; done | awk '{ s += $1 } END { print s }')
+	while IFS= read -r f; do git cat-file blob "HEAD:$f" | wc -l; done |
+	awk '{ s += $1 } END { print s }')
 check "the total is every line of the C sources ($total, wc -l $all)" [ "$total" = "$all" ]
 share=$(rows | awk -F' [|] ' '{ s += $4 } END { print s + 0 }')
 check "the lines' shares add to 100% ($share)" within "$share" 99.5 100.5

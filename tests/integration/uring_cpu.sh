@@ -49,7 +49,8 @@ mkdir -p "$R"
 } >"$R/raw.csv"
 "$BIN/harness" report "$R" >"$W/plot.out" 2>&1
 rc=$?
-check "harness report of uring_cpu records: exit 0 (got $rc: $(tail -n1 "$W/plot.out"))" [ "$rc" = 0 ]
+check "harness report of uring_cpu records: exit 0 (got $rc: $(tail -n1 "$W/plot.out"))" \
+	[ "$rc" = 0 ]
 check "tables.md: a column per --uring-cpu choice beside libfuse" \
 	grep -q '^| procs | libfuse | uring | uring next | uring none |' "$R/tables.md"
 line=$(grep '^One reader' "$R/report.md")

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "render/render.h"
+#include "render/desc.h"
 
 extern const struct ab_bench_desc *const h_registry[];
 
