@@ -15,24 +15,6 @@
 #include "sys/pin.h"
 #include "sys/opts_i.h"
 
-/* A count other than opts_i.h's AB_NCOMMON_OPTS does not compile. */
-const struct ab_common_opt ab_common_opts[] = {
-	{ "format", 1, C_FORMAT, "FMT", "table|csv|json: output for people (table) or programs" },
-	{ "duration", 1, C_DURATION, "SEC", "seconds per repetition, " AB_STR(AB_MIN_DURATION) "..86400" },
-	{ "repeat", 1, C_REPEAT, "N", "repetitions" },
-	{ "cpus", 1, C_CPUS, "LIST", "use only these CPUs (Linux list: 0-3,8)" },
-	{ "quiet", 0, C_QUIET, NULL, "no progress messages on stderr" },
-	{ "idle", 1, C_IDLE, "POLICY", AB_IDLE_CHOICES ": how idle CPUs wait while measuring: "
-	  "as found (the default); poll: a PM QoS limit of 0, so the cpuidle governor picks "
-	  "polling only; max-latency:US: no idle state slower to leave than US us (both need "
-	  "a cpuidle driver); haltpoll:NS: guest halt polling of NS ns (needs the haltpoll "
-	  "driver); busy: a SCHED_IDLE spinner on each allowed CPU (acts anywhere; it burns "
-	  "the idle CPU time)" },
-	{ "check-options", 0, C_CHECK, NULL, "check the options and exit 0 (or 2), measure nothing" },
-	{ "help", 0, C_HELP, NULL, "this help" },
-	{ "version", 0, C_VERSION, NULL, "print the version" },
-};
-
 static int choice_index(const char *choices, const char *s)
 {
 	const char *p = choices;
