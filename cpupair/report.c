@@ -75,7 +75,9 @@ int cp_flagged(const struct ab_render *r, const struct ab_group *g)
 	       (f && f->n && ab_r_median(g) > CP_DESCHED_SHARE * ab_r_median(f) * 1000);
 }
 
-const char *cp_wake_cell(char *buf, size_t len, double v, double slept)
+/* A wake-up cell: "88.3 (100% slept)", "5.4 (a mix: 40% slept)", or the number alone
+ * when the share was not recorded (records from before it). */
+static const char *cp_wake_cell(char *buf, size_t len, double v, double slept)
 {
 	char x[32];
 

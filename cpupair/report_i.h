@@ -28,9 +28,6 @@ double cp_class_median(const struct ab_render *r, const char *metric, const char
 		       const char *cls, int *npairs);
 /* Is g (a cache-line record) above CP_DESCHED_SHARE of its pair's futex round trip? */
 int cp_flagged(const struct ab_render *r, const struct ab_group *g);
-/* A wake-up cell: "88.3 (100% slept)", "5.4 (a mix: 40% slept)", or the number alone
- * when the share was not recorded (records from before it). */
-const char *cp_wake_cell(char *buf, size_t len, double v, double slept);
 
 /* report_read.c */
 void cp_reading(struct ab_render *r);

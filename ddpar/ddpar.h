@@ -307,8 +307,6 @@ int ddp_reap(const struct ddp_client *c, struct ab_workers *w, uint64_t deadline
 /* measure.c: one repetition of one point, records included. 0, or -1 after a message. */
 int ddp_measure(const struct ddp_settings *s, const struct ddp_point *pt, struct ddp_shared *sh,
 		  struct ab_kstats *ks, struct ab_out *out);
-void ddp_point_config(const struct ddp_settings *s, const struct ddp_point *pt,
-		      struct ab_config *c);
 
 /* ---- the arithmetic ---- */
 

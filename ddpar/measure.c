@@ -38,7 +38,8 @@ static const char *dir_name(enum ddp_dir dir)
 	return dir == DDP_WRITE ? "write" : "read";
 }
 
-void ddp_point_config(const struct ddp_settings *s, const struct ddp_point *pt, struct ab_config *c)
+static void ddp_point_config(const struct ddp_settings *s, const struct ddp_point *pt,
+			     struct ab_config *c)
 {
 	ab_config_init(c);
 	ab_config_set(c, "bs", "%zu", s->bs);

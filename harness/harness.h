@@ -127,9 +127,6 @@ const char *h_plural(char *buf, size_t len, int n, const char *noun);
 void h_fmt_dur(double s, char *buf, size_t len);
 /* machine.txt's value for label (its last occurrence: a resumed run appends), "" if absent. */
 const char *h_machine_val(const char *dir, const char *label, char *buf, size_t len);
-/* May path be read: absent, or a regular file (not a link) of at most max bytes and
- * lines of at most AB_INFILE_MAX_LINE (sys/infile.h)? 0, or -1 with one line in err. */
-int h_input_check(const char *path, unsigned long long max, char *err, size_t errlen);
 /* Check every input that report reads in a run directory (raw.csv, failures.csv,
  * machine.txt, plan.plan) before any is read: exit 2 with one line naming the first bad one. */
 void h_inputs_check(const char *cmd, const char *dir);

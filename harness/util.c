@@ -52,7 +52,9 @@ const char *h_machine_val(const char *dir, const char *label, char *buf, size_t 
 	return buf;
 }
 
-int h_input_check(const char *path, unsigned long long max, char *err, size_t errlen)
+/* May path be read: absent, or a regular file (not a link) of at most max bytes and
+ * lines of at most AB_INFILE_MAX_LINE (sys/infile.h)? 0, or -1 with one line in err. */
+static int h_input_check(const char *path, unsigned long long max, char *err, size_t errlen)
 {
 	FILE *f = ab_infile_open(path, max, err, errlen);
 	char *line = NULL;

@@ -21,7 +21,8 @@
 #include "sys/sysfs.h"
 #include "sqrtio.h"
 
-void sq_fstype(dev_t dev, char *buf, size_t len)
+/* The filesystem type mounted from dev ("tmpfs", "overlay"), from /proc/self/mountinfo. */
+static void sq_fstype(dev_t dev, char *buf, size_t len)
 {
 	FILE *f = fopen("/proc/self/mountinfo", "r");
 	char *l = NULL;

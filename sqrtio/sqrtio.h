@@ -81,8 +81,6 @@ struct sq_blkdev {
  */
 int sq_blkdev_resolve(const char *sysroot, dev_t dev, struct sq_blkdev *b, char *why,
 		      size_t whylen);
-/* The filesystem type mounted from dev ("tmpfs", "overlay"), from /proc/self/mountinfo. */
-void sq_fstype(dev_t dev, char *buf, size_t len);
 
 /* ---- intr.c: one /proc/interrupts snapshot, one count per CPU column ---- */
 struct sq_intr_line {

@@ -19,6 +19,21 @@
 #include "run.h"
 #include "record/record.h"
 
+/* Append text whole, or cut it back out: 0 or an errno value. */
+static int h_csv_write(struct h_csv *c, const char *text, size_t len)
+{
+	off_t before = h_csv_size(c);
+	ssize_t n = write(c->fd, text, len);
+
+	if (n == (ssize_t)len)
+		return 0;
+	int e = n < 0 ? errno : ENOSPC;
+	if (before >= 0 && ftruncate(c->fd, before) < 0)	/* never leave half a row */
+		ab_msg("%s: cannot cut a torn row back out: %s", c->path, strerror(errno));
+	errno = e;
+	return e;
+}
+
 int h_csv_open(struct h_csv *c, const char *dir, const char *name, const char *header)
 {
 	struct stat st;
@@ -44,20 +59,6 @@ off_t h_csv_size(const struct h_csv *c)
 	struct stat st;
 
 	return fstat(c->fd, &st) < 0 ? -1 : st.st_size;
-}
-
-int h_csv_write(struct h_csv *c, const char *text, size_t len)
-{
-	off_t before = h_csv_size(c);
-	ssize_t n = write(c->fd, text, len);
-
-	if (n == (ssize_t)len)
-		return 0;
-	int e = n < 0 ? errno : ENOSPC;
-	if (before >= 0 && ftruncate(c->fd, before) < 0)	/* never leave half a row */
-		ab_msg("%s: cannot cut a torn row back out: %s", c->path, strerror(errno));
-	errno = e;
-	return e;
 }
 
 int h_csv_row(struct h_csv *c, int n, const char *const *fields)

@@ -64,8 +64,6 @@ struct h_csv {
 int h_csv_open(struct h_csv *c, const char *dir, const char *name, const char *header);
 void h_csv_close(struct h_csv *c);
 off_t h_csv_size(const struct h_csv *c);
-/* Append text whole, or cut it back out: 0 or an errno value. */
-int h_csv_write(struct h_csv *c, const char *text, size_t len);
 /* Append one RFC 4180 row of n fields: 0 or an errno value. */
 int h_csv_row(struct h_csv *c, int n, const char *const *fields);
 

@@ -75,7 +75,15 @@ int ab_breakdown_metrics(const struct ab_breakdown_result *r, struct ab_breakdow
 	return 0;
 }
 
-double ab_breakdown_outside_ns(const struct ab_breakdown_metrics *m)
+/*
+ * What the clients' clock saw outside the five steps: the syscall's entry before the
+ * first probe and its exit after the last (dearer under PTI), and the clock reads
+ * themselves. client_ns - call_ns, so that steps + outside = the client's time by
+ * construction; 0 where the difference lies within the clients' histogram's
+ * resolution below zero (its mean is within 1/64 of the truth); NAN when either
+ * side is unknown.
+ */
+static double ab_breakdown_outside_ns(const struct ab_breakdown_metrics *m)
 {
 	double d = m->client_ns - m->call_ns;
 

@@ -56,15 +56,6 @@ struct ab_breakdown_metrics {
 	double calls_per_s;	/* the instrumented repetition's rate, to compare with the timed one */
 };
 
-/*
- * What the clients' clock saw outside the five steps: the syscall's entry before the
- * first probe and its exit after the last (dearer under PTI), and the clock reads
- * themselves. client_ns - call_ns, so that steps + outside = the client's time by
- * construction; 0 where the difference lies within the clients' histogram's
- * resolution below zero (its mean is within 1/64 of the truth); NAN when either
- * side is unknown.
- */
-double ab_breakdown_outside_ns(const struct ab_breakdown_metrics *m);
 
 /* 0 with m filled (its window fields NAN), or -1 when r holds no call. */
 int ab_breakdown_metrics(const struct ab_breakdown_result *r, struct ab_breakdown_metrics *m);

@@ -13,7 +13,8 @@
 
 #include "record/results.h"
 
-int ab_hist_rows_wanted(const struct ab_out *o)
+/* Does this output take hist rows? (CSV and AFFBENCH_HIST=1) */
+static int ab_hist_rows_wanted(const struct ab_out *o)
 {
 	const char *e = getenv(AB_HIST_ENV);
 

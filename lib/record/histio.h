@@ -29,8 +29,6 @@
 #define AB_HIST_HEADER "bench,config,rep,metric,unit,bucket_lo,bucket_hi,count\n"
 #define AB_HIST_FIELDS 8
 
-/* Does this output take hist rows? (CSV and AFFBENCH_HIST=1) */
-int ab_hist_rows_wanted(const struct ab_out *o);
 /* h's non-empty buckets as "hist," rows on o, when wanted; an empty h writes nothing. */
 void ab_hist_rows(struct ab_out *o, const struct ab_config *c, int rep, const char *metric,
 		  const char *unit, const struct ab_hist *h);

@@ -216,7 +216,9 @@ void ab_plot_set(FILE *f, const char *keyword, const char *text)
 	fputs(" noenhanced\n", f);	/* an underscore is an underscore, not a subscript */
 }
 
-void ab_plot_key_title(FILE *f, const struct ab_grid *m)
+/* "set key title": what the error bars are ("error bars: 95% CI", from
+ * ab_grid_interval), or that there are none when every point has one value. */
+static void ab_plot_key_title(FILE *f, const struct ab_grid *m)
 {
 	char t[96];
 	size_t most = 0;

@@ -42,9 +42,6 @@ void ab_grid_dat(struct ab_render *r, const struct ab_grid *m, const char *name)
  * drawn until ab_plots_draw runs gnuplot on them. */
 FILE *ab_plot_begin(struct ab_render *r);
 void ab_plot_end(struct ab_render *r, FILE *body, const char *name, int width, int height);
-/* "set key title": what the error bars are ("error bars: 95% CI", from
- * ab_grid_interval), or that there are none when every point has one value. */
-void ab_plot_key_title(FILE *f, const struct ab_grid *m);
 /* Clustered bars with error bars of a grid's .dat; title, ylabel and the key are escaped;
  * the key's title says what the bars are (ab_grid_interval). */
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,

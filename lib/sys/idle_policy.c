@@ -84,7 +84,11 @@ void ab_idle_format(const struct ab_idle *p, char *buf, size_t len)
 	}
 }
 
-const char *ab_idle_root(void)
+/*
+ * Where the files are read: "" on the real machine, the AFFBENCH_SYSROOT test
+ * hook's fake tree in tests (the same hook the harness's machine check reads).
+ */
+static const char *ab_idle_root(void)
 {
 	const char *r = ab_test_hook("AFFBENCH_SYSROOT");
 

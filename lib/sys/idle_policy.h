@@ -60,11 +60,6 @@ int ab_idle_parse(const char *s, struct ab_idle *p, char *err, size_t errlen);
 /* Canonical text: "as-found", "poll", "max-latency:20", "haltpoll:200000". */
 void ab_idle_format(const struct ab_idle *p, char *buf, size_t len);
 
-/*
- * Where the files are read: "" on the real machine, the AFFBENCH_SYSROOT test
- * hook's fake tree in tests (the same hook the harness's machine check reads).
- */
-const char *ab_idle_root(void);
 /* Is guest halt polling in charge here (cpuidle driver and governor haltpoll,
  * guest_halt_poll_ns present)? 0, or -1 with what is missing in why. */
 int ab_idle_haltpoll_usable(char *why, size_t len);
