@@ -278,14 +278,6 @@ static double *sorted_or_none(const double *x, size_t n)
 	return s;
 }
 
-int ab_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,
-		struct ab_ci *ci)
-{
-	double p;
-
-	return ab_ratio_ci_p(a, na, b, nb, level, ci, &p);
-}
-
 int ab_ratio_ci_p(const double *a, size_t na, const double *b, size_t nb, double level,
 		  struct ab_ci *ci, double *p)
 {

@@ -63,12 +63,9 @@ int ab_median_ci(const double *x, size_t n, double level, struct ab_ci *ci);
  * stays exact in a double; at most 78 support points): its p can be an exact 0. */
 #define AB_BOOT_EXACT_MAX 12
 
-/* Bootstrap CI of median(a) / median(b); -1 if a median of b is 0 or n is 0. */
-int ab_ratio_ci(const double *a, size_t na, const double *b, size_t nb, double level,
-		struct ab_ci *ci);
-
-/* The same, and the two-sided bootstrap p-value of "the ratio is 1" (twice the smaller
- * share of bootstrap ratios at or beyond 1 on either side; NAN on failure). */
+/* Bootstrap CI of median(a) / median(b); -1 if a median of b is 0 or n is 0. And the
+ * two-sided bootstrap p-value of "the ratio is 1" (twice the smaller share of bootstrap
+ * ratios at or beyond 1 on either side; NAN on failure). */
 int ab_ratio_ci_p(const double *a, size_t na, const double *b, size_t nb, double level,
 		  struct ab_ci *ci, double *p);
 
