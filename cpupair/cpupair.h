@@ -7,9 +7,11 @@
  *                 behind the start barrier, warm-up, the timed window, stop, join
  *   loop.c        the measured loops: cache-line, futex and pipe ping-pong
  *   switches.c    a thread's context switches, read at a window's edges
- *   report.c      the report (class summary, tables, heatmaps) and the metrics
- *                 table main.c records by; linked into the harness too, so it
- *                 uses lib/ and the names below only
+ *   report.c      the report (class summary, tables, heatmaps) and its
+ *                 descriptor; linked into the harness too, so it uses lib/ and
+ *                 the names below only
+ *   report_data.c what the report's files read: the metrics table main.c
+ *                 records by, the classes, the selectors and medians over pairs
  *   report_read.c the reading: what each class and a wake-up cost, which
  *                 figures not to trust
  *   report_heat.c which records the heatmaps draw, and where (for report.c)
@@ -26,6 +28,7 @@
 #include "sys/barrier.h"
 #include "sys/proc.h"
 #include "sys/topo.h"
+#include "record/record.h"
 
 /* Record names, shared by main.c (writes them) and report.c (renders them); another
  * benchmark that reads cpupair's records (cputestfs's split) takes them from here. */
@@ -69,11 +72,10 @@
 
 enum cp_method { CP_LINE, CP_FUTEX, CP_PIPE, CP_NMETHOD };
 
-/* ---- report.c: the metrics, in one table (the descriptor's, which main.c records
- * by): each method's round trip at its enum cp_method, then these. ---- */
+/* ---- report_data.c: the metrics, in one table (the descriptor's, which main.c
+ * records by): each method's round trip at its enum cp_method, then these. ---- */
 enum { CP_FUTEX_SLEPT = CP_NMETHOD, CP_PIPE_SLEPT, CP_LINE_INVOL, CP_NM };
-struct ab_metric_desc;
-extern const struct ab_metric_desc *const cp_metrics;	/* CP_NM, then a NULL name */
+extern const struct ab_metric_desc cp_metrics[CP_NM + 1];	/* then a NULL name */
 /* Each method: what the report calls it, its heatmap's name, and the metric of the share
  * of its waits that slept (a cp_metrics index; -1: the line, which never sleeps). */
 struct cp_meth {

@@ -26,54 +26,11 @@
 
 #define MAX_PAIR_ROWS 24	/* list the pairs one by one up to this many */
 
-/* Units and directions: round trips, lower is better. */
-static const struct ab_metric_desc metrics[CP_NM + 1] = {
-	[CP_LINE] = { CP_M_LINE, "ns", 1 },
-	[CP_FUTEX] = { CP_M_FUTEX, "us", 1 },
-	[CP_PIPE] = { CP_M_PIPE, "us", 1 },
-	[CP_FUTEX_SLEPT] = { CP_M_FUTEX_SLEPT, "%", 0 },
-	[CP_PIPE_SLEPT] = { CP_M_PIPE_SLEPT, "%", 0 },
-	[CP_LINE_INVOL] = { CP_M_LINE_INVOL, "1", 1 },
-	[CP_NM] = { NULL, NULL, 0 },
-};
-const struct ab_metric_desc *const cp_metrics = metrics;
-const struct cp_meth cp_meth[CP_NMETHOD] = {
-	[CP_LINE] = { "cache-line round trip", "cpupair_line", -1 },
-	[CP_FUTEX] = { "futex wake-up round trip", "cpupair_futex", CP_FUTEX_SLEPT },
-	[CP_PIPE] = { "pipe wake-up round trip", "cpupair_pipe", CP_PIPE_SLEPT },
-};
 #define meth cp_meth
 #define mine cp_mine
 #define rest_of cp_rest_of
 #define settings cp_settings
 #define class_median cp_class_median
-
-const char *const cp_classes[CP_NCLASS] = { CP_CLASS_SAME, "smt", "llc", "cross-llc",
-					    "cross-node", CP_CLASS_UNKNOWN };
-const char *const cp_where[CP_NCLASS] = {
-	"on one CPU (a CPU with itself)", "between SMT siblings", "within one LLC",
-	"across LLCs of one node", "across NUMA nodes",
-	"between CPUs whose cache relation is unknown (no cache topology in sysfs)",
-};
-
-int cp_mine(const struct ab_render *r, const struct ab_group *g, const char *metric)
-{
-	return !strcmp(g->bench, r->desc->name) && !strcmp(g->metric, metric) && g->n > 0;
-}
-
-int cp_flagged(const struct ab_render *r, const struct ab_group *g)
-{
-	const struct ab_metric_desc *fm = &metrics[CP_FUTEX], *sm = &metrics[CP_LINE_INVOL];
-	const struct ab_group *f = ab_results_get(r->res, r->desc->name, g->config, fm->name,
-						  fm->unit);
-	const struct ab_group *s = ab_results_get(r->res, r->desc->name, g->config, sm->name,
-						  sm->unit);
-
-	if (strcmp(g->metric, CP_M_LINE))
-		return 0;
-	return (s && s->n && ab_r_median(s) > 0) ||
-	       (f && f->n && ab_r_median(g) > CP_DESCHED_SHARE * ab_r_median(f) * 1000);
-}
 
 /* A wake-up cell: "88.3 (100% slept)", "5.4 (a mix: 40% slept)", or the number alone
  * when the share was not recorded (records from before it). */
@@ -89,71 +46,6 @@ static const char *cp_wake_cell(char *buf, size_t len, double v, double slept)
 		snprintf(buf, len, "%s (%s%.0f%% slept)", ab_r_num(x, sizeof(x), v),
 			 slept >= CP_SLEPT_MIN ? "" : "a mix: ", slept < 100 ? slept : 100);
 	return buf;
-}
-
-/* The config without the pair's keys: the setting the pair was measured under
- * ("" alone, "idle=poll" when a plan sweeps more), one matrix per setting. */
-const char *cp_rest_of(const char *config, char *buf, size_t len)
-{
-	static const char *const pair_keys[] = { CP_K_A, CP_K_B, CP_K_POS_A, CP_K_POS_B, CP_K_CLASS };
-	const char *p = config;
-
-	buf[0] = 0;
-	while (*p) {
-		size_t n = strcspn(p, ";"), k = strcspn(p, "=");
-		int drop = 0;
-		for (size_t i = 0; i < AB_ARRAY_SIZE(pair_keys); i++)
-			drop |= k < n && k == strlen(pair_keys[i]) && !strncmp(p, pair_keys[i], k);
-		if (!drop)
-			ab_r_addf(buf, len, "%s%.*s", buf[0] ? ";" : "", (int)n, p);
-		p += n + (p[n] == ';');
-	}
-	return buf;
-}
-
-/* Distinct settings of the records, in the order first recorded; how many (at most max). */
-int cp_settings(const struct ab_render *r, char rest[][AB_CONFIG_LEN], int max)
-{
-	char buf[AB_CONFIG_LEN];
-	int n = 0;
-
-	for (size_t i = 0; i < r->res->n; i++) {
-		const struct ab_group *g = &r->res->g[i];
-		int m, seen = 0;
-		for (m = 0; m < CP_NMETHOD && !mine(r, g, metrics[m].name); m++)
-			;
-		if (m == CP_NMETHOD)
-			continue;
-		rest_of(g->config, buf, sizeof(buf));
-		for (int k = 0; k < n && !seen; k++)
-			seen = !strcmp(rest[k], buf);
-		if (!seen && n < max)
-			snprintf(rest[n++], sizeof(rest[0]), "%s", buf);
-	}
-	return n;
-}
-
-double cp_class_median(const struct ab_render *r, const char *metric, const char *rest,
-		       const char *cls, int *npairs)
-{
-	double *m = malloc(sizeof(*m) * (r->res->n ? r->res->n : 1)), v = NAN;
-	size_t n = 0;
-	char buf[32], rbuf[AB_CONFIG_LEN];
-
-	for (size_t i = 0; m && i < r->res->n; i++) {
-		const struct ab_group *g = &r->res->g[i];
-		if (!mine(r, g, metric) || cp_flagged(r, g) ||
-		    strcmp(rest_of(g->config, rbuf, sizeof(rbuf)), rest))
-			continue;
-		ab_cfg_get(g->config, CP_K_CLASS, buf, sizeof(buf));
-		if (cls ? !strcmp(buf, cls) : !!strcmp(buf, CP_CLASS_SAME))
-			m[n++] = ab_r_median(g);
-	}
-	if (n)
-		v = ab_median(m, n);
-	free(m);
-	*npairs = (int)n;
-	return v;
 }
 
 /* One cell of a table: the line's number, a wake-up's with the share of its waits that
@@ -190,15 +82,15 @@ static void class_table(struct ab_render *r, char rest[][AB_CONFIG_LEN], int nre
 		ab_r_table_no(r));
 	fprintf(r->out, "|%s class | pairs |", nrest > 1 ? " setting |" : "");
 	for (int m = 0; m < CP_NMETHOD; m++)
-		fprintf(r->out, " %s (%s) |", meth[m].what, metrics[m].unit);
+		fprintf(r->out, " %s (%s) |", meth[m].what, cp_metrics[m].unit);
 	fprintf(r->out, "\n|%s---|---|---|---|---|\n", nrest > 1 ? "---|" : "");
 	for (int k = 0; k < nrest; k++)
 	for (int c = 0; c < CP_NCLASS; c++) {
 		int most = 0;
 		double v[CP_NMETHOD], sl[CP_NMETHOD];
 		for (int m = 0; m < CP_NMETHOD; m++) {
-			v[m] = class_median(r, metrics[m].name, rest[k], cp_classes[c], &np);
-			sl[m] = meth[m].slept >= 0 ? class_median(r, metrics[meth[m].slept].name,
+			v[m] = class_median(r, cp_metrics[m].name, rest[k], cp_classes[c], &np);
+			sl[m] = meth[m].slept >= 0 ? class_median(r, cp_metrics[meth[m].slept].name,
 								  rest[k], cp_classes[c], &ns) : NAN;
 			most = np > most ? np : most;
 		}
@@ -226,7 +118,7 @@ static void pair_table(struct ab_render *r, int nrest)
 	for (size_t i = 0; i < r->res->n && n <= MAX_PAIR_ROWS; i++) {
 		const struct ab_group *g = &r->res->g[i];
 		int m, seen = 0;
-		for (m = 0; m < CP_NMETHOD && !mine(r, g, metrics[m].name); m++)
+		for (m = 0; m < CP_NMETHOD && !mine(r, g, cp_metrics[m].name); m++)
 			;
 		for (int k = 0; k < n && !seen; k++)
 			seen = !strcmp(cfg[k], g->config);
@@ -238,7 +130,7 @@ static void pair_table(struct ab_render *r, int nrest)
 	fprintf(r->out, "%d) per pair (a pings, b answers): medians\n\n|%s a | b | class |",
 		ab_r_table_no(r), nrest > 1 ? " setting |" : "");
 	for (int m = 0; m < CP_NMETHOD; m++)
-		fprintf(r->out, " %s (%s) |", meth[m].what, metrics[m].unit);
+		fprintf(r->out, " %s (%s) |", meth[m].what, cp_metrics[m].unit);
 	fprintf(r->out, "\n|%s---|---|---|---|---|---|\n", nrest > 1 ? "---|" : "");
 	for (int k = 0; k < n; k++) {
 		if (nrest > 1)
@@ -248,10 +140,10 @@ static void pair_table(struct ab_render *r, int nrest)
 			ab_cfg_get(cfg[k], CP_K_CLASS, cls, sizeof(cls)));
 		for (int m = 0; m < CP_NMETHOD; m++) {
 			const struct ab_group *g = ab_results_get(r->res, r->desc->name, cfg[k],
-								  metrics[m].name, metrics[m].unit);
+								  cp_metrics[m].name, cp_metrics[m].unit);
 			int sm = meth[m].slept;
 			const struct ab_group *sg = sm >= 0 ? ab_results_get(r->res, r->desc->name,
-				cfg[k], metrics[sm].name, metrics[sm].unit) : NULL;
+				cfg[k], cp_metrics[sm].name, cp_metrics[sm].unit) : NULL;
 			fprintf(r->out, " %s%s |", cell_text(num, sizeof(num), m, g ? ab_r_median(g) : NAN,
 							    sg ? ab_r_median(sg) : NAN),
 				g && cp_flagged(r, g) ? " (flagged: a spinner lost its CPU)" : "");
@@ -276,7 +168,7 @@ static int cell(const struct ab_render *r, const struct ab_group *g, int m, cons
 {
 	char buf[AB_CONFIG_LEN];
 
-	return mine(r, g, metrics[m].name) && !strcmp(g->unit, metrics[m].unit) &&
+	return mine(r, g, cp_metrics[m].name) && !strcmp(g->unit, cp_metrics[m].unit) &&
 	       !strcmp(rest_of(g->config, buf, sizeof(buf)), rest);
 }
 
@@ -311,8 +203,8 @@ static void heatmap(struct ab_render *r, struct cp_cells *c, int m, int k, const
 					"diagonal: a CPU with itself (the same-CPU round trip)";
 		snprintf(title, sizeof(title), "cpupair: %s, CPUs in topology order%s%.300s",
 			 meth[m].what, rest[0] ? ", " : "", rest);
-		snprintf(unit, sizeof(unit), "%s (%s, median, from 0)", metrics[m].name,
-			 metrics[m].unit);
+		snprintf(unit, sizeof(unit), "%s (%s, median, from 0)", cp_metrics[m].name,
+			 cp_metrics[m].unit);
 		if (cp_cells_draw(c, take, nt, &h) == 0)
 			ab_heat_plot(r, &h, name, title, "answering CPU (b)", "pinging CPU (a)",
 				     unit);
@@ -328,7 +220,7 @@ static double method_top(const struct ab_render *r, int m)
 	double top = NAN;
 
 	for (size_t i = 0; i < r->res->n; i++)
-		if (mine(r, &r->res->g[i], metrics[m].name) && !(ab_r_median(&r->res->g[i]) <= top))
+		if (mine(r, &r->res->g[i], cp_metrics[m].name) && !(ab_r_median(&r->res->g[i]) <= top))
 			top = ab_r_median(&r->res->g[i]);
 	return top;
 }
@@ -356,7 +248,7 @@ const struct ab_bench_desc ab_desc_cpupair = {
 	.post = "",
 	.headline = headline,
 	.duration_each = 1,
-	.metrics = metrics,
+	.metrics = cp_metrics,
 	.op = "one futex round trip, on the pair's two CPUs (futex windows only)",
 	.tables = tables,
 	.reading = cp_reading,

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * cpupair's report, between its files: report.c (the tables, the heatmaps, the
- * descriptor) and report_read.c (the reading: what each class costs, what a
- * wake-up costs, and which figures are not to be trusted).
+ * descriptor), report_read.c (the reading: what each class costs, what a wake-up
+ * costs, and which figures are not to be trusted) and, below both, report_data.c
+ * (what they read from the records, declared here).
  */
 #ifndef CPUPAIR_DESC_I_H
 #define CPUPAIR_DESC_I_H

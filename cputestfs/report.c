@@ -21,14 +21,6 @@
 
 #define POST "westerfeld2012"
 
-/* The post's server (report_pub.h): libfuse (also records from before --transport existed),
- * one thread. */
-const char *const ctf_w_none[] = { "placement=none", "daemon=single", "baseline=fuse",
-				   "transport=libfuse|", NULL };
-const char *const ctf_w_same[] = { "placement=same", "daemon=single", "baseline=fuse",
-				   "transport=libfuse|", NULL };
-const char *const ctf_w_other[] = { "placement=other", "daemon=single", "baseline=fuse",
-				    "transport=libfuse|", NULL };
 static const char *const libfuse[] = { "baseline=fuse", "transport=libfuse|", NULL };
 
 /* The transports, each as it runs best: libfuse and dev single-threaded, uring per CPU. */

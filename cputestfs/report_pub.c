@@ -13,6 +13,14 @@
 #define SPIN "schubert2022"
 #define SAMECPU "schubert2025"
 
+/* The post's server: libfuse (also records from before --transport existed), one thread. */
+const char *const ctf_w_none[] = { "placement=none", "daemon=single", "baseline=fuse",
+				   "transport=libfuse|", NULL };
+const char *const ctf_w_same[] = { "placement=same", "daemon=single", "baseline=fuse",
+				   "transport=libfuse|", NULL };
+const char *const ctf_w_other[] = { "placement=other", "daemon=single", "baseline=fuse",
+				    "transport=libfuse|", NULL };
+
 /* One row of the 2012 table: the post's two machines, then this run. */
 static void beside_row(struct ab_render *r, const char *label, const char *key,
 		       const struct ab_group *ours)

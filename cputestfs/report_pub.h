@@ -10,7 +10,7 @@
 
 #include "render/render.h"
 
-/* The post's server, libfuse with one thread, at each placement (report.c): ab_r_find's want. */
+/* The post's server, libfuse with one thread, at each placement: ab_r_find's want. */
 extern const char *const ctf_w_none[], *const ctf_w_same[], *const ctf_w_other[];
 /* report.md's first table: the 2012 post's stat/s and same-CPU shares beside ours. */
 void ctf_beside(struct ab_render *r);

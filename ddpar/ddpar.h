@@ -17,7 +17,8 @@
  *   passthrough.c  passthrough's backing files and their byte check
  *   report*.c      the report's descriptor: tables (report.c), --daemon-wait
  *                  (report_wait.c), reading (report_reading.c), plots
- *                  (report_plot.c); what they share is in report_i.h
+ *                  (report_plot.c); what they share is report_data.c's, declared
+ *                  in report_i.h
  * Parent, workers and daemon share one struct ddp_shared (ab_shm_alloc, made
  * before fork): the parent flips the phase and samples counters; workers and
  * daemon threads only bump their own counters.

@@ -22,37 +22,8 @@
 #include "render/render_plot.h"
 #include "report_i.h"
 
-/* The transport table's columns: uring once per --uring-cpu (queue, the default,
- * also stands for uring records from before the option existed). A count other
- * than report_i.h's NTCOLS does not compile. */
-const struct ddp_tcol ddp_tcols[] = {
-	{ "libfuse", LIBFUSE, NULL },
-	{ "dev", "transport=dev", NULL },
-	{ "uring", "transport=uring", "uring_cpu=queue|" },
-	{ "uring next", "transport=uring", "uring_cpu=next" },
-	{ "uring none", "transport=uring", "uring_cpu=none" },
-	{ "passthrough", "transport=passthrough", NULL },
-};
-
 /* The servers, whatever their --uring-cpu (the latency and time tables' rows). */
 static const char *const transports[] = { "libfuse", "dev", "uring", "passthrough" };
-const char *const ddp_modes[2] = { "write", "read" };
-const char *const ddp_mbps[2] = { DDP_M_WRITE, DDP_M_READ };
-
-enum ab_verdict ddp_row(struct ab_render *r, int m, const char *procs, const struct ab_group **off,
-			const struct ab_group **on, double *q, struct ab_ci *ci)
-{
-	char mw[32], pw[48];
-
-	snprintf(mw, sizeof(mw), "mode=%s", ddp_modes[m]);
-	snprintf(pw, sizeof(pw), "procs=%.31s", procs);
-	const char *woff[] = { mw, pw, "clone_fd=off", LIBFUSE, NULL };
-	const char *won[] = { mw, pw, "clone_fd=on", LIBFUSE, NULL };
-	*off = ab_r_find(r, ddp_mbps[m], woff);
-	*on = ab_r_find(r, ddp_mbps[m], won);
-	return ab_r_ratio(*on, *off, q, ci);
-}
-
 /* "bs 131072, built-in loop, n = 6" for the heading of metric's table. */
 static void describe(struct ab_render *r, const char *metric, char *buf, size_t len)
 {
@@ -249,31 +220,6 @@ static void latency_table(struct ab_render *r)
 	pair_table(r, cols, heads, 2, 0);
 	ab_r_fence(r);
 	fprintf(r->out, "\n");
-}
-
-const struct ab_group *ddp_transport_find(struct ab_render *r, const char *metric, int m,
-					  const char *procs, int t, const char *bs)
-{
-	char mw[32], pw[48], bw[48];
-	const char *want[8] = { mw, pw, ddp_tcols[t].kv, "clone_fd=off", WAIT_BLOCK };
-	int n = 5;
-
-	snprintf(mw, sizeof(mw), "mode=%s", ddp_modes[m]);
-	snprintf(pw, sizeof(pw), "procs=%.31s", procs);
-	if (bs) {
-		snprintf(bw, sizeof(bw), "bs=%.31s", bs);
-		want[n++] = bw;
-	}
-	if (ddp_tcols[t].cpu)
-		want[n++] = ddp_tcols[t].cpu;
-	want[n] = NULL;
-	return ab_r_find(r, metric, want);
-}
-
-const struct ab_group *ddp_transport_cell(struct ab_render *r, int m, const char *procs, int t,
-					  const char *bs)
-{
-	return ddp_transport_find(r, ddp_mbps[m], m, procs, t, bs);
 }
 
 /* Per N: MB/s of each transport measured (one /dev/fuse fd), and its ratio to libfuse. */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* ddpar's report in four files, one a concern: report.c (the tables and the
- * descriptor), report_wait.c (the --daemon-wait table), report_reading.c (the
- * reading's sentences) and report_plot.c (the plots); the harness links them
- * all. What they share: the record selectors and the transport table's
- * columns. */
+/* ddpar's report, one file a concern: report.c (the tables and the descriptor),
+ * report_beside.c, report_wait.c (the --daemon-wait table), report_levers.c,
+ * report_reading.c (the reading's sentences) and report_plot.c (the plots); the
+ * harness links them all. What they share, the record selectors and the transport
+ * table's columns, is report_data.c, which calls none of them. */
 #ifndef DDP_DESC_I_H
 #define DDP_DESC_I_H
 
