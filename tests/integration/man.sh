@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The man pages (make man, scripts/man.sh): each program's page and affbench(7)
 # render with man -l without a troff warning, have the sections a page needs,
-# list every option the program's --help lists, each tag on a line of its own.
-# (~3 s)
+# list every option the program's --help lists, each tag on a line of its own,
+# and affbench(7) names every figure a report draws. (~6 s)
 . "$(dirname "$0")/lib.sh"
 
 MAN=$TOP/${AFFBENCH_BUILD:-build}/man
@@ -91,6 +91,14 @@ if render affbench.7; then
 	for f in raw.csv machine.txt results.json report.md ./runme.sh "make check"; do
 		check "affbench.7: names $f" grep -qF -- "$f" "$W/affbench.7.txt"
 	done
+	# the figures a report of results/reference draws (the _2 heatmaps of a lever among
+	# them), each named by affbench(7); levers.sh checks cputestfs_split's the same way
+	cp -r "$TOP/results/reference" "$W/ref"
+	"$BIN/harness" report "$W/ref" >/dev/null 2>&1
+	un=$(undocumented_figures "$W/ref/figures/src" | tr '\n' ' ')
+	check "affbench.7: the reference's report draws figures (cpupair_futex_2 among them)" \
+		[ -s "$W/ref/figures/src/cpupair_futex_2.gp" ]
+	check "affbench.7: names every figure the reference's report draws${un:+ (not: $un)}" [ -z "$un" ]
 fi
 
 # make install puts every page under PREFIX/share/man (make -n: nothing built;
