@@ -49,14 +49,15 @@ static const struct ab_opt opts[] = {
 static const struct ab_prog_info info = {
 	.name = CP_BENCH,
 	.summary = "round trips between two CPUs: a cache line (ns), a futex and a pipe wake-up (us)",
-	.usage_extra = "--duration is per pair and method (after a warm-up of a quarter of it).\n"
-		       "The diagonal (a CPU with itself) is measured for futex and pipe only.\n"
+	.usage_extra = "The diagonal (a CPU with itself) is measured for futex and pipe only.\n"
 		       "With the 20 ms default,\n"
 		       "one repetition of --pairs all --method line on 64 CPUs (4032 pairs) takes\n"
 		       "about 100 s (--repeat 1 for one pass); on bigger machines sample with\n"
 		       "--pairs N.",
 	.default_duration = 0.02,
 	.default_repeat = 3,
+	.duration_per = "one window per pair and method in each repetition, after a warm-up of a "
+			"quarter of it",
 };
 
 /* A round trip measured in ns, in its metric's unit (cp_metrics: ns or us). */

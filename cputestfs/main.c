@@ -62,7 +62,8 @@ static const struct ab_opt ctf_opts[] = {
 		.choices = AB_FSRV_URING_CPU_NAMES),
 	AB_OPT(struct ctf_settings, daemon_wait, "daemon-wait", AB_OPT_STR, "HOW",
 		AB_FSRV_WAIT_FORMS ": --transport dev or uring: the server sleeps for each request, "
-		"looks for the next one US microseconds after each reply first, or never sleeps"),
+		"looks for the next one US microseconds after each reply first, or never sleeps "
+		"(default block)"),
 	AB_OPT(struct ctf_settings, daemon, "daemon", AB_OPT_CHOICE, "MODE",
 		"single|multi|clone_fd: one thread, a pool, the pool with cloned fds (not with "
 		"--transport uring: one ring thread per CPU)", .choices = "single|multi|clone_fd"),
@@ -73,7 +74,8 @@ static const struct ab_opt ctf_opts[] = {
 		"(kernel and pipe run no FUSE server: no --transport, --daemon, --mountpoint)",
 		.choices = "fuse|kernel|pipe"),
 	AB_OPT(struct ctf_settings, mountpoint, "mountpoint", AB_OPT_STR, "DIR",
-		"mount on this empty directory instead of a private one (left as found)"),
+		"mount on this empty directory instead of a private one (left as found; default: a "
+		"new 0700 directory under $AFFBENCH_WORKDIR, else /tmp, removed after)"),
 	AB_OPT(struct ctf_settings, kstats, "kstats", AB_OPT_CHOICE, "WHEN",
 		AB_KSTATS_CHOICES ": kernel time and CPUs per request from BPF, in extra "
 		"instrumented repetitions", .choices = AB_KSTATS_CHOICES),

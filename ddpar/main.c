@@ -55,7 +55,8 @@ static const struct ab_opt ddp_opts[] = {
 	       "place it as queue does)", .choices = AB_FSRV_URING_CPU_NAMES),
 	AB_OPT(struct ddp_settings, daemon_wait, "daemon-wait", AB_OPT_STR, "HOW",
 	       AB_FSRV_WAIT_FORMS ": --transport dev or uring: the server sleeps for each request, "
-	       "looks for the next one US microseconds after each reply first, or never sleeps"),
+	       "looks for the next one US microseconds after each reply first, or never sleeps "
+	       "(default block)"),
 	AB_OPT(struct ddp_settings, procs, "procs", AB_OPT_INTLIST, "LIST",
 	       "numbers of parallel processes (default 1,2,4,.. up to max(8, 2 x CPUs), at most 128)",
 	       .min = 1, .max = DDP_MAX_PROCS),

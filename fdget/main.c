@@ -74,12 +74,13 @@ static const struct ab_prog_info info = {
 	.summary = "fd syscall cost in a single- vs multi-threaded process (fstests 2016, xfs_io -M)",
 	.usage_extra =
 		"Default: every op in single and idle-thread mode, paired, then the spawn line.\n"
-		"--duration is the length of one timing: one mode's loop in one repetition.\n"
 		"Records: ns_per_op per repetition and mode (the tables pair each mode with single\n"
 		"repetition by repetition), us_per_spawn per batch; rep 0 holds per-op metadata\n"
 		"(iterations, overhead_ns_per_op, timer_ns).",
 	.default_duration = 0.05,
 	.default_repeat = 15,
+	.duration_per = "one timing per op and mode in each repetition, its loop's count "
+			"calibrated in single mode to last that long",
 };
 
 /* ---- records ---- */

@@ -41,7 +41,8 @@ help2roff() {
 			n = index(left, " "); if (n) { rest = substr(left, n + 1) " " rest;
 				left = substr(left, 1, n - 1) }
 		}
-		print ".TP"; print "\\fB" left "\\fR"
+		# .br: the text under the tag, even where the tag is narrower than the indent
+		print ".TP"; print "\\fB" left "\\fR"; print ".br"
 		body = rest; opt = 1; next
 	}
 	opt && /^    / {
@@ -119,7 +120,7 @@ harness_page() {
 	done
 	printf '.SH DESCRIPTION\n'
 	"$prog" --help | sed -e '1d' | esc | awk '{ sub(/^ +/, ""); c = $1; $1 = ""; sub(/^ +/, "");
-		print ".TP\n\\fB" c "\\fR\n" $0 }'
+		print ".TP\n\\fB" c "\\fR\n.br\n" $0 }'
 	printf '.SH OPTIONS\n'
 	for sub in $subs; do
 		printf '.SS "harness %s"\n' "$sub"

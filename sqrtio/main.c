@@ -47,7 +47,8 @@ static const struct ab_opt opts[] = {
 	       "read this file (created with 64 MiB if missing; default: a scratch file in the "
 	       "current directory, removed after)"),
 	AB_OPT(struct sq_settings, device, "device", AB_OPT_STR, "DEV",
-	       "read this block device instead (read-only, never written)"),
+	       "read this block device instead of a file (read-only, never written; default: "
+	       "none, --file's file)"),
 	AB_OPT(struct sq_settings, span, "span", AB_OPT_SIZE, "SIZE",
 	       "reads stay in the first SIZE bytes so the device's cache serves them", .min = 4096,
 	       .max = 1ull << 40),

@@ -68,6 +68,9 @@ struct ab_prog_info {
 	const char *usage_extra;	/* paragraph after the options, may be NULL */
 	double default_duration;
 	int default_repeat;
+	/* what one --duration times, said once in its help line (NULL: one window per
+	 * point of the sweep in each repetition, after a warm-up) */
+	const char *duration_per;
 };
 
 /*

@@ -13,10 +13,13 @@
 
 /* A count other than opts_i.h's AB_NCOMMON_OPTS does not compile. */
 const struct ab_common_opt ab_common_opts[] = {
-	{ "format", 1, C_FORMAT, "FMT", "table|csv|json: output for people (table) or programs" },
-	{ "duration", 1, C_DURATION, "SEC", "seconds per repetition, " AB_STR(AB_MIN_DURATION) "..86400" },
+	{ "format", 1, C_FORMAT, "FMT", "table|csv|json: output for people (table) or programs "
+	  "(default table)" },
+	{ "duration", 1, C_DURATION, "SEC", "seconds each window is timed, "
+	  AB_STR(AB_MIN_DURATION) "..86400:" },
 	{ "repeat", 1, C_REPEAT, "N", "repetitions" },
-	{ "cpus", 1, C_CPUS, "LIST", "use only these CPUs (Linux list: 0-3,8)" },
+	{ "cpus", 1, C_CPUS, "LIST", "use only these CPUs (Linux list: 0-3,8; default: every CPU "
+	  "the process may run on)" },
 	{ "quiet", 0, C_QUIET, NULL, "no progress messages on stderr" },
 	{ "idle", 1, C_IDLE, "POLICY", AB_IDLE_CHOICES ": how idle CPUs wait while measuring: "
 	  "as found (the default); poll: a PM QoS limit of 0, so the cpuidle governor picks "
@@ -145,8 +148,10 @@ void ab_opts_usage(const struct ab_prog_info *info, const struct ab_opt *opts, c
 	for (size_t i = 0; i < AB_NCOMMON_OPTS; i++) {
 		const struct ab_common_opt *co = &ab_common_opts[i];
 		snprintf(left, sizeof(left), "--%s%s%s", co->name, co->arg ? " " : "", co->arg ? co->arg : "");
-		if (co->id == C_DURATION)
-			snprintf(text, sizeof(text), "%s (default %g)", co->help, info->default_duration);
+		if (co->id == C_DURATION)	/* defined here once: the program says what a window is */
+			snprintf(text, sizeof(text), "%s %s (default %g)", co->help,
+				 info->duration_per ? info->duration_per : "one window per point of "
+				 "the sweep in each repetition, after a warm-up", info->default_duration);
 		else if (co->id == C_REPEAT)
 			snprintf(text, sizeof(text), "%s (default %d)", co->help, info->default_repeat);
 		else

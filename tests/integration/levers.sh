@@ -10,7 +10,7 @@
 # cpupair records, the report says so. The split's wake-ups are checked
 # against the request breakdown's wake-up steps (brk_* records of the
 # instrumented repetition): the number from the records, agreement said
-# both ways, nothing without them.
+# both ways, nothing without them. affbench(7) names each figure drawn.
 . "$(dirname "$0")/lib.sh"
 
 W=${LEVERS_KEEP:-$AFFBENCH_WORKDIR/levers.$$}
@@ -138,6 +138,9 @@ check "the split's stacked bar is drawn (or its script written without gnuplot)"
 	'[ -s "$R/figures/src/cputestfs_split.gp" ] &&
 		grep -q rowstacked "$R/figures/src/cputestfs_split.gp" &&
 	 { ! command -v gnuplot >/dev/null || [ -s "$R/figures/cputestfs_split.png" ]; }'
+un=$(undocumented_figures "$R/figures/src" | tr '\n' ' ')
+check "affbench(7) names every figure this report draws, the split's too${un:+ (not: $un)}" \
+	[ -z "$un" ]
 check "report.md names the cheapest lever" \
 	grep -q "^Here, idle=poll closes 83% of the gap of other/same (libfuse) $(
 		)(0.1 as found, 0.85 with it)" "$R/report.md"

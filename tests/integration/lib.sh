@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
-# Shared helpers for integration tests: TAP output, CSV lookups, leftovers.
+# Shared helpers for integration tests: TAP output, CSV lookups, leftovers, and
+# the figures affbench(7) leaves unnamed.
 # Source it: . "$(dirname "$0")/lib.sh"
 set -u
 TOP=${AFFBENCH_TOP:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}
@@ -99,5 +100,23 @@ kill_same() {
 
 # No FUSE mount may be left under our work directory.
 no_fuse_left() { ! grep -qF " $AFFBENCH_WORKDIR/" /proc/mounts; }
+
+# undocumented_figures DIR: the figures whose scripts DIR/NAME.gp holds that affbench(7)'s
+# FILES does not name. There a <N> stands for digits, a <metric> for a metric's name and
+# any other <word> for one word of letters and digits: cpupair_<method> names
+# cpupair_futex, not cpupair_futex_2.
+undocumented_figures() {
+	local page=$TOP/${AFFBENCH_BUILD:-build}/man/affbench.7 re=$AFFBENCH_WORKDIR/figre.$$ g
+	sed -n '/^\.SH FILES/,/^\.SH SEE/s/^\.B figures\///p' "$page" |
+		sed -e 's/\\-/-/g' -e 's/\\://g' -e 's/\.png, \.svg$//' -e 's/, figures\//\n/g' |
+		grep -vE '^$|/' | sed -e 's/[*.]/\\&/g' -e 's/<N>/[0-9]+/g' -e 's/<metric>/[a-z0-9_]+/g' \
+			-e 's/<[a-z]*>/[a-z0-9]+/g' >"$re"
+	for g in "$1"/*.gp; do
+		[ -e "$g" ] || continue
+		g=${g##*/}
+		grep -qxEf "$re" <<<"${g%.gp}" || echo "${g%.gp}"
+	done
+	rm -f "$re"
+}
 
 t_done() { echo "1..$T_N"; exit $T_FAILED; }

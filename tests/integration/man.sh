@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The man pages (make man, scripts/man.sh): each program's page and affbench(7)
 # render with man -l without a troff warning, have the sections a page needs,
-# and list every option the program's --help lists. (~3 s)
+# list every option the program's --help lists, each tag on a line of its own,
+# and affbench(7) names every figure a report draws. (~6 s)
 . "$(dirname "$0")/lib.sh"
 
 MAN=$TOP/${AFFBENCH_BUILD:-build}/man
@@ -44,11 +45,23 @@ options() {
 	check "$1: lists every option of its --help${missing:+ (not:$missing)}" [ -z "$missing" ]
 }
 
+# tags PAGE HELPFILE: each option of HELPFILE's table ("  --name ARG   text") is a tag on a
+# line of its own, its text below it, however short the tag (never "--help this help")
+tags() {
+	local alone
+	alone=$(sed -nE 's/^  (--[a-z][a-z0-9-]*( [^ ]+)?)(  .*|)$/\1/p' "$2" | while read -r t; do
+		awk -v t="$t" '{ sub(/^ +/, "") } $0 == t { f = 1 } END { exit !f }' "$W/$1.txt" ||
+			printf ' %s' "$t"
+	done)
+	check "$1: every option's tag on a line of its own${alone:+ (not:$alone)}" [ -z "$alone" ]
+}
+
 for b in $benches; do
 	render "$b.1" || continue
 	sections "$b.1" NAME SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" "SEE ALSO"
 	"$BIN/$b" --help >"$W/$b.help"
 	options "$b.1" "$W/$b.help"
+	tags "$b.1" "$W/$b.help"
 	check "$b.1: NAME holds the one-line summary" \
 		grep -qF -- "$b - $(sed -n 2p "$W/$b.help" | cut -c1-40)" "$W/$b.1.txt"
 	check "$b.1: exit 4 is skip" grep -qE '^ +4 +skipped' "$W/$b.1.txt"
@@ -62,6 +75,11 @@ if render harness.1; then
 		check "harness.1: covers harness $sub" grep -qE "^ +harness $sub\$" "$W/harness.1.txt"
 	done
 	options harness.1 "$W/harness.help"
+	tags harness.1 "$W/harness.help"
+	for sub in run report plot compare export restore; do
+		check "harness.1: the subcommand $sub is a tag on a line of its own" \
+			grep -qxE " +$sub" "$W/harness.1.txt"
+	done
 	check "harness.1: exit 3 is the gate" grep -qE '^ +3 +harness compare --gate' "$W/harness.1.txt"
 fi
 
@@ -73,6 +91,14 @@ if render affbench.7; then
 	for f in raw.csv machine.txt results.json report.md ./runme.sh "make check"; do
 		check "affbench.7: names $f" grep -qF -- "$f" "$W/affbench.7.txt"
 	done
+	# the figures a report of results/reference draws (the _2 heatmaps of a lever among
+	# them), each named by affbench(7); levers.sh checks cputestfs_split's the same way
+	cp -r "$TOP/results/reference" "$W/ref"
+	"$BIN/harness" report "$W/ref" >/dev/null 2>&1
+	un=$(undocumented_figures "$W/ref/figures/src" | tr '\n' ' ')
+	check "affbench.7: the reference's report draws figures (cpupair_futex_2 among them)" \
+		[ -s "$W/ref/figures/src/cpupair_futex_2.gp" ]
+	check "affbench.7: names every figure the reference's report draws${un:+ (not: $un)}" [ -z "$un" ]
 fi
 
 # make install puts every page under PREFIX/share/man (make -n: nothing built;

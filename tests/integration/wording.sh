@@ -1,7 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Messages that say the right thing: --help of every benchmark keeps its text in
-# its own column within 79 characters; the harness counts points and
+# its own column within 79 characters, states the default of every option that
+# takes a value, defines --duration in its own line alone and says what each
+# --idle policy does and needs (as does every harness subcommand's the
+# defaults); the harness counts points and
 # repetitions with correct plurals and names log/ files by the point numbers
 # runs.csv and --dry-run use; cputestfs warns when several clients on
 # placement same share one daemon thread. (~5 s)
@@ -9,6 +12,24 @@
 
 W=$(mktemp -d "$AFFBENCH_WORKDIR/wording.XXXXXX")
 export AFFBENCH_TEST_PROGRAMS=$W	# a plan's unregistered "bench NAME" runs $W/NAME (test-only hook)
+
+# no_default HELPFILE: the options taking a value whose help states no default. An option
+# of the table ("  --name ARG   text", its text going on in the lines below) whose text
+# never says "default"; an option of the usage line with no table line, where nothing
+# reads "--name ARG (default".
+no_default() {
+	awk 'function done() { if (name != "" && text !~ /default/) print name; name = "" }
+	/^  --[a-z][a-z0-9-]* [^ ]/ { done(); name = $1; text = $0; next }
+	/^  --/ { done(); next }	# a flag: it has no value to default
+	/^    / && name != "" { text = text " " $0; next }
+	{ done() }
+	END { done() }' "$1"
+	sed -n '1,/^[^ u]/p' "$1" | grep -oE '\[--[a-z][a-z0-9-]* [^] []+' | sed 's/^\[//; s/ .*//' |
+		sort -u | while read -r o; do
+			grep -qE -- "^  $o( |\$)" "$1" ||
+				tr -s ' \n' '  ' <"$1" | grep -qE -- "$o [^ ]+ \(default" || echo "$o"
+		done
+}
 
 for b in cputestfs ddpar sqrtio fdget cpupair; do
 	[ -x "$BIN/$b" ] || { skip "$b --help" "bin/$b not built"; continue; }
@@ -19,6 +40,29 @@ for b in cputestfs ddpar sqrtio fdget cpupair; do
 	bad=$(grep -E "^  --" "$W/$b.help" | grep -vE '^  --[^ ]+( [^ ]+)?$' |
 		awk '!(substr($0, 31, 1) == " " && substr($0, 32, 1) != " ")')
 	check "$b --help: every option's text starts in its column${bad:+ (not: $bad)}" [ -z "$bad" ]
+	nd=$(no_default "$W/$b.help" | tr '\n' ' ')
+	check "$b --help: every option taking a value states its default${nd:+ (not: $nd)}" [ -z "$nd" ]
+	# --duration is defined in its own line alone: what a window is, once
+	check "$b --help: only --duration's own line speaks of --duration" \
+		eval '[ "$(grep -c -- "--duration" "$W/$b.help")" = 1 ]'
+	tr -s ' \n' '  ' <"$W/$b.help" >"$W/$b.flat"
+	check "$b --help: --duration says what one window of it times" grep -qE -- \
+		'--duration SEC seconds each window is timed, [0-9.]+\.\.86400: one (window|timing) per' \
+		"$W/$b.flat"
+	# --idle: each policy, what it does and what it needs
+	miss=$(for p in "as found (the default)" "poll: a PM QoS limit of 0" \
+		"max-latency:US: no idle state" "(both need a cpuidle driver)" \
+		"haltpoll:NS: guest halt polling" "(needs the haltpoll driver)" \
+		"busy: a SCHED_IDLE spinner" "(acts anywhere"; do
+		grep -qF -- "$p" "$W/$b.flat" || printf ' "%s"' "$p"
+	done)
+	check "$b --help: --idle says what each policy does and needs${miss:+ (not:$miss)}" [ -z "$miss" ]
+done
+for sub in run report compare export restore; do
+	"$BIN/harness" "$sub" --help >"$W/h-$sub.help"
+	nd=$(no_default "$W/h-$sub.help" | tr '\n' ' ')
+	check "harness $sub --help: every option taking a value states its default${nd:+ (not: $nd)}" \
+		[ -z "$nd" ]
 done
 check "ddpar --help: --transport's choices on their own line" \
 	grep -qE '^  --transport libfuse\|dev\|uring\|passthrough$' "$W/ddpar.help"
