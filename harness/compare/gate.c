@@ -24,14 +24,6 @@
 		ab_usage_error("compare: gate %s:%d: %s", (g)->file, (ln), why_);         \
 	} while (0)
 
-static int known_bench(const char *name)
-{
-	for (int b = 0; h_registry[b]; b++)
-		if (!strcmp(h_registry[b]->name, name))
-			return 1;
-	return 0;
-}
-
 /* "5%" or "2.5%": within (0, 100) for a drop, (0, 1000] for a rise. */
 static int parse_pct(const char *s, int rise, double *pct)
 {
@@ -56,7 +48,7 @@ static void parse_rule(struct h_gate *g, int ln, char **w, int nw)
 		BAD(g, ln, "%s", usage);
 	memset(r, 0, sizeof(*r));
 	r->line = ln;
-	if (strlen(w[0]) >= sizeof(r->bench) || !known_bench(w[0]))
+	if (strlen(w[0]) >= sizeof(r->bench) || !h_desc(w[0]))
 		BAD(g, ln, "'%.40s' is not a benchmark", w[0]);
 	const char *why = ab_record_check(w[0], "", "0", w[1], "0", "x");
 	if (why)
@@ -271,8 +263,6 @@ int h_gate_judge(const struct h_gate *g, const struct cmp *c)
 {
 	int violated = 0, unjudged = 0, nr = c->nr, strict = c->strict;
 	char *const *dirs = c->dirs;
-
-	h_gate_check(g, &c->d[0]);
 
 	for (int i = 0; i < g->n; i++) {
 		const struct h_gate_rule *r = &g->r[i];
