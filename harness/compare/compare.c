@@ -62,19 +62,18 @@ static struct pair *collect(struct cmp *c, size_t *np)
 					      .cls = h_cmp_pair_class(&c->d[0].g[i]) };
 			h_cmp_judge_pair(&q[n++]);
 		}
-	double *p = malloc((n ? n : 1) * sizeof(*p)), *adj = malloc((n ? n : 1) * sizeof(*adj));
-	if (!p || !adj)
+	double *p = malloc((n ? n : 1) * sizeof(*p));
+	if (!p)
 		ab_fail("compare: out of memory");
 	for (size_t i = 0; i < n; i++)	/* the family: the headline metrics' ratios */
 		p[i] = q[i].cls == CLS_HEADLINE ? q[i].p : NAN;
-	long m = ab_holm(p, n, adj);
+	long m = ab_holm(p, n, p);	/* adjusted in place */
 	if (m < 0)
 		ab_fail("compare: out of memory");
 	c->tests = (int)m;
 	for (size_t i = 0; i < n; i++)
-		q[i].adj = adj[i];
+		q[i].adj = p[i];
 	free(p);
-	free(adj);
 	*np = n;
 	return q;
 }

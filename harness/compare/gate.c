@@ -182,9 +182,9 @@ static void judge_one(const struct h_gate_rule *r, const struct cmp *c, int k,
 	const struct ab_results *base = &c->d[0];
 	size_t cap = base->n ? base->n : 1;
 	struct judged *j = malloc(cap * sizeof(*j));
-	double *p = malloc(cap * sizeof(*p)), *adj = malloc(cap * sizeof(*adj));
+	double *adj = malloc(cap * sizeof(*adj));	/* the p-values, then Holm's in place */
 
-	if (!j || !p || !adj)
+	if (!j || !adj)
 		ab_fail("compare: gate: out of memory");
 	memset(v, 0, sizeof(*v));
 	for (size_t i = 0; i < base->n; i++) {
@@ -201,9 +201,9 @@ static void judge_one(const struct h_gate_rule *r, const struct cmp *c, int k,
 		else if (e == AB_V_FEW)
 			v->few++;
 		else
-			p[v->judged++] = o->p;
+			adj[v->judged++] = o->p;
 	}
-	if (ab_holm(p, (size_t)v->judged, adj) < 0)
+	if (ab_holm(adj, (size_t)v->judged, adj) < 0)
 		ab_fail("compare: gate: out of memory");
 	for (int i = 0; i < v->judged; i++) {
 		if (!(adj[i] <= 0.05) || j[i].p == 1)
@@ -217,7 +217,6 @@ static void judge_one(const struct h_gate_rule *r, const struct cmp *c, int k,
 		}
 	}
 	free(j);
-	free(p);
 	free(adj);
 }
 

@@ -154,19 +154,17 @@ static struct trow *rows_of(struct cmp *c, int *nrows)
 
 static void holm(struct trow *t, int n)
 {
-	size_t m = (size_t)(n ? n : 1);
-	double *p = malloc(m * sizeof(*p)), *adj = malloc(m * sizeof(*adj));
+	double *p = malloc((size_t)(n ? n : 1) * sizeof(*p));
 
-	if (!p || !adj)
+	if (!p)
 		ab_fail("compare: out of memory");
 	for (int i = 0; i < n; i++)
 		p[i] = t[i].judged ? t[i].p : NAN;
-	if (ab_holm(p, (size_t)n, adj) < 0)
+	if (ab_holm(p, (size_t)n, p) < 0)	/* adjusted in place */
 		ab_fail("compare: out of memory");
 	for (int i = 0; i < n; i++)
-		t[i].adj = adj[i];
+		t[i].adj = p[i];
 	free(p);
-	free(adj);
 }
 
 void h_cmp_trusted(struct cmp *c)

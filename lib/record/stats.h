@@ -84,7 +84,8 @@ void ab_boot_ci(const double *v, double level, struct ab_ci *ci, double *p);
  * p-value (R's p.adjust(p, "holm")): sorted ascending, the j-th (from 0)
  * times n - j, made monotone, at most 1; reject where adj <= alpha controls the
  * family-wise error rate at alpha. NAN p-values (not judged) are left out of
- * n and get a NAN adj. Returns how many p-values were counted, or -1 (ENOMEM).
+ * n and get a NAN adj. adj may be p (adjusted in place). Returns how many
+ * p-values were counted, or -1 (ENOMEM).
  */
 long ab_holm(const double *p, size_t n, double *adj);
 
