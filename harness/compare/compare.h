@@ -47,7 +47,6 @@ struct cmp {
 	int judged, sig, sig_raw, tests, few, only_a, only_b, no_ratio;
 	int subsampled;		/* ratios with a side past AB_BOOT_MAX_N values */
 	int cpu_matched;	/* ratios of configs matched across CPU numbers (match.c) */
-	int described;		/* ratios outside Holm's family, described without verdicts */
 	struct cmp_bare *bare;	/* match.c's index, per run */
 	struct shortkeys {	/* per benchmark, the config keys that vary in the base */
 		char bench[AB_BENCH_LEN];

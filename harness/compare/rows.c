@@ -206,7 +206,6 @@ void h_cmp_other_pair(struct cmp *c, const struct pair *q)
 {
 	if (q->v == AB_V_NONE)
 		return;	/* counted with c->no_ratio in table() */
-	c->described++;
 	csv_row(c, q);
 	if (q->cls != CLS_MONITOR)	/* the largest of them: monitor_said */
 		described_row(c, q);
