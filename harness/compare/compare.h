@@ -88,8 +88,6 @@ struct pair {
 
 /* a's class: CLS_MONITOR (mon_*), CLS_HEADLINE (its descriptor's headline), CLS_OTHER. */
 int h_cmp_pair_class(const struct ab_group *a);
-/* q's ratio, CI and bootstrap p (q->adj NAN until the correction). */
-void h_cmp_judge_pair(struct pair *q);
 /* A headline ratio: its compare.csv, compare.md and terminal rows, counted in c. */
 void h_cmp_one_pair(struct cmp *c, const struct pair *q);
 /* A ratio described apart: its compare.csv row, and compare.md's unless a counter. */

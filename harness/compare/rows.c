@@ -30,13 +30,6 @@ int h_cmp_pair_class(const struct ab_group *a)
 	return CLS_OTHER;
 }
 
-void h_cmp_judge_pair(struct pair *q)
-{
-	q->adj = NAN;
-	/* one bootstrap for the CI and the p-value: on a sample of a million it is most of the time */
-	q->v = ab_r_ratio_p(q->b, q->a, &q->r, &q->ci, &q->p);
-}
-
 /* The ratio's cell; a CI that excludes 1 while the verdict is "not significant" says why. */
 static const char *ratio_cell(char *buf, size_t len, enum ab_verdict v, const struct pair *q)
 {
