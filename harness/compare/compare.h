@@ -47,7 +47,6 @@ struct cmp {
 	int judged, sig, sig_raw, tests, few, only_a, only_b, no_ratio;
 	int subsampled;		/* ratios with a side past AB_BOOT_MAX_N values */
 	int cpu_matched;	/* ratios of configs matched across CPU numbers (match.c) */
-	int described;		/* ratios outside Holm's family, described without verdicts */
 	struct cmp_bare *bare;	/* match.c's index, per run */
 	struct shortkeys {	/* per benchmark, the config keys that vary in the base */
 		char bench[AB_BENCH_LEN];
@@ -89,8 +88,6 @@ struct pair {
 
 /* a's class: CLS_MONITOR (mon_*), CLS_HEADLINE (its descriptor's headline), CLS_OTHER. */
 int h_cmp_pair_class(const struct ab_group *a);
-/* q's ratio, CI and bootstrap p (q->adj NAN until the correction). */
-void h_cmp_judge_pair(struct pair *q);
 /* A headline ratio: its compare.csv, compare.md and terminal rows, counted in c. */
 void h_cmp_one_pair(struct cmp *c, const struct pair *q);
 /* A ratio described apart: its compare.csv row, and compare.md's unless a counter. */

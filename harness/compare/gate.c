@@ -24,14 +24,6 @@
 		ab_usage_error("compare: gate %s:%d: %s", (g)->file, (ln), why_);         \
 	} while (0)
 
-static int known_bench(const char *name)
-{
-	for (int b = 0; h_registry[b]; b++)
-		if (!strcmp(h_registry[b]->name, name))
-			return 1;
-	return 0;
-}
-
 /* "5%" or "2.5%": within (0, 100) for a drop, (0, 1000] for a rise. */
 static int parse_pct(const char *s, int rise, double *pct)
 {
@@ -56,7 +48,7 @@ static void parse_rule(struct h_gate *g, int ln, char **w, int nw)
 		BAD(g, ln, "%s", usage);
 	memset(r, 0, sizeof(*r));
 	r->line = ln;
-	if (strlen(w[0]) >= sizeof(r->bench) || !known_bench(w[0]))
+	if (strlen(w[0]) >= sizeof(r->bench) || !h_desc(w[0]))
 		BAD(g, ln, "'%.40s' is not a benchmark", w[0]);
 	const char *why = ab_record_check(w[0], "", "0", w[1], "0", "x");
 	if (why)
@@ -190,9 +182,9 @@ static void judge_one(const struct h_gate_rule *r, const struct cmp *c, int k,
 	const struct ab_results *base = &c->d[0];
 	size_t cap = base->n ? base->n : 1;
 	struct judged *j = malloc(cap * sizeof(*j));
-	double *p = malloc(cap * sizeof(*p)), *adj = malloc(cap * sizeof(*adj));
+	double *adj = malloc(cap * sizeof(*adj));	/* the p-values, then Holm's in place */
 
-	if (!j || !p || !adj)
+	if (!j || !adj)
 		ab_fail("compare: gate: out of memory");
 	memset(v, 0, sizeof(*v));
 	for (size_t i = 0; i < base->n; i++) {
@@ -209,9 +201,9 @@ static void judge_one(const struct h_gate_rule *r, const struct cmp *c, int k,
 		else if (e == AB_V_FEW)
 			v->few++;
 		else
-			p[v->judged++] = o->p;
+			adj[v->judged++] = o->p;
 	}
-	if (ab_holm(p, (size_t)v->judged, adj) < 0)
+	if (ab_holm(adj, (size_t)v->judged, adj) < 0)
 		ab_fail("compare: gate: out of memory");
 	for (int i = 0; i < v->judged; i++) {
 		if (!(adj[i] <= 0.05) || j[i].p == 1)
@@ -225,7 +217,6 @@ static void judge_one(const struct h_gate_rule *r, const struct cmp *c, int k,
 		}
 	}
 	free(j);
-	free(p);
 	free(adj);
 }
 
@@ -271,8 +262,6 @@ int h_gate_judge(const struct h_gate *g, const struct cmp *c)
 {
 	int violated = 0, unjudged = 0, nr = c->nr, strict = c->strict;
 	char *const *dirs = c->dirs;
-
-	h_gate_check(g, &c->d[0]);
 
 	for (int i = 0; i < g->n; i++) {
 		const struct h_gate_rule *r = &g->r[i];

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "sys/grow.h"
+#include "record/hindex.h"
 #include "compare.h"
 
 /* A key of a benchmark's configs, while they are scanned once. */
@@ -23,52 +25,26 @@ struct keyseen {
 struct keytab {
 	struct keyseen *k;	/* in order of first appearance */
 	size_t n, cap;
-	size_t *slot, nslot;	/* open addressing: index + 1, 0 = empty */
+	struct ab_hindex idx;	/* by key */
 };
 
-static size_t key_hash(const char *s, size_t n)
-{
-	size_t h = 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
-	return h;
-}
-
-static void key_grow(struct keytab *t)
-{
-	size_t ns = t->nslot ? 2 * t->nslot : 64, *slot = calloc(ns, sizeof(*slot));
-	struct keyseen *k = realloc(t->k, ns / 2 * sizeof(*k));
-
-	if (!slot || !k)
-		ab_fail("compare: out of memory");
-	for (size_t i = 0; i < t->n; i++) {
-		size_t h = key_hash(k[i].key, strlen(k[i].key)) & (ns - 1);
-		while (slot[h])
-			h = (h + 1) & (ns - 1);
-		slot[h] = i + 1;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->nslot = ns;
-	t->k = k;
-	t->cap = ns / 2;
-}
-
-/* key (n bytes) in t, added when new; the table stays at most half full. */
+/* key (n bytes, n < AB_KEY_LEN) in t, added when new. */
 static struct keyseen *key_find(struct keytab *t, const char *key, size_t n)
 {
-	if (t->n == t->cap)
-		key_grow(t);
-	size_t h = key_hash(key, n) & (t->nslot - 1);
-	for (; t->slot[h]; h = (h + 1) & (t->nslot - 1)) {
-		struct keyseen *k = &t->k[t->slot[h] - 1];
-		if (strlen(k->key) == n && !memcmp(k->key, key, n))
-			return k;
-	}
-	t->slot[h] = ++t->n;
-	struct keyseen *k = &t->k[t->n - 1];
-	memset(k, 0, sizeof(*k));
-	snprintf(k->key, sizeof(k->key), "%.*s", (int)n, key);
+	char name[AB_KEY_LEN];
+	size_t pos = 0, e;
+
+	snprintf(name, sizeof(name), "%.*s", (int)n, key);
+	uint64_t h = ab_hash_str(AB_HASH_INIT, name);
+	while ((e = ab_hindex_next(&t->idx, h, &pos)))
+		if (!strcmp(t->k[e - 1].key, name))
+			return &t->k[e - 1];
+	if (ab_grow(&t->k, &t->cap, t->n + 1, sizeof(*t->k), 32) < 0 ||
+	    ab_hindex_add(&t->idx, h, t->n) < 0)
+		ab_fail("compare: out of memory");
+	struct keyseen *k = &t->k[t->n++];
+	*k = (struct keyseen){ 0 };
+	memcpy(k->key, name, sizeof(name));
 	return k;
 }
 
@@ -109,7 +85,7 @@ static void varying_keys(const struct ab_results *d, const char *bench, struct s
 		    (cpus || !h_cfg_is_cpu_numbers(bench, t.k[i].key, strlen(t.k[i].key))))
 			snprintf(s->key[s->n++], sizeof(s->key[0]), "%s", t.k[i].key);
 	free(t.k);
-	free(t.slot);
+	ab_hindex_free(&t.idx);
 }
 
 static const struct shortkeys *short_keys(struct cmp *c, const char *bench)

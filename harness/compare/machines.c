@@ -15,6 +15,7 @@
 #include "sys/common.h"
 #include "sys/grow.h"
 #include "sys/infile.h"
+#include "record/hindex.h"
 #include "compare.h"
 #include "render/render.h"
 
@@ -48,7 +49,7 @@ static const char *const list_key[LISTS] = { "topology", "mitigation", "knob" };
 struct list {
 	char *text;
 	size_t len, cap;
-	uint64_t hash;		/* FNV-1a of text */
+	uint64_t hash;		/* ab_hash_str of text */
 	int lines, present;
 	int as_a;		/* the same text as A's list, compared byte for byte */
 	int has_new;		/* first_new holds the first line not in A's list */
@@ -157,9 +158,7 @@ static void reduce(struct list *l, const struct list *a, const struct line *base
 {
 	l->as_a = !a || (l->present == a->present && l->len == a->len &&
 			 (!l->len || !memcmp(l->text, a->text, l->len)));
-	l->hash = 0xcbf29ce484222325ULL;
-	for (size_t i = 0; i < l->len; i++)
-		l->hash = (l->hash ^ (unsigned char)l->text[i]) * 0x100000001b3ULL;
+	l->hash = ab_hash_str(AB_HASH_INIT, l->text ? l->text : "");
 	for (const char *p = l->text; base && p && *p; p += strcspn(p, "\n") + 1) {
 		struct line key = { p, strcspn(p, "\n") };
 		if (!bsearch(&key, base, (size_t)nb, sizeof(*base), cmp_line)) {

@@ -30,13 +30,6 @@ int h_cmp_pair_class(const struct ab_group *a)
 	return CLS_OTHER;
 }
 
-void h_cmp_judge_pair(struct pair *q)
-{
-	q->adj = NAN;
-	/* one bootstrap for the CI and the p-value: on a sample of a million it is most of the time */
-	q->v = ab_r_ratio_p(q->b, q->a, &q->r, &q->ci, &q->p);
-}
-
 /* The ratio's cell; a CI that excludes 1 while the verdict is "not significant" says why. */
 static const char *ratio_cell(char *buf, size_t len, enum ab_verdict v, const struct pair *q)
 {
@@ -183,37 +176,32 @@ void h_cmp_one_pair(struct cmp *c, const struct pair *q)
 	term_row(c, q, ma, mb, rt);
 }
 
-/* A ratio described without a verdict: "0.9x [0.85, 0.95] 95% CI", or "(few reps)". */
-static const char *described(char *buf, size_t len, const struct pair *q)
+/* compare.md's row of a ratio described without a verdict: its ratio "0.9x [0.85, 0.95]
+ * 95% CI", or "0.9x (too few repetitions for a CI)". */
+static void described_row(struct cmp *c, const struct pair *q)
 {
-	char x[32], lo[32], hi[32];
+	char x[32], lo[32], hi[32], lab[16], ma[32], mb[32];
 
-	ab_r_x(x, sizeof(x), q->r);
+	fprintf(c->md, "| %s | ", q->a->bench);
+	h_cmp_md_cfg(c->md, c, q->a);
+	fprintf(c->md, " | %s | %s | %s | %s | %s", q->a->metric,
+		h_cmp_run_label(lab, sizeof(lab), q->k), ab_r_num(ma, sizeof(ma), ab_r_median(q->a)),
+		ab_r_num(mb, sizeof(mb), ab_r_median(q->b)), ab_r_x(x, sizeof(x), q->r));
 	if (q->v == AB_V_FEW)
-		snprintf(buf, len, "%s (too few repetitions for a CI)", x);
+		fprintf(c->md, " (too few repetitions for a CI) |\n");
 	else
-		snprintf(buf, len, "%s [%s, %s] 95%% CI", x, ab_r_num(lo, sizeof(lo), q->ci.lo),
-			 ab_r_num(hi, sizeof(hi), q->ci.hi));
-	return buf;
+		fprintf(c->md, " [%s, %s] 95%% CI |\n", ab_r_num(lo, sizeof(lo), q->ci.lo),
+			ab_r_num(hi, sizeof(hi), q->ci.hi));
 }
 
 /* compare.md's row of a metric described apart (no verdict), and its compare.csv row. */
 void h_cmp_other_pair(struct cmp *c, const struct pair *q)
 {
-	char buf[160], lab[16], ma[32], mb[32];
-
 	if (q->v == AB_V_NONE)
 		return;	/* counted with c->no_ratio in table() */
-	c->described++;
 	csv_row(c, q);
-	if (q->cls == CLS_MONITOR)
-		return;	/* the largest of them: monitor_said */
-	fprintf(c->md, "| %s | ", q->a->bench);
-	h_cmp_md_cfg(c->md, c, q->a);
-	fprintf(c->md, " | %s | %s | %s | %s | %s |\n", q->a->metric,
-		h_cmp_run_label(lab, sizeof(lab), q->k),
-		ab_r_num(ma, sizeof(ma), ab_r_median(q->a)),
-		ab_r_num(mb, sizeof(mb), ab_r_median(q->b)), described(buf, sizeof(buf), q));
+	if (q->cls != CLS_MONITOR)	/* the largest of them: monitor_said */
+		described_row(c, q);
 }
 
 /* How far a ratio is from 1, either way, for the monitor counters' largest changes. */
@@ -229,7 +217,6 @@ void h_cmp_monitor_said(struct cmp *c, const struct pair *q, size_t n)
 	enum { TOP = 10 };
 	const struct pair *top[TOP];
 	int nt = 0, all = 0;
-	char buf[160], lab[16], ma[32], mb[32];
 
 	for (size_t i = 0; i < n; i++) {
 		if (q[i].cls != CLS_MONITOR || change_of(&q[i]) < 0)
@@ -251,13 +238,6 @@ void h_cmp_monitor_said(struct cmp *c, const struct pair *q, size_t n)
 		return;
 	fprintf(c->md, "\n| bench | config | counter | run | A median | median | ratio run/A |\n"
 		       "|---|---|---|---|---|---|---|\n");
-	for (int i = 0; i < nt; i++) {
-		fprintf(c->md, "| %s | ", top[i]->a->bench);
-		h_cmp_md_cfg(c->md, c, top[i]->a);
-		fprintf(c->md, " | %s | %s | %s | %s | %s |\n", top[i]->a->metric,
-			h_cmp_run_label(lab, sizeof(lab), top[i]->k),
-			ab_r_num(ma, sizeof(ma), ab_r_median(top[i]->a)),
-			ab_r_num(mb, sizeof(mb), ab_r_median(top[i]->b)),
-			described(buf, sizeof(buf), top[i]));
-	}
+	for (int i = 0; i < nt; i++)
+		described_row(c, top[i]);
 }

@@ -28,12 +28,6 @@ struct trend {
 	int n, more;
 };
 
-/* One test of a baseline for the overlays and the trends: its descriptor's. */
-static int is_baseline(const char *bench, const char *cfg)
-{
-	return ab_desc_is_baseline(h_desc(bench), cfg);
-}
-
 /* Does key take more than one value among t's configs? */
 static int varies(const struct trend *t, const char *key)
 {
@@ -173,7 +167,7 @@ static int plot(const char *dir, const struct cmp *c, const char *bench, const c
 	int col[MAXCFG], nc = 0;
 
 	for (int i = 0; i < t->n; i++)
-		if (!is_baseline(bench, t->g[i]->config))
+		if (!ab_desc_is_baseline(h_desc(bench), t->g[i]->config))
 			col[nc++] = i;
 	if (!nc)
 		return 0;

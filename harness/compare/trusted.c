@@ -54,12 +54,6 @@ static double resampled_median(const struct ab_group *g, double *buf, uint64_t *
 	return ab_median(buf, m);
 }
 
-static int dcmp(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* The bootstrap 95% CI of (sb/bb) / (sa/ba) and its two-sided p of 1; -1 when a
  * resample's median is 0 or memory runs out. */
 static int change_ci(const struct trow *t, struct ab_ci *ci, double *p)
@@ -67,7 +61,7 @@ static int change_ci(const struct trow *t, struct ab_ci *ci, double *p)
 	const struct ab_group *g[4] = { t->b.subject, t->b.base, t->a.subject, t->a.base };
 	size_t most = 0;
 	uint64_t s = 0x9e3779b97f4a7c15ull;	/* a fixed seed: results repeat */
-	int below = 0, above = 0, bad = 0;
+	int bad = 0;
 
 	for (int i = 0; i < 4; i++)
 		most = g[i]->n > most ? g[i]->n : most;
@@ -79,19 +73,13 @@ static int change_ci(const struct trow *t, struct ab_ci *ci, double *p)
 			m[i] = resampled_median(g[i], buf, &s);
 		x[r] = m[0] / m[1] / (m[2] / m[3]);
 		bad |= !isfinite(x[r]) || !(x[r] > 0);
-		below += x[r] <= 1;
-		above += x[r] >= 1;
 	}
 	if (!buf || !x || bad) {
 		free(buf);
 		free(x);
 		return -1;
 	}
-	qsort(x, AB_BOOT_RESAMPLES, sizeof(*x), dcmp);
-	ci->lo = ab_percentile(x, AB_BOOT_RESAMPLES, 2.5);
-	ci->hi = ab_percentile(x, AB_BOOT_RESAMPLES, 97.5);
-	ci->level = 0.95;
-	*p = fmin(1, 2.0 * (1 + (below < above ? below : above)) / (AB_BOOT_RESAMPLES + 1));
+	ab_boot_ci(x, 0.95, ci, p);
 	free(buf);
 	free(x);
 	return 0;
@@ -166,19 +154,17 @@ static struct trow *rows_of(struct cmp *c, int *nrows)
 
 static void holm(struct trow *t, int n)
 {
-	size_t m = (size_t)(n ? n : 1);
-	double *p = malloc(m * sizeof(*p)), *adj = malloc(m * sizeof(*adj));
+	double *p = malloc((size_t)(n ? n : 1) * sizeof(*p));
 
-	if (!p || !adj)
+	if (!p)
 		ab_fail("compare: out of memory");
 	for (int i = 0; i < n; i++)
 		p[i] = t[i].judged ? t[i].p : NAN;
-	if (ab_holm(p, (size_t)n, adj) < 0)
+	if (ab_holm(p, (size_t)n, p) < 0)	/* adjusted in place */
 		ab_fail("compare: out of memory");
 	for (int i = 0; i < n; i++)
-		t[i].adj = adj[i];
+		t[i].adj = p[i];
 	free(p);
-	free(adj);
 }
 
 void h_cmp_trusted(struct cmp *c)

@@ -332,13 +332,12 @@ static void plot_panel(FILE *f, const struct cdf_set *s, const struct figure *fi
 	fprintf(f, "\n");
 }
 
+/* cols: the panels a row */
 static void plot_body(FILE *f, const struct cdf_set *s, const struct figure *fig, const char *title,
-		      const double *x, int *widest)
+		      const double *x, int cols, int *widest)
 {
-	int index = 0, cols = 1;
+	int index = 0;
 
-	while (cols * cols < fig->np)
-		cols++;
 	if (fig->np > 1) {
 		fprintf(f, "set multiplot layout %d,%d title ", (fig->np + cols - 1) / cols, cols);
 		ab_gp_string(f, title);
@@ -374,10 +373,10 @@ static int write_figure(const char *pdir, const struct cdf_set *s, const struct 
 	FILE *b = open_memstream(&body, &blen);
 	if (!b)
 		return -1;
-	plot_body(b, s, fig, title, x, &widest);
-	rc |= ferror(b) | fclose(b) ? -1 : 0;
 	while (cols * cols < fig->np)
 		cols++;
+	plot_body(b, s, fig, title, x, cols, &widest);
+	rc |= ferror(b) | fclose(b) ? -1 : 0;
 	rows = (fig->np + cols - 1) / cols;
 	/* a key below a panel is centred on it: a panel at least as wide as its longest
 	 * label (about KEY_CHAR_W pixels a character, and the line's sample) keeps the

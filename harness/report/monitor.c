@@ -47,14 +47,6 @@ static const struct {
 	{ "mon_spinner_cpu_pct", "--idle busy spinners' CPU %" },
 };
 
-/* What one operation is: its descriptor says. */
-static const char *op_of(const char *bench)
-{
-	const struct ab_bench_desc *d = h_desc(bench);
-
-	return d && d->op ? d->op : "one operation";
-}
-
 struct reasons {
 	int n;
 	char r[MON_REASONS][MON_REASON_LEN];
@@ -225,6 +217,7 @@ void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct a
 {
 	static char cfg[MON_ROWS][AB_CONFIG_LEN];
 	static struct reasons rs;
+	const struct ab_bench_desc *desc = h_desc(bench);	/* it says what one operation is */
 	int n = 0, have[AB_ARRAY_SIZE(cols)] = { 0 }, fam[AB_ARRAY_SIZE(families)] = { 0 };
 
 	log_reasons(dir, bench, &rs);
@@ -249,7 +242,8 @@ void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct a
 			fam[c] = family_cell(NULL, &families[c], d, bench, cfg[r]) > 0;
 	fprintf(f, "What the CPUs did in %s's measured windows (medians over repetitions, per "
 		   "operation: %s; from the kernel's counters, read outside the timed window; "
-		   "machine-wide on the allowed CPUs):\n\n| config |", bench, op_of(bench));
+		   "machine-wide on the allowed CPUs):\n\n| config |", bench,
+		desc && desc->op ? desc->op : "one operation");
 	for (size_t c = 0; c < AB_ARRAY_SIZE(cols); c++)
 		if (have[c])
 			fprintf(f, " %s |", cols[c].head);

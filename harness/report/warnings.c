@@ -24,10 +24,7 @@ static int headline(const char *bench, const char *metric)
 {
 	const struct ab_bench_desc *d = h_desc(bench);
 
-	for (int i = 0; d && d->headline && d->headline[i]; i++)
-		if (!strcmp(d->headline[i], metric))
-			return 1;
-	return 0;
+	return d && ab_desc_in(d->headline, metric, strlen(metric));
 }
 
 /* The load average at the start, per machine.txt (NAN when not recorded), and the CPUs the

@@ -11,8 +11,6 @@
 
 #include "record/hboot.h"
 
-#define HBOOT_SEED 0x61666662656e6368ULL	/* "affbench", as ratio_ci.c's */
-
 struct pair {
 	int inv;
 	double x;
@@ -30,13 +28,6 @@ static int cmp_pair(const void *pa, const void *pb)
 	const struct pair *a = pa, *b = pb;
 
 	return (a->inv > b->inv) - (a->inv < b->inv);
-}
-
-static int cmp_double(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-
-	return (a > b) - (a < b);
 }
 
 static void grouped_free(struct grouped *g)
@@ -98,40 +89,17 @@ int ab_levels_count(const struct ab_levels *s, struct ab_levels_count *c)
 	return 0;
 }
 
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, n): multiply-high, its bias (about n / 2^64) nothing next to resampling. */
-static size_t draw(uint64_t *rng, size_t n)
-{
-	return (size_t)(((unsigned __int128)splitmix64(rng) * n) >> 64);
-}
-
-/* The median of one two-level resample of g; buf: k x wmax slots. Interpolated as
- * ab_median does (the mean of the two middle values when the count is even). */
+/* The median of one two-level resample of g; buf: k x wmax slots. */
 static double resample_median(const struct grouped *g, double *buf, uint64_t *rng)
 {
 	size_t m = 0;
 
 	for (size_t i = 0; i < g->k; i++) {
-		size_t j = draw(rng, g->k);
+		size_t j = ab_boot_draw(rng, g->k);
 		for (size_t w = 0; w < g->len[j]; w++)
-			buf[m++] = g->x[g->start[j] + draw(rng, g->len[j])];
+			buf[m++] = g->x[g->start[j] + ab_boot_draw(rng, g->len[j])];
 	}
-	size_t lo = (m - 1) / 2;
-	double vlo = ab_select_kth(buf, m, lo), vhi = vlo;
-	if (m % 2 == 0) {	/* the next rank: the least of those after lo */
-		vhi = buf[lo + 1];
-		for (size_t i = lo + 2; i < m; i++)
-			vhi = buf[i] < vhi ? buf[i] : vhi;
-	}
-	return vlo + 0.5 * (vhi - vlo);
+	return ab_boot_median(buf, m);
 }
 
 static int check_args(const struct ab_levels *s, double level, struct grouped *g)
@@ -154,18 +122,10 @@ static int check_args(const struct ab_levels *s, double level, struct grouped *g
 	return 0;
 }
 
-static void percentile_ci(double *v, double level, struct ab_ci *ci)
-{
-	qsort(v, AB_BOOT_RESAMPLES, sizeof(*v), cmp_double);
-	ci->lo = ab_percentile(v, AB_BOOT_RESAMPLES, 100 * (1 - level) / 2);
-	ci->hi = ab_percentile(v, AB_BOOT_RESAMPLES, 100 * (1 + level) / 2);
-	ci->level = level;
-}
-
 int ab_hboot_median_ci(const struct ab_levels *s, double level, struct ab_ci *ci)
 {
 	struct grouped g;
-	uint64_t rng = HBOOT_SEED;
+	uint64_t rng = AB_BOOT_SEED;
 
 	ci->lo = ci->hi = ci->level = NAN;
 	if (check_args(s, level, &g) < 0)
@@ -179,7 +139,7 @@ int ab_hboot_median_ci(const struct ab_levels *s, double level, struct ab_ci *ci
 	}
 	for (size_t i = 0; i < AB_BOOT_RESAMPLES; i++)
 		med[i] = resample_median(&g, buf, &rng);
-	percentile_ci(med, level, ci);
+	ab_boot_ci(med, level, ci, NULL);
 	ret = 0;
 out:
 	free(buf);
@@ -192,7 +152,7 @@ static int ratio_resamples(const struct grouped *ga, const struct grouped *gb, d
 {
 	double *ba = malloc(ga->k * ga->wmax * sizeof(*ba));
 	double *bb = malloc(gb->k * gb->wmax * sizeof(*bb));
-	uint64_t rng = HBOOT_SEED;
+	uint64_t rng = AB_BOOT_SEED;
 	int ret = -1;
 
 	errno = ENOMEM;
@@ -228,16 +188,7 @@ int ab_hboot_ratio_ci(const struct ab_levels *a, const struct ab_levels *b, doub
 	if (!ratio)
 		errno = ENOMEM;
 	else if (ratio_resamples(&ga, &gb, ratio) == 0) {
-		size_t le1 = 0, ge1 = 0;
-		for (size_t i = 0; i < AB_BOOT_RESAMPLES; i++) {
-			le1 += ratio[i] <= 1;
-			ge1 += ratio[i] >= 1;
-		}
-		/* (k + 1) / (B + 1): a sampled share is never an honest 0 */
-		double sle = (le1 + 1.0) / (AB_BOOT_RESAMPLES + 1.0);
-		double sge = (ge1 + 1.0) / (AB_BOOT_RESAMPLES + 1.0);
-		*p = 2 * (sle < sge ? sle : sge) > 1 ? 1 : 2 * (sle < sge ? sle : sge);
-		percentile_ci(ratio, level, ci);
+		ab_boot_ci(ratio, level, ci, p);
 		ret = 0;
 	}
 	free(ratio);

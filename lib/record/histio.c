@@ -53,12 +53,6 @@ static void rows(FILE *f, const char *prefix, const char *bench, const char *con
 	}
 }
 
-void ab_hist_rows_write(FILE *f, const char *bench, const char *config, int rep,
-			const char *metric, const char *unit, const struct ab_hist *h)
-{
-	rows(f, "", bench, config, rep, metric, unit, h);
-}
-
 void ab_hist_rows(struct ab_out *o, const struct ab_config *c, int rep, const char *metric,
 		  const char *unit, const struct ab_hist *h)
 {

@@ -32,9 +32,6 @@
 /* h's non-empty buckets as "hist," rows on o, when wanted; an empty h writes nothing. */
 void ab_hist_rows(struct ab_out *o, const struct ab_config *c, int rep, const char *metric,
 		  const char *unit, const struct ab_hist *h);
-/* The same rows, without the "hist," prefix, on f (what hist.csv holds). */
-void ab_hist_rows_write(FILE *f, const char *bench, const char *config, int rep,
-			const char *metric, const char *unit, const struct ab_hist *h);
 
 /*
  * One latency metric of one repetition, beyond the p50 and p99 records the

@@ -35,9 +35,9 @@ long ab_holm(const double *p, size_t n, double *adj)
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		adj[i] = NAN;
 		if (!isnan(p[i]))
 			s[m++] = (struct idx){ p[i], i };
+		adj[i] = NAN;	/* after p[i] is read: adj may be p */
 	}
 	qsort(s, m, sizeof(*s), cmp_idx);
 	double run = 0;	/* running maximum: adjusted p-values never fall down the order */

@@ -32,7 +32,6 @@
 #include "record/stats.h"
 
 #define EXACT_MAX AB_BOOT_EXACT_MAX
-#define AB_BOOT_SEED 0x61666662656e6368ULL	/* "affbench" */
 
 struct point {
 	double v, p;		/* a value of the resampled median and its probability */
@@ -181,6 +180,42 @@ static uint64_t splitmix64(uint64_t *state)
 	return z ^ (z >> 31);
 }
 
+/* multiply-high maps to [0, n); its bias, about n / 2^64, is nothing next to resampling */
+size_t ab_boot_draw(uint64_t *rng, size_t n)
+{
+	return (size_t)(((unsigned __int128)splitmix64(rng) * n) >> 64);
+}
+
+double ab_boot_median(double *x, size_t n)
+{
+	size_t lo = (n - 1) / 2;
+	double vlo = ab_select_kth(x, n, lo), vhi = vlo;
+
+	if (n % 2 == 0) {	/* the next rank: the least of those after lo */
+		vhi = x[lo + 1];
+		for (size_t i = lo + 2; i < n; i++)
+			vhi = x[i] < vhi ? x[i] : vhi;
+	}
+	return vlo + 0.5 * (vhi - vlo);
+}
+
+void ab_boot_ci(const double *v, double level, struct ab_ci *ci, double *p)
+{
+	size_t le1 = 0, ge1 = 0;
+
+	for (size_t i = 0; i < AB_BOOT_RESAMPLES; i++) {
+		le1 += v[i] <= 1;
+		ge1 += v[i] >= 1;
+	}
+	/* (k + 1) / (B + 1): a sampled share is never an honest 0 */
+	if (p)
+		*p = two_sided_p((le1 + 1.0) / (AB_BOOT_RESAMPLES + 1.0),
+				 (ge1 + 1.0) / (AB_BOOT_RESAMPLES + 1.0));
+	ci->lo = ab_percentile(v, AB_BOOT_RESAMPLES, 100 * (1 - level) / 2);
+	ci->hi = ab_percentile(v, AB_BOOT_RESAMPLES, 100 * (1 + level) / 2);
+	ci->level = level;
+}
+
 /* The median of one resample of sorted s: counting drawn indices (cnt: n slots)
  * gives the resample's order without sorting values. */
 static double resample_median(const double *s, size_t n, unsigned *cnt, uint64_t *rng)
@@ -189,9 +224,8 @@ static double resample_median(const double *s, size_t n, unsigned *cnt, uint64_t
 	size_t lo = (size_t)h, seen = 0, ilo = 0, ihi = 0;
 
 	memset(cnt, 0, n * sizeof(*cnt));
-	/* multiply-high maps to [0, n); its bias, about n / 2^64, is nothing next to resampling */
 	for (size_t i = 0; i < n; i++)
-		cnt[(size_t)(((unsigned __int128)splitmix64(rng) * n) >> 64)]++;
+		cnt[ab_boot_draw(rng, n)]++;
 	for (size_t i = 0; i < n; i++) {
 		if (seen <= lo && lo < seen + cnt[i])
 			ilo = i;
@@ -206,17 +240,9 @@ static double resample_median(const double *s, size_t n, unsigned *cnt, uint64_t
  * interpolated as ab_percentile does; buf: AB_BOOT_MAX_N slots. No sort of x needed. */
 static double subsample_median(const double *x, size_t n, double *buf, uint64_t *rng)
 {
-	const size_t m = AB_BOOT_MAX_N, lo = (m - 1) / 2;
-
-	for (size_t i = 0; i < m; i++)
-		buf[i] = x[(size_t)(((unsigned __int128)splitmix64(rng) * n) >> 64)];
-	double vlo = ab_select_kth(buf, m, lo), vhi = vlo;
-	if (m % 2 == 0) {	/* the next rank: the least of those after lo */
-		vhi = buf[lo + 1];
-		for (size_t i = lo + 2; i < m; i++)
-			vhi = buf[i] < vhi ? buf[i] : vhi;
-	}
-	return vlo + 0.5 * (vhi - vlo);
+	for (size_t i = 0; i < AB_BOOT_MAX_N; i++)
+		buf[i] = x[ab_boot_draw(rng, n)];
+	return ab_boot_median(buf, AB_BOOT_MAX_N);
 }
 
 /* A resample's median: of sorted s whole up to AB_BOOT_MAX_N values, else M out of n. */
@@ -246,18 +272,7 @@ static int sampled_ci(const double *sa, size_t na, const double *sb, size_t nb, 
 		}
 		ratio[i] = ma / mb;
 	}
-	qsort(ratio, AB_BOOT_RESAMPLES, sizeof(*ratio), cmp_double);
-	size_t le1 = 0, ge1 = 0;
-	for (size_t i = 0; i < AB_BOOT_RESAMPLES; i++) {
-		le1 += ratio[i] <= 1;
-		ge1 += ratio[i] >= 1;
-	}
-	/* (k + 1) / (B + 1): a sampled share is never an honest 0 */
-	*pval = two_sided_p((le1 + 1.0) / (AB_BOOT_RESAMPLES + 1.0),
-			    (ge1 + 1.0) / (AB_BOOT_RESAMPLES + 1.0));
-	ci->lo = ab_percentile(ratio, AB_BOOT_RESAMPLES, 100 * (1 - level) / 2);
-	ci->hi = ab_percentile(ratio, AB_BOOT_RESAMPLES, 100 * (1 + level) / 2);
-	ci->level = level;
+	ab_boot_ci(ratio, level, ci, pval);
 	ret = 0;
 out:
 	free(cnt);

@@ -61,14 +61,6 @@ int ab_config_set(struct ab_config *c, const char *key, const char *fmt, ...)
 	return 0;
 }
 
-const char *ab_config_get(const struct ab_config *c, const char *key)
-{
-	for (int i = 0; i < c->n; i++)
-		if (strcmp(c->kv[i].key, key) == 0)
-			return c->kv[i].val;
-	return NULL;
-}
-
 /* Returns the length written, or -1 (ENOSPC) when buf is too small; buf is always terminated. */
 int ab_config_format(const struct ab_config *c, char *buf, size_t len)
 {

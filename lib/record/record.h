@@ -33,7 +33,6 @@ void ab_config_init(struct ab_config *c);
 /* Set (or replace) key; keeps keys sorted. Returns -1 if full or too long. */
 int ab_config_set(struct ab_config *c, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-const char *ab_config_get(const struct ab_config *c, const char *key);
 /* "k1=v1;k2=v2" */
 int ab_config_format(const struct ab_config *c, char *buf, size_t len);
 /* Parse "k1=v1;k2=v2" back (keys sorted on the way in). */

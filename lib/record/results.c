@@ -12,6 +12,7 @@
 #include "sys/grow.h"
 #include "sys/idle_policy.h"
 #include "sys/parse.h"
+#include "record/hindex.h"
 #include "record/results_i.h"
 
 #define CHUNK 65536		/* the strings' arena grows by this much */
@@ -137,20 +138,11 @@ const char *ab_record_check(const char *bench, const char *config, const char *r
 
 /* ---- interned strings ---- */
 
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		h = (h ^ *p) * 1099511628211ull;	/* FNV-1a */
-	return (h ^ 0x1f) * 1099511628211ull;	/* a field separator */
-}
-
-#define FNV_BASIS 1469598103934665603ull
-
 static const char **set_slot(const struct ab_strings *t, const char *s)
 {
 	size_t mask = t->nslot - 1;
 
-	for (size_t i = hash_str(FNV_BASIS, s) & mask;; i = (i + 1) & mask)
+	for (size_t i = ab_hash_str(AB_HASH_INIT, s) & mask;; i = (i + 1) & mask)
 		if (!t->set[i] || !strcmp(t->set[i], s))
 			return &t->set[i];
 }
@@ -214,7 +206,8 @@ const char *ab_results_intern(struct ab_results *r, const char *s)
 static uint64_t hash_key(const char *bench, const char *config, const char *metric,
 			 const char *unit)
 {
-	return hash_str(hash_str(hash_str(hash_str(FNV_BASIS, bench), config), metric), unit);
+	return ab_hash_str(ab_hash_str(ab_hash_str(ab_hash_str(AB_HASH_INIT, bench), config), metric),
+			   unit);
 }
 
 static int same(const struct ab_group *g, const char *bench, const char *config,

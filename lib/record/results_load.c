@@ -17,6 +17,7 @@
 #include "sys/grow.h"
 #include "sys/infile.h"
 #include "sys/parse.h"
+#include "record/hindex.h"
 #include "record/record.h"
 #include "record/results_i.h"
 
@@ -37,8 +38,9 @@ struct unit_of {
 };
 
 struct units {
-	struct unit_of *e;	/* open addressing, bench NULL = empty */
-	size_t n, nslot;
+	struct unit_of *e;	/* in order of first appearance */
+	size_t n, cap;
+	struct ab_hindex idx;	/* by bench and metric */
 };
 
 struct load {
@@ -68,33 +70,21 @@ static void bad_row(struct load *l, size_t lineno, const char *fmt, ...)
 
 /* ---- one unit per metric ---- */
 
-static struct unit_of *unit_slot(const struct units *u, const char *bench, const char *metric)
+/* The entry of (bench, metric), interned strings, or a new empty one (bench NULL); NULL
+ * when out of memory. */
+static struct unit_of *unit_slot(struct units *u, const char *bench, const char *metric)
 {
-	size_t mask = u->nslot - 1;
-	uintptr_t h = ((uintptr_t)bench * 0x9e3779b97f4a7c15ull) ^ (uintptr_t)metric;
+	uint64_t h = ab_hash_str(ab_hash_str(AB_HASH_INIT, bench), metric);
+	size_t pos = 0, e;
 
-	h = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ull;
-	for (size_t i = (h ^ (h >> 32)) & mask;; i = (i + 1) & mask)
-		if (!u->e[i].bench || (u->e[i].bench == bench && u->e[i].metric == metric))
-			return &u->e[i];
-}
-
-static int units_grow(struct units *u)
-{
-	if (u->nslot && 4 * (u->n + 1) <= 3 * u->nslot)
-		return 0;
-	size_t nslot = u->nslot ? 2 * u->nslot : 64, oldn = u->nslot;
-	struct unit_of *old = u->e;
-	if (!(u->e = calloc(nslot, sizeof(*u->e)))) {
-		u->e = old;
-		return -1;
-	}
-	u->nslot = nslot;
-	for (size_t i = 0; i < oldn; i++)
-		if (old[i].bench)
-			*unit_slot(u, old[i].bench, old[i].metric) = old[i];
-	free(old);
-	return 0;
+	while ((e = ab_hindex_next(&u->idx, h, &pos)))
+		if (u->e[e - 1].bench == bench && u->e[e - 1].metric == metric)
+			return &u->e[e - 1];
+	if (ab_grow(&u->e, &u->cap, u->n + 1, sizeof(*u->e), 64) < 0 ||
+	    ab_hindex_add(&u->idx, h, u->n) < 0)
+		return NULL;
+	u->e[u->n] = (struct unit_of){ 0 };
+	return &u->e[u->n++];
 }
 
 /*
@@ -105,24 +95,22 @@ static struct ab_group *group_for(struct load *l, char **f, size_t lineno)
 {
 	struct ab_group *g = (struct ab_group *)ab_results_get(l->r, f[0], f[1], f[3], f[5]);
 	const char *bench, *metric, *unit;
+	struct unit_of *u;
 
 	if (g)
 		return g;
 	errno = ENOMEM;
 	if (!(bench = ab_results_intern(l->r, f[0])) || !(metric = ab_results_intern(l->r, f[3])) ||
-	    !(unit = ab_results_intern(l->r, f[5])) || units_grow(&l->units) < 0)
+	    !(unit = ab_results_intern(l->r, f[5])) || !(u = unit_slot(&l->units, bench, metric)))
 		return NULL;
-	struct unit_of *u = unit_slot(&l->units, bench, metric);
 	if (u->bench && u->unit != unit) {
 		bad_row(l, lineno, "%s of %s in %s, but line %zu has it in %s: one unit per metric",
 			metric, bench, unit, u->line, u->unit);
 		errno = 0;
 		return NULL;
 	}
-	if (!u->bench) {
+	if (!u->bench)
 		*u = (struct unit_of){ bench, metric, unit, lineno };
-		l->units.n++;
-	}
 	struct ab_group *ng = ab_results_group_new(l->r, bench, f[1], metric, unit);
 	if (ng)
 		ng->line = lineno;
@@ -361,6 +349,7 @@ int ab_results_load_csv(struct ab_results *r, const char *path, FILE *report, ch
 	free(line);
 	fclose(f);
 	free(l.units.e);
+	ab_hindex_free(&l.units.idx);
 	if (rc == 0)
 		return finish(&l, err, errlen);
 	/* refused or failed: the groups stay, empty, for the caller to free */

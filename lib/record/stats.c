@@ -261,9 +261,7 @@ double ab_hist_bucket_mid(unsigned i)
 {
 	if (i < AB_HIST_SUB)
 		return i;
-	unsigned k = i / AB_HIST_SUB, sub = i % AB_HIST_SUB;
-	double width = ldexp(1.0, (int)k - 1);
-	return ldexp(AB_HIST_SUB + sub, (int)k - 1) + (width - 1) / 2;
+	return (double)ab_hist_bucket_lo(i) + (ldexp(1.0, (int)(i / AB_HIST_SUB) - 1) - 1) / 2;
 }
 
 /* The middle of what bucket i is known to hold: up to the max in the top bucket when the

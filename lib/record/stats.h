@@ -69,12 +69,23 @@ int ab_median_ci(const double *x, size_t n, double level, struct ab_ci *ci);
 int ab_ratio_ci_p(const double *a, size_t na, const double *b, size_t nb, double level,
 		  struct ab_ci *ci, double *p);
 
+/* What the drawn bootstraps (ratio_ci.c's, hboot.c's) share: one fixed seed, so results
+ * repeat; a draw from [0, n) of the splitmix64 stream at *rng; the median of x[0..n-1]
+ * (n > 0) by selection, x reordered, interpolated as ab_median's; and the percentile CI
+ * at level of AB_BOOT_RESAMPLES resampled values v, with (p not NULL) the two-sided p of
+ * "the value is 1" as ab_ratio_ci_p gives it. */
+#define AB_BOOT_SEED 0x61666662656e6368ULL	/* "affbench" */
+size_t ab_boot_draw(uint64_t *rng, size_t n);
+double ab_boot_median(double *x, size_t n);
+void ab_boot_ci(const double *v, double level, struct ab_ci *ci, double *p);
+
 /*
  * Holm-Bonferroni (Holm 1979) over n p-values: adj[i] is p[i]'s adjusted
  * p-value (R's p.adjust(p, "holm")): sorted ascending, the j-th (from 0)
  * times n - j, made monotone, at most 1; reject where adj <= alpha controls the
  * family-wise error rate at alpha. NAN p-values (not judged) are left out of
- * n and get a NAN adj. Returns how many p-values were counted, or -1 (ENOMEM).
+ * n and get a NAN adj. adj may be p (adjusted in place). Returns how many
+ * p-values were counted, or -1 (ENOMEM).
  */
 long ab_holm(const double *p, size_t n, double *adj);
 

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Shared by test_record.c and test_record_field.c (lib/record/record.c): the
- * includes, a memstream read back as one string, a text comparison, and
- * writing a few records into one.
+ * includes, a config's value by key, a memstream read back as one string, a
+ * text comparison, and writing a few records into one.
  */
 #ifndef RECORD_FX_H
 #define RECORD_FX_H
@@ -23,6 +23,15 @@
 #include "sys/opts.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* key's value in c, or NULL. */
+static inline const char *config_get(const struct ab_config *c, const char *key)
+{
+	for (int i = 0; i < c->n; i++)
+		if (strcmp(c->kv[i].key, key) == 0)
+			return c->kv[i].val;
+	return NULL;
+}
 
 /* A memstream that the test reads back as one string. */
 struct mem {

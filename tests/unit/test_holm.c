@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -56,6 +57,13 @@ static void test_holm(void **state)
 				fail_msg("%s: adj[%zu] = %.17g, want %.17g", t->name, i, adj[i],
 					 t->want[i]);
 		}
+		double in[MAXP];	/* adjusted in place, adj == p: the same */
+		memcpy(in, t->p, sizeof(in));
+		assert_int_equal(ab_holm(in, t->n, in), t->counted);
+		for (size_t i = 0; i < t->n; i++)
+			if (isnan(adj[i]) ? !isnan(in[i]) : in[i] != adj[i])
+				fail_msg("%s in place: adj[%zu] = %.17g, want %.17g", t->name, i,
+					 in[i], adj[i]);
 	}
 }
 

@@ -73,8 +73,8 @@ static void test_config_set(void **state)
 			for (int k = j + 1; k < 6 && cases[i].kv[k][0]; k++)
 				if (strcmp(cases[i].kv[k][0], cases[i].kv[j][0]) == 0)
 					want = cases[i].kv[k][1];
-			assert_non_null(ab_config_get(&c, cases[i].kv[j][0]));
-			assert_string_equal(ab_config_get(&c, cases[i].kv[j][0]), want);
+			assert_non_null(config_get(&c, cases[i].kv[j][0]));
+			assert_string_equal(config_get(&c, cases[i].kv[j][0]), want);
 			n++;
 		}
 		assert_true(c.n <= n);
@@ -129,8 +129,8 @@ static void test_config_limits(void **state)
 	assert_int_equal(c.n, AB_CONFIG_MAX);
 	assert_int_equal(ab_config_set(&c, "zz", "1"), -1);
 	assert_int_equal(ab_config_set(&c, "a", "again"), 0);
-	assert_string_equal(ab_config_get(&c, "a"), "again");
-	assert_null(ab_config_get(&c, "zz"));
+	assert_string_equal(config_get(&c, "a"), "again");
+	assert_null(config_get(&c, "zz"));
 }
 
 static void test_config_format_small(void **state)

@@ -183,8 +183,8 @@ static void test_csv_record_roundtrip(void **state)
 	assert_int_equal(ab_csv_split(nl + 1, fields, 7), 6);
 	assert_string_equal(fields[0], "sqrtio");
 	assert_int_equal(ab_config_parse(&back, fields[1]), 0);
-	assert_string_equal(ab_config_get(&back, "io_cpus"), "0-1,4");
-	assert_string_equal(ab_config_get(&back, "label"), "say \"hi\"");
+	assert_string_equal(config_get(&back, "io_cpus"), "0-1,4");
+	assert_string_equal(config_get(&back, "label"), "say \"hi\"");
 	ab_config_format(&c, buf, sizeof(buf));
 	assert_string_equal(fields[1], buf);
 	assert_string_equal(fields[2], "3");
