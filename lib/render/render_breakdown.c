@@ -99,7 +99,7 @@ static void fill_bar(struct ab_breakdown_bar *b, const struct ab_results *res,
 
 int ab_breakdown_few(const struct ab_breakdown_bar *b)
 {
-	return b->calls < AB_BREAKDOWN_MIN_CALLS;	/* NAN, not recorded: not flagged */
+	return b->calls > 0 && b->calls < AB_BREAKDOWN_MIN_CALLS;	/* 0, NAN: not counted */
 }
 
 /* Keys of a "k=v;k=v" config, appended to keys[] when new. */
