@@ -92,8 +92,9 @@ mkdir -p "$D"
 } >"$D/raw.csv"
 rendered "$D" "fdget"
 row=$(grep '^| process start-up' "$D/report.md")
-check "fdget: the start-up cell carries the change's 95% CI ($row)" \
-	eval '[[ $row =~ \|\ $NUM\ \($NUM\ -\>\ $NUM\ us,\ medians\),\ ${NUM}x\ \[$NUM,\ $NUM\]( \*)?\ \|$ ]]'
+# the cell: "225 (3400 -> 3624 us, medians), 1.07x [1.06, 1.08] *"
+CELL="\\| $NUM \\($NUM -> $NUM us, medians\\), ${NUM}x \\[$NUM, $NUM\\]( \\*)? \\|\$"
+check "fdget: the start-up cell carries the change's 95% CI ($row)" grep -qE "$CELL" "$D/report.md"
 
 # ---- cputestfs's breakdown: rows that tell apart, and too few calls flagged ----
 # rec CONFIG CALLS SUBMIT DWAKE SERVICE RWAKE RETURN: one instrumented repetition's brk_*
