@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "render/reading.h"
 #include "render/render.h"
 #include "render/render_breakdown.h"
 #include "render/desc.h"
@@ -21,22 +22,6 @@ static void cell(FILE *f, double v)
 {
 	char t[32];
 	fprintf(f, " %s |", ab_r_num(t, sizeof(t), v));
-}
-
-/* A FUSE configuration beside the pipe: its transport, and its daemon mode when the
- * bars differ in it (the default plan sweeps three daemon modes on libfuse). */
-static void fuse_name(const char *config, int with_daemon, char *buf, size_t len,
-		      const char *tpre, const char *dpre)
-{
-	char tr[32] = "", dm[32] = "";
-
-	ab_cfg_get(config, "transport", tr, sizeof(tr));
-	if (with_daemon)
-		ab_cfg_get(config, "daemon", dm, sizeof(dm));
-	if (!tr[0])
-		buf[0] = '\0';
-	else
-		snprintf(buf, len, "%s%s%s%s", tpre, tr, dm[0] ? dpre : "", dm);
 }
 
 /* Is b on one CPU, measuring baseline (records from before --baseline are FUSE)? */
@@ -60,21 +45,80 @@ static void pipe_row(struct ab_render *r, const char *name, double median,
 	fprintf(r->out, "\n");
 }
 
-/* How many daemon modes the same-CPU FUSE bars have (2 or more: the rows name theirs). */
-static int fuse_daemons(const struct ab_breakdown_bar *bars, int n)
+#define ROW_KEYS 8	/* keys beside transport that may tell the rows apart */
+
+/* A CPU of key ("client_cpu=1"), which placement same already names; not a count. */
+static int cpu_like(const char *key, const char *v)
 {
-	char first[AB_VALUE_LEN] = "", dm[AB_VALUE_LEN];
+	size_t kl = strlen(key);
+
+	return kl > 4 && !strcmp(key + kl - 4, "_cpu") && v[0] &&
+	       strspn(v, "0123456789,-") == strlen(v);
+}
+
+/* Does key take two values or more among the same-CPU FUSE bars? A bar without it holds
+ * ab_cfg_absent_as (idle: as-found), or says nothing (uring_cpu on libfuse's bars). */
+static int varies(const struct ab_breakdown_bar *bars, int n, const char *key)
+{
+	char first[AB_VALUE_LEN] = "", v[AB_VALUE_LEN];
 
 	for (int i = 0; i < n; i++) {
 		if (!is_same_cpu(&bars[i], "fuse"))
 			continue;
-		ab_cfg_get(bars[i].config, "daemon", dm, sizeof(dm));
+		if (!ab_cfg_get(bars[i].config, key, v, sizeof(v))[0])
+			snprintf(v, sizeof(v), "%s", ab_cfg_absent_as(key) ? ab_cfg_absent_as(key) : "");
+		if (!v[0] || cpu_like(key, v))
+			continue;
 		if (!first[0])
-			snprintf(first, sizeof(first), "%s", dm);
-		else if (strcmp(first, dm))
-			return 2;
+			snprintf(first, sizeof(first), "%s", v);
+		else if (strcmp(first, v))
+			return 1;
 	}
-	return 1;
+	return 0;
+}
+
+/* The keys beside transport that tell the same-CPU FUSE rows apart, in the configs'
+ * order: daemon where the plan sweeps daemon modes, idle where idle=poll repeats a
+ * transport and daemon. Returns how many. */
+static int row_keys(const struct ab_breakdown_bar *bars, int n, char keys[][AB_KEY_LEN])
+{
+	int nk = 0;
+
+	for (int i = 0; i < n; i++) {
+		if (!is_same_cpu(&bars[i], "fuse"))
+			continue;
+		for (const char *p = bars[i].config; *p; p += *p == ';') {
+			size_t kl = strcspn(p, "=;");
+			char k[AB_KEY_LEN];
+			int seen = 0;
+			snprintf(k, sizeof(k), "%.*s", (int)(kl < sizeof(k) ? kl : sizeof(k) - 1), p);
+			p += strcspn(p, ";");
+			for (int j = 0; j < nk; j++)
+				seen |= !strcmp(keys[j], k);
+			if (seen || nk == ROW_KEYS || !strcmp(k, "transport") || !strcmp(k, "baseline") ||
+			    !strcmp(k, "placement") || !varies(bars, n, k))
+				continue;
+			snprintf(keys[nk++], AB_KEY_LEN, "%s", k);
+		}
+	}
+	return nk;
+}
+
+/* A FUSE configuration beside the pipe: its transport, then each of keys that its config
+ * holds ("libfuse, daemon single, idle poll" with kv " ", "transport=libfuse, daemon=single"
+ * with tpre "transport=" and kv "="). */
+static void fuse_name(const char *config, char keys[][AB_KEY_LEN], int nk, char *buf,
+		      size_t len, const char *tpre, const char *kv)
+{
+	char v[AB_VALUE_LEN];
+
+	buf[0] = '\0';
+	if (!ab_cfg_get(config, "transport", v, sizeof(v))[0])
+		return;
+	snprintf(buf, len, "%s%s", tpre, v);
+	for (int k = 0; k < nk; k++)
+		if (ab_cfg_get(config, keys[k], v, sizeof(v))[0])
+			ab_r_addf(buf, len, ", %s%s%s", keys[k], kv, v);
 }
 
 /* The header of the pipe table, its step columns from the records' step names. */
@@ -105,7 +149,8 @@ void ctf_pipe_reading(struct ab_render *r, const struct ab_breakdown_bar *bars, 
 			pipe = &bars[i];
 	if (!(pg && pg->n) && !pipe)
 		return;
-	int daemons = fuse_daemons(bars, n);
+	char keys[ROW_KEYS][AB_KEY_LEN];
+	int nk = row_keys(bars, n, keys);
 	for (int i = 0; i < n; i++) {
 		const struct ab_breakdown_bar *b = &bars[i];
 		if (!is_same_cpu(b, "fuse"))
@@ -115,7 +160,7 @@ void ctf_pipe_reading(struct ab_render *r, const struct ab_breakdown_bar *bars, 
 			pipe_row(r, "pipe round trip", pg && pg->n ? ab_median(pg->v, pg->n) / 1e3 : NAN,
 				 pipe);
 		}
-		fuse_name(b->config, daemons > 1, tr, sizeof(tr), "", ", daemon ");
+		fuse_name(b->config, keys, nk, tr, sizeof(tr), "", " ");
 		snprintf(name, sizeof(name), "FUSE %s", tr[0] ? tr : b->label);
 		pipe_row(r, name,
 			 ab_breakdown_median_of(r->res, r->desc->name, b->config, CTF_M_P50, "ns") / 1e3, b);
@@ -126,7 +171,7 @@ void ctf_pipe_reading(struct ab_render *r, const struct ab_breakdown_bar *bars, 
 	for (int i = 0; i < n && pipe; i++) {
 		if (!is_same_cpu(&bars[i], "fuse"))
 			continue;
-		fuse_name(bars[i].config, daemons > 1, tr, sizeof(tr), "transport=", ", daemon=");
+		fuse_name(bars[i].config, keys, nk, tr, sizeof(tr), "transport=", "=");
 		snprintf(name, sizeof(name), "%s", tr);
 		fprintf(r->out, "- %s\n", ab_breakdown_compare(text, sizeof(text), &bars[i], name, pipe,
 							  "baseline=pipe", "placement=same"));

@@ -238,7 +238,7 @@ static void beside(struct ab_render *r)
 	static const char *const cols[] = { "post", "this run", NULL };
 	const struct ab_group *g0 = op_mode(r, FDGET_M_SPAWN, "spawn", "single");
 	const struct ab_group *g1 = op_mode(r, FDGET_M_SPAWN, "spawn", "idle-thread");
-	char ops[AB_GRID_ROWS][32], label[96], t[96], a[32], b[32], c[32];
+	char ops[AB_GRID_ROWS][32], label[96], t[192], a[32], b[32], c[32], q_text[96];
 	int nop = ab_r_distinct(r, FDGET_M_NS, "op", ops, AB_GRID_ROWS);
 
 	if (nop == 0 && !g0)
@@ -269,9 +269,15 @@ static void beside(struct ab_render *r)
 			 ab_r_num(a, sizeof(a), ab_pub(POST, "spawn.added_s_per_1000") * 1000),
 			 ab_pub_text(POST, "spawn.added_s_per_1000"));
 		ab_r_cell_text(r, t);
-		snprintf(t, sizeof(t), "%s (%s -> %s us, medians)",
+		/* the difference of medians carries the paired ratio's CI, as every compared
+		 * number does: the reading below judges the change by that ratio */
+		double q = NAN;
+		struct ab_ci ci;
+		enum ab_verdict v = ab_r_paired(g1, g0, &q, &ci);
+		snprintf(t, sizeof(t), "%s (%s -> %s us, medians), %s",
 			 ab_r_num(a, sizeof(a), ab_r_median(g1) - ab_r_median(g0)),
-			 ab_r_num(b, sizeof(b), ab_r_median(g0)), ab_r_num(c, sizeof(c), ab_r_median(g1)));
+			 ab_r_num(b, sizeof(b), ab_r_median(g0)), ab_r_num(c, sizeof(c), ab_r_median(g1)),
+			 ab_r_ratio_brief(q_text, sizeof(q_text), v, q, &ci));
 		ab_r_cell_text(r, t);
 		ab_r_beside_row_end(r);
 	}

@@ -72,6 +72,9 @@ static void fill_bar(struct ab_breakdown_bar *b, const struct ab_results *res,
 	for (size_t i = 0; i < n; i++)
 		v[i] = call->v[i] / 1e3;
 	b->call_us = mean_finite(v, (int)n);
+	b->calls = 0;
+	for (size_t i = 0; i < n; i++)
+		b->calls += at_rep(res, call->bench, call->config, "brk_calls", "count", call->rep[i], i);
 	b->call_p50_us =
 		ab_breakdown_median_of(res, call->bench, call->config, "brk_call_p50_ns", "ns") / 1e3;
 	for (int s = 0; s < AB_BREAKDOWN_NSTEP; s++) {
@@ -92,6 +95,11 @@ static void fill_bar(struct ab_breakdown_bar *b, const struct ab_results *res,
 		snprintf(m, sizeof(m), "brk_%s_wake_idle_pct", ab_breakdown_wake_names[w]);
 		b->idle_pct[w] = ab_breakdown_median_of(res, call->bench, call->config, m, "%");
 	}
+}
+
+int ab_breakdown_few(const struct ab_breakdown_bar *b)
+{
+	return b->calls > 0 && b->calls < AB_BREAKDOWN_MIN_CALLS;	/* 0, NAN: not counted */
 }
 
 /* Keys of a "k=v;k=v" config, appended to keys[] when new. */

@@ -33,12 +33,19 @@ struct ab_breakdown_bar {
 	const char *config;		/* the records' config (points into the results) */
 	char label[AB_BREAKDOWN_LABEL];	/* the values of the keys that tell bars apart, ':'-joined */
 	int reps;			/* instrumented repetitions behind it */
+	double calls;			/* calls behind it (brk_calls summed); 0, NAN: not counted */
 	double call_us;			/* mean per call */
 	double call_p50_us;		/* median of brk_call_p50_ns over repetitions */
 	double step_us[AB_BREAKDOWN_NSTEP];	/* mean per call of each step */
 	double outside_us;		/* mean per call outside the probes (brk_outside_ns) */
 	double wakes[AB_BREAKDOWN_NWAKE], cross_pct[AB_BREAKDOWN_NWAKE], idle_pct[AB_BREAKDOWN_NWAKE];
 };
+
+/* Fewer calls than this behind a breakdown: its means rest on a few calls, one slow call
+ * moves them, and the report says so beside them (ab_breakdown_few). */
+#define AB_BREAKDOWN_MIN_CALLS 1000
+/* Does b rest on fewer than AB_BREAKDOWN_MIN_CALLS calls (counted: not 0, not NAN)? */
+int ab_breakdown_few(const struct ab_breakdown_bar *b);
 
 /* The record name of step i ("daemon_wake"): ab_breakdown_step_name, kstats/breakdown.h. */
 

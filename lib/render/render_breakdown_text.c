@@ -39,6 +39,19 @@ static void cell(FILE *f, double v)
 	fprintf(f, " %s |", ab_r_num(t, sizeof(t), v));
 }
 
+/* " `name` rests on 12 calls, fewer than 1000: ..." where a bar has too few calls. */
+static void few_calls(char *buf, size_t len, const struct ab_breakdown_bar *a, const char *name)
+{
+	char x[32];
+
+	if (!ab_breakdown_few(a))
+		return;
+	ab_r_num(x, sizeof(x), a->calls);
+	ab_breakdown_addf(buf, len, " `%s`'s breakdown rests on %s call%s, fewer than the %d it "
+				    "needs: one slow call moves its means.", name, x,
+		    strcmp(x, "1") ? "s" : "", AB_BREAKDOWN_MIN_CALLS);
+}
+
 const char *ab_breakdown_compare(char *buf, size_t len,
 				 const struct ab_breakdown_bar *a, const char *sa,
 				 const struct ab_breakdown_bar *b, const char *sb, const char *ctx)
@@ -59,6 +72,8 @@ const char *ab_breakdown_compare(char *buf, size_t len,
 		ab_breakdown_addf(buf, len, "`%s` and `%s` took about the same time per call (%s and %s us, "
 				      "within %.0f%%).", sa, sb, us(x, sizeof(x), a->call_us),
 			    us(y, sizeof(y), b->call_us), 100 * SAME_WITHIN);
+		few_calls(buf, len, a, sa);
+		few_calls(buf, len, b, sb);
 		return buf;
 	}
 	for (int s = 0; s < AB_BREAKDOWN_NSTEP; s++) {
@@ -93,6 +108,8 @@ const char *ab_breakdown_compare(char *buf, size_t len,
 	if (missing[0])
 		ab_breakdown_addf(buf, len, "; not recorded on both sides, so not compared: %s", missing);
 	ab_breakdown_addf(buf, len, ".");
+	few_calls(buf, len, a, sa);
+	few_calls(buf, len, b, sb);
 	return buf;
 }
 
@@ -113,6 +130,7 @@ const char *ab_breakdown_single(char *buf, size_t len, const struct ab_breakdown
 			    us(y, sizeof(y), a->step_us[best]),
 			    ab_r_num(z, sizeof(z), 100 * a->step_us[best] / a->call_us));
 	ab_breakdown_addf(buf, len, ".");
+	few_calls(buf, len, a, name);
 	return buf;
 }
 
@@ -254,14 +272,19 @@ void ab_breakdown_tables(struct ab_render *r)
 	if (!s->n)
 		goto out;
 	/* Runs recorded before the outside row existed render as they did. */
-	int outside = 0;
-	for (int i = 0; i < s->n; i++)
+	int outside = 0, few = 0;
+	char few_note[128];
+	for (int i = 0; i < s->n; i++) {
 		outside |= !isnan(s->b[i].outside_us);
+		few |= ab_breakdown_few(&s->b[i]);
+	}
+	snprintf(few_note, sizeof(few_note), " Too few: fewer than %d calls behind the row, so "
+					     "one slow call moves its means.", AB_BREAKDOWN_MIN_CALLS);
 	fprintf(r->out, "### %s: where the time goes (request breakdown)\n\n"
 			"Mean microseconds per call of each step; they add up to the call. Each is "
 			"averaged over the instrumented repetitions (n); p50 is the calls' median. "
 			"Wake-ups: per call, %% that crossed CPUs, %% that found the CPU idle "
-			"(docs/breakdown.md).%s\n\n", r->desc->name,
+			"(docs/breakdown.md).%s%s\n\n", r->desc->name, few ? few_note : "",
 		outside ? " Outside the probes: what the clients' own clock saw beyond the steps "
 			  "(syscall entry and exit, the clock reads); call + outside = the clients' "
 			  "time per call." : "");
@@ -272,7 +295,13 @@ void ab_breakdown_tables(struct ab_render *r)
 		outside ? "---|" : "");
 	for (int i = 0; i < s->n; i++) {
 		const struct ab_breakdown_bar *b = &s->b[i];
-		fprintf(r->out, "| %s | %d |", b->label, b->reps);
+		char x[32];
+		fprintf(r->out, "| %s | %d", b->label, b->reps);
+		if (ab_breakdown_few(b)) {	/* flagged where it stands */
+			ab_r_num(x, sizeof(x), b->calls);
+			fprintf(r->out, " (%s call%s: too few)", x, strcmp(x, "1") ? "s" : "");
+		}
+		fprintf(r->out, " |");
 		cell(r->out, b->call_us);
 		for (int k = 0; k < AB_BREAKDOWN_NSTEP; k++)
 			cell(r->out, b->step_us[k]);

@@ -236,6 +236,38 @@ static void test_single(void **state)
 				 "(`placement=same;transport=dev`): 10 us per call, most of it in the service (5 us, 50%).");
 }
 
+/* A breakdown from fewer than AB_BREAKDOWN_MIN_CALLS calls says so; one from enough, or
+ * whose calls were not counted (records from before brk_calls), does not. */
+static void test_few_calls(void **state)
+{
+	struct ab_breakdown_bar a = { .call_us = 20, .calls = 12, .step_us = { 1, 2, 14, 2, 1 } };
+	struct ab_breakdown_bar b = { .call_us = 10, .calls = 5000, .step_us = { 1, 2, 4, 2, 1 } };
+	char buf[1024];
+
+	(void)state;
+	for (int w = 0; w < 2; w++)
+		a.wakes[w] = a.cross_pct[w] = a.idle_pct[w] = b.wakes[w] = b.cross_pct[w] =
+			b.idle_pct[w] = NAN;
+	assert_true(ab_breakdown_few(&a));
+	assert_false(ab_breakdown_few(&b));
+	ab_breakdown_compare(buf, sizeof(buf), &a, "placement=other", &b, "placement=same", NULL);
+	assert_string_equal(buf, "`placement=other` took 10 us more per call than `placement=same` "
+				 "(20 vs 10 us), 10 us of it in the service. `placement=other`'s "
+				 "breakdown rests on 12 calls, fewer than the 1000 it needs: one slow "
+				 "call moves its means.");
+	a.calls = 1;
+	ab_breakdown_single(buf, sizeof(buf), &a, "placement=other");
+	assert_non_null(strstr(buf, "`placement=other`'s breakdown rests on 1 call, fewer than"));
+	a.calls = AB_BREAKDOWN_MIN_CALLS;
+	assert_false(ab_breakdown_few(&a));
+	a.calls = 0;	/* a bar built without brk_calls */
+	assert_false(ab_breakdown_few(&a));
+	a.calls = NAN;
+	assert_false(ab_breakdown_few(&a));
+	a.calls = 999;
+	assert_true(ab_breakdown_few(&a));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -246,6 +278,7 @@ int main(void)
 		cmocka_unit_test(test_missing_step),
 		cmocka_unit_test(test_medians),
 		cmocka_unit_test(test_single),
+		cmocka_unit_test(test_few_calls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
