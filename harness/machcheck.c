@@ -285,12 +285,6 @@ void h_machine_steal(FILE *f, const char *label)
 
 /* ---- report.md's warnings about them ---- */
 
-/* The value of label in dir's machine.txt, "" when absent. */
-static const char *val(const char *dir, const char *label, char *buf, size_t len)
-{
-	return h_machine_val(dir, label, buf, len);
-}
-
 static int warn(FILE *f, const char *what, const char *value, const char *why, const char *hint)
 {
 	fprintf(f, "- %s", what);
@@ -328,19 +322,19 @@ static int idle_warnings(FILE *f, const char *dir)
 	char v[1024], hp[64], name[64];
 	int n = 0;
 
-	if (strcmp(val(dir, "idle_cmdline", v, sizeof(v)), "poll") == 0)
+	if (strcmp(h_machine_val(dir, "idle_cmdline", v, sizeof(v)), "poll") == 0)
 		n += warn(f, "idle=poll", NULL, "idle CPUs spin, so waking one costs almost nothing: "
 			  "cross-CPU placements look better than on a default machine.",
 			  "boot without idle=poll to measure what users get.");
-	val(dir, "cpuidle", v, sizeof(v));
-	val(dir, "haltpoll_ns", hp, sizeof(hp));
+	h_machine_val(dir, "cpuidle", v, sizeof(v));
+	h_machine_val(dir, "haltpoll_ns", hp, sizeof(hp));
 	if (strstr(v, "driver=haltpoll") && !strcmp(hp, "0"))
 		n += warn(f, "cpuidle driver haltpoll with guest halt polling off", "guest_halt_poll_ns=0",
 			  "an idle vCPU halts into the hypervisor, so every wake-up of another CPU is an "
 			  "IPI and a VM exit (tens of microseconds): cross-CPU ratios mostly measure that.",
 			  "a second run after `echo 200000 > "
 			  "/sys/module/haltpoll/parameters/guest_halt_poll_ns` shows how much.");
-	int us = deepest(val(dir, "idle_states", v, sizeof(v)), name, sizeof(name));
+	int us = deepest(h_machine_val(dir, "idle_states", v, sizeof(v)), name, sizeof(name));
 	if (us >= DEEP_STATE_US) {
 		char lat[96];
 		snprintf(lat, sizeof(lat), "%s, %d us to leave", name, us);
@@ -348,12 +342,12 @@ static int idle_warnings(FILE *f, const char *dir)
 			  "pay that exit latency, which a CPU kept busy (placement same) never does.",
 			  "`cpupower idle-set -D 10` for a run without them, to see their share.");
 	}
-	val(dir, "pm_qos_us", v, sizeof(v));
+	h_machine_val(dir, "pm_qos_us", v, sizeof(v));
 	if (v[0] && isdigit((unsigned char)v[0]))
 		n += warn(f, "a PM QoS CPU latency limit is held", v, "deep idle states are off while "
 			  "some process holds /dev/cpu_dma_latency, so wake-ups are cheaper than on a "
 			  "default machine.", "find the holder (`fuser /dev/cpu_dma_latency`) and close it.");
-	if (strcmp(val(dir, "pm_qos_resume", v, sizeof(v)), "none") && v[0])
+	if (strcmp(h_machine_val(dir, "pm_qos_resume", v, sizeof(v)), "none") && v[0])
 		n += warn(f, "per-CPU PM QoS resume latency limits", v, "those CPUs skip slow idle "
 			  "states, so they wake faster than the others.",
 			  "`echo 0 > /sys/devices/system/cpu/cpuN/power/pm_qos_resume_latency_us`.");
@@ -366,8 +360,8 @@ static double steal_share(const char *dir)
 	char a[128], b[128];
 	unsigned long long s0, t0, s1, t1;
 
-	if (sscanf(val(dir, "steal_before", a, sizeof(a)), "%llu of %llu", &s0, &t0) != 2 ||
-	    sscanf(val(dir, "steal_after", b, sizeof(b)), "%llu of %llu", &s1, &t1) != 2 ||
+	if (sscanf(h_machine_val(dir, "steal_before", a, sizeof(a)), "%llu of %llu", &s0, &t0) != 2 ||
+	    sscanf(h_machine_val(dir, "steal_after", b, sizeof(b)), "%llu of %llu", &s1, &t1) != 2 ||
 	    t1 <= t0 || s1 < s0)
 		return -1;
 	return (double)(s1 - s0) / (double)(t1 - t0);
@@ -378,10 +372,10 @@ static int vm_warnings(FILE *f, const char *dir)
 	char v[256], share[64], name[160], what[200];
 	double st = steal_share(dir);
 
-	if (strncmp(val(dir, "hypervisor", v, sizeof(v)), "yes", 3))
+	if (strncmp(h_machine_val(dir, "hypervisor", v, sizeof(v)), "yes", 3))
 		return 0;
 	/* its kind: "PVM (kernel log: ...)" -> "PVM"; runs before machfacts.c have none */
-	val(dir, "hypervisor_name", name, sizeof(name));
+	h_machine_val(dir, "hypervisor_name", name, sizeof(name));
 	name[strcspn(name, " (")] = '\0';
 	if (name[0] && strcmp(name, "none"))
 		snprintf(what, sizeof(what), "a virtual machine on %s", name);
@@ -406,31 +400,31 @@ int h_machine_check_warnings(FILE *f, const char *dir)
 	char v[512];
 	int n = 0;
 
-	if (!strncmp(val(dir, "irqbalance", v, sizeof(v)), "running", 7))
+	if (!strncmp(h_machine_val(dir, "irqbalance", v, sizeof(v)), "running", 7))
 		n += warn(f, "irqbalance is running", v, "it moves IRQs on its own schedule, so "
 			  "an IRQ's placement (and which CPU completes a read) may change mid-run.",
 			  "`systemctl stop irqbalance` for the run, `systemctl start irqbalance` after.");
-	if (!strncmp(val(dir, "cpu_boost", v, sizeof(v)), "on", 2))
+	if (!strncmp(h_machine_val(dir, "cpu_boost", v, sizeof(v)), "on", 2))
 		n += warn(f, "turbo/boost is on", v, "a CPU's clock depends on how many others are "
 			  "busy, so one busy CPU (placement same) may run faster than two (other).",
 			  "`echo 0 > /sys/devices/system/cpu/cpufreq/boost` (or `echo 1 > "
 			  "/sys/devices/system/cpu/intel_pstate/no_turbo`) for the run.");
-	if (strstr(val(dir, "smt", v, sizeof(v)), "active=1"))
+	if (strstr(h_machine_val(dir, "smt", v, sizeof(v)), "active=1"))
 		n += warn(f, "SMT is on", v, "two CPUs may be threads of one core: placement other "
 			  "can land on siblings, which share caches and execution units.",
 			  "compare placements smt and llc (they say which), or `echo off > "
 			  "/sys/devices/system/cpu/smt/control` for the run.");
-	if (strcmp(val(dir, "isolated_cpus", v, sizeof(v)), "none") && v[0])
+	if (strcmp(h_machine_val(dir, "isolated_cpus", v, sizeof(v)), "none") && v[0])
 		n += warn(f, "isolated CPUs", v, "the scheduler does not balance onto them, so "
 			  "placement none differs from a default machine there.",
 			  "leave them out with --cpus, or boot without isolcpus=.");
-	if (strcmp(val(dir, "nohz_full", v, sizeof(v)), "none") && v[0] &&
+	if (strcmp(h_machine_val(dir, "nohz_full", v, sizeof(v)), "none") && v[0] &&
 	    strncmp(v, "none", 4))
 		n += warn(f, "nohz_full CPUs", v, "their tick stops when one task runs, which changes "
 			  "wake-up and idle costs there.", "leave them out with --cpus, or boot without "
 			  "nohz_full=.");
 	n += idle_warnings(f, dir);
-	if (!strcmp(val(dir, "thp", v, sizeof(v)), "always"))
+	if (!strcmp(h_machine_val(dir, "thp", v, sizeof(v)), "always"))
 		n += warn(f, "THP is 'always'", NULL, "khugepaged may collapse pages of a benchmark "
 			  "while it is measured.", "`echo madvise > "
 			  "/sys/kernel/mm/transparent_hugepage/enabled` for the run.");
