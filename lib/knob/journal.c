@@ -164,8 +164,6 @@ int knob_trusted(const char *path, int want_dir, char *why, size_t len)
 	return -1;
 }
 
-#define fail_errno(e, ...) ({ int e_ = (e); ab_err(err, errlen, __VA_ARGS__); errno = e_; -1; })
-
 int knob_lock_open(const char *root, const char *path, char *err, size_t errlen)
 {
 	char dir[KNOB_PATH_MAX], file[KNOB_PATH_MAX], name[KNOB_PATH_MAX];

@@ -23,6 +23,9 @@
 #define KNOB_BOOT_ID_LEN 36	/* "8e3f5c1a-...": 36 characters */
 #define KNOB_MAX_TRIES 3	/* replays that may fail before an entry is given up */
 
+/* -1 with a message in err and errno e: ab_err keeps errno for the caller */
+#define fail_errno(e, ...) ({ int e_ = (e); ab_err(err, errlen, __VA_ARGS__); errno = e_; -1; })
+
 /* This boot's id ("unknown" when procfs cannot tell), read once. */
 const char *knob_boot_id(void);
 /* Append one line with one write() and fsync it. 0 or an errno value. Signal-safe. */

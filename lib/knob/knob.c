@@ -215,6 +215,34 @@ static void at_exit(void)
 	ab_knob_restore_all();
 }
 
+/* Restore at exit, and on each of restore_signals (the old actions kept to chain to):
+ * 0, or -1 with a message. */
+static int install_handlers(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
+
+	if (atexit(at_exit) != 0) {
+		ab_msg("knob init: atexit failed");
+		errno = ENOMEM;
+		return -1;
+	}
+	sigemptyset(&sa.sa_mask);
+	for (size_t j = 0; j < AB_ARRAY_SIZE(restore_signals); j++)
+		sigaddset(&sa.sa_mask, restore_signals[j]);
+	for (size_t k = 0; k < AB_ARRAY_SIZE(restore_signals); k++) {
+		int sig = restore_signals[k];
+
+		if (sigaction(sig, NULL, &old_actions[k]) < 0)
+			return ab_msg("knob init: sigaction(%d): %s", sig, strerror(errno)), -1;
+		/* An ignored signal cannot kill us (nohup): leave it ignored. */
+		if (!(old_actions[k].sa_flags & SA_SIGINFO) && old_actions[k].sa_handler == SIG_IGN)
+			continue;
+		if (sigaction(sig, &sa, NULL) < 0)
+			return ab_msg("knob init: sigaction(%d): %s", sig, strerror(errno)), -1;
+	}
+	return 0;
+}
+
 int ab_knob_init(const char *root, const char *journal)
 {
 	sigset_t old;
@@ -245,41 +273,11 @@ int ab_knob_init(const char *root, const char *journal)
 	snprintf(journal_path, sizeof(journal_path), "%s", journal);
 	knob_dir_of(journal_path, journal_dir, sizeof(journal_dir));
 	snprintf(boot_id, sizeof(boot_id), "%-36s", knob_boot_id());
-	if (!handlers_installed) {
-		if (atexit(at_exit) != 0) {
-			ab_msg("knob init: atexit failed");
-			errno = ENOMEM;
-			rc = -1;
-			goto out;
-		}
-		for (size_t k = 0; k < AB_ARRAY_SIZE(restore_signals); k++) {
-			struct sigaction sa;
-
-			if (sigaction(restore_signals[k], NULL, &old_actions[k]) < 0) {
-				ab_msg("knob init: sigaction(%d): %s", restore_signals[k],
-				       strerror(errno));
-				rc = -1;
-				goto out;
-			}
-			/* An ignored signal cannot kill us (nohup): leave it ignored. */
-			if (!(old_actions[k].sa_flags & SA_SIGINFO) &&
-			    old_actions[k].sa_handler == SIG_IGN)
-				continue;
-			memset(&sa, 0, sizeof(sa));
-			sa.sa_sigaction = on_signal;
-			sa.sa_flags = SA_SIGINFO;
-			sigemptyset(&sa.sa_mask);
-			for (size_t j = 0; j < AB_ARRAY_SIZE(restore_signals); j++)
-				sigaddset(&sa.sa_mask, restore_signals[j]);
-			if (sigaction(restore_signals[k], &sa, NULL) < 0) {
-				ab_msg("knob init: sigaction(%d): %s", restore_signals[k],
-				       strerror(errno));
-				rc = -1;
-				goto out;
-			}
-		}
-		handlers_installed = 1;
+	if (!handlers_installed && install_handlers() < 0) {
+		rc = -1;
+		goto out;
 	}
+	handlers_installed = 1;
 	ready = 1;
 out:
 	pthread_mutex_unlock(&lock);
@@ -306,9 +304,6 @@ int ab_knob_read(const char *path, char *buf, size_t len)
 		return -1;
 	return knob_read_full(full, buf, len);
 }
-
-/* ab_err keeps errno for the caller */
-#define fail_errno(e, ...) ({ int e_ = (e); ab_err(err, errlen, __VA_ARGS__); errno = e_; -1; })
 
 /* This process's active entry for full, or NULL. */
 static struct entry *find_mine(const char *full)
