@@ -33,8 +33,6 @@
 #include "knob/journal_i.h"
 #include "knob/pending_i.h"
 
-#define fail_errno(e, ...) ({ int e_ = (e); ab_err(err, errlen, __VA_ARGS__); errno = e_; -1; })
-
 #define SAID_MAX 5	/* dropped lines named one by one; past it, one line counts the rest */
 
 static int valid_boot_id(const char *s)
