@@ -15,6 +15,7 @@
 #ifndef AB_KNOB_JOURNAL_H
 #define AB_KNOB_JOURNAL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -35,6 +36,8 @@ int knob_put_value(const char *full, const char *val, size_t len);
 /* Does the knob already hold val (len bytes, no newline)? Signal-safe. */
 int knob_holds(const char *full, const char *val, size_t len);
 void knob_sync_dir(const char *dir);
+/* Block SIGINT, SIGTERM and SIGHUP, whose handler restores and journals; old: the mask before. */
+void knob_block_signals(sigset_t *old);
 void knob_dir_of(const char *path, char *dir, size_t len);
 int knob_full_path(const char *root, const char *path, char *full, size_t len);
 /* Is dir (or a file, want_dir 0) owned by root and not group/world-writable, and no

@@ -183,7 +183,7 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 /* ---- normal context ---- */
 
-static void block_signals(sigset_t *old)
+void knob_block_signals(sigset_t *old)
 {
 	sigset_t set;
 
@@ -191,11 +191,6 @@ static void block_signals(sigset_t *old)
 	for (size_t k = 0; k < AB_ARRAY_SIZE(restore_signals); k++)
 		sigaddset(&set, restore_signals[k]);
 	pthread_sigmask(SIG_BLOCK, &set, old);
-}
-
-static void unblock_signals(const sigset_t *old)
-{
-	pthread_sigmask(SIG_SETMASK, old, NULL);
 }
 
 static int mine_pending(pid_t me)
@@ -258,7 +253,7 @@ int ab_knob_init(const char *root, const char *journal)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	block_signals(&old);
+	knob_block_signals(&old);
 	pthread_mutex_lock(&lock);
 	/* Entries already journaled must be restored into the tree and journal they came from. */
 	if (ready && mine_pending(getpid()) &&
@@ -281,7 +276,7 @@ int ab_knob_init(const char *root, const char *journal)
 	ready = 1;
 out:
 	pthread_mutex_unlock(&lock);
-	unblock_signals(&old);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* A run killed earlier may have left knobs changed: put them back before this one
 	 * reads any "original", or it would journal the leftover as one. */
 	if (rc == 0) {
@@ -398,7 +393,7 @@ int ab_knob_write(const char *path, const char *value, char *orig, size_t origle
 	if (!have && lockfd < 0)
 		return -1;
 
-	block_signals(&old);
+	knob_block_signals(&old);
 	pthread_mutex_lock(&lock);
 	e = find_mine(full);
 	if (!e && !(e = journal_entry(path, full, &lockfd, err, errlen))) {
@@ -416,7 +411,7 @@ int ab_knob_write(const char *path, const char *value, char *orig, size_t origle
 				strerror(we));
 out:
 	pthread_mutex_unlock(&lock);
-	unblock_signals(&old);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (lockfd >= 0)
 		close(lockfd);	/* not journaled after all: nothing of ours to own */
 	return rc;
@@ -428,7 +423,7 @@ int ab_knob_restore_all(void)
 	pid_t me = getpid();
 	int failed, n;
 
-	block_signals(&old);
+	knob_block_signals(&old);
 	pthread_mutex_lock(&lock);
 	failed = restore_mine(me);
 	n = __atomic_load_n(&table_count, __ATOMIC_ACQUIRE);
@@ -448,7 +443,7 @@ int ab_knob_restore_all(void)
 		__atomic_store_n(&table_count, 0, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&lock);
-	unblock_signals(&old);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return failed;
 }
 
