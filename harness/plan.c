@@ -65,11 +65,7 @@ static struct h_block *cur_block(struct parse *ps)
 
 static int valid_word(const char *s)
 {
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '-' || *s == '_'))
-			return 0;
-	return 1;
+	return strspn(s, H_WORD_CHARS) == strlen(s);
 }
 
 /* Points of one block, and of the blocks before the current one. */

@@ -132,7 +132,7 @@ static void check_wait(struct pool *pl)
 static int line_of(const struct h_block *b, const char *msg)
 {
 	for (const char *s = strstr(msg, "--"); s; s = strstr(s + 2, "--")) {
-		size_t n = strspn(s + 2, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_");
+		size_t n = strspn(s + 2, H_WORD_CHARS);
 		if (n == 0)
 			continue;
 		for (int a = 0; a < b->naxes; a++)
