@@ -32,18 +32,12 @@
 /* Steal above this share of the run's CPU time is worth a warning. */
 #define STEAL_WARN 0.01
 
-static const char *root(void)
-{
-	const char *r = ab_test_hook("AFFBENCH_SYSROOT");
-	return r ? r : "";
-}
-
 /* First line of root/rel, trimmed: 0, or -1 with buf "". */
 static int rd(const char *rel, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s%s", root(), rel);
+	snprintf(path, sizeof(path), "%s%s", ab_sysroot(), rel);
 	if (ab_sysfs_read(path, buf, len) < 0)
 		return -1;
 	size_t n = strlen(buf);
@@ -71,7 +65,7 @@ static void irqbalance(FILE *f)
 	struct dirent *de;
 	long pid = 0;
 
-	snprintf(dir, sizeof(dir), "%s/proc", root());
+	snprintf(dir, sizeof(dir), "%s/proc", ab_sysroot());
 	d = opendir(dir);
 	while (d && !pid && (de = readdir(d))) {
 		char rel[300];
@@ -113,27 +107,12 @@ static void smt(FILE *f)
 	h_machine_put(f, "smt", "control=%s active=%s", ctl, act);
 }
 
-/* One word of /proc/cmdline ("idle=", "isolcpus="), or "". */
-static void cmdline_arg(const char *key, char *out, size_t len)
-{
-	char path[PATH_MAX], line[4096];
-	size_t kl = strlen(key);
-
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "%s/proc/cmdline", root());
-	if (ab_sysfs_read(path, line, sizeof(line)) < 0)
-		return;
-	for (char *w = strtok(line, " \t"); w; w = strtok(NULL, " \t"))
-		if (!strncmp(w, key, kl))
-			snprintf(out, len, "%s", w + kl);
-}
-
 static void isolation(FILE *f)
 {
 	char v[256], arg[256];
 
 	rd("/sys/devices/system/cpu/isolated", v, sizeof(v));
-	cmdline_arg("isolcpus=", arg, sizeof(arg));
+	ab_cmdline_arg("isolcpus=", arg, sizeof(arg));
 	if (arg[0])
 		h_machine_put(f, "isolated_cpus", "%s (isolcpus=%s)", v[0] ? v : "none", arg);
 	else
@@ -156,7 +135,7 @@ static void cpuidle(FILE *f)
 	    rd("/sys/devices/system/cpu/cpuidle/current_governor_ro", gov, sizeof(gov)) < 0)
 		snprintf(gov, sizeof(gov), "none");
 	h_machine_put(f, "cpuidle", "driver=%s governor=%s", drv, gov);
-	cmdline_arg("idle=", idle, sizeof(idle));
+	ab_cmdline_arg("idle=", idle, sizeof(idle));
 	h_machine_put(f, "idle_cmdline", "%s", idle[0] ? idle : "none");
 	if (rd("/sys/module/haltpoll/parameters/guest_halt_poll_ns", hp, sizeof(hp)) == 0)
 		h_machine_put(f, "haltpoll_ns", "%s", hp);
@@ -189,7 +168,7 @@ static void pm_qos(FILE *f)
 	int32_t v;
 	size_t o = 0;
 
-	snprintf(path, sizeof(path), "%s/dev/cpu_dma_latency", root());
+	snprintf(path, sizeof(path), "%s/dev/cpu_dma_latency", ab_sysroot());
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd >= 0 && read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
 		h_machine_put(f, "pm_qos_us", v >= QOS_NO_LIMIT ? "none (%d)" : "%d", (int)v);
@@ -250,7 +229,7 @@ static void hypervisor(FILE *f)
 	char path[PATH_MAX], line[4096];
 	int guest = 0;
 
-	snprintf(path, sizeof(path), "%s/proc/cpuinfo", root());
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", ab_sysroot());
 	FILE *c = fopen(path, "re");
 	while (c && !guest && fgets(line, sizeof(line), c))
 		guest = !strncmp(line, "flags", 5) && strstr(line, " hypervisor");

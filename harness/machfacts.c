@@ -38,9 +38,7 @@
 /* root/rel: the files a test fakes (the AFFBENCH_SYSROOT hook, as machcheck.c reads them). */
 static const char *at(char *buf, size_t len, const char *rel)
 {
-	const char *r = ab_test_hook("AFFBENCH_SYSROOT");
-
-	snprintf(buf, len, "%s%s", r ? r : "", rel);
+	snprintf(buf, len, "%s%s", ab_sysroot(), rel);
 	return buf;
 }
 
