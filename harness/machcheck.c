@@ -32,18 +32,13 @@
 /* Steal above this share of the run's CPU time is worth a warning. */
 #define STEAL_WARN 0.01
 
-/* First line of root/rel, trimmed: 0, or -1 with buf "". */
+/* First line of root/rel, trimmed (sys/sysfs.h): 0, or -1 with buf "". */
 static int rd(const char *rel, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 
 	snprintf(path, sizeof(path), "%s%s", ab_sysroot(), rel);
-	if (ab_sysfs_read(path, buf, len) < 0)
-		return -1;
-	size_t n = strlen(buf);
-	while (n && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = '\0';
-	return 0;
+	return ab_sysfs_read(path, buf, len);
 }
 
 void h_machine_put(FILE *f, const char *label, const char *fmt, ...)
