@@ -15,17 +15,6 @@
 #include "sys/pin.h"
 #include "sys/opts_i.h"
 
-const char *ab_choice(const char *choices, int idx, size_t *len)
-{
-	for (int i = 0; *choices; i++) {
-		*len = strcspn(choices, "|");
-		if (i == idx)
-			return choices;
-		choices += *len + (choices[*len] == '|');
-	}
-	return NULL;
-}
-
 static int choice_index(const char *choices, const char *s)
 {
 	const char *c;

@@ -29,6 +29,17 @@ const struct ab_common_opt ab_common_opts[] = {
 	{ "version", 0, C_VERSION, NULL, "print the version" },
 };
 
+const char *ab_choice(const char *choices, int idx, size_t *len)
+{
+	for (int i = 0; *choices; i++) {
+		*len = strcspn(choices, "|");
+		if (i == idx)
+			return choices;
+		choices += *len + (choices[*len] == '|');
+	}
+	return NULL;
+}
+
 static void default_text(const struct ab_opt *o, const void *params, char *buf, size_t len)
 {
 	const char *field = (const char *)params + o->offset;
