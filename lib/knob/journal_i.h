@@ -36,7 +36,9 @@ int knob_put_value(const char *full, const char *val, size_t len);
 /* Does the knob already hold val (len bytes, no newline)? Signal-safe. */
 int knob_holds(const char *full, const char *val, size_t len);
 void knob_sync_dir(const char *dir);
-/* Block SIGINT, SIGTERM and SIGHUP, whose handler restores and journals; old: the mask before. */
+/* The signals whose handler (knob.c) restores and journals; blocked, old: the mask before. */
+#define KNOB_NSIGNALS 3
+extern const int knob_signals[KNOB_NSIGNALS];
 void knob_block_signals(sigset_t *old);
 void knob_dir_of(const char *path, char *dir, size_t len);
 int knob_full_path(const char *root, const char *path, char *full, size_t len);

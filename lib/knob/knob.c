@@ -75,8 +75,7 @@ static char journal_path[KNOB_PATH_MAX];
 static char journal_dir[KNOB_PATH_MAX];
 static char boot_id[KNOB_BOOT_ID_LEN + 1];	/* padded with '-': the handler copies 36 bytes */
 
-static const int restore_signals[] = { SIGINT, SIGTERM, SIGHUP };
-static struct sigaction old_actions[AB_ARRAY_SIZE(restore_signals)];
+static struct sigaction old_actions[KNOB_NSIGNALS];
 
 /* ---- async-signal-safe helpers: syscalls and string scans only ---- */
 
@@ -158,10 +157,10 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 	restore_mine(me);
 	mark_done(me);
-	for (k = 0; k < AB_ARRAY_SIZE(restore_signals); k++)
-		if (restore_signals[k] == sig)
+	for (k = 0; k < KNOB_NSIGNALS; k++)
+		if (knob_signals[k] == sig)
 			break;
-	if (k < AB_ARRAY_SIZE(restore_signals)) {
+	if (k < KNOB_NSIGNALS) {
 		struct sigaction *old = &old_actions[k];
 		if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
 			old->sa_sigaction(sig, si, uc);
@@ -183,16 +182,6 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 /* ---- normal context ---- */
 
-void knob_block_signals(sigset_t *old)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	for (size_t k = 0; k < AB_ARRAY_SIZE(restore_signals); k++)
-		sigaddset(&set, restore_signals[k]);
-	pthread_sigmask(SIG_BLOCK, &set, old);
-}
-
 static int mine_pending(pid_t me)
 {
 	int n = __atomic_load_n(&table_count, __ATOMIC_ACQUIRE);
@@ -210,7 +199,7 @@ static void at_exit(void)
 	ab_knob_restore_all();
 }
 
-/* Restore at exit, and on each of restore_signals (the old actions kept to chain to):
+/* Restore at exit, and on each of knob_signals (the old actions kept to chain to):
  * 0, or -1 with a message. */
 static int install_handlers(void)
 {
@@ -222,10 +211,10 @@ static int install_handlers(void)
 		return -1;
 	}
 	sigemptyset(&sa.sa_mask);
-	for (size_t j = 0; j < AB_ARRAY_SIZE(restore_signals); j++)
-		sigaddset(&sa.sa_mask, restore_signals[j]);
-	for (size_t k = 0; k < AB_ARRAY_SIZE(restore_signals); k++) {
-		int sig = restore_signals[k];
+	for (size_t j = 0; j < KNOB_NSIGNALS; j++)
+		sigaddset(&sa.sa_mask, knob_signals[j]);
+	for (size_t k = 0; k < KNOB_NSIGNALS; k++) {
+		int sig = knob_signals[k];
 
 		if (sigaction(sig, NULL, &old_actions[k]) < 0)
 			return ab_msg("knob init: sigaction(%d): %s", sig, strerror(errno)), -1;
