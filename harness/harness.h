@@ -39,6 +39,8 @@ const struct ab_bench_desc *h_desc(const char *bench);	/* NULL when not register
 #define H_ARGS_MAX 32
 #define H_POINTS_MAX 100000	/* points of a whole plan (docs/plans.md) */
 #define H_BLOCKS_MAX 1000	/* bench blocks of a plan */
+/* What a plan's names (a benchmark, an axis) are made of. */
+#define H_WORD_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_"
 
 struct h_axis {
 	char name[32];

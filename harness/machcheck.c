@@ -32,24 +32,13 @@
 /* Steal above this share of the run's CPU time is worth a warning. */
 #define STEAL_WARN 0.01
 
-static const char *root(void)
-{
-	const char *r = ab_test_hook("AFFBENCH_SYSROOT");
-	return r ? r : "";
-}
-
-/* First line of root/rel, trimmed: 0, or -1 with buf "". */
+/* First line of root/rel, trimmed (sys/sysfs.h): 0, or -1 with buf "". */
 static int rd(const char *rel, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s%s", root(), rel);
-	if (ab_sysfs_read(path, buf, len) < 0)
-		return -1;
-	size_t n = strlen(buf);
-	while (n && isspace((unsigned char)buf[n - 1]))
-		buf[--n] = '\0';
-	return 0;
+	snprintf(path, sizeof(path), "%s%s", ab_sysroot(), rel);
+	return ab_sysfs_read(path, buf, len);
 }
 
 void h_machine_put(FILE *f, const char *label, const char *fmt, ...)
@@ -71,7 +60,7 @@ static void irqbalance(FILE *f)
 	struct dirent *de;
 	long pid = 0;
 
-	snprintf(dir, sizeof(dir), "%s/proc", root());
+	snprintf(dir, sizeof(dir), "%s/proc", ab_sysroot());
 	d = opendir(dir);
 	while (d && !pid && (de = readdir(d))) {
 		char rel[300];
@@ -113,27 +102,12 @@ static void smt(FILE *f)
 	h_machine_put(f, "smt", "control=%s active=%s", ctl, act);
 }
 
-/* One word of /proc/cmdline ("idle=", "isolcpus="), or "". */
-static void cmdline_arg(const char *key, char *out, size_t len)
-{
-	char path[PATH_MAX], line[4096];
-	size_t kl = strlen(key);
-
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "%s/proc/cmdline", root());
-	if (ab_sysfs_read(path, line, sizeof(line)) < 0)
-		return;
-	for (char *w = strtok(line, " \t"); w; w = strtok(NULL, " \t"))
-		if (!strncmp(w, key, kl))
-			snprintf(out, len, "%s", w + kl);
-}
-
 static void isolation(FILE *f)
 {
 	char v[256], arg[256];
 
 	rd("/sys/devices/system/cpu/isolated", v, sizeof(v));
-	cmdline_arg("isolcpus=", arg, sizeof(arg));
+	ab_cmdline_arg("isolcpus=", arg, sizeof(arg));
 	if (arg[0])
 		h_machine_put(f, "isolated_cpus", "%s (isolcpus=%s)", v[0] ? v : "none", arg);
 	else
@@ -156,7 +130,7 @@ static void cpuidle(FILE *f)
 	    rd("/sys/devices/system/cpu/cpuidle/current_governor_ro", gov, sizeof(gov)) < 0)
 		snprintf(gov, sizeof(gov), "none");
 	h_machine_put(f, "cpuidle", "driver=%s governor=%s", drv, gov);
-	cmdline_arg("idle=", idle, sizeof(idle));
+	ab_cmdline_arg("idle=", idle, sizeof(idle));
 	h_machine_put(f, "idle_cmdline", "%s", idle[0] ? idle : "none");
 	if (rd("/sys/module/haltpoll/parameters/guest_halt_poll_ns", hp, sizeof(hp)) == 0)
 		h_machine_put(f, "haltpoll_ns", "%s", hp);
@@ -189,7 +163,7 @@ static void pm_qos(FILE *f)
 	int32_t v;
 	size_t o = 0;
 
-	snprintf(path, sizeof(path), "%s/dev/cpu_dma_latency", root());
+	snprintf(path, sizeof(path), "%s/dev/cpu_dma_latency", ab_sysroot());
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd >= 0 && read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v))
 		h_machine_put(f, "pm_qos_us", v >= QOS_NO_LIMIT ? "none (%d)" : "%d", (int)v);
@@ -250,7 +224,7 @@ static void hypervisor(FILE *f)
 	char path[PATH_MAX], line[4096];
 	int guest = 0;
 
-	snprintf(path, sizeof(path), "%s/proc/cpuinfo", root());
+	snprintf(path, sizeof(path), "%s/proc/cpuinfo", ab_sysroot());
 	FILE *c = fopen(path, "re");
 	while (c && !guest && fgets(line, sizeof(line), c))
 		guest = !strncmp(line, "flags", 5) && strstr(line, " hypervisor");
@@ -284,12 +258,6 @@ void h_machine_steal(FILE *f, const char *label)
 }
 
 /* ---- report.md's warnings about them ---- */
-
-/* The value of label in dir's machine.txt, "" when absent. */
-static const char *val(const char *dir, const char *label, char *buf, size_t len)
-{
-	return h_machine_val(dir, label, buf, len);
-}
 
 static int warn(FILE *f, const char *what, const char *value, const char *why, const char *hint)
 {
@@ -328,19 +296,19 @@ static int idle_warnings(FILE *f, const char *dir)
 	char v[1024], hp[64], name[64];
 	int n = 0;
 
-	if (strcmp(val(dir, "idle_cmdline", v, sizeof(v)), "poll") == 0)
+	if (strcmp(h_machine_val(dir, "idle_cmdline", v, sizeof(v)), "poll") == 0)
 		n += warn(f, "idle=poll", NULL, "idle CPUs spin, so waking one costs almost nothing: "
 			  "cross-CPU placements look better than on a default machine.",
 			  "boot without idle=poll to measure what users get.");
-	val(dir, "cpuidle", v, sizeof(v));
-	val(dir, "haltpoll_ns", hp, sizeof(hp));
+	h_machine_val(dir, "cpuidle", v, sizeof(v));
+	h_machine_val(dir, "haltpoll_ns", hp, sizeof(hp));
 	if (strstr(v, "driver=haltpoll") && !strcmp(hp, "0"))
 		n += warn(f, "cpuidle driver haltpoll with guest halt polling off", "guest_halt_poll_ns=0",
 			  "an idle vCPU halts into the hypervisor, so every wake-up of another CPU is an "
 			  "IPI and a VM exit (tens of microseconds): cross-CPU ratios mostly measure that.",
 			  "a second run after `echo 200000 > "
 			  "/sys/module/haltpoll/parameters/guest_halt_poll_ns` shows how much.");
-	int us = deepest(val(dir, "idle_states", v, sizeof(v)), name, sizeof(name));
+	int us = deepest(h_machine_val(dir, "idle_states", v, sizeof(v)), name, sizeof(name));
 	if (us >= DEEP_STATE_US) {
 		char lat[96];
 		snprintf(lat, sizeof(lat), "%s, %d us to leave", name, us);
@@ -348,12 +316,12 @@ static int idle_warnings(FILE *f, const char *dir)
 			  "pay that exit latency, which a CPU kept busy (placement same) never does.",
 			  "`cpupower idle-set -D 10` for a run without them, to see their share.");
 	}
-	val(dir, "pm_qos_us", v, sizeof(v));
+	h_machine_val(dir, "pm_qos_us", v, sizeof(v));
 	if (v[0] && isdigit((unsigned char)v[0]))
 		n += warn(f, "a PM QoS CPU latency limit is held", v, "deep idle states are off while "
 			  "some process holds /dev/cpu_dma_latency, so wake-ups are cheaper than on a "
 			  "default machine.", "find the holder (`fuser /dev/cpu_dma_latency`) and close it.");
-	if (strcmp(val(dir, "pm_qos_resume", v, sizeof(v)), "none") && v[0])
+	if (strcmp(h_machine_val(dir, "pm_qos_resume", v, sizeof(v)), "none") && v[0])
 		n += warn(f, "per-CPU PM QoS resume latency limits", v, "those CPUs skip slow idle "
 			  "states, so they wake faster than the others.",
 			  "`echo 0 > /sys/devices/system/cpu/cpuN/power/pm_qos_resume_latency_us`.");
@@ -366,8 +334,8 @@ static double steal_share(const char *dir)
 	char a[128], b[128];
 	unsigned long long s0, t0, s1, t1;
 
-	if (sscanf(val(dir, "steal_before", a, sizeof(a)), "%llu of %llu", &s0, &t0) != 2 ||
-	    sscanf(val(dir, "steal_after", b, sizeof(b)), "%llu of %llu", &s1, &t1) != 2 ||
+	if (sscanf(h_machine_val(dir, "steal_before", a, sizeof(a)), "%llu of %llu", &s0, &t0) != 2 ||
+	    sscanf(h_machine_val(dir, "steal_after", b, sizeof(b)), "%llu of %llu", &s1, &t1) != 2 ||
 	    t1 <= t0 || s1 < s0)
 		return -1;
 	return (double)(s1 - s0) / (double)(t1 - t0);
@@ -378,10 +346,10 @@ static int vm_warnings(FILE *f, const char *dir)
 	char v[256], share[64], name[160], what[200];
 	double st = steal_share(dir);
 
-	if (strncmp(val(dir, "hypervisor", v, sizeof(v)), "yes", 3))
+	if (strncmp(h_machine_val(dir, "hypervisor", v, sizeof(v)), "yes", 3))
 		return 0;
 	/* its kind: "PVM (kernel log: ...)" -> "PVM"; runs before machfacts.c have none */
-	val(dir, "hypervisor_name", name, sizeof(name));
+	h_machine_val(dir, "hypervisor_name", name, sizeof(name));
 	name[strcspn(name, " (")] = '\0';
 	if (name[0] && strcmp(name, "none"))
 		snprintf(what, sizeof(what), "a virtual machine on %s", name);
@@ -406,31 +374,31 @@ int h_machine_check_warnings(FILE *f, const char *dir)
 	char v[512];
 	int n = 0;
 
-	if (!strncmp(val(dir, "irqbalance", v, sizeof(v)), "running", 7))
+	if (!strncmp(h_machine_val(dir, "irqbalance", v, sizeof(v)), "running", 7))
 		n += warn(f, "irqbalance is running", v, "it moves IRQs on its own schedule, so "
 			  "an IRQ's placement (and which CPU completes a read) may change mid-run.",
 			  "`systemctl stop irqbalance` for the run, `systemctl start irqbalance` after.");
-	if (!strncmp(val(dir, "cpu_boost", v, sizeof(v)), "on", 2))
+	if (!strncmp(h_machine_val(dir, "cpu_boost", v, sizeof(v)), "on", 2))
 		n += warn(f, "turbo/boost is on", v, "a CPU's clock depends on how many others are "
 			  "busy, so one busy CPU (placement same) may run faster than two (other).",
 			  "`echo 0 > /sys/devices/system/cpu/cpufreq/boost` (or `echo 1 > "
 			  "/sys/devices/system/cpu/intel_pstate/no_turbo`) for the run.");
-	if (strstr(val(dir, "smt", v, sizeof(v)), "active=1"))
+	if (strstr(h_machine_val(dir, "smt", v, sizeof(v)), "active=1"))
 		n += warn(f, "SMT is on", v, "two CPUs may be threads of one core: placement other "
 			  "can land on siblings, which share caches and execution units.",
 			  "compare placements smt and llc (they say which), or `echo off > "
 			  "/sys/devices/system/cpu/smt/control` for the run.");
-	if (strcmp(val(dir, "isolated_cpus", v, sizeof(v)), "none") && v[0])
+	if (strcmp(h_machine_val(dir, "isolated_cpus", v, sizeof(v)), "none") && v[0])
 		n += warn(f, "isolated CPUs", v, "the scheduler does not balance onto them, so "
 			  "placement none differs from a default machine there.",
 			  "leave them out with --cpus, or boot without isolcpus=.");
-	if (strcmp(val(dir, "nohz_full", v, sizeof(v)), "none") && v[0] &&
+	if (strcmp(h_machine_val(dir, "nohz_full", v, sizeof(v)), "none") && v[0] &&
 	    strncmp(v, "none", 4))
 		n += warn(f, "nohz_full CPUs", v, "their tick stops when one task runs, which changes "
 			  "wake-up and idle costs there.", "leave them out with --cpus, or boot without "
 			  "nohz_full=.");
 	n += idle_warnings(f, dir);
-	if (!strcmp(val(dir, "thp", v, sizeof(v)), "always"))
+	if (!strcmp(h_machine_val(dir, "thp", v, sizeof(v)), "always"))
 		n += warn(f, "THP is 'always'", NULL, "khugepaged may collapse pages of a benchmark "
 			  "while it is measured.", "`echo madvise > "
 			  "/sys/kernel/mm/transparent_hugepage/enabled` for the run.");

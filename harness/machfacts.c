@@ -17,13 +17,13 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
 #endif
 
 #include "harness.h"
+#include "sys/barrier.h"
 #include "sys/clock.h"
 #include "sys/common.h"
 #include "sys/cpuset.h"
@@ -38,18 +38,8 @@
 /* root/rel: the files a test fakes (the AFFBENCH_SYSROOT hook, as machcheck.c reads them). */
 static const char *at(char *buf, size_t len, const char *rel)
 {
-	const char *r = ab_test_hook("AFFBENCH_SYSROOT");
-
-	snprintf(buf, len, "%s%s", r ? r : "", rel);
+	snprintf(buf, len, "%s%s", ab_sysroot(), rel);
 	return buf;
-}
-
-static double now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
 /* The CPUID hypervisor vendor (leaf 0x40000000), "" where there is none. */
@@ -196,11 +186,11 @@ static void pipe_child(int cpu, int out)
 	close(ab[0]);
 	close(ba[1]);
 	for (int b = 0; b < BATCHES; b++) {
-		double t0 = now_ns();
+		uint64_t t0 = ab_now_ns();
 		for (int i = 0; i < ROUND_TRIPS; i++)
 			if (write(ab[1], &x, 1) != 1 || read(ba[0], &x, 1) != 1)
 				_exit(1);
-		double ns = (now_ns() - t0) / ROUND_TRIPS;
+		double ns = (double)(ab_now_ns() - t0) / ROUND_TRIPS;
 		if (best < 0 || ns < best)
 			best = ns;
 	}

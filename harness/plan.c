@@ -63,26 +63,9 @@ static struct h_block *cur_block(struct parse *ps)
 	return &ps->p->blocks[ps->p->nblocks - 1];
 }
 
-static int parse_number(const char *s, double *out)
-{
-	char *end;
-
-	errno = 0;
-	double v = strtod(s, &end);
-	/* decimal only: strtod would take "0x10" as 16 and "inf" as a number */
-	if (errno || end == s || *end || strspn(s, "0123456789.eE+-") != strlen(s))
-		return -1;
-	*out = v;
-	return 0;
-}
-
 static int valid_word(const char *s)
 {
-	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '-' || *s == '_'))
-			return 0;
-	return 1;
+	return strspn(s, H_WORD_CHARS) == strlen(s);
 }
 
 /* Points of one block, and of the blocks before the current one. */
@@ -111,7 +94,7 @@ static int key_repeat(struct parse *ps, const struct plan_key *k, char **args, i
 	double r;
 
 	(void)nargs;
-	if (parse_number(args[0], &r) || !(r >= k->min && r <= k->max) || r != (int)r)
+	if (ab_parse_double(args[0], &r) || !(r >= k->min && r <= k->max) || r != (int)r)
 		return plan_err(ps, "repeat wants %s, got '%s'", k->args, args[0]);
 	ps->p->repeat = (int)r;
 	return 0;
@@ -145,7 +128,7 @@ static int key_seconds(struct parse *ps, const struct plan_key *k, char **args, 
 	double v;
 
 	(void)nargs;
-	if (parse_number(args[0], &v) || !(v >= k->min) || (k->min == 0 && v == 0) || v > k->max)
+	if (ab_parse_double(args[0], &v) || !(v >= k->min) || (k->min == 0 && v == 0) || v > k->max)
 		return plan_err(ps, "%s wants %s, got '%s'", k->name, k->args, args[0]);
 	*(double *)((char *)cur_block(ps) + k->field) = v;
 	return 0;

@@ -48,11 +48,6 @@ struct inv {
 	double start, term_at, kill_at, linger_at;	/* 0: not yet */
 };
 
-static double now_s(void)
-{
-	return (double)ab_now_ns() / 1e9;
-}
-
 static void last_log_line(const char *log, char *buf, size_t len)
 {
 	FILE *f = ab_infile_open(log, AB_INFILE_MAX_BYTES, NULL, 0);
@@ -165,7 +160,7 @@ static void read_output(struct inv *v)
 /* One step of the watchdog: forward a stop, time out, kill, give up. */
 static void watchdog(struct inv *v)
 {
-	double t = now_s();
+	double t = ab_now_s();
 
 	if ((h_stop_sig && !v->term_at) || (!v->term_at && t > v->start + v->pr->pt->blk->timeout)) {
 		if (!h_stop_sig) {
@@ -283,7 +278,7 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 	fflush(v.log);
 	off_t raw_start = h_csv_size(pr->raw);	/* a point that fails is cut back to here */
 	off_t hist_start = pr->hist ? h_csv_size(pr->hist) : -1;
-	v.start = now_s();
+	v.start = ab_now_s();
 	/* own process group: the watchdog kills the benchmark and its daemons together;
 	 * if the harness dies, the benchmark gets SIGTERM and restores its knobs */
 	const struct h_spawn how = { .pipe_to = 1, .other = fileno(v.log), .deathsig = SIGTERM,
@@ -302,7 +297,7 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 		h_abandon(v.pid);
 	enum h_outcome o = judge(&v, logp, reason, rlen);
 	fprintf(v.log, "harness: %s after %.2f s, exit %d, %d records\n", o == H_OK ? "ok" :
-		o == H_SKIP ? "skipped" : "FAILED", now_s() - v.start, pr->exit_code, v.records);
+		o == H_SKIP ? "skipped" : "FAILED", ab_now_s() - v.start, pr->exit_code, v.records);
 	pr->write_failed = v.write_err != 0;
 	if ((o != H_OK || h_stop_sig) && raw_start >= 0 && h_csv_size(pr->raw) > raw_start) {
 		if (ftruncate(pr->raw->fd, raw_start))
@@ -315,7 +310,7 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 	    ftruncate(pr->hist->fd, hist_start))
 		fprintf(v.log, "harness: cannot cut this point's rows from hist.csv: %s\n",
 			strerror(errno));
-	pr->seconds = now_s() - v.start;
+	pr->seconds = ab_now_s() - v.start;
 	fclose(v.log);
 	return o;
 }

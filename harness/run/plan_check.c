@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * A plan checked against the benchmarks' own options before the first point
- * runs: every distinct point of a registered benchmark's block goes through
- * bin/<bench> ARGS --check-options, which parses and checks the options and
- * their combinations as a real run would, then exits 0 without measuring or
- * touching the machine (lib/sys/opts.h). Exit 2 is a mistake in the plan: its
- * one line goes back to the plan line of the option it names (an axis, an
- * extra argument), else the block's 'bench' line. The benchmark is the one
- * place that knows its options, so the harness keeps no copy of them.
+ * runs: every point of a registered benchmark's block (distinct: h_plan_dups
+ * refused a plan that measures one twice) goes through bin/<bench> ARGS
+ * --check-options, which parses and checks the options and their combinations
+ * as a real run would, then exits 0 without measuring or touching the machine
+ * (lib/sys/opts.h). Exit 2 is a mistake in the plan: its one line goes back to
+ * the plan line of the option it names (an axis, an extra argument), else the
+ * block's 'bench' line. The benchmark is the one place that knows its
+ * options, so the harness keeps no copy of them.
  *
  * Blocks with a 'program' line run a program of the plan's own, whose options
  * the harness cannot know: they are not checked.
@@ -17,7 +18,6 @@
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,39 +31,6 @@
 #define CHECK_TIMEOUT_NS (10 * AB_NS)	/* parsing options; scaled by the machine's slowness */
 #define CHECK_MSG_MAX 512
 #define CHECK_PARALLEL_MAX 32	/* checks at once: one per allowed CPU, at most this */
-
-/* ---- the points already checked: a set of argv hashes ---- */
-
-struct seen {
-	uint64_t *h;	/* 0 = empty slot */
-	size_t mask;
-};
-
-static uint64_t argv_hash(char **argv)
-{
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a over the words and their ends */
-
-	for (; *argv; argv++)
-		for (const unsigned char *c = (const unsigned char *)*argv;; c++) {
-			h = (h ^ *c) * 1099511628211ull;
-			if (!*c)
-				break;
-		}
-	return h ? h : 1;
-}
-
-/* 1 when argv was seen before, else 0 (and it is now). */
-static int seen_before(struct seen *s, char **argv)
-{
-	uint64_t h = argv_hash(argv);
-	size_t i = h & s->mask;
-
-	for (; s->h[i]; i = (i + 1) & s->mask)
-		if (s->h[i] == h)
-			return 1;
-	s->h[i] = h;
-	return 0;
-}
 
 /* ---- checks running at once, one per allowed CPU ---- */
 
@@ -165,7 +132,7 @@ static void check_wait(struct pool *pl)
 static int line_of(const struct h_block *b, const char *msg)
 {
 	for (const char *s = strstr(msg, "--"); s; s = strstr(s + 2, "--")) {
-		size_t n = strspn(s + 2, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_");
+		size_t n = strspn(s + 2, H_WORD_CHARS);
 		if (n == 0)
 			continue;
 		for (int a = 0; a < b->naxes; a++)
@@ -194,9 +161,8 @@ static int refused(const struct h_plan *p, const struct h_point *pt, const char 
 		      why[0] ? why : "exit 2 without a message");
 }
 
-/* Start the check of one point unless it is not to be checked or was seen. 0 or -1. */
-static int start_point(struct pool *pl, const struct h_plan *p, int i, struct seen *seen, char *err,
-		       size_t errlen)
+/* Start the check of one point unless it is not to be checked. 0 or -1. */
+static int start_point(struct pool *pl, const struct h_plan *p, int i, char *err, size_t errlen)
 {
 	const struct h_point *pt = &p->points[i];
 	char prog[PATH_MAX], dur[32];
@@ -211,8 +177,6 @@ static int start_point(struct pool *pl, const struct h_plan *p, int i, struct se
 		return ab_err(err, errlen, "%s:%d: too many arguments", p->path, pt->blk->line);
 	argv[n++] = check;
 	argv[n] = NULL;
-	if (seen_before(seen, argv))
-		return 0;
 	if (check_start(pl, i, argv) < 0)
 		return ab_err(err, errlen, "cannot run %s: %s", prog, strerror(errno));
 	return 0;
@@ -223,8 +187,6 @@ int h_plan_check(const struct h_plan *p, char *err, size_t errlen)
 	struct ab_cpuset cpus;
 	struct check c[CHECK_PARALLEL_MAX];
 	struct pool pl = { .c = c, .max = 1, .bad = -1 };
-	struct seen seen = { 0 };
-	size_t slots = 16;
 	int rc = 0;
 
 	if (ab_cpuset_allowed(&cpus) == 0)
@@ -232,20 +194,13 @@ int h_plan_check(const struct h_plan *p, char *err, size_t errlen)
 	pl.max = pl.max < 1 ? 1 : pl.max > CHECK_PARALLEL_MAX ? CHECK_PARALLEL_MAX : pl.max;
 	for (int i = 0; i < pl.max; i++)
 		c[i].point = -1;
-	while (slots < 2 * (size_t)p->npoints)
-		slots *= 2;
-	seen.h = calloc(slots, sizeof(*seen.h));
-	seen.mask = slots - 1;
-	if (!seen.h)
-		return ab_err(err, errlen, "out of memory");
 	/* after the first refusal nothing new starts: an earlier point's is still running */
 	for (int i = 0; (i < p->npoints && pl.bad < 0 && rc == 0) || pl.running;) {
 		while (pl.running < pl.max && i < p->npoints && pl.bad < 0 && rc == 0)
-			rc = start_point(&pl, p, i++, &seen, err, errlen);
+			rc = start_point(&pl, p, i++, err, errlen);
 		if (pl.running)
 			check_wait(&pl);
 	}
-	free(seen.h);
 	if (rc < 0 || pl.bad < 0)
 		return rc;
 	const struct h_point *pt = &p->points[pl.bad];

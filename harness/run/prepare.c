@@ -64,60 +64,26 @@ void h_run_check_programs(const struct h_plan *plan)
 	}
 }
 
-/* The plan travels with the run, so --resume and readers see what ran. */
-int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
-{
-	char err[PATH_MAX + 128], *line = NULL;
-	size_t cap = 0;
-	struct ab_outfile o;
-
-	FILE *src = ab_infile_open(plan->path, AB_INFILE_MAX_SMALL, err, sizeof(err));
-	if (!src) {
-		ab_msg("run: %s", err);
-		return -1;
-	}
-	FILE *pf = ab_outfile_open(&o, out, "plan.plan");
-	if (!pf) {
-		fclose(src);
-		return -1;
-	}
-	fprintf(pf, "# copied from %s by harness run\nrepeat %d\n", plan->path, repeat);
-	while (ab_infile_line(src, &line, &cap) >= 0) {
-		const char *w = line + strspn(line, " \t");
-		if (strncmp(w, "repeat", 6))
-			fprintf(pf, "%s\n", line);
-	}
-	free(line);
-	fclose(src);
-	return ab_outfile_close(&o);
-}
-
 /*
- * --resume DIR --repeat N: plan.plan says what ran, so its repeat line changes with
- * a note. Read as any input from elsewhere (sys/infile.h: a FIFO or a link planted
+ * plan.plan anew in dir: head, then src's lines but its repeat lines, so that head's
+ * is the one. Read as any input from elsewhere (sys/infile.h: a FIFO or a link planted
  * as plan.plan is refused, never waited on), written to a new name and renamed in
- * (sys/outfile.h: nothing planted beside it, plan.plan.new say, is opened).
+ * (sys/outfile.h: nothing planted beside it, plan.plan.new say, is opened). 0, or -1
+ * after a message; a read error leaves the old plan.plan as it was.
  */
-int h_run_record_repeat(const char *dir, const char *name, int from, int to)
+static int write_plan(FILE *src, const char *shown, const char *dir, const char *head)
 {
-	char path[PATH_MAX], err[PATH_MAX + 128], *line = NULL;
+	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	struct ab_outfile o;
-
-	snprintf(path, sizeof(path), "%s/plan.plan", name);
-	FILE *src = h_resume_fopen("plan.plan", AB_INFILE_MAX_SMALL, err, sizeof(err));
-	if (!src) {
-		ab_msg("run: %s", err);
-		return -1;
-	}
 	FILE *dst = ab_outfile_open(&o, dir, "plan.plan");
+
 	if (!dst) {
 		fclose(src);
 		return -1;
 	}
-	/* as h_run_copy_plan: one repeat line, first; the plan's own are dropped */
-	fprintf(dst, "# repeat %d until harness run --resume --repeat %d\nrepeat %d\n", from, to, to);
+	fputs(head, dst);
 	while ((n = ab_infile_line(src, &line, &cap)) != -1) {
 		const char *w = line + strspn(line, " \t");
 		if (n >= 0 && (strncmp(w, "repeat", 6) || (w[6] && !strchr(" \t", w[6]))))
@@ -130,10 +96,41 @@ int h_run_record_repeat(const char *dir, const char *name, int from, int to)
 		fclose(dst);
 		unlinkat(o.dirfd, o.tmp, 0);
 		close(o.dirfd);
-		ab_msg("run: cannot read %s: %s", path, strerror(bad));
+		ab_msg("run: cannot read %s: %s", shown, strerror(bad));
 		return -1;
 	}
-	if (ab_outfile_close(&o) < 0)
+	return ab_outfile_close(&o);
+}
+
+/* The plan travels with the run, so --resume and readers see what ran. */
+int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
+{
+	char err[PATH_MAX + 128], head[PATH_MAX + 64];
+	FILE *src = ab_infile_open(plan->path, AB_INFILE_MAX_SMALL, err, sizeof(err));
+
+	if (!src) {
+		ab_msg("run: %s", err);
+		return -1;
+	}
+	snprintf(head, sizeof(head), "# copied from %s by harness run\nrepeat %d\n", plan->path,
+		 repeat);
+	return write_plan(src, plan->path, out, head);
+}
+
+/* --resume DIR --repeat N: plan.plan says what ran, so its repeat line changes with a note. */
+int h_run_record_repeat(const char *dir, const char *name, int from, int to)
+{
+	char path[PATH_MAX], err[PATH_MAX + 128], head[128];
+
+	snprintf(path, sizeof(path), "%s/plan.plan", name);
+	FILE *src = h_resume_fopen("plan.plan", AB_INFILE_MAX_SMALL, err, sizeof(err));
+	if (!src) {
+		ab_msg("run: %s", err);
+		return -1;
+	}
+	snprintf(head, sizeof(head), "# repeat %d until harness run --resume --repeat %d\n"
+		 "repeat %d\n", from, to, to);
+	if (write_plan(src, path, dir, head) < 0)
 		return -1;
 	ab_msg("run: %s: repeat %d -> %d (--repeat)", path, from, to);
 	return 0;

@@ -52,11 +52,6 @@ struct run {
 	double *took, *took_est;	/* [first block of a bench]: measured and expected seconds so far */
 };
 
-static double now_s(void)
-{
-	return (double)ab_now_ns() / 1e9;
-}
-
 /* CPU time of reaped children so far: benchmarks and helpers alike. */
 static double children_cpu(void)
 {
@@ -73,7 +68,7 @@ static void harness_cpu(struct run *r)
 {
 	char path[PATH_MAX];
 	struct rusage ru;
-	double wall = now_s() - r->t0;
+	double wall = ab_now_s() - r->t0;
 
 	snprintf(path, sizeof(path), "%s/machine.txt", r->out);
 	FILE *f = h_log_open(r->out, path, 0);
@@ -167,7 +162,7 @@ static void progress(struct run *r, int ndone, int total, int rep, int pi)
 	char el[32], et[32];
 	const struct h_point *pt = &r->plan.points[pi];
 
-	h_fmt_dur(now_s() - r->t0, el, sizeof(el));
+	h_fmt_dur(ab_now_s() - r->t0, el, sizeof(el));
 	h_fmt_dur(eta(r, rep, pi), et, sizeof(et));
 	fprintf(stderr, "%s[%d/%d] rep %d/%d %s %s ...  elapsed %s  ETA %s%s", r->tty ? "\r\033[K" : "",
 		ndone, total, rep + 1, r->repeat, pt->blk->bench, pt->label, el, et, r->tty ? "" : "\n");
@@ -353,7 +348,7 @@ static int finish(struct run *r)
 	h_csv_close(&r->runs);
 	h_csv_close(&r->fail);
 	h_csv_close(&r->hist);
-	h_fmt_dur(now_s() - r->t0, el, sizeof(el));
+	h_fmt_dur(ab_now_s() - r->t0, el, sizeof(el));
 	ab_msg("run: %d ok, %d failed, %d skipped in %s", r->n_ok, r->n_fail, r->n_skip, el);
 	if (h_stop_sig || r->write_failed)
 		h_restore(r->journal, r->workdir, stderr);
@@ -474,7 +469,7 @@ int h_run(struct h_run_opts *o)
 	open_files(&r);
 	catch_stops();
 	r.tty = isatty(2);
-	r.t0 = now_s();
+	r.t0 = ab_now_s();
 	char np[32], nr[32], et[32];
 	h_fmt_dur(eta(&r, 0, 0), et, sizeof(et));
 	ab_msg("run: %s, %s x %s -> %s (estimated %s)", r.plan.path,

@@ -43,8 +43,8 @@ int h_restore(const char *journal, const char *workdir, FILE *log);
 int h_plan_find(const char *name, char *path, size_t len, char *err, size_t errlen);
 /* harness run --plan list: each plan there is, its points and what it is for. */
 void h_plan_list(FILE *out);
-/* Every distinct point of the registered benchmarks' blocks through
- * bin/<bench> ARGS --check-options (plan_check.c): 0, or -1 with
+/* Every point of the registered benchmarks' blocks, distinct once h_plan_dups passed
+ * the plan, through bin/<bench> ARGS --check-options (plan_check.c): 0, or -1 with
  * "FILE:LINE: ..." in err naming the plan line the benchmark refused. */
 int h_plan_check(const struct h_plan *p, char *err, size_t errlen);
 /* A point of a block that another block measures too (the same options, defaults

@@ -179,8 +179,7 @@ static const char *parse_row(char *line, struct h_timing *r)
 	}
 	if (n != 5)
 		return "fewer than 5 tab-separated fields";
-	if (strlen(f[0]) >= sizeof(r->bench) || strspn(f[0], "abcdefghijklmnopqrstuvwxyz"
-						     "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") != strlen(f[0]))
+	if (strlen(f[0]) >= sizeof(r->bench) || strspn(f[0], H_WORD_CHARS) != strlen(f[0]))
 		return "bad benchmark name";
 	snprintf(r->bench, sizeof(r->bench), "%s", f[0]);
 	if (ab_parse_double(f[1], &r->duration) ||

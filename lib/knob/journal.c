@@ -11,6 +11,7 @@
 #include "sys/fsutil.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <fcntl.h>
@@ -140,6 +141,18 @@ int knob_holds(const char *full, const char *val, size_t len)
 	return (size_t)n == len && memcmp(cur, val, len) == 0;
 }
 
+const int knob_signals[KNOB_NSIGNALS] = { SIGINT, SIGTERM, SIGHUP };
+
+void knob_block_signals(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t k = 0; k < KNOB_NSIGNALS; k++)
+		sigaddset(&set, knob_signals[k]);
+	pthread_sigmask(SIG_BLOCK, &set, old);
+}
+
 int knob_trusted(const char *path, int want_dir, char *why, size_t len)
 {
 	struct stat st;
@@ -163,8 +176,6 @@ int knob_trusted(const char *path, int want_dir, char *why, size_t len)
 		return 0;
 	return -1;
 }
-
-#define fail_errno(e, ...) ({ int e_ = (e); ab_err(err, errlen, __VA_ARGS__); errno = e_; -1; })
 
 int knob_lock_open(const char *root, const char *path, char *err, size_t errlen)
 {

@@ -15,6 +15,7 @@
 #ifndef AB_KNOB_JOURNAL_H
 #define AB_KNOB_JOURNAL_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -22,6 +23,9 @@
 #define KNOB_PATH_MAX 1024	/* root + path */
 #define KNOB_BOOT_ID_LEN 36	/* "8e3f5c1a-...": 36 characters */
 #define KNOB_MAX_TRIES 3	/* replays that may fail before an entry is given up */
+
+/* -1 with a message in err and errno e: ab_err keeps errno for the caller */
+#define fail_errno(e, ...) ({ int e_ = (e); ab_err(err, errlen, __VA_ARGS__); errno = e_; -1; })
 
 /* This boot's id ("unknown" when procfs cannot tell), read once. */
 const char *knob_boot_id(void);
@@ -32,6 +36,10 @@ int knob_put_value(const char *full, const char *val, size_t len);
 /* Does the knob already hold val (len bytes, no newline)? Signal-safe. */
 int knob_holds(const char *full, const char *val, size_t len);
 void knob_sync_dir(const char *dir);
+/* The signals whose handler (knob.c) restores and journals; blocked, old: the mask before. */
+#define KNOB_NSIGNALS 3
+extern const int knob_signals[KNOB_NSIGNALS];
+void knob_block_signals(sigset_t *old);
 void knob_dir_of(const char *path, char *dir, size_t len);
 int knob_full_path(const char *root, const char *path, char *full, size_t len);
 /* Is dir (or a file, want_dir 0) owned by root and not group/world-writable, and no

@@ -75,8 +75,7 @@ static char journal_path[KNOB_PATH_MAX];
 static char journal_dir[KNOB_PATH_MAX];
 static char boot_id[KNOB_BOOT_ID_LEN + 1];	/* padded with '-': the handler copies 36 bytes */
 
-static const int restore_signals[] = { SIGINT, SIGTERM, SIGHUP };
-static struct sigaction old_actions[AB_ARRAY_SIZE(restore_signals)];
+static struct sigaction old_actions[KNOB_NSIGNALS];
 
 /* ---- async-signal-safe helpers: syscalls and string scans only ---- */
 
@@ -158,10 +157,10 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 	restore_mine(me);
 	mark_done(me);
-	for (k = 0; k < AB_ARRAY_SIZE(restore_signals); k++)
-		if (restore_signals[k] == sig)
+	for (k = 0; k < KNOB_NSIGNALS; k++)
+		if (knob_signals[k] == sig)
 			break;
-	if (k < AB_ARRAY_SIZE(restore_signals)) {
+	if (k < KNOB_NSIGNALS) {
 		struct sigaction *old = &old_actions[k];
 		if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
 			old->sa_sigaction(sig, si, uc);
@@ -183,21 +182,6 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 
 /* ---- normal context ---- */
 
-static void block_signals(sigset_t *old)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	for (size_t k = 0; k < AB_ARRAY_SIZE(restore_signals); k++)
-		sigaddset(&set, restore_signals[k]);
-	pthread_sigmask(SIG_BLOCK, &set, old);
-}
-
-static void unblock_signals(const sigset_t *old)
-{
-	pthread_sigmask(SIG_SETMASK, old, NULL);
-}
-
 static int mine_pending(pid_t me)
 {
 	int n = __atomic_load_n(&table_count, __ATOMIC_ACQUIRE);
@@ -215,6 +199,34 @@ static void at_exit(void)
 	ab_knob_restore_all();
 }
 
+/* Restore at exit, and on each of knob_signals (the old actions kept to chain to):
+ * 0, or -1 with a message. */
+static int install_handlers(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_signal, .sa_flags = SA_SIGINFO };
+
+	if (atexit(at_exit) != 0) {
+		ab_msg("knob init: atexit failed");
+		errno = ENOMEM;
+		return -1;
+	}
+	sigemptyset(&sa.sa_mask);
+	for (size_t j = 0; j < KNOB_NSIGNALS; j++)
+		sigaddset(&sa.sa_mask, knob_signals[j]);
+	for (size_t k = 0; k < KNOB_NSIGNALS; k++) {
+		int sig = knob_signals[k];
+
+		if (sigaction(sig, NULL, &old_actions[k]) < 0)
+			return ab_msg("knob init: sigaction(%d): %s", sig, strerror(errno)), -1;
+		/* An ignored signal cannot kill us (nohup): leave it ignored. */
+		if (!(old_actions[k].sa_flags & SA_SIGINFO) && old_actions[k].sa_handler == SIG_IGN)
+			continue;
+		if (sigaction(sig, &sa, NULL) < 0)
+			return ab_msg("knob init: sigaction(%d): %s", sig, strerror(errno)), -1;
+	}
+	return 0;
+}
+
 int ab_knob_init(const char *root, const char *journal)
 {
 	sigset_t old;
@@ -230,7 +242,7 @@ int ab_knob_init(const char *root, const char *journal)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	block_signals(&old);
+	knob_block_signals(&old);
 	pthread_mutex_lock(&lock);
 	/* Entries already journaled must be restored into the tree and journal they came from. */
 	if (ready && mine_pending(getpid()) &&
@@ -245,45 +257,15 @@ int ab_knob_init(const char *root, const char *journal)
 	snprintf(journal_path, sizeof(journal_path), "%s", journal);
 	knob_dir_of(journal_path, journal_dir, sizeof(journal_dir));
 	snprintf(boot_id, sizeof(boot_id), "%-36s", knob_boot_id());
-	if (!handlers_installed) {
-		if (atexit(at_exit) != 0) {
-			ab_msg("knob init: atexit failed");
-			errno = ENOMEM;
-			rc = -1;
-			goto out;
-		}
-		for (size_t k = 0; k < AB_ARRAY_SIZE(restore_signals); k++) {
-			struct sigaction sa;
-
-			if (sigaction(restore_signals[k], NULL, &old_actions[k]) < 0) {
-				ab_msg("knob init: sigaction(%d): %s", restore_signals[k],
-				       strerror(errno));
-				rc = -1;
-				goto out;
-			}
-			/* An ignored signal cannot kill us (nohup): leave it ignored. */
-			if (!(old_actions[k].sa_flags & SA_SIGINFO) &&
-			    old_actions[k].sa_handler == SIG_IGN)
-				continue;
-			memset(&sa, 0, sizeof(sa));
-			sa.sa_sigaction = on_signal;
-			sa.sa_flags = SA_SIGINFO;
-			sigemptyset(&sa.sa_mask);
-			for (size_t j = 0; j < AB_ARRAY_SIZE(restore_signals); j++)
-				sigaddset(&sa.sa_mask, restore_signals[j]);
-			if (sigaction(restore_signals[k], &sa, NULL) < 0) {
-				ab_msg("knob init: sigaction(%d): %s", restore_signals[k],
-				       strerror(errno));
-				rc = -1;
-				goto out;
-			}
-		}
-		handlers_installed = 1;
+	if (!handlers_installed && install_handlers() < 0) {
+		rc = -1;
+		goto out;
 	}
+	handlers_installed = 1;
 	ready = 1;
 out:
 	pthread_mutex_unlock(&lock);
-	unblock_signals(&old);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	/* A run killed earlier may have left knobs changed: put them back before this one
 	 * reads any "original", or it would journal the leftover as one. */
 	if (rc == 0) {
@@ -306,9 +288,6 @@ int ab_knob_read(const char *path, char *buf, size_t len)
 		return -1;
 	return knob_read_full(full, buf, len);
 }
-
-/* ab_err keeps errno for the caller */
-#define fail_errno(e, ...) ({ int e_ = (e); ab_err(err, errlen, __VA_ARGS__); errno = e_; -1; })
 
 /* This process's active entry for full, or NULL. */
 static struct entry *find_mine(const char *full)
@@ -403,7 +382,7 @@ int ab_knob_write(const char *path, const char *value, char *orig, size_t origle
 	if (!have && lockfd < 0)
 		return -1;
 
-	block_signals(&old);
+	knob_block_signals(&old);
 	pthread_mutex_lock(&lock);
 	e = find_mine(full);
 	if (!e && !(e = journal_entry(path, full, &lockfd, err, errlen))) {
@@ -421,7 +400,7 @@ int ab_knob_write(const char *path, const char *value, char *orig, size_t origle
 				strerror(we));
 out:
 	pthread_mutex_unlock(&lock);
-	unblock_signals(&old);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (lockfd >= 0)
 		close(lockfd);	/* not journaled after all: nothing of ours to own */
 	return rc;
@@ -433,7 +412,7 @@ int ab_knob_restore_all(void)
 	pid_t me = getpid();
 	int failed, n;
 
-	block_signals(&old);
+	knob_block_signals(&old);
 	pthread_mutex_lock(&lock);
 	failed = restore_mine(me);
 	n = __atomic_load_n(&table_count, __ATOMIC_ACQUIRE);
@@ -453,7 +432,7 @@ int ab_knob_restore_all(void)
 		__atomic_store_n(&table_count, 0, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&lock);
-	unblock_signals(&old);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return failed;
 }
 

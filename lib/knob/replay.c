@@ -33,8 +33,6 @@
 #include "knob/journal_i.h"
 #include "knob/pending_i.h"
 
-#define fail_errno(e, ...) ({ int e_ = (e); ab_err(err, errlen, __VA_ARGS__); errno = e_; -1; })
-
 #define SAID_MAX 5	/* dropped lines named one by one; past it, one line counts the rest */
 
 static int valid_boot_id(const char *s)
@@ -447,7 +445,7 @@ static int replay_locked(const char *root, const char *journal, int fd, char *er
 
 int ab_knob_replay(const char *root, const char *journal, char *err, size_t errlen)
 {
-	sigset_t set, old;
+	sigset_t old;
 	int rc = 0;
 
 	if (!root)
@@ -457,11 +455,7 @@ int ab_knob_replay(const char *root, const char *journal, char *err, size_t errl
 	if (check_trust(root, journal, err, errlen) < 0)
 		return -1;	/* the caller prints err: once */
 	/* Our own signal handler appends under the same lock: it must not run while we hold it. */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &set, &old);
+	knob_block_signals(&old);
 	int fd = open_locked(journal);
 	if (fd < 0 && errno != ENOENT)
 		rc = fail_errno(errno, "knob journal %s: %s", journal, strerror(errno));

@@ -74,6 +74,10 @@ static inline uint64_t ab_now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
+static inline double ab_now_s(void)
+{
+	return (double)ab_now_ns() / 1e9;
+}
 void ab_sleep_ns(uint64_t ns);
 
 #endif

@@ -50,10 +50,9 @@ double ab_getppid_ns(int n, int batches)
 
 int ab_clocksource(char *buf, size_t len)
 {
-	const char *root = ab_test_hook("AFFBENCH_SYSROOT");
 	char path[4096];
 
-	snprintf(path, sizeof(path), "%s%s", root ? root : "", CLOCKSOURCE);
+	snprintf(path, sizeof(path), "%s%s", ab_sysroot(), CLOCKSOURCE);
 	return ab_sysfs_read(path, buf, len);
 }
 

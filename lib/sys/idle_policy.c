@@ -84,24 +84,13 @@ void ab_idle_format(const struct ab_idle *p, char *buf, size_t len)
 	}
 }
 
-/*
- * Where the files are read: "" on the real machine, the AFFBENCH_SYSROOT test
- * hook's fake tree in tests (the same hook the harness's machine check reads).
- */
-static const char *ab_idle_root(void)
-{
-	const char *r = ab_test_hook("AFFBENCH_SYSROOT");
-
-	return r ? r : "";
-}
-
 int ab_idle_haltpoll_usable(char *why, size_t len)
 {
 	static const char *const what[] = { "driver", "governor" };
 	char path[4096], val[64];
 
 	for (size_t i = 0; i < AB_ARRAY_SIZE(what); i++) {
-		snprintf(path, sizeof(path), "%s" AB_IDLE_CPUIDLE "/current_%s", ab_idle_root(), what[i]);
+		snprintf(path, sizeof(path), "%s" AB_IDLE_CPUIDLE "/current_%s", ab_sysroot(), what[i]);
 		errno = 0;
 		if (ab_sysfs_read(path, val, sizeof(val)) < 0 || !val[0])
 			return ab_err(why, len, "no cpuidle %s (%s: %s): guest halt polling needs "
@@ -111,36 +100,22 @@ int ab_idle_haltpoll_usable(char *why, size_t len)
 			return ab_err(why, len, "the cpuidle %s is %s, not haltpoll: guest_halt_poll_ns "
 				      "has no effect here (haltpoll runs in KVM guests)", what[i], val);
 	}
-	snprintf(path, sizeof(path), "%s" AB_IDLE_HALTPOLL_NS, ab_idle_root());
+	snprintf(path, sizeof(path), "%s" AB_IDLE_HALTPOLL_NS, ab_sysroot());
 	if (access(path, F_OK) < 0)
 		return ab_err(why, len, "%s: %s", path, strerror(errno));
 	return 0;
-}
-
-/* The idle= boot parameter's value ("poll", "halt", "nomwait"), or "" when not given. */
-static void boot_idle(char *val, size_t len)
-{
-	char path[4096], line[4096];
-
-	val[0] = '\0';
-	snprintf(path, sizeof(path), "%s/proc/cmdline", ab_idle_root());
-	if (ab_sysfs_read(path, line, sizeof(line)) < 0)
-		return;
-	for (char *t = strtok(line, " \t"); t; t = strtok(NULL, " \t"))
-		if (!strncmp(t, "idle=", 5))
-			snprintf(val, len, "%.31s", t + 5);
 }
 
 int ab_idle_qos_usable(char *why, size_t len)
 {
 	char path[4096], drv[64], boot[32];
 
-	snprintf(path, sizeof(path), "%s" AB_IDLE_CPUIDLE "/current_driver", ab_idle_root());
+	snprintf(path, sizeof(path), "%s" AB_IDLE_CPUIDLE "/current_driver", ab_sysroot());
 	if (ab_sysfs_read(path, drv, sizeof(drv)) < 0)
 		snprintf(drv, sizeof(drv), "none");
 	if (drv[0] && strcmp(drv, "none"))
 		return 0;
-	boot_idle(boot, sizeof(boot));
+	ab_cmdline_arg("idle=", boot, sizeof(boot));
 	if (boot[0])
 		return ab_err(why, len, "no cpuidle driver (booted with idle=%s): no governor reads the "
 			      "PM QoS limit, so the CPUs wait as idle=%s says; --idle busy acts here",
@@ -155,7 +130,7 @@ int ab_idle_qos_hold(long us, char *why, size_t len)
 	char path[4096];
 	int32_t v = (int32_t)us;
 
-	snprintf(path, sizeof(path), "%s" AB_IDLE_QOS_DEV, ab_idle_root());
+	snprintf(path, sizeof(path), "%s" AB_IDLE_QOS_DEV, ab_sysroot());
 	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		return ab_err(why, len, "cannot open %s: %s%s", path, strerror(errno),

@@ -89,42 +89,32 @@ FILE *ab_infile_fdopen(int fd, const char *path, unsigned long long max_bytes, c
 		       size_t errlen)
 {
 	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		int e = errno;
-		ab_err(err, errlen, "%s: %s", path, strerror(e));
-		close(fd);
-		errno = e;
-		return NULL;
-	}
+	FILE *f;
+	int e;
+
+	if (fstat(fd, &st) < 0)
+		goto failed;
 	if (!S_ISREG(st.st_mode)) {
 		ab_err(err, errlen, "%s: not a regular file (%s)", path, ab_file_kind(st.st_mode));
-		close(fd);
-		errno = EINVAL;
-		return NULL;
+		e = EINVAL;
+		goto refused;
 	}
 	if ((unsigned long long)st.st_size > max_bytes) {
 		ab_err(err, errlen, "%s: %lld bytes, over the %llu-byte limit for this file",
 		       path, (long long)st.st_size, max_bytes);
-		close(fd);
-		errno = EFBIG;
-		return NULL;
+		e = EFBIG;
+		goto refused;
 	}
 	/* Reads from here on may block as any regular file's do. */
-	if (fcntl(fd, F_SETFL, 0) < 0) {
-		int e = errno;
-		ab_err(err, errlen, "%s: %s", path, strerror(e));
-		close(fd);
-		errno = e;
-		return NULL;
-	}
-	FILE *f = capped_open(fd, max_bytes);
-	if (!f) {
-		int e = errno;
-		ab_err(err, errlen, "%s: %s", path, strerror(e));
-		close(fd);
-		errno = e;
-	}
-	return f;
+	if (fcntl(fd, F_SETFL, 0) == 0 && (f = capped_open(fd, max_bytes)))
+		return f;
+failed:
+	e = errno;
+	ab_err(err, errlen, "%s: %s", path, strerror(e));
+refused:
+	close(fd);
+	errno = e;
+	return NULL;
 }
 
 ssize_t ab_infile_line(FILE *f, char **buf, size_t *cap)

@@ -17,17 +17,12 @@
 
 static int choice_index(const char *choices, const char *s)
 {
-	const char *p = choices;
-	size_t n = strlen(s);
+	const char *c;
+	size_t len;
 
-	for (int i = 0; *p; i++) {
-		size_t len = strcspn(p, "|");
-		if (len == n && !strncmp(p, s, n))
+	for (int i = 0; (c = ab_choice(choices, i, &len)); i++)
+		if (len == strlen(s) && !strncmp(c, s, len))
 			return i;
-		p += len;
-		if (*p == '|')
-			p++;
-	}
 	return -1;
 }
 
@@ -250,21 +245,12 @@ void ab_opts_checked(const struct ab_common *common)
 
 int ab_format_parse(const char *s, enum ab_format *f)
 {
-	static const struct {
-		const char *name;
-		enum ab_format fmt;
-	} names[] = {
-		{ "table", AB_FMT_TABLE },
-		{ "csv", AB_FMT_CSV },
-		{ "json", AB_FMT_JSON },
-	};
+	int i = s ? choice_index("table|csv|json", s) : -1;	/* enum ab_format's order */
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (s && strcmp(s, names[i].name) == 0) {
-			*f = names[i].fmt;
-			return 0;
-		}
+	if (i < 0) {
+		errno = EINVAL;
+		return -1;
 	}
-	errno = EINVAL;
-	return -1;
+	*f = (enum ab_format)i;
+	return 0;
 }

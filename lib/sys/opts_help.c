@@ -32,27 +32,22 @@ const struct ab_common_opt ab_common_opts[] = {
 	{ "version", 0, C_VERSION, NULL, "print the version" },
 };
 
-static void choice_name(const char *choices, int idx, char *buf, size_t len)
+const char *ab_choice(const char *choices, int idx, size_t *len)
 {
-	const char *p = choices;
-
-	for (int i = 0; *p; i++) {
-		size_t l = strcspn(p, "|");
-		if (i == idx) {
-			snprintf(buf, len, "%.*s", (int)l, p);
-			return;
-		}
-		p += l;
-		if (*p == '|')
-			p++;
+	for (int i = 0; *choices; i++) {
+		*len = strcspn(choices, "|");
+		if (i == idx)
+			return choices;
+		choices += *len + (choices[*len] == '|');
 	}
-	snprintf(buf, len, "?");
+	return NULL;
 }
 
 static void default_text(const struct ab_opt *o, const void *params, char *buf, size_t len)
 {
 	const char *field = (const char *)params + o->offset;
 	const struct ab_intlist *il;
+	const char *c;
 	size_t off;
 
 	buf[0] = 0;
@@ -74,7 +69,8 @@ static void default_text(const struct ab_opt *o, const void *params, char *buf, 
 			snprintf(buf, len, "%s", *(const char *const *)field);
 		break;
 	case AB_OPT_CHOICE:
-		choice_name(o->choices, *(const int *)field, buf, len);
+		c = ab_choice(o->choices, *(const int *)field, &off);
+		snprintf(buf, len, "%.*s", c ? (int)off : 1, c ? c : "?");
 		break;
 	case AB_OPT_INTLIST:
 		il = (const struct ab_intlist *)field;

@@ -4,9 +4,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include "sys/common.h"
 
 /* Up to len - 1 bytes of fd, stopping after the first newline. Bytes read, or -1. */
 static ssize_t first_line(int fd, char *buf, size_t len)
@@ -66,4 +69,25 @@ int ab_sysfs_read_long(const char *path, long *v)
 	}
 	*v = l;
 	return 0;
+}
+
+const char *ab_sysroot(void)
+{
+	const char *r = ab_test_hook("AFFBENCH_SYSROOT");
+
+	return r ? r : "";
+}
+
+void ab_cmdline_arg(const char *key, char *out, size_t len)
+{
+	char path[4096], line[4096];
+	size_t kl = strlen(key);
+
+	out[0] = '\0';
+	snprintf(path, sizeof(path), "%s/proc/cmdline", ab_sysroot());
+	if (ab_sysfs_read(path, line, sizeof(line)) < 0)
+		return;
+	for (char *w = strtok(line, " \t"); w; w = strtok(NULL, " \t"))
+		if (!strncmp(w, key, kl))
+			snprintf(out, len, "%s", w + kl);
 }

@@ -19,5 +19,9 @@
 int ab_sysfs_read(const char *path, char *buf, size_t len);
 /* The file as one decimal number. 0 with *v set, or -1 with errno (EINVAL: not a number). */
 int ab_sysfs_read_long(const char *path, long *v);
+/* Where the machine's files are read: "", or in tests the AFFBENCH_SYSROOT hook's fake tree. */
+const char *ab_sysroot(void);
+/* The rest of the last word of <sysroot>/proc/cmdline that starts with key ("idle="), or "". */
+void ab_cmdline_arg(const char *key, char *out, size_t len);
 
 #endif
