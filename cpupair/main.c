@@ -198,8 +198,7 @@ int main(int argc, char **argv)
 	char err[256];
 	int failed = 0, cache_known;
 
-	if (ab_parse_args(argc, argv, &info, opts, &set, &common) < argc)
-		ab_usage_error("unexpected argument (see --help)");
+	ab_parse_args(argc, argv, &info, opts, &set, &common);
 	if (cp_pairs_parse(set.pairs, &mode, &n, err, sizeof(err)) < 0 ||
 	    cp_methods_parse(set.method, &methods, err, sizeof(err)) < 0)
 		ab_usage_error("%s", err);

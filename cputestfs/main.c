@@ -436,9 +436,7 @@ int main(int argc, char **argv)
 	struct ab_results kept;
 	struct ab_out out;
 
-	int first = ab_parse_args(argc, argv, &ctf_info, ctf_opts, &set, &common);
-	if (first < argc)
-		ab_usage_error("unexpected argument '%s' (see --help)", argv[first]);
+	ab_parse_args(argc, argv, &ctf_info, ctf_opts, &set, &common);
 	char err[256];
 	if (set.daemon_wait && ab_fsrv_wait_parse(set.daemon_wait, &set.wait, err, sizeof(err)) < 0)
 		ab_usage_error("bad value '%s' for --daemon-wait: %s", set.daemon_wait, err);
