@@ -176,11 +176,8 @@ static int sweep(struct ab_out *out, const struct ab_common *common, const struc
 			if (m == CP_LINE && res.switches_known)
 				ab_record(out, &cfg, rep, cp_metrics[CP_LINE_INVOL].name,
 					  (double)res.invol, cp_metrics[CP_LINE_INVOL].unit);
-			if (mon) {
-				ab_cpumon_record(mon, out, &cfg, rep, 1e9 / res.rt_ns);
-				ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once */
-				ab_cpumon_free(mon);
-			}
+			ab_cpumon_record(mon, out, &cfg, rep, 1e9 / res.rt_ns);
+			ab_cpumon_free(mon);
 		}
 	}
 	return failed;

@@ -384,9 +384,7 @@ static int one_rep(const struct ctf_settings *set, const struct ctf_point *pt, s
 		ab_cpumon_free(mon);
 		return -1;
 	}
-	ab_cpumon_record(mon, out, &pt->cfg, rep, res.v[CTF_STAT]);
-	if (mon)	/* each reason once, --quiet or not: a missing number says why */
-		ab_cpumon_tell(ab_cpumon_missing(mon));
+	ab_cpumon_record(mon, out, &pt->cfg, rep, res.v[CTF_STAT]);	/* a missing number says why */
 	ab_cpumon_free(mon);
 	for (int m = ks ? CTF_FIRST_KERNEL : 0; m < (ks ? CTF_NM : CTF_FIRST_KERNEL); m++)
 		if (res.has[m])

@@ -207,7 +207,6 @@ static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 						  sq_metrics[m].unit);
 			io_latency(out, sh, pt, r + 1);
 			ab_cpumon_record(mon, out, &pt->cfg, r + 1, v[SQ_IOS] * 1e3);
-			ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once, --quiet or not */
 			ab_cpumon_tell(note);
 			ab_cpumon_free(mon);
 		}

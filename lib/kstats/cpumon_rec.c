@@ -163,4 +163,5 @@ void ab_cpumon_record(const struct ab_cpumon *m, struct ab_out *o, const struct 
 	for (int i = 0; i < n; i++)
 		ab_record(o, c, rep, v[i].metric, v[i].v, v[i].unit);
 	free(v);
+	ab_cpumon_tell(ab_cpumon_missing(m));	/* each reason once, --quiet or not */
 }
