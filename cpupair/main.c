@@ -177,11 +177,8 @@ static int sweep(struct ab_out *out, const struct ab_common *common, const struc
 			if (m == CP_LINE && res.switches_known)
 				ab_record(out, &cfg, rep, cp_metrics[CP_LINE_INVOL].name,
 					  (double)res.invol, cp_metrics[CP_LINE_INVOL].unit);
-			if (mon) {
-				ab_cpumon_record(mon, out, &cfg, rep, 1e9 / res.rt_ns);
-				ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once */
-				ab_cpumon_free(mon);
-			}
+			ab_cpumon_record(mon, out, &cfg, rep, 1e9 / res.rt_ns);
+			ab_cpumon_free(mon);
 		}
 	}
 	return failed;
@@ -199,8 +196,7 @@ int main(int argc, char **argv)
 	char err[256];
 	int failed = 0, cache_known;
 
-	if (ab_parse_args(argc, argv, &info, opts, &set, &common) < argc)
-		ab_usage_error("unexpected argument (see --help)");
+	ab_parse_args(argc, argv, &info, opts, &set, &common);
 	if (cp_pairs_parse(set.pairs, &mode, &n, err, sizeof(err)) < 0 ||
 	    cp_methods_parse(set.method, &methods, err, sizeof(err)) < 0)
 		ab_usage_error("%s", err);

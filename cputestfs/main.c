@@ -386,9 +386,7 @@ static int one_rep(const struct ctf_settings *set, const struct ctf_point *pt, s
 		ab_cpumon_free(mon);
 		return -1;
 	}
-	ab_cpumon_record(mon, out, &pt->cfg, rep, res.v[CTF_STAT]);
-	if (mon)	/* each reason once, --quiet or not: a missing number says why */
-		ab_cpumon_tell(ab_cpumon_missing(mon));
+	ab_cpumon_record(mon, out, &pt->cfg, rep, res.v[CTF_STAT]);	/* a missing number says why */
 	ab_cpumon_free(mon);
 	for (int m = ks ? CTF_FIRST_KERNEL : 0; m < (ks ? CTF_NM : CTF_FIRST_KERNEL); m++)
 		if (res.has[m])
@@ -438,9 +436,7 @@ int main(int argc, char **argv)
 	struct ab_results kept;
 	struct ab_out out;
 
-	int first = ab_parse_args(argc, argv, &ctf_info, ctf_opts, &set, &common);
-	if (first < argc)
-		ab_usage_error("unexpected argument '%s' (see --help)", argv[first]);
+	ab_parse_args(argc, argv, &ctf_info, ctf_opts, &set, &common);
 	char err[256];
 	if (set.daemon_wait && ab_fsrv_wait_parse(set.daemon_wait, &set.wait, err, sizeof(err)) < 0)
 		ab_usage_error("bad value '%s' for --daemon-wait: %s", set.daemon_wait, err);

@@ -113,10 +113,7 @@ struct ddp_sweep {
 /* Settings from argv; bad usage exits 2 with one line. */
 static void parse_settings(int argc, char **argv, struct ddp_settings *s, struct ddp_sweep *sw)
 {
-	int first = ab_parse_args(argc, argv, &ddp_info, ddp_opts, s, &s->common);
-
-	if (first < argc)
-		ab_usage_error("unexpected argument '%s' (see --help)", argv[first]);
+	ab_parse_args(argc, argv, &ddp_info, ddp_opts, s, &s->common);
 	if (s->bs % 4096)
 		ab_usage_error("bad value '%zu' for --bs: must be a multiple of 4096", s->bs);
 	if (s->max_write && s->max_write % 4096)

@@ -288,7 +288,6 @@ int ddp_measure(const struct ddp_settings *s, const struct ddp_point *pt, struct
 		ddp_numbers(&o, &n);
 		/* per requests_per_s's operation: one read() or write() of bs bytes */
 		ab_cpumon_record(mon, out, &cfg, pt->rep + 1, n.req_per_s);
-		ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once, --quiet or not */
 	}
 	ab_cpumon_free(mon);
 	free(probe.brk);

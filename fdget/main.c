@@ -301,9 +301,7 @@ static void settings_from_args(struct fdget_settings *s, struct ab_common *commo
 
 	*s = (struct fdget_settings){ .op = OP_COUNT, .mode = "single,idle-thread", .spawn = 200,
 				      .call = CALL_LIBC, .fd = -1 };
-	int first = ab_parse_args(argc, argv, &info, options, s, common);
-	if (first < argc)
-		ab_usage_error("unexpected argument '%s' (see --help)", argv[first]);
+	ab_parse_args(argc, argv, &info, options, s, common);
 	if (fdget_parse_modes(s->mode, s->want, err, sizeof(err)))
 		ab_usage_error("%s", err);
 	if (common->repeat > FDGET_MAX_REPEAT)

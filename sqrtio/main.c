@@ -208,7 +208,6 @@ static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 						  sq_metrics[m].unit);
 			io_latency(out, sh, pt, r + 1);
 			ab_cpumon_record(mon, out, &pt->cfg, r + 1, v[SQ_IOS] * 1e3);
-			ab_cpumon_tell(ab_cpumon_missing(mon));	/* each reason once, --quiet or not */
 			ab_cpumon_tell(note);
 			ab_cpumon_free(mon);
 		}
@@ -222,10 +221,8 @@ int main(int argc, char **argv)
 	struct sq_target t;
 	struct sq_discovery d;
 	char why[512];
-	int argi = ab_parse_args(argc, argv, &info, opts, &set, &com);
 
-	if (argi < argc)
-		ab_usage_error("unexpected argument '%s' (see --help)", argv[argi]);
+	ab_parse_args(argc, argv, &info, opts, &set, &com);
 	/* what the run refuses, --check-options refuses too (stat only, nothing changed) */
 	if (set.io_procs == 0)
 		ab_usage_error("bad value '0' for --io-procs: at least one reader is needed");

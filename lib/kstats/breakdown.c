@@ -170,33 +170,8 @@ void ab_breakdown_describe(const struct ab_breakdown_metrics *m, char *buf, size
 	}
 }
 
-#ifndef AB_HAVE_BPF
-
-int ab_breakdown_open(struct ab_breakdown **b, char *why, size_t len)
-{
-	*b = NULL;
-	return ab_err(why, len, "built without BPF support");
-}
-int ab_breakdown_attach(struct ab_breakdown *b) { (void)b; return -1; }
-void ab_breakdown_detach(struct ab_breakdown *b) { (void)b; }
-void ab_breakdown_set_conn(struct ab_breakdown *b, int conn) { (void)b; (void)conn; }
-void ab_breakdown_set_pipe(struct ab_breakdown *b, int on) { (void)b; (void)on; }
-int ab_breakdown_add(struct ab_breakdown *b, pid_t tgid, int role)
-{
-	(void)b; (void)tgid; (void)role;
-	return -1;
-}
-int ab_breakdown_clear(struct ab_breakdown *b) { (void)b; return -1; }
-int ab_breakdown_reset(struct ab_breakdown *b) { (void)b; return -1; }
-int ab_breakdown_window(struct ab_breakdown *b, int on) { (void)b; (void)on; return -1; }
-int ab_breakdown_read(struct ab_breakdown *b, struct ab_breakdown_result *r)
-{
-	(void)b; (void)r;
-	return -1;
-}
-void ab_breakdown_close(struct ab_breakdown *b) { (void)b; }
-
-#else
+/* Without BPF only kstats.c's stubs are built, and they never call what follows. */
+#ifdef AB_HAVE_BPF
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -279,40 +254,42 @@ int ab_breakdown_add(struct ab_breakdown *b, pid_t tgid, int role)
 				    BPF_ANY) < 0 ? -1 : 0;
 }
 
-/* Delete every key of m, from the front (next_key of a deleted key restarts the walk). */
-static int clear_map(struct bpf_map *m)
+int ab_bpf_map_clear(struct bpf_map *m)
 {
 	__u32 key;
 
+	/* From the front: next_key of a deleted key restarts the walk. */
 	while (bpf_map__get_next_key(m, NULL, &key, sizeof(key)) == 0)
 		if (bpf_map__delete_elem(m, &key, sizeof(key), 0) < 0)
 			return -1;
 	return 0;
 }
 
+int ab_bpf_map_zero(struct bpf_map *m, unsigned nkeys, size_t vsize, int ncpus)
+{
+	size_t size = vsize * (size_t)ncpus;
+	void *z = calloc(1, size);
+	int r = 0;
+
+	if (!z)
+		return -1;
+	for (__u32 k = 0; k < nkeys; k++)
+		r |= bpf_map__update_elem(m, &k, sizeof(k), z, size, BPF_ANY);
+	free(z);
+	return r ? -1 : 0;
+}
+
 int ab_breakdown_clear(struct ab_breakdown *b)
 {
 	b->skel->bss->counting = 0;
-	return clear_map(b->skel->maps.roles) | clear_map(b->skel->maps.calls) |
-	       clear_map(b->skel->maps.dwait);
+	return ab_bpf_map_clear(b->skel->maps.roles) | ab_bpf_map_clear(b->skel->maps.calls) |
+	       ab_bpf_map_clear(b->skel->maps.dwait);
 }
 
 int ab_breakdown_reset(struct ab_breakdown *b)
 {
-	size_t hsize = sizeof(*b->buf) * (size_t)b->ncpus;
-	size_t ssize = sizeof(struct brk_sums) * (size_t)b->ncpus;
-	void *z = calloc(1, ssize);
-	__u32 k = 0;
-	int r;
-
-	if (!z)
-		return -1;
-	memset(b->buf, 0, hsize);
-	r = bpf_map__update_elem(b->skel->maps.sums, &k, sizeof(k), z, ssize, BPF_ANY);
-	for (k = 0; k < BRK_NHIST; k++)
-		r |= bpf_map__update_elem(b->skel->maps.hists, &k, sizeof(k), b->buf, hsize, BPF_ANY);
-	free(z);
-	return r ? -1 : 0;
+	return ab_bpf_map_zero(b->skel->maps.sums, 1, sizeof(struct brk_sums), b->ncpus) |
+	       ab_bpf_map_zero(b->skel->maps.hists, BRK_NHIST, sizeof(*b->buf), b->ncpus);
 }
 
 int ab_breakdown_window(struct ab_breakdown *b, int on)

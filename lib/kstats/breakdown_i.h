@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The breakdown's BPF half, driven by kstats.c alongside its own probes. */
+/* The breakdown's BPF half, driven by kstats.c alongside its own probes (built with BPF only). */
 #ifndef AB_BREAKDOWN_I_H
 #define AB_BREAKDOWN_I_H
 
@@ -24,5 +24,11 @@ int ab_breakdown_reset(struct ab_breakdown *b);
 int ab_breakdown_window(struct ab_breakdown *b, int on);
 int ab_breakdown_read(struct ab_breakdown *b, struct ab_breakdown_result *r);
 void ab_breakdown_close(struct ab_breakdown *b);
+
+/* For kstats.c's maps too: delete every key of m; zero keys 0..nkeys-1 of a per-CPU map
+ * whose values are vsize bytes. 0, or -1 when a key failed. */
+struct bpf_map;
+int ab_bpf_map_clear(struct bpf_map *m);
+int ab_bpf_map_zero(struct bpf_map *m, unsigned nkeys, size_t vsize, int ncpus);
 
 #endif

@@ -388,28 +388,3 @@ int ab_cpumon_end(struct ab_cpumon *m, double window_s)
 	m->done = window_s > 0;
 	return m->done ? 0 : -1;
 }
-
-const char *ab_cpumon_missing(const struct ab_cpumon *m)
-{
-	return m ? m->missing : "";
-}
-
-void ab_cpumon_tell(const char *missing)
-{
-	static char told[2048];
-	char line[1024] = "", copy[512], *save = NULL;
-	size_t o = 0;
-
-	snprintf(copy, sizeof(copy), "%s", missing ? missing : "");
-	for (char *r = strtok_r(copy, ";", &save); r; r = strtok_r(NULL, ";", &save)) {
-		r += strspn(r, " ");
-		if (!*r || strstr(told, r))
-			continue;
-		size_t t = strlen(told);
-		snprintf(told + t, sizeof(told) - t, "%s|", r);
-		o += (size_t)snprintf(line + o, o < sizeof(line) ? sizeof(line) - o : 0, "%s%s",
-				      o ? "; " : "", r);
-	}
-	if (line[0])
-		ab_msg("CPU monitor: not counted on this machine: %s", line);
-}

@@ -55,7 +55,8 @@ int ab_cpumon_add_task(struct ab_cpumon *m, pid_t pid);
 int ab_cpumon_begin(struct ab_cpumon *m);
 int ab_cpumon_end(struct ab_cpumon *m, double window_s);
 /* The window's records (metric names start with "mon_"), per operation: the window's
- * operations are ops_per_s (> 0) times its length. */
+ * operations are ops_per_s (> 0) times its length. Then what m cannot count, said on
+ * stderr as ab_cpumon_tell does (m may be NULL: nothing). */
 void ab_cpumon_record(const struct ab_cpumon *m, struct ab_out *o, const struct ab_config *c,
 		      int rep, double ops_per_s);
 /* The same numbers, for a process that has no ab_out (fdget's measuring child hands them

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The CPU monitor's numbers (cpumon.h): the difference of its two snapshots,
- * per operation, as shares of the window, per CPU on small boxes.
+ * per operation, as shares of the window, per CPU on small boxes; and what it
+ * cannot count, said once.
  */
 #include <math.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "kstats/cpumon_i.h"
+#include "sys/common.h"
 #include "record/record.h"
 
 /* The begin row matching end row e, or NULL (a row that appeared mid-window). */
@@ -163,4 +165,30 @@ void ab_cpumon_record(const struct ab_cpumon *m, struct ab_out *o, const struct 
 	for (int i = 0; i < n; i++)
 		ab_record(o, c, rep, v[i].metric, v[i].v, v[i].unit);
 	free(v);
+	ab_cpumon_tell(ab_cpumon_missing(m));	/* each reason once, --quiet or not */
+}
+
+const char *ab_cpumon_missing(const struct ab_cpumon *m)
+{
+	return m ? m->missing : "";
+}
+
+void ab_cpumon_tell(const char *missing)
+{
+	static char told[2048];
+	char line[1024] = "", copy[512], *save = NULL;
+	size_t o = 0;
+
+	snprintf(copy, sizeof(copy), "%s", missing ? missing : "");
+	for (char *r = strtok_r(copy, ";", &save); r; r = strtok_r(NULL, ";", &save)) {
+		r += strspn(r, " ");
+		if (!*r || strstr(told, r))
+			continue;
+		size_t t = strlen(told);
+		snprintf(told + t, sizeof(told) - t, "%s|", r);
+		o += (size_t)snprintf(line + o, o < sizeof(line) ? sizeof(line) - o : 0, "%s%s",
+				      o ? "; " : "", r);
+	}
+	if (line[0])
+		ab_msg("CPU monitor: not counted on this machine: %s", line);
 }

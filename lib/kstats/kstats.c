@@ -256,41 +256,19 @@ int ab_kstats_add_pid(struct ab_kstats *ks, pid_t tgid)
 
 int ab_kstats_clear_pids(struct ab_kstats *ks)
 {
-	__u32 key, next;
-	int rc = 0;
+	int rc = ab_bpf_map_clear(ks->skel->maps.pids);
 
-	/* Delete from the front until empty: next_key of a deleted key restarts the walk. */
-	while (bpf_map__get_next_key(ks->skel->maps.pids, NULL, &next, sizeof(next)) == 0) {
-		key = next;
-		if (bpf_map__delete_elem(ks->skel->maps.pids, &key, sizeof(key), 0) < 0) {
-			rc = -1;
-			break;
-		}
-	}
 	if (ks->brk && ab_breakdown_clear(ks->brk) < 0)
 		rc = -1;
 	ks->brk_lost = 0;
 	return rc;
 }
 
-static int zero_percpu(struct bpf_map *m, unsigned nkeys, size_t vsize, int ncpus)
-{
-	size_t size = vsize * ncpus;
-	void *z = calloc(1, size);
-	int r = 0;
-
-	if (!z)
-		return -1;
-	for (__u32 k = 0; k < nkeys; k++)
-		r |= bpf_map__update_elem(m, &k, sizeof(k), z, size, BPF_ANY);
-	free(z);
-	return r;
-}
-
 int ab_kstats_reset(struct ab_kstats *ks)
 {
-	return zero_percpu(ks->skel->maps.ops, KS_MAX_OP, sizeof(struct ks_op_stat), ks->ncpus) |
-	       zero_percpu(ks->skel->maps.locks, 1, sizeof(struct ks_lock_stat), ks->ncpus) |
+	return ab_bpf_map_zero(ks->skel->maps.ops, KS_MAX_OP, sizeof(struct ks_op_stat),
+			       ks->ncpus) |
+	       ab_bpf_map_zero(ks->skel->maps.locks, 1, sizeof(struct ks_lock_stat), ks->ncpus) |
 	       (ks->brk ? ab_breakdown_reset(ks->brk) : 0);
 }
 

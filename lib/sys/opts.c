@@ -158,8 +158,8 @@ int ab_parse_cmd(int argc, char **argv, const char *cmd, const char *usage_text,
 	return optind;
 }
 
-int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
-		  const struct ab_opt *opts, void *params, struct ab_common *common)
+void ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
+		   const struct ab_opt *opts, void *params, struct ab_common *common)
 {
 	char err[512];
 
@@ -231,10 +231,11 @@ int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
 			common->given |= 1ull << (c - C_USER);
 		}
 	}
+	if (optind < argc)
+		ab_usage_error("unexpected argument '%s' (see --help)", argv[optind]);
 	/* --cpus holds for everything the benchmark starts: threads and children inherit it. */
 	if (common->cpus_arg && ab_pin_self_set(&common->allowed) < 0)
 		ab_fail("cannot restrict to CPUs %s: %s", common->cpus_arg, strerror(errno));
-	return optind;
 }
 
 void ab_opts_checked(const struct ab_common *common)

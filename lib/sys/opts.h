@@ -76,11 +76,10 @@ struct ab_prog_info {
 /*
  * Parse argv. Fills *common and the params struct through opts (a table ended
  * by AB_OPT_END). --help / --version print and exit 0; bad input
- * prints one line and exits 2. Returns the index of the first non-option
- * argument (benchmarks take none and exit 2 on one).
+ * prints one line and exits 2, as does an operand (benchmarks take none).
  */
-int ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
-		  const struct ab_opt *opts, void *params, struct ab_common *common);
+void ab_parse_args(int argc, char **argv, const struct ab_prog_info *info,
+		   const struct ab_opt *opts, void *params, struct ab_common *common);
 
 /*
  * Was option name on the command line? For combinations that mean nothing:
