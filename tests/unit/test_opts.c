@@ -36,7 +36,9 @@ static const struct ab_opt opts[] = {
 	AB_OPT_END,
 };
 
-static const struct ab_prog_info info = { "testprog", "tests the option layer", NULL, 2.0, 3, NULL };
+static const struct ab_prog_info info = {
+	"testprog", "tests the option layer", NULL, 2.0, 3, NULL
+};
 
 /* Parse in a child: exit code and first line of stderr come back. */
 static int run(const char *cmdline, char *errline, size_t len, struct params *out,
