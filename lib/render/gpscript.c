@@ -70,17 +70,18 @@ void ab_gp_logtics(FILE *f, const char *axis, double lo, double hi)
 	fputs(")\n", f);
 }
 
-void ab_gp_yrange_auto(FILE *f, double low, double top)
+int ab_gp_yrange_auto(FILE *f, double low, double top)
 {
 	if (!(low > 0) || !isfinite(low) || !(top > low * AB_GP_LOG_SPREAD) || !isfinite(top) ||
 	    top > AB_GP_YMAX) {
 		ab_gp_yrange(f, top);
-		return;
+		return 0;
 	}
 	/* a linear axis would flatten everything near low against zero */
 	double lo = low / 1.25, hi = top * 1.25;
 	fprintf(f, "set logscale y\nset yrange [%.6g:%.6g]\n", lo, hi);
 	ab_gp_logtics(f, "y", lo, hi);
+	return 1;
 }
 
 /* Twelve colours far apart in hue and lightness (Paul Tol's "muted" and

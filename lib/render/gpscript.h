@@ -36,8 +36,9 @@ void ab_gp_logtics(FILE *f, const char *axis, double lo, double hi);
 #define AB_GP_LOG_SPREAD 10.0
 /* low: the lowest positive value drawn (a median or an interval end), top the
  * highest: a log y axis from a little below low when top > AB_GP_LOG_SPREAD x low,
- * else ab_gp_yrange(top). Either way finite. */
-void ab_gp_yrange_auto(FILE *f, double low, double top);
+ * else ab_gp_yrange(top). Either way finite. 1: the axis is log (its label must say so,
+ * ab_plot_yrange), 0: linear. */
+int ab_gp_yrange_auto(FILE *f, double low, double top);
 /* The lines one figure can tell apart: every figure draws with these */
 #define AB_GP_LINES 12
 /* "set linetype 1..12": one palette of distinct colours and dash types, written

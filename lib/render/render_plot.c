@@ -239,8 +239,7 @@ void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char 
 		  const char *ylabel, const char *key_prefix)
 {
 	ab_plot_set(f, "title", title);
-	ab_plot_set(f, "ylabel", ylabel);
-	ab_plot_yrange(f, m);
+	ab_plot_yrange(f, m, ylabel);
 	fprintf(f, "set style data histograms\n"
 		   "set style histogram errorbars gap 1 lw 1\nset style fill solid 0.6 border -1\n"
 		   "set key outside right top vertical noenhanced\nset xtics nomirror noenhanced\n");
@@ -267,7 +266,16 @@ static int have_pngcairo(void)
 	return have;
 }
 
-void ab_plot_yrange(FILE *f, const struct ab_grid *m)
+void ab_plot_ylabel(FILE *f, const char *ylabel, int log)
+{
+	char l[192];
+
+	/* beside a linear panel, a log one reads as the same scale unless it says so */
+	snprintf(l, sizeof(l), "%s%s", ylabel, log ? AB_PLOT_LOG_SCALE : "");
+	ab_plot_set(f, "ylabel", l);
+}
+
+void ab_plot_yrange(FILE *f, const struct ab_grid *m, const char *ylabel)
 {
 	/* top from -inf: bars all below zero (crafted records) give a top below zero, which
 	 * ab_gp_yrange draws down from 0, where [0:*] would hold no point and fail */
@@ -290,7 +298,7 @@ void ab_plot_yrange(FILE *f, const struct ab_grid *m)
 	/* the medians decide: a wide interval alone is no reason for a log axis */
 	if (!(topmed > lowmed * AB_GP_LOG_SPREAD))
 		low = 0;
-	ab_gp_yrange_auto(f, low, top);
+	ab_plot_ylabel(f, ylabel, ab_gp_yrange_auto(f, low, top));
 }
 
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height)

@@ -58,8 +58,13 @@ void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char
 /* "set yrange [0:TOP]" with TOP above every median and interval end of m, so that no
  * error bar is cut off ("[0:*]" when m has no number); finite, at most AB_GP_YMAX
  * (ab_gp_yrange). When the values span more than AB_GP_LOG_SPREAD, a log y axis
- * from below the lowest instead (ab_gp_yrange_auto). */
-void ab_plot_yrange(FILE *f, const struct ab_grid *m);
+ * from below the lowest instead (ab_gp_yrange_auto). Then "set ylabel", escaped, with
+ * AB_PLOT_LOG_SCALE after it on a log axis. */
+void ab_plot_yrange(FILE *f, const struct ab_grid *m, const char *ylabel);
+/* What a log axis's label ends with: each panel says whether its axis is log. */
+#define AB_PLOT_LOG_SCALE ", log scale"
+/* "set ylabel": ylabel, and AB_PLOT_LOG_SCALE after it when log. */
+void ab_plot_ylabel(FILE *f, const char *ylabel, int log);
 /* A data file NAME (e.g. "x.dat") in r->dir for a figure of one's own (NULL after a
  * message, r->failed set); closed by ab_plot_file_close, which says when the write failed. */
 FILE *ab_plot_file(struct ab_render *r, const char *name);

@@ -8,8 +8,9 @@
 # background: gnuplot keeps a margin round every figure, so a title, label
 # or key that reaches the edge was clipped there. The PNGs are
 # decoded by png_edges.py with python3 and zlib alone. Every .gp also labels
-# both axes and sets the 12-line palette, and the CDF panels share one x range
-# fitted to their data. (~30 s)
+# both axes, says in its label which axis is log (gp_panels.py) and sets the
+# 12-line palette, and the CDF panels share one x range fitted to their data.
+# (~30 s)
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v gnuplot >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
@@ -40,6 +41,15 @@ edges() {
 		grep -q "^set linetype 12 lc rgb " "$gp" || bad="$bad $(basename "$gp")"
 	done
 	check "$name: every figure draws with the 12-line palette${bad:+ (not:$bad)}" [ -z "$bad" ]
+	panels "$name" logs "every log axis says so in its label" "$dir"
+}
+
+# panels NAME MODE SENTENCE DIR: gp_panels.py MODE finds no fault in DIR's scripts
+panels() {
+	local out
+	out=$(python3 "$TOP/tests/integration/gp_panels.py" "$2" "$4"/figures/src/*.gp 2>&1)
+	out=$(echo "$out" | sed "s|$4/figures/src/||g" | head -c 600)
+	check "$1: $3${out:+: $out}" [ -z "$out" ]
 }
 
 runs=0
