@@ -216,11 +216,10 @@ void ab_plot_set(FILE *f, const char *keyword, const char *text)
 	fputs(" noenhanced\n", f);	/* an underscore is an underscore, not a subscript */
 }
 
-/* "set key title": what the error bars are ("error bars: 95% CI", from
+/* The key's title: what the error bars are ("error bars: 95% CI", from
  * ab_grid_interval), or that there are none when every point has one value. */
-static void ab_plot_key_title(FILE *f, const struct ab_grid *m)
+static const char *key_title(const struct ab_grid *m, char *t, size_t len)
 {
-	char t[96];
 	size_t most = 0;
 
 	for (int a = 0; a < m->nr; a++)
@@ -229,20 +228,49 @@ static void ab_plot_key_title(FILE *f, const struct ab_grid *m)
 				most = m->g[a][c]->n;
 	/* one value per point: a min-max bar has no length, so no key for it */
 	if (most < 2)
-		snprintf(t, sizeof(t), "n=1: no error bars");
+		snprintf(t, len, "n=1: no error bars");
 	else
-		snprintf(t, sizeof(t), "error bars: %s", ab_grid_interval(m));
-	ab_plot_set(f, "key title", t);
+		snprintf(t, len, "error bars: %s", ab_grid_interval(m));
+	return t;
+}
+
+static void ab_plot_key_title(FILE *f, const struct ab_grid *m)
+{
+	char t[96];
+
+	ab_plot_set(f, "key title", key_title(m, t, sizeof(t)));
+}
+
+/* About the pixels a character of a key takes at gnuplot's 10 pt, and a line's
+ * sample with its gaps */
+#define KEY_CHAR_W 9
+#define KEY_SAMPLE_W 80
+
+/* Beside the panel when the key takes at most a third of its width, else below:
+ * a key wider than that (a long title, "min-max, fewer than 6 repetitions")
+ * squeezed the bars to a strip and pushed the x label off the figure's edge. */
+static void key_place(FILE *f, const struct ab_grid *m, const char *key_prefix, int panel_w)
+{
+	char t[96];
+	size_t w = strlen(key_title(m, t, sizeof(t))) * KEY_CHAR_W;
+
+	for (int c = 0; c < m->nc; c++) {
+		size_t e = (strlen(key_prefix) + strlen(m->cols[c])) * KEY_CHAR_W + KEY_SAMPLE_W;
+		w = e > w ? e : w;
+	}
+	fprintf(f, "set key outside %s noenhanced\n", w * 3 > (size_t)panel_w ?
+		"bottom center horizontal" : "right top vertical");
 }
 
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
-		  const char *ylabel, const char *key_prefix)
+		  const char *ylabel, const char *key_prefix, int panel_w)
 {
 	ab_plot_set(f, "title", title);
 	ab_plot_yrange(f, m, ylabel);
 	fprintf(f, "set style data histograms\n"
 		   "set style histogram errorbars gap 1 lw 1\nset style fill solid 0.6 border -1\n"
-		   "set key outside right top vertical noenhanced\nset xtics nomirror noenhanced\n");
+		   "set xtics nomirror noenhanced\n");
+	key_place(f, m, key_prefix, panel_w);
 	ab_plot_key_title(f, m);
 	fprintf(f, "plot ");
 	for (int c = 0; c < m->nc; c++) {
@@ -359,7 +387,7 @@ int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name,
 	snprintf(dat, sizeof(dat), "%s.dat", name);
 	if (m->rkey[0])
 		ab_plot_set(b, "xlabel", m->rkey);
-	ab_plot_bars(b, m, dat, title, ylabel, key_prefix);
+	ab_plot_bars(b, m, dat, title, ylabel, key_prefix, width);
 	ab_plot_end(r, b, name, width, height);
 	return 1;
 }

@@ -43,9 +43,10 @@ void ab_grid_dat(struct ab_render *r, const struct ab_grid *m, const char *name)
 FILE *ab_plot_begin(struct ab_render *r);
 void ab_plot_end(struct ab_render *r, FILE *body, const char *name, int width, int height);
 /* Clustered bars with error bars of a grid's .dat; title, ylabel and the key are escaped;
- * the key's title says what the bars are (ab_grid_interval). */
+ * the key's title says what the bars are (ab_grid_interval). The key goes beside the
+ * panel, panel_w pixels wide, or below it when it would take over a third of that. */
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
-		  const char *ylabel, const char *key_prefix);
+		  const char *ylabel, const char *key_prefix, int panel_w);
 /* A descriptor's usual figure in one call: NAME.dat from m and NAME.gp drawing it as
  * ab_plot_bars does, the x axis labelled with m->rkey, width x height pixels. Nothing
  * when m has no rows. 1: made, 0: not. */

@@ -1,16 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Nothing of a figure is cut off. Every figure of the committed runs (their
-# records copied to a temporary directory and plotted there), of a crafted
+# records copied to a temporary directory and plotted there), of a quick run's
+# shape (the reference's first 3 repetitions), of a crafted
 # hist.csv (CDF panels of several configs, lines of 12 keys), of cpupair's
 # heatmaps of a crafted 16-CPU matrix and of compare's trend plots across the
 # emulated runs is drawn, and the outermost pixels of each PNG must be
 # background: gnuplot keeps a margin round every figure, so a title, label
 # or key that reaches the edge was clipped there. The PNGs are
 # decoded by png_edges.py with python3 and zlib alone. Every .gp also labels
-# both axes, says in its label which axis is log (gp_panels.py) and sets the
-# 12-line palette, and the CDF panels share one x range fitted to their data.
-# (~30 s)
+# both axes, says in its label which axis is log, keeps every panel's plot
+# wider than a strip beside its key (gp_panels.py) and sets the 12-line
+# palette, and the CDF panels share one x range fitted to their data. (~60 s)
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v gnuplot >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
@@ -42,6 +43,7 @@ edges() {
 	done
 	check "$name: every figure draws with the 12-line palette${bad:+ (not:$bad)}" [ -z "$bad" ]
 	panels "$name" logs "every log axis says so in its label" "$dir"
+	panels "$name" strips "no key squeezes a panel to a strip" "$dir"
 }
 
 # panels NAME MODE SENTENCE DIR: gp_panels.py MODE finds no fault in DIR's scripts
@@ -64,6 +66,24 @@ for dir in "$TOP"/results/reference "$TOP"/results/reference-*cpu "$TOP"/results
 	"$BIN/harness" report "$out" >/dev/null 2>&1
 	edges "${dir#"$TOP"/}" "$out"
 done
+
+# A quick run's shape (harness run --quick: 3 repetitions, sqrtio's rq 0 and 1), from the
+# reference's records: under 6 repetitions every bar's key says "min-max, fewer than 6
+# repetitions", a key that once squeezed sqrtio's panels to strips and cut its x label
+REF=$TOP/results/reference
+if [ -f "$REF/raw.csv" ]; then
+	mkdir -p "$W/quick"
+	cp "$TOP/harness/plans/quick.plan" "$W/quick/plan.plan"
+	cp "$REF/machine.txt" "$W/quick/"
+	for f in raw.csv hist.csv; do
+		awk -F, 'NR == 1 || ($3 <= 3 && !($1 == "sqrtio" && $2 ~ /(^|;)rq=2(;|$)/))' \
+			"$REF/$f" >"$W/quick/$f"
+	done
+	"$BIN/harness" report "$W/quick" >/dev/null 2>&1
+	edges "a quick run's shape (the reference's first 3 repetitions)" "$W/quick"
+else
+	skip "a quick run's figures reach no edge" "no results/reference/raw.csv"
+fi
 
 # CDFs: 12 configs over 3 values of one key, each line one latency spread
 mkdir -p "$W/cdf"

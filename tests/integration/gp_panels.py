@@ -1,14 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""gp_panels.py logs GP...: name each figure script with a panel that
-misleads (logs), one line per fault; exit 0 when there
+"""gp_panels.py logs|strips GP...: name each figure script with a panel that
+misleads (logs) or is squeezed (strips), one line per fault; exit 0 when there
 is none, 1 when there is, 2 on a bad mode.
 
 - logs, a log axis that does not say so: at each "plot", an x or y axis set to
   logscale must have a label that says "log scale" (beside a linear panel a
-  log one reads as the same scale unless it says which)."""
+  log one reads as the same scale unless it says which).
+- strips: the script's first terminal (the PNG) is drawn again by gnuplot,
+  into /dev/null, and after each "plot" gnuplot prints the width of the plot
+  it drew (GPVAL_TERM_XMIN/XMAX). A panel whose plot is narrower than a third
+  of its slot (the figure's width over the multiplot layout's columns) was
+  squeezed by its key or labels to a strip."""
 import re
+import subprocess
 import sys
+
+STRIP = 1 / 3
 
 
 def log_labels(path, lines):
@@ -36,11 +44,57 @@ def log_labels(path, lines):
     return bad
 
 
+def strips(path, lines):
+    """The panels of path's first terminal narrower than STRIP of their slot."""
+    script, terms = [], 0
+    for line in lines:
+        if line.startswith("set terminal"):
+            terms += 1
+            if terms > 1:
+                break
+            m = re.search(r"size (\d+),", line)
+            script.append(line)
+            script.append('print "TERM %s"' % (m.group(1) if m else 0))
+            continue
+        if line.startswith("set output"):
+            script.append("set output '/dev/null'")
+            continue
+        script.append(line)
+        m = re.match(r"set multiplot layout \d+,(\d+)", line)
+        if m:
+            script.append('print "COLS %s"' % m.group(1))
+        if line.startswith("unset multiplot"):
+            script.append('print "COLS 1"')
+        if line.startswith("plot "):
+            script.append('print sprintf("PANEL %d", GPVAL_TERM_XMAX - GPVAL_TERM_XMIN)')
+    d = path.rsplit("/", 1)[0] if "/" in path else "."
+    run = subprocess.run(["gnuplot"], input="\n".join(script) + "\n", cwd=d,
+                         capture_output=True, text=True, timeout=120)
+    if run.returncode:
+        return ["%s: gnuplot failed: %s" % (path, run.stderr.strip()[-200:])]
+    width, cols, bad, k = 0, 1, [], 0
+    for out in run.stderr.splitlines() + run.stdout.splitlines():
+        word = out.split()
+        if len(word) != 2 or not word[1].isdigit():
+            continue
+        if word[0] == "TERM":
+            width = int(word[1])
+        elif word[0] == "COLS":
+            cols = int(word[1])
+        elif word[0] == "PANEL":
+            k += 1
+            slot = width / cols
+            if width and int(word[1]) < slot * STRIP:
+                bad.append("%s: panel %d's plot is %s px wide of its %d px slot" %
+                           (path, k, word[1], slot))
+    return bad
+
+
 def main():
     bad = []
-    find = {"logs": log_labels}.get(sys.argv[1] if len(sys.argv) > 1 else "")
+    find = {"logs": log_labels, "strips": strips}.get(sys.argv[1] if len(sys.argv) > 1 else "")
     if not find:
-        print("usage: gp_panels.py logs GP...")
+        print("usage: gp_panels.py logs|strips GP...")
         return 2
     for path in sys.argv[2:]:
         with open(path) as f:
