@@ -303,30 +303,46 @@ void ab_plot_ylabel(FILE *f, const char *ylabel, int log)
 	ab_plot_set(f, "ylabel", l);
 }
 
-void ab_plot_yrange(FILE *f, const struct ab_grid *m, const char *ylabel)
+void ab_yspan_init(struct ab_yspan *y)
 {
 	/* top from -inf: bars all below zero (crafted records) give a top below zero, which
 	 * ab_gp_yrange draws down from 0, where [0:*] would hold no point and fail */
-	double top = -INFINITY, low = INFINITY, lowmed = INFINITY, topmed = 0;
+	*y = (struct ab_yspan){ .top = -INFINITY, .low = INFINITY, .lowmed = INFINITY };
+}
 
+void ab_yspan_add(struct ab_yspan *y, const struct ab_summary *s)
+{
+	y->top = fmax(y->top, isfinite(s->median) ? s->median : 0);
+	y->top = fmax(y->top, isfinite(s->ci.hi) ? s->ci.hi : y->top);
+	if (s->median > 0) {
+		y->low = fmin(y->low, s->ci.lo > 0 ? fmin(s->ci.lo, s->median) : s->median);
+		y->lowmed = fmin(y->lowmed, s->median);
+		y->topmed = fmax(y->topmed, s->median);
+	}
+}
+
+void ab_yspan_axis(FILE *f, const struct ab_yspan *y, const char *ylabel)
+{
+	/* the medians decide: a wide interval alone is no reason for a log axis */
+	double low = y->topmed > y->lowmed * AB_GP_LOG_SPREAD ? y->low : 0;
+
+	ab_plot_ylabel(f, ylabel, ab_gp_yrange_auto(f, low, y->top));
+}
+
+void ab_plot_yrange(FILE *f, const struct ab_grid *m, const char *ylabel)
+{
+	struct ab_yspan y;
+
+	ab_yspan_init(&y);
 	for (int a = 0; a < m->nr; a++)
 		for (int c = 0; c < m->nc; c++) {
 			struct ab_summary s;
 			if (!m->g[a][c] || !m->g[a][c]->n)
 				continue;
 			ab_summarize(m->g[a][c]->v, m->g[a][c]->n, &s);
-			top = fmax(top, isfinite(s.median) ? s.median : 0);
-			top = fmax(top, isfinite(s.ci.hi) ? s.ci.hi : top);
-			if (s.median > 0) {
-				low = fmin(low, s.ci.lo > 0 ? fmin(s.ci.lo, s.median) : s.median);
-				lowmed = fmin(lowmed, s.median);
-				topmed = fmax(topmed, s.median);
-			}
+			ab_yspan_add(&y, &s);
 		}
-	/* the medians decide: a wide interval alone is no reason for a log axis */
-	if (!(topmed > lowmed * AB_GP_LOG_SPREAD))
-		low = 0;
-	ab_plot_ylabel(f, ylabel, ab_gp_yrange_auto(f, low, top));
+	ab_yspan_axis(f, &y, ylabel);
 }
 
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height)

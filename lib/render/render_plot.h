@@ -62,6 +62,16 @@ void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char
  * from below the lowest instead (ab_gp_yrange_auto). Then "set ylabel", escaped, with
  * AB_PLOT_LOG_SCALE after it on a log axis. */
 void ab_plot_yrange(FILE *f, const struct ab_grid *m, const char *ylabel);
+/* The y values a figure draws, for a figure not drawn from a grid (compare's): each
+ * point's median and interval added (ab_yspan_add), then the y range and label set as
+ * ab_plot_yrange sets them: log when the medians span more than AB_GP_LOG_SPREAD. */
+struct ab_yspan {
+	double top, low, lowmed, topmed;
+};
+struct ab_summary;
+void ab_yspan_init(struct ab_yspan *y);
+void ab_yspan_add(struct ab_yspan *y, const struct ab_summary *s);
+void ab_yspan_axis(FILE *f, const struct ab_yspan *y, const char *ylabel);
 /* What a log axis's label ends with: each panel says whether its axis is log. */
 #define AB_PLOT_LOG_SCALE ", log scale"
 /* "set ylabel": ylabel, and AB_PLOT_LOG_SCALE after it when log. */

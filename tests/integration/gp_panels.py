@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""gp_panels.py logs|strips GP...: name each figure script with a panel that
-misleads (logs) or is squeezed (strips), one line per fault; exit 0 when there
+"""gp_panels.py logs|strips|spans GP...: name each figure script with a panel
+that misleads (logs, spans) or is squeezed (strips), one line per fault; exit 0 when there
 is none, 1 when there is, 2 on a bad mode.
 
 - logs, a log axis that does not say so: at each "plot", an x or y axis set to
@@ -11,7 +11,10 @@ is none, 1 when there is, 2 on a bad mode.
   into /dev/null, and after each "plot" gnuplot prints the width of the plot
   it drew (GPVAL_TERM_XMIN/XMAX). A panel whose plot is narrower than a third
   of its slot (the figure's width over the multiplot layout's columns) was
-  squeezed by its key or labels to a strip."""
+  squeezed by its key or labels to a strip.
+- spans, a linear axis that flattens: a plot of bars or lines with error bars
+  (a .dat of a label or x, then median, low, high per series) whose medians
+  span more than 10x on a linear y axis."""
 import re
 import subprocess
 import sys
@@ -90,11 +93,49 @@ def strips(path, lines):
     return bad
 
 
+def medians(path):
+    """The positive medians of a .dat of label, then (median, lo, hi) per series."""
+    meds = []
+    with open(path) as f:
+        for row in f:
+            cols = re.findall(r'"[^"]*"|\S+', row)[1:]
+            if row.startswith("#") or len(cols) % 3:
+                continue
+            for v in cols[0::3]:
+                try:
+                    x = float(v)
+                except ValueError:
+                    continue
+                if x > 0:
+                    meds.append(x)
+    return meds
+
+
+def spans(path, lines):
+    """The plots of path whose medians span over 10x on a linear y axis."""
+    bad, log = [], False
+    d = path.rsplit("/", 1)[0] if "/" in path else "."
+    for n, line in enumerate(lines, 1):
+        if line.startswith("reset") or line.startswith("unset logscale y"):
+            log = False
+        if line.startswith("set logscale y"):
+            log = True
+        if not line.startswith("plot ") or log:
+            continue
+        for dat in sorted(set(re.findall(r"'([A-Za-z0-9_.-]+\.dat)'", line))):
+            meds = medians(d + "/" + dat)
+            if meds and max(meds) > 10 * min(meds):
+                bad.append("%s:%d: %s's medians span %g-%g on a linear axis" %
+                           (path, n, dat, min(meds), max(meds)))
+    return bad
+
+
 def main():
     bad = []
-    find = {"logs": log_labels, "strips": strips}.get(sys.argv[1] if len(sys.argv) > 1 else "")
+    modes = {"logs": log_labels, "strips": strips, "spans": spans}
+    find = modes.get(sys.argv[1] if len(sys.argv) > 1 else "")
     if not find:
-        print("usage: gp_panels.py logs|strips GP...")
+        print("usage: gp_panels.py logs|strips|spans GP...")
         return 2
     for path in sys.argv[2:]:
         with open(path) as f:
