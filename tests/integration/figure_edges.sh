@@ -10,9 +10,10 @@
 # key that reaches the edge was clipped there. The PNGs are decoded by
 # png_edges.py with python3 and zlib alone. Every .gp also labels both axes,
 # says in its label which axis is log, keeps every panel's plot wider than a
-# strip beside its key (gp_panels.py) and sets the 12-line palette, and the
-# CDF panels share one x range fitted to their data; compare draws medians
-# that span over 10x on a log axis. (~60 s)
+# strip beside its key, labels a CDF tick within its data's central half
+# (gp_panels.py) and sets the 12-line palette, and the CDF panels share one x
+# range fitted to their data, a 0 said where drawn; compare draws medians that
+# span over 10x on a log axis. (~60 s)
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v gnuplot >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
@@ -45,6 +46,7 @@ edges() {
 	check "$name: every figure draws with the 12-line palette${bad:+ (not:$bad)}" [ -z "$bad" ]
 	panels "$name" logs "every log axis says so in its label" "$dir"
 	panels "$name" strips "no key squeezes a panel to a strip" "$dir"
+	panels "$name" ticks "a CDF labels a tick where its data are" "$dir"
 }
 
 # panels NAME MODE SENTENCE DIR: gp_panels.py MODE finds no fault in DIR's scripts
@@ -82,6 +84,9 @@ if [ -f "$REF/raw.csv" ]; then
 	done
 	"$BIN/harness" report "$W/quick" >/dev/null 2>&1
 	edges "a quick run's shape (the reference's first 3 repetitions)" "$W/quick"
+	# its breakdown's wake-ups hold zeros, drawn at 1 on the log axis: the label says so
+	check "a CDF with zeros says where a 0 is drawn" grep -q "^set xlabel.*, 0 at 1;" \
+		"$W/quick/figures/src/cdf-ddpar-brk_daemon_wake.gp"
 else
 	skip "a quick run's figures reach no edge" "no results/reference/raw.csv"
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""gp_panels.py logs|strips|spans GP...: name each figure script with a panel
+"""gp_panels.py logs|strips|spans|ticks GP...: name each figure script with a panel
 that misleads (logs, spans) or is squeezed (strips), one line per fault; exit 0 when there
 is none, 1 when there is, 2 on a bad mode.
 
@@ -14,7 +14,9 @@ is none, 1 when there is, 2 on a bad mode.
   squeezed by its key or labels to a strip.
 - spans, a linear axis that flattens: a plot of bars or lines with error bars
   (a .dat of a label or x, then median, low, high per series) whose medians
-  span more than 10x on a linear y axis."""
+  span more than 10x on a linear y axis.
+- ticks, a CDF whose labelled x ticks all miss its data: none falls between the
+  lowest 25th and the highest 75th percentile of its lines."""
 import re
 import subprocess
 import sys
@@ -130,12 +132,42 @@ def spans(path, lines):
     return bad
 
 
+def cdf_band(path):
+    """[lowest 25th, highest 75th percentile] of a CDF .dat's lines ("x share" rows)."""
+    lo, hi, q = float("inf"), 0, {}
+    with open(path) as f:
+        for row in f.read().split("\n\n\n"):
+            q = {}
+            for r in row.splitlines():
+                x, share = (float(v) for v in r.split())
+                for p in (0.25, 0.75):
+                    if share >= p and p not in q:
+                        q[p] = x
+            if q:
+                lo, hi = min(lo, q[0.25]), max(hi, q[0.75])
+    return lo, hi
+
+
+def ticks(path, lines):
+    """A CDF of path whose labelled x ticks all fall outside its data's central band."""
+    if not any(line.startswith("set ylabel 'share of samples") for line in lines):
+        return []
+    d = path.rsplit("/", 1)[0] if "/" in path else "."
+    dat = re.search(r"'([A-Za-z0-9_.-]+\.dat)'", "\n".join(lines))
+    lo, hi = cdf_band(d + "/" + dat.group(1))
+    for line in lines:
+        m = re.match(r"set xtics \((.*)\)", line)
+        if m and not any(lo <= float(t) <= hi for t in m.group(1).split(",")):
+            return ["%s: x ticks %s, none in the data's %g-%g" % (path, m.group(1), lo, hi)]
+    return []
+
+
 def main():
     bad = []
-    modes = {"logs": log_labels, "strips": strips, "spans": spans}
+    modes = {"logs": log_labels, "strips": strips, "spans": spans, "ticks": ticks}
     find = modes.get(sys.argv[1] if len(sys.argv) > 1 else "")
     if not find:
-        print("usage: gp_panels.py logs|strips|spans GP...")
+        print("usage: gp_panels.py logs|strips|spans|ticks GP...")
         return 2
     for path in sys.argv[2:]:
         with open(path) as f:
