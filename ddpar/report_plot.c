@@ -10,6 +10,9 @@
 #include "render/render_plot.h"
 #include "report_i.h"
 
+/* N doubles from point to point: the x axis is log, and says so like every log axis */
+#define XLABEL "dd processes (N)" AB_PLOT_LOG_SCALE
+
 /* (Each panel's key goes below it: beside it, it squeezed the panel until its
  * title was cut and its x labels ran together.)
  *
@@ -39,7 +42,7 @@ static void timereq_plot(struct ab_render *r)
 	fprintf(b, "set multiplot layout %d,%d\nset logscale x 2\n"
 		   "set key outside bottom center horizontal noenhanced\n"
 		   "set offsets graph 0.05, graph 0.05\n", rows, ncols);
-	ab_plot_set(b, "xlabel", "dd processes (N)");
+	ab_plot_set(b, "xlabel", XLABEL);
 	for (int k = any_kernel ? 0 : 2; k < (any_kernel ? 2 : 3); k++) {
 		if (!g[k][0].nr && !g[k][1].nr)
 			continue;
@@ -51,7 +54,6 @@ static void timereq_plot(struct ab_render *r)
 				 names[k]);
 			ab_plot_set(b, "title", title);
 			snprintf(ylabel, sizeof(ylabel), "us per request (%s)", ms[k]);
-			ab_plot_set(b, "ylabel", ylabel);
 			if (!g[k][m].nr) {	/* keeps the layout: an empty panel that says why */
 				fprintf(b, "set multiplot next\n");
 				continue;
@@ -59,7 +61,7 @@ static void timereq_plot(struct ab_render *r)
 			snprintf(dat, sizeof(dat), "ddpar_timereq_%s_%s", k == 0 ? "spin" : k == 1 ? "kernel" :
 				 "daemon", ddp_modes[m]);
 			ab_grid_dat(r, &g[k][m], dat);
-			ab_plot_yrange(b, &g[k][m]);
+			ab_plot_yrange(b, &g[k][m], ylabel);
 			snprintf(dat + strlen(dat), sizeof(dat) - strlen(dat), ".dat");
 			ab_plot_lines(b, &g[k][m], dat, "clone_fd ");
 		}
@@ -90,8 +92,7 @@ static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, c
 	fprintf(b, "set multiplot layout 1,%d\nset logscale x 2\n"
 		   "set key outside bottom center horizontal noenhanced\n"
 		   "set offsets graph 0.05, graph 0.05\n", panels);
-	ab_plot_set(b, "xlabel", "dd processes (N)");
-	ab_plot_set(b, "ylabel", "MB/s");
+	ab_plot_set(b, "xlabel", XLABEL);
 	for (int m = 0; m < 2; m++) {
 		char dat[64], title[64];
 		if (!g[m].nr)
@@ -100,7 +101,7 @@ static void mbps_plot(struct ab_render *r, const char *name, const char *ckey, c
 		ab_grid_dat(r, &g[m], dat);
 		snprintf(title, sizeof(title), "ddpar %s%s", ddp_modes[m], min_lines > 1 ? " by transport" : "");
 		ab_plot_set(b, "title", title);
-		ab_plot_yrange(b, &g[m]);
+		ab_plot_yrange(b, &g[m], "MB/s");
 		snprintf(dat + strlen(dat), sizeof(dat) - strlen(dat), ".dat");
 		ab_plot_lines(b, &g[m], dat, key_prefix);
 	}

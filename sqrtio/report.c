@@ -231,6 +231,9 @@ static int ratios(struct ab_render *r, struct ab_named_ratio *out, int max)
 	return n;
 }
 
+/* The figure's width: two panels side by side */
+#define SQ_FIG_W 1200
+
 static void plots(struct ab_render *r)
 {
 	static const char *const fixed[] = { NULL };
@@ -250,10 +253,12 @@ static void plots(struct ab_render *r)
 	fprintf(b, " noenhanced\n");
 	ab_plot_set(b, "xlabel", "the device queue's rq_affinity");
 	if (s.nr)
-		ab_plot_bars(b, &s, "sqrtio_sqrt.dat", "sqrtio: sqrt work", "M sqrt/s", "local=");
-	ab_plot_bars(b, &io, "sqrtio_io.dat", "sqrtio: 4 KiB O_DIRECT reads", "K ios/s", "local=");
+		ab_plot_bars(b, &s, "sqrtio_sqrt.dat", "sqrtio: sqrt work", "M sqrt/s", "local=",
+			     SQ_FIG_W / 2);
+	ab_plot_bars(b, &io, "sqrtio_io.dat", "sqrtio: 4 KiB O_DIRECT reads", "K ios/s", "local=",
+		     SQ_FIG_W / 2);
 	fprintf(b, "unset multiplot\n");
-	ab_plot_end(r, b, "sqrtio", 1200, 450);
+	ab_plot_end(r, b, "sqrtio", SQ_FIG_W, 450);
 }
 
 const struct ab_metric_desc sq_metrics[SQ_NM + 1] = {

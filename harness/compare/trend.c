@@ -165,6 +165,7 @@ static int plot(const char *dir, const struct cmp *c, const char *bench, const c
 	int nr = c->nr;
 	char path[PATH_MAX], title[200], ylabel[160];
 	int col[MAXCFG], nc = 0;
+	struct ab_yspan y;	/* every point and its bar: log past 10x */
 
 	for (int i = 0; i < t->n; i++)
 		if (!ab_desc_is_baseline(h_desc(bench), t->g[i]->config))
@@ -176,6 +177,7 @@ static int plot(const char *dir, const struct cmp *c, const char *bench, const c
 	if (!dat)
 		return 0;
 	fprintf(dat, "# run, then median ci_lo ci_hi per config ('?': absent)\n");
+	ab_yspan_init(&y);
 	for (int k = 0; k < nr; k++) {
 		fprintf(dat, "%d", k);
 		for (int j = 0; j < nc; j++) {
@@ -189,6 +191,7 @@ static int plot(const char *dir, const struct cmp *c, const char *bench, const c
 			ab_summarize(b->v, b->n, &s);
 			if (b->n < AB_MIN_REPS_CI)	/* no CI: the bars span min-max */
 				s.ci.lo = s.min, s.ci.hi = s.max;
+			ab_yspan_add(&y, &s);
 			fprintf(dat, " %.6g %.6g %.6g", s.median, s.ci.lo, s.ci.hi);
 		}
 		fputc('\n', dat);
@@ -207,13 +210,14 @@ static int plot(const char *dir, const struct cmp *c, const char *bench, const c
 		ab_plot_terminal(gp, name, svg, 1000, 700);
 		ab_plot_set(gp, "title", title);
 		ab_plot_set(gp, "xlabel", "run (A, the base; compare.md lists them)");
-		ab_plot_set(gp, "ylabel", ylabel);
 		fprintf(gp, "set xrange [-0.5:%d.5]\nset xtics (", nr - 1);
 		for (int k = 0, step = nr > 20 ? 5 : 1; k < nr; k += step) {	/* 50 would overlap */
 			char l[16];
 			fprintf(gp, "%s\"%s\" %d", k ? ", " : "", h_cmp_run_label(l, sizeof(l), k), k);
 		}
-		fprintf(gp, ")\nset key below noenhanced\nset yrange [0:*]\nplot ");
+		fprintf(gp, ")\nset key below noenhanced\n");
+		ab_yspan_axis(gp, &y, ylabel);
+		fprintf(gp, "plot ");
 		for (int j = 0; j < nc; j++) {
 			fprintf(gp, "%s'%s.dat' using 1:%d:%d:%d with yerrorlines title ", j ? ", " : "",
 				name, 2 + 3 * j, 3 + 3 * j, 4 + 3 * j);

@@ -308,13 +308,15 @@ static void plot_panel(FILE *f, const struct cdf_set *s, const struct figure *fi
 		ab_gp_string(f, label[0] ? label : p->key);
 		fputs(" noenhanced font ',9'\n", f);
 	}
-	snprintf(xl, sizeof(xl), "%s (%s, log scale; k = 10^3, M = 10^6)", g0->metric, g0->unit);
+	/* a log axis has no 0: a zero is drawn at 1, and the label says so */
+	snprintf(xl, sizeof(xl), "%s (%s, log scale%s; k = 10^3, M = 10^6)", g0->metric, g0->unit,
+		 x[4] ? ", 0 at 1" : "");
 	ab_plot_set(f, "xlabel", xl);
 	ab_plot_set(f, "ylabel", "share of samples under x");
 	/* one x range for every panel, fitted to the data: side by side they compare */
 	if (x[0] > 0 && x[1] > x[0] && isfinite(x[1])) {
 		fprintf(f, "set xrange [%.6g:%.6g]\n", x[0] / 1.1, x[1] * 1.1);
-		ab_gp_logtics(f, "x", x[0] / 1.1, x[1] * 1.1);
+		ab_gp_logtics_band(f, "x", x[0] / 1.1, x[1] * 1.1, x[2], x[3]);
 	}
 	fprintf(f, "set logscale x\nset format x '%%.0s%%c'\nset yrange [0:1]\n"
 		   "set grid xtics ytics\nset key outside bottom center vertical noenhanced\nplot ");
@@ -358,15 +360,24 @@ static int write_figure(const char *pdir, const struct cdf_set *s, const struct 
 	size_t blen = 0;
 	const struct cdf_group *g0 = &s->g[fig->p[0].line[0]];
 	int cols = 1, rows, rc = 0, widest = 0;
-	double x[2] = { INFINITY, 0 };	/* the x range of every line of every panel */
+	/* the x range of every line of every panel; the band of their central halves (from
+	 * the lowest 25th percentile to the highest 75th); whether any holds a 0 */
+	double x[5] = { INFINITY, 0, INFINITY, 0, 0 };
 
 	snprintf(path, sizeof(path), "%s/%s.dat", pdir, fig->name);
 	FILE *d = fopen(path, "we");
 	if (!d)
 		return ab_msg("report: %s: %s", path, strerror(errno)), -1;
-	for (int k = 0; k < fig->np; k++)
-		for (int l = 0; l < fig->p[k].nlines; l++)
-			cdf_points(d, &s->g[fig->p[k].line[l]].h, &x[0], &x[1]);
+	for (int k = 0; k < fig->np; k++) {
+		for (int l = 0; l < fig->p[k].nlines; l++) {
+			const struct ab_hist *h = &s->g[fig->p[k].line[l]].h;
+			cdf_points(d, h, &x[0], &x[1]);
+			/* a 0 is drawn at 1 */
+			x[2] = fmin(x[2], fmax(ab_hist_percentile(h, 25), 1));
+			x[3] = fmax(x[3], fmax(ab_hist_percentile(h, 75), 1));
+			x[4] = x[4] || h->b[0];
+		}
+	}
 	rc |= ferror(d) | fclose(d) ? -1 : 0;
 	snprintf(title, sizeof(title), "%s: CDF of %s per sample (%s), every repetition pooled",
 		 g0->bench, g0->metric, g0->unit);

@@ -4,6 +4,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void ab_gp_string(FILE *f, const char *s)
@@ -47,40 +48,102 @@ void ab_gp_yrange(FILE *f, double top)
 	fprintf(f, "set yrange [0:%.6g]\n", fmin(top * 1.08, AB_GP_YMAX));
 }
 
-void ab_gp_logtics(FILE *f, const char *axis, double lo, double hi)
+/* 1, 2 and 5 of each decade in [lo, hi] (every third, the decades alone, when every is 3)
+ * into t[*n], at most max. */
+static void tics_125(double lo, double hi, int every, double *t, int *n, int max)
 {
-	const char *sep = "";
-
-	if (!(lo > 0) || !(hi > lo) || !isfinite(hi))
-		return;
-	/* 1, 2, 5 in each decade: gnuplot labels only the decades, two or three here; past
-	 * 2.5 decades the decades alone, or "100k200k" labels run together on a panel */
-	int every = log10(hi / lo) > 2.5 ? 3 : 1;
-	fprintf(f, "set %stics (", axis);
 	/* from the decade at or below lo, but no lower than DBL_MIN's: below it (a denormal
 	 * lo) pow() underflows to 0, and 0 * 10 would never pass hi */
 	for (double d = pow(10, floor(log10(fmax(lo, DBL_MIN)))); d <= hi; d *= 10)
 		for (int k = 0; k < 3; k += every) {
-			double t = d * (k == 0 ? 1 : k == 1 ? 2 : 5);
-			if (t >= lo && t <= hi) {
-				fprintf(f, "%s%.6g", sep, t);
-				sep = ", ";
-			}
+			double v = d * (k == 0 ? 1 : k == 1 ? 2 : 5);
+			if (v >= lo && v <= hi && *n < max)
+				t[(*n)++] = v;
 		}
+}
+
+static void tics_write(FILE *f, const char *axis, const double *t, int n)
+{
+	fprintf(f, "set %stics (", axis);
+	for (int i = 0; i < n; i++)
+		fprintf(f, "%s%.6g", i ? ", " : "", t[i]);
 	fputs(")\n", f);
 }
 
-void ab_gp_yrange_auto(FILE *f, double low, double top)
+/* 1, 2, 5 in each decade: gnuplot labels only the decades, two or three here; past
+ * 2.5 decades the decades alone, or "100k200k" labels run together on a panel */
+static int tics_every(double lo, double hi)
+{
+	return log10(hi / lo) > 2.5 ? 3 : 1;
+}
+
+void ab_gp_logtics(FILE *f, const char *axis, double lo, double hi)
+{
+	double t[AB_GP_TICS_MAX];
+	int n = 0;
+
+	if (!(lo > 0) || !(hi > lo) || !isfinite(hi))
+		return;
+	tics_125(lo, hi, tics_every(lo, hi), t, &n, AB_GP_TICS_MAX);
+	tics_write(f, axis, t, n);
+}
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+void ab_gp_logtics_band(FILE *f, const char *axis, double lo, double hi, double blo, double bhi)
+{
+	double t[AB_GP_TICS_MAX], in[AB_GP_TICS_MAX], gap;
+	int n = 0, ni = 0, k = 0;
+
+	if (!(lo > 0) || !(hi > lo) || !isfinite(hi))
+		return;
+	blo = fmax(blo, lo), bhi = fmin(bhi, hi);
+	tics_125(lo, hi, tics_every(lo, hi), t, &n, AB_GP_TICS_MAX);
+	for (int i = 0; i < n; i++)
+		ni += t[i] >= blo && t[i] <= bhi;
+	if (ni || !(bhi >= blo)) {
+		tics_write(f, axis, t, n);
+		return;
+	}
+	/* no tick where the data are (30k-90k on an axis to 18M labelled from 100k): the
+	 * 1, 2, 5 inside the band, else its middle to one digit; the ticks too near them
+	 * (labels that would run together) give way */
+	tics_125(blo, bhi, 1, in, &ni, AB_GP_TICS_MAX / 2);
+	if (!ni) {
+		double mid = sqrt(blo * bhi), d = pow(10, floor(log10(mid)));
+		in[ni++] = round(mid / d) * d;
+	}
+	gap = fmax(0.25, 0.12 * log10(hi / lo));
+	for (int i = 0; i < n; i++) {
+		int near = 0;
+		for (int j = 0; j < ni; j++)
+			near |= fabs(log10(t[i] / in[j])) < gap;
+		if (!near)
+			t[k++] = t[i];
+	}
+	for (int j = 0; j < ni && k < AB_GP_TICS_MAX; j++)
+		t[k++] = in[j];
+	qsort(t, (size_t)k, sizeof(t[0]), cmp_dbl);
+	tics_write(f, axis, t, k);
+}
+
+int ab_gp_yrange_auto(FILE *f, double low, double top)
 {
 	if (!(low > 0) || !isfinite(low) || !(top > low * AB_GP_LOG_SPREAD) || !isfinite(top) ||
 	    top > AB_GP_YMAX) {
 		ab_gp_yrange(f, top);
-		return;
+		return 0;
 	}
 	/* a linear axis would flatten everything near low against zero */
 	double lo = low / 1.25, hi = top * 1.25;
 	fprintf(f, "set logscale y\nset yrange [%.6g:%.6g]\n", lo, hi);
 	ab_gp_logtics(f, "y", lo, hi);
+	return 1;
 }
 
 /* Twelve colours far apart in hue and lightness (Paul Tol's "muted" and

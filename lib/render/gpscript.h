@@ -32,12 +32,20 @@ void ab_gp_yrange(FILE *f, double top);
 /* "set AXIStics (...)": 1, 2 and 5 of each decade between lo and hi, for a log
  * axis (nothing unless 0 < lo < hi, hi finite). */
 void ab_gp_logtics(FILE *f, const char *axis, double lo, double hi);
+/* The most ticks ab_gp_logtics writes (1, 2 and 5 of 100 decades and more) */
+#define AB_GP_TICS_MAX 1024
+/* As ab_gp_logtics, and where none of those falls in [blo, bhi] (where the data
+ * are; a CDF's central half), ticks there too: 1, 2 and 5, or the band's middle,
+ * the ticks too near them left out. */
+void ab_gp_logtics_band(FILE *f, const char *axis, double lo, double hi, double blo,
+			double bhi);
 /* Values spanning more than this factor get a log y axis (ab_gp_yrange_auto). */
 #define AB_GP_LOG_SPREAD 10.0
 /* low: the lowest positive value drawn (a median or an interval end), top the
  * highest: a log y axis from a little below low when top > AB_GP_LOG_SPREAD x low,
- * else ab_gp_yrange(top). Either way finite. */
-void ab_gp_yrange_auto(FILE *f, double low, double top);
+ * else ab_gp_yrange(top). Either way finite. 1: the axis is log (its label must say so,
+ * ab_plot_yrange), 0: linear. */
+int ab_gp_yrange_auto(FILE *f, double low, double top);
 /* The lines one figure can tell apart: every figure draws with these */
 #define AB_GP_LINES 12
 /* "set linetype 1..12": one palette of distinct colours and dash types, written

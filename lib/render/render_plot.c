@@ -216,11 +216,10 @@ void ab_plot_set(FILE *f, const char *keyword, const char *text)
 	fputs(" noenhanced\n", f);	/* an underscore is an underscore, not a subscript */
 }
 
-/* "set key title": what the error bars are ("error bars: 95% CI", from
+/* The key's title: what the error bars are ("error bars: 95% CI", from
  * ab_grid_interval), or that there are none when every point has one value. */
-static void ab_plot_key_title(FILE *f, const struct ab_grid *m)
+static const char *key_title(const struct ab_grid *m, char *t, size_t len)
 {
-	char t[96];
 	size_t most = 0;
 
 	for (int a = 0; a < m->nr; a++)
@@ -229,21 +228,49 @@ static void ab_plot_key_title(FILE *f, const struct ab_grid *m)
 				most = m->g[a][c]->n;
 	/* one value per point: a min-max bar has no length, so no key for it */
 	if (most < 2)
-		snprintf(t, sizeof(t), "n=1: no error bars");
+		snprintf(t, len, "n=1: no error bars");
 	else
-		snprintf(t, sizeof(t), "error bars: %s", ab_grid_interval(m));
-	ab_plot_set(f, "key title", t);
+		snprintf(t, len, "error bars: %s", ab_grid_interval(m));
+	return t;
+}
+
+static void ab_plot_key_title(FILE *f, const struct ab_grid *m)
+{
+	char t[96];
+
+	ab_plot_set(f, "key title", key_title(m, t, sizeof(t)));
+}
+
+/* About the pixels a character of a key takes at gnuplot's 10 pt, and a line's
+ * sample with its gaps */
+#define KEY_CHAR_W 9
+#define KEY_SAMPLE_W 80
+
+/* Beside the panel when the key takes at most a third of its width, else below:
+ * a key wider than that (a long title, "min-max, fewer than 6 repetitions")
+ * squeezed the bars to a strip and pushed the x label off the figure's edge. */
+static void key_place(FILE *f, const struct ab_grid *m, const char *key_prefix, int panel_w)
+{
+	char t[96];
+	size_t w = strlen(key_title(m, t, sizeof(t))) * KEY_CHAR_W;
+
+	for (int c = 0; c < m->nc; c++) {
+		size_t e = (strlen(key_prefix) + strlen(m->cols[c])) * KEY_CHAR_W + KEY_SAMPLE_W;
+		w = e > w ? e : w;
+	}
+	fprintf(f, "set key outside %s noenhanced\n", w * 3 > (size_t)panel_w ?
+		"bottom center horizontal" : "right top vertical");
 }
 
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
-		  const char *ylabel, const char *key_prefix)
+		  const char *ylabel, const char *key_prefix, int panel_w)
 {
 	ab_plot_set(f, "title", title);
-	ab_plot_set(f, "ylabel", ylabel);
-	ab_plot_yrange(f, m);
+	ab_plot_yrange(f, m, ylabel);
 	fprintf(f, "set style data histograms\n"
 		   "set style histogram errorbars gap 1 lw 1\nset style fill solid 0.6 border -1\n"
-		   "set key outside right top vertical noenhanced\nset xtics nomirror noenhanced\n");
+		   "set xtics nomirror noenhanced\n");
+	key_place(f, m, key_prefix, panel_w);
 	ab_plot_key_title(f, m);
 	fprintf(f, "plot ");
 	for (int c = 0; c < m->nc; c++) {
@@ -267,30 +294,55 @@ static int have_pngcairo(void)
 	return have;
 }
 
-void ab_plot_yrange(FILE *f, const struct ab_grid *m)
+void ab_plot_ylabel(FILE *f, const char *ylabel, int log)
+{
+	char l[192];
+
+	/* beside a linear panel, a log one reads as the same scale unless it says so */
+	snprintf(l, sizeof(l), "%s%s", ylabel, log ? AB_PLOT_LOG_SCALE : "");
+	ab_plot_set(f, "ylabel", l);
+}
+
+void ab_yspan_init(struct ab_yspan *y)
 {
 	/* top from -inf: bars all below zero (crafted records) give a top below zero, which
 	 * ab_gp_yrange draws down from 0, where [0:*] would hold no point and fail */
-	double top = -INFINITY, low = INFINITY, lowmed = INFINITY, topmed = 0;
+	*y = (struct ab_yspan){ .top = -INFINITY, .low = INFINITY, .lowmed = INFINITY };
+}
 
+void ab_yspan_add(struct ab_yspan *y, const struct ab_summary *s)
+{
+	y->top = fmax(y->top, isfinite(s->median) ? s->median : 0);
+	y->top = fmax(y->top, isfinite(s->ci.hi) ? s->ci.hi : y->top);
+	if (s->median > 0) {
+		y->low = fmin(y->low, s->ci.lo > 0 ? fmin(s->ci.lo, s->median) : s->median);
+		y->lowmed = fmin(y->lowmed, s->median);
+		y->topmed = fmax(y->topmed, s->median);
+	}
+}
+
+void ab_yspan_axis(FILE *f, const struct ab_yspan *y, const char *ylabel)
+{
+	/* the medians decide: a wide interval alone is no reason for a log axis */
+	double low = y->topmed > y->lowmed * AB_GP_LOG_SPREAD ? y->low : 0;
+
+	ab_plot_ylabel(f, ylabel, ab_gp_yrange_auto(f, low, y->top));
+}
+
+void ab_plot_yrange(FILE *f, const struct ab_grid *m, const char *ylabel)
+{
+	struct ab_yspan y;
+
+	ab_yspan_init(&y);
 	for (int a = 0; a < m->nr; a++)
 		for (int c = 0; c < m->nc; c++) {
 			struct ab_summary s;
 			if (!m->g[a][c] || !m->g[a][c]->n)
 				continue;
 			ab_summarize(m->g[a][c]->v, m->g[a][c]->n, &s);
-			top = fmax(top, isfinite(s.median) ? s.median : 0);
-			top = fmax(top, isfinite(s.ci.hi) ? s.ci.hi : top);
-			if (s.median > 0) {
-				low = fmin(low, s.ci.lo > 0 ? fmin(s.ci.lo, s.median) : s.median);
-				lowmed = fmin(lowmed, s.median);
-				topmed = fmax(topmed, s.median);
-			}
+			ab_yspan_add(&y, &s);
 		}
-	/* the medians decide: a wide interval alone is no reason for a log axis */
-	if (!(topmed > lowmed * AB_GP_LOG_SPREAD))
-		low = 0;
-	ab_gp_yrange_auto(f, low, top);
+	ab_yspan_axis(f, &y, ylabel);
 }
 
 void ab_plot_terminal(FILE *f, const char *name, int svg, int width, int height)
@@ -351,7 +403,7 @@ int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name,
 	snprintf(dat, sizeof(dat), "%s.dat", name);
 	if (m->rkey[0])
 		ab_plot_set(b, "xlabel", m->rkey);
-	ab_plot_bars(b, m, dat, title, ylabel, key_prefix);
+	ab_plot_bars(b, m, dat, title, ylabel, key_prefix, width);
 	ab_plot_end(r, b, name, width, height);
 	return 1;
 }

@@ -43,9 +43,10 @@ void ab_grid_dat(struct ab_render *r, const struct ab_grid *m, const char *name)
 FILE *ab_plot_begin(struct ab_render *r);
 void ab_plot_end(struct ab_render *r, FILE *body, const char *name, int width, int height);
 /* Clustered bars with error bars of a grid's .dat; title, ylabel and the key are escaped;
- * the key's title says what the bars are (ab_grid_interval). */
+ * the key's title says what the bars are (ab_grid_interval). The key goes beside the
+ * panel, panel_w pixels wide, or below it when it would take over a third of that. */
 void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char *title,
-		  const char *ylabel, const char *key_prefix);
+		  const char *ylabel, const char *key_prefix, int panel_w);
 /* A descriptor's usual figure in one call: NAME.dat from m and NAME.gp drawing it as
  * ab_plot_bars does, the x axis labelled with m->rkey, width x height pixels. Nothing
  * when m has no rows. 1: made, 0: not. */
@@ -58,8 +59,23 @@ void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char
 /* "set yrange [0:TOP]" with TOP above every median and interval end of m, so that no
  * error bar is cut off ("[0:*]" when m has no number); finite, at most AB_GP_YMAX
  * (ab_gp_yrange). When the values span more than AB_GP_LOG_SPREAD, a log y axis
- * from below the lowest instead (ab_gp_yrange_auto). */
-void ab_plot_yrange(FILE *f, const struct ab_grid *m);
+ * from below the lowest instead (ab_gp_yrange_auto). Then "set ylabel", escaped, with
+ * AB_PLOT_LOG_SCALE after it on a log axis. */
+void ab_plot_yrange(FILE *f, const struct ab_grid *m, const char *ylabel);
+/* The y values a figure draws, for a figure not drawn from a grid (compare's): each
+ * point's median and interval added (ab_yspan_add), then the y range and label set as
+ * ab_plot_yrange sets them: log when the medians span more than AB_GP_LOG_SPREAD. */
+struct ab_yspan {
+	double top, low, lowmed, topmed;
+};
+struct ab_summary;
+void ab_yspan_init(struct ab_yspan *y);
+void ab_yspan_add(struct ab_yspan *y, const struct ab_summary *s);
+void ab_yspan_axis(FILE *f, const struct ab_yspan *y, const char *ylabel);
+/* What a log axis's label ends with: each panel says whether its axis is log. */
+#define AB_PLOT_LOG_SCALE ", log scale"
+/* "set ylabel": ylabel, and AB_PLOT_LOG_SCALE after it when log. */
+void ab_plot_ylabel(FILE *f, const char *ylabel, int log);
 /* A data file NAME (e.g. "x.dat") in r->dir for a figure of one's own (NULL after a
  * message, r->failed set); closed by ab_plot_file_close, which says when the write failed. */
 FILE *ab_plot_file(struct ab_render *r, const char *name);

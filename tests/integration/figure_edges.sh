@@ -1,15 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Nothing of a figure is cut off. Every figure of the committed runs (their
-# records copied to a temporary directory and plotted there), of a crafted
-# hist.csv (CDF panels of several configs, lines of 12 keys), of cpupair's
-# heatmaps of a crafted 16-CPU matrix and of compare's trend plots across the
-# emulated runs is drawn, and the outermost pixels of each PNG must be
-# background: gnuplot keeps a margin round every figure, so a title, label
-# or key that reaches the edge was clipped there. The PNGs are
-# decoded by png_edges.py with python3 and zlib alone. Every .gp also labels
-# both axes and sets the 12-line palette, and the CDF panels share one x range
-# fitted to their data. (~30 s)
+# records copied to a temporary directory and plotted there), of a quick run's
+# shape (the reference's first 3 repetitions), of a crafted hist.csv (CDF
+# panels of several configs, lines of 12 keys), of cpupair's heatmaps of a
+# crafted 16-CPU matrix and of compare across the emulated runs and across the
+# reference thrice is drawn, and the outermost pixels of each PNG must be
+# background: gnuplot keeps a margin round every figure, so a title, label or
+# key that reaches the edge was clipped there. The PNGs are decoded by
+# png_edges.py with python3 and zlib alone. Every .gp also labels both axes,
+# says in its label which axis is log, keeps every panel's plot wider than a
+# strip beside its key, labels a CDF tick within its data's central half
+# (gp_panels.py) and sets the 12-line palette, and the CDF panels share one x
+# range fitted to their data, a 0 said where drawn; compare draws medians that
+# span over 10x on a log axis. (~60 s)
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v gnuplot >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
@@ -40,6 +44,17 @@ edges() {
 		grep -q "^set linetype 12 lc rgb " "$gp" || bad="$bad $(basename "$gp")"
 	done
 	check "$name: every figure draws with the 12-line palette${bad:+ (not:$bad)}" [ -z "$bad" ]
+	panels "$name" logs "every log axis says so in its label" "$dir"
+	panels "$name" strips "no key squeezes a panel to a strip" "$dir"
+	panels "$name" ticks "a CDF labels a tick where its data are" "$dir"
+}
+
+# panels NAME MODE SENTENCE DIR: gp_panels.py MODE finds no fault in DIR's scripts
+panels() {
+	local out
+	out=$(python3 "$TOP/tests/integration/gp_panels.py" "$2" "$4"/figures/src/*.gp 2>&1)
+	out=$(echo "$out" | sed "s|$4/figures/src/||g" | head -c 600)
+	check "$1: $3${out:+: $out}" [ -z "$out" ]
 }
 
 runs=0
@@ -54,6 +69,27 @@ for dir in "$TOP"/results/reference "$TOP"/results/reference-*cpu "$TOP"/results
 	"$BIN/harness" report "$out" >/dev/null 2>&1
 	edges "${dir#"$TOP"/}" "$out"
 done
+
+# A quick run's shape (harness run --quick: 3 repetitions, sqrtio's rq 0 and 1), from the
+# reference's records: under 6 repetitions every bar's key says "min-max, fewer than 6
+# repetitions", a key that once squeezed sqrtio's panels to strips and cut its x label
+REF=$TOP/results/reference
+if [ -f "$REF/raw.csv" ]; then
+	mkdir -p "$W/quick"
+	cp "$TOP/harness/plans/quick.plan" "$W/quick/plan.plan"
+	cp "$REF/machine.txt" "$W/quick/"
+	for f in raw.csv hist.csv; do
+		awk -F, 'NR == 1 || ($3 <= 3 && !($1 == "sqrtio" && $2 ~ /(^|;)rq=2(;|$)/))' \
+			"$REF/$f" >"$W/quick/$f"
+	done
+	"$BIN/harness" report "$W/quick" >/dev/null 2>&1
+	edges "a quick run's shape (the reference's first 3 repetitions)" "$W/quick"
+	# its breakdown's wake-ups hold zeros, drawn at 1 on the log axis: the label says so
+	check "a CDF with zeros says where a 0 is drawn" grep -q "^set xlabel.*, 0 at 1;" \
+		"$W/quick/figures/src/cdf-ddpar-brk_daemon_wake.gp"
+else
+	skip "a quick run's figures reach no edge" "no results/reference/raw.csv"
+fi
 
 # CDFs: 12 configs over 3 values of one key, each line one latency spread
 mkdir -p "$W/cdf"
@@ -109,5 +145,18 @@ if [ $# -ge 3 ]; then
 	edges "compare of the emulated runs" "$W/cmp"
 else
 	skip "compare figures reach no edge" "fewer than 3 emulated runs"
+fi
+# compare of three copies of the reference: ddpar's passthrough at 25-60x the other
+# transports draws its bars on a log axis, not flattening every other one to zero
+if [ -f "$REF/raw.csv" ]; then
+	for r in a b c; do
+		mkdir -p "$W/ref3/$r"
+		cp "$REF/raw.csv" "$REF/machine.txt" "$REF/plan.plan" "$W/ref3/$r/"
+	done
+	"$BIN/harness" compare --out "$W/ref3/cmp" "$W"/ref3/[abc] >/dev/null 2>&1
+	edges "compare of the reference thrice" "$W/ref3/cmp"
+	check "compare: the reference's ddpar read bars on a log axis" \
+		grep -q "^set logscale y" "$W/ref3/cmp/figures/src/compare_ddpar_read_MB_per_s.gp"
+	panels "compare of the reference thrice" spans "medians past 10x on a log axis" "$W/ref3/cmp"
 fi
 t_done
