@@ -20,6 +20,7 @@
 #ifndef CPUPAIR_H
 #define CPUPAIR_H
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -44,14 +45,23 @@
 /* A wake-up round trip is a wake-up's cost only when at least this share slept. */
 #define CP_SLEPT_MIN 98.0
 /* The involuntary switches of the two spinning sides in the cache line's window: above
- * 0 a spinner lost its CPU, and the round trip holds the scheduler's time. */
+ * 0 a spinner lost its CPU for a moment at least. */
 #define CP_M_LINE_INVOL "line_invol_switches"
+/* The time the two spinning sides waited for their CPUs in the cache line's window
+ * (the run-queue wait of /proc/self/task/TID/schedstat), as a share of the window:
+ * the part of the round trip that is the scheduler's. A switch alone says little
+ * where the parent has no CPU of its own (2 CPUs): it wakes on one of the pair's. */
+#define CP_M_LINE_WAIT "line_wait_pct"
+/* A window whose spinners waited more than this share of it for their CPUs is
+ * disturbed; without CP_M_LINE_WAIT (no schedstat, older records) any involuntary
+ * switch is. */
+#define CP_WAIT_MAX_PCT 2.0
 /* A cache-line round trip above this share of the pair's futex round trip means a
  * spinning side lost its CPU too (records without CP_M_LINE_INVOL included). The
  * report flags such a pair and keeps its line out of every median. */
 #define CP_DESCHED_SHARE 0.5
-/* Windows a cache-line round trip may take to find one in which neither spinning
- * side was switched out; past them the least disturbed is recorded, flagged. */
+/* Windows a cache-line round trip may take to find one the scheduler did not
+ * disturb (cp_line_disturbed); past them the least disturbed is recorded, flagged. */
 #define CP_LINE_TRIES 3
 /* Config keys: the CPUs, their places in topology order (the heatmaps' axes,
  * so the harness draws them without the measuring machine's sysfs), the class. */
@@ -74,7 +84,7 @@ enum cp_method { CP_LINE, CP_FUTEX, CP_PIPE, CP_NMETHOD };
 
 /* ---- report_data.c: the metrics, in one table (the descriptor's, which main.c
  * records by): each method's round trip at its enum cp_method, then these. ---- */
-enum { CP_FUTEX_SLEPT = CP_NMETHOD, CP_PIPE_SLEPT, CP_LINE_INVOL, CP_NM };
+enum { CP_FUTEX_SLEPT = CP_NMETHOD, CP_PIPE_SLEPT, CP_LINE_INVOL, CP_LINE_WAIT, CP_NM };
 extern const struct ab_metric_desc cp_metrics[CP_NM + 1];	/* then a NULL name */
 /* Each method: what the report calls it, its heatmap's name, and the metric of the share
  * of its waits that slept (a cp_metrics index; -1: the line, which never sleeps). */
@@ -163,8 +173,10 @@ int cp_pipe_pong(struct cp_shared *sh);
 /* ---- switches.c ---- */
 struct cp_switches {
 	unsigned long vol, invol;	/* voluntary, involuntary context switches */
+	double wait_ns;			/* time on a run queue, waiting for its CPU; NAN: unknown */
 };
-/* Thread tid's (of this process) switches so far: 0, or -1 (not readable). */
+/* Thread tid's (of this process) switches so far: 0, or -1 (not readable). Its
+ * run-queue wait is NAN where /proc has no schedstat (CONFIG_SCHED_INFO). */
 int cp_switches(pid_t tid, struct cp_switches *s);
 
 /* ---- measure.c ---- */
@@ -172,8 +184,16 @@ struct cp_result {
 	double rt_ns;		/* ns per round trip */
 	double slept_pct;	/* CP_M_*_SLEPT's share; NAN: the line, or not readable */
 	unsigned long invol;	/* involuntary switches of the two sides in the window */
+	double wait_pct;	/* CP_M_LINE_WAIT's share; NAN: not readable */
 	int switches_known;	/* invol and slept_pct were read */
 };
+/* Whether a cache-line window (or the medians of a pair's) was disturbed by the
+ * scheduler: wait_pct (NAN: unknown) above CP_WAIT_MAX_PCT, or without it, any
+ * involuntary switch (NAN: unknown, not disturbed). */
+static inline int cp_line_disturbed(double wait_pct, double invol)
+{
+	return !isnan(wait_pct) ? wait_pct > CP_WAIT_MAX_PCT : invol > 0;
+}
 /* One repetition of method m on pair p (a == b: both sides on one CPU, futex and pipe
  * only): warm-up, then round trips counted over duration seconds, the sides' context
  * switches read at the window's edges. 0 with *res, or -1 with why. mon (may be NULL)

@@ -117,11 +117,17 @@ static struct ab_cpumon *pair_mon(const struct cp_pair *p, long np)
 
 /*
  * One measurement of method m on p. A cache-line round trip is measured again, up
- * to CP_LINE_TRIES windows, while a spinning side was switched out (an involuntary
- * switch in the window): that time is the scheduler's, not the line's; past them
- * the least disturbed window is kept, its switches recorded beside it (the report
- * flags the pair). 1: res holds a round trip to record; 0: it failed.
+ * to CP_LINE_TRIES windows, while the window was disturbed (cp_line_disturbed: its
+ * spinners waited for their CPUs): that time is the scheduler's, not the line's;
+ * past them the least disturbed window is kept, its wait and switches recorded
+ * beside it (the report flags the pair). 1: res holds a round trip; 0: it failed.
  */
+/* How disturbed a window was, to keep the least: its wait, else its switches. */
+static double disturbance(const struct cp_result *res)
+{
+	return isnan(res->wait_pct) ? (double)res->invol : res->wait_pct;
+}
+
 static int measure_one(const struct cp_pair *p, enum cp_method m, const struct ab_common *c,
 		       struct ab_cpumon *mon, struct cp_result *res, int *failed)
 {
@@ -134,13 +140,24 @@ static int measure_one(const struct cp_pair *p, enum cp_method m, const struct a
 			(*failed)++;
 			return 0;
 		}
-		if (t == 1 || res->invol < best.invol)
+		if (t == 1 || disturbance(res) < disturbance(&best))
 			best = *res;
-		if (!res->switches_known || res->invol == 0)
+		if (!res->switches_known || !cp_line_disturbed(res->wait_pct, (double)res->invol))
 			break;
 	}
 	*res = best;
 	return 1;
+}
+
+/* A cache line's window: its spinners' switches, and their wait where known. */
+static void record_disturbance(struct ab_out *out, const struct ab_config *cfg, int rep,
+			       const struct cp_result *res)
+{
+	const struct ab_metric_desc *s = &cp_metrics[CP_LINE_INVOL], *w = &cp_metrics[CP_LINE_WAIT];
+
+	ab_record(out, cfg, rep, s->name, (double)res->invol, s->unit);
+	if (!isnan(res->wait_pct))
+		ab_record(out, cfg, rep, w->name, res->wait_pct, w->unit);
 }
 
 /* One repetition of every pair and method; the number of failed ones. */
@@ -175,8 +192,7 @@ static int sweep(struct ab_out *out, const struct ab_common *common, const struc
 				ab_record(out, &cfg, rep, cp_metrics[sm].name, res.slept_pct,
 					  cp_metrics[sm].unit);
 			if (m == CP_LINE && res.switches_known)
-				ab_record(out, &cfg, rep, cp_metrics[CP_LINE_INVOL].name,
-					  (double)res.invol, cp_metrics[CP_LINE_INVOL].unit);
+				record_disturbance(out, &cfg, rep, &res);
 			ab_cpumon_record(mon, out, &cfg, rep, 1e9 / res.rt_ns);
 			ab_cpumon_free(mon);
 		}

@@ -106,17 +106,19 @@ static int both_switches(struct cp_shared *sh, struct cp_switches *s)
 			return -1;
 	s->vol = x[0].vol + x[1].vol;
 	s->invol = x[0].invol + x[1].invol;
+	s->wait_ns = x[0].wait_ns + x[1].wait_ns;
 	return 0;
 }
 
 /* What the window's switches say: on two CPUs a wait that slept is a voluntary
  * switch; on one CPU the sides take turns, so every switch is a handoff. */
 static void switches_of(const struct cp_pair *p, enum cp_method m, const struct cp_switches *s0,
-			const struct cp_switches *s1, uint64_t rts, struct cp_result *res)
+			const struct cp_switches *s1, uint64_t rts, uint64_t ns, struct cp_result *res)
 {
 	unsigned long vol = s1->vol - s0->vol;
 
 	res->invol = s1->invol - s0->invol;
+	res->wait_pct = 100.0 * (s1->wait_ns - s0->wait_ns) / (double)ns;	/* NAN stays */
 	res->switches_known = 1;
 	if (m == CP_LINE)
 		return;
@@ -137,7 +139,7 @@ int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, struc
 	uint64_t c0, c1, t0, t1, window = (uint64_t)(duration * 1e9);
 	int rc = -1, sw;
 
-	*res = (struct cp_result){ NAN, NAN, 0, 0 };
+	*res = (struct cp_result){ NAN, NAN, 0, NAN, 0 };
 	if (!sh)
 		return ab_err(why, len, "out of memory");
 	if (p->a == p->b && m == CP_LINE) {	/* two spinners on one CPU hand nothing over */
@@ -187,7 +189,7 @@ int cp_measure(const struct cp_pair *p, enum cp_method m, double duration, struc
 	else {
 		res->rt_ns = (double)(t1 - t0) / (double)(c1 - c0);
 		if (sw == 0)
-			switches_of(p, m, &s0, &s1, c1 - c0, res);
+			switches_of(p, m, &s0, &s1, c1 - c0, t1 - t0, res);
 		rc = 0;
 	}
 out:

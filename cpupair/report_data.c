@@ -24,6 +24,7 @@ const struct ab_metric_desc cp_metrics[CP_NM + 1] = {
 	[CP_FUTEX_SLEPT] = { CP_M_FUTEX_SLEPT, "%", 0 },
 	[CP_PIPE_SLEPT] = { CP_M_PIPE_SLEPT, "%", 0 },
 	[CP_LINE_INVOL] = { CP_M_LINE_INVOL, "1", 1 },
+	[CP_LINE_WAIT] = { CP_M_LINE_WAIT, "%", 1 },
 	[CP_NM] = { NULL, NULL, 0 },
 };
 const struct cp_meth cp_meth[CP_NMETHOD] = {
@@ -45,18 +46,22 @@ int cp_mine(const struct ab_render *r, const struct ab_group *g, const char *met
 	return !strcmp(g->bench, r->desc->name) && !strcmp(g->metric, metric) && g->n > 0;
 }
 
+/* The median of metric k of g's config; NAN when not recorded. */
+static double median_of(const struct ab_render *r, const struct ab_group *g, int k)
+{
+	const struct ab_metric_desc *m = &cp_metrics[k];
+	const struct ab_group *x = ab_results_get(r->res, r->desc->name, g->config, m->name,
+						  m->unit);
+
+	return x && x->n ? ab_r_median(x) : NAN;
+}
+
 int cp_flagged(const struct ab_render *r, const struct ab_group *g)
 {
-	const struct ab_metric_desc *fm = &cp_metrics[CP_FUTEX], *sm = &cp_metrics[CP_LINE_INVOL];
-	const struct ab_group *f = ab_results_get(r->res, r->desc->name, g->config, fm->name,
-						  fm->unit);
-	const struct ab_group *s = ab_results_get(r->res, r->desc->name, g->config, sm->name,
-						  sm->unit);
-
 	if (strcmp(g->metric, CP_M_LINE))
 		return 0;
-	return (s && s->n && ab_r_median(s) > 0) ||
-	       (f && f->n && ab_r_median(g) > CP_DESCHED_SHARE * ab_r_median(f) * 1000);
+	return cp_line_disturbed(median_of(r, g, CP_LINE_WAIT), median_of(r, g, CP_LINE_INVOL)) ||
+	       ab_r_median(g) > CP_DESCHED_SHARE * median_of(r, g, CP_FUTEX) * 1000;
 }
 
 /* The config without the pair's keys: the setting the pair was measured under

@@ -27,7 +27,8 @@ int cp_settings(const struct ab_render *r, char rest[][AB_CONFIG_LEN], int max);
  * of each pair's median, flagged line figures left out; *npairs set. */
 double cp_class_median(const struct ab_render *r, const char *metric, const char *rest,
 		       const char *cls, int *npairs);
-/* Is g (a cache-line record) above CP_DESCHED_SHARE of its pair's futex round trip? */
+/* Is g (a cache-line record) flagged: its windows disturbed (cp_line_disturbed), or it
+ * above CP_DESCHED_SHARE of its pair's futex round trip? */
 int cp_flagged(const struct ab_render *r, const struct ab_group *g);
 
 /* report_read.c */

@@ -3,7 +3,7 @@
  * cpupair's reading (report_i.h): per setting, what a cache-line round trip
  * costs in each class (a class comes only from sysfs: without its cache
  * topology a pair is "unknown", never "within one LLC"), which pairs are
- * flagged (a spinning side switched out in the window, or a cache-line round
+ * flagged (a window the scheduler disturbed, cp_line_disturbed, or a cache-line round
  * trip above CP_DESCHED_SHARE of the pair's futex round trip: its line figure
  * is the scheduler's and stays out of the medians), and what a wake-up costs: a
  * round trip only when its waits slept (CP_SLEPT_MIN), never a mix, beside
@@ -64,7 +64,7 @@ static void read_flagged(struct ab_render *r, const char *rest)
 			continue;
 		if (n == 0)
 			fprintf(r->out, "Flagged, their cache-line figure left out of the medians (a "
-				"spinning side lost its CPU: switched out in its window, or a "
+				"spinning side lost its CPU: waited for it in its window, or a "
 				"cache-line round trip above %.0f%% of the pair's futex round trip):",
 				100 * CP_DESCHED_SHARE);
 		if (n++ < MAX_FLAGGED)

@@ -13,7 +13,7 @@
  * take) when every wait of it slept, on the pair and on the CPU alone, else
  * the futex's when that slept every time; a mix of waits that slept and waits
  * that returned at once is no wake-up cost, and gives no split. A cache-line
- * figure cpupair flags (a spinner switched out in its window, or a line above
+ * figure cpupair flags (a spinner kept off its CPU in its window, or a line above
  * half the futex round trip) is the scheduler's: the cache transfers then stay
  * inside the wake-ups' part, said so, and are drawn as 0.
  * Each part carries an interval from its medians' 95% CIs (a difference of
@@ -204,7 +204,8 @@ static int split_of(struct ab_render *r, struct split *s)
 	ab_cfg_get(o->config, "daemon_cpu", s->b, sizeof(s->b));
 	ab_cfg_get(m->config, "client_cpu", s->c, sizeof(s->c));
 	s->line = est_of(pair_group(r, s->a, s->b, CP_M_LINE, NULL), 1e-3);
-	s->line_flagged = pair_median(r, s->a, s->b, CP_M_LINE_INVOL, NULL) > 0 ||
+	s->line_flagged = cp_line_disturbed(pair_median(r, s->a, s->b, CP_M_LINE_WAIT, NULL),
+					    pair_median(r, s->a, s->b, CP_M_LINE_INVOL, NULL)) ||
 			  s->line.v > CP_DESCHED_SHARE * pair_median(r, s->a, s->b, wm[1].rt, NULL);
 	s->wake_poll = NAN;
 	brk_check(r, s, o, m);

@@ -62,13 +62,14 @@ nd=$(awk -F, 'NR > 1 && $2 ~ /^class=same;/ && $4 == "pipe_rt_us"' "$out/all.csv
 check "the diagonal: each of the $ncpu CPUs with itself, per repetition ($nd pipe records)" \
 	[ "$nd" = $((ncpu * 2)) ]
 bad=$(awk -F, 'NR > 1 && $4 !~ /^mon_/ && ($1 != "cpupair" || $5 + 0 < 0 ||
-	($5 + 0 == 0 && $4 != "line_invol_switches") ||
+	($5 + 0 == 0 && $4 !~ /^line_(invol_switches|wait_pct)$/) ||
 	$2 !~ ("^class=(same|smt|llc|cross-llc|cross-node|unknown);" \
 	       "cpu_a=[0-9]+;cpu_b=[0-9]+;pos_a=[0-9]+;pos_b=[0-9]+$") ||
 	!(($4 == "line_rt_ns" && $6 == "ns") || ($4 == "futex_rt_us" && $6 == "us") ||
 	  ($4 == "pipe_rt_us" && $6 == "us") ||
 	  ($4 ~ /^(futex|pipe)_slept_pct$/ && $6 == "%" && $5 + 0 <= 100) ||
-	  ($4 == "line_invol_switches" && $6 == "1"))) { print NR": "$0 }' "$out/all.csv")
+	  ($4 == "line_invol_switches" && $6 == "1") ||
+	  ($4 == "line_wait_pct" && $6 == "%" && $5 + 0 <= 100))) { print NR": "$0 }' "$out/all.csv")
 check "every record: a class, the CPUs and places, a known metric and unit, > 0 ($bad)" \
 	[ -z "$bad" ]
 if [ -d /sys/devices/system/cpu/cpu0/cache ]; then
@@ -87,6 +88,12 @@ n=$(awk -F, 'NR > 1 && $4 == "line_rt_ns"' "$out/all.csv" | wc -l)
 d=$(awk -F, 'NR > 1 && $4 == "line_invol_switches"' "$out/all.csv" | wc -l)
 check "each pair's cache line recorded, both ways (got $n)" [ "$n" = $((pairs * 2)) ]
 check "each cache line with its spinners' involuntary switches ($d of $n)" [ "$d" = "$n" ]
+w=$(awk -F, 'NR > 1 && $4 == "line_wait_pct"' "$out/all.csv" | wc -l)
+if [ -r /proc/self/schedstat ]; then
+	check "each cache line with its spinners' run-queue wait ($w of $n)" [ "$w" = "$n" ]
+else
+	skip "each cache line with its spinners' run-queue wait" "no /proc/self/schedstat"
+fi
 if [ "$pairs" -le 64 ]; then
 	n=$(awk -F, '$4 == "mon_ctxsw_per_op"' "$out/all.csv" | wc -l)
 	check "the futex window's CPU monitor: mon_ctxsw_per_op per pair and repetition (got $n)" \
@@ -96,7 +103,7 @@ fi
 # --- --pairs N, classes, --method -------------------------------------------
 "$CP" --pairs 1 --method line --repeat 1 --format csv "${quick[@]}" >"$out/one.csv" 2>/dev/null
 n=$(awk -F, 'NR > 1 && $4 == "line_rt_ns"' "$out/one.csv" | wc -l)
-m=$(awk -F, 'NR > 1 && $4 !~ /^line_(rt_ns|invol_switches)$/' "$out/one.csv" | wc -l)
+m=$(awk -F, 'NR > 1 && $4 !~ /^line_(rt_ns|invol_switches|wait_pct)$/' "$out/one.csv" | wc -l)
 check "--pairs 1 --method line: one round trip (got $n)" [ "$n" = 1 ]
 check "--pairs 1 --method line: of the line alone, no diagonal (got $m others)" [ "$m" = 0 ]
 "$CP" --pairs 1000000 --method pipe --repeat 1 --format csv "${quick[@]}" >"$out/big.csv" \

@@ -81,6 +81,31 @@ check "a flagged figure is marked in the pair table" \
 check "undisturbed with idle=poll: the line is given (100 ns)" eval \
 	'[[ $Q == *"A cache-line round trip costs 100 ns between CPUs whose cache relation is unknown"* ]]'
 
+# -- a switch is not a wait: the spinners' run-queue wait decides ------------------
+# 0->1: 5 involuntary switches, 0.8% of the window waited (the parent woke on a pair's
+# CPU, as on 2 CPUs); 1->0: no switch counted, 9% waited. Futex 20 us, every wait slept.
+S=$W/wait
+mkdir -p "$S"
+awk 'BEGIN {
+	print "bench,config,rep,metric,value,unit"
+	for (rep = 1; rep <= 6; rep++) { pair("0", "1", 120, 5, 0.8); pair("1", "0", 130, 0, 9) }
+}
+function pair(a, b, line, invol, wait) {
+	cfg = sprintf("class=unknown;cpu_a=%s;cpu_b=%s;pos_a=%s;pos_b=%s", a, b, a, b)
+	rec(cfg, "line_rt_ns", line, "ns"); rec(cfg, "line_invol_switches", invol, "1")
+	rec(cfg, "line_wait_pct", wait, "%")
+	rec(cfg, "futex_rt_us", 20, "us"); rec(cfg, "futex_slept_pct", 100, "%")
+}
+function rec(cfg, m, v, u) { printf "cpupair,%s,%d,%s,%g,%s\n", cfg, rep, m, v, u }' \
+	>"$S/raw.csv"
+"$BIN/harness" report "$S" >/dev/null 2>"$W/wait.err"
+rc=$?
+check "harness report of records with the spinners' wait: exit 0 (got $rc)" [ "$rc" = 0 ]
+check "switches with a wait under 2% of the window: the line is not flagged" \
+	grep -q '^| 0 | 1 | unknown | 120 |' "$S/tables.md"
+check "a wait above 2% of the window flags the line, with no switch counted" \
+	grep -q '^| 1 | 0 | unknown | 130 (flagged: a spinner lost its CPU) |' "$S/tables.md"
+
 # -- classes: the diagonal apart, unknown never called one LLC ----------------------
 check "the diagonal is its own class row (same: 2 CPUs)" \
 	grep -q '^| as found | same | 2 | not measured | 6 (100% slept) | 9 (100% slept) |' "$T"
