@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The committed runs (results/reference, results/reference-<N>cpu, results/emulated/*)
+# The committed runs (results/reference, results/reference-*, results/emulated/*)
 # hold their records only; their reports and figures are rendered, never committed.
 # Each run's records are copied to a temporary directory and plotted there: harness
 # plot must succeed, write report.md and tables.md, and every file they and details.md link to
@@ -65,7 +65,7 @@ check_tracked() {
 in_git=0
 git -C "$TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1 && in_git=1
 runs=0
-for dir in "$TOP"/results/reference "$TOP"/results/reference-*cpu "$TOP"/results/emulated/*; do
+for dir in "$TOP"/results/reference "$TOP"/results/reference-* "$TOP"/results/emulated/*; do
 	[ -f "$dir/raw.csv" ] || continue
 	runs=$((runs + 1))
 	name=${dir#"$TOP"/}

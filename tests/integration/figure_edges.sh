@@ -58,7 +58,7 @@ panels() {
 }
 
 runs=0
-for dir in "$TOP"/results/reference "$TOP"/results/reference-*cpu "$TOP"/results/emulated/*; do
+for dir in "$TOP"/results/reference "$TOP"/results/reference-* "$TOP"/results/emulated/*; do
 	[ -f "$dir/raw.csv" ] || continue
 	runs=$((runs + 1))
 	out=$W/run$runs
