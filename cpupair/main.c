@@ -115,6 +115,12 @@ static struct ab_cpumon *pair_mon(const struct cp_pair *p, long np)
 	return ab_cpumon_new(&s);
 }
 
+/* How disturbed a window was, to keep the least: its wait, else its switches. */
+static double disturbance(const struct cp_result *res)
+{
+	return isnan(res->wait_pct) ? (double)res->invol : res->wait_pct;
+}
+
 /*
  * One measurement of method m on p. A cache-line round trip is measured again, up
  * to CP_LINE_TRIES windows, while the window was disturbed (cp_line_disturbed: its
@@ -122,12 +128,6 @@ static struct ab_cpumon *pair_mon(const struct cp_pair *p, long np)
  * past them the least disturbed window is kept, its wait and switches recorded
  * beside it (the report flags the pair). 1: res holds a round trip; 0: it failed.
  */
-/* How disturbed a window was, to keep the least: its wait, else its switches. */
-static double disturbance(const struct cp_result *res)
-{
-	return isnan(res->wait_pct) ? (double)res->invol : res->wait_pct;
-}
-
 static int measure_one(const struct cp_pair *p, enum cp_method m, const struct ab_common *c,
 		       struct ab_cpumon *mon, struct cp_result *res, int *failed)
 {
