@@ -78,6 +78,8 @@ struct h_point {
 struct h_plan {
 	char path[1024];
 	int repeat;		/* 0 = not given in the plan */
+	double precision;	/* 'precision': the headline half-width aimed at, 0.05 for 5%; 0: none */
+	double budget;		/* 'budget': seconds the run may take with its added repetitions */
 	int nblocks;
 	struct h_block *blocks;
 	int npoints;		/* <= H_POINTS_MAX */
@@ -125,6 +127,10 @@ int h_machine_check_warnings(FILE *f, const char *dir);
 int h_mkdirs(const char *path);
 /* "1 point", "3 points": n and noun, with an s unless n is 1. */
 const char *h_plural(char *buf, size_t len, int n, const char *noun);
+/* --precision / 'precision': "5" or "5%", a percentage in (0, 100), as a fraction (0.05).
+ * --budget / 'budget': "900", "90s", "15m" or "2h", as seconds in 1..7 days. 0 or -1. */
+int h_parse_precision(const char *s, double *frac);
+int h_parse_budget(const char *s, double *seconds);
 /* Format seconds as m:ss or h:mm:ss. */
 void h_fmt_dur(double s, char *buf, size_t len);
 /* machine.txt's value for label (its last occurrence: a resumed run appends), "" if absent. */

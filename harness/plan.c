@@ -100,6 +100,16 @@ static int key_repeat(struct parse *ps, const struct plan_key *k, char **args, i
 	return 0;
 }
 
+/* precision P%, budget DURATION: when harness run stops adding repetitions (run/precision.c). */
+static int key_stop(struct parse *ps, const struct plan_key *k, char **args, int nargs)
+{
+	int bad = k->name[0] == 'p' ? h_parse_precision(args[0], &ps->p->precision) :
+				      h_parse_budget(args[0], &ps->p->budget);
+
+	(void)nargs;
+	return bad ? plan_err(ps, "%s wants %s, got '%s'", k->name, k->args, args[0]) : 0;
+}
+
 static int key_bench(struct parse *ps, const struct plan_key *k, char **args, int nargs)
 {
 	struct h_plan *p = ps->p;
@@ -234,6 +244,8 @@ static const struct plan_key plan_keys[] = {
 	  "a name and 1 to " AB_STR(H_VALS_MAX) " values" },
 	{ "extra", key_list, 1, H_ARGS_MAX, 1, 0, 0, 0, "at least one argument" },
 	{ "metrics", key_list, 1, H_ARGS_MAX, 1, 0, 0, 0, "at least one metric name" },
+	{ "precision", key_stop, 1, 1, 0, 0, 0, 0, "a percentage in (0, 100), as 5 or 5%" },
+	{ "budget", key_stop, 1, 1, 0, 0, 0, 0, "seconds, or a number with s, m or h, up to 7 days" },
 };
 
 static int parse_line(struct parse *ps, char *line)

@@ -12,12 +12,54 @@
 
 #include "sys/common.h"
 #include "sys/fsutil.h"
+#include "sys/parse.h"
 #include "harness.h"
 #include "render/desc.h"
 
 int h_mkdirs(const char *path)
 {
 	return ab_mkdirs(path, 0755);	/* a run directory others may read */
+}
+
+/* A number and what follows it: suffixes is "%" or "smh" (NULL: none), one at most. */
+static int number_then(const char *s, const char *suffixes, double *v, char *suffix)
+{
+	char num[64];
+	size_t n = strlen(s);
+
+	*suffix = '\0';
+	if (n && suffixes && strchr(suffixes, s[n - 1]))
+		*suffix = s[--n];
+	if (n == 0 || n >= sizeof(num))
+		return -1;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	return ab_parse_double(num, v);
+}
+
+int h_parse_precision(const char *s, double *frac)
+{
+	double v;
+	char pct;
+
+	if (number_then(s, "%", &v, &pct) < 0 || !(v > 0 && v < 100))
+		return -1;
+	*frac = v / 100;
+	return 0;
+}
+
+int h_parse_budget(const char *s, double *seconds)
+{
+	double v;
+	char unit;
+
+	if (number_then(s, "smh", &v, &unit) < 0)
+		return -1;
+	v *= unit == 'm' ? 60 : unit == 'h' ? 3600 : 1;
+	if (!(v >= 1 && v <= 7 * 86400))
+		return -1;
+	*seconds = v;
+	return 0;
 }
 
 void h_fmt_dur(double s, char *buf, size_t len)

@@ -348,9 +348,41 @@ static void precision_hints(FILE *f, const struct precision *p, double load, int
 	fprintf(f, ".\n");
 }
 
+/* The run's precision line (harness run --precision), from plan.plan; 0: none. */
+static double plan_precision(const char *dir)
+{
+	char path[PATH_MAX], err[256];
+	struct h_plan p;
+
+	snprintf(path, sizeof(path), "%s/plan.plan", dir);
+	if (h_plan_load(&p, path, err, sizeof(err)) < 0)
+		return 0;
+	double target = p.precision;
+	h_plan_free(&p);
+	return target;
+}
+
+/* With a precision aimed at: each of bench's headline results still wider, with its width. */
+static void precision_missed(FILE *f, const struct ab_results *d, const char *bench,
+			     double target)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct ab_group *g = &d->g[i];
+		double med = ab_median(g->v, g->n);
+		struct ab_ci ci;
+		if (strcmp(g->bench, bench) || !headline(bench, g->metric) || med == 0 ||
+		    g->n < AB_MIN_REPS_CI || ab_median_ci(g->v, g->n, 0.95, &ci) < 0 ||
+		    (ci.hi - ci.lo) / 2 / fabs(med) <= target)
+			continue;
+		fprintf(f, "  - not within +-%.3g%%: %s, ", 100 * target, g->metric);
+		h_md_cell(f, g->config[0] ? g->config : "(no config)");
+		fprintf(f, ": +-%.1f%% (n %zu)\n", 100 * (ci.hi - ci.lo) / 2 / fabs(med), g->n);
+	}
+}
+
 /* bench's line; 1 when it has one (headline results), else 0 */
 static int precision_line(FILE *f, const struct ab_results *d, const char *bench, double load,
-			  int ncpu)
+			  int ncpu, double target)
 {
 	struct precision p = { 0 };
 	int said = 0;
@@ -378,6 +410,8 @@ static int precision_line(FILE *f, const struct ab_results *d, const char *bench
 	fprintf(f, ".");
 	precision_outliers(f, &p);
 	precision_hints(f, &p, load, ncpu);
+	if (target > 0)
+		precision_missed(f, d, bench, target);
 out:
 	free(p.w);
 	return said;
@@ -386,7 +420,7 @@ out:
 void h_precision(FILE *f, const char *dir, const struct ab_results *d)
 {
 	int ncpu, lines = 0;
-	double load = start_load(dir, &ncpu);
+	double load = start_load(dir, &ncpu), target = plan_precision(dir);
 
 	if (!d->n)
 		return;
@@ -395,11 +429,16 @@ void h_precision(FILE *f, const char *dir, const struct ab_results *d)
 	 * per invocation, so the intervals span the variance between invocations) */
 	fprintf(f, "Intervals: the distribution-free 95%% CI of each median (order statistics). "
 		   "Under `harness run` each repetition is an invocation of its own, one window "
-		   "long, so the intervals include the variance between invocations.\n\n");
+		   "long, so the intervals include the variance between invocations.");
+	if (target > 0)
+		fprintf(f, " The run aimed at +-%.3g%% (harness run --precision): it added "
+			   "repetitions to the points wider than that, within its budget; the results "
+			   "still wider are listed.", 100 * target);
+	fprintf(f, "\n\n");
 	/* in the report's order; only a registered benchmark has headline metrics, and
 	 * walking the registry, not raw.csv's benches, keeps 200,000 groups linear */
 	for (int i = 0; h_registry[i]; i++)
-		lines += precision_line(f, d, h_registry[i]->name, load, ncpu);
+		lines += precision_line(f, d, h_registry[i]->name, load, ncpu, target);
 	if (!lines)
 		fprintf(f, "- no headline results among the records.\n");
 	fprintf(f, "\n");

@@ -120,12 +120,13 @@ static int resume_row(struct h_resume *rs, char *line, long long *keep)
 	if (*end || pi < 0 || pi >= rs->npoints)
 		return -1;
 	long rep = strtol(f[2], &end, 10);
-	if (*end || rep < 1 || rep > rs->repeat)
+	if (*end || rep < 1 || rep > (rs->added ? AB_REP_MAX : rs->repeat))
 		return -1;
 	long long kb = strtoll(f[6], &end, 10);
 	if (*end || kb < 0)
 		return -1;
-	rs->done[(rep - 1) * rs->npoints + pi] = 1;
+	if (rep <= rs->repeat)	/* else one --precision added (precision.c reads it back) */
+		rs->done[(rep - 1) * rs->npoints + pi] = 1;
 	*keep = kb;
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include "sys/common.h"
 #include "run.h"
 #include "sys/barrier.h"
+#include "sys/parse.h"
 #include "sys/proc.h"
 #include "record/histio.h"
 #include "record/record.h"
@@ -128,6 +129,9 @@ static void take_record(struct inv *v, char *line)
 	const char *row[6] = { f[0], f[1], rep, f[3], f[4], f[5] };
 	v->write_err = h_csv_row(v->pr->raw, 6, row);
 	v->records += !v->write_err;
+	double x;	/* what --precision judges by (precision.c); without it, only raw.csv */
+	if (v->pr->got && strcmp(f[2], "0") && !ab_parse_decimal(f[4], &x))
+		ab_results_add(v->pr->got, f[0], f[1], v->pr->rep, f[3], x, f[5]);
 }
 
 static void read_output(struct inv *v)

@@ -13,7 +13,8 @@
 
 static const char run_usage[] =
 	"usage: harness run [--plan NAME|FILE] [--quick] [--repeat N] [--out DIR] [--resume DIR]\n"
-	"                   [--machine-note TEXT] [--dry-run] [--no-wait]\n"
+	"                   [--precision P%] [--budget DURATION] [--machine-note TEXT] [--dry-run]\n"
+	"                   [--no-wait]\n"
 	"Runs every point of a plan once per repetition, repetitions interleaved, and writes\n"
 	"DIR/{plan.plan,machine.txt,raw.csv,hist.csv,runs.csv,failures.csv,results.json,summary.csv,\n"
 	"tables.md,report.md,log/,figures/} (results/README.md lists every file).\n"
@@ -28,6 +29,13 @@ static const char run_usage[] =
 	"                       --repeat N (at least the run's) is recorded in DIR/plan.plan;\n"
 	"                       DIR and its files must be root's or yours, writable by no one else\n"
 	"                       (default: none, a new run in --out's DIR)\n"
+	"  --precision P%       after the repetitions, add more to each point whose headline\n"
+	"                       95% interval is wider than +-P% of its median, widest first,\n"
+	"                       interleaved, up to 4x --repeat a point (default: the plan's\n"
+	"                       precision line, else none)\n"
+	"  --budget DURATION    with --precision: stop adding when the run would pass DURATION\n"
+	"                       (seconds, or 90s, 15m, 2h) from its first point (default: the\n"
+	"                       plan's budget line, else as long again as the repetitions took)\n"
 	"  --machine-note TEXT  a line said first in machine.txt and report.md (e.g. that the\n"
 	"                       machine is emulated); printable text, at most 200 characters\n"
 	"                       (default: none)\n"
@@ -57,6 +65,8 @@ static const struct ab_opt run_opts[] = {
 	AB_OPT(struct h_run_opts, out, "out", AB_OPT_STR, "DIR", "run directory"),
 	AB_OPT(struct h_run_opts, resume, "resume", AB_OPT_STR, "DIR", "continue the run in DIR"),
 	AB_OPT(struct h_run_opts, dry, "dry-run", AB_OPT_FLAG, NULL, "run nothing"),
+	AB_OPT(struct h_run_opts, precision_arg, "precision", AB_OPT_STR, "P%", "headline width aimed at"),
+	AB_OPT(struct h_run_opts, budget_arg, "budget", AB_OPT_STR, "DURATION", "the most time"),
 	AB_OPT(struct h_run_opts, note, "machine-note", AB_OPT_STR, "TEXT", "a line for machine.txt"),
 	AB_OPT(struct h_run_opts, no_wait, "no-wait", AB_OPT_FLAG, NULL, "do not wait for the machine"),
 	AB_OPT_END,
@@ -66,7 +76,8 @@ static const struct ab_opt run_opts[] = {
 static void resume_conflicts(const struct h_run_opts *o)
 {
 	const char *bad = o->plan ? "--plan" : o->quick ? "--quick" : o->note ? "--machine-note" :
-			  o->out ? "--out" : NULL;
+			  o->out ? "--out" : o->precision_arg ? "--precision" :
+			  o->budget_arg ? "--budget" : NULL;
 
 	if (o->resume && bad)
 		ab_usage_error("run: %s contradicts --resume %s, which goes on with that run's own "
@@ -93,6 +104,12 @@ int cmd_run(int argc, char **argv)
 	if (dir && (!printable(dir, 1900) || dir[0] == '-'))
 		ab_usage_error("run: bad value for %s: a directory name of 1 to 1900 printable "
 			       "characters, not starting with '-'", o.resume ? "--resume" : "--out");
+	if (o.precision_arg && h_parse_precision(o.precision_arg, &o.precision) < 0)
+		ab_usage_error("run: bad value '%s' for --precision: a percentage in (0, 100), as 5 "
+			       "or 5%%", o.precision_arg);
+	if (o.budget_arg && h_parse_budget(o.budget_arg, &o.budget) < 0)
+		ab_usage_error("run: bad value '%s' for --budget: seconds, or a number with s, m or "
+			       "h, from 1 s to 7 days", o.budget_arg);
 	if (o.note && !printable(o.note, 200))
 		ab_usage_error("run: bad value for --machine-note: 1 to 200 printable characters");
 	return h_run(&o);

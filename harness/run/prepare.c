@@ -65,13 +65,26 @@ void h_run_check_programs(const struct h_plan *plan)
 }
 
 /*
- * plan.plan anew in dir: head, then src's lines but its repeat lines, so that head's
- * is the one. Read as any input from elsewhere (sys/infile.h: a FIFO or a link planted
+ * plan.plan anew in dir: head, then src's lines but those of keys, so that head's
+ * are the ones. Read as any input from elsewhere (sys/infile.h: a FIFO or a link planted
  * as plan.plan is refused, never waited on), written to a new name and renamed in
  * (sys/outfile.h: nothing planted beside it, plan.plan.new say, is opened). 0, or -1
  * after a message; a read error leaves the old plan.plan as it was.
  */
-static int write_plan(FILE *src, const char *shown, const char *dir, const char *head)
+/* Is line's first word one of keys (NULL-terminated)? */
+static int keyed(const char *line, const char *const *keys)
+{
+	const char *w = line + strspn(line, " \t");
+	size_t n = strcspn(w, " \t");
+
+	for (; *keys; keys++)
+		if (strlen(*keys) == n && !strncmp(w, *keys, n))
+			return 1;
+	return 0;
+}
+
+static int write_plan(FILE *src, const char *shown, const char *dir, const char *head,
+		      const char *const *keys)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -85,8 +98,7 @@ static int write_plan(FILE *src, const char *shown, const char *dir, const char 
 	}
 	fputs(head, dst);
 	while ((n = ab_infile_line(src, &line, &cap)) != -1) {
-		const char *w = line + strspn(line, " \t");
-		if (n >= 0 && (strncmp(w, "repeat", 6) || (w[6] && !strchr(" \t", w[6]))))
+		if (n >= 0 && !keyed(line, keys))
 			fprintf(dst, "%s\n", line);
 	}
 	int bad = ferror(src) ? errno : 0;
@@ -112,9 +124,15 @@ int h_run_copy_plan(const struct h_plan *plan, int repeat, const char *out)
 		ab_msg("run: %s", err);
 		return -1;
 	}
-	snprintf(head, sizeof(head), "# copied from %s by harness run\nrepeat %d\n", plan->path,
-		 repeat);
-	return write_plan(src, plan->path, out, head);
+	static const char *const keys[] = { "repeat", "precision", "budget", NULL };
+	int n = snprintf(head, sizeof(head), "# copied from %s by harness run\nrepeat %d\n",
+			 plan->path, repeat);
+	if (plan->precision > 0 && n > 0 && (size_t)n < sizeof(head))	/* %.15g: read back as is */
+		n += snprintf(head + n, sizeof(head) - (size_t)n, "precision %.15g%%\n",
+			      100 * plan->precision);
+	if (plan->budget > 0 && n > 0 && (size_t)n < sizeof(head))
+		snprintf(head + n, sizeof(head) - (size_t)n, "budget %.15g\n", plan->budget);
+	return write_plan(src, plan->path, out, head, keys);
 }
 
 /* --resume DIR --repeat N: plan.plan says what ran, so its repeat line changes with a note. */
@@ -130,7 +148,8 @@ int h_run_record_repeat(const char *dir, const char *name, int from, int to)
 	}
 	snprintf(head, sizeof(head), "# repeat %d until harness run --resume --repeat %d\n"
 		 "repeat %d\n", from, to, to);
-	if (write_plan(src, path, dir, head) < 0)
+	static const char *const keys[] = { "repeat", NULL };
+	if (write_plan(src, path, dir, head, keys) < 0)
 		return -1;
 	ab_msg("run: %s: repeat %d -> %d (--repeat)", path, from, to);
 	return 0;

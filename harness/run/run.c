@@ -24,7 +24,7 @@
 
 #include "sys/common.h"
 #include "fuse/fusemnt.h"
-#include "run.h"
+#include "run_i.h"
 #include "../report/report.h"
 #include "knob/knob.h"
 #include "record/histio.h"
@@ -35,22 +35,6 @@ static void on_signal(int sig)
 	h_stop_sig = sig;
 }
 
-struct run {
-	char out[2048];		/* run directory; shorter than PATH_MAX so "out/file" fits */
-	char shown[2048];	/* as its user named it: --resume's out is its descriptor's path */
-	struct h_plan plan;
-	int repeat;
-	struct h_csv raw, runs, fail, hist;
-	char *done;		/* [rep * npoints + point]: already run (resume) */
-	int tty, write_failed;
-	const char *journal, *workdir;
-	double t0, helpers_cpu;
-	int n_ok, n_fail, n_skip;
-	struct h_timings timings;
-	double *est;		/* [2 x point + probes off]: expected seconds of one invocation */
-	int *bench_of;		/* [block]: the first block of the same benchmark */
-	double *took, *took_est;	/* [first block of a bench]: measured and expected seconds so far */
-};
 
 /* CPU time of reaped children so far: benchmarks and helpers alike. */
 static double children_cpu(void)
@@ -81,91 +65,6 @@ static void harness_cpu(struct run *r)
 			wall > 0 ? 100 * cpu / wall : 0);
 	}
 	fclose(f);
-}
-
-/* ---- progress ---- */
-
-static int block_of(const struct run *r, int pi)
-{
-	return (int)(r->plan.points[pi].blk - r->plan.blocks);
-}
-
-/* How far off this benchmark's estimates were in this run so far: measured / expected,
- * within [1/20, 20] (one odd invocation must not make the ETA absurd); 1 before any. */
-static double bench_ratio(const struct run *r, int blk)
-{
-	int b = r->bench_of[blk];
-	double q = r->took_est[b] > 0 ? r->took[b] / r->took_est[b] : 1;
-
-	return q < 0.05 ? 0.05 : q > 20 ? 20 : q;
-}
-
-/* Where est holds repetition rep (from 0) of point i: the probes' or not. */
-static size_t est_at(const struct run *r, int i, int rep)
-{
-	return 2 * (size_t)i + (h_probes_off(r->plan.points[i].blk, rep + 1) != NULL);
-}
-
-/* Seconds left: each remaining invocation's estimate, scaled by its benchmark's ratio. */
-static double eta(const struct run *r, int from_rep, int from_pt)
-{
-	double s = 0;
-
-	for (int rep = from_rep; rep < r->repeat; rep++)
-		for (int i = rep == from_rep ? from_pt : 0; i < r->plan.npoints; i++)
-			if (!r->done[(size_t)rep * r->plan.npoints + i])
-				s += r->est[est_at(r, i, rep)] * bench_ratio(r, block_of(r, i));
-	return s;
-}
-
-/* Estimates for every point, and which block stands for each benchmark. */
-static void estimates(struct run *r)
-{
-	int nb = r->plan.nblocks;
-
-	h_timings_load(&r->timings);
-	r->est = calloc(2 * (size_t)r->plan.npoints, sizeof(*r->est));
-	r->bench_of = calloc((size_t)nb, sizeof(*r->bench_of));
-	r->took = calloc((size_t)nb, sizeof(*r->took));
-	r->took_est = calloc((size_t)nb, sizeof(*r->took_est));
-	if (!r->est || !r->bench_of || !r->took || !r->took_est)
-		ab_fail("run: out of memory");
-	for (int i = 0; i < r->plan.npoints; i++) {	/* with the probes (rep 1), and without */
-		r->est[2 * i] = h_timings_estimate(&r->timings, &r->plan.points[i], 1, NULL);
-		r->est[2 * i + 1] = h_timings_estimate(&r->timings, &r->plan.points[i], 1001, NULL);
-	}
-	for (int b = 0; b < nb; b++) {
-		r->bench_of[b] = b;
-		for (int a = 0; a < b; a++)
-			if (!strcmp(r->plan.blocks[a].bench, r->plan.blocks[b].bench)) {
-				r->bench_of[b] = a;
-				break;
-			}
-	}
-}
-
-/* One invocation took seconds: the ETA's ratio, and the learned table when it measured. */
-static void took(struct run *r, int pi, int rep, enum h_outcome o, double seconds)
-{
-	int b = r->bench_of[block_of(r, pi)];
-
-	r->took[b] += seconds;
-	r->took_est[b] += r->est[est_at(r, pi, rep)];
-	if (o == H_FAIL)	/* a crash or the watchdog: not how long the point takes */
-		return;
-	h_timings_learn(&r->timings, &r->plan.points[pi], rep + 1, seconds);
-	h_timings_save(&r->timings);
-}
-
-static void progress(struct run *r, int ndone, int total, int rep, int pi)
-{
-	char el[32], et[32];
-	const struct h_point *pt = &r->plan.points[pi];
-
-	h_fmt_dur(ab_now_s() - r->t0, el, sizeof(el));
-	h_fmt_dur(eta(r, rep, pi), et, sizeof(et));
-	fprintf(stderr, "%s[%d/%d] rep %d/%d %s %s ...  elapsed %s  ETA %s%s", r->tty ? "\r\033[K" : "",
-		ndone, total, rep + 1, r->repeat, pt->blk->bench, pt->label, el, et, r->tty ? "" : "\n");
 }
 
 /* ---- one point and its rows in runs.csv / failures.csv ---- */
@@ -205,9 +104,11 @@ static enum h_outcome run_point(struct run *r, int pi, int rep, struct h_point_r
 	struct h_point *pt = &r->plan.points[pi];
 	char prog[PATH_MAX], dur[32], logp[PATH_MAX];
 	char *argv[H_ARGV_MAX];
+	struct ab_results got;
 
+	ab_results_init(&got);
 	*pr = (struct h_point_run){ .dir = r->out, .pt = pt, .rep = rep + 1, .raw = &r->raw,
-				     .hist = &r->hist };
+				     .hist = &r->hist, .got = r->prec.got ? &got : NULL };
 	/* point and repetition in the name: a resume with another --repeat cannot overwrite;
 	 * the point numbered as in runs.csv and --dry-run (from 0), the repetition from 1 */
 	snprintf(logp, sizeof(logp), "%s/log/%s-p%d-r%d.log", r->out, pt->blk->bench, pi, rep + 1);
@@ -215,6 +116,9 @@ static enum h_outcome run_point(struct run *r, int pi, int rep, struct h_point_r
 		     dur, sizeof(dur));
 	enum h_outcome o = h_point_run(pr, logp, argv, reason, rlen);
 	r->write_failed |= pr->write_failed;
+	if (o == H_OK && !h_stop_sig && pr->got)	/* as raw.csv keeps them */
+		h_prec_take(&r->prec, pi, &got);
+	ab_results_free(&got);
 	if (o == H_FAIL) {	/* a killed benchmark could not restore: replay, remove mounts */
 		FILE *log = h_log_open(r->out, logp, 0);
 		h_restore(r->journal, r->workdir, log);
@@ -225,6 +129,30 @@ static enum h_outcome run_point(struct run *r, int pi, int rep, struct h_point_r
 	return o;
 }
 
+/* Repetition rep (from 0) of point pi, recorded: 0, or -1 when the run must stop. */
+static int one(struct run *r, int pi, int rep)
+{
+	struct h_point_run pr;
+	char reason[512] = "";
+	enum h_outcome o = run_point(r, pi, rep, &pr, reason, sizeof(reason));
+
+	if (h_stop_sig || r->write_failed)	/* runs again on --resume */
+		return -1;
+	record_outcome(r, pi, rep, o, &pr, reason);
+	h_took(r, pi, rep, o, pr.seconds);
+	return 0;
+}
+
+/* --precision's rounds (precision.c): running one more. */
+static int one_more(void *ctx, int pi, int rep, const char *round)
+{
+	struct run *r = ctx;
+
+	r->round = round;
+	h_progress(r, 0, 0, rep - 1, pi);
+	return h_stop_sig || r->write_failed ? -1 : one(r, pi, rep - 1);
+}
+
 static void sweep(struct run *r)
 {
 	int total = r->plan.npoints * r->repeat, ndone = 0;
@@ -233,19 +161,20 @@ static void sweep(struct run *r)
 		ndone += r->done[i];
 	for (int rep = 0; rep < r->repeat && !h_stop_sig && !r->write_failed; rep++)
 		for (int pi = 0; pi < r->plan.npoints && !h_stop_sig && !r->write_failed; pi++) {
-			struct h_point_run pr;
-			char reason[512] = "";
 			if (r->done[(size_t)rep * r->plan.npoints + pi])
 				continue;
-			progress(r, ndone, total, rep, pi);
-			enum h_outcome o = run_point(r, pi, rep, &pr, reason, sizeof(reason));
-			if (h_stop_sig || r->write_failed)	/* runs again on --resume */
+			h_progress(r, ndone, total, rep, pi);
+			if (one(r, pi, rep) < 0)
 				break;
 			r->done[(size_t)rep * r->plan.npoints + pi] = 1;
 			ndone++;
-			record_outcome(r, pi, rep, o, &pr, reason);
-			took(r, pi, rep, o, pr.seconds);
 		}
+	if (r->prec.target > 0 && !h_stop_sig && !r->write_failed) {
+		const struct h_prec_ops ops = { r, h_est_more, one_more };
+		if (!r->prec.budget)	/* none given: as long again as the plan's repetitions */
+			r->prec.budget = 2 * (ab_now_s() - r->t0);
+		h_prec_report(&r->prec, h_prec_rounds(&r->prec, r->t0, &ops));
+	}
 	if (r->tty)
 		fputs("\r\033[K", stderr);
 }
@@ -253,58 +182,6 @@ static void sweep(struct run *r)
 /* ---- setting up ---- */
 
 /* Where the estimates came from: "timings: 60 invocations measured here, ...". */
-static void est_sources(const struct run *r)
-{
-	static const char *const what[H_EST_NSOURCES] = {
-		"measured on this machine", "measured on the project's VM (harness/timings.tsv)",
-		"from the plan's estimate lines", "its benchmark's mean", "guessed (duration + 1 s)"
-	};
-	int n[H_EST_NSOURCES] = { 0 };
-	const char *sep = "";
-
-	for (int i = 0; i < r->plan.npoints; i++) {
-		enum h_est_source src;
-		h_timings_estimate(&r->timings, &r->plan.points[i], 1, &src);
-		n[src]++;
-	}
-	printf("timings of the %d point%s:", r->plan.npoints, r->plan.npoints == 1 ? "" : "s");
-	for (int k = 0; k < H_EST_NSOURCES; k++)
-		if (n[k]) {
-			printf("%s %d %s", sep, n[k], what[k]);
-			sep = ",";
-		}
-	printf(" (learned: %s)\n", h_timings_path());
-}
-
-/* What a run (or, resumed, what is left of it: r->done) would invoke, and its ETA. */
-static void dry_run(struct run *r, int resumed)
-{
-	char prog[PATH_MAX], dur[32], et[32], a[32], b[32], c[32];
-	char *av[H_ARGV_MAX];
-	int all = r->plan.npoints * r->repeat, left = 0;
-
-	for (int k = 0; k < all; k++)
-		left += !r->done[k];
-	printf("plan %s: %s x %s = %s", r->plan.path, h_plural(a, sizeof(a), r->plan.npoints, "point"),
-	       h_plural(b, sizeof(b), r->repeat, "repetition"), h_plural(c, sizeof(c), all, "invocation"));
-	printf(resumed ? "; %d left to run\n" : "\n", left);
-	for (int rep = 0; rep < r->repeat; rep++)
-		for (int i = 0; i < r->plan.npoints; i++) {
-			struct h_point *pt = &r->plan.points[i];
-			if (r->done[(size_t)rep * r->plan.npoints + i])
-				continue;
-			h_point_argv(pt, rep + 1, h_program_of(pt->blk, prog, sizeof(prog)), av, AB_ARRAY_SIZE(av),
-				     dur, sizeof(dur));
-			printf("rep %d point %d:", rep + 1, i);
-			for (int k = 0; av[k]; k++)
-				printf(" %s", av[k]);
-			putchar('\n');
-		}
-	h_fmt_dur(eta(r, 0, 0), et, sizeof(et));
-	printf("ETA %s\n", et);
-	est_sources(r);
-}
-
 static void default_out(struct run *r)
 {
 	char host[128] = "host", date[64];
@@ -404,6 +281,7 @@ static void free_run(struct run *r)
 	free(r->bench_of);
 	free(r->took);
 	free(r->took_est);
+	h_prec_free(&r->prec);
 }
 
 int h_run(struct h_run_opts *o)
@@ -419,6 +297,13 @@ int h_run(struct h_run_opts *o)
 	if (o->resume && o->repeat && o->repeat < r.plan.repeat)
 		ab_usage_error("run: bad value '%d' for --repeat: --resume %s goes on with its %d "
 			       "repetitions, or more; not fewer", o->repeat, o->resume, r.plan.repeat);
+	r.plan.precision = o->precision ? o->precision : r.plan.precision;
+	r.plan.budget = o->budget ? o->budget : r.plan.budget;
+	if (r.plan.budget && !r.plan.precision)
+		ab_usage_error("run: a budget (%g s) without a precision: --budget bounds the "
+			       "repetitions --precision P adds; give both, or neither", r.plan.budget);
+	if (h_prec_init(&r.prec, &r.plan, r.repeat) < 0)
+		ab_fail("run: out of memory");
 	h_run_check_programs(&r.plan);
 	if (h_plan_dups(&r.plan, err, sizeof(err)) < 0)	/* before anything runs */
 		ab_usage_error("run: %s", err);
@@ -435,12 +320,12 @@ int h_run(struct h_run_opts *o)
 		default_out(&r);
 	snprintf(r.shown, sizeof(r.shown), "%s", o->resume ? o->resume : r.out);
 	h_out_check(r.out, r.shown, o->resume != NULL);	/* --dry-run says so too */
-	estimates(&r);
+	h_estimates(&r);
 	if (o->dry) {	/* resumed: only what is left (reads the run, takes nothing) */
-		struct h_resume rs = { r.plan.npoints, r.repeat, r.done };
+		struct h_resume rs = { r.plan.npoints, r.repeat, r.done, r.plan.precision > 0 };
 		if (o->resume && h_resume_load(&rs, r.shown, err, sizeof(err)) < 0)
 			ab_usage_error("run: %s", err);
-		dry_run(&r, o->resume != NULL);
+		h_dry_run(&r, o->resume != NULL);
 		free_run(&r);
 		return AB_EXIT_OK;
 	}
@@ -452,8 +337,9 @@ int h_run(struct h_run_opts *o)
 	 * under the machine lock, so no live run's knobs are undone */
 	h_restore(r.journal, r.workdir, stderr);
 	if (o->resume) {
-		struct h_resume rs = { r.plan.npoints, r.repeat, r.done };
-		if (h_resume_load(&rs, r.shown, err, sizeof(err)) < 0)
+		struct h_resume rs = { r.plan.npoints, r.repeat, r.done, r.plan.precision > 0 };
+		if (h_resume_load(&rs, r.shown, err, sizeof(err)) < 0 ||
+		    (r.prec.got && h_prec_resume(&r.prec, err, sizeof(err)) < 0))
 			ab_usage_error("run: %s", err);
 		if (r.repeat != r.plan.repeat &&
 		    h_run_record_repeat(r.out, r.shown, r.plan.repeat, r.repeat) < 0)
@@ -471,10 +357,11 @@ int h_run(struct h_run_opts *o)
 	r.tty = isatty(2);
 	r.t0 = ab_now_s();
 	char np[32], nr[32], et[32];
-	h_fmt_dur(eta(&r, 0, 0), et, sizeof(et));
+	h_fmt_dur(h_eta(&r, 0, 0), et, sizeof(et));
 	ab_msg("run: %s, %s x %s -> %s (estimated %s)", r.plan.path,
 	       h_plural(np, sizeof(np), r.plan.npoints, "point"),
 	       h_plural(nr, sizeof(nr), r.repeat, "repetition"), r.shown, et);
+	h_prec_plan_line(&r, stderr);
 	sweep(&r);
 	int rc = finish(&r);
 	h_lock_release(machinefd);

@@ -4,6 +4,9 @@
  *   opts.c        harness run's command line, checked; then the run (run.c)
  *   run.c         one run: locks, files, the sweep of repetitions x points,
  *                 the end (restore, machine.txt, report)
+ *   run_i.h       the state of one run, shared by run.c and progress.c
+ *   progress.c    its estimates, ETA, progress line and --dry-run listing
+ *   precision.c   --precision: rounds of added repetitions for the wide points
  *   prepare.c     its plan: loaded, programs checked, copied in as plan.plan
  *   plan_find.c   plans by name or file, and harness run --plan list
  *   plan_check.c  every point through bin/<bench> --check-options first
@@ -73,6 +76,7 @@ int h_csv_row(struct h_csv *c, int n, const char *const *fields);
 struct h_resume {
 	int npoints, repeat;
 	char *done;
+	int added;	/* rows past repeat are --precision's, not refused (not marked done) */
 };
 int h_resume_load(struct h_resume *rs, const char *dir, char *err, size_t errlen);
 /*
@@ -96,6 +100,8 @@ struct h_run_opts {
 	const char *plan, *out, *resume, *note;
 	const char *via;	/* --resume's directory as the run reaches it (h_resume_trust) */
 	int quick, repeat, dry, no_wait;
+	const char *precision_arg, *budget_arg;	/* as given; checked into: */
+	double precision, budget;	/* 0: the plan's */
 };
 int h_run(struct h_run_opts *o);
 int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len);
@@ -120,6 +126,7 @@ struct h_point_run {
 	int rep;			/* 1-based repetition */
 	struct h_csv *raw;
 	struct h_csv *hist;		/* hist.csv (record/histio.h), or NULL: no histograms asked */
+	struct ab_results *got;		/* its records (rep 0 left out) also go here; NULL: no */
 	int exit_code;			/* out: -1 when it did not run or was given up */
 	int write_failed;		/* out: raw.csv could not be written (a full disk) */
 	double seconds;			/* out */
@@ -135,6 +142,49 @@ int h_machine_write(const char *out, const struct h_plan *plan, const char *note
 /* The knobs' block of when ("before", or "after" with the load and steal), in place of
  * an earlier one (a resumed run's finish): each key once. 0 or -1. */
 int h_machine_knobs(const char *out, const char *when);
+
+/*
+ * ---- precision.c ----
+ * --precision P --budget DURATION (or the plan's lines): after the plan's repetitions,
+ * rounds of added ones for the points whose widest headline 95% interval is wider than
+ * +-P of its median: each aimed at the next count of values that narrows its interval,
+ * widest first within what is left of the budget (seconds from the sweep's start), each
+ * round in the plan's order, each point up to 4x the plan's repetitions. Without a
+ * budget, the added rounds may take as long as the plan's own.
+ */
+/* A point may run this many times its plan's repetitions, and no more: a point whose
+ * values stay spread (two modes) must not take the whole budget. */
+#define H_PREC_CAP_TIMES 4
+struct h_prec {
+	double target, budget;	/* a fraction (0.05); wall seconds from the run's start */
+	int npoints, cap;	/* cap: the repetitions a point may reach */
+	struct ab_results *got;	/* [point]: its headline records so far; NULL: off */
+	int *nrep;		/* [point]: repetitions run, the plan's and the added */
+	double *width;		/* [point]: as h_prec_width, at the last round */
+	int *goal;		/* [point]: the repetitions its round aims at (precision.c) */
+};
+struct h_prec_ops {
+	void *ctx;
+	double (*est)(void *ctx, int pi);	/* expected seconds of one more invocation */
+	int (*one)(void *ctx, int pi, int rep, const char *round);	/* 0, or -1: stop */
+};
+/* Off (all zero) unless plan->precision; then -1 when out of memory. */
+int h_prec_init(struct h_prec *p, const struct h_plan *plan, int repeat);
+void h_prec_free(struct h_prec *p);
+/* An invocation of point pi that counted (ok): its headline records into p. */
+void h_prec_take(struct h_prec *p, int pi, const struct ab_results *inv);
+/* pi's widest headline half-width relative to its median, and that result's values in
+ * *nvals; INFINITY: fewer values than a 95% interval needs; NAN: no headline record
+ * (skipped, failed, none measured; *nvals untouched). */
+double h_prec_width(const struct h_prec *p, int pi, size_t *nvals);
+/* The added rounds until every point is within target, capped, or out of budget: how many
+ * repetitions were added; then one line saying how many points reached the target. */
+int h_prec_rounds(struct h_prec *p, double t0, const struct h_prec_ops *ops);
+/* --resume: the records and repetitions of the run so far, from runs.csv (the rows that
+ * ran) and raw.csv (each row's records: what raw.csv gained since the row before), read
+ * through the directory --resume checked. 0, or -1 with err set. */
+int h_prec_resume(struct h_prec *p, char *err, size_t errlen);
+void h_prec_report(const struct h_prec *p, int added);
 
 /*
  * ---- spawn.c ----

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,6 +153,39 @@ static int probes_off_at(const struct h_plan *p, int i, int rep)
 
 	assert_true(n > 2);
 	return !strcmp(argv[n - 2], "--kstats") && !strcmp(argv[n - 1], "off");
+}
+
+/* precision and budget: what harness run --precision adds stops at (run/precision.c) */
+static void test_precision_keys(void **state)
+{
+	static const char *const bad[] = { "precision 0", "precision 100", "precision 5%%",
+					   "precision five", "budget 0", "budget 0.5", "budget 8d",
+					   "budget 1e999", "budget m", "budget 7h 1" };
+	struct h_plan p;
+	char err[1024], text[128];
+
+	(void)state;
+	assert_int_equal(h_plan_load(&p, plan_of("precision 5%\nbudget 15m\nbench fdget\n"), err,
+				     sizeof(err)), 0);
+	assert_true(fabs(p.precision - 0.05) < 1e-12);
+	assert_true(p.budget == 900);
+	h_plan_free(&p);
+	assert_int_equal(h_plan_load(&p, plan_of("precision 2.5\nbudget 2h\nbench fdget\n"), err,
+				     sizeof(err)), 0);
+	assert_true(fabs(p.precision - 0.025) < 1e-12);
+	assert_true(p.budget == 7200);
+	h_plan_free(&p);
+	assert_int_equal(h_plan_load(&p, plan_of("budget 90s\nbench fdget\n"), err, sizeof(err)), 0);
+	assert_true(p.budget == 90);
+	assert_true(p.precision == 0);	/* none given */
+	h_plan_free(&p);
+	for (size_t i = 0; i < AB_ARRAY_SIZE(bad); i++) {
+		snprintf(text, sizeof(text), "%s\nbench fdget\n", bad[i]);
+		if (h_plan_load(&p, plan_of(text), err, sizeof(err)) == 0) {
+			h_plan_free(&p);
+			fail_msg("plan line '%s' accepted", bad[i]);
+		}
+	}
 }
 
 static void test_instrumented(void **state)
@@ -409,6 +443,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_twenty_blocks),
 		cmocka_unit_test(test_every_key),
+		cmocka_unit_test(test_precision_keys),
 		cmocka_unit_test(test_instrumented),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_limits),

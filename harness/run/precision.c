@@ -1,0 +1,265 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * harness run --precision P --budget DURATION (or the plan's precision and
+ * budget lines): the plan's repetitions first, then rounds of added ones.
+ * The interval judged is report.md's: the distribution-free 95% CI of a
+ * headline result's median, relative to the median; a point's width is its
+ * widest result's. With 6 to 8 values that interval is the sample's whole
+ * range, with 9 to 11 the 2nd to the next-to-last value, then 12, and so on:
+ * a repetition short of the next step narrows nothing. So a wide point is
+ * given a goal, the next step, widest first while all the repetitions to
+ * every goal fit in what is left of the budget, and each round runs every
+ * point short of its goal once, in the plan's order: the added repetitions
+ * stay interleaved. It stops when every point is within P, at its cap, or
+ * no wide point's next step fits (Kalibera and Jones: spend the repetitions
+ * where the variance is).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/common.h"
+#include "sys/parse.h"
+#include "run.h"
+#include "record/record.h"
+#include "record/stats.h"
+#include "sys/barrier.h"
+#include "render/render.h"
+
+int h_prec_init(struct h_prec *p, const struct h_plan *plan, int repeat)
+{
+	size_t n = (size_t)plan->npoints;
+
+	memset(p, 0, sizeof(*p));
+	if (!(plan->precision > 0))
+		return 0;
+	*p = (struct h_prec){ .target = plan->precision, .budget = plan->budget,
+			      .npoints = plan->npoints, .cap = H_PREC_CAP_TIMES * repeat };
+	p->got = calloc(n, sizeof(*p->got));
+	p->nrep = calloc(n, sizeof(*p->nrep));
+	p->width = calloc(n, sizeof(*p->width));
+	p->goal = calloc(n, sizeof(*p->goal));
+	if (!p->got || !p->nrep || !p->width || !p->goal)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		ab_results_init(&p->got[i]);
+		p->nrep[i] = repeat;
+	}
+	return 0;
+}
+
+void h_prec_free(struct h_prec *p)
+{
+	for (int i = 0; p->got && i < p->npoints; i++)
+		ab_results_free(&p->got[i]);
+	free(p->got);
+	free(p->nrep);
+	free(p->width);
+	free(p->goal);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Is metric one bench's users compare (its descriptor's headline)? A benchmark with
+ * no descriptor (a test's program) has every metric judged. */
+static int headline(const char *bench, const char *metric)
+{
+	const struct ab_bench_desc *d = h_desc(bench);
+
+	return !d || !d->headline || ab_desc_in(d->headline, metric, strlen(metric));
+}
+
+void h_prec_take(struct h_prec *p, int pi, const struct ab_results *inv)
+{
+	for (size_t g = 0; g < inv->n; g++) {
+		const struct ab_group *x = &inv->g[g];
+		if (!headline(x->bench, x->metric))
+			continue;
+		for (size_t k = 0; k < x->n; k++)	/* out of memory: judged on fewer */
+			ab_results_add(&p->got[pi], x->bench, x->config, x->rep[k], x->metric,
+				       x->v[k], x->unit);
+	}
+}
+
+double h_prec_width(const struct h_prec *p, int pi, size_t *nvals)
+{
+	double w = NAN;
+
+	for (size_t g = 0; g < p->got[pi].n; g++) {
+		const struct ab_group *x = &p->got[pi].g[g];
+		double med = ab_median(x->v, x->n), h;
+		struct ab_ci ci;
+		if (x->n < AB_MIN_REPS_CI || ab_median_ci(x->v, x->n, 0.95, &ci) < 0)
+			h = INFINITY;	/* no 95% interval yet */
+		else if (med == 0)
+			continue;	/* no relative width */
+		else
+			h = (ci.hi - ci.lo) / 2 / fabs(med);
+		if (isnan(w) || h > w) {
+			w = h;
+			*nvals = x->n;
+		}
+	}
+	return w;
+}
+
+/* The rank of the lowest value the 95% interval of a median of n values keeps (1: its
+ * whole range), asked of ab_median_ci itself on the values 1..n; 0 when it gives none. */
+static int lower_rank(int n)
+{
+	double *x = malloc((size_t)n * sizeof(*x));
+	struct ab_ci ci = { 0 };
+
+	for (int i = 0; x && i < n; i++)
+		x[i] = i + 1;
+	int k = x && ab_median_ci(x, (size_t)n, 0.95, &ci) == 0 ? (int)ci.lo : 0;
+	free(x);
+	return k;
+}
+
+/* The fewest values past n whose interval is narrower: it drops one more value at each
+ * end (6 to 8 values: the whole range; 9 to 11: the 2nd to the next-to-last; then 12).
+ * An added repetition short of that narrows nothing, so rounds aim at the next step. */
+static int next_step(int n)
+{
+	if (n < AB_MIN_REPS_CI)
+		return AB_MIN_REPS_CI;
+	int k = lower_rank(n), m = n + 1;
+	while (m < n + 64 && lower_rank(m) <= k)
+		m++;
+	return m;
+}
+
+static int wider_first(const void *a, const void *b, void *ctx)
+{
+	const double *w = ctx;
+	double x = w[*(const int *)a], y = w[*(const int *)b];
+
+	return x < y ? 1 : x > y ? -1 : *(const int *)a - *(const int *)b;
+}
+
+/*
+ * Before each round: the points still wide and not yet aimed at a step get a goal, the
+ * next step of their widest result, widest first while all their repetitions to it fit
+ * in what the budget leaves after the goals already set. The round is every point short
+ * of its goal: how many points it runs.
+ */
+static int plan_round(struct h_prec *p, const struct h_prec_ops *ops, double left, int *order)
+{
+	int nw = 0, n = 0;
+
+	for (int i = 0; i < p->npoints; i++)
+		if (p->goal[i] > p->nrep[i])
+			left -= (p->goal[i] - p->nrep[i]) * ops->est(ops->ctx, i);
+	for (int i = 0; i < p->npoints; i++) {
+		size_t nv = 0;
+		p->width[i] = h_prec_width(p, i, &nv);
+		if (p->width[i] > p->target && p->goal[i] <= p->nrep[i]) {	/* NAN: never */
+			p->goal[i] = p->nrep[i] - (int)nv + next_step((int)nv);
+			order[nw++] = i;
+		}
+	}
+	qsort_r(order, (size_t)nw, sizeof(*order), wider_first, p->width);
+	for (int k = 0; k < nw; k++) {
+		int i = order[k];
+		double s = (p->goal[i] - p->nrep[i]) * ops->est(ops->ctx, i);
+		if (p->goal[i] > p->cap || s > left)
+			p->goal[i] = 0;	/* out of reach: judged again next round */
+		else
+			left -= s;
+	}
+	for (int i = 0; i < p->npoints; i++)
+		n += p->goal[i] > p->nrep[i];
+	return n;
+}
+
+int h_prec_rounds(struct h_prec *p, double t0, const struct h_prec_ops *ops)
+{
+	int *order = malloc((size_t)p->npoints * sizeof(*order)), added = 0;
+
+	if (!order) {
+		ab_msg("run: out of memory: no repetitions added for --precision");
+		return 0;
+	}
+	for (int round = 1;; round++) {
+		int n = plan_round(p, ops, p->budget - (ab_now_s() - t0), order);
+		char what[128];
+		if (!n)
+			break;
+		snprintf(what, sizeof(what), "precision round %d: %d point%s", round, n,
+			 n == 1 ? "" : "s");
+		for (int i = 0; i < p->npoints; i++)
+			if (p->goal[i] > p->nrep[i] &&
+			    (added++, ops->one(ops->ctx, i, ++p->nrep[i], what) < 0))
+				goto out;
+	}
+out:
+	free(order);
+	return added;
+}
+
+void h_prec_report(const struct h_prec *p, int added)
+{
+	int judged = 0, within = 0;
+
+	for (int i = 0; i < p->npoints; i++) {
+		size_t nv;
+		double w = h_prec_width(p, i, &nv);
+		judged += !isnan(w);
+		within += w <= p->target;
+	}
+	ab_msg("run: precision +-%.3g%%: %d repetition%s added; %d of %d points with headline "
+	       "results within it (report.md's Precision lists the others)", 100 * p->target, added,
+	       added == 1 ? "" : "s", within, judged);
+}
+
+/* raw.csv's lines up to byte keep into got[pi] (take: the row ran ok), *at moved on. */
+static int take_upto(struct h_prec *p, FILE *raw, long long *at, long long keep, int pi,
+		     int take, char **line, size_t *cap)
+{
+	ssize_t n;
+	char *f[7];
+	double x;
+	long rep;
+
+	while (*at < keep && (n = ab_infile_line(raw, line, cap)) != -1) {
+		*at += n < 0 ? keep : n + 1;	/* a line too long: nothing of ours */
+		if (n < 0 || !take || ab_csv_split(*line, f, 7) != 6 ||
+		    ab_record_check(f[0], f[1], f[2], f[3], f[4], f[5]) ||
+		    ab_parse_long(f[2], &rep) < 0 || rep == 0 || ab_parse_decimal(f[4], &x) < 0 ||
+		    !headline(f[0], f[3]))
+			continue;
+		ab_results_add(&p->got[pi], f[0], f[1], (int)rep, f[3], x, f[5]);
+	}
+	return *at >= keep ? 0 : -1;
+}
+
+int h_prec_resume(struct h_prec *p, char *err, size_t errlen)
+{
+	FILE *runs = h_resume_fopen("runs.csv", AB_INFILE_MAX_BYTES, err, errlen);
+	FILE *raw = runs ? h_resume_fopen("raw.csv", AB_INFILE_MAX_BYTES, err, errlen) : NULL;
+	char *line = NULL, *rl = NULL, *f[9];
+	size_t cap = 0, rcap = 0;
+	long long at = 0;
+	long pi, rep, keep;
+	int rc = raw ? 0 : -1, first = 1;
+
+	while (!rc && ab_infile_line(runs, &line, &cap) >= 0) {
+		if (first-- > 0)	/* the header; h_resume_load checked every row */
+			continue;
+		if (ab_csv_split(line, f, 9) != 8 || ab_parse_long(f[1], &pi) < 0 ||
+		    ab_parse_long(f[2], &rep) < 0 || ab_parse_long(f[6], &keep) < 0 ||
+		    pi < 0 || pi >= p->npoints)
+			rc = ab_err(err, errlen, "runs.csv: a row changed under the resume");
+		else if (take_upto(p, raw, &at, keep, (int)pi, !strcmp(f[3], "ok"), &rl, &rcap) < 0)
+			rc = ab_err(err, errlen, "raw.csv: shorter than runs.csv says");
+		else
+			p->nrep[pi] = rep > p->nrep[pi] ? (int)rep : p->nrep[pi];
+	}
+	free(line);
+	free(rl);
+	if (raw)
+		fclose(raw);
+	if (runs)
+		fclose(runs);
+	return rc;
+}
