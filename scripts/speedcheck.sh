@@ -56,6 +56,10 @@
 #              measured time), and the windows per
 #              invocation that narrow an interval most per second
 #              (scripts/speedcheck/precision.sh; not in 'all'; about 2 minutes).
+#              With --runs DIR (once or twice): no measurement; each finished run's
+#              headline 95% CI half-widths relative to their medians (median, p90,
+#              per benchmark, from DIR/summary.csv), and with two runs how many
+#              medians of each lie in the other's interval. No root needed.
 #
 #   pace       cputestfs --transport dev vs hello_ll on one CPU, in pairs
 #              interleaved: the pairs' median ratio and its range
@@ -68,7 +72,7 @@
 #   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|
 #                          plan-overhead|pace|levers|precision|scale]
 #                         [--duration SEC] [--repeat N] [--plan NAME]
-#                         [--quick|--smoke] [--timeout SEC]
+#                         [--quick|--smoke] [--timeout SEC] [--runs DIR]...
 #   (--repeat: interleaved repetitions, default 3; more narrow the medians on a busy host)
 #
 # The sections live in scripts/speedcheck/, one file each, on common.sh.
@@ -95,12 +99,13 @@ SPAN=$((16 << 20))
 PLAN=default
 SCALE_MODE=full
 SCALE_TIMEOUT=120
+RUNS=()
 
 # usage [CODE]: the synopsis, on stdout for --help (exit 0), on stderr otherwise (exit 2)
 usage() {
 	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|"
 	line+="pace|levers|precision|scale] [--duration SEC] [--repeat N] [--plan NAME] "
-	line+="[--quick|--smoke] [--timeout SEC]"
+	line+="[--quick|--smoke] [--timeout SEC] [--runs DIR]..."
 	if [ "${1:-2}" = 0 ]; then
 		echo "$line"
 		sed -n '2,/^set -u/{/^set -u/d;s/^# \{0,1\}//;p}' "$0"
@@ -123,6 +128,11 @@ while [ $# -gt 0 ]; do
 		shift
 		;;
 	--timeout=*) SCALE_TIMEOUT=${1#*=} ;;
+	--runs)
+		[ $# -ge 2 ] || usage
+		RUNS+=("$2")
+		shift
+		;;
 	--plan)
 		[ $# -ge 2 ] || usage
 		PLAN=$2
@@ -174,8 +184,8 @@ skip() {
 	echo "speedcheck: $*" >&2
 	exit 4
 }
-# scale reads files only: no root, FUSE or fio
-if [ "$what" != scale ]; then
+# scale and precision --runs read files only: no root, FUSE or fio
+if [ "$what" != scale ] && [ "${#RUNS[@]}" = 0 ]; then
 	[ "$(id -u)" = 0 ] ||
 		skip "needs root (FUSE mounts of the reference daemons, sqrtio's rq_affinity); run it with sudo"
 	[ -c /dev/fuse ] || skip "no /dev/fuse; load it with: modprobe fuse"
@@ -193,7 +203,7 @@ case $what in
 all) bins="cputestfs ddpar sqrtio" ;;
 transports) bins="cputestfs ddpar" ;;
 explain | levers | pace) bins=cputestfs ;;
-precision) bins="cputestfs ddpar sqrtio fdget cpupair" ;;
+precision) bins=$([ "${#RUNS[@]}" -gt 0 ] || echo cputestfs ddpar sqrtio fdget cpupair) ;;
 plan-overhead) bins="cputestfs ddpar sqrtio fdget harness" ;;
 scale) bins=harness ;;
 *) bins=$what ;;
@@ -233,7 +243,9 @@ explain) check_explain ;;
 plan-overhead) check_plan_overhead ;;
 pace) check_pace ;;
 levers) check_levers ;;
-precision) check_precision ;;
+precision)
+	if [ "${#RUNS[@]}" -gt 0 ]; then check_precision_runs; else check_precision; fi
+	;;
 scale)
 	SC_MODE=$SCALE_MODE SC_TIMEOUT=$SCALE_TIMEOUT
 	check_scale

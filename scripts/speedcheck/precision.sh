@@ -119,3 +119,78 @@ prec_sqrtio() {
 	prec_bench sqrtio ios_K_per_s "local=1 rq=$rq 1 reader" --file "$file" --span "$SPAN" \
 		--rq "$rq" --local 1 --sqrt-procs 0 --io-procs 1
 }
+
+# ---- precision --runs DIR [--runs DIR]: what whole runs reached (read-only) ----
+# The headline results issue 36 names (stat_per_s, read/write MB/s, sqrt_M_per_s,
+# ios_K_per_s, ns_per_op, us_per_spawn, line_rt_ns, futex_rt_us), each one's 95% CI
+# half-width relative to its median, from the run's summary.csv (harness report writes
+# it): the median and p90 over all, and the median per benchmark. With two runs of one
+# machine, how often each one's median lies in the other's interval.
+PREC_HEADLINE='^(stat_per_s|read_MB_per_s|write_MB_per_s|sqrt_M_per_s|ios_K_per_s|ns_per_op|'
+PREC_HEADLINE+='us_per_spawn|line_rt_ns|futex_rt_us)$'
+
+# prec_rows DIR: "bench width% key median lo hi" per headline result with n >= 6; the
+# config may be quoted and hold commas, so fields count from the right
+prec_rows() {
+	awk -F, -v re="$PREC_HEADLINE" 'NR > 1 && $(NF - 10) ~ re && $(NF - 8) >= 6 &&
+		$(NF - 7) != 0 {
+		key = $0	# bench and config: all but the last 11 fields (no {11}: mawk)
+		sub(/,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*$/, "", key)
+		m = $(NF - 7) < 0 ? -$(NF - 7) : $(NF - 7)
+		printf "%s %.4f %s,%s %s %s %s\n", $1, 50 * ($NF - $(NF - 1)) / m, key, $(NF - 10),
+			$(NF - 7), $(NF - 1), $NF }' "$1/summary.csv"
+}
+
+# prec_quantile Q: stdin's numbers, the median (Q 0.5: the middle two's mean for an even
+# count) or the Q-quantile (the value of rank Q x count, rounded), as issue 36 measured
+prec_quantile() {
+	sort -g | awk -v q="$1" '{ a[NR] = $1 } END {
+		if (!NR) { printf "-"; exit }
+		i = int(q * NR + 0.5); if (i < 1) i = 1
+		if (q != 0.5) v = a[i]
+		else if (NR % 2) v = a[(NR + 1) / 2]
+		else v = (a[NR / 2] + a[NR / 2 + 1]) / 2
+		printf "%.1f%%", v }'
+}
+
+prec_run_row() {
+	local rows b line
+	rows=$(prec_rows "$1")
+	line=$(printf '| %s | %s | %s | %s ' "$1" "$(grep -c . <<<"$rows")" \
+		"$(cut -d' ' -f2 <<<"$rows" | prec_quantile 0.5)" \
+		"$(cut -d' ' -f2 <<<"$rows" | prec_quantile 0.9)")
+	for b in cputestfs ddpar sqrtio fdget cpupair; do
+		line+="| $(awk -v b="$b" '$1 == b { print $2 }' <<<"$rows" | prec_quantile 0.5) "
+	done
+	echo "$line|"
+}
+
+# prec_agree A B: of the results in both, how many medians of each lie in the other's CI
+prec_agree() {
+	awk 'FNR == 1 { f++ } f == 1 { m[$3] = $4; lo[$3] = $5; hi[$3] = $6; next }
+		$3 in m { n++; a += m[$3] >= $5 && m[$3] <= $6; b += $4 >= lo[$3] && $4 <= hi[$3] }
+		END { printf "%d results in both: %d medians of the first in the second'"'"'s 95%% CI " \
+			"(%.0f%%), %d of the second in the first'"'"'s (%.0f%%)\n", n, a, n ? 100 * a / n : 0,
+			b, n ? 100 * b / n : 0 }' <(prec_rows "$1") <(prec_rows "$2")
+}
+
+check_precision_runs() {
+	local d
+	for d in "${RUNS[@]}"; do
+		[ -f "$d/summary.csv" ] && [ ! -L "$d/summary.csv" ] && continue
+		echo "speedcheck: bad value '$d' for --runs: no summary.csv in it (harness report" \
+			"DIR writes one)" >&2
+		exit 2
+	done
+	echo
+	echo "## precision: headline 95% CI half-widths relative to the median"
+	echo
+	echo "| run | results | median | p90 | cputestfs | ddpar | sqrtio | fdget | cpupair |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	for d in "${RUNS[@]}"; do
+		prec_run_row "$d"
+	done
+	[ "${#RUNS[@]}" = 2 ] || return 0
+	echo
+	prec_agree "${RUNS[0]}" "${RUNS[1]}"
+}

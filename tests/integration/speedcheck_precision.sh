@@ -47,5 +47,29 @@ read -r cb cw first fixed best < <(fx 'prec_stats 2 0.5 <"$1"' "$d/same")
 check "no variance between invocations: 0% ($cb)" within "${cb%\%}" 0 0
 check "and best windows 'many' ($best)" [ "$best" = many ]
 
+# precision --runs: two made-up runs' summary.csv (harness report's columns), read only
+mkrun() {	# mkrun DIR MEDIAN LO HI: one cputestfs and one ddpar headline result, one other
+	mkdir -p "$1"
+	{
+		echo "bench,config,metric,unit,n,median,mean,stddev,cv,min,max,ci_lo,ci_hi"
+		echo "cputestfs,placement=same,stat_per_s,1/s,6,$2,$2,1,1,$3,$4,$3,$4"
+		echo "ddpar,\"cpus=0,1;mode=read\",read_MB_per_s,MB/s,6,100,100,1,1,90,110,90,110"
+		echo "ddpar,\"cpus=0,1;mode=read\",lat_p50_us,us,6,7,7,1,1,1,99,1,99"
+	} >"$1/summary.csv"
+}
+mkrun "$d/a" 1000 900 1100	# +-10%
+mkrun "$d/b" 1050 1040 1060	# +-0.95%: a's median outside its interval, its inside a's
+out=$("$SC" precision --runs "$d/a" --runs "$d/b" 2>/dev/null)
+row=$(grep -F "| $d/a |" <<<"$out")
+check "--runs: 2 headline results of a (the latency left out): $row" \
+	grep -qF "| $d/a | 2 |" <<<"$row"
+check "--runs: a's median half-width of 10% and 10% (mean of the middle two)" \
+	grep -qF "| 10.0% | 10.0% | 10.0% | 10.0% |" <<<"$row"
+check "--runs: b's cputestfs +-1.0%" grep -qF "| $d/b | 2 | 5.5% | 10.0% | 1.0% | 10.0% |" <<<"$out"
+agree="2 results in both: 1 medians of the first in the second's 95% CI (50%), 2 of the"
+check "--runs: 2 results in both; a's medians in b's CIs: 1, b's in a's: 2" \
+	grep -qF "$agree second in the first's (100%)" <<<"$out"
+expect_rc "--runs of a directory without summary.csv is refused" 2 "$SC" precision --runs "$d/none"
+
 rm -rf "$d"
 t_done
