@@ -14,7 +14,8 @@
  *   report*.c  the report (lib/render descriptor), also linked into the harness:
  *              the posts' tables and the reading (report.c), what moves the
  *              ratios (report_levers.c, report_levers.h) and the split of other
- *              minus same (report_split.c), the posts that pulled those levers
+ *              minus same (report_split.c, report_split.h; its figure
+ *              report_split_plot.c), the posts that pulled those levers
  *              (report_pub.c, report_pub.h), the pipe beside the breakdown
  *              (report_pipe.c)
  * Parent, clients and servers share one struct ctf_shared (ab_shm_alloc, made
