@@ -11,12 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sys/common.h"
 #include "compare.h"
 #include "record/record.h"
 #include "record/stats.h"
 #include "render/render.h"
-#include "render/desc.h"
 
 int h_cmp_pair_class(const struct ab_group *a)
 {

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sys/common.h"
 #include "sys/grow.h"
 #include "report.h"
 #include "record/hindex.h"
