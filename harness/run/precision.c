@@ -71,7 +71,10 @@ void h_prec_take(struct h_prec *p, int pi, const struct ab_results *inv)
 	}
 }
 
-double h_prec_width(const struct h_prec *p, int pi, size_t *nvals)
+/* pi's widest headline half-width relative to its median, and that result's values in
+ * *nvals; INFINITY: fewer values than a 95% interval needs; NAN: no headline record
+ * (skipped, failed, none measured; *nvals untouched). */
+static double h_prec_width(const struct h_prec *p, int pi, size_t *nvals)
 {
 	double w = NAN;
 
