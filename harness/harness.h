@@ -148,6 +148,9 @@ FILE *h_log_open(const char *dir, const char *path, int trunc);
  * comparisons and row labels? A key its descriptor lists in not_cpus names a policy
  * (queue, next, none), not CPUs: it is kept (ab_desc_is_cpu_key). */
 int h_cfg_is_cpu_numbers(const char *bench, const char *key, size_t keylen);
+/* Is metric one bench's users compare (its descriptor's headline)? A benchmark that names
+ * none (a test's program, with no descriptor) has every metric judged. */
+int h_is_headline(const char *bench, const char *metric);
 /* A row label in markdown, "placement=other, transport=dev": cfg's key=value pairs, in its
  * order, for which keep(key, ctx) says yes, values escaped; "(one config)" when none is. */
 void h_md_cfg_label(FILE *f, const char *cfg, int (*keep)(const char *key, void *ctx), void *ctx);

@@ -198,6 +198,13 @@ int h_cfg_is_cpu_numbers(const char *bench, const char *key, size_t kl)
 	return ab_desc_is_cpu_key(h_desc(bench), key, kl);	/* its descriptor knows its policies */
 }
 
+int h_is_headline(const char *bench, const char *metric)
+{
+	const struct ab_bench_desc *d = h_desc(bench);
+
+	return !d || !d->headline || ab_desc_in(d->headline, metric, strlen(metric));
+}
+
 void h_md_cfg_label(FILE *f, const char *cfg, int (*keep)(const char *key, void *ctx), void *ctx)
 {
 	char copy[AB_CONFIG_LEN], *save = NULL;

@@ -24,7 +24,6 @@
 #include "sys/grow.h"
 #include "sys/opts.h"
 #include "compare.h"
-#include "record/record.h"
 #include "record/stats.h"
 #include "render/render.h"
 

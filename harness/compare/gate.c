@@ -268,11 +268,11 @@ int h_gate_judge(const struct h_gate *g, const struct cmp *c)
 		for (int k = 1; k < nr; k++) {
 			struct verdict v;
 			judge_one(r, c, k, &v);
-			printf("gate: ");
+			printf("gate: %s %s:%d '%s': ", v.worse ? "VIOLATED" : v.few || !v.judged ?
+			       "CANNOT JUDGE" : "ok", g->file, r->line, r->text);
+			h_md_cell(stdout, dirs[k]);	/* outside text: escaped */
 			if (v.worse) {
 				violated++;
-				printf("VIOLATED %s:%d '%s': ", g->file, r->line, r->text);
-				h_md_cell(stdout, dirs[k]);	/* outside text: escaped */
 				char adj[16], x[32], lo[32], hi[32];
 				snprintf(adj, sizeof(adj), v.adj < 0.001 ? "< 0.001" : "%.2g", v.adj);
 				printf(": %d config%s, Holm-corrected: %d %s by more than %g%%; worst %s "
@@ -283,8 +283,6 @@ int h_gate_judge(const struct h_gate *g, const struct cmp *c)
 				baselines_said(&v);
 			} else if (v.few || !v.judged) {
 				unjudged++;
-				printf("CANNOT JUDGE %s:%d '%s': ", g->file, r->line, r->text);
-				h_md_cell(stdout, dirs[k]);
 				if (!v.matched)
 					printf(": no config of the base matches the rule\n");
 				else
@@ -292,8 +290,6 @@ int h_gate_judge(const struct h_gate *g, const struct cmp *c)
 					       "%d not in both runs\n", v.few, v.matched, AB_MIN_REPS_CI,
 					       v.missing);
 			} else {
-				printf("ok %s:%d '%s': ", g->file, r->line, r->text);
-				h_md_cell(stdout, dirs[k]);
 				printf(": %d config%s, Holm-corrected: none surely beyond %g%%\n", v.judged,
 				       v.judged == 1 ? "" : "s", r->pct);
 				baselines_said(&v);

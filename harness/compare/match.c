@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "record/hindex.h"
-#include "sys/common.h"
 #include "compare.h"
 
 /* Per run: its groups by (bench, config without CPU numbers, metric, unit). */

@@ -21,14 +21,6 @@
 #include "record/stats.h"
 #include "compare.h"
 
-/* A baseline (its descriptor's baselines: cputestfs's kernel file or pipe): orders of
- * magnitude above FUSE, its bar would squash every other one, so the overlays leave it
- * out and say so. */
-static int baseline(const char *bench, const char *cfg)
-{
-	return ab_desc_is_baseline(h_desc(bench), cfg);
-}
-
 /* A legend row: the label as the plot shows it (ab_gp_label's characters), its config. */
 static void legend_row(FILE *leg, const char *label, const char *config)
 {
@@ -74,7 +66,9 @@ static int overlay(struct cmp *c, const char *bench, const char *metric, const c
 			all = h_cmp_match(c, 0, a, k) != NULL;	/* only what all runs hold */
 		if (!all)
 			continue;
-		if (baseline(bench, a->config)) {
+		/* a baseline (its descriptor's baselines): orders of magnitude above the rest,
+		 * its bar would squash every other one, so it is left out and said so */
+		if (ab_desc_is_baseline(h_desc(bench), a->config)) {
 			left_out++;
 			continue;
 		}

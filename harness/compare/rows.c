@@ -11,23 +11,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sys/common.h"
 #include "compare.h"
 #include "record/record.h"
 #include "record/stats.h"
 #include "render/render.h"
-#include "render/desc.h"
 
 int h_cmp_pair_class(const struct ab_group *a)
 {
-	const struct ab_bench_desc *d = h_desc(a->bench);
-
 	if (!strncmp(a->metric, "mon_", 4))
 		return CLS_MONITOR;
-	/* a benchmark that names no headline (no descriptor): every metric is judged */
-	if (!d || !d->headline || ab_desc_in(d->headline, a->metric, strlen(a->metric)))
-		return CLS_HEADLINE;
-	return CLS_OTHER;
+	return h_is_headline(a->bench, a->metric) ? CLS_HEADLINE : CLS_OTHER;
 }
 
 /* The ratio's cell; a CI that excludes 1 while the verdict is "not significant" says why. */

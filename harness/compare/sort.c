@@ -53,17 +53,15 @@ static void kernel_release(const char *v, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)strcspn(r, " "), r);
 }
 
-static int by_key(const void *pa, const void *pb, int date)
+static int by_key(const void *pa, const void *pb, void *date)
 {
 	const struct sortkey *a = pa, *b = pb;
 	if (a->known != b->known)	/* unknown machines last */
 		return b->known - a->known;
-	int d = !a->known ? 0 : date ? (a->when > b->when) - (a->when < b->when)
-				     : strverscmp(a->key, b->key);
+	int d = !a->known ? 0 : *(int *)date ? (a->when > b->when) - (a->when < b->when)
+					     : strverscmp(a->key, b->key);
 	return d ? d : a->pos - b->pos;	/* stable: ties as given */
 }
-static int by_text(const void *a, const void *b) { return by_key(a, b, 0); }
-static int by_date(const void *a, const void *b) { return by_key(a, b, 1); }
 
 void h_compare_sort(char **dirs, int nr, int by)
 {
@@ -91,7 +89,7 @@ void h_compare_sort(char **dirs, int nr, int by)
 			s[k].known = by != H_SORT_DATE || end;
 		}
 	}
-	qsort(s, (size_t)nr, sizeof(*s), by == H_SORT_DATE ? by_date : by_text);
+	qsort_r(s, (size_t)nr, sizeof(*s), by_key, &(int){ by == H_SORT_DATE });
 	for (int k = 0; k < nr; k++)
 		dirs[k] = s[k].dir;
 	free(s);

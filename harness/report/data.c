@@ -4,7 +4,6 @@
  * record grammar), and summary.csv from it.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -50,12 +50,10 @@ static int row_cmp(const void *a, const void *b)
 	return c ? c : x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-static const struct frow *g_rows;	/* for grp_cmp: qsort takes no context */
-
-static int grp_cmp(const void *a, const void *b)
+static int grp_cmp(const void *a, const void *b, void *rows)
 {
-	size_t x = g_rows[((const struct fgroup *)a)->first].idx;
-	size_t y = g_rows[((const struct fgroup *)b)->first].idx;
+	size_t x = ((const struct frow *)rows)[((const struct fgroup *)a)->first].idx;
+	size_t y = ((const struct frow *)rows)[((const struct fgroup *)b)->first].idx;
 
 	return x < y ? -1 : x > y;
 }
@@ -140,8 +138,7 @@ static struct fgroup *group_rows(struct frow *rows, size_t n, size_t *ng)
 			g[*ng - 1].n++;
 		else
 			g[(*ng)++] = (struct fgroup){ .first = i, .n = 1 };
-	g_rows = rows;
-	qsort(g, *ng, sizeof(*g), grp_cmp);
+	qsort_r(g, *ng, sizeof(*g), grp_cmp, rows);
 	return g;
 }
 
@@ -156,17 +153,14 @@ void h_failures_table(FILE *f, const char *dir)
 			   "|---|---|---|---|---|\n");
 		for (size_t i = 0; i < ng; i++) {
 			const struct frow *r = &rows[g[i].first];
-			fprintf(f, "| ");
-			h_md_cell(f, r->f[0]);
-			fprintf(f, " | ");
-			h_md_cell(f, r->f[1]);
-			fprintf(f, " | ");
-			reps_cell(f, r, g[i].n);
-			fprintf(f, " | ");
-			h_md_cell(f, r->f[3]);
-			fprintf(f, " | ");
-			h_md_cell(f, r->f[4]);
-			fprintf(f, " |\n");
+			for (int c = 0; c < 5; c++) {	/* bench, config, reps, exit, reason */
+				fputs(c ? " | " : "| ", f);
+				if (c == 2)
+					reps_cell(f, r, g[i].n);
+				else
+					h_md_cell(f, r->f[c]);
+			}
+			fputs(" |\n", f);
 		}
 		fprintf(f, "\nA failed point is never written as a number; see log/ for each one's "
 			   "stderr.\n\n");

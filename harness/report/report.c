@@ -22,7 +22,6 @@
 
 #include "sys/common.h"
 #include "report.h"
-#include "record/record.h"
 #include "render/render_breakdown.h"
 #include "render/render.h"
 #include "render/plotdir.h"

@@ -11,21 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sys/common.h"
 #include "sys/grow.h"
 #include "report.h"
 #include "record/hindex.h"
 #include "record/stats.h"
 #include "render/render.h"
 #include "render/desc.h"
-
-/* Is metric a headline metric of bench, per its descriptor? */
-static int headline(const char *bench, const char *metric)
-{
-	const struct ab_bench_desc *d = h_desc(bench);
-
-	return d && ab_desc_in(d->headline, metric, strlen(metric));
-}
 
 /* The load average at the start, per machine.txt (NAN when not recorded), and the CPUs the
  * run was allowed. */
@@ -73,8 +64,9 @@ static int noise_warnings(FILE *f, const struct ab_results *d)
 {
 	int few = 0;
 
-	for (size_t i = 0; i < d->n; i++)
-		few += headline(d->g[i].bench, d->g[i].metric) && d->g[i].n < AB_MIN_REPS_CI;
+	for (size_t i = 0; i < d->n; i++)	/* a test's program (no descriptor): none */
+		few += h_desc(d->g[i].bench) && h_is_headline(d->g[i].bench, d->g[i].metric) &&
+		       d->g[i].n < AB_MIN_REPS_CI;
 	if (!few)
 		return 0;
 	fprintf(f, "- %d headline %s fewer than %d repetitions: %s no "
@@ -277,16 +269,15 @@ static void outliers_add(struct precision *p, const struct ab_group *g)
 /* 0, or -1 when out of memory (the line is then left out: no line beats a wrong one). */
 static int precision_add(struct precision *p, const struct ab_group *g)
 {
-	double med = ab_median(g->v, g->n);
 	struct ab_ci ci;
+	double w;
 
-	if (g->n < AB_MIN_REPS_CI || med == 0 || ab_median_ci(g->v, g->n, 0.95, &ci) < 0) {
+	if (ab_median_ci_rel(g->v, g->n, &ci, &w) < 0 || isnan(w)) {
 		p->left_out++;
 		return 0;
 	}
 	if (ab_grow(&p->w, &p->cap, p->n + 1, sizeof(*p->w), 16) < 0)
 		return -1;
-	double w = (ci.hi - ci.lo) / 2 / fabs(med);
 	p->w[p->n++] = w;
 	outliers_add(p, g);
 	if (!p->worst || w > p->wworst) {
@@ -368,15 +359,14 @@ static void precision_missed(FILE *f, const struct ab_results *d, const char *be
 {
 	for (size_t i = 0; i < d->n; i++) {
 		const struct ab_group *g = &d->g[i];
-		double med = ab_median(g->v, g->n);
 		struct ab_ci ci;
-		if (strcmp(g->bench, bench) || !headline(bench, g->metric) || med == 0 ||
-		    g->n < AB_MIN_REPS_CI || ab_median_ci(g->v, g->n, 0.95, &ci) < 0 ||
-		    (ci.hi - ci.lo) / 2 / fabs(med) <= target)
-			continue;
+		double w;
+		if (strcmp(g->bench, bench) || !h_is_headline(bench, g->metric) ||
+		    ab_median_ci_rel(g->v, g->n, &ci, &w) < 0 || !(w > target))
+			continue;	/* NAN, a median of 0: no width */
 		fprintf(f, "  - not within +-%.3g%%: %s, ", 100 * target, g->metric);
 		h_md_cell(f, g->config[0] ? g->config : "(no config)");
-		fprintf(f, ": +-%.1f%% (n %zu)\n", 100 * (ci.hi - ci.lo) / 2 / fabs(med), g->n);
+		fprintf(f, ": +-%.1f%% (n %zu)\n", 100 * w, g->n);
 	}
 }
 
@@ -388,7 +378,7 @@ static int precision_line(FILE *f, const struct ab_results *d, const char *bench
 	int said = 0;
 
 	for (size_t i = 0; i < d->n; i++)
-		if (!strcmp(d->g[i].bench, bench) && headline(bench, d->g[i].metric) &&
+		if (!strcmp(d->g[i].bench, bench) && h_is_headline(bench, d->g[i].metric) &&
 		    precision_add(&p, &d->g[i]) < 0)
 			goto out;
 	if (!p.n && !p.left_out)

@@ -59,20 +59,11 @@ void h_prec_free(struct h_prec *p)
 	memset(p, 0, sizeof(*p));
 }
 
-/* Is metric one bench's users compare (its descriptor's headline)? A benchmark with
- * no descriptor (a test's program) has every metric judged. */
-static int headline(const char *bench, const char *metric)
-{
-	const struct ab_bench_desc *d = h_desc(bench);
-
-	return !d || !d->headline || ab_desc_in(d->headline, metric, strlen(metric));
-}
-
 void h_prec_take(struct h_prec *p, int pi, const struct ab_results *inv)
 {
 	for (size_t g = 0; g < inv->n; g++) {
 		const struct ab_group *x = &inv->g[g];
-		if (!headline(x->bench, x->metric))
+		if (!h_is_headline(x->bench, x->metric))
 			continue;
 		for (size_t k = 0; k < x->n; k++)	/* out of memory: judged on fewer */
 			ab_results_add(&p->got[pi], x->bench, x->config, x->rep[k], x->metric,
@@ -80,20 +71,21 @@ void h_prec_take(struct h_prec *p, int pi, const struct ab_results *inv)
 	}
 }
 
-double h_prec_width(const struct h_prec *p, int pi, size_t *nvals)
+/* pi's widest headline half-width relative to its median, and that result's values in
+ * *nvals; INFINITY: fewer values than a 95% interval needs; NAN: no headline record
+ * (skipped, failed, none measured; *nvals untouched). */
+static double h_prec_width(const struct h_prec *p, int pi, size_t *nvals)
 {
 	double w = NAN;
 
 	for (size_t g = 0; g < p->got[pi].n; g++) {
 		const struct ab_group *x = &p->got[pi].g[g];
-		double med = ab_median(x->v, x->n), h;
 		struct ab_ci ci;
-		if (x->n < AB_MIN_REPS_CI || ab_median_ci(x->v, x->n, 0.95, &ci) < 0)
+		double h;
+		if (ab_median_ci_rel(x->v, x->n, &ci, &h) < 0)
 			h = INFINITY;	/* no 95% interval yet */
-		else if (med == 0)
-			continue;	/* no relative width */
-		else
-			h = (ci.hi - ci.lo) / 2 / fabs(med);
+		else if (isnan(h))
+			continue;	/* a median of 0: no relative width */
 		if (isnan(w) || h > w) {
 			w = h;
 			*nvals = x->n;
@@ -226,7 +218,7 @@ static int take_upto(struct h_prec *p, FILE *raw, long long *at, long long keep,
 		if (n < 0 || !take || ab_csv_split(*line, f, 7) != 6 ||
 		    ab_record_check(f[0], f[1], f[2], f[3], f[4], f[5]) ||
 		    ab_parse_long(f[2], &rep) < 0 || rep == 0 || ab_parse_decimal(f[4], &x) < 0 ||
-		    !headline(f[0], f[3]))
+		    !h_is_headline(f[0], f[3]))
 			continue;
 		ab_results_add(&p->got[pi], f[0], f[1], (int)rep, f[3], x, f[5]);
 	}

@@ -173,10 +173,6 @@ int h_prec_init(struct h_prec *p, const struct h_plan *plan, int repeat);
 void h_prec_free(struct h_prec *p);
 /* An invocation of point pi that counted (ok): its headline records into p. */
 void h_prec_take(struct h_prec *p, int pi, const struct ab_results *inv);
-/* pi's widest headline half-width relative to its median, and that result's values in
- * *nvals; INFINITY: fewer values than a 95% interval needs; NAN: no headline record
- * (skipped, failed, none measured; *nvals untouched). */
-double h_prec_width(const struct h_prec *p, int pi, size_t *nvals);
 /* The added rounds until every point is within target, capped, or out of budget: how many
  * repetitions were added; then one line saying how many points reached the target. */
 int h_prec_rounds(struct h_prec *p, double t0, const struct h_prec_ops *ops);
