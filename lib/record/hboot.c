@@ -18,7 +18,7 @@ struct pair {
 
 /* A sample grouped by invocation: invocation i's windows are x[start[i] .. start[i] + len[i]). */
 struct grouped {
-	size_t k, n, wmax;
+	size_t k, wmax;
 	size_t *start, *len;
 	double *x;
 };
@@ -41,7 +41,7 @@ static int grouped_build(const struct ab_levels *s, struct grouped *g)
 {
 	struct pair *p;
 
-	*g = (struct grouped){ .n = s->n };
+	*g = (struct grouped){ 0 };
 	if (!s->n || !s->x || !s->inv) {
 		errno = EINVAL;
 		return -1;
@@ -69,23 +69,6 @@ static int grouped_build(const struct ab_levels *s, struct grouped *g)
 			g->wmax = g->len[g->k - 1];
 	}
 	free(p);
-	return 0;
-}
-
-int ab_levels_count(const struct ab_levels *s, struct ab_levels_count *c)
-{
-	struct grouped g;
-
-	*c = (struct ab_levels_count){ 0 };
-	if (grouped_build(s, &g) < 0)
-		return -1;
-	c->inv = g.k;
-	c->win_min = g.n;
-	for (size_t i = 0; i < g.k; i++) {
-		c->win_min = g.len[i] < c->win_min ? g.len[i] : c->win_min;
-		c->win_max = g.len[i] > c->win_max ? g.len[i] : c->win_max;
-	}
-	grouped_free(&g);
 	return 0;
 }
 
