@@ -53,9 +53,7 @@ static double mean_finite(const double *x, int n)
 double ab_breakdown_median_of(const struct ab_results *res, const char *bench, const char *config,
 			 const char *metric, const char *unit)
 {
-	const struct ab_group *g = ab_results_get(res, bench, config, metric, unit);
-
-	return g && g->n ? ab_median(g->v, g->n) : NAN;
+	return ab_r_median(ab_results_get(res, bench, config, metric, unit));
 }
 
 /* One bar from the records of config, whose brk_call_ns group is call. */
@@ -269,16 +267,16 @@ int ab_breakdown_bars(const struct ab_results *res, const struct ab_bench_desc *
 	keys[0] = '\0';
 	for (int i = 0; i < nk; i++)
 		if (use[i])
-			ab_breakdown_addf(keys, keylen, "%s%s", keys[0] ? ":" : "", k[i]);
+			ab_r_addf(keys, keylen, "%s%s", keys[0] ? ":" : "", k[i]);
 	for (int b = 0; b < n; b++) {
 		bars[b].label[0] = '\0';
 		for (int i = 0; i < nk; i++) {
 			char v[AB_VALUE_LEN];
 			if (use[i])
-				ab_breakdown_addf(bars[b].label, sizeof(bars[b].label), "%s%s",
-					    bars[b].label[0] ? ":" : "",
-					    ab_cfg_get(bars[b].config, k[i], v, sizeof(v))[0] ? v :
-					    ab_cfg_absent_as(k[i]) ? ab_cfg_absent_as(k[i]) : "-");
+				ab_r_addf(bars[b].label, sizeof(bars[b].label), "%s%s",
+					  bars[b].label[0] ? ":" : "",
+					  ab_cfg_get(bars[b].config, k[i], v, sizeof(v))[0] ? v :
+					  ab_cfg_absent_as(k[i]) ? ab_cfg_absent_as(k[i]) : "-");
 		}
 		if (!bars[b].label[0])
 			snprintf(bars[b].label, sizeof(bars[b].label), "%s", n == 1 ? "all" : "?");

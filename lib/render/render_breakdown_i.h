@@ -25,8 +25,6 @@ struct breakdown_set {
 	int nk;
 };
 
-/* Append to the string in buf, truncating at len (render/reading.h). */
-#define ab_breakdown_addf ab_r_addf
 /* The bars of r's benchmark into s, with their label keys one by one. */
 void ab_breakdown_set_load(struct breakdown_set *s, const struct ab_render *r);
 
