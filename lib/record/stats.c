@@ -23,7 +23,7 @@ static int cmp_double(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-static double *sorted_copy(const double *x, size_t n)
+double *ab_sorted_copy(const double *x, size_t n)
 {
 	double *c = malloc(n * sizeof(*c));
 
@@ -200,7 +200,7 @@ int ab_median_ci(const double *x, size_t n, double level, struct ab_ci *ci)
 		errno = EINVAL;
 		return -1;
 	}
-	s = sorted_copy(x, n);
+	s = ab_sorted_copy(x, n);
 	if (!s)
 		return -1;
 	/*
