@@ -11,11 +11,9 @@
 #include "render/desc.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "sys/common.h"
 #include "record/results.h"
 
 /* ---- the bars ---- */

@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sys/common.h"
 #include "render/gpscript.h"
 #include "render/render.h"
 #include "render/render_plot.h"

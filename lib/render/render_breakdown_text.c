@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sys/common.h"
 #include "record/results.h"
 
 static const char *const step_words[AB_BREAKDOWN_NSTEP] = { "submitting the request",
