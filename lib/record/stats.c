@@ -67,7 +67,7 @@ double ab_cv(const double *x, size_t n)
 	return ab_stddev(x, n) / m;
 }
 
-double ab_min(const double *x, size_t n)
+static double extreme(const double *x, size_t n, int max)
 {
 	double v;
 
@@ -75,22 +75,19 @@ double ab_min(const double *x, size_t n)
 		return NAN;
 	v = x[0];
 	for (size_t i = 1; i < n; i++)
-		if (x[i] < v)
+		if (max ? x[i] > v : x[i] < v)
 			v = x[i];
 	return v;
 }
 
+double ab_min(const double *x, size_t n)
+{
+	return extreme(x, n, 0);
+}
+
 double ab_max(const double *x, size_t n)
 {
-	double v;
-
-	if (n == 0)
-		return NAN;
-	v = x[0];
-	for (size_t i = 1; i < n; i++)
-		if (x[i] > v)
-			v = x[i];
-	return v;
+	return extreme(x, n, 1);
 }
 
 /* Wirth's selection, O(n) expected. The scans are bounded, so a NaN cannot run
