@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "record/results.h"
@@ -284,14 +285,22 @@ int ab_breakdown_bars(const struct ab_results *res, const struct ab_bench_desc *
 
 /* ---- the bars of one benchmark, with their label keys ---- */
 
-void ab_breakdown_set_load(struct breakdown_set *s, const struct ab_render *r)
+struct breakdown_set *ab_breakdown_set_load(const struct ab_render *r)
 {
+	struct breakdown_set *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
 	s->n = ab_breakdown_bars(r->res, r->desc, s->b, AB_BREAKDOWN_BARS, s->keys, sizeof(s->keys));
-	s->nk = 0;
+	if (!s->n) {
+		free(s);
+		return NULL;
+	}
 	for (const char *p = s->keys; *p && s->nk < NKEYS; ) {
 		size_t l = strcspn(p, ":");
 		snprintf(s->key[s->nk++], AB_KEY_LEN, "%.*s", (int)(l < AB_KEY_LEN ? l : AB_KEY_LEN - 1), p);
 		p += l;
 		p += *p == ':';
 	}
+	return s;
 }

@@ -176,16 +176,14 @@ static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk,
 
 void ab_breakdown_plots(struct ab_render *r)
 {
-	struct breakdown_set *s = calloc(1, sizeof(*s));
+	struct breakdown_set *s = ab_breakdown_set_load(r);
 	char vals[MAX_FIGS + 1][AB_VALUE_LEN], name[64];
 	int nv = 0;
 
 	if (!s)
 		return;
-	ab_breakdown_set_load(s, r);
 	int sk = s->n > SPLIT_ABOVE ? split_key(s, vals, &nv) : -1;
-	if (!s->n) {
-	} else if (sk < 0) {
+	if (sk < 0) {
 		snprintf(name, sizeof(name), "%.40s_brk", r->desc->name);
 		one_plot(r, s, -1, NULL, name);
 	} else {

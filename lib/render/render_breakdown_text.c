@@ -221,14 +221,11 @@ static void say_key(struct ab_render *r, const struct breakdown_set *s, int k)
 
 void ab_breakdown_reading(struct ab_render *r)
 {
-	struct breakdown_set *s = calloc(1, sizeof(*s));
+	struct breakdown_set *s = ab_breakdown_set_load(r);
 	int any = 0;
 
 	if (!s)
 		return;
-	ab_breakdown_set_load(s, r);
-	if (!s->n)
-		goto out;
 	fprintf(r->out, "### %s: where the time goes\n\n", r->desc->name);
 	fprintf(r->out, "From the request breakdown of the instrumented repetitions "
 			"(docs/breakdown.md): the mean time per call and the step that differs "
@@ -258,13 +255,10 @@ out:
 
 void ab_breakdown_tables(struct ab_render *r)
 {
-	struct breakdown_set *s = calloc(1, sizeof(*s));
+	struct breakdown_set *s = ab_breakdown_set_load(r);
 
 	if (!s)
 		return;
-	ab_breakdown_set_load(s, r);
-	if (!s->n)
-		goto out;
 	/* Runs recorded before the outside row existed render as they did. */
 	int outside = 0, few = 0;
 	char few_note[128];
@@ -311,6 +305,5 @@ void ab_breakdown_tables(struct ab_render *r)
 		fprintf(r->out, "\n");
 	}
 	fprintf(r->out, "\n");
-out:
 	free(s);
 }
