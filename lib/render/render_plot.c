@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "render/beside.h"
 #include "render/gpscript.h"
 #include "sys/proc.h"
 #include "render/render.h"
@@ -97,14 +98,11 @@ void ab_grid_md(struct ab_render *r, const struct ab_grid *m, const char *corner
 {
 	FILE *f = r->out;
 	int mixed = strchr(ab_grid_interval(m), '~') != NULL;
+	const char *cols[AB_GRID_COLS + 1] = { NULL };
 
-	fprintf(f, "| %s |", corner);
 	for (int c = 0; c < m->nc; c++)
-		fprintf(f, " %s |", m->cols[c]);
-	fprintf(f, "\n|---|");
-	for (int c = 0; c < m->nc; c++)
-		fprintf(f, "---|");
-	fprintf(f, "\n");
+		cols[c] = m->cols[c];
+	ab_r_beside_head(r, corner, cols);
 	for (int a = 0; a < m->nr; a++) {
 		fprintf(f, "| %s |", m->rows[a]);
 		for (int c = 0; c < m->nc; c++) {
