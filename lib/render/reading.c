@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Appends to buf like snprintf, never past len. */
 void ab_r_addf(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t u = strlen(buf);
