@@ -37,15 +37,11 @@ struct point {
 	double v, p;		/* a value of the resampled median and its probability */
 };
 
-static int cmp_double(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-	return (a > b) - (a < b);
-}
-
 static int cmp_point(const void *pa, const void *pb)
 {
-	return cmp_double(&((const struct point *)pa)->v, &((const struct point *)pb)->v);
+	double a = ((const struct point *)pa)->v, b = ((const struct point *)pb)->v;
+
+	return (a > b) - (a < b);
 }
 
 static double choose(int n, int k)
