@@ -13,14 +13,6 @@
 
 #include "record/results.h"
 
-/* Does this output take hist rows? (CSV and AFFBENCH_HIST=1) */
-static int ab_hist_rows_wanted(const struct ab_out *o)
-{
-	const char *e = getenv(AB_HIST_ENV);
-
-	return o->fmt == AB_FMT_CSV && e && !strcmp(e, "1");
-}
-
 /* The row's bucket_hi: the bucket's edge, or max + 1 in the top bucket when max is exact
  * (the top bucket is then max's). */
 static uint64_t row_hi(const struct ab_hist *h, unsigned i, int exact)
@@ -56,8 +48,9 @@ void ab_hist_rows(struct ab_out *o, const struct ab_config *c, int rep, const ch
 {
 	char config[AB_CONFIG_MAX * (sizeof(c->kv[0].key) + sizeof(c->kv[0].val) + 1)];
 	struct ab_config full;
+	const char *e = getenv(AB_HIST_ENV);
 
-	if (!ab_hist_rows_wanted(o))
+	if (o->fmt != AB_FMT_CSV || !e || strcmp(e, "1"))	/* CSV and AFFBENCH_HIST=1 */
 		return;
 	c = ab_out_config(o, c, &full);
 	config[0] = '\0';
