@@ -14,7 +14,7 @@
 #include <string.h>
 
 /* Sorts NaN last so a stray NaN cannot break qsort's ordering contract. */
-static int cmp_double(const void *pa, const void *pb)
+int ab_cmp_double(const void *pa, const void *pb)
 {
 	double a = *(const double *)pa, b = *(const double *)pb;
 
@@ -30,7 +30,7 @@ double *ab_sorted_copy(const double *x, size_t n)
 	if (!c)
 		return NULL;
 	memcpy(c, x, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp_double);
+	qsort(c, n, sizeof(*c), ab_cmp_double);
 	return c;
 }
 
@@ -122,7 +122,7 @@ double ab_select_kth(double *x, size_t n, size_t k)
  * Type 7: h = (n - 1) p, interpolated between ranks floor(h) and the next, found by
  * selection in O(n), not by a sort in O(n log n): a percentile of 4 million
  * repetitions is taken many times over in one compare. NaNs rank last, as
- * cmp_double sorts them.
+ * ab_cmp_double sorts them.
  */
 double ab_percentile(const double *x, size_t n, double p)
 {
