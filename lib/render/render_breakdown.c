@@ -161,12 +161,6 @@ static int distinct(const struct ab_breakdown_bar *b, int n, char keys[][AB_KEY_
 	return 1;
 }
 
-/* One of the keys the sentences compare by (the descriptor's breakdown_keys)? */
-static int is_compared(const struct ab_bench_desc *d, const char *key)
-{
-	return ab_desc_in(d->breakdown_keys, key, strlen(key));
-}
-
 /* Where bar b's value of key first appears among the bars (absent is a value). */
 static int first_seen(const struct ab_breakdown_bar *bars, int b, const char *key)
 {
@@ -257,7 +251,8 @@ int ab_breakdown_bars(const struct ab_results *res, const struct ab_bench_desc *
 	 * but the keys sentences compare by. */
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < nk; i++)
-			if (use[i] && (pass ? !is_compared(d, k[i]) : cpu[i])) {
+			if (use[i] && (pass ? !ab_desc_in(d->breakdown_keys, k[i], strlen(k[i])) :
+				       cpu[i])) {
 				use[i] = 0;
 				if (!distinct(bars, n, k, nk, use))
 					use[i] = 1;

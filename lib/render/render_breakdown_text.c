@@ -130,14 +130,6 @@ const char *ab_breakdown_single(char *buf, size_t len, const struct ab_breakdown
 
 /* ---- which bars to compare ---- */
 
-static int key_index(const struct breakdown_set *s, const char *k)
-{
-	for (int i = 0; i < s->nk; i++)
-		if (!strcmp(s->key[i], k))
-			return i;
-	return -1;
-}
-
 /* Is label key k present in every bar? */
 static int everywhere(const struct breakdown_set *s, int k)
 {
@@ -235,13 +227,12 @@ void ab_breakdown_reading(struct ab_render *r)
 		fprintf(r->out, "%s\n\n", ab_breakdown_single(text, sizeof(text), &s->b[0], s->b[0].config));
 		goto out;
 	}
-	for (int p = 0; r->desc->breakdown_keys && r->desc->breakdown_keys[p]; p++) {
-		int k = key_index(s, r->desc->breakdown_keys[p]);
-		if (k >= 0) {
-			say_key(r, s, k);
-			any = 1;
-		}
-	}
+	for (int p = 0; r->desc->breakdown_keys && r->desc->breakdown_keys[p]; p++)
+		for (int k = 0; k < s->nk; k++)
+			if (!strcmp(s->key[k], r->desc->breakdown_keys[p])) {
+				say_key(r, s, k);
+				any = 1;
+			}
 	if (!any && s->nk)
 		say_key(r, s, 0);
 	fprintf(r->out, "\n");
