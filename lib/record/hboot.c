@@ -7,7 +7,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "record/hboot.h"
 
@@ -18,7 +17,7 @@ struct pair {
 
 /* A sample grouped by invocation: invocation i's windows are x[start[i] .. start[i] + len[i]). */
 struct grouped {
-	size_t k, n, wmax;
+	size_t k, wmax;
 	size_t *start, *len;
 	double *x;
 };
@@ -41,7 +40,7 @@ static int grouped_build(const struct ab_levels *s, struct grouped *g)
 {
 	struct pair *p;
 
-	*g = (struct grouped){ .n = s->n };
+	*g = (struct grouped){ 0 };
 	if (!s->n || !s->x || !s->inv) {
 		errno = EINVAL;
 		return -1;
@@ -69,23 +68,6 @@ static int grouped_build(const struct ab_levels *s, struct grouped *g)
 			g->wmax = g->len[g->k - 1];
 	}
 	free(p);
-	return 0;
-}
-
-int ab_levels_count(const struct ab_levels *s, struct ab_levels_count *c)
-{
-	struct grouped g;
-
-	*c = (struct ab_levels_count){ 0 };
-	if (grouped_build(s, &g) < 0)
-		return -1;
-	c->inv = g.k;
-	c->win_min = g.n;
-	for (size_t i = 0; i < g.k; i++) {
-		c->win_min = g.len[i] < c->win_min ? g.len[i] : c->win_min;
-		c->win_max = g.len[i] > c->win_max ? g.len[i] : c->win_max;
-	}
-	grouped_free(&g);
 	return 0;
 }
 
@@ -122,77 +104,72 @@ static int check_args(const struct ab_levels *s, double level, struct grouped *g
 	return 0;
 }
 
-int ab_hboot_median_ci(const struct ab_levels *s, double level, struct ab_ci *ci)
+/* AB_BOOT_RESAMPLES resampled medians of ga into v, or (gb not NULL) ratios of ga's to
+ * gb's, the two resampled independently. 0, or -1 with errno (ENOMEM, EDOM). */
+static int resamples(const struct grouped *ga, const struct grouped *gb, double *v)
 {
-	struct grouped g;
+	double *ba = malloc(ga->k * ga->wmax * sizeof(*ba));
+	double *bb = gb ? malloc(gb->k * gb->wmax * sizeof(*bb)) : NULL;
 	uint64_t rng = AB_BOOT_SEED;
-
-	ci->lo = ci->hi = ci->level = NAN;
-	if (check_args(s, level, &g) < 0)
-		return -1;
-	double *buf = malloc(g.k * g.wmax * sizeof(*buf));
-	double *med = malloc(AB_BOOT_RESAMPLES * sizeof(*med));
 	int ret = -1;
-	if (!buf || !med) {
+
+	if (!ba || (gb && !bb)) {
 		errno = ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < AB_BOOT_RESAMPLES; i++)
-		med[i] = resample_median(&g, buf, &rng);
-	ab_boot_ci(med, level, ci, NULL);
-	ret = 0;
-out:
-	free(buf);
-	free(med);
-	grouped_free(&g);
-	return ret;
-}
-
-static int ratio_resamples(const struct grouped *ga, const struct grouped *gb, double *ratio)
-{
-	double *ba = malloc(ga->k * ga->wmax * sizeof(*ba));
-	double *bb = malloc(gb->k * gb->wmax * sizeof(*bb));
-	uint64_t rng = AB_BOOT_SEED;
-	int ret = -1;
-
-	errno = ENOMEM;
-	for (size_t i = 0; ba && bb && i < AB_BOOT_RESAMPLES; i++) {
-		double ma = resample_median(ga, ba, &rng), mb = resample_median(gb, bb, &rng);
+	for (size_t i = 0; i < AB_BOOT_RESAMPLES; i++) {
+		v[i] = resample_median(ga, ba, &rng);
+		if (!gb)
+			continue;
+		double mb = resample_median(gb, bb, &rng);
 		if (mb == 0) {	/* a resample whose median of b is 0 has no ratio */
 			errno = EDOM;
 			goto out;
 		}
-		ratio[i] = ma / mb;
+		v[i] /= mb;
 	}
-	ret = ba && bb ? 0 : -1;
+	ret = 0;
 out:
 	free(ba);
 	free(bb);
 	return ret;
 }
 
-int ab_hboot_ratio_ci(const struct ab_levels *a, const struct ab_levels *b, double level,
-		      struct ab_ci *ci, double *p)
+/* The CI of a's median, or (b not NULL) of median(a) / median(b) with its p. */
+static int hboot_ci(const struct ab_levels *a, const struct ab_levels *b, double level,
+		    struct ab_ci *ci, double *p)
 {
-	struct grouped ga, gb;
+	struct grouped ga, gb = { 0 };
 	int ret = -1;
 
-	*p = ci->lo = ci->hi = ci->level = NAN;
+	ci->lo = ci->hi = ci->level = NAN;
 	if (check_args(a, level, &ga) < 0)
 		return -1;
-	if (check_args(b, level, &gb) < 0) {
+	if (b && check_args(b, level, &gb) < 0) {
 		grouped_free(&ga);
 		return -1;
 	}
-	double *ratio = malloc(AB_BOOT_RESAMPLES * sizeof(*ratio));
-	if (!ratio)
+	double *v = malloc(AB_BOOT_RESAMPLES * sizeof(*v));
+	if (!v)
 		errno = ENOMEM;
-	else if (ratio_resamples(&ga, &gb, ratio) == 0) {
-		ab_boot_ci(ratio, level, ci, p);
+	else if (resamples(&ga, b ? &gb : NULL, v) == 0) {
+		ab_boot_ci(v, level, ci, p);
 		ret = 0;
 	}
-	free(ratio);
+	free(v);
 	grouped_free(&ga);
 	grouped_free(&gb);
 	return ret;
+}
+
+int ab_hboot_median_ci(const struct ab_levels *s, double level, struct ab_ci *ci)
+{
+	return hboot_ci(s, NULL, level, ci, NULL);
+}
+
+int ab_hboot_ratio_ci(const struct ab_levels *a, const struct ab_levels *b, double level,
+		      struct ab_ci *ci, double *p)
+{
+	*p = NAN;
+	return hboot_ci(a, b, level, ci, p);
 }

@@ -34,15 +34,6 @@ struct ab_levels {
 	size_t n;
 };
 
-/* How many invocations and windows stand behind an interval. */
-struct ab_levels_count {
-	size_t inv;		/* distinct invocations */
-	size_t win_min, win_max;	/* windows per invocation */
-};
-
-/* Counts s's invocations; 0, or -1 with errno (EINVAL: n == 0, ENOMEM). */
-int ab_levels_count(const struct ab_levels *s, struct ab_levels_count *c);
-
 /* Two-level bootstrap CI of s's median at level (e.g. 0.95); 0, or -1 with errno
  * (EINVAL, EDOM: fewer than 2 invocations, E2BIG, ENOMEM) and ci all NAN. */
 int ab_hboot_median_ci(const struct ab_levels *s, double level, struct ab_ci *ci);

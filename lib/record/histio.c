@@ -13,18 +13,11 @@
 
 #include "record/results.h"
 
-/* Does this output take hist rows? (CSV and AFFBENCH_HIST=1) */
-static int ab_hist_rows_wanted(const struct ab_out *o)
+/* The row's bucket_hi: the bucket's edge, or max + 1 in the top bucket when max is exact
+ * (the top bucket is then max's). */
+static uint64_t row_hi(const struct ab_hist *h, unsigned i, int exact)
 {
-	const char *e = getenv(AB_HIST_ENV);
-
-	return o->fmt == AB_FMT_CSV && e && !strcmp(e, "1");
-}
-
-/* The row's bucket_hi: the bucket's edge, or max + 1 in the top bucket when max is exact. */
-static uint64_t row_hi(const struct ab_hist *h, unsigned i, int top, int exact)
-{
-	if ((int)i == top && exact && h->max < UINT64_MAX)
+	if (exact && i == ab_hist_bucket(h->max) && h->max < UINT64_MAX)
 		return h->max + 1;
 	return ab_hist_bucket_hi(i);
 }
@@ -32,11 +25,8 @@ static uint64_t row_hi(const struct ab_hist *h, unsigned i, int top, int exact)
 static void rows(FILE *f, const char *prefix, const char *bench, const char *config, int rep,
 		 const char *metric, const char *unit, const struct ab_hist *h)
 {
-	int top = -1, exact = ab_hist_max_exact(h);
+	int exact = ab_hist_max_exact(h);
 
-	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++)
-		if (h->b[i])
-			top = (int)i;
 	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
 		if (!h->b[i])
 			continue;
@@ -49,7 +39,7 @@ static void rows(FILE *f, const char *prefix, const char *bench, const char *con
 		fputc(',', f);
 		ab_csv_field(f, unit);
 		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", ab_hist_bucket_lo(i),
-			row_hi(h, i, top, exact), h->b[i]);
+			row_hi(h, i, exact), h->b[i]);
 	}
 }
 
@@ -58,8 +48,9 @@ void ab_hist_rows(struct ab_out *o, const struct ab_config *c, int rep, const ch
 {
 	char config[AB_CONFIG_MAX * (sizeof(c->kv[0].key) + sizeof(c->kv[0].val) + 1)];
 	struct ab_config full;
+	const char *e = getenv(AB_HIST_ENV);
 
-	if (!ab_hist_rows_wanted(o))
+	if (o->fmt != AB_FMT_CSV || !e || strcmp(e, "1"))	/* CSV and AFFBENCH_HIST=1 */
 		return;
 	c = ab_out_config(o, c, &full);
 	config[0] = '\0';

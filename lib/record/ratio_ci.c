@@ -37,15 +37,11 @@ struct point {
 	double v, p;		/* a value of the resampled median and its probability */
 };
 
-static int cmp_double(const void *pa, const void *pb)
-{
-	double a = *(const double *)pa, b = *(const double *)pb;
-	return (a > b) - (a < b);
-}
-
 static int cmp_point(const void *pa, const void *pb)
 {
-	return cmp_double(&((const struct point *)pa)->v, &((const struct point *)pb)->v);
+	double a = ((const struct point *)pa)->v, b = ((const struct point *)pb)->v;
+
+	return (a > b) - (a < b);
 }
 
 static double choose(int n, int k)
@@ -281,18 +277,6 @@ out:
 	return ret;
 }
 
-/* A sorted copy of x when it is resampled whole (n <= AB_BOOT_MAX_N), else NULL. */
-static double *sorted_or_none(const double *x, size_t n)
-{
-	double *s = n <= AB_BOOT_MAX_N ? malloc(n * sizeof(*s)) : NULL;
-
-	if (s) {
-		memcpy(s, x, n * sizeof(*s));
-		qsort(s, n, sizeof(*s), cmp_double);
-	}
-	return s;
-}
-
 int ab_ratio_ci_p(const double *a, size_t na, const double *b, size_t nb, double level,
 		  struct ab_ci *ci, double *p)
 {
@@ -305,8 +289,9 @@ int ab_ratio_ci_p(const double *a, size_t na, const double *b, size_t nb, double
 		errno = EINVAL;
 		return -1;
 	}
-	sa = sorted_or_none(a, na);
-	sb = sorted_or_none(b, nb);
+	/* sorted when resampled whole (n <= AB_BOOT_MAX_N), else NULL */
+	sa = na <= AB_BOOT_MAX_N ? ab_sorted_copy(a, na) : NULL;
+	sb = nb <= AB_BOOT_MAX_N ? ab_sorted_copy(b, nb) : NULL;
 	if ((sa || na > AB_BOOT_MAX_N) && (sb || nb > AB_BOOT_MAX_N)) {
 		if (na <= EXACT_MAX && nb <= EXACT_MAX)
 			ret = exact_ci(sa, na, sb, nb, level, ci, p);

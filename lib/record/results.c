@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sys/common.h"
 #include "sys/grow.h"
 #include "sys/idle_policy.h"
 #include "sys/parse.h"

@@ -51,9 +51,7 @@ struct load {
 	struct units units;
 };
 
-static void bad_row(struct load *l, size_t lineno, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
+__attribute__((format(printf, 3, 4)))
 static void bad_row(struct load *l, size_t lineno, const char *fmt, ...)
 {
 	va_list ap;

@@ -14,7 +14,7 @@
 #include <string.h>
 
 /* Sorts NaN last so a stray NaN cannot break qsort's ordering contract. */
-static int cmp_double(const void *pa, const void *pb)
+int ab_cmp_double(const void *pa, const void *pb)
 {
 	double a = *(const double *)pa, b = *(const double *)pb;
 
@@ -23,14 +23,14 @@ static int cmp_double(const void *pa, const void *pb)
 	return (a > b) - (a < b);
 }
 
-static double *sorted_copy(const double *x, size_t n)
+double *ab_sorted_copy(const double *x, size_t n)
 {
 	double *c = malloc(n * sizeof(*c));
 
 	if (!c)
 		return NULL;
 	memcpy(c, x, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp_double);
+	qsort(c, n, sizeof(*c), ab_cmp_double);
 	return c;
 }
 
@@ -67,7 +67,7 @@ double ab_cv(const double *x, size_t n)
 	return ab_stddev(x, n) / m;
 }
 
-double ab_min(const double *x, size_t n)
+static double extreme(const double *x, size_t n, int max)
 {
 	double v;
 
@@ -75,22 +75,19 @@ double ab_min(const double *x, size_t n)
 		return NAN;
 	v = x[0];
 	for (size_t i = 1; i < n; i++)
-		if (x[i] < v)
+		if (max ? x[i] > v : x[i] < v)
 			v = x[i];
 	return v;
 }
 
+double ab_min(const double *x, size_t n)
+{
+	return extreme(x, n, 0);
+}
+
 double ab_max(const double *x, size_t n)
 {
-	double v;
-
-	if (n == 0)
-		return NAN;
-	v = x[0];
-	for (size_t i = 1; i < n; i++)
-		if (x[i] > v)
-			v = x[i];
-	return v;
+	return extreme(x, n, 1);
 }
 
 /* Wirth's selection, O(n) expected. The scans are bounded, so a NaN cannot run
@@ -125,7 +122,7 @@ double ab_select_kth(double *x, size_t n, size_t k)
  * Type 7: h = (n - 1) p, interpolated between ranks floor(h) and the next, found by
  * selection in O(n), not by a sort in O(n log n): a percentile of 4 million
  * repetitions is taken many times over in one compare. NaNs rank last, as
- * cmp_double sorts them.
+ * ab_cmp_double sorts them.
  */
 double ab_percentile(const double *x, size_t n, double p)
 {
@@ -200,7 +197,7 @@ int ab_median_ci(const double *x, size_t n, double level, struct ab_ci *ci)
 		errno = EINVAL;
 		return -1;
 	}
-	s = sorted_copy(x, n);
+	s = ab_sorted_copy(x, n);
 	if (!s)
 		return -1;
 	/*

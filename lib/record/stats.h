@@ -34,6 +34,10 @@ double ab_percentile(const double *x, size_t n, double p);	/* p in [0, 100] */
 /* The k-th smallest of x[0..n-1] (0-based), x reordered so that none before it is
  * larger and none after it smaller (selection: O(n) expected, no sort). */
 double ab_select_kth(double *x, size_t n, size_t k);
+/* qsort's comparison of doubles: ascending, NaNs last. */
+int ab_cmp_double(const void *pa, const void *pb);
+/* A malloc'd copy of x sorted ascending (ab_cmp_double); NULL when out of memory. */
+double *ab_sorted_copy(const double *x, size_t n);
 
 /* The median absolute deviation from the median, unscaled (NAN when n == 0). */
 double ab_mad(const double *x, size_t n);

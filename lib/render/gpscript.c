@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "record/stats.h"
+
 void ab_gp_string(FILE *f, const char *s)
 {
 	fputc('\'', f);
@@ -88,13 +90,6 @@ void ab_gp_logtics(FILE *f, const char *axis, double lo, double hi)
 	tics_write(f, axis, t, n);
 }
 
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 void ab_gp_logtics_band(FILE *f, const char *axis, double lo, double hi, double blo, double bhi)
 {
 	double t[AB_GP_TICS_MAX], in[AB_GP_TICS_MAX], gap;
@@ -128,7 +123,7 @@ void ab_gp_logtics_band(FILE *f, const char *axis, double lo, double hi, double 
 	}
 	for (int j = 0; j < ni && k < AB_GP_TICS_MAX; j++)
 		t[k++] = in[j];
-	qsort(t, (size_t)k, sizeof(t[0]), cmp_dbl);
+	qsort(t, (size_t)k, sizeof(t[0]), ab_cmp_double);
 	tics_write(f, axis, t, k);
 }
 

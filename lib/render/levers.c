@@ -306,13 +306,11 @@ static void sentence(struct ab_render *r, const struct ab_levers *l, const struc
 	if (v == AB_V_FEW || v == AB_V_NONE)
 		fprintf(r->out, "; that cannot be judged (fewer than %d repetitions).\n\n",
 			AB_MIN_REPS_CI);
-	else if (ci.lo > q0 || ci.hi < q0)
-		fprintf(r->out, "; its ratio's 95%% CI [%s, %s] excludes the value as found.\n\n",
-			ab_r_num(lo, sizeof(lo), ci.lo), ab_r_num(hi, sizeof(hi), ci.hi));
 	else
-		fprintf(r->out, "; its ratio's 95%% CI [%s, %s] holds the value as found: not "
-				"significant.\n\n", ab_r_num(lo, sizeof(lo), ci.lo),
-			ab_r_num(hi, sizeof(hi), ci.hi));
+		fprintf(r->out, "; its ratio's 95%% CI [%s, %s] %s.\n\n",
+			ab_r_num(lo, sizeof(lo), ci.lo), ab_r_num(hi, sizeof(hi), ci.hi),
+			ci.lo > q0 || ci.hi < q0 ? "excludes the value as found" :
+			"holds the value as found: not significant");
 }
 
 /* A lever value no record holds because its points were skipped here: its key, value and

@@ -24,8 +24,6 @@
 #include "sys/outfile.h"
 #include "sys/proc.h"
 
-/* The file a figure's .gp draws: NAME.png or NAME.svg (NAME.png.txt, NAME.svg.txt
- * under the test hook: the fuzz test draws thousands of plots; text keeps it fast). */
 const char *ab_plot_output(char *buf, size_t len, const char *name, int svg)
 {
 	snprintf(buf, len, "%s.%s%s", name, svg ? "svg" : "png",

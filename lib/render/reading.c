@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Appends to buf like snprintf, never past len. */
 void ab_r_addf(char *buf, size_t len, const char *fmt, ...)
 {
 	size_t u = strlen(buf);
@@ -25,11 +24,6 @@ static const char *pct_text(char *t, size_t len, double q)
 {
 	snprintf(t, len, "%+.1f%%", 100 * (q - 1));
 	return t;
-}
-
-static const char *x_text(char *t, size_t len, double q)
-{
-	return ab_r_x(t, len, q);
 }
 
 /* "0.846x that of readers on it", "3.2% higher than that of single" */
@@ -50,7 +44,7 @@ const char *ab_r_sentence(char *buf, size_t len, const struct ab_claim *c, enum 
 			  double ratio, const struct ab_ci *ci)
 {
 	char lo[32], hi[32];
-	const char *(*fmt)(char *, size_t, double) = c->pct ? pct_text : x_text;
+	const char *(*fmt)(char *, size_t, double) = c->pct ? pct_text : ab_r_x;
 
 	buf[0] = '\0';
 	if (v == AB_V_NONE || !isfinite(ratio)) {

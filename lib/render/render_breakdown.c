@@ -11,11 +11,10 @@
 #include "render/desc.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "sys/common.h"
 #include "record/results.h"
 
 /* ---- the bars ---- */
@@ -53,9 +52,7 @@ static double mean_finite(const double *x, int n)
 double ab_breakdown_median_of(const struct ab_results *res, const char *bench, const char *config,
 			 const char *metric, const char *unit)
 {
-	const struct ab_group *g = ab_results_get(res, bench, config, metric, unit);
-
-	return g && g->n ? ab_median(g->v, g->n) : NAN;
+	return ab_r_median(ab_results_get(res, bench, config, metric, unit));
 }
 
 /* One bar from the records of config, whose brk_call_ns group is call. */
@@ -164,12 +161,6 @@ static int distinct(const struct ab_breakdown_bar *b, int n, char keys[][AB_KEY_
 	return 1;
 }
 
-/* One of the keys the sentences compare by (the descriptor's breakdown_keys)? */
-static int is_compared(const struct ab_bench_desc *d, const char *key)
-{
-	return ab_desc_in(d->breakdown_keys, key, strlen(key));
-}
-
 /* Where bar b's value of key first appears among the bars (absent is a value). */
 static int first_seen(const struct ab_breakdown_bar *bars, int b, const char *key)
 {
@@ -260,7 +251,8 @@ int ab_breakdown_bars(const struct ab_results *res, const struct ab_bench_desc *
 	 * but the keys sentences compare by. */
 	for (int pass = 0; pass < 2; pass++)
 		for (int i = 0; i < nk; i++)
-			if (use[i] && (pass ? !is_compared(d, k[i]) : cpu[i])) {
+			if (use[i] && (pass ? !ab_desc_in(d->breakdown_keys, k[i], strlen(k[i])) :
+				       cpu[i])) {
 				use[i] = 0;
 				if (!distinct(bars, n, k, nk, use))
 					use[i] = 1;
@@ -269,16 +261,16 @@ int ab_breakdown_bars(const struct ab_results *res, const struct ab_bench_desc *
 	keys[0] = '\0';
 	for (int i = 0; i < nk; i++)
 		if (use[i])
-			ab_breakdown_addf(keys, keylen, "%s%s", keys[0] ? ":" : "", k[i]);
+			ab_r_addf(keys, keylen, "%s%s", keys[0] ? ":" : "", k[i]);
 	for (int b = 0; b < n; b++) {
 		bars[b].label[0] = '\0';
 		for (int i = 0; i < nk; i++) {
 			char v[AB_VALUE_LEN];
 			if (use[i])
-				ab_breakdown_addf(bars[b].label, sizeof(bars[b].label), "%s%s",
-					    bars[b].label[0] ? ":" : "",
-					    ab_cfg_get(bars[b].config, k[i], v, sizeof(v))[0] ? v :
-					    ab_cfg_absent_as(k[i]) ? ab_cfg_absent_as(k[i]) : "-");
+				ab_r_addf(bars[b].label, sizeof(bars[b].label), "%s%s",
+					  bars[b].label[0] ? ":" : "",
+					  ab_cfg_get(bars[b].config, k[i], v, sizeof(v))[0] ? v :
+					  ab_cfg_absent_as(k[i]) ? ab_cfg_absent_as(k[i]) : "-");
 		}
 		if (!bars[b].label[0])
 			snprintf(bars[b].label, sizeof(bars[b].label), "%s", n == 1 ? "all" : "?");
@@ -288,14 +280,22 @@ int ab_breakdown_bars(const struct ab_results *res, const struct ab_bench_desc *
 
 /* ---- the bars of one benchmark, with their label keys ---- */
 
-void ab_breakdown_set_load(struct breakdown_set *s, const struct ab_render *r)
+struct breakdown_set *ab_breakdown_set_load(const struct ab_render *r)
 {
+	struct breakdown_set *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
 	s->n = ab_breakdown_bars(r->res, r->desc, s->b, AB_BREAKDOWN_BARS, s->keys, sizeof(s->keys));
-	s->nk = 0;
+	if (!s->n) {
+		free(s);
+		return NULL;
+	}
 	for (const char *p = s->keys; *p && s->nk < NKEYS; ) {
 		size_t l = strcspn(p, ":");
 		snprintf(s->key[s->nk++], AB_KEY_LEN, "%.*s", (int)(l < AB_KEY_LEN ? l : AB_KEY_LEN - 1), p);
 		p += l;
 		p += *p == ':';
 	}
+	return s;
 }

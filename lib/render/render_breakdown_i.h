@@ -25,9 +25,8 @@ struct breakdown_set {
 	int nk;
 };
 
-/* Append to the string in buf, truncating at len (render/reading.h). */
-#define ab_breakdown_addf ab_r_addf
-/* The bars of r's benchmark into s, with their label keys one by one. */
-void ab_breakdown_set_load(struct breakdown_set *s, const struct ab_render *r);
+/* The bars of r's benchmark, with their label keys one by one, in a set to free; NULL
+ * when there are none (or no memory). */
+struct breakdown_set *ab_breakdown_set_load(const struct ab_render *r);
 
 #endif

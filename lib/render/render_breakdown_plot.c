@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sys/common.h"
 #include "render/gpscript.h"
 #include "render/render.h"
 #include "render/render_plot.h"
@@ -94,7 +93,7 @@ static const char *pick(char *buf, size_t len, const char *list, unsigned mask)
 	buf[0] = '\0';
 	for (int f = 0; f < 32 && field(v, sizeof(v), list, f)[0]; f++)
 		if (mask & (1u << f))
-			ab_breakdown_addf(buf, len, "%s%s", buf[0] ? ":" : "", v);
+			ab_r_addf(buf, len, "%s%s", buf[0] ? ":" : "", v);
 	return buf;
 }
 
@@ -146,11 +145,10 @@ static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk,
 	FILE *f = ab_plot_begin(r);
 	if (!f)
 		return;
-	snprintf(title, sizeof(title), "%s: where the time goes, mean per call by step%s%s%s%s",
-		 r->desc->name, sk >= 0 ? " (" : "", sk >= 0 ? s->key[sk] : "", sk >= 0 ? "=" : "",
-		 sk >= 0 ? sv : "");
+	snprintf(title, sizeof(title), "%s: where the time goes, mean per call by step",
+		 r->desc->name);
 	if (sk >= 0)
-		ab_breakdown_addf(title, sizeof(title), ")");
+		ab_r_addf(title, sizeof(title), " (%s=%s)", s->key[sk], sv);
 	ab_plot_set(f, "title", title);
 	ab_plot_set(f, "ylabel", "us per call");
 	pick(keys, sizeof(keys), s->keys, mask);
@@ -178,16 +176,14 @@ static void one_plot(struct ab_render *r, const struct breakdown_set *s, int sk,
 
 void ab_breakdown_plots(struct ab_render *r)
 {
-	struct breakdown_set *s = calloc(1, sizeof(*s));
+	struct breakdown_set *s = ab_breakdown_set_load(r);
 	char vals[MAX_FIGS + 1][AB_VALUE_LEN], name[64];
 	int nv = 0;
 
 	if (!s)
 		return;
-	ab_breakdown_set_load(s, r);
 	int sk = s->n > SPLIT_ABOVE ? split_key(s, vals, &nv) : -1;
-	if (!s->n) {
-	} else if (sk < 0) {
+	if (sk < 0) {
 		snprintf(name, sizeof(name), "%.40s_brk", r->desc->name);
 		one_plot(r, s, -1, NULL, name);
 	} else {

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sys/common.h"
 #include "record/results.h"
 
 static const char *const step_words[AB_BREAKDOWN_NSTEP] = { "submitting the request",
@@ -26,12 +25,6 @@ static const int wake_step[AB_BREAKDOWN_NWAKE] = { 1, 3 };	/* daemon_wake, reply
 #define MAX_SAY 8		/* sentences per compared key */
 
 /* ---- sentences ---- */
-
-/* Microseconds as the breakdown's table shows them (ab_r_num). */
-static const char *us(char *t, size_t len, double v)
-{
-	return ab_r_num(t, len, v);
-}
 
 static void cell(FILE *f, double v)
 {
@@ -47,9 +40,9 @@ static void few_calls(char *buf, size_t len, const struct ab_breakdown_bar *a, c
 	if (!ab_breakdown_few(a))
 		return;
 	ab_r_num(x, sizeof(x), a->calls);
-	ab_breakdown_addf(buf, len, " `%s`'s breakdown rests on %s call%s, fewer than the %d it "
-				    "needs: one slow call moves its means.", name, x,
-		    strcmp(x, "1") ? "s" : "", AB_BREAKDOWN_MIN_CALLS);
+	ab_r_addf(buf, len, " `%s`'s breakdown rests on %s call%s, fewer than the %d it needs: "
+		  "one slow call moves its means.", name, x, strcmp(x, "1") ? "s" : "",
+		  AB_BREAKDOWN_MIN_CALLS);
 }
 
 const char *ab_breakdown_compare(char *buf, size_t len,
@@ -66,48 +59,49 @@ const char *ab_breakdown_compare(char *buf, size_t len,
 		a = b, sa = sb, b = t, sb = ts;
 	}
 	if (ctx && ctx[0])
-		ab_breakdown_addf(buf, len, "With `%s`, ", ctx);
+		ab_r_addf(buf, len, "With `%s`, ", ctx);
 	double delta = a->call_us - b->call_us;
 	if (!(delta > SAME_WITHIN * b->call_us)) {
-		ab_breakdown_addf(buf, len, "`%s` and `%s` took about the same time per call (%s and %s us, "
-				      "within %.0f%%).", sa, sb, us(x, sizeof(x), a->call_us),
-			    us(y, sizeof(y), b->call_us), 100 * SAME_WITHIN);
+		ab_r_addf(buf, len, "`%s` and `%s` took about the same time per call (%s and %s us, "
+			  "within %.0f%%).", sa, sb, ab_r_num(x, sizeof(x), a->call_us),
+			  ab_r_num(y, sizeof(y), b->call_us), 100 * SAME_WITHIN);
 		few_calls(buf, len, a, sa);
 		few_calls(buf, len, b, sb);
 		return buf;
 	}
 	for (int s = 0; s < AB_BREAKDOWN_NSTEP; s++) {
 		if (!isfinite(a->step_us[s]) || !isfinite(b->step_us[s])) {
-			ab_breakdown_addf(missing, sizeof(missing), "%s%s", missing[0] ? ", " : "",
-				    ab_breakdown_step_names[s]);
+			ab_r_addf(missing, sizeof(missing), "%s%s", missing[0] ? ", " : "",
+				  ab_breakdown_step_names[s]);
 			continue;
 		}
 		if (best < 0 || a->step_us[s] - b->step_us[s] > a->step_us[best] - b->step_us[best])
 			best = s;
 	}
-	ab_breakdown_addf(buf, len, "`%s` took %s us more per call than `%s` (%s vs %s us", sa,
-		    us(d, sizeof(d), delta), sb, us(x, sizeof(x), a->call_us), us(y, sizeof(y), b->call_us));
+	ab_r_addf(buf, len, "`%s` took %s us more per call than `%s` (%s vs %s us", sa,
+		  ab_r_num(d, sizeof(d), delta), sb, ab_r_num(x, sizeof(x), a->call_us),
+		  ab_r_num(y, sizeof(y), b->call_us));
 	if (a->call_p50_us > 0 && b->call_p50_us > 0)	/* a mean far above its median: a tail */
-		ab_breakdown_addf(buf, len, "; medians %s vs %s us", us(x, sizeof(x), a->call_p50_us),
-			    us(y, sizeof(y), b->call_p50_us));
-	ab_breakdown_addf(buf, len, ")");
+		ab_r_addf(buf, len, "; medians %s vs %s us", ab_r_num(x, sizeof(x), a->call_p50_us),
+			  ab_r_num(y, sizeof(y), b->call_p50_us));
+	ab_r_addf(buf, len, ")");
 	if (best < 0 || !(a->step_us[best] - b->step_us[best] > 0)) {
-		ab_breakdown_addf(buf, len, "; no step recorded on both sides accounts for it");
+		ab_r_addf(buf, len, "; no step recorded on both sides accounts for it");
 	} else {
-		ab_breakdown_addf(buf, len, ", %s us of it in %s",
-			    us(d, sizeof(d), a->step_us[best] - b->step_us[best]), step_words[best]);
+		ab_r_addf(buf, len, ", %s us of it in %s",
+			  ab_r_num(d, sizeof(d), a->step_us[best] - b->step_us[best]), step_words[best]);
 		for (int w = 0; w < AB_BREAKDOWN_NWAKE; w++)
 			if (wake_step[w] == best && isfinite(a->cross_pct[w]) && isfinite(a->idle_pct[w])) {
 				ab_r_num(x, sizeof(x), a->wakes[w]);
-				ab_breakdown_addf(buf, len, " (%s wake-up%s per call, %s%% of them across CPUs and "
-						      "%s%% onto an idle CPU)", x, strcmp(x, "1") ? "s" : "",
-					    ab_r_num(y, sizeof(y), a->cross_pct[w]),
-					    ab_r_num(d, sizeof(d), a->idle_pct[w]));
+				ab_r_addf(buf, len, " (%s wake-up%s per call, %s%% of them across CPUs "
+					  "and %s%% onto an idle CPU)", x, strcmp(x, "1") ? "s" : "",
+					  ab_r_num(y, sizeof(y), a->cross_pct[w]),
+					  ab_r_num(d, sizeof(d), a->idle_pct[w]));
 			}
 	}
 	if (missing[0])
-		ab_breakdown_addf(buf, len, "; not recorded on both sides, so not compared: %s", missing);
-	ab_breakdown_addf(buf, len, ".");
+		ab_r_addf(buf, len, "; not recorded on both sides, so not compared: %s", missing);
+	ab_r_addf(buf, len, ".");
 	few_calls(buf, len, a, sa);
 	few_calls(buf, len, b, sb);
 	return buf;
@@ -123,26 +117,18 @@ const char *ab_breakdown_single(char *buf, size_t len, const struct ab_breakdown
 		if (isfinite(a->step_us[s]) && (best < 0 || a->step_us[s] > a->step_us[best]))
 			best = s;
 	buf[0] = '\0';
-	ab_breakdown_addf(buf, len, "Only one configuration has a breakdown (`%s`): %s us per call", name,
-		    us(x, sizeof(x), a->call_us));
+	ab_r_addf(buf, len, "Only one configuration has a breakdown (`%s`): %s us per call", name,
+		  ab_r_num(x, sizeof(x), a->call_us));
 	if (best >= 0 && a->call_us > 0)
-		ab_breakdown_addf(buf, len, ", most of it in %s (%s us, %s%%)", step_words[best],
-			    us(y, sizeof(y), a->step_us[best]),
-			    ab_r_num(z, sizeof(z), 100 * a->step_us[best] / a->call_us));
-	ab_breakdown_addf(buf, len, ".");
+		ab_r_addf(buf, len, ", most of it in %s (%s us, %s%%)", step_words[best],
+			  ab_r_num(y, sizeof(y), a->step_us[best]),
+			  ab_r_num(z, sizeof(z), 100 * a->step_us[best] / a->call_us));
+	ab_r_addf(buf, len, ".");
 	few_calls(buf, len, a, name);
 	return buf;
 }
 
 /* ---- which bars to compare ---- */
-
-static int key_index(const struct breakdown_set *s, const char *k)
-{
-	for (int i = 0; i < s->nk; i++)
-		if (!strcmp(s->key[i], k))
-			return i;
-	return -1;
-}
 
 /* Is label key k present in every bar? */
 static int everywhere(const struct breakdown_set *s, int k)
@@ -166,7 +152,7 @@ static void name_of(const struct breakdown_set *s, int i, int k, int ctx, char *
 		int shared = j != k && everywhere(s, j);
 		if (shared != ctx || !ab_cfg_get(s->b[i].config, s->key[j], v, sizeof(v))[0])
 			continue;
-		ab_breakdown_addf(out, len, "%s%s=%s", out[0] ? ", " : "", s->key[j], v);
+		ab_r_addf(out, len, "%s%s=%s", out[0] ? ", " : "", s->key[j], v);
 	}
 }
 
@@ -227,14 +213,11 @@ static void say_key(struct ab_render *r, const struct breakdown_set *s, int k)
 
 void ab_breakdown_reading(struct ab_render *r)
 {
-	struct breakdown_set *s = calloc(1, sizeof(*s));
+	struct breakdown_set *s = ab_breakdown_set_load(r);
 	int any = 0;
 
 	if (!s)
 		return;
-	ab_breakdown_set_load(s, r);
-	if (!s->n)
-		goto out;
 	fprintf(r->out, "### %s: where the time goes\n\n", r->desc->name);
 	fprintf(r->out, "From the request breakdown of the instrumented repetitions "
 			"(docs/breakdown.md): the mean time per call and the step that differs "
@@ -244,13 +227,12 @@ void ab_breakdown_reading(struct ab_render *r)
 		fprintf(r->out, "%s\n\n", ab_breakdown_single(text, sizeof(text), &s->b[0], s->b[0].config));
 		goto out;
 	}
-	for (int p = 0; r->desc->breakdown_keys && r->desc->breakdown_keys[p]; p++) {
-		int k = key_index(s, r->desc->breakdown_keys[p]);
-		if (k >= 0) {
-			say_key(r, s, k);
-			any = 1;
-		}
-	}
+	for (int p = 0; r->desc->breakdown_keys && r->desc->breakdown_keys[p]; p++)
+		for (int k = 0; k < s->nk; k++)
+			if (!strcmp(s->key[k], r->desc->breakdown_keys[p])) {
+				say_key(r, s, k);
+				any = 1;
+			}
 	if (!any && s->nk)
 		say_key(r, s, 0);
 	fprintf(r->out, "\n");
@@ -264,13 +246,10 @@ out:
 
 void ab_breakdown_tables(struct ab_render *r)
 {
-	struct breakdown_set *s = calloc(1, sizeof(*s));
+	struct breakdown_set *s = ab_breakdown_set_load(r);
 
 	if (!s)
 		return;
-	ab_breakdown_set_load(s, r);
-	if (!s->n)
-		goto out;
 	/* Runs recorded before the outside row existed render as they did. */
 	int outside = 0, few = 0;
 	char few_note[128];
@@ -317,6 +296,5 @@ void ab_breakdown_tables(struct ab_render *r)
 		fprintf(r->out, "\n");
 	}
 	fprintf(r->out, "\n");
-out:
 	free(s);
 }

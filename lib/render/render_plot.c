@@ -13,12 +13,12 @@
 #include <string.h>
 
 #include "sys/common.h"
+#include "render/beside.h"
 #include "render/gpscript.h"
 #include "sys/proc.h"
 #include "render/render.h"
 #include "render/plotdir.h"
 #include "render/desc.h"
-
 
 /* ---- grids ---- */
 
@@ -98,14 +98,11 @@ void ab_grid_md(struct ab_render *r, const struct ab_grid *m, const char *corner
 {
 	FILE *f = r->out;
 	int mixed = strchr(ab_grid_interval(m), '~') != NULL;
+	const char *cols[AB_GRID_COLS + 1] = { NULL };
 
-	fprintf(f, "| %s |", corner);
 	for (int c = 0; c < m->nc; c++)
-		fprintf(f, " %s |", m->cols[c]);
-	fprintf(f, "\n|---|");
-	for (int c = 0; c < m->nc; c++)
-		fprintf(f, "---|");
-	fprintf(f, "\n");
+		cols[c] = m->cols[c];
+	ab_r_beside_head(r, corner, cols);
 	for (int a = 0; a < m->nr; a++) {
 		fprintf(f, "| %s |", m->rows[a]);
 		for (int c = 0; c < m->nc; c++) {
@@ -129,10 +126,12 @@ void ab_grid_md(struct ab_render *r, const struct ab_grid *m, const char *corner
 	fprintf(f, "\n");
 }
 
-static FILE *open_in(struct ab_render *r, const char *name)
+FILE *ab_plot_file(struct ab_render *r, const char *name)
 {
 	char path[PATH_MAX];
 
+	if (!r->dir)
+		return NULL;
 	snprintf(path, sizeof(path), "%s/%s", r->dir, name);
 	FILE *f = fopen(path, "we");
 	if (!f) {
@@ -142,7 +141,7 @@ static FILE *open_in(struct ab_render *r, const char *name)
 	return f;
 }
 
-static void close_in(struct ab_render *r, FILE *f, const char *name)
+void ab_plot_file_close(struct ab_render *r, FILE *f, const char *name)
 {
 	if (ferror(f) | fclose(f)) {
 		ab_msg("plot: writing %s/%s failed: %s", r->dir, name, strerror(errno));
@@ -150,22 +149,12 @@ static void close_in(struct ab_render *r, FILE *f, const char *name)
 	}
 }
 
-FILE *ab_plot_file(struct ab_render *r, const char *name)
-{
-	return r->dir ? open_in(r, name) : NULL;
-}
-
-void ab_plot_file_close(struct ab_render *r, FILE *f, const char *name)
-{
-	close_in(r, f, name);
-}
-
 void ab_grid_dat(struct ab_render *r, const struct ab_grid *m, const char *name)
 {
 	char file[96];
 
 	snprintf(file, sizeof(file), "%s.dat", name);
-	FILE *f = r->dir ? open_in(r, file) : NULL;
+	FILE *f = ab_plot_file(r, file);
 	if (!f)
 		return;
 	fprintf(f, "# row, then median ci_lo ci_hi per column:");
@@ -190,23 +179,20 @@ void ab_grid_dat(struct ab_render *r, const struct ab_grid *m, const char *name)
 		}
 		fprintf(f, "\n");
 	}
-	close_in(r, f, file);
+	ab_plot_file_close(r, f, file);
 }
 
 /* ---- plots ---- */
 
-struct plot_body {
-	char *buf;
-	size_t len;
-};
-static struct plot_body body;	/* one plot at a time */
+static char *body;	/* one plot at a time */
+static size_t body_len;
 
 FILE *ab_plot_begin(struct ab_render *r)
 {
 	(void)r;
-	free(body.buf);
-	body.buf = NULL;
-	return open_memstream(&body.buf, &body.len);
+	free(body);
+	body = NULL;
+	return open_memstream(&body, &body_len);
 }
 
 void ab_plot_set(FILE *f, const char *keyword, const char *text)
@@ -234,11 +220,27 @@ static const char *key_title(const struct ab_grid *m, char *t, size_t len)
 	return t;
 }
 
-static void ab_plot_key_title(FILE *f, const struct ab_grid *m)
+/* The key's title, then "plot" of a grid's .dat, one bar set (lines 0) or line with
+ * error bars (lines 1) per column, each keyed key_prefix and the column, escaped. */
+static void plot_cols(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix,
+		      int lines)
 {
 	char t[96];
 
 	ab_plot_set(f, "key title", key_title(m, t, sizeof(t)));
+	fprintf(f, "plot ");
+	for (int c = 0; c < m->nc; c++) {
+		char key[96];
+		snprintf(key, sizeof(key), "%s%s", key_prefix, m->cols[c]);
+		if (lines)
+			fprintf(f, "%s'%s' using 1:%d:%d:%d with yerrorlines title ", c ? ", " : "",
+				dat, 2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
+		else
+			fprintf(f, "%s'%s' using %d:%d:%d%s title ", c ? ", " : "", dat, 2 + 3 * c,
+				3 + 3 * c, 4 + 3 * c, c ? "" : ":xtic(1)");
+		ab_gp_string(f, key);
+	}
+	fprintf(f, "\n");
 }
 
 /* About the pixels a character of a key takes at gnuplot's 10 pt, and a line's
@@ -271,16 +273,7 @@ void ab_plot_bars(FILE *f, const struct ab_grid *m, const char *dat, const char 
 		   "set style histogram errorbars gap 1 lw 1\nset style fill solid 0.6 border -1\n"
 		   "set xtics nomirror noenhanced\n");
 	key_place(f, m, key_prefix, panel_w);
-	ab_plot_key_title(f, m);
-	fprintf(f, "plot ");
-	for (int c = 0; c < m->nc; c++) {
-		char key[96];
-		snprintf(key, sizeof(key), "%s%s", key_prefix, m->cols[c]);
-		fprintf(f, "%s'%s' using %d:%d:%d%s title ", c ? ", " : "", dat, 2 + 3 * c, 3 + 3 * c,
-			4 + 3 * c, c ? "" : ":xtic(1)");
-		ab_gp_string(f, key);
-	}
-	fprintf(f, "\n");
+	plot_cols(f, m, dat, key_prefix, 0);
 }
 
 static int have_pngcairo(void)
@@ -292,15 +285,6 @@ static int have_pngcairo(void)
 		have = ab_run(NULL, av, NULL, AB_GNUPLOT_TIMEOUT_NS) == 0;
 	}
 	return have;
-}
-
-void ab_plot_ylabel(FILE *f, const char *ylabel, int log)
-{
-	char l[192];
-
-	/* beside a linear panel, a log one reads as the same scale unless it says so */
-	snprintf(l, sizeof(l), "%s%s", ylabel, log ? AB_PLOT_LOG_SCALE : "");
-	ab_plot_set(f, "ylabel", l);
 }
 
 void ab_yspan_init(struct ab_yspan *y)
@@ -325,8 +309,12 @@ void ab_yspan_axis(FILE *f, const struct ab_yspan *y, const char *ylabel)
 {
 	/* the medians decide: a wide interval alone is no reason for a log axis */
 	double low = y->topmed > y->lowmed * AB_GP_LOG_SPREAD ? y->low : 0;
+	int log = ab_gp_yrange_auto(f, low, y->top);
+	char l[192];
 
-	ab_plot_ylabel(f, ylabel, ab_gp_yrange_auto(f, low, y->top));
+	/* beside a linear panel, a log one reads as the same scale unless it says so */
+	snprintf(l, sizeof(l), "%s%s", ylabel, log ? AB_PLOT_LOG_SCALE : "");
+	ab_plot_set(f, "ylabel", l);
 }
 
 void ab_plot_yrange(FILE *f, const struct ab_grid *m, const char *ylabel)
@@ -370,17 +358,17 @@ void ab_plot_end(struct ab_render *r, FILE *b, const char *name, int width, int 
 		return;
 	}
 	snprintf(file, sizeof(file), "%s.gp", name);
-	FILE *f = open_in(r, file);
+	FILE *f = ab_plot_file(r, file);
 	if (!f)
 		return;
 	fprintf(f, "# regenerate with: gnuplot %s.gp (in this directory; draws into ..)\n"
 		   "set encoding utf8\n"
 		   "set grid ytics\n", name);
 	ab_plot_terminal(f, name, 0, width, height);
-	fprintf(f, "%sreset\nset grid ytics\n", body.buf);
+	fprintf(f, "%sreset\nset grid ytics\n", body);
 	ab_plot_terminal(f, name, 1, width, height);
-	fprintf(f, "%sunset output\nreset\n", body.buf);
-	close_in(r, f, file);
+	fprintf(f, "%sunset output\nreset\n", body);
+	ab_plot_file_close(r, f, file);
 	if (r->nfig < (int)AB_ARRAY_SIZE(r->figures))
 		snprintf(r->figures[r->nfig++], sizeof(r->figures[0]), "%s", name);
 }
@@ -410,14 +398,5 @@ int ab_grid_plot(struct ab_render *r, const struct ab_grid *m, const char *name,
 
 void ab_plot_lines(FILE *f, const struct ab_grid *m, const char *dat, const char *key_prefix)
 {
-	ab_plot_key_title(f, m);
-	fprintf(f, "plot ");
-	for (int c = 0; c < m->nc; c++) {
-		char key[96];
-		snprintf(key, sizeof(key), "%s%s", key_prefix, m->cols[c]);
-		fprintf(f, "%s'%s' using 1:%d:%d:%d with yerrorlines title ", c ? ", " : "", dat,
-			2 + 3 * c, 3 + 3 * c, 4 + 3 * c);
-		ab_gp_string(f, key);
-	}
-	fprintf(f, "\n");
+	plot_cols(f, m, dat, key_prefix, 1);
 }

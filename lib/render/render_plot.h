@@ -74,8 +74,6 @@ void ab_yspan_add(struct ab_yspan *y, const struct ab_summary *s);
 void ab_yspan_axis(FILE *f, const struct ab_yspan *y, const char *ylabel);
 /* What a log axis's label ends with: each panel says whether its axis is log. */
 #define AB_PLOT_LOG_SCALE ", log scale"
-/* "set ylabel": ylabel, and AB_PLOT_LOG_SCALE after it when log. */
-void ab_plot_ylabel(FILE *f, const char *ylabel, int log);
 /* A data file NAME (e.g. "x.dat") in r->dir for a figure of one's own (NULL after a
  * message, r->failed set); closed by ab_plot_file_close, which says when the write failed. */
 FILE *ab_plot_file(struct ab_render *r, const char *name);

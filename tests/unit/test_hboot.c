@@ -154,20 +154,6 @@ static void test_repeats_and_constants(void **state)
 	check_close("constant hi", c1.hi, 50, 0);
 }
 
-static void test_counts(void **state)
-{
-	const double x[] = { 1, 2, 3, 4, 5, 6 };
-	const int inv[] = { 9, 3, 9, 9, 3, 4 };
-	struct ab_levels s = { x, inv, 6 };
-	struct ab_levels_count c;
-
-	(void)state;
-	assert_int_equal(ab_levels_count(&s, &c), 0);
-	assert_int_equal(c.inv, 3);
-	assert_int_equal(c.win_min, 1);
-	assert_int_equal(c.win_max, 3);
-}
-
 static void test_errors(void **state)
 {
 	const double x[] = { 1, 2, 3, 4 }, z[] = { 0, 0, 0, 0 };
@@ -198,7 +184,6 @@ int main(void)
 		cmocka_unit_test(test_within_dominates),
 		cmocka_unit_test(test_ratio_coverage),
 		cmocka_unit_test(test_repeats_and_constants),
-		cmocka_unit_test(test_counts),
 		cmocka_unit_test(test_errors),
 	};
 
