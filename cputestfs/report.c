@@ -221,15 +221,6 @@ static void baselines(struct ab_render *r)
 	ab_grid_md(r, &m, "placement", 1);
 }
 
-/* The group of metric with exactly g's config, in the unit cputestfs writes it in
- * (main.c), or NULL: one hash lookup, so a raw.csv of 200,000 configs renders in
- * seconds, not minutes. */
-static const struct ab_group *same_config(const struct ab_render *r, const struct ab_group *g,
-					  const char *metric, const char *unit)
-{
-	return ab_results_get(r->res, g->bench, g->config, metric, unit);
-}
-
 /* Why configs()'s column k of g has no number: the kernel baseline has no daemon to
  * share a CPU with and sends no FUSE request; anything else was not measured. */
 static const char *no_value(const struct ab_group *g, size_t k)
@@ -271,7 +262,10 @@ static void configs(struct ab_render *r)
 			fprintf(f, " %s |", ab_cfg_get(g->config, "idle", v, sizeof(v))[0] ? v : "as-found");
 		fprintf(f, " %s |", ab_r_num(num, sizeof(num), ab_r_median(g)));
 		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
-			double x = ab_r_median(same_config(r, g, cols[k][0], cols[k][1]));
+			/* exactly g's config, in the unit main.c writes: one hash lookup, so a
+			 * raw.csv of 200,000 configs renders in seconds, not minutes */
+			double x = ab_r_median(ab_results_get(r->res, g->bench, g->config,
+							      cols[k][0], cols[k][1]));
 			fprintf(f, " %s |", isnan(x) ? no_value(g, k) :
 					   ab_r_num(num, sizeof(num), k >= 2 ? x / 1e3 : x));
 		}
@@ -332,19 +326,6 @@ static void tables(struct ab_render *r)
 	ctf_levers(r, 0);
 }
 
-static void transport_reading(struct ab_render *r);
-
-/* Same CPU against unpinned, the post's question, is a row of the table beside the post
- * (report_pub.c: ctf_beside), with the post's own ratios and shares: not said twice. */
-static void reading(struct ab_render *r)
-{
-	transport_reading(r);
-	ctf_levers(r, 1);
-	if (!ab_r_find(r, CTF_M_STAT, ctf_w_none) || !ab_r_find(r, CTF_M_STAT, ctf_w_same))
-		fprintf(r->out, "Placements none and same (libfuse, daemon single) were not both "
-				"measured.\n\n");
-}
-
 /* Today's answer: io_uring unpinned against libfuse unpinned and pinned. */
 static void transport_reading(struct ab_render *r)
 {
@@ -371,6 +352,17 @@ static void transport_reading(struct ab_render *r)
 				"answer): %s.", ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
 	fprintf(r->out, " ");	/* the 2025 post in the same paragraph */
 	ctf_pub_samecpu(r);
+}
+
+/* Same CPU against unpinned, the post's question, is a row of the table beside the post
+ * (report_pub.c: ctf_beside), with the post's own ratios and shares: not said twice. */
+static void reading(struct ab_render *r)
+{
+	transport_reading(r);
+	ctf_levers(r, 1);
+	if (!ab_r_find(r, CTF_M_STAT, ctf_w_none) || !ab_r_find(r, CTF_M_STAT, ctf_w_same))
+		fprintf(r->out, "Placements none and same (libfuse, daemon single) were not both "
+				"measured.\n\n");
 }
 
 /* The wait table's metric as a grid: rows the waits (block first), columns transport
@@ -417,7 +409,7 @@ static void plots(struct ab_render *r)
 	if (wait_grid(r, &m, CTF_M_SCPU))
 		ab_grid_plot(r, &m, "cputestfs_wait_cpu", "cputestfs: the serving threads' CPU time "
 			     "per request by --daemon-wait", "us per request", "", 900, 450);
-	ctf_levers_plot(r);
+	ctf_split_plot(r);
 }
 
 /* Units and directions, by enum ctf_metric: main.c writes the records from it. */
