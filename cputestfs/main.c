@@ -104,7 +104,6 @@ static const struct ab_prog_info ctf_info = {
 static const char *const loop_names[] = { "single", "multi", "clone_fd" };
 static const char *const transport_names[] = { "libfuse", "dev", "uring" };
 
-
 /*
  * Combinations that mean nothing are refused with one line (--help says so):
  * the kernel and pipe baselines run no FUSE server, and io_uring's server is
@@ -136,7 +135,6 @@ static void check_combinations(const struct ctf_settings *set, const struct ab_c
 
 /* ---- placements ---- */
 
-/* Parse the --placement list; bad names are a usage error. */
 /* "same" promises each client the daemon on its CPU; one daemon thread cannot keep
  * that promise to several clients at once, and the share it reaches says so only in
  * numbers. */
