@@ -236,11 +236,10 @@ static int ratios(struct ab_render *r, struct ab_named_ratio *out, int max)
 
 static void plots(struct ab_render *r)
 {
-	static const char *const fixed[] = { NULL };
 	struct ab_grid s, io;
 
-	ab_grid_build(r, &s, SQ_M_SQRT, "rq", "local", fixed);
-	ab_grid_build(r, &io, SQ_M_IOS, "rq", "local", fixed);
+	ab_grid_build(r, &s, SQ_M_SQRT, "rq", "local", NULL);
+	ab_grid_build(r, &io, SQ_M_IOS, "rq", "local", NULL);
 	if (!io.nr)
 		return;
 	ab_grid_dat(r, &s, "sqrtio_sqrt");
