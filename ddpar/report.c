@@ -231,7 +231,7 @@ static void transport_table(struct ab_render *r, int m)
 
 	for (int t = 0; t < NTCOLS; t++)
 		for (int i = 0; i < np; i++)
-			have[t] |= ddp_transport_cell(r, m, procs[i], t, NULL) != NULL;
+			have[t] |= ddp_transport_find(r, ddp_mbps[m], m, procs[i], t, NULL) != NULL;
 	for (int t = 1; t < NTCOLS; t++)
 		others += have[t];
 	if (!others)
@@ -246,10 +246,10 @@ static void transport_table(struct ab_render *r, int m)
 		fprintf(r->out, "%s", have[t] ? "---|" : "");
 	fprintf(r->out, "\n");
 	for (int i = 0; i < np; i++) {
-		const struct ab_group *base = ddp_transport_cell(r, m, procs[i], 0, NULL);
+		const struct ab_group *base = ddp_transport_find(r, ddp_mbps[m], m, procs[i], 0, NULL);
 		fprintf(r->out, "| %s |", procs[i]);
 		for (int t = 0; t < NTCOLS; t++) {
-			const struct ab_group *g = ddp_transport_cell(r, m, procs[i], t, NULL);
+			const struct ab_group *g = ddp_transport_find(r, ddp_mbps[m], m, procs[i], t, NULL);
 			double q = NAN;
 			struct ab_ci ci;
 			if (!have[t])
