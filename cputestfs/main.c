@@ -113,15 +113,14 @@ static void check_combinations(const struct ctf_settings *set, const struct ab_c
 {
 	static const char *const fuse_only[] = { "transport", "daemon", "mountpoint", "uring-cpu",
 						 "daemon-wait" };
-	static const char *const baselines[] = { "fuse", "kernel", "pipe" };
 
 	for (size_t i = 0; i < AB_ARRAY_SIZE(fuse_only) && set->baseline != CTF_BASE_FUSE; i++)
 		if (ab_opt_given(ctf_opts, common, fuse_only[i]))
 			ab_usage_error("--%s means nothing with --baseline %s: it runs no FUSE server",
-				       fuse_only[i], baselines[set->baseline]);
+				       fuse_only[i], ctf_server_for(set)->name);
 	if (set->baseline == CTF_BASE_KERNEL && set->kstats == AB_KSTATS_ON)
 		ab_usage_error("--kstats on means nothing with --baseline %s: the probes count FUSE "
-			       "requests and pipe round trips", baselines[set->baseline]);
+			       "requests and pipe round trips", ctf_server_for(set)->name);
 	if (set->transport != CTF_TR_URING && ab_opt_given(ctf_opts, common, "uring-cpu"))
 		ab_usage_error("--uring-cpu places io_uring's server threads: it needs --transport "
 			       "uring, not %s", transport_names[set->transport]);
