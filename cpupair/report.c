@@ -42,20 +42,6 @@ static const char *cell_text(char *buf, size_t len, int m, double v, double slep
 	return buf;
 }
 
-/* Did class cls under setting rest record a cache line (flagged or not)? */
-static int line_recorded(const struct ab_render *r, const char *rest, const char *cls)
-{
-	char buf[AB_CONFIG_LEN], c[32];
-
-	for (size_t i = 0; i < r->res->n; i++) {
-		const struct ab_group *g = &r->res->g[i];
-		if (cp_mine(r, g, CP_M_LINE) && !strcmp(cp_rest_of(g->config, buf, sizeof(buf)), rest) &&
-		    !strcmp(ab_cfg_get(g->config, CP_K_CLASS, c, sizeof(c)), cls))
-			return 1;
-	}
-	return 0;
-}
-
 /* One table for every setting: a first column names it when there are several. */
 static void class_table(struct ab_render *r, char rest[][AB_CONFIG_LEN], int nrest)
 {
@@ -86,7 +72,7 @@ static void class_table(struct ab_render *r, char rest[][AB_CONFIG_LEN], int nre
 		fprintf(r->out, "| %s | %d |", cp_classes[c], most);
 		for (int m = 0; m < CP_NMETHOD; m++)
 			fprintf(r->out, " %s |", m == CP_LINE && isnan(v[m]) &&
-				line_recorded(r, rest[k], cp_classes[c]) ?
+				cp_line_recorded(r, rest[k], cp_classes[c]) ?
 				"every pair flagged (a spinner lost its CPU)" :
 				cell_text(num, sizeof(num), m, v[m], sl[m]));
 		fprintf(r->out, "\n");
