@@ -106,7 +106,6 @@ static const char *transport_want(char *buf, size_t len, int t)
 	return buf;
 }
 
-/* A median, or "not measured" when this run has none. */
 static const char *num_or_none(char *buf, size_t len, const struct ab_group *g)
 {
 	return g && g->n ? ab_r_num(buf, len, ab_r_median(g)) : strcpy(buf, "not measured");
