@@ -259,7 +259,6 @@ static void tables(struct ab_render *r)
 	FILE *f = r->out;
 	const struct ab_group *none = ab_r_find(r, CTF_M_STAT, ctf_w_none);
 	const struct ab_group *same = ab_r_find(r, CTF_M_STAT, ctf_w_same);
-	const char *const *fuse = libfuse;
 	struct ab_ci ci;
 	double q = NAN;
 	char buf[160];
@@ -282,13 +281,13 @@ static void tables(struct ab_render *r)
 		same_other(r);
 		published(r);
 	}
-	ab_grid_build(r, &m, CTF_M_STAT, "placement", "daemon", fuse);
+	ab_grid_build(r, &m, CTF_M_STAT, "placement", "daemon", libfuse);
 	if (m.nr) {
 		fprintf(f, "\nstat() calls/s (median [%s]) by placement and libfuse daemon mode:\n\n",
 			ab_grid_interval(&m));
 		ab_grid_md(r, &m, "placement", 1);
 	}
-	ab_grid_build(r, &m, CTF_M_SAME, "placement", "daemon", fuse);
+	ab_grid_build(r, &m, CTF_M_SAME, "placement", "daemon", libfuse);
 	if (m.nr) {
 		fprintf(f, "Share of stat() calls served on the caller's CPU (%%, median):\n\n");
 		ab_grid_md(r, &m, "placement", 0);
@@ -296,7 +295,7 @@ static void tables(struct ab_render *r)
 	transport_tables(r);
 	wait_table(r);
 	baselines(r);
-	ab_grid_build(r, &m, CTF_M_KNS, "placement", "daemon", fuse);
+	ab_grid_build(r, &m, CTF_M_KNS, "placement", "daemon", libfuse);
 	if (m.nr) {
 		fprintf(f, "Kernel time per FUSE request (ns, median; from separate instrumented "
 			   "repetitions, never the ones timed above):\n\n");

@@ -144,12 +144,11 @@ static void brk_check(struct ab_render *r, struct split *s, const struct ab_grou
 	struct ab_breakdown_bar b[AB_BREAKDOWN_BARS];
 	char keys[256];
 	int n = ab_breakdown_bars(r->res, r->desc, b, AB_BREAKDOWN_BARS, keys, sizeof(keys));
-	const struct ab_group *po = ab_r_find(r, CTF_M_STAT, lp_other);
 
 	s->brk_wake = brk_p50_of(r, o, wake_steps) - brk_p50_of(r, m, wake_steps);
 	s->brk_rest = brk_p50_of(r, o, rest_steps) - brk_p50_of(r, m, rest_steps);
 	s->brk_mean = brk_mean_of(b, n, o) - brk_mean_of(b, n, m);
-	s->brk_wake_poll = brk_p50_of(r, po, wake_steps) -
+	s->brk_wake_poll = brk_p50_of(r, ab_r_find(r, CTF_M_STAT, lp_other), wake_steps) -
 			   brk_p50_of(r, ab_r_find(r, CTF_M_STAT, lp_same), wake_steps);
 }
 
