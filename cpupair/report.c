@@ -26,49 +26,20 @@
 
 #define MAX_PAIR_ROWS 24	/* list the pairs one by one up to this many */
 
-#define meth cp_meth
-#define mine cp_mine
-#define rest_of cp_rest_of
-#define settings cp_settings
-#define class_median cp_class_median
-
-/* A wake-up cell: "88.3 (100% slept)", "5.4 (a mix: 40% slept)", or the number alone
- * when the share was not recorded (records from before it). */
-static const char *cp_wake_cell(char *buf, size_t len, double v, double slept)
+/* One cell of a table: the line's number; a wake-up's with the share of its waits that
+ * slept (the medians of the same pairs), "88.3 (100% slept)" or "5.4 (a mix: 40% slept)",
+ * or the number alone when the share was not recorded (records from before it). */
+static const char *cell_text(char *buf, size_t len, int m, double v, double slept)
 {
 	char x[32];
 
 	if (isnan(v))
-		snprintf(buf, len, "not measured");
-	else if (isnan(slept))
-		snprintf(buf, len, "%s", ab_r_num(x, sizeof(x), v));
-	else
-		snprintf(buf, len, "%s (%s%.0f%% slept)", ab_r_num(x, sizeof(x), v),
-			 slept >= CP_SLEPT_MIN ? "" : "a mix: ", slept < 100 ? slept : 100);
+		return "not measured";
+	if (m == CP_LINE || isnan(slept))
+		return ab_r_num(buf, len, v);
+	snprintf(buf, len, "%s (%s%.0f%% slept)", ab_r_num(x, sizeof(x), v),
+		 slept >= CP_SLEPT_MIN ? "" : "a mix: ", slept < 100 ? slept : 100);
 	return buf;
-}
-
-/* One cell of a table: the line's number, a wake-up's with the share of its waits that
- * slept (the medians of the same pairs). */
-static const char *cell_text(char *buf, size_t len, int m, double v, double slept)
-{
-	if (m == CP_LINE)
-		return isnan(v) ? "not measured" : ab_r_num(buf, len, v);
-	return cp_wake_cell(buf, len, v, slept);
-}
-
-/* Did class cls under setting rest record a cache line (flagged or not)? */
-static int line_recorded(const struct ab_render *r, const char *rest, const char *cls)
-{
-	char buf[AB_CONFIG_LEN], c[32];
-
-	for (size_t i = 0; i < r->res->n; i++) {
-		const struct ab_group *g = &r->res->g[i];
-		if (mine(r, g, CP_M_LINE) && !strcmp(rest_of(g->config, buf, sizeof(buf)), rest) &&
-		    !strcmp(ab_cfg_get(g->config, CP_K_CLASS, c, sizeof(c)), cls))
-			return 1;
-	}
-	return 0;
 }
 
 /* One table for every setting: a first column names it when there are several. */
@@ -82,16 +53,16 @@ static void class_table(struct ab_render *r, char rest[][AB_CONFIG_LEN], int nre
 		ab_r_table_no(r));
 	fprintf(r->out, "|%s class | pairs |", nrest > 1 ? " setting |" : "");
 	for (int m = 0; m < CP_NMETHOD; m++)
-		fprintf(r->out, " %s (%s) |", meth[m].what, cp_metrics[m].unit);
+		fprintf(r->out, " %s (%s) |", cp_meth[m].what, cp_metrics[m].unit);
 	fprintf(r->out, "\n|%s---|---|---|---|---|\n", nrest > 1 ? "---|" : "");
 	for (int k = 0; k < nrest; k++)
 	for (int c = 0; c < CP_NCLASS; c++) {
 		int most = 0;
 		double v[CP_NMETHOD], sl[CP_NMETHOD];
 		for (int m = 0; m < CP_NMETHOD; m++) {
-			v[m] = class_median(r, cp_metrics[m].name, rest[k], cp_classes[c], &np);
-			sl[m] = meth[m].slept >= 0 ? class_median(r, cp_metrics[meth[m].slept].name,
-								  rest[k], cp_classes[c], &ns) : NAN;
+			v[m] = cp_class_median(r, cp_metrics[m].name, rest[k], cp_classes[c], &np);
+			sl[m] = cp_meth[m].slept >= 0 ? cp_class_median(r, cp_metrics[cp_meth[m].slept].name,
+									 rest[k], cp_classes[c], &ns) : NAN;
 			most = np > most ? np : most;
 		}
 		if (!most)
@@ -101,7 +72,7 @@ static void class_table(struct ab_render *r, char rest[][AB_CONFIG_LEN], int nre
 		fprintf(r->out, "| %s | %d |", cp_classes[c], most);
 		for (int m = 0; m < CP_NMETHOD; m++)
 			fprintf(r->out, " %s |", m == CP_LINE && isnan(v[m]) &&
-				line_recorded(r, rest[k], cp_classes[c]) ?
+				cp_line_recorded(r, rest[k], cp_classes[c]) ?
 				"every pair flagged (a spinner lost its CPU)" :
 				cell_text(num, sizeof(num), m, v[m], sl[m]));
 		fprintf(r->out, "\n");
@@ -118,7 +89,7 @@ static void pair_table(struct ab_render *r, int nrest)
 	for (size_t i = 0; i < r->res->n && n <= MAX_PAIR_ROWS; i++) {
 		const struct ab_group *g = &r->res->g[i];
 		int m, seen = 0;
-		for (m = 0; m < CP_NMETHOD && !mine(r, g, cp_metrics[m].name); m++)
+		for (m = 0; m < CP_NMETHOD && !cp_mine(r, g, cp_metrics[m].name); m++)
 			;
 		for (int k = 0; k < n && !seen; k++)
 			seen = !strcmp(cfg[k], g->config);
@@ -130,18 +101,18 @@ static void pair_table(struct ab_render *r, int nrest)
 	fprintf(r->out, "%d) per pair (a pings, b answers): medians\n\n|%s a | b | class |",
 		ab_r_table_no(r), nrest > 1 ? " setting |" : "");
 	for (int m = 0; m < CP_NMETHOD; m++)
-		fprintf(r->out, " %s (%s) |", meth[m].what, cp_metrics[m].unit);
+		fprintf(r->out, " %s (%s) |", cp_meth[m].what, cp_metrics[m].unit);
 	fprintf(r->out, "\n|%s---|---|---|---|---|---|\n", nrest > 1 ? "---|" : "");
 	for (int k = 0; k < n; k++) {
 		if (nrest > 1)
-			fprintf(r->out, "| %s ", rest_of(cfg[k], rest, sizeof(rest))[0] ? rest : "as found");
+			fprintf(r->out, "| %s ", cp_rest_of(cfg[k], rest, sizeof(rest))[0] ? rest : "as found");
 		fprintf(r->out, "| %s | %s | %s |", ab_cfg_get(cfg[k], CP_K_A, a, sizeof(a)),
 			ab_cfg_get(cfg[k], CP_K_B, b, sizeof(b)),
 			ab_cfg_get(cfg[k], CP_K_CLASS, cls, sizeof(cls)));
 		for (int m = 0; m < CP_NMETHOD; m++) {
 			const struct ab_group *g = ab_results_get(r->res, r->desc->name, cfg[k],
 								  cp_metrics[m].name, cp_metrics[m].unit);
-			int sm = meth[m].slept;
+			int sm = cp_meth[m].slept;
 			const struct ab_group *sg = sm >= 0 ? ab_results_get(r->res, r->desc->name,
 				cfg[k], cp_metrics[sm].name, cp_metrics[sm].unit) : NULL;
 			fprintf(r->out, " %s%s |", cell_text(num, sizeof(num), m, g ? ab_r_median(g) : NAN,
@@ -156,7 +127,7 @@ static void pair_table(struct ab_render *r, int nrest)
 static void tables(struct ab_render *r)
 {
 	char rest[MAX_SETTINGS][AB_CONFIG_LEN];
-	int nrest = settings(r, rest, MAX_SETTINGS);
+	int nrest = cp_settings(r, rest, MAX_SETTINGS);
 
 	fprintf(r->out, "## cpupair: round trips between two CPUs\n\n");
 	class_table(r, rest, nrest);
@@ -168,8 +139,8 @@ static int cell(const struct ab_render *r, const struct ab_group *g, int m, cons
 {
 	char buf[AB_CONFIG_LEN];
 
-	return mine(r, g, cp_metrics[m].name) && !strcmp(g->unit, cp_metrics[m].unit) &&
-	       !strcmp(rest_of(g->config, buf, sizeof(buf)), rest);
+	return cp_mine(r, g, cp_metrics[m].name) && !strcmp(g->unit, cp_metrics[m].unit) &&
+	       !strcmp(cp_rest_of(g->config, buf, sizeof(buf)), rest);
 }
 
 /* The matrix of method m under setting k (rest); named NAME, or NAME_K past the first;
@@ -185,9 +156,9 @@ static void heatmap(struct ab_render *r, struct cp_cells *c, int m, int k, const
 	char title[AB_CONFIG_LEN + 96], unit[96], name[64];
 
 	if (k)
-		snprintf(name, sizeof(name), "%s_%d", meth[m].fig, k + 1);
+		snprintf(name, sizeof(name), "%s_%d", cp_meth[m].fig, k + 1);
 	else
-		snprintf(name, sizeof(name), "%s", meth[m].fig);
+		snprintf(name, sizeof(name), "%s", cp_meth[m].fig);
 	cp_cells_start(c, name);
 	for (size_t i = 0; take && i < r->res->n; i++) {
 		const struct ab_group *g = &r->res->g[i];
@@ -202,7 +173,7 @@ static void heatmap(struct ab_render *r, struct cp_cells *c, int m, int k, const
 		h.diag = m == CP_LINE ? "diagonal: a CPU with itself, not measured for the line" :
 					"diagonal: a CPU with itself (the same-CPU round trip)";
 		snprintf(title, sizeof(title), "cpupair: %s, CPUs in topology order%s%.300s",
-			 meth[m].what, rest[0] ? ", " : "", rest);
+			 cp_meth[m].what, rest[0] ? ", " : "", rest);
 		snprintf(unit, sizeof(unit), "%s (%s, median, from 0)", cp_metrics[m].name,
 			 cp_metrics[m].unit);
 		if (cp_cells_draw(c, take, nt, &h) == 0)
@@ -220,7 +191,7 @@ static double method_top(const struct ab_render *r, int m)
 	double top = NAN;
 
 	for (size_t i = 0; i < r->res->n; i++)
-		if (mine(r, &r->res->g[i], cp_metrics[m].name) && !(ab_r_median(&r->res->g[i]) <= top))
+		if (cp_mine(r, &r->res->g[i], cp_metrics[m].name) && !(ab_r_median(&r->res->g[i]) <= top))
 			top = ab_r_median(&r->res->g[i]);
 	return top;
 }
@@ -231,7 +202,7 @@ static void plots(struct ab_render *r)
 {
 	static const int order[] = { CP_FUTEX, CP_LINE, CP_PIPE };
 	char rest[MAX_SETTINGS][AB_CONFIG_LEN];
-	int nrest = settings(r, rest, MAX_SETTINGS);
+	int nrest = cp_settings(r, rest, MAX_SETTINGS);
 	struct cp_cells *c = cp_cells_new();	/* 100 KB: not on the stack */
 
 	for (size_t i = 0; c && i < AB_ARRAY_SIZE(order); i++)

@@ -128,3 +128,16 @@ double cp_class_median(const struct ab_render *r, const char *metric, const char
 	*npairs = (int)n;
 	return v;
 }
+
+int cp_line_recorded(const struct ab_render *r, const char *rest, const char *cls)
+{
+	char buf[AB_CONFIG_LEN], c[32];
+
+	for (size_t i = 0; i < r->res->n; i++) {
+		const struct ab_group *g = &r->res->g[i];
+		if (cp_mine(r, g, CP_M_LINE) && !strcmp(cp_rest_of(g->config, buf, sizeof(buf)), rest) &&
+		    (!cls || !strcmp(ab_cfg_get(g->config, CP_K_CLASS, c, sizeof(c)), cls)))
+			return 1;
+	}
+	return 0;
+}

@@ -27,6 +27,8 @@ int cp_settings(const struct ab_render *r, char rest[][AB_CONFIG_LEN], int max);
  * of each pair's median, flagged line figures left out; *npairs set. */
 double cp_class_median(const struct ab_render *r, const char *metric, const char *rest,
 		       const char *cls, int *npairs);
+/* Did class cls (NULL: any) under setting rest record a cache line, flagged or not? */
+int cp_line_recorded(const struct ab_render *r, const char *rest, const char *cls);
 /* Is g (a cache-line record) flagged: its windows disturbed (cp_line_disturbed), or it
  * above CP_DESCHED_SHARE of its pair's futex round trip? */
 int cp_flagged(const struct ab_render *r, const struct ab_group *g);

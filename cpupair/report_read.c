@@ -36,19 +36,10 @@ static void read_line(struct ab_render *r, const char *rest)
 			"A cache-line round trip costs", ab_r_num(x, sizeof(x), v[c]), cp_where[c],
 			np[c], np[c] == 1 ? "" : "s");
 	}
-	if (k) {
+	if (k)
 		fprintf(r->out, ". ");
-		return;
-	}
-	for (size_t i = 0; i < r->res->n; i++) {
-		char buf[AB_CONFIG_LEN];
-		if (cp_mine(r, &r->res->g[i], CP_M_LINE) &&
-		    !strcmp(cp_rest_of(r->res->g[i].config, buf, sizeof(buf)), rest)) {
-			fprintf(r->out, "No cache-line round trip is given here: every pair's was "
-				"flagged. ");
-			return;
-		}
-	}
+	else if (cp_line_recorded(r, rest, NULL))
+		fprintf(r->out, "No cache-line round trip is given here: every pair's was flagged. ");
 }
 
 /* The pairs whose line figure is flagged, named (the first few) and counted. */

@@ -104,7 +104,6 @@ static const struct ab_prog_info ctf_info = {
 static const char *const loop_names[] = { "single", "multi", "clone_fd" };
 static const char *const transport_names[] = { "libfuse", "dev", "uring" };
 
-
 /*
  * Combinations that mean nothing are refused with one line (--help says so):
  * the kernel and pipe baselines run no FUSE server, and io_uring's server is
@@ -114,15 +113,14 @@ static void check_combinations(const struct ctf_settings *set, const struct ab_c
 {
 	static const char *const fuse_only[] = { "transport", "daemon", "mountpoint", "uring-cpu",
 						 "daemon-wait" };
-	static const char *const baselines[] = { "fuse", "kernel", "pipe" };
 
 	for (size_t i = 0; i < AB_ARRAY_SIZE(fuse_only) && set->baseline != CTF_BASE_FUSE; i++)
 		if (ab_opt_given(ctf_opts, common, fuse_only[i]))
 			ab_usage_error("--%s means nothing with --baseline %s: it runs no FUSE server",
-				       fuse_only[i], baselines[set->baseline]);
+				       fuse_only[i], ctf_server_for(set)->name);
 	if (set->baseline == CTF_BASE_KERNEL && set->kstats == AB_KSTATS_ON)
 		ab_usage_error("--kstats on means nothing with --baseline %s: the probes count FUSE "
-			       "requests and pipe round trips", baselines[set->baseline]);
+			       "requests and pipe round trips", ctf_server_for(set)->name);
 	if (set->transport != CTF_TR_URING && ab_opt_given(ctf_opts, common, "uring-cpu"))
 		ab_usage_error("--uring-cpu places io_uring's server threads: it needs --transport "
 			       "uring, not %s", transport_names[set->transport]);
@@ -136,7 +134,6 @@ static void check_combinations(const struct ctf_settings *set, const struct ab_c
 
 /* ---- placements ---- */
 
-/* Parse the --placement list; bad names are a usage error. */
 /* "same" promises each client the daemon on its CPU; one daemon thread cannot keep
  * that promise to several clients at once, and the share it reaches says so only in
  * numbers. */

@@ -262,8 +262,34 @@ static void latency(const struct run *r, struct ctf_result *res)
 
 /* ---- kernel statistics, instrumented repetitions only ---- */
 
-static void brk_begin(struct run *r);
-static void brk_free(struct run *r);
+static void brk_free(struct run *r)
+{
+	free(r->brk);
+	r->brk = NULL;
+}
+
+/* The request breakdown rides on kstats: its buffers now, its callers once they exist. */
+static void brk_begin(struct run *r)
+{
+	const char *why = ab_kstats_brk_why(r->ks);
+
+	if (why) {
+		if (!r->set->quiet)
+			ab_msg("%s: brk_* metrics not written", why);
+		return;
+	}
+	/* over pipes the breakdown follows each round trip: a write, then a read */
+	if (ab_kstats_brk_pipe(r->ks, r->set->baseline == CTF_BASE_PIPE) < 0) {
+		ab_msg("cannot set the request breakdown's mode: brk_* metrics not written");
+		return;
+	}
+	r->srv.sh->time_every = 1;	/* before the clients start */
+	r->brk = malloc(sizeof(*r->brk));
+	if (!r->brk) {
+		ab_msg("out of memory for the request breakdown: brk_* metrics not written");
+		brk_free(r);
+	}
+}
 
 /* The FUSE daemon, or the pipe servers (the pipe baseline with --kstats on): the
  * breakdown's servers. 0, or -1 with errno. */
@@ -303,29 +329,6 @@ static void kstats_begin(struct run *r)
 	brk_begin(r);
 }
 
-/* The request breakdown rides on kstats: its buffers now, its callers once they exist. */
-static void brk_begin(struct run *r)
-{
-	const char *why = ab_kstats_brk_why(r->ks);
-
-	if (why) {
-		if (!r->set->quiet)
-			ab_msg("%s: brk_* metrics not written", why);
-		return;
-	}
-	/* over pipes the breakdown follows each round trip: a write, then a read */
-	if (ab_kstats_brk_pipe(r->ks, r->set->baseline == CTF_BASE_PIPE) < 0) {
-		ab_msg("cannot set the request breakdown's mode: brk_* metrics not written");
-		return;
-	}
-	r->srv.sh->time_every = 1;	/* before the clients start */
-	r->brk = malloc(sizeof(*r->brk));
-	if (!r->brk) {
-		ab_msg("out of memory for the request breakdown: brk_* metrics not written");
-		brk_free(r);
-	}
-}
-
 static void brk_callers(struct run *r)
 {
 	for (int i = 0; r->ks_attached && r->brk && i < r->n; i++)
@@ -333,23 +336,6 @@ static void brk_callers(struct run *r)
 			ab_msg("cannot name client %d to the request breakdown: brk_* metrics not written", i);
 			brk_free(r);
 		}
-}
-
-static void brk_free(struct run *r)
-{
-	free(r->brk);
-	r->brk = NULL;
-}
-
-/* The mean call as the clients timed it (every call of the window: time_every). */
-static double client_mean(const struct run *r)
-{
-	struct ab_hist all;
-
-	memset(&all, 0, sizeof(all));
-	for (int i = 0; i < r->n; i++)
-		ab_hist_merge(&all, &r->srv.sh->client[i].lat);
-	return ab_breakdown_hist_mean(&all);
 }
 
 /* The steps of the calls the window started, against the clients' own clock on the same
@@ -360,7 +346,9 @@ static void brk_end(struct run *r, struct ctf_result *res)
 	if (r->brk_window && ab_kstats_read_brk(r->ks, r->brk) == 0) {
 		res->has_brk = ab_breakdown_metrics(r->brk, &res->brk) == 0;
 		res->brk.loop_ns = r->loop_ns;
-		res->brk.client_ns = client_mean(r);
+		/* the mean call as the clients timed it: every call of the window (time_every),
+		 * merged by latency() */
+		res->brk.client_ns = ab_breakdown_hist_mean(&res->lat);
 		res->brk.calls_per_s = r->calls_per_s;
 	}
 	brk_free(r);

@@ -28,18 +28,20 @@ static const struct {
 	const char *name, *daemon;
 } transports[] = { { "libfuse", "single" }, { "dev", "single" }, { "uring", "percpu" } };
 
-static const struct ab_group *transport_cell(struct ab_render *r, const char *metric,
-					     const char *placement, int t)
+/* Transport t as it runs best at placement pl, its server waiting as w says: libfuse
+ * also matches records without the transport key, block those without daemon_wait
+ * (--daemon-wait block, the default); uring as it runs by default (--uring-cpu queue;
+ * other transports lack the key). */
+static const struct ab_group *cell(struct ab_render *r, const char *metric, int t, const char *pl,
+				   const char *w)
 {
-	char pl[64], tr[48], dm[48];
+	char p[64], tr[48], dm[48], dw[48];
 
-	snprintf(pl, sizeof(pl), "placement=%s", placement);
+	snprintf(p, sizeof(p), "placement=%s", pl);
 	snprintf(tr, sizeof(tr), "transport=%s%s", transports[t].name, t ? "" : "|");
 	snprintf(dm, sizeof(dm), "daemon=%s", transports[t].daemon);
-	/* uring as it runs by default (--uring-cpu queue); other transports lack the key;
-	 * the server sleeping for its requests (--daemon-wait block, the default) */
-	const char *want[] = { pl, tr, dm, "baseline=fuse", "uring_cpu=queue|", "daemon_wait=block|",
-			       NULL };
+	snprintf(dw, sizeof(dw), "daemon_wait=%.31s%s", w, strcmp(w, "block") ? "" : "|");
+	const char *want[] = { p, tr, dm, "baseline=fuse", "uring_cpu=queue|", dw, NULL };
 	return ab_r_find(r, metric, want);
 }
 
@@ -54,13 +56,13 @@ static int transport_grid(struct ab_render *r, struct ab_grid *m, const char *me
 	for (int t = 0; t < (int)(sizeof(transports) / sizeof(transports[0])); t++) {
 		int any = 0;
 		for (int a = 0; a < m->nr; a++)
-			any |= transport_cell(r, metric, m->rows[a], t) != NULL;
+			any |= cell(r, metric, t, m->rows[a], "block") != NULL;
 		if (!any)
 			continue;
 		others += t > 0;
 		snprintf(m->cols[m->nc], sizeof(m->cols[0]), "%s", transports[t].name);
 		for (int a = 0; a < m->nr; a++)
-			m->g[a][m->nc] = transport_cell(r, metric, m->rows[a], t);
+			m->g[a][m->nc] = cell(r, metric, t, m->rows[a], "block");
 		m->nc++;
 	}
 	return others;
@@ -79,29 +81,6 @@ static void transport_tables(struct ab_render *r)
 	fprintf(r->out, "FUSE transports: share of stat() calls served on the caller's CPU (%%, "
 			"median):\n\n");
 	ab_grid_md(r, &m, "placement", 0);
-}
-
-/* Cell of wait_table: transport t (dev or uring, as it runs by default) at placement pl,
- * daemon_wait w ("block" also matches records without the key). */
-static const struct ab_group *wait_cell(struct ab_render *r, const char *metric, int t,
-					const char *pl, const char *w)
-{
-	char p[64], tr[48], dm[48], dw[48];
-
-	snprintf(p, sizeof(p), "placement=%s", pl);
-	snprintf(tr, sizeof(tr), "transport=%s", transports[t].name);
-	snprintf(dm, sizeof(dm), "daemon=%s", transports[t].daemon);
-	snprintf(dw, sizeof(dw), "daemon_wait=%.31s%s", w, strcmp(w, "block") ? "" : "|");
-	const char *want[] = { p, tr, dm, "baseline=fuse", "uring_cpu=queue|", dw, NULL };
-	return ab_r_find(r, metric, want);
-}
-
-/* One cell: "stat/s (server us/req, ratio to block)". */
-static void wait_cell_md(struct ab_render *r, int t, const char *pl, const char *w,
-			 const struct ab_group *base)
-{
-	ab_r_cost_cell(r, wait_cell(r, CTF_M_STAT, t, pl, w), wait_cell(r, CTF_M_SCPU, t, pl, w),
-		       base);
 }
 
 /* --daemon-wait: how affbench's own servers wait, each beside its block, with the
@@ -127,15 +106,16 @@ static void wait_table(struct ab_render *r)
 	fprintf(f, "\n");
 	for (int t = 1; t < 3; t++)
 		for (int i = 0; i < np; i++) {
-			const struct ab_group *base = wait_cell(r, CTF_M_STAT, t, pl[i], "block");
+			const struct ab_group *base = cell(r, CTF_M_STAT, t, pl[i], "block");
 			int any = 0;
 			for (int k = 1; k < nw; k++)
-				any |= wait_cell(r, CTF_M_STAT, t, pl[i], w[k]) != NULL;
+				any |= cell(r, CTF_M_STAT, t, pl[i], w[k]) != NULL;
 			if (!any)
 				continue;
 			fprintf(f, "| %s | %s |", transports[t].name, pl[i]);
 			for (int k = 0; k < nw; k++)
-				wait_cell_md(r, t, pl[i], w[k], base);
+				ab_r_cost_cell(r, cell(r, CTF_M_STAT, t, pl[i], w[k]),
+					       cell(r, CTF_M_SCPU, t, pl[i], w[k]), base);
 			fprintf(f, "\n");
 		}
 	fprintf(f, "\n(spin:US looks for the next request US microseconds after each reply before it "
@@ -221,15 +201,6 @@ static void baselines(struct ab_render *r)
 	ab_grid_md(r, &m, "placement", 1);
 }
 
-/* The group of metric with exactly g's config, in the unit cputestfs writes it in
- * (main.c), or NULL: one hash lookup, so a raw.csv of 200,000 configs renders in
- * seconds, not minutes. */
-static const struct ab_group *same_config(const struct ab_render *r, const struct ab_group *g,
-					  const char *metric, const char *unit)
-{
-	return ab_results_get(r->res, g->bench, g->config, metric, unit);
-}
-
 /* Why configs()'s column k of g has no number: the kernel baseline has no daemon to
  * share a CPU with and sends no FUSE request; anything else was not measured. */
 static const char *no_value(const struct ab_group *g, size_t k)
@@ -271,7 +242,10 @@ static void configs(struct ab_render *r)
 			fprintf(f, " %s |", ab_cfg_get(g->config, "idle", v, sizeof(v))[0] ? v : "as-found");
 		fprintf(f, " %s |", ab_r_num(num, sizeof(num), ab_r_median(g)));
 		for (size_t k = 0; k < sizeof(cols) / sizeof(cols[0]); k++) {
-			double x = ab_r_median(same_config(r, g, cols[k][0], cols[k][1]));
+			/* exactly g's config, in the unit main.c writes: one hash lookup, so a
+			 * raw.csv of 200,000 configs renders in seconds, not minutes */
+			double x = ab_r_median(ab_results_get(r->res, g->bench, g->config,
+							      cols[k][0], cols[k][1]));
 			fprintf(f, " %s |", isnan(x) ? no_value(g, k) :
 					   ab_r_num(num, sizeof(num), k >= 2 ? x / 1e3 : x));
 		}
@@ -285,7 +259,6 @@ static void tables(struct ab_render *r)
 	FILE *f = r->out;
 	const struct ab_group *none = ab_r_find(r, CTF_M_STAT, ctf_w_none);
 	const struct ab_group *same = ab_r_find(r, CTF_M_STAT, ctf_w_same);
-	const char *const *fuse = libfuse;
 	struct ab_ci ci;
 	double q = NAN;
 	char buf[160];
@@ -308,13 +281,13 @@ static void tables(struct ab_render *r)
 		same_other(r);
 		published(r);
 	}
-	ab_grid_build(r, &m, CTF_M_STAT, "placement", "daemon", fuse);
+	ab_grid_build(r, &m, CTF_M_STAT, "placement", "daemon", libfuse);
 	if (m.nr) {
 		fprintf(f, "\nstat() calls/s (median [%s]) by placement and libfuse daemon mode:\n\n",
 			ab_grid_interval(&m));
 		ab_grid_md(r, &m, "placement", 1);
 	}
-	ab_grid_build(r, &m, CTF_M_SAME, "placement", "daemon", fuse);
+	ab_grid_build(r, &m, CTF_M_SAME, "placement", "daemon", libfuse);
 	if (m.nr) {
 		fprintf(f, "Share of stat() calls served on the caller's CPU (%%, median):\n\n");
 		ab_grid_md(r, &m, "placement", 0);
@@ -322,7 +295,7 @@ static void tables(struct ab_render *r)
 	transport_tables(r);
 	wait_table(r);
 	baselines(r);
-	ab_grid_build(r, &m, CTF_M_KNS, "placement", "daemon", fuse);
+	ab_grid_build(r, &m, CTF_M_KNS, "placement", "daemon", libfuse);
 	if (m.nr) {
 		fprintf(f, "Kernel time per FUSE request (ns, median; from separate instrumented "
 			   "repetitions, never the ones timed above):\n\n");
@@ -332,26 +305,13 @@ static void tables(struct ab_render *r)
 	ctf_levers(r, 0);
 }
 
-static void transport_reading(struct ab_render *r);
-
-/* Same CPU against unpinned, the post's question, is a row of the table beside the post
- * (report_pub.c: ctf_beside), with the post's own ratios and shares: not said twice. */
-static void reading(struct ab_render *r)
-{
-	transport_reading(r);
-	ctf_levers(r, 1);
-	if (!ab_r_find(r, CTF_M_STAT, ctf_w_none) || !ab_r_find(r, CTF_M_STAT, ctf_w_same))
-		fprintf(r->out, "Placements none and same (libfuse, daemon single) were not both "
-				"measured.\n\n");
-}
-
 /* Today's answer: io_uring unpinned against libfuse unpinned and pinned. */
 static void transport_reading(struct ab_render *r)
 {
-	const struct ab_group *u = transport_cell(r, CTF_M_STAT, "none", 2);
-	const struct ab_group *up = transport_cell(r, CTF_M_SAME, "none", 2);
-	const struct ab_group *ln = transport_cell(r, CTF_M_STAT, "none", 0);
-	const struct ab_group *ls = transport_cell(r, CTF_M_STAT, "same", 0);
+	const struct ab_group *u = cell(r, CTF_M_STAT, 2, "none", "block");
+	const struct ab_group *up = cell(r, CTF_M_SAME, 2, "none", "block");
+	const struct ab_group *ln = cell(r, CTF_M_STAT, 0, "none", "block");
+	const struct ab_group *ls = cell(r, CTF_M_STAT, 0, "same", "block");
 	struct ab_ci ci;
 	double q = NAN;
 	char buf[160], a[32], b[32];
@@ -373,6 +333,17 @@ static void transport_reading(struct ab_render *r)
 	ctf_pub_samecpu(r);
 }
 
+/* Same CPU against unpinned, the post's question, is a row of the table beside the post
+ * (report_pub.c: ctf_beside), with the post's own ratios and shares: not said twice. */
+static void reading(struct ab_render *r)
+{
+	transport_reading(r);
+	ctf_levers(r, 1);
+	if (!ab_r_find(r, CTF_M_STAT, ctf_w_none) || !ab_r_find(r, CTF_M_STAT, ctf_w_same))
+		fprintf(r->out, "Placements none and same (libfuse, daemon single) were not both "
+				"measured.\n\n");
+}
+
 /* The wait table's metric as a grid: rows the waits (block first), columns transport
  * and placement; 0 when no wait other than block was measured. */
 static int wait_grid(struct ab_render *r, struct ab_grid *m, const char *metric)
@@ -390,12 +361,12 @@ static int wait_grid(struct ab_render *r, struct ab_grid *m, const char *metric)
 		for (int i = 0; i < np && m->nc < AB_GRID_COLS; i++) {
 			int any = 0;
 			for (int k = 1; k < m->nr; k++)
-				any |= wait_cell(r, CTF_M_STAT, t, pl[i], m->rows[k]) != NULL;
+				any |= cell(r, CTF_M_STAT, t, pl[i], m->rows[k]) != NULL;
 			if (!any)
 				continue;
 			snprintf(m->cols[m->nc], sizeof(m->cols[0]), "%s %.20s", transports[t].name, pl[i]);
 			for (int k = 0; k < m->nr; k++)
-				m->g[k][m->nc] = wait_cell(r, metric, t, pl[i], m->rows[k]);
+				m->g[k][m->nc] = cell(r, metric, t, pl[i], m->rows[k]);
 			m->nc++;
 		}
 	return m->nc > 0;
@@ -417,7 +388,7 @@ static void plots(struct ab_render *r)
 	if (wait_grid(r, &m, CTF_M_SCPU))
 		ab_grid_plot(r, &m, "cputestfs_wait_cpu", "cputestfs: the serving threads' CPU time "
 			     "per request by --daemon-wait", "us per request", "", 900, 450);
-	ctf_levers_plot(r);
+	ctf_split_plot(r);
 }
 
 /* Units and directions, by enum ctf_metric: main.c writes the records from it. */

@@ -41,8 +41,3 @@ int ctf_ratios(struct ab_render *r, struct ab_named_ratio *out, int max)
 {
 	return ab_levers_ratios(r, &levers, out, max);
 }
-
-void ctf_levers_plot(struct ab_render *r)
-{
-	ctf_split_plot(r);
-}

@@ -17,9 +17,8 @@
 void ctf_levers(struct ab_render *r, int reading);
 /* The levers table's ratios as found: the descriptor's ratios (desc.h). */
 int ctf_ratios(struct ab_render *r, struct ab_named_ratio *out, int max);
-/* The split as a stacked bar (cputestfs_split.gp). */
-void ctf_levers_plot(struct ab_render *r);
-/* report_split.c: the split's sentence (reading 1) or its table (0), and its figure. */
+/* report_split.c: the split's sentence (reading 1) or its table (0); report_split_plot.c:
+ * the split as a stacked bar (cputestfs_split.gp). */
 void ctf_split(struct ab_render *r, int reading);
 void ctf_split_plot(struct ab_render *r);
 

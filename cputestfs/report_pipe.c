@@ -172,8 +172,7 @@ void ctf_pipe_reading(struct ab_render *r, const struct ab_breakdown_bar *bars, 
 		if (!is_same_cpu(&bars[i], "fuse"))
 			continue;
 		fuse_name(bars[i].config, keys, nk, tr, sizeof(tr), "transport=", "=");
-		snprintf(name, sizeof(name), "%s", tr);
-		fprintf(r->out, "- %s\n", ab_breakdown_compare(text, sizeof(text), &bars[i], name, pipe,
+		fprintf(r->out, "- %s\n", ab_breakdown_compare(text, sizeof(text), &bars[i], tr, pipe,
 							  "baseline=pipe", "placement=same"));
 	}
 	fprintf(r->out, "\n");

@@ -144,12 +144,11 @@ static void brk_check(struct ab_render *r, struct split *s, const struct ab_grou
 	struct ab_breakdown_bar b[AB_BREAKDOWN_BARS];
 	char keys[256];
 	int n = ab_breakdown_bars(r->res, r->desc, b, AB_BREAKDOWN_BARS, keys, sizeof(keys));
-	const struct ab_group *po = ab_r_find(r, CTF_M_STAT, lp_other);
 
 	s->brk_wake = brk_p50_of(r, o, wake_steps) - brk_p50_of(r, m, wake_steps);
 	s->brk_rest = brk_p50_of(r, o, rest_steps) - brk_p50_of(r, m, rest_steps);
 	s->brk_mean = brk_mean_of(b, n, o) - brk_mean_of(b, n, m);
-	s->brk_wake_poll = brk_p50_of(r, po, wake_steps) -
+	s->brk_wake_poll = brk_p50_of(r, ab_r_find(r, CTF_M_STAT, lp_other), wake_steps) -
 			   brk_p50_of(r, ab_r_find(r, CTF_M_STAT, lp_same), wake_steps);
 }
 
@@ -321,7 +320,7 @@ static void mean_text(FILE *f, const struct split *s)
 			ab_r_num(a, sizeof(a), s->brk_mean));
 }
 
-/* The measured pieces, when the model does not hold (a sentence's tail). */
+/* The measured pieces, when the model does not hold (a sentence's tail, the paragraph's end). */
 static void pieces_text(FILE *f, const struct split *s)
 {
 	char a[64], b[64], c[64], d[32];
@@ -338,6 +337,7 @@ static void pieces_text(FILE *f, const struct split *s)
 		fprintf(f, " Its other steps (submit, service and return) took %s us less: FUSE's "
 			   "own path is cheaper across CPUs here, which parts that are each a cost "
 			   "cannot show.", ab_r_num(d, sizeof(d), -s->brk_rest));
+	fprintf(f, "\n\n");
 }
 
 static void split_sentence(FILE *f, const struct split *s)
@@ -350,7 +350,6 @@ static void split_sentence(FILE *f, const struct split *s)
 			   "served on the caller's CPU (%s), so there is no extra cost to split here.",
 			s->b, s->a, ab_r_num(e, sizeof(e), less.v), est_text(a, sizeof(a), less));
 		pieces_text(f, s);
-		fprintf(f, "\n\n");
 		return;
 	}
 	if (!s->holds) {
@@ -359,7 +358,6 @@ static void split_sentence(FILE *f, const struct split *s)
 			   "hold on this machine: %s would be below zero beyond its interval.",
 			est_text(a, sizeof(a), s->diff), s->b, s->a, s->below);
 		pieces_text(f, s);
-		fprintf(f, "\n\n");
 		return;
 	}
 	fprintf(f, "Of the %s us a stat() served on CPU %s for a caller on CPU %s costs more than "

@@ -99,32 +99,21 @@ static void mode_table(struct ab_render *r, int m)
 	fprintf(f, "(* = the 95%% CI of the ratio excludes 1; (few) = too few repetitions to judge)\n\n");
 }
 
-/* "transport=NAME" of transport t; libfuse also matches records without the key. */
-static const char *transport_want(char *buf, size_t len, int t)
-{
-	snprintf(buf, len, "transport=%s%s", transports[t], t ? "" : "|");
-	return buf;
-}
-
-/* A median, or "not measured" when this run has none. */
 static const char *num_or_none(char *buf, size_t len, const struct ab_group *g)
 {
 	return g && g->n ? ab_r_num(buf, len, ab_r_median(g)) : strcpy(buf, "not measured");
 }
 
-/* "median without / median with" of metric at mode m, procs p and transport t;
+/* "median without / median with" of metric at row's mode, procs and transport;
  * "not measured" for a side without records, once when both have none. */
-static const char *pair(struct ab_render *r, const char *metric, int m, const char *p, int t,
+static const char *pair(struct ab_render *r, const char *metric, const char *const *row,
 			char *buf, size_t len)
 {
-	char mw[32], pw[48], tw[48], a[32], b[32];
-
-	snprintf(mw, sizeof(mw), "mode=%s", ddp_modes[m]);
-	snprintf(pw, sizeof(pw), "procs=%.31s", p);
-	transport_want(tw, sizeof(tw), t);
-	const char *woff[] = { mw, pw, "clone_fd=off", tw, WAIT_BLOCK, NULL };
-	const char *won[] = { mw, pw, "clone_fd=on", tw, WAIT_BLOCK, NULL };
+	const char *woff[] = { row[0], row[1], "clone_fd=off", row[2], WAIT_BLOCK, NULL };
+	const char *won[] = { row[0], row[1], "clone_fd=on", row[2], WAIT_BLOCK, NULL };
 	const struct ab_group *off = ab_r_find(r, metric, woff), *on = ab_r_find(r, metric, won);
+	char a[32], b[32];
+
 	if (!off && !on)
 		snprintf(buf, len, "not measured");
 	else
@@ -155,14 +144,16 @@ static void pair_table(struct ab_render *r, const char *const *cols, const char 
 			for (int t = 0; t < 4; t++) {
 				snprintf(mw, sizeof(mw), "mode=%s", ddp_modes[m]);
 				snprintf(pw, sizeof(pw), "procs=%.31s", procs[i]);
-				const char *want[] = { mw, pw, transport_want(tw, sizeof(tw), t), NULL };
+				/* libfuse also matches records without the key */
+				snprintf(tw, sizeof(tw), "transport=%s%s", transports[t], t ? "" : "|");
+				const char *want[] = { mw, pw, tw, NULL };
 				if (!ab_r_find(r, cols[ncols - 1], want))
 					continue;
 				fprintf(f, "%-6s %-6s", ddp_modes[m], procs[i]);
 				if (servers)
 					fprintf(f, " %-12s", transports[t]);
 				for (int c = 0; c < ncols; c++)
-					fprintf(f, " %-25s", pair(r, cols[c], m, procs[i], t, cell, sizeof(cell)));
+					fprintf(f, " %-25s", pair(r, cols[c], want, cell, sizeof(cell)));
 				snprintf(key, sizeof(key), "spin_ms.%.31s.without", procs[i]);
 				if (post && m == 0 && t == 0 && !isnan(ab_pub(POST, key))) {
 					double a = ab_pub(POST, key);
@@ -231,7 +222,7 @@ static void transport_table(struct ab_render *r, int m)
 
 	for (int t = 0; t < NTCOLS; t++)
 		for (int i = 0; i < np; i++)
-			have[t] |= ddp_transport_cell(r, m, procs[i], t, NULL) != NULL;
+			have[t] |= ddp_transport_find(r, ddp_mbps[m], m, procs[i], t, NULL) != NULL;
 	for (int t = 1; t < NTCOLS; t++)
 		others += have[t];
 	if (!others)
@@ -246,10 +237,10 @@ static void transport_table(struct ab_render *r, int m)
 		fprintf(r->out, "%s", have[t] ? "---|" : "");
 	fprintf(r->out, "\n");
 	for (int i = 0; i < np; i++) {
-		const struct ab_group *base = ddp_transport_cell(r, m, procs[i], 0, NULL);
+		const struct ab_group *base = ddp_transport_find(r, ddp_mbps[m], m, procs[i], 0, NULL);
 		fprintf(r->out, "| %s |", procs[i]);
 		for (int t = 0; t < NTCOLS; t++) {
-			const struct ab_group *g = ddp_transport_cell(r, m, procs[i], t, NULL);
+			const struct ab_group *g = ddp_transport_find(r, ddp_mbps[m], m, procs[i], t, NULL);
 			double q = NAN;
 			struct ab_ci ci;
 			if (!have[t])

@@ -55,9 +55,3 @@ const struct ab_group *ddp_transport_find(struct ab_render *r, const char *metri
 	want[n] = NULL;
 	return ab_r_find(r, metric, want);
 }
-
-const struct ab_group *ddp_transport_cell(struct ab_render *r, int m, const char *procs, int t,
-					  const char *bs)
-{
-	return ddp_transport_find(r, ddp_mbps[m], m, procs, t, bs);
-}

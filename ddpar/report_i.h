@@ -36,12 +36,10 @@ extern const char *const ddp_mbps[2];
 /* One row: MB/s without and with clone_fd at procs (libfuse), and their ratio. */
 enum ab_verdict ddp_row(struct ab_render *r, int m, const char *procs, const struct ab_group **off,
 			const struct ab_group **on, double *q, struct ab_ci *ci);
-/* Column t's group of metric at procs (and bs when not NULL: else the first bs found). */
+/* Column t's group of metric (ddp_mbps[m]: its MB/s) at mode m and procs (and bs when not
+ * NULL: else the first bs found). */
 const struct ab_group *ddp_transport_find(struct ab_render *r, const char *metric, int m,
 					  const char *procs, int t, const char *bs);
-/* Column t's MB/s group at procs, bs (NULL: the first found). */
-const struct ab_group *ddp_transport_cell(struct ab_render *r, int m, const char *procs, int t,
-					  const char *bs);
 
 void ddp_reading(struct ab_render *r);
 /* report_beside.c: report.md's first table, the post's clone_fd gains beside ours. */

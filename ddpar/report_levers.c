@@ -6,7 +6,6 @@
  * idle share.
  */
 #include <stdio.h>
-#include <string.h>
 
 #include "render/levers.h"
 #include "render/render.h"
@@ -18,7 +17,7 @@ static const struct ab_lever_key keys[] = { { "idle", "as-found" }, { "daemon_wa
 
 /* Mode m's ratios at the most processes measured, and the levers around them. */
 struct lever_set {
-	char procs[AB_GRID_ROWS][32], mw[32], pw[48], on[64], uq[64];
+	char mw[32], pw[48], on[64], uq[64];
 	const char *c_on[5], *c_off[5], *u[6];
 	struct ab_lever_ratio ratios[2];
 	struct ab_levers l;
@@ -27,25 +26,22 @@ struct lever_set {
 /* 0, or -1 when mode m was not measured. */
 static int lever_set(struct ab_render *r, int m, struct lever_set *s)
 {
-	int np = ab_r_distinct(r, ddp_mbps[m], "procs", s->procs, AB_GRID_ROWS);
+	char procs[AB_GRID_ROWS][32];
+	int np = ab_r_distinct(r, ddp_mbps[m], "procs", procs, AB_GRID_ROWS);
 
 	if (!np)
 		return -1;
+	*s = (struct lever_set){
+		.c_on = { s->mw, s->pw, LIBFUSE, "clone_fd=on", NULL },
+		.c_off = { s->mw, s->pw, LIBFUSE, "clone_fd=off", NULL },
+		.u = { s->mw, s->pw, "transport=uring", "uring_cpu=queue|", "clone_fd=off", NULL },
+		.ratios = { { s->on, s->c_on, s->c_off }, { s->uq, s->u, s->c_off } },
+		.l = { ddp_mbps[m], DDP_M_SERVER_CPU, s->ratios, 2, keys, 2 },
+	};
 	snprintf(s->mw, sizeof(s->mw), "mode=%s", ddp_modes[m]);
-	snprintf(s->pw, sizeof(s->pw), "procs=%.31s", s->procs[np - 1]);
-	const char *const c_on[] = { s->mw, s->pw, LIBFUSE, "clone_fd=on", NULL };
-	const char *const c_off[] = { s->mw, s->pw, LIBFUSE, "clone_fd=off", NULL };
-	const char *const u[] = { s->mw, s->pw, "transport=uring", "uring_cpu=queue|",
-				  "clone_fd=off", NULL };
-	memcpy(s->c_on, c_on, sizeof(c_on));
-	memcpy(s->c_off, c_off, sizeof(c_off));
-	memcpy(s->u, u, sizeof(u));
-	const char *most = s->procs[np - 1];
-	snprintf(s->on, sizeof(s->on), "clone_fd on/off (%s, N=%s)", ddp_modes[m], most);
-	snprintf(s->uq, sizeof(s->uq), "uring/libfuse (%s, N=%s)", ddp_modes[m], most);
-	s->ratios[0] = (struct ab_lever_ratio){ s->on, s->c_on, s->c_off };
-	s->ratios[1] = (struct ab_lever_ratio){ s->uq, s->u, s->c_off };
-	s->l = (struct ab_levers){ ddp_mbps[m], DDP_M_SERVER_CPU, s->ratios, 2, keys, 2 };
+	snprintf(s->pw, sizeof(s->pw), "procs=%.31s", procs[np - 1]);
+	snprintf(s->on, sizeof(s->on), "clone_fd on/off (%s, N=%s)", ddp_modes[m], procs[np - 1]);
+	snprintf(s->uq, sizeof(s->uq), "uring/libfuse (%s, N=%s)", ddp_modes[m], procs[np - 1]);
 	return 0;
 }
 

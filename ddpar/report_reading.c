@@ -54,12 +54,12 @@ static void uring_cpu_why(struct ab_render *r, const struct ab_group *const *g, 
 /* One reader, reads of bs: each --uring-cpu choice measured against libfuse, and the best. */
 static void uring_cpu_reading_bs(struct ab_render *r, const char *bs)
 {
-	const struct ab_group *base = ddp_transport_cell(r, 1, "1", 0, bs), *g[URING_NCOLS];
+	const struct ab_group *base = ddp_transport_find(r, ddp_mbps[1], 1, "1", 0, bs), *g[URING_NCOLS];
 	int n = 0, best = -1;
 	char buf[160], b99[32];
 
 	for (int c = 0; c < URING_NCOLS; c++) {
-		g[c] = ddp_transport_cell(r, 1, "1", URING_COL + c, bs);
+		g[c] = ddp_transport_find(r, ddp_mbps[1], 1, "1", URING_COL + c, bs);
 		n += g[c] != NULL;
 		if (g[c] && (best < 0 || ab_r_median(g[c]) > ab_r_median(g[best])))
 			best = c;
@@ -105,13 +105,13 @@ static void uring_cpu_reading(struct ab_render *r)
 /* "At one process, write throughput against libfuse's: dev 0.76x [0.64, 0.89] *, ..." */
 static void transport_reading(struct ab_render *r, int m)
 {
-	const struct ab_group *base = ddp_transport_cell(r, m, "1", 0, NULL);
+	const struct ab_group *base = ddp_transport_find(r, ddp_mbps[m], m, "1", 0, NULL);
 	char buf[128];
 	int n = 0;
 
 	/* each server against libfuse; uring where its ring threads run by default (queue) */
 	for (int t = 1; t < NTCOLS; t++) {
-		const struct ab_group *g = ddp_transport_cell(r, m, "1", t, NULL);
+		const struct ab_group *g = ddp_transport_find(r, ddp_mbps[m], m, "1", t, NULL);
 		double q = NAN;
 		struct ab_ci ci;
 		if (!g || !base || (t > URING_COL && t < URING_COL + URING_NCOLS))
@@ -129,16 +129,13 @@ static void transport_reading(struct ab_render *r, int m)
 
 void ddp_reading(struct ab_render *r)
 {
-	static const struct ab_sweep sweep[2] = {
-		{ "For writes, clone_fd", "was significantly faster", "was significantly slower",
-		  "made no significant difference", "process", "processes" },
-		{ "For reads, clone_fd", "was significantly faster", "was significantly slower",
-		  "made no significant difference", "process", "processes" },
-	};
 	FILE *f = r->out;
 	int any = 0, said = 0;
 
 	for (int m = 0; m < 2; m++) {
+		const struct ab_sweep sweep = { m ? "For reads, clone_fd" : "For writes, clone_fd",
+						"was significantly faster", "was significantly slower",
+						"made no significant difference", "process", "processes" };
 		char procs[AB_GRID_ROWS][32], buf[1024];
 		enum ab_verdict v[AB_GRID_ROWS];
 		int np = ab_r_distinct(r, ddp_mbps[m], "procs", procs, AB_GRID_ROWS), judged = 0;
@@ -152,7 +149,7 @@ void ddp_reading(struct ab_render *r)
 		}
 		if (judged)	/* writes and reads in one paragraph */
 			fprintf(f, "%s%s", said++ ? " " : "",
-				ab_r_sweep(buf, sizeof(buf), &sweep[m], v, procs, np));
+				ab_r_sweep(buf, sizeof(buf), &sweep, v, procs, np));
 	}
 	/* the post's answer in the same paragraph */
 	fprintf(f, "%sThe post (8 nodes, 288 CPUs) saw clone_fd win only from 16 processes up "

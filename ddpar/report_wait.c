@@ -29,13 +29,6 @@ static const struct ab_group *cell(struct ab_render *r, const char *metric, int 
 	return ab_r_find(r, metric, want);
 }
 
-static void cell_md(struct ab_render *r, int m, const char *p, int s, const char *w,
-		    const struct ab_group *base)
-{
-	ab_r_cost_cell(r, cell(r, ddp_mbps[m], m, p, s, w), cell(r, DDP_M_SERVER_CPU, m, p, s, w),
-		       base);
-}
-
 void ddp_wait_table(struct ab_render *r)
 {
 	char w[AB_GRID_COLS][32], procs[AB_GRID_ROWS][32];
@@ -68,7 +61,8 @@ void ddp_wait_table(struct ab_render *r)
 				const struct ab_group *base = cell(r, ddp_mbps[m], m, procs[i], s, "block");
 				fprintf(f, "| %s | %s | %s |", ddp_modes[m], procs[i], servers[s]);
 				for (int k = 0; k < nw; k++)
-					cell_md(r, m, procs[i], s, w[k], base);
+					ab_r_cost_cell(r, cell(r, ddp_mbps[m], m, procs[i], s, w[k]),
+						       cell(r, DDP_M_SERVER_CPU, m, procs[i], s, w[k]), base);
 				fprintf(f, "\n");
 			}
 	}

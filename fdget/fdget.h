@@ -195,7 +195,6 @@ struct fdget_settings {
 	struct fdget_watch *watch;	/* the --watch-threads sampler, or NULL */
 };
 
-/* Workers of mode m: 1 in the single-thread modes, nworkers in the others. */
 static inline int fdget_mode_workers(const struct fdget_settings *s, int m)
 {
 	return fdget_mode_is_single(m) ? 1 : s->nworkers;

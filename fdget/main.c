@@ -99,7 +99,6 @@ static void record(const struct fdget_settings *s, struct ab_out *out, const cha
 	ab_record(out, &c, rep, metric, v, unit);
 }
 
-/* A metric of fdget_metrics, under its name and unit. */
 static void put(const struct fdget_settings *s, struct ab_out *out, const char *op, int mode,
 		int rep, enum fdget_metric k, double v)
 {

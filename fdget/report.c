@@ -48,19 +48,20 @@ static void legend(FILE *f, int marks, const char *what)
 	fputc('\n', f);
 }
 
-/* One op: base and other medians in columns of width wb and wo, then other vs
- * base, paired per repetition, with its 95% CI. */
-static void paired_row(FILE *f, const char *op, const struct ab_group *base, int wb,
-		       const struct ab_group *other, int wo)
+/* One op: a and b medians in columns of width wa and wb, then b against a (a against b
+ * when a_vs_b), paired per repetition, with its 95% CI. Whether it can be marked. */
+static int paired_row(FILE *f, const char *op, const struct ab_group *a, int wa,
+		      const struct ab_group *b, int wb, int a_vs_b)
 {
-	char buf[160], a[32], b[32];
+	char buf[160], x[32], y[32];
 	double q = NAN;
 	struct ab_ci ci;
-	enum ab_verdict v = ab_r_paired(other, base, &q, &ci);
+	enum ab_verdict v = a_vs_b ? ab_r_paired(a, b, &q, &ci) : ab_r_paired(b, a, &q, &ci);
 
-	fprintf(f, "%-8s %*s %*s   %s%s\n", op, wb, ab_r_num(a, sizeof(a), ab_r_median(base)), wo,
-		ab_r_num(b, sizeof(b), ab_r_median(other)),
+	fprintf(f, "%-8s %*s %*s   %s%s\n", op, wa, ab_r_num(x, sizeof(x), ab_r_median(a)), wb,
+		ab_r_num(y, sizeof(y), ab_r_median(b)),
 		ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1), ab_r_star(v));
+	return can_mark(a, b);
 }
 
 /* The post's layout: single vs idle-thread, one row per op. */
@@ -74,12 +75,9 @@ static void op_table(struct ab_render *r)
 	fprintf(f, "%-8s %12s %17s   %s\n", "op", "single ns/op", "idle-thread ns/op",
 		"idle-thread vs single (paired per repetition)");
 	int marks = 0;
-	for (int i = 0; i < nop; i++) {
-		const struct ab_group *s = op_mode(r, FDGET_M_NS, ops[i], "single");
-		const struct ab_group *t = op_mode(r, FDGET_M_NS, ops[i], "idle-thread");
-		paired_row(f, ops[i], s, 12, t, 17);
-		marks |= can_mark(s, t);
-	}
+	for (int i = 0; i < nop; i++)
+		marks |= paired_row(f, ops[i], op_mode(r, FDGET_M_NS, ops[i], "single"), 12,
+				    op_mode(r, FDGET_M_NS, ops[i], "idle-thread"), 17, 0);
 	ab_r_fence(r);
 	legend(f, marks, "change");
 }
@@ -124,24 +122,16 @@ static void mode_table(struct ab_render *r)
 static void overhead_table(struct ab_render *r)
 {
 	FILE *f = r->out;
-	char ops[AB_GRID_ROWS][32], buf[160], a[32], b[32];
+	char ops[AB_GRID_ROWS][32];
 	int nop = ab_r_distinct(r, FDGET_M_BARE, "op", ops, AB_GRID_ROWS), marks = 0;
 
 	fprintf(f, "Loop overhead check: single mode as measured vs the same loop timed bare:\n\n");
 	ab_r_fence(r);
 	fprintf(f, "%-8s %13s %10s   %s\n", "op", "harness ns/op", "bare ns/op",
 		"harness vs bare (paired per repetition)");
-	for (int i = 0; i < nop; i++) {
-		const struct ab_group *h = op_mode(r, FDGET_M_NS, ops[i], "single");
-		const struct ab_group *bare = op_mode(r, FDGET_M_BARE, ops[i], "single");
-		double q = NAN;
-		struct ab_ci ci;
-		enum ab_verdict v = ab_r_paired(h, bare, &q, &ci);
-		marks |= can_mark(h, bare);
-		fprintf(f, "%-8s %13s %10s   %s%s\n", ops[i], ab_r_num(a, sizeof(a), ab_r_median(h)),
-			ab_r_num(b, sizeof(b), ab_r_median(bare)),
-			ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 1), ab_r_star(v));
-	}
+	for (int i = 0; i < nop; i++)
+		marks |= paired_row(f, ops[i], op_mode(r, FDGET_M_NS, ops[i], "single"), 13,
+				    op_mode(r, FDGET_M_BARE, ops[i], "single"), 10, 1);
 	ab_r_fence(r);
 	legend(f, marks, "difference");
 }

@@ -84,7 +84,6 @@ static const struct ab_prog_info info = {
 	.default_repeat = 3,
 };
 
-
 /* ---- the sweep ---- */
 
 /* No point can run: skip with their reasons, each once (the last stderr line is
@@ -156,8 +155,6 @@ static void die_interrupted(void)
 	_exit(128 + sig);
 }
 
-/* Repetitions interleaved across points (A B C A B C) so drift does not bias a comparison.
- * Returns the number of failed points. */
 /* The reads' latency beyond p50 and p99: p90, p99.9, max and hist.csv (record/histio.h). */
 static void io_latency(struct ab_out *out, const struct sq_shared *sh, const struct sq_point *pt,
 		       int rep)
@@ -169,6 +166,8 @@ static void io_latency(struct ab_out *out, const struct sq_shared *sh, const str
 	ab_hist_emit(out, &pt->cfg, rep, "io_lat", "us", &h);
 }
 
+/* Repetitions interleaved across points (A B C A B C) so drift does not bias a comparison.
+ * Returns the number of failed points. */
 static int sweep(struct sq_point *pts, int npts, const struct sq_target *t,
 		 const struct sq_discovery *d, const struct ab_common *com, struct ab_out *out)
 {

@@ -29,6 +29,7 @@ static const struct ab_group *cell(struct ab_render *r, const char *metric, cons
 }
 
 static const char *const locals[] = { "1", "0" };
+static const char *const rate[] = { SQ_M_SQRT, SQ_M_IOS };	/* the post's two */
 
 /* v as every human table prints it (ab_r_num), right-aligned in width; "-" when missing */
 static const char *num(char *buf, size_t len, int width, double v)
@@ -99,14 +100,14 @@ static void cost_lines(struct ab_render *r, char rqs[][32], int nrq)
 static void ratio_pair(struct ab_render *r, const char *what, const char *rq_a, const char *loc_a,
 		       const char *rq_b, const char *loc_b)
 {
-	static const char *const ms[] = { SQ_M_SQRT, SQ_M_IOS }, *const names[] = { "sqrt", "IO" };
+	static const char *const names[] = { "sqrt", "IO" };
 	char buf[160];
 
 	fprintf(r->out, "- %s:", what);
 	for (int k = 0; k < 2; k++) {
 		double q = NAN;
 		struct ab_ci ci;
-		enum ab_verdict v = ab_r_ratio(cell(r, ms[k], rq_a, loc_a), cell(r, ms[k], rq_b, loc_b),
+		enum ab_verdict v = ab_r_ratio(cell(r, rate[k], rq_a, loc_a), cell(r, rate[k], rq_b, loc_b),
 					       &q, &ci);
 		fprintf(r->out, "%s %s %s", k ? ";" : "", names[k],
 			ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
@@ -182,7 +183,6 @@ static void off_on(struct ab_render *r, const char *metric, const char *name, ch
 
 static void reading(struct ab_render *r)
 {
-	static const char *const ms[] = { SQ_M_SQRT, SQ_M_IOS };
 	static const char *const names[] = { "sqrt work rate", "IO rate" };
 	static const char *const post[] = { "+4%", "+1%" };
 	FILE *f = r->out;
@@ -200,7 +200,7 @@ static void reading(struct ab_render *r)
 	for (int k = 0; k < 2; k++) {
 		double q = NAN;
 		struct ab_ci ci;
-		enum ab_verdict v = ab_r_ratio(cell(r, ms[k], "1", "0"), cell(r, ms[k], "0", "0"), &q, &ci);
+		enum ab_verdict v = ab_r_ratio(cell(r, rate[k], "1", "0"), cell(r, rate[k], "0", "0"), &q, &ci);
 		const struct ab_claim c = { names[k], "readers off the IRQ CPU with rq_affinity 1",
 					    "the same readers with rq_affinity 0", 1 };
 		if (v != AB_V_NONE)
@@ -215,13 +215,12 @@ static void reading(struct ab_render *r)
  * as the reading above states them. */
 static int ratios(struct ab_render *r, struct ab_named_ratio *out, int max)
 {
-	static const char *const ms[] = { SQ_M_SQRT, SQ_M_IOS };
 	static const char *const names[] = { "rq 1/0, readers off the IRQ CPU (sqrt work)",
 					     "rq 1/0, readers off the IRQ CPU (IO)" };
 	int n = 0;
 
 	for (int k = 0; k < 2 && n < max; k++) {
-		const struct ab_group *a = cell(r, ms[k], "1", "0"), *b = cell(r, ms[k], "0", "0");
+		const struct ab_group *a = cell(r, rate[k], "1", "0"), *b = cell(r, rate[k], "0", "0");
 		if (!a || !b)
 			continue;
 		snprintf(out[n].name, sizeof(out[n].name), "%s", names[k]);
@@ -236,11 +235,10 @@ static int ratios(struct ab_render *r, struct ab_named_ratio *out, int max)
 
 static void plots(struct ab_render *r)
 {
-	static const char *const fixed[] = { NULL };
 	struct ab_grid s, io;
 
-	ab_grid_build(r, &s, SQ_M_SQRT, "rq", "local", fixed);
-	ab_grid_build(r, &io, SQ_M_IOS, "rq", "local", fixed);
+	ab_grid_build(r, &s, SQ_M_SQRT, "rq", "local", NULL);
+	ab_grid_build(r, &io, SQ_M_IOS, "rq", "local", NULL);
 	if (!io.nr)
 		return;
 	ab_grid_dat(r, &s, "sqrtio_sqrt");
