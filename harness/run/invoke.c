@@ -264,6 +264,26 @@ static int changes_idle(char **argv)
 	return 0;
 }
 
+/* ---- processes given up: reaped if they ever end ---- */
+
+static pid_t abandoned[64];
+
+static void abandon(pid_t pid)
+{
+	for (size_t i = 0; i < AB_ARRAY_SIZE(abandoned); i++)
+		if (!abandoned[i]) {
+			abandoned[i] = pid;
+			return;
+		}
+}
+
+void h_reap_abandoned(void)
+{
+	for (size_t i = 0; i < AB_ARRAY_SIZE(abandoned); i++)
+		if (abandoned[i] && waitpid(abandoned[i], NULL, WNOHANG) == abandoned[i])
+			abandoned[i] = 0;
+}
+
 enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv, char *reason,
 			   size_t rlen)
 {
@@ -298,7 +318,7 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 	}
 	supervise(&v);
 	if (v.given_up)
-		h_abandon(v.pid);
+		abandon(v.pid);
 	enum h_outcome o = judge(&v, logp, reason, rlen);
 	fprintf(v.log, "harness: %s after %.2f s, exit %d, %d records\n", o == H_OK ? "ok" :
 		o == H_SKIP ? "skipped" : "FAILED", ab_now_s() - v.start, pr->exit_code, v.records);
@@ -317,24 +337,4 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 	pr->seconds = ab_now_s() - v.start;
 	fclose(v.log);
 	return o;
-}
-
-/* ---- processes given up: reaped if they ever end ---- */
-
-static pid_t abandoned[64];
-
-void h_abandon(pid_t pid)
-{
-	for (size_t i = 0; i < AB_ARRAY_SIZE(abandoned); i++)
-		if (!abandoned[i]) {
-			abandoned[i] = pid;
-			return;
-		}
-}
-
-void h_reap_abandoned(void)
-{
-	for (size_t i = 0; i < AB_ARRAY_SIZE(abandoned); i++)
-		if (abandoned[i] && waitpid(abandoned[i], NULL, WNOHANG) == abandoned[i])
-			abandoned[i] = 0;
 }

@@ -134,7 +134,6 @@ struct h_point_run {
 enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv, char *reason,
 			   size_t rlen);
 /* Benchmarks given up (stuck in the kernel past SIGKILL): reaped if they ever end. */
-void h_abandon(pid_t pid);
 void h_reap_abandoned(void);
 
 /* machine.txt: the machine, the discoveries, the knobs "before" (or "after"). 0 or -1. */
