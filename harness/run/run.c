@@ -35,13 +35,12 @@ static void on_signal(int sig)
 	h_stop_sig = sig;
 }
 
-
-/* CPU time of reaped children so far: benchmarks and helpers alike. */
-static double children_cpu(void)
+/* CPU seconds of who: RUSAGE_SELF, or RUSAGE_CHILDREN (those reaped so far). */
+static double cpu_of(int who)
 {
 	struct rusage ru;
 
-	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+	if (getrusage(who, &ru) < 0)
 		return 0;
 	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
@@ -51,19 +50,14 @@ static double children_cpu(void)
 static void harness_cpu(struct run *r)
 {
 	char path[PATH_MAX];
-	struct rusage ru;
-	double wall = ab_now_s() - r->t0;
+	double wall = ab_now_s() - r->t0, cpu = cpu_of(RUSAGE_SELF) + r->helpers_cpu;
 
 	snprintf(path, sizeof(path), "%s/machine.txt", r->out);
 	FILE *f = h_log_open(r->out, path, 0);
 	if (!f)
 		return;
-	if (getrusage(RUSAGE_SELF, &ru) == 0) {
-		double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-			     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6 + r->helpers_cpu;
-		fprintf(f, "%-14s %.3f s of %.1f s wall (%.2f%%)\n", "harness_cpu", cpu, wall,
-			wall > 0 ? 100 * cpu / wall : 0);
-	}
+	fprintf(f, "%-14s %.3f s of %.1f s wall (%.2f%%)\n", "harness_cpu", cpu, wall,
+		wall > 0 ? 100 * cpu / wall : 0);
 	fclose(f);
 }
 
@@ -181,7 +175,6 @@ static void sweep(struct run *r)
 
 /* ---- setting up ---- */
 
-/* Where the estimates came from: "timings: 60 invocations measured here, ...". */
 static void default_out(struct run *r)
 {
 	char host[128] = "host", date[64];
@@ -230,9 +223,9 @@ static int finish(struct run *r)
 	if (h_stop_sig || r->write_failed)
 		h_restore(r->journal, r->workdir, stderr);
 	int rc = h_machine_knobs(r->out, "after");
-	double c0 = children_cpu();
+	double c0 = cpu_of(RUSAGE_CHILDREN);
 	rc |= h_render(r->out, r->shown, 0);
-	r->helpers_cpu += children_cpu() - c0;
+	r->helpers_cpu += cpu_of(RUSAGE_CHILDREN) - c0;
 	harness_cpu(r);
 	if (r->write_failed) {
 		ab_msg("run: a write in %s failed (is the disk full?); the files hold every point "
@@ -346,11 +339,11 @@ int h_run(struct h_run_opts *o)
 			ab_fail("run: --repeat %d not recorded in %s/plan.plan: nothing ran", r.repeat,
 				r.shown);
 	} else {
-		double c0 = children_cpu();
+		double c0 = cpu_of(RUSAGE_CHILDREN);
 		if (h_run_copy_plan(&r.plan, r.repeat, r.out) < 0 ||
 		    h_machine_write(r.out, &r.plan, o->note) < 0)
 			ab_fail("run: cannot write in %s: %s", r.shown, strerror(errno));
-		r.helpers_cpu += children_cpu() - c0;
+		r.helpers_cpu += cpu_of(RUSAGE_CHILDREN) - c0;
 	}
 	open_files(&r);
 	catch_stops();
