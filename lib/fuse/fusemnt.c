@@ -97,7 +97,7 @@ static int write_abort(const char *file)
 	return w == 1 ? 0 : -1;
 }
 
-static int fusectl_mounted(void)
+int ab_fusectl_mounted(void)
 {
 	struct ab_mi e;
 
@@ -129,7 +129,7 @@ int ab_mnt_abort_conn(int conn)
 		return -1;
 	}
 	snprintf(file, sizeof(file), FUSECTL_DIR "/%d/abort", conn);
-	if (fusectl_mounted())
+	if (ab_fusectl_mounted())
 		return write_abort(file);
 
 	/*

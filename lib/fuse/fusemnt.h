@@ -35,6 +35,8 @@ int ab_mnt_mkdir(const char *workdir, char *path, size_t len, char *err, size_t 
 int ab_mnt_is_fuse(const char *path);
 /* The FUSE connection number of the mount at path (its st_dev minor), or -1. */
 int ab_mnt_conn(const char *path);
+/* Is fusectl mounted on /sys/fs/fuse/connections in this mount namespace? */
+int ab_fusectl_mounted(void);
 /* Write to /sys/fs/fuse/connections/<conn>/abort (mounts fusectl privately if needed). 0 or -1. */
 int ab_mnt_abort_conn(int conn);
 /* Unmount path (UMOUNT_NOFOLLOW; MNT_DETACH when busy): 0, also when nothing was mounted
