@@ -29,7 +29,6 @@
 #include "sys/barrier.h"
 #include "sys/pin.h"
 
-
 static void describe_status(int st, char *buf, size_t len)
 {
 	if (WIFEXITED(st))
