@@ -30,11 +30,6 @@
 #include "record/histio.h"
 #include "sys/barrier.h"
 
-static void on_signal(int sig)
-{
-	h_stop_sig = sig;
-}
-
 /* CPU seconds of who: RUSAGE_SELF, or RUSAGE_CHILDREN (those reaped so far). */
 static double cpu_of(int who)
 {
@@ -110,7 +105,7 @@ static enum h_outcome run_point(struct run *r, int pi, int rep, struct h_point_r
 		     dur, sizeof(dur));
 	enum h_outcome o = h_point_run(pr, logp, argv, reason, rlen);
 	r->write_failed |= pr->write_failed;
-	if (o == H_OK && !h_stop_sig && pr->got)	/* as raw.csv keeps them */
+	if (o == H_OK && !ab_interrupted && pr->got)	/* as raw.csv keeps them */
 		h_prec_take(&r->prec, pi, &got);
 	ab_results_free(&got);
 	if (o == H_FAIL) {	/* a killed benchmark could not restore: replay, remove mounts */
@@ -130,7 +125,7 @@ static int one(struct run *r, int pi, int rep)
 	char reason[512] = "";
 	enum h_outcome o = run_point(r, pi, rep, &pr, reason, sizeof(reason));
 
-	if (h_stop_sig || r->write_failed)	/* runs again on --resume */
+	if (ab_interrupted || r->write_failed)	/* runs again on --resume */
 		return -1;
 	record_outcome(r, pi, rep, o, &pr, reason);
 	h_took(r, pi, rep, o, pr.seconds);
@@ -144,7 +139,7 @@ static int one_more(void *ctx, int pi, int rep, const char *round)
 
 	r->round = round;
 	h_progress(r, 0, 0, rep - 1, pi);
-	return h_stop_sig || r->write_failed ? -1 : one(r, pi, rep - 1);
+	return ab_interrupted || r->write_failed ? -1 : one(r, pi, rep - 1);
 }
 
 static void sweep(struct run *r)
@@ -153,8 +148,8 @@ static void sweep(struct run *r)
 
 	for (int i = 0; i < total; i++)
 		ndone += r->done[i];
-	for (int rep = 0; rep < r->repeat && !h_stop_sig && !r->write_failed; rep++)
-		for (int pi = 0; pi < r->plan.npoints && !h_stop_sig && !r->write_failed; pi++) {
+	for (int rep = 0; rep < r->repeat && !ab_interrupted && !r->write_failed; rep++)
+		for (int pi = 0; pi < r->plan.npoints && !ab_interrupted && !r->write_failed; pi++) {
 			if (r->done[(size_t)rep * r->plan.npoints + pi])
 				continue;
 			h_progress(r, ndone, total, rep, pi);
@@ -163,7 +158,7 @@ static void sweep(struct run *r)
 			r->done[(size_t)rep * r->plan.npoints + pi] = 1;
 			ndone++;
 		}
-	if (r->prec.target > 0 && !h_stop_sig && !r->write_failed) {
+	if (r->prec.target > 0 && !ab_interrupted && !r->write_failed) {
 		const struct h_prec_ops ops = { r, h_est_more, one_more };
 		if (!r->prec.budget)	/* none given: as long again as the plan's repetitions */
 			r->prec.budget = 2 * (ab_now_s() - r->t0);
@@ -199,16 +194,6 @@ static void open_files(struct run *r)
 		ab_fail("run: cannot write in %s: %s", r->shown, strerror(errno));
 }
 
-static void catch_stops(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 /* After the sweep: restore, knobs after, outputs, the harness's CPU. Exit code. */
 static int finish(struct run *r)
 {
@@ -220,7 +205,7 @@ static int finish(struct run *r)
 	h_csv_close(&r->hist);
 	h_fmt_dur(ab_now_s() - r->t0, el, sizeof(el));
 	ab_msg("run: %d ok, %d failed, %d skipped in %s", r->n_ok, r->n_fail, r->n_skip, el);
-	if (h_stop_sig || r->write_failed)
+	if (ab_interrupted || r->write_failed)
 		h_restore(r->journal, r->workdir, stderr);
 	int rc = h_machine_knobs(r->out, "after");
 	double c0 = cpu_of(RUSAGE_CHILDREN);
@@ -233,7 +218,7 @@ static int finish(struct run *r)
 		       r->shown);
 		return AB_EXIT_FAIL;
 	}
-	if (h_stop_sig) {
+	if (ab_interrupted) {
 		ab_msg("run: interrupted; continue with: harness run --resume %s", r->shown);
 		return 130;
 	}
@@ -346,7 +331,7 @@ int h_run(struct h_run_opts *o)
 		r.helpers_cpu += cpu_of(RUSAGE_CHILDREN) - c0;
 	}
 	open_files(&r);
-	catch_stops();
+	ab_catch_signals();
 	r.tty = isatty(2);
 	r.t0 = ab_now_s();
 	char np[32], nr[32], et[32];
