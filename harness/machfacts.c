@@ -34,7 +34,6 @@
 #define ROUND_TRIPS 2000	/* per batch of the pipe */
 #define BATCHES 5		/* the fastest batch counts: the least disturbed by others */
 
-
 /* root/rel: the files a test fakes (the AFFBENCH_SYSROOT hook, as machcheck.c reads them). */
 static const char *at(char *buf, size_t len, const char *rel)
 {

@@ -34,9 +34,6 @@
 #define GIVE_UP_AFTER_KILL_S 10.0	/* scaled by the machine's slowness */
 #define LINE_MAX_BYTES 8192
 
-/* Set by run.c's handler of SIGINT/SIGTERM/SIGHUP: the watch below stops waiting. */
-volatile sig_atomic_t h_stop_sig;
-
 struct inv {
 	struct h_point_run *pr;
 	pid_t pid;
@@ -166,14 +163,14 @@ static void watchdog(struct inv *v)
 {
 	double t = ab_now_s();
 
-	if ((h_stop_sig && !v->term_at) || (!v->term_at && t > v->start + v->pr->pt->blk->timeout)) {
-		if (!h_stop_sig) {
+	if ((ab_interrupted && !v->term_at) || (!v->term_at && t > v->start + v->pr->pt->blk->timeout)) {
+		if (!ab_interrupted) {
 			fprintf(v->log, "harness: watchdog: no exit after %.0f s, sending SIGTERM\n",
 				v->pr->pt->blk->timeout);
 			v->killed = 1;
 		}
 		/* the benchmark restores its knobs on SIGTERM; SIGCONT lets a stopped one do it */
-		kill(-v->pid, h_stop_sig == SIGINT ? SIGINT : SIGTERM);
+		kill(-v->pid, ab_interrupted == SIGINT ? SIGINT : SIGTERM);
 		kill(-v->pid, SIGCONT);
 		v->term_at = t;
 	}
@@ -264,6 +261,26 @@ static int changes_idle(char **argv)
 	return 0;
 }
 
+/* ---- processes given up: reaped if they ever end ---- */
+
+static pid_t abandoned[64];
+
+static void abandon(pid_t pid)
+{
+	for (size_t i = 0; i < AB_ARRAY_SIZE(abandoned); i++)
+		if (!abandoned[i]) {
+			abandoned[i] = pid;
+			return;
+		}
+}
+
+void h_reap_abandoned(void)
+{
+	for (size_t i = 0; i < AB_ARRAY_SIZE(abandoned); i++)
+		if (abandoned[i] && waitpid(abandoned[i], NULL, WNOHANG) == abandoned[i])
+			abandoned[i] = 0;
+}
+
 enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv, char *reason,
 			   size_t rlen)
 {
@@ -298,43 +315,23 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 	}
 	supervise(&v);
 	if (v.given_up)
-		h_abandon(v.pid);
+		abandon(v.pid);
 	enum h_outcome o = judge(&v, logp, reason, rlen);
 	fprintf(v.log, "harness: %s after %.2f s, exit %d, %d records\n", o == H_OK ? "ok" :
 		o == H_SKIP ? "skipped" : "FAILED", ab_now_s() - v.start, pr->exit_code, v.records);
 	pr->write_failed = v.write_err != 0;
-	if ((o != H_OK || h_stop_sig) && raw_start >= 0 && h_csv_size(pr->raw) > raw_start) {
+	if ((o != H_OK || ab_interrupted) && raw_start >= 0 && h_csv_size(pr->raw) > raw_start) {
 		if (ftruncate(pr->raw->fd, raw_start))
 			fprintf(v.log, "harness: cannot cut this point's records from raw.csv: %s\n",
 				strerror(errno));
 		else
 			fprintf(v.log, "harness: dropped this point's %d records from raw.csv\n", v.records);
 	}
-	if ((o != H_OK || h_stop_sig) && hist_start >= 0 && h_csv_size(pr->hist) > hist_start &&
+	if ((o != H_OK || ab_interrupted) && hist_start >= 0 && h_csv_size(pr->hist) > hist_start &&
 	    ftruncate(pr->hist->fd, hist_start))
 		fprintf(v.log, "harness: cannot cut this point's rows from hist.csv: %s\n",
 			strerror(errno));
 	pr->seconds = ab_now_s() - v.start;
 	fclose(v.log);
 	return o;
-}
-
-/* ---- processes given up: reaped if they ever end ---- */
-
-static pid_t abandoned[64];
-
-void h_abandon(pid_t pid)
-{
-	for (size_t i = 0; i < AB_ARRAY_SIZE(abandoned); i++)
-		if (!abandoned[i]) {
-			abandoned[i] = pid;
-			return;
-		}
-}
-
-void h_reap_abandoned(void)
-{
-	for (size_t i = 0; i < AB_ARRAY_SIZE(abandoned); i++)
-		if (abandoned[i] && waitpid(abandoned[i], NULL, WNOHANG) == abandoned[i])
-			abandoned[i] = 0;
 }

@@ -45,21 +45,11 @@ static int held[2] = { -1, -1 };
 static pid_t held_by;
 static int machine = -1;	/* the machine lock, handed to the benchmarks */
 
-/* Empty the holder's line and unlock: LOCK_UN frees the lock for every descriptor that
- * shares it, so no child forked meanwhile can keep it past our exit. */
-static void clear_holder(int fd)
-{
-	int rc = ftruncate(fd, 0);	/* fails on a read-only fd: then nothing of ours is there */
-
-	(void)rc;
-	flock(fd, LOCK_UN);
-}
-
 static void release_at_exit(void)
 {
 	for (size_t i = 0; i < AB_ARRAY_SIZE(held) && getpid() == held_by; i++)
 		if (held[i] >= 0)
-			clear_holder(held[i]);
+			ab_lock_clear(held[i]);
 }
 
 static void hold(int fd)
@@ -75,56 +65,27 @@ static void hold(int fd)
 		}
 }
 
-/* The holder's line, "PID DIR", with anything unprintable replaced: it came from a file. */
+/* The holder's pid (0: none readable), its DIR into dir ("?": none). */
 static pid_t holder(int fd, char *dir, size_t len)
 {
-	char buf[512], *sp;
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	pid_t pid = 0;
+	char buf[512], *rest = ab_lock_holder(fd, buf, sizeof(buf));
+	pid_t pid;
 
-	buf[n > 0 ? n : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	for (char *c = buf; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
-	sp = strchr(buf, ' ');
-	if (sp)
-		*sp++ = '\0';
-	snprintf(dir, len, "%s", sp ? sp : "?");
-	if (ab_parse_pid(buf, &pid) < 0)
-		pid = 0;
-	return pid;
+	snprintf(dir, len, "%s", rest ? rest : "?");
+	return ab_parse_pid(buf, &pid) == 0 ? pid : 0;
 }
 
 /* Say who holds it now: "PID DIR". A failed write costs the next run a name, not a number. */
 static void claim(int fd, const char *dir, const char *what)
 {
-	char pidtxt[32], line[PATH_MAX + 64];
-
-	snprintf(pidtxt, sizeof(pidtxt), "%d", (int)getpid());
+	char line[PATH_MAX + 64];
 	pid_t old = holder(fd, line, sizeof(line));
+
 	if (old > 0 && old != getpid() && !ab_pid_alive(old))
 		ab_msg("run: %s: pid %d (%s) ended without releasing it; taking it over", what, (int)old,
 		       line);
-	int n = snprintf(line, sizeof(line), "%s %s\n", pidtxt, dir);
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, line, (size_t)n, 0) != n)
+	if (ab_lock_claim(fd, dir) < 0)
 		ab_msg("run: %s: cannot write this run's pid: %s", what, strerror(errno));
-}
-
-/* An open lock file: O_NOFOLLOW, and a regular file. -1 with errno. */
-static int open_lock(const char *path, int flags)
-{
-	struct stat st;
-	int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return -1;
-	}
-	return fd;
 }
 
 /* Is dir empty but for its lock file? A new directory counts as empty. */
@@ -177,7 +138,7 @@ void h_out_check(const char *dir, const char *name, int resume)
 	if (!S_ISDIR(st.st_mode))
 		ab_usage_error("run: bad value '%s' for %s: not a directory", name, opt);
 	snprintf(path, sizeof(path), "%s/" DIR_LOCK, dir);
-	int fd = open_lock(path, O_RDONLY);
+	int fd = ab_lock_open(path, O_RDONLY);
 	if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0 && errno == EWOULDBLOCK)
 		refuse_held(fd, name);
 	if (fd >= 0)
@@ -193,7 +154,7 @@ int h_dir_lock(const char *dir, const char *name, int resume)
 
 	snprintf(path, sizeof(path), "%s/" DIR_LOCK, dir);
 	snprintf(shown, sizeof(shown), "%s/" DIR_LOCK, name);
-	int fd = open_lock(path, O_RDWR | O_CREAT);
+	int fd = ab_lock_open(path, O_RDWR | O_CREAT);
 	if (fd < 0 && (errno == EINVAL || errno == ELOOP))	/* planted: a link, a FIFO */
 		ab_usage_error("run: %s: not a regular file; refusing to run in %s", shown, name);
 	if (fd < 0)
@@ -214,9 +175,9 @@ int h_machine_lock(const char *dir, int no_wait)
 	const char *path = ab_machine_lock_path();
 	char other[PATH_MAX];
 
-	int fd = open_lock(path, O_RDWR | O_CREAT), rw = fd >= 0;
+	int fd = ab_lock_open(path, O_RDWR | O_CREAT), rw = fd >= 0;
 	if (fd < 0 && errno == EACCES)	/* root's lock, seen by a user: still a lock */
-		fd = open_lock(path, O_RDONLY);
+		fd = ab_lock_open(path, O_RDONLY);
 	if (fd < 0) {
 		ab_msg("run: warning: no machine lock (%s: %s; root can take it): another run at the "
 		       "same time would go unnoticed", path, strerror(errno));
@@ -254,6 +215,6 @@ void h_lock_release(int fd)
 			held[i] = -1;
 	if (fd == machine)
 		machine = -1;
-	clear_holder(fd);
+	ab_lock_clear(fd);
 	close(fd);
 }

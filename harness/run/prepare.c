@@ -20,6 +20,7 @@
 int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len)
 {
 	char err[1024];
+	int rc;
 
 	if (o->resume) {
 		/* it runs as us: only a directory of ours or root's, read and written through
@@ -35,23 +36,17 @@ int h_run_plan(struct h_run_opts *o, struct h_plan *plan, char *path, size_t len
 		}
 		if (!f)
 			ab_usage_error("run: --resume %s refused: %s", o->resume, err);
-		int rc = h_plan_load_file(plan, f, path, err, sizeof(err));
+		rc = h_plan_load_file(plan, f, path, err, sizeof(err));
 		fclose(f);
-		if (rc < 0) {
-			ab_msg("run: %s", err);
-			return -1;
-		}
-		return 0;
-	} else if (h_plan_find(o->plan ? o->plan : o->quick ? "quick" : "default", path, len, err,
-			       sizeof(err)) < 0) {
-		ab_msg("run: %s", err);
-		return -1;
+	} else {
+		rc = h_plan_find(o->plan ? o->plan : o->quick ? "quick" : "default", path, len, err,
+				 sizeof(err));
+		if (rc == 0)
+			rc = h_plan_load(plan, path, err, sizeof(err));
 	}
-	if (h_plan_load(plan, path, err, sizeof(err)) < 0) {
+	if (rc < 0)
 		ab_msg("run: %s", err);
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 void h_run_check_programs(const struct h_plan *plan)

@@ -13,7 +13,8 @@
 #include "run_i.h"
 #include "sys/barrier.h"
 
-int h_block_of(const struct run *r, int pi)
+/* The block of point pi (its index in the plan). */
+static int block_of(const struct run *r, int pi)
 {
 	return (int)(r->plan.points[pi].blk - r->plan.blocks);
 }
@@ -42,7 +43,7 @@ double h_eta(const struct run *r, int from_rep, int from_pt)
 	for (int rep = from_rep; rep < r->repeat; rep++)
 		for (int i = rep == from_rep ? from_pt : 0; i < r->plan.npoints; i++)
 			if (!r->done[(size_t)rep * r->plan.npoints + i])
-				s += r->est[est_at(r, i, rep)] * bench_ratio(r, h_block_of(r, i));
+				s += r->est[est_at(r, i, rep)] * bench_ratio(r, block_of(r, i));
 	return s;
 }
 
@@ -75,7 +76,7 @@ void h_estimates(struct run *r)
 /* One invocation took seconds: the ETA's ratio, and the learned table when it measured. */
 void h_took(struct run *r, int pi, int rep, enum h_outcome o, double seconds)
 {
-	int b = r->bench_of[h_block_of(r, pi)];
+	int b = r->bench_of[block_of(r, pi)];
 
 	r->took[b] += seconds;
 	r->took_est[b] += r->est[est_at(r, pi, rep)];
@@ -162,7 +163,7 @@ double h_est_more(void *ctx, int pi)
 {
 	struct run *r = ctx;
 
-	return r->est[est_at(r, pi, r->prec.nrep[pi])] * bench_ratio(r, h_block_of(r, pi));
+	return r->est[est_at(r, pi, r->prec.nrep[pi])] * bench_ratio(r, block_of(r, pi));
 }
 
 void h_prec_plan_line(const struct run *r, FILE *f)

@@ -14,10 +14,8 @@
 #include "run.h"
 #include "knob/knob.h"
 
-static void say(FILE *log, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* One line to log, as ab_msg words one: the paths given may hold any byte (escaped). */
-static void say(FILE *log, const char *fmt, ...)
+static void __attribute__((format(printf, 2, 3))) say(FILE *log, const char *fmt, ...)
 {
 	char line[1024], shown[4 * sizeof(line)];
 	va_list ap;
@@ -76,10 +74,8 @@ int cmd_restore(int argc, char **argv)
 
 	if (first < argc)
 		ab_usage_error("restore: unexpected argument '%s'", argv[first]);
-	const char *journal = o.journal, *workdir = o.workdir;
-	if (!journal)
-		journal = ab_knob_default_journal();
-	if (!workdir)
-		workdir = ab_workdir();
-	return h_restore(journal, workdir, stderr) ? AB_EXIT_FAIL : AB_EXIT_OK;
+	if (h_restore(o.journal ? o.journal : ab_knob_default_journal(),
+		      o.workdir ? o.workdir : ab_workdir(), stderr))
+		return AB_EXIT_FAIL;
+	return AB_EXIT_OK;
 }

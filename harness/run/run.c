@@ -30,18 +30,12 @@
 #include "record/histio.h"
 #include "sys/barrier.h"
 
-static void on_signal(int sig)
-{
-	h_stop_sig = sig;
-}
-
-
-/* CPU time of reaped children so far: benchmarks and helpers alike. */
-static double children_cpu(void)
+/* CPU seconds of who: RUSAGE_SELF, or RUSAGE_CHILDREN (those reaped so far). */
+static double cpu_of(int who)
 {
 	struct rusage ru;
 
-	if (getrusage(RUSAGE_CHILDREN, &ru) < 0)
+	if (getrusage(who, &ru) < 0)
 		return 0;
 	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
@@ -51,19 +45,14 @@ static double children_cpu(void)
 static void harness_cpu(struct run *r)
 {
 	char path[PATH_MAX];
-	struct rusage ru;
-	double wall = ab_now_s() - r->t0;
+	double wall = ab_now_s() - r->t0, cpu = cpu_of(RUSAGE_SELF) + r->helpers_cpu;
 
 	snprintf(path, sizeof(path), "%s/machine.txt", r->out);
 	FILE *f = h_log_open(r->out, path, 0);
 	if (!f)
 		return;
-	if (getrusage(RUSAGE_SELF, &ru) == 0) {
-		double cpu = (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-			     (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6 + r->helpers_cpu;
-		fprintf(f, "%-14s %.3f s of %.1f s wall (%.2f%%)\n", "harness_cpu", cpu, wall,
-			wall > 0 ? 100 * cpu / wall : 0);
-	}
+	fprintf(f, "%-14s %.3f s of %.1f s wall (%.2f%%)\n", "harness_cpu", cpu, wall,
+		wall > 0 ? 100 * cpu / wall : 0);
 	fclose(f);
 }
 
@@ -116,7 +105,7 @@ static enum h_outcome run_point(struct run *r, int pi, int rep, struct h_point_r
 		     dur, sizeof(dur));
 	enum h_outcome o = h_point_run(pr, logp, argv, reason, rlen);
 	r->write_failed |= pr->write_failed;
-	if (o == H_OK && !h_stop_sig && pr->got)	/* as raw.csv keeps them */
+	if (o == H_OK && !ab_interrupted && pr->got)	/* as raw.csv keeps them */
 		h_prec_take(&r->prec, pi, &got);
 	ab_results_free(&got);
 	if (o == H_FAIL) {	/* a killed benchmark could not restore: replay, remove mounts */
@@ -136,7 +125,7 @@ static int one(struct run *r, int pi, int rep)
 	char reason[512] = "";
 	enum h_outcome o = run_point(r, pi, rep, &pr, reason, sizeof(reason));
 
-	if (h_stop_sig || r->write_failed)	/* runs again on --resume */
+	if (ab_interrupted || r->write_failed)	/* runs again on --resume */
 		return -1;
 	record_outcome(r, pi, rep, o, &pr, reason);
 	h_took(r, pi, rep, o, pr.seconds);
@@ -150,7 +139,7 @@ static int one_more(void *ctx, int pi, int rep, const char *round)
 
 	r->round = round;
 	h_progress(r, 0, 0, rep - 1, pi);
-	return h_stop_sig || r->write_failed ? -1 : one(r, pi, rep - 1);
+	return ab_interrupted || r->write_failed ? -1 : one(r, pi, rep - 1);
 }
 
 static void sweep(struct run *r)
@@ -159,8 +148,8 @@ static void sweep(struct run *r)
 
 	for (int i = 0; i < total; i++)
 		ndone += r->done[i];
-	for (int rep = 0; rep < r->repeat && !h_stop_sig && !r->write_failed; rep++)
-		for (int pi = 0; pi < r->plan.npoints && !h_stop_sig && !r->write_failed; pi++) {
+	for (int rep = 0; rep < r->repeat && !ab_interrupted && !r->write_failed; rep++)
+		for (int pi = 0; pi < r->plan.npoints && !ab_interrupted && !r->write_failed; pi++) {
 			if (r->done[(size_t)rep * r->plan.npoints + pi])
 				continue;
 			h_progress(r, ndone, total, rep, pi);
@@ -169,7 +158,7 @@ static void sweep(struct run *r)
 			r->done[(size_t)rep * r->plan.npoints + pi] = 1;
 			ndone++;
 		}
-	if (r->prec.target > 0 && !h_stop_sig && !r->write_failed) {
+	if (r->prec.target > 0 && !ab_interrupted && !r->write_failed) {
 		const struct h_prec_ops ops = { r, h_est_more, one_more };
 		if (!r->prec.budget)	/* none given: as long again as the plan's repetitions */
 			r->prec.budget = 2 * (ab_now_s() - r->t0);
@@ -181,7 +170,6 @@ static void sweep(struct run *r)
 
 /* ---- setting up ---- */
 
-/* Where the estimates came from: "timings: 60 invocations measured here, ...". */
 static void default_out(struct run *r)
 {
 	char host[128] = "host", date[64];
@@ -206,16 +194,6 @@ static void open_files(struct run *r)
 		ab_fail("run: cannot write in %s: %s", r->shown, strerror(errno));
 }
 
-static void catch_stops(void)
-{
-	struct sigaction sa = { .sa_handler = on_signal };
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
 /* After the sweep: restore, knobs after, outputs, the harness's CPU. Exit code. */
 static int finish(struct run *r)
 {
@@ -227,12 +205,12 @@ static int finish(struct run *r)
 	h_csv_close(&r->hist);
 	h_fmt_dur(ab_now_s() - r->t0, el, sizeof(el));
 	ab_msg("run: %d ok, %d failed, %d skipped in %s", r->n_ok, r->n_fail, r->n_skip, el);
-	if (h_stop_sig || r->write_failed)
+	if (ab_interrupted || r->write_failed)
 		h_restore(r->journal, r->workdir, stderr);
 	int rc = h_machine_knobs(r->out, "after");
-	double c0 = children_cpu();
+	double c0 = cpu_of(RUSAGE_CHILDREN);
 	rc |= h_render(r->out, r->shown, 0);
-	r->helpers_cpu += children_cpu() - c0;
+	r->helpers_cpu += cpu_of(RUSAGE_CHILDREN) - c0;
 	harness_cpu(r);
 	if (r->write_failed) {
 		ab_msg("run: a write in %s failed (is the disk full?); the files hold every point "
@@ -240,7 +218,7 @@ static int finish(struct run *r)
 		       r->shown);
 		return AB_EXIT_FAIL;
 	}
-	if (h_stop_sig) {
+	if (ab_interrupted) {
 		ab_msg("run: interrupted; continue with: harness run --resume %s", r->shown);
 		return 130;
 	}
@@ -346,14 +324,14 @@ int h_run(struct h_run_opts *o)
 			ab_fail("run: --repeat %d not recorded in %s/plan.plan: nothing ran", r.repeat,
 				r.shown);
 	} else {
-		double c0 = children_cpu();
+		double c0 = cpu_of(RUSAGE_CHILDREN);
 		if (h_run_copy_plan(&r.plan, r.repeat, r.out) < 0 ||
 		    h_machine_write(r.out, &r.plan, o->note) < 0)
 			ab_fail("run: cannot write in %s: %s", r.shown, strerror(errno));
-		r.helpers_cpu += children_cpu() - c0;
+		r.helpers_cpu += cpu_of(RUSAGE_CHILDREN) - c0;
 	}
 	open_files(&r);
-	catch_stops();
+	ab_catch_signals();
 	r.tty = isatty(2);
 	r.t0 = ab_now_s();
 	char np[32], nr[32], et[32];

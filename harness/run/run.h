@@ -24,11 +24,11 @@
 #ifndef H_RUN_H
 #define H_RUN_H
 
-#include <signal.h>
 #include <stdio.h>
 #include <sys/types.h>
 
 #include "../harness.h"
+#include "sys/signals.h"	/* ab_interrupted: SIGINT/SIGTERM/SIGHUP stop the sweep */
 
 /* The subcommands (opts.c, restore.c): argc/argv start at the name. An exit code. */
 int cmd_run(int argc, char **argv);
@@ -56,7 +56,6 @@ int h_plan_check(const struct h_plan *p, char *err, size_t errlen);
 int h_plan_dups(const struct h_plan *p, char *err, size_t errlen);
 
 /* ---- the run (run.c, invoke.c, files.c, lock.c, machine.c) ---- */
-extern volatile sig_atomic_t h_stop_sig;	/* SIGINT/SIGTERM/SIGHUP received: stop the sweep */
 
 /* An append-only CSV file of the run: one write() per row; a torn row is cut back out. */
 struct h_csv {
@@ -134,7 +133,6 @@ struct h_point_run {
 enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv, char *reason,
 			   size_t rlen);
 /* Benchmarks given up (stuck in the kernel past SIGKILL): reaped if they ever end. */
-void h_abandon(pid_t pid);
 void h_reap_abandoned(void);
 
 /* machine.txt: the machine, the discoveries, the knobs "before" (or "after"). 0 or -1. */

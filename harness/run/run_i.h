@@ -27,8 +27,6 @@ struct run {
 	const char *round;		/* the added round running (progress), or NULL */
 };
 
-/* The block of point pi (its index in the plan). */
-int h_block_of(const struct run *r, int pi);
 /* Seconds left from repetition from_rep (from 0), point from_pt on. */
 double h_eta(const struct run *r, int from_rep, int from_pt);
 /* Each point's estimate, and which block stands for each benchmark. */

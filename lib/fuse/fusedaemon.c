@@ -29,7 +29,6 @@
 #include "sys/barrier.h"
 #include "sys/pin.h"
 
-
 static void describe_status(int st, char *buf, size_t len)
 {
 	if (WIFEXITED(st))
@@ -117,7 +116,7 @@ int ab_daemon_start(struct ab_daemon *d, const char *mnt, int cpu, ab_daemon_fn 
 fail_mount:
 	/* It may have mounted just before dying or being killed. */
 	if (ab_mnt_is_fuse(d->mnt))
-		ab_mnt_umount_only(d->mnt);
+		ab_mnt_unmount(d->mnt);
 fail_dir:
 	if (made_dir)
 		rmdir(d->mnt);
@@ -162,7 +161,7 @@ int ab_daemon_stop(struct ab_daemon *d, int timeout_ms)
 		return -1;
 	/* Unmounting makes a healthy daemon's loop see ENODEV and return. */
 	if (d->mnt[0])
-		ab_mnt_umount_only(d->mnt);
+		ab_mnt_unmount(d->mnt);
 
 	if (d->pid > 0) {
 		uint64_t deadline =

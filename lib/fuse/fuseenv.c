@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "sys/common.h"
+#include "fuse/fusemnt.h"
 
 #define FUSECTL "/sys/fs/fuse/connections"
 
@@ -27,25 +28,11 @@ void ab_need_fuse(void)
 			"into the container", dev, strerror(errno));
 }
 
-/* Is fusectl mounted on FUSECTL in this mount namespace? */
-static int fusectl_mounted(void)
-{
-	char line[1024];
-	int mounted = 0;
-	FILE *f = fopen("/proc/self/mounts", "re");
-
-	while (f && fgets(line, sizeof(line), f))
-		mounted |= strstr(line, " " FUSECTL " fusectl ") != NULL;
-	if (f)
-		fclose(f);
-	return mounted;
-}
-
 int ab_fusectl_for_knobs(char *why, size_t len)
 {
 	if (access(FUSECTL, F_OK) < 0)
 		return ab_err(why, len, "no " FUSECTL ": load the fuse module (modprobe fuse)");
-	if (fusectl_mounted())
+	if (ab_fusectl_mounted())
 		return 0;
 	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	    mount("fusectl", FUSECTL, "fusectl", 0, NULL) < 0)

@@ -97,7 +97,7 @@ static int write_abort(const char *file)
 	return w == 1 ? 0 : -1;
 }
 
-static int fusectl_mounted(void)
+int ab_fusectl_mounted(void)
 {
 	struct ab_mi e;
 
@@ -129,7 +129,7 @@ int ab_mnt_abort_conn(int conn)
 		return -1;
 	}
 	snprintf(file, sizeof(file), FUSECTL_DIR "/%d/abort", conn);
-	if (fusectl_mounted())
+	if (ab_fusectl_mounted())
 		return write_abort(file);
 
 	/*
@@ -152,7 +152,7 @@ int ab_mnt_abort_conn(int conn)
 
 /* ---- unmount ---- */
 
-int ab_mnt_umount_only(const char *path)
+int ab_mnt_unmount(const char *path)
 {
 	if (umount2(path, UMOUNT_NOFOLLOW) == 0)
 		return 0;
@@ -161,15 +161,6 @@ int ab_mnt_umount_only(const char *path)
 	if (errno == EINVAL || errno == ENOENT)
 		return 0;	/* not a mount point (a symlink is not one either) */
 	return -1;
-}
-
-int ab_mnt_unmount(const char *path)
-{
-	if (ab_mnt_umount_only(path) < 0)
-		return -1;
-	if (rmdir(path) < 0 && errno != ENOENT)
-		return -1;
-	return 0;
 }
 
 /* ---- stale mounts ---- */

@@ -35,12 +35,13 @@ int ab_mnt_mkdir(const char *workdir, char *path, size_t len, char *err, size_t 
 int ab_mnt_is_fuse(const char *path);
 /* The FUSE connection number of the mount at path (its st_dev minor), or -1. */
 int ab_mnt_conn(const char *path);
+/* Is fusectl mounted on /sys/fs/fuse/connections in this mount namespace? */
+int ab_fusectl_mounted(void);
 /* Write to /sys/fs/fuse/connections/<conn>/abort (mounts fusectl privately if needed). 0 or -1. */
 int ab_mnt_abort_conn(int conn);
-/* Unmount path (UMOUNT_NOFOLLOW; MNT_DETACH when busy), then rmdir it. 0 or -1. */
+/* Unmount path (UMOUNT_NOFOLLOW; MNT_DETACH when busy): 0, also when nothing was mounted
+ * there (a symlink is no mount point), or -1. */
 int ab_mnt_unmount(const char *path);
-/* umount2 only, as ab_mnt_unmount does it; 0 also when nothing was mounted there. */
-int ab_mnt_umount_only(const char *path);
 /*
  * Remove the stale affbench mounts and empty mountpoints under workdir (NULL =
  * ab_workdir()), aborting their connections first. What looks like ours but is

@@ -72,30 +72,38 @@ int knob_full_path(const char *root, const char *path, char *full, size_t len)
 
 /*
  * The lock makes a concurrent replay's rename atomic for us: when the inode we
- * locked is no longer the journal, append to the new one instead. O_NOFOLLOW:
- * a symlink planted in the journal's place is never written through.
+ * locked is no longer the journal, open the new one instead. O_NOFOLLOW: a
+ * symlink planted in the journal's place is never read or written through.
  */
-int knob_journal_append(const char *journal, const char *dir, const char *line, size_t len)
+int knob_journal_open(const char *journal, int flags, struct stat *st, int gone)
 {
-	int fd = -1;
-	struct stat a, b;
+	struct stat b;
 
 	for (int tries = 0; tries < 5; tries++) {
-		fd = open(journal, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		int fd = open(journal, flags | O_CLOEXEC | O_NOFOLLOW, 0600);
 		if (fd < 0)
-			return errno;
-		if (flock(fd, LOCK_EX) < 0 || fstat(fd, &a) < 0) {
+			return -1;
+		if (flock(fd, LOCK_EX) < 0 || fstat(fd, st) < 0) {
 			int e = errno;
 			close(fd);
-			return e;
+			errno = e;
+			return -1;
 		}
-		if (lstat(journal, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-			break;
-		close(fd);
-		fd = -1;
+		if (lstat(journal, &b) == 0 && st->st_dev == b.st_dev && st->st_ino == b.st_ino)
+			return fd;
+		close(fd);	/* replaced or removed by another replay meanwhile */
 	}
+	errno = gone;
+	return -1;
+}
+
+int knob_journal_append(const char *journal, const char *dir, const char *line, size_t len)
+{
+	struct stat a;
+	int fd = knob_journal_open(journal, O_WRONLY | O_APPEND | O_CREAT, &a, EAGAIN);
+
 	if (fd < 0)
-		return EAGAIN;
+		return errno;
 	ssize_t n = write(fd, line, len);
 	int e = n < 0 ? errno : (size_t)n != len ? EIO : 0;
 	if (!e && fsync(fd) < 0)
@@ -233,7 +241,6 @@ int knob_owner_lock(const char *root, const char *path, char *err, size_t errlen
 	return fd;
 }
 
-
 /* Real-machine form; FNM_PATHNAME|FNM_PERIOD keep '*' inside one ordinary component. */
 static const char *const allow_list[] = {
 	"/sys/block/*/queue/rq_affinity",
@@ -244,7 +251,6 @@ static const char *const allow_list[] = {
 	"/sys/module/fuse/parameters/enable_uring",
 	"/sys/module/haltpoll/parameters/guest_halt_poll_ns",	/* --idle haltpoll:NS */
 };
-
 
 const char *ab_knob_default_journal(void)
 {

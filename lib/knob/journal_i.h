@@ -17,6 +17,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define KNOB_VAL_MAX 256	/* value bytes incl. the NUL */
@@ -29,6 +30,9 @@
 
 /* This boot's id ("unknown" when procfs cannot tell), read once. */
 const char *knob_boot_id(void);
+/* Open the journal (flags | O_NOFOLLOW) and lock it (flock), retried while a replay
+ * replaces it: fd with *st, or -1 with errno (gone, when it kept changing). Signal-safe. */
+int knob_journal_open(const char *journal, int flags, struct stat *st, int gone);
 /* Append one line with one write() and fsync it. 0 or an errno value. Signal-safe. */
 int knob_journal_append(const char *journal, const char *dir, const char *line, size_t len);
 /* open/write/close a value that ends in a newline. 0 or an errno value. Signal-safe. */

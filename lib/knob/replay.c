@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -380,29 +379,6 @@ static int settle_all(const char *root, const char *journal, struct kp_tab *t, i
 	return restored;
 }
 
-/* Open and lock the journal: fd, or -1 with errno (ENOENT: nothing to replay). */
-static int open_locked(const char *journal)
-{
-	struct stat a, b;
-
-	for (int tries = 0; tries < 5; tries++) {
-		int fd = open(journal, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-		if (fd < 0)
-			return -1;
-		if (flock(fd, LOCK_EX) < 0 || fstat(fd, &a) < 0) {
-			int e = errno;
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		if (lstat(journal, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
-			return fd;
-		close(fd);	/* replaced or removed by another replay meanwhile */
-	}
-	errno = ENOENT;
-	return -1;
-}
-
 /* The journal, its directory and the lock directory must be root's and not writable by others. */
 static int check_trust(const char *root, const char *journal, char *err, size_t errlen)
 {
@@ -446,6 +422,7 @@ static int replay_locked(const char *root, const char *journal, int fd, char *er
 int ab_knob_replay(const char *root, const char *journal, char *err, size_t errlen)
 {
 	sigset_t old;
+	struct stat st;
 	int rc = 0;
 
 	if (!root)
@@ -456,7 +433,8 @@ int ab_knob_replay(const char *root, const char *journal, char *err, size_t errl
 		return -1;	/* the caller prints err: once */
 	/* Our own signal handler appends under the same lock: it must not run while we hold it. */
 	knob_block_signals(&old);
-	int fd = open_locked(journal);
+	/* ENOENT: nothing to replay, also when another replay kept replacing it */
+	int fd = knob_journal_open(journal, O_RDONLY, &st, ENOENT);
 	if (fd < 0 && errno != ENOENT)
 		rc = fail_errno(errno, "knob journal %s: %s", journal, strerror(errno));
 	else if (fd >= 0)

@@ -56,7 +56,6 @@ struct ab_breakdown_metrics {
 	double calls_per_s;	/* the instrumented repetition's rate, to compare with the timed one */
 };
 
-
 /* 0 with m filled (its window fields NAN), or -1 when r holds no call. */
 int ab_breakdown_metrics(const struct ab_breakdown_result *r, struct ab_breakdown_metrics *m);
 /* The mean of a histogram, each value at its bucket's middle (as ab_hist_percentile

@@ -298,8 +298,7 @@ static int snapshot(struct ab_cpumon *m, struct snap *s)
 	for (int i = 0; i < s->n; i++)
 		memset(s->r[i].v, 0, (size_t)m->ncpu * sizeof(*s->r[i].v));
 	ctxt(m, s);
-	int irq = per_cpu_table(m, s, "/proc/interrupts", 0);
-	if (irq < 0)
+	if (per_cpu_table(m, s, "/proc/interrupts", 0) < 0)
 		note(m, "IRQs and IPIs: /proc/interrupts unreadable");
 	if (per_cpu_table(m, s, "/proc/softirqs", 1) < 0)
 		note(m, "softirqs: /proc/softirqs unreadable");

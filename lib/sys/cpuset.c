@@ -88,11 +88,6 @@ void ab_cpuset_and(struct ab_cpuset *dst, const struct ab_cpuset *a, const struc
 		dst->bits[w] = a->bits[w] & b->bits[w];
 }
 
-bool ab_cpuset_equal(const struct ab_cpuset *a, const struct ab_cpuset *b)
-{
-	return memcmp(a->bits, b->bits, sizeof(a->bits)) == 0;
-}
-
 /*
  * Reads a CPU number at *p (digits only: no sign, no blanks). Returns the
  * number, AB_MAX_CPUS for anything too large, or -1 if *p is not a digit.

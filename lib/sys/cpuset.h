@@ -29,7 +29,6 @@ int ab_cpuset_next(const struct ab_cpuset *s, int from);
 /* The n-th CPU (0-based) in the set, or -1. */
 int ab_cpuset_nth(const struct ab_cpuset *s, int n);
 void ab_cpuset_and(struct ab_cpuset *dst, const struct ab_cpuset *a, const struct ab_cpuset *b);
-bool ab_cpuset_equal(const struct ab_cpuset *a, const struct ab_cpuset *b);
 #define ab_cpuset_for_each(cpu, s) \
 	for ((cpu) = ab_cpuset_next((s), 0); (cpu) >= 0; (cpu) = ab_cpuset_next((s), (cpu) + 1))
 

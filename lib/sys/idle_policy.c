@@ -31,18 +31,19 @@ static int parse_value(const char *s, long max, long *v)
 	return 0;
 }
 
+/* The policies with a value, as parsed and named. */
+static const struct {
+	const char *prefix;	/* with the ':' */
+	enum ab_idle_kind kind;
+	long max;
+	const char *unit;
+} valued[] = {
+	{ "max-latency:", AB_IDLE_MAX_LATENCY, AB_IDLE_MAX_US, "microseconds" },
+	{ "haltpoll:", AB_IDLE_HALTPOLL, AB_IDLE_MAX_NS, "nanoseconds" },
+};
+
 int ab_idle_parse(const char *s, struct ab_idle *p, char *err, size_t errlen)
 {
-	static const struct {
-		const char *prefix;	/* with the ':' */
-		enum ab_idle_kind kind;
-		long max;
-		const char *unit;
-	} valued[] = {
-		{ "max-latency:", AB_IDLE_MAX_LATENCY, AB_IDLE_MAX_US, "microseconds" },
-		{ "haltpoll:", AB_IDLE_HALTPOLL, AB_IDLE_MAX_NS, "nanoseconds" },
-	};
-
 	if (!s)
 		return ab_err(err, errlen, "expected " AB_IDLE_CHOICES);
 	if (!strcmp(s, "as-found") || !strcmp(s, "poll") || !strcmp(s, "busy")) {
@@ -66,22 +67,13 @@ int ab_idle_parse(const char *s, struct ab_idle *p, char *err, size_t errlen)
 
 void ab_idle_format(const struct ab_idle *p, char *buf, size_t len)
 {
-	switch (p->kind) {
-	case AB_IDLE_POLL:
-		snprintf(buf, len, "poll");
-		break;
-	case AB_IDLE_MAX_LATENCY:
-		snprintf(buf, len, "max-latency:%ld", p->value);
-		break;
-	case AB_IDLE_HALTPOLL:
-		snprintf(buf, len, "haltpoll:%ld", p->value);
-		break;
-	case AB_IDLE_BUSY:
-		snprintf(buf, len, "busy");
-		break;
-	default:
-		snprintf(buf, len, "as-found");
-	}
+	for (size_t i = 0; i < AB_ARRAY_SIZE(valued); i++)
+		if (p->kind == valued[i].kind) {
+			snprintf(buf, len, "%s%ld", valued[i].prefix, p->value);
+			return;
+		}
+	snprintf(buf, len, "%s", p->kind == AB_IDLE_POLL ? "poll" : p->kind == AB_IDLE_BUSY ?
+		 "busy" : "as-found");
 }
 
 int ab_idle_haltpoll_usable(char *why, size_t len)

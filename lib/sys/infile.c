@@ -135,12 +135,8 @@ ssize_t ab_infile_line(FILE *f, char **buf, size_t *cap)
 		return -1;
 	if (over)
 		return -2;
-	if (!*buf) {
-		*buf = malloc(1);
-		if (!*buf)
-			return -1;
-		*cap = 1;
-	}
+	if (ab_grow(buf, cap, n + 1, 1, 256) < 0)	/* an empty first line has no room yet */
+		return -1;
 	(*buf)[n] = '\0';
 	return (ssize_t)n;
 }

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,13 +24,57 @@ const char *ab_machine_lock_path(void)
 	return p ? p : AB_MACHINE_LOCK;
 }
 
+int ab_lock_open(const char *path, int flags)
+{
+	struct stat st;
+	int fd = open(path, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, 0644);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	return fd;
+}
+
+char *ab_lock_holder(int fd, char *buf, size_t len)
+{
+	ssize_t n = pread(fd, buf, len - 1, 0);
+	char *sp;
+
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	for (char *c = buf; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	sp = strchr(buf, ' ');
+	if (sp)
+		*sp++ = '\0';
+	return sp;
+}
+
+int ab_lock_claim(int fd, const char *what)
+{
+	char line[PATH_MAX + 64];
+	int n = snprintf(line, sizeof(line), "%d %s\n", (int)getpid(), what);
+
+	return ftruncate(fd, 0) < 0 || pwrite(fd, line, (size_t)n, 0) != n ? -1 : 0;
+}
+
+void ab_lock_clear(int fd)
+{
+	int rc = ftruncate(fd, 0);	/* fails on a read-only fd: then nothing of ours is there */
+
+	(void)rc;
+	flock(fd, LOCK_UN);
+}
+
 static void release(void)
 {
-	if (mine >= 0 && getpid() == mine_by) {	/* a forked child exits through here too */
-		int rc = ftruncate(mine, 0);
-		(void)rc;
-		flock(mine, LOCK_UN);
-	}
+	if (mine >= 0 && getpid() == mine_by)	/* a forked child exits through here too */
+		ab_lock_clear(mine);
 }
 
 /* Is the inherited descriptor (AB_MACHINE_LOCK_FD_ENV) the lock file's, and does its
@@ -51,23 +96,6 @@ static int inherited(const struct stat *lock)
 	return flock((int)fd, LOCK_EX | LOCK_NB) == 0;
 }
 
-/* The holder's line, "PID WHAT", unprintable bytes replaced: it came from a file. */
-static void holder(int fd, char *why, size_t len)
-{
-	char buf[256];
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-
-	buf[n > 0 ? n : 0] = '\0';
-	buf[strcspn(buf, "\n")] = '\0';
-	for (char *c = buf; *c; c++)
-		if ((unsigned char)*c < 0x20 || *c == 0x7f)
-			*c = '?';
-	char *sp = strchr(buf, ' ');
-	if (sp)
-		*sp++ = '\0';
-	snprintf(why, len, "pid %s, %s", buf[0] ? buf : "?", sp && *sp ? sp : "?");
-}
-
 int ab_machine_lock_hold(const char *what, char *why, size_t len)
 {
 	const char *path = ab_machine_lock_path();
@@ -75,32 +103,25 @@ int ab_machine_lock_hold(const char *what, char *why, size_t len)
 
 	if (mine >= 0)
 		return 0;
-	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
-	int rw = fd >= 0;
+	int fd = ab_lock_open(path, O_RDWR | O_CREAT), rw = fd >= 0;
 	if (fd < 0 && errno == EACCES)	/* root's lock, seen by a user: still a lock */
-		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd >= 0 && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
-		fd = -1;
-		errno = EINVAL;
-	}
+		fd = ab_lock_open(path, O_RDONLY);
 	if (fd < 0) {
 		snprintf(why, len, "%s: %s", path, errno == EINVAL ? "not a regular file" :
 			 strerror(errno));
 		return 1;
 	}
-	if (inherited(&st)) {
+	if (fstat(fd, &st) == 0 && inherited(&st)) {
 		close(fd);
 		return 0;
 	}
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		holder(fd, why, len);
+		char buf[256], *rest = ab_lock_holder(fd, buf, sizeof(buf));
+		snprintf(why, len, "pid %s, %s", buf[0] ? buf : "?", rest && *rest ? rest : "?");
 		close(fd);
 		return -1;
 	}
-	char line[256];
-	int n = snprintf(line, sizeof(line), "%d %s\n", (int)getpid(), what);
-	if (rw && (ftruncate(fd, 0) < 0 || pwrite(fd, line, (size_t)n, 0) != n))
+	if (rw && ab_lock_claim(fd, what) < 0)
 		ab_msg("warning: %s: cannot say who holds it: %s", path, strerror(errno));
 	mine = fd;
 	mine_by = getpid();

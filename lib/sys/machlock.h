@@ -33,4 +33,16 @@ const char *ab_machine_lock_path(void);
  */
 int ab_machine_lock_hold(const char *what, char *why, size_t len);
 
+/* A lock file of this kind, as the harness's run.lock is too (harness/run/lock.c). */
+/* Opened (flags | O_NOFOLLOW | O_NONBLOCK), a regular file: fd, or -1 with errno (EINVAL). */
+int ab_lock_open(const char *path, int flags);
+/* Its holder's line, "PID REST", into buf (len bytes), unprintable bytes replaced (it came
+ * from a file): PID's text stays in buf; REST is returned, or NULL. */
+char *ab_lock_holder(int fd, char *buf, size_t len);
+/* Say that this process holds it: "PID WHAT". 0, or -1 with errno. */
+int ab_lock_claim(int fd, const char *what);
+/* Empty the holder's line and unlock: LOCK_UN frees the lock for every descriptor that
+ * shares it, so no child forked meanwhile can keep it past our exit. */
+void ab_lock_clear(int fd);
+
 #endif

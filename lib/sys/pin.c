@@ -43,39 +43,18 @@ int ab_pin_self_set(const struct ab_cpuset *s)
 	return set_mask(0, s);
 }
 
-int ab_thread_attr_pin(pthread_attr_t *attr, int cpu)
-{
-	struct ab_cpuset s;
-	size_t size;
-
-	if (cpu < 0)
-		return 0;
-	if (cpu >= AB_MAX_CPUS) {	/* one_cpu() would give an empty mask */
-		errno = EINVAL;
-		return -1;
-	}
-	s = one_cpu(cpu);
-	cpu_set_t *k = ab_cpuset_to_kernel(&s, &size);
-	if (!k)
-		return -1;
-	int r = pthread_attr_setaffinity_np(attr, size, k);
-	CPU_FREE(k);
-	if (r) {
-		errno = r;
-		return -1;
-	}
-	return 0;
-}
-
 /* attr's affinity: cpu, else set, else none. 0 or an errno value. */
 static int attr_affinity(pthread_attr_t *attr, int cpu, const struct ab_cpuset *set)
 {
+	struct ab_cpuset one = one_cpu(cpu);
 	size_t size;
 	cpu_set_t *k;
 	int rc;
 
+	if (cpu >= AB_MAX_CPUS)	/* one_cpu() would give an empty mask */
+		return EINVAL;
 	if (cpu >= 0)
-		return ab_thread_attr_pin(attr, cpu) < 0 ? errno : 0;
+		set = &one;
 	if (!set)
 		return 0;
 	k = ab_cpuset_to_kernel(set, &size);

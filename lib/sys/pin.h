@@ -19,9 +19,6 @@
 /* Pin the calling thread to one CPU; cpu < 0 = leave it. 0 or -1/errno. */
 int ab_pin_self(int cpu);
 int ab_pin_self_set(const struct ab_cpuset *s);
-/* Set attr's affinity so the thread starts on cpu (pin before it starts). cpu < 0: no-op.
- * 0, or -1/errno (EINVAL for a CPU number no mask can hold). */
-int ab_thread_attr_pin(pthread_attr_t *attr, int cpu);
 /*
  * The one way to start a pinned thread: fn(arg) on a thread that runs on cpu
  * (>= 0), or on set (cpu < 0, set not NULL), or unpinned, from its first

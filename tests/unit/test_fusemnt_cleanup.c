@@ -178,9 +178,9 @@ static void test_cleanup_not_ours(void **state)
 		assert_true(path_exists(path[i]));
 	}
 	free(text);
-	/* unmount through the symlink: refused, the mount behind it stays */
+	/* unmount through the symlink: no mount point, the mount behind it stays */
 	size_t k = AB_ARRAY_SIZE(cases) - 1;
-	assert_int_equal(ab_mnt_unmount(path[k]), -1);
+	assert_int_equal(ab_mnt_unmount(path[k]), 0);
 	assert_true(ab_mnt_is_fuse(fx->d[k].mnt));
 	assert_int_equal(unlink(path[k]), 0);
 	for (size_t i = 0; i < AB_ARRAY_SIZE(cases); i++)

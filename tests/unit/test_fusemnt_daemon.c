@@ -46,6 +46,7 @@ static void test_start_fails(void **state)
 		/* the caller's directory stays the caller's */
 		assert_int_equal(path_exists(mnt), !cases[i].missing_dir);
 		assert_int_equal(ab_mnt_unmount(mnt), 0);
+		assert_true(rmdir(mnt) == 0 || errno == ENOENT);
 		assert_false(path_exists(mnt));
 	}
 }
@@ -158,6 +159,7 @@ static void test_unmount_busy(void **state)
 	assert_true(fd >= 0);
 
 	assert_int_equal(ab_mnt_unmount(mnt), 0);
+	assert_int_equal(rmdir(mnt), 0);
 	assert_gone(mnt);
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);	/* detached, still served */
 	assert_int_equal(n, (ssize_t)strlen(hello_text));
