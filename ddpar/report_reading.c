@@ -26,8 +26,8 @@ static int worse_than_queue(struct ab_render *r, const struct ab_group *const *g
 
 	if (!tail)
 		return ab_r_ratio(g[c], g[0], &q, &ci) == AB_V_DOWN;
-	const struct ab_group *p = ddp_transport_find(r, "lat_p99_us", 1, "1", URING_COL + c, bs);
-	const struct ab_group *p0 = ddp_transport_find(r, "lat_p99_us", 1, "1", URING_COL, bs);
+	const struct ab_group *p = ddp_transport_find(r, DDP_M_P99, 1, "1", URING_COL + c, bs);
+	const struct ab_group *p0 = ddp_transport_find(r, DDP_M_P99, 1, "1", URING_COL, bs);
 	return p && p0 && ab_r_ratio(p, p0, &q, &ci) == AB_V_UP && q >= TAIL_X;
 }
 
@@ -78,9 +78,9 @@ static void uring_cpu_reading_bs(struct ab_render *r, const char *bs)
 		fprintf(r->out, " %s %s", uring_cpus[c], ab_r_num(buf, sizeof(buf),
 			ab_r_median(g[c])));
 		fprintf(r->out, " (%s", ab_r_ratio_text(buf, sizeof(buf), v, q, &ci, 0));
-		const struct ab_group *p50 = ddp_transport_find(r, "lat_p50_us", 1, "1", URING_COL + c,
+		const struct ab_group *p50 = ddp_transport_find(r, DDP_M_P50, 1, "1", URING_COL + c,
 								 bs);
-		const struct ab_group *p99 = ddp_transport_find(r, "lat_p99_us", 1, "1", URING_COL + c,
+		const struct ab_group *p99 = ddp_transport_find(r, DDP_M_P99, 1, "1", URING_COL + c,
 								 bs);
 		if (p50 && p99)
 			fprintf(r->out, "; per read p50 %s us, p99 %s us",
