@@ -89,4 +89,20 @@ check "names collected from the benchmarks' headers ($(cat "$W"/own.* | wc -l))"
 	grep -qx line_rt_ns "$W/own.cpupair"
 check "no benchmark's name, record or key retyped in another benchmark's folder" \
 	eval '[ ! -s "$W/retyped" ] || { sed "s/^/# /" "$W/retyped" | head -40; false; }'
+
+# Nor in its own folder: a .c file names its own records by its header's macros, so a
+# renamed metric renames every reading of it (ddpar's --uring-cpu reading once retyped
+# lat_p99_us). Keys stay allowed: a descriptor's key lists are plain words.
+: > "$W/own_retyped"
+for d in $dirs; do
+	b=${d##*/}
+	sed -nE 's/^#define [A-Z0-9]+_M_[A-Z0-9_]+[[:space:]]+"([^"]+)".*/\1/p' "$d/$b.h" |
+		sort -u > "$W/ownm.$b"
+	grep -E '^[^:]*\.c: ' "$W/blits.$b" |
+		awk 'NR == FNR { n[$0] = 1; next }
+		     { l = substr($0, index($0, ": \"") + 3); l = substr(l, 1, length(l) - 1)
+		       if (l in n) print }' "$W/ownm.$b" - >> "$W/own_retyped"
+done
+check "no benchmark's record name retyped in its own .c files" \
+	eval '[ ! -s "$W/own_retyped" ] || { sed "s/^/# /" "$W/own_retyped" | head -40; false; }'
 t_done
