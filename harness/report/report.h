@@ -49,7 +49,7 @@ int h_write_json(const struct ab_results *d, const char *dir);
 /* results.json's "machine" object from dir/machine.txt, each key once (export_machine.c). */
 void h_json_machine(FILE *f, const char *dir);
 
-/* ---- outputs (report.c, warnings.c) ---- */
+/* ---- outputs (report.c, warnings.c, rounds.c) ---- */
 /* Regenerate summary.csv, tables.md, the plots, report.md and details.md in dir from dir/raw.csv
  * (plus machine.txt and failures.csv when present). 0, -1 (a write failed) or -2
  * (raw.csv refused: a repetition written twice; nothing was written). name: the
@@ -59,6 +59,9 @@ void h_warnings(FILE *f, const char *dir, const struct ab_results *d);
 /* report.md's "Precision": per benchmark, how wide its headline results' 95% intervals are
  * relative to their medians (at the median and at worst) and what would narrow them. */
 void h_precision(FILE *f, const char *dir, const struct ab_results *d);
+/* Precision's rounds line (rounds.c): the repetition rounds in which the whole machine ran
+ * slower or faster than in the others; how many such rounds (0: none, or no line). */
+int h_rounds_line(FILE *f, const struct ab_results *d);
 /* details.md's table of the CPU monitor's records (mon_*) of bench, and what its logs in
  * dir/log say it could not count (monitor.c). */
 void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct ab_results *d);

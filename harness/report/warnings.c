@@ -320,7 +320,8 @@ static void precision_outliers(FILE *f, const struct precision *p)
 	fprintf(f, " (%zu).", p->nmost);
 }
 
-static void precision_hints(FILE *f, const struct precision *p, double load, int ncpu)
+static void precision_hints(FILE *f, const struct precision *p, double load, int ncpu,
+			    int apart)
 {
 	char key[AB_KEY_LEN];
 
@@ -336,6 +337,9 @@ static void precision_hints(FILE *f, const struct precision *p, double load, int
 		fprintf(f, "; pinning (the worst ran with %s=any)", key);
 	if (start_busy(load, ncpu))
 		fprintf(f, "; a quieter machine (load %.2f at the start on %d CPUs)", load, ncpu);
+	else if (apart)
+		fprintf(f, "; a quieter machine (%d round%s ran apart: see Rounds)", apart,
+			apart == 1 ? "" : "s");
 	fprintf(f, ".\n");
 }
 
@@ -372,7 +376,7 @@ static void precision_missed(FILE *f, const struct ab_results *d, const char *be
 
 /* bench's line; 1 when it has one (headline results), else 0 */
 static int precision_line(FILE *f, const struct ab_results *d, const char *bench, double load,
-			  int ncpu, double target)
+			  int ncpu, double target, int apart)
 {
 	struct precision p = { 0 };
 	int said = 0;
@@ -399,7 +403,7 @@ static int precision_line(FILE *f, const struct ab_results *d, const char *bench
 		fprintf(f, "; %zu more with too few repetitions", p.left_out);
 	fprintf(f, ".");
 	precision_outliers(f, &p);
-	precision_hints(f, &p, load, ncpu);
+	precision_hints(f, &p, load, ncpu, apart);
 	if (target > 0)
 		precision_missed(f, d, bench, target);
 out:
@@ -425,10 +429,11 @@ void h_precision(FILE *f, const char *dir, const struct ab_results *d)
 			   "repetitions to the points wider than that, within its budget; the results "
 			   "still wider are listed.", 100 * target);
 	fprintf(f, "\n\n");
+	int apart = h_rounds_line(f, d);	/* a paragraph of its own, when there are results */
 	/* in the report's order; only a registered benchmark has headline metrics, and
 	 * walking the registry, not raw.csv's benches, keeps 200,000 groups linear */
 	for (int i = 0; h_registry[i]; i++)
-		lines += precision_line(f, d, h_registry[i]->name, load, ncpu, target);
+		lines += precision_line(f, d, h_registry[i]->name, load, ncpu, target, apart);
 	if (!lines)
 		fprintf(f, "- no headline results among the records.\n");
 	fprintf(f, "\n");

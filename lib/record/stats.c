@@ -187,6 +187,18 @@ static double binom_half_pmf(size_t n, size_t i)
 		   (double)n * M_LN2);
 }
 
+double ab_sign_p(size_t below, size_t above)
+{
+	size_t n = below + above, k = below < above ? below : above;
+	double tail = 0;
+
+	if (!n)
+		return NAN;
+	for (size_t i = 0; i <= k; i++)
+		tail += binom_half_pmf(n, i);
+	return fmin(1, 2 * tail);
+}
+
 int ab_median_ci(const double *x, size_t n, double level, struct ab_ci *ci)
 {
 	double *s, cdf, cover, best;

@@ -97,6 +97,10 @@ void ab_boot_ci(const double *v, double level, struct ab_ci *ci, double *p);
  */
 long ab_holm(const double *p, size_t n, double *adj);
 
+/* The two-sided exact sign test: the p-value of "below and above are draws of a fair
+ * coin" (binomial(below + above, 1/2)), at most 1; NAN when both are 0. */
+double ab_sign_p(size_t below, size_t above);
+
 /* Summary used by tables and summary.csv. */
 struct ab_summary {
 	size_t n;

@@ -2,7 +2,7 @@
 /*
  * lib/record/stats.c against values worked out by hand: type-7 percentiles, sample
  * stddev (also far from zero), binomial coverage of order-statistic CIs of the
- * median (sums of C(n, i) / 2^n). The ratio CI and histogram: test_stats_ratio.c.
+ * median and the sign test (sums of C(n, i) / 2^n). The ratio CI and histogram: test_stats_ratio.c.
  */
 #include "stats_fx.h"
 
@@ -187,6 +187,33 @@ static void test_median_ci_errors(void **state)
 	}
 }
 
+/* The sign test: twice the smaller binomial(n, 1/2) tail, at most 1 (sums of C(n, i) / 2^n). */
+static void test_sign_p(void **state)
+{
+	static const struct {
+		size_t below, above;
+		double want;
+	} cases[] = {
+		{ 0, 10, 2.0 / 1024 },		/* all above: 2 x 1 / 2^10 */
+		{ 10, 0, 2.0 / 1024 },		/* symmetric */
+		{ 3, 7, 2 * 176.0 / 1024 },	/* 1 + 10 + 45 + 120 = 176 */
+		{ 5, 5, 1 },			/* 2 x 638 / 1024, capped at 1 */
+		{ 1, 0, 1 },
+		{ 0, 12, 2.0 / 4096 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++)
+		check_close("sign p", ab_sign_p(cases[i].below, cases[i].above), cases[i].want,
+			    1e-12);
+}
+
+static void test_sign_p_none(void **state)
+{
+	(void)state;
+	assert_true(isnan(ab_sign_p(0, 0)));	/* no vote: no test */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -196,6 +223,8 @@ int main(void)
 		cmocka_unit_test(test_median_ci),
 		cmocka_unit_test(test_median_ci_large),
 		cmocka_unit_test(test_median_ci_errors),
+		cmocka_unit_test(test_sign_p),
+		cmocka_unit_test(test_sign_p_none),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * report.md's Precision section, its rounds line: did the whole machine run slower
+ * (or faster) in one repetition round than in the others? harness run interleaves the
+ * repetitions: round r runs repetition r of every point, so a busy spell of a shared
+ * machine (another tenant, a backup) lands in one round across every benchmark, and
+ * widens every interval it is in. More repetitions dilute it; windows within an
+ * invocation cannot, as they ran in the same spell.
+ *
+ * Each headline result with AB_MIN_REPS_CI values or more votes in each round it has
+ * a value in: below its own median or above it, signed so that below is slower (for a
+ * time, a higher value). A round stands apart when the sign test of its votes,
+ * Holm-adjusted over the rounds, is below ROUND_ALPHA and its results moved by
+ * ROUND_SHIFT or more at the median. The votes are results, not invocations (one
+ * invocation may give several results), so the p-value screens, and is said as such.
+ * Nothing is dropped: the intervals keep every value, and the line says where their
+ * width came from.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/common.h"
+#include "report.h"
+#include "record/stats.h"
+#include "render/desc.h"
+#include "render/render.h"
+
+#define ROUND_ALPHA 0.01
+#define ROUND_SHIFT 0.02	/* 2% at the median */
+#define ROUNDS_LISTED 3
+
+/* One value's vote: its round, its benchmark (registry index) and log(value / median),
+ * negated for a metric where lower is better, so that below 0 is slower. */
+struct vote {
+	int rep, bench;
+	double s;
+};
+
+struct round {
+	int rep;
+	size_t from, n;		/* its votes: v[from .. from + n) */
+	size_t below, above;
+	double shift, p;
+};
+
+struct rounds {
+	struct vote *v;
+	size_t nv, nres;
+	struct round *r;
+	size_t nr;
+};
+
+static int cmp_vote(const void *pa, const void *pb)
+{
+	const struct vote *a = pa, *b = pb;
+
+	if (a->rep != b->rep)
+		return (a->rep > b->rep) - (a->rep < b->rep);
+	return (a->bench > b->bench) - (a->bench < b->bench);
+}
+
+/* g's votes appended at v (room for g->n); how many. */
+static size_t group_votes(const struct ab_group *g, int bench, struct vote *v)
+{
+	int lower = ab_desc_lower_better(h_registry[bench], g->metric);
+	double m = ab_median(g->v, g->n);
+	size_t n = 0;
+
+	if (g->n < AB_MIN_REPS_CI || !(m > 0))
+		return 0;
+	for (size_t i = 0; i < g->n; i++)
+		if (g->rep[i] >= 1 && g->v[i] > 0)
+			v[n++] = (struct vote){ g->rep[i], bench, (lower ? -1 : 1) * log(g->v[i] / m) };
+	return n;
+}
+
+static int registry_index(const char *bench)
+{
+	for (int i = 0; h_registry[i]; i++)
+		if (!strcmp(h_registry[i]->name, bench))
+			return i;
+	return -1;
+}
+
+/* The headline results' votes, sorted by round; -1 when out of memory. */
+static int collect(const struct ab_results *d, struct rounds *rs)
+{
+	size_t cap = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		cap += d->g[i].n;
+	rs->v = malloc((cap ? cap : 1) * sizeof(*rs->v));
+	if (!rs->v)
+		return -1;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct ab_group *g = &d->g[i];
+		int b = registry_index(g->bench);
+		size_t n = b >= 0 && h_is_headline(g->bench, g->metric) ?
+			   group_votes(g, b, rs->v + rs->nv) : 0;
+		rs->nv += n;
+		rs->nres += n > 0;
+	}
+	qsort(rs->v, rs->nv, sizeof(*rs->v), cmp_vote);
+	return 0;
+}
+
+/* The median of the s of n votes from v (scratch: n slots). */
+static double vote_median(const struct vote *v, size_t n, double *scratch)
+{
+	for (size_t i = 0; i < n; i++)
+		scratch[i] = v[i].s;
+	return ab_median(scratch, n);
+}
+
+/* Split the sorted votes into rounds, each with its sign test; -1 when out of memory. */
+static int judge(struct rounds *rs, double *scratch)
+{
+	rs->r = malloc((rs->nv ? rs->nv : 1) * sizeof(*rs->r));
+	if (!rs->r)
+		return -1;
+	for (size_t i = 0; i < rs->nv;) {
+		struct round *r = &rs->r[rs->nr++];
+		*r = (struct round){ .rep = rs->v[i].rep, .from = i };
+		for (; i < rs->nv && rs->v[i].rep == r->rep; i++, r->n++) {
+			r->below += rs->v[i].s < 0;
+			r->above += rs->v[i].s > 0;
+		}
+		r->shift = expm1(vote_median(rs->v + r->from, r->n, scratch));
+		r->p = ab_sign_p(r->below, r->above);
+	}
+	double *p = malloc((rs->nr ? rs->nr : 1) * sizeof(*p));
+	if (!p)
+		return -1;
+	for (size_t i = 0; i < rs->nr; i++)
+		p[i] = rs->r[i].p;
+	long ok = ab_holm(p, rs->nr, p);
+	for (size_t i = 0; i < rs->nr; i++)
+		rs->r[i].p = p[i];
+	free(p);
+	return ok < 0 ? -1 : 0;
+}
+
+static int apart(const struct round *r)
+{
+	return r->p < ROUND_ALPHA && fabs(r->shift) >= ROUND_SHIFT;
+}
+
+/* ", ddpar -16.7%, cputestfs -5.7%": each benchmark's shift at the median in round r. */
+static void round_benches(FILE *f, const struct rounds *rs, const struct round *r,
+			  double *scratch)
+{
+	const struct vote *v = rs->v + r->from;
+
+	for (size_t i = 0, j; i < r->n; i = j) {
+		for (j = i; j < r->n && v[j].bench == v[i].bench; j++)
+			;
+		fprintf(f, "%s%s %+.1f%%", i ? ", " : " (", h_registry[v[i].bench]->name,
+			100 * expm1(vote_median(v + i, j - i, scratch)));
+	}
+	fprintf(f, ")");
+}
+
+static void round_text(FILE *f, const struct rounds *rs, const struct round *r, double *scratch)
+{
+	int slow = r->shift < 0;
+
+	fprintf(f, " Round %d ran %s: %zu of %zu headline results %s their medians, by %.1f%% at "
+		   "the median", r->rep, slow ? "slower" : "faster", slow ? r->below : r->above,
+		r->n, slow ? "below" : "above", 100 * fabs(r->shift));
+	round_benches(f, rs, r, scratch);
+	fprintf(f, "; sign test p %.2g.", r->p);
+}
+
+/* Say the rounds apart, at most ROUNDS_LISTED; how many there are. */
+static size_t rounds_apart(FILE *f, const struct rounds *rs, double *scratch)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rs->nr; i++)
+		if (apart(&rs->r[i]) && n++ < ROUNDS_LISTED)
+			round_text(f, rs, &rs->r[i], scratch);
+	if (n > ROUNDS_LISTED)
+		fprintf(f, " And %zu more round%s.", n - ROUNDS_LISTED,
+			n - ROUNDS_LISTED == 1 ? "" : "s");
+	return n;
+}
+
+int h_rounds_line(FILE *f, const struct ab_results *d)
+{
+	struct rounds rs = { 0 };
+	double *scratch = NULL;
+	size_t n = 0;
+
+	if (collect(d, &rs) < 0 || !rs.nres ||
+	    !(scratch = malloc(rs.nv * sizeof(*scratch))) || judge(&rs, scratch) < 0)
+		goto out;	/* out of memory, or no headline result: no line */
+	fprintf(f, "Rounds (harness run's round r runs repetition r of every point, "
+		   "interleaved): %zu headline results over %zu rounds.", rs.nres, rs.nr);
+	n = rounds_apart(f, &rs, scratch);
+	if (!n)
+		fprintf(f, " No round ran apart from the others");
+	else
+		fprintf(f, " The machine was busier or quieter then: every interval holding "
+			   "those rounds is wider for it, and nothing was dropped. A quieter machine "
+			   "narrows them; windows within an invocation would not");
+	fprintf(f, " (a round is apart when the sign test of its results, Holm-adjusted over "
+		   "the rounds, gives p below %g, a screen, as results of one invocation are not "
+		   "independent, and they moved by %g%% or more at the median).\n\n", ROUND_ALPHA,
+		100 * ROUND_SHIFT);
+out:
+	free(scratch);
+	free(rs.v);
+	free(rs.r);
+	return (int)n;
+}

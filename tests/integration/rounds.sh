@@ -1,0 +1,76 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# report.md's Precision section, its Rounds paragraph (harness/report/rounds.c), from
+# crafted records: a repetition round in which every headline result ran slower is
+# named, with its share and shift, and each benchmark's hint points to it; a
+# time metric (lower is better) that rose counts as slower; a shift under 2% and a
+# run with no round apart name no round. (~2 s)
+. "$(dirname "$0")/lib.sh"
+
+# rounds FILE: the Rounds paragraph of FILE's Precision section
+rounds() { grep '^Rounds (' "$1"; }
+
+W=$(mktemp -d "$AFFBENCH_WORKDIR/rounds.XXXXXX")
+
+# craft DIR BENCH METRIC UNIT ROUND FACTOR [NOISE]: 12 configs x 6 repetitions of METRIC,
+# each config's values its level times 1 + NOISE x {-3, -1, 0, 1, 2, 3}% (NOISE 1 unless
+# given), rotated by config, so that every round holds each offset twice: no round apart
+# by itself. Round ROUND's values are then multiplied by FACTOR (1: none).
+craft() {
+	mkdir -p "$1"
+	awk -v b="$2" -v m="$3" -v u="$4" -v R="$5" -v F="$6" -v N="${7:-1}" 'BEGIN {
+		print "bench,config,rep,metric,value,unit"
+		split("-3 -1 0 1 2 3", off, " ")
+		for (c = 1; c <= 12; c++) for (r = 1; r <= 6; r++) {
+			v = 100 * c * (1 + N * off[(r + c) % 6 + 1] / 100)
+			if (r == R) v *= F
+			printf "%s,cfg=c%d,%d,%s,%.6f,%s\n", b, c, r, m, v, u
+		}
+	}' >"$1/raw.csv"
+	"$BIN/harness" report "$1" >/dev/null 2>"$1.err"
+}
+
+craft "$W/slow" cputestfs stat_per_s 1/s 4 0.9
+rc=$?
+check "harness report of the crafted records exits 0 (exit $rc: $(head -c 200 "$W/slow.err"))" \
+	[ "$rc" = 0 ]
+R=$(rounds "$W/slow/report.md")
+check "the Rounds paragraph counts 12 results over 6 rounds" eval \
+	'printf "%s\n" "$R" | grep -qF "12 headline results over 6 rounds."'
+check "round 4, 10% lower, is named as slower with all 12 results below their medians" eval \
+	'printf "%s\n" "$R" | grep -qF "Round 4 ran slower: 12 of 12 headline results below"'
+shift=$(printf '%s\n' "$R" | sed -nE "s/.*medians, by ($NUM)% at the median.*/\1/p")
+check "round 4's shift at the median is about 10% (got '$shift')" within "$shift" 8 11
+check "round 4's shift is given per benchmark (cputestfs)" eval \
+	'printf "%s\n" "$R" | grep -qE "\(cputestfs -[0-9.]+%\); sign test p"'
+check "no other round is named" eval \
+	'[ "$(printf "%s\n" "$R" | grep -o "Round [0-9]* ran" | wc -l)" = 1 ]'
+check "the benchmark's hint points to the round apart" eval \
+	'grep "^- \*\*cputestfs\*\*" "$W/slow/report.md" |
+	 grep -qF "a quieter machine (1 round ran apart: see Rounds)"'
+
+craft "$W/time" fdget ns_per_op ns 2 1.1
+R=$(rounds "$W/time/report.md")
+check "a time metric 10% higher in round 2 makes round 2 slower" eval \
+	'printf "%s\n" "$R" | grep -qF "Round 2 ran slower: 12 of 12 headline results below"'
+
+craft "$W/fast" sqrtio ios_K_per_s Kio/s 6 1.1
+R=$(rounds "$W/fast/report.md")
+check "a round 10% higher in a rate is named as faster" eval \
+	'printf "%s\n" "$R" | grep -qF "Round 6 ran faster: 12 of 12 headline results above"'
+
+# noise of +-0.3%: every result of round 3 lies below its median, but only by 1.5%
+craft "$W/small" cputestfs stat_per_s 1/s 3 0.985 0.1
+R=$(rounds "$W/small/report.md")
+check "a round every result ran 1.5% slower in is not apart (under 2% at the median)" eval \
+	'printf "%s\n" "$R" | grep -q "No round ran apart from the others"'
+
+craft "$W/none" cputestfs stat_per_s 1/s 0 1
+R=$(rounds "$W/none/report.md")
+check "balanced rounds: no round ran apart" eval \
+	'printf "%s\n" "$R" | grep -q "No round ran apart from the others"'
+check "balanced rounds: no hint points to a round" eval \
+	'! grep -q "see Rounds" "$W/none/report.md"'
+
+rm -rf "$W" "$W".*.err
+t_done
