@@ -58,8 +58,9 @@
 #              (scripts/speedcheck/precision.sh; not in 'all'; about 2 minutes).
 #              With --runs DIR (once or twice): no measurement; each finished run's
 #              headline 95% CI half-widths relative to their medians (median, p90,
-#              per benchmark, from DIR/summary.csv), and with two runs how many
-#              medians of each lie in the other's interval. No root needed.
+#              per benchmark, from DIR/summary.csv), its report.md's Rounds paragraph
+#              (the rounds the whole machine ran slower or faster in), and with two
+#              runs how many medians of each lie in the other's interval. No root needed.
 #
 #   pace       cputestfs --transport dev vs hello_ll on one CPU, in pairs
 #              interleaved: the pairs' median ratio and its range

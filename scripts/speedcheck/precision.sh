@@ -174,6 +174,18 @@ prec_agree() {
 			b, n ? 100 * b / n : 0 }' <(prec_rows "$1") <(prec_rows "$2")
 }
 
+# prec_rounds: each run's Rounds paragraph (report.md's Precision: the repetition rounds
+# the whole machine ran slower or faster in), where its report.md has one
+prec_rounds() {
+	local d
+	for d in "${RUNS[@]}"; do
+		[ -f "$d/report.md" ] && [ ! -L "$d/report.md" ] || continue
+		echo
+		printf '%s: ' "$d"
+		grep -m 1 '^Rounds (' "$d/report.md" || echo "no Rounds paragraph in its report.md"
+	done
+}
+
 check_precision_runs() {
 	local d
 	for d in "${RUNS[@]}"; do
@@ -190,6 +202,7 @@ check_precision_runs() {
 	for d in "${RUNS[@]}"; do
 		prec_run_row "$d"
 	done
+	prec_rounds
 	[ "${#RUNS[@]}" = 2 ] || return 0
 	echo
 	prec_agree "${RUNS[0]}" "${RUNS[1]}"

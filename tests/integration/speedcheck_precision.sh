@@ -59,6 +59,7 @@ mkrun() {	# mkrun DIR MEDIAN LO HI: one cputestfs and one ddpar headline result,
 }
 mkrun "$d/a" 1000 900 1100	# +-10%
 mkrun "$d/b" 1050 1040 1060	# +-0.95%: a's median outside its interval, its inside a's
+echo "Rounds (made up): round 5 ran slower." >"$d/a/report.md"	# b has no report.md
 out=$("$SC" precision --runs "$d/a" --runs "$d/b" 2>/dev/null)
 row=$(grep -F "| $d/a |" <<<"$out")
 check "--runs: 2 headline results of a (the latency left out): $row" \
@@ -69,6 +70,9 @@ check "--runs: b's cputestfs +-1.0%" grep -qF "| $d/b | 2 | 5.5% | 10.0% | 1.0% 
 agree="2 results in both: 1 medians of the first in the second's 95% CI (50%), 2 of the"
 check "--runs: 2 results in both; a's medians in b's CIs: 1, b's in a's: 2" \
 	grep -qF "$agree second in the first's (100%)" <<<"$out"
+check "--runs: a's Rounds paragraph, from its report.md" \
+	grep -qxF "$d/a: Rounds (made up): round 5 ran slower." <<<"$out"
+check "--runs: b has no report.md, and no Rounds line" eval '! grep -qF "$d/b: " <<<"$out"'
 expect_rc "--runs of a directory without summary.csv is refused" 2 "$SC" precision --runs "$d/none"
 
 rm -rf "$d"
