@@ -42,10 +42,15 @@ if [ "${1:-}" = --pack ]; then
 		sed 's/^/|/' "$d/$f"
 	done
 	echo "@@ harness/report.md"
-	echo "|# (report.md of the run: its presence, its knob warnings and its Warnings section are" \
-		"checked)"
+	echo "|# (report.md of the run: its presence, its knob warnings, its Warnings section and" \
+		"its split of other minus same are checked)"
 	sed -n '/^## Warnings$/,/^## /p' "$d/harness/report.md" 2>/dev/null | sed '$!b; /^## /d' |
 		sed 's/^/|/'
+	# the split's paragraph (check_split.awk), under a heading of its own
+	echo "|## (cputestfs: the split of other minus same)"
+	grep -e '^Of the .* us a stat() served on CPU ' -e '^Other minus same: ' \
+		-e "^A stat() served on CPU .* us less than one served on the caller's CPU" \
+		"$d/harness/report.md" 2>/dev/null | sed 's/^/|/'
 	exit 0
 fi
 
@@ -367,6 +372,9 @@ unfinished() {
 	rm -f done
 }
 expect "a guest that did not finish" A "the guest did not finish" unfinished
+
+# report.md's split of other minus same: selftest_split.sh's cases
+. "$HERE/selftest_split.sh"
 
 # ---- the machine matrix (fixture-matrix: no cpuidle driver, PTI without PCID, no cache/) ----
 MT=harness/machine.txt
