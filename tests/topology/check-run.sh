@@ -107,8 +107,7 @@ for p in raw.csv:hraw runs.csv:hruns failures.csv:hfail machine.txt:hmachine rep
 	[ -f "$H/${p%%:*}" ] && set -- "$@" "kind=${p##*:}" "$H/${p%%:*}"
 done
 ${AWK:-awk} -f "$HERE/check.awk" -f "$HERE/check_place.awk" -f "$HERE/check_cpupair.awk" \
-	-f "$HERE/check_matrix.awk" "$@" \
-	>"$R/check-records.txt"
+	-f "$HERE/check_matrix.awk" -f "$HERE/check_split.awk" "$@" >"$R/check-records.txt"
 arc=$?
 # The table and the count go last: print the checks first.
 sed -n '1,/^checks:$/p' "$R/check-records.txt"

@@ -16,7 +16,8 @@
 # Prints one line per check ("ok", "FAIL", "note") and the placement table;
 # exits 1 when a check failed.
 # The functions by concept are in check_place.awk (pair relations, cputestfs and
-# sqrtio placements) and check_cpupair.awk; check-run.sh passes all three with -f.
+# sqrtio placements), check_cpupair.awk, check_matrix.awk (the machine matrix) and
+# check_split.awk (report.md's split of other minus same); check-run.sh passes all with -f.
 
 function expand(list, set,    n, parts, i, r, k, cnt) {
 	split("", set)
@@ -366,6 +367,7 @@ END {
 
 	for (s in PINOK) ok(s ": same_cpu_pct 100 under same, 0 under two-CPU placements, to a call (" \
 		PINOK[s] " placements): the daemon ran where it was pinned")
+	check_split()	# report.md's split of other minus same (check_split.awk)
 	# ---- the table ----
 	print ""
 	print "placements (cputestfs; client/daemon CPUs as resolved in the guest):"

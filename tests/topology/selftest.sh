@@ -42,10 +42,15 @@ if [ "${1:-}" = --pack ]; then
 		sed 's/^/|/' "$d/$f"
 	done
 	echo "@@ harness/report.md"
-	echo "|# (report.md of the run: its presence, its knob warnings and its Warnings section are" \
-		"checked)"
+	echo "|# (report.md of the run: its presence, its knob warnings, its Warnings section and" \
+		"its split of other minus same are checked)"
 	sed -n '/^## Warnings$/,/^## /p' "$d/harness/report.md" 2>/dev/null | sed '$!b; /^## /d' |
 		sed 's/^/|/'
+	# the split's paragraph (check_split.awk), under a heading of its own
+	echo "|## (cputestfs: the split of other minus same)"
+	grep -e '^Of the .* us a stat() served on CPU ' -e '^Other minus same: ' \
+		-e "^A stat() served on CPU .* us less than one served on the caller's CPU" \
+		"$d/harness/report.md" 2>/dev/null | sed 's/^/|/'
 	exit 0
 fi
 
@@ -368,6 +373,9 @@ unfinished() {
 }
 expect "a guest that did not finish" A "the guest did not finish" unfinished
 
+# report.md's split of other minus same: selftest_split.sh's cases
+. "$HERE/selftest_split.sh"
+
 # ---- the machine matrix (fixture-matrix: no cpuidle driver, PTI without PCID, no cache/) ----
 MT=harness/machine.txt
 mt_driver() { sedi $MT 's/^cpuidle  *driver=none/cpuidle        driver=acpi_idle/'; }
@@ -475,26 +483,8 @@ mt_warn_poll() {
 expect "matrix: report.md warns of idle=poll, not booted with it" matrix \
 	"warns, though the guest's facts say otherwise: idle=poll" mt_warn_poll
 
-# ---- the boot watchdog (boot.sh): a stalled boot is stopped and told apart ----
-. "$HERE/boot.sh"
-boot_case() { # NAME WANT-RC GUEST-SCRIPT
-	# The exit status tells the watchdog (125) from the guest's own limit (124).
-	SHAPE_TIMEOUT=60 BOOT_STALL=4
-	t0=$(date +%s)
-	boot_guest "$W/boot.log" sh -c "$3"
-	rc=$? secs=$(($(date +%s) - t0))
-	if [ "$rc" = "$2" ]; then
-		t_ok "boot watchdog: $1: exit $rc after ${secs} s"
-	else
-		t_bad "boot watchdog: $1: exit $rc after ${secs} s, wanted $2"
-	fi
-}
-boot_case "a guest that boots and powers off" 0 'echo "guest: booted in 1.00 s"; exec sleep 3'
-boot_case "a guest silent past the boot limit" 125 'echo SeaBIOS; exec sleep 120'
-boot_case "a booted guest's own exit status" 3 'echo "guest: booted in 1.00 s"; sleep 3; exit 3'
-boot_case "a guest that dies before /init" 1 'exit 1'
-boot_case "a slow boot that keeps printing, past the stall limit" 0 \
-	'for i in 1 2 3 4 5 6 7 8; do echo "kernel line $i"; sleep 1; done; echo "guest: booted in 9.00 s"'
+# ---- the boot watchdog (boot.sh): selftest_boot.sh's cases ----
+. "$HERE/selftest_boot.sh"
 
 echo "1..$((passed + failed))"
 echo "check-topology self-test: $passed passed, $failed failed"
