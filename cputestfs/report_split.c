@@ -19,8 +19,9 @@
  * Each part carries an interval from its medians' 95% CIs (a difference of
  * medians: the lower end less the other's upper one). A time is never below
  * zero: a part whose median is, but whose interval holds 0, is 0; a part below
- * zero beyond its interval means the model does not hold here, and the report
- * then gives the measured pieces, never a negative time as a cost.
+ * zero beyond its interval, or parts that cannot add up to the difference within
+ * their intervals, mean the model does not hold here, and the report then gives
+ * the measured pieces, never a negative time as a cost.
  * cpupair's records are read from the same results by the names cpupair.h
  * gives (layering.sh refuses them retyped): a reading across benchmarks
  * belongs in a benchmark's folder, not in lib/.
@@ -168,28 +169,41 @@ static int pick_method(const struct ab_render *r, struct split *s)
 }
 
 /* The parts from the pieces; a part below 0 within its interval is 0, beyond it the
- * model does not hold. */
+ * model does not hold. Nor does it when the parts, each at 0 or more, cannot add up to
+ * other minus same within the intervals: their lower ends add to more than its upper
+ * end (a cache line dearer than the whole difference, say). Unclamped, the lower ends
+ * always add to less: clamping is what can break it. */
 static void parts_of(struct split *s)
 {
 	static const char *const name[] = { "the cache transfers", "the wake-ups crossing adds",
 					    "FUSE's own path" };
 	struct est crossing = minus(s->rt, s->self);	/* what crossing adds, line included */
 	struct est *p[] = { &s->cache, &s->wake, &s->fuse };
+	char lo[32], hi[32];
 
 	s->cache = s->line_flagged ? (struct est){ 0, 0, 0 } : s->line;
 	s->wake = minus(crossing, s->cache);
 	s->fuse = minus(s->diff, crossing);
 	s->holds = s->diff.v >= 0;	/* a negative difference: nothing to split */
-	s->below = s->holds ? NULL : "other minus same";
+	s->why[0] = '\0';
 	for (int k = 0; k < 3; k++) {
 		if (p[k]->hi < 0 && s->holds) {	/* the first part found below */
 			s->holds = 0;
-			s->below = name[k];
+			snprintf(s->why, sizeof(s->why), "%s would be below zero beyond its interval",
+				 name[k]);
 		}
 		if (p[k]->v < 0)
 			p[k]->v = 0;
 		if (p[k]->lo < 0)
 			p[k]->lo = 0;
+	}
+	double lows = s->cache.lo + s->wake.lo + s->fuse.lo;
+	if (s->holds && lows > s->diff.hi) {
+		s->holds = 0;
+		snprintf(s->why, sizeof(s->why), "its parts would not add up within their intervals: "
+			 "at 0 or more each, their lower ends add to %s us, above other minus same's "
+			 "upper end, %s us", ab_r_num(lo, sizeof(lo), lows),
+			 ab_r_num(hi, sizeof(hi), s->diff.hi));
 	}
 }
 
@@ -355,8 +369,8 @@ static void split_sentence(FILE *f, const struct split *s)
 	if (!s->holds) {
 		fprintf(f, "Other minus same: %s per stat() (CPU %s serving a caller on CPU %s). "
 			   "Its split into cache transfers, wake-ups and FUSE's own path does not "
-			   "hold on this machine: %s would be below zero beyond its interval.",
-			est_text(a, sizeof(a), s->diff), s->b, s->a, s->below);
+			   "hold on this machine: %s.", est_text(a, sizeof(a), s->diff), s->b, s->a,
+			s->why);
 		pieces_text(f, s);
 		return;
 	}
@@ -400,8 +414,7 @@ static void split_table(FILE *f, const struct split *s)
 		if (s->diff.v < 0)
 			fprintf(f, "| nothing to split: a stat() served on the other CPU is faster | - |\n");
 		else
-			fprintf(f, "| the model does not hold: %s below zero beyond its interval | - |\n",
-				s->below);
+			fprintf(f, "| the model does not hold: %s | - |\n", s->why);
 		fprintf(f, "| %s round trip between the CPUs | %s |\n", wm[s->method].name,
 			est_text(a, sizeof(a), s->rt));
 		fprintf(f, "| %s round trip on CPU %s alone | %s |\n", wm[s->method].name, s->c,

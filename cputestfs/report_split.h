@@ -27,7 +27,7 @@ struct split {
 	int have_self;			/* ... and the same-CPU round trip */
 	int holds;			/* every part at or above 0 within its interval */
 	int line_flagged;		/* a spinner lost its CPU: no cache part apart */
-	const char *below;		/* the part below 0 beyond its interval */
+	char why[192];			/* why the model does not hold (its first clause) */
 };
 
 /* The split of r's records into s: 0, or -1 when cputestfs has no other and same to split. */

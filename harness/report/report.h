@@ -6,6 +6,7 @@
  *   data.c            raw.csv loaded; summary.csv
  *   warnings.c        report.md's warnings (the machine, too few repetitions, the plan,
  *                     knobs) and its precision line per benchmark
+ *   rounds.c          report.md's Rounds paragraph: the rounds the machine ran apart in
  *   monitor.c         details.md's table of the CPU monitor's records
  *   failures.c        report.md's failed and skipped points; the skips the levers table names
  *   histplot.c        the CDF figures from hist.csv

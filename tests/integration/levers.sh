@@ -41,7 +41,8 @@ records() {
 		for (rep = 1; rep <= 6; rep++) {
 			j = (rep % 3) * 10	# a spread, so that each CI is an interval
 			row(sprintf(c, 0, "", "same", "libfuse"), 100000 + j, 40, 0)
-			row(sprintf(c, 1, "", "other", "libfuse"), (sm == "fast" ? 120000 : 10000) + j, 50, 0)
+			row(sprintf(c, 1, "", "other", "libfuse"), (sm == "fast" ? 120000 : \
+			    sm == "sum" ? 83333 : 10000) + j, 50, 0)
 			row(sprintf(c, "0-1", "", "none", "libfuse"), 12000 + j, 45, 0)
 			row(sprintf(c, 0, "idle=poll;", "same", "libfuse"), 100000 + j, 0, 0)
 			row(sprintf(c, 1, "idle=poll;", "other", "libfuse"), 85000 + j, 0, 0)
@@ -61,11 +62,12 @@ records() {
 			if (pair) {
 				p = "class=smt;cpu_a=0;cpu_b=1;pos_a=0;pos_b=1"
 				d = "class=same;cpu_a=0;cpu_b=0;pos_a=0;pos_b=0"
-				printf "cpupair,%s,%d,line_rt_ns,%d,ns\n", p, rep, 200 + j / 10
+				printf "cpupair,%s,%d,line_rt_ns,%d,ns\n", p, rep, (sm == "sum" ? 10000 : 200) + j / 10
 				printf "cpupair,%s,%d,line_invol_switches,%d,1\n", p, rep, sm == "flag" ? 3 : 0
 				cp(p, "futex", 60 + j / 10, 60, "")
 				cp(d, "futex", 15 + j / 10, 60, "")
-				cp(p, "pipe", (sm == "neg" ? 150 : 80) + j / 10, sm == "mix" ? 70 : 100, "")
+				cp(p, "pipe", sm == "neg" ? 150 + j / 10 : sm == "sum" ? 22 + j / 2 : 80 + j / 10,
+				   sm == "mix" ? 70 : 100, "")
 				cp(d, "pipe", (sm == "below" ? -20 : 20) + j / 10, 100, "")
 				cp(p, "futex", 8 + j / 10, 100, "idle=poll;")
 				cp(p, "pipe", 12 + j / 10, 100, "idle=poll;")
@@ -244,6 +246,23 @@ check "split, crossing above the difference: no part given as a cost" \
 check "split, crossing above the difference: the breakdown's other steps say why" \
 	grep -qF "Its other steps (submit, service and return) took 5.5 us less: FUSE's own path $(
 		)is cheaper across CPUs here" <<<"$p"
+
+# sum: a cache line (10 us) dearer than the whole difference (2 us [1.99, 2]), a crossing
+# of 6 us [0, 12]: each part, clamped at 0, holds 0 in its interval, but their lower ends
+# add to 10 us, above the difference's upper end
+R=$W/sum
+records "$R" 1 0 sum
+"$BIN/harness" report "$R" >/dev/null 2>"$W/plot.err"
+p=$(split_para "$R/report.md")
+check "split, parts that cannot add up: the report says the model does not hold, and why" eval \
+	'[[ $p == *"does not hold on this machine: its parts would not add up within their $(
+		)intervals: at 0 or more each, their lower ends add to 10 us, above other minus $(
+		)same'"'"'s upper end, 2"* ]]'
+check "split, parts that cannot add up: no part given as a cost" \
+	eval '! grep -q "us FUSE.s own path" <<<"$p"'
+check "split, parts that cannot add up: tables.md says why the model does not hold" \
+	grep -qF "| the model does not hold: its parts would not add up within their intervals" \
+	"$R/tables.md"
 
 # below: a round trip recorded below zero (on CPU 0 alone), which no time can be
 R=$W/below

@@ -7,7 +7,8 @@
 #             one served on the caller's CPU ([lo, hi]), C are the cache transfers (...),
 #             W the wake-ups crossing adds (...) and F FUSE's own path (...)."
 #   not held  "Other minus same: E per stat() (...). Its split ... does not hold on this
-#             machine: P would be below zero beyond its interval. The measured pieces: ..."
+#             machine: P would be below zero beyond its interval." (or: "its parts would
+#             not add up within their intervals: ...") "The measured pieces: ..."
 #   no cost   "A stat() served on CPU B for a caller on CPU A took X us less than one served
 #             on the caller's CPU (E), so there is no extra cost to split here. The measured
 #             pieces: ..."
@@ -51,8 +52,10 @@ function sp_form(p,    e, cpu) {
 		return "holds"
 	if (p ~ ("^Other minus same: " e " per stat\\(\\) \\(" cpu " serving a caller on " cpu \
 		"\\)\\. Its split into cache transfers, wake-ups and FUSE's own path does not hold " \
-		"on this machine: (other minus same|the cache transfers|the wake-ups crossing adds|" \
-		"FUSE's own path) would be below zero beyond its interval\\."))
+		"on this machine: ((the cache transfers|the wake-ups crossing adds|FUSE's own path) " \
+		"would be below zero beyond its interval|its parts would not add up within their " \
+		"intervals: at 0 or more each, their lower ends add to " sp_num() " us, above other " \
+		"minus same's upper end, " sp_num() " us)\\."))
 		return "not-held"
 	if (p ~ ("^A stat\\(\\) served on " cpu " for a caller on " cpu " took " sp_num() " us " \
 		"less than one served on the caller's CPU \\(" e "\\), so there is no extra cost " \
