@@ -172,6 +172,9 @@ prec_agree() {
 		END { printf "%d results in both: %d medians of the first in the second'"'"'s 95%% CI " \
 			"(%.0f%%), %d of the second in the first'"'"'s (%.0f%%)\n", n, a, n ? 100 * a / n : 0,
 			b, n ? 100 * b / n : 0 }' <(prec_rows "$1") <(prec_rows "$2")
+	# each median varies as the other does: from runs alike, about 83% is what exact 95%
+	# intervals give (P(|Z| < 1.96 / sqrt 2)); far above it, the intervals are too wide
+	echo "(from two runs alike, exact 95% intervals give about 83%: each median varies too)"
 }
 
 # prec_rounds: each run's Rounds paragraph (report.md's Precision: the repetition rounds

@@ -70,6 +70,8 @@ check "--runs: b's cputestfs +-1.0%" grep -qF "| $d/b | 2 | 5.5% | 10.0% | 1.0% 
 agree="2 results in both: 1 medians of the first in the second's 95% CI (50%), 2 of the"
 check "--runs: 2 results in both; a's medians in b's CIs: 1, b's in a's: 2" \
 	grep -qF "$agree second in the first's (100%)" <<<"$out"
+check "--runs: the agreement says what exact 95% intervals give from two runs alike (83%)" \
+	grep -qF "exact 95% intervals give about 83%" <<<"$out"
 check "--runs: a's Rounds paragraph, from its report.md" \
 	grep -qxF "$d/a: Rounds (made up): round 5 ran slower." <<<"$out"
 check "--runs: b has no report.md, and no Rounds line" eval '! grep -qF "$d/b: " <<<"$out"'
