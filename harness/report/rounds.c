@@ -170,7 +170,10 @@ static void round_text(FILE *f, const struct rounds *rs, const struct round *r, 
 		   "the median", r->rep, slow ? "slower" : "faster", slow ? r->below : r->above,
 		r->n, slow ? "below" : "above", 100 * fabs(r->shift));
 	round_benches(f, rs, r, scratch);
-	fprintf(f, "; sign test p %.2g.", r->p);
+	if (r->p < 0.001)	/* no e-notation in a report */
+		fprintf(f, "; sign test p < 0.001.");
+	else
+		fprintf(f, "; sign test p %.2g.", r->p);
 }
 
 /* Say the rounds apart, at most ROUNDS_LISTED; how many there are. */

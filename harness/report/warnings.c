@@ -77,6 +77,10 @@ static int noise_warnings(FILE *f, const struct ab_results *d)
 	return 1;
 }
 
+/* Shorter points let start-up and warm-up weigh in; the default plan runs 0.5 s points
+ * (12 of them: more, shorter repetitions narrow a median's interval on a shared machine). */
+#define SHORT_POINT_S 0.5
+
 static int plan_warnings(FILE *f, const char *dir)
 {
 	char path[PATH_MAX], err[256];
@@ -87,11 +91,11 @@ static int plan_warnings(FILE *f, const char *dir)
 	if (h_plan_load(&p, path, err, sizeof(err)) < 0)
 		return 0;
 	for (int i = 0; i < p.nblocks && !n; i++)
-		if (p.blocks[i].duration < 1 &&
+		if (p.blocks[i].duration < SHORT_POINT_S &&
 		    !(h_desc(p.blocks[i].bench) && h_desc(p.blocks[i].bench)->duration_each)) {
 			fprintf(f, "- %s ran %.2g s per point: start-up and warm-up weigh in on runs this "
-				   "short. Hint: the default plan (1 s or more per point).\n",
-				p.blocks[i].bench, p.blocks[i].duration);
+				   "short. Hint: the default plan (%g s or more per point).\n",
+				p.blocks[i].bench, p.blocks[i].duration, SHORT_POINT_S);
 			n++;
 		}
 	h_plan_free(&p);
