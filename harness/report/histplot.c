@@ -262,12 +262,13 @@ static void collect(struct cdf_set *s, size_t first, struct figure *fig)
 	}
 }
 
-/* The CDF of one histogram: (bucket_hi, share of values under it), from its first bucket's lo. */
-/* h's CDF as "x share" lines; *xlo and *xhi widened to its first and last x. */
-static void cdf_points(FILE *f, const struct ab_hist *h, double *xlo, double *xhi)
+/* The CDF of one histogram: (bucket_hi, share of values under it), from its first bucket's lo.
+ * x[0] and x[1] widened to its first and last x; x[2] and x[3] to the x where its drawn line
+ * first reaches a share of 1/4 and of 3/4 (the band its ticks must reach, as drawn). */
+static void cdf_points(FILE *f, const struct ab_hist *h, double *x)
 {
 	uint64_t n = ab_hist_count(h), cum = 0;
-	int first = 1, exact = ab_hist_max_exact(h);
+	int first = 1, exact = ab_hist_max_exact(h), q1 = 0, q3 = 0;
 
 	for (unsigned i = 0; i < AB_HIST_BUCKETS; i++) {
 		if (!h->b[i])
@@ -275,7 +276,7 @@ static void cdf_points(FILE *f, const struct ab_hist *h, double *xlo, double *xh
 		if (first) {
 			uint64_t lo = ab_hist_bucket_lo(i) ? ab_hist_bucket_lo(i) : 1;
 			fprintf(f, "%llu 0\n", (unsigned long long)lo);
-			*xlo = fmin(*xlo, (double)lo);
+			x[0] = fmin(x[0], (double)lo);
 		}
 		first = 0;
 		cum += h->b[i];
@@ -285,7 +286,11 @@ static void cdf_points(FILE *f, const struct ab_hist *h, double *xlo, double *xh
 		if (cum == n && exact && h->max < hi - 1)
 			hi = h->max + 1;
 		fprintf(f, "%llu %.9g\n", (unsigned long long)hi, (double)cum / (double)n);
-		*xhi = fmax(*xhi, (double)hi);
+		x[1] = fmax(x[1], (double)hi);
+		if (!q1 && (q1 = 4 * cum >= n))
+			x[2] = fmin(x[2], (double)hi);
+		if (!q3 && (q3 = 4 * cum >= 3 * n))
+			x[3] = fmax(x[3], (double)hi);
 	}
 	fprintf(f, "\n\n");	/* the next line is gnuplot's next index */
 }
@@ -360,8 +365,8 @@ static int write_figure(const char *pdir, const struct cdf_set *s, const struct 
 	size_t blen = 0;
 	const struct cdf_group *g0 = &s->g[fig->p[0].line[0]];
 	int cols = 1, rows, rc = 0, widest = 0;
-	/* the x range of every line of every panel; the band of their central halves (from
-	 * the lowest 25th percentile to the highest 75th); whether any holds a 0 */
+	/* the x range of every line of every panel; the band of their central halves as drawn
+	 * (from the lowest line's 1/4 to the highest one's 3/4); whether any holds a 0 */
 	double x[5] = { INFINITY, 0, INFINITY, 0, 0 };
 
 	snprintf(path, sizeof(path), "%s/%s.dat", pdir, fig->name);
@@ -371,11 +376,8 @@ static int write_figure(const char *pdir, const struct cdf_set *s, const struct 
 	for (int k = 0; k < fig->np; k++) {
 		for (int l = 0; l < fig->p[k].nlines; l++) {
 			const struct ab_hist *h = &s->g[fig->p[k].line[l]].h;
-			cdf_points(d, h, &x[0], &x[1]);
-			/* a 0 is drawn at 1 */
-			x[2] = fmin(x[2], fmax(ab_hist_percentile(h, 25), 1));
-			x[3] = fmax(x[3], fmax(ab_hist_percentile(h, 75), 1));
-			x[4] = x[4] || h->b[0];
+			cdf_points(d, h, x);
+			x[4] = x[4] || h->b[0];	/* a 0 is drawn at 1 */
 		}
 	}
 	rc |= ferror(d) | fclose(d) ? -1 : 0;
