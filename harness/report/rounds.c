@@ -76,14 +76,6 @@ static size_t group_votes(const struct ab_group *g, int bench, struct vote *v)
 	return n;
 }
 
-static int registry_index(const char *bench)
-{
-	for (int i = 0; h_registry[i]; i++)
-		if (!strcmp(h_registry[i]->name, bench))
-			return i;
-	return -1;
-}
-
 /* The headline results' votes, sorted by round; -1 when out of memory. */
 static int collect(const struct ab_results *d, struct rounds *rs)
 {
@@ -94,14 +86,16 @@ static int collect(const struct ab_results *d, struct rounds *rs)
 	rs->v = malloc((cap ? cap : 1) * sizeof(*rs->v));
 	if (!rs->v)
 		return -1;
-	for (size_t i = 0; i < d->n; i++) {
-		const struct ab_group *g = &d->g[i];
-		int b = registry_index(g->bench);
-		size_t n = b >= 0 && h_is_headline(g->bench, g->metric) ?
-			   group_votes(g, b, rs->v + rs->nv) : 0;
-		rs->nv += n;
-		rs->nres += n > 0;
-	}
+	/* by the registry, as h_precision walks it: only a registered bench has headlines */
+	for (int b = 0; h_registry[b]; b++)
+		for (size_t i = 0; i < d->n; i++) {
+			const struct ab_group *g = &d->g[i];
+			size_t n = !strcmp(g->bench, h_registry[b]->name) &&
+				   h_is_headline(g->bench, g->metric) ?
+				   group_votes(g, b, rs->v + rs->nv) : 0;
+			rs->nv += n;
+			rs->nres += n > 0;
+		}
 	qsort(rs->v, rs->nv, sizeof(*rs->v), cmp_vote);
 	return 0;
 }
