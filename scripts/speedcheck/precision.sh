@@ -9,22 +9,30 @@
 #   CV between  sqrt(max(0, variance of the invocations' means - within / W)) / grand
 #               mean: what invocations add beyond their windows' noise
 #   fixed s     an invocation's wall time minus its windows' measured time
-#               (windows x --duration): start-up, mount, daemon, warm-ups
+#               (windows x --duration, counting those of points timed beside the
+#               one judged, as fdget's single mode): start-up, mount, daemon,
+#               calibration, warm-ups
 #   1st window  the first windows' mean against the others' (a warm-up left in
 #               the first window shows here; the windows are all kept)
 #   best W      the windows per invocation that narrow the interval most per second
-#               spent: sqrt(fixed x var within / (window x var between)); "many"
+#               spent: sqrt(fixed x var within / (window's cost x var between),
+#               a window's cost being its own seconds and those timed beside it); "many"
 #               when invocations add nothing measurable.
 
-# prec_values FILE METRIC: "VALUE FIRST" lines of METRIC's windows (rep >= 1) in a csv,
-# FIRST 1 for the first window; the config may be quoted and hold commas, so fields
-# count from the right
+# prec_values FILE METRIC [KV]: "VALUE FIRST" lines of METRIC's windows (rep >= 1) in a
+# csv, FIRST 1 for the first window; with KV ("mode=shared-fd"), only the rows whose
+# config holds it: a benchmark that records the metric for two points in one invocation
+# (fdget's single mode runs beside every other) would otherwise pool two levels. The
+# config may be quoted and hold commas, so fields count from the right.
 prec_values() {
-	awk -F, -v m="$2" '$(NF - 2) == m && $(NF - 3) + 0 >= 1 {
-		print $(NF - 1), ($(NF - 3) + 0 == 1) }' "$1"
+	awk -F, -v m="$2" -v kv="${3:-}" '$(NF - 2) == m && $(NF - 3) + 0 >= 1 {
+		cfg = $0	# all but the bench and the last four fields, unquoted
+		sub(/^[^,]*,/, "", cfg); sub(/,[^,]*,[^,]*,[^,]*,[^,]*$/, "", cfg); gsub(/"/, "", cfg)
+		if (kv == "" || index(";" cfg ";", ";" kv ";")) print $(NF - 1), ($(NF - 3) + 0 == 1)
+	}' "$1"
 }
 
-# prec_stats W DUR: stdin "INV VALUE FIRST FIXED" lines ->
+# prec_stats W COST: stdin "INV VALUE FIRST FIXED" lines, COST one window's seconds ->
 # "cv_between cv_within first_window fixed best_w"
 prec_stats() {
 	awk -v W="$1" -v dur="$2" '
@@ -49,9 +57,10 @@ prec_stats() {
 # prec_num: stdin's number as a table prints it, never in e-notation
 prec_num() { awk '{ printf($1 >= 100 ? "%.0f\n" : $1 >= 1 ? "%.2f\n" : "%.4f\n", $1) }'; }
 
-# prec_bench NAME METRIC LABEL ARGS...: PREC_INV invocations of bin/NAME ARGS, one row
+# prec_bench NAME METRIC LABEL ARGS...: PREC_INV invocations of bin/NAME ARGS, one row;
+# with PREC_KV set, the statistics read only the rows whose config holds it
 prec_bench() {
-	local b=$1 metric=$2 label=$3 i t0 t1 nwin fixed rows="" err
+	local b=$1 metric=$2 label=$3 i t0 t1 nwin npt wcost fixed rows="" err
 	shift 3
 	for i in $(seq "$PREC_INV"); do
 		t0=$(now_ns)
@@ -62,17 +71,22 @@ prec_bench() {
 			return 0
 		fi
 		t1=$(now_ns)
+		# every window the invocation timed is measured time, the point's or not
 		nwin=$(prec_values "$WORK/p.csv" "$metric" | wc -l)
-		[ "$nwin" -gt 0 ] || { printf '%-10s %-28s %s\n' "$b" "$label" "no $metric"; return 0; }
+		npt=$(prec_values "$WORK/p.csv" "$metric" "${PREC_KV:-}" | wc -l)
+		[ "$npt" -gt 0 ] || { printf '%-10s %-28s %s\n' "$b" "$label" "no $metric"; return 0; }
+		# what one more window of the point costs: its own and those timed beside it
+		wcost=$(awk -v w="$nwin" -v p="$npt" -v d="$PREC_DUR" 'BEGIN { print d * w / p }')
 		fixed=$(awk -v a="$t0" -v b="$t1" -v w="$nwin" -v d="$PREC_DUR" \
 			'BEGIN { printf "%.3f", (b - a) / 1e9 - w * d }')
-		rows+=$(prec_values "$WORK/p.csv" "$metric" | sed "s/^/$i /; s/\$/ $fixed/")$'\n'
+		rows+=$(prec_values "$WORK/p.csv" "$metric" "${PREC_KV:-}" |
+			sed "s/^/$i /; s/\$/ $fixed/")$'\n'
 		echo "speedcheck:   $b invocation $i: $nwin windows, fixed $fixed s" >&2
 	done
 	# shellcheck disable=SC2046,SC2183  # prec_stats prints the last five fields
 	printf '%-10s %-28s %-14s %10s %10s %10s %10s %8s %7s\n' "$b" "$label" "$metric" \
 		"$(printf '%s' "$rows" | cut -d' ' -f2 | tr '\n' ' ' | median | prec_num)" \
-		$(printf '%s' "$rows" | prec_stats "$PREC_WIN" "$PREC_DUR")
+		$(printf '%s' "$rows" | prec_stats "$PREC_WIN" "$wcost")
 }
 
 check_precision() {
@@ -92,7 +106,9 @@ check_precision() {
 	prec_bench ddpar read_MB_per_s "read procs=1 libfuse" --mode read --procs 1 \
 		--transport libfuse --daemon multi --clone-fd off --kstats off
 	prec_sqrtio
-	prec_bench fdget ns_per_op "shared-fd read threads=2" --mode shared-fd --op read \
+	# fdget times single mode beside any other: its rows are not the point's
+	PREC_KV=mode=shared-fd prec_bench fdget ns_per_op "shared-fd read threads=2" \
+		--mode shared-fd --op read \
 		--threads 2 --spawn 0
 	prec_bench cpupair line_rt_ns "line, one pair" --pairs 1 --method line
 	echo
@@ -175,6 +191,42 @@ prec_agree() {
 	# each median varies as the other does: from runs alike, about 83% is what exact 95%
 	# intervals give (P(|Z| < 1.96 / sqrt 2)); far above it, the intervals are too wide
 	echo "(from two runs alike, exact 95% intervals give about 83%: each median varies too)"
+	prec_agree_scaled "$1" "$2"
+}
+
+# prec_agree_scaled A B: each benchmark's shift from A to B (the median of its results'
+# B/A median ratios), and the agreement once each is divided out. A machine whose
+# speed drifts between runs (a shared host) moves every result of a benchmark alike:
+# that shift cancels in a ratio measured within one run, and what is left is noise.
+prec_agree_scaled() {
+	awk 'FNR == 1 { f++ } f == 1 { m[$3] = $4; lo[$3] = $5; hi[$3] = $6; next }
+		$3 in m && m[$3] > 0 && $4 > 0 {
+			n++; k[n] = $3; b[n] = $1; m2[n] = $4; lo2[n] = $5; hi2[n] = $6
+			if (!($1 in nb)) order[++nx] = $1	# benchmarks as the runs list them
+			c = ++nb[$1]; q[$1, c] = $4 / m[$3]
+		}
+		END {
+			if (!n) exit
+			line = "shift from the first to the second (median B/A):"
+			for (o = 1; o <= nx; o++) {	# insertion sort of the ratios (mawk: no asort)
+				x = order[o]; c = nb[x]
+				for (i = 2; i <= c; i++) {
+					v = q[x, i]
+					for (j = i - 1; j >= 1 && q[x, j] > v; j--) q[x, j + 1] = q[x, j]
+					q[x, j + 1] = v
+				}
+				s[x] = c % 2 ? q[x, (c + 1) / 2] : (q[x, c / 2] + q[x, c / 2 + 1]) / 2
+				line = line sprintf(" %s %+.1f%%", x, 100 * s[x] - 100)
+			}
+			for (i = 1; i <= n; i++) {
+				a += m[k[i]] * s[b[i]] >= lo2[i] && m[k[i]] * s[b[i]] <= hi2[i]
+				z += m2[i] / s[b[i]] >= lo[k[i]] && m2[i] / s[b[i]] <= hi[k[i]]
+			}
+			print line
+			printf "with each benchmark'"'"'s shift divided out: %d of %d medians of the first " \
+				"in the second'"'"'s 95%% CI (%.0f%%), %d of the second in the first'"'"'s " \
+				"(%.0f%%)\n", a, n, 100 * a / n, z, 100 * z / n
+		}' <(prec_rows "$1") <(prec_rows "$2")
 }
 
 # prec_rounds: each run's Rounds paragraph (report.md's Precision: the repetition rounds

@@ -4,7 +4,8 @@
 # its arithmetic on made-up records: the headline metric's windows picked from a csv
 # (rep 0 and other metrics left out, a quoted config with commas read), and the
 # variance split between invocations and windows, the first window against the
-# others, fixed cost and best windows. (~1 s)
+# others, fixed cost and best windows; with --runs, the widths, the agreement of two
+# runs, and each benchmark's shift between them divided out. (~1 s)
 . "$(dirname "$0")/lib.sh"
 SC=$TOP/scripts/speedcheck.sh
 
@@ -29,6 +30,17 @@ CSV
 v=$(fx 'prec_values "$1" read_MB_per_s | tr "\n" " "' "$d/p.csv")
 check "prec_values: the metric's windows, the first flagged, rep 0, other metrics out ($v)" \
 	[ "$v" = "100 1 102 0 " ]
+
+cat >"$d/f.csv" <<'CSV'
+bench,config,rep,metric,value,unit
+fdget,mode=single;op=read;threads=1,1,ns_per_op,1200,ns
+fdget,mode=shared-fd;op=read;threads=2,1,ns_per_op,1600,ns
+fdget,"mode=shared-fd;op=read;threads=2,3",2,ns_per_op,1650,ns
+fdget,mode=shared-fd-x;op=read;threads=2,3,ns_per_op,1,ns
+CSV
+v=$(fx 'prec_values "$1" ns_per_op mode=shared-fd | tr "\n" " "' "$d/f.csv")
+check "prec_values KV: only the rows whose config holds it, quoted or not ($v)" \
+	[ "$v" = "1600 1 1650 0 " ]
 
 # two invocations of 3 windows: means 11 and 21 (grand 16), window variance 1,
 # fixed costs 0.5 and 0.7 s; first windows 10 and 20 (mean 15) against the rest (16.5)
@@ -72,6 +84,11 @@ check "--runs: 2 results in both; a's medians in b's CIs: 1, b's in a's: 2" \
 	grep -qF "$agree second in the first's (100%)" <<<"$out"
 check "--runs: the agreement says what exact 95% intervals give from two runs alike (83%)" \
 	grep -qF "exact 95% intervals give about 83%" <<<"$out"
+check "--runs: each benchmark's shift from a to b, the median of its B/A ratios" \
+	grep -qF "(median B/A): cputestfs +5.0% ddpar +0.0%" <<<"$out"
+check "--runs: with the shifts divided out, every median lies in the other's interval" \
+	grep -qF "divided out: 2 of 2 medians of the first in the second's 95% CI (100%), 2 of" \
+	<<<"$out"
 check "--runs: a's Rounds paragraph, from its report.md" \
 	grep -qxF "$d/a: Rounds (made up): round 5 ran slower." <<<"$out"
 check "--runs: b has no report.md, and no Rounds line" eval '! grep -qF "$d/b: " <<<"$out"'
