@@ -11,7 +11,9 @@
 #   fixed s     an invocation's wall time minus its windows' measured time
 #               (windows x --duration, counting those of points timed beside the
 #               one judged, as fdget's single mode): start-up, mount, daemon,
-#               calibration, warm-ups
+#               calibration, warm-ups; fdget's windows run the count calibrated in
+#               single mode, longer than --duration in its slower modes, and that
+#               excess counts here too
 #   1st window  the first windows' mean against the others' (a warm-up left in
 #               the first window shows here; the windows are all kept)
 #   best W      the windows per invocation that narrow the interval most per second
@@ -35,7 +37,7 @@ prec_values() {
 # prec_stats W COST: stdin "INV VALUE FIRST FIXED" lines, COST one window's seconds ->
 # "cv_between cv_within first_window fixed best_w"
 prec_stats() {
-	awk -v W="$1" -v dur="$2" '
+	awk -v W="$1" -v cost="$2" '
 	{ n[$1]++; s[$1] += $2; ss[$1] += $2 * $2; fx[$1] = $4
 	  if ($3) { f += $2; nf++ } else { o += $2; no++ } }
 	END {
@@ -46,7 +48,7 @@ prec_stats() {
 		for (i in n) mv += (m[i] - gm) ^ 2
 		mv = k > 1 ? mv / (k - 1) : 0
 		bv = mv - wv / W; if (bv < 0) bv = 0
-		best = (bv > 0 && fixed > 0) ? sprintf("%.0f", sqrt(fixed * wv / (dur * bv))) : "many"
+		best = (bv > 0 && fixed > 0) ? sprintf("%.0f", sqrt(fixed * wv / (cost * bv))) : "many"
 		if (best == "0") best = 1
 		first = (nf && no && o) ? sprintf("%+.1f%%", 100 * (f / nf) / (o / no) - 100) : "-"
 		printf "%.1f%% %.1f%% %s %.2f %s\n", 100 * sqrt(bv) / gm, 100 * sqrt(wv) / gm, first, \
