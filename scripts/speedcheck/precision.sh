@@ -62,7 +62,7 @@ prec_num() { awk '{ printf($1 >= 100 ? "%.0f\n" : $1 >= 1 ? "%.2f\n" : "%.4f\n",
 # prec_bench NAME METRIC LABEL ARGS...: PREC_INV invocations of bin/NAME ARGS, one row;
 # with PREC_KV set, the statistics read only the rows whose config holds it
 prec_bench() {
-	local b=$1 metric=$2 label=$3 i t0 t1 nwin npt wcost fixed rows="" err
+	local b=$1 metric=$2 label=$3 i t0 t1 nwin vals npt wcost fixed rows="" err
 	shift 3
 	for i in $(seq "$PREC_INV"); do
 		t0=$(now_ns)
@@ -75,14 +75,14 @@ prec_bench() {
 		t1=$(now_ns)
 		# every window the invocation timed is measured time, the point's or not
 		nwin=$(prec_values "$WORK/p.csv" "$metric" | wc -l)
-		npt=$(prec_values "$WORK/p.csv" "$metric" "${PREC_KV:-}" | wc -l)
+		vals=$(prec_values "$WORK/p.csv" "$metric" "${PREC_KV:-}")
+		npt=$(grep -c . <<<"$vals")
 		[ "$npt" -gt 0 ] || { printf '%-10s %-28s %s\n' "$b" "$label" "no $metric"; return 0; }
 		# what one more window of the point costs: its own and those timed beside it
 		wcost=$(awk -v w="$nwin" -v p="$npt" -v d="$PREC_DUR" 'BEGIN { print d * w / p }')
 		fixed=$(awk -v a="$t0" -v b="$t1" -v w="$nwin" -v d="$PREC_DUR" \
 			'BEGIN { printf "%.3f", (b - a) / 1e9 - w * d }')
-		rows+=$(prec_values "$WORK/p.csv" "$metric" "${PREC_KV:-}" |
-			sed "s/^/$i /; s/\$/ $fixed/")$'\n'
+		rows+=$(sed "s/^/$i /; s/\$/ $fixed/" <<<"$vals")$'\n'
 		echo "speedcheck:   $b invocation $i: $nwin windows, fixed $fixed s" >&2
 	done
 	# shellcheck disable=SC2046,SC2183  # prec_stats prints the last five fields
