@@ -424,10 +424,15 @@ void h_precision(FILE *f, const char *dir, const struct ab_results *d)
 		return;
 	fprintf(f, "## Precision\n\n");
 	/* the method, once: which interval, and what a repetition is (harness run: --repeat 1
-	 * per invocation, so the intervals span the variance between invocations) */
+	 * per invocation, so the intervals span the variance between invocations), and the
+	 * level one run cannot see: the host's state over the whole run, which moves every
+	 * result of a benchmark alike (speedcheck precision --runs measures it) */
 	fprintf(f, "Intervals: the distribution-free 95%% CI of each median (order statistics). "
 		   "Under `harness run` each repetition is an invocation of its own, one window "
-		   "long, so the intervals include the variance between invocations.");
+		   "long, so the intervals include the variance between invocations. They "
+		   "cannot hold a shift of the whole machine between runs (its other tenants, "
+		   "a busier host for the whole run): two runs compare by their within-run "
+		   "ratios, which `harness compare` lists first.");
 	if (target > 0)
 		fprintf(f, " The run aimed at +-%.3g%% (harness run --precision): it added "
 			   "repetitions to the points wider than that, within its budget; the results "
