@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * harness run --precision (harness/run/precision.c): the added rounds stop a point
+ * once its interval is narrow, and a rule that stops when the sample happens to
+ * look good could make the stated 95% a lie. So: the coverage of the interval the
+ * run ends with, on synthetic points with a known truth, under the loop itself.
+ *
+ * Each simulated point: 9 plan repetitions (the default plan's), each one
+ * invocation whose value is truth x exp(sd x N(0,1)), so the population's median
+ * is the truth; then h_prec_rounds with a budget that never binds, each added
+ * repetition another draw, until the point is within +-5%, at its cap (4 x 9) or
+ * has no step left. The interval it ends with (report.md's: the distribution-free
+ * 95% CI of the median) must cover the truth in 0.92 .. 0.99 of 2,000 points: at
+ * the true 94 to 96% these stopping rules give (a sequential look costs about a
+ * point of coverage), 2,000 points land outside that less than once in 10^4.
+ * It links the harness's objects, as test_plan% does (Makefile).
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "sys/common.h"
+#include "record/stats.h"
+#include "sys/barrier.h"
+#include "../../harness/harness.h"
+#include "../../harness/run/run.h"
+
+#define SIMS 2000
+#define REPEAT 9
+#define TRUTH 100.0
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+/* A standard normal draw (Box-Muller). */
+static double gauss(uint64_t *s)
+{
+	double u1 = ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
+	double u2 = (double)(rng_next(s) >> 11) / 9007199254740992.0;
+
+	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
+}
+
+struct sim {
+	struct h_prec p;
+	uint64_t rng;
+	double sd;
+};
+
+/* One invocation of the point: one headline record (sqrtio's ios_K_per_s). */
+static int one(void *ctx, int pi, int rep, const char *round)
+{
+	struct sim *m = ctx;
+	struct ab_results inv;
+
+	(void)round;
+	ab_results_init(&inv);
+	assert_int_equal(ab_results_add(&inv, "sqrtio", "rq=1", rep, "ios_K_per_s",
+					TRUTH * exp(m->sd * gauss(&m->rng)), "K/s"), 0);
+	h_prec_take(&m->p, pi, &inv);
+	ab_results_free(&inv);
+	return 0;
+}
+
+static double est(void *ctx, int pi)
+{
+	(void)ctx;
+	(void)pi;
+	return 1;	/* seconds; the budget below never binds */
+}
+
+struct outcome {
+	double cover, mean_n;	/* how often the final interval covered the truth; mean n */
+	size_t max_n;		/* the most repetitions a point ended with */
+};
+
+/* SIMS points of spread sd, each through the loop: what they ended with. */
+static struct outcome simulate(double sd)
+{
+	struct h_plan plan = { .precision = 0.05, .budget = 1e12, .npoints = 1 };
+	struct sim m = { .rng = 36, .sd = sd };
+	struct h_prec_ops ops = { .ctx = &m, .est = est, .one = one };
+	struct outcome o = { 0 };
+	int hits = 0;
+	long reps = 0;
+
+	for (int s = 0; s < SIMS; s++) {
+		struct ab_ci ci;
+		assert_int_equal(h_prec_init(&m.p, &plan, REPEAT), 0);
+		for (int rep = 1; rep <= REPEAT; rep++)
+			one(&m, 0, rep, NULL);
+		h_prec_rounds(&m.p, ab_now_s(), &ops);
+		const struct ab_group *g = &m.p.got[0].g[0];
+		assert_int_equal(ab_median_ci(g->v, g->n, 0.95, &ci), 0);
+		hits += ci.lo <= TRUTH && TRUTH <= ci.hi;
+		reps += (long)g->n;
+		o.max_n = g->n > o.max_n ? g->n : o.max_n;
+		h_prec_free(&m.p);
+	}
+	o.cover = (double)hits / SIMS;
+	o.mean_n = (double)reps / SIMS;
+	print_message("# sd %.2f: covered in %.3f of %d points, %.1f repetitions each, "
+		      "at most %zu\n", sd, o.cover, SIMS, o.mean_n, o.max_n);
+	return o;
+}
+
+static void check_coverage(double sd)
+{
+	double cover = simulate(sd).cover;
+
+	if (!(cover >= 0.92 && cover <= 0.99))
+		fail_msg("sd %.2f: a stated 95%% covered the truth in %.3f of %d points, not "
+			 "0.92..0.99", sd, cover, SIMS);
+}
+
+/* Narrow from the start: the loop adds nothing, the plain interval's coverage. */
+static void test_quiet_point(void **state)
+{
+	(void)state;
+	check_coverage(0.02);
+}
+
+/* About as wide as the target: most points stop after one or two added steps. */
+static void test_point_near_the_target(void **state)
+{
+	(void)state;
+	check_coverage(0.06);
+}
+
+/* Far wider than the target: points run to their cap, some stopping early by luck. */
+static void test_wide_point(void **state)
+{
+	(void)state;
+	check_coverage(0.15);
+}
+
+/* The coverage above is of a loop that acted. A point within +-5% after the plan's
+ * repetitions is given none. */
+static void test_narrow_point_gets_none(void **state)
+{
+	double n = simulate(0.02).mean_n;
+
+	(void)state;
+	if (n != REPEAT)
+		fail_msg("sd 0.02: points ended with %.2f repetitions on average, not %d", n,
+			 REPEAT);
+}
+
+/* A point wider than the target is given more: more than one step's worth on average. */
+static void test_wide_point_gets_more(void **state)
+{
+	double n = simulate(0.06).mean_n;
+
+	(void)state;
+	if (!(n > REPEAT + 1))
+		fail_msg("sd 0.06: points ended with %.2f repetitions on average, not above %d",
+			 n, REPEAT + 1);
+}
+
+/* No point passes its cap, 4 x the plan's repetitions, however wide it stays. */
+static void test_cap_holds(void **state)
+{
+	size_t n = simulate(0.30).max_n;
+
+	(void)state;
+	if (n > 4 * REPEAT)
+		fail_msg("sd 0.30: a point ended with %zu repetitions, past the cap %d", n,
+			 4 * REPEAT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_quiet_point),
+		cmocka_unit_test(test_point_near_the_target),
+		cmocka_unit_test(test_wide_point),
+		cmocka_unit_test(test_narrow_point_gets_none),
+		cmocka_unit_test(test_wide_point_gets_more),
+		cmocka_unit_test(test_cap_holds),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
