@@ -78,7 +78,8 @@ static int noise_warnings(FILE *f, const struct ab_results *d)
 }
 
 /* Shorter points let start-up and warm-up weigh in; the default plan runs 0.5 s points
- * (12 of them: more, shorter repetitions narrow a median's interval on a shared machine). */
+ * (9 of them, then more where precision adds them: more, shorter repetitions narrow a
+ * median's interval on a shared machine). */
 #define SHORT_POINT_S 0.5
 
 static int plan_warnings(FILE *f, const char *dir)
@@ -429,9 +430,9 @@ void h_precision(FILE *f, const char *dir, const struct ab_results *d)
 	 * result of a benchmark alike (speedcheck precision --runs measures it) */
 	fprintf(f, "Intervals: the distribution-free 95%% CI of each median (order statistics). "
 		   "Under `harness run` each repetition is an invocation of its own, one window "
-		   "long, so the intervals include the variance between invocations. They "
-		   "cannot hold a shift of the whole machine between runs (its other tenants, "
-		   "a busier host for the whole run): two runs compare by their within-run "
+		   "long, so the intervals include the variance between invocations. They do "
+		   "not cover a shift of the whole machine between runs (the host's other "
+		   "tenants, busier for a whole run): compare two runs by their within-run "
 		   "ratios, which `harness compare` lists first.");
 	if (target > 0)
 		fprintf(f, " The run aimed at +-%.3g%% (harness run --precision): it added "

@@ -172,7 +172,7 @@ void h_prec_free(struct h_prec *p);
 /* An invocation of point pi that counted (ok): its headline records into p. */
 void h_prec_take(struct h_prec *p, int pi, const struct ab_results *inv);
 /* The added rounds until every point is within target, capped, or out of budget: how many
- * repetitions were added; then one line saying how many points reached the target. */
+ * repetitions were added (h_prec_report says how many points reached the target). */
 int h_prec_rounds(struct h_prec *p, double t0, const struct h_prec_ops *ops);
 /* --resume: the records and repetitions of the run so far, from runs.csv (the rows that
  * ran) and raw.csv (each row's records: what raw.csv gained since the row before), read

@@ -13,10 +13,11 @@
 #include <sys/types.h>
 
 /*
- * The limits (docs/records.md). The default plan's raw.csv is about 2.2 MB
- * and its longest line under 300 bytes; 64 MiB holds about 170 repetitions
- * of it and a line of 64 KiB ten configs at the record grammar's longest.
- * hist.csv (10 MB for the default plan's 6 repetitions) is streamed into a
+ * The limits (docs/records.md). The default plan's raw.csv is about 4.4 MB
+ * (9 repetitions and precision's, 2026-12-05) and its longest line under 200
+ * bytes; 64 MiB holds about 190 repetitions of it and a line of 64 KiB ten
+ * configs at the record grammar's longest.
+ * hist.csv (13 MB for the same run) is streamed into a
  * bounded number of groups, so its size costs time, not memory: 1 GiB.
  * Anything larger was not written by affbench.
  */
