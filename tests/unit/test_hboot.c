@@ -9,6 +9,7 @@
  * runs: at a true 95%, 400 runs land outside that less than once in 10^4.
  */
 #include "stats_fx.h"
+#include "rng_fx.h"
 
 #include <errno.h>
 
@@ -17,24 +18,6 @@
 #define SIMS 400
 #define K 10
 #define W 5
-
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* A standard normal draw (Box-Muller). */
-static double gauss(uint64_t *s)
-{
-	double u1 = ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
-	double u2 = (double)(rng_next(s) >> 11) / 9007199254740992.0;
-
-	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
-}
 
 struct sim {
 	double x[K * W];
@@ -48,9 +31,9 @@ static void simulate(struct sim *m, double truth, double sd_between, double sd_w
 		     uint64_t *rng)
 {
 	for (int i = 0; i < K; i++) {
-		double level = truth + sd_between * gauss(rng);
+		double level = truth + sd_between * rng_gauss(rng);
 		for (int w = 0; w < W; w++) {
-			m->x[i * W + w] = level + sd_within * gauss(rng);
+			m->x[i * W + w] = level + sd_within * rng_gauss(rng);
 			m->inv[i * W + w] = 100 + 7 * i;	/* ids need not be 0.. */
 		}
 	}

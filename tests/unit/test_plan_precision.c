@@ -28,32 +28,13 @@
 #include "sys/common.h"
 #include "record/stats.h"
 #include "sys/barrier.h"
+#include "rng_fx.h"
 #include "../../harness/harness.h"
 #include "../../harness/run/run.h"
 
 #define SIMS 2000
 #define REPEAT 9
 #define TRUTH 100.0
-
-/* splitmix64: a fixed, portable stream (rand() differs between libcs), so the figures
- * the test prints are the same on every machine. */
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* A standard normal draw (Box-Muller). */
-static double gauss(uint64_t *s)
-{
-	double u1 = ((double)(rng_next(s) >> 11) + 0.5) / 9007199254740992.0;
-	double u2 = (double)(rng_next(s) >> 11) / 9007199254740992.0;
-
-	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
-}
 
 struct sim {
 	struct h_prec p;
@@ -70,7 +51,7 @@ static int one(void *ctx, int pi, int rep, const char *round)
 	(void)round;
 	ab_results_init(&inv);
 	assert_int_equal(ab_results_add(&inv, "sqrtio", "rq=1", rep, "ios_K_per_s",
-					TRUTH * exp(m->sd * gauss(&m->rng)), "K/s"), 0);
+					TRUTH * exp(m->sd * rng_gauss(&m->rng)), "K/s"), 0);
 	h_prec_take(&m->p, pi, &inv);
 	ab_results_free(&inv);
 	return 0;

@@ -12,22 +12,7 @@
  * test_stats.c holds the hand-worked cases.
  */
 #include "stats_fx.h"
-
-/* splitmix64: a fixed, portable stream (rand() differs between libcs) */
-static uint64_t rng_next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-/* uniform in [0, 1) */
-static double rng_unit(uint64_t *s)
-{
-	return (double)(rng_next(s) >> 11) * 0x1p-53;
-}
+#include "rng_fx.h"
 
 /* n values: continuous in [-1000, 1000), or small integers 0..4 (many ties) */
 static void rng_fill(uint64_t *s, double *x, size_t n, int ties)
