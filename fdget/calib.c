@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Calibration, timed in the parent: how many iterations make one timing last
- * --duration (lmbench's idea: grow the count until a timing takes the target
- * time), what the loop around the syscall costs (the same loop with no
- * syscall), and what one clock read costs. The parent never creates a thread,
- * so these timings see the single-threaded fast path.
+ * --duration (lmbench's idea: grow the count until a timing takes a quarter
+ * of the target time, then scale it by the rate that timing saw), what the
+ * loop around the syscall costs (the same loop with no syscall), and what one
+ * clock read costs. The parent never creates a thread, so these timings see
+ * the single-threaded fast path.
+ *
+ * A quarter, not the whole: a timing of a whole window was a fixed cost of
+ * every invocation (a fifth of fdget's time in a default run), and the rate
+ * of a quarter window sets the count as well; the timings up to it still warm
+ * the loop up before the first window.
  *
  * A count reached by a 100x jump is timed twice before it is taken: a
  * preemption inside the first timing would otherwise pass 1/100 of the work.
@@ -24,6 +30,7 @@
 
 #define START_ITERS 1000
 #define MAX_ITERS (1ull << 40)
+#define CALIB_PART 4		/* the last calibration timing lasts 1/CALIB_PART of the target */
 
 uint64_t fdget_time_loop(const struct fdget_settings *s, enum fdget_op op, uint64_t iters)
 {
@@ -53,6 +60,7 @@ static uint64_t forced_iters(void)
 uint64_t fdget_calibrate(const struct fdget_settings *s, enum fdget_op op)
 {
 	uint64_t target = (uint64_t)(s->duration * 1e9), n = forced_iters(), t = 0;
+	uint64_t part = target / CALIB_PART;
 
 	if (n)
 		return n;
@@ -60,16 +68,16 @@ uint64_t fdget_calibrate(const struct fdget_settings *s, enum fdget_op op)
 
 	for (n = START_ITERS;;) {
 		t = fdget_time_loop(s, op, n);
-		uint64_t next = fdget_calib_next(n, t, target, MAX_ITERS);
+		uint64_t next = fdget_calib_next(n, t, part, MAX_ITERS);
 		if (!next && jumped && recheck-- > 0) {
 			/* n came from a 100x jump, not from a rate: one preemption (routine on a
 			 * busy machine) can make 1/100 of the work look long enough, and every
 			 * repetition would then time a window too short. Timed again, a count
 			 * that is truly enough still reaches half the target. */
 			uint64_t again = fdget_time_loop(s, op, n);
-			if (again < target / 2) {
+			if (again < part / 2) {
 				t = again;
-				next = fdget_calib_next(n, t, target, MAX_ITERS);
+				next = fdget_calib_next(n, t, part, MAX_ITERS);
 			}
 		}
 		if (!next || next == n)
@@ -77,10 +85,11 @@ uint64_t fdget_calibrate(const struct fdget_settings *s, enum fdget_op op)
 		jumped = next == n * 100;
 		n = next;
 	}
+	uint64_t iters = fdget_calib_scale(n, t, target, MAX_ITERS);
 	if (!s->quiet)
-		ab_msg("%s: %llu iterations per timing (%.1f ms)", fdget_ops[op].name,
-		       (unsigned long long)n, (double)t / 1e6);
-	return n;
+		ab_msg("%s: %llu iterations per timing (%llu took %.1f ms)", fdget_ops[op].name,
+		       (unsigned long long)iters, (unsigned long long)n, (double)t / 1e6);
+	return iters;
 }
 
 double fdget_timer_ns(void)

@@ -162,6 +162,19 @@ static inline uint64_t fdget_calib_next(uint64_t n, uint64_t elapsed_ns, uint64_
 	return next > max_n ? max_n : next;
 }
 
+/* The count for a timing of target_ns, from n iterations that took elapsed_ns (the
+ * calibration's last, a part of the target): scaled by that rate, at least 1, capped
+ * at max_n. */
+static inline uint64_t fdget_calib_scale(uint64_t n, uint64_t elapsed_ns, uint64_t target_ns,
+					 uint64_t max_n)
+{
+	double x = (double)n * (double)target_ns / (double)(elapsed_ns ? elapsed_ns : 1);
+
+	if (x < 1.0)
+		return 1;
+	return x >= (double)max_n ? max_n : (uint64_t)x;
+}
+
 /* ---- settings: the options, and what main.c derives from them before the first fork ---- */
 
 struct fdget_watch;

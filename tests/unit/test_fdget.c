@@ -91,6 +91,28 @@ static void test_calib_next(void **state)
 	}
 }
 
+static const struct {
+	uint64_t n, elapsed, target, max, want;
+} scale_cases[] = {
+	{ 1000, 25000000, 100000000, 1u << 30, 4000 },	/* a quarter of the target: 4x */
+	{ 1000, 100000000, 100000000, 1u << 30, 1000 },	/* the whole target: as it is */
+	{ 1000, 0, 100000000, 1u << 30, 1u << 30 },	/* clock did not move: capped */
+	{ 1000, 25000000, 100000000, 3000, 3000 },	/* capped */
+	{ 1, 100000000, 10, 1u << 30, 1 },		/* never below 1 */
+};
+
+static void test_calib_scale(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < AB_ARRAY_SIZE(scale_cases); i++) {
+		uint64_t r = fdget_calib_scale(scale_cases[i].n, scale_cases[i].elapsed,
+					       scale_cases[i].target, scale_cases[i].max);
+		if (r != scale_cases[i].want)
+			fail_msg("case %zu: got %llu, want %llu", i, (unsigned long long)r,
+				 (unsigned long long)scale_cases[i].want);
+	}
+}
+
 /* The single-thread modes run one worker; the others as many as were set up. */
 static void test_mode_workers(void **state)
 {
@@ -113,6 +135,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_parse_modes),
 		cmocka_unit_test(test_calib_next),
+		cmocka_unit_test(test_calib_scale),
 		cmocka_unit_test(test_mode_workers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
