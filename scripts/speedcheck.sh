@@ -60,9 +60,10 @@
 #              headline 95% CI half-widths relative to their medians (median, p90,
 #              per benchmark, from DIR/summary.csv), its report.md's Rounds paragraph
 #              (the rounds the whole machine ran slower or faster in), and with two
-#              runs how many medians of each lie in the other's interval, each
-#              benchmark's shift between them, and the same count with the shifts
-#              divided out (a host that drifted moves every result alike). No root needed.
+#              runs how many medians of each lie in the other's interval, how many
+#              the two runs' widths lead one to expect, each benchmark's shift
+#              between them, and the same count with the shifts divided out (a host
+#              that drifted moves every result alike). No root needed.
 #
 #   pace       cputestfs --transport dev vs hello_ll on one CPU, in pairs
 #              interleaved: the pairs' median ratio and its range

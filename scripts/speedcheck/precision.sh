@@ -193,7 +193,32 @@ prec_agree() {
 	# each median varies as the other does: from runs alike, about 83% is what exact 95%
 	# intervals give (P(|Z| < 1.96 / sqrt 2)); far above it, the intervals are too wide
 	echo "(from two runs alike, exact 95% intervals give about 83%: each median varies too)"
+	prec_agree_expected "$1" "$2"
 	prec_agree_scaled "$1" "$2"
+}
+
+# prec_agree_expected A B: the counts prec_agree's would be if each run's medians varied
+# only as their own intervals say (a run's repetitions being all the noise there is):
+# with half-widths a and b, A's median lies in B's interval with probability
+# P(|Z| < 1.96 b / sqrt(a^2 + b^2)); 83% when a = b, less where B's is the narrower.
+# Fewer than this, and something beyond the repetitions moved the medians between runs.
+prec_agree_expected() {
+	awk 'function erf(x,  t, y) {	# Abramowitz and Stegun 7.1.26, error < 1.5e-7
+			t = 1 / (1 + 0.3275911 * x)
+			y = (((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736)
+			y = (y * t + 0.254829592) * t
+			return 1 - y * exp(-x * x)
+		}
+		function inside(own, other) {	# P(other run median in own interval)
+			if (own + other == 0) return 1
+			return erf(1.96 * own / sqrt(own * own + other * other) / sqrt(2))
+		}
+		FNR == 1 { f++ } f == 1 { w[$3] = $2; next }
+		$3 in w { n++; a += inside($2, w[$3]); b += inside(w[$3], $2) }
+		END { if (n) printf "expected were the repetitions all the noise, from the two " \
+			"runs'"'"' widths: %.1f of the first in the second'"'"'s CI (%.0f%%), %.1f of the " \
+			"second in the first'"'"'s (%.0f%%)\n", a, 100 * a / n, b, 100 * b / n }' \
+		<(prec_rows "$1") <(prec_rows "$2")
 }
 
 # prec_agree_scaled A B: each benchmark's shift from A to B (the median of its results'

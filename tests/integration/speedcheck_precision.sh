@@ -5,7 +5,8 @@
 # (rep 0 and other metrics left out, a quoted config with commas read), and the
 # variance split between invocations and windows, the first window against the
 # others, fixed cost and best windows; with --runs, the widths, the agreement of two
-# runs, and each benchmark's shift between them divided out. (~1 s)
+# runs against what the two runs' widths lead one to expect, and each benchmark's shift
+# between them divided out. (~1 s)
 . "$(dirname "$0")/lib.sh"
 SC=$TOP/scripts/speedcheck.sh
 
@@ -84,6 +85,12 @@ check "--runs: 2 results in both; a's medians in b's CIs: 1, b's in a's: 2" \
 	grep -qF "$agree second in the first's (100%)" <<<"$out"
 check "--runs: the agreement says what exact 95% intervals give from two runs alike (83%)" \
 	grep -qF "exact 95% intervals give about 83%" <<<"$out"
+# expected from the widths: cputestfs +-10% against +-0.95%, P(|Z| < 1.96 x 0.0995) = 0.155
+# one way, P(|Z| < 1.96 x 0.995) = 0.950 the other; ddpar's equal widths 0.834 both ways
+exp_line=$(grep -F "expected were the repetitions all the noise" <<<"$out")
+read -r ea eb < <(sed -E 's/.*widths: ([0-9.]+) of .*\), ([0-9.]+) of .*/\1 \2/' <<<"$exp_line")
+check "--runs: expected of a's medians in b's CIs, 0.155 + 0.834 ($ea)" within "${ea:-x}" 0.95 1.05
+check "--runs: expected of b's medians in a's CIs, 0.950 + 0.834 ($eb)" within "${eb:-x}" 1.75 1.85
 check "--runs: each benchmark's shift from a to b, the median of its B/A ratios" \
 	grep -qF "(median B/A): cputestfs +5.0% ddpar +0.0%" <<<"$out"
 check "--runs: with the shifts divided out, every median lies in the other's interval" \
