@@ -10,10 +10,12 @@
  * A quarter, not the whole: a timing of a whole window was a fixed cost of
  * every invocation (a fifth of fdget's time in a default run), and the rate
  * of a quarter window sets the count as well; the timings up to it still warm
- * the loop up before the first window.
+ * the loop up before the first window. The count aims 10% past --duration, as
+ * the growing steps do.
  *
- * A count reached by a 100x jump is timed twice before it is taken: a
- * preemption inside the first timing would otherwise pass 1/100 of the work.
+ * A count reached by a 100x jump, or a timing that ran over twice its part,
+ * is timed twice and the faster taken: a preemption inside the first timing
+ * would otherwise pass 1/100 of the work, or shorten every window.
  *
  * Known limits: the count is calibrated once per operation, in single mode;
  * a repetition that runs much faster than the calibration did gets a shorter
@@ -69,16 +71,16 @@ uint64_t fdget_calibrate(const struct fdget_settings *s, enum fdget_op op)
 	for (n = START_ITERS;;) {
 		t = fdget_time_loop(s, op, n);
 		uint64_t next = fdget_calib_next(n, t, part, MAX_ITERS);
-		if (!next && jumped && recheck-- > 0) {
-			/* n came from a 100x jump, not from a rate: one preemption (routine on a
-			 * busy machine) can make 1/100 of the work look long enough, and every
-			 * repetition would then time a window too short. Timed again, a count
-			 * that is truly enough still reaches half the target. */
+		if (!next && recheck > 0 && fdget_calib_suspect(t, part, jumped)) {
+			/* One preemption (routine on a busy machine) can make 1/100 of the
+			 * work look long enough, or slow the timing whose rate sets every
+			 * window. Timed again, the faster of the two decides: a preemption
+			 * only ever adds time. */
+			recheck--;
 			uint64_t again = fdget_time_loop(s, op, n);
-			if (again < part / 2) {
+			if (again < t)
 				t = again;
-				next = fdget_calib_next(n, t, part, MAX_ITERS);
-			}
+			next = fdget_calib_next(n, t, part, MAX_ITERS);
 		}
 		if (!next || next == n)
 			break;

@@ -162,13 +162,22 @@ static inline uint64_t fdget_calib_next(uint64_t n, uint64_t elapsed_ns, uint64_
 	return next > max_n ? max_n : next;
 }
 
+/* Is the calibration's timing of part_ns suspect, to be timed again? When its count
+ * came from a 100x jump (no rate behind it), or it ran over twice the part where its
+ * count, scaled from a rate, aimed at 1.1 x: something slowed it, and its rate
+ * would shorten every window. */
+static inline int fdget_calib_suspect(uint64_t elapsed_ns, uint64_t part_ns, int jumped)
+{
+	return jumped || elapsed_ns > 2 * part_ns;
+}
+
 /* The count for a timing of target_ns, from n iterations that took elapsed_ns (the
- * calibration's last, a part of the target): scaled by that rate, at least 1, capped
- * at max_n. */
+ * calibration's last, a part of the target): scaled by that rate and aimed 10% past
+ * the target, as fdget_calib_next aims; at least 1, capped at max_n. */
 static inline uint64_t fdget_calib_scale(uint64_t n, uint64_t elapsed_ns, uint64_t target_ns,
 					 uint64_t max_n)
 {
-	double x = (double)n * (double)target_ns / (double)(elapsed_ns ? elapsed_ns : 1);
+	double x = (double)n * (double)target_ns * 1.1 / (double)(elapsed_ns ? elapsed_ns : 1);
 
 	if (x < 1.0)
 		return 1;
