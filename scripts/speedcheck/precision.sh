@@ -216,8 +216,8 @@ prec_agree_expected() {
 		FNR == 1 { f++ } f == 1 { w[$3] = $2; next }
 		$3 in w { n++; a += inside($2, w[$3]); b += inside(w[$3], $2) }
 		END { if (n) printf "expected were the repetitions all the noise, from the two " \
-			"runs'"'"' widths: %.1f of the first in the second'"'"'s CI (%.0f%%), %.1f of the " \
-			"second in the first'"'"'s (%.0f%%)\n", a, 100 * a / n, b, 100 * b / n }' \
+			"runs'"'"' widths: %.1f of the first in the second'"'"'s CI (%.1f%%), %.1f of the " \
+			"second in the first'"'"'s (%.1f%%)\n", a, 100 * a / n, b, 100 * b / n }' \
 		<(prec_rows "$1") <(prec_rows "$2")
 }
 

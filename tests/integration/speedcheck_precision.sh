@@ -85,12 +85,13 @@ check "--runs: 2 results in both; a's medians in b's CIs: 1, b's in a's: 2" \
 	grep -qF "$agree second in the first's (100%)" <<<"$out"
 check "--runs: the agreement says what exact 95% intervals give from two runs alike (83%)" \
 	grep -qF "exact 95% intervals give about 83%" <<<"$out"
-# expected from the widths: cputestfs +-10% against +-0.95%, P(|Z| < 1.96 x 0.0995) = 0.155
-# one way, P(|Z| < 1.96 x 0.995) = 0.950 the other; ddpar's equal widths 0.834 both ways
+# expected from the widths: cputestfs +-10% against +-0.952%, P(|Z| < 1.96 x 0.0948) =
+# 0.147 one way and P(|Z| < 1.96 x 0.9955) = 0.950 the other; ddpar's equal widths 0.834
+# both ways: 0.982 of 2 (49.1%) and 1.784 of 2 (89.2%)
 exp_line=$(grep -F "expected were the repetitions all the noise" <<<"$out")
-read -r ea eb < <(sed -E 's/.*widths: ([0-9.]+) of .*\), ([0-9.]+) of .*/\1 \2/' <<<"$exp_line")
-check "--runs: expected of a's medians in b's CIs, 0.155 + 0.834 ($ea)" within "${ea:-x}" 0.95 1.05
-check "--runs: expected of b's medians in a's CIs, 0.950 + 0.834 ($eb)" within "${eb:-x}" 1.75 1.85
+read -r ea eb < <(sed -E 's/.*CI \(([0-9.]+)%\), .*\(([0-9.]+)%\)$/\1 \2/' <<<"$exp_line")
+check "--runs: expected share of a's medians in b's CIs, 49.1% ($ea)" within "${ea:-x}" 48.9 49.3
+check "--runs: expected share of b's medians in a's CIs, 89.2% ($eb)" within "${eb:-x}" 89.0 89.4
 check "--runs: each benchmark's shift from a to b, the median of its B/A ratios" \
 	grep -qF "(median B/A): cputestfs +5.0% ddpar +0.0%" <<<"$out"
 check "--runs: with the shifts divided out, every median lies in the other's interval" \
