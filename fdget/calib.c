@@ -8,14 +8,15 @@
  * the single-threaded fast path.
  *
  * A quarter, not the whole: a timing of a whole window was a fixed cost of
- * every invocation (a fifth of fdget's time in a default run), and the rate
+ * every invocation (about 15% of one, at the default plan's 0.5 s), and the rate
  * of a quarter window sets the count as well; the timings up to it still warm
  * the loop up before the first window. The count aims 10% past --duration, as
  * the growing steps do.
  *
- * A count reached by a 100x jump, or a timing that ran over twice its part,
- * is timed twice and the faster taken: a preemption inside the first timing
- * would otherwise pass 1/100 of the work, or shorten every window.
+ * A timing that reaches its part is timed again, and the faster taken, when
+ * its count came from a 100x jump or it ran over twice the part: a preemption
+ * inside it would otherwise pass 1/100 of the work, or shorten every window
+ * (one that slows it by less than that still shortens them: a known limit).
  *
  * Known limits: the count is calibrated once per operation, in single mode;
  * a repetition that runs much faster than the calibration did gets a shorter

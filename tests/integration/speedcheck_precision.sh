@@ -71,7 +71,7 @@ mkrun() {	# mkrun DIR MEDIAN LO HI: one cputestfs and one ddpar headline result,
 	} >"$1/summary.csv"
 }
 mkrun "$d/a" 1000 900 1100	# +-10%
-mkrun "$d/b" 1050 1040 1060	# +-0.95%: a's median outside its interval, its inside a's
+mkrun "$d/b" 1050 1040 1060	# +-0.952%: a's median outside its interval, its inside a's
 echo "Rounds (made up): round 5 ran slower." >"$d/a/report.md"	# b has no report.md
 out=$("$SC" precision --runs "$d/a" --runs "$d/b" 2>/dev/null)
 row=$(grep -F "| $d/a |" <<<"$out")
@@ -86,8 +86,8 @@ check "--runs: 2 results in both; a's medians in b's CIs: 1, b's in a's: 2" \
 check "--runs: the agreement says what exact 95% intervals give from two runs alike (83%)" \
 	grep -qF "exact 95% intervals give about 83%" <<<"$out"
 # expected from the widths: cputestfs +-10% against +-0.952%, P(|Z| < 1.96 x 0.0948) =
-# 0.147 one way and P(|Z| < 1.96 x 0.9955) = 0.950 the other; ddpar's equal widths 0.834
-# both ways: 0.982 of 2 (49.1%) and 1.784 of 2 (89.2%)
+# 0.147 one way and P(|Z| < 1.96 x 0.9955) = 0.949 the other; ddpar's equal widths 0.834
+# both ways: 0.982 of 2 (49.1%) and 1.783 of 2 (89.2%)
 exp_line=$(grep -F "expected were the repetitions all the noise" <<<"$out")
 read -r ea eb < <(sed -E 's/.*CI \(([0-9.]+)%\), .*\(([0-9.]+)%\)$/\1 \2/' <<<"$exp_line")
 check "--runs: expected share of a's medians in b's CIs, 49.1% ($ea)" within "${ea:-x}" 48.9 49.3
