@@ -183,22 +183,34 @@ prec_run_row() {
 	echo "$line|"
 }
 
-# prec_agree A B: of the results in both, how many medians of each lie in the other's CI
+# prec_agree A B: of the results in both, how many medians of each lie in the other's CI;
+# each run's summary.csv is read once, its rows shared by the three counts below
 prec_agree() {
-	awk 'FNR == 1 { f++ } f == 1 { m[$3] = $4; lo[$3] = $5; hi[$3] = $6; next }
-		$3 in m { n++; a += m[$3] >= $5 && m[$3] <= $6; b += $4 >= lo[$3] && $4 <= hi[$3] }
-		END { printf "%d results in both: %d medians of the first in the second'"'"'s 95%% CI " \
-			"(%.0f%%), %d of the second in the first'"'"'s (%.0f%%)\n", n, a, n ? 100 * a / n : 0,
-			b, n ? 100 * b / n : 0 }' <(prec_rows "$1") <(prec_rows "$2")
+	local ra rb
+	ra=$(prec_rows "$1")
+	rb=$(prec_rows "$2")
+	prec_agree_count "$ra" "$rb"
 	# each median varies as the other does: from runs alike, about 83% is what exact 95%
 	# intervals give (P(|Z| < 1.96 / sqrt 2)); far above it, the intervals are too wide
 	echo "(from two runs alike, exact 95% intervals give about 83%: each median varies too)"
-	prec_agree_expected "$1" "$2"
-	prec_agree_scaled "$1" "$2"
+	prec_agree_expected "$ra" "$rb"
+	prec_agree_scaled "$ra" "$rb"
 }
 
-# prec_agree_expected A B: the counts prec_agree's would be if each run's medians varied
-# only as their own intervals say (a run's repetitions being all the noise there is):
+# prec_agree_count ROWS_A ROWS_B (prec_rows's lines): the measured counts. Here and below,
+# A's rows are those of awk's first file (FILENAME, not FNR: an empty A is not B); a run
+# without rows is one blank line.
+prec_agree_count() {
+	awk '!NF { next }
+		FILENAME == ARGV[1] { m[$3] = $4; lo[$3] = $5; hi[$3] = $6; next }
+		$3 in m { n++; a += m[$3] >= $5 && m[$3] <= $6; b += $4 >= lo[$3] && $4 <= hi[$3] }
+		END { printf "%d results in both: %d medians of the first in the second'"'"'s 95%% CI " \
+			"(%.0f%%), %d of the second in the first'"'"'s (%.0f%%)\n", n, a, n ? 100 * a / n : 0,
+			b, n ? 100 * b / n : 0 }' <(printf '%s\n' "$1") <(printf '%s\n' "$2")
+}
+
+# prec_agree_expected ROWS_A ROWS_B: the counts prec_agree_count's would be if each run's
+# medians varied only as their own intervals say (its repetitions all the noise there is):
 # with half-widths a and b, A's median lies in B's interval with probability
 # P(|Z| < 1.96 b / sqrt(a^2 + b^2)); 83% when a = b, less where B's is the narrower.
 # Fewer than this, and something beyond the repetitions moved the medians between runs.
@@ -213,20 +225,22 @@ prec_agree_expected() {
 			if (own + other == 0) return 1
 			return erf(1.96 * own / sqrt(own * own + other * other) / sqrt(2))
 		}
-		FNR == 1 { f++ } f == 1 { w[$3] = $2; next }
+		!NF { next }
+		FILENAME == ARGV[1] { w[$3] = $2; next }
 		$3 in w { n++; a += inside($2, w[$3]); b += inside(w[$3], $2) }
 		END { if (n) printf "expected were the repetitions all the noise, from the two " \
 			"runs'"'"' widths: %.1f of the first in the second'"'"'s CI (%.1f%%), %.1f of the " \
 			"second in the first'"'"'s (%.1f%%)\n", a, 100 * a / n, b, 100 * b / n }' \
-		<(prec_rows "$1") <(prec_rows "$2")
+		<(printf '%s\n' "$1") <(printf '%s\n' "$2")
 }
 
-# prec_agree_scaled A B: each benchmark's shift from A to B (the median of its results'
+# prec_agree_scaled ROWS_A ROWS_B: each benchmark's shift from A to B (the median of its results'
 # B/A median ratios), and the agreement once each is divided out. A machine whose
 # speed drifts between runs (a shared host) moves every result of a benchmark alike:
 # that shift cancels in a ratio measured within one run, and what is left is noise.
 prec_agree_scaled() {
-	awk 'FNR == 1 { f++ } f == 1 { m[$3] = $4; lo[$3] = $5; hi[$3] = $6; next }
+	awk '!NF { next }
+		FILENAME == ARGV[1] { m[$3] = $4; lo[$3] = $5; hi[$3] = $6; next }
 		$3 in m && m[$3] > 0 && $4 > 0 {
 			n++; k[n] = $3; b[n] = $1; m2[n] = $4; lo2[n] = $5; hi2[n] = $6
 			if (!($1 in nb)) order[++nx] = $1	# benchmarks as the runs list them
@@ -253,7 +267,7 @@ prec_agree_scaled() {
 			printf "with each benchmark'"'"'s shift divided out: %d of %d medians of the first " \
 				"in the second'"'"'s 95%% CI (%.0f%%), %d of the second in the first'"'"'s " \
 				"(%.0f%%)\n", a, n, 100 * a / n, z, 100 * z / n
-		}' <(prec_rows "$1") <(prec_rows "$2")
+		}' <(printf '%s\n' "$1") <(printf '%s\n' "$2")
 }
 
 # prec_rounds: each run's Rounds paragraph (report.md's Precision: the repetition rounds

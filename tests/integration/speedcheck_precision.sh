@@ -100,6 +100,11 @@ check "--runs: with the shifts divided out, every median lies in the other's int
 check "--runs: a's Rounds paragraph, from its report.md" \
 	grep -qxF "$d/a: Rounds (made up): round 5 ran slower." <<<"$out"
 check "--runs: b has no report.md, and no Rounds line" eval '! grep -qF "$d/b: " <<<"$out"'
+mkdir -p "$d/e"	# a run without a headline result: its latency row only
+grep -v -e stat_per_s -e read_MB "$d/a/summary.csv" >"$d/e/summary.csv"
+out=$("$SC" precision --runs "$d/e" --runs "$d/e" 2>/dev/null)
+check "--runs: two runs without headline results have none in both" \
+	grep -qF "0 results in both: 0 medians" <<<"$out"
 expect_rc "--runs of a directory without summary.csv is refused" 2 "$SC" precision --runs "$d/none"
 
 rm -rf "$d"
