@@ -141,7 +141,8 @@ static int apart(const struct round *r)
 	return r->p < ROUND_ALPHA && fabs(r->shift) >= ROUND_SHIFT;
 }
 
-/* ", ddpar -16.7%, cputestfs -5.7%": each benchmark's shift at the median in round r. */
+/* " (by benchmark, minus is slower: ddpar -16.7%, cputestfs -5.7%)": each benchmark's
+ * shift at the median in round r, signed as the votes are (a time that rose is minus). */
 static void round_benches(FILE *f, const struct rounds *rs, const struct round *r,
 			  double *scratch)
 {
@@ -150,7 +151,8 @@ static void round_benches(FILE *f, const struct rounds *rs, const struct round *
 	for (size_t i = 0, j; i < r->n; i = j) {
 		for (j = i; j < r->n && v[j].bench == v[i].bench; j++)
 			;
-		fprintf(f, "%s%s %+.1f%%", i ? ", " : " (", h_registry[v[i].bench]->name,
+		fprintf(f, "%s%s %+.1f%%", i ? ", " : " (by benchmark, minus is slower: ",
+			h_registry[v[i].bench]->name,
 			100 * expm1(vote_median(v + i, j - i, scratch)));
 	}
 	fprintf(f, ")");
@@ -160,9 +162,10 @@ static void round_text(FILE *f, const struct rounds *rs, const struct round *r, 
 {
 	int slow = r->shift < 0;
 
-	fprintf(f, " Round %d ran %s: %zu of %zu headline results %s their medians, by %.1f%% at "
-		   "the median", r->rep, slow ? "slower" : "faster", slow ? r->below : r->above,
-		r->n, slow ? "below" : "above", 100 * fabs(r->shift));
+	/* "slower than", not "below": a time that is slower lies above its median */
+	fprintf(f, " Round %d ran %s: %zu of %zu headline results %s than their medians, by %.1f%% "
+		   "at the median", r->rep, slow ? "slower" : "faster", slow ? r->below : r->above,
+		r->n, slow ? "slower" : "faster", 100 * fabs(r->shift));
 	round_benches(f, rs, r, scratch);
 	if (r->p < 0.001)	/* no e-notation in a report */
 		fprintf(f, "; sign test p < 0.001.");
