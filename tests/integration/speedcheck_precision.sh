@@ -139,6 +139,10 @@ IFS='|' read -r _ _ _ _ _ cv share _ <<<"$(lv_row "$d/lv1")"
 cv=${cv//[ %]/} share=${share//[ %]/}
 check "--runs rounds: round 4 +10%, CV 4.62% ($cv)" within "${cv:-x}" 4.5 4.7
 check "--runs rounds: round 4 +10%, rounds' share 73.8% ($share)" within "${share:-x}" 73.5 74.0
+# read-only: nothing written where it runs (an awk print with ">" in it writes a file)
+mkdir "$d/cwd"
+(cd "$d/cwd" && "$SC" precision --runs "$d/lv1" --runs "$d/lv0" >/dev/null 2>&1)
+check "--runs writes nothing in its working directory" eval '[ -z "$(ls -A "$d/cwd")" ]'
 rm "$d/lv1/plan.plan"
 check "--runs rounds: without plan.plan, no rounds are read, said" eval \
 	'"$SC" precision --runs "$d/lv1" 2>/dev/null | grep -qF "| $d/lv1 | - | no raw.csv, or no plan"'
