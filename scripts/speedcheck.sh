@@ -59,9 +59,8 @@
 #              With --runs DIR (once or twice): no measurement; each finished run's
 #              headline 95% CI half-widths relative to their medians (median, p90,
 #              per benchmark, from DIR/summary.csv), its report.md's Rounds paragraph
-#              (the rounds the whole machine ran slower or faster in), the plan's
-#              repetition rounds as a level (from raw.csv: per benchmark, the CV
-#              between rounds and the share of it a round holds in common), and with two
+#              (the rounds the whole machine ran slower or faster in, and the share
+#              of each benchmark's variance a round holds in common), and with two
 #              runs how many medians of each lie in the other's interval, how many
 #              the two runs' widths lead one to expect, each benchmark's shift
 #              between them, and the same count with the shifts divided out (a host

@@ -14,8 +14,10 @@
  * ROUND_SHIFT or more at the median. The votes are results, not invocations (one
  * invocation may give several results), so the p-value screens, and is said as such.
  * Nothing is dropped: the intervals keep every value, and the line says where their
- * width came from.
+ * width came from: per benchmark, the share of its variance between repetitions that
+ * the round holds in common (round_share), what no window within an invocation narrows.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +175,137 @@ static void round_text(FILE *f, const struct rounds *rs, const struct round *r, 
 		fprintf(f, "; sign test p %.2g.", r->p);
 }
 
+/*
+ * The round's share of one benchmark's variance between repetitions. Over its headline
+ * results with AB_MIN_REPS_CI values or more and the rounds 1..R every one of them has
+ * (the plan's repetitions: --precision adds some to some points only), on log values,
+ * d[j][r] the deviation of result j in round r from its mean over the R rounds:
+ *   total  the mean over results of d's variance over rounds
+ *   round  the variance over rounds of rho[r], d's mean over the J results, less what
+ *          the results' own noise puts in it: the mean residual variance / (J - 1)
+ * Results of one invocation (fdget's modes, cpupair's methods) share it too.
+ */
+struct share {
+	size_t nres;
+	int nrounds;
+	double cv, share;	/* sqrt(total) (a CV for small spreads); round / total */
+};
+
+/* g's log values of rounds 1..n into y (NAN where a round is missing), negated for a
+ * metric where lower is better (a busy round moves rates and times alike); the rounds
+ * it has from 1 on without a gap. */
+static int group_rounds(const struct ab_group *g, int bench, double *y)
+{
+	double sign = ab_desc_lower_better(h_registry[bench], g->metric) ? -1 : 1;
+	int k = 0;
+
+	for (size_t i = 0; i < g->n; i++)
+		y[i] = NAN;
+	for (size_t i = 0; i < g->n; i++)	/* a round written twice: the first kept */
+		if (g->rep[i] >= 1 && (size_t)g->rep[i] <= g->n && g->v[i] > 0 &&
+		    isnan(y[g->rep[i] - 1]))
+			y[g->rep[i] - 1] = sign * log(g->v[i]);
+	while ((size_t)k < g->n && !isnan(y[k]))
+		k++;
+	return k;
+}
+
+static int share_result(const struct ab_group *g, int bench)
+{
+	const char *name = h_registry[bench]->name;
+
+	return !strcmp(g->bench, name) && h_is_headline(name, g->metric) &&
+	       g->n >= AB_MIN_REPS_CI;
+}
+
+/* Each result's deviations over rounds 1..R: into tot and rho[] (pass 0), or the
+ * residuals from rho into *res (pass 1). */
+static void share_pass(const struct ab_results *d, int bench, int R, double *y,
+		       double *rho, double *tot, double *res, int pass)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		const struct ab_group *g = &d->g[i];
+		double m = 0;
+		if (!share_result(g, bench))
+			continue;
+		group_rounds(g, bench, y);
+		for (int r = 0; r < R; r++)
+			m += y[r] / R;
+		for (int r = 0; r < R; r++) {
+			double dev = y[r] - m;
+			if (pass == 0) {
+				*tot += dev * dev / (R - 1);
+				rho[r] += dev;
+			} else {
+				*res += (dev - rho[r]) * (dev - rho[r]) / (R - 1);
+			}
+		}
+	}
+}
+
+/* bench's share; -1: out of memory, or fewer than 2 results or 3 rounds to judge by. */
+static int round_share(const struct ab_results *d, int bench, struct share *sh)
+{
+	size_t most = 0, J = 0;
+	int R = INT_MAX, rc = -1;
+
+	for (size_t i = 0; i < d->n; i++)
+		if (share_result(&d->g[i], bench) && d->g[i].n > most)
+			most = d->g[i].n;
+	double *y = malloc((most ? most : 1) * sizeof(*y));
+	double *rho = calloc(most ? most : 1, sizeof(*rho));
+	if (!y || !rho)
+		goto out;
+	for (size_t i = 0; i < d->n; i++)
+		if (share_result(&d->g[i], bench)) {
+			int k = group_rounds(&d->g[i], bench, y);
+			R = k < R ? k : R;
+			J++;
+		}
+	if (J < 2 || R == INT_MAX || R < 3)
+		goto out;
+	double tot = 0, res = 0, var_rho = 0;
+	share_pass(d, bench, R, y, rho, &tot, &res, 0);
+	for (int r = 0; r < R; r++) {
+		rho[r] /= (double)J;
+		var_rho += rho[r] * rho[r] / (R - 1);
+	}
+	share_pass(d, bench, R, y, rho, &tot, &res, 1);
+	tot /= (double)J;
+	double round = var_rho - res / (double)J / (double)(J - 1);
+	*sh = (struct share){ J, R, sqrt(tot), tot > 0 && round > 0 ? round / tot : 0 };
+	rc = 0;
+out:
+	free(y);
+	free(rho);
+	return rc;
+}
+
+/* " Of each benchmark's variance ...: cputestfs 57% of a CV of 15.7%, ...": nothing
+ * when no benchmark has the results and rounds to judge by. */
+static void round_shares(FILE *f, const struct ab_results *d)
+{
+	int n = 0;
+
+	for (int b = 0; h_registry[b]; b++) {
+		struct share sh;
+		if (round_share(d, b, &sh) < 0)
+			continue;
+		if (!n++)
+			fprintf(f, " Of each benchmark's variance between repetitions (its headline "
+				   "results over the rounds all of them have), the round held in "
+				   "common:");
+		fprintf(f, "%s %s %.0f%% of a CV of %.1f%% (%zu results, rounds 1-%d)",
+			n > 1 ? "," : "", h_registry[b]->name, 100 * sh.share, 100 * sh.cv,
+			sh.nres, sh.nrounds);
+	}
+	if (n)
+		fprintf(f, " (on log values: the variance of the round's mean, less what the "
+			   "results' own noise puts in it; results of one invocation share it too). "
+			   "A quieter machine narrows that share, and windows within an invocation "
+			   "cannot (they share its round); more repetitions narrow all of it.");
+}
+
 /* Say the rounds apart, at most ROUNDS_LISTED; how many there are. */
 static size_t rounds_apart(FILE *f, const struct rounds *rs, double *scratch)
 {
@@ -207,8 +340,10 @@ int h_rounds_line(FILE *f, const struct ab_results *d)
 			   "narrows them; windows within an invocation would not");
 	fprintf(f, " (a round is apart when the sign test of its results, Holm-adjusted over "
 		   "the rounds, gives p below %g, a screen, as results of one invocation are not "
-		   "independent, and they moved by %g%% or more at the median).\n\n", ROUND_ALPHA,
+		   "independent, and they moved by %g%% or more at the median).", ROUND_ALPHA,
 		100 * ROUND_SHIFT);
+	round_shares(f, d);
+	fprintf(f, "\n\n");
 out:
 	free(scratch);
 	free(rs.v);

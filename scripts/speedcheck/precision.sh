@@ -21,7 +21,8 @@
 #               a window's cost being its own seconds and those timed beside it); "many"
 #               when invocations add nothing measurable. The invocations run back to
 #               back, in one spell of the host: the harness's rounds, a minute apart,
-#               vary more, and --runs measures that level; best W overstates by it.
+#               vary more (report.md's Rounds paragraph gives the round's share of
+#               the variance, and --runs prints it); best W overstates by it.
 
 # prec_values FILE METRIC [KV]: "VALUE FIRST" lines of METRIC's windows (rep >= 1) in a
 # csv, FIRST 1 for the first window; with KV ("mode=shared-fd"), only the rows whose
@@ -120,7 +121,8 @@ check_precision() {
 	echo "windows' mean against the others' (all kept); fixed s: an invocation's wall time minus"
 	echo "windows x $PREC_DUR s; best W: windows per invocation that narrow the interval most per"
 	echo "second (Kalibera and Jones), from invocations back to back: a harness run's rounds"
-	echo "vary more (precision --runs DIR gives their share); windows narrow none of that share."
+	echo "vary more (report.md's Rounds paragraph gives their share, precision --runs DIR"
+	echo "prints it); windows within an invocation narrow none of that share."
 }
 
 # sqrtio needs a file on a block device (not tmpfs) and reads at the queue's rq_affinity
@@ -273,62 +275,6 @@ prec_agree_scaled() {
 		}' <(printf '%s\n' "$1") <(printf '%s\n' "$2")
 }
 
-# prec_levels DIR: per benchmark, how its headline results vary between the plan's
-# repetition rounds and what share of that the round holds in common. Round r ran
-# repetition r of every point, interleaved, so a host busier for a minute moves every
-# point in it: a third level above the invocation and the window (which share their
-# round), one the measured mode's back-to-back invocations do not see. From raw.csv's
-# rounds 1 to the plan's repeat (plan.plan), the results holding all of them; on log
-# values y[j,r] of result j in round r, d = y - its result's mean:
-#   CV      sqrt(mean over results of d's variance over rounds)
-#   rounds' share   the variance of the round's mean d (rho[r]), less what the results'
-#           own noise puts in it (residual / (J - 1)), over the CV's variance; 0 when
-#           noise explains it all. Results of one invocation (fdget's modes, cpupair's
-#           methods) also share their invocation, which counts here as the round's.
-# No window within an invocation narrows the share: its windows ran in the same round.
-prec_levels() {
-	local R
-	R=$(awk '$1 == "repeat" && $2 ~ /^[0-9]+$/ { print $2; exit }' "$1/plan.plan" 2>/dev/null)
-	if [ ! -f "$1/raw.csv" ] || [ -L "$1/raw.csv" ] || [ "${R:-0}" -lt 3 ]; then
-		echo "| $1 | - | no raw.csv, or no plan.plan of 3 repetitions or more | | |"
-		return 0
-	fi
-	awk -F, -v R="$R" -v re="$PREC_HEADLINE" -v run="$1" 'BEGIN { R += 0 }
-	NR > 1 && $(NF - 2) ~ re && $(NF - 3) ~ /^[0-9]+$/ && $(NF - 3) + 0 >= 1 &&
-		$(NF - 3) + 0 <= R && $(NF - 1) + 0 > 0 {
-		k = $0; sub(/,[^,]*,[^,]*$/, "", k); sub(/,[^,]*,[^,]*$/, "", k)
-		k = k SUBSEP $(NF - 2); r = $(NF - 3) + 0
-		if ((k, r) in y) next	# a repetition twice: the first kept
-		y[k, r] = log($(NF - 1)); n[k]++; bench[k] = $1
-	}
-	END {
-		for (k in n) {
-			if (n[k] < R) continue	# a result missing a round
-			b = bench[k]; J[b]++; m = 0
-			for (r = 1; r <= R; r++) m += y[k, r] / R
-			for (r = 1; r <= R; r++) {
-				d[k, r] = y[k, r] - m; tot[b] += d[k, r] ^ 2 / (R - 1); rs[b, r] += d[k, r]
-			}
-		}
-		for (k in n) {
-			if (n[k] < R) continue
-			b = bench[k]
-			for (r = 1; r <= R; r++) res[b] += (d[k, r] - rs[b, r] / J[b]) ^ 2 / (R - 1)
-		}
-		split("cputestfs ddpar sqrtio fdget cpupair", order, " ")
-		for (i = 1; i <= 5; i++) {
-			b = order[i]
-			if (J[b] < 2) continue
-			vr = 0
-			for (r = 1; r <= R; r++) vr += (rs[b, r] / J[b]) ^ 2 / (R - 1)
-			vr -= res[b] / J[b] / (J[b] - 1); t = tot[b] / J[b]
-			share = (t > 0 && vr > 0) ? 100 * vr / t : 0	# not in printf: ">" redirects
-			printf "| %s | %s | %d | %d | %.1f%% | %.1f%% |\n", run, b, J[b], R,
-				100 * sqrt(t), share
-		}
-	}' "$1/raw.csv"
-}
-
 # prec_rounds: each run's Rounds paragraph (report.md's Precision: the repetition rounds
 # the whole machine ran slower or faster in), where its report.md has one
 prec_rounds() {
@@ -358,18 +304,6 @@ check_precision_runs() {
 		prec_run_row "$d"
 	done
 	prec_rounds
-	echo
-	echo "## precision: the plan's repetition rounds as a level (raw.csv)"
-	echo
-	echo "| run | bench | results | rounds | CV between rounds | rounds' share |"
-	echo "|---|---|---|---|---|---|"
-	for d in "${RUNS[@]}"; do
-		prec_levels "$d"
-	done
-	echo
-	echo "rounds' share: of each result's variance between its repetitions, the part its"
-	echo "benchmark's results share in a round (a busy spell of the host); no window within"
-	echo "an invocation narrows it, more rounds and a quieter machine do."
 	[ "${#RUNS[@]}" = 2 ] || return 0
 	echo
 	prec_agree "${RUNS[0]}" "${RUNS[1]}"

@@ -49,6 +49,30 @@ check "the benchmark's hint points to the round apart" eval \
 	'grep "^- \*\*cputestfs\*\*" "$W/slow/report.md" |
 	 grep -qF "a quieter machine (1 round ran apart: see Rounds)"'
 
+# The round's share of the variance: the craft is a Latin square on log values (every
+# round holds each offset twice), so the round's mean is its factor's log exactly, and a
+# result's residual variance that of the offsets' logs, 0.000467. Round 4 x 0.9: the
+# round's variance 0.001850 less 0.000467 / 11, over 0.002317 in all: 78.0%, a CV of
+# 4.8% (sqrt(0.002317), the logs' SD, read as a CV).
+share_of() {	# share_of FILE BENCH: "SHARE CV RESULTS ROUNDS" from its Rounds paragraph
+	local re="$2 ($NUM)% of a CV of ($NUM)% \\(([0-9]+) results, rounds 1-([0-9]+)\\)"
+	rounds "$1" | sed -nE "s/.* $re.*/\\1 \\4 \\7 \\8/p"	# NUM holds 2 groups
+}
+read -r sh cv nres nr < <(share_of "$W/slow/report.md" cputestfs)
+check "round 4 x 0.9: the round holds 78% of the variance between repetitions (got '$sh')" \
+	within "${sh:-x}" 77.5 78.5
+check "round 4 x 0.9: a CV of 4.8% between repetitions (got '$cv')" within "${cv:-x}" 4.75 4.85
+check "round 4 x 0.9: over the 12 results (got '$nres')" [ "$nres" = 12 ]
+check "round 4 x 0.9: over rounds 1-6 (got '$nr')" [ "$nr" = 6 ]
+
+# as --precision leaves them: a 7th repetition of every result but the first
+cp -r "$W/slow" "$W/added"
+awk -F, '$3 == 6 && $2 != "cfg=c1" { $3 = 7; print }' OFS=, "$W/slow/raw.csv" >>"$W/added/raw.csv"
+"$BIN/harness" report "$W/added" >/dev/null 2>&1
+read -r sh cv nres nr < <(share_of "$W/added/report.md" cputestfs)
+check "a 7th repetition of 11 of the 12 results: the share is judged over rounds 1-6 ('$nr')" \
+	[ "$nr" = 6 ]
+
 craft "$W/time" fdget ns_per_op ns 2 1.1
 R=$(rounds "$W/time/report.md")
 check "a time metric 10% higher in round 2 makes round 2 slower" eval \
@@ -69,6 +93,10 @@ check "a round every result ran 1.5% slower in is not apart (under 2% at the med
 
 craft "$W/none" cputestfs stat_per_s 1/s 0 1
 R=$(rounds "$W/none/report.md")
+read -r sh cv nres nr < <(share_of "$W/none/report.md" cputestfs)
+check "balanced rounds: the round holds none of the variance (got '$sh')" within "${sh:-x}" 0 0
+check "balanced rounds: a CV of 2.2% between repetitions, the offsets' (got '$cv')" \
+	within "${cv:-x}" 2.15 2.25
 check "balanced rounds: no round ran apart" eval \
 	'printf "%s\n" "$R" | grep -q "No round ran apart from the others"'
 check "balanced rounds: no hint points to a round" eval \

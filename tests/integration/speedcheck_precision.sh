@@ -5,8 +5,8 @@
 # (rep 0 and other metrics left out, a quoted config with commas read), and the
 # variance split between invocations and windows, the first window against the
 # others, fixed cost and best windows; with --runs, the widths, the agreement of two
-# runs against what the two runs' widths lead one to expect, each benchmark's shift
-# between them divided out, and the repetition rounds as a level. (~1 s)
+# runs against what the two runs' widths lead one to expect, and each benchmark's shift
+# between them divided out; it writes nothing. (~1 s)
 . "$(dirname "$0")/lib.sh"
 SC=$TOP/scripts/speedcheck.sh
 
@@ -105,47 +105,10 @@ grep -v -e stat_per_s -e read_MB "$d/a/summary.csv" >"$d/e/summary.csv"
 out=$("$SC" precision --runs "$d/e" --runs "$d/e" 2>/dev/null)
 check "--runs: two runs without headline results have none in both" \
 	grep -qF "0 results in both: 0 medians" <<<"$out"
-# --runs: the rounds as a level. mklv DIR RHO: 6 cputestfs results x 6 rounds, each result's
-# log value its level plus {-3, -1, 0, 1, 2, 3}% rotated (a Latin square: every round holds
-# each offset once), plus RHO in round 4; a 7th result lacks round 6 (and has a 7th
-# repetition): left out. With RHO 0: CV 2.16% (the offsets' SD), no share. With RHO 0.1:
-# the round's variance 0.001667 less the residual's 0.000467 / 5, over 0.002133 in all:
-# 73.8%, CV 4.62%.
-mklv() {
-	mkdir -p "$1"
-	cp "$d/a/summary.csv" "$1/"
-	printf '# made up\nrepeat 6\n' >"$1/plan.plan"
-	awk -v rho="$2" 'BEGIN {
-		print "bench,config,rep,metric,value,unit"
-		split("-3 -1 0 1 2 3", off, " ")
-		for (c = 1; c <= 7; c++) for (r = 1; r <= 7; r++) {
-			if ((c < 7 && r == 7) || (c == 7 && r == 6)) continue
-			v = 100 * c * exp(off[(r + c) % 6 + 1] / 100 + (r == 4 ? rho : 0))
-			printf "cputestfs,\"cfg=c%d,x\",%d,stat_per_s,%.9g,1/s\n", c, r, v
-		}
-	}' >"$1/raw.csv"
-}
-lv_row() { "$SC" precision --runs "$1" 2>/dev/null | grep -F "| $1 | cputestfs |"; }
-mklv "$d/lv0" 0
-row=$(lv_row "$d/lv0")
-check "--runs rounds: 6 results with all 6 rounds, the 7th left out ($row)" \
-	grep -qF "| cputestfs | 6 | 6 |" <<<"$row"
-IFS='|' read -r _ _ _ _ _ cv share _ <<<"$row"
-cv=${cv//[ %]/} share=${share//[ %]/}
-check "--runs rounds: no round effect, CV 2.16% ($cv)" within "${cv:-x}" 2.1 2.2
-check "--runs rounds: no round effect, no rounds' share ($share)" within "${share:-x}" 0 0
-mklv "$d/lv1" 0.1
-IFS='|' read -r _ _ _ _ _ cv share _ <<<"$(lv_row "$d/lv1")"
-cv=${cv//[ %]/} share=${share//[ %]/}
-check "--runs rounds: round 4 +10%, CV 4.62% ($cv)" within "${cv:-x}" 4.5 4.7
-check "--runs rounds: round 4 +10%, rounds' share 73.8% ($share)" within "${share:-x}" 73.5 74.0
 # read-only: nothing written where it runs (an awk print with ">" in it writes a file)
 mkdir "$d/cwd"
-(cd "$d/cwd" && "$SC" precision --runs "$d/lv1" --runs "$d/lv0" >/dev/null 2>&1)
+(cd "$d/cwd" && "$SC" precision --runs "$d/a" --runs "$d/b" >/dev/null 2>&1)
 check "--runs writes nothing in its working directory" eval '[ -z "$(ls -A "$d/cwd")" ]'
-rm "$d/lv1/plan.plan"
-check "--runs rounds: without plan.plan, no rounds are read, said" eval \
-	'"$SC" precision --runs "$d/lv1" 2>/dev/null | grep -qF "| $d/lv1 | - | no raw.csv, or no plan"'
 expect_rc "--runs of a directory without summary.csv is refused" 2 "$SC" precision --runs "$d/none"
 
 rm -rf "$d"
