@@ -281,6 +281,13 @@ out:
 	return rc;
 }
 
+double h_round_share(const struct ab_results *d, int bench)
+{
+	struct share sh;
+
+	return round_share(d, bench, &sh) < 0 ? NAN : sh.share;
+}
+
 /* " Of each benchmark's variance ...: cputestfs 57% of a CV of 15.7%, ...": nothing
  * when no benchmark has the results and rounds to judge by. */
 static void round_shares(FILE *f, const struct ab_results *d)

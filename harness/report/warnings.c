@@ -237,6 +237,8 @@ void h_warnings(FILE *f, const char *dir, const struct ab_results *d)
  * and the result holding the most.
  */
 #define OUTLIER_SDS 3
+/* a round holding a quarter of a benchmark's variance or more: a quieter machine helps */
+#define SHARE_HINT 0.25
 struct precision {
 	double *w;			/* relative half-widths */
 	size_t n, cap;
@@ -325,8 +327,28 @@ static void precision_outliers(FILE *f, const struct precision *p)
 	fprintf(f, " (%zu).", p->nmost);
 }
 
+/* "; a quieter machine (...)" when the run says so: busy at the start, rounds apart, or
+ * a round holding SHARE_HINT of the variance between repetitions or more. */
+static void quieter_hint(FILE *f, double load, int ncpu, int apart, double share)
+{
+	int busy = start_busy(load, ncpu), held = share >= SHARE_HINT;	/* NAN: not held */
+
+	if (!busy && !apart && !held)
+		return;
+	apart = busy ? 0 : apart;	/* the load says it first */
+	fprintf(f, "; a quieter machine (");
+	if (busy)
+		fprintf(f, "load %.2f at the start on %d CPUs", load, ncpu);
+	if (apart)
+		fprintf(f, "%d round%s ran apart", apart, apart == 1 ? "" : "s");
+	if (held)
+		fprintf(f, "%sthe round held %.0f%% of the variance between repetitions",
+			busy || apart ? "; " : "", 100 * share);
+	fprintf(f, "%s)", apart || held ? ": see Rounds" : "");
+}
+
 static void precision_hints(FILE *f, const struct precision *p, double load, int ncpu,
-			    int apart)
+			    int apart, double share)
 {
 	char key[AB_KEY_LEN];
 
@@ -340,11 +362,7 @@ static void precision_hints(FILE *f, const struct precision *p, double load, int
 	fprintf(f, ") or a longer --duration");
 	if (unpinned_key(p->worst->config, key, sizeof(key)))
 		fprintf(f, "; pinning (the worst ran with %s=any)", key);
-	if (start_busy(load, ncpu))
-		fprintf(f, "; a quieter machine (load %.2f at the start on %d CPUs)", load, ncpu);
-	else if (apart)
-		fprintf(f, "; a quieter machine (%d round%s ran apart: see Rounds)", apart,
-			apart == 1 ? "" : "s");
+	quieter_hint(f, load, ncpu, apart, share);
 	fprintf(f, ".\n");
 }
 
@@ -380,9 +398,10 @@ static void precision_missed(FILE *f, const struct ab_results *d, const char *be
 }
 
 /* bench's line; 1 when it has one (headline results), else 0 */
-static int precision_line(FILE *f, const struct ab_results *d, const char *bench, double load,
+static int precision_line(FILE *f, const struct ab_results *d, int b, double load,
 			  int ncpu, double target, int apart)
 {
+	const char *bench = h_registry[b]->name;
 	struct precision p = { 0 };
 	int said = 0;
 
@@ -408,7 +427,7 @@ static int precision_line(FILE *f, const struct ab_results *d, const char *bench
 		fprintf(f, "; %zu more with too few repetitions", p.left_out);
 	fprintf(f, ".");
 	precision_outliers(f, &p);
-	precision_hints(f, &p, load, ncpu, apart);
+	precision_hints(f, &p, load, ncpu, apart, h_round_share(d, b));
 	if (target > 0)
 		precision_missed(f, d, bench, target);
 out:
@@ -443,7 +462,7 @@ void h_precision(FILE *f, const char *dir, const struct ab_results *d)
 	/* in the report's order; only a registered benchmark has headline metrics, and
 	 * walking the registry, not raw.csv's benches, keeps 200,000 groups linear */
 	for (int i = 0; h_registry[i]; i++)
-		lines += precision_line(f, d, h_registry[i]->name, load, ncpu, target, apart);
+		lines += precision_line(f, d, i, load, ncpu, target, apart);
 	if (!lines)
 		fprintf(f, "- no headline results among the records.\n");
 	fprintf(f, "\n");

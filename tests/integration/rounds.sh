@@ -47,7 +47,10 @@ check "no other round is named" eval \
 	'[ "$(printf "%s\n" "$R" | grep -o "Round [0-9]* ran" | wc -l)" = 1 ]'
 check "the benchmark's hint points to the round apart" eval \
 	'grep "^- \*\*cputestfs\*\*" "$W/slow/report.md" |
-	 grep -qF "a quieter machine (1 round ran apart: see Rounds)"'
+	 grep -qF "a quieter machine (1 round ran apart"'
+check "the benchmark's hint gives the round's share (78%), and points to Rounds" eval \
+	'grep "^- \*\*cputestfs\*\*" "$W/slow/report.md" |
+	 grep -qF "the round held 78% of the variance between repetitions: see Rounds)"'
 
 # The round's share of the variance: the craft is a Latin square on log values (every
 # round holds each offset twice), so the round's mean is its factor's log exactly, and a
