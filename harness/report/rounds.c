@@ -309,8 +309,9 @@ static void round_shares(FILE *f, const struct ab_results *d)
 	if (n)
 		fprintf(f, " (on log values: the variance of the round's mean, less what the "
 			   "results' own noise puts in it; results of one invocation share it too). "
-			   "A quieter machine narrows that share, and windows within an invocation "
-			   "cannot (they share its round); more repetitions narrow all of it.");
+			   "No window within an invocation narrows that share (an invocation's "
+			   "windows all lie in one round); a quieter machine does, and more "
+			   "repetitions narrow all of it.");
 }
 
 /* Say the rounds apart, at most ROUNDS_LISTED; how many there are. */
@@ -343,8 +344,7 @@ int h_rounds_line(FILE *f, const struct ab_results *d)
 		fprintf(f, " No round ran apart from the others");
 	else
 		fprintf(f, " The machine was busier or quieter then: every interval holding "
-			   "those rounds is wider for it, and nothing was dropped. A quieter machine "
-			   "narrows them; windows within an invocation would not");
+			   "those rounds is wider for it, and nothing was dropped");
 	fprintf(f, " (a round is apart when the sign test of its results, Holm-adjusted over "
 		   "the rounds, gives p below %g, a screen, as results of one invocation are not "
 		   "independent, and they moved by %g%% or more at the median).", ROUND_ALPHA,
