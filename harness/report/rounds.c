@@ -177,8 +177,8 @@ static void round_text(FILE *f, const struct rounds *rs, const struct round *r, 
 
 /*
  * The round's share of one benchmark's variance between repetitions. Over its headline
- * results with AB_MIN_REPS_CI values or more and the rounds 1..R every one of them has
- * (the plan's repetitions: --precision adds some to some points only), on log values,
+ * results with AB_MIN_REPS_CI values or more that have all of rounds 1..R (share_rounds:
+ * --precision adds rounds to some points only, a failure takes one from one), on log values,
  * d[j][r] the deviation of result j in round r from its mean over the R rounds:
  *   total  the mean over results of d's variance over rounds
  *   round  the variance over rounds of rho[r], d's mean over the J results, less what
@@ -226,9 +226,8 @@ static void share_pass(const struct ab_results *d, int bench, int R, double *y,
 	for (size_t i = 0; i < d->n; i++) {
 		const struct ab_group *g = &d->g[i];
 		double m = 0;
-		if (!share_result(g, bench))
+		if (!share_result(g, bench) || group_rounds(g, bench, y) < R)
 			continue;
-		group_rounds(g, bench, y);
 		for (int r = 0; r < R; r++)
 			m += y[r] / R;
 		for (int r = 0; r < R; r++) {
@@ -243,26 +242,50 @@ static void share_pass(const struct ab_results *d, int bench, int R, double *y,
 	}
 }
 
+static int more_rounds_first(const void *a, const void *b)
+{
+	return *(const int *)b - *(const int *)a;
+}
+
+/* The rounds 1..R to judge by, and in *J how many results have them all: of the results'
+ * gapless rounds k (descending), the R = k[i] that keeps the most values, (i + 1) x k[i],
+ * so a result a failure cut short, or --precision's added rounds, cost neither the
+ * others' rounds nor the result count. 0 when no choice has 2 results and 3 rounds. */
+static int share_rounds(int *k, size_t n, size_t *J)
+{
+	size_t best = 0;
+	int R = 0;
+
+	qsort(k, n, sizeof(*k), more_rounds_first);
+	for (size_t i = 0; i < n; i++)
+		if (k[i] >= 3 && (i + 1) * (size_t)k[i] > best) {
+			best = (i + 1) * (size_t)k[i];
+			R = k[i];
+			*J = i + 1;
+		}
+	return *J >= 2 ? R : 0;
+}
+
 /* bench's share; -1: out of memory, or fewer than 2 results or 3 rounds to judge by. */
 static int round_share(const struct ab_results *d, int bench, struct share *sh)
 {
-	size_t most = 0, J = 0;
-	int R = INT_MAX, rc = -1;
+	size_t most = 0, n = 0, J = 0;
+	int R = 0, rc = -1;
 
 	for (size_t i = 0; i < d->n; i++)
-		if (share_result(&d->g[i], bench) && d->g[i].n > most)
-			most = d->g[i].n;
+		if (share_result(&d->g[i], bench)) {
+			most = d->g[i].n > most ? d->g[i].n : most;
+			n++;
+		}
 	double *y = malloc((most ? most : 1) * sizeof(*y));
 	double *rho = calloc(most ? most : 1, sizeof(*rho));
-	if (!y || !rho)
+	int *k = malloc((n ? n : 1) * sizeof(*k));
+	if (!y || !rho || !k)
 		goto out;
-	for (size_t i = 0; i < d->n; i++)
-		if (share_result(&d->g[i], bench)) {
-			int k = group_rounds(&d->g[i], bench, y);
-			R = k < R ? k : R;
-			J++;
-		}
-	if (J < 2 || R == INT_MAX || R < 3)
+	for (size_t i = 0, j = 0; i < d->n; i++)
+		if (share_result(&d->g[i], bench))
+			k[j++] = group_rounds(&d->g[i], bench, y);
+	if (!(R = share_rounds(k, n, &J)))
 		goto out;
 	double tot = 0, res = 0, var_rho = 0;
 	share_pass(d, bench, R, y, rho, &tot, &res, 0);
@@ -272,12 +295,13 @@ static int round_share(const struct ab_results *d, int bench, struct share *sh)
 	}
 	share_pass(d, bench, R, y, rho, &tot, &res, 1);
 	tot /= (double)J;
-	double round = var_rho - res / (double)J / (double)(J - 1);
-	*sh = (struct share){ J, R, sqrt(tot), tot > 0 && round > 0 ? round / tot : 0 };
+	double var_round = var_rho - res / (double)J / (double)(J - 1);
+	*sh = (struct share){ J, R, sqrt(tot), tot > 0 && var_round > 0 ? var_round / tot : 0 };
 	rc = 0;
 out:
 	free(y);
 	free(rho);
+	free(k);
 	return rc;
 }
 
@@ -300,8 +324,8 @@ static void round_shares(FILE *f, const struct ab_results *d)
 			continue;
 		if (!n++)
 			fprintf(f, " Of each benchmark's variance between repetitions (its headline "
-				   "results over the rounds all of them have), the round held in "
-				   "common:");
+				   "results that have every one of rounds 1 to R, R chosen to keep the "
+				   "most values), the round held in common:");
 		fprintf(f, "%s %s %.0f%% of a CV of %.1f%% (%zu results, rounds 1-%d)",
 			n > 1 ? "," : "", h_registry[b]->name, 100 * sh.share, 100 * sh.cv,
 			sh.nres, sh.nrounds);
