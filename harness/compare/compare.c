@@ -62,7 +62,7 @@ static struct pair *collect(struct cmp *c, size_t *np)
 					    .cls = h_cmp_pair_class(&c->d[0].g[i]) };
 			/* one bootstrap for the CI and the p-value: on a sample of a million it is
 			 * most of the time; the Holm-adjusted p follows, below */
-			o->v = ab_r_ratio_p(o->b, o->a, &o->r, &o->ci, &o->p);
+			o->v = ab_r_ratio_apart_p(o->b, o->a, &o->r, &o->ci, &o->p);
 		}
 	double *p = malloc((n ? n : 1) * sizeof(*p));
 	if (!p)

@@ -195,7 +195,7 @@ static void judge_one(const struct h_gate_rule *r, const struct cmp *c, int k,
 		v->baselines += ab_desc_is_baseline(h_desc(a->bench), a->config);
 		const struct ab_group *b = h_cmp_match(c, 0, a, k);
 		struct judged *o = &j[v->judged];
-		enum ab_verdict e = b ? ab_r_ratio(b, a, &o->q, &o->ci) : AB_V_NONE;
+		enum ab_verdict e = b ? ab_r_ratio_apart(b, a, &o->q, &o->ci) : AB_V_NONE;
 		if (e == AB_V_NONE || (e != AB_V_FEW && judge_config(r, a, b, o) < 0))
 			v->missing++;	/* absent from the run, or a base median of 0 */
 		else if (e == AB_V_FEW)

@@ -125,7 +125,7 @@ static void row(FILE *md, int k, const struct ab_group *b, const struct ab_group
 			ab_r_num(hi, sizeof(hi), s.max), b->n);
 	struct ab_ci ci;
 	double r = NAN;
-	enum ab_verdict v = k ? ab_r_ratio(b, a, &r, &ci) : AB_V_NONE;
+	enum ab_verdict v = k ? ab_r_ratio_apart(b, a, &r, &ci) : AB_V_NONE;
 	if (!k)
 		fputs("1 (the base) |\n", md);
 	else if (v == AB_V_NONE)

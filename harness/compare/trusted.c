@@ -6,9 +6,11 @@
  * callback), side by side across the runs. These are the numbers to trust
  * across machines: each divides two configs measured on one machine, so
  * what the machine adds to both cancels. Each run's ratio carries its 95%
- * CI; the change, run's ratio / A's, carries a bootstrap 95% CI of the ratio
- * of the two ratios (the four groups resampled independently) and a verdict,
- * Holm-corrected over the changes this table judges (their own family).
+ * CI (ab_r_ratio: paired by round where the rounds allow); the change, run's
+ * ratio / A's, carries a bootstrap 95% CI of the ratio of the two ratios (each
+ * run's per-round ratios resampled, or else the four groups, independently)
+ * and a verdict, Holm-corrected over the changes this table judges (their own
+ * family).
  */
 #include <math.h>
 #include <stdint.h>
@@ -85,6 +87,19 @@ static int change_ci(const struct trow *t, struct ab_ci *ci, double *p)
 	return 0;
 }
 
+/* Where each run's ratio is paired by round (ab_r_ratio), the change's CI resamples the
+ * per-round ratios of each run, independently: the rounds are each run's own. */
+static int change_ci_paired(const struct trow *t, struct ab_ci *ci, double *p)
+{
+	double qa[AB_PAIRS_MAX], qb[AB_PAIRS_MAX];
+	size_t na = ab_r_round_ratios(t->a.subject, t->a.base, qa);
+	size_t nb = ab_r_round_ratios(t->b.subject, t->b.base, qb);
+
+	if (na < AB_MIN_REPS_CI || nb < AB_MIN_REPS_CI)
+		return change_ci(t, ci, p);
+	return ab_ratio_ci_p(qb, nb, qa, na, 0.95, ci, p);
+}
+
 static void judge(struct trow *t)
 {
 	t->va = ab_r_ratio(t->a.subject, t->a.base, &t->ra, &t->ca);
@@ -92,7 +107,7 @@ static void judge(struct trow *t)
 	t->change = t->rb / t->ra;
 	t->p = NAN;
 	t->judged = t->va != AB_V_NONE && t->vb != AB_V_NONE && t->va != AB_V_FEW &&
-		    t->vb != AB_V_FEW && change_ci(t, &t->cc, &t->p) == 0;
+		    t->vb != AB_V_FEW && change_ci_paired(t, &t->cc, &t->p) == 0;
 }
 
 /* "0.133x [0.12, 0.15]" or "0.133x (n<6)". */
@@ -178,7 +193,8 @@ void h_cmp_trusted(struct cmp *c)
 		       "benchmark's readings name: each divides two configs measured on one "
 		       "machine, so what the machine adds to both cancels, and they compare "
 		       "across machines. Each run's ratio with its 95%% CI; the change is the "
-		       "run's ratio over A's, with the bootstrap 95%% CI of that ratio of ratios, "
+		       "run's ratio over A's, with the bootstrap 95%% CI of that ratio of ratios "
+		       "(each run's per-round ratios resampled where it paired them by round), "
 		       "Holm-corrected over the changes of this table (family-wise error rate "
 		       "5%%; * significant).\n\n");
 	if (!n) {

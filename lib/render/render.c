@@ -188,16 +188,16 @@ static enum ab_verdict judge(const struct ab_ci *ci)
 	return ci->lo > 1 ? AB_V_UP : ci->hi < 1 ? AB_V_DOWN : AB_V_SAME;
 }
 
-enum ab_verdict ab_r_ratio(const struct ab_group *a, const struct ab_group *b, double *ratio,
-			   struct ab_ci *ci)
+enum ab_verdict ab_r_ratio_apart(const struct ab_group *a, const struct ab_group *b,
+				 double *ratio, struct ab_ci *ci)
 {
 	double p;
 
-	return ab_r_ratio_p(a, b, ratio, ci, &p);
+	return ab_r_ratio_apart_p(a, b, ratio, ci, &p);
 }
 
-enum ab_verdict ab_r_ratio_p(const struct ab_group *a, const struct ab_group *b, double *ratio,
-			     struct ab_ci *ci, double *p)
+enum ab_verdict ab_r_ratio_apart_p(const struct ab_group *a, const struct ab_group *b,
+				   double *ratio, struct ab_ci *ci, double *p)
 {
 	double mb = ab_r_median(b);
 
@@ -215,25 +215,83 @@ enum ab_verdict ab_r_ratio_p(const struct ab_group *a, const struct ab_group *b,
 	return judge(ci);
 }
 
-enum ab_verdict ab_r_paired(const struct ab_group *a, const struct ab_group *b, double *ratio,
-			    struct ab_ci *ci)
+struct repval {
+	int rep;
+	double v;
+};
+
+static int cmp_repval(const void *pa, const void *pb)
 {
-	double q[1024];
+	const struct repval *a = pa, *b = pb;
+
+	return (a->rep > b->rep) - (a->rep < b->rep);
+}
+
+/* g's values of repetitions 1 and up into s, sorted by repetition; how many. */
+static size_t by_rep(const struct ab_group *g, struct repval *s)
+{
 	size_t n = 0;
 
+	for (size_t i = 0; i < g->n; i++)
+		if (g->rep && g->rep[i] > 0)
+			s[n++] = (struct repval){ g->rep[i], g->v[i] };
+	qsort(s, n, sizeof(*s), cmp_repval);
+	return n;
+}
+
+size_t ab_r_round_ratios(const struct ab_group *a, const struct ab_group *b, double *q)
+{
+	struct repval sa[AB_PAIRS_MAX], sb[AB_PAIRS_MAX];
+	size_t n = 0, i = 0, j = 0;
+
+	if (!a || !b || a->n > AB_PAIRS_MAX || b->n > AB_PAIRS_MAX)
+		return 0;
+	size_t na = by_rep(a, sa), nb = by_rep(b, sb);
+	while (i < na && j < nb) {	/* a merge: repetitions are unique within a group */
+		if (sa[i].rep != sb[j].rep) {
+			sa[i].rep < sb[j].rep ? i++ : j++;
+			continue;
+		}
+		if (sb[j].v > 0)
+			q[n++] = sa[i].v / sb[j].v;
+		i++;
+		j++;
+	}
+	return n;
+}
+
+/* The verdict on the n ratios of q, pairs of one repetition: their median, and the
+ * distribution-free 95% CI of that median. */
+static enum ab_verdict paired_of(double *q, size_t n, double *ratio, struct ab_ci *ci)
+{
 	ci->lo = ci->hi = ci->level = NAN;
-	for (size_t i = 0; a && b && i < a->n && n < AB_ARRAY_SIZE(q); i++)
-		for (size_t j = 0; j < b->n; j++)
-			if (a->rep[i] == b->rep[j] && a->rep[i] > 0 && b->v[j] > 0) {
-				q[n++] = a->v[i] / b->v[j];
-				break;
-			}
 	if (!n)
 		return AB_V_NONE;
 	*ratio = ab_median(q, n);
 	if (n < AB_MIN_REPS_CI || ab_median_ci(q, n, 0.95, ci) < 0 || ci->level < 0.95)
 		return AB_V_FEW;
 	return judge(ci);
+}
+
+enum ab_verdict ab_r_paired(const struct ab_group *a, const struct ab_group *b, double *ratio,
+			    struct ab_ci *ci)
+{
+	double q[AB_PAIRS_MAX];
+
+	if (a && b && (a->n > AB_PAIRS_MAX || b->n > AB_PAIRS_MAX))
+		return ab_r_ratio_apart(a, b, ratio, ci);	/* too many to pair in bounds */
+	return paired_of(q, ab_r_round_ratios(a, b, q), ratio, ci);
+}
+
+enum ab_verdict ab_r_ratio(const struct ab_group *a, const struct ab_group *b, double *ratio,
+			   struct ab_ci *ci)
+{
+	double q[AB_PAIRS_MAX];
+	size_t n = ab_r_round_ratios(a, b, q);
+
+	if (n >= AB_MIN_REPS_CI)
+		return paired_of(q, n, ratio, ci);
+	return ab_r_ratio_apart(a, b, ratio, ci);
 }
 
 const char *ab_r_ratio_text(char *buf, size_t len, enum ab_verdict v, double ratio,

@@ -112,15 +112,34 @@ void ab_r_fence(struct ab_render *r);
 
 /* ---- verdicts ---- */
 enum ab_verdict { AB_V_NONE, AB_V_FEW, AB_V_UP, AB_V_DOWN, AB_V_SAME };
-/* Ratio of medians a/b with its bootstrap 95% CI. AB_V_NONE when either is missing or
- * b's median is 0; AB_V_FEW when either has fewer than AB_MIN_REPS_CI values. */
+/*
+ * Two points of one run, a / b. A harness run interleaves its repetitions: round r
+ * runs repetition r of every point, so a busy spell of the host lands on both values
+ * of a round alike. Where AB_MIN_REPS_CI or more repetitions hold both (as
+ * ab_r_round_ratios pairs them), the ratio is the median of the per-round ratios with
+ * the distribution-free 95% CI of that median: what the round did to both divides
+ * out (a randomized block design). Otherwise it is ab_r_ratio_apart's. AB_V_NONE when
+ * either is missing or b's median is 0; AB_V_FEW with too few values to judge.
+ */
 enum ab_verdict ab_r_ratio(const struct ab_group *a, const struct ab_group *b, double *ratio,
 			   struct ab_ci *ci);
-/* ab_r_ratio with the bootstrap's two-sided p-value of a ratio of 1 in *p (NAN unless
- * the verdict is AB_V_UP, AB_V_DOWN or AB_V_SAME): one bootstrap gives both. */
-enum ab_verdict ab_r_ratio_p(const struct ab_group *a, const struct ab_group *b, double *ratio,
-			     struct ab_ci *ci, double *p);
-/* The median of per-repetition ratios a/b (pairs of one repetition) with its CI. */
+/* Two samples measured apart (two runs): the ratio of medians a/b with its bootstrap 95%
+ * CI, the two resampled independently; AB_V_FEW when either has fewer than
+ * AB_MIN_REPS_CI values. _p also gives the bootstrap's two-sided p-value of a ratio of 1
+ * (NAN unless the verdict is AB_V_UP, AB_V_DOWN or AB_V_SAME): one bootstrap gives both. */
+enum ab_verdict ab_r_ratio_apart(const struct ab_group *a, const struct ab_group *b,
+				 double *ratio, struct ab_ci *ci);
+enum ab_verdict ab_r_ratio_apart_p(const struct ab_group *a, const struct ab_group *b,
+				   double *ratio, struct ab_ci *ci, double *p);
+/* Groups of more values than this are never paired (their ratio is ab_r_ratio_apart's). */
+#define AB_PAIRS_MAX 1024
+/* The ratios a / b of the repetitions (1 and up) both hold, in repetition order, into q
+ * (AB_PAIRS_MAX slots), skipping a value of b that is not above 0; how many. 0 when
+ * either group holds more than AB_PAIRS_MAX values. */
+size_t ab_r_round_ratios(const struct ab_group *a, const struct ab_group *b, double *q);
+/* The median of per-repetition ratios a/b (pairs of one repetition) with its
+ * distribution-free 95% CI, however few pairs: AB_V_FEW under AB_MIN_REPS_CI. A group
+ * of more than AB_PAIRS_MAX values gets ab_r_ratio_apart's verdict instead. */
 enum ab_verdict ab_r_paired(const struct ab_group *a, const struct ab_group *b, double *ratio,
 			    struct ab_ci *ci);
 /* "1.92x [1.71, 2.1] 95% CI, significant" (ab_r_x, ab_r_num), "1.92x (too few

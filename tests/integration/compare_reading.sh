@@ -64,6 +64,32 @@ check "... every benchmark with named ratios in the table (cputestfs, ddpar, sqr
 		sed -n "/^## The ratios people trust/,/^## The machines/p" "$D/o4/compare.md" |
 			grep -q "^| $b | " || exit 1
 	done'
+# within-run ratios paired by round: in A other/same is 0.125 in every round (within 2.5%),
+# in B 0.15, while B's rounds scale both points by 0.4 to 2.5: the change 1.2x is found
+# (each run's per-round ratios resampled), where the four groups resampled apart see
+# only B's rounds
+SAME='baseline=fuse;client_cpu=1;clients=1;daemon=single;daemon_cpu=1;placement=same;transport=libfuse'
+OTHER='baseline=fuse;client_cpu=1;clients=1;daemon=single;daemon_cpu=0;placement=other;transport=libfuse'
+paired_copy() {	# DIR RATIO SPREAD: other = same x RATIO, both x the round's factor
+	mkdir "$1" && cp "$REF/machine.txt" "$1/"
+	awk -F, -v s="$SAME" -v o="$OTHER" -v q="$2" -v sp="$3" 'BEGIN { OFS = "," }
+		FNR == 1 { pass++ }
+		pass == 1 && $1 == "cputestfs" && $(NF-2) == "stat_per_s" && $2 == s {
+			v[$3] = $(NF-1) }
+		pass == 1 { next }
+		$1 == "cputestfs" && $(NF-2) == "stat_per_s" && ($2 == s || $2 == o) && $3 in v {
+			f = sp ? (($3 % 2) ? 1 / (0.4 + 0.35 * $3) : 0.4 + 0.35 * $3) : 1
+			w = 1 + 0.01 * ($3 - 3.5)
+			$(NF-1) = sprintf("%.6f", v[$3] * f * ($2 == o ? q * w : 1)) } { print }' \
+		"$REF/raw.csv" "$REF/raw.csv" > "$1/raw.csv"
+}
+paired_copy "$D/pa" 0.125 0
+paired_copy "$D/pb" 0.15 1
+"$H" compare --out "$D/o5" "$D/pa" "$D/pb" > /dev/null 2>&1
+row=$(grep "^| cputestfs | other/same (libfuse) | B |" "$D/o5/compare.md")
+check "a change of a within-run ratio hidden by B's rounds is found: 1.2x, higher *" eval '
+	within "$(echo "$row" | awk -F" [|] " "{ print \$6 }" | grep -oE "^[0-9.]+")" 1.19 1.21 &&
+	echo "$row" | grep -q "| higher \* |\$"'
 check "the terminal leads with that table, before the configs' legends" awk '
 	/^The ratios people trust/ { t = NR } /^cputestfs other\/same \(libfuse\), run B/ { r = NR }
 	/^cputestfs configs:/ { l = NR } END { exit !(t && r > t && l > r) }' "$D/out4"

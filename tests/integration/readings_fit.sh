@@ -23,7 +23,9 @@ rendered() {
 
 # ---- ddpar: --uring-cpu ----
 # uring_recs MB_QUEUE MB_NEXT MB_NONE P99_QUEUE P99_NEXT P99_NONE: 6 repetitions of one
-# reader against libfuse at 1000 MB/s, each choice at its MB/s and p99 (us), +rep each
+# reader against libfuse at 1000 MB/s, each choice at its MB/s and p99 (us), +rep each;
+# each choice's MB/s with a jitter of its own (0-6), so that no round moves all alike
+# (a ratio pairs its points by round: a jitter they shared would divide out)
 uring_recs() {
 	local base="bs=131072;clone_fd=off;daemon=multi;mode=read;procs=1" rep c
 	local -a mb=("$1" "$2" "$3") p99=("$4" "$5" "$6") cpu=(queue next none)
@@ -32,7 +34,7 @@ uring_recs() {
 		echo "ddpar,$base;transport=libfuse,$rep,read_MB_per_s,$((1000 + rep)),MB/s"
 		for c in 0 1 2; do
 			local cfg="$base;transport=uring;uring_cpu=${cpu[c]}"
-			echo "ddpar,$cfg,$rep,read_MB_per_s,$((${mb[c]} + rep)),MB/s"
+			echo "ddpar,$cfg,$rep,read_MB_per_s,$((${mb[c]} + rep * (c + 2) % 7)),MB/s"
 			echo "ddpar,$cfg,$rep,lat_p50_us,$((${p99[c]} / 2 + rep)),us"
 			echo "ddpar,$cfg,$rep,lat_p99_us,$((${p99[c]} + rep)),us"
 		done
