@@ -148,7 +148,8 @@ prec_sqrtio() {
 # ios_K_per_s, ns_per_op, us_per_spawn, line_rt_ns, futex_rt_us), each one's 95% CI
 # half-width relative to its median, from the run's summary.csv (harness report writes
 # it): the median and p90 over all, and the median per benchmark. With two runs of one
-# machine, how often each one's median lies in the other's interval.
+# machine, how often each one's median lies in the other's interval, and how many of the
+# within-run ratios harness compare judges changed between them.
 PREC_HEADLINE='^(stat_per_s|read_MB_per_s|write_MB_per_s|sqrt_M_per_s|ios_K_per_s|ns_per_op|'
 PREC_HEADLINE+='us_per_spawn|line_rt_ns|futex_rt_us)$'
 
@@ -275,6 +276,41 @@ prec_agree_scaled() {
 		}' <(printf '%s\n' "$1") <(printf '%s\n' "$2")
 }
 
+# prec_ratios A B: the ratios inside each run that harness compare's first table names
+# (each paired by round where its run allows), and how many changed between the runs: from
+# two runs of one machine and one build, a change called significant is a false alarm,
+# and about 5% of the change CIs exclude 1 by chance alone
+prec_ratios() {
+	local out="$WORK/ratios"
+	if [ ! -f "$1/raw.csv" ] || [ ! -f "$2/raw.csv" ]; then
+		echo "within-run ratios: not compared (harness compare needs each run's raw.csv)"
+		return 0
+	fi
+	rm -rf "$out"
+	if ! "$BIN/harness" compare --out "$out" "$1" "$2" >/dev/null 2>"$WORK/ratios.err"; then
+		echo "within-run ratios: not compared: $(tail -n 1 "$WORK/ratios.err" | cut -c1-80)"
+		return 0
+	fi
+	sed -n '/^## The ratios people trust/,/^## The machines/p' "$out/compare.md" |
+		awk -F' [|] ' '/^[|] [a-z]+ [|] / && $3 == "B" && $7 !~ /^not judged/ {
+			n++; sig += $7 ~ /[*]/; ex += $7 ~ /[*]|^CI excludes 1/
+			split($6, x, /[][, ]+/)
+			if (x[2] + 0 > 0 && x[3] + 0 > 0) w[++nw] = 50 * log(x[3] / x[2])
+		}
+		END {
+			for (i = 2; i <= nw; i++) {	# insertion sort (mawk: no asort)
+				v = w[i]
+				for (j = i - 1; j >= 1 && w[j] > v; j--) w[j + 1] = w[j]
+				w[j + 1] = v
+			}
+			med = !nw ? "-" : sprintf("%.1f%%", nw % 2 ? w[(nw + 1) / 2] : \
+				(w[nw / 2] + w[nw / 2 + 1]) / 2)
+			printf "within-run ratios (harness compare'"'"'s first table): %d changes judged, " \
+				"%d significant after Holm, %d CIs excluding 1 (about 5%% by chance from " \
+				"runs alike); median change half-width %s\n", n, sig, ex, med
+		}'
+}
+
 # prec_rounds: each run's Rounds paragraph (report.md's Precision: the repetition rounds
 # the whole machine ran slower or faster in), where its report.md has one
 prec_rounds() {
@@ -307,4 +343,5 @@ check_precision_runs() {
 	[ "${#RUNS[@]}" = 2 ] || return 0
 	echo
 	prec_agree "${RUNS[0]}" "${RUNS[1]}"
+	prec_ratios "${RUNS[0]}" "${RUNS[1]}"
 }

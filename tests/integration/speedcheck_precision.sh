@@ -6,7 +6,9 @@
 # variance split between invocations and windows, the first window against the
 # others, fixed cost and best windows; with --runs, the widths, the agreement of two
 # runs against what the two runs' widths lead one to expect, and each benchmark's shift
-# between them divided out; it writes nothing. (~1 s)
+# between them divided out, and the within-run ratios harness compare judges (a run
+# against itself: none changed; against a copy with one ratio quartered: one); it writes
+# nothing. (~5 s)
 . "$(dirname "$0")/lib.sh"
 SC=$TOP/scripts/speedcheck.sh
 
@@ -105,6 +107,30 @@ grep -v -e stat_per_s -e read_MB "$d/a/summary.csv" >"$d/e/summary.csv"
 out=$("$SC" precision --runs "$d/e" --runs "$d/e" 2>/dev/null)
 check "--runs: two runs without headline results have none in both" \
 	grep -qF "0 results in both: 0 medians" <<<"$out"
+# --runs with raw.csv: harness compare's within-run ratios; a run against itself changes
+# none, against a copy with libfuse's other placement quartered, other/same changes
+REF=$TOP/results/reference
+for r in ra rb; do
+	mkdir -p "$d/$r" && cp "$REF/machine.txt" "$REF/raw.csv" "$d/$r/"
+	head -n 1 "$d/a/summary.csv" >"$d/$r/summary.csv"
+done
+out=$("$SC" precision --runs "$d/ra" --runs "$d/ra" 2>/dev/null)
+line=$(grep -F "within-run ratios (harness compare's first table):" <<<"$out")
+check "--runs: a run against itself, its within-run ratios judged: $line" \
+	grep -qE ": [1-9][0-9]* changes judged, " <<<"$line"
+check "--runs: ... none significant" grep -qF " 0 significant after Holm, " <<<"$line"
+check "--runs: ... no change CI excluding 1" grep -qF " 0 CIs excluding 1 " <<<"$line"
+awk -F, 'BEGIN { OFS = "," } NR > 1 && $1 == "cputestfs" && $(NF-2) == "stat_per_s" &&
+	$2 ~ /(^|;)placement=other(;|$)/ && $2 ~ /daemon=single/ && $2 ~ /transport=libfuse/ &&
+	$2 !~ /idle=/ { $(NF-1) = sprintf("%.6f", $(NF-1) * 0.25) } { print }' \
+	"$REF/raw.csv" >"$d/rb/raw.csv"
+out=$("$SC" precision --runs "$d/ra" --runs "$d/rb" 2>/dev/null)
+check "--runs: other/same quartered in the second run: one change significant" \
+	grep -qF " 1 significant after Holm, " <<<"$out"
+out=$("$SC" precision --runs "$d/a" --runs "$d/b" 2>/dev/null)
+check "--runs: runs without raw.csv: their ratios not compared, said" \
+	grep -qF "within-run ratios: not compared (harness compare needs each run's raw.csv)" \
+	<<<"$out"
 # read-only: nothing written where it runs (an awk print with ">" in it writes a file)
 mkdir "$d/cwd"
 (cd "$d/cwd" && "$SC" precision --runs "$d/a" --runs "$d/b" >/dev/null 2>&1)
