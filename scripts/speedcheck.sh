@@ -120,6 +120,12 @@ usage() {
 	exit 2
 }
 
+# missing OPTION: an option given last, without its value
+missing() {
+	echo "speedcheck: option '$1' needs a value (see --help)" >&2
+	exit 2
+}
+
 what=all
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -128,30 +134,30 @@ while [ $# -gt 0 ]; do
 	--quick) SCALE_MODE=quick ;;
 	--smoke) SCALE_MODE=smoke ;;
 	--timeout)
-		[ $# -ge 2 ] || usage
+		[ $# -ge 2 ] || missing "$1"
 		SCALE_TIMEOUT=$2
 		shift
 		;;
 	--timeout=*) SCALE_TIMEOUT=${1#*=} ;;
 	--runs)
-		[ $# -ge 2 ] || usage
+		[ $# -ge 2 ] || missing "$1"
 		RUNS+=("$2")
 		shift
 		;;
 	--plan)
-		[ $# -ge 2 ] || usage
+		[ $# -ge 2 ] || missing "$1"
 		PLAN=$2
 		shift
 		;;
 	--plan=*) PLAN=${1#*=} ;;
 	--duration)
-		[ $# -ge 2 ] || usage
+		[ $# -ge 2 ] || missing "$1"
 		DUR=$2 DUR_SET=1
 		shift
 		;;
 	--duration=*) DUR=${1#*=} DUR_SET=1 ;;
 	--repeat)
-		[ $# -ge 2 ] || usage
+		[ $# -ge 2 ] || missing "$1"
 		REPS=$2 REPS_SET=1
 		shift
 		;;

@@ -61,11 +61,11 @@ void h_warnings(FILE *f, const char *dir, const struct ab_results *d);
  * relative to their medians (at the median and at worst) and what would narrow them. */
 void h_precision(FILE *f, const char *dir, const struct ab_results *d);
 /* Precision's rounds line (rounds.c): the repetition rounds in which the whole machine ran
- * slower or faster than in the others; how many such rounds (0: none, or no line). */
-int h_rounds_line(FILE *f, const struct ab_results *d);
-/* The share of registry bench's variance between repetitions that a round holds in
- * common, 0..1, as the rounds line gives it; NAN when too few results or rounds. */
-double h_round_share(const struct ab_results *d, int bench);
+ * slower or faster than in the others; how many such rounds (0: none, or no line). And
+ * share[b] (H_BENCH_MAX slots): the share of registry benchmark b's variance between
+ * repetitions that a round holds in common, 0..1, as the line gives it; NAN when too
+ * few results or rounds. */
+int h_rounds_line(FILE *f, const struct ab_results *d, double *share);
 /* details.md's table of the CPU monitor's records (mon_*) of bench, and what its logs in
  * dir/log say it could not count (monitor.c). */
 void h_monitor_table(FILE *f, const char *dir, const char *bench, const struct ab_results *d);

@@ -305,16 +305,9 @@ out:
 	return rc;
 }
 
-double h_round_share(const struct ab_results *d, int bench)
-{
-	struct share sh;
-
-	return round_share(d, bench, &sh) < 0 ? NAN : sh.share;
-}
-
-/* " Of each benchmark's variance ...: cputestfs 57% of a CV of 15.7%, ...": nothing
- * when no benchmark has the results and rounds to judge by. */
-static void round_shares(FILE *f, const struct ab_results *d)
+/* " Of each benchmark's variance ...: cputestfs 57% of a CV of 15.7%, ...", each into
+ * share[b]: nothing when no benchmark has the results and rounds to judge by. */
+static void round_shares(FILE *f, const struct ab_results *d, double *share)
 {
 	int n = 0;
 
@@ -322,6 +315,7 @@ static void round_shares(FILE *f, const struct ab_results *d)
 		struct share sh;
 		if (round_share(d, b, &sh) < 0)
 			continue;
+		share[b] = sh.share;
 		if (!n++)
 			fprintf(f, " Of each benchmark's variance between repetitions (its headline "
 				   "results that have every one of rounds 1 to R, R chosen to keep the "
@@ -335,7 +329,8 @@ static void round_shares(FILE *f, const struct ab_results *d)
 			   "results' own noise puts in it; results of one invocation share it too). "
 			   "No window within an invocation narrows that share (an invocation's "
 			   "windows all lie in one round); a quieter machine does, and more "
-			   "repetitions narrow all of it.");
+			   "repetitions narrow all of it. A ratio of two points of the run pairs "
+			   "them by round, so the share they hold in common divides out of it.");
 }
 
 /* Say the rounds apart, at most ROUNDS_LISTED; how many there are. */
@@ -352,11 +347,14 @@ static size_t rounds_apart(FILE *f, const struct rounds *rs, double *scratch)
 	return n;
 }
 
-int h_rounds_line(FILE *f, const struct ab_results *d)
+int h_rounds_line(FILE *f, const struct ab_results *d, double *share)
 {
 	struct rounds rs = { 0 };
 	double *scratch = NULL;
 	size_t n = 0;
+
+	for (int b = 0; b < H_BENCH_MAX; b++)
+		share[b] = NAN;
 
 	if (collect(d, &rs) < 0 || !rs.nres ||
 	    !(scratch = malloc(rs.nv * sizeof(*scratch))) || judge(&rs, scratch) < 0)
@@ -373,7 +371,7 @@ int h_rounds_line(FILE *f, const struct ab_results *d)
 		   "the rounds, gives p below %g, a screen, as results of one invocation are not "
 		   "independent, and they moved by %g%% or more at the median).", ROUND_ALPHA,
 		100 * ROUND_SHIFT);
-	round_shares(f, d);
+	round_shares(f, d, share);
 	fprintf(f, "\n\n");
 out:
 	free(scratch);

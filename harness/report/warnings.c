@@ -327,10 +327,20 @@ static void precision_outliers(FILE *f, const struct precision *p)
 	fprintf(f, " (%zu).", p->nmost);
 }
 
+/* What the run says of itself, for every benchmark's precision line: the load at its
+ * start, the rounds apart and each benchmark's round share (the Rounds paragraph's). */
+struct run_said {
+	double load, target;	/* target: --precision's, 0 for none */
+	int ncpu, apart;
+	double share[H_BENCH_MAX];	/* by registry index; NAN: not judged */
+};
+
 /* "; a quieter machine (...)" when the run says so: busy at the start, rounds apart, or
  * a round holding SHARE_HINT of the variance between repetitions or more. */
-static void quieter_hint(FILE *f, double load, int ncpu, int apart, double share)
+static void quieter_hint(FILE *f, const struct run_said *rs, int b)
 {
+	double load = rs->load, share = rs->share[b];
+	int ncpu = rs->ncpu, apart = rs->apart;
 	int busy = start_busy(load, ncpu), held = share >= SHARE_HINT;	/* NAN: not held */
 
 	if (!busy && !apart && !held)
@@ -347,8 +357,8 @@ static void quieter_hint(FILE *f, double load, int ncpu, int apart, double share
 	fprintf(f, "%s)", apart || held ? ": see Rounds" : "");
 }
 
-static void precision_hints(FILE *f, const struct precision *p, double load, int ncpu,
-			    int apart, double share)
+static void precision_hints(FILE *f, const struct precision *p, const struct run_said *rs,
+			    int b)
 {
 	char key[AB_KEY_LEN];
 
@@ -362,7 +372,7 @@ static void precision_hints(FILE *f, const struct precision *p, double load, int
 	fprintf(f, ") or a longer --duration");
 	if (unpinned_key(p->worst->config, key, sizeof(key)))
 		fprintf(f, "; pinning (the worst ran with %s=any)", key);
-	quieter_hint(f, load, ncpu, apart, share);
+	quieter_hint(f, rs, b);
 	fprintf(f, ".\n");
 }
 
@@ -398,8 +408,8 @@ static void precision_missed(FILE *f, const struct ab_results *d, const char *be
 }
 
 /* bench's line; 1 when it has one (headline results), else 0 */
-static int precision_line(FILE *f, const struct ab_results *d, int b, double load,
-			  int ncpu, double target, int apart)
+static int precision_line(FILE *f, const struct ab_results *d, int b,
+			  const struct run_said *rs)
 {
 	const char *bench = h_registry[b]->name;
 	struct precision p = { 0 };
@@ -427,9 +437,9 @@ static int precision_line(FILE *f, const struct ab_results *d, int b, double loa
 		fprintf(f, "; %zu more with too few repetitions", p.left_out);
 	fprintf(f, ".");
 	precision_outliers(f, &p);
-	precision_hints(f, &p, load, ncpu, apart, h_round_share(d, b));
-	if (target > 0)
-		precision_missed(f, d, bench, target);
+	precision_hints(f, &p, rs, b);
+	if (rs->target > 0)
+		precision_missed(f, d, bench, rs->target);
 out:
 	free(p.w);
 	return said;
@@ -437,9 +447,10 @@ out:
 
 void h_precision(FILE *f, const char *dir, const struct ab_results *d)
 {
-	int ncpu, lines = 0;
-	double load = start_load(dir, &ncpu), target = plan_precision(dir);
+	struct run_said rs = { .target = plan_precision(dir) };
+	int lines = 0;
 
+	rs.load = start_load(dir, &rs.ncpu);
 	if (!d->n)
 		return;
 	fprintf(f, "## Precision\n\n");
@@ -458,16 +469,17 @@ void h_precision(FILE *f, const char *dir, const struct ab_results *d)
 		   "distribution-free 95%% CI of that median, so what a round did to both "
 		   "divides out; otherwise the ratio of medians with a bootstrap 95%% CI.",
 		AB_MIN_REPS_CI);
-	if (target > 0)
+	if (rs.target > 0)
 		fprintf(f, " The run aimed at +-%.3g%% (harness run --precision): it added "
 			   "repetitions to the points wider than that, within its budget; the results "
-			   "still wider are listed.", 100 * target);
+			   "still wider are listed.", 100 * rs.target);
 	fprintf(f, "\n\n");
-	int apart = h_rounds_line(f, d);	/* a paragraph of its own, when there are results */
+	/* a paragraph of its own, when there are results; each benchmark's share too */
+	rs.apart = h_rounds_line(f, d, rs.share);
 	/* in the report's order; only a registered benchmark has headline metrics, and
 	 * walking the registry, not raw.csv's benches, keeps 200,000 groups linear */
 	for (int i = 0; h_registry[i]; i++)
-		lines += precision_line(f, d, i, load, ncpu, target, apart);
+		lines += precision_line(f, d, i, &rs);
 	if (!lines)
 		fprintf(f, "- no headline results among the records.\n");
 	fprintf(f, "\n");

@@ -136,6 +136,10 @@ mkdir "$d/cwd"
 (cd "$d/cwd" && "$SC" precision --runs "$d/a" --runs "$d/b" >/dev/null 2>&1)
 check "--runs writes nothing in its working directory" eval '[ -z "$(ls -A "$d/cwd")" ]'
 expect_rc "--runs of a directory without summary.csv is refused" 2 "$SC" precision --runs "$d/none"
+err=$("$SC" precision --runs 2>&1 >/dev/null); rc=$?
+check "--runs without a value: exit 2 ($rc)" [ "$rc" = 2 ]
+check "... one line naming the option: $err" \
+	[ "$err" = "speedcheck: option '--runs' needs a value (see --help)" ]
 
 rm -rf "$d"
 t_done
