@@ -52,45 +52,44 @@ static void test_pairs_by_repetition(void **state)
 	check_close("round 6", q[5], 60.0 / 30, 1e-12);
 }
 
-/* a repetition only one side holds pairs with nothing */
-static void test_unshared_rounds_left_out(void **state)
+/* How many ratios ab_r_round_ratios pairs from six values a side. */
+static size_t pairs6(const double *va, const int *ra, const double *vb, const int *rb)
 {
 	struct pt a, b;
 	double q[AB_PAIRS_MAX];
-	const double v[] = { 1, 2, 3, 4, 5, 6 };
+
+	make(&a, va, ra, 6);
+	make(&b, vb, rb, 6);
+	return ab_r_round_ratios(&a.g, &b.g, q);
+}
+
+static const double v6[] = { 1, 2, 3, 4, 5, 6 };
+
+/* a repetition only one side holds pairs with nothing */
+static void test_unshared_rounds_left_out(void **state)
+{
 	const int rb[] = { 2, 3, 4, 5, 6, 7 };
 
 	(void)state;
-	make(&a, v, reps6, 6);
-	make(&b, v, rb, 6);
-	assert_int_equal(ab_r_round_ratios(&a.g, &b.g, q), 5);
+	assert_int_equal(pairs6(v6, reps6, v6, rb), 5);
 }
 
 /* a per-invocation summary (repetition 0) is no round */
 static void test_rep_zero_no_round(void **state)
 {
-	struct pt a, b;
-	double q[AB_PAIRS_MAX];
-	const double v[] = { 1, 2, 3, 4, 5, 6 };
 	const int r0[] = { 0, 2, 3, 4, 5, 6 };
 
 	(void)state;
-	make(&a, v, r0, 6);
-	make(&b, v, r0, 6);
-	assert_int_equal(ab_r_round_ratios(&a.g, &b.g, q), 5);
+	assert_int_equal(pairs6(v6, r0, v6, r0), 5);
 }
 
 /* a base value of 0 makes no ratio */
 static void test_zero_base_skipped(void **state)
 {
-	struct pt a, b;
-	double q[AB_PAIRS_MAX];
-	const double va[] = { 1, 2, 3, 4, 5, 6 }, vb[] = { 1, 0, 3, 4, 5, 6 };
+	const double vb[] = { 1, 0, 3, 4, 5, 6 };
 
 	(void)state;
-	make(&a, va, reps6, 6);
-	make(&b, vb, reps6, 6);
-	assert_int_equal(ab_r_round_ratios(&a.g, &b.g, q), 5);
+	assert_int_equal(pairs6(v6, reps6, vb, reps6), 5);
 }
 
 /* a group past AB_PAIRS_MAX values is never paired (bounded work and memory) */
@@ -132,34 +131,39 @@ static void test_big_group_judged_apart(void **state)
 	check_close("big groups' ratio", r1, r2, 0);
 }
 
-/* a's values are twice b's in every round, the rounds apart by 4x: paired, the
- * ratio is exactly 2 */
-static void test_round_divides_out(void **state)
+/* a's values twice b's in every round, the rounds apart by 4x */
+static const double round_b[] = { 1, 4, 2, 3, 1.5, 2.5 }, round_a[] = { 2, 8, 4, 6, 3, 5 };
+
+/* the verdict, ratio and CI of judge (ab_r_ratio or ab_r_ratio_apart) on those */
+static enum ab_verdict judge_rounds(enum ab_verdict (*judge)(const struct ab_group *,
+							      const struct ab_group *, double *,
+							      struct ab_ci *), double *r)
 {
 	struct pt a, b;
 	struct ab_ci ci;
+
+	make(&a, round_a, reps6, 6);
+	make(&b, round_b, reps6, 6);
+	return judge(&a.g, &b.g, r, &ci);
+}
+
+/* paired, the ratio is exactly 2 */
+static void test_round_divides_out(void **state)
+{
 	double r = NAN;
-	const double vb[] = { 1, 4, 2, 3, 1.5, 2.5 }, va[] = { 2, 8, 4, 6, 3, 5 };
 
 	(void)state;
-	make(&a, va, reps6, 6);
-	make(&b, vb, reps6, 6);
-	assert_int_equal(ab_r_ratio(&a.g, &b.g, &r, &ci), AB_V_UP);
+	assert_int_equal(judge_rounds(ab_r_ratio, &r), AB_V_UP);
 	check_close("paired ratio", r, 2, 1e-12);
 }
 
 /* the same values unpaired: the rounds' spread hides the 2x */
 static void test_apart_keeps_round_spread(void **state)
 {
-	struct pt a, b;
-	struct ab_ci ci;
 	double r = NAN;
-	const double vb[] = { 1, 4, 2, 3, 1.5, 2.5 }, va[] = { 2, 8, 4, 6, 3, 5 };
 
 	(void)state;
-	make(&a, va, reps6, 6);
-	make(&b, vb, reps6, 6);
-	assert_int_equal(ab_r_ratio_apart(&a.g, &b.g, &r, &ci), AB_V_SAME);
+	assert_int_equal(judge_rounds(ab_r_ratio_apart, &r), AB_V_SAME);
 }
 
 /* six values a side but five rounds in common: the ratio of medians, as apart */
@@ -168,12 +172,11 @@ static void test_few_rounds_falls_back(void **state)
 	struct pt a, b;
 	struct ab_ci c1, c2;
 	double r1 = NAN, r2 = NAN;
-	const double va[] = { 2, 8, 4, 6, 3, 5 }, vb[] = { 1, 4, 2, 3, 1.5, 2.5 };
 	const int rb[] = { 2, 3, 4, 5, 6, 7 };
 
 	(void)state;
-	make(&a, va, reps6, 6);
-	make(&b, vb, rb, 6);
+	make(&a, round_a, reps6, 6);
+	make(&b, round_b, rb, 6);
 	enum ab_verdict v1 = ab_r_ratio(&a.g, &b.g, &r1, &c1);
 	enum ab_verdict v2 = ab_r_ratio_apart(&a.g, &b.g, &r2, &c2);
 	assert_int_equal(v1, v2);
