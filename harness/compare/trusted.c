@@ -87,27 +87,28 @@ static int change_ci(const struct trow *t, struct ab_ci *ci, double *p)
 	return 0;
 }
 
-/* Where each run's ratio is paired by round (ab_r_ratio), the change's CI resamples the
- * per-round ratios of each run, independently: the rounds are each run's own. */
-static int change_ci_paired(const struct trow *t, struct ab_ci *ci, double *p)
+/* Where both runs pair their ratio by round (ab_r_ratio), each run's ratio is the median
+ * of its per-round ratios and the change's CI resamples those of each run, independently:
+ * the rounds are each run's own. Where either cannot, both ratios are ratios of medians
+ * (ab_r_ratio_apart) and the CI resamples the four groups: an estimate and its CI always
+ * come from one method. */
+static void judge(struct trow *t)
 {
 	double qa[AB_PAIRS_MAX], qb[AB_PAIRS_MAX];
 	size_t na = ab_r_round_ratios(t->a.subject, t->a.base, qa);
 	size_t nb = ab_r_round_ratios(t->b.subject, t->b.base, qb);
+	int paired = na >= AB_MIN_REPS_CI && nb >= AB_MIN_REPS_CI;
+	enum ab_verdict (*ratio)(const struct ab_group *, const struct ab_group *, double *,
+				 struct ab_ci *) = paired ? ab_r_ratio : ab_r_ratio_apart;
 
-	if (na < AB_MIN_REPS_CI || nb < AB_MIN_REPS_CI)
-		return change_ci(t, ci, p);
-	return ab_ratio_ci_p(qb, nb, qa, na, 0.95, ci, p);
-}
-
-static void judge(struct trow *t)
-{
-	t->va = ab_r_ratio(t->a.subject, t->a.base, &t->ra, &t->ca);
-	t->vb = ab_r_ratio(t->b.subject, t->b.base, &t->rb, &t->cb);
+	t->va = ratio(t->a.subject, t->a.base, &t->ra, &t->ca);
+	t->vb = ratio(t->b.subject, t->b.base, &t->rb, &t->cb);
 	t->change = t->rb / t->ra;
 	t->p = NAN;
 	t->judged = t->va != AB_V_NONE && t->vb != AB_V_NONE && t->va != AB_V_FEW &&
-		    t->vb != AB_V_FEW && change_ci_paired(t, &t->cc, &t->p) == 0;
+		    t->vb != AB_V_FEW &&
+		    (paired ? ab_ratio_ci_p(qb, nb, qa, na, 0.95, &t->cc, &t->p)
+			    : change_ci(t, &t->cc, &t->p)) == 0;
 }
 
 /* "0.133x [0.12, 0.15]" or "0.133x (n<6)". */

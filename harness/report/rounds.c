@@ -311,7 +311,7 @@ static void round_shares(FILE *f, const struct ab_results *d, double *share)
 {
 	int n = 0;
 
-	for (int b = 0; h_registry[b]; b++) {
+	for (int b = 0; b < H_BENCH_MAX && h_registry[b]; b++) {
 		struct share sh;
 		if (round_share(d, b, &sh) < 0)
 			continue;

@@ -478,7 +478,7 @@ void h_precision(FILE *f, const char *dir, const struct ab_results *d)
 	rs.apart = h_rounds_line(f, d, rs.share);
 	/* in the report's order; only a registered benchmark has headline metrics, and
 	 * walking the registry, not raw.csv's benches, keeps 200,000 groups linear */
-	for (int i = 0; h_registry[i]; i++)
+	for (int i = 0; i < H_BENCH_MAX && h_registry[i]; i++)
 		lines += precision_line(f, d, i, &rs);
 	if (!lines)
 		fprintf(f, "- no headline results among the records.\n");

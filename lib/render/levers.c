@@ -184,11 +184,20 @@ static void cost_md(struct ab_render *r, const struct ab_levers *l, const struct
 		d.odd ? " (a share outside 0-100% left out)" : "");
 }
 
+/* Ratio q of row w as its cell gives it (ab_r_ratio: paired by round where the rounds
+ * allow); NAN when not measured. */
+static double ratio_of(const struct row *w, int q)
+{
+	double x = NAN;
+	struct ab_ci ci;
+
+	return ab_r_ratio(w->sub[q], w->base[q], &x, &ci) == AB_V_NONE ? NAN : x;
+}
+
 /* The share of ratio q's gap (1 - its value as found) that row w closes; NAN when none. */
 static double closed(const struct row *w0, const struct row *w, int q)
 {
-	double a = ab_r_median(w0->sub[q]) / ab_r_median(w0->base[q]);
-	double b = ab_r_median(w->sub[q]) / ab_r_median(w->base[q]);
+	double a = ratio_of(w0, q), b = ratio_of(w, q);
 	return isfinite(a) && isfinite(b) && a < 1 ? (b - a) / (1 - a) : NAN;
 }
 
@@ -292,7 +301,7 @@ static void sentence(struct ab_render *r, const struct ab_levers *l, const struc
 		return;
 	}
 	enum ab_verdict v = ab_r_ratio(w[b].sub[q], w[b].base[q], &x, &ci);
-	double q0 = ab_r_median(w[0].sub[q]) / ab_r_median(w[0].base[q]);
+	double q0 = ratio_of(&w[0], q);
 	share = closed(&w[0], &w[b], q);
 	fprintf(r->out, "Here, %s=%s closes ", l->key[w[b].key].key, w[b].val);
 	if (share > 1)

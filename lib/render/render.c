@@ -247,15 +247,18 @@ size_t ab_r_round_ratios(const struct ab_group *a, const struct ab_group *b, dou
 	if (!a || !b || a->n > AB_PAIRS_MAX || b->n > AB_PAIRS_MAX)
 		return 0;
 	size_t na = by_rep(a, sa), nb = by_rep(b, sb);
-	while (i < na && j < nb) {	/* a merge: repetitions are unique within a group */
-		if (sa[i].rep != sb[j].rep) {
-			sa[i].rep < sb[j].rep ? i++ : j++;
+	while (i < na && j < nb) {	/* a merge of the two sorted sides */
+		int r = sa[i].rep;
+		if (r != sb[j].rep) {
+			r < sb[j].rep ? i++ : j++;
 			continue;
 		}
-		if (sb[j].v > 0)
-			q[n++] = sa[i].v / sb[j].v;
-		i++;
-		j++;
+		if (!(sb[j].v > 0))
+			return 0;	/* a base of 0 in a round: no ratio of that round */
+		q[n++] = sa[i].v / sb[j].v;
+		j++;	/* a repetition twice (in memory) pairs once: b's next ones fall below */
+		while (i < na && sa[i].rep == r)	/* a's next repetition */
+			i++;
 	}
 	return n;
 }

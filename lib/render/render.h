@@ -118,7 +118,10 @@ enum ab_verdict { AB_V_NONE, AB_V_FEW, AB_V_UP, AB_V_DOWN, AB_V_SAME };
  * of a round alike. Where AB_MIN_REPS_CI or more repetitions hold both (as
  * ab_r_round_ratios pairs them), the ratio is the median of the per-round ratios with
  * the distribution-free 95% CI of that median: what the round did to both divides
- * out (a randomized block design). Otherwise it is ab_r_ratio_apart's. AB_V_NONE when
+ * out (a complete block design; the points run in the plan's order within a round).
+ * Otherwise it is ab_r_ratio_apart's. The repetitions --precision adds are numbered per
+ * point, so a pair past the plan's repetitions may join two of its rounds: independent
+ * draws, which the interval still holds, without the round divided out. AB_V_NONE when
  * either is missing or b's median is 0; AB_V_FEW with too few values to judge.
  */
 enum ab_verdict ab_r_ratio(const struct ab_group *a, const struct ab_group *b, double *ratio,
@@ -134,8 +137,8 @@ enum ab_verdict ab_r_ratio_apart_p(const struct ab_group *a, const struct ab_gro
 /* Groups of more values than this are never paired (their ratio is ab_r_ratio_apart's). */
 #define AB_PAIRS_MAX 1024
 /* The ratios a / b of the repetitions (1 and up) both hold, in repetition order, into q
- * (AB_PAIRS_MAX slots), skipping a value of b that is not above 0; how many. 0 when
- * either group holds more than AB_PAIRS_MAX values. */
+ * (AB_PAIRS_MAX slots), each repetition once; how many. 0 when either group holds more
+ * than AB_PAIRS_MAX values, or b's value in a shared repetition is not above 0. */
 size_t ab_r_round_ratios(const struct ab_group *a, const struct ab_group *b, double *q);
 /* The median of per-repetition ratios a/b (pairs of one repetition) with its
  * distribution-free 95% CI, however few pairs: AB_V_FEW under AB_MIN_REPS_CI. A group

@@ -65,7 +65,7 @@ check "... every benchmark with named ratios in the table (cputestfs, ddpar, sqr
 			grep -q "^| $b | " || exit 1
 	done'
 # within-run ratios paired by round: in A other/same is 0.125 in every round (within 2.5%),
-# in B 0.15, while B's rounds scale both points by 0.4 to 2.5: the change 1.2x is found
+# in B 0.15, while B's rounds scale both points by 0.47 to 2.5: the change 1.2x is found
 # (each run's per-round ratios resampled), where the four groups resampled apart see
 # only B's rounds
 SAME='baseline=fuse;client_cpu=1;clients=1;daemon=single;daemon_cpu=1;placement=same;transport=libfuse'

@@ -120,6 +120,8 @@ check "--runs: a run against itself, its within-run ratios judged: $line" \
 	grep -qE ": [1-9][0-9]* changes judged, " <<<"$line"
 check "--runs: ... none significant" grep -qF " 0 significant after Holm, " <<<"$line"
 check "--runs: ... no change CI excluding 1" grep -qF " 0 CIs excluding 1 " <<<"$line"
+check "--runs: ... and their median width, a number" \
+	grep -qE "; median change half-width [0-9]+[.][0-9]%$" <<<"$line"
 awk -F, 'BEGIN { OFS = "," } NR > 1 && $1 == "cputestfs" && $(NF-2) == "stat_per_s" &&
 	$2 ~ /(^|;)placement=other(;|$)/ && $2 ~ /daemon=single/ && $2 ~ /transport=libfuse/ &&
 	$2 !~ /idle=/ { $(NF-1) = sprintf("%.6f", $(NF-1) * 0.25) } { print }' \
@@ -134,7 +136,9 @@ check "--runs: runs without raw.csv: their ratios not compared, said" \
 # read-only: nothing written where it runs (an awk print with ">" in it writes a file)
 mkdir "$d/cwd"
 (cd "$d/cwd" && "$SC" precision --runs "$d/a" --runs "$d/b" >/dev/null 2>&1)
-check "--runs writes nothing in its working directory" eval '[ -z "$(ls -A "$d/cwd")" ]'
+(cd "$d/cwd" && "$SC" precision --runs "$d/ra" --runs "$d/rb" >/dev/null 2>&1)
+check "--runs writes nothing in its working directory (the ratios' compare included)" \
+	eval '[ -z "$(ls -A "$d/cwd")" ]'
 expect_rc "--runs of a directory without summary.csv is refused" 2 "$SC" precision --runs "$d/none"
 err=$("$SC" precision --runs 2>&1 >/dev/null); rc=$?
 check "--runs without a value: exit 2 ($rc)" [ "$rc" = 2 ]

@@ -83,13 +83,22 @@ static void test_rep_zero_no_round(void **state)
 	assert_int_equal(pairs6(v6, r0, v6, r0), 5);
 }
 
-/* a base value of 0 makes no ratio */
-static void test_zero_base_skipped(void **state)
+/* a base value of 0 in a shared round: no pairing at all (the ratio of medians judges) */
+static void test_zero_base_unpaired(void **state)
 {
 	const double vb[] = { 1, 0, 3, 4, 5, 6 };
 
 	(void)state;
-	assert_int_equal(pairs6(v6, reps6, vb, reps6), 5);
+	assert_int_equal(pairs6(v6, reps6, vb, reps6), 0);
+}
+
+/* a repetition held three times a side (in-memory results do not refuse it) pairs once */
+static void test_repeated_rep_once(void **state)
+{
+	const int r[] = { 1, 1, 1, 2, 3, 4 };
+
+	(void)state;
+	assert_int_equal(pairs6(v6, r, v6, r), 4);
 }
 
 /* a group past AB_PAIRS_MAX values is never paired (bounded work and memory) */
@@ -255,7 +264,8 @@ int main(void)
 		cmocka_unit_test(test_pairs_by_repetition),
 		cmocka_unit_test(test_unshared_rounds_left_out),
 		cmocka_unit_test(test_rep_zero_no_round),
-		cmocka_unit_test(test_zero_base_skipped),
+		cmocka_unit_test(test_zero_base_unpaired),
+		cmocka_unit_test(test_repeated_rep_once),
 		cmocka_unit_test(test_big_group_unpaired),
 		cmocka_unit_test(test_big_group_judged_apart),
 		cmocka_unit_test(test_round_divides_out),
