@@ -81,8 +81,8 @@ static int write_tables(const char *dir, const struct ab_results *d)
 	md_head(f, "tables");
 	fprintf(f, "Medians of the repetitions. A ratio of two points is the median of their "
 		   "per-round ratios (the repetitions both hold) with its distribution-free "
-		   "95%% CI where %d or more rounds hold both (fdget's modes, timed in one "
-		   "invocation: always), else the ratio of medians with a bootstrap 95%% CI; "
+		   "95%% CI where %d or more rounds hold both (modes timed in one invocation: "
+		   "always), else the ratio of medians with a bootstrap 95%% CI; "
 		   "judged only with %d or more repetitions a side.\n\n",
 		AB_MIN_REPS_CI, AB_MIN_REPS_CI);
 	for (int i = 0; h_registry[i]; i++) {

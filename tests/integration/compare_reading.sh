@@ -68,8 +68,9 @@ check "... every benchmark with named ratios in the table (cputestfs, ddpar, sqr
 # in B 0.15, while B's rounds scale both points by 0.47 to 2.5: the change 1.2x is found
 # (each run's per-round ratios resampled), where the four groups resampled apart see
 # only B's rounds
-SAME='baseline=fuse;client_cpu=1;clients=1;daemon=single;daemon_cpu=1;placement=same;transport=libfuse'
-OTHER='baseline=fuse;client_cpu=1;clients=1;daemon=single;daemon_cpu=0;placement=other;transport=libfuse'
+CFG='baseline=fuse;client_cpu=1;clients=1;daemon=single'
+SAME="$CFG;daemon_cpu=1;placement=same;transport=libfuse"
+OTHER="$CFG;daemon_cpu=0;placement=other;transport=libfuse"
 paired_copy() {	# DIR RATIO SPREAD: other = same x RATIO, both x the round's factor
 	mkdir "$1" && cp "$REF/machine.txt" "$1/"
 	awk -F, -v s="$SAME" -v o="$OTHER" -v q="$2" -v sp="$3" 'BEGIN { OFS = "," }
