@@ -98,8 +98,7 @@ static void judge(struct trow *t)
 	size_t na = ab_r_round_ratios(t->a.subject, t->a.base, qa);
 	size_t nb = ab_r_round_ratios(t->b.subject, t->b.base, qb);
 	int paired = na >= AB_MIN_REPS_CI && nb >= AB_MIN_REPS_CI;
-	enum ab_verdict (*ratio)(const struct ab_group *, const struct ab_group *, double *,
-				 struct ab_ci *) = paired ? ab_r_ratio : ab_r_ratio_apart;
+	ab_r_ratio_fn *ratio = paired ? ab_r_ratio : ab_r_ratio_apart;
 
 	t->va = ratio(t->a.subject, t->a.base, &t->ra, &t->ca);
 	t->vb = ratio(t->b.subject, t->b.base, &t->rb, &t->cb);

@@ -10,9 +10,10 @@
  * given a goal, the next step, widest first while all the repetitions to
  * every goal fit in what is left of the budget, and each round runs every
  * point short of its goal once, in the plan's order: the added repetitions
- * stay interleaved. It stops when every point is within P, at its cap, or
- * no wide point's next step fits (Kalibera and Jones: spend the repetitions
- * where the variance is).
+ * stay interleaved, and carry the round's number, as the plan's do. It
+ * stops when every point is within P, at its cap, or no wide point's next
+ * step fits (Kalibera and Jones: spend the repetitions where the variance
+ * is).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "sys/parse.h"
 #include "run.h"
 #include "record/record.h"
+#include "record/results.h"
 #include "record/stats.h"
 #include "sys/barrier.h"
 #include "render/render.h"
@@ -34,7 +36,8 @@ int h_prec_init(struct h_prec *p, const struct h_plan *plan, int repeat)
 	if (!(plan->precision > 0))
 		return 0;
 	*p = (struct h_prec){ .target = plan->precision, .budget = plan->budget,
-			      .npoints = plan->npoints, .cap = H_PREC_CAP_TIMES * repeat };
+			      .npoints = plan->npoints, .cap = H_PREC_CAP_TIMES * repeat,
+			      .repeat = repeat, .rep = repeat };
 	p->got = calloc(n, sizeof(*p->got));
 	p->nrep = calloc(n, sizeof(*p->nrep));
 	p->width = calloc(n, sizeof(*p->width));
@@ -172,16 +175,19 @@ int h_prec_rounds(struct h_prec *p, double t0, const struct h_prec_ops *ops)
 		ab_msg("run: out of memory: no repetitions added for --precision");
 		return 0;
 	}
-	for (int round = 1;; round++) {
+	for (int round = 1; p->rep < AB_REP_MAX; round++) {
 		int n = plan_round(p, ops, p->budget - (ab_now_s() - t0), order);
 		char what[128];
 		if (!n)
 			break;
 		snprintf(what, sizeof(what), "precision round %d: %d point%s", round, n,
 			 n == 1 ? "" : "s");
+		/* numbered by the round, not by the point's count: a point that joins late
+		 * pairs with the others' values of its own round (render.h, ab_r_ratio) */
+		p->rep++;
 		for (int i = 0; i < p->npoints; i++)
 			if (p->goal[i] > p->nrep[i] &&
-			    (added++, ops->one(ops->ctx, i, ++p->nrep[i], what) < 0))
+			    (added++, p->nrep[i]++, ops->one(ops->ctx, i, p->rep, what) < 0))
 				goto out;
 	}
 out:
@@ -244,8 +250,10 @@ int h_prec_resume(struct h_prec *p, char *err, size_t errlen)
 			rc = ab_err(err, errlen, "runs.csv: a row changed under the resume");
 		else if (take_upto(p, raw, &at, keep, (int)pi, !strcmp(f[3], "ok"), &rl, &rcap) < 0)
 			rc = ab_err(err, errlen, "raw.csv: shorter than runs.csv says");
-		else
-			p->nrep[pi] = rep > p->nrep[pi] ? (int)rep : p->nrep[pi];
+		else if (rep > p->repeat) {	/* an added one: one more value, its round */
+			p->nrep[pi]++;
+			p->rep = rep > p->rep ? (int)rep : p->rep;
+		}
 	}
 	free(line);
 	free(rl);

@@ -147,7 +147,9 @@ int h_machine_knobs(const char *out, const char *when);
  * rounds of added ones for the points whose widest headline 95% interval is wider than
  * +-P of its median: each aimed at the next count of values that narrows its interval,
  * widest first within what is left of the budget (seconds from the sweep's start), each
- * round in the plan's order, each point up to 4x the plan's repetitions. Without a
+ * round in the plan's order, each point up to 4x the plan's repetitions. An added
+ * round's repetitions carry one number, the round's (the plan's repetitions, then one
+ * more per round), so that a pair of points by repetition is a pair by round. Without a
  * budget, the added rounds may take as long as the plan's own.
  */
 /* A point may run this many times its plan's repetitions, and no more: a point whose
@@ -156,6 +158,7 @@ int h_machine_knobs(const char *out, const char *when);
 struct h_prec {
 	double target, budget;	/* a fraction (0.05); wall seconds from the run's start */
 	int npoints, cap;	/* cap: the repetitions a point may reach */
+	int repeat, rep;	/* the plan's repetitions; the number the last round's carry */
 	struct ab_results *got;	/* [point]: its headline records so far; NULL: off */
 	int *nrep;		/* [point]: repetitions run, the plan's and the added */
 	double *width;		/* [point]: as h_prec_width, at the last round */

@@ -119,13 +119,16 @@ enum ab_verdict { AB_V_NONE, AB_V_FEW, AB_V_UP, AB_V_DOWN, AB_V_SAME };
  * ab_r_round_ratios pairs them), the ratio is the median of the per-round ratios with
  * the distribution-free 95% CI of that median: what the round did to both divides
  * out (a complete block design; the points run in the plan's order within a round).
- * Otherwise it is ab_r_ratio_apart's. The repetitions --precision adds are numbered per
- * point, so a pair past the plan's repetitions may join two of its rounds: independent
- * draws, which the interval still holds, without the round divided out. AB_V_NONE when
- * either is missing or b's median is 0; AB_V_FEW with too few values to judge.
+ * Otherwise it is ab_r_ratio_apart's. The repetitions --precision adds are numbered by
+ * their round too (harness/run/run.h), so only the points a round ran pair in it.
+ * AB_V_NONE when either is missing or b's median is 0; AB_V_FEW with too few values
+ * to judge.
  */
 enum ab_verdict ab_r_ratio(const struct ab_group *a, const struct ab_group *b, double *ratio,
 			   struct ab_ci *ci);
+/* What ab_r_ratio and ab_r_ratio_apart are: a caller that picks one holds it as this. */
+typedef enum ab_verdict ab_r_ratio_fn(const struct ab_group *a, const struct ab_group *b,
+				      double *ratio, struct ab_ci *ci);
 /* Two samples measured apart (two runs): the ratio of medians a/b with its bootstrap 95%
  * CI, the two resampled independently; AB_V_FEW when either has fewer than
  * AB_MIN_REPS_CI values. _p also gives the bootstrap's two-sided p-value of a ratio of 1

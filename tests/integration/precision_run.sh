@@ -94,6 +94,8 @@ rc=$?
 check "--resume of a precision run exits 0 (rc $rc)" test "$rc" = 0
 check "--resume goes on adding to the wide point ($before -> $(rows 1 "$D/r3") rows)" \
 	test "$(rows 1 "$D/r3")" -gt "$before"
+check "--resume counts the added ones it reads back: point 1 within its cap of 24" \
+	test "$(rows 1 "$D/r3")" -le 24
 check "--resume runs no repetition twice" \
 	test -z "$(awk -F, 'NR > 1 { print $2 "," $3 }' "$D/r3/runs.csv" | sort | uniq -d)"
 

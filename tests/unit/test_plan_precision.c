@@ -185,6 +185,79 @@ static void test_cap_holds(void **state)
 			 H_PREC_CAP_TIMES * REPEAT);
 }
 
+/*
+ * An added round's repetitions carry the round's number (the plan's 9, then one more
+ * per round), so that pairing two points by repetition pairs them by round. Two points
+ * wide forever (1000 and 1499 in turn); point 1's invocation would take 1e9 s, out of
+ * the budget's reach, until point 0 has run 3 added ones: point 1 joins at round 4.
+ */
+struct late {
+	struct h_prec p;
+	int added[2];		/* added repetitions run, per point */
+	int first_round[2];	/* the round of a point's first added one */
+	int misnumbered;	/* added ones whose number is not 9 + their round's */
+};
+
+static int late_one(void *ctx, int pi, int rep, const char *round)
+{
+	struct late *m = ctx;
+	struct ab_results inv;
+	int r;
+
+	if (round && sscanf(round, "precision round %d", &r) == 1) {
+		m->first_round[pi] = m->added[pi]++ ? m->first_round[pi] : r;
+		m->misnumbered += rep != REPEAT + r;
+	}
+	ab_results_init(&inv);
+	assert_int_equal(ab_results_add(&inv, "sqrtio", pi ? "rq=2" : "rq=1", rep,
+					"ios_K_per_s", rep % 2 ? 1000 : 1499, "K/s"), 0);
+	h_prec_take(&m->p, pi, &inv);
+	ab_results_free(&inv);
+	return 0;
+}
+
+static double late_est(void *ctx, int pi)
+{
+	const struct late *m = ctx;
+
+	return pi == 1 && m->added[0] < 3 ? 1e9 : 1;
+}
+
+static struct late run_late(void)
+{
+	struct h_plan plan = { .precision = 0.05, .budget = 1e6, .npoints = 2 };
+	struct late m = { 0 };
+	struct h_prec_ops ops = { .ctx = &m, .est = late_est, .one = late_one };
+
+	assert_int_equal(h_prec_init(&m.p, &plan, REPEAT), 0);
+	for (int rep = 1; rep <= REPEAT; rep++)
+		for (int pi = 0; pi < 2; pi++)
+			late_one(&m, pi, rep, NULL);
+	h_prec_rounds(&m.p, ab_now_s(), &ops);
+	h_prec_free(&m.p);
+	return m;
+}
+
+/* The scenario below holds: point 1 runs its first added repetition in round 4. */
+static void test_late_point_joins_late(void **state)
+{
+	int r = run_late().first_round[1];
+
+	(void)state;
+	if (r != 4)
+		fail_msg("point 1's first added repetition ran in round %d, not 4", r);
+}
+
+/* Every added repetition, the late point's included, is numbered 9 + its round. */
+static void test_added_numbered_by_round(void **state)
+{
+	int n = run_late().misnumbered;
+
+	(void)state;
+	if (n)
+		fail_msg("%d added repetitions numbered otherwise than 9 + their round", n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -194,6 +267,8 @@ int main(void)
 		cmocka_unit_test(test_narrow_point_gets_none),
 		cmocka_unit_test(test_wide_point_gets_more),
 		cmocka_unit_test(test_cap_holds),
+		cmocka_unit_test(test_late_point_joins_late),
+		cmocka_unit_test(test_added_numbered_by_round),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -144,9 +144,7 @@ static void test_big_group_judged_apart(void **state)
 static const double round_b[] = { 1, 4, 2, 3, 1.5, 2.5 }, round_a[] = { 2, 8, 4, 6, 3, 5 };
 
 /* the verdict, ratio and CI of judge (ab_r_ratio or ab_r_ratio_apart) on those */
-static enum ab_verdict judge_rounds(enum ab_verdict (*judge)(const struct ab_group *,
-							      const struct ab_group *, double *,
-							      struct ab_ci *), double *r)
+static enum ab_verdict judge_rounds(ab_r_ratio_fn *judge, double *r)
 {
 	struct pt a, b;
 	struct ab_ci ci;
