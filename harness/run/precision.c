@@ -175,16 +175,17 @@ int h_prec_rounds(struct h_prec *p, double t0, const struct h_prec_ops *ops)
 		ab_msg("run: out of memory: no repetitions added for --precision");
 		return 0;
 	}
-	for (int round = 1; p->rep < AB_REP_MAX; round++) {
+	while (p->rep < AB_REP_MAX) {
 		int n = plan_round(p, ops, p->budget - (ab_now_s() - t0), order);
 		char what[128];
 		if (!n)
 			break;
-		snprintf(what, sizeof(what), "precision round %d: %d point%s", round, n,
-			 n == 1 ? "" : "s");
 		/* numbered by the round, not by the point's count: a point that joins late
-		 * pairs with the others' values of its own round (render.h, ab_r_ratio) */
+		 * pairs with the others' values of its own round (render.h, ab_r_ratio); a
+		 * resumed run goes on from its last round */
 		p->rep++;
+		snprintf(what, sizeof(what), "precision round %d: %d point%s", p->rep - p->repeat,
+			 n, n == 1 ? "" : "s");
 		for (int i = 0; i < p->npoints; i++)
 			if (p->goal[i] > p->nrep[i] &&
 			    (added++, p->nrep[i]++, ops->one(ops->ctx, i, p->rep, what) < 0))
@@ -246,7 +247,7 @@ int h_prec_resume(struct h_prec *p, char *err, size_t errlen)
 			continue;
 		if (ab_csv_split(line, f, 9) != 8 || ab_parse_long(f[1], &pi) < 0 ||
 		    ab_parse_long(f[2], &rep) < 0 || ab_parse_long(f[6], &keep) < 0 ||
-		    pi < 0 || pi >= p->npoints)
+		    pi < 0 || pi >= p->npoints || rep < 1 || rep > AB_REP_MAX)
 			rc = ab_err(err, errlen, "runs.csv: a row changed under the resume");
 		else if (take_upto(p, raw, &at, keep, (int)pi, !strcmp(f[3], "ok"), &rl, &rcap) < 0)
 			rc = ab_err(err, errlen, "raw.csv: shorter than runs.csv says");

@@ -158,12 +158,13 @@ void h_dry_run(struct run *r, int resumed)
 	est_sources(r);
 }
 
-/* Expected seconds of one more repetition of pi (precision.c's rounds). */
+/* Expected seconds of one more repetition of pi (precision.c's rounds): the next round's
+ * number, which decides its probes (h_probes_off). */
 double h_est_more(void *ctx, int pi)
 {
 	struct run *r = ctx;
 
-	return r->est[est_at(r, pi, r->prec.nrep[pi])] * bench_ratio(r, block_of(r, pi));
+	return r->est[est_at(r, pi, r->prec.rep)] * bench_ratio(r, block_of(r, pi));
 }
 
 void h_prec_plan_line(const struct run *r, FILE *f)

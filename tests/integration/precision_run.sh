@@ -94,6 +94,10 @@ rc=$?
 check "--resume of a precision run exits 0 (rc $rc)" test "$rc" = 0
 check "--resume goes on adding to the wide point ($before -> $(rows 1 "$D/r3") rows)" \
 	test "$(rows 1 "$D/r3")" -gt "$before"
+# "[precision round K: N points] rep R ...": the round's number goes on from the last
+check "--resume goes on numbering the rounds: each one's repetition is 6 + its number" \
+	awk '/^\[precision round/ { split($3, k, ":"); bad += ($7 != 6 + k[1]) } END { exit (bad > 0) }' \
+	"$D/r3.err"
 check "--resume counts the added ones it reads back: point 1 within its cap of 24" \
 	test "$(rows 1 "$D/r3")" -le 24
 check "--resume runs no repetition twice" \
