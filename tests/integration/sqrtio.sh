@@ -130,10 +130,15 @@ check "dd's 400 O_DIRECT reads raise IRQ(s) $irqs by >= 200 (got $((after - befo
 # --- a short run: records parse, readers where local says ------------------
 # Default target (scratch file in the current directory), run from the repository.
 other=$([ "$orig" = 0 ] && echo 1 || echo 0)
+# rq_affinity 1 cannot act for readers off the IRQ CPU where they share its last-level
+# cache (sysfs cache/index*), and sqrtio rightly skips that point (checked below, on a
+# fake sysfs). The runs that need every point measured use 0 and 2, which act anywhere:
+# act, the machine's own value unless that is 1.
+act=$([ "$orig" = 1 ] && echo 2 || echo "$orig")
 # 3 s per point: on a busy host one read can stall for over a second, and a point
 # whose window sees no read complete fails (seen at 1 s under make check-loaded).
 quiet_disk
-(cd "$TOP" && "$SQ" --rq "$other,$orig" --local 0,1 --format csv --duration 3 --repeat 1 --quiet) \
+(cd "$TOP" && "$SQ" --rq 0,2 --local 0,1 --format csv --duration 3 --repeat 1 --quiet) \
 	>"$out/run.csv" 2>"$out/run.err"
 rc=$?
 check "short run exits 0 (rc $rc: $(head -c 300 "$out/run.err"))" [ "$rc" = 0 ]
@@ -178,28 +183,28 @@ check "readers on CPUs completing their own reads for local=1, on the others for
 
 # --- the descriptor's tables on stdout ----------------------------------------
 # 1.5 s windows: on a busy host one read can stall for over a second.
-"$SQ" --file "$F" --rq "$orig" --local 0,1 --duration 1.5 --repeat 6 --quiet >"$out/table.txt" \
+"$SQ" --file "$F" --rq "$act" --local 0,1 --duration 1.5 --repeat 6 --quiet >"$out/table.txt" \
 	2>"$out/table.err"
 rc=$?
 check "table run exits 0 (rc $rc: $(head -c 300 "$out/table.err"))" [ "$rc" = 0 ]
 # numbers as every human table prints them (ab_r_num: 3 significant figures, plain)
 N='[0-9]+(\.[0-9]+)?'
-n=$(grep -cE "^rq=$orig local=[01] +$N \(M sqrt/sec\) +$N \(K ios/sec\)( +post: [0-9.]+ / $(
+n=$(grep -cE "^rq=$act local=[01] +$N \(M sqrt/sec\) +$N \(K ios/sec\)( +post: [0-9.]+ / $(
 	)[0-9.]+)?$" "$out/table.txt")
 check "two lines in the post's layout (got $n)" [ "$n" = 2 ]
-n=$(grep -cE "^rq=$orig local=[01] +$N +$N +$N +$N +$N  io=[0-9,-]+ sqrt=[0-9,-]+ irq=[0-9,-]+$" \
+n=$(grep -cE "^rq=$act local=[01] +$N +$N +$N +$N +$N  io=[0-9,-]+ sqrt=[0-9,-]+ irq=[0-9,-]+$" \
 	"$out/table.txt")
 check "latency, IRQs and IPIs per IO and the CPUs, one line per point (got $n)" [ "$n" = 2 ]
 check "the cost table's header" \
 	grep -qE "^ +p50 us +p99 us +irqs/io +CAL/io +RES/io +cpus$" "$out/table.txt"
 check "off / on ratios judged with a 95% CI over 6 repetitions" \
-	grep -qE "^- rq=$orig, readers off / on the IRQ CPU: sqrt [0-9.]+x \[[0-9.]+, [0-9.]+\] 95% CI, $(
+	grep -qE "^- rq=$act, readers off / on the IRQ CPU: sqrt [0-9.]+x \[[0-9.]+, [0-9.]+\] 95% CI, $(
 		)(not )?significant; IO [0-9.]+x \[" "$out/table.txt"
 check "no per-record lines in table format" \
 	bash -c "! grep -qE 'io_cpus=|ios_K_per_s' '$out/table.txt'"
-"$SQ" --file "$F" --rq "$orig" --local 0,1 --duration 1.5 --repeat 2 --quiet >"$out/table2.txt" 2>&1
+"$SQ" --file "$F" --rq "$act" --local 0,1 --duration 1.5 --repeat 2 --quiet >"$out/table2.txt" 2>&1
 check "below 6 repetitions: too few to judge, no interval" \
-	grep -qE "^- rq=$orig, readers off / on the IRQ CPU: sqrt [0-9.]+x \(too few repetitions to $(
+	grep -qE "^- rq=$act, readers off / on the IRQ CPU: sqrt [0-9.]+x \(too few repetitions to $(
 		)judge" "$out/table2.txt"
 
 # --- a stalled reader fails its point, the rest goes on --------------------------
