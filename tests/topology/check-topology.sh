@@ -37,8 +37,10 @@ SHAPES=${SHAPES:-A B C matrix}
 SHAPE_TIMEOUT=${TOPO_SHAPE_TIMEOUT:-900}
 # /init says "booted" 7 s into a 72-CPU guest's clock: 25 s of wall time on a quiet host,
 # 60 s beside four busy loops, and the kernel prints all along. A boot whose console has
-# been silent for 2 minutes is stalled (boot.sh): it is booted again.
+# been silent for 2 minutes is stalled (boot.sh): it is booted again. So is one that has
+# not reached /init in 5 minutes, five times the loaded figure, however much it prints.
 BOOT_STALL=${TOPO_BOOT_STALL:-120}
+BOOT_LIMIT=${TOPO_BOOT_LIMIT:-300}
 BOOT_TRIES=${TOPO_BOOT_TRIES:-3}
 # shellcheck source=tests/topology/boot.sh
 . "$HERE/boot.sh"
@@ -68,7 +70,7 @@ for s in $SHAPES; do
 	esac
 done
 for v in TOPO_SHAPE_TIMEOUT=$SHAPE_TIMEOUT TOPO_BOOT_STALL=$BOOT_STALL \
-	TOPO_BOOT_TRIES=$BOOT_TRIES; do
+	TOPO_BOOT_LIMIT=$BOOT_LIMIT TOPO_BOOT_TRIES=$BOOT_TRIES; do
 	case ${v#*=} in ''|*[!0-9]*|0)
 		echo "check-topology: bad value '${v#*=}' for ${v%%=*}: expected a whole number above 0" >&2
 		exit 2 ;;
@@ -327,7 +329,8 @@ run_shape() {
 	local try
 	for try in $(seq 1 "$BOOT_TRIES"); do
 		say "shape $s: $SHAPE_DESC: booting (limit ${SHAPE_TIMEOUT} s;" \
-			"a boot silent for ${BOOT_STALL} s is stalled; attempt $try of $BOOT_TRIES)"
+			"a boot silent for ${BOOT_STALL} s or not at /init in ${BOOT_LIMIT} s is stalled;" \
+			"attempt $try of $BOOT_TRIES)"
 		rc=0
 		t0=$(date +%s.%N)
 		boot_guest "$d/console.log" "${QEMU_CMD[@]}" || rc=$?
@@ -337,8 +340,8 @@ run_shape() {
 		# The guest never reached /init, so nothing of the suite ran and the disks are
 		# untouched: booting again is safe. Its console is kept for whoever looks into it.
 		cp "$d/console.log" "$d/console.boot$try.log"
-		BOOT_NOTE="${BOOT_NOTE}attempt $try stalled before /init (silent for ${BOOT_STALL} s); "
-		say "shape $s: the boot stalled before /init: no console line for ${BOOT_STALL} s" \
+		BOOT_NOTE="${BOOT_NOTE}attempt $try stalled before /init ($BOOT_WHY); "
+		say "shape $s: the boot stalled before /init: $BOOT_WHY" \
 			"(attempt $try of $BOOT_TRIES; console kept as console.boot$try.log:" \
 			"$(tail -c 300 "$d/console.log" | tr -c '[:print:]' ' ' | tail -c 120))"
 	done

@@ -5,7 +5,7 @@
 . "$HERE/boot.sh"
 boot_case() { # NAME WANT-RC GUEST-SCRIPT
 	# The exit status tells the watchdog (125) from the guest's own limit (124).
-	SHAPE_TIMEOUT=60 BOOT_STALL=4
+	SHAPE_TIMEOUT=60 BOOT_STALL=4 BOOT_LIMIT=20
 	t0=$(date +%s)
 	boot_guest "$W/boot.log" sh -c "$3"
 	rc=$? secs=$(($(date +%s) - t0))
@@ -15,9 +15,20 @@ boot_case() { # NAME WANT-RC GUEST-SCRIPT
 		t_bad "boot watchdog: $1: exit $rc after ${secs} s, wanted $2"
 	fi
 }
+boot_why() { # NAME WANT: the reason the last stopped boot was given, for the note
+	if [ "$BOOT_WHY" = "$2" ]; then
+		t_ok "boot watchdog: $1: stopped for: $BOOT_WHY"
+	else
+		t_bad "boot watchdog: $1: stopped for '$BOOT_WHY', wanted '$2'"
+	fi
+}
 boot_case "a guest that boots and powers off" 0 'echo "guest: booted in 1.00 s"; exec sleep 3'
-boot_case "a guest silent past the boot limit" 125 'echo SeaBIOS; exec sleep 120'
+boot_case "a guest silent past the stall limit" 125 'echo SeaBIOS; exec sleep 120'
+boot_why "a guest silent past the stall limit" "no console line for 4 s"
 boot_case "a booted guest's own exit status" 3 'echo "guest: booted in 1.00 s"; sleep 3; exit 3'
 boot_case "a guest that dies before /init" 1 'exit 1'
 boot_case "a slow boot that keeps printing, past the stall limit" 0 \
 	'for i in 1 2 3 4 5 6 7 8; do echo "kernel line $i"; sleep 1; done; echo "guest: booted in 9.00 s"'
+boot_case "a boot that keeps printing past the boot limit" 125 \
+	'while :; do echo "rcu: INFO: rcu_sched detected stalls on CPUs"; sleep 1; done'
+boot_why "a boot that keeps printing past the boot limit" "not booted in 20 s"
