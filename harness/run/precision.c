@@ -36,8 +36,7 @@ int h_prec_init(struct h_prec *p, const struct h_plan *plan, int repeat)
 	if (!(plan->precision > 0))
 		return 0;
 	*p = (struct h_prec){ .target = plan->precision, .budget = plan->budget,
-			      .npoints = plan->npoints, .cap = H_PREC_CAP_TIMES * repeat,
-			      .repeat = repeat, .rep = repeat };
+			      .npoints = plan->npoints, .repeat = repeat, .rep = repeat };
 	p->got = calloc(n, sizeof(*p->got));
 	p->nrep = calloc(n, sizeof(*p->nrep));
 	p->width = calloc(n, sizeof(*p->width));
@@ -157,7 +156,7 @@ static int plan_round(struct h_prec *p, const struct h_prec_ops *ops, double lef
 	for (int k = 0; k < nw; k++) {
 		int i = order[k];
 		double s = (p->goal[i] - p->nrep[i]) * ops->est(ops->ctx, i);
-		if (p->goal[i] > p->cap || s > left)
+		if (p->goal[i] > H_PREC_CAP_TIMES * p->repeat || s > left)
 			p->goal[i] = 0;	/* out of reach: judged again next round */
 		else
 			left -= s;

@@ -157,7 +157,7 @@ int h_machine_knobs(const char *out, const char *when);
 #define H_PREC_CAP_TIMES 4
 struct h_prec {
 	double target, budget;	/* a fraction (0.05); wall seconds from the run's start */
-	int npoints, cap;	/* cap: the repetitions a point may reach */
+	int npoints;
 	int repeat, rep;	/* the plan's repetitions; the number the last round's carry */
 	struct ab_results *got;	/* [point]: its headline records so far; NULL: off */
 	int *nrep;		/* [point]: repetitions run, the plan's and the added */
