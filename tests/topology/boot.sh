@@ -28,9 +28,13 @@ boot_guest() {
 		elif [ $((_bg_now - _bg_since)) -ge "$BOOT_STALL" ]; then
 			BOOT_WHY="no console line for $BOOT_STALL s"
 		fi
-		[ $((_bg_now - _bg_start)) -lt "$BOOT_LIMIT" ] ||
+		if [ $((_bg_now - _bg_start)) -ge "$BOOT_LIMIT" ]; then
 			BOOT_WHY="not booted in $BOOT_LIMIT s"
-		if [ -n "$BOOT_WHY" ]; then
+		fi
+		# the line may have come since the loop's test: a booted guest is never stopped
+		if [ -n "$BOOT_WHY" ] && grep -aq 'guest: booted in' "$_bg_log"; then
+			BOOT_WHY=
+		elif [ -n "$BOOT_WHY" ]; then
 			kill -TERM "$_bg_pid" 2>/dev/null
 			wait "$_bg_pid" 2>/dev/null
 			return 125

@@ -7,7 +7,7 @@
 # independently of the project's placement resolver.
 #
 #   tests/topology/check-topology.sh [--shapes "A B C matrix"] [--save DIR] [--keep]
-#   tests/topology/check-topology.sh --selftest     the checker's self-test only (no guest, seconds)
+#   tests/topology/check-topology.sh --selftest     the checker's self-test only (no guest, 2 min)
 #   tests/topology/check-topology.sh --check DIR|PACK   check a result directory (or a saved
 #                                            topology/result.pack) again, no guest
 #
@@ -71,8 +71,9 @@ for s in $SHAPES; do
 done
 for v in TOPO_SHAPE_TIMEOUT=$SHAPE_TIMEOUT TOPO_BOOT_STALL=$BOOT_STALL \
 	TOPO_BOOT_LIMIT=$BOOT_LIMIT TOPO_BOOT_TRIES=$BOOT_TRIES; do
-	case ${v#*=} in ''|*[!0-9]*|0)
-		echo "check-topology: bad value '${v#*=}' for ${v%%=*}: expected a whole number above 0" >&2
+	case ${v#*=} in ''|*[!0-9]*|0|???????*)
+		echo "check-topology: bad value '${v#*=}' for ${v%%=*}: expected a whole number" \
+			"from 1 to 999999" >&2
 		exit 2 ;;
 	esac
 done
@@ -336,7 +337,8 @@ run_shape() {
 		boot_guest "$d/console.log" "${QEMU_CMD[@]}" || rc=$?
 		t1=$(date +%s.%N)
 		SHAPE_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')
-		[ "$rc" = 125 ] || break
+		# 125 from the watchdog, which says why; timeout(1) failing itself says nothing
+		[ "$rc" = 125 ] && [ -n "$BOOT_WHY" ] || break
 		# The guest never reached /init, so nothing of the suite ran and the disks are
 		# untouched: booting again is safe. Its console is kept for whoever looks into it.
 		cp "$d/console.log" "$d/console.boot$try.log"
@@ -347,7 +349,8 @@ run_shape() {
 	done
 	[ "$rc" = 0 ] || say "shape $s: qemu exit $rc after $SHAPE_SECS s$(
 		)$([ "$rc" = 124 ] && echo ' (time limit)')$(
-		)$([ "$rc" = 125 ] && echo " (stalled before /init in $BOOT_TRIES attempts)")"
+		)$([ "$rc" = 125 ] && [ -n "$BOOT_WHY" ] &&
+			echo " (stalled before /init in $BOOT_TRIES attempts)")"
 	# Results back without a loop mount.
 	rm -rf "$d/result"
 	debugfs -R "rdump /out $d" "$d/disk.img" >"$d/debugfs.log" 2>&1 || true

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# Self-test of the emulated-topology checker (no guest, a few seconds; POSIX sh + awk).
+# Self-test of the emulated-topology checker (no guest, about 2 minutes; POSIX sh + awk).
 #   tests/topology/selftest.sh              unpack the fixtures, check they pass, then
 #                                           doctor them (deliberate bugs) and expect failures
 #   tests/topology/selftest.sh --pack DIR   a result directory -> fixture text on stdout
