@@ -56,14 +56,21 @@ for t in dev uring; do
 	s=$(csv_value "$W/c-$t.csv" "placement=same;transport=$t" stat_per_s)
 	r=$(csv_value "$W/c-$t.csv" "placement=same;transport=$t" requests_per_stat)
 	p=$(csv_value "$W/c-$t.csv" "placement=same;transport=$t" same_cpu_pct)
-	check "cputestfs $t, same CPU: stat/s measured, one request per stat(), served on the caller's $(
-		)CPU (got $s, $r, $p%)" \
-		eval 'ge "$s" 1 && ge "$r" 0.99 && le "$r" 1.01 && ge "$p" 99'
+	check "cputestfs $t, same CPU: stat/s measured (got $s)" ge "$s" 1
+	check "cputestfs $t, same CPU: one request per stat() (got $r)" \
+		eval 'ge "$r" 0.99 && le "$r" 1.01'
+	# pinned, the caller cannot move between its call and sched_getcpu()
+	check "cputestfs $t, same CPU: served on the caller's CPU (got $p%)" ge "$p" 99
 	if [ $t = uring ]; then
 		p=$(csv_value "$W/c-$t.csv" "placement=none;transport=uring" same_cpu_pct)
 		s=$(csv_value "$W/c-$t.csv" "placement=none;transport=uring" stat_per_s)
-		check "cputestfs uring, unpinned caller: same_cpu_pct >= 95 and stat/s measured (got $p%, $s)" \
-			eval 'ge "$p" 95 && ge "$s" 1'
+		check "cputestfs uring, unpinned caller: stat/s measured (got $s)" ge "$s" 1
+		# The queue of the caller's CPU serves it. An unpinned caller may still be woken
+		# on another CPU than it called from, the more so on a busy host (93.6% once in
+		# CI, 97.7% in a default run); one daemon thread serves it on the caller's CPU
+		# about 0% of calls there, several threads about 35%, chance on 2 CPUs 50%.
+		check "cputestfs uring, unpinned caller: mostly served on its own CPU, >= 75% (got $p%)" \
+			ge "$p" 75
 	fi
 	check "cputestfs $t: no FUSE mount left" no_fuse_left
 	check "cputestfs $t: enable_uring is as found ($(uring_now), was $uring_before)" \
