@@ -32,14 +32,13 @@ boot_guest() {
 			BOOT_WHY="not booted in $BOOT_LIMIT s"
 		fi
 		# the line may have come since the loop's test: a booted guest is never stopped
-		if [ -n "$BOOT_WHY" ] && grep -aq 'guest: booted in' "$_bg_log"; then
-			BOOT_WHY=
-		elif [ -n "$BOOT_WHY" ]; then
+		if [ -n "$BOOT_WHY" ] && ! grep -aq 'guest: booted in' "$_bg_log"; then
 			kill -TERM "$_bg_pid" 2>/dev/null
 			wait "$_bg_pid" 2>/dev/null
 			return 125
 		fi
 		sleep 1
 	done
+	BOOT_WHY=	# the watchdog stopped nothing
 	wait "$_bg_pid"
 }

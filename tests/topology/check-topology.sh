@@ -327,7 +327,7 @@ run_shape() {
 		-drive "file=$d/sq.img,format=raw,if=none,id=sq"
 		-device virtio-blk-pci,drive=sq,num-queues=1)
 	BOOT_NOTE=
-	local try
+	local try stalled
 	for try in $(seq 1 "$BOOT_TRIES"); do
 		say "shape $s: $SHAPE_DESC: booting (limit ${SHAPE_TIMEOUT} s;" \
 			"a boot silent for ${BOOT_STALL} s or not at /init in ${BOOT_LIMIT} s is stalled;" \
@@ -338,7 +338,9 @@ run_shape() {
 		t1=$(date +%s.%N)
 		SHAPE_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.0f", b - a }')
 		# 125 from the watchdog, which says why; timeout(1) failing itself says nothing
-		[ "$rc" = 125 ] && [ -n "$BOOT_WHY" ] || break
+		stalled=no
+		[ "$rc" = 125 ] && [ -n "$BOOT_WHY" ] && stalled=yes
+		[ "$stalled" = yes ] || break
 		# The guest never reached /init, so nothing of the suite ran and the disks are
 		# untouched: booting again is safe. Its console is kept for whoever looks into it.
 		cp "$d/console.log" "$d/console.boot$try.log"
@@ -349,8 +351,7 @@ run_shape() {
 	done
 	[ "$rc" = 0 ] || say "shape $s: qemu exit $rc after $SHAPE_SECS s$(
 		)$([ "$rc" = 124 ] && echo ' (time limit)')$(
-		)$([ "$rc" = 125 ] && [ -n "$BOOT_WHY" ] &&
-			echo " (stalled before /init in $BOOT_TRIES attempts)")"
+		)$([ "$stalled" = yes ] && echo " (stalled before /init in $BOOT_TRIES attempts)")"
 	# Results back without a loop mount.
 	rm -rf "$d/result"
 	debugfs -R "rdump /out $d" "$d/disk.img" >"$d/debugfs.log" 2>&1 || true
