@@ -7,13 +7,17 @@
  * widest result's. With 6 to 8 values that interval is the sample's whole
  * range, with 9 to 11 the 2nd to the next-to-last value, then 12, and so on:
  * a repetition short of the next step narrows nothing. So a wide point is
- * given a goal, the next step, widest first while all the repetitions to
- * every goal fit in what is left of the budget, and each round runs every
- * point short of its goal once, in the plan's order: the added repetitions
- * stay interleaved, and carry the round's number, as the plan's do. It
- * stops when every point is within P, at its cap, or no wide point's next
- * step fits (Kalibera and Jones: spend the repetitions where the variance
- * is).
+ * given a goal, the next step, while all the repetitions to every goal fit
+ * in what is left of the budget, and each round runs every point short of
+ * its goal once, in the plan's order: the added repetitions stay
+ * interleaved, and carry the round's number, as the plan's do. Where the
+ * budget cannot take every step, the steps that narrow most per second go
+ * first: a point's step is worth the width its headline results have beyond
+ * P, times the share of it the step takes off, over the step's expected
+ * seconds (this machine's learned timings), so a cheap point, or one wide in
+ * many results, goes before a costly one as wide (Kalibera and Jones: spend
+ * the time where the variance is, at each level's cost). It stops when every
+ * point is within P, at its cap, or no wide point's next step fits.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -39,9 +43,9 @@ int h_prec_init(struct h_prec *p, const struct h_plan *plan, int repeat)
 			      .npoints = plan->npoints, .repeat = repeat, .rep = repeat };
 	p->got = calloc(n, sizeof(*p->got));
 	p->nrep = calloc(n, sizeof(*p->nrep));
-	p->width = calloc(n, sizeof(*p->width));
+	p->gain = calloc(n, sizeof(*p->gain));
 	p->goal = calloc(n, sizeof(*p->goal));
-	if (!p->got || !p->nrep || !p->width || !p->goal)
+	if (!p->got || !p->nrep || !p->gain || !p->goal)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		ab_results_init(&p->got[i]);
@@ -56,7 +60,7 @@ void h_prec_free(struct h_prec *p)
 		ab_results_free(&p->got[i]);
 	free(p->got);
 	free(p->nrep);
-	free(p->width);
+	free(p->gain);
 	free(p->goal);
 	memset(p, 0, sizeof(*p));
 }
@@ -75,10 +79,11 @@ void h_prec_take(struct h_prec *p, int pi, const struct ab_results *inv)
 
 /* pi's widest headline half-width relative to its median, and that result's values in
  * *nvals; INFINITY: fewer values than a 95% interval needs; NAN: no headline record
- * (skipped, failed, none measured; *nvals untouched). */
-static double h_prec_width(const struct h_prec *p, int pi, size_t *nvals)
+ * (skipped, failed, none measured; *nvals untouched). *excess (optional): the sum of
+ * its results' half-widths beyond the target. */
+static double h_prec_width(const struct h_prec *p, int pi, size_t *nvals, double *excess)
 {
-	double w = NAN;
+	double w = NAN, sum = 0;
 
 	for (size_t g = 0; g < p->got[pi].n; g++) {
 		const struct ab_group *x = &p->got[pi].g[g];
@@ -88,11 +93,14 @@ static double h_prec_width(const struct h_prec *p, int pi, size_t *nvals)
 			h = INFINITY;	/* no 95% interval yet */
 		else if (isnan(h))
 			continue;	/* a median of 0: no relative width */
+		sum += h > p->target ? h - p->target : 0;
 		if (isnan(w) || h > w) {
 			w = h;
 			*nvals = x->n;
 		}
 	}
+	if (excess)
+		*excess = sum;
 	return w;
 }
 
@@ -123,19 +131,31 @@ static int next_step(int n)
 	return m;
 }
 
-static int wider_first(const void *a, const void *b, void *ctx)
+static int gain_first(const void *a, const void *b, void *ctx)
 {
-	const double *w = ctx;
-	double x = w[*(const int *)a], y = w[*(const int *)b];
+	const double *g = ctx;
+	double x = g[*(const int *)a], y = g[*(const int *)b];
 
 	return x < y ? 1 : x > y ? -1 : *(const int *)a - *(const int *)b;
 }
 
 /*
+ * What a step from nv to next values buys per second: the width beyond the target, times
+ * the share of it the step takes off (a median's interval narrows about as 1/sqrt(n)),
+ * over its seconds. A point with no interval yet (INFINITY) goes first.
+ */
+static double step_gain(double excess, size_t nv, int next, double secs)
+{
+	double g = excess * (1 - sqrt((double)nv / next)) / fmax(secs, 1e-3);
+
+	return isnan(g) ? 0 : g;	/* no interval yet and no time known: last, not unordered */
+}
+
+/*
  * Before each round: the points still wide and not yet aimed at a step get a goal, the
- * next step of their widest result, widest first while all their repetitions to it fit
- * in what the budget leaves after the goals already set. The round is every point short
- * of its goal: how many points it runs.
+ * next step of their widest result, most narrowing per second first while all their
+ * repetitions to it fit in what the budget leaves after the goals already set. The round
+ * is every point short of its goal: how many points it runs.
  */
 static int plan_round(struct h_prec *p, const struct h_prec_ops *ops, double left, int *order)
 {
@@ -146,13 +166,16 @@ static int plan_round(struct h_prec *p, const struct h_prec_ops *ops, double lef
 			left -= (p->goal[i] - p->nrep[i]) * ops->est(ops->ctx, i);
 	for (int i = 0; i < p->npoints; i++) {
 		size_t nv = 0;
-		p->width[i] = h_prec_width(p, i, &nv);
-		if (p->width[i] > p->target && p->goal[i] <= p->nrep[i]) {	/* NAN: never */
-			p->goal[i] = p->nrep[i] - (int)nv + next_step((int)nv);
+		double excess, w = h_prec_width(p, i, &nv, &excess);
+		if (w > p->target && p->goal[i] <= p->nrep[i]) {	/* NAN: never */
+			int next = next_step((int)nv);
+			p->goal[i] = p->nrep[i] - (int)nv + next;
+			p->gain[i] = step_gain(excess, nv, next,
+					       (next - (int)nv) * ops->est(ops->ctx, i));
 			order[nw++] = i;
 		}
 	}
-	qsort_r(order, (size_t)nw, sizeof(*order), wider_first, p->width);
+	qsort_r(order, (size_t)nw, sizeof(*order), gain_first, p->gain);
 	for (int k = 0; k < nw; k++) {
 		int i = order[k];
 		double s = (p->goal[i] - p->nrep[i]) * ops->est(ops->ctx, i);
@@ -201,7 +224,7 @@ void h_prec_report(const struct h_prec *p, int added)
 
 	for (int i = 0; i < p->npoints; i++) {
 		size_t nv;
-		double w = h_prec_width(p, i, &nv);
+		double w = h_prec_width(p, i, &nv, NULL);
 		judged += !isnan(w);
 		within += w <= p->target;
 	}

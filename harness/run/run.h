@@ -146,11 +146,11 @@ int h_machine_knobs(const char *out, const char *when);
  * --precision P --budget DURATION (or the plan's lines): after the plan's repetitions,
  * rounds of added ones for the points whose widest headline 95% interval is wider than
  * +-P of its median: each aimed at the next count of values that narrows its interval,
- * widest first within what is left of the budget (seconds from the sweep's start), each
- * round in the plan's order, each point up to 4x the plan's repetitions. An added
- * round's repetitions carry one number, the round's (the plan's repetitions, then one
- * more per round), so that a pair of points by repetition is a pair by round. Without a
- * budget, the added rounds may take as long as the plan's own.
+ * most narrowing per second first within what is left of the budget (seconds from the
+ * sweep's start), each round in the plan's order, each point up to 4x the plan's
+ * repetitions. An added round's repetitions carry one number, the round's (the plan's
+ * repetitions, then one more per round), so that a pair of points by repetition is a
+ * pair by round. Without a budget, the added rounds may take as long as the plan's own.
  */
 /* A point may run this many times its plan's repetitions, and no more: a point whose
  * values stay spread (two modes) must not take the whole budget. */
@@ -161,7 +161,7 @@ struct h_prec {
 	int repeat, rep;	/* the plan's repetitions; the number the last round's carry */
 	struct ab_results *got;	/* [point]: its headline records so far; NULL: off */
 	int *nrep;		/* [point]: repetitions run, the plan's and the added */
-	double *width;		/* [point]: as h_prec_width, at the last round */
+	double *gain;		/* [point]: what its step narrows per second (precision.c) */
 	int *goal;		/* [point]: the repetitions its round aims at (precision.c) */
 };
 struct h_prec_ops {

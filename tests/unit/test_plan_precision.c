@@ -193,6 +193,7 @@ static void test_cap_holds(void **state)
  */
 struct late {
 	struct h_prec p;
+	double hi[2], cost[2];	/* per point: its values are 1000 and hi in turn; seconds */
 	int added[2];		/* added repetitions run, per point */
 	int first_round[2];	/* the round of a point's first added one */
 	int misnumbered;	/* added ones whose number is not 9 + their round's */
@@ -210,7 +211,7 @@ static int late_one(void *ctx, int pi, int rep, const char *round)
 	}
 	ab_results_init(&inv);
 	assert_int_equal(ab_results_add(&inv, "sqrtio", pi ? "rq=2" : "rq=1", rep,
-					"ios_K_per_s", rep % 2 ? 1000 : 1499, "K/s"), 0);
+					"ios_K_per_s", rep % 2 ? 1000 : m->hi[pi], "K/s"), 0);
 	h_prec_take(&m->p, pi, &inv);
 	ab_results_free(&inv);
 	return 0;
@@ -223,12 +224,22 @@ static double late_est(void *ctx, int pi)
 	return pi == 1 && m->added[0] < 3 ? 1e9 : 1;
 }
 
-static struct late run_late(void)
+static double cost_est(void *ctx, int pi)
 {
-	struct h_plan plan = { .precision = 0.05, .budget = 1e6, .npoints = 2 };
-	struct late m = { 0 };
-	struct h_prec_ops ops = { .ctx = &m, .est = late_est, .one = late_one };
+	return ((const struct late *)ctx)->cost[pi];
+}
 
+/* Two points through the loop: their values (1000 and hi in turn), their seconds per
+ * invocation (NULL: late_est's), and the budget. The simulated invocations take no time,
+ * so the budget left stays the budget. */
+static struct late run_two(const double hi[2], const double cost[2], double budget)
+{
+	struct h_plan plan = { .precision = 0.05, .budget = budget, .npoints = 2 };
+	struct late m = { .hi = { hi[0], hi[1] } };
+	struct h_prec_ops ops = { .ctx = &m, .est = cost ? cost_est : late_est, .one = late_one };
+
+	if (cost)
+		memcpy(m.cost, cost, sizeof(m.cost));
 	assert_int_equal(h_prec_init(&m.p, &plan, REPEAT), 0);
 	for (int rep = 1; rep <= REPEAT; rep++)
 		for (int pi = 0; pi < 2; pi++)
@@ -236,6 +247,11 @@ static struct late run_late(void)
 	h_prec_rounds(&m.p, ab_now_s(), &ops);
 	h_prec_free(&m.p);
 	return m;
+}
+
+static struct late run_late(void)
+{
+	return run_two((double[2]){ 1499, 1499 }, NULL, 1e6);
 }
 
 /* The scenario below holds: point 1 runs its first added repetition in round 4. */
@@ -258,6 +274,49 @@ static void test_added_numbered_by_round(void **state)
 		fail_msg("%d added repetitions numbered otherwise than 9 + their round", n);
 }
 
+/*
+ * Where the budget takes one point's step and not both, the step that narrows most per
+ * second goes first. Point 0 is a little wider (values up to 1600) but takes 4 s an
+ * invocation, point 1 (1499) 1 s: the budget of 13 s takes point 0's three (12 s) or
+ * point 1's (3 s), not both.
+ */
+static struct late run_cheap_and_costly(void)
+{
+	return run_two((double[2]){ 1600, 1499 }, (double[2]){ 4, 1 }, 13);
+}
+
+/* The cheap point runs first: its first added repetition is in round 1. */
+static void test_cheap_point_first(void **state)
+{
+	int r = run_cheap_and_costly().first_round[1];
+
+	(void)state;
+	if (r != 1)
+		fail_msg("the cheap point's first added repetition ran in round %d, not 1", r);
+}
+
+/* The costly one waits: its first added repetition comes after round 1. */
+static void test_costly_point_waits(void **state)
+{
+	struct late m = run_cheap_and_costly();
+
+	(void)state;
+	if (m.added[0] && m.first_round[0] <= 1)
+		fail_msg("the costly point's first added repetition ran in round %d, not later",
+			 m.first_round[0]);
+}
+
+/* At the same cost (4 s each, room for one step) the wider point goes first: point 1
+ * (values up to 1600) before point 0 (1499), though point 0 comes first in the plan. */
+static void test_wider_point_first(void **state)
+{
+	int r = run_two((double[2]){ 1499, 1600 }, (double[2]){ 4, 4 }, 13).first_round[1];
+
+	(void)state;
+	if (r != 1)
+		fail_msg("the wider point's first added repetition ran in round %d, not 1", r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -269,6 +328,9 @@ int main(void)
 		cmocka_unit_test(test_cap_holds),
 		cmocka_unit_test(test_late_point_joins_late),
 		cmocka_unit_test(test_added_numbered_by_round),
+		cmocka_unit_test(test_cheap_point_first),
+		cmocka_unit_test(test_costly_point_waits),
+		cmocka_unit_test(test_wider_point_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
