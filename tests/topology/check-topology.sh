@@ -71,7 +71,7 @@ for s in $SHAPES; do
 done
 for v in TOPO_SHAPE_TIMEOUT=$SHAPE_TIMEOUT TOPO_BOOT_STALL=$BOOT_STALL \
 	TOPO_BOOT_LIMIT=$BOOT_LIMIT TOPO_BOOT_TRIES=$BOOT_TRIES; do
-	case ${v#*=} in ''|*[!0-9]*|0|???????*)
+	case ${v#*=} in ''|*[!0-9]*|0*|???????*)	# 0*: none of 0, 00 or 010
 		echo "check-topology: bad value '${v#*=}' for ${v%%=*}: expected a whole number" \
 			"from 1 to 999999" >&2
 		exit 2 ;;

@@ -32,3 +32,19 @@ boot_case "a slow boot that keeps printing, past the stall limit" 0 \
 boot_case "a boot that keeps printing past the boot limit" 125 \
 	'while :; do echo "rcu: INFO: rcu_sched detected stalls on CPUs"; sleep 1; done' 8
 boot_why "a boot that keeps printing past the boot limit" "not booted in 8 s"
+# ---- the TOPO_ limits: a bad value is refused with one line before anything boots ----
+limit_case() { # VAR VALUE
+	err=$(env "$1=$2" "$HERE/check-topology.sh" --check "$W/no-such-result" 2>&1 >/dev/null)
+	rc=$?
+	if [ "$rc" = 2 ]; then
+		t_ok "TOPO limits: $1=$2 is refused (exit 2)"
+	else
+		t_bad "TOPO limits: $1=$2 gave exit $rc, not 2"
+	fi
+	case $err in
+	*"bad value '$2' for $1"*) t_ok "TOPO limits: the line names $1=$2: $err" ;;
+	*) t_bad "TOPO limits: $1=$2: the line does not name it: $err" ;;
+	esac
+}
+limit_case TOPO_BOOT_TRIES 00	# all zeros: a run that would boot nothing
+limit_case TOPO_BOOT_LIMIT 1000000	# past 999999, where every limit stops
