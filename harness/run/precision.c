@@ -148,7 +148,9 @@ static double step_gain(double excess, size_t nv, int next, double secs)
 {
 	double g = excess * (1 - sqrt((double)nv / next)) / fmax(secs, 1e-3);
 
-	return isnan(g) ? 0 : g;	/* no interval yet and no time known: last, not unordered */
+	/* NaN only from an infinite excess over infinite seconds (estimates are finite,
+	 * capped by the watchdog): last, so the sort sees an order */
+	return isnan(g) ? 0 : g;
 }
 
 /*
