@@ -50,7 +50,7 @@
 #              about 1.2 GB free in $TMPDIR (less: a smaller hist.csv, said).
 #
 #   precision  where each benchmark's variance lives: one point each, 4 separate
-#              invocations (--repeat N: N) of 4 windows of 0.5 s (--duration),
+#              invocations (--repeat N: N) of 4 windows of 0.25 s (--duration),
 #              the CV between invocations and within one, the first window
 #              against the others, each invocation's fixed cost (wall time minus
 #              measured time), and the windows per
@@ -66,6 +66,14 @@
 #              between them, and the same count with the shifts divided out (a host
 #              that drifted moves every result alike). No root needed.
 #
+#   windows    the window length: one point per benchmark (precision's), N pairs
+#              of invocations as the harness runs them (--repeat N: N, default
+#              12), one of D s (--duration, default 0.25, the default plan's) and
+#              one of 2D (sqrtio 2D and 4D), in alternating order: each length's
+#              seconds an invocation and CV, the values a minute gains, and the
+#              pairs' median ratio with its 95% CI (scripts/speedcheck/windows.sh;
+#              not in 'all'; about 2 minutes).
+#
 #   pace       cputestfs --transport dev vs hello_ll on one CPU, in pairs
 #              interleaved: the pairs' median ratio and its range
 #              (scripts/speedcheck/pace.sh; not in 'all').  target: >= 0.97
@@ -75,7 +83,7 @@
 #              server's CPU per request (scripts/speedcheck/levers.sh; not in 'all').
 #
 #   scripts/speedcheck.sh [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|
-#                          plan-overhead|pace|levers|precision|scale]
+#                          plan-overhead|pace|levers|precision|windows|scale]
 #                         [--duration SEC] [--repeat N] [--plan NAME]
 #                         [--quick|--smoke] [--timeout SEC] [--runs DIR]...
 #   (--repeat: interleaved repetitions, default 3; more narrow the medians on a busy host)
@@ -109,7 +117,7 @@ RUNS=()
 # usage [CODE]: the synopsis, on stdout for --help (exit 0), on stderr otherwise (exit 2)
 usage() {
 	local line="usage: $0 [cputestfs|ddpar|sqrtio|transports|cpupair|all|explain|plan-overhead|"
-	line+="pace|levers|precision|scale] [--duration SEC] [--repeat N] [--plan NAME] "
+	line+="pace|levers|precision|windows|scale] [--duration SEC] [--repeat N] [--plan NAME] "
 	line+="[--quick|--smoke] [--timeout SEC] [--runs DIR]..."
 	if [ "${1:-2}" = 0 ]; then
 		echo "$line"
@@ -130,7 +138,7 @@ what=all
 while [ $# -gt 0 ]; do
 	case $1 in
 	cputestfs | ddpar | sqrtio | transports | cpupair | all | explain | plan-overhead | pace | \
-	levers | precision | scale) what=$1 ;;
+	levers | precision | windows | scale) what=$1 ;;
 	--quick) SCALE_MODE=quick ;;
 	--smoke) SCALE_MODE=smoke ;;
 	--timeout)
@@ -179,6 +187,11 @@ if ! [[ $REPS =~ ^[0-9]+$ ]] || [ "$REPS" -lt 1 ] || [ "$REPS" -gt 50 ]; then
 	echo "speedcheck: bad value '$REPS' for --repeat: a whole number, 1 to 50" >&2
 	exit 2
 fi
+if [ "$what" = windows ] && [ "${REPS_SET:-0}" = 1 ] && [ "$REPS" -lt 6 ]; then
+	echo "speedcheck: bad value '$REPS' for --repeat: windows needs 6 pairs or more" \
+		"(a median's 95% interval)" >&2
+	exit 2
+fi
 if ! [[ $PLAN =~ ^[A-Za-z0-9._/-]+$ ]]; then
 	echo "speedcheck: bad value '$PLAN' for --plan: a plan name or file (letters, digits, . _ - /)" >&2
 	exit 2
@@ -215,6 +228,7 @@ all) bins="cputestfs ddpar sqrtio" ;;
 transports) bins="cputestfs ddpar" ;;
 explain | levers | pace) bins=cputestfs ;;
 precision) bins=$([ "${#RUNS[@]}" -gt 0 ] || echo cputestfs ddpar sqrtio fdget cpupair) ;;
+windows) bins="cputestfs ddpar sqrtio fdget" ;;
 plan-overhead) bins="cputestfs ddpar sqrtio fdget harness" ;;
 scale) bins=harness ;;
 *) bins=$what ;;
@@ -228,7 +242,7 @@ done
 
 
 for part in common cputestfs ddpar sqrtio transports cpupair explain overhead pace levers \
-	precision scale; do
+	precision windows scale; do
 	# shellcheck source=/dev/null
 	. "$REPO/scripts/speedcheck/$part.sh"
 done
@@ -257,6 +271,7 @@ levers) check_levers ;;
 precision)
 	if [ "${#RUNS[@]}" -gt 0 ]; then check_precision_runs; else check_precision; fi
 	;;
+windows) check_windows ;;
 scale)
 	SC_MODE=$SCALE_MODE SC_TIMEOUT=$SCALE_TIMEOUT
 	check_scale

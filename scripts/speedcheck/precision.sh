@@ -97,7 +97,7 @@ prec_bench() {
 check_precision() {
 	PREC_INV=$([ "${REPS_SET:-0}" = 1 ] && echo "$REPS" || echo 4)
 	PREC_WIN=4
-	PREC_DUR=$([ "${DUR_SET:-0}" = 1 ] && echo "$DUR" || echo 0.5)
+	PREC_DUR=$([ "${DUR_SET:-0}" = 1 ] && echo "$DUR" || echo 0.25)
 	[ "$PREC_INV" -ge 2 ] || die "precision needs --repeat 2 or more (invocations)"
 	local shape="$PREC_INV invocations x $PREC_WIN windows of $PREC_DUR s"
 	echo "speedcheck: precision, $shape per benchmark..." >&2
@@ -139,7 +139,8 @@ prec_sqrtio() {
 	fi
 	rq=$(sed -n 's/^rq_affinity=//p' <<<"$disc")
 	[[ $rq =~ ^[0-2]$ ]] || { printf '%-10s %s\n' sqrtio "skipped: no rq_affinity"; return 0; }
-	prec_bench sqrtio ios_K_per_s "local=1 rq=$rq 1 reader" --file "$file" --span "$SPAN" \
+	"${PREC_RUN:-prec_bench}" sqrtio ios_K_per_s "local=1 rq=$rq 1 reader" --file "$file" \
+		--span "$SPAN" \
 		--rq "$rq" --local 1 --sqrt-procs 0 --io-procs 1
 }
 
