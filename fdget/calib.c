@@ -8,7 +8,7 @@
  * the single-threaded fast path.
  *
  * A quarter, not the whole: a timing of a whole window was a fixed cost of
- * every invocation (about 15% of one, at the default plan's 0.5 s), and the rate
+ * every invocation (about 15% of one, at the default plan's 0.5 s then), and the rate
  * of a quarter window sets the count as well; the timings up to it still warm
  * the loop up before the first window. The count aims 10% past --duration, as
  * the growing steps do.

@@ -80,7 +80,7 @@ static int noise_warnings(FILE *f, const struct ab_results *d)
 /* Shorter points let start-up and warm-up weigh in; the default plan runs 0.25 s points
  * (9 of them, then more where precision adds them: more, shorter repetitions narrow a
  * median's interval on a shared machine). Against 0.5 s no median moved at 0.25 s; at
- * 0.1 s two FUSE points leaned 3 to 5% lower, on a 20 ms warm-up (docs/plans.md). */
+ * 0.1 s two FUSE points leaned 3 to 5% lower (docs/plans.md). */
 #define SHORT_POINT_S 0.25
 
 static int plan_warnings(FILE *f, const char *dir)

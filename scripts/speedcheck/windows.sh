@@ -73,9 +73,9 @@ win_bench() {
 }
 
 check_windows() {
-	WIN_PAIRS=$([ "${REPS_SET:-0}" = 1 ] && echo "$REPS" || echo 12)
+	WIN_PAIRS=$([ "${REPS_SET:-0}" = 1 ] && echo "$REPS" || echo 12)	# 6 or more: speedcheck.sh
 	WIN_D=$([ "${DUR_SET:-0}" = 1 ] && echo "$DUR" || echo 0.25)
-	WIN_2D=$(awk -v d="$WIN_D" 'BEGIN { print 2 * d }')	# speedcheck.sh checked --repeat
+	WIN_2D=$(awk -v d="$WIN_D" 'BEGIN { print 2 * d }')
 	echo "speedcheck: windows, $WIN_PAIRS pairs at $WIN_D and $WIN_2D s per benchmark..." >&2
 	echo
 	echo "## windows: $WIN_PAIRS pairs of invocations, $WIN_D s against $WIN_2D s (sqrtio" \

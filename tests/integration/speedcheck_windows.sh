@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 SC=$TOP/scripts/speedcheck.sh
 
-check "--help names windows" eval '"$SC" --help 2>&1 | grep -q "windows "'
+check "--help names windows among the sections" eval '"$SC" --help 2>&1 | grep -qF "|windows|"'
 
 # fx CODE ARGS...: CODE sees ARGS as $1, $2, ...; windows.sh's functions loaded
 fx() {
@@ -50,7 +50,8 @@ check "row: twice the values a minute" within "${f[5]%x}" 2 2
 check "row: CV at the short window" within "${f[6]%\%}" 7.3 7.5
 check "row: no spread at the long window" within "${f[7]%\%}" 0 0
 check "row: the paired ratios' median (0.9 1 1 1 1.1 1.1)" within "${f[8]}" 1 1
-check "row: its interval, the whole range at 6 pairs" eval '[ "${f[9]} ${f[10]}" = "[0.900, 1.100]" ]'
+check "row: its interval, the whole range at 6 pairs" \
+	eval '[ "${f[9]} ${f[10]}" = "[0.900, 1.100]" ]'
 
 err=$("$SC" windows --repeat 5 2>&1 >/dev/null); rc=$?
 check "--repeat 5: refused, exit 2 ($rc)" [ "$rc" = 2 ]
