@@ -32,7 +32,7 @@ static const char run_usage[] =
 	"  --precision P%       after the repetitions, add more to each point whose headline\n"
 	"                       95% interval is wider than +-P% of its median, those that\n"
 	"                       narrow it most per second first (learned timings),\n"
-	"                       interleaved, up to 4x --repeat a point (default: the plan's\n"
+	"                       interleaved, up to 6x --repeat a point (default: the plan's\n"
 	"                       precision line, else none)\n"
 	"  --budget DURATION    with --precision: stop adding when the run would pass DURATION\n"
 	"                       (seconds, or 90s, 15m, 2h) from its first point (default: the\n"

@@ -173,7 +173,7 @@ static void test_wide_point_gets_more(void **state)
 			 n, REPEAT + 1);
 }
 
-/* No point passes its cap, H_PREC_CAP_TIMES (4) x the plan's repetitions, however wide
+/* No point passes its cap, H_PREC_CAP_TIMES (6) x the plan's repetitions, however wide
  * it stays. */
 static void test_cap_holds(void **state)
 {
