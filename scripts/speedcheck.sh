@@ -50,7 +50,7 @@
 #              about 1.2 GB free in $TMPDIR (less: a smaller hist.csv, said).
 #
 #   precision  where each benchmark's variance lives: one point each, 4 separate
-#              invocations (--repeat N: N) of 4 windows of 0.25 s (--duration),
+#              invocations (--repeat N: N) of 4 windows of 0.1 s (--duration),
 #              the CV between invocations and within one, the first window
 #              against the others, each invocation's fixed cost (wall time minus
 #              measured time), and the windows per
@@ -68,8 +68,8 @@
 #
 #   windows    the window length: one point per benchmark (precision's), N pairs
 #              of invocations as the harness runs them (--repeat N: N, default
-#              12), one of D s (--duration, default 0.25, the default plan's) and
-#              one of 2D (sqrtio 2D and 4D), in alternating order: each length's
+#              12), one of D s (--duration, default 0.1, the default plan's) and
+#              one of 2D (sqrtio 5D and 10D), in alternating order: each length's
 #              seconds an invocation and CV, the values a minute gains, and the
 #              pairs' median ratio with its 95% CI (scripts/speedcheck/windows.sh;
 #              not in 'all'; about 2 minutes).

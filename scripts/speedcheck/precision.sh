@@ -97,7 +97,7 @@ prec_bench() {
 check_precision() {
 	PREC_INV=$([ "${REPS_SET:-0}" = 1 ] && echo "$REPS" || echo 4)
 	PREC_WIN=4
-	PREC_DUR=$([ "${DUR_SET:-0}" = 1 ] && echo "$DUR" || echo 0.25)
+	PREC_DUR=$([ "${DUR_SET:-0}" = 1 ] && echo "$DUR" || echo 0.1)
 	[ "$PREC_INV" -ge 2 ] || die "precision needs --repeat 2 or more (invocations)"
 	local shape="$PREC_INV invocations x $PREC_WIN windows of $PREC_DUR s"
 	echo "speedcheck: precision, $shape per benchmark..." >&2

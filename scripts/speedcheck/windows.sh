@@ -4,7 +4,7 @@
 # Per benchmark, the point precision measures, run as the harness runs it (--repeat 1:
 # one window an invocation) in WIN_PAIRS pairs of invocations, one with a window of D
 # seconds and one of 2D, the order alternating from pair to pair (sqrtio, whose plan
-# window is twice the others', at 2D and 4D). Per headline metric: each length's seconds
+# window is five times the others', at 5D and 10D). Per headline metric: each length's seconds
 # an invocation and CV between invocations, how many more values a minute holds at the
 # shorter window, and the median of the pairs' ratios (shorter over longer) with its
 # distribution-free 95% CI. Where the CVs match and that interval holds 1, the shorter
@@ -74,12 +74,12 @@ win_bench() {
 
 check_windows() {
 	WIN_PAIRS=$([ "${REPS_SET:-0}" = 1 ] && echo "$REPS" || echo 12)	# 6 or more: speedcheck.sh
-	WIN_D=$([ "${DUR_SET:-0}" = 1 ] && echo "$DUR" || echo 0.25)
+	WIN_D=$([ "${DUR_SET:-0}" = 1 ] && echo "$DUR" || echo 0.1)
 	WIN_2D=$(awk -v d="$WIN_D" 'BEGIN { print 2 * d }')
 	echo "speedcheck: windows, $WIN_PAIRS pairs at $WIN_D and $WIN_2D s per benchmark..." >&2
 	echo
 	echo "## windows: $WIN_PAIRS pairs of invocations, $WIN_D s against $WIN_2D s (sqrtio" \
-		"twice both)"
+		"at 5D and 10D)"
 	echo
 	printf '%-10s %-24s %-14s %7s %7s %7s %7s %7s  %s\n' bench point metric "s short" \
 		"s long" "values" "CV shrt" "CV long" "short/long, paired: median [95% CI]"
@@ -87,7 +87,8 @@ check_windows() {
 		--transport libfuse --daemon single --baseline fuse --kstats off
 	win_bench ddpar read_MB_per_s "read procs=1 libfuse" --mode read --procs 1 \
 		--transport libfuse --daemon multi --clone-fd off --kstats off
-	WIN_D=$WIN_2D WIN_2D=$(awk -v d="$WIN_2D" 'BEGIN { print 2 * d }') \
+	WIN_2D=$(awk -v d="$WIN_D" 'BEGIN { print 10 * d }') \
+		WIN_D=$(awk -v d="$WIN_D" 'BEGIN { print 5 * d }') \
 		PREC_RUN=win_bench prec_sqrtio
 	PREC_KV=mode=shared-fd win_bench fdget ns_per_op "shared-fd read threads=2" \
 		--mode shared-fd --op read --threads 2 --spawn 0

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # report.md's warning of points too short (harness/report/warnings.c): a plan block
-# under 0.25 s per point is warned of; the default plan's 0.25 s points are not. (~1 s)
+# under 0.1 s per point is warned of; the default plan's 0.1 s points are not. (~1 s)
 . "$(dirname "$0")/lib.sh"
 
 W=$(mktemp -d "$AFFBENCH_WORKDIR/short.XXXXXX")
@@ -17,14 +17,14 @@ run() {
 	"$BIN/harness" report "$1" >/dev/null 2>"$1.err"
 }
 
-run "$W/quarter" 0.25
-check "0.25 s points (the default plan's): no warning of points too short" \
-	eval '! grep -q "weigh in on runs this short" "$W/quarter/report.md"'
-run "$W/short" 0.2
-check "0.2 s points: warned of, with the bench and its duration" \
-	grep -qF -- "- cputestfs ran 0.2 s per point: start-up and warm-up weigh in" "$W/short/report.md"
-check "0.2 s points: the hint names the default plan's 0.25 s" \
-	grep -qF "Hint: the default plan (0.25 s or more per point)." "$W/short/report.md"
+run "$W/tenth" 0.1
+check "0.1 s points (the default plan's): no warning of points too short" \
+	eval '! grep -q "weigh in on runs this short" "$W/tenth/report.md"'
+run "$W/short" 0.08
+check "0.08 s points: warned of, with the bench and its duration" \
+	grep -qF -- "- cputestfs ran 0.08 s per point: start-up and warm-up weigh in" "$W/short/report.md"
+check "0.08 s points: the hint names the default plan's 0.1 s" \
+	grep -qF "Hint: the default plan (0.1 s or more per point)." "$W/short/report.md"
 
 rm -rf "$W" "$W".*.err
 t_done
