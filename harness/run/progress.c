@@ -175,9 +175,9 @@ void h_prec_plan_line(const struct run *r, FILE *f)
 		return;
 	if (r->prec.budget > 0)
 		h_fmt_dur(r->prec.budget, b, sizeof(b));
-	fprintf(f, "then repetitions added where a headline 95%% interval is wider than +-%.3g%% of "
-		   "its median, each point up to %dx its repetitions%s%s\n", 100 * r->prec.target,
-		H_PREC_CAP_TIMES,
+	fprintf(f, "then repetitions added where a headline interval (judged at 97.5%%) is "
+		   "wider than +-%.3g%% of its median, each point up to %dx its repetitions%s%s\n",
+		100 * r->prec.target, H_PREC_CAP_TIMES,
 		r->prec.budget > 0 ? ", until the run has taken " : ", for as long again as the "
 		"repetitions took", r->prec.budget > 0 ? b : "");
 }

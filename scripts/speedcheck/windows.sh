@@ -87,6 +87,8 @@ check_windows() {
 		--transport libfuse --daemon single --baseline fuse --kstats off
 	win_bench ddpar read_MB_per_s "read procs=1 libfuse" --mode read --procs 1 \
 		--transport libfuse --daemon multi --clone-fd off --kstats off
+	# prefix assignments, for this call only, each seeing the ones before it: WIN_2D
+	# first, from the caller's D
 	WIN_2D=$(awk -v d="$WIN_D" 'BEGIN { print 10 * d }') \
 		WIN_D=$(awk -v d="$WIN_D" 'BEGIN { print 5 * d }') \
 		PREC_RUN=win_bench prec_sqrtio

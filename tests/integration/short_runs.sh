@@ -22,7 +22,8 @@ check "0.1 s points (the default plan's): no warning of points too short" \
 	eval '! grep -q "weigh in on runs this short" "$W/tenth/report.md"'
 run "$W/short" 0.08
 check "0.08 s points: warned of, with the bench and its duration" \
-	grep -qF -- "- cputestfs ran 0.08 s per point: start-up and warm-up weigh in" "$W/short/report.md"
+	grep -qF -- "- cputestfs ran 0.08 s per point: start-up and warm-up weigh in" \
+	"$W/short/report.md"
 check "0.08 s points: the hint names the default plan's 0.1 s" \
 	grep -qF "Hint: the default plan (0.1 s or more per point)." "$W/short/report.md"
 

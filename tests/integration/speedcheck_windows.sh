@@ -24,6 +24,7 @@ lens=$(fx 'win_bench() { echo "$1 $WIN_D $WIN_2D"; }; prec_sqrtio() { "$PREC_RUN
 	check_windows 2>/dev/null')
 check "default lengths: cputestfs at 0.1 s against 0.2 s" grep -qx "cputestfs 0.1 0.2" <<<"$lens"
 check "default lengths: sqrtio at 0.5 s against 1 s" grep -qx "sqrtio 0.5 1" <<<"$lens"
+check "default lengths: fdget, after sqrtio, at 0.1 s again" grep -qx "fdget 0.1 0.2" <<<"$lens"
 
 # ratios 1..N in a shuffled order: the interval's ends are ranks
 ci() { seq "$1" | sort -R | fx win_ratio_ci; }

@@ -8,11 +8,13 @@
  * Each simulated point: 9 plan repetitions (the default plan's), each one
  * invocation whose value is truth x exp(sd x N(0,1)), so the population's median
  * is the truth; then h_prec_rounds with a budget that never binds, each added
- * repetition another draw, until the point is within +-5%, at its cap (4 x 9), or
+ * repetition another draw, until the point is within +-5%, at its cap (6 x 9), or
  * has no step left. The interval it ends with (report.md's: the distribution-free
- * 95% CI of the median) must cover the truth in 0.92 .. 0.99 of 2,000 points: at
- * the true 94 to 96% these stopping rules give (a sequential look costs about a
- * point of coverage), 2,000 points land outside that less than once in 10^4.
+ * 95% CI of the median) must cover the truth in 0.93 .. 0.99 of 2,000 points. The
+ * loop judges a point at 97.5% so that its looks cost none of the stated 95%: it
+ * covers 94 to 97% here, where judged at 95% it covered 0.919 at sd 0.15. The seed is
+ * fixed, so a run gives the same figures; at 94% another seed would land below 0.93
+ * about once in 300.
  * It links the harness's objects, as test_plan% does (Makefile).
  */
 #include <math.h>
@@ -122,16 +124,16 @@ static void check_coverage(double sd)
 {
 	double cover = simulate(sd).cover;
 
-	if (!(cover >= 0.92 && cover <= 0.99))
+	if (!(cover >= 0.93 && cover <= 0.99))
 		fail_msg("sd %.2f: a stated 95%% covered the truth in %.3f of %d points, not "
-			 "0.92..0.99", sd, cover, SIMS);
+			 "0.93..0.99", sd, cover, SIMS);
 }
 
 /* Narrow from the start: the loop adds nothing, the plain interval's coverage. */
 static void test_quiet_point(void **state)
 {
 	(void)state;
-	check_coverage(0.02);
+	check_coverage(0.01);
 }
 
 /* About as wide as the target: most points stop after one or two added steps. */
@@ -139,6 +141,14 @@ static void test_point_near_the_target(void **state)
 {
 	(void)state;
 	check_coverage(0.06);
+}
+
+/* Twice the target: most points run a few steps, many looks at each; judged at 95%, the
+ * loop's stated 95% covered least here (0.927 at a 4x cap). */
+static void test_point_twice_the_target(void **state)
+{
+	(void)state;
+	check_coverage(0.10);
 }
 
 /* Far wider than the target: points run to their cap, some stopping early by luck. */
@@ -153,11 +163,11 @@ static void test_wide_point(void **state)
  * given none. */
 static void test_narrow_point_gets_none(void **state)
 {
-	double n = simulate(0.02).mean_n;
+	double n = simulate(0.01).mean_n;
 
 	(void)state;
 	if (n != REPEAT)
-		fail_msg("sd 0.02: points ended with %.2f repetitions on average, not %d", n,
+		fail_msg("sd 0.01: points ended with %.2f repetitions on average, not %d", n,
 			 REPEAT);
 }
 
@@ -277,12 +287,13 @@ static void test_added_numbered_by_round(void **state)
 /*
  * Where the budget takes one point's step and not both, the step that narrows most per
  * second goes first. Point 0 is a little wider (values up to 1600) but takes 4 s an
- * invocation, point 1 (1499) 1 s: the budget of 13 s takes point 0's three (12 s) or
- * point 1's (3 s), not both.
+ * invocation, point 1 (1499) 1 s: each step from 9 values is one invocation (to 10,
+ * where the judged 97.5% interval drops a value at each end), and the budget of 4.5 s
+ * takes point 0's (4 s) or point 1's (1 s), not both.
  */
 static struct late run_cheap_and_costly(void)
 {
-	return run_two((double[2]){ 1600, 1499 }, (double[2]){ 4, 1 }, 13);
+	return run_two((double[2]){ 1600, 1499 }, (double[2]){ 4, 1 }, 4.5);
 }
 
 /* The cheap point runs first: its first added repetition is in round 1. */
@@ -310,7 +321,7 @@ static void test_costly_point_waits(void **state)
  * (values up to 1600) before point 0 (1499), though point 0 comes first in the plan. */
 static void test_wider_point_first(void **state)
 {
-	int r = run_two((double[2]){ 1499, 1600 }, (double[2]){ 4, 4 }, 13).first_round[1];
+	int r = run_two((double[2]){ 1499, 1600 }, (double[2]){ 4, 4 }, 6).first_round[1];
 
 	(void)state;
 	if (r != 1)
@@ -322,6 +333,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_quiet_point),
 		cmocka_unit_test(test_point_near_the_target),
+		cmocka_unit_test(test_point_twice_the_target),
 		cmocka_unit_test(test_wide_point),
 		cmocka_unit_test(test_narrow_point_gets_none),
 		cmocka_unit_test(test_wide_point_gets_more),
