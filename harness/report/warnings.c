@@ -473,8 +473,10 @@ void h_precision(FILE *f, const char *dir, const struct ab_results *d)
 		AB_MIN_REPS_CI);
 	if (rs.target > 0)
 		fprintf(f, " The run aimed at +-%.3g%% (harness run --precision): it added "
-			   "repetitions to the points wider than that, within its budget; the results "
-			   "still wider are listed.", 100 * rs.target);
+			   "repetitions to the points wider than that, within its budget, judging "
+			   "each at 97.5%% so that the 95%% stated here holds despite its looks; the "
+			   "results still wider than +-%.3g%% at 95%% are listed.", 100 * rs.target,
+			100 * rs.target);
 	fprintf(f, "\n\n");
 	/* a paragraph of its own, when there are results; each benchmark's share too */
 	rs.apart = h_rounds_line(f, d, rs.share);

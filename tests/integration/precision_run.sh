@@ -118,6 +118,8 @@ check "report.md lists a result wider than the target, with its width" \
 	grep -qF -- '- not within +-5%: ios_K_per_s, local=0;rq=1: +-' "$D/rep/report.md"
 check "report.md does not list one within it" \
 	bash -c "! grep -qF 'not within +-5%: ios_K_per_s, local=1;rq=1' '$D/rep/report.md'"
+check "report.md says the run judged at 97.5% and lists at the 95% it states" \
+	grep -qF "judging each at 97.5% so that the 95% stated here holds" "$D/rep/report.md"
 
 expect_rc "--precision 0 is refused" 2 "$H" run --plan "$D/t.plan" --precision 0 --out "$D/x"
 expect_rc "--precision 100 is refused" 2 "$H" run --plan "$D/t.plan" --precision 100 --out "$D/x"
