@@ -11,9 +11,14 @@
 
 #include "run.h"
 #include "sys/machlock.h"
+#include "sys/proc.h"
+
+/* The harness probes the machine's slowness again when its figure is this old (its
+ * children take it rather than probe themselves: sys/proc.h). */
+#define SLOWNESS_MAX_AGE_NS (10 * AB_NS)
 
 /* In the child: never returns. */
-static void child(char **argv, const struct h_spawn *how, pid_t parent, int wr)
+static void child(char **argv, const struct h_spawn *how, pid_t parent, int wr, char *slow)
 {
 	if (how->deathsig) {
 		setpgid(0, 0);
@@ -31,6 +36,7 @@ static void child(char **argv, const struct h_spawn *how, pid_t parent, int wr)
 	dup2(wr, how->pipe_to);
 	if (how->env)
 		putenv((char *)how->env);	/* the child's copy of the environment */
+	putenv(slow);
 	char lock[64];
 	int lfd = how->with_lock ? h_machine_lock_fd() : -1;
 	if (lfd >= 0 && fcntl(lfd, F_SETFD, 0) == 0) {	/* this one kept across exec */
@@ -46,6 +52,9 @@ pid_t h_spawn(char **argv, const struct h_spawn *how, int *fd)
 {
 	pid_t parent = getpid();
 	int pfd[2];
+	char slow[64];
+
+	snprintf(slow, sizeof(slow), AB_SLOWNESS_ENV "=%.3f", ab_slowness_fresh(SLOWNESS_MAX_AGE_NS));
 
 	if (pipe2(pfd, O_CLOEXEC))
 		return -1;
@@ -58,7 +67,7 @@ pid_t h_spawn(char **argv, const struct h_spawn *how, int *fd)
 		return -1;
 	}
 	if (pid == 0)
-		child(argv, how, parent, pfd[1]);
+		child(argv, how, parent, pfd[1], slow);
 	if (how->deathsig)
 		setpgid(pid, pid);	/* also here: the watchdog may signal the group at once */
 	close(pfd[1]);

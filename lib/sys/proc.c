@@ -325,13 +325,14 @@ int ab_watch(uint64_t until_ns, uint64_t deadline_ns, ab_check_fn check, void *a
 /* fork + exit + wait of a small process: about 100 us on a VM */
 #define SLOW_REF_NS (150 * 1000ull)
 
-double ab_slowness(void)
-{
-	static double factor;
+static double slow_factor;	/* 0: not known yet */
+static uint64_t slow_probed_at;	/* when this process probed it; 0: inherited */
 
-	if (factor > 0)
-		return factor;
+/* The fastest of a few forks against the reference, within [1, 100]. */
+static double slow_probe(void)
+{
 	uint64_t best = UINT64_MAX;
+
 	for (int i = 0; i < SLOW_FORKS; i++) {	/* the fastest of a few: noise only adds */
 		uint64_t t0 = ab_now_ns();
 		pid_t p = fork();
@@ -342,9 +343,40 @@ double ab_slowness(void)
 		uint64_t d = ab_now_ns() - t0;
 		best = d < best ? d : best;
 	}
-	factor = best == UINT64_MAX ? 1 : (double)best / SLOW_REF_NS;
-	factor = factor < 1 ? 1 : factor > 100 ? 100 : factor;
-	return factor;
+	double f = best == UINT64_MAX ? 1 : (double)best / SLOW_REF_NS;
+	return f < 1 ? 1 : f > 100 ? 100 : f;
+}
+
+/* The harness's figure (AB_SLOWNESS_ENV), or 0: none, or not a number in [1, 100]
+ * (then this process probes; the figure only stretches timeouts). */
+static double slow_inherited(void)
+{
+	const char *s = getenv(AB_SLOWNESS_ENV);
+	char *end;
+
+	if (!s || !*s)
+		return 0;
+	double f = strtod(s, &end);
+	return !*end && f >= 1 && f <= 100 ? f : 0;
+}
+
+double ab_slowness(void)
+{
+	if (slow_factor > 0)
+		return slow_factor;
+	slow_factor = slow_inherited();
+	if (slow_factor == 0) {
+		slow_factor = slow_probe();
+		slow_probed_at = ab_now_ns();
+	}
+	return slow_factor;
+}
+
+double ab_slowness_fresh(uint64_t max_age_ns)
+{
+	if (slow_probed_at && ab_now_ns() - slow_probed_at > max_age_ns)
+		slow_factor = 0;
+	return ab_slowness();
 }
 
 uint64_t ab_scaled_ns(uint64_t ns)
