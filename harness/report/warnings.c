@@ -281,7 +281,7 @@ static int precision_add(struct precision *p, const struct ab_group *g)
 	struct ab_ci ci;
 	double w;
 
-	if (ab_median_ci_rel(g->v, g->n, &ci, &w) < 0 || isnan(w)) {
+	if (ab_median_ci_rel(g->v, g->n, 0.95, &ci, &w) < 0 || isnan(w)) {
 		p->left_out++;
 		return 0;
 	}
@@ -401,7 +401,7 @@ static void precision_missed(FILE *f, const struct ab_results *d, const char *be
 		struct ab_ci ci;
 		double w;
 		if (strcmp(g->bench, bench) || !h_is_headline(bench, g->metric) ||
-		    ab_median_ci_rel(g->v, g->n, &ci, &w) < 0 || !(w > target))
+		    ab_median_ci_rel(g->v, g->n, 0.95, &ci, &w) < 0 || !(w > target))
 			continue;	/* NAN, a median of 0: no width */
 		fprintf(f, "  - not within +-%.3g%%: %s, ", 100 * target, g->metric);
 		h_md_cell(f, g->config[0] ? g->config : "(no config)");

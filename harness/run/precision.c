@@ -87,20 +87,16 @@ void h_prec_take(struct h_prec *p, int pi, const struct ab_results *inv)
  */
 #define JUDGE_LEVEL 0.975
 
-/* x's median's JUDGE_LEVEL interval, its half-width relative to the median into *h (NAN:
- * a median of 0); with 6 values, too few for that level, the 95% one (--repeat 6: a point
- * with no spread needs no more); -1: fewer. */
+/* x's median's JUDGE_LEVEL half-width relative to the median into *h (NAN: a median of 0);
+ * with 6 values, too few for that level, the 95% one (--repeat 6: a point with no spread
+ * needs no more); -1: fewer. */
 static int judged_width(const double *x, size_t n, double *h)
 {
 	struct ab_ci ci;
-	double med = ab_median(x, n);
 
-	*h = NAN;
-	if (ab_median_ci(x, n, JUDGE_LEVEL, &ci) < 0 || ci.level < JUDGE_LEVEL)
-		return ab_median_ci_rel(x, n, &ci, h);
-	if (med != 0)
-		*h = (ci.hi - ci.lo) / 2 / fabs(med);
-	return 0;
+	if (ab_median_ci_rel(x, n, JUDGE_LEVEL, &ci, h) == 0)
+		return 0;
+	return ab_median_ci_rel(x, n, 0.95, &ci, h);
 }
 
 /* pi's widest headline half-width relative to its median, judged (else the 95% one
@@ -117,7 +113,7 @@ static double h_prec_width(const struct h_prec *p, int pi, int judged, size_t *n
 		const double *v = x->v;
 		struct ab_ci ci;
 		double h;
-		if ((judged ? judged_width(v, x->n, &h) : ab_median_ci_rel(v, x->n, &ci, &h)) < 0)
+		if ((judged ? judged_width(v, x->n, &h) : ab_median_ci_rel(v, x->n, 0.95, &ci, &h)) < 0)
 			h = INFINITY;	/* no interval yet */
 		else if (isnan(h))
 			continue;	/* a median of 0: no relative width */

@@ -236,12 +236,12 @@ int ab_median_ci(const double *x, size_t n, double level, struct ab_ci *ci)
 	return 0;
 }
 
-int ab_median_ci_rel(const double *x, size_t n, struct ab_ci *ci, double *w)
+int ab_median_ci_rel(const double *x, size_t n, double level, struct ab_ci *ci, double *w)
 {
 	double med = ab_median(x, n);
 
 	*w = NAN;
-	if (ab_median_ci(x, n, 0.95, ci) < 0 || ci->level < 0.95)
+	if (ab_median_ci(x, n, level, ci) < 0 || ci->level < level)
 		return -1;
 	if (med != 0)
 		*w = (ci->hi - ci->lo) / 2 / fabs(med);

@@ -58,10 +58,10 @@ struct ab_ci {
 };
 /* Distribution-free CI of the median at the wanted level (e.g. 0.95). */
 int ab_median_ci(const double *x, size_t n, double level, struct ab_ci *ci);
-/* The 95% CI of x's median into ci, and its half-width relative to that median into *w
- * (NAN for a median of 0: no relative width). 0, or -1 when no pair of values reaches
- * 95% (fewer than 6 values) or on failure. */
-int ab_median_ci_rel(const double *x, size_t n, struct ab_ci *ci, double *w);
+/* The CI of x's median at level (0.95: report.md's) into ci, and its half-width relative
+ * to that median into *w (NAN for a median of 0: no relative width). 0, or -1 when no
+ * pair of values reaches level (at 95%, fewer than 6 values) or on failure. */
+int ab_median_ci_rel(const double *x, size_t n, double level, struct ab_ci *ci, double *w);
 /* Values a side in one bootstrap resample: a larger sample is resampled this many
  * out of n (the m-out-of-n bootstrap; its CI is wider, see ratio_ci.c). */
 #define AB_BOOT_MAX_N 10000

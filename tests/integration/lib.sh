@@ -119,4 +119,13 @@ undocumented_figures() {
 	rm -f "$re"
 }
 
+# speedcheck_fn PART CODE ARGS...: CODE, seeing ARGS as $1, $2, ..., run by a fresh bash
+# that loaded scripts/speedcheck/PART.sh's functions (nothing of the test's leaks in)
+speedcheck_fn() {
+	local part=$1 code=$2
+	shift 2
+	bash -c 'top=$1 part=$2 code=$3; shift 3
+		. "$top/scripts/speedcheck/$part.sh"; eval "$code"' fx "$TOP" "$part" "$code" "$@"
+}
+
 t_done() { echo "1..$T_N"; exit $T_FAILED; }

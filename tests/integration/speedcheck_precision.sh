@@ -15,12 +15,7 @@ SC=$TOP/scripts/speedcheck.sh
 check "--help names precision" eval '"$SC" --help 2>&1 | grep -q "precision "'
 
 # fx CODE ARGS...: CODE sees ARGS as $1, $2, ...; precision.sh's functions loaded
-fx() {
-	local code=$1
-	shift
-	bash -c 'top=$1 code=$2; shift 2
-		. "$top/scripts/speedcheck/precision.sh"; eval "$code"' fx "$TOP" "$code" "$@"
-}
+fx() { speedcheck_fn precision "$@"; }
 d=$(mktemp -d "$AFFBENCH_WORKDIR/scprec.XXXXXX")
 
 cat >"$d/p.csv" <<'CSV'

@@ -11,12 +11,7 @@ SC=$TOP/scripts/speedcheck.sh
 check "--help names windows among the sections" eval '"$SC" --help 2>&1 | grep -qF "|windows|"'
 
 # fx CODE ARGS...: CODE sees ARGS as $1, $2, ...; windows.sh's functions loaded
-fx() {
-	local code=$1
-	shift
-	bash -c 'top=$1 code=$2; shift 2
-		. "$top/scripts/speedcheck/windows.sh"; eval "$code"' fx "$TOP" "$code" "$@"
-}
+fx() { speedcheck_fn windows "$@"; }
 
 # the lengths each benchmark is run at, the measuring stubbed: the default plan's 0.1 s
 # against 0.2 s, and sqrtio at its plan's 0.5 s against 1 s (5D and 10D)
