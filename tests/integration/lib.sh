@@ -120,7 +120,7 @@ undocumented_figures() {
 }
 
 # speedcheck_fn PART CODE ARGS...: CODE, seeing ARGS as $1, $2, ..., run by a fresh bash
-# that loaded scripts/speedcheck/PART.sh's functions (nothing of the test's leaks in)
+# that loaded the functions of speedcheck section PART (nothing of the test's leaks in)
 speedcheck_fn() {
 	local part=$1 code=$2
 	shift 2
