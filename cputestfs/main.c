@@ -473,7 +473,7 @@ int main(int argc, char **argv)
 	if (set.baseline != CTF_BASE_KERNEL)
 		ks = ab_kstats_for_mode(set.kstats, set.quiet);
 
-	/* Timed once now (a few forks), not while the first repetition's clients run. */
+	/* Known now (a few forks, or the harness's), not while the first repetition's clients run. */
 	ab_slowness();
 	ab_catch_signals();
 	ab_results_init(&kept);

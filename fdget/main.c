@@ -337,7 +337,7 @@ int main(int argc, char **argv)
 	ab_opts_checked(&common);
 	ab_idle_apply(&common.idle);
 	make_file(&set);
-	ab_slowness();	/* timed once now (a few forks), not beside a measured loop */
+	ab_slowness();	/* known now (a few forks, or the harness's), not beside a measured loop */
 	ab_catch_signals();
 	ab_results_init(&kept);
 	ab_out_init(&out, stdout, &common, "fdget");

@@ -299,6 +299,7 @@ enum h_outcome h_point_run(struct h_point_run *pr, const char *logp, char **argv
 	fflush(v.log);
 	off_t raw_start = h_csv_size(pr->raw);	/* a point that fails is cut back to here */
 	off_t hist_start = pr->hist ? h_csv_size(pr->hist) : -1;
+	ab_slowness_fresh(H_SLOWNESS_MAX_AGE_NS);	/* a probe due now is not the point's time */
 	v.start = ab_now_s();
 	/* own process group: the watchdog kills the benchmark and its daemons together;
 	 * if the harness dies, the benchmark gets SIGTERM and restores its knobs */

@@ -203,6 +203,9 @@ struct h_spawn {
 	int with_lock;		/* hand it the run's machine lock (sys/machlock.h) */
 };
 
+/* The harness probes the machine's slowness again when its figure is this old; its
+ * children take its figure rather than probe themselves (sys/proc.h). */
+#define H_SLOWNESS_MAX_AGE_NS (10 * AB_NS)
 /* Start argv[0] (a path) as how says; the pipe's read end (close-on-exec) in *fd.
  * A failed exec says why on the child's stderr and exits 127. Its pid, or -1
  * with errno (nothing left open). */

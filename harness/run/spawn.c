@@ -13,9 +13,6 @@
 #include "sys/machlock.h"
 #include "sys/proc.h"
 
-/* The harness probes the machine's slowness again when its figure is this old (its
- * children take it rather than probe themselves: sys/proc.h). */
-#define SLOWNESS_MAX_AGE_NS (10 * AB_NS)
 
 /* In the child: never returns. */
 static void child(char **argv, const struct h_spawn *how, pid_t parent, int wr, char *slow)
@@ -54,7 +51,7 @@ pid_t h_spawn(char **argv, const struct h_spawn *how, int *fd)
 	int pfd[2];
 	char slow[64];
 
-	snprintf(slow, sizeof(slow), AB_SLOWNESS_ENV "=%.3f", ab_slowness_fresh(SLOWNESS_MAX_AGE_NS));
+	snprintf(slow, sizeof(slow), AB_SLOWNESS_ENV "=%.3f", ab_slowness_fresh(H_SLOWNESS_MAX_AGE_NS));
 
 	if (pipe2(pfd, O_CLOEXEC))
 		return -1;

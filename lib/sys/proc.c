@@ -17,6 +17,7 @@
 
 #include "sys/common.h"
 #include "sys/barrier.h"
+#include "sys/parse.h"
 #include "sys/pin.h"
 
 #define GIVE_UP_NS (5 * AB_NS)	/* after SIGKILL: a process still here is stuck in the kernel */
@@ -335,10 +336,12 @@ static double slow_probe(void)
 
 	for (int i = 0; i < SLOW_FORKS; i++) {	/* the fastest of a few: noise only adds */
 		uint64_t t0 = ab_now_ns();
-		pid_t p = fork();
+		pid_t p = fork(), w = -1;
 		if (p == 0)
 			_exit(0);
-		if (p < 0 || waitpid(p, NULL, 0) != p)
+		while (p > 0 && (w = waitpid(p, NULL, 0)) < 0 && errno == EINTR)
+			;	/* a signal (Ctrl-C) still reaps the child: no zombie */
+		if (p < 0 || w != p)
 			break;
 		uint64_t d = ab_now_ns() - t0;
 		best = d < best ? d : best;
@@ -347,17 +350,16 @@ static double slow_probe(void)
 	return f < 1 ? 1 : f > 100 ? 100 : f;
 }
 
-/* The harness's figure (AB_SLOWNESS_ENV), or 0: none, or not a number in [1, 100]
- * (then this process probes; the figure only stretches timeouts). */
+/* The harness's figure (AB_SLOWNESS_ENV), or 0: none, or not a decimal number in
+ * [1, 100] (then this process probes; the figure only stretches timeouts). */
 static double slow_inherited(void)
 {
 	const char *s = getenv(AB_SLOWNESS_ENV);
-	char *end;
+	double f;
 
-	if (!s || !*s)
+	if (!s || ab_parse_double(s, &f) < 0)
 		return 0;
-	double f = strtod(s, &end);
-	return !*end && f >= 1 && f <= 100 ? f : 0;
+	return f >= 1 && f <= 100 ? f : 0;
 }
 
 double ab_slowness(void)
@@ -374,9 +376,16 @@ double ab_slowness(void)
 
 double ab_slowness_fresh(uint64_t max_age_ns)
 {
-	if (slow_probed_at && ab_now_ns() - slow_probed_at > max_age_ns)
-		slow_factor = 0;
-	return ab_slowness();
+	if (!slow_probed_at || ab_now_ns() - slow_probed_at > max_age_ns) {
+		slow_factor = slow_probe();
+		slow_probed_at = ab_now_ns();
+	}
+	return slow_factor;
+}
+
+int ab_slowness_probed(void)
+{
+	return slow_probed_at != 0;
 }
 
 uint64_t ab_scaled_ns(uint64_t ns)

@@ -88,15 +88,17 @@ int ab_watch(uint64_t until_ns, uint64_t deadline_ns, ab_check_fn check, void *a
  * chosen on: fork, exit and wait of a few children, timed once, against a
  * generous reference; 1 on real hardware, 20-50 under emulation, at most 100.
  * A process the harness started takes the harness's figure from
- * AB_SLOWNESS_ENV instead: the 20 forks cost 20 to 25 ms on a VM, an eighth of
+ * AB_SLOWNESS_ENV instead: the 20 forks cost 20 to 35 ms on a VM, a sixth of
  * an invocation with a 0.1 s window, and measure the machine, not the point.
  */
 #define AB_SLOWNESS_ENV "AFFBENCH_SLOWNESS"
 double ab_slowness(void);
-/* ab_slowness(), probed again when this process's probe is older than max_age_ns
- * (the harness's, for its children: a machine that grew busy stretches their
- * timeouts within that long). */
+/* The figure this process probed itself, never an inherited one, probed again when
+ * older than max_age_ns (the harness's, for its children: a machine that grew busy
+ * stretches their timeouts within that long). */
 double ab_slowness_fresh(uint64_t max_age_ns);
+/* 1 when this process's figure is its own probe, 0 when inherited (or none yet). */
+int ab_slowness_probed(void);
 /* ns scaled by ab_slowness(). */
 uint64_t ab_scaled_ns(uint64_t ns);
 

@@ -187,6 +187,22 @@ static void test_median_ci_errors(void **state)
 	}
 }
 
+/* A median's relative half-width at the level asked: of 1..9 (median 5), the 95% CI is
+ * the 2nd to the 8th value (+-60%), the 97.5% one the whole range (+-80%); 6 values
+ * reach no 97.5% pair. */
+static void test_median_ci_rel_level(void **state)
+{
+	double x[9] = { 1, 2, 3, 4, 5, 6, 7, 8, 9 }, w;
+	struct ab_ci ci;
+
+	(void)state;
+	assert_int_equal(ab_median_ci_rel(x, 9, 0.95, &ci, &w), 0);
+	check_close("95% half-width", w, 0.6, 1e-12);
+	assert_int_equal(ab_median_ci_rel(x, 9, 0.975, &ci, &w), 0);
+	check_close("97.5% half-width", w, 0.8, 1e-12);
+	assert_int_equal(ab_median_ci_rel(x, 6, 0.975, &ci, &w), -1);
+}
+
 /* The sign test: twice the smaller binomial(n, 1/2) tail, at most 1 (sums of C(n, i) / 2^n). */
 static void test_sign_p(void **state)
 {
@@ -223,6 +239,7 @@ int main(void)
 		cmocka_unit_test(test_median_ci),
 		cmocka_unit_test(test_median_ci_large),
 		cmocka_unit_test(test_median_ci_errors),
+		cmocka_unit_test(test_median_ci_rel_level),
 		cmocka_unit_test(test_sign_p),
 		cmocka_unit_test(test_sign_p_none),
 	};
