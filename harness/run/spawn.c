@@ -13,7 +13,6 @@
 #include "sys/machlock.h"
 #include "sys/proc.h"
 
-
 /* In the child: never returns. */
 static void child(char **argv, const struct h_spawn *how, pid_t parent, int wr, char *slow)
 {

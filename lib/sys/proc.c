@@ -362,24 +362,27 @@ static double slow_inherited(void)
 	return f >= 1 && f <= 100 ? f : 0;
 }
 
+/* Probe, and note when: ab_slowness_fresh's age counts from here. */
+static void slow_measure(void)
+{
+	slow_factor = slow_probe();
+	slow_probed_at = ab_now_ns();
+}
+
 double ab_slowness(void)
 {
 	if (slow_factor > 0)
 		return slow_factor;
 	slow_factor = slow_inherited();
-	if (slow_factor == 0) {
-		slow_factor = slow_probe();
-		slow_probed_at = ab_now_ns();
-	}
+	if (slow_factor == 0)
+		slow_measure();
 	return slow_factor;
 }
 
 double ab_slowness_fresh(uint64_t max_age_ns)
 {
-	if (!slow_probed_at || ab_now_ns() - slow_probed_at > max_age_ns) {
-		slow_factor = slow_probe();
-		slow_probed_at = ab_now_ns();
-	}
+	if (!slow_probed_at || ab_now_ns() - slow_probed_at > max_age_ns)
+		slow_measure();
 	return slow_factor;
 }
 
