@@ -33,7 +33,7 @@ static const char run_usage[] =
 	"                       interval (judged at 97.5%, so that report.md's 95% holds\n"
 	"                       despite the looks) is wider than +-P% of its median, those\n"
 	"                       that narrow it most per second first (learned timings),\n"
-	"                       interleaved, up to 6x --repeat a point (default: the plan's\n"
+	"                       interleaved, up to 8x --repeat a point (default: the plan's\n"
 	"                       precision line, else none)\n"
 	"  --budget DURATION    with --precision: stop adding when the run would pass DURATION\n"
 	"                       (seconds, or 90s, 15m, 2h) from its first point (default: the\n"
