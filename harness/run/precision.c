@@ -181,8 +181,8 @@ static double step_gain(double excess, size_t nv, int next, double secs)
 	return isnan(g) ? 0 : g;
 }
 
-/* A wide point in a round's plan of the budget left: its results' judged half-widths now,
- * and the steps planned for it so far. */
+/* A point in a round's plan of the budget left: its results' judged half-widths now, and
+ * the steps planned for it so far. */
 struct step_plan {
 	int i;			/* the point */
 	const double *w;	/* [nw]: its headline results' judged half-widths */
@@ -261,8 +261,8 @@ static size_t results_held(const struct h_prec *p)
 /*
  * Before each round: the points not yet aimed at a step are planned (plan_steps: a
  * point within the target has no step worth planning); each whose first step is in the
- * plan gets it as its goal, the others none this round (judged again next round). The round is every point short of its goal:
- * how many points it runs; -1: out of memory.
+ * plan gets it as its goal, the others none this round (judged again next round). The
+ * round is every point short of its goal: how many points it runs; -1: out of memory.
  */
 static int plan_round(struct h_prec *p, const struct h_prec_ops *ops, double left,
 		      struct step_plan *s)
