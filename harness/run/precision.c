@@ -7,20 +7,18 @@
  * looks' cost, below); a point's width is its widest result's. With 7 to 9
  * values that interval is the sample's whole range, with 10 to 12 the 2nd to
  * the next-to-last value, then 13, and so on: a repetition short of the next
- * step narrows nothing. So before each round the budget left is planned,
- * step by step: a point's next step is worth the width its headline results
- * have beyond P, times the share of it the step takes off, over the step's
- * expected seconds (this machine's learned timings), and each planned step
- * narrows the point's widths as 1/sqrt(n), so its later steps are worth
- * less. The steps that narrow most per second are planned first, until the
- * budget is spent (Kalibera and Jones: spend the time where the variance is,
- * at each level's cost): a cheap point, or one wide in many results, goes
- * before a costly one as wide, in every round, not only in the last that
- * cannot take every step. The points whose next step is in the plan aim at
- * it, and each round runs every point short of its goal once, in the plan's
- * order: the added repetitions stay interleaved, and carry the round's
- * number, as the plan's do. It stops when every point is within P, at its
- * cap, or no wide point's next step fits.
+ * step narrows nothing. So a wide point is
+ * given a goal, the next step, while all the repetitions to every goal fit
+ * in what is left of the budget, and each round runs every point short of
+ * its goal once, in the plan's order: the added repetitions stay
+ * interleaved, and carry the round's number, as the plan's do. Where the
+ * budget cannot take every step, the steps that narrow most per second go
+ * first: a point's step is worth the width its headline results have beyond
+ * P, times the share of it the step takes off, over the step's expected
+ * seconds (this machine's learned timings), so a cheap point, or one wide in
+ * many results, goes before a costly one as wide (Kalibera and Jones: spend
+ * the time where the variance is, at each level's cost). It stops when every
+ * point is within P, at its cap, or no wide point's next step fits.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -46,8 +44,9 @@ int h_prec_init(struct h_prec *p, const struct h_plan *plan, int repeat)
 			      .npoints = plan->npoints, .repeat = repeat, .rep = repeat };
 	p->got = calloc(n, sizeof(*p->got));
 	p->nrep = calloc(n, sizeof(*p->nrep));
+	p->gain = calloc(n, sizeof(*p->gain));
 	p->goal = calloc(n, sizeof(*p->goal));
-	if (!p->got || !p->nrep || !p->goal)
+	if (!p->got || !p->nrep || !p->gain || !p->goal)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		ab_results_init(&p->got[i]);
@@ -62,6 +61,7 @@ void h_prec_free(struct h_prec *p)
 		ab_results_free(&p->got[i]);
 	free(p->got);
 	free(p->nrep);
+	free(p->gain);
 	free(p->goal);
 	memset(p, 0, sizeof(*p));
 }
@@ -102,13 +102,11 @@ static int judged_width(const double *x, size_t n, double *h)
 /* pi's widest headline half-width relative to its median, judged (else the 95% one
  * report.md states), and that result's values in *nvals; INFINITY: fewer values than an
  * interval needs; NAN: no headline record (skipped, failed, none measured; *nvals
- * untouched). each (optional, room for all its results): every result's half-width, and
- * how many in *neach. */
+ * untouched). *excess (optional): the sum of its results' half-widths beyond the target. */
 static double h_prec_width(const struct h_prec *p, int pi, int judged, size_t *nvals,
-			   double *each, size_t *neach)
+			   double *excess)
 {
-	double w = NAN;
-	size_t k = 0;
+	double w = NAN, sum = 0;
 
 	for (size_t g = 0; g < p->got[pi].n; g++) {
 		const struct ab_group *x = &p->got[pi].g[g];
@@ -119,36 +117,27 @@ static double h_prec_width(const struct h_prec *p, int pi, int judged, size_t *n
 			h = INFINITY;	/* no interval yet */
 		else if (isnan(h))
 			continue;	/* a median of 0: no relative width */
-		if (each)
-			each[k++] = h;
+		sum += h > p->target ? h - p->target : 0;
 		if (isnan(w) || h > w) {
 			w = h;
 			*nvals = x->n;
 		}
 	}
-	if (neach)
-		*neach = k;
+	if (excess)
+		*excess = sum;
 	return w;
 }
 
 /* The rank of the lowest value the judged interval of a median of n values keeps (1: its
- * whole range), asked of ab_median_ci itself on the values 1..n; 0 when it gives none.
- * Kept for n below RANKS_KEPT: each round's plan asks it at every step it plans. */
-#define RANKS_KEPT 4096
+ * whole range), asked of ab_median_ci itself on the values 1..n; 0 when it gives none. */
 static int lower_rank(int n)
 {
-	static int kept[RANKS_KEPT];	/* rank + 1; 0: not asked yet */
-
-	if (n < RANKS_KEPT && kept[n])
-		return kept[n] - 1;
 	double *x = malloc((size_t)n * sizeof(*x));
 	struct ab_ci ci = { 0 };
 
 	for (int i = 0; x && i < n; i++)
 		x[i] = i + 1;
 	int k = x && ab_median_ci(x, (size_t)n, JUDGE_LEVEL, &ci) == 0 ? (int)ci.lo : 0;
-	if (x && n < RANKS_KEPT)	/* none kept when out of memory */
-		kept[n] = k + 1;
 	free(x);
 	return k;
 }
@@ -167,151 +156,78 @@ static int next_step(int n)
 	return m;
 }
 
+static int gain_first(const void *a, const void *b, void *ctx)
+{
+	const double *g = ctx;
+	double x = g[*(const int *)a], y = g[*(const int *)b];
+
+	return x < y ? 1 : x > y ? -1 : *(const int *)a - *(const int *)b;
+}
+
 /*
  * What a step from nv to next values buys per second: the width beyond the target, times
  * the share of it the step takes off (a median's interval narrows about as 1/sqrt(n)),
- * over its seconds. A point with no interval yet (INFINITY): its first step goes first.
+ * over its seconds. A point with no interval yet (INFINITY) goes first.
  */
 static double step_gain(double excess, size_t nv, int next, double secs)
 {
 	double g = excess * (1 - sqrt((double)nv / next)) / fmax(secs, 1e-3);
 
 	/* NaN only from an infinite excess over infinite seconds (estimates are finite,
-	 * capped by the watchdog): never planned, so the plan compares numbers */
+	 * capped by the watchdog): last, so the sort sees an order */
 	return isnan(g) ? 0 : g;
 }
 
-/* A point in a round's plan of the budget left: its results' judged half-widths now, and
- * the steps planned for it so far. */
-struct step_plan {
-	int i;			/* the point */
-	const double *w;	/* [nw]: its headline results' judged half-widths */
-	size_t nw;
-	int nv;			/* the values behind its widest result now */
-	int m, next;		/* its values after the planned steps; the step after those */
-	int base;		/* its repetitions less nv: a step to m values is goal base + m */
-	double secs;		/* one invocation, this machine's learned timing */
-	double cost, gain;	/* its next step's seconds, and what it narrows per second */
-	int first;		/* the values its first planned step reaches; 0: none planned */
-};
-
-/* The width the point's results would have beyond the target after its planned steps,
- * summed: each half-width narrowing as 1/sqrt(n), from nv values to m. */
-static double projected_excess(const struct step_plan *s, double target)
-{
-	double f = sqrt((double)s->nv / s->m), sum = 0;
-
-	for (size_t r = 0; r < s->nw; r++)
-		sum += s->w[r] * f > target ? s->w[r] * f - target : 0;
-	return sum;
-}
-
-/* Price the point's next step: its seconds, and its gain (0 where it narrows nothing
- * beyond the target, -1 past the point's cap, which counts all its repetitions; plan_steps
- * plans only gains above 0). A point with no interval yet has its first step planned
- * first, and no more: what it narrows to is known when that step's values are. */
-static void price_step(struct step_plan *s, double target, int cap)
-{
-	int within = s->base + s->next <= cap;
-	double excess = projected_excess(s, target);
-
-	if (isinf(excess) && s->first)
-		excess = 0;
-	s->cost = (s->next - s->m) * s->secs;
-	s->gain = within ? step_gain(excess, (size_t)s->m, s->next, s->cost) : -1;
-}
-
 /*
- * Plan the budget left, step by step, the step that narrows most per second first, each
- * point's later steps worth less as its widths come down, until no step that narrows
- * fits. Planning the whole budget, not one round, is what keeps a costly point's step
- * waiting while cheap points' steps narrow more per second: each round has room for
- * every point's next step until the budget is nearly spent.
+ * Before each round: the points still wide and not yet aimed at a step get a goal, the
+ * next step of their widest result, most narrowing per second first while all their
+ * repetitions to it fit in what the budget leaves after the goals already set. The round
+ * is every point short of its goal: how many points it runs.
  */
-static void plan_steps(struct step_plan *s, int ns, double left, double target, int cap)
+static int plan_round(struct h_prec *p, const struct h_prec_ops *ops, double left, int *order)
 {
-	for (int k = 0; k < ns; k++)
-		price_step(&s[k], target, cap);
-	for (;;) {
-		int best = -1;
-		for (int k = 0; k < ns; k++)	/* on a tie, the plan's order */
-			if (s[k].cost <= left && s[k].gain > (best < 0 ? 0 : s[best].gain))
-				best = k;
-		if (best < 0)
-			return;
-		struct step_plan *b = &s[best];
-		left -= b->cost;
-		b->first = b->first ? b->first : b->next;
-		b->m = b->next;
-		b->next = next_step(b->m);
-		price_step(b, target, cap);
-	}
-}
+	int nw = 0, n = 0;
 
-/* Every headline result of every point: room for h_prec_width's each. */
-static size_t results_held(const struct h_prec *p)
-{
-	size_t n = 0;
-
-	for (int i = 0; i < p->npoints; i++)
-		n += p->got[i].n;
-	return n;
-}
-
-/*
- * Before each round: the points not yet aimed at a step are planned (plan_steps: a
- * point within the target has no step worth planning); each whose first step is in the
- * plan gets it as its goal, the others none this round (judged again next round). The
- * round is every point short of its goal: how many points it runs; -1: out of memory.
- */
-static int plan_round(struct h_prec *p, const struct h_prec_ops *ops, double left,
-		      struct step_plan *s)
-{
-	double *w = malloc((results_held(p) + 1) * sizeof(*w));
-	int ns = 0, n = 0;
-	size_t at = 0;
-
-	if (!w)
-		return -1;
 	for (int i = 0; i < p->npoints; i++)
 		if (p->goal[i] > p->nrep[i])
 			left -= (p->goal[i] - p->nrep[i]) * ops->est(ops->ctx, i);
 	for (int i = 0; i < p->npoints; i++) {
-		size_t nv = 0, nw = 0;
-		double wi = h_prec_width(p, i, 1, &nv, w + at, &nw);
-		/* NAN: no headline record; a narrow point's steps are worth 0, never planned */
-		if (!isnan(wi) && p->goal[i] <= p->nrep[i]) {
-			s[ns++] = (struct step_plan){ .i = i, .w = w + at, .nw = nw, .nv = (int)nv,
-						      .m = (int)nv, .next = next_step((int)nv),
-						      .base = p->nrep[i] - (int)nv,
-						      .secs = ops->est(ops->ctx, i) };
-			at += nw;
+		size_t nv = 0;
+		double excess, w = h_prec_width(p, i, 1, &nv, &excess);
+		if (w > p->target && p->goal[i] <= p->nrep[i]) {	/* NAN: never */
+			int next = next_step((int)nv);
+			p->goal[i] = p->nrep[i] - (int)nv + next;
+			p->gain[i] = step_gain(excess, nv, next,
+					       (next - (int)nv) * ops->est(ops->ctx, i));
+			order[nw++] = i;
 		}
 	}
-	plan_steps(s, ns, left, p->target, H_PREC_CAP_TIMES * p->repeat);
-	for (int k = 0; k < ns; k++)
-		p->goal[s[k].i] = s[k].first ? s[k].base + s[k].first : 0;
+	qsort_r(order, (size_t)nw, sizeof(*order), gain_first, p->gain);
+	for (int k = 0; k < nw; k++) {
+		int i = order[k];
+		double s = (p->goal[i] - p->nrep[i]) * ops->est(ops->ctx, i);
+		if (p->goal[i] > H_PREC_CAP_TIMES * p->repeat || s > left)
+			p->goal[i] = 0;	/* out of reach: judged again next round */
+		else
+			left -= s;
+	}
 	for (int i = 0; i < p->npoints; i++)
 		n += p->goal[i] > p->nrep[i];
-	free(w);
 	return n;
 }
 
 int h_prec_rounds(struct h_prec *p, double t0, const struct h_prec_ops *ops)
 {
-	struct step_plan *s = malloc((size_t)p->npoints * sizeof(*s));
-	int added = 0;
+	int *order = malloc((size_t)p->npoints * sizeof(*order)), added = 0;
 
-	if (!s) {
+	if (!order) {
 		ab_msg("run: out of memory: no repetitions added for --precision");
 		return 0;
 	}
 	while (p->rep < AB_REP_MAX) {
-		int n = plan_round(p, ops, p->budget - (ab_now_s() - t0), s);
+		int n = plan_round(p, ops, p->budget - (ab_now_s() - t0), order);
 		char what[128];
-		if (n < 0)
-			ab_msg("run: out of memory: no more repetitions added for --precision");
-		if (n <= 0)
+		if (!n)
 			break;
 		/* numbered by the round, not by the point's count: a point that joins late
 		 * pairs with the others' values of its own round (render.h, ab_r_ratio); a
@@ -325,7 +241,7 @@ int h_prec_rounds(struct h_prec *p, double t0, const struct h_prec_ops *ops)
 				goto out;
 	}
 out:
-	free(s);
+	free(order);
 	return added;
 }
 
@@ -335,8 +251,7 @@ void h_prec_report(const struct h_prec *p, int added)
 
 	for (int i = 0; i < p->npoints; i++) {
 		size_t nv;
-		/* as report.md lists them */
-		double w = h_prec_width(p, i, 0, &nv, NULL, NULL);
+		double w = h_prec_width(p, i, 0, &nv, NULL);	/* as report.md lists them */
 		judged += !isnan(w);
 		within += w <= p->target;
 	}

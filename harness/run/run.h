@@ -146,18 +146,19 @@ int h_machine_knobs(const char *out, const char *when);
  * --precision P --budget DURATION (or the plan's lines): after the plan's repetitions,
  * rounds of added ones for the points whose widest headline interval (judged at 97.5%,
  * report.md's is 95%) is wider than +-P of its median: each aimed at the next count of
- * values that narrows its interval, where a plan of what is left of the budget (seconds
- * from the sweep's start), most narrowing per second first, has its step, each round in
- * the plan's order, each point up to 8x the plan's repetitions. An added round's
- * repetitions carry one number,
+ * values that narrows its interval, most narrowing per second first within what is left
+ * of the budget (seconds from the sweep's start), each round in the plan's order, each
+ * point up to 8x the plan's repetitions. An added round's repetitions carry one number,
  * the round's (the plan's repetitions, then one more per round), so that a pair of points
  * by repetition is a pair by round. Without a budget, the added rounds may take as long
  * as the plan's own.
  */
 /* A point may run this many times its plan's repetitions, and no more: a point whose
- * values stay spread (two modes) must not take the whole budget. 8, not 6: a plan of the
- * budget that spends on cheap points first took 17 of the default plan's 74 points past
- * 54 values (6 x 9) in its 15 minutes (docs/plans.md, Precision). */
+ * values stay spread (two modes) must not take the whole budget. 8, not 6: once the
+ * default plan's invocations took 0.18 s, a 15-minute run with 8x took 37 of its 74
+ * points to 54 values (6 x 9) or past, and replayed on three runs' values 8x took 0.03
+ * to 0.13 points off the median half-width and 0.17 to 0.63 off the p90 (docs/plans.md,
+ * Precision). */
 #define H_PREC_CAP_TIMES 8
 struct h_prec {
 	double target, budget;	/* a fraction (0.05); wall seconds from the run's start */
@@ -165,6 +166,7 @@ struct h_prec {
 	int repeat, rep;	/* the plan's repetitions; the number the last round's carry */
 	struct ab_results *got;	/* [point]: its headline records so far; NULL: off */
 	int *nrep;		/* [point]: repetitions run, the plan's and the added */
+	double *gain;		/* [point]: what its step narrows per second (precision.c) */
 	int *goal;		/* [point]: the repetitions its round aims at (precision.c) */
 };
 struct h_prec_ops {
