@@ -197,7 +197,7 @@ static void test_cap_holds(void **state)
 }
 
 /*
- * An added round's repetitions carry the round's number (the plan's 9, then one more
+ * An added round's repetitions carry the round's number (the plan's repeat, then one more
  * per round), so that pairing two points by repetition pairs them by round. Two points
  * wide forever (1000 and 1499 in turn); point 1's invocation would take 1e9 s, out of
  * the budget's reach, until point 0 has run 3 added ones: point 1 joins at round 4.
@@ -207,7 +207,8 @@ struct late {
 	double hi[2], cost[2];	/* per point: its values are 1000 and hi in turn; seconds */
 	int added[2];		/* added repetitions run, per point */
 	int first_round[2];	/* the round of a point's first added one */
-	int misnumbered;	/* added ones whose number is not 9 + their round's */
+	int repeat;		/* the plan's repetitions */
+	int misnumbered;	/* added ones whose number is not repeat + their round's */
 };
 
 static int late_one(void *ctx, int pi, int rep, const char *round)
@@ -218,7 +219,7 @@ static int late_one(void *ctx, int pi, int rep, const char *round)
 
 	if (round && sscanf(round, "precision round %d", &r) == 1) {
 		m->first_round[pi] = m->added[pi]++ ? m->first_round[pi] : r;
-		m->misnumbered += rep != REPEAT + r;
+		m->misnumbered += rep != m->repeat + r;
 	}
 	ab_results_init(&inv);
 	assert_int_equal(ab_results_add(&inv, "sqrtio", pi ? "rq=2" : "rq=1", rep,
@@ -247,7 +248,7 @@ static struct late run_two_from(int repeat, const double hi[2], const double cos
 				double budget)
 {
 	struct h_plan plan = { .precision = 0.05, .budget = budget, .npoints = 2 };
-	struct late m = { .hi = { hi[0], hi[1] } };
+	struct late m = { .hi = { hi[0], hi[1] }, .repeat = repeat };
 	struct h_prec_ops ops = { .ctx = &m, .est = cost ? cost_est : late_est, .one = late_one };
 
 	if (cost)
@@ -337,6 +338,16 @@ static void test_no_interval_yet_both_step_first(void **state)
 			 m.first_round[1]);
 }
 
+/* From 3 repetitions, too, an added one carries the plan's repeat plus its round. */
+static void test_quick_rounds_numbered(void **state)
+{
+	int n = run_two_from(3, (double[2]){ 1499, 1499 }, (double[2]){ 1, 1 }, 23).misnumbered;
+
+	(void)state;
+	if (n)
+		fail_msg("%d added repetitions from 3 carry a number other than 3 + their round", n);
+}
+
 /* At the same cost (4 s each, room for one step) the wider point goes first: point 1
  * (values up to 1600) before point 0 (1499), though point 0 comes first in the plan. */
 static void test_wider_point_first(void **state)
@@ -363,6 +374,7 @@ int main(void)
 		cmocka_unit_test(test_cheap_point_first),
 		cmocka_unit_test(test_costly_point_waits),
 		cmocka_unit_test(test_no_interval_yet_both_step_first),
+		cmocka_unit_test(test_quick_rounds_numbered),
 		cmocka_unit_test(test_wider_point_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
