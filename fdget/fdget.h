@@ -188,9 +188,12 @@ static inline uint64_t fdget_calib_scale(uint64_t n, uint64_t elapsed_ns, uint64
 
 struct fdget_watch;
 
+/* --op none: no op's loop, only --spawn (the op choices' index after all). */
+#define FDGET_OP_NONE (OP_COUNT + 1)
+
 struct fdget_settings {
 	/* options (one table in main.c) */
-	int op;			/* enum fdget_op; OP_COUNT = all */
+	int op;			/* enum fdget_op; OP_COUNT = all, FDGET_OP_NONE = none */
 	const char *mode;	/* --mode list */
 	int threads;		/* workers of the N-worker modes; 0 = one per allowed CPU */
 	int oversubscribe;

@@ -78,6 +78,20 @@ n=$(awk -F, '$4 == "iterations" || $4 == "overhead_ns_per_op" || $4 == "timer_ns
 v=$(awk -F, '($4 == "iterations" || $4 == "overhead_ns_per_op" || $4 == "timer_ns") && $3 != 0' \
 	"$out/all.csv" | wc -l)
 check "per-op metadata: 3 metrics x 4 ops ($n rows)" [ "$n" = 12 ]
+
+# --- --op none: the start-ups alone, no op's loop ---------------------------
+"$FDGET" --op none --spawn 4 --format csv "${quick[@]}" >"$out/none.csv" 2>"$out/none.err"
+rc=$?
+check "--op none --spawn 4 exits 0 (rc $rc: $(head -c 300 "$out/none.err"))" [ "$rc" = 0 ]
+n=$(awk -F, '$4 == "us_per_spawn"' "$out/none.csv" | wc -l)
+check "--op none: us_per_spawn per batch each way, 3 batches x 2 ($n rows)" [ "$n" = 6 ]
+n=$(awk -F, 'NR > 1 && $4 != "us_per_spawn"' "$out/none.csv" | wc -l)
+check "--op none: no record but us_per_spawn ($n rows)" [ "$n" = 0 ]
+# a process's first start-ups run slower: one each way runs first, said, not counted
+"$FDGET" --op none --spawn 2 --duration 0.05 --repeat 1 --format csv >/dev/null 2>"$out/first.err"
+check "the first start-up each way is said apart ($(head -c 300 "$out/first.err"))" \
+	grep -Eq "after one each way not counted \([0-9]+ us without a thread, [0-9]+ with\)" \
+	"$out/first.err"
 check "per-op metadata: all rep 0 ($v not rep 0)" [ "$v" = 0 ]
 # Paired with single and the order flipped: rep 1 runs single first, rep 2 single last.
 order=$(awk -F, '$4 == "ns_per_op" && $2 ~ /op=pread;/ { sub(/;.*/, "", $2); sub(/mode=/, "", $2);
@@ -228,6 +242,11 @@ bad_cases=(
 	"--duration 1e-9"
 	"--repeat 1001"
 	"--mode ,"
+	"--op none"
+	"--op none --spawn 2 --mode single"
+	"--op none --spawn 2 --syscall raw"
+	"--op none --spawn 2 --verify-overhead"
+	"--op none --spawn 2 --watch-threads"
 )
 for c in "${bad_cases[@]}"; do
 	# Short settings first, so a case wrongly accepted ends quickly; the case, last, wins.
