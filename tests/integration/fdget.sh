@@ -90,7 +90,7 @@ check "--op none: no record but us_per_spawn ($n rows)" [ "$n" = 0 ]
 # a process's first start-ups run slower: one each way runs first, said, not counted
 "$FDGET" --op none --spawn 2 --duration 0.05 --repeat 1 --format csv >/dev/null 2>"$out/first.err"
 check "the first start-up each way is said apart ($(head -c 300 "$out/first.err"))" \
-	grep -Eq "after one each way not counted \([0-9]+ us without a thread, [0-9]+ with\)" \
+	grep -Eq "after one each way not counted \([1-9][0-9]* us without a thread, [1-9][0-9]* with\)" \
 	"$out/first.err"
 check "per-op metadata: all rep 0 ($v not rep 0)" [ "$v" = 0 ]
 # Paired with single and the order flipped: rep 1 runs single first, rep 2 single last.
