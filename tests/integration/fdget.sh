@@ -78,6 +78,18 @@ n=$(awk -F, '$4 == "iterations" || $4 == "overhead_ns_per_op" || $4 == "timer_ns
 v=$(awk -F, '($4 == "iterations" || $4 == "overhead_ns_per_op" || $4 == "timer_ns") && $3 != 0' \
 	"$out/all.csv" | wc -l)
 check "per-op metadata: 3 metrics x 4 ops ($n rows)" [ "$n" = 12 ]
+check "per-op metadata: all rep 0 ($v not rep 0)" [ "$v" = 0 ]
+# Paired with single and the order flipped: rep 1 runs single first, rep 2 single last.
+order=$(awk -F, '$4 == "ns_per_op" && $2 ~ /op=pread;/ { sub(/;.*/, "", $2); sub(/mode=/, "", $2);
+	printf "%s%s ", $3, ($2 == "single" ? "S" : "") }' "$out/all.csv")
+check "pread: single first in rep 1, last in rep 2 ($order)" \
+	[ "$(echo "$order" | awk '{ print $1, $10 }')" = "1S 2S" ]
+check "stdout carries CSV only" [ -z "$(grep -v -e '^bench,' -e '^fdget,' "$out/all.csv")" ]
+# shared-fd/private-fd/procs run one worker per allowed CPU by default
+ncpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //' | tr ',' '\n' |
+	awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n }')
+t=$(awk -F, '$2 ~ /^mode=shared-fd;/ { sub(/.*threads=/, "", $2); print $2; exit }' "$out/all.csv")
+check "shared-fd threads = allowed CPUs ($t vs $ncpu)" [ "$t" = "$ncpu" ]
 
 # --- --op none: the start-ups alone, no op's loop ---------------------------
 "$FDGET" --op none --spawn 4 --format csv "${quick[@]}" >"$out/none.csv" 2>"$out/none.err"
@@ -92,18 +104,6 @@ check "--op none: no record but us_per_spawn ($n rows)" [ "$n" = 0 ]
 check "the first start-up each way is said apart ($(head -c 300 "$out/first.err"))" \
 	grep -Eq "after one each way not counted \([1-9][0-9]* us without a thread, [1-9][0-9]* with\)" \
 	"$out/first.err"
-check "per-op metadata: all rep 0 ($v not rep 0)" [ "$v" = 0 ]
-# Paired with single and the order flipped: rep 1 runs single first, rep 2 single last.
-order=$(awk -F, '$4 == "ns_per_op" && $2 ~ /op=pread;/ { sub(/;.*/, "", $2); sub(/mode=/, "", $2);
-	printf "%s%s ", $3, ($2 == "single" ? "S" : "") }' "$out/all.csv")
-check "pread: single first in rep 1, last in rep 2 ($order)" \
-	[ "$(echo "$order" | awk '{ print $1, $10 }')" = "1S 2S" ]
-check "stdout carries CSV only" [ -z "$(grep -v -e '^bench,' -e '^fdget,' "$out/all.csv")" ]
-# shared-fd/private-fd/procs run one worker per allowed CPU by default
-ncpu=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //' | tr ',' '\n' |
-	awk -F- '{ n += (NF == 2 ? $2 - $1 + 1 : 1) } END { print n }')
-t=$(awk -F, '$2 ~ /^mode=shared-fd;/ { sub(/.*threads=/, "", $2); print $2; exit }' "$out/all.csv")
-check "shared-fd threads = allowed CPUs ($t vs $ncpu)" [ "$t" = "$ncpu" ]
 
 # --- JSON: one object per line ---------------------------------------------
 "$FDGET" --op lseek --spawn 0 --format json "${quick[@]}" >"$out/j.json" 2>/dev/null
