@@ -163,6 +163,7 @@ static void table(struct cmp *c)
 		ab_msg("compare: not compared: %d results only in A, %d only in another run, %d with a "
 		       "median of 0 in A", c->only_a, c->only_b, c->no_ratio);
 	}
+	h_cmp_agree(c, q, n);
 	fprintf(c->md, "\n## Other metrics\n\nThe metrics no descriptor names as a headline, "
 		       "described without verdicts (they are not in the correction's family).\n\n"
 		       "| bench | config | metric | run | A median | median | ratio run/A |\n"
@@ -186,12 +187,13 @@ static const char cmp_usage[] =
 	"matches the same config; failing that, across CPU numbers, the one config each run\n"
 	"holds that differs in them only, so runs from two machines compare; compare.md opens\n"
 	"with the ratios inside each run that the descriptors name (other/same, ...) side by\n"
-	"side, what differs between the machines, then the ratios, a trend table and plot per\n"
-	"headline metric (from 3 runs on) and an overlay per headline metric, its labels in a\n"
-	"legend. Prints the tables and writes compare.md, compare.csv and plots (DIR/figures)\n"
-	"to --out DIR (default results/compare-<date>). --sort KEY (default given: the order\n"
-	"named): the runs in the order of their machine.txt's kernel, date or host, the first the\n"
-	"base.\n"
+	"side, what differs between the machines, then the ratios, whether the runs' medians\n"
+	"agree as their intervals state (each benchmark's move as a whole said), a trend table\n"
+	"and plot per headline metric (from 3 runs on) and an overlay per headline metric, its\n"
+	"labels in a legend. Prints the tables and writes compare.md, compare.csv and plots\n"
+	"(DIR/figures) to --out DIR (default results/compare-<date>). --sort KEY (default given:\n"
+	"the order named): the runs in the order of their machine.txt's kernel, date or host, the\n"
+	"first the base.\n"
 	"Rows of a raw.csv that break the record grammar are reported with file:line and skipped;\n"
 	"a repetition written twice (bench, config, rep, metric) refuses that raw.csv: exit 2.\n"
 	"--gate FILE (default: none, no gate): rules, one a line: BENCH METRIC [KEY=VALUE ...]\n"

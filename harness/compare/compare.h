@@ -4,6 +4,7 @@
  *   compare.c   harness compare: the runs loaded, each ratio judged, compare.md
  *   rows.c      a ratio's rows: compare.csv, compare.md, the terminal table
  *   trusted.c   the first table: the ratios inside each run that descriptors name
+ *   agree.c     do two runs' headline medians agree as their intervals say?
  *   label.c     run labels, the configs' short labels, legends, cells
  *   plot.c      the overlay plots of the runs
  *   trend.c     the trend tables and plots of the headline metrics
@@ -99,6 +100,12 @@ void h_cmp_monitor_said(struct cmp *c, const struct pair *q, size_t n);
 /* compare.md's first table and the terminal's: the ratios each descriptor names (its
  * ratios callback) in A and each other run, side by side, the change judged. */
 void h_cmp_trusted(struct cmp *c);
+
+/* ---- agree.c ---- */
+/* compare.md's paragraph per run after A: how many headline medians of each lie in the
+ * other's 95% CI, how many the widths lead one to expect, each benchmark's move as a
+ * whole, and the counts with it divided out. q[0..n-1]: every ratio, judged. */
+void h_cmp_agree(struct cmp *c, const struct pair *q, size_t n);
 
 /* ---- match.c ---- */
 /* g, a group of run from, in run to: the group of the same bench, config, metric and unit;

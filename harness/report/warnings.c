@@ -464,12 +464,15 @@ void h_precision(FILE *f, const char *dir, const struct ab_results *d)
 		   "Under `harness run` each repetition is an invocation of its own, one window "
 		   "long, so the intervals include the variance between invocations. They do "
 		   "not cover a shift of the whole machine between runs (the host's other "
-		   "tenants, busier for a whole run): compare two runs by their within-run "
-		   "ratios, which `harness compare` lists first. A ratio of two points of "
-		   "this run pairs them by round (round r runs repetition r of each) where "
-		   "%d or more rounds hold both: the median of the per-round ratios, with the "
-		   "distribution-free 95%% CI of that median, so what a round did to both "
-		   "divides out; otherwise the ratio of medians with a bootstrap 95%% CI.",
+		   "tenants, busier for a whole run): from two runs of a host that held "
+		   "still, about 83%% of one's medians lie in the other's intervals (each "
+		   "median varies too), fewer where it moved, as `harness compare` counts; "
+		   "compare two runs by their within-run ratios, which it lists first. A "
+		   "ratio of two points of this run pairs them by round (round r runs "
+		   "repetition r of each) where %d or more rounds hold both: the median of the "
+		   "per-round ratios, with the distribution-free 95%% CI of that median, so "
+		   "what a round did to both divides out; otherwise the ratio of medians with "
+		   "a bootstrap 95%% CI.",
 		AB_MIN_REPS_CI);
 	if (rs.target > 0)
 		fprintf(f, " The run aimed at +-%.3g%% (harness run --precision): it added "

@@ -94,4 +94,34 @@ check "a change of a within-run ratio hidden by B's rounds is found: 1.2x, highe
 check "the terminal leads with that table, before the configs' legends" awk '
 	/^The ratios people trust/ { t = NR } /^cputestfs other\/same \(libfuse\), run B/ { r = NR }
 	/^cputestfs configs:/ { l = NR } END { exit !(t && r > t && l > r) }' "$D/out4"
+# do the runs agree? (issue 36) From a run against itself every median lies in the
+# other's interval, where the widths lead one to expect 83% (P(|Z| < 1.96 / sqrt 2));
+# with cputestfs's stat_per_s at 0.87 in a copy, cputestfs moved by -13% as a whole, and
+# with that move divided out every median lies in the other's interval again
+# agree_nums DIR: "N IN_B IN_A EXP_B EXP_A MOVED_B MOVED_A" from compare.md's paragraph
+agree_nums() {
+	sed -nE 's/^Do B and A agree\? Of the ([0-9]+) headline .* CI, ([0-9]+) of A.s medians lie '\
+'in B.s CI and ([0-9]+) of B.s in A.s, where about ([0-9.]+) and ([0-9.]+) would .* divided '\
+'out, ([0-9]+) and ([0-9]+)\. .*/\1 \2 \3 \4 \5 \6 \7/p' "$1/compare.md"
+}
+agree_move() {	# DIR BENCH: BENCH's move as compare.md says it, in percent
+	grep "^Do B and A agree? " "$1/compare.md" | grep -oE " $2 [-+][0-9.]+%" | tr -d ' %+' |
+		sed "s/^$2//"
+}
+read -r n ib ia eb ea mb ma <<<"$(agree_nums "$D/o2")"
+check "a run against itself: every one of its $n medians in the other's CI ($ib)" \
+	[ "${ib:-x}" = "$n" ]
+check "... both ways ($ia)" [ "${ia:-x}" = "$n" ]
+check "... where its widths lead one to expect 83% of them ($eb of $n)" \
+	within "$(awk -v e="$eb" -v n="$n" 'BEGIN { if (n > 0) print e / n }')" 0.83 0.84
+check "... and no benchmark moved (cputestfs $(agree_move "$D/o2" cputestfs)%)" \
+	within "$(agree_move "$D/o2" cputestfs)" -0.05 0.05
+read -r n ib ia eb ea mb ma <<<"$(agree_nums "$D/o")"
+check "cputestfs at 0.87 in B: its move as a whole said as -13% ($(agree_move "$D/o" cputestfs))" \
+	within "$(agree_move "$D/o" cputestfs)" -13.05 -12.95
+check "... ddpar's as none ($(agree_move "$D/o" ddpar))" \
+	within "$(agree_move "$D/o" ddpar)" -0.05 0.05
+check "... fewer of A's medians in B's CI ($ib of $n)" [ "${ib:-0}" -lt "${n:-0}" ]
+check "... all of them with the move divided out ($mb)" [ "${mb:-x}" = "$n" ]
+check "... both ways ($ma)" [ "${ma:-x}" = "$n" ]
 t_done

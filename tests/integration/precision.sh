@@ -81,6 +81,8 @@ check "the section says its intervals do not cover a shift between runs" eval \
 	'printf "%s\n" "$P" | grep "^Intervals: " | grep -q "do not cover a shift .* between runs"'
 check "the section says to compare two runs by their within-run ratios" eval \
 	'printf "%s\n" "$P" | grep "^Intervals: " | grep -q "compare two runs by their within-run ratios"'
+check "... and the rate at which two runs' medians agree, where the host held still" eval \
+	'printf "%s\n" "$P" | grep "^Intervals: " | grep -q "still, about 83% of one.s medians lie"'
 C=$(printf '%s\n' "$P" | grep '^- \*\*cputestfs\*\*')
 OUT="2 values beyond 3 robust SDs (1.4826 MAD) of their median, kept: in 1 result"
 check "outliers counted and kept: 2 values in 1 result, 1 a first repetition" eval \

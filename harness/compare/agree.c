@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * harness compare: do two runs' headline medians agree as their intervals say?
+ *
+ * A run's 95% CI of a median holds what its repetitions vary by. Another run's median
+ * varies as well, so from two runs alike, A's median lies in B's interval with
+ * probability P(|Z| < 1.96 b / sqrt(a^2 + b^2)), a and b the two half-widths (83% at
+ * equal widths). Fewer, and something beyond the repetitions moved the medians between
+ * the runs. What moves a whole benchmark alike (another machine, a host busier for one
+ * run, a change that touches every config the same) shows as the median of its
+ * results' ratios run/A: said per benchmark, and the counts again with it divided out.
+ * It cancels in the ratios within a run, which is why compare.md leads with those.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sys/common.h"
+#include "compare.h"
+
+/* One headline result of both runs: medians and 95% CIs. */
+struct med2 {
+	const char *bench;
+	double ma, mb;
+	struct ab_ci ca, cb;
+	double wa, wb;		/* half-widths relative to the medians */
+};
+
+struct tally {
+	size_t n;
+	int in_b, in_a;		/* A's medians in B's CI, B's in A's */
+	double exp_b, exp_a;	/* what the two runs' widths lead one to expect */
+	int in_b_moved, in_a_moved;	/* the same, each benchmark's move divided out */
+};
+
+/* P(another run's median lies in this one's interval): own and other half-widths. */
+static double p_inside(double own, double other)
+{
+	if (own + other == 0)
+		return 1;
+	return erf(1.96 * own / sqrt(own * own + other * other) / sqrt(2));
+}
+
+static int in_ci(double x, const struct ab_ci *ci)
+{
+	return x >= ci->lo && x <= ci->hi;
+}
+
+static int cmp_bench(const void *pa, const void *pb)
+{
+	const struct med2 *a = pa, *b = pb;
+
+	return strcmp(a->bench, b->bench);
+}
+
+/* q's medians and CIs into m; 0 when a side has no 95% CI or a median not above 0. */
+static int med2_of(const struct pair *q, struct med2 *m)
+{
+	m->bench = q->a->bench;
+	m->ma = ab_median(q->a->v, q->a->n);
+	m->mb = ab_median(q->b->v, q->b->n);
+	return m->ma > 0 && m->mb > 0 &&
+	       ab_median_ci_rel(q->a->v, q->a->n, 0.95, &m->ca, &m->wa) == 0 &&
+	       ab_median_ci_rel(q->b->v, q->b->n, 0.95, &m->cb, &m->wb) == 0;
+}
+
+/* The median of m[0..n-1]'s ratios B/A (one benchmark's move); r has room for n. */
+static double move_of(const struct med2 *m, size_t n, double *r)
+{
+	for (size_t i = 0; i < n; i++)
+		r[i] = m[i].mb / m[i].ma;
+	return ab_median(r, n);
+}
+
+/* One benchmark's results m[0..n-1] counted into t, its move s divided out too. */
+static void tally_bench(struct tally *t, const struct med2 *m, size_t n, double s)
+{
+	for (size_t i = 0; i < n; i++) {
+		t->n++;
+		t->in_b += in_ci(m[i].ma, &m[i].cb);
+		t->in_a += in_ci(m[i].mb, &m[i].ca);
+		t->exp_b += p_inside(m[i].wb, m[i].wa);
+		t->exp_a += p_inside(m[i].wa, m[i].wb);
+		t->in_b_moved += in_ci(m[i].ma * s, &m[i].cb);
+		t->in_a_moved += in_ci(m[i].mb / s, &m[i].ca);
+	}
+}
+
+/* The end of the benchmark m[i] begins: m sorted by benchmark. */
+static size_t bench_end(const struct med2 *m, size_t n, size_t i)
+{
+	size_t j = i + 1;
+
+	while (j < n && !strcmp(m[j].bench, m[i].bench))
+		j++;
+	return j;
+}
+
+/* The benchmarks of m[0..n-1] (sorted by benchmark) and their moves: "cpupair +1.2%, ...". */
+static void say_moves(FILE *md, const struct med2 *m, size_t n, const double *mv)
+{
+	for (size_t i = 0, j; i < n; i = j) {
+		j = bench_end(m, n, i);
+		fprintf(md, "%s %s %+.1f%%", i ? "," : "", m[i].bench, 100 * (mv[i] - 1));
+	}
+}
+
+/* Run k's paragraph: m[0..n-1] its results, sorted by benchmark; r and mv scratch for n. */
+static void agree_run(FILE *md, int k, struct med2 *m, size_t n, double *r, double *mv)
+{
+	struct tally t = { 0 };
+	char l[16];
+
+	for (size_t i = 0, j; i < n; i = j) {	/* a benchmark's move: at its first result */
+		j = bench_end(m, n, i);
+		mv[i] = move_of(m + i, j - i, r);
+		tally_bench(&t, m + i, j - i, mv[i]);
+	}
+	h_cmp_run_label(l, sizeof(l), k);
+	fprintf(md, "\nDo %s and A agree? Of the %zu headline results both hold with a 95%% CI, "
+		    "%d of A's medians lie in %s's CI and %d of %s's in A's, where about %.1f and "
+		    "%.1f would were each run's repetitions all the noise there is (a median lies "
+		    "in the other run's interval with probability P(|Z| < 1.96 b / sqrt(a^2 + "
+		    "b^2)), a and b the two half-widths, b the interval's: 83%% at equal widths). "
+		    "Each benchmark moved as a whole by (the median of its results' ratios %s/A):",
+		l, t.n, t.in_b, l, t.in_a, l, t.exp_b, t.exp_a, l);
+	say_moves(md, m, n, mv);
+	fprintf(md, "; with those moves divided out, %d and %d. Fewer than expected means that "
+		    "something beyond the repetitions moved the medians between the runs. A move of a "
+		    "whole benchmark is what another machine, or a host busier or quieter for one "
+		    "run, does, as does a change that touches every config alike; neither run's "
+		    "intervals hold it, and it cancels in the ratios within a run (the first "
+		    "table).\n",
+		t.in_b_moved, t.in_a_moved);
+}
+
+void h_cmp_agree(struct cmp *c, const struct pair *q, size_t n)
+{
+	struct med2 *m = malloc((n ? n : 1) * sizeof(*m));
+	double *r = malloc((n ? n : 1) * sizeof(*r)), *mv = malloc((n ? n : 1) * sizeof(*mv));
+
+	if (!m || !r || !mv)
+		ab_fail("compare: out of memory");
+	for (int k = 1; k < c->nr; k++) {
+		size_t nm = 0;
+		for (size_t i = 0; i < n; i++)
+			if (q[i].k == k && q[i].cls == CLS_HEADLINE && med2_of(&q[i], &m[nm]))
+				nm++;
+		if (!nm)
+			continue;
+		qsort(m, nm, sizeof(*m), cmp_bench);
+		agree_run(c->md, k, m, nm, r, mv);
+	}
+	free(m);
+	free(r);
+	free(mv);
+}
