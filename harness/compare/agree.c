@@ -133,6 +133,9 @@ static void agree_run(FILE *md, int k, struct med2 *m, size_t n, double *r, doub
 		    "intervals hold it, and it cancels in the ratios within a run (the first "
 		    "table).\n",
 		t.in_b_moved, t.in_a_moved);
+	printf("%s against A: %d and %d of %zu medians in the other's 95%% CI, about %.0f and "
+	       "%.0f expected;\n  %d and %d with each benchmark's move divided out (compare.md)\n",
+	       l, t.in_b, t.in_a, t.n, t.exp_b, t.exp_a, t.in_b_moved, t.in_a_moved);
 }
 
 void h_cmp_agree(struct cmp *c, const struct pair *q, size_t n)

@@ -129,6 +129,7 @@ static void table(struct cmp *c)
 		       "exact. %d not judged: too few repetitions (%d or more needed a side).\n",
 		c->tests, c->sig, c->tests, ALPHA, c->sig_raw, AB_BOOT_RESAMPLES + 1,
 		AB_BOOT_RESAMPLES, AB_BOOT_EXACT_MAX, c->few, AB_MIN_REPS_CI);
+	h_cmp_agree(c, q, n);	/* on the terminal too: before the table's end */
 	int apart = 0;
 	for (size_t i = 0; i < n; i++) {
 		apart += q[i].cls != CLS_HEADLINE && q[i].v != AB_V_NONE;
@@ -163,7 +164,6 @@ static void table(struct cmp *c)
 		ab_msg("compare: not compared: %d results only in A, %d only in another run, %d with a "
 		       "median of 0 in A", c->only_a, c->only_b, c->no_ratio);
 	}
-	h_cmp_agree(c, q, n);
 	fprintf(c->md, "\n## Other metrics\n\nThe metrics no descriptor names as a headline, "
 		       "described without verdicts (they are not in the correction's family).\n\n"
 		       "| bench | config | metric | run | A median | median | ratio run/A |\n"

@@ -102,9 +102,10 @@ void h_cmp_monitor_said(struct cmp *c, const struct pair *q, size_t n);
 void h_cmp_trusted(struct cmp *c);
 
 /* ---- agree.c ---- */
-/* compare.md's paragraph per run after A: how many headline medians of each lie in the
- * other's 95% CI, how many the widths lead one to expect, each benchmark's move as a
- * whole, and the counts with it divided out. q[0..n-1]: every ratio, judged. */
+/* compare.md's paragraph per run after A, and two lines on the terminal: how many
+ * headline medians of each lie in the other's 95% CI, how many the widths lead one to
+ * expect, each benchmark's move as a whole, and the counts with it divided out.
+ * q[0..n-1]: every ratio, judged. */
 void h_cmp_agree(struct cmp *c, const struct pair *q, size_t n);
 
 /* ---- match.c ---- */

@@ -124,4 +124,6 @@ check "... ddpar's as none ($(agree_move "$D/o" ddpar))" \
 check "... fewer of A's medians in B's CI ($ib of $n)" [ "${ib:-0}" -lt "${n:-0}" ]
 check "... all of them with the move divided out ($mb)" [ "${mb:-x}" = "$n" ]
 check "... both ways ($ma)" [ "${ma:-x}" = "$n" ]
+check "... and the terminal says so too" \
+	grep -qxF "  $n and $n with each benchmark's move divided out (compare.md)" "$D/out"
 t_done
