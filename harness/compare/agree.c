@@ -19,8 +19,9 @@
 #include "sys/common.h"
 #include "compare.h"
 
-/* One headline result of both runs: medians and 95% CIs. */
+/* One headline result of A and run k: medians and 95% CIs. */
 struct med2 {
+	int k;
 	const char *bench;
 	double ma, mb;
 	struct ab_ci ca, cb;
@@ -47,16 +48,20 @@ static int in_ci(double x, const struct ab_ci *ci)
 	return x >= ci->lo && x <= ci->hi;
 }
 
-static int cmp_bench(const void *pa, const void *pb)
+/* By run, then benchmark: a run's results together, its benchmarks each together. */
+static int cmp_run_bench(const void *pa, const void *pb)
 {
 	const struct med2 *a = pa, *b = pb;
 
+	if (a->k != b->k)
+		return (a->k > b->k) - (a->k < b->k);
 	return strcmp(a->bench, b->bench);
 }
 
 /* q's medians and CIs into m; 0 when a side has no 95% CI or a median not above 0. */
 static int med2_of(const struct pair *q, struct med2 *m)
 {
+	m->k = q->k;
 	m->bench = q->a->bench;
 	m->ma = ab_median(q->a->v, q->a->n);
 	m->mb = ab_median(q->b->v, q->b->n);
@@ -142,18 +147,18 @@ void h_cmp_agree(struct cmp *c, const struct pair *q, size_t n)
 {
 	struct med2 *m = malloc((n ? n : 1) * sizeof(*m));
 	double *r = malloc((n ? n : 1) * sizeof(*r)), *mv = malloc((n ? n : 1) * sizeof(*mv));
+	size_t nm = 0;
 
 	if (!m || !r || !mv)
 		ab_fail("compare: out of memory");
-	for (int k = 1; k < c->nr; k++) {
-		size_t nm = 0;
-		for (size_t i = 0; i < n; i++)
-			if (q[i].k == k && q[i].cls == CLS_HEADLINE && med2_of(&q[i], &m[nm]))
-				nm++;
-		if (!nm)
-			continue;
-		qsort(m, nm, sizeof(*m), cmp_bench);
-		agree_run(c->md, k, m, nm, r, mv);
+	for (size_t i = 0; i < n; i++)
+		if (q[i].cls == CLS_HEADLINE && med2_of(&q[i], &m[nm]))
+			nm++;
+	qsort(m, nm, sizeof(*m), cmp_run_bench);	/* q holds each A result's runs together */
+	for (size_t i = 0, j; i < nm; i = j) {
+		for (j = i + 1; j < nm && m[j].k == m[i].k; j++)
+			;
+		agree_run(c->md, m[i].k, m + i, j - i, r, mv);
 	}
 	free(m);
 	free(r);

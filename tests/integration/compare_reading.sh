@@ -126,4 +126,7 @@ check "... all of them with the move divided out ($mb)" [ "${mb:-x}" = "$n" ]
 check "... both ways ($ma)" [ "${ma:-x}" = "$n" ]
 check "... and the terminal says so too" \
 	grep -qxF "  $n and $n with each benchmark's move divided out (compare.md)" "$D/out"
+"$H" compare --out "$D/o6" "$REF" "$REF" "$D/drop" > /dev/null 2>&1
+check "three runs: C's paragraph says its own move, cputestfs -13%" \
+	grep -qE "^Do C and A agree\? .* cputestfs -13\.0%, " "$D/o6/compare.md"
 t_done
