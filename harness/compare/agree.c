@@ -92,12 +92,25 @@ static void tally_bench(struct tally *t, const struct med2 *m, size_t n, double 
 	}
 }
 
-/* The end of the benchmark m[i] begins: m sorted by benchmark. */
-static size_t bench_end(const struct med2 *m, size_t n, size_t i)
+/* Do two results belong together: one run's, or one benchmark's? */
+typedef int same_fn(const struct med2 *a, const struct med2 *b);
+
+static int same_run(const struct med2 *a, const struct med2 *b)
+{
+	return a->k == b->k;
+}
+
+static int same_bench(const struct med2 *a, const struct med2 *b)
+{
+	return !strcmp(a->bench, b->bench);
+}
+
+/* The end of the group m[i] begins: m sorted so that each group is together. */
+static size_t group_end(const struct med2 *m, size_t n, size_t i, same_fn *same)
 {
 	size_t j = i + 1;
 
-	while (j < n && !strcmp(m[j].bench, m[i].bench))
+	while (j < n && same(&m[j], &m[i]))
 		j++;
 	return j;
 }
@@ -106,7 +119,7 @@ static size_t bench_end(const struct med2 *m, size_t n, size_t i)
 static void say_moves(FILE *md, const struct med2 *m, size_t n, const double *mv)
 {
 	for (size_t i = 0, j; i < n; i = j) {
-		j = bench_end(m, n, i);
+		j = group_end(m, n, i, same_bench);
 		fprintf(md, "%s %s %+.1f%%", i ? "," : "", m[i].bench, 100 * (mv[i] - 1));
 	}
 }
@@ -118,7 +131,7 @@ static void agree_run(FILE *md, int k, struct med2 *m, size_t n, double *r, doub
 	char l[16];
 
 	for (size_t i = 0, j; i < n; i = j) {	/* a benchmark's move: at its first result */
-		j = bench_end(m, n, i);
+		j = group_end(m, n, i, same_bench);
 		mv[i] = move_of(m + i, j - i, r);
 		tally_bench(&t, m + i, j - i, mv[i]);
 	}
@@ -156,8 +169,7 @@ void h_cmp_agree(struct cmp *c, const struct pair *q, size_t n)
 			nm++;
 	qsort(m, nm, sizeof(*m), cmp_run_bench);	/* q holds each A result's runs together */
 	for (size_t i = 0, j; i < nm; i = j) {
-		for (j = i + 1; j < nm && m[j].k == m[i].k; j++)
-			;
+		j = group_end(m, nm, i, same_run);
 		agree_run(c->md, m[i].k, m + i, j - i, r, mv);
 	}
 	free(m);
