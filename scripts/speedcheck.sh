@@ -61,10 +61,12 @@
 #              per benchmark, from DIR/summary.csv), its report.md's Rounds paragraph
 #              (the rounds the whole machine ran slower or faster in, and the share
 #              of each benchmark's variance a round holds in common), and with two
-#              runs how many medians of each lie in the other's interval, how many
-#              the two runs' widths lead one to expect, each benchmark's shift
-#              between them, and the same count with the shifts divided out (a host
-#              that drifted moves every result alike). No root needed.
+#              runs (each with its raw.csv) what harness compare counts: how many
+#              medians of each lie in the other's interval, how many the two runs'
+#              widths lead one to expect, each benchmark's move between them, the
+#              same count with the moves divided out (a host that drifted moves
+#              every result alike), and the within-run ratios that changed. No root
+#              needed.
 #
 #   windows    the window length: one point per benchmark (precision's), N pairs
 #              of invocations as the harness runs them (--repeat N: N, default

@@ -149,32 +149,29 @@ prec_sqrtio() {
 # ios_K_per_s, ns_per_op, us_per_spawn, line_rt_ns, futex_rt_us), each one's 95% CI
 # half-width relative to its median, from the run's summary.csv (harness report writes
 # it): the median and p90 over all, and the median per benchmark. With two runs of one
-# machine, how often each one's median lies in the other's interval, and how many of the
-# within-run ratios harness compare judges changed between them.
+# machine, what harness compare counts of them: how often each one's median lies in the
+# other's interval, and how many of the within-run ratios it judges changed between them.
 PREC_HEADLINE='^(stat_per_s|read_MB_per_s|write_MB_per_s|sqrt_M_per_s|ios_K_per_s|ns_per_op|'
 PREC_HEADLINE+='us_per_spawn|line_rt_ns|futex_rt_us)$'
 
-# prec_rows DIR: "bench width% key median lo hi" per headline result with n >= 6; the
-# config may be quoted and hold commas, so fields count from the right
+# prec_rows DIR: "bench width%" per headline result with n >= 6; the config may be
+# quoted and hold commas, so fields count from the right
 prec_rows() {
 	awk -F, -v re="$PREC_HEADLINE" 'NR > 1 && $(NF - 10) ~ re && $(NF - 8) >= 6 &&
 		$(NF - 7) != 0 {
-		key = $0	# bench and config: all but the last 11 fields (no {11}: mawk)
-		sub(/,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*,[^,]*$/, "", key)
 		m = $(NF - 7) < 0 ? -$(NF - 7) : $(NF - 7)
-		printf "%s %.4f %s,%s %s %s %s\n", $1, 50 * ($NF - $(NF - 1)) / m, key, $(NF - 10),
-			$(NF - 7), $(NF - 1), $NF }' "$1/summary.csv"
+		printf "%s %.4f\n", $1, 50 * ($NF - $(NF - 1)) / m }' "$1/summary.csv"
 }
 
 # prec_quantile Q: stdin's numbers, the median (Q 0.5: the middle two's mean for an even
 # count) or the Q-quantile (the value of rank Q x count, rounded), as issue 36 measured
 prec_quantile() {
-	sort -g | awk -v q="$1" '{ a[NR] = $1 } END {
-		if (!NR) { printf "-"; exit }
-		i = int(q * NR + 0.5); if (i < 1) i = 1
+	sort -g | awk -v q="$1" 'NF { a[++n] = $1 } END {	# a run without rows: one blank line
+		if (!n) { printf "-"; exit }
+		i = int(q * n + 0.5); if (i < 1) i = 1
 		if (q != 0.5) v = a[i]
-		else if (NR % 2) v = a[(NR + 1) / 2]
-		else v = (a[NR / 2] + a[NR / 2 + 1]) / 2
+		else if (n % 2) v = a[(n + 1) / 2]
+		else v = (a[n / 2] + a[n / 2 + 1]) / 2
 		printf "%.1f%%", v }'
 }
 
@@ -190,109 +187,43 @@ prec_run_row() {
 	echo "$line|"
 }
 
-# prec_agree A B: of the results in both, how many medians of each lie in the other's CI;
-# each run's summary.csv is read once, its rows shared by the three counts below
+# prec_compare A B: harness compare of the two runs into $WORK/cmp, its terminal lines in
+# cmp.out: the agreement and the within-run ratios below read them. 1, said, where it
+# cannot run.
+prec_compare() {
+	local out="$WORK/cmp"
+	if [ ! -f "$1/raw.csv" ] || [ ! -f "$2/raw.csv" ]; then
+		echo "agreement and within-run ratios: not counted (harness compare needs each" \
+			"run's raw.csv)"
+		return 1
+	fi
+	rm -rf "$out"
+	if ! "$BIN/harness" compare --out "$out" "$1" "$2" >"$WORK/cmp.out" 2>"$WORK/cmp.err"; then
+		echo "agreement and within-run ratios: not counted: $(tail -n 1 "$WORK/cmp.err" |
+			cut -c1-80)"
+		return 1
+	fi
+}
+
+# prec_agree: how many medians of each run lie in the other's 95% CI, against what the
+# two runs' widths lead one to expect, and each benchmark's move between them; harness
+# compare counts them (harness/compare/agree.c), here quoted from its terminal and
+# compare.md
 prec_agree() {
-	local ra rb
-	ra=$(prec_rows "$1")
-	rb=$(prec_rows "$2")
-	prec_agree_count "$ra" "$rb"
-	# each median varies as the other does: from runs alike, about 83% is what exact 95%
-	# intervals give (P(|Z| < 1.96 / sqrt 2)); far above it, the intervals are too wide
-	echo "(from two runs alike, exact 95% intervals give about 83%: each median varies too)"
-	prec_agree_expected "$ra" "$rb"
-	prec_agree_scaled "$ra" "$rb"
+	echo "agreement (harness compare; from two runs alike, exact 95% intervals give about" \
+		"83%: each median varies too):"
+	grep -A 1 '^B against A: ' "$WORK/cmp.out"
+	sed -n 's/^Do B and A agree? .* moved as a whole by ([^)]*): \([^;]*\);.*/moves from the '\
+'first to the second (the median of each benchmark'"'"'s ratios B\/A): \1/p' \
+		"$WORK/cmp/compare.md"
 }
 
-# prec_agree_count ROWS_A ROWS_B (prec_rows's lines): the measured counts. Here and below,
-# A's rows are those of awk's first file (FILENAME, not FNR: an empty A is not B); a run
-# without rows is one blank line.
-prec_agree_count() {
-	awk '!NF { next }
-		FILENAME == ARGV[1] { m[$3] = $4; lo[$3] = $5; hi[$3] = $6; next }
-		$3 in m { n++; a += m[$3] >= $5 && m[$3] <= $6; b += $4 >= lo[$3] && $4 <= hi[$3] }
-		END { printf "%d results in both: %d medians of the first in the second'"'"'s 95%% CI " \
-			"(%.0f%%), %d of the second in the first'"'"'s (%.0f%%)\n", n, a, n ? 100 * a / n : 0,
-			b, n ? 100 * b / n : 0 }' <(printf '%s\n' "$1") <(printf '%s\n' "$2")
-}
-
-# prec_agree_expected ROWS_A ROWS_B: the counts prec_agree_count's would be if each run's
-# medians varied only as their own intervals say (its repetitions all the noise there is):
-# with half-widths a and b, A's median lies in B's interval with probability
-# P(|Z| < 1.96 b / sqrt(a^2 + b^2)); 83% when a = b, less where B's is the narrower.
-# Fewer than this, and something beyond the repetitions moved the medians between runs.
-prec_agree_expected() {
-	awk 'function erf(x,  t, y) {	# Abramowitz and Stegun 7.1.26, error < 1.5e-7
-			t = 1 / (1 + 0.3275911 * x)
-			y = (((1.061405429 * t - 1.453152027) * t + 1.421413741) * t - 0.284496736)
-			y = (y * t + 0.254829592) * t
-			return 1 - y * exp(-x * x)
-		}
-		function inside(own, other) {	# P(other run median in own interval)
-			if (own + other == 0) return 1
-			return erf(1.96 * own / sqrt(own * own + other * other) / sqrt(2))
-		}
-		!NF { next }
-		FILENAME == ARGV[1] { w[$3] = $2; next }
-		$3 in w { n++; a += inside($2, w[$3]); b += inside(w[$3], $2) }
-		END { if (n) printf "expected were the repetitions all the noise, from the two " \
-			"runs'"'"' widths: %.1f of the first in the second'"'"'s CI (%.1f%%), %.1f of the " \
-			"second in the first'"'"'s (%.1f%%)\n", a, 100 * a / n, b, 100 * b / n }' \
-		<(printf '%s\n' "$1") <(printf '%s\n' "$2")
-}
-
-# prec_agree_scaled ROWS_A ROWS_B: each benchmark's shift from A to B (the median of its results'
-# B/A median ratios), and the agreement once each is divided out. A machine whose
-# speed drifts between runs (a shared host) moves every result of a benchmark alike:
-# that shift cancels in a ratio measured within one run, and what is left is noise.
-prec_agree_scaled() {
-	awk '!NF { next }
-		FILENAME == ARGV[1] { m[$3] = $4; lo[$3] = $5; hi[$3] = $6; next }
-		$3 in m && m[$3] > 0 && $4 > 0 {
-			n++; k[n] = $3; b[n] = $1; m2[n] = $4; lo2[n] = $5; hi2[n] = $6
-			if (!($1 in nb)) order[++nx] = $1	# benchmarks as the runs list them
-			c = ++nb[$1]; q[$1, c] = $4 / m[$3]
-		}
-		END {
-			if (!n) exit
-			line = "shift from the first to the second (median B/A):"
-			for (o = 1; o <= nx; o++) {	# insertion sort of the ratios (mawk: no asort)
-				x = order[o]; c = nb[x]
-				for (i = 2; i <= c; i++) {
-					v = q[x, i]
-					for (j = i - 1; j >= 1 && q[x, j] > v; j--) q[x, j + 1] = q[x, j]
-					q[x, j + 1] = v
-				}
-				s[x] = c % 2 ? q[x, (c + 1) / 2] : (q[x, c / 2] + q[x, c / 2 + 1]) / 2
-				line = line sprintf(" %s %+.1f%%", x, 100 * s[x] - 100)
-			}
-			for (i = 1; i <= n; i++) {
-				a += m[k[i]] * s[b[i]] >= lo2[i] && m[k[i]] * s[b[i]] <= hi2[i]
-				z += m2[i] / s[b[i]] >= lo[k[i]] && m2[i] / s[b[i]] <= hi[k[i]]
-			}
-			print line
-			printf "with each benchmark'"'"'s shift divided out: %d of %d medians of the first " \
-				"in the second'"'"'s 95%% CI (%.0f%%), %d of the second in the first'"'"'s " \
-				"(%.0f%%)\n", a, n, 100 * a / n, z, 100 * z / n
-		}' <(printf '%s\n' "$1") <(printf '%s\n' "$2")
-}
-
-# prec_ratios A B: the ratios inside each run that harness compare's first table names
+# prec_ratios: the ratios inside each run that harness compare's first table names
 # (each paired by round where its run allows), and how many changed between the runs: from
 # two runs of one machine and one build, a change called significant is a false alarm,
 # and about 5% of the change CIs exclude 1 by chance alone
 prec_ratios() {
-	local out="$WORK/ratios"
-	if [ ! -f "$1/raw.csv" ] || [ ! -f "$2/raw.csv" ]; then
-		echo "within-run ratios: not compared (harness compare needs each run's raw.csv)"
-		return 0
-	fi
-	rm -rf "$out"
-	if ! "$BIN/harness" compare --out "$out" "$1" "$2" >/dev/null 2>"$WORK/ratios.err"; then
-		echo "within-run ratios: not compared: $(tail -n 1 "$WORK/ratios.err" | cut -c1-80)"
-		return 0
-	fi
-	sed -n '/^## The ratios people trust/,/^## The machines/p' "$out/compare.md" |
+	sed -n '/^## The ratios people trust/,/^## The machines/p' "$WORK/cmp/compare.md" |
 		awk -F' [|] ' '/^[|] [a-z]+ [|] / && $3 == "B" && $7 !~ /^not judged/ {
 			n++; sig += $7 ~ /[*]/; ex += $7 ~ /[*]|^CI excludes 1/
 			split($6, x, /[][, ]+/)
@@ -343,6 +274,7 @@ check_precision_runs() {
 	prec_rounds
 	[ "${#RUNS[@]}" = 2 ] || return 0
 	echo
-	prec_agree "${RUNS[0]}" "${RUNS[1]}"
-	prec_ratios "${RUNS[0]}" "${RUNS[1]}"
+	prec_compare "${RUNS[0]}" "${RUNS[1]}" || return 0
+	prec_agree
+	prec_ratios
 }

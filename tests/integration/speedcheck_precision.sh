@@ -4,11 +4,11 @@
 # its arithmetic on made-up records: the headline metric's windows picked from a csv
 # (rep 0 and other metrics left out, a quoted config with commas read), and the
 # variance split between invocations and windows, the first window against the
-# others, fixed cost and best windows; with --runs, the widths, the agreement of two
-# runs against what the two runs' widths lead one to expect, and each benchmark's shift
-# between them divided out, and the within-run ratios harness compare judges (a run
-# against itself: none changed; against a copy with one ratio quartered: one); it writes
-# nothing. (~5 s)
+# others, fixed cost and best windows; with --runs, the widths, and from harness compare
+# (where the runs have raw.csv) the agreement of two runs against what their widths lead
+# one to expect, each benchmark's move between them, and the within-run ratios it judges
+# (a run against itself: all agree, none changed; against a copy with one ratio
+# quartered: fewer agree, one changed); it writes nothing. (~5 s)
 . "$(dirname "$0")/lib.sh"
 SC=$TOP/scripts/speedcheck.sh
 
@@ -77,31 +77,14 @@ check "--runs: 2 headline results of a (the latency left out): $row" \
 check "--runs: a's median half-width of 10% and 10% (mean of the middle two)" \
 	grep -qF "| 10.0% | 10.0% | 10.0% | 10.0% |" <<<"$row"
 check "--runs: b's cputestfs +-1.0%" grep -qF "| $d/b | 2 | 5.5% | 10.0% | 1.0% | 10.0% |" <<<"$out"
-agree="2 results in both: 1 medians of the first in the second's 95% CI (50%), 2 of the"
-check "--runs: 2 results in both; a's medians in b's CIs: 1, b's in a's: 2" \
-	grep -qF "$agree second in the first's (100%)" <<<"$out"
-check "--runs: the agreement says what exact 95% intervals give from two runs alike (83%)" \
-	grep -qF "exact 95% intervals give about 83%" <<<"$out"
-# expected from the widths: cputestfs +-10% against +-0.952%, P(|Z| < 1.96 x 0.0948) =
-# 0.147 one way and P(|Z| < 1.96 x 0.9955) = 0.949 the other; ddpar's equal widths 0.834
-# both ways: 0.982 of 2 (49.1%) and 1.783 of 2 (89.2%)
-exp_line=$(grep -F "expected were the repetitions all the noise" <<<"$out")
-read -r ea eb < <(sed -E 's/.*CI \(([0-9.]+)%\), .*\(([0-9.]+)%\)$/\1 \2/' <<<"$exp_line")
-check "--runs: expected share of a's medians in b's CIs, 49.1% ($ea)" within "${ea:-x}" 48.9 49.3
-check "--runs: expected share of b's medians in a's CIs, 89.2% ($eb)" within "${eb:-x}" 89.0 89.4
-check "--runs: each benchmark's shift from a to b, the median of its B/A ratios" \
-	grep -qF "(median B/A): cputestfs +5.0% ddpar +0.0%" <<<"$out"
-check "--runs: with the shifts divided out, every median lies in the other's interval" \
-	grep -qF "divided out: 2 of 2 medians of the first in the second's 95% CI (100%), 2 of" \
-	<<<"$out"
 check "--runs: a's Rounds paragraph, from its report.md" \
 	grep -qxF "$d/a: Rounds (made up): round 5 ran slower." <<<"$out"
 check "--runs: b has no report.md, and no Rounds line" eval '! grep -qF "$d/b: " <<<"$out"'
 mkdir -p "$d/e"	# a run without a headline result: its latency row only
 grep -v -e stat_per_s -e read_MB "$d/a/summary.csv" >"$d/e/summary.csv"
 out=$("$SC" precision --runs "$d/e" --runs "$d/e" 2>/dev/null)
-check "--runs: two runs without headline results have none in both" \
-	grep -qF "0 results in both: 0 medians" <<<"$out"
+check "--runs: a run without headline results has none, and no width" \
+	grep -qF "| $d/e | 0 | - | - |" <<<"$out"
 # --runs with raw.csv: harness compare's within-run ratios; a run against itself changes
 # none, against a copy with libfuse's other placement quartered, other/same changes
 REF=$TOP/results/reference
@@ -110,6 +93,19 @@ for r in ra rb; do
 	head -n 1 "$d/a/summary.csv" >"$d/$r/summary.csv"
 done
 out=$("$SC" precision --runs "$d/ra" --runs "$d/ra" 2>/dev/null)
+# the agreement, as harness compare counts it: a run against itself, every median in the
+# other's interval, where the widths lead one to expect 83% of them; no benchmark moved
+read -r ib ia n eb < <(sed -nE 's/^B against A: ([0-9]+) and ([0-9]+) of ([0-9]+) medians in '\
+'the other.s 95% CI, about ([0-9]+) and [0-9]+ expected;$/\1 \2 \3 \4/p' <<<"$out")
+check "--runs: harness compare's agreement, a run against itself: all $n in the other's CI" \
+	[ "${ib:-x}" = "$n" ]
+check "... where its widths lead one to expect 83% of them ($eb)" \
+	within "$(awk -v e="$eb" -v n="$n" 'BEGIN { if (n > 0) print e / n }')" 0.82 0.85
+check "... then the second line: with the moves divided out, all of them" \
+	grep -qxF "  $n and $n with each benchmark's move divided out (compare.md)" <<<"$out"
+check "... and each benchmark's move, from compare.md: none" grep -qxF "moves from the first to"\
+" the second (the median of each benchmark's ratios B/A): cpupair +0.0%, cputestfs +0.0%,"\
+" ddpar +0.0%, fdget +0.0%, sqrtio +0.0%" <<<"$out"
 line=$(grep -F "within-run ratios (harness compare's first table):" <<<"$out")
 check "--runs: a run against itself, its within-run ratios judged: $line" \
 	grep -qE ": [1-9][0-9]* changes judged, " <<<"$line"
@@ -124,10 +120,14 @@ awk -F, 'BEGIN { OFS = "," } NR > 1 && $1 == "cputestfs" && $(NF-2) == "stat_per
 out=$("$SC" precision --runs "$d/ra" --runs "$d/rb" 2>/dev/null)
 check "--runs: other/same quartered in the second run: one change significant" \
 	grep -qF " 1 significant after Holm, " <<<"$out"
+read -r ib n < <(sed -nE 's/^B against A: ([0-9]+) and [0-9]+ of ([0-9]+) medians .*/\1 \2/p' \
+	<<<"$out")
+check "... and fewer of the first's medians in the second's CIs ($ib of $n)" \
+	[ "${ib:-0}" -lt "${n:-0}" ]
 out=$("$SC" precision --runs "$d/a" --runs "$d/b" 2>/dev/null)
-check "--runs: runs without raw.csv: their ratios not compared, said" \
-	grep -qF "within-run ratios: not compared (harness compare needs each run's raw.csv)" \
-	<<<"$out"
+check "--runs: runs without raw.csv: neither agreement nor ratios counted, said" \
+	grep -qxF "agreement and within-run ratios: not counted (harness compare needs each run's"\
+" raw.csv)" <<<"$out"
 # read-only: nothing written where it runs (an awk print with ">" in it writes a file)
 mkdir "$d/cwd"
 (cd "$d/cwd" && "$SC" precision --runs "$d/a" --runs "$d/b" >/dev/null 2>&1)
